@@ -1,0 +1,50 @@
+"""The optimizer: logical rewrites (RULES), physical operators, StreamGraph, JobGraph."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from optimizer.chaining import build_job_graph
+from optimizer.config import OptimizerConfig
+from optimizer.driver import Optimizer
+from optimizer.jobgraph import JobGraph
+from optimizer.physical import to_physical
+from optimizer.rule import OptimizerRule, RuleContext
+from optimizer.rules.fold_constants import FoldConstants
+from optimizer.rules.merge_projections import MergeProjections
+from optimizer.rules.prune_projections import PruneProjections
+from optimizer.rules.push_down_filters import PushDownFilters
+from optimizer.streamgraph import build_stream_graph
+from sqlengine.plan.nodes import LogicalPlan
+
+RULES: tuple[OptimizerRule, ...] = (
+    # Constants first, so that pushed-down predicates are already folded.
+    FoldConstants(),
+    # Filters move down before pruning, so pruning sees where each column is really needed.
+    PushDownFilters(),
+    # Pruning runs before merging, and merging collapses the projections pruning leaves.
+    PruneProjections(),
+    MergeProjections(),
+)
+
+
+def optimize(plan: LogicalPlan, options: dict[str, str] | None = None,
+             observer: Callable[[OptimizerRule, LogicalPlan], None] | None = None
+             ) -> LogicalPlan:
+    """Apply RULES to a fixed point (subject to ``table.optimizer.*`` options)."""
+    config = OptimizerConfig.from_options(options or {})
+    return Optimizer(RULES, config.max_passes, observer).optimize(
+        plan, RuleContext(dict(options or {})))
+
+
+def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None) -> JobGraph:
+    """Optimized logical plan -> physical plan -> StreamGraph -> JobGraph."""
+    options = options or {}
+    config = OptimizerConfig.from_options(options)
+    mode = options.get("execution.runtime-mode", "streaming").lower()
+    physical = to_physical(plan, mode)
+    stream_graph = build_stream_graph(physical, parallelism=1)
+    return build_job_graph(stream_graph, config.chaining_enabled)
+
+
+__all__ = ["RULES", "JobGraph", "optimize", "plan_job"]

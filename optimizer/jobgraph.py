@@ -1,0 +1,64 @@
+"""The JobGraph: vertices that each run one operator chain, and the edges between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from optimizer.physical import OperatorSpec, Partitioning
+from sqlengine.plan.expressions import Expr
+
+
+@dataclass(frozen=True, slots=True)
+class JobEdge:
+    source: str  # vertex id
+    target: str
+    partitioning: Partitioning
+    keys: tuple[Expr, ...] = ()
+    input_index: int = 0
+
+    def label(self) -> str:
+        if self.keys:
+            return f"{self.partitioning.value}({', '.join(k.sql() for k in self.keys)})"
+        return self.partitioning.value
+
+
+@dataclass(frozen=True, slots=True)
+class JobVertex:
+    id: str  # stable: v1, v2, ... in topological order
+    chain: tuple[OperatorSpec, ...]  # head first
+    parallelism: int
+    stream_nodes: tuple[int, ...] = ()
+
+    @property
+    def head(self) -> OperatorSpec:
+        return self.chain[0]
+
+    @property
+    def tail(self) -> OperatorSpec:
+        return self.chain[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class JobGraph:
+    vertices: tuple[JobVertex, ...]  # topological order
+    edges: tuple[JobEdge, ...]
+
+    def vertex(self, vertex_id: str) -> JobVertex:
+        return next(v for v in self.vertices if v.id == vertex_id)
+
+    def in_edges(self, vertex_id: str) -> list[JobEdge]:
+        return sorted((e for e in self.edges if e.target == vertex_id),
+                      key=lambda e: e.input_index)
+
+    def out_edges(self, vertex_id: str) -> list[JobEdge]:
+        return [e for e in self.edges if e.source == vertex_id]
+
+    def explain(self) -> str:
+        """One line per vertex with its chain, then its outgoing edges."""
+        lines = []
+        for v in self.vertices:
+            chain = " -> ".join(op.label() for op in v.chain)
+            lines.append(f"{v.id} [parallelism={v.parallelism}]: {chain}")
+            for e in self.out_edges(v.id):
+                lines.append(f"  --{e.label()}--> {e.target}")
+        return "\n".join(lines)

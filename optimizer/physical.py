@@ -1,0 +1,229 @@
+"""Logical plan -> physical operators with exchanges and changelog modes (plan-time checks)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from sqlengine.errors import NotSupportedError, PlanError
+from sqlengine.plan import nodes as N
+from sqlengine.plan.expressions import AggCall, Expr
+from sqlengine.plan.nodes import Schema
+
+
+class Partitioning(Enum):
+    """How records travel along an edge (Flink's StreamPartitioner kinds)."""
+
+    FORWARD = "FORWARD"
+    HASH = "HASH"
+    REBALANCE = "REBALANCE"
+    BROADCAST = "BROADCAST"
+    RANGE = "RANGE"
+    SINGLE = "GLOBAL"
+
+
+class ChainStrategy(Enum):
+    """Flink's ChainingStrategy."""
+
+    ALWAYS = "ALWAYS"
+    HEAD = "HEAD"
+    NEVER = "NEVER"
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorSpec:
+    """What one operator does: data, not a live operator (the runtime builds those)."""
+
+    kind: str  # source, values, filter, project, group_aggregate, join, union, sort, limit, sink
+    schema: Schema  # output schema (data columns; a row-kind column rides along if updating)
+    updating: bool = False  # whether the output is an updating changelog
+    params: tuple[tuple[str, object], ...] = ()
+    chain_strategy: ChainStrategy = ChainStrategy.ALWAYS
+
+    def param(self, key: str, default: object = None) -> object:
+        return dict(self.params).get(key, default)
+
+    def label(self) -> str:
+        """The operator's name in EXPLAIN's Job Graph section."""
+        p = dict(self.params)
+        match self.kind:
+            case "source":
+                return f"Source({p['table']})"
+            case "values":
+                return f"Values(rows={len(p['rows'])})"  # type: ignore[arg-type]
+            case "filter":
+                return f"Filter({p['predicate'].sql()})"  # type: ignore[attr-defined]
+            case "project":
+                return f"Project({', '.join(self.schema.names())})"
+            case "group_aggregate":
+                keys = ", ".join(k.sql() for k in p["keys"])  # type: ignore[attr-defined]
+                aggs = ", ".join(a.sql() for a in p["aggs"])  # type: ignore[attr-defined]
+                return f"GroupAggregate(keys=[{keys}], aggs=[{aggs}])"
+            case "join":
+                return f"Join({p['join_kind']})"
+            case "union":
+                return "Union"
+            case "sort":
+                keys = ", ".join(k.sql() for k in p["keys"])  # type: ignore[attr-defined]
+                fetch = f", fetch={p['fetch']}" if p.get("fetch") is not None else ""
+                return f"Sort({keys}{fetch})"
+            case "limit":
+                return f"Limit(fetch={p.get('fetch')}, offset={p.get('offset', 0)})"
+            case "sink":
+                return f"Sink({p['table']})"
+            case _:
+                return self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """An input edge of a physical node: how its records are shipped."""
+
+    partitioning: Partitioning
+    keys: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PhysicalNode:
+    op: OperatorSpec
+    inputs: tuple[tuple[PhysicalNode, Exchange], ...] = field(default=())
+
+
+FORWARD = Exchange(Partitioning.FORWARD)
+
+
+def to_physical(plan: N.LogicalPlan, mode: str, sink: N.SinkSpec | None = None) -> PhysicalNode:
+    """Choose operators and exchanges for a logical plan in ``mode`` (streaming | batch).
+
+    Raises:
+        PlanError: the plan cannot run in this mode (unbounded input in batch mode, ORDER BY
+            on an unbounded stream, an updating result into an append-only sink).
+    """
+    return _Translator(mode).translate(plan)
+
+
+class _Translator:
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.streaming = mode == "streaming"
+
+    def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
+        match plan:
+            case N.Scan():
+                if not self.streaming and not plan.source.bounded:
+                    msg = (f"table {plan.source.table!r} is unbounded and cannot be read in "
+                           "batch mode (set 'execution.runtime-mode' = 'streaming')")
+                    raise PlanError(msg)
+                return PhysicalNode(OperatorSpec(
+                    "source", plan.schema, False,
+                    (("table", plan.source.table), ("source", plan.source),
+                     ("table_schema", plan.table_schema), ("projection", plan.projection),
+                     ("filters", plan.filters), ("bounded", plan.source.bounded)),
+                    ChainStrategy.HEAD))
+            case N.Values():
+                return PhysicalNode(OperatorSpec("values", plan.schema, False,
+                                                 (("rows", plan.rows),), ChainStrategy.HEAD))
+            case N.Filter():
+                child = self.translate(plan.input)
+                return self._unary("filter", plan, child, (("predicate", plan.predicate),))
+            case N.Project():
+                child = self.translate(plan.input)
+                return self._unary("project", plan, child, (("exprs", plan.exprs),))
+            case N.Aggregate():
+                return self._aggregate(plan)
+            case N.Join():
+                return self._join(plan)
+            case N.Union():
+                kids = [self.translate(i) for i in plan.inputs]
+                updating = any(k.op.updating for k in kids)
+                return PhysicalNode(OperatorSpec("union", plan.schema, updating,
+                                                 (("inputs", len(kids)),)),
+                                    tuple((k, FORWARD) for k in kids))
+            case N.Sort():
+                child = self.translate(plan.input)
+                self._require_bounded(plan.input, "ORDER BY")
+                return PhysicalNode(OperatorSpec(
+                    "sort", plan.schema, False,
+                    (("keys", plan.keys), ("fetch", plan.fetch), ("offset", plan.offset),
+                     ("input_updating", child.op.updating))),
+                    ((child, Exchange(Partitioning.SINGLE)),))
+            case N.Limit():
+                child = self.translate(plan.input)
+                if child.op.updating:
+                    self._require_bounded(plan.input, "LIMIT over an updating result")
+                return PhysicalNode(OperatorSpec(
+                    "limit", plan.schema, False,
+                    (("fetch", plan.fetch), ("offset", plan.offset),
+                     ("input_updating", child.op.updating))),
+                    ((child, Exchange(Partitioning.SINGLE)),))
+            case N.Sink():
+                child = self.translate(plan.input)
+                target = plan.target
+                if child.op.updating and target.connector == "filesystem":
+                    msg = (f"table sink {target.table!r} (filesystem) does not support consuming "
+                           "update changes; the query produces an updating result (a GROUP BY "
+                           "or a join in streaming mode). Use 'execution.runtime-mode' = "
+                           "'batch' or a window aggregation")
+                    raise PlanError(msg)
+                return PhysicalNode(OperatorSpec(
+                    "sink", plan.schema, child.op.updating,
+                    (("table", target.table), ("target", target),
+                     ("input_updating", child.op.updating))),
+                    ((child, FORWARD),))
+            case _:
+                msg = f"no physical operator for {type(plan).__name__}"
+                raise NotSupportedError(msg)
+
+    def _unary(self, kind: str, plan: N.LogicalPlan, child: PhysicalNode,
+               params: tuple[tuple[str, object], ...]) -> PhysicalNode:
+        op = OperatorSpec(kind, plan.schema, child.op.updating, params)
+        return PhysicalNode(op, ((child, FORWARD),))
+
+    def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:
+        child = self.translate(plan.input)
+        if child.op.updating:
+            for a in plan.aggs:
+                if a.func in ("min", "max") or a.distinct:
+                    msg = (f"{a.sql()} over an updating input is not supported yet "
+                           "(it needs retractable state)")
+                    raise NotSupportedError(msg)
+        exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
+            else Exchange(Partitioning.SINGLE)
+        op = OperatorSpec("group_aggregate", plan.schema, self.streaming, (
+            ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
+            ("agg_names", plan.agg_names), ("input_updating", child.op.updating),
+            ("emit", "changelog" if self.streaming else "final")))
+        return PhysicalNode(op, ((child, exchange),))
+
+    def _join(self, plan: N.Join) -> PhysicalNode:
+        left = self.translate(plan.left)
+        right = self.translate(plan.right)
+        if self.streaming and (left.op.updating or right.op.updating):
+            msg = ("a regular join over an updating input is not supported yet in streaming "
+                   "mode; use 'execution.runtime-mode' = 'batch'")
+            raise NotSupportedError(msg)
+        updating = self.streaming and plan.kind == "left"
+        op = OperatorSpec("join", plan.schema, updating, (
+            ("join_kind", plan.kind), ("left_keys", plan.left_keys),
+            ("right_keys", plan.right_keys), ("condition", plan.condition),
+            ("left_width", len(plan.left.schema)), ("emit", "stream" if self.streaming
+                                                    else "final")))
+        return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                                 (right, Exchange(Partitioning.HASH, plan.right_keys))))
+
+    def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
+        if not self.streaming:
+            return
+        from sqlengine.plan.tree import walk
+
+        unbounded = [n.source.table for n in walk(plan) if isinstance(n, N.Scan)
+                     and not n.source.bounded]
+        if unbounded:
+            msg = (f"{what} needs a bounded input, but table {unbounded[0]!r} is unbounded "
+                   "(give it 'number-of-rows', or use a window)")
+            raise PlanError(msg)
+
+
+def agg_summary(aggs: tuple[AggCall, ...]) -> str:
+    """The aggregates of a GroupAggregate, as EXPLAIN prints them."""
+    return ", ".join(a.sql() for a in aggs)

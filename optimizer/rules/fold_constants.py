@@ -1,0 +1,75 @@
+"""fold_constants: evaluate expressions without column references once, at plan time."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+from sqlengine.errors import SqlEngineError
+from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, Literal
+from sqlengine.plan.nodes import Filter, LogicalPlan
+from sqlengine.plan.tree import Transformed, map_expressions
+
+
+class FoldConstants(OptimizerRule):
+    """Replace constant sub-expressions by literals; simplify AND/OR with a constant side;
+    drop a Filter whose predicate is TRUE.
+
+    Example:
+        >>> from tests.plans import plan_of
+        >>> print(FoldConstants().apply(plan_of("SELECT a FROM t WHERE a > 1 + 2"),
+        ...                             RuleContext()).data.explain_label())
+        Project: a
+    """
+
+    name = "fold_constants"
+    apply_order = ApplyOrder.BOTTOM_UP
+
+    def rewrite(self, node: LogicalPlan, ctx: RuleContext) -> Transformed[LogicalPlan]:
+        changed = False
+
+        def fold(e: Expr) -> Expr:
+            nonlocal changed
+            out = fold_expr(e)
+            changed = changed or out != e
+            return out
+
+        new = map_expressions(node, fold)
+        if isinstance(new, Filter) and isinstance(new.predicate, Literal) \
+                and new.predicate.value is True:
+            return Transformed.yes(new.input)
+        return Transformed(new, changed)
+
+
+def fold_expr(e: Expr) -> Expr:
+    """Fold ``e`` bottom-up; leaves expressions that fail to evaluate for the runtime to report."""
+    kids = e.children()
+    if kids:
+        folded = tuple(fold_expr(k) for k in kids)
+        if folded != kids:
+            e = e.with_children(folded)
+    if isinstance(e, Call) and e.name in ("and", "or"):
+        simplified = _simplify_logic(e)
+        if simplified is not None:
+            return simplified
+    if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) for x in e.walk()):
+        return e
+    if isinstance(e, Cast) and isinstance(e.arg, Literal) and e.arg.value is None:
+        return Literal(None, e.type)
+    from runtime.evaluate import evaluate
+
+    try:
+        value = evaluate(e, pa.record_batch([pa.array([0])], names=["_"]))[0].as_py()
+    except SqlEngineError:
+        return e
+    return Literal(value, e.dtype)
+
+
+def _simplify_logic(e: Call) -> Expr | None:
+    a, b = e.args
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, Literal) and x.value is not None:
+            if e.name == "and":
+                return y if x.value is True else Literal(False, pa.bool_())
+            return Literal(True, pa.bool_()) if x.value is True else y
+    return None

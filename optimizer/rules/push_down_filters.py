@@ -1,0 +1,116 @@
+"""push_down_filters: move filter conjuncts as close to the scans as they can go."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+from sqlengine.plan.expressions import Expr, conjunction, conjuncts, remap_columns, substitute
+from sqlengine.plan.nodes import Aggregate, Filter, Join, LogicalPlan, Project, Scan, Union
+from sqlengine.plan.tree import Transformed
+
+
+class PushDownFilters(OptimizerRule):
+    """Push each conjunct of a Filter below projections, aggregates (grouping keys only),
+    unions and joins (the side it reads; never the null-padded side of a LEFT JOIN), and into
+    the Scan, which applies it while reading.
+
+    Example:
+        >>> from tests.plans import plan_of, show
+        >>> plan = plan_of("SELECT a FROM (SELECT a, b FROM t) WHERE b = 'x'")
+        >>> print(show(PushDownFilters().apply(plan, RuleContext()).data))
+        Project: a
+          Project: a, b
+            Scan: t, filters=[(b = 'x')]
+    """
+
+    name = "push_down_filters"
+    apply_order = ApplyOrder.TOP_DOWN
+
+    def rewrite(self, node: LogicalPlan, ctx: RuleContext) -> Transformed[LogicalPlan]:
+        if isinstance(node, Join) and node.condition is not None:
+            pushed = _push_join_condition(node)
+            if pushed is not None:
+                return Transformed.yes(pushed)
+        if not isinstance(node, Filter):
+            return Transformed.no(node)
+        child = node.input
+        parts = conjuncts(node.predicate)
+        match child:
+            case Filter():
+                merged = conjunction(conjuncts(child.predicate) + parts)
+                return Transformed.yes(Filter(child.input, merged))  # type: ignore[arg-type]
+            case Scan():
+                return Transformed.yes(replace(child, filters=child.filters + tuple(
+                    _to_table_columns(p, child) for p in parts)))
+            case Project():
+                inner = [substitute(p, child.exprs) for p in parts]
+                return Transformed.yes(replace(child, input=Filter(child.input,
+                                                                    conjunction(inner))))  # type: ignore[arg-type]
+            case Union():
+                return Transformed.yes(Union(tuple(Filter(i, node.predicate)
+                                                   for i in child.inputs)))
+            case Aggregate():
+                n_keys = len(child.keys)
+                down = [p for p in parts if p.columns() and max(p.columns()) < n_keys]
+                if not down:
+                    return Transformed.no(node)
+                keep = [p for p in parts if p not in down]
+                below = Filter(child.input, conjunction([substitute(p, child.keys)
+                                                         for p in down]))  # type: ignore[arg-type]
+                new: LogicalPlan = replace(child, input=below)
+                return Transformed.yes(Filter(new, conjunction(keep)) if keep else new)  # type: ignore[arg-type]
+            case Join():
+                return _push_into_join(node, child, parts)
+            case _:
+                return Transformed.no(node)
+
+
+def _to_table_columns(p: Expr, scan: Scan) -> Expr:
+    # Scan filters are evaluated on the full table row, before its projection.
+    if scan.projection is None:
+        return p
+    return remap_columns(p, {i: scan.projection[i] for i in p.columns()})
+
+
+def _sides(parts: list[Expr], n_left: int) -> tuple[list[Expr], list[Expr], list[Expr]]:
+    left, right, both = [], [], []
+    for p in parts:
+        cols = p.columns()
+        if cols and max(cols) < n_left:
+            left.append(p)
+        elif cols and min(cols) >= n_left:
+            right.append(remap_columns(p, {i: i - n_left for i in cols}))
+        else:
+            both.append(p)
+    return left, right, both
+
+
+def _push_into_join(node: Filter, join: Join, parts: list[Expr]) -> Transformed[LogicalPlan]:
+    n_left = len(join.left.schema)
+    left, right, both = _sides(parts, n_left)
+    if join.kind == "left":
+        # Conditions on the null-padded side stay above the join.
+        both += [remap_columns(p, {i: i + n_left for i in p.columns()}) for p in right]
+        right = []
+    if not left and not right:
+        return Transformed.no(node)
+    new_left = Filter(join.left, conjunction(left)) if left else join.left  # type: ignore[arg-type]
+    new_right = Filter(join.right, conjunction(right)) if right else join.right  # type: ignore[arg-type]
+    new: LogicalPlan = replace(join, left=new_left, right=new_right)
+    return Transformed.yes(Filter(new, conjunction(both)) if both else new)  # type: ignore[arg-type]
+
+
+def _push_join_condition(join: Join) -> LogicalPlan | None:
+    n_left = len(join.left.schema)
+    left, right, both = _sides(conjuncts(join.condition), n_left)  # type: ignore[arg-type]
+    if join.kind == "left":
+        # In a LEFT JOIN's ON, a left-only condition decides matching, not which left rows
+        # appear: it stays. A right-only one may filter the right input.
+        both = left + both
+        left = []
+    if not left and not right:
+        return None
+    new_left = Filter(join.left, conjunction(left)) if left else join.left  # type: ignore[arg-type]
+    new_right = Filter(join.right, conjunction(right)) if right else join.right  # type: ignore[arg-type]
+    return replace(join, left=new_left, right=new_right, condition=conjunction(both))

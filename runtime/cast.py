@@ -1,0 +1,156 @@
+"""CAST with Flink's semantics over Arrow arrays: truncation, HALF_UP, errors naming the value."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine import types as T
+from sqlengine.errors import ExecutionError
+
+# What a string must look like to cast to a type (used by TRY_CAST and to name a bad value).
+_VALID = {
+    "int": r"^\s*[+-]?[0-9]+\s*$",
+    "float": r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|NaN|Infinity|inf)\s*$",
+    "decimal": r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$",
+    "bool": r"^\s*(?i:true|false|t|f|yes|no|y|n|1|0)\s*$",
+    "date": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}\s*$",
+    "timestamp": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?\s*$",
+}
+
+
+def _kind(t: pa.DataType) -> str | None:
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_floating(t):
+        return "float"
+    if pa.types.is_decimal(t):
+        return "decimal"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_date(t):
+        return "date"
+    if pa.types.is_timestamp(t):
+        return "timestamp"
+    return None
+
+
+def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False) -> pa.Array:
+    """CAST ``arr`` to ``target``; ``safe`` (TRY_CAST) gives NULL where the value does not fit.
+
+    Raises:
+        ExecutionError: naming the first value that cannot be cast.
+    """
+    src = arr.type
+    if src == target:
+        return arr
+    if src == pa.null():
+        return pa.nulls(len(arr), target)
+    if T.is_string(src) and not T.is_string(target):
+        return _from_string(arr, target, safe)
+    if T.is_string(target):
+        return _to_string(arr)
+    try:
+        if pa.types.is_floating(src) and pa.types.is_integer(target):
+            return pc.trunc(arr).cast(target)  # Java narrowing: toward zero
+        if pa.types.is_decimal(src) and pa.types.is_integer(target):
+            return pc.trunc(arr).cast(target, safe=False)
+        if pa.types.is_decimal(target) and (pa.types.is_floating(src) or
+                                            pa.types.is_decimal(src)):
+            if pa.types.is_decimal(src) and src.scale <= target.scale:
+                return arr.cast(target)
+            rounded = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
+            return rounded.cast(target, safe=False) if pa.types.is_decimal(src) \
+                else rounded.cast(target)
+        if pa.types.is_timestamp(src) and pa.types.is_date(target):
+            return pc.floor_temporal(arr, unit="day").cast(target)
+        if pa.types.is_boolean(src) and T.is_numeric(target):
+            return arr.cast(pa.int8()).cast(target)
+        return arr.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        if safe:
+            return _try_elementwise(arr, target)
+        bad = _first_bad(arr, target)
+        msg = f"cannot CAST {bad} from {T.type_name(src)} to {T.type_name(target)}: {e}"
+        raise ExecutionError(msg) from None
+
+
+def _from_string(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Array:
+    kind = _kind(target)
+    if kind is None:
+        msg = f"CAST from STRING to {T.type_name(target)} is not supported"
+        raise ExecutionError(msg)
+    valid = pc.match_substring_regex(arr, _VALID[kind])
+    ok = pc.fill_null(valid, True)
+    if not pc.all(ok).as_py():
+        if not safe:
+            idx = pc.index(ok, False).as_py()
+            msg = f"cannot CAST {arr[idx].as_py()!r} to {T.type_name(target)}: not a valid value"
+            raise ExecutionError(msg)
+        arr = pc.if_else(ok, arr, pa.nulls(len(arr), arr.type))
+    trimmed = pc.utf8_trim_whitespace(arr)
+    try:
+        if kind == "bool":
+            low = pc.utf8_lower(trimmed)
+            truthy = pc.is_in(low, pa.array(["true", "t", "yes", "y", "1"]))
+            return pc.if_else(pc.is_null(low), pa.nulls(len(low), pa.bool_()), truthy)
+        if kind == "decimal":
+            as_dec = trimmed.cast(pa.decimal128(38, min(target.scale + 1, 38)))
+            return cast_array(as_dec, target)
+        if kind == "int":
+            return trimmed.cast(pa.int64()).cast(target)
+        if kind == "timestamp":
+            filled = pc.if_else(pc.match_substring_regex(trimmed, r"^\S+$"),
+                                pc.binary_join_element_wise(trimmed, " 00:00:00", ""), trimmed)
+            return pc.replace_substring(filled, "T", " ").cast(target)
+        return trimmed.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        if safe:
+            return _try_elementwise(arr, target)
+        msg = f"cannot CAST STRING to {T.type_name(target)}: {e}"
+        raise ExecutionError(msg) from None
+
+
+def _to_string(arr: pa.Array) -> pa.Array:
+    t = arr.type
+    if pa.types.is_boolean(t):
+        return pc.if_else(arr, "TRUE", "FALSE")
+    if pa.types.is_timestamp(t):
+        digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[t.unit]
+        base = pc.strftime(arr.cast(pa.timestamp("s"), safe=False), format="%Y-%m-%d %H:%M:%S")
+        if digits == 0:
+            return base
+        frac = pc.subtract(arr.cast(pa.int64()),
+                           pc.multiply(pc.divide(arr.cast(pa.int64()), 10**digits), 10**digits))
+        frac = pc.utf8_lpad(frac.cast(pa.string()), width=digits, padding="0")
+        return pc.binary_join_element_wise(base, frac, ".")
+    if pa.types.is_date(t):
+        return pc.strftime(arr, format="%Y-%m-%d")
+    return arr.cast(pa.string())
+
+
+def _first_bad(arr: pa.Array, target: pa.DataType) -> str:
+    # Bisect to the first value that fails: a handful of vectorised casts, not a row loop.
+    lo, hi = 0, len(arr)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            cast_array(arr.slice(lo, mid - lo), target)
+            lo = mid
+        except ExecutionError:
+            hi = mid
+    return repr(arr[lo].as_py()) if len(arr) else "a value"
+
+
+def _try_elementwise(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    # TRY_CAST after a failed vectorised cast: bisect into good and bad ranges.
+    if len(arr) == 0:
+        return pa.array([], target)
+    try:
+        return cast_array(arr, target)
+    except ExecutionError:
+        if len(arr) == 1:
+            return pa.nulls(1, target)
+        mid = len(arr) // 2
+        return pa.concat_arrays([_try_elementwise(arr.slice(0, mid), target),
+                                 _try_elementwise(arr.slice(mid), target)])

@@ -1,0 +1,41 @@
+"""Apply a changelog: the final table an updating stream describes (retractions cancelled)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.elements import data_part, has_rowkind, signs
+
+_COUNT = "$count"
+
+
+def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
+    """The multiset of rows left after every -U/-D cancels an earlier equal +I/+U row.
+
+    Insert-only input is returned as is (in arrival order). Vectorised: one group-by over all
+    columns summing the row signs, then each surviving row repeated by its count.
+    """
+    if not batches:
+        return schema.empty_table()
+    if not any(has_rowkind(b) for b in batches):
+        return pa.Table.from_batches(batches, schema)
+    data = pa.Table.from_batches([data_part(b) for b in batches], schema)
+    sign = np.concatenate([signs(b) for b in batches])
+    if data.num_columns == 0:
+        n = int(sign.sum())
+        return pa.table({}).slice(0, 0) if n <= 0 else schema.empty_table()
+    # Keep arrival order: number every row, and order the survivors by first appearance.
+    order = pa.array(np.arange(data.num_rows, dtype=np.int64))
+    keyed = data.append_column(_COUNT, pa.array(sign)).append_column("$pos", order)
+    names = list(schema.names)
+    grouped = keyed.group_by(names, use_threads=False).aggregate(
+        [(_COUNT, "sum"), ("$pos", "min")])
+    counts = grouped.column(f"{_COUNT}_sum").to_numpy()
+    keep = counts > 0
+    grouped = grouped.filter(pa.array(keep))
+    counts = counts[keep]
+    firsts = grouped.column("$pos_min").to_numpy()
+    by_first = np.argsort(firsts, kind="stable")
+    idx = np.repeat(by_first, counts[by_first])
+    return grouped.select(names).take(pa.array(idx)).cast(schema)

@@ -1,0 +1,137 @@
+"""The datagen connector (Flink's options): random or sequence fields, vectorised with numpy,
+throttled to 'rows-per-second', bounded by 'number-of-rows' or by a sequence's end."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from sqlengine.errors import ConnectorError
+
+_ALPHABET = np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+                          dtype=np.uint8)
+_INT_RANGE = {pa.int8(): (-128, 127), pa.int16(): (-32768, 32767),
+              pa.int32(): (-(2**31), 2**31 - 1), pa.int64(): (-(2**63), 2**63 - 1)}
+
+
+class DatagenReader:
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
+                 clock: object = time) -> None:
+        self.table = table
+        self.schema = schema
+        self.options = options
+        self.rate = int(options.get("rows-per-second", "10000"))
+        total = options.get("number-of-rows")
+        self.total = int(total) if total is not None else None
+        self.rng = np.random.default_rng(int(options["seed"]) if "seed" in options else None)
+        self.clock = clock
+        self.fields = [self._field_spec(f) for f in schema]
+        seq_lengths = [int(s["end"]) - int(s["start"]) + 1 for s in self.fields
+                       if s["kind"] == "sequence"]
+        if seq_lengths:
+            self.total = min([*seq_lengths, *([self.total] if self.total is not None else [])])
+
+    def _opt(self, col: str, key: str) -> str | None:
+        return self.options.get(f"fields.{col}.{key}")
+
+    def _field_spec(self, f: pa.Field) -> dict[str, object]:
+        kind = self._opt(f.name, "kind") or "random"
+        spec: dict[str, object] = {"kind": kind, "type": f.type, "name": f.name,
+                                   "null_rate": float(self._opt(f.name, "null-rate") or 0)}
+        if kind == "sequence":
+            start, end = self._opt(f.name, "start"), self._opt(f.name, "end")
+            if start is None or end is None:
+                msg = (f"table {self.table!r}: sequence field {f.name!r} needs options "
+                       f"'fields.{f.name}.start' and 'fields.{f.name}.end'")
+                raise ConnectorError(msg)
+            if not (pa.types.is_integer(f.type) or pa.types.is_string(f.type)
+                    or pa.types.is_decimal(f.type) or pa.types.is_floating(f.type)):
+                msg = (f"table {self.table!r}: option 'fields.{f.name}.kind' = 'sequence' "
+                       f"does not support type {f.type}")
+                raise ConnectorError(msg)
+            spec.update(start=int(float(start)), end=int(float(end)))
+        else:
+            spec.update(min=self._opt(f.name, "min"), max=self._opt(f.name, "max"),
+                        length=int(self._opt(f.name, "length") or 100),
+                        max_past=int(self._opt(f.name, "max-past") or 0))
+        return spec
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        produced = 0
+        chunk = max(1, min(self.rate // 10 or 1, 8192))
+        started = self.clock.monotonic()  # type: ignore[attr-defined]
+        while self.total is None or produced < self.total:
+            n = chunk if self.total is None else min(chunk, self.total - produced)
+            due = started + (produced + n) / self.rate if self.rate > 0 else 0
+            wait = due - self.clock.monotonic()  # type: ignore[attr-defined]
+            if wait > 0:
+                self.clock.sleep(wait)  # type: ignore[attr-defined]
+            yield self._generate(produced, n)
+            produced += n
+
+    def _generate(self, offset: int, n: int) -> pa.RecordBatch:
+        arrays = [self._column(spec, offset, n) for spec in self.fields]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _column(self, spec: dict[str, object], offset: int, n: int) -> pa.Array:
+        t: pa.DataType = spec["type"]  # type: ignore[assignment]
+        if spec["kind"] == "sequence":
+            values = np.arange(offset, offset + n, dtype=np.int64) + int(spec["start"])  # type: ignore[arg-type]
+            arr = pa.array(values).cast(pa.string()) if pa.types.is_string(t) else \
+                pa.array(values).cast(t)
+        else:
+            arr = self._random(spec, t, n)
+        rate = float(spec["null_rate"])  # type: ignore[arg-type]
+        if rate > 0:
+            mask = pa.array(self.rng.random(n) < rate)
+            arr = pa.compute.if_else(mask, pa.nulls(n, t), arr)
+        return arr
+
+    def _bounds(self, spec: dict[str, object], lo: float, hi: float) -> tuple[float, float]:
+        mn = float(spec["min"]) if spec["min"] is not None else lo  # type: ignore[arg-type]
+        mx = float(spec["max"]) if spec["max"] is not None else hi  # type: ignore[arg-type]
+        return mn, mx
+
+    def _random(self, spec: dict[str, object], t: pa.DataType, n: int) -> pa.Array:
+        rng = self.rng
+        if pa.types.is_integer(t):
+            lo, hi = _INT_RANGE.get(t, (-(2**63), 2**63 - 1))
+            mn, mx = self._bounds(spec, lo, hi)
+            return pa.array(rng.integers(int(mn), int(mx), size=n, endpoint=True,
+                                         dtype=np.int64)).cast(t)
+        if pa.types.is_floating(t):
+            mn, mx = self._bounds(spec, -1e9, 1e9)
+            return pa.array(rng.uniform(mn, mx, size=n)).cast(t)
+        if pa.types.is_decimal(t):
+            mn, mx = self._bounds(spec, -(10 ** (t.precision - t.scale) - 1),
+                                  10 ** (t.precision - t.scale) - 1)
+            scaled = rng.integers(int(mn * 10**t.scale), int(mx * 10**t.scale), size=n,
+                                  endpoint=True, dtype=np.int64)
+            return _scaled_decimal(scaled, t)
+        if pa.types.is_boolean(t):
+            return pa.array(rng.random(n) < 0.5)
+        if pa.types.is_string(t):
+            length = int(spec["length"])  # type: ignore[arg-type]
+            data = _ALPHABET[rng.integers(0, len(_ALPHABET), size=n * length)]
+            offsets = np.arange(0, (n + 1) * length, length, dtype=np.int32)
+            return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.tobytes()),
+                                               pa.py_buffer(data.tobytes()))
+        if pa.types.is_timestamp(t) or pa.types.is_date(t):
+            now = int(time.time() * 1000)
+            past = int(spec["max_past"])  # type: ignore[arg-type]
+            ms = now - rng.integers(0, past + 1, size=n) if past else np.full(n, now)
+            ts = pa.array(ms, pa.timestamp("ms"))
+            return ts.cast(t) if pa.types.is_timestamp(t) else \
+                pa.compute.floor_temporal(ts, unit="day").cast(t)
+        msg = f"table {self.table!r}: datagen cannot generate column {spec['name']!r} of {t}"
+        raise ConnectorError(msg)
+
+
+def _scaled_decimal(scaled: np.ndarray, t: pa.Decimal128Type) -> pa.Array:
+    import decimal
+
+    q = decimal.Decimal(1).scaleb(-t.scale)
+    return pa.array([decimal.Decimal(int(v)).scaleb(-t.scale).quantize(q) for v in scaled], t)

@@ -1,0 +1,44 @@
+"""In-memory tables registered through the API: Arrow tables, pandas frames, batch iterators."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pyarrow as pa
+
+from sqlengine.errors import ConnectorError
+
+BATCH_ROWS = 65536
+
+
+class MemoryData:
+    """Registered data: a table (re-readable) or a one-shot iterator of batches."""
+
+    def __init__(self, table: pa.Table | None = None,
+                 iterator: Iterator[pa.RecordBatch] | None = None,
+                 schema: pa.Schema | None = None) -> None:
+        self.table = table
+        self.iterator = iterator
+        self.schema = table.schema if table is not None else schema
+        self.bounded = table is not None
+        self.consumed = False
+
+
+def memory_batches(name: str, data: object, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    if not isinstance(data, MemoryData):
+        msg = f"table {name!r} has no registered data"
+        raise ConnectorError(msg)
+    if data.table is not None:
+        for b in data.table.cast(schema).to_batches(max_chunksize=BATCH_ROWS):
+            if b.num_rows:
+                yield b
+        return
+    if data.consumed:
+        msg = f"table {name!r} was registered from an iterator, which can be read only once"
+        raise ConnectorError(msg)
+    data.consumed = True
+    for b in data.iterator or ():
+        if isinstance(b, pa.Table):
+            yield from (x for x in b.cast(schema).to_batches() if x.num_rows)
+        else:
+            yield pa.Table.from_batches([b]).cast(schema).to_batches()[0]

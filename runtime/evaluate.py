@@ -1,0 +1,91 @@
+"""Evaluate bound expressions over Arrow record batches, one kernel call per node per batch."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.cast import cast_array
+from runtime.kernels import kernel_for
+from sqlengine.errors import ExecutionError
+from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+
+
+def evaluate(expr: Expr, batch: pa.RecordBatch) -> pa.Array:
+    """The value of ``expr`` for every row of ``batch``, as an array of ``expr.dtype``.
+
+    Raises:
+        ExecutionError: a runtime failure (division by zero, a bad CAST), naming the expression.
+    """
+    try:
+        out = _eval(expr, batch, batch.num_rows)
+    except ExecutionError as e:
+        msg = f"{e.message} in {expr.sql()}"
+        raise ExecutionError(msg) from None
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
+        msg = f"cannot evaluate {expr.sql()}: {e}"
+        raise ExecutionError(msg) from None
+    return out
+
+
+def _eval(expr: Expr, batch: pa.RecordBatch, n: int) -> pa.Array:
+    if isinstance(expr, ColumnRef):
+        col = batch.column(expr.index)
+        return col
+    if isinstance(expr, Literal):
+        return literal_array(expr, n)
+    if isinstance(expr, Call):
+        args = [_eval(a, batch, n) for a in expr.args]
+        lits = [a.value if isinstance(a, Literal) else None for a in expr.args]
+        out = kernel_for(expr.name)(args, lits, expr.type)
+        if out.type != expr.type:
+            out = out.cast(expr.type)
+        return out
+    if isinstance(expr, Cast):
+        return cast_array(_eval(expr.arg, batch, n), expr.type, expr.safe)
+    if isinstance(expr, Case):
+        return _case(expr, batch, n)
+    if isinstance(expr, InList):
+        return _in_list(expr, batch, n)
+    msg = f"cannot evaluate {type(expr).__name__}"
+    raise ExecutionError(msg)
+
+
+def literal_array(lit: Literal, n: int) -> pa.Array:
+    """A literal repeated ``n`` times."""
+    if lit.value is None:
+        return pa.nulls(n, lit.type)
+    return pa.array([lit.value], lit.type).take(pa.array([0] * n, pa.int32())) if n != 1 \
+        else pa.array([lit.value], lit.type)
+
+
+def _case(expr: Case, batch: pa.RecordBatch, n: int) -> pa.Array:
+    conds = [pc.fill_null(_eval(c, batch, n), False) for c, _ in expr.whens]
+    values = [_eval(v, batch, n) for _, v in expr.whens]
+    default = _eval(expr.default, batch, n) if expr.default is not None else pa.nulls(n, expr.type)
+    cond_struct = pa.StructArray.from_arrays(conds, names=[f"c{i}" for i in range(len(conds))])
+    return pc.case_when(cond_struct, *values, default)
+
+
+def _in_list(expr: InList, batch: pa.RecordBatch, n: int) -> pa.Array:
+    arg = _eval(expr.arg, batch, n)
+    if all(isinstance(v, Literal) for v in expr.values):
+        present = [v.value for v in expr.values if v.value is not None]  # type: ignore[attr-defined]
+        has_null = len(present) != len(expr.values)
+        found = pc.is_in(arg, value_set=pa.array(present, arg.type))
+    else:
+        found = pa.array([False] * n)
+        has_null_arr = pa.array([False] * n)
+        for v in expr.values:
+            other = _eval(v, batch, n)
+            found = pc.or_(found, pc.fill_null(pc.equal(arg, other), False))
+            has_null_arr = pc.or_(has_null_arr, pc.is_null(other))
+        has_null = None
+    # SQL three-valued logic: x IN (..., NULL) is NULL when x is not found; NULL IN (...) is NULL.
+    unknown = pc.is_null(arg)
+    if has_null is None:
+        unknown = pc.or_(unknown, pc.and_(pc.invert(found), has_null_arr))
+    elif has_null:
+        unknown = pc.or_(unknown, pc.invert(found))
+    result = pc.invert(found) if expr.negated else found
+    return pc.if_else(unknown, pa.nulls(n, pa.bool_()), result)

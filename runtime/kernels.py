@@ -1,0 +1,317 @@
+"""Arrow implementations of the scalar functions in ``sqlengine.functions`` (Flink semantics)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine import types as T
+from sqlengine.errors import ExecutionError
+
+Array = pa.Array
+Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
+
+
+def _divide(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    a, b = args
+    if pa.types.is_integer(out):
+        if pc.any(pc.equal(b, 0)).as_py():
+            raise ExecutionError("division by zero")
+        return pc.divide(a, b)  # Arrow's integer division truncates toward zero, as Java does
+    if pa.types.is_decimal(out):
+        return _decimal_divide(a, b, out)
+    return pc.divide(a.cast(out), b.cast(out))
+
+
+def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
+    if pc.any(pc.equal(b, pa.scalar(0, b.type))).as_py():
+        raise ExecutionError("division by zero")
+    # Scale the dividend so Arrow's (truncating) quotient keeps one digit more than the result
+    # needs; rounding HALF_UP on that digit is then exact.
+    want = out.scale + 1 + b.type.scale
+    extra = max(0, want - a.type.scale)
+    digits_a = a.type.precision - a.type.scale
+    wide = pa.decimal128(min(38, digits_a + a.type.scale + extra), a.type.scale + extra) \
+        if digits_a + a.type.scale + extra <= 38 else pa.decimal256(
+            digits_a + a.type.scale + extra, a.type.scale + extra)
+    q = pc.divide(a.cast(wide), b.cast(pa.decimal256(b.type.precision, b.type.scale))
+                  if pa.types.is_decimal256(wide) else b)
+    q = pc.round(q, ndigits=out.scale, round_mode="half_towards_infinity")
+    return q.cast(out, safe=False) if q.type != out else q
+
+
+def _decimal_or(fn: Callable[..., Array]) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        res = fn(*args)
+        if res.type != out:
+            if pa.types.is_decimal(out):
+                res = pc.round(res, ndigits=out.scale, round_mode="half_towards_infinity")
+            res = res.cast(out, safe=False)
+        return res
+
+    return kernel
+
+
+def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    a, b = args
+    if pa.types.is_integer(out):
+        if pc.any(pc.equal(b, 0)).as_py():
+            raise ExecutionError("division by zero in MOD")
+        return pc.subtract(a, pc.multiply(pc.divide(a, b), b))
+    if pa.types.is_decimal(out):
+        raise ExecutionError("MOD of DECIMAL values is not supported yet")
+    q = pc.trunc(pc.divide(a, b))
+    return pc.subtract(a, pc.multiply(q, b))
+
+
+def _compare(fn: Callable[..., Array]) -> Kernel:
+    return lambda args, lits, out: fn(args[0], args[1])
+
+
+def _is_bool(value: bool, negated: bool) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        hit = pc.fill_null(pc.equal(args[0], value), False)
+        return pc.invert(hit) if negated else hit
+
+    return kernel
+
+
+def _like(negated: bool) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        pattern = lits[1]
+        if pattern is None:
+            return pa.nulls(len(args[0]), pa.bool_())
+        res = pc.match_like(args[0], str(pattern))
+        return pc.invert(res) if negated else res
+
+    return kernel
+
+
+def _concat(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    return pc.binary_join_element_wise(*args, "", null_handling="emit_null")
+
+
+def _trim(where: str) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        chars = str(lits[1]) if len(args) > 1 and lits[1] is not None else " "
+        fn = {"both": pc.utf8_trim, "left": pc.utf8_ltrim, "right": pc.utf8_rtrim}[where]
+        return fn(args[0], characters=chars)
+
+    return kernel
+
+
+def _substring(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    s = args[0]
+    start = lits[1]
+    length = lits[2] if len(lits) > 2 else None
+    if start is None or (len(lits) > 2 and length is None):
+        return pa.nulls(len(s), pa.string())
+    start = int(start)  # type: ignore[arg-type]
+    if length is not None and int(length) < 0:  # type: ignore[arg-type]
+        raise ExecutionError(f"SUBSTRING length must not be negative, got {length}")
+    # SQL positions are 1-based; a start <= 0 still counts the positions before 1.
+    begin = start - 1
+    stop = None if length is None else begin + int(length)  # type: ignore[arg-type]
+    if begin < 0:
+        begin = 0
+        if stop is not None and stop < 0:
+            stop = 0
+    return pc.utf8_slice_codeunits(s, start=begin, stop=stop if stop is not None else 2**31 - 1)
+
+
+def _replace(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    if lits[1] is None or lits[2] is None:
+        return pa.nulls(len(args[0]), pa.string())
+    if lits[1] == "":
+        return args[0]
+    return pc.replace_substring(args[0], pattern=str(lits[1]), replacement=str(lits[2]))
+
+
+def _position(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    needle, hay = args
+    if lits[0] is None:
+        return pa.nulls(len(hay), pa.int32())
+    idx = pc.find_substring(hay, pattern=str(lits[0]))
+    return pc.add(idx, 1).cast(pa.int32())
+
+
+def _pad(left: bool) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        s = args[0]
+        width, pad = lits[1], lits[2]
+        if width is None or pad is None:
+            return pa.nulls(len(s), pa.string())
+        width = int(width)  # type: ignore[arg-type]
+        if width < 0 or pad == "":
+            return pa.nulls(len(s), pa.string())
+        if len(str(pad)) == 1:
+            padded = (pc.utf8_lpad if left else pc.utf8_rpad)(s, width=width, padding=str(pad))
+        else:
+            # Multi-character padding: repeat it and cut to length.
+            fill = str(pad) * (width // len(str(pad)) + 1)
+            need = pc.max_element_wise(pc.subtract(width, pc.utf8_length(s)), 0)
+            pieces = pc.utf8_slice_codeunits(pa.array([fill] * len(s), pa.string()), 0, width)
+            pieces = _slice_each(pieces, need)
+            padded = pc.binary_join_element_wise(*((pieces, s) if left else (s, pieces)), "")
+        return pc.utf8_slice_codeunits(padded, 0, width)
+
+    return kernel
+
+
+def _slice_each(strings: Array, lengths: Array) -> Array:
+    # Per-row lengths: Arrow's slice takes scalars, so group by distinct length (few in practice).
+    out = strings
+    for n in pc.unique(lengths).to_pylist():
+        if n is None:
+            continue
+        mask = pc.equal(lengths, n)
+        out = pc.if_else(mask, pc.utf8_slice_codeunits(strings, 0, int(n)), out)
+    return out
+
+
+def _repeat(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    n = pc.max_element_wise(args[1].cast(pa.int64()), 0)
+    return pc.binary_repeat(args[0], n)
+
+
+def _round(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    digits = int(lits[1]) if len(lits) > 1 and lits[1] is not None else 0  # type: ignore[arg-type]
+    x = args[0]
+    if pa.types.is_integer(x.type):
+        if digits >= 0:
+            return x
+        return pc.round(x.cast(pa.float64()), ndigits=digits,
+                        round_mode="half_towards_infinity").cast(x.type)
+    res = pc.round(x, ndigits=digits, round_mode="half_towards_infinity")
+    return res.cast(out) if res.type != out else res
+
+
+def _floor_ceil(fn: Callable[..., Array]) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        x = args[0]
+        if pa.types.is_integer(x.type):
+            return x
+        res = fn(x)
+        return res.cast(out, safe=False) if res.type != out else res
+
+    return kernel
+
+
+def _sign(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    res = pc.sign(args[0])
+    return res.cast(out, safe=False) if res.type != out else res
+
+
+def _checked_math(fn: Callable[..., Array], name: str) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        # Flink (Java Math) returns NaN for ln(-1) and sqrt(-1): use the unchecked kernels.
+        return fn(*args)
+
+    return kernel
+
+
+def _coalesce(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    return pc.coalesce(*args)
+
+
+def _minmax(fn: Callable[..., Array]) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        if len(args) == 1:
+            return args[0]
+        any_null = pc.is_null(args[0])
+        for a in args[1:]:
+            any_null = pc.or_(any_null, pc.is_null(a))
+        res = fn(*args, skip_nulls=True)
+        return pc.if_else(any_null, pa.nulls(len(res), res.type), res)
+
+    return kernel
+
+
+def _if(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    return pc.if_else(pc.fill_null(args[0], False), args[1], args[2])
+
+
+def _nullif(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    same = pc.fill_null(pc.equal(args[0], args[1]), False)
+    a = args[0] if args[0].type == out else args[0].cast(out)
+    return pc.if_else(same, pa.nulls(len(a), out), a)
+
+
+def _char_length(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    return pc.utf8_length(args[0]).cast(pa.int32())
+
+
+def _negate(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    return pc.negate(args[0])
+
+
+def _unary(fn: Callable[..., Array]) -> Kernel:
+    return lambda args, lits, out: fn(args[0])
+
+
+KERNELS: dict[str, Kernel] = {
+    "add": _decimal_or(pc.add),
+    "subtract": _decimal_or(pc.subtract),
+    "multiply": _decimal_or(pc.multiply),
+    "divide": _divide,
+    "mod": _mod,
+    "negate": _negate,
+    "eq": _compare(pc.equal),
+    "ne": _compare(pc.not_equal),
+    "lt": _compare(pc.less),
+    "le": _compare(pc.less_equal),
+    "gt": _compare(pc.greater),
+    "ge": _compare(pc.greater_equal),
+    "and": _compare(pc.and_kleene),
+    "or": _compare(pc.or_kleene),
+    "not": _unary(pc.invert),
+    "is_null": _unary(pc.is_null),
+    "is_not_null": _unary(pc.is_valid),
+    "is_true": _is_bool(True, False),
+    "is_false": _is_bool(False, False),
+    "is_not_true": _is_bool(True, True),
+    "is_not_false": _is_bool(False, True),
+    "like": _like(False),
+    "not_like": _like(True),
+    "concat_op": _concat,
+    "concat": _concat,
+    "upper": _unary(pc.utf8_upper),
+    "lower": _unary(pc.utf8_lower),
+    "initcap": _unary(pc.utf8_title),
+    "reverse": _unary(pc.utf8_reverse),
+    "char_length": _char_length,
+    "trim": _trim("both"),
+    "ltrim": _trim("left"),
+    "rtrim": _trim("right"),
+    "substring": _substring,
+    "replace": _replace,
+    "position": _position,
+    "lpad": _pad(True),
+    "rpad": _pad(False),
+    "repeat": _repeat,
+    "abs": _unary(pc.abs),
+    "sign": _sign,
+    "floor": _floor_ceil(pc.floor),
+    "ceil": _floor_ceil(pc.ceil),
+    "round": _round,
+    "power": _checked_math(pc.power, "power"),
+    "sqrt": _checked_math(pc.sqrt, "sqrt"),
+    "ln": _checked_math(pc.ln, "ln"),
+    "log10": _checked_math(pc.log10, "log10"),
+    "exp": _checked_math(pc.exp, "exp"),
+    "coalesce": _coalesce,
+    "greatest": _minmax(pc.max_element_wise),
+    "least": _minmax(pc.min_element_wise),
+    "if": _if,
+    "nullif": _nullif,
+}
+
+
+def kernel_for(name: str) -> Kernel:
+    """The Arrow kernel of a bound function name."""
+    return KERNELS[name]
+
+
+del T

@@ -1,0 +1,133 @@
+"""OperatorSpec (plan data) -> live runtime operator."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from optimizer.physical import OperatorSpec
+from runtime.operators.aggregate import GroupAggregateOperator
+from runtime.operators.base import Operator
+from runtime.operators.join import JoinOperator
+from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
+from runtime.operators.sort import LimitOperator, SortOperator
+from runtime.operators.source import SourceOperator
+from runtime.operators.stateless import FilterOperator, ProjectOperator, UnionOperator
+from sqlengine.errors import NotSupportedError
+
+
+class ValuesOperator(Operator):
+    name = "Values"
+
+    def __init__(self, rows: tuple[tuple[object, ...], ...], schema: pa.Schema) -> None:
+        self.rows = rows
+        self.schema = schema
+
+    def values_batches(self) -> list[pa.RecordBatch]:
+        if not self.schema.names:
+            # SELECT without FROM: one row, no columns; keep a placeholder column so the batch
+            # has a row count.
+            return [pa.record_batch([pa.array([0] * len(self.rows))], names=["$dummy"])]
+        cols = list(zip(*self.rows)) if self.rows else [[] for _ in self.schema]
+        arrays = [pa.array(list(c), f.type) for c, f in zip(cols, self.schema)]
+        return [pa.RecordBatch.from_arrays(arrays, schema=self.schema)]
+
+    def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+        return (batch,)
+
+
+class SinkOperator(Operator):
+    """A sink with its table name (for row counts); delegates to the connector's writer."""
+
+    def __init__(self, table: str, inner: Operator) -> None:
+        self.table_name = table
+        self.inner = inner
+        self.name = inner.name
+
+    @property
+    def rows(self) -> int:
+        return getattr(self.inner, "rows", 0)
+
+    def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+        return self.inner.process_batch(batch, input_index)
+
+    def end_input(self, input_index=0):  # type: ignore[no-untyped-def]
+        return self.inner.end_input(input_index)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class FileSink(Operator):
+    name = "FileSink"
+
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
+                 overwrite: bool) -> None:
+        from runtime.connectors.filesystem import FileWriter
+
+        self.writer = FileWriter(table, options, schema, overwrite)
+        self.schema = schema
+
+    @property
+    def rows(self) -> int:
+        return self.writer.rows
+
+    def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+        self.writer.write(batch.cast(self.schema) if batch.schema != self.schema else batch)
+        return ()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
+    p = dict(spec.params)
+    schema = spec.schema.to_arrow()
+    match spec.kind:
+        case "source":
+            src = p["source"]
+            return SourceOperator(src, p["table_schema"].to_arrow(), p["projection"],  # type: ignore[union-attr]
+                                  p["filters"], tables.get(src.table.lower()))  # type: ignore[union-attr, arg-type]
+        case "values":
+            return ValuesOperator(p["rows"], schema)  # type: ignore[arg-type]
+        case "filter":
+            return FilterOperator(p["predicate"])  # type: ignore[arg-type]
+        case "project":
+            return ProjectOperator(p["exprs"], schema)  # type: ignore[arg-type]
+        case "union":
+            return UnionOperator(schema, spec.updating)
+        case "group_aggregate":
+            return GroupAggregateOperator(p["keys"], p["aggs"], schema, p["emit"])  # type: ignore[arg-type]
+        case "join":
+            width = int(p["left_width"])  # type: ignore[arg-type]
+            left = pa.schema(list(schema)[:width])
+            right = pa.schema(list(schema)[width:])
+            return JoinOperator(p["join_kind"], p["left_keys"], p["right_keys"],  # type: ignore[arg-type]
+                                p["condition"], left, right, schema, p["emit"])  # type: ignore[arg-type]
+        case "sort":
+            return SortOperator(p["keys"], p["fetch"], int(p["offset"]), schema)  # type: ignore[arg-type]
+        case "limit":
+            return LimitOperator(p["fetch"], int(p["offset"]), schema,  # type: ignore[arg-type]
+                                 bool(p["input_updating"]))
+        case "sink":
+            target = p["target"]
+            table = target.table  # type: ignore[attr-defined]
+            options = dict(target.options)  # type: ignore[attr-defined]
+            connector = target.connector  # type: ignore[attr-defined]
+            if connector == "collect":
+                return SinkOperator(table, CollectSink())
+            if connector == "print":
+                return SinkOperator(table, PrintSink(
+                    options.get("print-identifier"),
+                    use_stderr=options.get("standard-error", "false").lower() == "true"))
+            if connector == "blackhole":
+                return SinkOperator(table, BlackholeSink())
+            if connector == "filesystem":
+                overwrite = options.get("$overwrite") == "true"
+                clean = {k: v for k, v in options.items() if not k.startswith("$")}
+                return SinkOperator(table, FileSink(table, clean, target.schema.to_arrow(),  # type: ignore[attr-defined]
+                                                    overwrite))
+            msg = f"connector {connector!r} cannot be written"
+            raise NotSupportedError(msg)
+        case _:
+            msg = f"no runtime operator for {spec.kind!r}"
+            raise NotSupportedError(msg)

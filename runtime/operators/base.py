@@ -1,0 +1,54 @@
+"""The operator lifecycle: open, process a batch, watermark, end of input, snapshot, close."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from runtime.elements import Watermark
+
+
+@dataclass
+class OperatorContext:
+    """What an operator learns from its task: ids for errors and metrics, the options."""
+
+    vertex_id: str = "v0"
+    step_id: str = "op0"
+    options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class OperatorMetrics:
+    """Per-operator counters (Flink's numRecordsIn / numRecordsOut)."""
+
+    records_in: int = 0
+    records_out: int = 0
+    batches_in: int = 0
+
+
+class Operator:
+    """Base operator: outputs are *returned*, so a unit test is a plain call."""
+
+    name = "operator"
+
+    def open(self, ctx: OperatorContext) -> None:
+        self.ctx = ctx
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        raise NotImplementedError
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        return ()
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        """Called once per input when it ends; a one-input operator flushes here."""
+        return ()
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {}
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,68 @@
+"""Stateless operators: Filter, Project (Calc), Union; each keeps the row-kind column."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.elements import ROWKIND, has_rowkind
+from runtime.evaluate import evaluate
+from runtime.operators.base import Operator
+from sqlengine.plan.expressions import ColumnRef, Expr
+
+
+class FilterOperator(Operator):
+    name = "Filter"
+
+    def __init__(self, predicate: Expr) -> None:
+        self.predicate = predicate
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        mask = evaluate(self.predicate, batch)
+        # SQL keeps a row only when the predicate is TRUE (NULL drops it).
+        out = batch.filter(pc.fill_null(mask, False))
+        return (out,) if out.num_rows else ()
+
+
+class ProjectOperator(Operator):
+    name = "Project"
+
+    def __init__(self, exprs: tuple[Expr, ...], schema: pa.Schema) -> None:
+        self.exprs = exprs
+        self.schema = schema
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        arrays = []
+        for e, f in zip(self.exprs, self.schema):
+            a = batch.column(e.index) if isinstance(e, ColumnRef) else evaluate(e, batch)
+            if a.type != f.type:
+                a = a.cast(f.type)
+            arrays.append(a)
+        names = list(self.schema.names)
+        if has_rowkind(batch):
+            arrays.append(batch.column(batch.num_columns - 1))
+            names.append(ROWKIND)
+        return (pa.RecordBatch.from_arrays(arrays, names=names),)
+
+
+class UnionOperator(Operator):
+    """UNION ALL: every input's batches pass through (renamed to the union's schema)."""
+
+    name = "Union"
+
+    def __init__(self, schema: pa.Schema, updating: bool) -> None:
+        self.schema = schema
+        self.updating = updating
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        from runtime.elements import INSERT, with_rowkind
+
+        if self.updating and not has_rowkind(batch):
+            batch = with_rowkind(batch, INSERT)
+        names = list(self.schema.names) + ([ROWKIND] if self.updating else [])
+        return (pa.RecordBatch.from_arrays(batch.columns, names=names),)

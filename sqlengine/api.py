@@ -1,0 +1,420 @@
+"""The one door: Session (connect, execute, sql, register) and Query (collect, stream, explain).
+
+Example:
+    >>> import sqlengine
+    >>> s = sqlengine.connect()
+    >>> s.sql("SELECT 1 + 1 AS two").collect().to_pydict()
+    {'two': [2]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from sqlengine import statements as S
+from sqlengine.catalog import Catalog, TableDef, ViewDef
+from sqlengine.errors import (
+    BindError,
+    ExecutionError,
+    NotSupportedError,
+    ParseError,
+    PlanError,
+    SqlEngineError,
+    Span,
+)
+from sqlengine.parser import parse_query, parse_statement, split_script
+
+if TYPE_CHECKING:
+    from optimizer.jobgraph import JobGraph
+    from sqlengine.plan.nodes import LogicalPlan
+
+_BOOL_OPTIONS = ("pipeline.operator-chaining", "table.optimizer.enabled")
+_ENUM_OPTIONS = {
+    "execution.runtime-mode": ("streaming", "batch"),
+    "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
+}
+_INT_OPTIONS = ("parallelism.default",)
+
+
+@dataclass
+class Result:
+    """The outcome of one statement: a message, and rows for queries and SHOW/DESCRIBE."""
+
+    kind: str  # "ok" | "rows" | "explain" | "insert"
+    message: str = ""
+    table: pa.Table | None = None
+    query: Query | None = None
+    statement_offset: int = 0
+    skipped_rows: int = 0
+    sink_rows: dict[str, int] = field(default_factory=dict)
+
+
+class Session:
+    """A catalog, options, and the statements that change them. ``connect()`` makes one."""
+
+    def __init__(self, options: dict[str, str] | None = None) -> None:
+        self.catalog = Catalog()
+        self.options: dict[str, str] = {"execution.runtime-mode": "streaming"}
+        for k, v in (options or {}).items():
+            self.set(k, v)
+
+    # -- options ---------------------------------------------------------------------------
+    def set(self, key: str, value: str) -> None:
+        """``SET 'key' = 'value'``; known keys are checked."""
+        value = str(value)
+        if key in _ENUM_OPTIONS and value.lower() not in _ENUM_OPTIONS[key]:
+            allowed = ", ".join(repr(v) for v in _ENUM_OPTIONS[key])
+            raise PlanError(f"option {key!r} must be one of {allowed}, got {value!r}")
+        if key in _BOOL_OPTIONS and value.lower() not in ("true", "false"):
+            raise PlanError(f"option {key!r} must be 'true' or 'false', got {value!r}")
+        if key in _INT_OPTIONS:
+            try:
+                if int(value) < 1:
+                    raise ValueError
+            except ValueError:
+                raise PlanError(f"option {key!r} must be a positive integer, got "
+                                f"{value!r}") from None
+        self.options[key] = value.lower() if key in _ENUM_OPTIONS else value
+
+    # -- data ------------------------------------------------------------------------------
+    def register(self, name: str, data: Any) -> None:
+        """Register in-memory data as a table: a pyarrow Table or RecordBatch, a pandas
+        DataFrame, or an iterator of record batches (read once, unbounded until it ends)."""
+        from runtime.connectors.memory import MemoryData
+        from sqlengine.plan.nodes import Field, Schema
+
+        if isinstance(data, pa.RecordBatch):
+            data = pa.Table.from_batches([data])
+        if not isinstance(data, pa.Table) and hasattr(data, "to_records") and \
+                hasattr(data, "columns"):
+            data = pa.Table.from_pandas(data, preserve_index=False)
+        if isinstance(data, pa.Table):
+            mem = MemoryData(table=_normalize_table(data))
+        elif isinstance(data, pa.RecordBatchReader):
+            mem = MemoryData(iterator=iter(data), schema=_normalize_schema(data.schema))
+        elif isinstance(data, Iterable):
+            it = iter(data)
+            try:
+                first = next(it)
+            except StopIteration:
+                raise PlanError(f"cannot register {name!r}: the iterator is empty, so its "
+                                "schema is unknown") from None
+            import itertools
+
+            mem = MemoryData(iterator=itertools.chain([first], it),
+                             schema=_normalize_schema(first.schema))
+        else:
+            raise PlanError(f"cannot register {name!r}: expected a pyarrow Table, a pandas "
+                            f"DataFrame or an iterator of RecordBatches, got "
+                            f"{type(data).__name__}")
+        schema = Schema(tuple(Field(f.name, f.type) for f in mem.schema))
+        self.catalog.add_table(TableDef(name, schema, (("connector", "memory"),), data=mem),
+                               replace=True)
+
+    # -- statements ------------------------------------------------------------------------
+    def execute(self, script: str, source: str | None = None) -> list[Result]:
+        """Run every statement of a script in order; queries are collected.
+
+        Raises:
+            SqlEngineError: the first failing statement's error, located in the script.
+        """
+        return [r for r in self.iter_execute(script, source)]
+
+    def iter_execute(self, script: str, source: str | None = None,
+                     collect_queries: bool = True) -> Iterator[Result]:
+        """Run statements one by one, yielding each result as soon as it is known."""
+        for offset, text in split_script(script):
+            try:
+                stmt = parse_statement(text, offset, script)
+                result = self._run(stmt, script, collect_queries)
+            except SqlEngineError as e:
+                if e.sql is None:
+                    e.sql = script
+                    if e.span is None:
+                        e.span = Span.from_offset(script, offset, offset + len(text.split()[0]))
+                if source is not None:
+                    e.source = source
+                raise
+            result.statement_offset = offset
+            yield result
+
+    def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
+        """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""
+        stmts = split_script(query)
+        if len(stmts) != 1:
+            raise ParseError(f"sql() takes exactly one query, got {len(stmts)} statements")
+        offset, text = stmts[0]
+        stmt = parse_statement(text, offset, query)
+        if isinstance(stmt, S.Explain):
+            stmt = stmt.statement
+        if not isinstance(stmt, S.QueryStmt):
+            raise ParseError("sql() takes a query; use execute() for other statements",
+                             span=Span.from_offset(query, offset), sql=query)
+        named = params if isinstance(params, dict) else None
+        positional = list(params) if isinstance(params, list | tuple) else None
+        return Query(self, stmt.query, query, named, positional)
+
+    def _run(self, stmt: S.Statement, script: str, collect_queries: bool) -> Result:
+        from sqlengine import ddl
+
+        match stmt:
+            case S.QueryStmt():
+                q = Query(self, stmt.query, script)
+                if collect_queries:
+                    table = q.collect()
+                    return Result("rows", table=table, query=q, skipped_rows=q.skipped_rows)
+                return Result("rows", query=q)
+            case S.Explain():
+                return Result("explain", self.explain_statement(stmt, script))
+            case S.Insert():
+                return self._insert(stmt, script)
+            case S.Set(key=None):
+                rows = sorted(self.options.items())
+                return Result("rows", table=pa.table({"key": [k for k, _ in rows],
+                                                      "value": [v for _, v in rows]}))
+            case S.Set():
+                self.set(stmt.key, stmt.value)  # type: ignore[arg-type]
+                return Result("ok", f"[INFO] Execute statement succeeded: SET {stmt.key}")
+            case S.Reset():
+                if stmt.key is None:
+                    self.options = {"execution.runtime-mode": "streaming"}
+                else:
+                    self.options.pop(stmt.key, None)
+                    if stmt.key == "execution.runtime-mode":
+                        self.options[stmt.key] = "streaming"
+                return Result("ok", "[INFO] Execute statement succeeded: RESET")
+            case S.Show():
+                return self._show(stmt)
+            case S.Describe():
+                return Result("rows", table=ddl.describe(self.catalog, stmt, script))
+            case S.CreateTable():
+                return Result("ok", ddl.create_table(self.catalog, stmt, script))
+            case S.CreateView():
+                return Result("ok", ddl.create_view(self.catalog, stmt, script))
+            case S.Drop():
+                return Result("ok", ddl.drop(self.catalog, stmt, script))
+            case _:
+                raise NotSupportedError(f"unsupported statement {type(stmt).__name__}")
+
+    def _show(self, stmt: S.Show) -> Result:
+        what = stmt.what
+        if what == "TABLES":
+            names = self.catalog.names()
+        elif what == "VIEWS":
+            names = self.catalog.view_names()
+        elif what == "FUNCTIONS":
+            from sqlengine.functions import AGGREGATES, SIGNATURES
+
+            names = sorted({*(n.upper() for n in SIGNATURES if "_" not in n or n in
+                                ("char_length",)), *(a.upper() for a in AGGREGATES)})
+        elif what in ("CATALOGS", "CURRENT CATALOG"):
+            names = ["default_catalog"]
+        elif what in ("DATABASES", "CURRENT DATABASE"):
+            names = ["default_database"]
+        else:
+            raise NotSupportedError(f"SHOW {what} is not supported")
+        column = {"TABLES": "table name", "VIEWS": "view name", "FUNCTIONS": "function name"}
+        return Result("rows", table=pa.table({column.get(what, "name"): names}))
+
+    def _insert(self, stmt: S.Insert, script: str) -> Result:
+        from sqlengine import ddl
+
+        plan = ddl.bind_insert(self.catalog, stmt, script)
+        job = JobRun(self, plan)
+        for _ in job.run():
+            pass
+        rows = job.result.sink_rows if job.result else {}
+        n = sum(rows.values())
+        return Result("insert", f"[INFO] Inserted {n} rows into {stmt.table}",
+                      skipped_rows=job.result.skipped_rows if job.result else 0,
+                      sink_rows=rows)
+
+    def explain_statement(self, stmt: S.Explain, script: str) -> str:
+        from sqlengine import ddl
+
+        inner = stmt.statement
+        if isinstance(inner, S.Insert):
+            plan = ddl.bind_insert(self.catalog, inner, script)
+        else:
+            plan = Query(self, inner.query, script).logical_plan
+        return explain_plan(plan, self.options, verbose="VERBOSE" in stmt.details)
+
+    def job_graph(self, plan: LogicalPlan) -> JobGraph:
+        from optimizer import optimize, plan_job
+
+        return plan_job(optimize(plan, self.options), self.options)
+
+
+def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = False) -> str:
+    """EXPLAIN text: the bound plan, the optimized plan and the JobGraph with its chains."""
+    from optimizer import optimize, plan_job
+    from sqlengine.plan.display import display_indent
+
+    steps: list[str] = []
+
+    def observe(rule: Any, p: LogicalPlan) -> None:
+        steps.append(f"-- after {rule.name}\n{display_indent(p)}")
+
+    optimized = optimize(plan, options, observer=observe if verbose else None)
+    job = plan_job(optimized, options)
+    parts = ["== Abstract Syntax Tree ==", display_indent(plan), ""]
+    if verbose:
+        parts += ["== Optimizer Passes ==", *steps, ""]
+    parts += ["== Optimized Logical Plan ==", display_indent(optimized), "",
+              "== Job Graph ==", job.explain()]
+    return "\n".join(parts)
+
+
+class JobRun:
+    """Plan a logical plan into a JobGraph and run it on the native runtime."""
+
+    def __init__(self, session: Session, plan: LogicalPlan) -> None:
+        from runtime.native.executor import Executor
+
+        self.graph = session.job_graph(plan)
+        tables = {}
+        for name in session.catalog.table_names():
+            t = session.catalog.table(name)
+            if t is not None and t.data is not None:
+                tables[name.lower()] = t.data
+        self.executor = Executor(self.graph, dict(session.options), tables)
+        self.result = None
+
+    def run(self) -> Iterator[pa.RecordBatch]:
+        try:
+            yield from self.executor.run()
+        finally:
+            self.result = self.executor.result
+
+
+class Query:
+    """A bound query. ``collect()`` runs it to the end; ``stream()`` yields changelog batches
+    as they are produced."""
+
+    def __init__(self, session: Session, text: S.QueryText, script: str,
+                 params: dict[str, object] | None = None,
+                 positional: list[object] | None = None) -> None:
+        from sqlengine.binder import bind_query
+
+        self.session = session
+        self.text = text
+        self.script = script
+        tree = parse_query(text, script)
+        self.logical_plan = bind_query(tree, session.catalog, text, script, params, positional)
+        self.skipped_rows = 0
+        self._metrics: dict[str, dict[str, int]] = {}
+        self._run: JobRun | None = None
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.logical_plan.schema.to_arrow()
+
+    def explain(self) -> str:
+        """The plans, as EXPLAIN prints them."""
+        return explain_plan(self.logical_plan, self.session.options)
+
+    def _job(self) -> JobRun:
+        from sqlengine.plan.nodes import Sink, SinkSpec
+
+        sink = SinkSpec("collect", "collect", (), self.logical_plan.schema)
+        return JobRun(self.session, Sink(self.logical_plan, sink))
+
+    def _finish(self, job: JobRun) -> None:
+        if job.result is not None:
+            self.skipped_rows = job.result.skipped_rows
+            self._metrics = job.result.metrics
+
+    def collect(self) -> pa.Table:
+        """Run to the end; an updating result is returned with its changelog applied.
+
+        Raises:
+            PlanError: the query reads an unbounded source (use ``stream()``).
+            ExecutionError: a runtime failure, naming the operator.
+        """
+        from runtime.changelog import apply_changelog
+        from sqlengine.plan.nodes import Scan
+        from sqlengine.plan.tree import walk
+
+        unbounded = [n.source.table for n in walk(self.logical_plan)
+                     if isinstance(n, Scan) and not n.source.bounded]
+        if unbounded:
+            raise PlanError(f"collect() needs a bounded result, but table {unbounded[0]!r} is "
+                            "unbounded; use stream() (or give the source 'number-of-rows')")
+        job = self._job()
+        batches = []
+        try:
+            batches = list(job.run())
+        finally:
+            self._finish(job)
+        return apply_changelog(batches, self.schema)
+
+    def to_pandas(self) -> Any:
+        """``collect()`` as a pandas DataFrame."""
+        return self.collect().to_pandas()
+
+    def stream(self) -> Iterator[pa.RecordBatch]:
+        """Yield batches as they are produced, each with a leading ``op`` column holding the
+        row kind (+I, -U, +U, -D). Closing the iterator cancels the query."""
+        from runtime.elements import ROWKIND, ROWKIND_NAMES, data_part, has_rowkind
+
+        job = self._job()
+        self._run = job
+        kinds = pa.array(ROWKIND_NAMES)
+        try:
+            for batch in job.run():
+                if has_rowkind(batch):
+                    op = kinds.take(batch.column(ROWKIND).cast(pa.int32()))
+                else:
+                    op = pa.array(["+I"] * batch.num_rows)
+                data = data_part(batch)
+                yield pa.RecordBatch.from_arrays([op, *data.columns],
+                                                 names=["op", *data.schema.names])
+        finally:
+            self._finish(job)
+
+    def metrics(self) -> dict[str, dict[str, int]]:
+        """Records in/out per operator of the last run (``vertex.operator`` keys)."""
+        return dict(self._metrics)
+
+
+def _normalize_schema(schema: pa.Schema) -> pa.Schema:
+    from sqlengine.types import type_name
+
+    fields = []
+    for f in schema:
+        t = f.type
+        if pa.types.is_large_string(t) or getattr(pa.types, "is_string_view",
+                                                  lambda _: False)(t):
+            t = pa.string()
+        elif pa.types.is_dictionary(t):
+            t = t.value_type
+        elif pa.types.is_timestamp(t) and t.tz is not None:
+            t = pa.timestamp(t.unit)
+        elif pa.types.is_uint8(t) or pa.types.is_uint16(t):
+            t = pa.int32()
+        elif pa.types.is_uint32(t) or pa.types.is_uint64(t):
+            t = pa.int64()
+        elif pa.types.is_float16(t):
+            t = pa.float32()
+        if type_name(t) == str(t).upper() and not pa.types.is_null(t):
+            raise NotSupportedError(f"column {f.name!r} has type {t}, which sqlengine does "
+                                    "not support yet")
+        fields.append(pa.field(f.name, t))
+    return pa.schema(fields)
+
+
+def _normalize_table(table: pa.Table) -> pa.Table:
+    schema = _normalize_schema(table.schema)
+    return table.cast(schema) if schema != table.schema else table
+
+
+def connect(options: dict[str, str] | None = None) -> Session:
+    """A new session with an empty catalog (options as ``SET`` would give them)."""
+    return Session(options)
+
+
+__all__ = ["BindError", "ExecutionError", "Query", "Result", "Session", "connect"]

@@ -1,0 +1,407 @@
+"""Bind sqlglot scalar expressions to typed plan expressions over a scope of input columns."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlengine import functions
+from sqlengine import types as T
+from sqlengine.errors import BindError, NotSupportedError, SqlEngineError
+from sqlengine.parser import node_span
+from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+
+if TYPE_CHECKING:
+    from sqlengine.statements import QueryText
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeColumn:
+    qualifier: str | None
+    name: str
+    type: pa.DataType
+    rowtime: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The columns visible to an expression, in input order, with their table qualifiers."""
+
+    columns: tuple[ScopeColumn, ...]
+
+    def resolve(self, name: str, qualifier: str | None) -> int | None:
+        """The position of a column, None if absent; raises on ambiguity."""
+        lname = name.lower()
+        lq = qualifier.lower() if qualifier else None
+        hits = [
+            i for i, c in enumerate(self.columns)
+            if c.name.lower() == lname and (lq is None or (c.qualifier or "").lower() == lq)
+        ]
+        if len(hits) > 1:
+            raise BindError(f"column {name!r} is ambiguous")
+        return hits[0] if hits else None
+
+    def qualifiers(self) -> set[str]:
+        return {c.qualifier.lower() for c in self.columns if c.qualifier}
+
+
+_BINARY = {
+    exp.Add: "add", exp.Sub: "subtract", exp.Mul: "multiply", exp.Div: "divide",
+    exp.Mod: "mod", exp.EQ: "eq", exp.NEQ: "ne", exp.LT: "lt", exp.LTE: "le", exp.GT: "gt",
+    exp.GTE: "ge", exp.And: "and", exp.Or: "or", exp.DPipe: "concat_op",
+}
+
+# sqlglot function classes -> (our name, argument keys in order; "*" = the expressions list)
+_FUNCS: dict[type, tuple[str, tuple[str, ...]]] = {
+    exp.Upper: ("upper", ("this",)),
+    exp.Lower: ("lower", ("this",)),
+    exp.Length: ("char_length", ("this",)),
+    exp.Initcap: ("initcap", ("this",)),
+    exp.Reverse: ("reverse", ("this",)),
+    exp.Abs: ("abs", ("this",)),
+    exp.Sign: ("sign", ("this",)),
+    exp.Floor: ("floor", ("this",)),
+    exp.Ceil: ("ceil", ("this",)),
+    exp.Round: ("round", ("this", "decimals")),
+    exp.Pow: ("power", ("this", "expression")),
+    exp.Sqrt: ("sqrt", ("this",)),
+    exp.Ln: ("ln", ("this",)),
+    exp.Exp: ("exp", ("this",)),
+    exp.Coalesce: ("coalesce", ("this", "*")),
+    exp.Greatest: ("greatest", ("this", "*")),
+    exp.Least: ("least", ("this", "*")),
+    exp.Nullif: ("nullif", ("this", "expression")),
+    exp.If: ("if", ("this", "true", "false")),
+    exp.Concat: ("concat", ("*",)),
+    exp.Substring: ("substring", ("this", "start", "length")),
+    exp.StrPosition: ("position", ("substr", "this")),
+    exp.Repeat: ("repeat", ("this", "times")),
+}
+if hasattr(exp, "Replace"):
+    _FUNCS[exp.Replace] = ("replace", ("this", "expression", "replacement"))
+
+
+class ExprBinder:
+    """Binds expressions of one query; knows the script (for spans) and the parameters."""
+
+    def __init__(self, query: QueryText, script: str, params: dict[str, object] | None,
+                 positional: list[object] | None) -> None:
+        self.query = query
+        self.script = script
+        self.params = params or {}
+        self.positional = positional or []
+        self._next_positional = 0
+        # Hook used in aggregate context: may replace a node by a column of the agg output.
+        self.intercept: Callable[[exp.Expression], Expr | None] | None = None
+
+    def error(self, cls: type[SqlEngineError], msg: str, node: exp.Expression) -> SqlEngineError:
+        return cls(msg, span=node_span(node, self.query, self.script), sql=self.script)
+
+    # -- entry ---------------------------------------------------------------------------
+    def bind(self, node: exp.Expression, scope: Scope) -> Expr:
+        if self.intercept is not None:
+            hit = self.intercept(node)
+            if hit is not None:
+                return hit
+        try:
+            return self._bind(node, scope)
+        except SqlEngineError as e:
+            if e.span is None:
+                e.span = node_span(node, self.query, self.script)
+                e.sql = self.script
+            raise
+
+    def _bind(self, node: exp.Expression, scope: Scope) -> Expr:
+        if isinstance(node, exp.Paren):
+            return self.bind(node.this, scope)
+        if isinstance(node, exp.Alias):
+            return self.bind(node.this, scope)
+        if isinstance(node, exp.Column):
+            return self._column(node, scope)
+        if isinstance(node, exp.Literal | exp.Boolean | exp.Null):
+            return literal(node)
+        if isinstance(node, exp.Placeholder):
+            return self._placeholder(node)
+        if isinstance(node, exp.Cast | exp.TryCast):
+            arg = self.bind(node.this, scope)
+            target = data_type(node.to, self, node)
+            safe = isinstance(node, exp.TryCast)
+            return arg if arg.dtype == target and not safe else Cast(arg, target, safe)
+        if isinstance(node, exp.Interval):
+            return interval_literal(node, self)
+        for cls, name in _BINARY.items():
+            if type(node) is cls:
+                return self.call(name, [node.this, node.expression], scope, node)
+        if isinstance(node, exp.Neg):
+            return self.call("negate", [node.this], scope, node)
+        if isinstance(node, exp.Not):
+            return self._not(node, scope)
+        if isinstance(node, exp.Is):
+            return self._is(node, scope, negated=False)
+        if isinstance(node, exp.Between):
+            lo = self.call("ge", [node.this, node.args["low"]], scope, node)
+            hi = self.call("le", [node.this, node.args["high"]], scope, node)
+            return Call("and", (lo, hi), T.BOOLEAN)
+        if isinstance(node, exp.In):
+            return self._in(node, scope, negated=False)
+        if isinstance(node, exp.Like):
+            return self.call("like", [node.this, node.expression], scope, node)
+        if isinstance(node, exp.ILike):
+            lowered = [exp.Lower(this=node.this), exp.Lower(this=node.expression)]
+            return self.call("like", lowered, scope, node)
+        if isinstance(node, exp.Case):
+            return self._case(node, scope)
+        if isinstance(node, exp.Trim):
+            return self._trim(node, scope)
+        if isinstance(node, exp.Pad):
+            name = "lpad" if node.args.get("is_left") else "rpad"
+            args = [node.this, node.expression, node.args.get("fill_pattern")]
+            return self.call(name, [a for a in args if a is not None], scope, node)
+        if isinstance(node, exp.AggFunc):
+            raise self.error(BindError, f"aggregate function {node.sql_name()} is not allowed "
+                             "here", node)
+        if isinstance(node, exp.Subquery | exp.Select | exp.Exists):
+            raise self.error(NotSupportedError, "subqueries in expressions are not supported "
+                             "yet", node)
+        if isinstance(node, exp.Window):
+            raise self.error(NotSupportedError, "OVER windows are not supported yet", node)
+        if type(node) in _FUNCS:
+            name, keys = _FUNCS[type(node)]
+            return self.call(name, _args(node, keys), scope, node)
+        if isinstance(node, exp.Anonymous):
+            return self.call(str(node.this), list(node.expressions), scope, node)
+        if isinstance(node, exp.Func):
+            name = node.sql_name().lower()
+            args = [a for k in node.arg_types for a in _as_list(node.args.get(k))]
+            return self.call(name, args, scope, node)
+        raise self.error(NotSupportedError, f"unsupported expression {node.sql()!r}", node)
+
+    # -- pieces ----------------------------------------------------------------------------
+    def _column(self, node: exp.Column, scope: Scope) -> Expr:
+        name = node.name
+        qualifier = node.table or None
+        if qualifier and qualifier.lower() not in scope.qualifiers():
+            raise self.error(BindError, f"unknown table or alias {qualifier!r}", node)
+        try:
+            idx = scope.resolve(name, qualifier)
+        except BindError as e:
+            raise self.error(BindError, e.message, node) from None
+        if idx is None:
+            near = _nearest(name, [c.name for c in scope.columns])
+            hint = f"; did you mean {near!r}?" if near else ""
+            raise self.error(BindError, f"unknown column {node.sql()!r}{hint}", node)
+        col = scope.columns[idx]
+        return ColumnRef(idx, col.name, col.type)
+
+    def _placeholder(self, node: exp.Placeholder) -> Expr:
+        name = node.name if node.this else None
+        if name:
+            if name not in self.params:
+                raise self.error(BindError, f"no value given for parameter :{name}", node)
+            value = self.params[name]
+        else:
+            if self._next_positional >= len(self.positional):
+                raise self.error(BindError, "more ? placeholders than parameters", node)
+            value = self.positional[self._next_positional]
+            self._next_positional += 1
+        return python_literal(value, self, node)
+
+    def _not(self, node: exp.Not, scope: Scope) -> Expr:
+        inner = node.this
+        if isinstance(inner, exp.Is):
+            return self._is(inner, scope, negated=True)
+        if isinstance(inner, exp.In):
+            return self._in(inner, scope, negated=True)
+        if isinstance(inner, exp.Like):
+            return self.call("not_like", [inner.this, inner.expression], scope, inner)
+        return self.call("not", [inner], scope, node)
+
+    def _is(self, node: exp.Is, scope: Scope, negated: bool) -> Expr:
+        target = node.expression
+        if isinstance(target, exp.Null):
+            return self.call("is_not_null" if negated else "is_null", [node.this], scope, node)
+        if isinstance(target, exp.Boolean):
+            word = "true" if target.this else "false"
+            return self.call(f"is_not_{word}" if negated else f"is_{word}", [node.this],
+                             scope, node)
+        raise self.error(NotSupportedError, f"unsupported IS {target.sql()}", node)
+
+    def _in(self, node: exp.In, scope: Scope, negated: bool) -> Expr:
+        if node.args.get("query") is not None:
+            raise self.error(NotSupportedError, "IN (subquery) is not supported yet", node)
+        arg = self.bind(node.this, scope)
+        values = [self.bind(v, scope) for v in node.expressions]
+        common = T.common_type([arg.dtype] + [v.dtype for v in values], "IN list values")
+        return InList(coerce(arg, common), tuple(coerce(v, common) for v in values), negated)
+
+    def _case(self, node: exp.Case, scope: Scope) -> Expr:
+        subject = node.args.get("this")
+        conds: list[Expr] = []
+        results: list[Expr] = []
+        for when in node.args.get("ifs") or []:
+            if subject is not None:
+                cond = self.call("eq", [subject, when.this], scope, when)
+            else:
+                cond = self.bind(when.this, scope)
+                if cond.dtype not in (T.BOOLEAN, T.NULL):
+                    raise self.error(BindError, "CASE WHEN condition must be BOOLEAN", when.this)
+            conds.append(coerce(cond, T.BOOLEAN))
+            results.append(self.bind(when.args["true"], scope))
+        default_node = node.args.get("default")
+        default = self.bind(default_node, scope) if default_node is not None else None
+        all_results = results + ([default] if default is not None else [])
+        out = T.common_type([r.dtype for r in all_results], "CASE branches")
+        out = T.STRING if out == T.NULL else out
+        whens = tuple((c, coerce(r, out)) for c, r in zip(conds, results))
+        return Case(whens, coerce(default, out) if default is not None else None, out)
+
+    def _trim(self, node: exp.Trim, scope: Scope) -> Expr:
+        position = str(node.args.get("position") or "BOTH").upper()
+        name = {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim")
+        chars = node.expression
+        return self.call(name, [node.this] + ([chars] if chars is not None else []), scope, node)
+
+    def call(self, name: str, arg_nodes: list[exp.Expression], scope: Scope,
+             node: exp.Expression) -> Expr:
+        """Bind a scalar function call: arity, literal-only arguments, implicit casts."""
+        sig = functions.lookup(name)
+        if sig is None:
+            if name.lower() in functions.AGGREGATES:
+                raise self.error(BindError, f"aggregate function {name.upper()} is not "
+                                 "allowed here", node)
+            raise self.error(BindError, f"unknown function {name.upper()}", node)
+        n = len(arg_nodes)
+        if n < sig.min_args or (sig.max_args is not None and n > sig.max_args):
+            want = str(sig.min_args) if sig.max_args == sig.min_args else \
+                f"{sig.min_args} to {sig.max_args if sig.max_args is not None else 'any'}"
+            raise self.error(BindError, f"{name.upper()} takes {want} arguments, got {n}", node)
+        args = [self.bind(a, scope) for a in arg_nodes]
+        for pos in sig.literal_args:
+            if pos < n and not isinstance(args[pos], Literal):
+                raise self.error(NotSupportedError, f"argument {pos + 1} of {name.upper()} "
+                                 "must be a constant", arg_nodes[pos])
+        try:
+            result, want = sig.infer([a.dtype for a in args])
+        except BindError as e:
+            raise self.error(BindError, e.message, node) from None
+        return Call(sig.name, tuple(coerce(a, t) for a, t in zip(args, want)), result)
+
+
+def coerce(e: Expr, target: pa.DataType) -> Expr:
+    """``e`` as ``target``: unchanged, a retyped literal, or wrapped in a Cast."""
+    if e.dtype == target or target == T.NULL:
+        return e
+    if isinstance(e, Literal) and e.value is None:
+        return Literal(None, target)
+    return Cast(e, target)
+
+
+def _args(node: exp.Expression, keys: tuple[str, ...]) -> list[exp.Expression]:
+    out: list[exp.Expression] = []
+    for k in keys:
+        if k == "*":
+            out.extend(node.expressions)
+        elif node.args.get(k) is not None:
+            out.extend(_as_list(node.args[k]))
+    return out
+
+
+def _as_list(value: object) -> list[exp.Expression]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, exp.Expression)]
+    return [value] if isinstance(value, exp.Expression) else []
+
+
+def _nearest(name: str, candidates: list[str]) -> str | None:
+    import difflib
+
+    hits = difflib.get_close_matches(name.lower(), [c.lower() for c in candidates], n=1)
+    if not hits:
+        return None
+    return next(c for c in candidates if c.lower() == hits[0])
+
+
+def literal(node: exp.Expression) -> Literal:
+    """A SQL literal with Flink's types: INT/BIGINT, DECIMAL(p,s) for 1.5, DOUBLE for 1e3."""
+    if isinstance(node, exp.Null):
+        return Literal(None, T.NULL)
+    if isinstance(node, exp.Boolean):
+        return Literal(bool(node.this), T.BOOLEAN)
+    text = str(node.this)
+    if node.is_string:
+        return Literal(text, T.STRING)
+    if "e" in text.lower():
+        return Literal(float(text), T.DOUBLE)
+    if "." in text:
+        d = decimal.Decimal(text)
+        digits = d.as_tuple()
+        scale = max(0, -int(digits.exponent))
+        precision = max(len(digits.digits), scale, 1)
+        return Literal(d, pa.decimal128(min(precision, 38), scale))
+    value = int(text)
+    if -(2**31) <= value < 2**31:
+        return Literal(value, T.INT)
+    if -(2**63) <= value < 2**63:
+        return Literal(value, T.BIGINT)
+    return Literal(decimal.Decimal(value), pa.decimal128(38, 0))
+
+
+def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> Literal:
+    """A typed literal for a Python parameter value (never spliced into SQL text)."""
+    if value is None:
+        return Literal(None, T.NULL)
+    if isinstance(value, bool):
+        return Literal(value, T.BOOLEAN)
+    if isinstance(value, int):
+        return Literal(value, T.INT if -(2**31) <= value < 2**31 else T.BIGINT)
+    if isinstance(value, float):
+        return Literal(value, T.DOUBLE)
+    if isinstance(value, decimal.Decimal):
+        t = value.as_tuple()
+        scale = max(0, -int(t.exponent))
+        return Literal(value, pa.decimal128(max(len(t.digits), scale, 1), scale))
+    if isinstance(value, str):
+        return Literal(value, T.STRING)
+    if isinstance(value, dt.datetime):
+        return Literal(value, T.TIMESTAMP)
+    if isinstance(value, dt.date):
+        return Literal(value, T.DATE)
+    raise binder.error(BindError, f"cannot bind a parameter of type {type(value).__name__}",
+                       node)
+
+
+_INTERVAL_MS = {
+    "MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000,
+}
+
+
+def interval_literal(node: exp.Interval, binder: ExprBinder) -> Literal:
+    """``INTERVAL '5' SECOND`` as a millisecond duration."""
+    unit = str(node.args.get("unit") or "").upper()
+    unit = unit[:-1] if unit.endswith("S") else unit
+    text = str(node.this.this if isinstance(node.this, exp.Literal) else node.this)
+    if unit not in _INTERVAL_MS:
+        raise binder.error(NotSupportedError, f"unsupported interval unit {unit!r}", node)
+    try:
+        amount = decimal.Decimal(text.strip())
+    except decimal.InvalidOperation:
+        raise binder.error(BindError, f"invalid interval value {text!r}", node) from None
+    ms = int(amount * _INTERVAL_MS[unit])
+    return Literal(dt.timedelta(milliseconds=ms), pa.duration("ms"))
+
+
+def data_type(node: exp.DataType, binder: ExprBinder, at: exp.Expression) -> pa.DataType:
+    """Map a sqlglot DataType to Arrow through the Flink type names."""
+    text = node.sql()
+    try:
+        return T.parse_type(text)
+    except BindError as e:
+        raise binder.error(BindError, e.message, at) from None

@@ -1,0 +1,683 @@
+"""Bind a sqlglot query AST into a logical plan: names, types, aggregates, joins, sorting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce, literal
+from sqlengine.errors import BindError, NotSupportedError, PlanError
+from sqlengine.parser import node_span, parse_query
+from sqlengine.plan.expressions import (
+    AggCall,
+    ColumnRef,
+    Expr,
+    Literal,
+    conjunction,
+    conjuncts,
+)
+from sqlengine.plan.nodes import (
+    Aggregate,
+    Field,
+    Filter,
+    Join,
+    Limit,
+    LogicalPlan,
+    Project,
+    Scan,
+    Schema,
+    Sort,
+    SortKey,
+    SourceSpec,
+    Union,
+    Values,
+)
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import Catalog
+    from sqlengine.statements import QueryText
+
+_MAX_VIEW_DEPTH = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A bound FROM item or query: its plan and the scope it exposes."""
+
+    plan: LogicalPlan
+    scope: Scope
+
+
+def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script: str,
+               params: dict[str, object] | None = None,
+               positional: list[object] | None = None) -> LogicalPlan:
+    """Bind a parsed query to a logical plan.
+
+    Raises:
+        BindError: unknown names, type errors (with span).
+        NotSupportedError: valid SQL that sqlengine does not run yet.
+    """
+    binder = Binder(catalog, query, script, params, positional, depth=0)
+    return binder.query(tree, ctes={}).plan
+
+
+class Binder:
+    def __init__(self, catalog: Catalog, query: QueryText, script: str,
+                 params: dict[str, object] | None, positional: list[object] | None,
+                 depth: int) -> None:
+        self.catalog = catalog
+        self.query_text = query
+        self.script = script
+        self.depth = depth
+        self.exprs = ExprBinder(query, script, params, positional)
+
+    def error(self, cls: type, msg: str, node: exp.Expression) -> Exception:
+        return cls(msg, span=node_span(node, self.query_text, self.script), sql=self.script)
+
+    # -- queries ---------------------------------------------------------------------------
+    def query(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
+        with_ = node.args.get("with_") or node.args.get("with")
+        if with_ is not None:
+            if with_.args.get("recursive"):
+                raise self.error(NotSupportedError, "WITH RECURSIVE is not supported yet", node)
+            ctes = dict(ctes)
+            for cte in with_.expressions:
+                rel = self.query(cte.this, ctes)
+                name = cte.alias
+                cols = [c.name for c in (cte.args["alias"].columns or [])] \
+                    if cte.args.get("alias") else []
+                ctes[name.lower()] = self._rename(rel, name, cols, cte)
+        if isinstance(node, exp.Select):
+            return self.select(node, ctes)
+        if isinstance(node, exp.Union):
+            return self.union(node, ctes)
+        if isinstance(node, exp.Subquery):
+            inner = self.query(node.this, ctes)
+            return self._order_limit(node, inner, ctes)
+        if isinstance(node, exp.Values):
+            return self.values(node)
+        if isinstance(node, exp.Intersect | exp.Except):
+            raise self.error(NotSupportedError, f"{node.key.upper()} is not supported yet", node)
+        raise self.error(NotSupportedError, f"unsupported query {node.key.upper()}", node)
+
+    def union(self, node: exp.Union, ctes: dict[str, Relation]) -> Relation:
+        left = self.query(node.this, ctes)
+        right = self.query(node.expression, ctes)
+        lf, rf = left.plan.schema.fields, right.plan.schema.fields
+        if len(lf) != len(rf):
+            raise self.error(BindError, f"UNION inputs have {len(lf)} and {len(rf)} columns",
+                             node)
+        types = []
+        for a, b in zip(lf, rf):
+            try:
+                types.append(T.common_type([a.type, b.type], f"UNION column {a.name!r}"))
+            except BindError as e:
+                raise self.error(BindError, e.message, node) from None
+        inputs = []
+        for rel in (left, right):
+            plan = rel.plan
+            if [f.type for f in plan.schema.fields] != types:
+                exprs = tuple(coerce(ColumnRef(i, f.name, f.type), t)
+                              for i, (f, t) in enumerate(zip(plan.schema.fields, types)))
+                plan = Project(plan, exprs, tuple(f.name for f in lf))
+            inputs.append(plan)
+        plan: LogicalPlan = Union(tuple(inputs))
+        if node.args.get("distinct"):
+            plan = _distinct(plan)
+        rel = Relation(plan, _scope_of(plan, None))
+        return self._order_limit(node, rel, ctes)
+
+    def values(self, node: exp.Values) -> Relation:
+        rows = []
+        for tup in node.expressions:
+            rows.append([self.exprs.bind(e, Scope(())) for e in tup.expressions])
+        if not rows:
+            raise self.error(BindError, "VALUES needs at least one row", node)
+        width = len(rows[0])
+        if any(len(r) != width for r in rows):
+            raise self.error(BindError, "VALUES rows have different lengths", node)
+        types = [T.common_type([r[i].dtype for r in rows], "VALUES column") for i in range(width)]
+        types = [T.INT if t == T.NULL else t for t in types]
+        for r in rows:
+            for e in r:
+                if not isinstance(e, Literal):
+                    raise self.error(NotSupportedError, "VALUES holds constants only", node)
+        names = [f"EXPR${i}" for i in range(width)]
+        alias = node.args.get("alias")
+        if alias is not None and alias.columns:
+            names = [c.name for c in alias.columns]
+        schema = Schema(tuple(Field(n, t) for n, t in zip(names, types)))
+        values_rows = tuple(tuple(_cast_value(e, t) for e, t in zip(r, types)) for r in rows)
+        plan = Values(values_rows, schema)
+        return Relation(plan, _scope_of(plan, alias.name if alias is not None else None))
+
+    # -- SELECT ----------------------------------------------------------------------------
+    def select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
+        from_ = node.args.get("from_") or node.args.get("from")
+        if from_ is not None:
+            rel = self.from_item(from_.this, ctes)
+            for join in node.args.get("joins") or []:
+                rel = self.join(rel, join, ctes)
+        else:
+            if node.args.get("joins"):
+                raise self.error(BindError, "JOIN without FROM", node)
+            rel = Relation(Values(((),), Schema(())), Scope(()))
+
+        where = node.args.get("where")
+        if where is not None:
+            _no_aggregates(self, where.this, "WHERE")
+            pred = self.exprs.bind(where.this, rel.scope)
+            _require_boolean(self, pred, where.this, "WHERE")
+            rel = Relation(Filter(rel.plan, coerce(pred, T.BOOLEAN)), rel.scope)
+
+        items = self._expand_stars(node.expressions, rel.scope, node)
+        group = node.args.get("group")
+        having = node.args.get("having")
+        order = node.args.get("order")
+        has_aggs = any(_has_aggregate(e) for e, _ in items) or (
+            having is not None and _has_aggregate(having.this))
+        if group is not None or has_aggs:
+            return self._aggregate_select(node, rel, items, group, having, order, ctes)
+        if having is not None:
+            raise self.error(BindError, "HAVING needs GROUP BY or an aggregate", having)
+
+        exprs = [self.exprs.bind(e, rel.scope) for e, _ in items]
+        names = _unique_names([n for _, n in items])
+        return self._finish_select(node, rel, exprs, names, [e for e, _ in items], order)
+
+    def _finish_select(self, node: exp.Select, rel: Relation, exprs: list[Expr],
+                       names: list[str], item_nodes: list[exp.Expression],
+                       order: exp.Order | None) -> Relation:
+        # ORDER BY may name output aliases, output positions, or input expressions; the
+        # latter ride along as hidden columns that a final projection removes.
+        keys: list[SortKey] = []
+        hidden: list[Expr] = []
+        if order is not None:
+            for o in order.expressions:
+                idx = self._order_target(o.this, names, item_nodes)
+                if idx is None:
+                    if node.args.get("distinct"):
+                        raise self.error(BindError, "ORDER BY expressions must appear in the "
+                                         "SELECT DISTINCT list", o)
+                    e = self.exprs.bind(o.this, rel.scope)
+                    idx = len(exprs) + len(hidden)
+                    hidden.append(e)
+                ty = (exprs + hidden)[idx].dtype
+                keys.append(_sort_key(o, ColumnRef(idx, _hidden_name(names, idx), ty)))
+        all_names = [_hidden_name(names, i) for i in range(len(exprs) + len(hidden))]
+        plan: LogicalPlan = Project(rel.plan, tuple(exprs + hidden), tuple(all_names))
+        if node.args.get("distinct"):
+            plan = _distinct(plan)
+        plan = self._apply_sort_limit(node, plan, keys)
+        if hidden:
+            plan = Project(plan, tuple(ColumnRef(i, n, f.type) for i, (n, f) in
+                                       enumerate(zip(names, plan.schema.fields))), tuple(names))
+        return Relation(plan, _scope_of(plan, None, rel.scope, exprs))
+
+    def _order_target(self, node: exp.Expression, names: list[str],
+                      items: list[exp.Expression]) -> int | None:
+        if isinstance(node, exp.Literal) and not node.is_string:
+            pos = int(str(node.this))
+            if not 1 <= pos <= len(names):
+                raise self.error(BindError, f"ORDER BY position {pos} is not in the select "
+                                 "list", node)
+            return pos - 1
+        if isinstance(node, exp.Column) and not node.table:
+            hits = [i for i, n in enumerate(names) if n.lower() == node.name.lower()]
+            if len(hits) == 1:
+                return hits[0]
+        for i, item in enumerate(items):
+            if item == node:
+                return i
+        return None
+
+    def _apply_sort_limit(self, node: exp.Expression, plan: LogicalPlan,
+                          keys: list[SortKey]) -> LogicalPlan:
+        fetch, offset = self._limit_offset(node)
+        if keys:
+            return Sort(plan, tuple(keys), fetch, offset)
+        if fetch is not None or offset:
+            return Limit(plan, fetch, offset)
+        return plan
+
+    def _limit_offset(self, node: exp.Expression) -> tuple[int | None, int]:
+        fetch = offset = None
+        limit = node.args.get("limit")
+        if limit is not None:
+            fetch = self._const_int(limit.expression if limit.expression is not None
+                                    else limit.this, "LIMIT")
+        off = node.args.get("offset")
+        if off is not None:
+            offset = self._const_int(off.expression if off.expression is not None
+                                     else off.this, "OFFSET")
+        return fetch, offset or 0
+
+    def _const_int(self, node: exp.Expression, what: str) -> int:
+        e = self.exprs.bind(node, Scope(()))
+        if not isinstance(e, Literal) or not isinstance(e.value, int) or e.value < 0:
+            raise self.error(BindError, f"{what} must be a non-negative integer constant", node)
+        return e.value
+
+    def _order_limit(self, node: exp.Expression, rel: Relation,
+                     ctes: dict[str, Relation]) -> Relation:
+        order = node.args.get("order")
+        keys = []
+        if order is not None:
+            names = rel.plan.schema.names()
+            for o in order.expressions:
+                idx = self._order_target(o.this, names, [])
+                if idx is None:
+                    e = self.exprs.bind(o.this, rel.scope)
+                    if not isinstance(e, ColumnRef):
+                        raise self.error(NotSupportedError, "ORDER BY of a set operation takes "
+                                         "output columns", o)
+                    idx = e.index
+                f = rel.plan.schema.fields[idx]
+                keys.append(_sort_key(o, ColumnRef(idx, f.name, f.type)))
+        plan = self._apply_sort_limit(node, rel.plan, keys)
+        return Relation(plan, rel.scope) if plan is not rel.plan else rel
+
+    def _expand_stars(self, items: list[exp.Expression], scope: Scope,
+                      node: exp.Expression) -> list[tuple[exp.Expression, str]]:
+        out: list[tuple[exp.Expression, str]] = []
+        for i, item in enumerate(items):
+            star_table = None
+            if isinstance(item, exp.Star):
+                star_table = ""
+            elif isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
+                star_table = item.table
+            if star_table is not None:
+                if star_table and star_table.lower() not in scope.qualifiers():
+                    raise self.error(BindError, f"unknown table or alias {star_table!r}", item)
+                for c in scope.columns:
+                    if c.name.startswith("$"):
+                        continue
+                    if not star_table or (c.qualifier or "").lower() == star_table.lower():
+                        col = exp.Column(this=exp.to_identifier(c.name, quoted=True),
+                                         table=exp.to_identifier(c.qualifier, quoted=True)
+                                         if c.qualifier else None)
+                        out.append((col, c.name))
+                continue
+            name = item.alias_or_name if isinstance(item, exp.Alias | exp.Column) else ""
+            if isinstance(item, exp.Alias):
+                name = item.alias
+            out.append((item.this if isinstance(item, exp.Alias) else item,
+                        name or f"EXPR${i}"))
+        if not out:
+            raise self.error(BindError, "SELECT list is empty", node)
+        return out
+
+    # -- GROUP BY --------------------------------------------------------------------------
+    def _aggregate_select(self, node: exp.Select, rel: Relation,
+                          items: list[tuple[exp.Expression, str]], group: exp.Group | None,
+                          having: exp.Having | None, order: exp.Order | None,
+                          ctes: dict[str, Relation]) -> Relation:
+        group_nodes = list(group.expressions) if group is not None else []
+        for g in group_nodes:
+            _no_aggregates(self, g, "GROUP BY")
+        keys = [self.exprs.bind(g, rel.scope) for g in group_nodes]
+        key_names = []
+        for g, k in zip(group_nodes, keys):
+            key_names.append(k.name if isinstance(k, ColumnRef) else g.sql())
+        key_names = _unique_names(key_names)
+        aggs: list[AggCall] = []
+        agg_nodes: list[exp.Expression] = []
+        n_keys = len(keys)
+
+        def intercept(n: exp.Expression) -> Expr | None:
+            for i, g in enumerate(group_nodes):
+                if n == g:
+                    return ColumnRef(i, key_names[i], keys[i].dtype)
+            if isinstance(n, exp.Column):
+                # A bare column equal to a grouped column (possibly written differently).
+                e = self._bind_plain(n, rel.scope)
+                for i, k in enumerate(keys):
+                    if e == k:
+                        return ColumnRef(i, key_names[i], k.dtype)
+                raise self.error(BindError, f"column {n.sql()!r} must appear in GROUP BY or "
+                                 "be used in an aggregate function", n)
+            base = n.this if isinstance(n, exp.Filter) else n
+            if isinstance(base, exp.AggFunc):
+                for j, an in enumerate(agg_nodes):
+                    if an == n:
+                        return ColumnRef(n_keys + j, f"$agg{j}", aggs[j].type)
+                call = self._agg_call(n, rel.scope)
+                aggs.append(call)
+                agg_nodes.append(n)
+                j = len(aggs) - 1
+                return ColumnRef(n_keys + j, f"$agg{j}", call.type)
+            return None
+
+        self.exprs.intercept = intercept
+        try:
+            exprs = [self.exprs.bind(e, Scope(())) for e, _ in items]
+            having_expr = None
+            if having is not None:
+                having_expr = self.exprs.bind(having.this, Scope(()))
+                _require_boolean(self, having_expr, having.this, "HAVING")
+            order_exprs: list[Expr | None] = []
+            names = _unique_names([n for _, n in items])
+            if order is not None:
+                for o in order.expressions:
+                    if self._order_target(o.this, names, [e for e, _ in items]) is None:
+                        order_exprs.append(self.exprs.bind(o.this, Scope(())))
+                    else:
+                        order_exprs.append(None)
+        finally:
+            self.exprs.intercept = None
+
+        agg_names = [f"$agg{j}" for j in range(len(aggs))]
+        plan: LogicalPlan = Aggregate(rel.plan, tuple(keys), tuple(key_names), tuple(aggs),
+                                      tuple(agg_names))
+        if having_expr is not None:
+            plan = Filter(plan, coerce(having_expr, T.BOOLEAN))
+        agg_scope = _scope_of(plan, None)
+        # Columns of the aggregate output stay visible to ORDER BY by their key names.
+        keys_rel = Relation(plan, agg_scope)
+        extra = [e for e in order_exprs if e is not None]
+        if extra:
+            # Hidden ORDER BY expressions over the aggregate output.
+            all_exprs = exprs + extra
+            hidden_names = names + [f"$h{i}" for i in range(len(extra))]
+            proj = Project(plan, tuple(all_exprs), tuple(hidden_names))
+            sort_keys = []
+            it = iter(range(len(exprs), len(all_exprs)))
+            for o, oe in zip(order.expressions, order_exprs):  # type: ignore[union-attr]
+                if oe is None:
+                    idx = self._order_target(o.this, names, [e for e, _ in items])
+                else:
+                    idx = next(it)
+                f = proj.schema.fields[idx]  # type: ignore[index]
+                sort_keys.append(_sort_key(o, ColumnRef(idx, f.name, f.type)))  # type: ignore[arg-type]
+            out: LogicalPlan = proj
+            if node.args.get("distinct"):
+                raise self.error(BindError, "ORDER BY expressions must appear in the SELECT "
+                                 "DISTINCT list", order)  # type: ignore[arg-type]
+            out = self._apply_sort_limit(node, out, sort_keys)
+            out = Project(out, tuple(ColumnRef(i, n, e.dtype) for i, (n, e) in
+                                     enumerate(zip(names, exprs))), tuple(names))
+            return Relation(out, _scope_of(out, None))
+        return self._finish_select(node, keys_rel, exprs, names, [e for e, _ in items], order)
+
+    def _bind_plain(self, n: exp.Expression, scope: Scope) -> Expr:
+        saved, self.exprs.intercept = self.exprs.intercept, None
+        try:
+            return self.exprs.bind(n, scope)
+        finally:
+            self.exprs.intercept = saved
+
+    def _agg_call(self, node: exp.Expression, scope: Scope) -> AggCall:
+        filt = None
+        if isinstance(node, exp.Filter):
+            cond = node.expression.this if isinstance(node.expression, exp.Where) \
+                else node.expression
+            filt = coerce(self._bind_plain(cond, scope), T.BOOLEAN)
+            node = node.this
+        func = node.key.lower()
+        if func not in ("count", "sum", "min", "max", "avg"):
+            raise self.error(NotSupportedError, f"aggregate function {func.upper()} is not "
+                             "supported yet", node)
+        arg = node.this
+        distinct = False
+        if isinstance(arg, exp.Distinct):
+            distinct = True
+            if len(arg.expressions) != 1:
+                raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) takes one "
+                                 "argument", node)
+            arg = arg.expressions[0]
+        if func == "count" and (arg is None or isinstance(arg, exp.Star)):
+            return AggCall("count_star", (), T.BIGINT, False, filt)
+        _no_aggregates(self, arg, "an aggregate argument")
+        bound = self._bind_plain(arg, scope)
+        t = bound.dtype
+        if func == "count":
+            return AggCall("count", (bound,), T.BIGINT, distinct, filt)
+        if func in ("sum", "avg"):
+            if t == T.NULL:
+                bound, t = coerce(bound, T.INT), T.INT
+            if not T.is_numeric(t):
+                raise self.error(BindError, f"{func.upper()} needs a numeric argument, got "
+                                 f"{T.type_name(t)}", node)
+            out = T.sum_type(t) if func == "sum" else T.avg_type(t)
+            return AggCall(func, (bound,), out, distinct, filt)
+        return AggCall(func, (bound,), t, distinct, filt)
+
+    # -- FROM ------------------------------------------------------------------------------
+    def from_item(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
+        if isinstance(node, exp.Table):
+            if isinstance(node.this, exp.Anonymous | exp.Func):
+                raise self.error(NotSupportedError, "window table functions (TUMBLE, HOP, "
+                                 "CUMULATE, SESSION) are not supported yet", node)
+            name = ".".join(p.name for p in node.parts)
+            alias = node.alias or node.name
+            key = node.name.lower()
+            if not node.args.get("db") and key in ctes:
+                rel = ctes[key]
+                return Relation(rel.plan, _requalify(rel.scope, alias))
+            return self.table(name, alias, node)
+        if isinstance(node, exp.Subquery):
+            rel = self.query(node.this, ctes)
+            rel = self._order_limit(node, rel, ctes)
+            alias = node.alias or None
+            cols = [c.name for c in node.args["alias"].columns] \
+                if node.args.get("alias") is not None and node.args["alias"].columns else []
+            return self._rename(rel, alias, cols, node)
+        if isinstance(node, exp.Values):
+            return self.values(node)
+        raise self.error(NotSupportedError, f"unsupported FROM item {node.sql()!r}", node)
+
+    def table(self, name: str, alias: str, node: exp.Expression) -> Relation:
+        view = self.catalog.view(name)
+        if view is not None:
+            if self.depth >= _MAX_VIEW_DEPTH:
+                raise self.error(PlanError, f"view {name!r} refers to itself", node)
+            sub = Binder(self.catalog, view.query, view.script, None, None, self.depth + 1)
+            tree = parse_query(view.query, view.script)
+            rel = sub.query(tree, {})
+            return self._rename(rel, alias, list(view.columns), node)
+        table = self.catalog.table(name)
+        if table is None:
+            near = [n for n in self.catalog.names() if n.lower().startswith(name.lower()[:3])]
+            hint = f"; known tables: {', '.join(near[:5])}" if near else ""
+            raise self.error(BindError, f"unknown table {name!r}{hint}", node)
+        from sqlengine.connectors import is_bounded
+
+        spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table))
+        plan: LogicalPlan = Scan(spec, table.schema)
+        if table.computed:
+            plan = _computed_columns(self, table, plan)
+        return Relation(plan, _scope_of(plan, alias))
+
+    def _rename(self, rel: Relation, alias: str | None, cols: list[str],
+                node: exp.Expression) -> Relation:
+        plan = rel.plan
+        if cols:
+            if len(cols) != len(plan.schema):
+                raise self.error(BindError, f"{len(cols)} column names given for "
+                                 f"{len(plan.schema)} columns", node)
+            plan = Project(plan, tuple(ColumnRef(i, f.name, f.type) for i, f in
+                                       enumerate(plan.schema.fields)), tuple(cols))
+        return Relation(plan, _scope_of(plan, alias))
+
+    def join(self, left: Relation, join: exp.Join, ctes: dict[str, Relation]) -> Relation:
+        right = self.from_item(join.this, ctes)
+        side = (join.args.get("side") or "").upper()
+        kind = (join.args.get("kind") or "").upper()
+        if kind == "CROSS" or (join.args.get("on") is None and not join.args.get("using")):
+            raise self.error(NotSupportedError, "joins need an ON condition with an equality "
+                             "(cross joins are not supported yet)", join)
+        if side == "FULL":
+            raise self.error(NotSupportedError, "FULL OUTER JOIN is not supported yet", join)
+        if kind in ("SEMI", "ANTI"):
+            raise self.error(NotSupportedError, f"{kind} JOIN is not supported yet", join)
+        swapped = side == "RIGHT"
+        if swapped:
+            left, right = right, left
+        scope = Scope(left.scope.columns + right.scope.columns)
+        n_left = len(left.scope.columns)
+        if join.args.get("using"):
+            parts = []
+            for ident in join.args["using"]:
+                name = ident.name
+                li, ri = left.scope.resolve(name, None), right.scope.resolve(name, None)
+                if li is None or ri is None:
+                    raise self.error(BindError, f"USING column {name!r} is not on both sides",
+                                     ident)
+                lc, rc = left.scope.columns[li], right.scope.columns[ri]
+                parts.append((ColumnRef(li, lc.name, lc.type),
+                               ColumnRef(n_left + ri, rc.name, rc.type)))
+            cond_parts = [_eq(a, b) for a, b in parts]
+        else:
+            on = self.exprs.bind(join.args["on"], scope)
+            _require_boolean(self, on, join.args["on"], "ON")
+            cond_parts = conjuncts(on)
+        lkeys: list[Expr] = []
+        rkeys: list[Expr] = []
+        residual: list[Expr] = []
+        for c in cond_parts:
+            pair = _equi_pair(c, n_left)
+            if pair is None:
+                residual.append(c)
+                continue
+            a, b = pair
+            common = T.common_type([a.dtype, b.dtype], "join keys")
+            lkeys.append(coerce(a, common))
+            rkeys.append(coerce(_shift(b, -n_left), common))
+        if not lkeys:
+            raise self.error(NotSupportedError, "joins need at least one equality between the "
+                             "two sides in ON", join)
+        cond = conjunction(residual)
+        plan: LogicalPlan = Join(left.plan, right.plan, "left" if side in ("LEFT", "RIGHT")
+                                 else "inner", tuple(lkeys), tuple(rkeys), cond)
+        out_scope = scope
+        if swapped:
+            # Restore the written column order: the (original) left side first.
+            n_right = len(right.scope.columns)
+            order = list(range(n_left, n_left + n_right)) + list(range(n_left))
+            fields = plan.schema.fields
+            plan = Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type)
+                                       for i in order), tuple(fields[i].name for i in order))
+            out_scope = Scope(tuple(scope.columns[i] for i in order))
+        return Relation(plan, out_scope)
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _hidden_name(names: list[str], idx: int) -> str:
+    return names[idx] if idx < len(names) else f"$h{idx}"
+
+
+def _eq(a: Expr, b: Expr) -> Expr:
+    from sqlengine.plan.expressions import Call
+
+    return Call("eq", (a, b), T.BOOLEAN)
+
+
+def _equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
+    from sqlengine.plan.expressions import Call
+
+    if not (isinstance(c, Call) and c.name == "eq"):
+        return None
+    a, b = c.args
+    ca, cb = a.columns(), b.columns()
+    if not ca or not cb:
+        return None
+    if max(ca) < n_left <= min(cb):
+        return a, b
+    if max(cb) < n_left <= min(ca):
+        return b, a
+    return None
+
+
+def _shift(e: Expr, by: int) -> Expr:
+    from sqlengine.plan.expressions import remap_columns
+
+    return remap_columns(e, {i: i + by for i in e.columns()})
+
+
+def _sort_key(o: exp.Ordered, ref: ColumnRef) -> SortKey:
+    desc = bool(o.args.get("desc"))
+    nulls_first = o.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = not desc  # Flink: NULLs are smallest (first ascending, last descending)
+    return SortKey(ref, not desc, bool(nulls_first))
+
+
+def _distinct(plan: LogicalPlan) -> LogicalPlan:
+    fields = plan.schema.fields
+    keys = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields))
+    return Aggregate(plan, keys, tuple(f.name for f in fields), (), ())
+
+
+def _scope_of(plan: LogicalPlan, alias: str | None, source: Scope | None = None,
+              exprs: list[Expr] | None = None) -> Scope:
+    cols = []
+    for i, f in enumerate(plan.schema.fields):
+        rowtime = f.rowtime
+        if source is not None and exprs is not None and i < len(exprs):
+            e = exprs[i]
+            rowtime = isinstance(e, ColumnRef) and source.columns[e.index].rowtime
+        cols.append(ScopeColumn(alias, f.name, f.type, rowtime))
+    return Scope(tuple(cols))
+
+
+def _requalify(scope: Scope, alias: str) -> Scope:
+    return Scope(tuple(replace(c, qualifier=alias) for c in scope.columns))
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        key = n.lower()
+        if key in seen:
+            seen[key] += 1
+            out.append(f"{n}{seen[key] - 1}")
+        else:
+            seen[key] = 1
+            out.append(n)
+    return out
+
+
+def _has_aggregate(node: exp.Expression) -> bool:
+    return any(isinstance(n, exp.AggFunc) for n in node.walk()
+               if not isinstance(n, exp.Subquery))
+
+
+def _no_aggregates(binder: Binder, node: exp.Expression, where: str) -> None:
+    for n in node.walk():
+        if isinstance(n, exp.AggFunc):
+            raise binder.error(BindError, f"aggregate functions are not allowed in {where}", n)
+
+
+def _require_boolean(binder: Binder, e: Expr, node: exp.Expression, where: str) -> None:
+    if e.dtype not in (T.BOOLEAN, T.NULL):
+        raise binder.error(BindError, f"{where} condition must be BOOLEAN, got "
+                           f"{T.type_name(e.dtype)}", node)
+
+
+def _cast_value(e: Expr, t: pa.DataType) -> object:
+    assert isinstance(e, Literal)
+    if e.value is None or e.dtype == t:
+        return e.value
+    return pa.array([e.value], e.dtype).cast(t)[0].as_py()
+
+
+def _computed_columns(binder: Binder, table: object, plan: LogicalPlan) -> LogicalPlan:
+    from sqlengine.bind_expr import ExprBinder
+
+    scope = _scope_of(plan, None)
+    fields = plan.schema.fields
+    exprs: list[Expr] = [ColumnRef(i, f.name, f.type) for i, f in enumerate(fields)]
+    names = [f.name for f in fields]
+    for name, node in table.computed:  # type: ignore[attr-defined]
+        eb = ExprBinder(binder.query_text, binder.script, None, None)
+        exprs.append(eb.bind(node, scope))
+        names.append(name)
+    return Project(plan, tuple(exprs), tuple(names))
+
+
+__all__ = ["Binder", "Relation", "bind_query", "literal"]

@@ -1,0 +1,187 @@
+"""Catalog statements: CREATE TABLE / VIEW, DROP, DESCRIBE, and binding INSERT INTO."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from sqlengine import connectors
+from sqlengine import statements as S
+from sqlengine import types as T
+from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
+from sqlengine.catalog import Catalog, TableDef, ViewDef
+from sqlengine.errors import BindError, PlanError, Span
+from sqlengine.parser import parse_expression, parse_query
+from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
+
+
+def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
+    """Validate and register a table; returns the client message."""
+    if catalog.exists(stmt.name):
+        if stmt.if_not_exists:
+            return f"[INFO] Table {stmt.name} already exists, skipped"
+        raise BindError(f"table or view {stmt.name!r} already exists")
+    fields: list[Field] = []
+    seen: set[str] = set()
+    for col in stmt.columns:
+        if col.name.lower() in seen:
+            raise BindError(f"duplicate column {col.name!r}",
+                            span=Span.from_offset(script, col.offset), sql=script)
+        seen.add(col.name.lower())
+        if col.type_text is None:
+            continue
+        try:
+            t = T.parse_type(col.type_text)
+        except BindError as e:
+            raise BindError(f"column {col.name!r}: {e.message}",
+                            span=Span.from_offset(script, col.offset,
+                                                  col.offset + len(col.name)), sql=script) \
+                from None
+        fields.append(Field(col.name, t, col.nullable))
+    scope = Scope(tuple(ScopeColumn(None, f.name, f.type) for f in fields))
+    computed = []
+    for col in stmt.columns:
+        if col.expr is not None:
+            node = parse_expression(col.expr, script)
+            ExprBinder(col.expr, script, None, None).bind(node, scope)  # validate now
+            computed.append((col.name, node))
+    watermark = None
+    if stmt.watermark is not None:
+        wm = stmt.watermark
+        idx = scope.resolve(wm.column, None)
+        if idx is None:
+            raise BindError(f"WATERMARK FOR names unknown column {wm.column!r}",
+                            span=Span.from_offset(script, wm.offset), sql=script)
+        if not pa.types.is_timestamp(fields[idx].type):
+            raise BindError(f"WATERMARK FOR column {wm.column!r} must be TIMESTAMP(3), got "
+                            f"{T.type_name(fields[idx].type)}",
+                            span=Span.from_offset(script, wm.offset), sql=script)
+        node = parse_expression(wm.expr, script)
+        bound = ExprBinder(wm.expr, script, None, None).bind(node, scope)
+        if not pa.types.is_timestamp(bound.dtype):
+            raise BindError(f"the watermark expression must be a TIMESTAMP, got "
+                            f"{T.type_name(bound.dtype)}",
+                            span=Span.from_offset(script, wm.expr.offset), sql=script)
+        fields[idx] = Field(fields[idx].name, fields[idx].type, fields[idx].nullable, True)
+        watermark = (wm.column, node)
+    schema = Schema(tuple(fields))
+    options = dict(stmt.options)
+    offsets = dict(zip((k for k, _ in stmt.options), stmt.option_offsets))
+    connectors.validate(stmt.name, options, schema, offsets, script)
+    for key in stmt.primary_key:
+        if scope.resolve(key, None) is None:
+            raise BindError(f"PRIMARY KEY names unknown column {key!r}")
+    catalog.add_table(TableDef(stmt.name, schema, stmt.options, tuple(computed), watermark,
+                               stmt.primary_key))
+    return "[INFO] Execute statement succeeded."
+
+
+def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
+    from sqlengine.binder import bind_query
+
+    if catalog.exists(stmt.name):
+        if stmt.if_not_exists:
+            return f"[INFO] View {stmt.name} already exists, skipped"
+        raise BindError(f"table or view {stmt.name!r} already exists")
+    plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+    if stmt.columns and len(stmt.columns) != len(plan.schema):
+        raise BindError(f"view {stmt.name!r} names {len(stmt.columns)} columns but its query "
+                        f"returns {len(plan.schema)}")
+    catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns))
+    return "[INFO] Execute statement succeeded."
+
+
+def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
+    if stmt.kind == "VIEW" and catalog.table(stmt.name) is not None:
+        raise BindError(f"{stmt.name!r} is a table; use DROP TABLE")
+    if stmt.kind == "TABLE" and catalog.view(stmt.name) is not None:
+        raise BindError(f"{stmt.name!r} is a view; use DROP VIEW")
+    catalog.drop(stmt.kind, stmt.name, if_exists=stmt.if_exists)
+    return "[INFO] Execute statement succeeded."
+
+
+def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
+    span = Span.from_offset(script, stmt.offset, stmt.offset + len(stmt.name))
+    table = catalog.table(stmt.name)
+    if table is not None:
+        names = [f.name for f in table.schema.fields]
+        types = [T.type_name(f.type) for f in table.schema.fields]
+        nulls = [f.nullable for f in table.schema.fields]
+        extras = [""] * len(names)
+        for name, node in table.computed:
+            names.append(name)
+            types.append("(computed)")
+            nulls.append(True)
+            extras.append(f"AS {node.sql()}")
+        wm = ["" for _ in names]
+        if table.watermark is not None:
+            wm[names.index(table.watermark[0])] = f"`{table.watermark[0]}` AS " \
+                f"{table.watermark[1].sql()}"
+        keys = ["PRI" if n in table.primary_key else "" for n in names]
+        return pa.table({"name": names, "type": types, "null": nulls, "key": keys,
+                         "extras": extras, "watermark": wm})
+    view = catalog.view(stmt.name)
+    if view is not None:
+        from sqlengine.binder import bind_query
+
+        plan = bind_query(parse_query(view.query, view.script), catalog, view.query,
+                          view.script)
+        names = list(view.columns) or plan.schema.names()
+        fields = plan.schema.fields
+        return pa.table({"name": names, "type": [T.type_name(f.type) for f in fields],
+                         "null": [True] * len(fields), "key": [""] * len(fields),
+                         "extras": [""] * len(fields), "watermark": [""] * len(fields)})
+    raise BindError(f"unknown table or view {stmt.name!r}", span=span, sql=script)
+
+
+def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
+    """``INSERT INTO t [(cols)] query`` as a Sink over the query, cast to the table's types."""
+    from sqlengine.binder import bind_query
+
+    span = Span.from_offset(script, stmt.table_offset, stmt.table_offset + len(stmt.table))
+    table = catalog.table(stmt.table)
+    if table is None:
+        what = "a view" if catalog.view(stmt.table) is not None else "unknown"
+        raise BindError(f"cannot INSERT INTO {stmt.table!r}: {what} table", span=span,
+                        sql=script)
+    if not connectors.is_sink_connector(table.connector):
+        raise PlanError(f"cannot INSERT INTO {stmt.table!r}: connector "
+                        f"{table.connector!r} is not a sink", span=span, sql=script)
+    if table.computed:
+        raise PlanError(f"cannot INSERT INTO {stmt.table!r}: it has computed columns",
+                        span=span, sql=script)
+    if stmt.overwrite and table.connector != "filesystem":
+        raise PlanError("INSERT OVERWRITE needs a filesystem table", span=span, sql=script)
+    plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+    target = table.schema.fields
+    columns = list(stmt.columns) or [f.name for f in target]
+    if len(columns) != len(plan.schema):
+        raise BindError(f"INSERT INTO {stmt.table!r} lists {len(columns)} columns but the query "
+                        f"returns {len(plan.schema)}", span=span, sql=script)
+    by_name = {f.name.lower(): i for i, f in enumerate(target)}
+    source_of: dict[int, int] = {}
+    for pos, name in enumerate(columns):
+        if name.lower() not in by_name:
+            raise BindError(f"table {stmt.table!r} has no column {name!r}", span=span,
+                            sql=script)
+        source_of[by_name[name.lower()]] = pos
+    exprs = []
+    for i, f in enumerate(target):
+        if i not in source_of:
+            from sqlengine.plan.expressions import Literal
+
+            exprs.append(Literal(None, f.type))
+            continue
+        src = plan.schema.fields[source_of[i]]
+        if not T.can_implicitly_cast(src.type, f.type):
+            raise BindError(f"column {f.name!r} of {stmt.table!r} is {T.type_name(f.type)}, but "
+                            f"the query gives {T.type_name(src.type)} (use CAST)", span=span,
+                            sql=script)
+        exprs.append(coerce(ColumnRef(source_of[i], src.name, src.type), f.type))
+    projected = Project(plan, tuple(exprs), tuple(f.name for f in target))
+    options = table.options + ((("$overwrite", "true"),) if stmt.overwrite else ())
+    if table.connector == "filesystem":
+        from runtime.connectors.filesystem import sink_path_ok
+
+        sink_path_ok(dict(table.options))
+    return Sink(projected, SinkSpec(table.name, table.connector, options, Schema(target)))

@@ -1,0 +1,43 @@
+"""A sqlglot dialect for Flink SQL query bodies (backtick identifiers, window TVF arguments)."""
+
+from __future__ import annotations
+
+from sqlglot import exp, parser, tokens
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import TokenType
+
+
+class TableArg(exp.Expression):
+    """``TABLE t [PARTITION BY c, ...]`` as the first argument of a window table function."""
+
+    arg_types = {"this": True, "partition_by": False}
+
+
+class Flink(Dialect):
+    """Flink SQL as sqlglot should read it."""
+
+    NORMALIZE_FUNCTIONS = "upper"
+
+    class Tokenizer(tokens.Tokenizer):
+        IDENTIFIERS = ["`"]
+        QUOTES = ["'"]
+        STRING_ESCAPES = ["'"]
+        # SESSION is a window table function in Flink, not a keyword.
+        KEYWORDS = {k: v for k, v in tokens.Tokenizer.KEYWORDS.items() if k != "SESSION"}
+
+    class Parser(parser.Parser):
+        def _parse_unary(self):  # type: ignore[no-untyped-def]
+            curr, nxt = self._curr, self._next
+            if (
+                curr is not None
+                and curr.token_type == TokenType.TABLE
+                and nxt is not None
+                and nxt.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+            ):
+                self._advance()
+                table = self._parse_table_parts()
+                partition = None
+                if self._match_text_seq("PARTITION", "BY"):
+                    partition = self._parse_csv(self._parse_column)
+                return self.expression(TableArg(this=table, partition_by=partition))
+            return super()._parse_unary()

@@ -1,0 +1,114 @@
+"""The sqlengine error hierarchy, by audience, with source spans and caret highlights."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A place in SQL text: 1-based line and column, plus the 0-based offsets it covers."""
+
+    line: int
+    column: int
+    start: int = 0
+    end: int = 0
+
+    @staticmethod
+    def from_offset(text: str, start: int, end: int | None = None) -> Span:
+        """Build a span from 0-based character offsets into ``text``."""
+        start = max(0, min(start, len(text)))
+        line = text.count("\n", 0, start) + 1
+        column = start - (text.rfind("\n", 0, start) + 1) + 1
+        return Span(line, column, start, max(start + 1, end if end is not None else start + 1))
+
+
+def highlight(text: str, span: Span) -> str:
+    """Return the line of ``text`` holding ``span`` with a caret line under it."""
+    lines = text.splitlines() or [""]
+    idx = min(max(span.line - 1, 0), len(lines) - 1)
+    line = lines[idx]
+    width = max(1, min(span.end - span.start, len(line) - span.column + 1))
+    return f"  {line}\n  {' ' * (span.column - 1)}{'^' * width}"
+
+
+class SqlEngineError(Exception):
+    """Base class of every error sqlengine raises to its users."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        span: Span | None = None,
+        sql: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.sql = sql
+        self.source = source  # a file name the SQL came from, for file:line:col
+
+    def located(self, sql: str, source: str | None = None, offset: int = 0) -> SqlEngineError:
+        """Attach the SQL text (and file) the span refers to, shifting it by ``offset`` chars."""
+        if self.span is not None and offset:
+            self.span = Span.from_offset(
+                sql, self.span.start + offset, self.span.end + offset
+            )
+        if self.sql is None or offset:
+            self.sql = sql
+        if source is not None:
+            self.source = source
+        return self
+
+    def __str__(self) -> str:
+        where = ""
+        if self.span is not None:
+            prefix = f"{self.source}:" if self.source else ""
+            where = f"{prefix}{self.span.line}:{self.span.column}: "
+        elif self.source:
+            where = f"{self.source}: "
+        text = f"{where}{self.message}"
+        if self.span is not None and self.sql:
+            text += "\n" + highlight(self.sql, self.span)
+        return text
+
+
+class ParseError(SqlEngineError):
+    """The SQL text does not parse."""
+
+
+class BindError(SqlEngineError):
+    """A name or type in the SQL does not resolve (unknown table, column, function, ...)."""
+
+
+class PlanError(SqlEngineError):
+    """The query is well formed but cannot be planned as asked."""
+
+
+class NotSupportedError(SqlEngineError):
+    """A known gap: valid Flink SQL that sqlengine does not run yet."""
+
+
+class ConnectorError(SqlEngineError):
+    """A connector option, path or data row is wrong; the message names the key or file:line."""
+
+
+class ExecutionError(SqlEngineError):
+    """A failure while a query runs."""
+
+
+class OperatorError(ExecutionError):
+    """A failure inside one operator of a chain, naming the vertex and the step."""
+
+    def __init__(self, vertex_id: str, step_id: str, message: str) -> None:
+        super().__init__(f"{message} (in operator {step_id} of vertex {vertex_id})")
+        self.vertex_id = vertex_id
+        self.step_id = step_id
+
+
+class InternalError(SqlEngineError):
+    """A broken invariant: this is a bug in sqlengine."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{message} (this is a bug in sqlengine)")

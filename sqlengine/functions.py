@@ -1,0 +1,244 @@
+"""Scalar function signatures: arity and Flink's result-type rules (kernels live in runtime)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from sqlengine import types as T
+from sqlengine.errors import BindError
+
+# An inference returns (result type, the type each argument is cast to).
+Inference = Callable[[list[pa.DataType]], tuple[pa.DataType, list[pa.DataType]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    name: str
+    min_args: int
+    max_args: int | None
+    infer: Inference
+    literal_args: tuple[int, ...] = ()  # argument positions that must be literals
+
+
+def _err(name: str, types: list[pa.DataType], wanted: str) -> BindError:
+    got = ", ".join(T.type_name(t) for t in types)
+    return BindError(f"{name.upper()} expects {wanted}, got ({got})")
+
+
+def _arith(name: str) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        a, b = types
+        if a == T.NULL and b == T.NULL:
+            return T.INT, [T.INT, T.INT]
+        a = b if a == T.NULL else a
+        b = a if b == T.NULL else b
+        if name in ("add", "subtract") and T.is_temporal(a) and pa.types.is_duration(b):
+            return (a if pa.types.is_timestamp(a) else T.TIMESTAMP), [
+                a if pa.types.is_timestamp(a) else T.TIMESTAMP, b]
+        if name == "add" and pa.types.is_duration(a) and T.is_temporal(b):
+            return (b if pa.types.is_timestamp(b) else T.TIMESTAMP), [
+                a, b if pa.types.is_timestamp(b) else T.TIMESTAMP]
+        if not (T.is_numeric(a) and T.is_numeric(b)):
+            raise _err(name, types, "numeric arguments")
+        if pa.types.is_floating(a) or pa.types.is_floating(b):
+            out = T.common_type([a, b])
+            return out, [out, out]
+        if pa.types.is_decimal(a) or pa.types.is_decimal(b):
+            da, db = T.as_decimal(a), T.as_decimal(b)
+            rule = {
+                "add": T.decimal_add_type, "subtract": T.decimal_add_type,
+                "multiply": T.decimal_multiply_type, "divide": T.decimal_divide_type,
+                "mod": T.decimal_mod_type,
+            }[name]
+            return rule(da, db), [da, db]
+        out = T.common_type([a, b])
+        return out, [out, out]
+
+    return infer
+
+
+def _compare(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    try:
+        common = T.common_type(types, "compared values")
+    except BindError:
+        raise _err("comparison", types, "comparable arguments") from None
+    return T.BOOLEAN, [common, common]
+
+
+def _boolean(n: int) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        for t in types:
+            if t not in (T.BOOLEAN, T.NULL):
+                raise _err("boolean operator", types, "BOOLEAN arguments")
+        return T.BOOLEAN, [T.BOOLEAN] * n
+
+    return infer
+
+
+def _any_to_bool(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    return T.BOOLEAN, list(types)
+
+
+def _strings(name: str, result: pa.DataType, extra: tuple[pa.DataType, ...] = ()) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        n_str = len(types) - len(extra)
+        for t in types[:n_str]:
+            if not (T.is_string(t) or t == T.NULL):
+                raise _err(name, types, "STRING arguments")
+        for t, want in zip(types[n_str:], extra):
+            if not (T.is_numeric(t) or t == T.NULL) and T.is_numeric(want):
+                raise _err(name, types, "numeric position arguments")
+        return result, [T.STRING] * n_str + list(extra[: len(types) - n_str])
+
+    return infer
+
+
+def _concat(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    # Flink's || and CONCAT take strings; other types must be CAST first.
+    for t in types:
+        if not (T.is_string(t) or t == T.NULL):
+            raise _err("concat", types, "STRING arguments")
+    return T.STRING, [T.STRING] * len(types)
+
+
+def _same_numeric(name: str) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        t = types[0]
+        if not (T.is_numeric(t) or t == T.NULL):
+            raise _err(name, types, "a numeric argument")
+        t = T.INT if t == T.NULL else t
+        return t, [t]
+
+    return infer
+
+
+def _floor_ceil(name: str) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        t = types[0]
+        if not (T.is_numeric(t) or t == T.NULL):
+            raise _err(name, types, "a numeric argument")
+        if pa.types.is_decimal(t):
+            return pa.decimal128(max(1, t.precision - t.scale + (1 if t.scale else 0)), 0), [t]
+        t = T.DOUBLE if t == T.NULL else t
+        return t, [t]
+
+    return infer
+
+
+def _round(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    t = types[0]
+    if not (T.is_numeric(t) or t == T.NULL):
+        raise _err("round", types, "a numeric argument")
+    t = T.DOUBLE if t == T.NULL else t
+    return t, [t, *([T.INT] if len(types) > 1 else [])]
+
+
+def _double(name: str, n: int = 1) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        for t in types:
+            if not (T.is_numeric(t) or t == T.NULL):
+                raise _err(name, types, "numeric arguments")
+        return T.DOUBLE, [T.DOUBLE] * len(types)
+
+    return infer
+
+
+def _common(name: str) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        out = T.common_type(types, f"{name.upper()} arguments")
+        out = T.STRING if out == T.NULL else out
+        return out, [out] * len(types)
+
+    return infer
+
+
+def _if(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    if types[0] not in (T.BOOLEAN, T.NULL):
+        raise _err("if", types, "a BOOLEAN condition")
+    out = T.common_type(types[1:], "IF branches")
+    return out, [T.BOOLEAN, out, out]
+
+
+def _nullif(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    common = T.common_type(types, "NULLIF arguments")
+    return types[0] if types[0] != T.NULL else common, [common, common]
+
+
+def _negate(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    t = types[0]
+    if not (T.is_numeric(t) or t == T.NULL):
+        raise _err("negation", types, "a numeric argument")
+    t = T.INT if t == T.NULL else t
+    return t, [t]
+
+
+SIGNATURES: dict[str, Signature] = {}
+
+
+def _register(sig: Signature) -> None:
+    SIGNATURES[sig.name] = sig
+
+
+for _op in ("add", "subtract", "multiply", "divide", "mod"):
+    _register(Signature(_op, 2, 2, _arith(_op)))
+for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
+    _register(Signature(_op, 2, 2, _compare))
+_register(Signature("and", 2, 2, _boolean(2)))
+_register(Signature("or", 2, 2, _boolean(2)))
+_register(Signature("not", 1, 1, _boolean(1)))
+for _op in ("is_true", "is_false", "is_not_true", "is_not_false"):
+    _register(Signature(_op, 1, 1, _boolean(1)))
+_register(Signature("is_null", 1, 1, _any_to_bool))
+_register(Signature("is_not_null", 1, 1, _any_to_bool))
+_register(Signature("negate", 1, 1, _negate))
+_register(Signature("like", 2, 2, _strings("like", T.BOOLEAN), literal_args=(1,)))
+_register(Signature("not_like", 2, 2, _strings("like", T.BOOLEAN), literal_args=(1,)))
+_register(Signature("concat_op", 2, 2, _concat))
+_register(Signature("concat", 1, None, _concat))
+_register(Signature("upper", 1, 1, _strings("upper", T.STRING)))
+_register(Signature("lower", 1, 1, _strings("lower", T.STRING)))
+_register(Signature("initcap", 1, 1, _strings("initcap", T.STRING)))
+_register(Signature("reverse", 1, 1, _strings("reverse", T.STRING)))
+_register(Signature("char_length", 1, 1, _strings("char_length", T.INT)))
+_register(Signature("trim", 1, 2, _strings("trim", T.STRING), literal_args=(1,)))
+_register(Signature("ltrim", 1, 2, _strings("ltrim", T.STRING), literal_args=(1,)))
+_register(Signature("rtrim", 1, 2, _strings("rtrim", T.STRING), literal_args=(1,)))
+_register(Signature("substring", 2, 3, _strings("substring", T.STRING, (T.INT, T.INT)),
+                    literal_args=(1, 2)))
+_register(Signature("replace", 3, 3, _strings("replace", T.STRING), literal_args=(1, 2)))
+_register(Signature("position", 2, 2, _strings("position", T.INT), literal_args=(0,)))
+_register(Signature("lpad", 3, 3, _strings("lpad", T.STRING, (T.INT, T.STRING)),
+                    literal_args=(1, 2)))
+_register(Signature("rpad", 3, 3, _strings("rpad", T.STRING, (T.INT, T.STRING)),
+                    literal_args=(1, 2)))
+_register(Signature("repeat", 2, 2, _strings("repeat", T.STRING, (T.INT,))))
+_register(Signature("abs", 1, 1, _same_numeric("abs")))
+_register(Signature("sign", 1, 1, _same_numeric("sign")))
+_register(Signature("floor", 1, 1, _floor_ceil("floor")))
+_register(Signature("ceil", 1, 1, _floor_ceil("ceil")))
+_register(Signature("round", 1, 2, _round, literal_args=(1,)))
+_register(Signature("power", 2, 2, _double("power", 2)))
+for _fn in ("sqrt", "ln", "log10", "exp"):
+    _register(Signature(_fn, 1, 1, _double(_fn)))
+_register(Signature("coalesce", 1, None, _common("coalesce")))
+_register(Signature("greatest", 1, None, _common("greatest")))
+_register(Signature("least", 1, None, _common("least")))
+_register(Signature("if", 3, 3, _if))
+_register(Signature("nullif", 2, 2, _nullif))
+
+ALIASES = {
+    "character_length": "char_length", "length": "char_length", "len": "char_length",
+    "substr": "substring", "ceiling": "ceil", "pow": "power", "ucase": "upper",
+    "lcase": "lower", "mod": "mod", "strposition": "position", "locate": "position",
+}
+
+AGGREGATES = {"count", "sum", "min", "max", "avg"}
+
+
+def lookup(name: str) -> Signature | None:
+    """The signature of a scalar function by (case-insensitive) name or alias."""
+    key = name.lower()
+    return SIGNATURES.get(ALIASES.get(key, key))

@@ -1,0 +1,175 @@
+"""Parse SQL scripts: split into statements, lark for statement structure, sqlglot for queries."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+import sqlglot
+from lark import Lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from sqlglot import exp
+
+from sqlengine.dialect import Flink
+from sqlengine.errors import ParseError, Span
+from sqlengine.statements import QueryText, Statement, StatementBuilder
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> Lark:
+    text = resources.files("sqlengine").joinpath("grammar/statements.lark").read_text()
+    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def split_script(script: str) -> list[tuple[int, str]]:
+    """Split a script at top-level ``;`` into (offset, statement text) pairs.
+
+    Quotes, backtick identifiers and comments are respected; statements that hold only
+    white space and comments are dropped.
+    """
+    out: list[tuple[int, str]] = []
+    start = i = 0
+    n = len(script)
+    has_code = False
+    first_code = 0
+    while i < n:
+        c = script[i]
+        if c in "'`\"":
+            end = i + 1
+            while end < n:
+                if script[end] == c:
+                    if end + 1 < n and script[end + 1] == c:
+                        end += 2
+                        continue
+                    break
+                end += 1
+            if not has_code:
+                has_code, first_code = True, i
+            i = end + 1
+            continue
+        if c == "-" and script.startswith("--", i):
+            nl = script.find("\n", i)
+            i = n if nl < 0 else nl + 1
+            continue
+        if c == "/" and script.startswith("/*", i):
+            close = script.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+            continue
+        if c == ";":
+            if has_code:
+                out.append((first_code, script[first_code:i]))
+            has_code = False
+            start = i + 1
+            i += 1
+            continue
+        if not c.isspace() and not has_code:
+            has_code, first_code = True, i
+        i += 1
+    if has_code:
+        out.append((first_code, script[first_code:n]))
+    del start
+    return out
+
+
+def parse_statement(text: str, offset: int = 0, script: str | None = None) -> Statement:
+    """Parse one statement (no trailing ``;``); ``offset`` locates it in ``script``.
+
+    Raises:
+        ParseError: with the line, column and a caret excerpt of the offending token.
+    """
+    script = script if script is not None else text
+    try:
+        tree = _grammar().parse(text)
+    except UnexpectedInput as e:
+        raise _lark_error(e, text, offset, script) from None
+    return StatementBuilder(text, offset).transform(tree)
+
+
+def parse_script(script: str) -> list[Statement]:
+    """Parse every statement of a script, in order."""
+    return [parse_statement(text, offset, script) for offset, text in split_script(script)]
+
+
+def _lark_error(e: UnexpectedInput, text: str, offset: int, script: str) -> ParseError:
+    pos = getattr(e, "pos_in_stream", None)
+    if pos is None:
+        pos = len(text.rstrip())
+    if isinstance(e, UnexpectedToken) and e.token.type == "$END":
+        pos = len(text.rstrip())
+        msg = "unexpected end of statement"
+    elif isinstance(e, UnexpectedEOF):
+        msg = "unexpected end of statement"
+    elif isinstance(e, UnexpectedToken):
+        msg = f"unexpected {str(e.token)!r}"
+    elif isinstance(e, UnexpectedCharacters):
+        msg = f"unexpected character {text[pos]!r}" if pos < len(text) else "unexpected input"
+    else:
+        msg = "syntax error"
+    expected = sorted(getattr(e, "expected", None) or getattr(e, "allowed", None) or ())
+    readable = [_TERMINAL_NAMES.get(t, t) for t in expected if not t.startswith("__")]
+    if readable and len(readable) <= 8:
+        msg += f"; expected {', '.join(readable)}"
+    if pos == 0 and not text[:1].isalpha():
+        msg = f"cannot parse statement starting with {text.split()[0]!r}" if text.split() else msg
+    return ParseError(msg, span=Span.from_offset(script, offset + pos), sql=script)
+
+
+_TERMINAL_NAMES = {
+    "RPAR": "')'", "LPAR": "'('", "COMMA": "','", "EQUAL": "'='", "STRING": "a string",
+    "NAME": "a name", "QUOTED_NAME": "a name", "NUMBER": "a number", "QUERY": "a query",
+    "$END": "end of statement", "SEMICOLON": "';'",
+}
+
+
+def parse_query(query: QueryText, script: str) -> exp.Expression:
+    """Parse a query body with the Flink dialect of sqlglot.
+
+    Raises:
+        ParseError: located in ``script`` (line:column and caret).
+    """
+    try:
+        tree = sqlglot.parse_one(query.sql, read=Flink)
+    except sqlglot.errors.ParseError as e:
+        err = e.errors[0] if e.errors else {}
+        line, col = err.get("line", 1), err.get("col", 1)
+        rel = _offset_of(query.sql, line, col)
+        length = len(err.get("highlight") or " ")
+        msg = str(err.get("description", "syntax error"))
+        start = query.offset + max(rel - length + 1, 0)
+        raise ParseError(msg, span=Span.from_offset(script, start, start + length),
+                         sql=script) from None
+    except sqlglot.errors.TokenError as e:
+        raise ParseError(f"cannot tokenize query: {e}",
+                         span=Span.from_offset(script, query.offset), sql=script) from None
+    if tree is None:
+        raise ParseError("empty query", span=Span.from_offset(script, query.offset), sql=script)
+    return tree
+
+
+def parse_expression(text: QueryText, script: str) -> exp.Expression:
+    """Parse a scalar expression (a watermark or computed column) via a one-column SELECT."""
+    wrapped = QueryText("SELECT " + text.sql, text.offset - len("SELECT "))
+    tree = parse_query(wrapped, script)
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or tree.args.get("from_"):
+        raise ParseError("expected a single expression",
+                         span=Span.from_offset(script, text.offset), sql=script)
+    return tree.expressions[0]
+
+
+def _offset_of(text: str, line: int, col: int) -> int:
+    lines = text.split("\n")
+    line = max(1, min(line, len(lines)))
+    return sum(len(x) + 1 for x in lines[: line - 1]) + max(col - 1, 0)
+
+
+def node_span(node: exp.Expression, query: QueryText, script: str) -> Span:
+    """The script span of a sqlglot node (its first positioned token), for error messages."""
+    for n in node.walk():
+        meta = n.meta if hasattr(n, "meta") else {}
+        if "start" in meta:
+            start = query.offset + int(meta["start"])
+            end = query.offset + int(meta.get("end", meta["start"])) + 1
+            if n is node or not isinstance(node, exp.Column):
+                return Span.from_offset(script, start, end)
+            return Span.from_offset(script, start, end)
+    return Span.from_offset(script, query.offset, query.offset + len(query.sql.split()[0]))

@@ -1,0 +1,261 @@
+"""Bound scalar expressions: typed, resolved to input column positions, immutable."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import pyarrow as pa
+
+from sqlengine.types import type_name
+
+INFIX = {
+    "add": "+", "subtract": "-", "multiply": "*", "divide": "/", "mod": "%",
+    "eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+    "and": "AND", "or": "OR", "concat_op": "||",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """Base of bound expressions; every one knows its Arrow result type."""
+
+    def children(self) -> tuple[Expr, ...]:
+        return ()
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return self
+
+    @property
+    def dtype(self) -> pa.DataType:
+        raise NotImplementedError
+
+    def sql(self) -> str:
+        raise NotImplementedError
+
+    def walk(self) -> Iterator[Expr]:
+        """This expression and every descendant, pre-order."""
+        yield self
+        for c in self.children():
+            yield from c.walk()
+
+    def columns(self) -> set[int]:
+        """The input column positions this expression reads."""
+        return {e.index for e in self.walk() if isinstance(e, ColumnRef)}
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnRef(Expr):
+    index: int
+    name: str
+    type: pa.DataType
+
+    @property
+    def dtype(self) -> pa.DataType:
+        return self.type
+
+    def sql(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Literal(Expr):
+    value: object
+    type: pa.DataType
+
+    @property
+    def dtype(self) -> pa.DataType:
+        return self.type
+
+    def sql(self) -> str:
+        return literal_sql(self.value, self.type)
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """A scalar function or operator, by its registry name (``add``, ``upper``, ...)."""
+
+    name: str
+    args: tuple[Expr, ...]
+    type: pa.DataType
+
+    @property
+    def dtype(self) -> pa.DataType:
+        return self.type
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return replace(self, args=children)
+
+    def sql(self) -> str:
+        if self.name in INFIX and len(self.args) == 2:
+            return f"({self.args[0].sql()} {INFIX[self.name]} {self.args[1].sql()})"
+        if self.name == "not":
+            return f"NOT {self.args[0].sql()}"
+        if self.name == "negate":
+            return f"-{self.args[0].sql()}"
+        if self.name in ("is_null", "is_not_null", "is_true", "is_false"):
+            word = self.name.upper().replace("_", " ")[3:]
+            return f"{self.args[0].sql()} IS {word}"
+        if self.name in ("like", "not_like"):
+            word = "LIKE" if self.name == "like" else "NOT LIKE"
+            return f"{self.args[0].sql()} {word} {self.args[1].sql()}"
+        return f"{self.name.upper()}({', '.join(a.sql() for a in self.args)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Cast(Expr):
+    arg: Expr
+    type: pa.DataType
+    safe: bool = False  # TRY_CAST: NULL instead of an error
+
+    @property
+    def dtype(self) -> pa.DataType:
+        return self.type
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.arg,)
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return replace(self, arg=children[0])
+
+    def sql(self) -> str:
+        word = "TRY_CAST" if self.safe else "CAST"
+        return f"{word}({self.arg.sql()} AS {type_name(self.type)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Case(Expr):
+    """Searched CASE: ``whens`` are (condition, result) pairs; ``default`` may be None."""
+
+    whens: tuple[tuple[Expr, Expr], ...]
+    default: Expr | None
+    type: pa.DataType
+
+    @property
+    def dtype(self) -> pa.DataType:
+        return self.type
+
+    def children(self) -> tuple[Expr, ...]:
+        flat = [e for pair in self.whens for e in pair]
+        return (*flat, self.default) if self.default is not None else tuple(flat)
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        n = len(self.whens)
+        whens = tuple((children[2 * i], children[2 * i + 1]) for i in range(n))
+        default = children[2 * n] if self.default is not None else None
+        return replace(self, whens=whens, default=default)
+
+    def sql(self) -> str:
+        parts = " ".join(f"WHEN {c.sql()} THEN {r.sql()}" for c, r in self.whens)
+        tail = f" ELSE {self.default.sql()}" if self.default is not None else ""
+        return f"CASE {parts}{tail} END"
+
+
+@dataclass(frozen=True, slots=True)
+class InList(Expr):
+    arg: Expr
+    values: tuple[Expr, ...]
+    negated: bool = False
+
+    @property
+    def dtype(self) -> pa.DataType:
+        return pa.bool_()
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.arg, *self.values)
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return replace(self, arg=children[0], values=tuple(children[1:]))
+
+    def sql(self) -> str:
+        word = "NOT IN" if self.negated else "IN"
+        return f"{self.arg.sql()} {word} ({', '.join(v.sql() for v in self.values)})"
+
+
+@dataclass(frozen=True, slots=True)
+class AggCall:
+    """An aggregate function call of an Aggregate node: ``func`` over ``args`` of its input."""
+
+    func: str  # count, count_star, sum, min, max, avg
+    args: tuple[Expr, ...]
+    type: pa.DataType
+    distinct: bool = False
+    filter: Expr | None = None
+
+    def sql(self) -> str:
+        if self.func == "count_star":
+            inner = "*"
+        else:
+            inner = ("DISTINCT " if self.distinct else "") + ", ".join(a.sql() for a in self.args)
+        name = "count" if self.func == "count_star" else self.func
+        text = f"{name}({inner})"
+        if self.filter is not None:
+            text += f" FILTER (WHERE {self.filter.sql()})"
+        return text
+
+    def columns(self) -> set[int]:
+        cols: set[int] = set()
+        for a in self.args:
+            cols |= a.columns()
+        if self.filter is not None:
+            cols |= self.filter.columns()
+        return cols
+
+
+def literal_sql(value: object, t: pa.DataType) -> str:
+    """A literal as Flink SQL text."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, dt.datetime):
+        return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
+    if isinstance(value, dt.date):
+        return f"DATE '{value.isoformat()}'"
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    return str(value)
+
+
+def remap_columns(expr: Expr, mapping: dict[int, int]) -> Expr:
+    """Rewrite column positions through ``mapping`` (after a projection changes the input)."""
+    if isinstance(expr, ColumnRef):
+        return replace(expr, index=mapping[expr.index])
+    kids = expr.children()
+    if not kids:
+        return expr
+    return expr.with_children(tuple(remap_columns(k, mapping) for k in kids))
+
+
+def substitute(expr: Expr, exprs: tuple[Expr, ...]) -> Expr:
+    """Replace each column reference ``#i`` by ``exprs[i]`` (inline a projection)."""
+    if isinstance(expr, ColumnRef):
+        return exprs[expr.index]
+    kids = expr.children()
+    if not kids:
+        return expr
+    return expr.with_children(tuple(substitute(k, exprs) for k in kids))
+
+
+def conjuncts(expr: Expr) -> list[Expr]:
+    """Split ``a AND b AND c`` into its parts."""
+    if isinstance(expr, Call) and expr.name == "and":
+        return [c for a in expr.args for c in conjuncts(a)]
+    return [expr]
+
+
+def conjunction(parts: list[Expr]) -> Expr | None:
+    """``AND`` the parts together (None for no parts)."""
+    if not parts:
+        return None
+    out = parts[0]
+    for p in parts[1:]:
+        out = Call("and", (out, p), pa.bool_())
+    return out

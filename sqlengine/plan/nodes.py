@@ -1,0 +1,343 @@
+"""Logical plan nodes: small, frozen, hashable; each knows its schema, children and label."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from sqlengine.errors import PlanError
+from sqlengine.types import type_name
+
+if TYPE_CHECKING:
+    from sqlengine.plan.expressions import AggCall, Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A named, typed column of a plan node's output."""
+
+    name: str
+    type: pa.DataType
+    nullable: bool = True
+    rowtime: bool = False  # an event-time attribute (a WATERMARK was declared on it)
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    fields: tuple[Field, ...]
+
+    def names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def to_arrow(self) -> pa.Schema:
+        return pa.schema([pa.field(f.name, f.type, f.nullable) for f in self.fields])
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def describe(self) -> str:
+        return ", ".join(f"{f.name}:{type_name(f.type)}" for f in self.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """What a Scan reads: the catalog table's connector, options and bounds."""
+
+    table: str
+    connector: str
+    options: tuple[tuple[str, str], ...]
+    bounded: bool
+
+    def option(self, key: str, default: str | None = None) -> str | None:
+        return dict(self.options).get(key, default)
+
+
+class LogicalPlan:
+    """Protocol shared by every node (the dataclasses below implement it)."""
+
+    schema: Schema
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return ()
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return self
+
+    def explain_label(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Scan(LogicalPlan):
+    """Read a catalog table; ``projection`` and ``filters`` are pushed down into it."""
+
+    source: SourceSpec
+    table_schema: Schema
+    projection: tuple[int, ...] | None = None
+    filters: tuple[Expr, ...] = ()
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.projection is None:
+            fields = self.table_schema.fields
+        else:
+            fields = tuple(self.table_schema.fields[i] for i in self.projection)
+        object.__setattr__(self, "schema", Schema(fields))
+
+    def explain_label(self) -> str:
+        text = f"Scan: {self.source.table}"
+        if self.projection is not None:
+            text += f", projection=[{', '.join(self.schema.names())}]"
+        if self.filters:
+            text += f", filters=[{', '.join(f.sql() for f in self.filters)}]"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Values(LogicalPlan):
+    """Literal rows (``VALUES ...`` or a SELECT without FROM)."""
+
+    rows: tuple[tuple[object, ...], ...]
+    schema: Schema
+
+    def explain_label(self) -> str:
+        return f"Values: rows={len(self.rows)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Filter(LogicalPlan):
+    input: LogicalPlan
+    predicate: Expr
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not pa.types.is_boolean(self.predicate.dtype) and self.predicate.dtype != pa.null():
+            msg = f"filter predicate must be BOOLEAN, got {type_name(self.predicate.dtype)}"
+            raise PlanError(msg)
+        object.__setattr__(self, "schema", self.input.schema)
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.input,)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, input=children[0])
+
+    def explain_label(self) -> str:
+        return f"Filter: {self.predicate.sql()}"
+
+
+@dataclass(frozen=True, slots=True)
+class Project(LogicalPlan):
+    input: LogicalPlan
+    exprs: tuple[Expr, ...]
+    names: tuple[str, ...]
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if len(self.exprs) != len(self.names):
+            raise PlanError("projection needs one name per expression")
+        in_fields = self.input.schema.fields
+        fields = []
+        from sqlengine.plan.expressions import ColumnRef
+
+        for e, n in zip(self.exprs, self.names):
+            rowtime = isinstance(e, ColumnRef) and in_fields[e.index].rowtime
+            fields.append(Field(n, e.dtype, True, rowtime))
+        object.__setattr__(self, "schema", Schema(tuple(fields)))
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.input,)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, input=children[0])
+
+    def explain_label(self) -> str:
+        parts = []
+        for e, n in zip(self.exprs, self.names):
+            s = e.sql()
+            parts.append(s if s == n else f"{s} AS {n}")
+        return f"Project: {', '.join(parts)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate(LogicalPlan):
+    """GROUP BY ``keys`` (expressions over the input) computing ``aggs``; output keys then aggs."""
+
+    input: LogicalPlan
+    keys: tuple[Expr, ...]
+    key_names: tuple[str, ...]
+    aggs: tuple[AggCall, ...]
+    agg_names: tuple[str, ...]
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        fields = [Field(n, k.dtype) for k, n in zip(self.keys, self.key_names)]
+        fields += [Field(n, a.type) for a, n in zip(self.aggs, self.agg_names)]
+        object.__setattr__(self, "schema", Schema(tuple(fields)))
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.input,)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, input=children[0])
+
+    def explain_label(self) -> str:
+        keys = ", ".join(k.sql() for k in self.keys)
+        aggs = ", ".join(a.sql() for a in self.aggs)
+        return f"Aggregate: keys=[{keys}], aggs=[{aggs}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Join(LogicalPlan):
+    """An equi-join: ``left_keys[i] = right_keys[i]`` plus an optional residual condition
+    over the concatenated (left ++ right) row."""
+
+    left: LogicalPlan
+    right: LogicalPlan
+    kind: str  # "inner" | "left"
+    left_keys: tuple[Expr, ...]
+    right_keys: tuple[Expr, ...]
+    condition: Expr | None = None
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("inner", "left"):
+            raise PlanError(f"unknown join kind {self.kind!r}")
+        right = self.right.schema.fields
+        if self.kind == "left":
+            right = tuple(replace(f, nullable=True) for f in right)
+        object.__setattr__(self, "schema", Schema(self.left.schema.fields + right))
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.left, self.right)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, left=children[0], right=children[1])
+
+    def explain_label(self) -> str:
+        on = ", ".join(f"{a.sql()} = {b.sql()}" for a, b in zip(self.left_keys, self.right_keys))
+        text = f"Join: {self.kind}, on=[{on}]"
+        if self.condition is not None:
+            text += f", filter={self.condition.sql()}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Union(LogicalPlan):
+    """N-ary UNION ALL (inputs already cast to one schema)."""
+
+    inputs: tuple[LogicalPlan, ...]
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first = self.inputs[0].schema
+        for other in self.inputs[1:]:
+            if [f.type for f in other.schema.fields] != [f.type for f in first.fields]:
+                raise PlanError("UNION ALL inputs must have the same column types")
+        object.__setattr__(self, "schema", first)
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return self.inputs
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, inputs=children)
+
+    def explain_label(self) -> str:
+        return "Union"
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    expr: Expr
+    ascending: bool = True
+    nulls_first: bool = True
+
+    def sql(self) -> str:
+        direction = "ASC" if self.ascending else "DESC"
+        nulls = "NULLS FIRST" if self.nulls_first else "NULLS LAST"
+        return f"{self.expr.sql()} {direction} {nulls}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sort(LogicalPlan):
+    """ORDER BY (bounded input only), with an optional LIMIT/OFFSET folded in."""
+
+    input: LogicalPlan
+    keys: tuple[SortKey, ...]
+    fetch: int | None = None
+    offset: int = 0
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", self.input.schema)
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.input,)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, input=children[0])
+
+    def explain_label(self) -> str:
+        text = f"Sort: {', '.join(k.sql() for k in self.keys)}"
+        if self.fetch is not None:
+            text += f", fetch={self.fetch}"
+        if self.offset:
+            text += f", offset={self.offset}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Limit(LogicalPlan):
+    input: LogicalPlan
+    fetch: int | None
+    offset: int = 0
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", self.input.schema)
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.input,)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, input=children[0])
+
+    def explain_label(self) -> str:
+        text = f"Limit: fetch={self.fetch}"
+        if self.offset:
+            text += f", offset={self.offset}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class SinkSpec:
+    """Where an INSERT writes: the catalog table's connector and options."""
+
+    table: str
+    connector: str
+    options: tuple[tuple[str, str], ...]
+    schema: Schema
+
+    def option(self, key: str, default: str | None = None) -> str | None:
+        return dict(self.options).get(key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Sink(LogicalPlan):
+    input: LogicalPlan
+    target: SinkSpec
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", self.input.schema)
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.input,)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, input=children[0])
+
+    def explain_label(self) -> str:
+        return f"Sink: {self.target.table} ({self.target.connector})"

@@ -1,0 +1,305 @@
+"""Statement AST: what the lark grammar recognises, as frozen dataclasses with source offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lark import Token, Transformer, Tree, v_args
+
+
+@dataclass(frozen=True, slots=True)
+class QueryText:
+    """A query body kept as text; ``offset`` is where it starts in the script."""
+
+    sql: str
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDef:
+    """One column of CREATE TABLE: physical (``type_text``) or computed (``expr``)."""
+
+    name: str
+    type_text: str | None
+    nullable: bool = True
+    expr: QueryText | None = None
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WatermarkDef:
+    """``WATERMARK FOR column AS expr``."""
+
+    column: str
+    expr: QueryText
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """Base of all statements; ``offset`` and ``text`` locate it in the script."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryStmt(Statement):
+    query: QueryText
+
+
+@dataclass(frozen=True, slots=True)
+class CreateTable(Statement):
+    name: str
+    columns: tuple[ColumnDef, ...]
+    watermark: WatermarkDef | None
+    primary_key: tuple[str, ...]
+    options: tuple[tuple[str, str], ...]
+    option_offsets: tuple[int, ...]
+    temporary: bool = False
+    if_not_exists: bool = False
+    partitioned_by: tuple[str, ...] = ()
+    comment: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateView(Statement):
+    name: str
+    columns: tuple[str, ...]
+    query: QueryText
+    temporary: bool = False
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Drop(Statement):
+    kind: str  # "TABLE" | "VIEW"
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Insert(Statement):
+    table: str
+    columns: tuple[str, ...]
+    query: QueryText
+    overwrite: bool = False
+    table_offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Set(Statement):
+    key: str | None
+    value: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reset(Statement):
+    key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Show(Statement):
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class Describe(Statement):
+    name: str
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Explain(Statement):
+    details: tuple[str, ...]
+    statement: QueryStmt | Insert
+
+
+def unquote_string(token: str) -> str:
+    """``'it''s'`` -> ``it's``."""
+    return token[1:-1].replace("''", "'")
+
+
+def unquote_ident(token: str) -> str:
+    """A bare name as written, or a backtick-quoted one without its quotes."""
+    if token.startswith("`"):
+        return token[1:-1].replace("``", "`")
+    return token
+
+
+def _text(token: Token, base: int) -> QueryText:
+    return QueryText(str(token).rstrip(), base + token.start_pos)
+
+
+class StatementBuilder(Transformer):
+    """lark parse tree -> Statement; ``text`` is the statement, ``base`` its script offset."""
+
+    def __init__(self, text: str, base: int) -> None:
+        super().__init__()
+        self.text = text
+        self.base = base
+
+    def _span_text(self, tree_meta: object) -> QueryText:
+        start = tree_meta.start_pos  # type: ignore[attr-defined]
+        end = tree_meta.end_pos  # type: ignore[attr-defined]
+        return QueryText(self.text[start:end], self.base + start)
+
+    # -- lexical ---------------------------------------------------------------------------
+    def NAME(self, tok: Token) -> Token:  # noqa: N802 - lark terminal callback
+        return tok
+
+    def name(self, items: list[Token]) -> str:
+        return ".".join(unquote_ident(str(i)) for i in items)
+
+    def dotted_key(self, items: list[Token]) -> str:
+        return ".".join(unquote_ident(str(i)) for i in items)
+
+    # -- statements ------------------------------------------------------------------------
+    def start(self, items: list[Statement]) -> Statement:
+        return items[0]
+
+    def query(self, items: list[Token]) -> QueryStmt:
+        return QueryStmt(_text(items[0], self.base))
+
+    @v_args(meta=True)
+    def type_text(self, meta: object, items: list) -> str:
+        return self._span_text(meta).sql
+
+    @v_args(meta=True)
+    def expr_text(self, meta: object, items: list) -> QueryText:
+        return self._span_text(meta)
+
+    @v_args(meta=True)
+    def physical_column(self, meta: object, items: list) -> ColumnDef:
+        name, type_text = items[0], items[1]
+        nullable = not any(isinstance(i, Tree) and i.data == "not_null" for i in items[2:])
+        return ColumnDef(unquote_ident(str(name)), type_text, nullable,
+                         offset=self.base + meta.start_pos)  # type: ignore[attr-defined]
+
+    @v_args(meta=True)
+    def computed_column(self, meta: object, items: list) -> ColumnDef:
+        return ColumnDef(unquote_ident(str(items[0])), None, True, expr=items[1],
+                         offset=self.base + meta.start_pos)  # type: ignore[attr-defined]
+
+    @v_args(meta=True)
+    def watermark(self, meta: object, items: list) -> WatermarkDef:
+        return WatermarkDef(unquote_ident(str(items[0])), items[1],
+                            self.base + meta.start_pos)  # type: ignore[attr-defined]
+
+    def primary_key(self, items: list) -> _PrimaryKey:
+        # With a CONSTRAINT name, the first identifier is the constraint's name.
+        cols = [unquote_ident(str(i)) for i in items if i is not None]
+        return _PrimaryKey(cols[1:] if items and items[0] is not None else cols)
+
+    def table_element(self, items: list) -> object:
+        return items[0]
+
+    def table_comment(self, items: list) -> str:
+        return unquote_string(str(items[0]))
+
+    def partitioned_by(self, items: list) -> _Partitioned:
+        return _Partitioned(unquote_ident(str(i)) for i in items)
+
+    def option(self, items: list[Token]) -> tuple[str, str, int]:
+        return (unquote_string(str(items[0])), unquote_string(str(items[1])),
+                self.base + items[0].start_pos)
+
+    def with_options(self, items: list) -> list:
+        return items
+
+    def create_table(self, items: list) -> CreateTable:
+        temporary, if_not_exists, name = items[0], items[1], items[2]
+        columns: list[ColumnDef] = []
+        watermark = None
+        pk: tuple[str, ...] = ()
+        comment = None
+        partitioned: tuple[str, ...] = ()
+        options: list = []
+        for item in items[3:]:
+            if isinstance(item, ColumnDef):
+                columns.append(item)
+            elif isinstance(item, WatermarkDef):
+                watermark = item
+            elif isinstance(item, _PrimaryKey):
+                pk = tuple(item)
+            elif isinstance(item, _Partitioned):
+                partitioned = tuple(item)
+            elif isinstance(item, str):
+                comment = item
+            elif isinstance(item, list):
+                options = item
+        return CreateTable(
+            name=name,
+            columns=tuple(columns),
+            watermark=watermark,
+            primary_key=pk,
+            options=tuple((k, v) for k, v, _ in options),
+            option_offsets=tuple(o for _, _, o in options),
+            temporary=temporary is not None,
+            if_not_exists=if_not_exists is not None,
+            partitioned_by=partitioned,
+            comment=comment,
+        )
+
+    def view_columns(self, items: list) -> tuple[str, ...]:
+        return tuple(unquote_ident(str(i)) for i in items)
+
+    def create_view(self, items: list) -> CreateView:
+        temporary, if_not_exists, name = items[0], items[1], items[2]
+        columns: tuple[str, ...] = ()
+        rest = items[3:]
+        if len(rest) == 2:
+            columns = rest[0]
+        return CreateView(name, columns, _text(rest[-1], self.base),
+                          temporary is not None, if_not_exists is not None)
+
+    def drop(self, items: list) -> Drop:
+        _temporary, kind, if_exists, name = items
+        return Drop(str(kind).upper(), name, if_exists is not None)
+
+    def insert_columns(self, items: list) -> tuple[str, ...]:
+        return tuple(unquote_ident(str(i)) for i in items)
+
+    @v_args(meta=True)
+    def insert(self, meta: object, items: list) -> Insert:
+        mode, name = items[0], items[1]
+        columns = items[2] if len(items) == 4 else ()
+        return Insert(name, columns, _text(items[-1], self.base),
+                      str(mode).upper() == "OVERWRITE",
+                      self.base + mode.end_pos + 1)
+
+    def set_pair(self, items: list) -> tuple[str, str]:
+        return (_setting(items[0]), _setting(items[1]))
+
+    def set_stmt(self, items: list) -> Set:
+        pair = items[0]
+        return Set(None, None) if pair is None else Set(pair[0], pair[1])
+
+    def reset_stmt(self, items: list) -> Reset:
+        return Reset(None if items[0] is None else _setting(items[0]))
+
+    def show(self, items: list) -> Show:
+        return Show(" ".join(str(items[0]).upper().split()))
+
+    @v_args(meta=True)
+    def describe(self, meta: object, items: list) -> Describe:
+        return Describe(items[1], self.base + items[0].end_pos + 1)
+
+    def explain_detail(self, items: list) -> str:
+        return str(items[0]).upper()
+
+    def explain(self, items: list) -> Explain:
+        details = tuple(i for i in items[1:-1] if isinstance(i, str))
+        return Explain(details, items[-1])
+
+
+class _PrimaryKey(tuple):
+    pass
+
+
+class _Partitioned(tuple):
+    pass
+
+
+def _setting(item: object) -> str:
+    text = str(item)
+    if text.startswith("'"):
+        return unquote_string(text)
+    return text

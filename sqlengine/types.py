@@ -1,0 +1,247 @@
+"""SQL <-> Arrow type mapping, display names and Flink's coercion rules."""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+
+from sqlengine.errors import BindError
+
+MAX_DECIMAL_PRECISION = 38
+
+BOOLEAN = pa.bool_()
+TINYINT = pa.int8()
+SMALLINT = pa.int16()
+INT = pa.int32()
+BIGINT = pa.int64()
+FLOAT = pa.float32()
+DOUBLE = pa.float64()
+STRING = pa.string()
+DATE = pa.date32()
+TIMESTAMP = pa.timestamp("ms")
+NULL = pa.null()
+
+_INTEGERS = (TINYINT, SMALLINT, INT, BIGINT)
+_INT_DECIMAL_PRECISION = {TINYINT: 3, SMALLINT: 5, INT: 10, BIGINT: 19}
+
+_SIMPLE = {
+    "BOOLEAN": BOOLEAN,
+    "BOOL": BOOLEAN,
+    "TINYINT": TINYINT,
+    "SMALLINT": SMALLINT,
+    "INT": INT,
+    "INTEGER": INT,
+    "BIGINT": BIGINT,
+    "FLOAT": FLOAT,
+    "REAL": FLOAT,
+    "DOUBLE": DOUBLE,
+    "STRING": STRING,
+    "VARCHAR": STRING,
+    "CHAR": STRING,
+    "TEXT": STRING,
+    "DATE": DATE,
+    "BYTES": pa.binary(),
+    "VARBINARY": pa.binary(),
+    "BINARY": pa.binary(),
+}
+
+_TYPE_RE = re.compile(
+    r"^\s*(?P<name>[A-Za-z_]+(?:\s+PRECISION)?)\s*(?:\(\s*(?P<args>[0-9\s,]*)\))?"
+    r"(?P<rest>(?:\s+WITH(?:OUT)?\s+(?:LOCAL\s+)?TIME\s+ZONE)?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def parse_type(text: str) -> pa.DataType:
+    """Parse a Flink SQL type name (``INT``, ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``) to Arrow.
+
+    Raises:
+        BindError: the name is not a type sqlengine knows.
+    """
+    m = _TYPE_RE.match(text)
+    if not m:
+        msg = f"unknown type {text.strip()!r}"
+        raise BindError(msg)
+    name = " ".join(m.group("name").upper().split())
+    args = [int(a) for a in (m.group("args") or "").replace(" ", "").split(",") if a]
+    if name == "DOUBLE PRECISION":
+        return DOUBLE
+    if name in ("DECIMAL", "DEC", "NUMERIC"):
+        precision = args[0] if args else 10
+        scale = args[1] if len(args) > 1 else 0
+        if not 1 <= precision <= MAX_DECIMAL_PRECISION or not 0 <= scale <= precision:
+            msg = f"DECIMAL({precision}, {scale}) is out of range: precision 1..38, scale 0..precision"
+            raise BindError(msg)
+        return pa.decimal128(precision, scale)
+    if name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATETIME"):
+        precision = args[0] if args else 6
+        return timestamp_type(precision)
+    if name in _SIMPLE:
+        return _SIMPLE[name]
+    msg = f"unknown type {text.strip()!r}"
+    raise BindError(msg)
+
+
+def timestamp_type(precision: int) -> pa.DataType:
+    """Flink's TIMESTAMP(p) as the narrowest Arrow unit that holds p fractional digits."""
+    if precision <= 3:
+        return pa.timestamp("ms")
+    if precision <= 6:
+        return pa.timestamp("us")
+    return pa.timestamp("ns")
+
+
+def type_name(t: pa.DataType) -> str:
+    """The Flink SQL name of an Arrow type, as DESCRIBE and EXPLAIN print it."""
+    if pa.types.is_boolean(t):
+        return "BOOLEAN"
+    names = {TINYINT: "TINYINT", SMALLINT: "SMALLINT", INT: "INT", BIGINT: "BIGINT",
+             FLOAT: "FLOAT", DOUBLE: "DOUBLE", DATE: "DATE", NULL: "NULL"}
+    if t in names:
+        return names[t]
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "STRING"
+    if pa.types.is_binary(t):
+        return "BYTES"
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision}, {t.scale})"
+    if pa.types.is_timestamp(t):
+        return f"TIMESTAMP({ {'s': 0, 'ms': 3, 'us': 6, 'ns': 9}[t.unit] })"
+    return str(t).upper()
+
+
+def is_integer(t: pa.DataType) -> bool:
+    """True for the exact whole-number types."""
+    return pa.types.is_integer(t)
+
+
+def is_numeric(t: pa.DataType) -> bool:
+    """True for integers, floating point and decimals."""
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+def is_string(t: pa.DataType) -> bool:
+    """True for character strings."""
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def is_temporal(t: pa.DataType) -> bool:
+    """True for DATE and TIMESTAMP."""
+    return pa.types.is_timestamp(t) or pa.types.is_date(t)
+
+
+def as_decimal(t: pa.DataType) -> pa.Decimal128Type:
+    """The decimal type that holds every value of an exact type ``t``."""
+    if pa.types.is_decimal(t):
+        return t
+    return pa.decimal128(_INT_DECIMAL_PRECISION.get(t, 19), 0)
+
+
+def _bounded_decimal(precision: int, scale: int) -> pa.DataType:
+    # Flink's LogicalTypeMerging.adjustPrecisionScale: keep the integral digits, give up scale
+    # (but not below 6) when the precision would pass 38.
+    if precision <= MAX_DECIMAL_PRECISION:
+        return pa.decimal128(max(precision, 1), scale)
+    integral = precision - scale
+    min_scale = min(scale, 6)
+    scale = max(MAX_DECIMAL_PRECISION - integral, min_scale)
+    return pa.decimal128(MAX_DECIMAL_PRECISION, scale)
+
+
+def decimal_add_type(a: pa.Decimal128Type, b: pa.Decimal128Type) -> pa.DataType:
+    """Flink's result type of DECIMAL + / - DECIMAL."""
+    scale = max(a.scale, b.scale)
+    precision = max(a.precision - a.scale, b.precision - b.scale) + scale + 1
+    return _bounded_decimal(precision, scale)
+
+
+def decimal_multiply_type(a: pa.Decimal128Type, b: pa.Decimal128Type) -> pa.DataType:
+    """Flink's result type of DECIMAL * DECIMAL."""
+    return _bounded_decimal(a.precision + b.precision + 1, a.scale + b.scale)
+
+
+def decimal_divide_type(a: pa.Decimal128Type, b: pa.Decimal128Type) -> pa.DataType:
+    """Flink's result type of DECIMAL / DECIMAL (LogicalTypeMerging.findDivisionDecimalType)."""
+    scale = max(6, a.scale + b.precision + 1)
+    precision = a.precision - a.scale + b.scale + scale
+    return _bounded_decimal(precision, scale)
+
+
+def decimal_mod_type(a: pa.Decimal128Type, b: pa.Decimal128Type) -> pa.DataType:
+    """Flink's result type of MOD(DECIMAL, DECIMAL)."""
+    scale = max(a.scale, b.scale)
+    precision = min(a.precision - a.scale, b.precision - b.scale) + scale
+    return _bounded_decimal(precision, scale)
+
+
+def sum_type(t: pa.DataType) -> pa.DataType:
+    """Flink's SUM result type: the input type, except DECIMAL(38, s)."""
+    if pa.types.is_decimal(t):
+        return pa.decimal128(MAX_DECIMAL_PRECISION, t.scale)
+    return t
+
+
+def avg_type(t: pa.DataType) -> pa.DataType:
+    """Flink's AVG result type: the input type (integer AVG truncates), DECIMAL(38, max(6, s))."""
+    if pa.types.is_decimal(t):
+        return decimal_divide_type(pa.decimal128(MAX_DECIMAL_PRECISION, t.scale),
+                                   pa.decimal128(20, 0))
+    return t
+
+
+def _numeric_rank(t: pa.DataType) -> int:
+    order = [TINYINT, SMALLINT, INT, BIGINT]
+    if t in order:
+        return order.index(t)
+    if pa.types.is_decimal(t):
+        return 4
+    if t == FLOAT:
+        return 5
+    return 6
+
+
+def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
+    """The type that every type in ``types`` widens to (for CASE, COALESCE, UNION, IN, ...).
+
+    Raises:
+        BindError: the types have no common type (``what`` names the construct in the message).
+    """
+    real = [t for t in types if t != NULL]
+    if not real:
+        return NULL
+    first = real[0]
+    if all(t == first for t in real):
+        return first
+    if all(is_numeric(t) for t in real):
+        if any(pa.types.is_floating(t) for t in real):
+            return DOUBLE if any(t == DOUBLE or not pa.types.is_floating(t) for t in real) \
+                else FLOAT
+        if any(pa.types.is_decimal(t) for t in real):
+            decs = [as_decimal(t) for t in real]
+            scale = max(d.scale for d in decs)
+            integral = max(d.precision - d.scale for d in decs)
+            return _bounded_decimal(integral + scale, scale)
+        return max(real, key=_numeric_rank)
+    if all(is_string(t) for t in real):
+        return STRING
+    if all(pa.types.is_timestamp(t) or pa.types.is_date(t) for t in real):
+        ts = [t for t in real if pa.types.is_timestamp(t)]
+        if ts:
+            units = ["s", "ms", "us", "ns"]
+            return pa.timestamp(max((t.unit for t in ts), key=units.index))
+        return DATE
+    names = ", ".join(sorted({type_name(t) for t in real}))
+    msg = f"{what} have incompatible types: {names}"
+    raise BindError(msg)
+
+
+def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
+    """Whether a value of ``src`` may be used where ``dst`` is expected without a CAST."""
+    if src == dst or src == NULL:
+        return True
+    if is_numeric(src) and is_numeric(dst):
+        return True
+    if is_string(src) and is_string(dst):
+        return True
+    return is_temporal(src) and is_temporal(dst)
