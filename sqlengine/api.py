@@ -382,7 +382,7 @@ class Query:
 
 
 def _normalize_schema(schema: pa.Schema) -> pa.Schema:
-    from sqlengine.types import type_name
+    from sqlengine.types import is_supported
 
     fields = []
     for f in schema:
@@ -400,7 +400,7 @@ def _normalize_schema(schema: pa.Schema) -> pa.Schema:
             t = pa.int64()
         elif pa.types.is_float16(t):
             t = pa.float32()
-        if type_name(t) == str(t).upper() and not pa.types.is_null(t):
+        if not is_supported(t):
             raise NotSupportedError(f"column {f.name!r} has type {t}, which sqlengine does "
                                     "not support yet")
         fields.append(pa.field(f.name, t))

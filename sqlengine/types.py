@@ -245,3 +245,10 @@ def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
     if is_string(src) and is_string(dst):
         return True
     return is_temporal(src) and is_temporal(dst)
+
+
+def is_supported(t: pa.DataType) -> bool:
+    """Whether sqlengine has a SQL type for an Arrow type."""
+    return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE)
+            or pa.types.is_decimal128(t) or is_string(t) or pa.types.is_binary(t)
+            or t == DATE or pa.types.is_timestamp(t))

@@ -79,9 +79,7 @@ class _Accumulator:
         """The aggregate's current value at ``slots``."""
         out_type = self.call.type
         count = self.count[slots]
-        if self.func == "count_star":
-            return pa.array(rows, pa.int64())
-        if self.func == "count":
+        if self.func in ("count", "count_star"):
             return pa.array(count, pa.int64())
         null = count <= 0
         if self.func in ("min", "max"):
@@ -227,9 +225,10 @@ class GroupAggregateOperator(Operator):
     def _update(self, grouped: pa.Table, slots: np.ndarray) -> None:
         self.rows[slots] += grouped.column("$rows_sum").to_numpy()
         for j, (call, acc) in enumerate(zip(self.aggs, self.accs)):
-            if call.func == "count_star" or acc.distinct is not None:
-                if call.func == "count_star":
-                    acc.grow(len(self.rows))
+            if call.func == "count_star":
+                acc.count[slots] += grouped.column(f"c{j}_sum").to_numpy()
+                continue
+            if acc.distinct is not None:
                 continue
             acc.count[slots] += grouped.column(f"n{j}_sum").to_numpy()
             if call.func in ("sum", "avg"):
@@ -240,7 +239,7 @@ class GroupAggregateOperator(Operator):
                 values = part.to_numpy(zero_copy_only=False) if not acc.object_values \
                     else np.array(part.to_pylist(), dtype=object)
                 acc.value[slots] = acc.value[slots] + values
-            else:
+            elif call.func in ("min", "max"):
                 part = grouped.column(f"v{j}_{call.func}")
                 new = np.array(part.to_pylist(), dtype=object)
                 old = acc.value[slots]

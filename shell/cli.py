@@ -1,0 +1,133 @@
+"""The command line: ``sqlengine run FILE.sql`` and ``sqlengine explain FILE.sql``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+import sqlengine
+from shell.formatting import render, render_error
+from sqlengine.errors import SqlEngineError
+
+
+def _session(defines: tuple[str, ...]) -> sqlengine.Session:
+    session = sqlengine.connect()
+    for d in defines:
+        if "=" not in d:
+            raise click.BadParameter(f"expected key=value, got {d!r}", param_hint="-D")
+        key, value = d.split("=", 1)
+        try:
+            session.set(key.strip(), value.strip())
+        except SqlEngineError as e:
+            raise click.BadParameter(e.message, param_hint="-D") from None
+    return session
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise click.FileError(path, hint=e.strerror or str(e)) from None
+
+
+@click.group(invoke_without_command=False)
+@click.version_option("0.1.0", prog_name="sqlengine")
+def main() -> None:
+    """sqlengine: Flink SQL on a streaming engine in Python."""
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True, help="How query results are written to stdout.")
+@click.option("-D", "defines", multiple=True, metavar="KEY=VALUE",
+              help="Set an option, as SET 'KEY' = 'VALUE' would.")
+def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...]) -> None:
+    """Run every statement of each FILE in order; query results go to stdout."""
+    session = _session(defines)
+    err = click.get_text_stream("stderr")
+    try:
+        for path in files:
+            script = _read(path)
+            for result in session.iter_execute(script, source=path, collect_queries=False):
+                _show(result, fmt, err)
+    except SqlEngineError as e:
+        err.write(render_error(e) + "\n")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err.write("cancelled\n")
+        sys.exit(130)
+
+
+def _show(result: sqlengine.api.Result, fmt: str, err: object) -> None:
+    out = sys.stdout
+    if result.kind == "rows" and result.query is not None:
+        q = result.query
+        start = time.monotonic()
+        if _bounded(q):
+            table = q.collect()
+            out.write(render(table, fmt))
+            out.flush()
+            err.write(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''} in set "  # type: ignore[attr-defined]
+                      f"({time.monotonic() - start:.2f} s)\n")
+        else:
+            # An unbounded query: print the changelog as it arrives, until cancelled.
+            header = True
+            for batch in q.stream():
+                import pyarrow as pa
+
+                out.write(render(pa.Table.from_batches([batch]), fmt if fmt != "table"
+                                 else "csv", header))
+                out.flush()
+                header = False
+        if q.skipped_rows:
+            err.write(f"warning: skipped {q.skipped_rows} malformed rows\n")  # type: ignore[attr-defined]
+    elif result.kind == "rows" and result.table is not None:
+        out.write(render(result.table, fmt))
+    elif result.kind == "explain":
+        out.write(result.message + "\n")
+    else:
+        if result.skipped_rows:
+            err.write(f"warning: skipped {result.skipped_rows} malformed rows\n")  # type: ignore[attr-defined]
+        err.write(result.message + "\n")  # type: ignore[attr-defined]
+
+
+def _bounded(q: sqlengine.Query) -> bool:
+    from sqlengine.plan.nodes import Scan
+    from sqlengine.plan.tree import walk
+
+    return all(n.source.bounded for n in walk(q.logical_plan) if isinstance(n, Scan))
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-D", "defines", multiple=True, metavar="KEY=VALUE")
+def explain(file: str, defines: tuple[str, ...]) -> None:
+    """Print the plans of every query and INSERT in FILE (other statements run)."""
+    from sqlengine import statements as S
+    from sqlengine.parser import parse_statement, split_script
+
+    session = _session(defines)
+    script = _read(file)
+    try:
+        for offset, text in split_script(script):
+            stmt = parse_statement(text, offset, script)
+            if isinstance(stmt, S.QueryStmt | S.Insert):
+                stmt = S.Explain((), stmt)
+            if isinstance(stmt, S.Explain):
+                sys.stdout.write(session.explain_statement(stmt, script) + "\n\n")
+            else:
+                session._run(stmt, script, collect_queries=False)
+    except SqlEngineError as e:
+        e.source = file
+        if e.sql is None:
+            e.sql = script
+        sys.stderr.write(render_error(e) + "\n")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

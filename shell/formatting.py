@@ -1,0 +1,85 @@
+"""Render results for people (tables) and for programs (csv with a header, JSON lines)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from runtime.cast import cast_array
+from sqlengine import types as T
+from sqlengine.errors import SqlEngineError
+
+
+def _text(col: pa.Array, null: str) -> list[str]:
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if not T.is_string(col.type):
+        if pa.types.is_floating(col.type):
+            values = [None if v is None else _float(v) for v in col.to_pylist()]
+            return [null if v is None else v for v in values]
+        col = cast_array(col, pa.string())
+    return pc.fill_null(col, null).to_pylist()
+
+
+def _float(v: float) -> str:
+    text = repr(v)
+    return text[:-2] if text.endswith(".0") and "e" not in text else text
+
+
+def render_table(table: pa.Table, null: str = "NULL") -> str:
+    """An ASCII table with a header, as Flink's SQL client (tableau mode) prints one."""
+    names = table.column_names
+    cols = [_text(table.column(i), null) for i in range(table.num_columns)]
+    widths = [max([len(n)] + [len(v) for v in c]) for n, c in zip(names, cols)]
+    numeric = [T.is_numeric(f.type) for f in table.schema]
+    sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    lines = [sep, "|" + "|".join(f" {n:^{w}} " for n, w in zip(names, widths)) + "|", sep]
+    for r in range(table.num_rows):
+        cells = []
+        for c, w, num in zip(cols, widths, numeric):
+            v = c[r]
+            cells.append(f" {v:>{w}} " if num else f" {v:<{w}} ")
+        lines.append("|" + "|".join(cells) + "|")
+    if table.num_rows:
+        lines.append(sep)
+    return "\n".join(lines) + "\n"
+
+
+def render_csv(table: pa.Table, header: bool = True) -> str:
+    """CSV with a header row; NULL is an empty field."""
+    text_cols = [pa.array(_text(table.column(i), ""), pa.string()) if table.num_rows else
+                 pa.array([], pa.string()) for i in range(table.num_columns)]
+    out = io.BytesIO()
+    pacsv.write_csv(pa.table(text_cols, names=table.column_names), out,
+                    pacsv.WriteOptions(include_header=header, quoting_style="needed"))
+    return out.getvalue().decode("utf-8")
+
+
+def render_json(table: pa.Table) -> str:
+    """One JSON object per row."""
+    cols = []
+    for f, col in zip(table.schema, table.columns):
+        if T.is_temporal(f.type) or pa.types.is_decimal(f.type):
+            cols.append(_text(col, "\0"))
+            cols[-1] = [None if v == "\0" else v for v in cols[-1]]
+        else:
+            cols.append(col.to_pylist())
+    names = table.column_names
+    return "".join(json.dumps(dict(zip(names, row)), ensure_ascii=False) + "\n"
+                   for row in zip(*cols)) if names else ""
+
+
+def render(table: pa.Table, fmt: str, header: bool = True) -> str:
+    if fmt == "csv":
+        return render_csv(table, header)
+    if fmt == "json":
+        return render_json(table)
+    return render_table(table)
+
+
+def render_error(e: SqlEngineError) -> str:
+    """``file:line:col: message`` and the caret excerpt."""
+    return f"error: {e}" if e.span is None and not e.source else str(e)
