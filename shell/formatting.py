@@ -25,8 +25,7 @@ def _text(col: pa.Array, null: str) -> list[str]:
 
 
 def _float(v: float) -> str:
-    text = repr(v)
-    return text[:-2] if text.endswith(".0") and "e" not in text else text
+    return repr(v)
 
 
 def render_table(table: pa.Table, null: str = "NULL") -> str:

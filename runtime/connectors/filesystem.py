@@ -325,7 +325,11 @@ class FileWriter:
         else:
             target_dir = root
         if target_dir is not None:
-            target_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                target_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                msg = f"sink path {str(target_dir)!r}: {e.strerror or e}"
+                raise ConnectorError(msg) from None
             if overwrite:
                 for old in target_dir.iterdir():
                     if old.is_file() and old.name.startswith("part-"):
@@ -396,11 +400,14 @@ def _json_bytes(batch: pa.RecordBatch) -> bytes:
 
 
 def sink_path_ok(options: dict[str, str]) -> None:
-    """Fail early when a sink path cannot be written."""
-    parent = Path(options["path"]).parent
-    if not parent.exists():
-        msg = f"sink path {options['path']!r}: parent directory {str(parent)!r} does not exist"
+    """Fail at plan time when a sink path cannot be created or written."""
+    path = Path(options["path"])
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing.exists() and existing.is_file() and existing != path:
+        msg = f"sink path {options['path']!r}: {str(existing)!r} is a file, not a directory"
         raise ConnectorError(msg)
-    if not os.access(parent, os.W_OK):
-        msg = f"sink path {options['path']!r}: directory {str(parent)!r} is not writable"
+    if existing.exists() and not os.access(existing, os.W_OK):
+        msg = f"sink path {options['path']!r}: {str(existing)!r} is not writable"
         raise ConnectorError(msg)

@@ -1,0 +1,60 @@
+"""Each rule alone, on fixture cases: SQL in, expected plan out (tests/fixtures/optimizer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from optimizer import RULES, optimize
+from optimizer.rule import RuleContext
+from tests.plans import plan_of, show
+from tests.slt import Case, read_cases, write_cases
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "optimizer"
+RULE_BY_NAME = {r.name: r for r in RULES}
+
+
+def _cases() -> list[tuple[str, Case]]:
+    out = []
+    for path in sorted(FIXTURES.glob("*.slt")):
+        for case in read_cases(path):
+            out.append((path.stem, case))
+    return out
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize(("rule", "case"), CASES, ids=[f"{r}:{c.name}" for r, c in CASES])
+def test_rule(rule: str, case: Case, update_golden: bool) -> None:
+    before = plan_of(case.input)
+    after = RULE_BY_NAME[rule].apply(before, RuleContext()).data
+    text = f"-- before\n{show(before)}\n-- after\n{show(after)}"
+    if update_golden:
+        path = FIXTURES / f"{rule}.slt"
+        cases = read_cases(path)
+        for c in cases:
+            if c.name == case.name:
+                c.expected = text
+        write_cases(path, cases)
+        return
+    assert text == case.expected
+    assert [(f.name, f.type) for f in after.schema.fields] == \
+        [(f.name, f.type) for f in before.schema.fields]
+
+
+def test_every_rule_has_fixtures() -> None:
+    assert {r for r, _ in CASES} == set(RULE_BY_NAME)
+
+
+def test_optimizer_off_leaves_plan_alone() -> None:
+    plan = plan_of("SELECT a FROM t WHERE 1 = 1")
+    assert optimize(plan, {"table.optimizer.enabled": "false"}) is plan
+
+
+def test_disabled_rule_is_skipped() -> None:
+    plan = plan_of("SELECT a FROM t")
+    out = optimize(plan, {"table.optimizer.disabled-rules": "prune_projections"})
+    assert "projection=" not in show(out)
+    assert "projection=[a]" in show(optimize(plan, {}))

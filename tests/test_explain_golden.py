@@ -1,0 +1,66 @@
+"""EXPLAIN goldens: chains that merge, chains a shuffle breaks, chaining switched off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sqlengine
+
+GOLDEN = Path(__file__).parent / "golden" / "explain"
+
+DDL = """
+CREATE TABLE orders (order_id BIGINT, customer INT, amount DECIMAL(10, 2), status STRING)
+WITH ('connector' = 'filesystem', 'path' = 'queries/data/orders.csv', 'format' = 'csv');
+CREATE TABLE customers (id INT, name STRING, city STRING)
+WITH ('connector' = 'filesystem', 'path' = 'queries/data/customers.csv', 'format' = 'csv');
+CREATE TABLE out_print (status STRING, n BIGINT) WITH ('connector' = 'print');
+"""
+
+CASES = {
+    "chain_filter_project": ("", "SELECT order_id, amount * 2 AS doubled FROM orders "
+                                 "WHERE status = 'shipped'"),
+    "shuffle_breaks_chain": ("", "SELECT status, COUNT(*) AS n FROM orders WHERE amount > 10 "
+                                 "GROUP BY status"),
+    "chaining_disabled": ("SET 'pipeline.operator-chaining' = 'false';",
+                          "SELECT order_id, amount * 2 AS doubled FROM orders "
+                          "WHERE status = 'shipped'"),
+    "join_two_inputs": ("", "SELECT c.name, o.amount FROM orders AS o JOIN customers AS c "
+                            "ON o.customer = c.id"),
+    "insert_into_print": ("", "INSERT INTO out_print SELECT status, COUNT(*) FROM orders "
+                              "GROUP BY status"),
+    "order_by_limit": ("", "SELECT customer, SUM(amount) AS total FROM orders GROUP BY customer "
+                           "ORDER BY total DESC LIMIT 3"),
+    "batch_mode": ("SET 'execution.runtime-mode' = 'batch';",
+                   "SELECT status, COUNT(*) AS n FROM orders GROUP BY status"),
+}
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_explain(name: str, update_golden: bool) -> None:
+    setup, query = CASES[name]
+    s = sqlengine.connect()
+    s.execute(DDL + setup)
+    text = s.execute(f"EXPLAIN {query}")[0].message + "\n"
+    path = GOLDEN / f"{name}.txt"
+    if update_golden or not path.exists():
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def test_chains_merge_and_break() -> None:
+    s = sqlengine.connect()
+    s.execute(DDL)
+    merged = s.execute("EXPLAIN " + CASES["chain_filter_project"][1])[0].message
+    assert "v1 [parallelism=1]: Source(orders) -> Project(order_id, doubled)" in merged
+    assert "v2" not in merged.split("== Job Graph ==")[1]
+    shuffled = s.execute("EXPLAIN " + CASES["shuffle_breaks_chain"][1])[0].message
+    graph = shuffled.split("== Job Graph ==")[1]
+    assert "--HASH(status)--> v2" in graph
+    s.execute("SET 'pipeline.operator-chaining' = 'false'")
+    unchained = s.execute("EXPLAIN " + CASES["chain_filter_project"][1])[0].message
+    graph = unchained.split("== Job Graph ==")[1]
+    assert "v1 [parallelism=1]: Source(orders)\n  --FORWARD--> v2" in graph
+    assert "v2 [parallelism=1]: Project(order_id, doubled)" in graph
