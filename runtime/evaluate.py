@@ -30,8 +30,7 @@ def evaluate(expr: Expr, batch: pa.RecordBatch) -> pa.Array:
 
 def _eval(expr: Expr, batch: pa.RecordBatch, n: int) -> pa.Array:
     if isinstance(expr, ColumnRef):
-        col = batch.column(expr.index)
-        return col
+        return batch.column(expr.index)
     if isinstance(expr, Literal):
         return literal_array(expr, n)
     if isinstance(expr, Call):

@@ -130,7 +130,7 @@ def _replace(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 def _position(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    needle, hay = args
+    _needle, hay = args
     if lits[0] is None:
         return pa.nulls(len(hay), pa.int32())
     idx = pc.find_substring(hay, pattern=str(lits[0]))

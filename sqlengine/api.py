@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from sqlengine import statements as S
-from sqlengine.catalog import Catalog, TableDef, ViewDef
+from sqlengine.catalog import Catalog, TableDef
 from sqlengine.errors import (
     BindError,
     ExecutionError,
     NotSupportedError,
     ParseError,
     PlanError,
-    SqlEngineError,
     Span,
+    SqlEngineError,
 )
 from sqlengine.parser import parse_query, parse_statement, split_script
 

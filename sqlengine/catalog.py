@@ -58,7 +58,8 @@ class Catalog:
         parts = name.split(".")
         return parts[-1].lower()
 
-    def add_table(self, table: TableDef, *, replace: bool = False, span: Span | None = None) -> None:
+    def add_table(self, table: TableDef, *, replace: bool = False,
+                  span: Span | None = None) -> None:
         key = self._key(table.name)
         if not replace and (key in self._tables or key in self._views):
             raise BindError(f"table or view {table.name!r} already exists", span=span)

@@ -142,7 +142,7 @@ class StatementBuilder(Transformer):
         return QueryText(self.text[start:end], self.base + start)
 
     # -- lexical ---------------------------------------------------------------------------
-    def NAME(self, tok: Token) -> Token:  # noqa: N802 - lark terminal callback
+    def NAME(self, tok: Token) -> Token:
         return tok
 
     def name(self, items: list[Token]) -> str:

@@ -71,7 +71,8 @@ def parse_type(text: str) -> pa.DataType:
         precision = args[0] if args else 10
         scale = args[1] if len(args) > 1 else 0
         if not 1 <= precision <= MAX_DECIMAL_PRECISION or not 0 <= scale <= precision:
-            msg = f"DECIMAL({precision}, {scale}) is out of range: precision 1..38, scale 0..precision"
+            msg = (f"DECIMAL({precision}, {scale}) is out of range: precision 1..38, "
+                   "scale 0..precision")
             raise BindError(msg)
         return pa.decimal128(precision, scale)
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATETIME"):
@@ -238,7 +239,7 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
 
 def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
     """Whether a value of ``src`` may be used where ``dst`` is expected without a CAST."""
-    if src == dst or src == NULL:
+    if src in (dst, NULL):
         return True
     if is_numeric(src) and is_numeric(dst):
         return True

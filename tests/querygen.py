@@ -251,8 +251,8 @@ class Gen:
         fl, dk = self._items(2, "a.")
         wf, wd = self._where("a.")
         extra = self.pick(["", " AND b.v > 0", " AND a.x < b.v"])
-        cols_f = ", ".join(fl + ["b.v", "b.name"])
-        cols_d = ", ".join(dk + ["b.v", "b.name"])
+        cols_f = ", ".join([*fl, "b.v", "b.name"])
+        cols_d = ", ".join([*dk, "b.v", "b.name"])
         return Pair(f"SELECT {cols_f} FROM t1 AS a {kind} t2 AS b ON a.k = b.k{extra}{wf}",
                     f"SELECT {cols_d} FROM t1 AS a {kind} t2 AS b ON a.k = b.k{extra}{wd}")
 

@@ -98,5 +98,5 @@ class ChainedTask:
         for op in self.operators:
             try:
                 op.close()
-            except Exception as e:  # noqa: BLE001 - closing must reach every operator
+            except Exception as e:
                 raise ExecutionError(f"closing {type(op).__name__} failed: {e}") from e

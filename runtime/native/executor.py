@@ -104,7 +104,7 @@ class Executor:
     def _collect_metrics(self) -> None:
         skipped = 0
         at: list[str] = []
-        for vid, src in self.sources:
+        for _vid, src in self.sources:
             skipped += src.stats.skipped
             at.extend(src.stats.skipped_at)
         self.result.skipped_rows = skipped

@@ -128,7 +128,7 @@ class JoinOperator(Operator):
             self.match_counts = np.concatenate(
                 [self.match_counts, np.zeros(batch.num_rows, np.int64)])
             if other_keys is not None:
-                li, ri, joined = self._pairs(*self._match(keys, other_keys), one,
+                li, _ri, joined = self._pairs(*self._match(keys, other_keys), one,
                                              other.rows(), left_offset=start)
                 np.add.at(self.match_counts, li, 1)
                 out += self._emit(joined, INSERT)
@@ -141,7 +141,7 @@ class JoinOperator(Operator):
             side.add(batch, keys)
             left_keys = other.keys()
             if left_keys is not None:
-                li, ri, joined = self._pairs(*self._match(left_keys, keys), other.rows(),
+                li, _ri, joined = self._pairs(*self._match(left_keys, keys), other.rows(),
                                              one, right_offset=start)
                 if self.kind == "left" and len(li):
                     first = np.unique(li[self.match_counts[li] == 0])
@@ -170,7 +170,7 @@ class JoinOperator(Operator):
         matched_left = np.zeros(left.size, dtype=bool)
         out: list[pa.RecordBatch] = []
         if right.size:
-            li, ri, joined = self._pairs(*self._match(left.keys(), right.keys()),  # type: ignore[arg-type]
+            li, _ri, joined = self._pairs(*self._match(left.keys(), right.keys()),  # type: ignore[arg-type]
                                          lrows, right.rows())
             matched_left[li] = True
             out += self._emit(joined, INSERT)
