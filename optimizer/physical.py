@@ -214,10 +214,9 @@ class _Translator:
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
         if not self.streaming:
             return
-        from sqlengine.plan.tree import walk
+        from optimizer.analysis import unbounded_sources
 
-        unbounded = [n.source.table for n in walk(plan) if isinstance(n, N.Scan)
-                     and not n.source.bounded]
+        unbounded = unbounded_sources(plan)
         if unbounded:
             msg = (f"{what} needs a bounded input, but table {unbounded[0]!r} is unbounded "
                    "(give it 'number-of-rows', or use a window)")

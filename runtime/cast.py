@@ -65,6 +65,9 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False) -> pa.Arr
                 else rounded.cast(target)
         if pa.types.is_timestamp(src) and pa.types.is_date(target):
             return pc.floor_temporal(arr, unit="day").cast(target)
+        if pa.types.is_integer(src) and pa.types.is_decimal(target):
+            # Arrow wants room for every int32/int64 value; check the actual values instead.
+            return arr.cast(pa.decimal128(38, target.scale)).cast(target)
         if pa.types.is_boolean(src) and T.is_numeric(target):
             return arr.cast(pa.int8()).cast(target)
         return arr.cast(target)

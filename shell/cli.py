@@ -48,7 +48,7 @@ def main() -> None:
 def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...]) -> None:
     """Run every statement of each FILE in order; query results go to stdout."""
     session = _session(defines)
-    err = click.get_text_stream("stderr")
+    err = sys.stderr
     try:
         for path in files:
             script = _read(path)
@@ -96,10 +96,9 @@ def _show(result: sqlengine.api.Result, fmt: str, err: object) -> None:
 
 
 def _bounded(q: sqlengine.Query) -> bool:
-    from sqlengine.plan.nodes import Scan
-    from sqlengine.plan.tree import walk
+    from optimizer.analysis import is_bounded
 
-    return all(n.source.bounded for n in walk(q.logical_plan) if isinstance(n, Scan))
+    return is_bounded(q.logical_plan)
 
 
 @main.command()

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from runtime.cast import cast_array
 from sqlengine import types as T
@@ -47,14 +45,15 @@ def render_table(table: pa.Table, null: str = "NULL") -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_csv(table: pa.Table, header: bool = True) -> str:
-    """CSV with a header row; NULL is an empty field."""
-    text_cols = [pa.array(_text(table.column(i), ""), pa.string()) if table.num_rows else
-                 pa.array([], pa.string()) for i in range(table.num_columns)]
-    out = io.BytesIO()
-    pacsv.write_csv(pa.table(text_cols, names=table.column_names), out,
-                    pacsv.WriteOptions(include_header=header, quoting_style="needed"))
-    return out.getvalue().decode("utf-8")
+def render_csv(table: pa.Table, header: bool = True, null: str = "") -> str:
+    """CSV with a header row; NULL is an empty field; quotes only where needed."""
+    from runtime.connectors.filesystem import csv_text
+
+    cols = [pa.array(_text(table.column(i), "\0"), pa.string()) for i in
+            range(table.num_columns)]
+    cols = [pc.if_else(pc.equal(c, "\0"), pa.nulls(len(c), pa.string()), c) for c in cols]
+    head = csv_text([pa.array([n]) for n in table.column_names]) if header else ""
+    return head + csv_text(cols, null=null)
 
 
 def render_json(table: pa.Table) -> str:

@@ -81,9 +81,10 @@ class Session:
         self.options[key] = value.lower() if key in _ENUM_OPTIONS else value
 
     # -- data ------------------------------------------------------------------------------
-    def register(self, name: str, data: Any) -> None:
+    def register(self, name: str, data: Any, *, bounded: bool = True) -> None:
         """Register in-memory data as a table: a pyarrow Table or RecordBatch, a pandas
-        DataFrame, or an iterator of record batches (read once, unbounded until it ends)."""
+        DataFrame, or an iterator of record batches (read once). Pass ``bounded=False`` for an
+        iterator that may never end: queries over it then run as unbounded streams."""
         from runtime.connectors.memory import MemoryData
         from sqlengine.plan.nodes import Field, Schema
 
@@ -111,6 +112,7 @@ class Session:
             raise PlanError(f"cannot register {name!r}: expected a pyarrow Table, a pandas "
                             f"DataFrame or an iterator of RecordBatches, got "
                             f"{type(data).__name__}")
+        mem.bounded = mem.table is not None or bounded
         schema = Schema(tuple(Field(f.name, f.type) for f in mem.schema))
         self.catalog.add_table(TableDef(name, schema, (("connector", "memory"),), data=mem),
                                replace=True)
@@ -335,16 +337,14 @@ class Query:
             PlanError: the query reads an unbounded source (use ``stream()``).
             ExecutionError: a runtime failure, naming the operator.
         """
+        from optimizer.analysis import unbounded_sources
         from runtime.changelog import apply_changelog
-        from sqlengine.plan.nodes import Scan
-        from sqlengine.plan.tree import walk
 
-        unbounded = [n.source.table for n in walk(self.logical_plan)
-                     if isinstance(n, Scan) and not n.source.bounded]
+        job = self._job()  # plan first: plan-time errors are the more precise ones
+        unbounded = unbounded_sources(self.logical_plan)
         if unbounded:
             raise PlanError(f"collect() needs a bounded result, but table {unbounded[0]!r} is "
                             "unbounded; use stream() (or give the source 'number-of-rows')")
-        job = self._job()
         batches = []
         try:
             batches = list(job.run())

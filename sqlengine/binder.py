@@ -132,9 +132,11 @@ class Binder:
         return self._order_limit(node, rel, ctes)
 
     def values(self, node: exp.Values) -> Relation:
+        from optimizer.rules.fold_constants import fold_expr
+
         rows = []
         for tup in node.expressions:
-            rows.append([self.exprs.bind(e, Scope(())) for e in tup.expressions])
+            rows.append([fold_expr(self.exprs.bind(e, Scope(()))) for e in tup.expressions])
         if not rows:
             raise self.error(BindError, "VALUES needs at least one row", node)
         width = len(rows[0])

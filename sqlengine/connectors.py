@@ -38,7 +38,6 @@ CONNECTORS: dict[str, dict[str, OptionSpec]] = {
         OptionSpec("json.ignore-parse-errors", "bool"),
         OptionSpec("json.fail-on-missing-field", "bool"),
         OptionSpec("json.timestamp-format.standard", "enum", ("SQL", "ISO-8601")),
-        OptionSpec("parquet.ignore-parse-errors", "bool"),
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),

@@ -82,16 +82,22 @@ def _any_to_bool(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataTyp
     return T.BOOLEAN, list(types)
 
 
-def _strings(name: str, result: pa.DataType, extra: tuple[pa.DataType, ...] = ()) -> Inference:
+def _strings(name: str, result: pa.DataType, extra: tuple[pa.DataType, ...] = (),
+             n_str: int | None = None) -> Inference:
+    """Leading STRING arguments (all of them unless ``n_str``), then ``extra`` typed ones."""
+
     def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
-        n_str = len(types) - len(extra)
-        for t in types[:n_str]:
+        k = len(types) if n_str is None else n_str
+        for t in types[:k]:
             if not (T.is_string(t) or t == T.NULL):
                 raise _err(name, types, "STRING arguments")
-        for t, want in zip(types[n_str:], extra):
-            if not (T.is_numeric(t) or t == T.NULL) and T.is_numeric(want):
+        want = list(extra[: len(types) - k])
+        for t, w in zip(types[k:], want):
+            if T.is_numeric(w) and not (T.is_numeric(t) or t == T.NULL):
                 raise _err(name, types, "numeric position arguments")
-        return result, [T.STRING] * n_str + list(extra[: len(types) - n_str])
+            if T.is_string(w) and not (T.is_string(t) or t == T.NULL):
+                raise _err(name, types, "STRING arguments")
+        return result, [T.STRING] * k + want
 
     return infer
 
@@ -206,15 +212,15 @@ _register(Signature("char_length", 1, 1, _strings("char_length", T.INT)))
 _register(Signature("trim", 1, 2, _strings("trim", T.STRING), literal_args=(1,)))
 _register(Signature("ltrim", 1, 2, _strings("ltrim", T.STRING), literal_args=(1,)))
 _register(Signature("rtrim", 1, 2, _strings("rtrim", T.STRING), literal_args=(1,)))
-_register(Signature("substring", 2, 3, _strings("substring", T.STRING, (T.INT, T.INT)),
+_register(Signature("substring", 2, 3, _strings("substring", T.STRING, (T.INT, T.INT), 1),
                     literal_args=(1, 2)))
 _register(Signature("replace", 3, 3, _strings("replace", T.STRING), literal_args=(1, 2)))
 _register(Signature("position", 2, 2, _strings("position", T.INT), literal_args=(0,)))
-_register(Signature("lpad", 3, 3, _strings("lpad", T.STRING, (T.INT, T.STRING)),
+_register(Signature("lpad", 3, 3, _strings("lpad", T.STRING, (T.INT, T.STRING), 1),
                     literal_args=(1, 2)))
-_register(Signature("rpad", 3, 3, _strings("rpad", T.STRING, (T.INT, T.STRING)),
+_register(Signature("rpad", 3, 3, _strings("rpad", T.STRING, (T.INT, T.STRING), 1),
                     literal_args=(1, 2)))
-_register(Signature("repeat", 2, 2, _strings("repeat", T.STRING, (T.INT,))))
+_register(Signature("repeat", 2, 2, _strings("repeat", T.STRING, (T.INT,), 1)))
 _register(Signature("abs", 1, 1, _same_numeric("abs")))
 _register(Signature("sign", 1, 1, _same_numeric("sign")))
 _register(Signature("floor", 1, 1, _floor_ceil("floor")))

@@ -1,7 +1,7 @@
 """Runs queries/*.sql end to end and compares every result with queries/<name>.expected.
 
 A first line ``-- fail: <substring>`` makes the scenario an expected-error test. Results are
-CSV with a header; rows are sorted unless the statement has an ORDER BY.
+CSV with a header (NULL spelled out); rows are sorted unless the statement has an ORDER BY.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def run_scenario(path: Path) -> str:
             continue
         stmt = script[result.statement_offset:].split(";", 1)[0]
         line = script.count("\n", 0, result.statement_offset) + 1
-        lines = render_csv(result.table).splitlines()
+        lines = render_csv(result.table, null="NULL").splitlines()
         header, rows = lines[:1], lines[1:]
         if "ORDER BY" not in stmt.upper():
             rows = sorted(rows)

@@ -368,19 +368,25 @@ def _text_columns(batch: pa.RecordBatch) -> list[pa.Array]:
 def _csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
     delim = _opt_char(options, "csv.field-delimiter", ",") or ","
     quote = _opt_char(options, "csv.quote-character", '"') or '"'
-    null_literal = options.get("csv.null-literal", "")
+    text = csv_text(_text_columns(batch), delim, quote, options.get("csv.null-literal", ""))
+    return text.encode("utf-8")
+
+
+def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
+             null: str = "") -> str:
+    """CSV lines from string columns, quoting only the values that need it."""
     cols = []
-    for col in _text_columns(batch):
+    for col in columns:
         needs = pc.or_(pc.match_substring(col, delim),
                        pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
         escaped = pc.replace_substring(col, quote, quote + quote)
         quoted = pc.binary_join_element_wise(quote, escaped, quote, "")
         text = pc.if_else(pc.fill_null(needs, False), quoted, col)
-        cols.append(pc.fill_null(text, null_literal))
-    if not cols:
-        return b""
+        cols.append(pc.fill_null(text, null))
+    if not cols or len(cols[0]) == 0:
+        return ""
     lines = pc.binary_join_element_wise(*cols, delim) if len(cols) > 1 else cols[0]
-    return ("\n".join(lines.to_pylist()) + "\n").encode("utf-8") if len(lines) else b""
+    return "\n".join(lines.to_pylist()) + "\n"
 
 
 def _json_bytes(batch: pa.RecordBatch) -> bytes:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 import pyarrow as pa
 
 from runtime.operators.base import Operator, OperatorContext, OperatorMetrics
-from sqlengine.errors import ExecutionError, OperatorError, SqlEngineError
+from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
 
 Output = Callable[[pa.RecordBatch], None]
 
@@ -42,8 +42,8 @@ class ChainedTask:
     def _call(self, i: int, fn: Callable[[], Iterable[pa.RecordBatch]]) -> list[pa.RecordBatch]:
         try:
             return list(fn())
-        except OperatorError:
-            raise
+        except (OperatorError, ConnectorError):
+            raise  # already names its place (operator, or file:line)
         except (SqlEngineError, pa.ArrowException, ArithmeticError, ValueError, TypeError) as e:
             raise self._fail(i, e) from e
 

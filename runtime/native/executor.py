@@ -17,6 +17,7 @@ from runtime.native.chain import ChainedTask
 from runtime.native.factory import build_operator
 from runtime.operators.sink import CollectSink
 from runtime.operators.source import SourceOperator
+from sqlengine.errors import ConnectorError
 
 
 @dataclass
@@ -86,6 +87,8 @@ class Executor:
                         self._finish(vid)
                         yield from self._drain()
                         continue
+                    except ConnectorError:
+                        raise
                     except Exception as e:
                         raise task._fail(0, e) from e
                     task.emit_from_head([batch])

@@ -1,0 +1,83 @@
+"""``sqlengine run`` / ``sqlengine explain``: results on stdout, messages on stderr, exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from shell.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = """
+CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '{path}',
+  'format' = 'csv');
+SELECT k, SUM(v) AS total FROM t GROUP BY k ORDER BY k;
+"""
+
+
+def _files(tmp_path: Path) -> Path:
+    (tmp_path / "t.csv").write_text("a,1\nb,2\na,3\n")
+    sql = tmp_path / "q.sql"
+    sql.write_text(SCRIPT.format(path=tmp_path / "t.csv"))
+    return sql
+
+
+def test_run_csv_goes_to_stdout_and_messages_to_stderr(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["run", str(_files(tmp_path)), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "k,total\na,4\nb,2\n"
+    assert "[INFO]" in result.stderr and "2 rows in set" in result.stderr
+
+
+def test_run_json_and_table(tmp_path: Path) -> None:
+    sql = _files(tmp_path)
+    out = CliRunner().invoke(main, ["run", str(sql), "--format", "json"]).stdout
+    assert out == '{"k": "a", "total": 4}\n{"k": "b", "total": 2}\n'
+    table = CliRunner().invoke(main, ["run", str(sql)]).stdout
+    assert "| k | total |" in table and "| a |     4 |" in table
+
+
+def test_define_sets_options(tmp_path: Path) -> None:
+    sql = tmp_path / "m.sql"
+    sql.write_text("SET;")
+    out = CliRunner().invoke(main, ["run", str(sql), "--format", "csv", "-D",
+                                    "execution.runtime-mode=batch"]).stdout
+    assert "execution.runtime-mode,batch" in out
+    bad = CliRunner().invoke(main, ["run", str(sql), "-D", "execution.runtime-mode=fast"])
+    assert bad.exit_code == 2 and "must be one of" in bad.stderr
+
+
+def test_error_exit_code_and_location(tmp_path: Path) -> None:
+    sql = tmp_path / "bad.sql"
+    sql.write_text("SET 'a' = 'b';\n\nSELECT nope FROM missing;\n")
+    result = CliRunner().invoke(main, ["run", str(sql)])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert f"{sql}:3:18: unknown table 'missing'\n" in result.stderr
+    assert "^" in result.stderr
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["run", str(tmp_path / "none.sql")])
+    assert result.exit_code != 0 and "none.sql" in result.stderr
+
+
+def test_explain_prints_the_job_graph(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["explain", str(_files(tmp_path))])
+    assert result.exit_code == 0
+    assert "== Job Graph ==" in result.stdout and "--HASH(k)--> v2" in result.stdout
+
+
+def test_console_script_runs_the_demo() -> None:
+    # The installed entry point, as the README's first command runs it.
+    proc = subprocess.run([sys.executable, "-m", "shell.cli", "run", "queries/demo.sql",
+                           "--format", "csv"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "customer,orders,revenue,biggest,big_orders"
+    assert sum(int(line.split(",")[1]) for line in lines[1:]) == 100000

@@ -1,0 +1,123 @@
+"""The embeddable API: connect, execute, sql(params), register, collect, stream, explain."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import sqlengine
+from sqlengine.errors import BindError, ParseError
+
+
+def test_params_are_typed_literals_not_text() -> None:
+    s = sqlengine.connect()
+    s.register("t", pa.table({"a": [1, 2, 3], "b": ["x", "1 OR 1=1", "z"]}))
+    with pytest.raises(BindError):
+        s.sql("SELECT a FROM t WHERE a > ?", params=[])
+    assert s.sql("SELECT a FROM t WHERE b = :b", params={"b": "1 OR 1=1"}).collect() \
+        .column("a").to_pylist() == [2]
+    assert s.sql("SELECT a FROM t WHERE a > ? AND b <> ?", params=[1, "z"]).collect() \
+        .column("a").to_pylist() == [2]
+    with pytest.raises(BindError):
+        s.sql("SELECT :missing")
+
+
+def test_register_pandas_and_an_iterator_of_batches() -> None:
+    s = sqlengine.connect()
+    s.register("df", pd.DataFrame({"k": ["a", "b", "a"], "v": [1.5, 2.0, 3.0]}))
+    got = s.sql("SELECT k, SUM(v) AS total FROM df GROUP BY k ORDER BY k").to_pandas()
+    assert got.to_dict("records") == [{"k": "a", "total": 4.5}, {"k": "b", "total": 2.0}]
+    schema = pa.schema([("n", pa.int64())])
+    batches = (pa.record_batch([pa.array([i, i + 1])], schema=schema) for i in range(0, 10, 2))
+    s.register("it", batches)
+    assert s.sql("SELECT COUNT(*) AS c, SUM(n) AS s FROM it").collect().to_pylist() == \
+        [{"c": 10, "s": 45}]
+
+
+def test_stream_shows_the_changelog_and_collect_applies_it() -> None:
+    s = sqlengine.connect()
+    batches = [pa.record_batch({"k": ["a", "b"]}), pa.record_batch({"k": ["a"]}),
+               pa.record_batch({"k": ["b", "b"]})]
+    s.register("t", pa.Table.from_batches(batches))
+    q = s.sql("SELECT k, COUNT(*) AS n FROM t GROUP BY k")
+    rows = [tuple(r.values()) for b in q.stream() for r in b.to_pylist()]
+    assert rows == [("+I", "a", 1), ("+I", "b", 1),
+                    ("-U", "a", 1), ("+U", "a", 2),
+                    ("-U", "b", 1), ("+U", "b", 3)]
+    assert sorted(q.collect().to_pylist(), key=lambda r: r["k"]) == [
+        {"k": "a", "n": 2}, {"k": "b", "n": 3}]
+    # A count of counts: an aggregate over an updating input retracts and re-adds.
+    cc = s.sql("SELECT n, COUNT(*) AS keys FROM (SELECT k, COUNT(*) AS n FROM t GROUP BY k) "
+               "GROUP BY n")
+    assert sorted(cc.collect().to_pylist(), key=lambda r: r["n"]) == [
+        {"n": 2, "keys": 1}, {"n": 3, "keys": 1}]
+
+
+def test_metrics_count_records_per_operator() -> None:
+    s = sqlengine.connect()
+    s.register("t", pa.table({"a": list(range(10))}))
+    q = s.sql("SELECT a FROM t WHERE a % 2 = 0")
+    q.collect()
+    m = q.metrics()
+    assert m["v1.Source"]["records_out"] == 5  # the filter was pushed into the scan
+    assert m["v1.Sink"]["records_in"] == 5
+
+
+def test_execute_returns_a_result_per_statement() -> None:
+    s = sqlengine.connect()
+    results = s.execute("""
+        CREATE TABLE t (a INT, b STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+        CREATE VIEW v AS SELECT a FROM t;
+        SHOW TABLES;
+        DESCRIBE t;
+        SET 'execution.runtime-mode' = 'batch';
+        SELECT COUNT(*) AS n FROM v;
+        RESET 'execution.runtime-mode';
+        DROP VIEW v;
+        SHOW TABLES;
+    """)
+    assert [r.kind for r in results] == ["ok", "ok", "rows", "rows", "ok", "rows", "ok", "ok",
+                                         "rows"]
+    assert results[2].table.column(0).to_pylist() == ["t", "v"]
+    assert results[3].table.select(["name", "type"]).to_pylist() == [
+        {"name": "a", "type": "INT"}, {"name": "b", "type": "STRING"}]
+    assert results[5].table.to_pylist() == [{"n": 3}]
+    assert s.options["execution.runtime-mode"] == "streaming"
+    assert results[8].table.column(0).to_pylist() == ["t"]
+
+
+def test_sql_takes_exactly_one_query() -> None:
+    s = sqlengine.connect()
+    with pytest.raises(ParseError):
+        s.sql("SELECT 1; SELECT 2")
+    with pytest.raises(ParseError):
+        s.sql("SET 'a' = 'b'")
+
+
+def test_explain_from_the_api() -> None:
+    s = sqlengine.connect()
+    s.register("t", pa.table({"a": [1]}))
+    text = s.sql("SELECT a + 1 AS b FROM t").explain()
+    assert "== Optimized Logical Plan ==" in text
+    assert "v1 [parallelism=1]: Source(t) -> Project(b)" in text
+
+
+def test_explain_verbose_shows_each_pass() -> None:
+    s = sqlengine.connect()
+    s.register("t", pa.table({"a": [1], "b": [2]}))
+    text = s.execute("EXPLAIN VERBOSE SELECT a FROM t WHERE 1 = 1")[0].message
+    assert "-- after fold_constants" in text and "-- after prune_projections" in text
+
+
+def test_computed_columns_and_watermark_are_stored() -> None:
+    s = sqlengine.connect()
+    s.execute("""CREATE TABLE t (a INT, ts TIMESTAMP(3), b AS a * 10,
+                   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+                 WITH ('connector' = 'datagen', 'number-of-rows' = '5',
+                       'fields.a.kind' = 'sequence', 'fields.a.start' = '1',
+                       'fields.a.end' = '5')""")
+    assert s.sql("SELECT SUM(b) AS s FROM t").collect().to_pylist() == [{"s": 150}]
+    desc = s.execute("DESCRIBE t")[0].table.to_pylist()
+    assert desc[1]["watermark"] == "`ts` AS ts - INTERVAL '5' SECOND"
+    assert desc[2]["extras"] == "AS a * 10"

@@ -1,0 +1,148 @@
+"""Every user mistake is an sqlengine error naming the place: line:col and a caret for SQL."""
+
+from __future__ import annotations
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import (
+    BindError,
+    ConnectorError,
+    NotSupportedError,
+    ParseError,
+    PlanError,
+    SqlEngineError,
+)
+
+T = """CREATE TABLE t (a INT, b STRING, c DOUBLE)
+WITH ('connector' = 'filesystem', 'path' = 'queries/data/orders.csv', 'format' = 'csv');
+"""
+
+
+def _err(script: str, cls: type[SqlEngineError] = SqlEngineError) -> SqlEngineError:
+    s = sqlengine.connect()
+    with pytest.raises(cls) as info:
+        s.execute(script)
+    return info.value
+
+
+def test_statement_syntax_error_has_line_col_and_caret() -> None:
+    e = _err("SET 'a' = 'b';\nCREATE TABLE t (a INT b STRING) WITH ('connector' = 'print')",
+             ParseError)
+    assert (e.span.line, e.span.column) == (2, 23)
+    text = str(e)
+    assert text.startswith("2:23: unexpected 'b'")
+    lines = text.splitlines()
+    assert lines[1] == "  CREATE TABLE t (a INT b STRING) WITH ('connector' = 'print')"
+    assert lines[2] == "  " + " " * 22 + "^"
+
+
+def test_query_syntax_error_is_located_in_the_script() -> None:
+    e = _err(T + "\nSELECT a,\n  b FROM t WHERE a = = 1;", ParseError)
+    assert e.span.line == 5
+    assert "b FROM t WHERE a = = 1" in str(e)
+
+
+def test_unknown_statement() -> None:
+    e = _err("SELEKT 1", ParseError)
+    assert e.span.line == 1 and e.span.column == 1
+
+
+def test_unknown_table() -> None:
+    e = _err("SELECT * FROM nope", BindError)
+    assert "unknown table 'nope'" in e.message
+    assert e.span.column == 15
+
+
+def test_unknown_column_suggests_a_name() -> None:
+    e = _err(T + "SELECT bb FROM t", BindError)
+    assert "unknown column 'bb'; did you mean 'b'?" in e.message
+    assert (e.span.line, e.span.column) == (3, 8)
+
+
+def test_unknown_function() -> None:
+    e = _err(T + "SELECT frobnicate(a) FROM t", BindError)
+    assert "unknown function FROBNICATE" in e.message
+
+
+def test_type_mismatch() -> None:
+    e = _err(T + "SELECT a + b FROM t", BindError)
+    assert "ADD expects numeric arguments, got (INT, STRING)" in e.message
+    e = _err(T + "SELECT a FROM t WHERE b", BindError)
+    assert "WHERE condition must be BOOLEAN" in e.message
+
+
+def test_column_not_grouped() -> None:
+    e = _err(T + "SELECT b, a FROM t GROUP BY b", BindError)
+    assert "column 'a' must appear in GROUP BY" in e.message
+    e = _err(T + "SELECT a FROM t WHERE COUNT(*) > 1", BindError)
+    assert "aggregate functions are not allowed in WHERE" in e.message
+
+
+def test_bad_connector_option_names_the_key() -> None:
+    sql = ("CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = 'x', "
+           "'format' = 'xml')")
+    e = _err(sql, ConnectorError)
+    assert "option 'format' must be one of 'csv', 'json', 'parquet', got 'xml'" in e.message
+    assert e.span is not None and e.span.column == sql.index("'format'") + 1
+    e = _err("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'rows-per-sec' = '5')",
+             ConnectorError)
+    assert "unsupported option 'rows-per-sec'" in e.message
+    e = _err("CREATE TABLE t (a INT) WITH ('connector' = 'kafka')", ConnectorError)
+    assert "unknown connector 'kafka'" in e.message
+    e = _err("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', "
+             "'fields.zz.min' = '1')", ConnectorError)
+    assert "unknown column 'zz'" in e.message
+
+
+def test_missing_file_names_the_path() -> None:
+    e = _err("CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', "
+             "'path' = '/no/such/file.csv', 'format' = 'csv'); SELECT * FROM t")
+    assert "/no/such/file.csv" in str(e)
+    assert "does not exist" in str(e)
+
+
+def test_bad_type_name() -> None:
+    e = _err("CREATE TABLE t (a INTEGRAL) WITH ('connector' = 'print')", BindError)
+    assert "column 'a': unknown type 'INTEGRAL'" in e.message
+    assert e.span.column == 17
+
+
+def test_window_tvf_parses_but_is_not_supported_yet() -> None:
+    e = _err("CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+             "WITH ('connector' = 'datagen'); SELECT * FROM TABLE(TUMBLE(TABLE t, "
+             "DESCRIPTOR(ts), INTERVAL '10' MINUTES))", NotSupportedError)
+    assert "window table functions" in e.message
+
+
+def test_order_by_on_unbounded_input_is_refused_at_plan_time() -> None:
+    e = _err("CREATE TABLE g (a INT) WITH ('connector' = 'datagen'); "
+             "SELECT a FROM g ORDER BY a", PlanError)
+    assert "ORDER BY needs a bounded input" in e.message
+
+
+def test_updating_result_into_a_file_sink_is_refused() -> None:
+    e = _err(T + "CREATE TABLE o (b STRING, n BIGINT) WITH ('connector' = 'filesystem', "
+             "'path' = 'out/never', 'format' = 'csv');\n"
+             "INSERT INTO o SELECT b, COUNT(*) FROM t GROUP BY b", PlanError)
+    assert "does not support consuming update changes" in e.message
+
+
+def test_runtime_error_names_the_operator() -> None:
+    s = sqlengine.connect()
+    with pytest.raises(sqlengine.OperatorError) as info:
+        s.sql("SELECT a / (a - 1) FROM (VALUES (1), (2)) AS v (a)").collect()
+    assert "division by zero" in str(info.value)
+    assert "in operator Project" in str(info.value)
+
+
+def test_bad_set_value_names_the_key() -> None:
+    e = _err("SET 'execution.runtime-mode' = 'fast'", PlanError)
+    assert "'execution.runtime-mode' must be one of 'streaming', 'batch'" in e.message
+
+
+def test_errors_keep_what_was_accepted_before() -> None:
+    s = sqlengine.connect()
+    with pytest.raises(BindError):
+        s.execute(T + "SELECT nope FROM t")
+    assert s.catalog.table("t") is not None
