@@ -27,6 +27,8 @@ class ScopeColumn:
     name: str
     type: pa.DataType
     rowtime: bool = False
+    # The right side's copy of a USING column: reachable only with its qualifier.
+    using_duplicate: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,7 @@ class Scope:
         hits = [
             i for i, c in enumerate(self.columns)
             if c.name.lower() == lname and (lq is None or (c.qualifier or "").lower() == lq)
+            and not (lq is None and c.using_duplicate)
         ]
         if len(hits) > 1:
             raise BindError(f"column {name!r} is ambiguous")

@@ -296,7 +296,7 @@ class Binder:
                 if star_table and star_table.lower() not in scope.qualifiers():
                     raise self.error(BindError, f"unknown table or alias {star_table!r}", item)
                 for c in scope.columns:
-                    if c.name.startswith("$"):
+                    if c.name.startswith("$") or (c.using_duplicate and not star_table):
                         continue
                     if not star_table or (c.qualifier or "").lower() == star_table.lower():
                         col = exp.Column(this=exp.to_identifier(c.name, quoted=True),
@@ -533,6 +533,11 @@ class Binder:
                 parts.append((ColumnRef(li, lc.name, lc.type),
                                ColumnRef(n_left + ri, rc.name, rc.type)))
             cond_parts = [_eq(a, b) for a, b in parts]
+            dup = {b.index - n_left for _, b in parts}
+            right = Relation(right.plan, Scope(tuple(
+                replace(c, using_duplicate=True) if i in dup else c
+                for i, c in enumerate(right.scope.columns))))
+            scope = Scope(left.scope.columns + right.scope.columns)
         else:
             on = self.exprs.bind(join.args["on"], scope)
             _require_boolean(self, on, join.args["on"], "ON")

@@ -9,11 +9,40 @@ import math
 import pytest
 
 import sqlengine
-from tests.querygen import make_tables, pairs
+from tests.querygen import Pair, make_tables, pairs
 
 duckdb = pytest.importorskip("duckdb")
 
-PAIRS = pairs(140)
+# Hand-written cases for shapes the generator does not make.
+EXTRA = [
+    Pair("SELECT a.x, b.v FROM t1 AS a RIGHT JOIN t2 AS b ON a.k = b.k",
+         "SELECT a.x, b.v FROM t1 AS a RIGHT JOIN t2 AS b ON a.k = b.k"),
+    Pair("SELECT k, x, v FROM t1 JOIN t2 USING (k)", "SELECT k, x, v FROM t1 JOIN t2 USING (k)"),
+    Pair("SELECT x FROM t1 WHERE x IS NOT NULL ORDER BY x DESC, y LIMIT 5 OFFSET 3",
+         "SELECT x FROM t1 WHERE x IS NOT NULL ORDER BY x DESC, y NULLS FIRST LIMIT 5 OFFSET 3",
+         ordered=True),
+    Pair("SELECT g, COUNT(*) AS c FROM t1 GROUP BY g UNION SELECT name, 1 FROM t2",
+         "SELECT g, COUNT(*) AS c FROM t1 GROUP BY g UNION SELECT name, 1 FROM t2"),
+    Pair("SELECT c, COUNT(*) AS n FROM (SELECT g, COUNT(*) AS c FROM t1 GROUP BY g) AS s "
+         "GROUP BY c",
+         "SELECT c, COUNT(*) AS n FROM (SELECT g, COUNT(*) AS c FROM t1 GROUP BY g) AS s "
+         "GROUP BY c"),
+    Pair("SELECT s, SUM(x) AS sx, COUNT(DISTINCT g) AS dg FROM t1 GROUP BY s HAVING SUM(x) > 0",
+         "SELECT s, SUM(x) AS sx, COUNT(DISTINCT g) AS dg FROM t1 GROUP BY s HAVING SUM(x) > 0"),
+    Pair("SELECT n / 1000 AS q, CAST(n AS DOUBLE) / 1000 AS r FROM t1",
+         "SELECT n // 1000 AS q, CAST(n AS DOUBLE) / 1000 AS r FROM t1"),
+    Pair("SELECT CAST(d AS INT) AS i, CAST(d AS DOUBLE) * 2 AS f, d * 3 AS m, d / 4 AS q FROM t1",
+         "SELECT CAST(TRUNC(d) AS INT) AS i, CAST(d AS DOUBLE) * 2 AS f, d * 3 AS m, "
+         "ROUND(d / 4, 13) AS q FROM t1"),
+]
+BATCH_ONLY = [
+    # A join over aggregated inputs: an updating join input, batch mode only for now.
+    Pair("SELECT a.g, a.c, b.c2 FROM (SELECT g, COUNT(*) AS c FROM t1 GROUP BY g) AS a "
+         "JOIN (SELECT name, COUNT(*) AS c2 FROM t2 GROUP BY name) AS b ON a.g = b.name",
+         "SELECT a.g, a.c, b.c2 FROM (SELECT g, COUNT(*) AS c FROM t1 GROUP BY g) AS a "
+         "JOIN (SELECT name, COUNT(*) AS c2 FROM t2 GROUP BY name) AS b ON a.g = b.name"),
+]
+PAIRS = pairs(140) + EXTRA
 
 
 def _norm(v: object) -> object:
@@ -71,3 +100,25 @@ def test_corpus_covers_the_subset() -> None:
                     "DISTINCT", "HAVING", "WITH ", "CASE", "CAST", "IN (", "BETWEEN", "LIKE",
                     "COUNT(DISTINCT", "AVG(", "COALESCE", "IS NULL", "FILTER (WHERE", " / "):
         assert feature in text, feature
+
+
+@pytest.mark.parametrize("pair", BATCH_ONLY, ids=[f"b{i}" for i in range(len(BATCH_ONLY))])
+def test_batch_only_matches_duckdb(pair, data, duck) -> None:  # type: ignore[no-untyped-def]
+    test_matches_duckdb(pair, "batch", data, duck)
+    s = sqlengine.connect()
+    for name, table in data.items():
+        s.register(name, table)
+    with pytest.raises(sqlengine.NotSupportedError):
+        s.sql(pair.flink).collect()
+
+
+def test_global_aggregate_of_no_rows_follows_flink(data) -> None:  # type: ignore[no-untyped-def]
+    # Flink's batch mode (and DuckDB) give one row; its streaming GROUP BY emits a result only
+    # when a row arrives, so an empty input gives no row at all.
+    sql = "SELECT COUNT(*) AS c, SUM(x) AS s, MIN(s) AS m FROM t1 WHERE x > 1000"
+    rows = {}
+    for mode in ("batch", "streaming"):
+        s = sqlengine.connect({"execution.runtime-mode": mode})
+        s.register("t1", data["t1"])
+        rows[mode] = s.sql(sql).collect().to_pylist()
+    assert rows == {"batch": [{"c": 0, "s": None, "m": None}], "streaming": []}
