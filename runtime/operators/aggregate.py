@@ -42,8 +42,15 @@ class _Accumulator:
         self.object_values = pa.types.is_decimal(arg_type) or not (
             pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type))
         self.count = np.zeros(0, dtype=np.int64)  # signed count of non-null inputs
+        # MIN/MAX of numbers and times live in typed numpy arrays (times as int64).
+        self.numeric = self.func in ("min", "max") and (
+            pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type)
+            or pa.types.is_timestamp(arg_type) or pa.types.is_date(arg_type))
+        self.np_type = np.float64 if pa.types.is_floating(arg_type) else np.int64
         if self.func in ("sum", "avg"):
             self.value = self._empty(0)
+        elif self.numeric:
+            self.value = np.zeros(0, dtype=self.np_type)
         elif self.func in ("min", "max"):
             self.value = np.empty(0, dtype=object)
         else:
@@ -67,6 +74,8 @@ class _Accumulator:
         self.count = np.concatenate([self.count, np.zeros(extra, dtype=np.int64)])
         if self.func in ("sum", "avg"):
             self.value = np.concatenate([self.value, self._empty(extra)])
+        elif self.numeric:
+            self.value = np.concatenate([self.value, np.zeros(extra, dtype=self.np_type)])
         elif self.func in ("min", "max"):
             self.value = np.concatenate([self.value, np.empty(extra, dtype=object)])
 
@@ -82,6 +91,10 @@ class _Accumulator:
         if self.func in ("count", "count_star"):
             return pa.array(count, pa.int64())
         null = count <= 0
+        if self.numeric:
+            raw = pa.array(self.value[slots], mask=null)
+            return raw.cast(out_type) if not pa.types.is_date(out_type) else \
+                raw.cast(pa.int32()).cast(out_type)
         if self.func in ("min", "max"):
             return pa.array(self.value[slots], out_type, mask=null)
         total = self.value[slots]
@@ -206,10 +219,18 @@ class GroupAggregateOperator(Operator):
         n_before = len(self.slots)
         if key_names:
             key_lists = [grouped.column(k).to_pylist() for k in key_names]
+            keys = key_lists[0] if len(key_lists) == 1 else list(zip(*key_lists))
             index = self.slots
-            # One dict lookup per distinct key of the batch (not per input row).
-            slots = np.fromiter((index.setdefault(k, len(index)) for k in zip(*key_lists)),
-                                dtype=np.int64, count=grouped.num_rows)
+            # One C-level dict lookup per distinct key of the batch (not per input row);
+            # misses come back as None, which numpy turns into NaN.
+            found = np.array(list(map(index.get, keys)), dtype=np.float64)
+            missing = np.nonzero(np.isnan(found))[0]
+            if len(missing):
+                base = len(index)
+                fresh_ids = range(base, base + len(missing))
+                index.update(zip([keys[i] for i in missing], fresh_ids))
+                found[missing] = np.arange(base, base + len(missing))
+            slots = found.astype(np.int64)
         else:
             slots = np.array([self.slots.setdefault((), 0)], dtype=np.int64)
         if len(self.slots) > n_before:
@@ -239,6 +260,19 @@ class GroupAggregateOperator(Operator):
                 values = part.to_numpy(zero_copy_only=False) if not acc.object_values \
                     else np.array(part.to_pylist(), dtype=object)
                 acc.value[slots] = acc.value[slots] + values
+            elif acc.numeric:
+                part = grouped.column(f"v{j}_{call.func}").combine_chunks()
+                has_new = part.is_valid().to_numpy(zero_copy_only=False)
+                if pa.types.is_date(part.type):
+                    part = part.cast(pa.int32())
+                new = pc.fill_null(part.cast(pa.int64()) if acc.np_type is np.int64 else part,
+                                   0).to_numpy(zero_copy_only=False)
+                old = acc.value[slots]
+                has_old = acc.count[slots] - grouped.column(f"n{j}_sum").to_numpy() > 0
+                better = new < old if call.func == "min" else new > old
+                take = has_new & (~has_old | better)
+                old[take] = new[take]
+                acc.value[slots] = old
             elif call.func in ("min", "max"):
                 part = grouped.column(f"v{j}_{call.func}")
                 new = np.array(part.to_pylist(), dtype=object)
@@ -268,6 +302,8 @@ class GroupAggregateOperator(Operator):
         deltas = pairs.column(f"s{j}_sum").to_pylist()
         seen = acc.distinct
         assert seen is not None
+        if len(key_names) == 1:
+            keys = [k[0] for k in keys]
         for key, v, d in zip(keys, values, deltas):
             slot = self.slots[key]
             old = seen.get((slot, v), 0)
