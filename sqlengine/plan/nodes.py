@@ -69,6 +69,21 @@ class LogicalPlan:
         raise NotImplementedError
 
 
+class UnaryPlan(LogicalPlan):
+    """A node with one ``input``; its schema is the input's unless it says otherwise."""
+
+    input: LogicalPlan
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.input,)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, input=children[0])  # type: ignore[type-var]
+
+    def _keep_input_schema(self) -> None:
+        object.__setattr__(self, "schema", self.input.schema)
+
+
 @dataclass(frozen=True, slots=True)
 class Scan(LogicalPlan):
     """Read a catalog table; ``projection`` and ``filters`` are pushed down into it."""
@@ -107,7 +122,7 @@ class Values(LogicalPlan):
 
 
 @dataclass(frozen=True, slots=True)
-class Filter(LogicalPlan):
+class Filter(UnaryPlan):
     input: LogicalPlan
     predicate: Expr
     schema: Schema = field(init=False, compare=False)
@@ -116,20 +131,14 @@ class Filter(LogicalPlan):
         if not pa.types.is_boolean(self.predicate.dtype) and self.predicate.dtype != pa.null():
             msg = f"filter predicate must be BOOLEAN, got {type_name(self.predicate.dtype)}"
             raise PlanError(msg)
-        object.__setattr__(self, "schema", self.input.schema)
-
-    def children(self) -> tuple[LogicalPlan, ...]:
-        return (self.input,)
-
-    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])
+        self._keep_input_schema()
 
     def explain_label(self) -> str:
         return f"Filter: {self.predicate.sql()}"
 
 
 @dataclass(frozen=True, slots=True)
-class Project(LogicalPlan):
+class Project(UnaryPlan):
     input: LogicalPlan
     exprs: tuple[Expr, ...]
     names: tuple[str, ...]
@@ -147,12 +156,6 @@ class Project(LogicalPlan):
             fields.append(Field(n, e.dtype, True, rowtime))
         object.__setattr__(self, "schema", Schema(tuple(fields)))
 
-    def children(self) -> tuple[LogicalPlan, ...]:
-        return (self.input,)
-
-    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])
-
     def explain_label(self) -> str:
         parts = []
         for e, n in zip(self.exprs, self.names):
@@ -162,7 +165,7 @@ class Project(LogicalPlan):
 
 
 @dataclass(frozen=True, slots=True)
-class Aggregate(LogicalPlan):
+class Aggregate(UnaryPlan):
     """GROUP BY ``keys`` (expressions over the input) computing ``aggs``; output keys then aggs."""
 
     input: LogicalPlan
@@ -176,12 +179,6 @@ class Aggregate(LogicalPlan):
         fields = [Field(n, k.dtype) for k, n in zip(self.keys, self.key_names)]
         fields += [Field(n, a.type) for a, n in zip(self.aggs, self.agg_names)]
         object.__setattr__(self, "schema", Schema(tuple(fields)))
-
-    def children(self) -> tuple[LogicalPlan, ...]:
-        return (self.input,)
-
-    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])
 
     def explain_label(self) -> str:
         keys = ", ".join(k.sql() for k in self.keys)
@@ -261,7 +258,7 @@ class SortKey:
 
 
 @dataclass(frozen=True, slots=True)
-class Sort(LogicalPlan):
+class Sort(UnaryPlan):
     """ORDER BY (bounded input only), with an optional LIMIT/OFFSET folded in."""
 
     input: LogicalPlan
@@ -271,13 +268,7 @@ class Sort(LogicalPlan):
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "schema", self.input.schema)
-
-    def children(self) -> tuple[LogicalPlan, ...]:
-        return (self.input,)
-
-    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])
+        self._keep_input_schema()
 
     def explain_label(self) -> str:
         text = f"Sort: {', '.join(k.sql() for k in self.keys)}"
@@ -289,20 +280,14 @@ class Sort(LogicalPlan):
 
 
 @dataclass(frozen=True, slots=True)
-class Limit(LogicalPlan):
+class Limit(UnaryPlan):
     input: LogicalPlan
     fetch: int | None
     offset: int = 0
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "schema", self.input.schema)
-
-    def children(self) -> tuple[LogicalPlan, ...]:
-        return (self.input,)
-
-    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])
+        self._keep_input_schema()
 
     def explain_label(self) -> str:
         text = f"Limit: fetch={self.fetch}"
@@ -325,19 +310,13 @@ class SinkSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class Sink(LogicalPlan):
+class Sink(UnaryPlan):
     input: LogicalPlan
     target: SinkSpec
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "schema", self.input.schema)
-
-    def children(self) -> tuple[LogicalPlan, ...]:
-        return (self.input,)
-
-    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])
+        self._keep_input_schema()
 
     def explain_label(self) -> str:
         return f"Sink: {self.target.table} ({self.target.connector})"
