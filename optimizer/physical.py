@@ -55,10 +55,15 @@ class OperatorSpec:
                 return f"Filter({p['predicate'].sql()})"  # type: ignore[attr-defined]
             case "project":
                 return f"Project({', '.join(self.schema.names())})"
-            case "group_aggregate":
+            case "group_aggregate" | "window_aggregate" | "session_aggregate":
                 keys = ", ".join(k.sql() for k in p["keys"])  # type: ignore[attr-defined]
                 aggs = ", ".join(a.sql() for a in p["aggs"])  # type: ignore[attr-defined]
-                return f"GroupAggregate(keys=[{keys}], aggs=[{aggs}])"
+                name = {"group_aggregate": "GroupAggregate",
+                        "window_aggregate": "WindowAggregate",
+                        "session_aggregate": "SessionWindowAggregate"}[self.kind]
+                return f"{name}(keys=[{keys}], aggs=[{aggs}])"
+            case "window_assign":
+                return f"WindowTableFunction({p['label']})"
             case "join":
                 return f"Join({p['join_kind']})"
             case "union":
@@ -92,20 +97,61 @@ class PhysicalNode:
 FORWARD = Exchange(Partitioning.FORWARD)
 
 
-def to_physical(plan: N.LogicalPlan, mode: str, sink: N.SinkSpec | None = None) -> PhysicalNode:
+def to_physical(plan: N.LogicalPlan, mode: str,
+                options: dict[str, str] | None = None) -> PhysicalNode:
     """Choose operators and exchanges for a logical plan in ``mode`` (streaming | batch).
 
     Raises:
         PlanError: the plan cannot run in this mode (unbounded input in batch mode, ORDER BY
             on an unbounded stream, an updating result into an append-only sink).
     """
-    return _Translator(mode).translate(plan)
+    return _Translator(mode, options).translate(plan)
+
+
+def parse_duration(text: str, key: str) -> int:
+    """Flink's duration syntax ('10 s', '1 min', '500 ms', '2h') in milliseconds."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+)\s*(ms|milli|millis|s|sec|secs|second|seconds|min|mins|minute|"
+                     r"minutes|m|h|hour|hours|d|day|days)?\s*", text, re.IGNORECASE)
+    if not m:
+        msg = f"option {key!r} must be a duration such as '10 s' or '1 min', got {text!r}"
+        raise PlanError(msg)
+    unit = (m.group(2) or "ms").lower()
+    scale = {"ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "secs": 1000,
+             "second": 1000, "seconds": 1000, "min": 60_000, "mins": 60_000, "m": 60_000,
+             "minute": 60_000, "minutes": 60_000, "h": 3_600_000, "hour": 3_600_000,
+             "hours": 3_600_000, "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}[unit]
+    return int(m.group(1)) * scale
+
+
+def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str] | None:
+    """Follow column ``idx`` down through projections and filters to a window TVF's
+    window_start / window_end / window_time, if that is where it comes from."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    match plan:
+        case N.WindowTVF():
+            width = len(plan.input.schema)
+            return (plan, N.WINDOW_COLUMNS[idx - width]) if idx >= width else None
+        case N.Project():
+            e = plan.exprs[idx]
+            return trace_window_column(plan.input, e.index) if isinstance(e, ColumnRef) \
+                else None
+        case N.Filter():
+            return trace_window_column(plan.input, idx)
+        case _:
+            return None
 
 
 class _Translator:
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, options: dict[str, str] | None = None) -> None:
         self.mode = mode
         self.streaming = mode == "streaming"
+        options = options or {}
+        key = "table.exec.emit.allow-lateness"
+        self.lateness = parse_duration(options[key], key) if options.get(key) else 0
+        self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
 
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         match plan:
@@ -130,7 +176,9 @@ class _Translator:
                 child = self.translate(plan.input)
                 return self._unary("project", plan, child, (("exprs", plan.exprs),))
             case N.Aggregate():
-                return self._aggregate(plan)
+                return self._window_aggregate(plan) or self._aggregate(plan)
+            case N.WindowTVF():
+                return self._window_tvf(plan)
             case N.Join():
                 return self._join(plan)
             case N.Union():
@@ -193,6 +241,51 @@ class _Translator:
             ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
             ("agg_names", plan.agg_names), ("input_updating", child.op.updating),
             ("emit", "changelog" if self.streaming else "final")))
+        return PhysicalNode(op, ((child, exchange),))
+
+    def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:
+        if plan.kind == "session" and id(plan) not in self.session_tvfs:
+            msg = ("SESSION windows are supported in window aggregations only (GROUP BY "
+                   "window_start, window_end, ...)")
+            raise NotSupportedError(msg)
+        child = self.translate(plan.input)
+        if child.op.updating:
+            msg = "window table functions need an insert-only input"
+            raise NotSupportedError(msg)
+        op = OperatorSpec("window_assign", plan.schema, False, (
+            ("window_kind", plan.kind), ("time_index", plan.time_index), ("size", plan.size),
+            ("slide", plan.slide), ("offset", plan.offset), ("lateness", self.lateness),
+            ("label", plan.explain_label().removeprefix("WindowTVF: "))))
+        return PhysicalNode(op, ((child, FORWARD),))
+
+    def _window_aggregate(self, plan: N.Aggregate) -> PhysicalNode | None:
+        from sqlengine.plan.expressions import ColumnRef
+
+        found: dict[str, tuple[int, N.WindowTVF]] = {}
+        for pos, k in enumerate(plan.keys):
+            if isinstance(k, ColumnRef):
+                hit = trace_window_column(plan.input, k.index)
+                if hit is not None and hit[1] in ("window_start", "window_end"):
+                    found.setdefault(hit[1], (pos, hit[0]))
+        if set(found) != {"window_start", "window_end"} or \
+                found["window_start"][1] is not found["window_end"][1]:
+            return None
+        tvf = found["window_end"][1]
+        window_pos = {found["window_start"][0], found["window_end"][0]}
+        others = tuple(k for i, k in enumerate(plan.keys) if i not in window_pos)
+        exchange = Exchange(Partitioning.HASH, others) if others \
+            else Exchange(Partitioning.SINGLE)
+        common = (("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
+                  ("start_pos", found["window_start"][0]), ("end_pos", found["window_end"][0]))
+        if tvf.kind == "session":
+            self.session_tvfs.add(id(tvf))
+            child = self.translate(plan.input)
+            op = OperatorSpec("session_aggregate", plan.schema, False,
+                              (*common, ("gap", tvf.size)))
+        else:
+            child = self.translate(plan.input)
+            op = OperatorSpec("window_aggregate", plan.schema, self.lateness > 0,
+                              (*common, ("lateness", self.lateness)))
         return PhysicalNode(op, ((child, exchange),))
 
     def _join(self, plan: N.Join) -> PhysicalNode:

@@ -19,7 +19,7 @@ def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Tabl
     if not batches:
         return schema.empty_table()
     if not any(has_rowkind(b) for b in batches):
-        return pa.Table.from_batches(batches, schema)
+        return pa.Table.from_batches([data_part(b) for b in batches], schema)
     data = pa.Table.from_batches([data_part(b) for b in batches], schema)
     sign = np.concatenate([signs(b) for b in batches])
     if data.num_columns == 0:

@@ -7,8 +7,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-# An updating stream carries its row kind in a last int8 column (Flink's RowKind).
+# Meta columns ride at the end of a batch, after the data columns, in this order:
+#   $wm        int64: the watermark in effect before the row (event-time sources only);
+#              lateness is judged against it, so it depends on input order, not batching
+#   $row_kind  int8: Flink's RowKind, on updating streams only
+WM = "$wm"
 ROWKIND = "$row_kind"
+MIN_WATERMARK = -(2**63)
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
 ROWKIND_NAMES = ("+I", "-U", "+U", "-D")
 
@@ -18,6 +23,13 @@ class Watermark:
     """No more rows with event time <= ``timestamp`` (ms) will arrive on this channel."""
 
     timestamp: int
+
+
+@dataclass(frozen=True, slots=True)
+class WatermarkStatus:
+    """A channel turned idle (excluded from the minimum) or active again."""
+
+    idle: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +52,49 @@ def with_rowkind(batch: pa.RecordBatch, kinds: np.ndarray | int) -> pa.RecordBat
     return pa.RecordBatch.from_arrays(arrays, names=[*batch.schema.names, ROWKIND])
 
 
+def data_width(batch: pa.RecordBatch) -> int:
+    """The number of data columns (the batch minus its trailing meta columns)."""
+    names = batch.schema.names
+    n = len(names)
+    while n and names[n - 1] in (WM, ROWKIND):
+        n -= 1
+    return n
+
+
 def data_part(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """``batch`` without its row-kind column (if any)."""
-    if has_rowkind(batch):
-        return batch.drop_columns([ROWKIND]) if hasattr(batch, "drop_columns") else \
-            pa.RecordBatch.from_arrays(batch.columns[:-1], names=batch.schema.names[:-1])
-    return batch
+    """``batch`` without its meta columns (row kind, row watermark)."""
+    n = data_width(batch)
+    if n == batch.num_columns:
+        return batch
+    return pa.RecordBatch.from_arrays(batch.columns[:n], names=batch.schema.names[:n])
+
+
+def meta_columns(batch: pa.RecordBatch) -> list[tuple[str, pa.Array]]:
+    """The trailing meta columns, as (name, array) pairs in order."""
+    n = data_width(batch)
+    return [(batch.schema.names[i], batch.column(i)) for i in range(n, batch.num_columns)]
+
+
+def row_watermarks(batch: pa.RecordBatch) -> np.ndarray | None:
+    """The per-row ``$wm`` column as int64 milliseconds, or None when the batch has none."""
+    names = batch.schema.names
+    if WM not in names:
+        return None
+    return batch.column(names.index(WM)).to_numpy(zero_copy_only=False)
+
+
+def with_meta(data: pa.RecordBatch, wm: np.ndarray | None = None,
+              rowkind: pa.Array | np.ndarray | None = None) -> pa.RecordBatch:
+    """``data`` (data columns only) with the given meta columns appended in canonical order."""
+    arrays = list(data.columns)
+    names = list(data.schema.names)
+    if wm is not None:
+        arrays.append(pa.array(wm, pa.int64()))
+        names.append(WM)
+    if rowkind is not None:
+        arrays.append(pa.array(rowkind, pa.int8()))
+        names.append(ROWKIND)
+    return pa.RecordBatch.from_arrays(arrays, names=names)
 
 
 def signs(batch: pa.RecordBatch) -> np.ndarray:

@@ -6,6 +6,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.cast import cast_array
+from runtime.elements import MIN_WATERMARK, row_watermarks
 from runtime.kernels import kernel_for
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
@@ -33,6 +34,8 @@ def _eval(expr: Expr, batch: pa.RecordBatch, n: int) -> pa.Array:
         return batch.column(expr.index)
     if isinstance(expr, Literal):
         return literal_array(expr, n)
+    if isinstance(expr, Call) and expr.name == "current_watermark":
+        return _current_watermark(batch, n)
     if isinstance(expr, Call):
         args = [_eval(a, batch, n) for a in expr.args]
         lits = [a.value if isinstance(a, Literal) else None for a in expr.args]
@@ -88,3 +91,11 @@ def _in_list(expr: InList, batch: pa.RecordBatch, n: int) -> pa.Array:
         unknown = pc.or_(unknown, pc.invert(found))
     result = pc.invert(found) if expr.negated else found
     return pc.if_else(unknown, pa.nulls(n, pa.bool_()), result)
+
+
+def _current_watermark(batch: pa.RecordBatch, n: int) -> pa.Array:
+    # The watermark before each row (NULL until there is one), from the $wm meta column.
+    wm = row_watermarks(batch)
+    if wm is None:
+        return pa.nulls(n, pa.timestamp("ms"))
+    return pa.array(wm, pa.timestamp("ms"), mask=wm == MIN_WATERMARK)

@@ -85,6 +85,8 @@ def _show(result: sqlengine.api.Result, fmt: str, err: object) -> None:
                 header = False
         if q.skipped_rows:
             err.write(f"warning: skipped {q.skipped_rows} malformed rows\n")  # type: ignore[attr-defined]
+        if q.late_records_dropped:
+            err.write(f"warning: dropped {q.late_records_dropped} late rows\n")  # type: ignore[attr-defined]
     elif result.kind == "rows" and result.table is not None:
         out.write(render(result.table, fmt))
     elif result.kind == "explain":

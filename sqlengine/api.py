@@ -308,6 +308,7 @@ class Query:
         tree = parse_query(text, script)
         self.logical_plan = bind_query(tree, session.catalog, text, script, params, positional)
         self.skipped_rows = 0
+        self.late_records_dropped = 0
         self._metrics: dict[str, dict[str, int]] = {}
         self._run: JobRun | None = None
 
@@ -328,6 +329,7 @@ class Query:
     def _finish(self, job: JobRun) -> None:
         if job.result is not None:
             self.skipped_rows = job.result.skipped_rows
+            self.late_records_dropped = job.result.late_records_dropped
             self._metrics = job.result.metrics
 
     def collect(self) -> pa.Table:

@@ -452,8 +452,7 @@ class Binder:
     def from_item(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
         if isinstance(node, exp.Table):
             if isinstance(node.this, exp.Anonymous | exp.Func):
-                raise self.error(NotSupportedError, "window table functions (TUMBLE, HOP, "
-                                 "CUMULATE, SESSION) are not supported yet", node)
+                return self.window_tvf(node, ctes)
             name = ".".join(p.name for p in node.parts)
             alias = node.alias or node.name
             key = node.name.lower()
@@ -472,6 +471,92 @@ class Binder:
             return self.values(node)
         raise self.error(NotSupportedError, f"unsupported FROM item {node.sql()!r}", node)
 
+    def window_tvf(self, node: exp.Table, ctes: dict[str, Relation]) -> Relation:
+        """``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`` and HOP, CUMULATE, SESSION."""
+        from sqlengine.bind_expr import interval_literal
+        from sqlengine.dialect import TableArg
+        from sqlengine.plan.nodes import WindowTVF
+
+        outer = node.this
+        name = (outer.name if isinstance(outer, exp.Anonymous) else outer.sql_name()).upper()
+        args = list(outer.expressions) if isinstance(outer, exp.Anonymous) else []
+        if name != "TABLE" or len(args) != 1 or not isinstance(args[0], exp.Anonymous):
+            raise self.error(NotSupportedError, "table functions other than the window "
+                             "functions TUMBLE, HOP, CUMULATE and SESSION are not supported",
+                             node)
+        call = args[0]
+        kind = str(call.this).lower()
+        wants = {"tumble": (3, 4), "hop": (4, 5), "cumulate": (4, 5), "session": (3, 3)}
+        if kind not in wants:
+            raise self.error(NotSupportedError, f"unknown window function {kind.upper()}",
+                             call)
+        params = list(call.expressions)
+        lo, hi = wants[kind]
+        if not lo <= len(params) <= hi:
+            raise self.error(BindError, f"{kind.upper()} takes {lo} to {hi} arguments "
+                             f"(TABLE t, DESCRIPTOR(col), ...), got {len(params)}", call)
+        data, desc = params[0], params[1]
+        if not isinstance(data, TableArg):
+            raise self.error(BindError, f"the first argument of {kind.upper()} must be "
+                             "TABLE <name>", data)
+        table_node = data.this
+        tname = table_node.name
+        if tname.lower() in ctes and not table_node.args.get("db"):
+            rel = ctes[tname.lower()]
+            rel = Relation(rel.plan, _requalify(rel.scope, tname))
+        else:
+            rel = self.table(".".join(p.name for p in table_node.parts), tname, table_node)
+        if not (isinstance(desc, exp.Anonymous) and str(desc.this).upper() == "DESCRIPTOR"
+                and len(desc.expressions) == 1):
+            raise self.error(BindError, f"the second argument of {kind.upper()} must be "
+                             "DESCRIPTOR(<time column>)", desc)
+        col = desc.expressions[0]
+        idx = rel.scope.resolve(col.name, None)
+        if idx is None:
+            raise self.error(BindError, f"unknown column {col.name!r} in DESCRIPTOR", col)
+        if not rel.scope.columns[idx].rowtime:
+            raise self.error(BindError, f"column {col.name!r} is not a time attribute: window "
+                             "functions need a rowtime column (declare a WATERMARK FOR it)",
+                             col)
+        intervals = []
+        for p in params[2:]:
+            if not isinstance(p, exp.Interval):
+                raise self.error(BindError, f"{kind.upper()} expects INTERVAL arguments", p)
+            intervals.append(int(interval_literal(p, self.exprs).value.total_seconds() * 1000))
+        n_sizes = 2 if kind in ("hop", "cumulate") else 1
+        for ms, p in zip(intervals[:n_sizes], params[2:]):
+            if ms <= 0:
+                raise self.error(BindError, "window sizes must be positive", p)
+        partition: tuple[int, ...] = ()
+        if data.args.get("partition_by"):
+            if kind != "session":
+                raise self.error(BindError, "PARTITION BY is only for SESSION windows", data)
+            keys = []
+            for c in data.args["partition_by"]:
+                k = rel.scope.resolve(c.name, None)
+                if k is None:
+                    raise self.error(BindError, f"unknown column {c.name!r}", c)
+                keys.append(k)
+            partition = tuple(keys)
+        if kind == "tumble":
+            size, slide, offset = intervals[0], 0, intervals[1] if len(intervals) > 1 else 0
+        elif kind == "session":
+            size, slide, offset = intervals[0], 0, 0
+        else:
+            slide, size = intervals[0], intervals[1]
+            offset = intervals[2] if len(intervals) > 2 else 0
+            if size % slide:
+                what = "slide" if kind == "hop" else "step"
+                raise self.error(BindError, f"{kind.upper()} size must be a multiple of its "
+                                 f"{what}", call)
+        plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition)
+        alias = node.alias or None
+        scope = Scope(tuple(
+            replace(c, qualifier=alias or c.qualifier) for c in rel.scope.columns) + tuple(
+            ScopeColumn(alias, f.name, f.type, f.rowtime)
+            for f in plan.schema.fields[len(rel.scope.columns):]))
+        return Relation(plan, scope)
+
     def table(self, name: str, alias: str, node: exp.Expression) -> Relation:
         view = self.catalog.view(name)
         if view is not None:
@@ -488,7 +573,18 @@ class Binder:
             raise self.error(BindError, f"unknown table {name!r}{hint}", node)
         from sqlengine.connectors import is_bounded
 
-        spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table))
+        watermark = None
+        if table.watermark is not None:
+            from sqlengine.bind_expr import ExprBinder
+
+            col, node_wm = table.watermark
+            table_scope = _scope_of(Scan(SourceSpec(table.name, "", (), True), table.schema),
+                                    None)
+            wm_expr = ExprBinder(self.query_text, self.script, None, None).bind(node_wm,
+                                                                                 table_scope)
+            watermark = (table_scope.resolve(col, None), wm_expr)
+        spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table),
+                          watermark)  # type: ignore[arg-type]
         plan: LogicalPlan = Scan(spec, table.schema)
         if table.computed:
             plan = _computed_columns(self, table, plan)

@@ -37,7 +37,12 @@ class Flink(Dialect):
                 self._advance()
                 table = self._parse_table_parts()
                 partition = None
-                if self._match_text_seq("PARTITION", "BY"):
-                    partition = self._parse_csv(self._parse_column)
+                if self._match(TokenType.PARTITION_BY):
+                    # One column, or several in parentheses: PARTITION BY (a, b).
+                    if self._match(TokenType.L_PAREN):
+                        partition = self._parse_csv(self._parse_column)
+                        self._match_r_paren()
+                    else:
+                        partition = [self._parse_column()]
                 return self.expression(TableArg(this=table, partition_by=partition))
             return super()._parse_unary()

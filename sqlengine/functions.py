@@ -235,6 +235,14 @@ _register(Signature("least", 1, None, _common("least")))
 _register(Signature("if", 3, 3, _if))
 _register(Signature("nullif", 2, 2, _nullif))
 
+def _current_watermark(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    if not pa.types.is_timestamp(types[0]):
+        raise _err("current_watermark", types, "a rowtime column")
+    return T.TIMESTAMP, list(types)
+
+
+_register(Signature("current_watermark", 1, 1, _current_watermark))
+
 ALIASES = {
     "character_length": "char_length", "length": "char_length", "len": "char_length",
     "substr": "substring", "ceiling": "ceil", "pow": "power", "ucase": "upper",

@@ -17,6 +17,7 @@ from sqlengine.plan.nodes import (
     Sink,
     Sort,
     Union,
+    WindowTVF,
 )
 from sqlengine.plan.tree import Transformed
 
@@ -122,6 +123,16 @@ def _prune(node: LogicalPlan, required: set[int]) -> tuple[LogicalPlan, Mapping]
                                     tuple(fields[m[k]].name for k in keep))
                 inputs.append(child)
             return Union(tuple(inputs)), {old: new for new, old in enumerate(keep)}
+        case WindowTVF():
+            width = len(node.input.schema)
+            needed = {i for i in required if i < width} | {node.time_index}
+            needed |= set(node.partition_keys)
+            child, m = _prune(node.input, needed)
+            new = replace(node, input=child, time_index=m[node.time_index],
+                          partition_keys=tuple(m[k] for k in node.partition_keys))
+            mapping = dict(m)
+            mapping.update({width + j: len(child.schema) + j for j in range(3)})
+            return new, mapping
         case Sink():
             child, m = _prune(node.input, set(range(len(node.input.schema))))
             return replace(node, input=child), m

@@ -6,7 +6,16 @@ from dataclasses import replace
 
 from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 from sqlengine.plan.expressions import Expr, conjunction, conjuncts, remap_columns, substitute
-from sqlengine.plan.nodes import Aggregate, Filter, Join, LogicalPlan, Project, Scan, Union
+from sqlengine.plan.nodes import (
+    Aggregate,
+    Filter,
+    Join,
+    LogicalPlan,
+    Project,
+    Scan,
+    Union,
+    WindowTVF,
+)
 from sqlengine.plan.tree import Transformed
 
 
@@ -41,8 +50,14 @@ class PushDownFilters(OptimizerRule):
                 merged = conjunction(conjuncts(child.predicate) + parts)
                 return Transformed.yes(Filter(child.input, merged))  # type: ignore[arg-type]
             case Scan():
-                return Transformed.yes(replace(child, filters=child.filters + tuple(
-                    _to_table_columns(p, child) for p in parts)))
+                # CURRENT_WATERMARK needs the row watermark, which exists after the scan.
+                down = [p for p in parts if not _reads_watermark(p)]
+                if not down:
+                    return Transformed.no(node)
+                keep = [p for p in parts if _reads_watermark(p)]
+                scan = replace(child, filters=child.filters + tuple(
+                    _to_table_columns(p, child) for p in down))
+                return Transformed.yes(Filter(scan, conjunction(keep)) if keep else scan)  # type: ignore[arg-type]
             case Project():
                 inner = [substitute(p, child.exprs) for p in parts]
                 return Transformed.yes(replace(child, input=Filter(child.input,
@@ -62,6 +77,15 @@ class PushDownFilters(OptimizerRule):
                 return Transformed.yes(Filter(new, conjunction(keep)) if keep else new)  # type: ignore[arg-type]
             case Join():
                 return _push_into_join(node, child, parts)
+            case WindowTVF():
+                width = len(child.input.schema)
+                down = [p for p in parts if p.columns() and max(p.columns()) < width]
+                if not down:
+                    return Transformed.no(node)
+                keep = [p for p in parts if p not in down]
+                new_tvf: LogicalPlan = replace(child, input=Filter(child.input,
+                                                                   conjunction(down)))  # type: ignore[arg-type]
+                return Transformed.yes(Filter(new_tvf, conjunction(keep)) if keep else new_tvf)  # type: ignore[arg-type]
             case _:
                 return Transformed.no(node)
 
@@ -114,3 +138,9 @@ def _push_join_condition(join: Join) -> LogicalPlan | None:
     new_left = Filter(join.left, conjunction(left)) if left else join.left  # type: ignore[arg-type]
     new_right = Filter(join.right, conjunction(right)) if right else join.right  # type: ignore[arg-type]
     return replace(join, left=new_left, right=new_right, condition=conjunction(both))
+
+
+def _reads_watermark(e: Expr) -> bool:
+    from sqlengine.plan.expressions import Call
+
+    return any(isinstance(x, Call) and x.name == "current_watermark" for x in e.walk())

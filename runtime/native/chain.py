@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
 import pyarrow as pa
 
+from runtime.elements import (
+    MIN_WATERMARK,
+    ROWKIND,
+    Watermark,
+    data_part,
+    has_rowkind,
+    row_watermarks,
+    with_meta,
+)
 from runtime.operators.base import Operator, OperatorContext, OperatorMetrics
 from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
 
@@ -26,6 +36,12 @@ class ChainedTask:
         self.ended: set[int] = set()
         self.finished = False
         self.output: Output = lambda b: None
+        self.output_watermark: Callable[[Watermark], None] = lambda wm: None
+        # Flink's StatusWatermarkValve: a watermark per input channel; the task's watermark is
+        # the minimum over the active (non-idle) channels and never goes backwards.
+        self.channel_wm = [MIN_WATERMARK] * n_inputs
+        self.channel_idle = [False] * n_inputs
+        self.watermark = MIN_WATERMARK
         for i, op in enumerate(operators):
             op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options))
 
@@ -64,6 +80,8 @@ class ChainedTask:
 
     def process(self, batch: pa.RecordBatch, input_index: int = 0) -> None:
         """A batch arriving on input ``input_index`` of the head operator."""
+        if self.n_inputs > 1:
+            batch = self._merge_row_watermarks(batch, input_index)
         head = self.operators[0]
         m = self.metrics[0]
         m.records_in += batch.num_rows
@@ -71,6 +89,49 @@ class ChainedTask:
         outs = self._call(0, lambda: head.process_batch(batch, input_index))
         m.records_out += sum(o.num_rows for o in outs)
         self._push_from(1, outs)
+
+    def _merge_row_watermarks(self, batch: pa.RecordBatch, input_index: int) -> pa.RecordBatch:
+        # With several inputs, the watermark before a row is also bounded by the other
+        # channels' current watermarks (and so depends on how channels interleave, as in Flink).
+        wm = row_watermarks(batch)
+        others = [w for j, (w, idle) in enumerate(zip(self.channel_wm, self.channel_idle))
+                  if j != input_index and not idle]
+        if wm is None or not others:
+            return batch
+        merged = np.minimum(wm, min(others))
+        return with_meta(data_part(batch), merged, _rowkind_of(batch))
+
+    def process_watermark(self, wm: Watermark, input_index: int = 0) -> None:
+        """A watermark arriving on one input channel."""
+        if wm.timestamp > self.channel_wm[input_index]:
+            self.channel_wm[input_index] = wm.timestamp
+        self.channel_idle[input_index] = False
+        self._advance()
+
+    def set_idle(self, idle: bool, input_index: int = 0) -> None:
+        """A channel turned idle (excluded from the minimum) or active again."""
+        self.channel_idle[input_index] = idle
+        self._advance()
+
+    def _advance(self) -> None:
+        active = [w for w, idle in zip(self.channel_wm, self.channel_idle) if not idle]
+        if not active:
+            return
+        combined = min(active)
+        if combined > self.watermark:
+            self.fire_watermark(Watermark(combined))
+
+    def fire_watermark(self, wm: Watermark, start: int = 0) -> None:
+        """Each operator from ``start`` on processes ``wm`` (its output flowing on down the
+        chain first), then the watermark leaves the vertex."""
+        if wm.timestamp <= self.watermark and start == 0:
+            return
+        self.watermark = max(self.watermark, wm.timestamp)
+        for i in range(start, len(self.operators)):
+            outs = self._call(i, lambda op=self.operators[i]: op.process_watermark(wm))
+            self.metrics[i].records_out += sum(o.num_rows for o in outs)
+            self._push_from(i + 1, outs)
+        self.output_watermark(wm)
 
     def emit_from_head(self, batches: list[pa.RecordBatch]) -> None:
         """Batches a source head produced itself (counted as its output)."""
@@ -100,3 +161,7 @@ class ChainedTask:
                 op.close()
             except Exception as e:
                 raise ExecutionError(f"closing {type(op).__name__} failed: {e}") from e
+
+
+def _rowkind_of(batch: pa.RecordBatch) -> pa.Array | None:
+    return batch.column(ROWKIND) if has_rowkind(batch) else None

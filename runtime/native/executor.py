@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from optimizer.jobgraph import JobGraph
+from runtime.elements import MAX_WATERMARK, Watermark
 from runtime.native.chain import ChainedTask
 from runtime.native.factory import build_operator
 from runtime.operators.sink import CollectSink
@@ -27,6 +28,7 @@ class JobResult:
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
     skipped_rows: int = 0
     skipped_at: list[str] = field(default_factory=list)
+    late_records_dropped: int = 0
     sink_rows: dict[str, int] = field(default_factory=dict)
 
 
@@ -56,6 +58,7 @@ class Executor:
             if outs:
                 targets = [(self.tasks[e.target], e.input_index) for e in outs]
                 task.output = _fan_out(targets)
+                task.output_watermark = _fan_out_watermark(targets)
 
     def _finish(self, vertex_id: str) -> None:
         for e in self.graph.out_edges(vertex_id):
@@ -72,6 +75,7 @@ class Executor:
                 head = task.operators[0]
                 if hasattr(head, "values_batches"):
                     task.emit_from_head(list(head.values_batches()))
+                    task.fire_watermark(MAX_WATERMARK, start=1)
                     task.end_input(0)
                     self._finish(v.id)
                     yield from self._drain()
@@ -83,6 +87,8 @@ class Executor:
                     try:
                         batch = next(it)
                     except StopIteration:
+                        # A bounded source ends with the maximum watermark: every window fires.
+                        task.fire_watermark(MAX_WATERMARK, start=1)
                         task.end_input(0)
                         self._finish(vid)
                         yield from self._drain()
@@ -92,6 +98,9 @@ class Executor:
                     except Exception as e:
                         raise task._fail(0, e) from e
                     task.emit_from_head([batch])
+                    src = task.operators[0]
+                    if src.watermark > task.watermark:  # type: ignore[attr-defined]
+                        task.fire_watermark(Watermark(src.watermark), start=1)  # type: ignore[attr-defined]
                     still.append((vid, it))
                     yield from self._drain()
                 active = still
@@ -113,12 +122,16 @@ class Executor:
         self.result.skipped_rows = skipped
         self.result.skipped_at = at[:10]
         for vid, task in self.tasks.items():
-            for name, m in zip(task.names, task.metrics):
+            for name, m, op in zip(task.names, task.metrics, task.operators):
                 key = f"{vid}.{name}"
                 while key in self.result.metrics:
                     key += "'"
                 self.result.metrics[key] = {"records_in": m.records_in,
                                             "records_out": m.records_out}
+                late = getattr(op, "late_dropped", None)
+                if late is not None:
+                    self.result.metrics[key]["late_records_dropped"] = late
+                    self.result.late_records_dropped += late
             for op in task.operators:
                 rows = getattr(op, "rows", None)
                 table = getattr(op, "table_name", None)
@@ -130,5 +143,13 @@ def _fan_out(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-untyped
     def output(batch: pa.RecordBatch) -> None:
         for task, idx in targets:
             task.process(batch, idx)
+
+    return output
+
+
+def _fan_out_watermark(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-untyped-def]
+    def output(wm: Watermark) -> None:
+        for task, idx in targets:
+            task.process_watermark(wm, idx)
 
     return output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from optimizer.physical import OperatorSpec
+from runtime.elements import data_part
 from runtime.operators.aggregate import GroupAggregateOperator
 from runtime.operators.base import Operator
 from runtime.operators.join import JoinOperator
@@ -12,6 +13,11 @@ from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
 from runtime.operators.sort import LimitOperator, SortOperator
 from runtime.operators.source import SourceOperator
 from runtime.operators.stateless import FilterOperator, ProjectOperator, UnionOperator
+from runtime.operators.window import (
+    SessionAggregateOperator,
+    WindowAggregateOperator,
+    WindowAssignOperator,
+)
 from sqlengine.errors import NotSupportedError
 
 
@@ -72,6 +78,7 @@ class FileSink(Operator):
         return self.writer.rows
 
     def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+        batch = data_part(batch)
         self.writer.write(batch.cast(self.schema) if batch.schema != self.schema else batch)
         return ()
 
@@ -103,6 +110,17 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             right = pa.schema(list(schema)[width:])
             return JoinOperator(p["join_kind"], p["left_keys"], p["right_keys"],  # type: ignore[arg-type]
                                 p["condition"], left, right, schema, p["emit"])  # type: ignore[arg-type]
+        case "window_assign":
+            return WindowAssignOperator(p["window_kind"], int(p["time_index"]),  # type: ignore[arg-type]
+                                        int(p["size"]), int(p["slide"]), int(p["offset"]),  # type: ignore[arg-type]
+                                        int(p["lateness"]), schema)  # type: ignore[arg-type]
+        case "window_aggregate":
+            return WindowAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
+                                           int(p["end_pos"]), int(p["lateness"]))  # type: ignore[arg-type]
+        case "session_aggregate":
+            return SessionAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
+                                            int(p["start_pos"]), int(p["end_pos"]),  # type: ignore[arg-type]
+                                            int(p["gap"]))  # type: ignore[arg-type]
         case "sort":
             return SortOperator(p["keys"], p["fetch"], int(p["offset"]), schema)  # type: ignore[arg-type]
         case "limit":

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.elements import DELETE, INSERT, with_rowkind
+from runtime.elements import DELETE, INSERT, data_part, with_rowkind
 from runtime.evaluate import evaluate
 from runtime.operators.base import Operator
 from sqlengine.plan.expressions import Expr
@@ -113,6 +113,7 @@ class JoinOperator(Operator):
     # -- streaming -------------------------------------------------------------------------
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        batch = data_part(batch)  # time attributes end at a regular join
         side = self.sides[input_index]
         keys = self._key_batch(batch, input_index, side.size)
         if not self.streaming:

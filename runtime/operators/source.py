@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.connectors.filesystem import ReadStats
+from runtime.elements import MIN_WATERMARK, with_meta
 from runtime.evaluate import evaluate
 from runtime.operators.base import Operator
-from sqlengine.errors import ConnectorError
+from sqlengine.errors import ConnectorError, ExecutionError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SourceSpec
 
@@ -29,6 +31,7 @@ class SourceOperator(Operator):
         self.filters = filters
         self.data = data
         self.stats = ReadStats()
+        self.watermark = MIN_WATERMARK  # the largest watermark this source has produced
 
     def _needed_columns(self) -> list[int] | None:
         if self.projection is None:
@@ -61,14 +64,39 @@ class SourceOperator(Operator):
         for batch in self._raw():
             yield from self.process_batch(batch)
 
+    def _row_watermarks(self, batch: pa.RecordBatch) -> np.ndarray:
+        """The watermark before each row: a running maximum of the WATERMARK expression over
+        the rows before it (Flink's on-event emission), so lateness never depends on batching."""
+        col, expr = self.source.watermark  # type: ignore[misc]
+        times = batch.column(col)
+        if times.null_count:
+            msg = (f"table {self.source.table!r}: the rowtime column "
+                   f"{batch.schema.names[col]!r} is NULL in {times.null_count} row(s)")
+            raise ExecutionError(msg)
+        marks = evaluate(expr, batch).cast(pa.timestamp("ms")).cast(pa.int64())
+        running = np.maximum.accumulate(marks.to_numpy(zero_copy_only=False))
+        before = np.empty(len(running), dtype=np.int64)
+        before[0] = self.watermark
+        before[1:] = np.maximum(running[:-1], self.watermark)
+        if len(running):
+            self.watermark = max(self.watermark, int(running[-1]))
+        return before
+
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        if batch.num_rows == 0:
+            return ()
+        wm = self._row_watermarks(batch) if self.source.watermark is not None else None
+        keep = None
         for f in self.filters:
-            if batch.num_rows == 0:
-                break
-            batch = batch.filter(pc.fill_null(evaluate(f, batch), False))
+            mask = pc.fill_null(evaluate(f, batch), False)
+            keep = mask if keep is None else pc.and_(keep, mask)
+        if keep is not None:
+            batch = batch.filter(keep)
+            if wm is not None:
+                wm = wm[keep.to_numpy(zero_copy_only=False)]
         if batch.num_rows == 0:
             return ()
         if self.projection is not None:
             batch = batch.select(list(self.projection))
-        return (batch,)
+        return (with_meta(batch, wm),) if wm is not None else (batch,)

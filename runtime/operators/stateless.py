@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.elements import ROWKIND, has_rowkind
+from runtime.elements import INSERT, has_rowkind, meta_columns, with_rowkind
 from runtime.evaluate import evaluate
 from runtime.operators.base import Operator
 from sqlengine.plan.expressions import ColumnRef, Expr
@@ -43,9 +43,9 @@ class ProjectOperator(Operator):
                 a = a.cast(f.type)
             arrays.append(a)
         names = list(self.schema.names)
-        if has_rowkind(batch):
-            arrays.append(batch.column(batch.num_columns - 1))
-            names.append(ROWKIND)
+        for name, col in meta_columns(batch):
+            arrays.append(col)
+            names.append(name)
         return (pa.RecordBatch.from_arrays(arrays, names=names),)
 
 
@@ -60,9 +60,8 @@ class UnionOperator(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        from runtime.elements import INSERT, with_rowkind
-
         if self.updating and not has_rowkind(batch):
             batch = with_rowkind(batch, INSERT)
-        names = list(self.schema.names) + ([ROWKIND] if self.updating else [])
+        metas = meta_columns(batch)
+        names = list(self.schema.names) + [name for name, _ in metas]
         return (pa.RecordBatch.from_arrays(batch.columns, names=names),)

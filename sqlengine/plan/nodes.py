@@ -49,6 +49,8 @@ class SourceSpec:
     connector: str
     options: tuple[tuple[str, str], ...]
     bounded: bool
+    # WATERMARK FOR: the rowtime column's position in the table and the bound expression.
+    watermark: tuple[int, Expr] | None = None
 
     def option(self, key: str, default: str | None = None) -> str | None:
         return dict(self.options).get(key, default)
@@ -320,3 +322,46 @@ class Sink(UnaryPlan):
 
     def explain_label(self) -> str:
         return f"Sink: {self.target.table} ({self.target.connector})"
+
+
+WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+
+
+@dataclass(frozen=True, slots=True)
+class WindowTVF(UnaryPlan):
+    """A window table function: TUMBLE, HOP, CUMULATE or SESSION over a rowtime column; adds
+    window_start, window_end and window_time (a rowtime attribute) to every row."""
+
+    input: LogicalPlan
+    kind: str  # tumble | hop | cumulate | session
+    time_index: int
+    size: int  # ms: TUMBLE/HOP size, CUMULATE max size, SESSION gap
+    slide: int = 0  # ms: HOP slide, CUMULATE step
+    offset: int = 0
+    partition_keys: tuple[int, ...] = ()  # SESSION ... PARTITION BY
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        t = pa.timestamp("ms")
+        extra = (Field("window_start", t, False), Field("window_end", t, False),
+                 Field("window_time", t, False, True))
+        object.__setattr__(self, "schema", Schema(self.input.schema.fields + extra))
+
+    def explain_label(self) -> str:
+        ts = self.input.schema.fields[self.time_index].name
+        args = [_duration(self.slide)] if self.kind in ("hop", "cumulate") else []
+        args.append(_duration(self.size))
+        if self.offset:
+            args.append(f"offset={_duration(self.offset)}")
+        part = ""
+        if self.partition_keys:
+            names = [self.input.schema.fields[i].name for i in self.partition_keys]
+            part = f" PARTITION BY {', '.join(names)}"
+        return f"WindowTVF: {self.kind.upper()}({ts}{part}, {', '.join(args)})"
+
+
+def _duration(ms: int) -> str:
+    for unit, n in (("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if ms % n == 0 and ms:
+            return f"{ms // n} {unit}"
+    return f"{ms} ms"

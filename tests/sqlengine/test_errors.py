@@ -108,11 +108,19 @@ def test_bad_type_name() -> None:
     assert e.span.column == 17
 
 
-def test_window_tvf_parses_but_is_not_supported_yet() -> None:
+def test_window_tvf_needs_a_time_attribute() -> None:
+    e = _err("CREATE TABLE t (a INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen'); "
+             "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' MINUTES))",
+             BindError)
+    assert "column 'ts' is not a time attribute" in e.message
+
+
+def test_session_window_only_in_aggregation() -> None:
     e = _err("CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
-             "WITH ('connector' = 'datagen'); SELECT * FROM TABLE(TUMBLE(TABLE t, "
-             "DESCRIPTOR(ts), INTERVAL '10' MINUTES))", NotSupportedError)
-    assert "window table functions" in e.message
+             "WITH ('connector' = 'datagen', 'number-of-rows' = '1'); SELECT * FROM "
+             "TABLE(SESSION(TABLE t PARTITION BY a, DESCRIPTOR(ts), INTERVAL '1' MINUTE))",
+             NotSupportedError)
+    assert "SESSION windows are supported in window aggregations only" in e.message
 
 
 def test_order_by_on_unbounded_input_is_refused_at_plan_time() -> None:

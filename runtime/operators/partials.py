@@ -1,0 +1,151 @@
+"""Mergeable partial aggregates as Arrow tables: pre-aggregate a batch, merge partials, finalize.
+
+Used by the window aggregates, whose groups are closed by the watermark: every step is one
+Arrow group-by, so state work is vectorised end to end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.evaluate import evaluate
+from runtime.kernels import kernel_for
+from sqlengine.plan.expressions import AggCall, Expr
+
+
+def sum_type(t: pa.DataType) -> pa.DataType:
+    """The type partial sums are kept in."""
+    if pa.types.is_decimal(t):
+        return pa.decimal128(38, t.scale)
+    if pa.types.is_floating(t):
+        return pa.float64()
+    return pa.int64()
+
+
+class Partials:
+    """How the aggregates of one operator are pre-aggregated, merged and finalized."""
+
+    def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> None:
+        self.keys = keys
+        self.aggs = aggs
+        self.key_names = [f"k{i}" for i in range(len(keys))]
+        self.specs: list[tuple[str, str]] = []  # (partial column, Arrow aggregation)
+        for j, a in enumerate(aggs):
+            if a.distinct and a.func in ("count", "sum", "avg"):
+                continue
+            if a.func == "count_star":
+                self.specs.append((f"c{j}", "sum"))
+            elif a.func == "count":
+                self.specs.append((f"n{j}", "sum"))
+            elif a.func in ("sum", "avg"):
+                self.specs += [(f"s{j}", "sum"), (f"n{j}", "sum")]
+            else:
+                self.specs.append((f"m{j}", a.func))
+        self.distinct = [j for j, a in enumerate(aggs)
+                         if a.distinct and a.func in ("count", "sum", "avg")]
+
+    # -- per row ----------------------------------------------------------------------------
+    def row_columns(self, batch: pa.RecordBatch, keys: list[pa.Array] | None = None
+                    ) -> dict[str, pa.Array]:
+        """Key columns and the per-row inputs of every partial (filters applied)."""
+        n = batch.num_rows
+        cols: dict[str, pa.Array] = {}
+        for name, k, given in zip(self.key_names, self.keys, keys or [None] * len(self.keys)):
+            cols[name] = given if given is not None else evaluate(k, batch)
+        ones = pa.array(np.ones(n, dtype=np.int64))
+        zeros = pa.array(np.zeros(n, dtype=np.int64))
+        for j, a in enumerate(self.aggs):
+            keep = pc.fill_null(evaluate(a.filter, batch), False) if a.filter is not None \
+                else None
+            if a.func == "count_star":
+                cols[f"c{j}"] = ones if keep is None else pc.if_else(keep, ones, zeros)
+                continue
+            arg = evaluate(a.args[0], batch)
+            valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
+            value = pc.if_else(valid, arg, pa.nulls(n, arg.type))
+            if j in self.distinct:
+                cols[f"d{j}"] = value
+            elif a.func == "count":
+                cols[f"n{j}"] = pc.if_else(valid, ones, zeros)
+            elif a.func in ("sum", "avg"):
+                cols[f"s{j}"] = value.cast(sum_type(arg.type))
+                cols[f"n{j}"] = pc.if_else(valid, ones, zeros)
+            else:
+                cols[f"m{j}"] = value
+        return cols
+
+    # -- tables -----------------------------------------------------------------------------
+    def aggregate(self, table: pa.Table) -> pa.Table:
+        """Group ``table`` (keys + partial inputs, or partials) by the keys and combine."""
+        grouped = table.group_by(self.key_names, use_threads=False).aggregate(
+            [(c, op) for c, op in self.specs])
+        names = [f"{c}_{op}" for c, op in self.specs]
+        return grouped.select([*self.key_names, *names]).rename_columns(
+            [*self.key_names, *[c for c, _ in self.specs]])
+
+    def distinct_values(self, table: pa.Table, j: int) -> pa.Table:
+        """The distinct (keys, value) pairs of a DISTINCT aggregate (NULL values dropped)."""
+        col = f"d{j}"
+        sub = table.select([*self.key_names, col]).filter(pc.is_valid(table[col]))
+        return sub.group_by([*self.key_names, col], use_threads=False).aggregate([])
+
+    def finalize(self, partials: pa.Table, distinct: dict[int, pa.Table],
+                 out_schema: pa.Schema) -> list[pa.Array]:
+        """Output columns (keys then aggregates) for every group of ``partials``."""
+        n_keys = len(self.key_names)
+        out: list[pa.Array] = [partials[k].combine_chunks() for k in self.key_names]
+        for j, a in enumerate(self.aggs):
+            t = out_schema.field(n_keys + j).type
+            if j in self.distinct:
+                out.append(self._distinct_result(partials, distinct[j], j, a, t))
+            elif a.func == "count_star":
+                out.append(partials[f"c{j}"].combine_chunks())
+            elif a.func == "count":
+                out.append(partials[f"n{j}"].combine_chunks())
+            elif a.func in ("sum", "avg"):
+                out.append(_sum_or_avg(a.func, partials[f"s{j}"].combine_chunks(),
+                                       partials[f"n{j}"].combine_chunks(), t))
+            else:
+                out.append(partials[f"m{j}"].combine_chunks())
+        return [c.cast(f.type) if c.type != f.type else c for c, f in zip(out, out_schema)]
+
+    def _distinct_result(self, partials: pa.Table, pairs: pa.Table, j: int, a: AggCall,
+                         t: pa.DataType) -> pa.Array:
+        col = f"d{j}"
+        if pairs.num_rows:
+            per_group = pairs.group_by(self.key_names, use_threads=False).aggregate(
+                [(col, "count"), (col, "sum")])
+        else:
+            per_group = pa.table({**{k: pa.array([], partials[k].type)
+                                     for k in self.key_names},
+                                  f"{col}_count": pa.array([], pa.int64()),
+                                  f"{col}_sum": pa.array([], pairs.schema.field(col).type
+                                                         if pairs.num_columns else pa.int64())})
+        # Line the per-group results up with the partials' groups (a left join on the keys).
+        pos = pa.array(np.arange(partials.num_rows, dtype=np.int64))
+        left = partials.select(self.key_names).append_column("$pos", pos)
+        joined = left.join(per_group, keys=self.key_names, join_type="left outer",
+                           use_threads=False).sort_by("$pos")
+        count = pc.fill_null(joined[f"{col}_count"], 0).combine_chunks()
+        if a.func == "count":
+            return count
+        total = joined[f"{col}_sum"].combine_chunks()
+        return _sum_or_avg(a.func, total.cast(sum_type(total.type)), count, t)
+
+
+def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> pa.Array:
+    empty = pc.less_equal(count, 0)
+    if func == "sum":
+        return pc.if_else(empty, pa.nulls(len(total), total.type), total).cast(t, safe=False)
+    safe_count = pc.if_else(empty, 1, count)
+    total = pc.fill_null(total, pa.scalar(0).cast(total.type))
+    if pa.types.is_decimal(t):
+        res = kernel_for("divide")([total, safe_count.cast(pa.decimal128(20, 0))],
+                                   [None, None], t)
+    elif pa.types.is_integer(t):
+        res = pc.divide(total, safe_count)  # Flink: integer AVG truncates
+    else:
+        res = pc.divide(total.cast(pa.float64()), safe_count.cast(pa.float64()))
+    return pc.if_else(empty, pa.nulls(len(res), res.type), res).cast(t, safe=False)

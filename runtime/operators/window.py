@@ -1,0 +1,322 @@
+"""Event-time windows: assignment (the window TVF), window aggregation, session aggregation.
+
+Lateness follows Flink's window operators, judged per row against the watermark in effect
+before that row (the ``$wm`` column): a row joins each of its windows that has not fired yet
+(window_end - 1 + allowed lateness > watermark) and is dropped, and counted, when it joins
+none. A fired window's result is emitted once when the watermark passes window_end - 1; with
+allowed lateness its state stays that much longer and a late row updates the result (-U/+U).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.elements import (
+    MIN_WATERMARK,
+    UPDATE_AFTER,
+    UPDATE_BEFORE,
+    Watermark,
+    data_part,
+    row_watermarks,
+    with_meta,
+)
+from runtime.operators.base import Operator
+from runtime.operators.partials import Partials
+from runtime.windows import assign, sessions
+from sqlengine.plan.expressions import AggCall, Expr
+
+_TS = pa.timestamp("ms")
+
+
+def _millis(arr: pa.Array) -> np.ndarray:
+    return arr.cast(_TS).cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+
+class WindowAssignOperator(Operator):
+    """The window TVF: one output row per (row, window) pair, with window_start, window_end
+    and window_time appended; pairs whose window has fired are dropped."""
+
+    name = "WindowTVF"
+
+    def __init__(self, kind: str, time_index: int, size: int, slide: int, offset: int,
+                 lateness: int, schema: pa.Schema) -> None:
+        self.kind = kind
+        self.time_index = time_index
+        self.size = size
+        self.slide = slide
+        self.offset = offset
+        self.lateness = lateness
+        self.schema = schema
+        self.watermark = MIN_WATERMARK
+        self.late_dropped = 0
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        data = data_part(batch)
+        ts = _millis(data.column(self.time_index))
+        row_wm = row_watermarks(batch)
+        if row_wm is None:
+            row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
+        windows = assign(self.kind, ts, self.size, self.slide, self.offset)
+        if self.kind == "session":
+            fire_at = windows.start + self.size - 1  # a lone row's session [ts, ts + gap)
+        else:
+            fire_at = windows.end - 1
+        keep = fire_at + self.lateness > row_wm[windows.rows]
+        rows = windows.rows[keep]
+        self.late_dropped += len(ts) - len(np.unique(rows))
+        if len(rows) == 0:
+            return ()
+        out = data.take(pa.array(rows))
+        start = pa.array(windows.start[keep], _TS)
+        end = pa.array(windows.end[keep], _TS)
+        time = pa.array(windows.end[keep] - 1, _TS)
+        arrays = [*out.columns, start, end, time]
+        result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        return (with_meta(result, row_wm[rows]),)
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        self.watermark = wm.timestamp
+        return ()
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"late_records_dropped": self.late_dropped}
+
+
+class WindowAggregateOperator(Operator):
+    """GROUP BY window_start, window_end [, keys] over TUMBLE / HOP / CUMULATE windows."""
+
+    name = "WindowAggregate"
+
+    def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
+                 end_pos: int, lateness: int) -> None:
+        self.partials = Partials(keys, aggs)
+        self.schema = schema
+        self.end_key = f"k{end_pos}"
+        self.lateness = lateness
+        self.pending: list[pa.Table] = []
+        self.pending_rows = 0
+        self.distinct: dict[int, list[pa.Table]] = {j: [] for j in self.partials.distinct}
+        self.fired: pa.Table | None = None  # fired groups kept for allowed lateness
+        self.fired_distinct: dict[int, pa.Table] = {}
+        self.watermark = MIN_WATERMARK
+        self.late_dropped = 0
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        table = pa.table(self.partials.row_columns(batch))
+        ends = _millis(table[self.end_key].combine_chunks())
+        fired = ends - 1 <= self.watermark
+        out: list[pa.RecordBatch] = []
+        if fired.any():
+            late = table.filter(pa.array(fired))
+            table = table.filter(pa.array(~fired))
+            expired = _millis(late[self.end_key].combine_chunks()) - 1 + self.lateness \
+                <= self.watermark
+            self.late_dropped += int(expired.sum())
+            late = late.filter(pa.array(~expired))
+            if late.num_rows:
+                out += self._late_update(late)
+        if table.num_rows:
+            self.pending.append(self.partials.aggregate(table))
+            for j in self.partials.distinct:
+                self.distinct[j].append(self.partials.distinct_values(table, j))
+            self.pending_rows += self.pending[-1].num_rows
+            if len(self.pending) > 64:
+                self._compact()
+        return out
+
+    def _compact(self) -> None:
+        merged = self.partials.aggregate(pa.concat_tables(self.pending))
+        self.pending = [merged]
+        for j in self.partials.distinct:
+            self.distinct[j] = [_dedupe(pa.concat_tables(self.distinct[j]))]
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        before = self.watermark
+        self.watermark = wm.timestamp
+        out: list[pa.RecordBatch] = []
+        if self.pending:
+            self._compact()
+            state = self.pending[0]
+            ends = _millis(state[self.end_key].combine_chunks())
+            fire = pa.array(ends - 1 <= wm.timestamp)
+            if pc.any(fire).as_py():
+                done = state.filter(fire)
+                self.pending = [state.filter(pc.invert(fire))]
+                done_distinct = {}
+                for j in self.partials.distinct:
+                    pairs = self.distinct[j][0]
+                    pend = pa.array(_millis(pairs[self.end_key].combine_chunks()) - 1
+                                    <= wm.timestamp)
+                    done_distinct[j] = pairs.filter(pend)
+                    self.distinct[j] = [pairs.filter(pc.invert(pend))]
+                out += self._emit(done, done_distinct, before)
+                if self.lateness > 0:
+                    self._keep_fired(done, done_distinct)
+        self._expire(wm.timestamp)
+        return out
+
+    def _emit(self, groups: pa.Table, distinct: dict[int, pa.Table], wm_before: int,
+              kind: int | None = None) -> list[pa.RecordBatch]:
+        if groups.num_rows == 0:
+            return []
+        # Results leave in window order (as Flink's timers fire), then by key.
+        order = pc.sort_indices(groups, sort_keys=[(self.end_key, "ascending")] + [
+            (k, "ascending") for k in self.partials.key_names if k != self.end_key])
+        groups = groups.take(order)
+        cols = self.partials.finalize(groups, distinct, self.schema)
+        batch = pa.RecordBatch.from_arrays(cols, schema=self.schema)
+        # Rows leave before the watermark that fired them, so downstream windows take them.
+        wm = np.full(batch.num_rows, wm_before, dtype=np.int64)
+        return [with_meta(batch, wm, None if kind is None else
+                          np.full(batch.num_rows, kind, dtype=np.int8))]
+
+    def _keep_fired(self, done: pa.Table, distinct: dict[int, pa.Table]) -> None:
+        self.fired = done if self.fired is None else pa.concat_tables([self.fired, done])
+        for j, pairs in distinct.items():
+            old = self.fired_distinct.get(j)
+            self.fired_distinct[j] = pairs if old is None else pa.concat_tables([old, pairs])
+
+    def _expire(self, wm: int) -> None:
+        if self.fired is None:
+            return
+        alive = pa.array(_millis(self.fired[self.end_key].combine_chunks()) - 1 + self.lateness
+                         > wm)
+        self.fired = self.fired.filter(alive)
+        for j, pairs in self.fired_distinct.items():
+            keep = pa.array(_millis(pairs[self.end_key].combine_chunks()) - 1 + self.lateness
+                            > wm)
+            self.fired_distinct[j] = pairs.filter(keep)
+
+    def _late_update(self, late: pa.Table) -> list[pa.RecordBatch]:
+        """Late rows for fired windows within the allowed lateness: -U the old result, +U the
+        new one, for every group they touch."""
+        assert self.fired is not None
+        names = self.partials.key_names
+        touched = self.partials.aggregate(late)
+        touched_keys = touched.select(names)
+        mask = _member(self.fired.select(names), touched_keys)
+        old = self.fired.filter(mask)
+        rest = self.fired.filter(pc.invert(mask))
+        new = self.partials.aggregate(pa.concat_tables([old, touched]))
+        old_d, new_d = {}, {}
+        for j in self.partials.distinct:
+            pairs = self.fired_distinct.get(j)
+            pairs = pairs if pairs is not None else self.partials.distinct_values(late, j)[:0]
+            in_touched = _member(pairs.select(names), touched_keys)
+            old_d[j] = pairs.filter(in_touched)
+            new_d[j] = _dedupe(pa.concat_tables([old_d[j],
+                                                 self.partials.distinct_values(late, j)]))
+            self.fired_distinct[j] = pa.concat_tables([pairs.filter(pc.invert(in_touched)),
+                                                       new_d[j]])
+        self.fired = pa.concat_tables([rest, new])
+        before = self._emit(old, old_d, self.watermark, UPDATE_BEFORE)
+        after = self._emit(new, new_d, self.watermark, UPDATE_AFTER)
+        return before + after if old.num_rows else self._emit(new, new_d, self.watermark)
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"late_records_dropped": self.late_dropped,
+                "open_groups": sum(t.num_rows for t in self.pending)}
+
+
+class SessionAggregateOperator(Operator):
+    """GROUP BY window_start, window_end [, keys] over SESSION windows: rows wait per key until
+    the watermark closes their session (last row + gap - 1 <= watermark)."""
+
+    name = "SessionAggregate"
+
+    def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
+                 start_pos: int, end_pos: int, gap: int) -> None:
+        self.partials = Partials(keys, aggs)
+        self.schema = schema
+        self.start_key = f"k{start_pos}"
+        self.end_key = f"k{end_pos}"
+        self.gap = gap
+        self.rows: list[pa.Table] = []
+        self.watermark = MIN_WATERMARK
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        # The assigner put each row's own time in window_start.
+        self.rows.append(pa.table(self.partials.row_columns(batch)))
+        return ()
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        before = self.watermark
+        self.watermark = wm.timestamp
+        if not self.rows:
+            return ()
+        table = pa.concat_tables(self.rows).combine_chunks()
+        others = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
+        ts = _millis(table[self.start_key].combine_chunks())
+        key_ids = _dense_ids(table, others)
+        order = np.lexsort((ts, key_ids))
+        ts_sorted = ts[order]
+        ids_sorted = key_ids[order]
+        change = np.zeros(len(order), dtype=bool)
+        change[1:] = ids_sorted[1:] != ids_sorted[:-1]
+        sid, starts, ends = sessions(change, ts_sorted, self.gap)
+        fire_session = ends - 1 <= wm.timestamp
+        fire_row = fire_session[sid]
+        if not fire_row.any():
+            return ()
+        sorted_table = table.take(pa.array(order))
+        done = sorted_table.filter(pa.array(fire_row))
+        self.rows = [sorted_table.filter(pa.array(~fire_row))]
+        sid_done = sid[fire_row]
+        names = done.column_names
+        done = done.set_column(names.index(self.start_key), self.start_key,
+                               pa.array(starts[sid_done], _TS))
+        done = done.set_column(names.index(self.end_key), self.end_key,
+                               pa.array(ends[sid_done], _TS))
+        groups = self.partials.aggregate(done)
+        distinct = {j: self.partials.distinct_values(done, j) for j in self.partials.distinct}
+        order_out = pc.sort_indices(groups, sort_keys=[(self.end_key, "ascending")] + [
+            (k, "ascending") for k in self.partials.key_names if k != self.end_key])
+        groups = groups.take(order_out)
+        cols = self.partials.finalize(groups, distinct, self.schema)
+        batch = pa.RecordBatch.from_arrays(cols, schema=self.schema)
+        return (with_meta(batch, np.full(batch.num_rows, before, dtype=np.int64)),)
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"buffered_rows": sum(t.num_rows for t in self.rows)}
+
+
+def _dense_ids(table: pa.Table, names: list[str]) -> np.ndarray:
+    """One integer per distinct combination of the named columns (NULL is a value)."""
+    if not names:
+        return np.zeros(table.num_rows, dtype=np.int64)
+    codes = []
+    for n in names:
+        enc = pc.dictionary_encode(table[n].combine_chunks(), null_encoding="encode")
+        codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
+    if len(codes) == 1:
+        return codes[0]
+    _, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64)
+
+
+def _member(table: pa.Table, keys: pa.Table) -> pa.Array:
+    """Per row of ``table``: is its key combination among ``keys``? (NULL matches NULL.)"""
+    names = table.column_names
+    pos = pa.array(np.arange(table.num_rows, dtype=np.int64))
+    marked = keys.append_column("$hit", pa.array(np.ones(keys.num_rows, dtype=np.int8)))
+    joined = table.append_column("$pos", pos).join(
+        marked, keys=names, join_type="left outer", use_threads=False,
+        coalesce_keys=True).sort_by("$pos")
+    hit = joined["$hit"].combine_chunks()
+    # Arrow's join never matches NULL keys; treat NULL = NULL as a match for group keys.
+    if any(table[n].null_count for n in names):
+        ids = _dense_ids(pa.concat_tables([table, keys]), names)
+        in_keys = np.isin(ids[: table.num_rows], ids[table.num_rows:])
+        return pa.array(in_keys)
+    return pc.is_valid(hit)
+
+
+def _dedupe(table: pa.Table) -> pa.Table:
+    return table.group_by(table.column_names, use_threads=False).aggregate([])

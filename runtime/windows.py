@@ -1,0 +1,86 @@
+"""Window assigners: pure, vectorised functions from event times to windows (no state).
+
+Times are int64 milliseconds; a window is [start, end) and fires when the watermark reaches
+end - 1.
+
+    TUMBLE(size=10)            HOP(slide=5, size=10)         CUMULATE(step=5, size=15)
+    ts=12 -> [10, 20)          ts=12 -> [5, 15), [10, 20)    ts=12 -> [0, 15)
+                                                             ts=3  -> [0, 5), [0, 10), [0, 15)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Assigned:
+    """Row positions (into the input) and the window of each assignment."""
+
+    rows: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+
+
+def _floor_start(ts: np.ndarray, size: int, offset: int) -> np.ndarray:
+    # Python-style modulo keeps negative times in the right window.
+    return ts - np.mod(ts - offset, size)
+
+
+def tumble(ts: np.ndarray, size: int, offset: int = 0) -> Assigned:
+    start = _floor_start(ts, size, offset)
+    return Assigned(np.arange(len(ts)), start, start + size)
+
+
+def hop(ts: np.ndarray, slide: int, size: int, offset: int = 0) -> Assigned:
+    n = size // slide
+    last = _floor_start(ts, slide, offset)
+    rows = np.repeat(np.arange(len(ts)), n)
+    start = np.repeat(last, n) - np.tile(np.arange(n, dtype=np.int64) * slide, len(ts))
+    return Assigned(rows, start, start + size)
+
+
+def cumulate(ts: np.ndarray, step: int, size: int, offset: int = 0) -> Assigned:
+    n = size // step
+    start = _floor_start(ts, size, offset)
+    rows = np.repeat(np.arange(len(ts)), n)
+    starts = np.repeat(start, n)
+    ends = starts + np.tile(np.arange(1, n + 1, dtype=np.int64) * step, len(ts))
+    keep = ends > np.repeat(ts, n)  # only the windows that contain the row
+    return Assigned(rows[keep], starts[keep], ends[keep])
+
+
+def assign(kind: str, ts: np.ndarray, size: int, slide: int, offset: int) -> Assigned:
+    """All (row, window) pairs for TUMBLE, HOP or CUMULATE.
+
+    SESSION windows depend on other rows, so they are formed by the session aggregate; here
+    each row gets the placeholder window [ts, ts + gap).
+    """
+    if kind == "tumble":
+        return tumble(ts, size, offset)
+    if kind == "hop":
+        return hop(ts, slide, size, offset)
+    if kind == "cumulate":
+        return cumulate(ts, slide, size, offset)
+    return Assigned(np.arange(len(ts)), ts.copy(), ts + size)
+
+
+def sessions(keys_sorted_change: np.ndarray, ts_sorted: np.ndarray, gap: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Session ids for rows sorted by (key, time): a new session starts at a new key or when
+    the time is at least ``gap`` after the previous row's. Returns (ids, starts, ends) with one
+    start and end per session id."""
+    n = len(ts_sorted)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    new = np.ones(n, dtype=bool)
+    new[1:] = keys_sorted_change[1:] | (ts_sorted[1:] - ts_sorted[:-1] >= gap)
+    ids = np.cumsum(new) - 1
+    starts = ts_sorted[new]
+    last = np.ones(n, dtype=bool)
+    last[:-1] = new[1:]
+    ends = ts_sorted[last] + gap
+    return ids, starts, ends

@@ -1,0 +1,205 @@
+"""Event time end to end: watermarks per row, windows firing, late rows, allowed lateness.
+
+Every expected result below was worked out by hand from the input order, as comments show.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+import sqlengine
+from runtime.elements import Watermark, with_meta
+from runtime.native.chain import ChainedTask
+from runtime.operators.base import Operator
+from runtime.windows import cumulate, hop, sessions, tumble
+
+# item, price, second: rows in arrival order. The watermark trails by 2 s.
+ROWS = [("a", 1, 1), ("b", 2, 4), ("a", 3, 9), ("a", 4, 12), ("b", 5, 3), ("a", 6, 25),
+        ("a", 7, 8)]
+# watermark before each row:  MIN, -1, 2, 7, 10, 10, 23
+#   row 5 (b@3) and row 7 (a@8) arrive after their 10 s window [0, 10) fired at 9.999.
+
+
+def session(tmp_path: Path, rows: list[tuple[str, int, int]] = ROWS,
+            options: dict[str, str] | None = None) -> sqlengine.Session:
+    lines = [f"{i},{p},2024-01-01 00:00:{s:02d}" for i, p, s in rows]
+    (tmp_path / "bids.csv").write_text("\n".join(lines) + "\n")
+    s = sqlengine.connect(options)
+    s.execute(f"""CREATE TABLE bids (item STRING, price INT, ts TIMESTAMP(3),
+        WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/bids.csv', 'format' = 'csv')""")
+    return s
+
+
+def rows_of(q: sqlengine.Query) -> list[tuple]:
+    out = []
+    for b in q.stream():
+        for r in b.to_pylist():
+            vals = [v.strftime("%S") if hasattr(v, "strftime") else v for v in r.values()]
+            out.append(tuple(vals))
+    return out
+
+
+def test_tumble_drops_rows_whose_window_fired(tmp_path: Path) -> None:
+    q = session(tmp_path).sql(
+        "SELECT item, window_start, window_end, COUNT(*) AS n, SUM(price) AS total FROM "
+        "TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+        "GROUP BY item, window_start, window_end")
+    assert rows_of(q) == [("+I", "a", "00", "10", 2, 4), ("+I", "b", "00", "10", 1, 2),
+                          ("+I", "a", "10", "20", 1, 4), ("+I", "a", "20", "30", 1, 6)]
+    assert q.late_records_dropped == 2
+
+
+def test_hop_window(tmp_path: Path) -> None:
+    q = session(tmp_path).sql(
+        "SELECT window_start, window_end, MAX(price) AS mx FROM TABLE(HOP(TABLE bids, "
+        "DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) "
+        "GROUP BY window_start, window_end")
+    # [-5,5): 1,2  [0,10): 1,2,3  [5,15): 3,4  [10,20): 4  [20,30) and [25,35): 6
+    assert rows_of(q) == [("+I", "55", "05", 2), ("+I", "00", "10", 3), ("+I", "05", "15", 4),
+                          ("+I", "10", "20", 4), ("+I", "20", "30", 6), ("+I", "25", "35", 6)]
+
+
+def test_cumulate_window_takes_a_late_row_into_unfired_windows(tmp_path: Path) -> None:
+    q = session(tmp_path).sql(
+        "SELECT window_start, window_end, SUM(price) AS s FROM TABLE(CUMULATE(TABLE bids, "
+        "DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) "
+        "GROUP BY window_start, window_end")
+    # b@3 arrives at watermark 10: [0,5) and [0,10) have fired, [0,15) has not.
+    assert rows_of(q) == [("+I", "00", "05", 3), ("+I", "00", "10", 6),
+                          ("+I", "00", "15", 15), ("+I", "15", "30", 6)]
+
+
+def test_session_window_per_key(tmp_path: Path) -> None:
+    q = session(tmp_path).sql(
+        "SELECT item, window_start, window_end, COUNT(*) AS n FROM TABLE(SESSION(TABLE bids "
+        "PARTITION BY item, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+        "GROUP BY item, window_start, window_end")
+    # a: 1 | 9, 12 | 25 (gaps of 5 s or more split);  b: 4  (b@3 and a@8 are late)
+    assert rows_of(q) == [("+I", "a", "01", "06", 1), ("+I", "b", "04", "09", 1),
+                          ("+I", "a", "09", "17", 2), ("+I", "a", "25", "30", 1)]
+
+
+def test_results_do_not_depend_on_batching(tmp_path: Path) -> None:
+    sql = ("SELECT item, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE bids, "
+           "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY item, window_start, window_end")
+    whole = session(tmp_path).sql(sql)
+    whole_rows = sorted(whole.collect().to_pylist(), key=str)
+    # The same rows, one file (so one batch, then a watermark) per row.
+    (tmp_path / "parts").mkdir()
+    for n, (i, p, sec) in enumerate(ROWS):
+        (tmp_path / "parts" / f"p{n:02d}").write_text(f"{i},{p},2024-01-01 00:00:{sec:02d}\n")
+    split = sqlengine.connect()
+    split.execute(f"""CREATE TABLE bids (item STRING, price INT, ts TIMESTAMP(3),
+        WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/parts', 'format' = 'csv')""")
+    q = split.sql(sql)
+    assert sorted(q.collect().to_pylist(), key=str) == whole_rows
+    assert q.late_records_dropped == whole.late_records_dropped == 2
+
+
+def test_allowed_lateness_updates_a_fired_window(tmp_path: Path) -> None:
+    q = session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s"}).sql(
+        "SELECT item, window_start, COUNT(*) AS n, SUM(price) AS total FROM "
+        "TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+        "GROUP BY item, window_start, window_end")
+    # The file is one batch, so the first watermark (23) arrives after every row: b@3 (wm 10)
+    # is within [0,10)'s lateness (9.999 + 5 > 10) and joins before it fires; a@8 at wm 23 is
+    # beyond it and is dropped.
+    assert rows_of(q) == [("+I", "a", "00", 2, 4), ("+I", "b", "00", 2, 7),
+                          ("+I", "a", "10", 1, 4), ("+I", "a", "20", 1, 6)]
+    assert q.late_records_dropped == 1
+
+
+def test_allowed_lateness_emits_updates_when_the_window_already_fired(tmp_path: Path) -> None:
+    # One file per row: a watermark follows every row, so [0,10) fires at wm 10 (after a@12),
+    # then b@3 arrives late but within 5 s of lateness: -U / +U of b's result.
+    rows = [("a", 1, 1), ("b", 2, 4), ("a", 4, 12), ("b", 5, 3), ("a", 6, 25), ("b", 9, 7)]
+    (tmp_path / "parts").mkdir()
+    for n, (i, p, sec) in enumerate(rows):
+        (tmp_path / "parts" / f"p{n:02d}").write_text(f"{i},{p},2024-01-01 00:00:{sec:02d}\n")
+    s = sqlengine.connect({"table.exec.emit.allow-lateness": "5 s"})
+    s.execute(f"""CREATE TABLE bids (item STRING, price INT, ts TIMESTAMP(3),
+        WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/parts', 'format' = 'csv')""")
+    q = s.sql("SELECT item, window_start, SUM(price) AS total FROM TABLE(TUMBLE(TABLE bids, "
+              "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY item, window_start, window_end")
+    assert rows_of(q) == [
+        ("+I", "a", "00", 1), ("+I", "b", "00", 2),      # fired at wm 10 (after a@12)
+        ("-U", "b", "00", 2), ("+U", "b", "00", 7),      # b@3 at wm 10: late, within 5 s
+        ("+I", "a", "10", 4),                            # fired at wm 23 (after a@25)
+        ("+I", "a", "20", 6),                            # end of input
+    ]
+    # b@7 arrives at wm 23: [0,10) expired at 9.999 + 5 <= 23, so it is dropped
+    assert q.late_records_dropped == 1
+    final = sorted((r["item"], r["window_start"].second, r["total"])
+                   for r in q.collect().to_pylist())
+    assert final == [("a", 0, 1), ("a", 10, 4), ("a", 20, 6), ("b", 0, 7)]
+
+
+def test_window_assigners_by_timeline() -> None:
+    # TUMBLE(10):  ts 12 -> [10,20); ts -3 -> [-10,0)
+    t = tumble(np.array([12, -3]), 10)
+    assert list(zip(t.start, t.end)) == [(10, 20), (-10, 0)]
+    # HOP(slide 5, size 10): ts 12 -> [10,20), [5,15)
+    h = hop(np.array([12]), 5, 10)
+    assert list(zip(h.start, h.end)) == [(10, 20), (5, 15)]
+    # CUMULATE(step 5, size 15): ts 3 -> [0,5) [0,10) [0,15); ts 12 -> [0,15)
+    c = cumulate(np.array([3, 12]), 5, 15)
+    assert list(zip(c.rows, c.start, c.end)) == [(0, 0, 5), (0, 0, 10), (0, 0, 15),
+                                                  (1, 0, 15)]
+    # sessions(gap 5) over sorted (key, ts): key A: 1, 3, 9 -> [1,8) [9,14); key B: 2 -> [2,7)
+    ids, starts, ends = sessions(np.array([False, False, False, True]),
+                                 np.array([1, 3, 9, 2]), 5)
+    assert list(ids) == [0, 0, 1, 2]
+    assert list(zip(starts, ends)) == [(1, 8), (9, 14), (2, 7)]
+
+
+class Recorder(Operator):
+    name = "Recorder"
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+        self.seen.append(batch.column("$wm").to_pylist())
+        return ()
+
+    def process_watermark(self, wm: Watermark):  # type: ignore[no-untyped-def]
+        self.seen.append(wm.timestamp)
+        return ()
+
+
+def test_multi_channel_watermark_is_the_minimum_over_active_channels() -> None:
+    rec = Recorder()
+    task = ChainedTask("v1", [rec], ["Recorder"], 2, {})
+    task.process_watermark(Watermark(10), 0)
+    assert rec.seen == []                      # channel 1 has no watermark yet
+    task.process_watermark(Watermark(5), 1)
+    assert rec.seen == [5]
+    task.process_watermark(Watermark(3), 1)    # never backwards
+    task.process_watermark(Watermark(20), 1)
+    assert rec.seen == [5, 10]
+    task.set_idle(True, 0)                     # an idle channel is left out: 20 now
+    assert rec.seen == [5, 10, 20]
+    task.process_watermark(Watermark(30), 1)
+    assert rec.seen == [5, 10, 20, 30]
+    task.process_watermark(Watermark(25), 0)   # back to active: min is 25 < 30, no regress
+    assert rec.seen == [5, 10, 20, 30]
+    # A row's watermark on one channel is capped by the other channels' watermarks.
+    batch = with_meta(pa.record_batch({"x": [1, 2]}), np.array([40, 50]))
+    task.process(batch, 1)
+    assert rec.seen[-1] == [25, 25]
+
+
+def test_current_watermark_is_the_watermark_before_each_row(tmp_path: Path) -> None:
+    q = session(tmp_path).sql("SELECT price, CURRENT_WATERMARK(ts) AS wm FROM bids "
+                              "WHERE CURRENT_WATERMARK(ts) IS NULL OR price > 0")
+    start = dt.datetime(2024, 1, 1)
+    got = [(r["price"], None if r["wm"] is None else
+            int((r["wm"] - start).total_seconds())) for r in q.collect().to_pylist()]
+    assert got == [(1, None), (2, -1), (3, 2), (4, 7), (5, 10), (6, 10), (7, 23)]
