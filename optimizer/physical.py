@@ -140,8 +140,28 @@ def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str
                 else None
         case N.Filter():
             return trace_window_column(plan.input, idx)
+        case N.Aggregate() if idx < len(plan.keys):
+            # Window propagation: a window aggregate's window_start / window_end keys stay
+            # window columns, so an aggregate over its result is a window aggregate too.
+            k = plan.keys[idx]
+            if not isinstance(k, ColumnRef):
+                return None
+            hit = trace_window_column(plan.input, k.index)
+            if hit is None:
+                return None
+            ends = [trace_window_column(plan.input, x.index) for x in plan.keys
+                    if isinstance(x, ColumnRef)]
+            names = {h[1] for h in ends if h is not None and h[0] is hit[0]}
+            return hit if {"window_start", "window_end"} <= names else None
         case _:
             return None
+
+
+def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
+    """Whether ``tvf`` is reached through projections and filters only (no aggregate)."""
+    while isinstance(plan, N.Project | N.Filter):
+        plan = plan.input
+    return plan is tvf
 
 
 class _Translator:
@@ -277,7 +297,7 @@ class _Translator:
             else Exchange(Partitioning.SINGLE)
         common = (("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
                   ("start_pos", found["window_start"][0]), ("end_pos", found["window_end"][0]))
-        if tvf.kind == "session":
+        if tvf.kind == "session" and _directly_over(plan.input, tvf):
             self.session_tvfs.add(id(tvf))
             child = self.translate(plan.input)
             op = OperatorSpec("session_aggregate", plan.schema, False,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 
 Array = pa.Array
@@ -251,6 +251,116 @@ def _unary(fn: Callable[..., Array]) -> Kernel:
     return lambda args, lits, out: fn(args[0])
 
 
+_EXTRACT = {
+    "year": pc.year, "quarter": pc.quarter, "month": pc.month, "week": pc.iso_week,
+    "day": pc.day, "doy": pc.day_of_year, "hour": pc.hour, "minute": pc.minute,
+    "second": pc.second, "millisecond": pc.millisecond,
+}
+
+
+def _extract(unit: str) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        x = args[0]
+        if unit == "dow":  # Flink: 1 = Sunday ... 7 = Saturday
+            res = pc.day_of_week(x, count_from_zero=False, week_start=7)
+        else:
+            res = _EXTRACT[unit](x)
+        return res.cast(pa.int64())
+
+    return kernel
+
+
+def java_to_strftime(pattern: str) -> str:
+    """A Java DateTimeFormatter pattern ('yyyy-MM-dd HH:mm:ss') as a strftime format."""
+    import re
+
+    table = {"yyyy": "%Y", "yy": "%y", "MM": "%m", "dd": "%d", "HH": "%H", "hh": "%I",
+             "mm": "%M", "ss": "%S", "a": "%p", "EEE": "%a", "MMM": "%b", "D": "%j"}
+    out = []
+    for token in re.findall(r"'[^']*'|y+|M+|d+|H+|h+|m+|s+|S+|E+|a|D+|.", pattern):
+        if token.startswith("'"):
+            out.append(token[1:-1].replace("%", "%%") or "'")
+        elif token in table:
+            out.append(table[token])
+        elif token[0] in "yMdHhmsSEaD":
+            msg = f"unsupported DATE_FORMAT pattern letter {token!r}"
+            raise ExecutionError(msg)
+        else:
+            out.append(token.replace("%", "%%"))
+    return "".join(out)
+
+
+def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    fmt = str(lits[1]) if len(lits) > 1 and lits[1] is not None else "yyyy-MM-dd HH:mm:ss"
+    x = args[0]
+    if pa.types.is_timestamp(x.type) and x.type.unit != "s":
+        x = x.cast(pa.timestamp("s"), safe=False)  # no fractions: %S alone
+    pieces = fmt.split("SSS")
+    texts = [pc.strftime(x, format=java_to_strftime(p)) if p else None for p in pieces]
+    if len(pieces) == 1:
+        return texts[0]
+    ms = pc.utf8_lpad(pc.millisecond(args[0]).cast(pa.string()), width=3, padding="0")
+    parts: list[Array] = []
+    for i, t in enumerate(texts):
+        if i:
+            parts.append(ms)
+        if t is not None:
+            parts.append(t)
+    return pc.binary_join_element_wise(*parts, "")
+
+
+def _numbered_groups(pattern: str) -> tuple[str, int]:
+    # Arrow's extract_regex wants named groups: name every capturing "(" in order.
+    out, n, i = [], 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "(" and not pattern.startswith("(?", i):
+            n += 1
+            out.append(f"(?P<g{n}>")
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out), n
+
+
+def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    s = args[0]
+    if lits[1] is None:
+        return pa.nulls(len(s), pa.string())
+    group = int(lits[2]) if len(lits) > 2 and lits[2] is not None else 1  # type: ignore[arg-type]
+    pattern, n = _numbered_groups(f"({lits[1]})")
+    group += 1  # group 0 (the whole match) is the wrapper added above
+    if group > n:
+        msg = f"REGEXP_EXTRACT group {group - 1} does not exist in {lits[1]!r}"
+        raise ExecutionError(msg)
+    found = pc.extract_regex(s, pattern=pattern)
+    return pc.struct_field(found, f"g{group}")
+
+
+def _split_index(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    s = args[0]
+    sep, idx = lits[1], lits[2]
+    if sep is None or idx is None or int(idx) < 0:  # type: ignore[arg-type]
+        return pa.nulls(len(s), pa.string())
+    parts = pc.split_pattern(s, str(sep))
+    one = pc.list_slice(parts, int(idx), int(idx) + 1)  # type: ignore[arg-type]
+    flat = pc.list_flatten(one)
+    parents = pc.list_parent_indices(one).to_numpy(zero_copy_only=False)
+    pos = np.full(len(s), -1, dtype=np.int64)
+    pos[parents] = np.arange(len(flat))
+    return flat.take(pa.array(pos, mask=pos < 0))
+
+
+def _regexp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    if lits[1] is None:
+        return pa.nulls(len(args[0]), pa.bool_())
+    return pc.match_substring_regex(args[0], str(lits[1]))
+
+
 KERNELS: dict[str, Kernel] = {
     "add": _decimal_or(pc.add),
     "subtract": _decimal_or(pc.subtract),
@@ -306,6 +416,11 @@ KERNELS: dict[str, Kernel] = {
     "least": _minmax(pc.min_element_wise),
     "if": _if,
     "nullif": _nullif,
+    "date_format": _date_format,
+    "regexp_extract": _regexp_extract,
+    "split_index": _split_index,
+    "regexp": _regexp,
+    **{f"extract_{u}": _extract(u) for u in (*_EXTRACT, "dow")},
 }
 
 
@@ -313,5 +428,3 @@ def kernel_for(name: str) -> Kernel:
     """The Arrow kernel of a bound function name."""
     return KERNELS[name]
 
-
-del T

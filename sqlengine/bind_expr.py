@@ -174,6 +174,17 @@ class ExprBinder:
                              "yet", node)
         if isinstance(node, exp.Window):
             raise self.error(NotSupportedError, "OVER windows are not supported yet", node)
+        if isinstance(node, exp.Extract):
+            unit = node.this.name.lower()
+            unit = {"dayofweek": "dow", "dayofyear": "doy", "epoch": "epoch"}.get(unit, unit)
+            if f"extract_{unit}" not in functions.SIGNATURES:
+                raise self.error(NotSupportedError, f"EXTRACT({unit.upper()} ...) is not "
+                                 "supported", node)
+            return self.call(f"extract_{unit}", [node.expression], scope, node)
+        if isinstance(node, exp.RegexpExtract):
+            group = node.args.get("group") or node.args.get("position")
+            args = [node.this, node.expression] + ([group] if group is not None else [])
+            return self.call("regexp_extract", args, scope, node)
         if type(node) in _FUNCS:
             name, keys = _FUNCS[type(node)]
             return self.call(name, _args(node, keys), scope, node)

@@ -48,6 +48,15 @@ CONNECTORS: dict[str, dict[str, OptionSpec]] = {
         OptionSpec("scan.parallelism", "int"),
         OptionSpec("seed", "int"),  # sqlengine extension: a fixed seed for repeatable data
     )},
+    "nexmark": {s.key: s for s in (
+        OptionSpec("nexmark.table", "enum", ("person", "auction", "bid"), required=True),
+        OptionSpec("nexmark.events", "int"),
+        OptionSpec("nexmark.events-per-second", "int"),
+        OptionSpec("nexmark.seed", "int"),
+        OptionSpec("nexmark.out-of-orderness", "int"),
+        OptionSpec("rows-per-second", "int"),
+        OptionSpec("scan.watermark.idle-timeout"),
+    )},
     "print": {s.key: s for s in (
         OptionSpec("print-identifier"),
         OptionSpec("standard-error", "bool"),
@@ -141,6 +150,8 @@ def is_bounded(table: TableDef) -> bool:
         return any(k.endswith(".kind") and v == "sequence" for k, v in table.options)
     if table.connector == "memory":
         return bool(getattr(table.data, "bounded", True))
+    if table.connector == "nexmark":
+        return table.option("nexmark.events") is not None
     return table.connector == "filesystem"
 
 
@@ -151,4 +162,4 @@ def is_sink_connector(connector: str) -> bool:
 
 def is_source_connector(connector: str) -> bool:
     """Connectors that can be read by a query."""
-    return connector in ("filesystem", "datagen", "memory")
+    return connector in ("filesystem", "datagen", "memory", "nexmark")

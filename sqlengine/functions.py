@@ -243,10 +243,48 @@ def _current_watermark(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.D
 
 _register(Signature("current_watermark", 1, 1, _current_watermark))
 
+
+def _temporal_part(name: str) -> Inference:
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        t = types[0]
+        if not (T.is_temporal(t) or t == T.NULL):
+            raise _err(name, types, "a DATE or TIMESTAMP")
+        return T.BIGINT, [t if t != T.NULL else T.TIMESTAMP]
+
+    return infer
+
+
+EXTRACT_UNITS = ("year", "quarter", "month", "week", "day", "doy", "dow", "hour", "minute",
+                 "second", "millisecond")
+for _unit in EXTRACT_UNITS:
+    _register(Signature(f"extract_{_unit}", 1, 1, _temporal_part(_unit)))
+
+
+def _date_format(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    t = types[0]
+    if not (T.is_temporal(t) or T.is_string(t) or t == T.NULL):
+        raise _err("date_format", types, "a TIMESTAMP and a format STRING")
+    arg = T.TIMESTAMP if T.is_string(t) or t == T.NULL else t
+    return T.STRING, [arg, *([T.STRING] if len(types) > 1 else [])]
+
+
+_register(Signature("date_format", 1, 2, _date_format, literal_args=(1,)))
+_register(Signature("regexp_extract", 2, 3, _strings("regexp_extract", T.STRING, (T.STRING,
+                                                                                   T.INT), 1),
+                    literal_args=(1, 2)))
+_register(Signature("split_index", 3, 3, _strings("split_index", T.STRING, (T.STRING, T.INT),
+                                                  1), literal_args=(1, 2)))
+_register(Signature("regexp", 2, 2, _strings("regexp", T.BOOLEAN), literal_args=(1,)))
+
 ALIASES = {
     "character_length": "char_length", "length": "char_length", "len": "char_length",
     "substr": "substring", "ceiling": "ceil", "pow": "power", "ucase": "upper",
     "lcase": "lower", "mod": "mod", "strposition": "position", "locate": "position",
+    "hour": "extract_hour", "minute": "extract_minute", "second": "extract_second",
+    "year": "extract_year", "month": "extract_month", "dayofmonth": "extract_day",
+    "dayofweek": "extract_dow", "dayofyear": "extract_doy", "quarter": "extract_quarter",
+    "week": "extract_week", "day": "extract_day", "regexp_like": "regexp",
+    "day_of_week": "extract_dow", "day_of_year": "extract_doy", "day_of_month": "extract_day",
 }
 
 AGGREGATES = {"count", "sum", "min", "max", "avg"}

@@ -53,6 +53,10 @@ class SourceOperator(Operator):
             from runtime.connectors.datagen import DatagenReader
 
             return DatagenReader(self.source.table, options, self.table_schema).batches()
+        if connector == "nexmark":
+            from runtime.connectors.nexmark import nexmark_batches
+
+            return nexmark_batches(self.source.table, options, self.table_schema)
         if connector == "memory":
             from runtime.connectors.memory import memory_batches
 

@@ -63,6 +63,15 @@ def one(sql: str) -> object:
     ("SELECT TRUE OR NULL", True),
     ("SELECT NULL IS NULL", True),
     ("SELECT (1 > 2) IS NOT TRUE", True),
+    ("SELECT EXTRACT(HOUR FROM CAST('2024-03-05 17:04:09.123' AS TIMESTAMP(3)))", 17),
+    ("SELECT DAYOFWEEK(DATE '2024-03-03')", 1),  # Sunday
+    ("SELECT DATE_FORMAT(CAST('2024-03-05 17:04:09.123' AS TIMESTAMP(3)), "
+     "'yyyy-MM-dd HH:mm:ss.SSS')", "2024-03-05 17:04:09.123"),
+    ("SELECT DATE_FORMAT(CAST('2024-03-05 17:04:09' AS TIMESTAMP(3)), 'HH:mm')", "17:04"),
+    ("SELECT REGEXP_EXTRACT('a?channel_id=42&b=1', '(&|^|\\?)channel_id=([^&]*)', 2)", "42"),
+    ("SELECT REGEXP_EXTRACT('abc', 'z(.)')", None),
+    ("SELECT SPLIT_INDEX('https://www.nexmark.com/a/b', '/', 3)", "a"),
+    ("SELECT SPLIT_INDEX('a/b', '/', 5)", None),
 ])
 def test_scalar(sql: str, want: object) -> None:
     assert one(sql) == want
