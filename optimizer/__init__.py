@@ -11,6 +11,7 @@ from optimizer.jobgraph import JobGraph
 from optimizer.physical import to_physical
 from optimizer.rule import OptimizerRule, RuleContext
 from optimizer.rules.fold_constants import FoldConstants
+from optimizer.rules.limit_ranks import LimitRanks
 from optimizer.rules.merge_projections import MergeProjections
 from optimizer.rules.prune_projections import PruneProjections
 from optimizer.rules.push_down_filters import PushDownFilters
@@ -22,6 +23,9 @@ RULES: tuple[OptimizerRule, ...] = (
     FoldConstants(),
     # Filters move down before pruning, so pruning sees where each column is really needed.
     PushDownFilters(),
+    # A filter on a row number, once pushed onto its ranking, becomes a Top-N limit; this
+    # runs before pruning so that an unread row number is not computed as an output.
+    LimitRanks(),
     # Pruning runs before merging, and merging collapses the projections pruning leaves.
     PruneProjections(),
     MergeProjections(),

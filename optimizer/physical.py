@@ -64,6 +64,9 @@ class OperatorSpec:
                 return f"{name}(keys=[{keys}], aggs=[{aggs}])"
             case "window_assign":
                 return f"WindowTableFunction({p['label']})"
+            case "top_n" | "window_top_n":
+                name = "Rank" if self.kind == "top_n" else "WindowRank"
+                return f"{name}({p['label']})"
             case "join":
                 return f"Join({p['join_kind']})"
             case "union":
@@ -199,6 +202,8 @@ class _Translator:
                 return self._window_aggregate(plan) or self._aggregate(plan)
             case N.WindowTVF():
                 return self._window_tvf(plan)
+            case N.Rank():
+                return self._rank(plan)
             case N.Join():
                 return self._join(plan)
             case N.Union():
@@ -306,6 +311,40 @@ class _Translator:
             child = self.translate(plan.input)
             op = OperatorSpec("window_aggregate", plan.schema, self.lateness > 0,
                               (*common, ("lateness", self.lateness)))
+        return PhysicalNode(op, ((child, exchange),))
+
+    def _rank(self, plan: N.Rank) -> PhysicalNode:
+        from sqlengine.plan.expressions import ColumnRef
+
+        child = self.translate(plan.input)
+        if child.op.updating:
+            msg = "ROW_NUMBER over an updating input is not supported yet"
+            raise NotSupportedError(msg)
+        common = (("partition", plan.partition), ("order", plan.order), ("limit", plan.limit),
+                  ("label", plan.explain_label().removeprefix("Rank: ")))
+        found = {}
+        for p in plan.partition:
+            if isinstance(p, ColumnRef):
+                hit = trace_window_column(plan.input, p.index)
+                if hit is not None:
+                    found[hit[1]] = (p.index, hit[0])
+        others = tuple(p for p in plan.partition
+                       if not (isinstance(p, ColumnRef) and p.index in
+                               {i for i, _ in found.values()}))
+        exchange = Exchange(Partitioning.HASH, others) if others \
+            else Exchange(Partitioning.SINGLE)
+        if {"window_start", "window_end"} <= set(found) and \
+                found["window_start"][1] is found["window_end"][1]:
+            op = OperatorSpec("window_top_n", plan.schema, False,
+                              (*common, ("end_index", found["window_end"][0])))
+            return PhysicalNode(op, ((child, exchange),))
+        if plan.limit is None and self.streaming:
+            msg = ("ROW_NUMBER without a filter on it (WHERE rn <= N) is not supported in "
+                   "streaming mode")
+            raise NotSupportedError(msg)
+        op = OperatorSpec("top_n", plan.schema, self.streaming, (
+            *common, ("emit", "changelog" if self.streaming else "final"),
+            ("output_rank", plan.output_rank)))
         return PhysicalNode(op, ((child, exchange),))
 
     def _join(self, plan: N.Join) -> PhysicalNode:

@@ -182,14 +182,57 @@ class Binder:
         order = node.args.get("order")
         has_aggs = any(_has_aggregate(e) for e, _ in items) or (
             having is not None and _has_aggregate(having.this))
+        windows = [n for e, _ in items for n in e.walk() if isinstance(n, exp.Window)]
+        if windows:
+            if group is not None or has_aggs:
+                raise self.error(NotSupportedError, "window functions together with GROUP BY "
+                                 "are not supported yet; aggregate in a subquery first",
+                                 windows[0])
+            rel = self._rank(rel, windows)
         if group is not None or has_aggs:
             return self._aggregate_select(node, rel, items, group, having, order, ctes)
         if having is not None:
             raise self.error(BindError, "HAVING needs GROUP BY or an aggregate", having)
 
-        exprs = [self.exprs.bind(e, rel.scope) for e, _ in items]
+        try:
+            exprs = [self.exprs.bind(e, rel.scope) for e, _ in items]
+        finally:
+            self.exprs.intercept = None
         names = _unique_names([n for _, n in items])
         return self._finish_select(node, rel, exprs, names, [e for e, _ in items], order)
+
+    def _rank(self, rel: Relation, windows: list[exp.Window]) -> Relation:
+        """ROW_NUMBER() OVER (...) as a Rank node; the select item then reads its column."""
+        from sqlengine.plan.nodes import Rank
+
+        w = windows[0]
+        if any(other != w for other in windows[1:]):
+            raise self.error(NotSupportedError, "only one window function per SELECT is "
+                             "supported yet", windows[1])
+        if not isinstance(w.this, exp.RowNumber):
+            raise self.error(NotSupportedError, f"{w.this.sql()} OVER (...) is not supported "
+                             "yet (ROW_NUMBER is)", w)
+        if w.args.get("spec") is not None:
+            raise self.error(NotSupportedError, "window frames are not supported yet", w)
+        order = w.args.get("order")
+        if order is None:
+            raise self.error(BindError, "ROW_NUMBER() needs an ORDER BY in its OVER clause", w)
+        partition = tuple(self.exprs.bind(p, rel.scope) for p in w.args.get("partition_by")
+                          or [])
+        keys = tuple(_sort_key(o, self.exprs.bind(o.this, rel.scope))  # type: ignore[arg-type]
+                     for o in order.expressions)
+        plan = Rank(rel.plan, partition, keys, "$rank")
+        idx = len(rel.scope.columns)
+        scope = Scope((*rel.scope.columns, ScopeColumn(None, "$rank", pa.int64())))
+        previous = self.exprs.intercept
+
+        def intercept(n: exp.Expression) -> Expr | None:
+            if n == w:
+                return ColumnRef(idx, "$rank", pa.int64())
+            return previous(n) if previous is not None else None
+
+        self.exprs.intercept = intercept
+        return Relation(plan, scope)
 
     def _finish_select(self, node: exp.Select, rel: Relation, exprs: list[Expr],
                        names: list[str], item_nodes: list[exp.Expression],

@@ -64,6 +64,19 @@ REFERENCES: dict[str, str] = {
           "FROM auction GROUP BY ALL) SELECT p.id, p.name, p.ws FROM p JOIN a "
           "ON p.id = a.seller AND p.ws = a.ws",
     # The default RANGE frame gives rows with equal times the same session id.
+    "q9": "SELECT id, itemName, description, initialBid, reserve, epoch_ms(dateTime), "
+          "epoch_ms(expires), seller, category, extra, auction, bidder, price, "
+          "epoch_ms(bdt), bextra FROM (SELECT A.*, B.auction, B.bidder, B.price, "
+          "B.dateTime AS bdt, B.extra AS bextra, row_number() OVER (PARTITION BY A.id "
+          "ORDER BY B.price DESC, B.dateTime, B.bidder, B.extra) AS rn FROM auction A JOIN "
+          "bid B ON A.id = B.auction WHERE B.dateTime BETWEEN A.dateTime AND A.expires) "
+          "WHERE rn = 1",
+    "q18": "SELECT auction, bidder, price, channel, url, epoch_ms(dateTime), extra FROM bid "
+           "QUALIFY row_number() OVER (PARTITION BY bidder, auction ORDER BY dateTime DESC, "
+           "price DESC, extra DESC) = 1",
+    "q19": "SELECT auction, bidder, price, channel, url, epoch_ms(dateTime), extra, rn FROM "
+           "(SELECT *, row_number() OVER (PARTITION BY auction ORDER BY price DESC, dateTime, "
+           "bidder, extra) AS rn FROM bid) WHERE rn <= 10",
     "q11": "WITH o AS (SELECT bidder, epoch_ms(dateTime) AS t, CASE WHEN epoch_ms(dateTime) - "
            "LAG(epoch_ms(dateTime)) OVER (PARTITION BY bidder ORDER BY epoch_ms(dateTime)) "
            "< 10000 THEN 0 ELSE 1 END AS new FROM bid), s AS (SELECT bidder, t, SUM(new) OVER "

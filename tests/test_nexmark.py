@@ -25,9 +25,10 @@ def test_every_query_has_a_reference() -> None:
     assert set(QUERIES) == set(REFERENCES)
 
 
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("name", list(QUERIES))
-def test_query_matches_reference(name: str, duck) -> None:  # type: ignore[no-untyped-def]
-    q = session(EVENTS).sql(QUERIES[name])
+def test_query_matches_reference(name: str, mode: str, duck) -> None:  # type: ignore[no-untyped-def]
+    q = session(EVENTS, {"execution.runtime-mode": mode}).sql(QUERIES[name])
     got = rows([tuple(r.values()) for r in q.collect().to_pylist()])
     want = rows(duck.sql(REFERENCES[name]).fetchall())
     assert len(got) > 0, "the query should produce rows on this data"

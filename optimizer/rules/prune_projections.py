@@ -13,6 +13,7 @@ from sqlengine.plan.nodes import (
     Limit,
     LogicalPlan,
     Project,
+    Rank,
     Scan,
     Sink,
     Sort,
@@ -123,6 +124,19 @@ def _prune(node: LogicalPlan, required: set[int]) -> tuple[LogicalPlan, Mapping]
                                     tuple(fields[m[k]].name for k in keep))
                 inputs.append(child)
             return Union(tuple(inputs)), {old: new for new, old in enumerate(keep)}
+        case Rank():
+            width = len(node.input.schema)
+            needed = {i for i in required if i < width}
+            needed |= _cols(list(node.partition)) | _cols([k.expr for k in node.order])
+            child, m = _prune(node.input, needed)
+            new = replace(node, input=child,
+                          partition=tuple(remap_columns(p, m) for p in node.partition),
+                          order=tuple(replace(k, expr=remap_columns(k.expr, m))
+                                      for k in node.order),
+                          output_rank=node.output_rank and width in required)
+            mapping = dict(m)
+            mapping[width] = len(child.schema)
+            return new, mapping
         case WindowTVF():
             width = len(node.input.schema)
             needed = {i for i in required if i < width} | {node.time_index}

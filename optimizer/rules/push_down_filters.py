@@ -5,13 +5,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
-from sqlengine.plan.expressions import Expr, conjunction, conjuncts, remap_columns, substitute
+from sqlengine.plan.expressions import (
+    ColumnRef,
+    Expr,
+    conjunction,
+    conjuncts,
+    remap_columns,
+    substitute,
+)
 from sqlengine.plan.nodes import (
     Aggregate,
     Filter,
     Join,
     LogicalPlan,
     Project,
+    Rank,
     Scan,
     Union,
     WindowTVF,
@@ -77,6 +85,19 @@ class PushDownFilters(OptimizerRule):
                 return Transformed.yes(Filter(new, conjunction(keep)) if keep else new)  # type: ignore[arg-type]
             case Join():
                 return _push_into_join(node, child, parts)
+            case Rank():
+                # Only conditions on the partition keys may pass below a ranking.
+                width = len(child.input.schema)
+                part = {p.index for p in child.partition if isinstance(p, ColumnRef)}
+                down = [p for p in parts if p.columns() and p.columns() <= part]
+                if not down:
+                    return Transformed.no(node)
+                keep = [p for p in parts if p not in down]
+                del width
+                new_rank: LogicalPlan = replace(child, input=Filter(child.input,
+                                                                    conjunction(down)))  # type: ignore[arg-type]
+                return Transformed.yes(Filter(new_rank, conjunction(keep)) if keep
+                                       else new_rank)  # type: ignore[arg-type]
             case WindowTVF():
                 width = len(child.input.schema)
                 down = [p for p in parts if p.columns() and max(p.columns()) < width]

@@ -9,6 +9,7 @@ from runtime.elements import data_part
 from runtime.operators.aggregate import GroupAggregateOperator
 from runtime.operators.base import Operator
 from runtime.operators.join import JoinOperator
+from runtime.operators.rank import TopNOperator, WindowTopNOperator
 from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
 from runtime.operators.sort import LimitOperator, SortOperator
 from runtime.operators.source import SourceOperator
@@ -121,6 +122,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return SessionAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
                                             int(p["start_pos"]), int(p["end_pos"]),  # type: ignore[arg-type]
                                             int(p["gap"]))  # type: ignore[arg-type]
+        case "top_n":
+            return TopNOperator(p["partition"], p["order"], p["limit"], schema,  # type: ignore[arg-type]
+                                str(p["emit"]), bool(p["output_rank"]))
+        case "window_top_n":
+            return WindowTopNOperator(p["partition"], p["order"], p["limit"], schema,  # type: ignore[arg-type]
+                                      int(p["end_index"]))  # type: ignore[arg-type]
         case "sort":
             return SortOperator(p["keys"], p["fetch"], int(p["offset"]), schema)  # type: ignore[arg-type]
         case "limit":

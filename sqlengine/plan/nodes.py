@@ -365,3 +365,32 @@ def _duration(ms: int) -> str:
         if ms % n == 0 and ms:
             return f"{ms // n} {unit}"
     return f"{ms} ms"
+
+
+@dataclass(frozen=True, slots=True)
+class Rank(UnaryPlan):
+    """ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...): appends the row number as the last
+    column. ``limit`` is set when a filter keeps only the first rows (Top-N); ``output_rank``
+    is False when nothing reads the number (so rank shifts need not be emitted)."""
+
+    input: LogicalPlan
+    partition: tuple[Expr, ...]
+    order: tuple[SortKey, ...]
+    name: str = "rn"
+    limit: int | None = None
+    output_rank: bool = True
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        fields = (*self.input.schema.fields, Field(self.name, pa.int64(), False))
+        object.__setattr__(self, "schema", Schema(fields))
+
+    def explain_label(self) -> str:
+        part = ", ".join(p.sql() for p in self.partition)
+        order = ", ".join(k.sql() for k in self.order)
+        text = f"Rank: ROW_NUMBER() OVER (PARTITION BY {part} ORDER BY {order}) AS {self.name}"
+        if self.limit is not None:
+            text += f", limit={self.limit}"
+        if not self.output_rank:
+            text += " (number not read)"
+        return text

@@ -141,6 +141,26 @@ def test_allowed_lateness_emits_updates_when_the_window_already_fired(tmp_path: 
     assert final == [("a", 0, 1), ("a", 10, 4), ("a", 20, 6), ("b", 0, 7)]
 
 
+def test_window_top_n(tmp_path: Path) -> None:
+    q = session(tmp_path).sql(
+        "SELECT window_start, item, price, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+        "window_start, window_end ORDER BY price DESC) AS rn FROM TABLE(TUMBLE(TABLE bids, "
+        "DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2")
+    # [0,10): a1 b2 a3 (b5, a7 late) -> a3, b2;  [10,20): a4;  [20,30): a6
+    assert rows_of(q) == [("+I", "00", "a", 3, 1), ("+I", "00", "b", 2, 2),
+                          ("+I", "10", "a", 4, 1), ("+I", "20", "a", 6, 1)]
+
+
+def test_window_top_n_over_a_window_aggregate(tmp_path: Path) -> None:
+    q = session(tmp_path, [*ROWS[:4], ("b", 9, 14), *ROWS[4:]]).sql(
+        "SELECT window_start, item, total FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+        "window_start, window_end ORDER BY total DESC) AS rn FROM (SELECT window_start, "
+        "window_end, item, SUM(price) AS total FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), "
+        "INTERVAL '10' SECOND)) GROUP BY window_start, window_end, item)) WHERE rn = 1")
+    # [0,10): a 4 vs b 2 -> a;  [10,20): a 4 vs b 9 -> b;  [20,30): a 6
+    assert rows_of(q) == [("+I", "00", "a", 4), ("+I", "10", "b", 9), ("+I", "20", "a", 6)]
+
+
 def test_window_assigners_by_timeline() -> None:
     # TUMBLE(10):  ts 12 -> [10,20); ts -3 -> [-10,0)
     t = tumble(np.array([12, -3]), 10)

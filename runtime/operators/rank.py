@@ -1,0 +1,238 @@
+"""Top-N and deduplication: ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) with a limit.
+
+TopNOperator keeps, per partition, only the current first N rows; each batch re-ranks the
+touched partitions' kept rows together with the new ones in one vectorised sort and emits the
+difference (-D for rows that fell out, +I for rows that came in, -U/+U for rows whose number
+changed when the number is read). WindowTopNOperator ranks a window's rows once, when the
+watermark closes the window, and emits insert-only rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.elements import (
+    DELETE,
+    INSERT,
+    MIN_WATERMARK,
+    UPDATE_AFTER,
+    UPDATE_BEFORE,
+    Watermark,
+    data_part,
+    has_rowkind,
+    with_meta,
+)
+from runtime.evaluate import evaluate
+from runtime.operators.base import Operator
+from sqlengine.errors import NotSupportedError
+from sqlengine.plan.expressions import Expr
+from sqlengine.plan.nodes import SortKey
+
+PID, SEQ, RN = "$pid", "$seq", "$rn"
+
+
+def dense_ids(columns: list[pa.Array], n: int) -> np.ndarray:
+    """One integer per distinct combination of values (NULL is a value), in first-seen order
+    is not promised; equal combinations get equal ids."""
+    if not columns:
+        return np.zeros(n, dtype=np.int64)
+    codes = []
+    for col in columns:
+        enc = pc.dictionary_encode(col, null_encoding="encode")
+        codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
+    if len(codes) == 1:
+        return codes[0]
+    _, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64)
+
+
+def row_numbers(pids: np.ndarray, order: list[tuple[pa.Array, SortKey]], seq: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Sort rows by (partition, ORDER BY keys, arrival) and number them within partitions.
+    Returns the sorting permutation and the row number of each sorted row."""
+    cols: dict[str, pa.Array] = {PID: pa.array(pids)}
+    keys: list[tuple[str, str]] = [(PID, "ascending")]
+    for i, (values, k) in enumerate(order):
+        cols[f"n{i}"] = pc.is_valid(values)
+        cols[f"v{i}"] = values
+        keys.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
+        keys.append((f"v{i}", "ascending" if k.ascending else "descending"))
+    cols[SEQ] = pa.array(seq)
+    keys.append((SEQ, "ascending"))  # ties: the earlier row first, as Flink's ROW_NUMBER
+    perm = pc.sort_indices(pa.table(cols), sort_keys=keys).to_numpy()
+    sorted_pids = pids[perm]
+    n = len(perm)
+    starts = np.flatnonzero(np.r_[True, sorted_pids[1:] != sorted_pids[:-1]]) if n else \
+        np.zeros(0, dtype=np.int64)
+    first = np.repeat(starts, np.diff(np.r_[starts, n]))
+    return perm, np.arange(n) - first + 1
+
+
+class TopNOperator(Operator):
+    name = "Rank"
+
+    def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
+                 limit: int | None, schema: pa.Schema, emit: str, output_rank: bool) -> None:
+        self.partition = partition
+        self.order = order
+        self.limit = limit
+        self.schema = schema  # input columns + the row number
+        self.streaming = emit == "changelog"
+        self.output_rank = output_rank
+        self.ids: dict[tuple, int] = {}
+        self.top: pa.Table | None = None  # kept rows: data + $pid + $seq + $rn
+        self.seq = 0
+        self.buffer: list[pa.RecordBatch] = []
+
+    def _pids(self, data: pa.RecordBatch) -> np.ndarray:
+        cols = [evaluate(p, data) for p in self.partition]
+        local = dense_ids(cols, data.num_rows)
+        uniq, first = np.unique(local, return_index=True)
+        keys = list(zip(*[c.take(pa.array(first)).to_pylist() for c in cols])) if cols \
+            else [()] * len(uniq)
+        index = self.ids
+        mapped = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
+        lookup = np.zeros(int(uniq.max()) + 1 if len(uniq) else 0, dtype=np.int64)
+        lookup[uniq] = mapped
+        return lookup[local]
+
+    def _ranked(self, table: pa.Table) -> pa.Table:
+        batch = table.combine_chunks().to_batches()[0]
+        data = pa.RecordBatch.from_arrays(batch.columns[: len(self.schema) - 1],
+                                          schema=pa.schema(list(self.schema)[:-1]))
+        order = [(evaluate(k.expr, data), k) for k in self.order]
+        perm, rn = row_numbers(table[PID].to_numpy(), order, table[SEQ].to_numpy())
+        ranked = table.take(pa.array(perm)).append_column(RN, pa.array(rn))
+        if self.limit is not None:
+            ranked = ranked.filter(pc.less_equal(ranked[RN], self.limit))
+        return ranked
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        if has_rowkind(batch):
+            msg = "Top-N over an updating input is not supported yet"
+            raise NotSupportedError(msg)
+        data = data_part(batch)
+        if not self.streaming:
+            self.buffer.append(data)
+            return ()
+        pids = self._pids(data)
+        seqs = np.arange(self.seq, self.seq + data.num_rows, dtype=np.int64)
+        self.seq += data.num_rows
+        new = pa.Table.from_batches([data]).append_column(PID, pa.array(pids)).append_column(
+            SEQ, pa.array(seqs))
+        touched = pa.array(np.unique(pids))
+        if self.top is not None:
+            hit = pc.is_in(self.top[PID], value_set=touched)
+            old = self.top.filter(hit)
+            rest = self.top.filter(pc.invert(hit))
+            candidates = pa.concat_tables([old.drop_columns([RN]), new])
+        else:
+            old = rest = None
+            candidates = new
+        ranked = self._ranked(candidates)
+        self.top = ranked if rest is None else pa.concat_tables([rest, ranked])
+        return self._diff(old, ranked)
+
+    def _diff(self, old: pa.Table | None, new: pa.Table) -> list[pa.RecordBatch]:
+        parts: list[tuple[pa.Table, int]] = []
+        if old is not None and old.num_rows:
+            gone = pc.invert(pc.is_in(old[SEQ], value_set=new[SEQ]))
+            parts.append((old.filter(gone), DELETE))
+        came = new if old is None else new.filter(
+            pc.invert(pc.is_in(new[SEQ], value_set=old[SEQ])))
+        if self.output_rank and old is not None and old.num_rows:
+            # Rows kept in both, whose number changed: -U the old number, +U the new one.
+            _, i_old, i_new = np.intersect1d(old[SEQ].to_numpy(), new[SEQ].to_numpy(),
+                                             return_indices=True)
+            moved = old[RN].to_numpy()[i_old] != new[RN].to_numpy()[i_new]
+            if moved.any():
+                parts.append((old.take(pa.array(i_old[moved])), UPDATE_BEFORE))
+                parts.append((new.take(pa.array(i_new[moved])), UPDATE_AFTER))
+        parts.append((came, INSERT))
+        out = []
+        for table, kind in parts:
+            if table.num_rows == 0:
+                continue
+            b = self._output(table)
+            out.append(with_meta(b, rowkind=np.full(b.num_rows, kind, dtype=np.int8)))
+        return out
+
+    def _output(self, table: pa.Table) -> pa.RecordBatch:
+        # By position: joined inputs may repeat a column name.
+        width = len(self.schema) - 1
+        cols = [table.column(i).combine_chunks() for i in range(width)]
+        cols.append(table[RN].combine_chunks())
+        return pa.RecordBatch.from_arrays(cols, schema=self.schema)
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        if self.streaming or not self.buffer:
+            return ()
+        data = pa.Table.from_batches(self.buffer).combine_chunks()
+        self.buffer = []
+        batch = data.to_batches()[0] if data.num_rows else None
+        if batch is None:
+            return ()
+        pids = dense_ids([evaluate(p, batch) for p in self.partition], batch.num_rows)
+        table = data.append_column(PID, pa.array(pids)).append_column(
+            SEQ, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
+        ranked = self._ranked(table)
+        return [self._output(ranked.slice(i, 65536)) for i in range(0, ranked.num_rows, 65536)]
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"kept_rows": 0 if self.top is None else self.top.num_rows}
+
+
+class WindowTopNOperator(Operator):
+    """ROW_NUMBER over window_start, window_end [, keys]: ranks each window when it fires."""
+
+    name = "WindowRank"
+
+    def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
+                 limit: int | None, schema: pa.Schema, end_index: int) -> None:
+        self.partition = partition
+        self.order = order
+        self.limit = limit
+        self.schema = schema
+        self.end_index = end_index  # the window_end column of the input
+        self.rows: list[pa.RecordBatch] = []
+        self.watermark = MIN_WATERMARK
+        self.seq = 0
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        self.rows.append(data_part(batch))
+        return ()
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        before = self.watermark
+        self.watermark = wm.timestamp
+        if not self.rows:
+            return ()
+        table = pa.Table.from_batches(self.rows).combine_chunks()
+        ends = table.column(self.end_index).cast(pa.timestamp("ms")).cast(pa.int64())
+        fire = pc.less_equal(pc.subtract(ends, 1), wm.timestamp)
+        if not pc.any(fire).as_py():
+            return ()
+        done = table.filter(fire)
+        rest = table.filter(pc.invert(fire))
+        self.rows = rest.to_batches() if rest.num_rows else []
+        batch = done.to_batches()[0]
+        pids = dense_ids([evaluate(p, batch) for p in self.partition], batch.num_rows)
+        order = [(evaluate(k.expr, batch), k) for k in self.order]
+        perm, rn = row_numbers(pids, order, np.arange(batch.num_rows, dtype=np.int64))
+        ranked = done.take(pa.array(perm)).append_column(RN, pa.array(rn))
+        if self.limit is not None:
+            ranked = ranked.filter(pc.less_equal(ranked[RN], self.limit))
+        ranked = ranked.sort_by([(ranked.column_names[self.end_index], "ascending")])
+        cols = [*ranked.columns[: len(self.schema) - 1], ranked[RN]]
+        out = pa.Table.from_arrays([c.combine_chunks() for c in cols], schema=self.schema)
+        return [with_meta(b, np.full(b.num_rows, before, dtype=np.int64))
+                for b in out.to_batches() if b.num_rows]
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"buffered_rows": sum(b.num_rows for b in self.rows)}
