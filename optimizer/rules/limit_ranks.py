@@ -21,7 +21,7 @@ class LimitRanks(OptimizerRule):
         ...                "ORDER BY c DESC) AS rn FROM t) WHERE rn <= 3")
         >>> print(show(optimize(plan)))
         Project: a
-          Rank: ROW_NUMBER() OVER (PARTITION BY b ORDER BY c DESC NULLS LAST) AS $rank, limit=3
+          Rank: ROW_NUMBER() OVER (PARTITION BY b ORDER BY c DESC NULLS LAST) AS $rank, limit=3 (number not read)
             Scan: t, projection=[a, b, c]
     """
 
