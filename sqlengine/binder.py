@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from sqlengine.errors import BindError, NotSupportedError, PlanError
 from sqlengine.parser import node_span, parse_query
 from sqlengine.plan.expressions import (
     AggCall,
+    Call,
     ColumnRef,
     Expr,
     Literal,
@@ -364,7 +366,13 @@ class Binder:
         group_nodes = list(group.expressions) if group is not None else []
         for g in group_nodes:
             _no_aggregates(self, g, "GROUP BY")
-        keys = [self.exprs.bind(g, rel.scope) for g in group_nodes]
+        legacy = [g for g in group_nodes if _group_window_kind(g) is not None]
+        window_aux: dict[str, int] = {}
+        if legacy:
+            rel, group_nodes, window_aux = self._group_window(rel, group_nodes, legacy)
+        keys = [self.exprs.bind(g, rel.scope) if not isinstance(g, int)
+                else ColumnRef(g, rel.scope.columns[g].name, rel.scope.columns[g].type)
+                for g in group_nodes]
         key_names = []
         for g, k in zip(group_nodes, keys):
             key_names.append(k.name if isinstance(k, ColumnRef) else g.sql())
@@ -374,8 +382,16 @@ class Binder:
         n_keys = len(keys)
 
         def intercept(n: exp.Expression) -> Expr | None:
+            aux = _group_window_aux(n)
+            if aux is not None and window_aux:
+                pos = window_aux[aux]
+                ref = ColumnRef(pos, key_names[pos], keys[pos].dtype)
+                if aux == "rowtime":  # TUMBLE_ROWTIME: the window's last millisecond
+                    one_ms = Literal(dt.timedelta(milliseconds=1), pa.duration("ms"))
+                    return Call("subtract", (ref, one_ms), ref.dtype)
+                return ref
             for i, g in enumerate(group_nodes):
-                if n == g:
+                if not isinstance(g, int) and n == g:
                     return ColumnRef(i, key_names[i], keys[i].dtype)
             if isinstance(n, exp.Column):
                 # A bare column equal to a grouped column (possibly written differently).
@@ -447,6 +463,56 @@ class Binder:
                                      enumerate(zip(names, exprs))), tuple(names))
             return Relation(out, _scope_of(out, None))
         return self._finish_select(node, keys_rel, exprs, names, [e for e, _ in items], order)
+
+    def _group_window(self, rel: Relation, group_nodes: list, legacy: list
+                      ) -> tuple[Relation, list, dict[str, int]]:
+        """``GROUP BY TUMBLE(ts, size)`` (and HOP, SESSION): the legacy group windows, as a
+        window TVF whose window_start and window_end become grouping keys."""
+        from sqlengine.bind_expr import interval_literal
+        from sqlengine.plan.nodes import WindowTVF
+
+        if len(legacy) > 1:
+            raise self.error(BindError, "only one group window per GROUP BY", legacy[1])
+        g = legacy[0]
+        kind = _group_window_kind(g)
+        args = list(g.expressions)
+        want = {"tumble": 2, "hop": 3, "session": 2}[kind]  # type: ignore[index]
+        if len(args) != want or not isinstance(args[0], exp.Column):
+            raise self.error(BindError, f"{kind.upper()}(time_attr, "  # type: ignore[union-attr]
+                             f"{'slide, size' if kind == 'hop' else 'interval'}) expected", g)
+        idx = rel.scope.resolve(args[0].name, args[0].table or None)
+        if idx is None or not rel.scope.columns[idx].rowtime:
+            raise self.error(BindError, f"{args[0].sql()!r} is not a time attribute: group "
+                             "windows need a rowtime column (declare a WATERMARK FOR it)",
+                             args[0])
+        ms = []
+        for a in args[1:]:
+            if not isinstance(a, exp.Interval):
+                raise self.error(BindError, f"{kind.upper()} expects INTERVAL arguments", a)  # type: ignore[union-attr]
+            ms.append(int(interval_literal(a, self.exprs).value.total_seconds() * 1000))
+        if kind == "hop":
+            slide, size = ms
+            if size % slide:
+                raise self.error(BindError, "HOP size must be a multiple of its slide", g)
+        else:
+            slide, size = 0, ms[0]
+        others = []
+        for o in group_nodes:
+            if o is g:
+                continue
+            b = self.exprs.bind(o, rel.scope)
+            if isinstance(b, ColumnRef):
+                others.append(b.index)
+        tvf = WindowTVF(rel.plan, kind, idx, size, slide, 0,  # type: ignore[arg-type]
+                        tuple(others) if kind == "session" else ())
+        width = len(rel.scope.columns)
+        scope = Scope((*rel.scope.columns, ScopeColumn(None, "window_start", pa.timestamp("ms")),
+                       ScopeColumn(None, "window_end", pa.timestamp("ms")),
+                       ScopeColumn(None, "window_time", pa.timestamp("ms"), True)))
+        pos = group_nodes.index(g)
+        new_nodes = [*group_nodes[:pos], width, width + 1, *group_nodes[pos + 1:]]
+        aux = {"start": pos, "end": pos + 1, "rowtime": pos + 1}
+        return Relation(tvf, scope), new_nodes, aux
 
     def _bind_plain(self, n: exp.Expression, scope: Scope) -> Expr:
         saved, self.exprs.intercept = self.exprs.intercept, None
@@ -712,6 +778,31 @@ class Binder:
 
 
 # -- helpers -----------------------------------------------------------------------------
+_GROUP_WINDOWS = ("tumble", "hop", "session")
+
+
+def _func_name(n: exp.Expression) -> str | None:
+    if isinstance(n, exp.Anonymous):
+        return str(n.this).lower()
+    return None
+
+
+def _group_window_kind(n: object) -> str | None:
+    name = _func_name(n) if isinstance(n, exp.Expression) else None
+    return name if name in _GROUP_WINDOWS else None
+
+
+def _group_window_aux(n: exp.Expression) -> str | None:
+    """'start', 'end' or 'rowtime' for TUMBLE_START(...), HOP_END(...), SESSION_ROWTIME(...)."""
+    name = _func_name(n)
+    if name is None or "_" not in name:
+        return None
+    kind, _, part = name.partition("_")
+    if kind in _GROUP_WINDOWS and part in ("start", "end", "rowtime"):
+        return part
+    return None
+
+
 def _hidden_name(names: list[str], idx: int) -> str:
     return names[idx] if idx < len(names) else f"$h{idx}"
 

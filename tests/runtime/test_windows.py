@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 import sqlengine
 from runtime.elements import Watermark, with_meta
@@ -159,6 +160,34 @@ def test_window_top_n_over_a_window_aggregate(tmp_path: Path) -> None:
         "INTERVAL '10' SECOND)) GROUP BY window_start, window_end, item)) WHERE rn = 1")
     # [0,10): a 4 vs b 2 -> a;  [10,20): a 4 vs b 9 -> b;  [20,30): a 6
     assert rows_of(q) == [("+I", "00", "a", 4), ("+I", "10", "b", 9), ("+I", "20", "a", 6)]
+
+
+@pytest.mark.parametrize(("legacy", "tvf"), [
+    ("SELECT item, TUMBLE_START(ts, INTERVAL '10' SECOND) AS ws, TUMBLE_END(ts, INTERVAL '10' "
+     "SECOND) AS we, COUNT(*) AS n FROM bids GROUP BY TUMBLE(ts, INTERVAL '10' SECOND), item",
+     "SELECT item, window_start AS ws, window_end AS we, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE "
+     "bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY item, window_start, window_end"),
+    ("SELECT HOP_START(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS ws, MAX(price) AS m "
+     "FROM bids GROUP BY HOP(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)",
+     "SELECT window_start AS ws, MAX(price) AS m FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), "
+     "INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end"),
+    ("SELECT item, SESSION_START(ts, INTERVAL '5' SECOND) AS ws, SESSION_END(ts, INTERVAL '5' "
+     "SECOND) AS we, SUM(price) AS s FROM bids GROUP BY item, SESSION(ts, INTERVAL '5' SECOND)",
+     "SELECT item, window_start AS ws, window_end AS we, SUM(price) AS s FROM TABLE(SESSION("
+     "TABLE bids PARTITION BY item, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+     "GROUP BY item, window_start, window_end"),
+], ids=["tumble", "hop", "session"])
+def test_legacy_group_windows_match_the_window_tvfs(tmp_path: Path, legacy: str,
+                                                    tvf: str) -> None:
+    s = session(tmp_path)
+    assert rows_of(s.sql(legacy)) == rows_of(s.sql(tvf))
+
+
+def test_tumble_rowtime_is_the_last_millisecond(tmp_path: Path) -> None:
+    q = session(tmp_path).sql("SELECT TUMBLE_ROWTIME(ts, INTERVAL '10' SECOND) AS rt, COUNT(*) "
+                              "AS n FROM bids GROUP BY TUMBLE(ts, INTERVAL '10' SECOND)")
+    got = [(r["rt"].second, r["rt"].microsecond, r["n"]) for r in q.collect().to_pylist()]
+    assert sorted(got) == [(9, 999000, 3), (19, 999000, 1), (29, 999000, 1)]
 
 
 def test_window_assigners_by_timeline() -> None:
