@@ -69,6 +69,9 @@ class OperatorSpec:
                 return f"{name}({p['label']})"
             case "join":
                 return f"Join({p['join_kind']})"
+            case "interval_join":
+                return (f"IntervalJoin({p['join_kind']}, {p['lower']} ms <= left time - right "
+                        f"time <= {p['upper']} ms)")
             case "union":
                 return "Union"
             case "sort":
@@ -158,6 +161,61 @@ def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str
             return hit if {"window_start", "window_end"} <= names else None
         case _:
             return None
+
+
+def _time_term(e: Expr, fields: tuple[N.Field, ...]) -> tuple[int, int] | None:
+    """``rowtime_column [+|- INTERVAL]`` as (column, offset ms)."""
+    import datetime as dt
+
+    from sqlengine.plan.expressions import Call, ColumnRef, Literal
+
+    if isinstance(e, ColumnRef):
+        return (e.index, 0) if fields[e.index].rowtime else None
+    if isinstance(e, Call) and e.name in ("add", "subtract") and \
+            isinstance(e.args[0], ColumnRef) and isinstance(e.args[1], Literal) and \
+            isinstance(e.args[1].value, dt.timedelta) and fields[e.args[0].index].rowtime:
+        ms = int(e.args[1].value.total_seconds() * 1000)
+        return e.args[0].index, ms if e.name == "add" else -ms
+    return None
+
+
+def interval_bounds(plan: N.Join) -> tuple[int, int, int, int, Expr | None] | None:
+    """For ``l.ts BETWEEN r.ts - a AND r.ts + b`` style conditions: (left time column, right
+    time column within the right input, lower, upper) with lower <= l.ts - r.ts <= upper, and
+    the rest of the condition. None unless both bounds are there."""
+    from sqlengine.plan.expressions import Call, conjunction, conjuncts
+
+    if plan.condition is None:
+        return None
+    fields = plan.schema.fields
+    n_left = len(plan.left.schema)
+    lower, upper = None, None
+    times: set[tuple[int, int]] = set()
+    rest: list[Expr] = []
+    flip = {"ge": "le", "gt": "lt", "le": "ge", "lt": "gt"}
+    for c in conjuncts(plan.condition):
+        a = b = None
+        if isinstance(c, Call) and c.name in flip:
+            a, b = _time_term(c.args[0], fields), _time_term(c.args[1], fields)
+        if a is None or b is None or (a[0] < n_left) == (b[0] < n_left):
+            rest.append(c)
+            continue
+        op = c.name
+        if a[0] >= n_left:  # right term first: flip to "left op right"
+            a, b, op = b, a, flip[op]
+        # l + oa (op) r + ob  =>  l - r (op) ob - oa
+        bound = b[1] - a[1]
+        times.add((a[0], b[0] - n_left))
+        if op in ("ge", "gt"):
+            value = bound + (1 if op == "gt" else 0)
+            lower = value if lower is None else max(lower, value)
+        else:
+            value = bound - (1 if op == "lt" else 0)
+            upper = value if upper is None else min(upper, value)
+    if lower is None or upper is None or len(times) != 1:
+        return None
+    lt, rt = times.pop()
+    return lt, rt, lower, upper, conjunction(rest)
 
 
 def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
@@ -350,6 +408,16 @@ class _Translator:
     def _join(self, plan: N.Join) -> PhysicalNode:
         left = self.translate(plan.left)
         right = self.translate(plan.right)
+        bounds = interval_bounds(plan) if self.streaming else None
+        if bounds is not None and not (left.op.updating or right.op.updating):
+            lt, rt, lower, upper, residual = bounds
+            op = OperatorSpec("interval_join", plan.schema, False, (
+                ("join_kind", plan.kind), ("left_keys", plan.left_keys),
+                ("right_keys", plan.right_keys), ("condition", residual),
+                ("left_width", len(plan.left.schema)), ("left_time", lt),
+                ("right_time", rt), ("lower", lower), ("upper", upper)))
+            return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                                     (right, Exchange(Partitioning.HASH, plan.right_keys))))
         if self.streaming and (left.op.updating or right.op.updating):
             msg = ("a regular join over an updating input is not supported yet in streaming "
                    "mode; use 'execution.runtime-mode' = 'batch'")

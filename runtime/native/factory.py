@@ -8,6 +8,7 @@ from optimizer.physical import OperatorSpec
 from runtime.elements import data_part
 from runtime.operators.aggregate import GroupAggregateOperator
 from runtime.operators.base import Operator
+from runtime.operators.interval_join import IntervalJoinOperator
 from runtime.operators.join import JoinOperator
 from runtime.operators.rank import TopNOperator, WindowTopNOperator
 from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
@@ -128,6 +129,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case "window_top_n":
             return WindowTopNOperator(p["partition"], p["order"], p["limit"], schema,  # type: ignore[arg-type]
                                       int(p["end_index"]))  # type: ignore[arg-type]
+        case "interval_join":
+            width = int(p["left_width"])  # type: ignore[arg-type]
+            return IntervalJoinOperator(
+                str(p["join_kind"]), p["left_keys"], p["right_keys"], p["condition"],  # type: ignore[arg-type]
+                pa.schema(list(schema)[:width]), pa.schema(list(schema)[width:]), schema,
+                int(p["left_time"]), int(p["right_time"]), int(p["lower"]), int(p["upper"]))  # type: ignore[arg-type]
         case "sort":
             return SortOperator(p["keys"], p["fetch"], int(p["offset"]), schema)  # type: ignore[arg-type]
         case "limit":

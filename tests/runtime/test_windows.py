@@ -190,6 +190,34 @@ def test_tumble_rowtime_is_the_last_millisecond(tmp_path: Path) -> None:
     assert sorted(got) == [(9, 999000, 3), (19, 999000, 1), (29, 999000, 1)]
 
 
+def _orders_and_shipments(tmp_path: Path, ships: str) -> sqlengine.Session:
+    (tmp_path / "o.csv").write_text("o1,2024-01-01 00:00:01\no2,2024-01-01 00:00:05\n"
+                                    "o3,2024-01-01 00:00:20\n")
+    (tmp_path / "s.csv").write_text(ships)
+    s = sqlengine.connect()
+    s.execute(f"""
+      CREATE TABLE o (id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/o.csv', 'format' = 'csv');
+      CREATE TABLE sh (id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/s.csv', 'format' = 'csv');""")
+    return s
+
+
+def test_interval_join(tmp_path: Path) -> None:
+    # o1 ships 2 s later (within 10 s); o2 ships 25 s later (too late); o3 ships 1 s later.
+    s = _orders_and_shipments(tmp_path, "o1,2024-01-01 00:00:03\no2,2024-01-01 00:00:30\n"
+                                        "o3,2024-01-01 00:00:21\n")
+    sql = ("SELECT o.id, sh.ts IS NOT NULL AS shipped FROM o {} sh ON o.id = sh.id AND "
+           "sh.ts BETWEEN o.ts AND o.ts + INTERVAL '10' SECOND")
+    inner = s.sql(sql.format("JOIN"))
+    assert "IntervalJoin(inner, -10000 ms <= left time - right time <= 0 ms)" in inner.explain()
+    assert rows_of(inner) == [("+I", "o1", True), ("+I", "o3", True)]
+    left = s.sql(sql.format("LEFT JOIN"))
+    # o2's null-padded row leaves when the watermark passes its last chance (5 s + 10 s).
+    assert sorted(rows_of(left)) == [("+I", "o1", True), ("+I", "o2", False),
+                                     ("+I", "o3", True)]
+
+
 def test_window_assigners_by_timeline() -> None:
     # TUMBLE(10):  ts 12 -> [10,20); ts -3 -> [-10,0)
     t = tumble(np.array([12, -3]), 10)

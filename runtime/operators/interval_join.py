@@ -1,0 +1,145 @@
+"""IntervalJoinOperator: ``l.ts BETWEEN r.ts + lower AND r.ts + upper`` joins on rowtimes.
+
+Each side keeps its rows only while a row of the other side can still match: a left row at
+``t`` matches right rows in ``[t - upper, t - lower]``, so it can be dropped once the watermark
+passes ``t - lower`` (a LEFT JOIN emits it null-padded then, if it never matched), and a right
+row at ``t`` once the watermark passes ``t + upper``. The output is insert-only. A row whose
+time is at or below the watermark on arrival is late: it is dropped and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.elements import MIN_WATERMARK, Watermark, data_part, row_watermarks, with_meta
+from runtime.evaluate import evaluate
+from runtime.operators.base import Operator
+from sqlengine.plan.expressions import Expr
+
+_POS = "$pos"
+
+
+def _millis(arr: pa.Array) -> np.ndarray:
+    return arr.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+
+class IntervalJoinOperator(Operator):
+    name = "IntervalJoin"
+
+    def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
+                 condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
+                 schema: pa.Schema, left_time: int, right_time: int, lower: int,
+                 upper: int) -> None:
+        self.kind = kind
+        self.key_exprs = (left_keys, right_keys)
+        self.condition = condition
+        self.schemas = (left_schema, right_schema)
+        self.schema = schema
+        self.times = (left_time, right_time)
+        self.lower, self.upper = lower, upper
+        self.rows: list[pa.Table | None] = [None, None]
+        self.matched = np.zeros(0, dtype=bool)  # per kept left row (LEFT JOIN)
+        self.watermark = MIN_WATERMARK
+        self.late_dropped = 0
+
+    def _keys(self, data: pa.RecordBatch | pa.Table, side: int) -> pa.Table:
+        batch = data if isinstance(data, pa.RecordBatch) else \
+            data.combine_chunks().to_batches()[0]
+        cols = {f"k{i}": evaluate(k, batch) for i, k in enumerate(self.key_exprs[side])}
+        cols[_POS] = pa.array(np.arange(batch.num_rows, dtype=np.int64))
+        return pa.table(cols)
+
+    def _pairs(self, left: pa.Table, right: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        if left.num_rows == 0 or right.num_rows == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        lk, rk = self._keys(left, 0), self._keys(right, 1)
+        names = [c for c in lk.column_names if c != _POS]
+        for n in names:
+            lk = lk.filter(pc.is_valid(lk[n]))
+            rk = rk.filter(pc.is_valid(rk[n]))
+        joined = lk.join(rk, keys=names, join_type="inner", right_suffix="_r",
+                         use_threads=False)
+        li = joined[_POS].to_numpy()
+        ri = joined[_POS + "_r"].to_numpy()
+        lt = _millis(left.column(self.times[0]).combine_chunks())[li]
+        rt = _millis(right.column(self.times[1]).combine_chunks())[ri]
+        ok = (lt - rt >= self.lower) & (lt - rt <= self.upper)
+        li, ri = li[ok], ri[ok]
+        if self.condition is not None and len(li):
+            rows = self._combine(left.take(pa.array(li)), right.take(pa.array(ri)))
+            keep = pc.fill_null(evaluate(self.condition, rows), False)
+            mask = keep.to_numpy(zero_copy_only=False)
+            li, ri = li[mask], ri[mask]
+        order = np.lexsort((ri, li))
+        return li[order], ri[order]
+
+    def _combine(self, left: pa.Table, right: pa.Table) -> pa.RecordBatch:
+        cols = [c.combine_chunks() for c in (*left.columns, *right.columns)]
+        return pa.RecordBatch.from_arrays(cols, schema=self.schema)
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        data = data_part(batch)
+        times = _millis(data.column(self.times[input_index]))
+        row_wm = row_watermarks(batch)
+        bound = row_wm if row_wm is not None else np.full(len(times), self.watermark)
+        on_time = times > bound
+        self.late_dropped += int((~on_time).sum())
+        new = pa.Table.from_batches([data]).filter(pa.array(on_time))
+        if new.num_rows == 0:
+            return ()
+        other = self.rows[1 - input_index]
+        out: list[pa.RecordBatch] = []
+        if other is not None:
+            if input_index == 0:
+                li, ri = self._pairs(new, other)
+                left_rows, right_rows = new.take(pa.array(li)), other.take(pa.array(ri))
+            else:
+                li, ri = self._pairs(other, new)
+                left_rows, right_rows = other.take(pa.array(li)), new.take(pa.array(ri))
+                self.matched[li] = True
+            if len(li):
+                out.append(self._combine(left_rows, right_rows))
+        if input_index == 0:
+            matched = np.zeros(new.num_rows, dtype=bool)
+            if other is not None and len(li):
+                matched[li] = True
+            self.matched = np.concatenate([self.matched, matched])
+        mine = self.rows[input_index]
+        self.rows[input_index] = new if mine is None else pa.concat_tables([mine, new])
+        return [with_meta(b, np.full(b.num_rows, self.watermark, dtype=np.int64))
+                for b in out]
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        self.watermark = wm.timestamp
+        out: list[pa.RecordBatch] = []
+        left, right = self.rows
+        if left is not None and left.num_rows:
+            expired = _millis(left.column(self.times[0]).combine_chunks()) - self.lower \
+                <= wm.timestamp
+            if expired.any():
+                if self.kind == "left":
+                    lonely = expired & ~self.matched
+                    if lonely.any():
+                        rows = left.filter(pa.array(lonely))
+                        nulls = [pa.nulls(rows.num_rows, f.type) for f in self.schemas[1]]
+                        out.append(pa.RecordBatch.from_arrays(
+                            [*[c.combine_chunks() for c in rows.columns], *nulls],
+                            schema=self.schema))
+                self.rows[0] = left.filter(pa.array(~expired))
+                self.matched = self.matched[~expired]
+        if right is not None and right.num_rows:
+            expired = _millis(right.column(self.times[1]).combine_chunks()) + self.upper \
+                <= wm.timestamp
+            if expired.any():
+                self.rows[1] = right.filter(pa.array(~expired))
+        return [with_meta(b, np.full(b.num_rows, wm.timestamp, dtype=np.int64)) for b in out]
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"left_rows": 0 if self.rows[0] is None else self.rows[0].num_rows,
+                "right_rows": 0 if self.rows[1] is None else self.rows[1].num_rows,
+                "late_records_dropped": self.late_dropped}
