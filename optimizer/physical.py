@@ -69,6 +69,8 @@ class OperatorSpec:
                 return f"{name}({p['label']})"
             case "join":
                 return f"Join({p['join_kind']})"
+            case "window_join":
+                return f"WindowJoin({p['join_kind']})"
             case "interval_join":
                 return (f"IntervalJoin({p['join_kind']}, {p['lower']} ms <= left time - right "
                         f"time <= {p['upper']} ms)")
@@ -216,6 +218,24 @@ def interval_bounds(plan: N.Join) -> tuple[int, int, int, int, Expr | None] | No
         return None
     lt, rt = times.pop()
     return lt, rt, lower, upper, conjunction(rest)
+
+
+def window_join_ends(plan: N.Join) -> tuple[int, int] | None:
+    """For a join whose keys pair window_start with window_start and window_end with
+    window_end of windowed inputs: the window_end column of each input."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    found: dict[str, tuple[int, int]] = {}
+    for lk, rk in zip(plan.left_keys, plan.right_keys):
+        if not (isinstance(lk, ColumnRef) and isinstance(rk, ColumnRef)):
+            continue
+        lw = trace_window_column(plan.left, lk.index)
+        rw = trace_window_column(plan.right, rk.index)
+        if lw is not None and rw is not None and lw[1] == rw[1]:
+            found[lw[1]] = (lk.index, rk.index)
+    if {"window_start", "window_end"} <= set(found):
+        return found["window_end"]
+    return None
 
 
 def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
@@ -408,6 +428,14 @@ class _Translator:
     def _join(self, plan: N.Join) -> PhysicalNode:
         left = self.translate(plan.left)
         right = self.translate(plan.right)
+        windows = window_join_ends(plan) if self.streaming else None
+        if windows is not None and not (left.op.updating or right.op.updating):
+            op = OperatorSpec("window_join", plan.schema, False, (
+                ("join_kind", plan.kind), ("left_keys", plan.left_keys),
+                ("right_keys", plan.right_keys), ("condition", plan.condition),
+                ("left_width", len(plan.left.schema)), ("end_indexes", windows)))
+            return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                                     (right, Exchange(Partitioning.HASH, plan.right_keys))))
         bounds = interval_bounds(plan) if self.streaming else None
         if bounds is not None and not (left.op.updating or right.op.updating):
             lt, rt, lower, upper, residual = bounds

@@ -20,6 +20,7 @@ from runtime.operators.window import (
     WindowAggregateOperator,
     WindowAssignOperator,
 )
+from runtime.operators.window_join import WindowJoinOperator
 from sqlengine.errors import NotSupportedError
 
 
@@ -129,6 +130,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case "window_top_n":
             return WindowTopNOperator(p["partition"], p["order"], p["limit"], schema,  # type: ignore[arg-type]
                                       int(p["end_index"]))  # type: ignore[arg-type]
+        case "window_join":
+            width = int(p["left_width"])  # type: ignore[arg-type]
+            return WindowJoinOperator(
+                str(p["join_kind"]), p["left_keys"], p["right_keys"], p["condition"],  # type: ignore[arg-type]
+                pa.schema(list(schema)[:width]), pa.schema(list(schema)[width:]), schema,
+                p["end_indexes"])  # type: ignore[arg-type]
         case "interval_join":
             width = int(p["left_width"])  # type: ignore[arg-type]
             return IntervalJoinOperator(

@@ -218,6 +218,22 @@ def test_interval_join(tmp_path: Path) -> None:
                                      ("+I", "o3", True)]
 
 
+def test_window_join(tmp_path: Path) -> None:
+    s = _orders_and_shipments(tmp_path, "o1,2024-01-01 00:00:03\no2,2024-01-01 00:00:12\n"
+                                        "o3,2024-01-01 00:00:25\n")
+    sql = ("SELECT L.id, L.window_start, R.id IS NOT NULL AS same_window FROM (SELECT * FROM "
+           "TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '10' SECOND))) AS L {} (SELECT * "
+           "FROM TABLE(TUMBLE(TABLE sh, DESCRIPTOR(ts), INTERVAL '10' SECOND))) AS R ON "
+           "L.id = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end")
+    left = s.sql(sql.format("LEFT JOIN"))
+    assert "WindowJoin(left)" in left.explain()
+    # o1 and its shipment both in [0,10); o2 in [0,10) but shipped in [10,20); o3 in [20,30).
+    assert sorted(rows_of(left)) == [("+I", "o1", "00", True), ("+I", "o2", "00", False),
+                                     ("+I", "o3", "20", True)]
+    inner = s.sql(sql.format("JOIN"))
+    assert sorted(rows_of(inner)) == [("+I", "o1", "00", True), ("+I", "o3", "20", True)]
+
+
 def test_window_assigners_by_timeline() -> None:
     # TUMBLE(10):  ts 12 -> [10,20); ts -3 -> [-10,0)
     t = tumble(np.array([12, -3]), 10)
