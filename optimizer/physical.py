@@ -69,6 +69,8 @@ class OperatorSpec:
                 return f"{name}({p['label']})"
             case "join":
                 return f"Join({p['join_kind']})"
+            case "over_aggregate":
+                return f"OverAggregate({p['label']})"
             case "window_join":
                 return f"WindowJoin({p['join_kind']})"
             case "interval_join":
@@ -265,7 +267,9 @@ class _Translator:
                     "source", plan.schema, False,
                     (("table", plan.source.table), ("source", plan.source),
                      ("table_schema", plan.table_schema), ("projection", plan.projection),
-                     ("filters", plan.filters), ("bounded", plan.source.bounded)),
+                     ("filters", plan.filters), ("bounded", plan.source.bounded),
+                     # Batch mode has no late data: watermarks only at the end.
+                     ("event_time", self.streaming and plan.source.watermark is not None)),
                     ChainStrategy.HEAD))
             case N.Values():
                 return PhysicalNode(OperatorSpec("values", plan.schema, False,
@@ -282,6 +286,18 @@ class _Translator:
                 return self._window_tvf(plan)
             case N.Rank():
                 return self._rank(plan)
+            case N.OverAggregate():
+                child = self.translate(plan.input)
+                if child.op.updating:
+                    msg = "OVER aggregates need an insert-only input"
+                    raise NotSupportedError(msg)
+                exchange = Exchange(Partitioning.HASH, plan.partition) if plan.partition \
+                    else Exchange(Partitioning.SINGLE)
+                op = OperatorSpec("over_aggregate", plan.schema, False, (
+                    ("partition", plan.partition), ("time_index", plan.time_index),
+                    ("frame", plan.frame), ("preceding", plan.preceding), ("aggs", plan.aggs),
+                    ("label", plan.explain_label().removeprefix("OverAggregate: "))))
+                return PhysicalNode(op, ((child, exchange),))
             case N.Join():
                 return self._join(plan)
             case N.Union():

@@ -190,7 +190,10 @@ class Binder:
                 raise self.error(NotSupportedError, "window functions together with GROUP BY "
                                  "are not supported yet; aggregate in a subquery first",
                                  windows[0])
-            rel = self._rank(rel, windows)
+            if isinstance(windows[0].this, exp.AggFunc):
+                rel = self._over(rel, windows)
+            else:
+                rel = self._rank(rel, windows)
         if group is not None or has_aggs:
             return self._aggregate_select(node, rel, items, group, having, order, ctes)
         if having is not None:
@@ -202,6 +205,73 @@ class Binder:
             self.exprs.intercept = None
         names = _unique_names([n for _, n in items])
         return self._finish_select(node, rel, exprs, names, [e for e, _ in items], order)
+
+    def _over(self, rel: Relation, windows: list[exp.Window]) -> Relation:
+        """Aggregates OVER a rowtime-ordered frame, as an OverAggregate node."""
+        from sqlengine.bind_expr import interval_literal
+        from sqlengine.plan.nodes import OverAggregate
+
+        w = windows[0]
+
+        def spec_of(x: exp.Window) -> tuple:
+            return (tuple(x.args.get("partition_by") or []), x.args.get("order"),
+                    x.args.get("spec"))
+
+        if any(spec_of(x) != spec_of(w) for x in windows[1:]):
+            raise self.error(NotSupportedError, "OVER aggregates in one SELECT must share one "
+                             "window definition", windows[1])
+        order = w.args.get("order")
+        if order is None or len(order.expressions) != 1 or order.expressions[0].args.get("desc"):
+            raise self.error(BindError, "OVER aggregates need ORDER BY a time attribute, "
+                             "ascending", w)
+        time_col = self.exprs.bind(order.expressions[0].this, rel.scope)
+        if not isinstance(time_col, ColumnRef) or not rel.scope.columns[time_col.index].rowtime:
+            raise self.error(BindError, "OVER aggregates must be ordered by a rowtime "
+                             "attribute (declare a WATERMARK FOR it)", order.expressions[0])
+        spec = w.args.get("spec")
+        frame, preceding = "range", None
+        if spec is not None:
+            frame = str(spec.args.get("kind") or "RANGE").lower()
+            end = str(spec.args.get("end") or "CURRENT ROW").upper()
+            if end != "CURRENT ROW" or str(spec.args.get("start_side") or "PRECEDING").upper() \
+                    != "PRECEDING":
+                raise self.error(NotSupportedError, "OVER frames must end at CURRENT ROW and "
+                                 "start in the past", w)
+            start = spec.args.get("start")
+            if isinstance(start, exp.Interval):
+                if frame != "range":
+                    raise self.error(BindError, "an INTERVAL bound needs a RANGE frame", start)
+                preceding = int(interval_literal(start, self.exprs).value.total_seconds()
+                                * 1000)
+            elif isinstance(start, exp.Literal) and not start.is_string:
+                if frame != "rows":
+                    raise self.error(BindError, "a row-count bound needs a ROWS frame", start)
+                preceding = int(str(start.this))
+            elif str(start).upper() != "UNBOUNDED":
+                raise self.error(NotSupportedError, f"unsupported frame start {start}", w)
+        partition = tuple(self.exprs.bind(p, rel.scope) for p in w.args.get("partition_by")
+                          or [])
+        aggs = tuple(self._agg_call(x.this, rel.scope) for x in windows)
+        for a, x in zip(aggs, windows):
+            if a.distinct:
+                raise self.error(NotSupportedError, "DISTINCT in OVER aggregates is not "
+                                 "supported yet", x)
+        names = tuple(f"$over{i}" for i in range(len(aggs)))
+        plan = OverAggregate(rel.plan, partition, time_col.index, frame, preceding, aggs,
+                             names)
+        width = len(rel.scope.columns)
+        scope = Scope((*rel.scope.columns, *(ScopeColumn(None, n, a.type)
+                                            for n, a in zip(names, aggs))))
+        previous = self.exprs.intercept
+
+        def intercept(n: exp.Expression) -> Expr | None:
+            for i, x in enumerate(windows):
+                if n is x or n == x:
+                    return ColumnRef(width + i, names[i], aggs[i].type)
+            return previous(n) if previous is not None else None
+
+        self.exprs.intercept = intercept
+        return Relation(plan, scope)
 
     def _rank(self, rel: Relation, windows: list[exp.Window]) -> Relation:
         """ROW_NUMBER() OVER (...) as a Rank node; the select item then reads its column."""
@@ -880,8 +950,10 @@ def _unique_names(names: list[str]) -> list[str]:
 
 
 def _has_aggregate(node: exp.Expression) -> bool:
-    return any(isinstance(n, exp.AggFunc) for n in node.walk()
-               if not isinstance(n, exp.Subquery))
+    # Aggregates inside OVER (...) are window aggregates, not GROUP BY ones.
+    pruned = node.walk(prune=lambda n: isinstance(n, exp.Window | exp.Subquery))
+    return any(isinstance(n, exp.AggFunc) for n in pruned
+               if not isinstance(n, exp.Window | exp.Subquery))
 
 
 def _no_aggregates(binder: Binder, node: exp.Expression, where: str) -> None:

@@ -12,6 +12,7 @@ from sqlengine.plan.nodes import (
     Join,
     Limit,
     LogicalPlan,
+    OverAggregate,
     Project,
     Rank,
     Scan,
@@ -124,6 +125,22 @@ def _prune(node: LogicalPlan, required: set[int]) -> tuple[LogicalPlan, Mapping]
                                     tuple(fields[m[k]].name for k in keep))
                 inputs.append(child)
             return Union(tuple(inputs)), {old: new for new, old in enumerate(keep)}
+        case OverAggregate():
+            width = len(node.input.schema)
+            needed = {i for i in required if i < width} | {node.time_index}
+            needed |= _cols(list(node.partition))
+            for a in node.aggs:
+                needed |= a.columns()
+            child, m = _prune(node.input, needed)
+            new = replace(node, input=child, time_index=m[node.time_index],
+                          partition=tuple(remap_columns(p, m) for p in node.partition),
+                          aggs=tuple(replace(a, args=tuple(remap_columns(x, m) for x in a.args),
+                                             filter=remap_columns(a.filter, m)
+                                             if a.filter is not None else None)
+                                     for a in node.aggs))
+            mapping = dict(m)
+            mapping.update({width + j: len(child.schema) + j for j in range(len(node.aggs))})
+            return new, mapping
         case Rank():
             width = len(node.input.schema)
             needed = {i for i in required if i < width}

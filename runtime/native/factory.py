@@ -10,6 +10,7 @@ from runtime.operators.aggregate import GroupAggregateOperator
 from runtime.operators.base import Operator
 from runtime.operators.interval_join import IntervalJoinOperator
 from runtime.operators.join import JoinOperator
+from runtime.operators.over import OverAggregateOperator
 from runtime.operators.rank import TopNOperator, WindowTopNOperator
 from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
 from runtime.operators.sort import LimitOperator, SortOperator
@@ -96,7 +97,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case "source":
             src = p["source"]
             return SourceOperator(src, p["table_schema"].to_arrow(), p["projection"],  # type: ignore[union-attr]
-                                  p["filters"], tables.get(src.table.lower()))  # type: ignore[union-attr, arg-type]
+                                  p["filters"], tables.get(src.table.lower()),  # type: ignore[union-attr, arg-type]
+                                  bool(p.get("event_time", True)))
         case "values":
             return ValuesOperator(p["rows"], schema)  # type: ignore[arg-type]
         case "filter":
@@ -130,6 +132,9 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case "window_top_n":
             return WindowTopNOperator(p["partition"], p["order"], p["limit"], schema,  # type: ignore[arg-type]
                                       int(p["end_index"]))  # type: ignore[arg-type]
+        case "over_aggregate":
+            return OverAggregateOperator(p["partition"], int(p["time_index"]), str(p["frame"]),  # type: ignore[arg-type]
+                                         p["preceding"], p["aggs"], schema)  # type: ignore[arg-type]
         case "window_join":
             width = int(p["left_width"])  # type: ignore[arg-type]
             return WindowJoinOperator(

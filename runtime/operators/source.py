@@ -24,12 +24,13 @@ class SourceOperator(Operator):
 
     def __init__(self, source: SourceSpec, table_schema: pa.Schema,
                  projection: tuple[int, ...] | None, filters: tuple[Expr, ...],
-                 data: object | None = None) -> None:
+                 data: object | None = None, event_time: bool = True) -> None:
         self.source = source
         self.table_schema = table_schema
         self.projection = projection
         self.filters = filters
         self.data = data
+        self.event_time = event_time and source.watermark is not None
         self.stats = ReadStats()
         self.watermark = MIN_WATERMARK  # the largest watermark this source has produced
 
@@ -90,7 +91,7 @@ class SourceOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         if batch.num_rows == 0:
             return ()
-        wm = self._row_watermarks(batch) if self.source.watermark is not None else None
+        wm = self._row_watermarks(batch) if self.event_time else None
         keep = None
         for f in self.filters:
             mask = pc.fill_null(evaluate(f, batch), False)

@@ -394,3 +394,36 @@ class Rank(UnaryPlan):
         if not self.output_rank:
             text += " (number not read)"
         return text
+
+
+@dataclass(frozen=True, slots=True)
+class OverAggregate(UnaryPlan):
+    """Aggregates OVER (PARTITION BY ... ORDER BY rowtime {RANGE|ROWS} BETWEEN ... PRECEDING
+    AND CURRENT ROW), one output row per input row with the aggregates appended.
+    ``preceding`` is milliseconds for RANGE, a row count for ROWS, None for UNBOUNDED."""
+
+    input: LogicalPlan
+    partition: tuple[Expr, ...]
+    time_index: int
+    frame: str  # "range" | "rows"
+    preceding: int | None
+    aggs: tuple[AggCall, ...]
+    names: tuple[str, ...]
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        extra = tuple(Field(n, a.type) for n, a in zip(self.names, self.aggs))
+        object.__setattr__(self, "schema", Schema(self.input.schema.fields + extra))
+
+    def explain_label(self) -> str:
+        part = ", ".join(p.sql() for p in self.partition)
+        ts = self.input.schema.fields[self.time_index].name
+        if self.preceding is None:
+            start = "UNBOUNDED"
+        elif self.frame == "range":
+            start = _duration(self.preceding)
+        else:
+            start = str(self.preceding)
+        aggs = ", ".join(a.sql() for a in self.aggs)
+        return (f"OverAggregate: PARTITION BY {part} ORDER BY {ts} {self.frame.upper()} "
+                f"BETWEEN {start} PRECEDING AND CURRENT ROW, aggs=[{aggs}]")

@@ -93,6 +93,9 @@ def map_expressions(plan: LogicalPlan, fn: Callable[[Expr], Expr]) -> LogicalPla
             return _replace(plan, keys=tuple(_replace(k, expr=fn(k.expr)) for k in plan.keys))
         case N.Scan():
             return _replace(plan, filters=tuple(fn(f) for f in plan.filters))
+        case N.OverAggregate():
+            return _replace(plan, partition=tuple(fn(p) for p in plan.partition),
+                            aggs=tuple(agg(a) for a in plan.aggs))
         case N.Rank():
             return _replace(plan, partition=tuple(fn(p) for p in plan.partition),
                             order=tuple(_replace(k, expr=fn(k.expr)) for k in plan.order))
