@@ -254,6 +254,8 @@ class _Translator:
         options = options or {}
         key = "table.exec.emit.allow-lateness"
         self.lateness = parse_duration(options[key], key) if options.get(key) else 0
+        key = "table.exec.state.ttl"
+        self.ttl = parse_duration(options[key], key) if options.get(key) else 0
         self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
 
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
@@ -462,16 +464,14 @@ class _Translator:
                 ("right_time", rt), ("lower", lower), ("upper", upper)))
             return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
-        if self.streaming and (left.op.updating or right.op.updating):
-            msg = ("a regular join over an updating input is not supported yet in streaming "
-                   "mode; use 'execution.runtime-mode' = 'batch'")
-            raise NotSupportedError(msg)
-        updating = self.streaming and plan.kind == "left"
+        updating = self.streaming and (plan.kind == "left" or left.op.updating
+                                       or right.op.updating)
         op = OperatorSpec("join", plan.schema, updating, (
             ("join_kind", plan.kind), ("left_keys", plan.left_keys),
             ("right_keys", plan.right_keys), ("condition", plan.condition),
             ("left_width", len(plan.left.schema)), ("emit", "stream" if self.streaming
-                                                    else "final")))
+                                                    else "final"),
+            ("ttl", self.ttl), ("updating", updating)))
         return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                  (right, Exchange(Partitioning.HASH, plan.right_keys))))
 

@@ -1,55 +1,30 @@
-"""JoinOperator: inner and left equi-joins, as a streaming join or (batch mode) at end of input.
+"""JoinOperator: inner and left equi-joins, streaming (updating inputs allowed) or batch.
 
-Matching is one Arrow hash join per incoming batch against the other side's state (key
-columns plus row positions), then a vectorised residual-condition filter over the matched
-pairs. In streaming mode a LEFT JOIN emits a null-padded row for an unmatched left row and
-retracts it (-D) when its first match arrives.
+State is kept per side as distinct rows with a multiplicity, so retractions (-U/-D) cancel
+what they retract. Each incoming batch is first reduced to its net change per distinct row
+(one Arrow group-by), matched against the other side with one Arrow hash join on the keys
+(NULL keys never match) plus the residual ON condition, and the joined change is emitted with
+its sign (+I / -D). A LEFT JOIN also keeps, per left row, how many right rows match it: a
+left row with no match is emitted null-padded, and that row is retracted (-D) when the first
+match arrives, or re-emitted (+I) when the last match goes. With 'table.exec.state.ttl' rows
+not written for that long are dropped from state (Flink's idle state retention).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.elements import DELETE, INSERT, data_part, with_rowkind
+from runtime.elements import DELETE, INSERT, data_part, signs, with_rowkind
 from runtime.evaluate import evaluate
 from runtime.operators.base import Operator
 from sqlengine.plan.expressions import Expr
 
-
-class _Side:
-    """One input's rows so far, with their evaluated join keys."""
-
-    def __init__(self, schema: pa.Schema, n_keys: int) -> None:
-        self.schema = schema
-        self.key_schema = None
-        self.batches: list[pa.RecordBatch] = []
-        self.key_batches: list[pa.RecordBatch] = []
-        self._rows: pa.Table | None = None
-        self._keys: pa.Table | None = None
-        self.n_keys = n_keys
-        self.size = 0
-
-    def add(self, batch: pa.RecordBatch, keys: pa.RecordBatch) -> None:
-        self.batches.append(batch)
-        self.key_batches.append(keys)
-        self.size += batch.num_rows
-        self._rows = self._keys = None
-
-    def rows(self) -> pa.Table:
-        if self._rows is None:
-            self._rows = pa.Table.from_batches(self.batches, self.schema)
-        return self._rows
-
-    def keys(self) -> pa.Table | None:
-        if not self.key_batches:
-            return None
-        if self._keys is None:
-            self._keys = pa.Table.from_batches(self.key_batches)
-        return self._keys
+M, K, T = "$m", "$k", "$t"  # multiplicity, match count (left side), write time
 
 
 class JoinOperator(Operator):
@@ -57,129 +32,206 @@ class JoinOperator(Operator):
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
-                 schema: pa.Schema, emit: str) -> None:
+                 schema: pa.Schema, emit: str, ttl_ms: int = 0,
+                 updating: bool | None = None, clock: object = time) -> None:
         self.kind = kind
         self.key_exprs = (left_keys, right_keys)
         self.condition = condition
+        self.schemas = (left_schema, right_schema)
         self.schema = schema
         self.streaming = emit == "stream"
-        self.updating = self.streaming and kind == "left"
-        self.sides = (_Side(left_schema, len(left_keys)), _Side(right_schema, len(right_keys)))
-        self.match_counts = np.zeros(0, dtype=np.int64)  # per left row (LEFT JOIN)
+        self.updating = (self.streaming and kind == "left") if updating is None else updating
+        self.ttl = ttl_ms / 1000.0
+        self.clock = clock
+        self.state: list[pa.Table | None] = [None, None]
+        self.buffers: list[list[pa.RecordBatch]] = [[], []]  # batch mode
         self.ended = [False, False]
 
-    def _key_batch(self, batch: pa.RecordBatch, side: int, offset: int) -> pa.RecordBatch:
-        arrays = [evaluate(k, batch) for k in self.key_exprs[side]]
-        names = [f"k{i}" for i in range(len(arrays))]
-        pos = pa.array(np.arange(offset, offset + batch.num_rows, dtype=np.int64))
-        return pa.RecordBatch.from_arrays([*arrays, pos], names=[*names, f"$p{side}"])
+    # -- matching --------------------------------------------------------------------------
+    def _keys(self, table: pa.Table, side: int) -> pa.Table:
+        batch = table.select(list(range(len(self.schemas[side])))).combine_chunks()
+        rb = batch.to_batches()[0] if batch.num_rows else None
+        cols = {}
+        for i, k in enumerate(self.key_exprs[side]):
+            cols[f"k{i}"] = evaluate(k, rb) if rb is not None else pa.array([], k.dtype)
+        cols["$pos"] = pa.array(np.arange(table.num_rows, dtype=np.int64))
+        return pa.table(cols)
 
-    def _match(self, left_keys: pa.Table | pa.RecordBatch, right_keys: pa.Table | pa.RecordBatch
-               ) -> tuple[np.ndarray, np.ndarray]:
-        names = [f"k{i}" for i in range(len(self.key_exprs[0]))]
-        lt = pa.table(left_keys) if isinstance(left_keys, pa.RecordBatch) else left_keys
-        rt = pa.table(right_keys) if isinstance(right_keys, pa.RecordBatch) else right_keys
-        # SQL equality: NULL keys never match.
-        for n in names:
-            lt = lt.filter(pc.is_valid(lt[n]))
-            rt = rt.filter(pc.is_valid(rt[n]))
-        if lt.num_rows == 0 or rt.num_rows == 0:
+    def _match(self, left: pa.Table, right: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        """Row positions (left, right) of every pair that satisfies the ON condition."""
+        if left.num_rows == 0 or right.num_rows == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        joined = lt.join(rt, keys=names, join_type="inner", use_threads=False)
-        li = joined["$p0"].to_numpy()
-        ri = joined["$p1"].to_numpy()
+        lk, rk = self._keys(left, 0), self._keys(right, 1)
+        names = [c for c in lk.column_names if c != "$pos"]
+        for n in names:  # SQL equality: NULL keys never match
+            lk = lk.filter(pc.is_valid(lk[n]))
+            rk = rk.filter(pc.is_valid(rk[n]))
+        if lk.num_rows == 0 or rk.num_rows == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        joined = lk.join(rk, keys=names, join_type="inner", right_suffix="_r",
+                         use_threads=False)
+        li, ri = joined["$pos"].to_numpy(), joined["$pos_r"].to_numpy()
+        if self.condition is not None and len(li):
+            rows = self._rows(left.take(pa.array(li)), right.take(pa.array(ri)))
+            keep = pc.fill_null(evaluate(self.condition, rows), False)
+            mask = keep.to_numpy(zero_copy_only=False)
+            li, ri = li[mask], ri[mask]
         order = np.lexsort((ri, li))
         return li[order], ri[order]
 
-    def _pairs(self, li: np.ndarray, ri: np.ndarray, left: pa.Table, right: pa.Table,
-               left_offset: int = 0, right_offset: int = 0
-               ) -> tuple[np.ndarray, np.ndarray, pa.Table]:
-        # ``left``/``right`` hold the rows whose state positions start at the offsets.
-        lt = left.take(pa.array(li - left_offset, pa.int64()))
-        rt = right.take(pa.array(ri - right_offset, pa.int64()))
-        table = pa.Table.from_arrays([*lt.columns, *rt.columns], schema=self.schema)
-        if self.condition is not None and table.num_rows:
-            batch = table.combine_chunks().to_batches()[0] if table.num_rows else None
-            mask = pc.fill_null(evaluate(self.condition, batch), False)  # type: ignore[arg-type]
-            keep = mask.to_numpy(zero_copy_only=False)
-            return li[keep], ri[keep], table.filter(mask)
-        return li, ri, table
+    def _rows(self, left: pa.Table, right: pa.Table) -> pa.RecordBatch:
+        """Joined rows (left columns then right columns), by position."""
+        nl, nr = len(self.schemas[0]), len(self.schemas[1])
+        cols = [left.column(i).combine_chunks() for i in range(nl)]
+        cols += [right.column(i).combine_chunks() for i in range(nr)]
+        return pa.RecordBatch.from_arrays(cols, schema=self.schema)
 
-    def _padded(self, left_rows: pa.Table) -> pa.Table:
-        n = left_rows.num_rows
-        right = [pa.nulls(n, f.type) for f in self.sides[1].schema]
-        return pa.Table.from_arrays([*left_rows.columns, *right], schema=self.schema)
+    def _padded(self, left: pa.Table) -> pa.RecordBatch:
+        nulls = pa.table([pa.nulls(left.num_rows, f.type) for f in self.schemas[1]],
+                         schema=self.schemas[1])
+        return self._rows(left, nulls)
 
     # -- streaming -------------------------------------------------------------------------
+    def _delta(self, batch: pa.RecordBatch, side: int) -> pa.Table:
+        """The batch's net change per distinct row, with its multiplicity."""
+        data = data_part(batch)
+        table = pa.Table.from_batches([data]).append_column(M, pa.array(signs(batch)))
+        if not np.any(table[M].to_numpy() < 0):
+            return table  # insert-only: no need to net anything out
+        names = list(range(data.num_columns))
+        cols = [data.schema.field(i).name for i in names]
+        renamed = table.rename_columns([f"c{i}" for i in names] + [M])
+        grouped = renamed.group_by([f"c{i}" for i in names], use_threads=False).aggregate(
+            [(M, "sum")])
+        grouped = grouped.filter(pc.not_equal(grouped[f"{M}_sum"], 0))
+        out = grouped.select([f"c{i}" for i in names] + [f"{M}_sum"])
+        return out.rename_columns([*cols, M]).cast(
+            pa.schema([*self.schemas[side], pa.field(M, pa.int64())]))
+
+    def _expire(self) -> None:
+        if not self.ttl:
+            return
+        now = self.clock.monotonic()  # type: ignore[attr-defined]
+        for side, table in enumerate(self.state):
+            if table is not None and table.num_rows:
+                self.state[side] = table.filter(pc.greater(table[T], now - self.ttl))
+
+    def _store(self, side: int, delta: pa.Table, matches: np.ndarray | None) -> None:
+        now = self.clock.monotonic() if self.ttl else 0.0  # type: ignore[attr-defined]
+        delta = delta.append_column(T, pa.array(np.full(delta.num_rows, now)))
+        if side == 0:
+            delta = delta.append_column(K, pa.array(
+                matches if matches is not None else np.zeros(delta.num_rows, np.int64)))
+        old = self.state[side]
+        table = delta if old is None else pa.concat_tables([old, delta.select(old.column_names)])
+        if np.any(delta[M].to_numpy() < 0):
+            table = self._compact(table, side)
+        self.state[side] = table
+
+    def _compact(self, table: pa.Table, side: int) -> pa.Table:
+        width = len(self.schemas[side])
+        names = [f"c{i}" for i in range(width)]
+        extra = list(table.column_names[width:])
+        renamed = table.rename_columns(names + extra)
+        aggs = [(M, "sum"), (T, "max")] + ([(K, "max")] if side == 0 else [])
+        grouped = renamed.group_by(names, use_threads=False).aggregate(aggs)
+        grouped = grouped.filter(pc.greater(grouped[f"{M}_sum"], 0))
+        cols = [grouped[n] for n in names] + [grouped[f"{M}_sum"], grouped[f"{T}_max"]]
+        if side == 0:
+            cols.append(grouped[f"{K}_max"])
+        out = pa.Table.from_arrays(cols, names=[*self.schemas[side].names, M, T,
+                                                *([K] if side == 0 else [])])
+        return out.select(table.column_names)
+
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        batch = data_part(batch)  # time attributes end at a regular join
-        side = self.sides[input_index]
-        keys = self._key_batch(batch, input_index, side.size)
         if not self.streaming:
-            side.add(batch, keys)
+            self.buffers[input_index].append(data_part(batch))
             return ()
-        other = self.sides[1 - input_index]
+        self._expire()
+        delta = self._delta(batch, input_index)
+        if delta.num_rows == 0:
+            return ()
+        other = self.state[1 - input_index]
         out: list[pa.RecordBatch] = []
-        other_keys = other.keys()
-        one = pa.Table.from_batches([batch])
         if input_index == 0:
-            start = side.size
-            side.add(batch, keys)
-            self.match_counts = np.concatenate(
-                [self.match_counts, np.zeros(batch.num_rows, np.int64)])
-            if other_keys is not None:
-                li, _ri, joined = self._pairs(*self._match(keys, other_keys), one,
-                                             other.rows(), left_offset=start)
-                np.add.at(self.match_counts, li, 1)
-                out += self._emit(joined, INSERT)
+            matches = np.zeros(delta.num_rows, dtype=np.int64)
+            if other is not None and other.num_rows:
+                li, ri = self._match(delta, other)
+                weight = delta[M].to_numpy()[li] * other[M].to_numpy()[ri]
+                out += self._emit(self._rows(delta.take(pa.array(li)),
+                                             other.take(pa.array(ri))), weight)
+                np.add.at(matches, li, other[M].to_numpy()[ri])
             if self.kind == "left":
-                unmatched = np.nonzero(self.match_counts[start:] == 0)[0]
-                if len(unmatched):
-                    out += self._emit(self._padded(one.take(pa.array(unmatched))), INSERT)
+                alone = matches == 0
+                if alone.any():
+                    lonely = delta.filter(pa.array(alone))
+                    out += self._emit(self._padded(lonely), lonely[M].to_numpy())
+            self._store(0, delta, matches)
         else:
-            start = side.size
-            side.add(batch, keys)
-            left_keys = other.keys()
-            if left_keys is not None:
-                li, _ri, joined = self._pairs(*self._match(left_keys, keys), other.rows(),
-                                             one, right_offset=start)
+            if other is not None and other.num_rows:
+                li, ri = self._match(other, delta)
+                weight = other[M].to_numpy()[li] * delta[M].to_numpy()[ri]
+                joined = self._emit(self._rows(other.take(pa.array(li)),
+                                               delta.take(pa.array(ri))), weight)
                 if self.kind == "left" and len(li):
-                    first = np.unique(li[self.match_counts[li] == 0])
-                    if len(first):
-                        retract = self._padded(other.rows().take(pa.array(first)))
-                        out += self._emit(retract, DELETE)
-                    np.add.at(self.match_counts, li, 1)
-                out += self._emit(joined, INSERT)
+                    before = other[K].to_numpy()
+                    after = before.copy()
+                    np.add.at(after, li, delta[M].to_numpy()[ri])
+                    mult = other[M].to_numpy()
+                    first = (before == 0) & (after > 0)
+                    last = (before > 0) & (after == 0)
+                    if first.any():  # the null-padded row goes before the joined one comes
+                        out += self._emit(self._padded(other.filter(pa.array(first))),
+                                          -mult[first])
+                    out += joined
+                    if last.any():
+                        out += self._emit(self._padded(other.filter(pa.array(last))),
+                                          mult[last])
+                    self.state[0] = other.set_column(other.column_names.index(K), K,
+                                                     pa.array(after))
+                else:
+                    out += joined
+            self._store(1, delta, None)
         return out
 
-    def _emit(self, table: pa.Table, kind: int) -> list[pa.RecordBatch]:
-        if table.num_rows == 0:
+    def _emit(self, rows: pa.RecordBatch, weight: np.ndarray) -> list[pa.RecordBatch]:
+        """Each row ``|weight|`` times, as +I when positive and -D when negative."""
+        if rows.num_rows == 0:
             return []
-        batch = table.combine_chunks().to_batches()[0]
-        return [with_rowkind(batch, kind) if self.updating else batch]
+        weight = np.asarray(weight, dtype=np.int64)
+        idx = np.repeat(np.arange(rows.num_rows), np.abs(weight))
+        if len(idx) == 0:
+            return []
+        expanded = rows.take(pa.array(idx)) if len(idx) != rows.num_rows or \
+            np.any(np.abs(weight) != 1) else rows
+        kinds = np.where(np.repeat(weight, np.abs(weight)) > 0, INSERT, DELETE).astype(np.int8)
+        if not self.updating:
+            return [expanded]
+        return [with_rowkind(expanded, kinds)]
 
     # -- batch -----------------------------------------------------------------------------
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         self.ended[input_index] = True
         if self.streaming or not all(self.ended):
             return ()
-        left, right = self.sides
-        if left.size == 0:
+        left = pa.Table.from_batches(self.buffers[0], self.schemas[0])
+        right = pa.Table.from_batches(self.buffers[1], self.schemas[1])
+        self.buffers = [[], []]
+        if left.num_rows == 0:
             return ()
-        lrows = left.rows()
-        matched_left = np.zeros(left.size, dtype=bool)
         out: list[pa.RecordBatch] = []
-        if right.size:
-            li, _ri, joined = self._pairs(*self._match(left.keys(), right.keys()),  # type: ignore[arg-type]
-                                         lrows, right.rows())
-            matched_left[li] = True
-            out += self._emit(joined, INSERT)
+        li, ri = self._match(left, right)
+        if len(li):
+            out.append(self._rows(left.take(pa.array(li)), right.take(pa.array(ri))))
         if self.kind == "left":
-            missing = np.nonzero(~matched_left)[0]
-            if len(missing):
-                out += self._emit(self._padded(lrows.take(pa.array(missing))), INSERT)
+            matched = np.zeros(left.num_rows, dtype=bool)
+            matched[li] = True
+            if not matched.all():
+                out.append(self._padded(left.filter(pa.array(~matched))))
         return out
 
     def snapshot_state(self) -> Mapping[str, object]:
-        return {"left_rows": self.sides[0].size, "right_rows": self.sides[1].size}
+        sizes = [0 if t is None else int(pc.sum(t[M]).as_py() or 0) for t in self.state]
+        return {"left_rows": sizes[0], "right_rows": sizes[1]}
+

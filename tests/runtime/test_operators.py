@@ -122,3 +122,60 @@ def test_apply_changelog_cancels_retractions_as_a_multiset() -> None:
     b2 = batch([("a", 1), ("b", 2), ("b", 3)], [DELETE, UPDATE_BEFORE, UPDATE_AFTER])
     table = apply_changelog([with_rowkind(b1, INSERT), b2], SCHEMA)
     assert table.to_pylist() == [{"k": "a", "v": 1}, {"k": "b", "v": 3}]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def updating_join(kind: str, clock: Clock | None = None, ttl_ms: int = 0) -> JoinOperator:
+    left = pa.schema([("k", pa.string()), ("v", pa.int64())])
+    right = pa.schema([("rk", pa.string()), ("w", pa.int64())])
+    return JoinOperator(kind, (K,), (ColumnRef(0, "rk", pa.string()),), None, left, right,
+                        pa.schema(list(left) + list(right)), "stream", ttl_ms, True,
+                        clock or Clock())
+
+
+def rkinds(rows: list[tuple], kinds: list[int]) -> pa.RecordBatch:
+    return with_rowkind(rbatch(rows), pa.array(kinds, pa.int8()).to_numpy())
+
+
+def test_left_join_follows_retractions_on_both_sides() -> None:
+    h = OperatorHarness(updating_join("left"))
+    assert h.process(batch([("a", 1), ("b", 2)]), 0).take_rows() == [
+        ("+I", "a", 1, None, None), ("+I", "b", 2, None, None)]
+    # a's first match: its padded row goes, the joined row comes
+    assert h.process(rbatch([("a", 10)]), 1).take_rows() == [
+        ("-D", "a", 1, None, None), ("+I", "a", 1, "a", 10)]
+    # the right row is updated (-U old, +U new): the joined row follows, no padding flicker
+    assert h.process(rkinds([("a", 10), ("a", 11)], [UPDATE_BEFORE, UPDATE_AFTER]), 1) \
+        .take_rows() == [("-D", "a", 1, "a", 10), ("+I", "a", 1, "a", 11)]
+    # the last match is deleted: the joined row goes, the padded row comes back
+    assert h.process(rkinds([("a", 11)], [DELETE]), 1).take_rows() == [
+        ("-D", "a", 1, "a", 11), ("+I", "a", 1, None, None)]
+    # deleting an unmatched left row retracts its padded row
+    assert h.process(batch([("b", 2)], [DELETE]), 0).take_rows() == [
+        ("-D", "b", 2, None, None)]
+    state = h.op.snapshot_state()
+    assert state == {"left_rows": 1, "right_rows": 0}
+
+
+def test_inner_join_of_updating_inputs_retracts_joined_rows() -> None:
+    h = OperatorHarness(updating_join("inner"))
+    h.process(batch([("x", 1), ("x", 1)]), 0)  # the same row twice: multiplicity 2
+    assert h.process(rbatch([("x", 5)]), 1).take_rows() == [("+I", "x", 1, "x", 5)] * 2
+    assert h.process(batch([("x", 1)], [DELETE]), 0).take_rows() == [("-D", "x", 1, "x", 5)]
+
+
+def test_state_ttl_forgets_idle_rows() -> None:
+    clock = Clock()
+    h = OperatorHarness(updating_join("left", clock, ttl_ms=1000))
+    h.process(rbatch([("a", 10)]), 1)
+    clock.now = 0.5
+    assert h.process(batch([("a", 1)]), 0).take_rows() == [("+I", "a", 1, "a", 10)]
+    clock.now = 1.6  # the right row was written at 0.0: expired
+    assert h.process(batch([("a", 2)]), 0).take_rows() == [("+I", "a", 2, None, None)]
