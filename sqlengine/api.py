@@ -81,10 +81,16 @@ class Session:
         self.options[key] = value.lower() if key in _ENUM_OPTIONS else value
 
     # -- data ------------------------------------------------------------------------------
-    def register(self, name: str, data: Any, *, bounded: bool = True) -> None:
+    def register(self, name: str, data: Any, *, bounded: bool = True,
+                 rowtime: str | None = None, watermark: str | None = None) -> None:
         """Register in-memory data as a table: a pyarrow Table or RecordBatch, a pandas
         DataFrame, or an iterator of record batches (read once). Pass ``bounded=False`` for an
-        iterator that may never end: queries over it then run as unbounded streams."""
+        iterator that may never end: queries over it then run as unbounded streams.
+
+        ``rowtime`` makes a TIMESTAMP column an event-time attribute, with watermarks from
+        ``watermark`` (a SQL expression such as ``"ts - INTERVAL '5' SECOND"``; by default the
+        column itself), or from the Watermark elements an iterator yields between its batches
+        (as the tests' TestStream does)."""
         from runtime.connectors.memory import MemoryData
         from sqlengine.plan.nodes import Field, Schema
 
@@ -97,6 +103,10 @@ class Session:
             mem = MemoryData(table=_normalize_table(data))
         elif isinstance(data, pa.RecordBatchReader):
             mem = MemoryData(iterator=iter(data), schema=_normalize_schema(data.schema))
+        elif isinstance(data, Iterable) and isinstance(getattr(data, "schema", None),
+                                                       pa.Schema):
+            mem = MemoryData(iterator=iter(data), schema=_normalize_schema(data.schema))
+            mem.explicit_watermarks = True
         elif isinstance(data, Iterable):
             it = iter(data)
             try:
@@ -113,9 +123,24 @@ class Session:
                             f"DataFrame or an iterator of RecordBatches, got "
                             f"{type(data).__name__}")
         mem.bounded = mem.table is not None or bounded
-        schema = Schema(tuple(Field(f.name, f.type) for f in mem.schema))
-        self.catalog.add_table(TableDef(name, schema, (("connector", "memory"),), data=mem),
-                               replace=True)
+        fields = [Field(f.name, f.type) for f in mem.schema]
+        wm_def = None
+        if rowtime is not None:
+            from sqlengine.parser import parse_expression
+            from sqlengine.statements import QueryText
+
+            names = [f.name for f in fields]
+            if rowtime not in names or not pa.types.is_timestamp(fields[names.index(rowtime)]
+                                                                 .type):
+                raise PlanError(f"cannot register {name!r}: rowtime {rowtime!r} is not a "
+                                "TIMESTAMP column")
+            i = names.index(rowtime)
+            fields[i] = Field(rowtime, pa.timestamp("ms"), True, True)
+            text = watermark or f"`{rowtime}`"
+            wm_def = (rowtime, parse_expression(QueryText(text, 0), text))
+        schema = Schema(tuple(fields))
+        self.catalog.add_table(TableDef(name, schema, (("connector", "memory"),),
+                                        watermark=wm_def, data=mem), replace=True)
 
     # -- statements ------------------------------------------------------------------------
     def execute(self, script: str, source: str | None = None) -> list[Result]:

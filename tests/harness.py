@@ -41,3 +41,46 @@ class OperatorHarness:
         rows = self.rows()
         self.output = []
         return rows
+
+
+class TestStream:
+    """A scripted unbounded source (Apache Beam's TestStream): batches, watermark steps and
+    idleness in a fixed order. Register it with ``session.register(name, stream,
+    rowtime="ts")``; every row of a batch sees the watermark set before the batch.
+
+        TestStream(schema).add_batch(rows).advance_watermark_to(t).mark_idle()...
+            .advance_watermark_to_infinity()
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.elements: list[object] = []
+
+    def add_batch(self, rows: list[tuple]) -> TestStream:
+        cols = list(zip(*rows)) if rows else [[] for _ in self.schema]
+        arrays = [pa.array(list(c), f.type) for c, f in zip(cols, self.schema)]
+        self.elements.append(pa.RecordBatch.from_arrays(arrays, schema=self.schema))
+        return self
+
+    def advance_watermark_to(self, ms: int) -> TestStream:
+        from runtime.elements import Watermark
+
+        self.elements.append(Watermark(ms))
+        return self
+
+    def mark_idle(self) -> TestStream:
+        from runtime.elements import WatermarkStatus
+
+        self.elements.append(WatermarkStatus(True))
+        return self
+
+    def advance_watermark_to_infinity(self) -> TestStream:
+        from runtime.elements import MAX_WATERMARK
+
+        self.elements.append(MAX_WATERMARK)
+        return self
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.elements)

@@ -22,6 +22,7 @@ class MemoryData:
         self.schema = table.schema if table is not None else schema
         self.bounded = table is not None
         self.consumed = False
+        self.explicit_watermarks = False  # the iterator interleaves Watermark elements
 
 
 def memory_batches(name: str, data: object, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
@@ -38,6 +39,9 @@ def memory_batches(name: str, data: object, schema: pa.Schema) -> Iterator[pa.Re
         raise ConnectorError(msg)
     data.consumed = True
     for b in data.iterator or ():
+        if b is None or not isinstance(b, pa.RecordBatch | pa.Table):
+            yield b  # a Watermark, a WatermarkStatus, or None (no data right now)
+            continue
         if isinstance(b, pa.Table):
             yield from (x for x in b.cast(schema).to_batches() if x.num_rows)
         else:

@@ -37,6 +37,8 @@ class ChainedTask:
         self.finished = False
         self.output: Output = lambda b: None
         self.output_watermark: Callable[[Watermark], None] = lambda wm: None
+        self.output_status: Callable[[bool], None] = lambda idle: None
+        self.idle = False
         # Flink's StatusWatermarkValve: a watermark per input channel; the task's watermark is
         # the minimum over the active (non-idle) channels and never goes backwards.
         self.channel_wm = [MIN_WATERMARK] * n_inputs
@@ -109,9 +111,16 @@ class ChainedTask:
         self._advance()
 
     def set_idle(self, idle: bool, input_index: int = 0) -> None:
-        """A channel turned idle (excluded from the minimum) or active again."""
+        """A channel turned idle (excluded from the minimum) or active again; the task is
+        idle, and says so downstream, when all its channels are."""
         self.channel_idle[input_index] = idle
         self._advance()
+        self.set_task_idle(all(self.channel_idle))
+
+    def set_task_idle(self, idle: bool) -> None:
+        if idle != self.idle:
+            self.idle = idle
+            self.output_status(idle)
 
     def _advance(self) -> None:
         active = [w for w, idle in zip(self.channel_wm, self.channel_idle) if not idle]

@@ -59,6 +59,7 @@ class Executor:
                 targets = [(self.tasks[e.target], e.input_index) for e in outs]
                 task.output = _fan_out(targets)
                 task.output_watermark = _fan_out_watermark(targets)
+                task.output_status = _fan_out_status(targets)
 
     def _finish(self, vertex_id: str) -> None:
         for e in self.graph.out_edges(vertex_id):
@@ -97,8 +98,10 @@ class Executor:
                         raise
                     except Exception as e:
                         raise task._fail(0, e) from e
-                    task.emit_from_head([batch])
                     src = task.operators[0]
+                    if batch is not None:
+                        task.emit_from_head([batch])
+                    task.set_task_idle(src.idle)  # type: ignore[attr-defined]
                     if src.watermark > task.watermark:  # type: ignore[attr-defined]
                         task.fire_watermark(Watermark(src.watermark), start=1)  # type: ignore[attr-defined]
                     still.append((vid, it))
@@ -151,5 +154,13 @@ def _fan_out_watermark(targets: list[tuple[ChainedTask, int]]):  # type: ignore[
     def output(wm: Watermark) -> None:
         for task, idx in targets:
             task.process_watermark(wm, idx)
+
+    return output
+
+
+def _fan_out_status(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-untyped-def]
+    def output(idle: bool) -> None:
+        for task, idx in targets:
+            task.set_idle(idle, idx)
 
     return output

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.connectors.filesystem import ReadStats
-from runtime.elements import MIN_WATERMARK, with_meta
+from runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
 from runtime.evaluate import evaluate
 from runtime.operators.base import Operator
 from sqlengine.errors import ConnectorError, ExecutionError
@@ -33,6 +33,8 @@ class SourceOperator(Operator):
         self.event_time = event_time and source.watermark is not None
         self.stats = ReadStats()
         self.watermark = MIN_WATERMARK  # the largest watermark this source has produced
+        self.idle = False
+        self.explicit = False
 
     def _needed_columns(self) -> list[int] | None:
         if self.projection is None:
@@ -65,15 +67,33 @@ class SourceOperator(Operator):
         msg = f"table {self.source.table!r}: connector {connector!r} cannot be read"
         raise ConnectorError(msg)
 
-    def batches(self) -> Iterator[pa.RecordBatch]:
-        for batch in self._raw():
-            yield from self.process_batch(batch)
+    def batches(self) -> Iterator[pa.RecordBatch | None]:
+        """Batches as read; None when only the source's watermark or idleness changed."""
+        explicit = bool(getattr(self.data, "explicit_watermarks", False))
+        self.explicit = explicit
+        for item in self._raw():
+            if isinstance(item, Watermark):
+                self.watermark = max(self.watermark, item.timestamp)
+                yield None
+            elif isinstance(item, WatermarkStatus):
+                self.idle = item.idle
+                yield None
+            elif item is None:
+                yield None
+            else:
+                if self.idle:
+                    self.idle = False
+                yield from self.process_batch(item)
 
     def _row_watermarks(self, batch: pa.RecordBatch) -> np.ndarray:
         """The watermark before each row: a running maximum of the WATERMARK expression over
         the rows before it (Flink's on-event emission), so lateness never depends on batching."""
         col, expr = self.source.watermark  # type: ignore[misc]
         times = batch.column(col)
+        if getattr(self, "explicit", False):
+            # Watermarks come as elements between batches (a TestStream): every row of a
+            # batch sees the watermark in effect when the batch arrived.
+            return np.full(batch.num_rows, self.watermark, dtype=np.int64)
         if times.null_count:
             msg = (f"table {self.source.table!r}: the rowtime column "
                    f"{batch.schema.names[col]!r} is NULL in {times.null_count} row(s)")
