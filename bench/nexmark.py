@@ -29,13 +29,13 @@ TUMBLE_STATE_CHECK = (
 
 def run_one(name: str, events: int) -> dict[str, object]:
     sys.path.insert(0, str(ROOT))
-    from tests.nexmark import queries, session
+    from tests.nexmark import queries, query, session
 
     sql = TUMBLE_STATE_CHECK if name == "tumble" else queries()[name]
     s = session(events)
     start = time.perf_counter()
     rows = 0
-    q = s.sql(sql)
+    q = query(s, sql)
     for batch in q.stream():
         rows += batch.num_rows
     secs = time.perf_counter() - start

@@ -16,9 +16,20 @@ SUITE = ROOT / "queries" / "nexmark"
 
 
 def queries() -> dict[str, str]:
-    """q-name -> SQL, in numeric order."""
+    """q-name -> SQL (a script: statements before the query set up what it needs)."""
     files = sorted(SUITE.glob("q*.sql"), key=lambda p: int(p.stem[1:]))
     return {p.stem: p.read_text() for p in files}
+
+
+def query(s: sqlengine.Session, script: str) -> sqlengine.Query:
+    """Run a suite script's set-up statements in ``s`` and return its (last) query."""
+    from sqlengine.parser import split_script
+
+    parts = split_script(script)
+    setup = ";\n".join(text for _, text in parts[:-1])
+    if setup:
+        s.execute(setup)
+    return s.sql(parts[-1][1])
 
 
 def session(events: int, options: dict[str, str] | None = None) -> sqlengine.Session:
@@ -82,6 +93,9 @@ REFERENCES: dict[str, str] = {
            "< 10000 THEN 0 ELSE 1 END AS new FROM bid), s AS (SELECT bidder, t, SUM(new) OVER "
            "(PARTITION BY bidder ORDER BY t) AS sid FROM o) "
            "SELECT bidder, COUNT(*), MIN(t), MAX(t) + 10000 FROM s GROUP BY bidder, sid",
+    "q13": "SELECT B.auction, B.bidder, B.price, epoch_ms(B.dateTime), S.value FROM bid B "
+           "JOIN read_csv('queries/nexmark/side_input.csv', header = false, "
+           "columns = {'key': 'BIGINT', 'value': 'VARCHAR'}) S ON B.auction % 1000 = S.key",
     "q14": "SELECT auction, bidder, 0.908 * price, CASE WHEN hour(dateTime) >= 8 AND "
            "hour(dateTime) <= 18 THEN 'dayTime' WHEN hour(dateTime) <= 6 OR hour(dateTime) >= "
            "20 THEN 'nightTime' ELSE 'otherTime' END, epoch_ms(dateTime), extra, length(extra) - "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.connectors.nexmark import NexmarkGenerator
-from tests.nexmark import REFERENCES, queries, rows, session, tables
+from tests.nexmark import REFERENCES, ROOT, queries, query, rows, session, tables
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -27,8 +27,9 @@ def test_every_query_has_a_reference() -> None:
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("name", list(QUERIES))
-def test_query_matches_reference(name: str, mode: str, duck) -> None:  # type: ignore[no-untyped-def]
-    q = session(EVENTS, {"execution.runtime-mode": mode}).sql(QUERIES[name])
+def test_query_matches_reference(name: str, mode: str, duck, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(ROOT)
+    q = query(session(EVENTS, {"execution.runtime-mode": mode}), QUERIES[name])
     got = rows([tuple(r.values()) for r in q.collect().to_pylist()])
     want = rows(duck.sql(REFERENCES[name]).fetchall())
     assert len(got) > 0, "the query should produce rows on this data"
