@@ -82,7 +82,8 @@ class Session:
 
     # -- data ------------------------------------------------------------------------------
     def register(self, name: str, data: Any, *, bounded: bool = True,
-                 rowtime: str | None = None, watermark: str | None = None) -> None:
+                 rowtime: str | None = None, watermark: str | None = None,
+                 idle_timeout: str | None = None) -> None:
         """Register in-memory data as a table: a pyarrow Table or RecordBatch, a pandas
         DataFrame, or an iterator of record batches (read once). Pass ``bounded=False`` for an
         iterator that may never end: queries over it then run as unbounded streams.
@@ -90,7 +91,9 @@ class Session:
         ``rowtime`` makes a TIMESTAMP column an event-time attribute, with watermarks from
         ``watermark`` (a SQL expression such as ``"ts - INTERVAL '5' SECOND"``; by default the
         column itself), or from the Watermark elements an iterator yields between its batches
-        (as the tests' TestStream does)."""
+        (as the tests' TestStream does). An iterator may yield None for "no data yet"; with
+        ``idle_timeout`` (a duration such as ``'100 ms'``) it is marked idle after that long
+        without data, so it stops holding back the watermark of what it feeds."""
         from runtime.connectors.memory import MemoryData
         from sqlengine.plan.nodes import Field, Schema
 
@@ -139,8 +142,14 @@ class Session:
             text = watermark or f"`{rowtime}`"
             wm_def = (rowtime, parse_expression(QueryText(text, 0), text))
         schema = Schema(tuple(fields))
-        self.catalog.add_table(TableDef(name, schema, (("connector", "memory"),),
-                                        watermark=wm_def, data=mem), replace=True)
+        options: tuple[tuple[str, str], ...] = (("connector", "memory"),)
+        if idle_timeout is not None:
+            from optimizer.physical import parse_duration
+
+            parse_duration(idle_timeout, "idle_timeout")
+            options += (("scan.watermark.idle-timeout", idle_timeout),)
+        self.catalog.add_table(TableDef(name, schema, options, watermark=wm_def, data=mem),
+                               replace=True)
 
     # -- statements ------------------------------------------------------------------------
     def execute(self, script: str, source: str | None = None) -> list[Result]:

@@ -41,12 +41,14 @@ CONNECTORS: dict[str, dict[str, OptionSpec]] = {
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),
+        OptionSpec("scan.watermark.idle-timeout"),
     )},
     "datagen": {s.key: s for s in (
         OptionSpec("rows-per-second", "int"),
         OptionSpec("number-of-rows", "int"),
         OptionSpec("scan.parallelism", "int"),
         OptionSpec("seed", "int"),  # sqlengine extension: a fixed seed for repeatable data
+        OptionSpec("scan.watermark.idle-timeout"),
     )},
     "nexmark": {s.key: s for s in (
         OptionSpec("nexmark.table", "enum", ("person", "auction", "bid"), required=True),

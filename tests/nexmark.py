@@ -88,6 +88,8 @@ REFERENCES: dict[str, str] = {
     "q19": "SELECT auction, bidder, price, channel, url, epoch_ms(dateTime), extra, rn FROM "
            "(SELECT *, row_number() OVER (PARTITION BY auction ORDER BY price DESC, dateTime, "
            "bidder, extra) AS rn FROM bid) WHERE rn <= 10",
+    "q10": "SELECT auction, bidder, price, epoch_ms(dateTime), extra, "
+           "strftime(dateTime, '%Y-%m-%d'), strftime(dateTime, '%H:%M') FROM bid",
     "q11": "WITH o AS (SELECT bidder, epoch_ms(dateTime) AS t, CASE WHEN epoch_ms(dateTime) - "
            "LAG(epoch_ms(dateTime)) OVER (PARTITION BY bidder ORDER BY epoch_ms(dateTime)) "
            "< 10000 THEN 0 ELSE 1 END AS new FROM bid), s AS (SELECT bidder, t, SUM(new) OVER "

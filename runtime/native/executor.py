@@ -7,6 +7,7 @@ caller sees collected results as they are produced and can stop (cancel) at any 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -80,6 +81,14 @@ class Executor:
                     task.end_input(0)
                     self._finish(v.id)
                     yield from self._drain()
+            from optimizer.physical import parse_duration
+
+            key = "pipeline.auto-watermark-interval"
+            interval = parse_duration(self.options.get(key, "0"), key) / 1000.0
+            clock = time.monotonic
+            last_wm = {vid: clock() for vid, _ in self.sources}
+            last_data = dict(last_wm)
+            idle_after = {vid: self._idle_timeout(src) for vid, src in self.sources}
             active = [(vid, src.batches()) for vid, src in self.sources]
             while active:
                 still = []
@@ -99,11 +108,20 @@ class Executor:
                     except Exception as e:
                         raise task._fail(0, e) from e
                     src = task.operators[0]
+                    now = clock()
                     if batch is not None:
                         task.emit_from_head([batch])
+                        last_data[vid] = now
+                    elif idle_after[vid] and now - last_data[vid] >= idle_after[vid]:
+                        src.idle = True  # type: ignore[attr-defined]
                     task.set_task_idle(src.idle)  # type: ignore[attr-defined]
-                    if src.watermark > task.watermark:  # type: ignore[attr-defined]
+                    # Watermarks follow each batch (on-event), or at most once per
+                    # 'pipeline.auto-watermark-interval'; scripted ones go at once.
+                    due = interval == 0 or now - last_wm[vid] >= interval or \
+                        src.explicit  # type: ignore[attr-defined]
+                    if due and src.watermark > task.watermark:  # type: ignore[attr-defined]
                         task.fire_watermark(Watermark(src.watermark), start=1)  # type: ignore[attr-defined]
+                        last_wm[vid] = now
                     still.append((vid, it))
                     yield from self._drain()
                 active = still
@@ -111,6 +129,16 @@ class Executor:
             self._collect_metrics()
             for task in self.tasks.values():
                 task.close()
+
+    def _idle_timeout(self, src: SourceOperator) -> float:
+        """Seconds without data after which a source is idle (0: never)."""
+        from optimizer.physical import parse_duration
+
+        key = "scan.watermark.idle-timeout"
+        text = src.source.option(key) or self.options.get("table.exec.source.idle-timeout")
+        if not text:
+            return 0.0
+        return parse_duration(text, key) / 1000.0
 
     def _drain(self) -> Iterator[pa.RecordBatch]:
         if self.collect is not None:

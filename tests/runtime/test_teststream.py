@@ -4,6 +4,7 @@ that passes their end, late rows are dropped, idle and uneven channels follow th
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pyarrow as pa
 
@@ -62,3 +63,32 @@ def test_uneven_channels_take_the_minimum_and_idle_ones_are_left_out() -> None:
     # once slow turns idle, fast's 35 s alone decides and [0,10) fires; [30,40) waits for
     # the end of input.
     assert got == [[("+I", "a", 0, 1, 1), ("+I", "b", 0, 2, 7)], [("+I", "a", 30, 1, 2)]]
+
+
+def test_a_quiet_source_turns_idle_after_the_timeout() -> None:
+    def quiet():  # one row, then nothing for a while, then the end
+        yield pa.RecordBatch.from_pylist([{"item": "b", "price": 3, "ts": dt.datetime(
+            1970, 1, 1, 0, 0, 2)}], schema=SCHEMA)
+        for _ in range(20):
+            time.sleep(0.01)
+            yield None
+
+    def busy():
+        for sec in (1, 12, 25, 40):
+            time.sleep(0.02)
+            yield pa.RecordBatch.from_pylist([{"item": "a", "price": sec, "ts": dt.datetime(
+                1970, 1, 1, 0, 0, sec)}], schema=SCHEMA)
+
+    results = {}
+    for timeout in (None, "50 ms"):
+        s = sqlengine.connect()
+        s.register("busy", busy(), rowtime="ts")
+        s.register("quiet", quiet(), rowtime="ts", idle_timeout=timeout)
+        s.execute("CREATE VIEW u AS SELECT * FROM busy UNION ALL SELECT * FROM quiet")
+        results[timeout] = steps(s.sql(TUMBLE.format(t="u")))
+    # Without a timeout the quiet source holds every window back to the end of input.
+    assert len(results[None]) == 1
+    # With one, windows fire while the quiet source is still running.
+    assert len(results["50 ms"]) > 1
+    assert sorted(r for step in results["50 ms"] for r in step) == \
+        sorted(r for step in results[None] for r in step)

@@ -103,6 +103,26 @@ def test_results_do_not_depend_on_batching(tmp_path: Path) -> None:
     assert q.late_records_dropped == whole.late_records_dropped == 2
 
 
+def test_auto_watermark_interval_delays_firing_not_results(tmp_path: Path) -> None:
+    (tmp_path / "parts").mkdir()
+    for n, (i, p, sec) in enumerate(ROWS):
+        (tmp_path / "parts" / f"p{n:02d}").write_text(f"{i},{p},2024-01-01 00:00:{sec:02d}\n")
+    sql = ("SELECT item, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE bids, "
+           "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY item, window_start, window_end")
+    steps = {}
+    for interval in ("0", "1 h"):
+        s = sqlengine.connect({"pipeline.auto-watermark-interval": interval})
+        s.execute(f"""CREATE TABLE bids (item STRING, price INT, ts TIMESTAMP(3),
+            WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ('connector' = 'filesystem',
+            'path' = '{tmp_path}/parts', 'format' = 'csv')""")
+        q = s.sql(sql)
+        steps[interval] = [b.to_pylist() for b in q.stream()]
+        assert q.late_records_dropped == 2  # lateness is per row, whatever the interval
+    assert len(steps["0"]) > 1 and len(steps["1 h"]) == 1
+    flat = {k: sorted(str(r) for b in v for r in b) for k, v in steps.items()}
+    assert flat["0"] == flat["1 h"]
+
+
 def test_allowed_lateness_updates_a_fired_window(tmp_path: Path) -> None:
     q = session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s"}).sql(
         "SELECT item, window_start, COUNT(*) AS n, SUM(price) AS total FROM "
