@@ -103,3 +103,10 @@ def signs(batch: pa.RecordBatch) -> np.ndarray:
         return np.ones(batch.num_rows, dtype=np.int64)
     kinds = batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False)
     return np.where((kinds == UPDATE_BEFORE) | (kinds == DELETE), -1, 1).astype(np.int64)
+
+
+def millis(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Event times (TIMESTAMP or DATE) as int64 milliseconds."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)

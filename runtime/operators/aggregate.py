@@ -26,6 +26,7 @@ from runtime.elements import (
 from runtime.evaluate import evaluate
 from runtime.kernels import kernel_for
 from runtime.operators.base import Operator
+from runtime.operators.partials import sum_type
 from sqlengine.plan.expressions import AggCall, Expr
 
 _OUT_CHUNK = 65536
@@ -99,7 +100,7 @@ class _Accumulator:
             return pa.array(self.value[slots], out_type, mask=null)
         total = self.value[slots]
         if self.func == "sum":
-            sums = pa.array(total, _sum_arrow_type(self.arg_type), mask=null)
+            sums = pa.array(total, sum_type(self.arg_type), mask=null)
             return sums.cast(out_type, safe=False)
         # AVG with Flink's result types: integer AVG truncates, DECIMAL rounds HALF_UP.
         safe_count = np.where(null, 1, count)
@@ -108,20 +109,12 @@ class _Accumulator:
             vals = np.sign(t) * (np.abs(t) // safe_count)  # Java long division truncates
             return pa.array(vals, pa.int64(), mask=null).cast(out_type, safe=False)
         if pa.types.is_decimal(out_type):
-            sums = pa.array(total, _sum_arrow_type(self.arg_type))
+            sums = pa.array(total, sum_type(self.arg_type))
             counts = pa.array(safe_count, pa.int64()).cast(pa.decimal128(20, 0))
             res = kernel_for("divide")([sums, counts], [None, None], out_type)
             return pc.if_else(pa.array(null), pa.nulls(len(null), out_type), res)
         return pa.array(total.astype(np.float64) / safe_count, pa.float64(),
                         mask=null).cast(out_type)
-
-
-def _sum_arrow_type(t: pa.DataType) -> pa.DataType:
-    if pa.types.is_decimal(t):
-        return pa.decimal128(38, t.scale)
-    if pa.types.is_floating(t):
-        return pa.float64()
-    return pa.int64()
 
 
 class GroupAggregateOperator(Operator):
@@ -190,7 +183,7 @@ class GroupAggregateOperator(Operator):
             cols[f"n{j}"] = pc.if_else(valid, sign, zero)
             specs.append((f"n{j}", "sum"))
             if call.func in ("sum", "avg"):
-                wide = arg.cast(_sum_arrow_type(arg.type))
+                wide = arg.cast(sum_type(arg.type))
                 signed = pc.if_else(negative, pc.negate(wide), wide) if negative is not None \
                     else wide
                 cols[f"v{j}"] = pc.if_else(valid, signed, pa.nulls(len(arg), signed.type))

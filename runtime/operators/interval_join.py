@@ -15,16 +15,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.elements import MIN_WATERMARK, Watermark, data_part, row_watermarks, with_meta
+from runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, row_watermarks, with_meta
 from runtime.evaluate import evaluate
 from runtime.operators.base import Operator
 from sqlengine.plan.expressions import Expr
 
 _POS = "$pos"
 
-
-def _millis(arr: pa.Array) -> np.ndarray:
-    return arr.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 
 class IntervalJoinOperator(Operator):
@@ -65,8 +62,8 @@ class IntervalJoinOperator(Operator):
                          use_threads=False)
         li = joined[_POS].to_numpy()
         ri = joined[_POS + "_r"].to_numpy()
-        lt = _millis(left.column(self.times[0]).combine_chunks())[li]
-        rt = _millis(right.column(self.times[1]).combine_chunks())[ri]
+        lt = millis(left.column(self.times[0]).combine_chunks())[li]
+        rt = millis(right.column(self.times[1]).combine_chunks())[ri]
         ok = (lt - rt >= self.lower) & (lt - rt <= self.upper)
         li, ri = li[ok], ri[ok]
         if self.condition is not None and len(li):
@@ -84,7 +81,7 @@ class IntervalJoinOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        times = _millis(data.column(self.times[input_index]))
+        times = millis(data.column(self.times[input_index]))
         row_wm = row_watermarks(batch)
         bound = row_wm if row_wm is not None else np.full(len(times), self.watermark)
         on_time = times > bound
@@ -119,7 +116,7 @@ class IntervalJoinOperator(Operator):
         out: list[pa.RecordBatch] = []
         left, right = self.rows
         if left is not None and left.num_rows:
-            expired = _millis(left.column(self.times[0]).combine_chunks()) - self.lower \
+            expired = millis(left.column(self.times[0]).combine_chunks()) - self.lower \
                 <= wm.timestamp
             if expired.any():
                 if self.kind == "left":
@@ -133,7 +130,7 @@ class IntervalJoinOperator(Operator):
                 self.rows[0] = left.filter(pa.array(~expired))
                 self.matched = self.matched[~expired]
         if right is not None and right.num_rows:
-            expired = _millis(right.column(self.times[1]).combine_chunks()) + self.upper \
+            expired = millis(right.column(self.times[1]).combine_chunks()) + self.upper \
                 <= wm.timestamp
             if expired.any():
                 self.rows[1] = right.filter(pa.array(~expired))

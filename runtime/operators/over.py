@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.elements import MIN_WATERMARK, Watermark, data_part, row_watermarks, with_meta
+from runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, row_watermarks, with_meta
 from runtime.evaluate import evaluate
 from runtime.operators.base import Operator
 from runtime.operators.partials import sum_type
@@ -27,9 +27,6 @@ from sqlengine.plan.expressions import AggCall, Expr
 
 _HIST = "$history"
 
-
-def _millis(arr: pa.Array) -> np.ndarray:
-    return arr.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 
 def _sparse_table(values: np.ndarray, fn: np.ufunc) -> list[np.ndarray]:
@@ -83,7 +80,7 @@ class OverAggregateOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        times = _millis(data.column(self.time_index))
+        times = millis(data.column(self.time_index))
         row_wm = row_watermarks(batch)
         bound = row_wm if row_wm is not None else np.full(len(times), self.watermark)
         on_time = times > bound
@@ -98,7 +95,7 @@ class OverAggregateOperator(Operator):
         if not self.pending:
             return ()
         table = pa.Table.from_batches(self.pending)
-        ready_mask = _millis(table.column(self.time_index).combine_chunks()) <= wm.timestamp
+        ready_mask = millis(table.column(self.time_index).combine_chunks()) <= wm.timestamp
         if not ready_mask.any():
             return ()
         ready = table.filter(pa.array(ready_mask))
@@ -118,7 +115,7 @@ class OverAggregateOperator(Operator):
         data = pa.RecordBatch.from_arrays(batch.columns[: self.width],
                                           schema=pa.schema(list(self.schema)[: self.width]))
         pids = dense_ids([evaluate(p, data) for p in self.partition], batch.num_rows)
-        times = _millis(data.column(self.time_index))
+        times = millis(data.column(self.time_index))
         seq = batch.column(self.width).to_numpy()
         order = np.lexsort((seq, times, pids))
         pids, times = pids[order], times[order]
@@ -152,7 +149,7 @@ class OverAggregateOperator(Operator):
         self.history = hist.set_column(hist.column_names.index(_HIST), _HIST,
                                        pa.array(np.ones(hist.num_rows, dtype=bool)))
         # Emit in time order across partitions, as the rows' event times say.
-        order_out = np.argsort(_millis(result.column(self.time_index).combine_chunks()),
+        order_out = np.argsort(millis(result.column(self.time_index).combine_chunks()),
                                kind="stable")
         result = result.take(pa.array(order_out))
         return [b for b in result.to_batches(65536) if b.num_rows]

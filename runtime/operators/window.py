@@ -21,19 +21,17 @@ from runtime.elements import (
     UPDATE_BEFORE,
     Watermark,
     data_part,
+    millis,
     row_watermarks,
     with_meta,
 )
 from runtime.operators.base import Operator
 from runtime.operators.partials import Partials
+from runtime.operators.rank import dense_ids
 from runtime.windows import assign, sessions
 from sqlengine.plan.expressions import AggCall, Expr
 
 _TS = pa.timestamp("ms")
-
-
-def _millis(arr: pa.Array) -> np.ndarray:
-    return arr.cast(_TS).cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 
 class WindowAssignOperator(Operator):
@@ -57,7 +55,7 @@ class WindowAssignOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        ts = _millis(data.column(self.time_index))
+        ts = millis(data.column(self.time_index))
         row_wm = row_watermarks(batch)
         if row_wm is None:
             row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
@@ -109,13 +107,13 @@ class WindowAggregateOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         table = pa.table(self.partials.row_columns(batch))
-        ends = _millis(table[self.end_key].combine_chunks())
+        ends = millis(table[self.end_key].combine_chunks())
         fired = ends - 1 <= self.watermark
         out: list[pa.RecordBatch] = []
         if fired.any():
             late = table.filter(pa.array(fired))
             table = table.filter(pa.array(~fired))
-            expired = _millis(late[self.end_key].combine_chunks()) - 1 + self.lateness \
+            expired = millis(late[self.end_key].combine_chunks()) - 1 + self.lateness \
                 <= self.watermark
             self.late_dropped += int(expired.sum())
             late = late.filter(pa.array(~expired))
@@ -143,7 +141,7 @@ class WindowAggregateOperator(Operator):
         if self.pending:
             self._compact()
             state = self.pending[0]
-            ends = _millis(state[self.end_key].combine_chunks())
+            ends = millis(state[self.end_key].combine_chunks())
             fire = pa.array(ends - 1 <= wm.timestamp)
             if pc.any(fire).as_py():
                 done = state.filter(fire)
@@ -151,7 +149,7 @@ class WindowAggregateOperator(Operator):
                 done_distinct = {}
                 for j in self.partials.distinct:
                     pairs = self.distinct[j][0]
-                    pend = pa.array(_millis(pairs[self.end_key].combine_chunks()) - 1
+                    pend = pa.array(millis(pairs[self.end_key].combine_chunks()) - 1
                                     <= wm.timestamp)
                     done_distinct[j] = pairs.filter(pend)
                     self.distinct[j] = [pairs.filter(pc.invert(pend))]
@@ -185,11 +183,11 @@ class WindowAggregateOperator(Operator):
     def _expire(self, wm: int) -> None:
         if self.fired is None:
             return
-        alive = pa.array(_millis(self.fired[self.end_key].combine_chunks()) - 1 + self.lateness
+        alive = pa.array(millis(self.fired[self.end_key].combine_chunks()) - 1 + self.lateness
                          > wm)
         self.fired = self.fired.filter(alive)
         for j, pairs in self.fired_distinct.items():
-            keep = pa.array(_millis(pairs[self.end_key].combine_chunks()) - 1 + self.lateness
+            keep = pa.array(millis(pairs[self.end_key].combine_chunks()) - 1 + self.lateness
                             > wm)
             self.fired_distinct[j] = pairs.filter(keep)
 
@@ -253,7 +251,7 @@ class SessionAggregateOperator(Operator):
             return ()
         table = pa.concat_tables(self.rows).combine_chunks()
         others = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
-        ts = _millis(table[self.start_key].combine_chunks())
+        ts = millis(table[self.start_key].combine_chunks())
         key_ids = _dense_ids(table, others)
         order = np.lexsort((ts, key_ids))
         ts_sorted = ts[order]
@@ -289,16 +287,7 @@ class SessionAggregateOperator(Operator):
 
 def _dense_ids(table: pa.Table, names: list[str]) -> np.ndarray:
     """One integer per distinct combination of the named columns (NULL is a value)."""
-    if not names:
-        return np.zeros(table.num_rows, dtype=np.int64)
-    codes = []
-    for n in names:
-        enc = pc.dictionary_encode(table[n].combine_chunks(), null_encoding="encode")
-        codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
-    if len(codes) == 1:
-        return codes[0]
-    _, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64)
+    return dense_ids([table[n].combine_chunks() for n in names], table.num_rows)
 
 
 def _member(table: pa.Table, keys: pa.Table) -> pa.Array:

@@ -10,15 +10,10 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 
-from runtime.elements import MIN_WATERMARK, Watermark, data_part, with_meta
+from runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, with_meta
 from runtime.operators.base import Operator
 from runtime.operators.join import JoinOperator
 from sqlengine.plan.expressions import Expr
-
-
-def _ends(table: pa.Table, index: int) -> np.ndarray:
-    col = table.column(index).combine_chunks()
-    return col.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 
 class WindowJoinOperator(Operator):
@@ -37,7 +32,7 @@ class WindowJoinOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        ends = _ends(pa.Table.from_batches([data]), self.end_indexes[input_index])
+        ends = millis(data.column(self.end_indexes[input_index]))
         on_time = ends - 1 > self.watermark
         self.late_dropped += int((~on_time).sum())
         if on_time.any():
@@ -50,7 +45,7 @@ class WindowJoinOperator(Operator):
         fired: list[pa.Table] = []
         for side in (0, 1):
             table = pa.Table.from_batches(self.rows[side], self.schemas[side])
-            ends = _ends(table, self.end_indexes[side])
+            ends = millis(table.column(self.end_indexes[side]))
             fire = ends - 1 <= wm.timestamp
             fired.append(table.filter(pa.array(fire)))
             rest = table.filter(pa.array(~fire))
