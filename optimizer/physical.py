@@ -376,6 +376,7 @@ class _Translator:
         op = OperatorSpec("window_assign", plan.schema, False, (
             ("window_kind", plan.kind), ("time_index", plan.time_index), ("size", plan.size),
             ("slide", plan.slide), ("offset", plan.offset), ("lateness", self.lateness),
+            ("proctime", plan.proctime),
             ("label", plan.explain_label().removeprefix("WindowTVF: "))))
         return PhysicalNode(op, ((child, FORWARD),))
 
@@ -406,7 +407,8 @@ class _Translator:
         else:
             child = self.translate(plan.input)
             op = OperatorSpec("window_aggregate", plan.schema, self.lateness > 0,
-                              (*common, ("lateness", self.lateness)))
+                              (*common, ("lateness", self.lateness),
+                               ("proctime", tvf.proctime)))
         return PhysicalNode(op, ((child, exchange),))
 
     def _rank(self, plan: N.Rank) -> PhysicalNode:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -36,6 +39,9 @@ def _eval(expr: Expr, batch: pa.RecordBatch, n: int) -> pa.Array:
         return literal_array(expr, n)
     if isinstance(expr, Call) and expr.name == "current_watermark":
         return _current_watermark(batch, n)
+    if isinstance(expr, Call) and expr.name == "proctime":
+        now = int(time.time() * 1000)  # the wall clock when the batch is processed
+        return pa.array(np.full(n, now, dtype=np.int64), pa.timestamp("ms"))
     if isinstance(expr, Call):
         args = [_eval(a, batch, n) for a in expr.args]
         lits = [a.value if isinstance(a, Literal) else None for a in expr.args]

@@ -27,6 +27,7 @@ class ScopeColumn:
     name: str
     type: pa.DataType
     rowtime: bool = False
+    proctime: bool = False
     # The right side's copy of a USING column: reachable only with its qualifier.
     using_duplicate: bool = False
 

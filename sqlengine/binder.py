@@ -693,10 +693,14 @@ class Binder:
         idx = rel.scope.resolve(col.name, None)
         if idx is None:
             raise self.error(BindError, f"unknown column {col.name!r} in DESCRIPTOR", col)
-        if not rel.scope.columns[idx].rowtime:
+        proctime = rel.scope.columns[idx].proctime
+        if not rel.scope.columns[idx].rowtime and not proctime:
             raise self.error(BindError, f"column {col.name!r} is not a time attribute: window "
-                             "functions need a rowtime column (declare a WATERMARK FOR it)",
-                             col)
+                             "functions need a rowtime column (declare a WATERMARK FOR it) "
+                             "or PROCTIME()", col)
+        if proctime and kind == "session":
+            raise self.error(NotSupportedError, "SESSION windows on processing time are not "
+                             "supported yet", desc)
         intervals = []
         for p in params[2:]:
             if not isinstance(p, exp.Interval):
@@ -728,7 +732,7 @@ class Binder:
                 what = "slide" if kind == "hop" else "step"
                 raise self.error(BindError, f"{kind.upper()} size must be a multiple of its "
                                  f"{what}", call)
-        plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition)
+        plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition, proctime)
         alias = node.alias or None
         scope = Scope(tuple(
             replace(c, qualifier=alias or c.qualifier) for c in rel.scope.columns) + tuple(
@@ -923,11 +927,13 @@ def _scope_of(plan: LogicalPlan, alias: str | None, source: Scope | None = None,
               exprs: list[Expr] | None = None) -> Scope:
     cols = []
     for i, f in enumerate(plan.schema.fields):
-        rowtime = f.rowtime
+        rowtime, proctime = f.rowtime, f.proctime
         if source is not None and exprs is not None and i < len(exprs):
             e = exprs[i]
             rowtime = isinstance(e, ColumnRef) and source.columns[e.index].rowtime
-        cols.append(ScopeColumn(alias, f.name, f.type, rowtime))
+            proctime = proctime or (isinstance(e, ColumnRef) and
+                                    source.columns[e.index].proctime)
+        cols.append(ScopeColumn(alias, f.name, f.type, rowtime, proctime))
     return Scope(tuple(cols))
 
 

@@ -242,6 +242,7 @@ def _current_watermark(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.D
 
 
 _register(Signature("current_watermark", 1, 1, _current_watermark))
+_register(Signature("proctime", 0, 0, lambda types: (T.TIMESTAMP, [])))
 
 
 def _temporal_part(name: str) -> Inference:

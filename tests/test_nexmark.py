@@ -30,7 +30,12 @@ def test_every_query_has_a_reference() -> None:
 def test_query_matches_reference(name: str, mode: str, duck, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(ROOT)
     q = query(session(EVENTS, {"execution.runtime-mode": mode}), QUERIES[name])
-    got = rows([tuple(r.values()) for r in q.collect().to_pylist()])
+    result = q.collect()
+    if name == "q12":  # processing time: windows depend on the clock, counts per bidder don't
+        assert all((r["window_end"] - r["window_start"]).total_seconds() == 10
+                   for r in result.to_pylist())
+        result = result.group_by("bidder").aggregate([("bid_count", "sum")])
+    got = rows([tuple(r.values()) for r in result.to_pylist()])
     want = rows(duck.sql(REFERENCES[name]).fetchall())
     assert len(got) > 0, "the query should produce rows on this data"
     assert got == want

@@ -54,6 +54,8 @@ def fold_expr(e: Expr) -> Expr:
             return simplified
     if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) for x in e.walk()):
         return e
+    if any(isinstance(x, Call) and x.name in _VOLATILE for x in e.walk()):
+        return e  # its value depends on when it runs
     if isinstance(e, Cast) and isinstance(e.arg, Literal) and e.arg.value is None:
         return Literal(None, e.type)
     from runtime.evaluate import evaluate
@@ -63,6 +65,9 @@ def fold_expr(e: Expr) -> Expr:
     except SqlEngineError:
         return e
     return Literal(value, e.dtype)
+
+
+_VOLATILE = frozenset({"proctime"})
 
 
 def _simplify_logic(e: Call) -> Expr | None:

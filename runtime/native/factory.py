@@ -119,10 +119,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case "window_assign":
             return WindowAssignOperator(p["window_kind"], int(p["time_index"]),  # type: ignore[arg-type]
                                         int(p["size"]), int(p["slide"]), int(p["offset"]),  # type: ignore[arg-type]
-                                        int(p["lateness"]), schema)  # type: ignore[arg-type]
+                                        int(p["lateness"]), schema,  # type: ignore[arg-type]
+                                        bool(p.get("proctime", False)))
         case "window_aggregate":
             return WindowAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
-                                           int(p["end_pos"]), int(p["lateness"]))  # type: ignore[arg-type]
+                                           int(p["end_pos"]), int(p["lateness"]),  # type: ignore[arg-type]
+                                           bool(p.get("proctime", False)))
         case "session_aggregate":
             return SessionAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
                                             int(p["start_pos"]), int(p["end_pos"]),  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ allowed lateness its state stays that much longer and a late row updates the res
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -16,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.elements import (
+    MAX_WATERMARK,
     MIN_WATERMARK,
     UPDATE_AFTER,
     UPDATE_BEFORE,
@@ -41,7 +43,7 @@ class WindowAssignOperator(Operator):
     name = "WindowTVF"
 
     def __init__(self, kind: str, time_index: int, size: int, slide: int, offset: int,
-                 lateness: int, schema: pa.Schema) -> None:
+                 lateness: int, schema: pa.Schema, proctime: bool = False) -> None:
         self.kind = kind
         self.time_index = time_index
         self.size = size
@@ -51,12 +53,13 @@ class WindowAssignOperator(Operator):
         self.schema = schema
         self.watermark = MIN_WATERMARK
         self.late_dropped = 0
+        self.proctime = proctime  # processing time is never late
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
         ts = millis(data.column(self.time_index))
-        row_wm = row_watermarks(batch)
+        row_wm = row_watermarks(batch) if not self.proctime else None
         if row_wm is None:
             row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
         windows = assign(self.kind, ts, self.size, self.slide, self.offset)
@@ -78,7 +81,8 @@ class WindowAssignOperator(Operator):
         return (with_meta(result, row_wm[rows]),)
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
-        self.watermark = wm.timestamp
+        if not self.proctime:
+            self.watermark = wm.timestamp
         return ()
 
     def snapshot_state(self) -> Mapping[str, object]:
@@ -91,7 +95,7 @@ class WindowAggregateOperator(Operator):
     name = "WindowAggregate"
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
-                 end_pos: int, lateness: int) -> None:
+                 end_pos: int, lateness: int, proctime: bool = False) -> None:
         self.partials = Partials(keys, aggs)
         self.schema = schema
         self.end_key = f"k{end_pos}"
@@ -103,9 +107,23 @@ class WindowAggregateOperator(Operator):
         self.fired_distinct: dict[int, pa.Table] = {}
         self.watermark = MIN_WATERMARK
         self.late_dropped = 0
+        # Processing-time windows fire by the wall clock, checked as batches arrive (and all
+        # at the end of input); event-time watermarks do not move them.
+        self.proctime = proctime
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        out = self._process(batch)
+        if self.proctime:
+            out += self._fire(int(time.time() * 1000))
+        return out
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        if self.proctime and wm.timestamp != MAX_WATERMARK.timestamp:
+            return ()
+        return self._fire(wm.timestamp)
+
+    def _process(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
         table = pa.table(self.partials.row_columns(batch))
         ends = millis(table[self.end_key].combine_chunks())
         fired = ends - 1 <= self.watermark
@@ -134,7 +152,8 @@ class WindowAggregateOperator(Operator):
         for j in self.partials.distinct:
             self.distinct[j] = [_dedupe(pa.concat_tables(self.distinct[j]))]
 
-    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+    def _fire(self, timestamp: int) -> list[pa.RecordBatch]:
+        wm = Watermark(timestamp)
         before = self.watermark
         self.watermark = wm.timestamp
         out: list[pa.RecordBatch] = []

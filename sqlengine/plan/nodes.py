@@ -22,6 +22,7 @@ class Field:
     type: pa.DataType
     nullable: bool = True
     rowtime: bool = False  # an event-time attribute (a WATERMARK was declared on it)
+    proctime: bool = False  # a processing-time attribute (PROCTIME())
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +152,13 @@ class Project(UnaryPlan):
             raise PlanError("projection needs one name per expression")
         in_fields = self.input.schema.fields
         fields = []
-        from sqlengine.plan.expressions import ColumnRef
+        from sqlengine.plan.expressions import Call, ColumnRef
 
         for e, n in zip(self.exprs, self.names):
             rowtime = isinstance(e, ColumnRef) and in_fields[e.index].rowtime
-            fields.append(Field(n, e.dtype, True, rowtime))
+            proctime = (isinstance(e, ColumnRef) and in_fields[e.index].proctime) or (
+                isinstance(e, Call) and e.name == "proctime")
+            fields.append(Field(n, e.dtype, True, rowtime, proctime))
         object.__setattr__(self, "schema", Schema(tuple(fields)))
 
     def explain_label(self) -> str:
@@ -339,6 +342,7 @@ class WindowTVF(UnaryPlan):
     slide: int = 0  # ms: HOP slide, CUMULATE step
     offset: int = 0
     partition_keys: tuple[int, ...] = ()  # SESSION ... PARTITION BY
+    proctime: bool = False  # windows over processing time (fired by the wall clock)
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -179,3 +179,31 @@ def test_state_ttl_forgets_idle_rows() -> None:
     assert h.process(batch([("a", 1)]), 0).take_rows() == [("+I", "a", 1, "a", 10)]
     clock.now = 1.6  # the right row was written at 0.0: expired
     assert h.process(batch([("a", 2)]), 0).take_rows() == [("+I", "a", 2, None, None)]
+
+
+def topn(limit: int, output_rank: bool, ascending: bool = False):  # type: ignore[no-untyped-def]
+    from runtime.operators.rank import TopNOperator
+
+    out = pa.schema([("k", pa.string()), ("v", pa.int64()), ("rn", pa.int64())])
+    return TopNOperator((K,), (SortKey(V, ascending=ascending, nulls_first=ascending),), limit,
+                        out, "changelog", output_rank)
+
+
+def test_top_n_emits_the_difference_per_batch() -> None:
+    h = OperatorHarness(topn(2, output_rank=True))
+    assert h.process(batch([("a", 3), ("a", 1), ("b", 2)])).take_rows() == [
+        ("+I", "a", 3, 1), ("+I", "a", 1, 2), ("+I", "b", 2, 1)]
+    # a 5 arrives: 1 falls out, 3 moves from #1 to #2, 5 comes in at #1
+    assert h.process(batch([("a", 5)])).take_rows() == [
+        ("-D", "a", 1, 2), ("-U", "a", 3, 1), ("+U", "a", 3, 2), ("+I", "a", 5, 1)]
+    # a 0 is not in the top 2: nothing
+    assert h.process(batch([("a", 0)])).take_rows() == []
+
+
+def test_deduplication_keeps_the_first_row_without_rank_updates() -> None:
+    h = OperatorHarness(topn(1, output_rank=False, ascending=True))
+    assert h.process(batch([("a", 7), ("b", 9)])).take_rows() == [
+        ("+I", "a", 7, 1), ("+I", "b", 9, 1)]
+    assert h.process(batch([("a", 8)])).take_rows() == []          # later and larger: kept out
+    assert h.process(batch([("a", 6)])).take_rows() == [           # smaller: replaces
+        ("-D", "a", 7, 1), ("+I", "a", 6, 1)]

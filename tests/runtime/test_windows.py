@@ -350,3 +350,18 @@ def test_current_watermark_is_the_watermark_before_each_row(tmp_path: Path) -> N
     got = [(r["price"], None if r["wm"] is None else
             int((r["wm"] - start).total_seconds())) for r in q.collect().to_pylist()]
     assert got == [(1, None), (2, -1), (3, 2), (4, 7), (5, 10), (6, 10), (7, 23)]
+
+
+def test_processing_time_windows_fire_by_the_wall_clock() -> None:
+    s = sqlengine.connect()
+    s.execute("""CREATE TABLE g (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '250',
+                   'rows-per-second' = '100')""")
+    s.execute("CREATE VIEW gp AS SELECT a, PROCTIME() AS pt FROM g")
+    q = s.sql("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE gp, DESCRIPTOR(pt), "
+              "INTERVAL '1' SECOND)) GROUP BY window_start, window_end")
+    batches = [b.to_pylist() for b in q.stream()]
+    # 2.5 s of rows: windows close while rows still arrive, not only at the end.
+    assert len(batches) >= 2
+    rows = [r for b in batches for r in b]
+    assert sum(r["n"] for r in rows) == 250
+    assert len({r["window_start"] for r in rows}) == len(rows) >= 3
