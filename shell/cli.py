@@ -33,10 +33,33 @@ def _read(path: str) -> str:
         raise click.FileError(path, hint=e.strerror or str(e)) from None
 
 
-@click.group(invoke_without_command=False)
+@click.group(invoke_without_command=True)
 @click.version_option("0.1.0", prog_name="sqlengine")
-def main() -> None:
-    """sqlengine: Flink SQL on a streaming engine in Python."""
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """sqlengine: Flink SQL on a streaming engine in Python. With no command: the shell."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(shell)
+
+
+@main.command()
+@click.option("-D", "defines", multiple=True, metavar="KEY=VALUE",
+              help="Set an option, as SET 'KEY' = 'VALUE' would.")
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False),
+              help="A shell configuration file (default ~/.config/sqlengine/config).")
+def shell(defines: tuple[str, ...], config_path: str | None) -> None:
+    """The interactive SQL shell (statements piped into stdin run in order)."""
+    from shell.app import Shell, run_piped
+    from shell.config import load_config
+
+    session = _session(defines)
+    if not sys.stdin.isatty():
+        sys.exit(run_piped(sys.stdin, sys.stdout, session))
+    try:
+        config = load_config(config_path)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--config") from None
+    sys.exit(Shell(session, config).run())
 
 
 @main.command()

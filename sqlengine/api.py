@@ -164,19 +164,25 @@ class Session:
                      collect_queries: bool = True) -> Iterator[Result]:
         """Run statements one by one, yielding each result as soon as it is known."""
         for offset, text in split_script(script):
-            try:
-                stmt = parse_statement(text, offset, script)
-                result = self._run(stmt, script, collect_queries)
-            except SqlEngineError as e:
-                if e.sql is None:
-                    e.sql = script
-                    if e.span is None:
-                        e.span = Span.from_offset(script, offset, offset + len(text.split()[0]))
-                if source is not None:
-                    e.source = source
-                raise
-            result.statement_offset = offset
-            yield result
+            yield self.run_statement(text, offset, script, source, collect_queries)
+
+    def run_statement(self, text: str, offset: int, script: str, source: str | None = None,
+                      collect_queries: bool = True) -> Result:
+        """Run one statement of ``script`` (starting at ``offset``); errors are located in
+        the script (and named by ``source``, a file name)."""
+        try:
+            stmt = parse_statement(text, offset, script)
+            result = self._run(stmt, script, collect_queries)
+        except SqlEngineError as e:
+            if e.sql is None:
+                e.sql = script
+                if e.span is None:
+                    e.span = Span.from_offset(script, offset, offset + len(text.split()[0]))
+            if source is not None:
+                e.source = source
+            raise
+        result.statement_offset = offset
+        return result
 
     def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
         """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""

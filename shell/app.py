@@ -1,0 +1,238 @@
+"""The interactive SQL shell: prompt-toolkit prompt, statements ending in ';', three result
+modes, Ctrl-C to cancel a query, Ctrl-D to leave. With a non-terminal stdin it runs the
+statements piped in, in order, and prints plainly."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+import sqlengine
+from shell.config import ShellConfig, load_config
+from shell.formatting import render_table
+from shell.results import show_changelog, show_table, show_tableau
+from sqlengine.errors import SqlEngineError
+
+HELP = """Statements end with ';' and may span lines. Besides SQL:
+  help                 this text
+  SOURCE 'file.sql';   run the statements of a file
+  SET 'sql-client.execution.result-mode' = 'table' | 'changelog' | 'tableau';
+  \\timing              print how long each statement took (toggle)
+  quit, exit, Ctrl-D   leave the shell
+Ctrl-C cancels a running query (and clears the line at the prompt); Ctrl-R searches history.
+"""
+
+_META = ("help", "quit", "exit", "\\q", "\\timing", "\\t")
+
+
+def statement_complete(text: str) -> bool:
+    """Whether Enter should run the buffer: a meta command, or text ending with ';' outside
+    quotes and comments."""
+    stripped = text.strip()
+    if not stripped:
+        return False
+    if stripped.rstrip(";").strip().lower() in _META:
+        return True
+    from sqlengine.parser import split_script
+
+    parts = split_script(stripped)
+    if not parts:
+        return stripped.endswith(";")
+    offset, last = parts[-1]
+    return stripped[offset + len(last):].strip().startswith(";")
+
+
+class Shell:
+    """One interactive session. ``input``/``output`` are prompt-toolkit's (tests pass pipes)."""
+
+    def __init__(self, session: sqlengine.Session | None = None,
+                 config: ShellConfig | None = None, out: TextIO | None = None,
+                 pt_input: object = None, pt_output: object = None) -> None:
+        self.config = config or load_config()
+        self.session = session or sqlengine.connect()
+        for k, v in self.config.options.items():
+            self.session.set(k, v)
+        if "sql-client.execution.result-mode" not in self.session.options:
+            self.session.set("sql-client.execution.result-mode", self.config.result_mode)
+        self.out = out or sys.stdout
+        self.pt_input = pt_input
+        self.pt_output = pt_output
+        self.timing = self.config.timing
+        self.errors = 0
+
+    # -- running statements --------------------------------------------------------------
+    def run_text(self, text: str, source: str | None = None) -> bool:
+        """Run every statement of ``text`` in order (a failing one does not stop the rest);
+        False when the shell should end."""
+        from sqlengine.parser import split_script
+
+        parts = split_script(text)
+        if not parts and text.strip():
+            parts = [(0, text.strip())]
+        for offset, stmt in parts:
+            meta = self._meta(stmt)
+            if meta == "quit":
+                return False
+            if meta == "done":
+                continue
+            try:
+                self._show(self.session.run_statement(stmt, offset, text, source,
+                                                      collect_queries=False))
+            except SqlEngineError as e:
+                self._error(str(e))
+        return True
+
+    def _meta(self, stmt: str) -> str | None:
+        """Handle a shell command: "quit", "done", or None for a SQL statement."""
+        import re
+
+        command = stmt.strip().rstrip(";").strip()
+        low = command.lower()
+        if low in ("quit", "exit", "\\q"):
+            return "quit"
+        if low == "help":
+            self.out.write(HELP)
+            return "done"
+        if low in ("\\timing", "\\t"):
+            self.timing = not self.timing
+            self.out.write(f"Timing is {'on' if self.timing else 'off'}.\n")
+            return "done"
+        m = re.fullmatch(r"(?is)source\s+'([^']+)'", command)
+        if m:
+            path = Path(m.group(1)).expanduser()
+            try:
+                script = path.read_text()
+            except OSError as e:
+                self._error(f"SOURCE {str(path)!r}: {e.strerror or e}")
+                return "done"
+            return "done" if self.run_text(script, source=str(path)) else "quit"
+        return None
+
+    def _error(self, message: str) -> None:
+        self.errors += 1
+        self.out.write(f"[ERROR] {message}\n")
+        self.out.flush()
+
+    def _show(self, result: sqlengine.api.Result) -> None:
+        started = time.monotonic()
+        if result.kind == "rows" and result.query is not None:
+            self._query(result.query, started)
+        elif result.kind == "rows" and result.table is not None:
+            self.out.write(render_table(result.table))
+            n = result.table.num_rows
+            self.out.write(f"{n} row{'s' if n != 1 else ''} in set\n")
+        elif result.kind == "explain":
+            self.out.write(result.message + "\n")
+        else:
+            self.out.write(result.message + "\n")
+            if result.skipped_rows:
+                self.out.write(f"[WARNING] skipped {result.skipped_rows} malformed rows\n")
+        self.out.flush()
+
+    def _query(self, q: sqlengine.Query, started: float) -> None:
+        mode = self.session.options.get("sql-client.execution.result-mode", "tableau")
+        updating = self.session.options.get("execution.runtime-mode") != "batch"
+        stream = q.stream()
+        count = 0
+        cancelled = False
+        try:
+            if mode == "table" and self.pt_input is not False:
+                count = show_table(stream, "sqlengine", self.pt_input, self.pt_output)
+            elif mode == "changelog":
+                count = show_changelog(stream, self.out)
+            else:
+                count = show_tableau(stream, self.out, updating)
+        except KeyboardInterrupt:
+            cancelled = True
+        except SqlEngineError as e:
+            self._error(str(e))
+            return
+        finally:
+            stream.close()
+        secs = time.monotonic() - started
+        if cancelled:
+            self.out.write("[INFO] Query cancelled.\n")
+        else:
+            timing = f" ({secs:.2f} s)" if self.timing else ""
+            self.out.write(f"Received a total of {count} row{'s' if count != 1 else ''}"
+                           f"{timing}\n")
+        if q.late_records_dropped:
+            self.out.write(f"[WARNING] dropped {q.late_records_dropped} late rows\n")
+        if q.skipped_rows:
+            self.out.write(f"[WARNING] skipped {q.skipped_rows} malformed rows\n")
+
+    # -- the prompt -----------------------------------------------------------------------
+    def prompt_session(self):  # type: ignore[no-untyped-def]
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.lexers import PygmentsLexer
+        from prompt_toolkit.styles import style_from_pygments_cls
+        from pygments.styles import get_style_by_name
+
+        from shell.completer import SqlCompleter
+        from shell.lexer import FlinkSqlLexer
+
+        kb = KeyBindings()
+
+        @kb.add("enter")
+        def _enter(event) -> None:  # type: ignore[no-untyped-def]
+            buf = event.current_buffer
+            if statement_complete(buf.text):
+                buf.validate_and_handle()
+            else:
+                buf.insert_text("\n")
+
+        @kb.add("tab")
+        def _tab(event) -> None:  # type: ignore[no-untyped-def]
+            buf = event.current_buffer
+            if buf.complete_state:
+                buf.complete_next()
+            else:
+                buf.start_completion(select_first=True)
+
+        history_file = self.config.history_file
+        history = FileHistory(str(Path(history_file).expanduser())) if history_file \
+            else InMemoryHistory()
+        try:
+            style = style_from_pygments_cls(get_style_by_name(self.config.style))
+        except Exception:
+            style = None
+        return PromptSession(
+            message="sqlengine> ", multiline=True, key_bindings=kb, history=history,
+            lexer=PygmentsLexer(FlinkSqlLexer), completer=SqlCompleter(self.session),
+            complete_while_typing=False, enable_history_search=False, style=style,
+            prompt_continuation=lambda width, line, soft: "         > ".rjust(width),
+            input=self.pt_input, output=self.pt_output)
+
+    def run(self) -> int:
+        """The read-eval-print loop; returns the exit code."""
+        ps = self.prompt_session()
+        self.out.write("sqlengine shell. Type help for help, quit or Ctrl-D to leave.\n")
+        while True:
+            try:
+                text = ps.prompt()
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if not text.strip():
+                continue
+            if not self.run_text(text):
+                break
+        self.out.write("Bye.\n")
+        return 0
+
+
+def run_piped(stream: TextIO, out: TextIO, session: sqlengine.Session | None = None) -> int:
+    """Statements from a non-terminal stdin, in order, printed plainly (tableau, never the
+    full-screen table); 1 if any statement failed."""
+    config = load_config()
+    shell = Shell(session, config, out, pt_input=False)
+    mode = shell.session.options.get("sql-client.execution.result-mode")
+    if mode == "table":
+        shell.session.set("sql-client.execution.result-mode", "tableau")
+    shell.run_text(stream.read())
+    return 1 if shell.errors else 0
