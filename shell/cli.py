@@ -65,35 +65,125 @@ def shell(defines: tuple[str, ...], config_path: str | None) -> None:
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True, help="How query results are written to stdout.")
+              show_default=True, help="How query results are written.")
 @click.option("-D", "defines", multiple=True, metavar="KEY=VALUE",
               help="Set an option, as SET 'KEY' = 'VALUE' would.")
-def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...]) -> None:
+@click.option("--output", "output", default=None, type=click.Path(file_okay=False),
+              help="Write each query's result to a file in this directory "
+                   "(<script>-<n>.<format>) instead of stdout.")
+@click.option("--continue-on-error", is_flag=True,
+              help="Run the remaining statements after a failure; summarise at the end.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show rows, rows/s and the watermark on stderr while a job runs "
+                   "(default: when stderr is a terminal).")
+def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str | None,
+        continue_on_error: bool, progress: bool | None) -> None:
     """Run every statement of each FILE in order; query results go to stdout."""
+    from sqlengine.parser import split_script
+
     session = _session(defines)
     err = sys.stderr
+    show_progress = err.isatty() if progress is None else progress
+    meter = _Progress(err) if show_progress else None
+    session.on_progress = meter
+    failures: list[str] = []
+    statements = 0
+    writer = _Output(output, fmt)
     try:
         for path in files:
             script = _read(path)
-            for result in session.iter_execute(script, source=path, collect_queries=False):
-                _show(result, fmt, err)
-    except SqlEngineError as e:
-        err.write(render_error(e) + "\n")
-        sys.exit(1)
+            for offset, text in split_script(script):
+                statements += 1
+                try:
+                    result = session.run_statement(text, offset, script, path,
+                                                   collect_queries=False)
+                    _show(result, fmt, err, writer.target(path), meter)
+                except SqlEngineError as e:
+                    if meter is not None:
+                        meter.clear()
+                    err.write(render_error(e) + "\n")
+                    if not continue_on_error:
+                        sys.exit(1)
+                    failures.append(f"{path}:{e.span.line if e.span else '?'}")
     except KeyboardInterrupt:
         err.write("cancelled\n")
         sys.exit(130)
+    finally:
+        writer.close()
+    if continue_on_error:
+        err.write(f"{statements} statements, {len(failures)} failed"
+                  f"{': ' + ', '.join(failures) if failures else ''}\n")
+    sys.exit(1 if failures else 0)
 
 
-def _show(result: sqlengine.api.Result, fmt: str, err: object) -> None:
-    out = sys.stdout
+class _Progress:
+    """A live status line on stderr: rows, rows/s, watermark."""
+
+    def __init__(self, stream: object) -> None:
+        self.stream = stream
+        self.started = time.monotonic()
+        self.shown = False
+
+    def __call__(self, rows: int, watermark: int) -> None:
+        import datetime as dt
+
+        secs = max(time.monotonic() - self.started, 1e-9)
+        wm = "-" if watermark <= -(2**62) or watermark >= 2**62 else \
+            (dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=watermark)).isoformat(
+                sep=" ", timespec="milliseconds")
+        self.stream.write(f"\r{rows:,} rows  {rows / secs:,.0f} rows/s  watermark {wm}\x1b[K")  # type: ignore[attr-defined]
+        self.stream.flush()  # type: ignore[attr-defined]
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")  # type: ignore[attr-defined]
+            self.stream.flush()  # type: ignore[attr-defined]
+            self.shown = False
+        self.started = time.monotonic()
+
+
+class _Output:
+    """Where query results go: stdout, or numbered files in a directory."""
+
+    def __init__(self, directory: str | None, fmt: str) -> None:
+        self.directory = Path(directory) if directory else None
+        self.ext = {"table": "txt", "csv": "csv", "json": "json"}[fmt]
+        self.count = 0
+        self.files: list[object] = []
+        if self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+
+    def target(self, script: str):  # type: ignore[no-untyped-def]
+        if self.directory is None:
+            return sys.stdout
+
+        def open_next():  # type: ignore[no-untyped-def]
+            self.count += 1
+            f = open(self.directory / f"{Path(script).stem}-{self.count}.{self.ext}", "w",  # type: ignore[operator]  # noqa: SIM115
+                     encoding="utf-8")
+            self.files.append(f)
+            return f
+
+        return open_next
+
+    def close(self) -> None:
+        for f in self.files:
+            f.close()  # type: ignore[attr-defined]
+
+
+def _show(result: sqlengine.api.Result, fmt: str, err: object, out: object,
+          meter: _Progress | None = None) -> None:
     if result.kind == "rows" and result.query is not None:
         q = result.query
+        out = out() if callable(out) else out
         start = time.monotonic()
         if _bounded(q):
             table = q.collect()
-            out.write(render(table, fmt))
-            out.flush()
+            if meter is not None:
+                meter.clear()
+            out.write(render(table, fmt))  # type: ignore[attr-defined]
+            out.flush()  # type: ignore[attr-defined]
             err.write(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''} in set "  # type: ignore[attr-defined]
                       f"({time.monotonic() - start:.2f} s)\n")
         else:
@@ -102,19 +192,22 @@ def _show(result: sqlengine.api.Result, fmt: str, err: object) -> None:
             for batch in q.stream():
                 import pyarrow as pa
 
-                out.write(render(pa.Table.from_batches([batch]), fmt if fmt != "table"
+                out.write(render(pa.Table.from_batches([batch]), fmt if fmt != "table"  # type: ignore[attr-defined]
                                  else "csv", header))
-                out.flush()
+                out.flush()  # type: ignore[attr-defined]
                 header = False
         if q.skipped_rows:
             err.write(f"warning: skipped {q.skipped_rows} malformed rows\n")  # type: ignore[attr-defined]
         if q.late_records_dropped:
             err.write(f"warning: dropped {q.late_records_dropped} late rows\n")  # type: ignore[attr-defined]
     elif result.kind == "rows" and result.table is not None:
-        out.write(render(result.table, fmt))
+        out = out() if callable(out) else out
+        out.write(render(result.table, fmt))  # type: ignore[attr-defined]
     elif result.kind == "explain":
-        out.write(result.message + "\n")
+        sys.stdout.write(result.message + "\n")
     else:
+        if meter is not None:
+            meter.clear()
         if result.skipped_rows:
             err.write(f"warning: skipped {result.skipped_rows} malformed rows\n")  # type: ignore[attr-defined]
         err.write(result.message + "\n")  # type: ignore[attr-defined]

@@ -59,6 +59,8 @@ class Session:
     def __init__(self, options: dict[str, str] | None = None) -> None:
         self.catalog = Catalog()
         self.options: dict[str, str] = {"execution.runtime-mode": "streaming"}
+        # Called about twice a second while a job runs: (rows read so far, watermark ms).
+        self.on_progress: Any = None
         for k, v in (options or {}).items():
             self.set(k, v)
 
@@ -324,6 +326,7 @@ class JobRun:
             if t is not None and t.data is not None:
                 tables[name.lower()] = t.data
         self.executor = Executor(self.graph, dict(session.options), tables)
+        self.executor.on_progress = session.on_progress
         self.result = None
 
     def run(self) -> Iterator[pa.RecordBatch]:

@@ -8,7 +8,7 @@ caller sees collected results as they are produced and can stop (cancel) at any 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -42,6 +42,9 @@ class Executor:
         self.collect: CollectSink | None = None
         self.sources: list[tuple[str, SourceOperator]] = []
         self.result = JobResult()
+        # Called now and then while the job runs: (rows read by the sources, watermark).
+        self.on_progress: Callable[[int, int], None] | None = None
+        self._last_progress = 0.0
         for v in graph.vertices:
             ops = [build_operator(spec, tables or {}) for spec in v.chain]
             names = [spec.label().split("(")[0] for spec in v.chain]
@@ -123,12 +126,21 @@ class Executor:
                         task.fire_watermark(Watermark(src.watermark), start=1)  # type: ignore[attr-defined]
                         last_wm[vid] = now
                     still.append((vid, it))
+                    if self.on_progress is not None and now - self._last_progress >= 0.5:
+                        self._last_progress = now
+                        self.on_progress(*self.progress())
                     yield from self._drain()
                 active = still
         finally:
             self._collect_metrics()
             for task in self.tasks.values():
                 task.close()
+
+    def progress(self) -> tuple[int, int]:
+        """Rows the sources have produced, and the lowest watermark among the last vertices."""
+        rows = sum(self.tasks[vid].metrics[0].records_out for vid, _ in self.sources)
+        ends = [t for vid, t in self.tasks.items() if not self.graph.out_edges(vid)]
+        return rows, min((t.watermark for t in ends), default=0)
 
     def _idle_timeout(self, src: SourceOperator) -> float:
         """Seconds without data after which a source is idle (0: never)."""

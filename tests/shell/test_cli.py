@@ -81,3 +81,35 @@ def test_console_script_runs_the_demo() -> None:
     lines = proc.stdout.splitlines()
     assert lines[0] == "customer,orders,revenue,biggest,big_orders"
     assert sum(int(line.split(",")[1]) for line in lines[1:]) == 100000
+
+
+def test_output_directory_gets_one_file_per_query(tmp_path: Path) -> None:
+    sql = _files(tmp_path)
+    sql.write_text(sql.read_text() + "SELECT COUNT(*) AS n FROM t;\n")
+    result = CliRunner().invoke(main, ["run", str(sql), "--format", "csv", "--output",
+                                       str(tmp_path / "out")])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert (tmp_path / "out" / "q-1.csv").read_text() == "k,total\na,4\nb,2\n"
+    assert (tmp_path / "out" / "q-2.csv").read_text() == "n\n3\n"
+
+
+def test_continue_on_error_summarises(tmp_path: Path) -> None:
+    sql = tmp_path / "e.sql"
+    sql.write_text("SELECT 1 AS a;\nSELECT nope;\nSELECT 2 AS b;\n")
+    stop = CliRunner().invoke(main, ["run", str(sql), "--format", "csv"])
+    assert stop.exit_code == 1 and stop.stdout == "a\n1\n"
+    go_on = CliRunner().invoke(main, ["run", str(sql), "--format", "csv",
+                                      "--continue-on-error"])
+    assert go_on.exit_code == 1 and go_on.stdout == "a\n1\nb\n2\n"
+    assert f"3 statements, 1 failed: {sql}:2" in go_on.stderr
+
+
+def test_progress_line_only_when_asked_or_on_a_terminal(tmp_path: Path) -> None:
+    sql = tmp_path / "p.sql"
+    sql.write_text("CREATE TABLE g (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = "
+                   "'150', 'rows-per-second' = '100');\nSELECT COUNT(*) AS n FROM g;\n")
+    quiet = CliRunner().invoke(main, ["run", str(sql), "--format", "csv"])
+    assert "rows/s" not in quiet.stderr  # stderr is not a terminal here
+    shown = CliRunner().invoke(main, ["run", str(sql), "--format", "csv", "--progress"])
+    assert "rows/s  watermark" in shown.stderr and shown.stdout == "n\n150\n"
