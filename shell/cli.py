@@ -73,15 +73,19 @@ def shell(defines: tuple[str, ...], config_path: str | None) -> None:
                    "(<script>-<n>.<format>) instead of stdout.")
 @click.option("--continue-on-error", is_flag=True,
               help="Run the remaining statements after a failure; summarise at the end.")
+@click.option("--target", type=click.Choice(["native", "spark"]), default=None,
+              help="Where jobs run (as SET 'execution.target'); spark needs pyspark.")
 @click.option("--progress/--no-progress", default=None,
               help="Show rows, rows/s and the watermark on stderr while a job runs "
                    "(default: when stderr is a terminal).")
 def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str | None,
-        continue_on_error: bool, progress: bool | None) -> None:
+        continue_on_error: bool, target: str | None, progress: bool | None) -> None:
     """Run every statement of each FILE in order; query results go to stdout."""
     from sqlengine.parser import split_script
 
     session = _session(defines)
+    if target is not None:
+        session.set("execution.target", target)
     err = sys.stderr
     show_progress = err.isatty() if progress is None else progress
     meter = _Progress(err) if show_progress else None

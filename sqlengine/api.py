@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 _BOOL_OPTIONS = ("pipeline.operator-chaining", "table.optimizer.enabled")
 _ENUM_OPTIONS = {
     "execution.runtime-mode": ("streaming", "batch"),
+    "execution.target": ("native", "spark"),
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
 }
 _INT_OPTIONS = ("parallelism.default",)
@@ -285,7 +286,17 @@ class Session:
             plan = ddl.bind_insert(self.catalog, inner, script)
         else:
             plan = Query(self, inner.query, script).logical_plan
-        return explain_plan(plan, self.options, verbose="VERBOSE" in stmt.details)
+        return explain_plan(plan, self.options, verbose="VERBOSE" in stmt.details,
+                            tables=self.memory_tables())
+
+    def memory_tables(self) -> dict[str, object]:
+        """Registered in-memory data by table name (what the runtimes read)."""
+        out = {}
+        for name in self.catalog.table_names():
+            t = self.catalog.table(name)
+            if t is not None and t.data is not None:
+                out[name.lower()] = t.data
+        return out
 
     def job_graph(self, plan: LogicalPlan) -> JobGraph:
         from optimizer import optimize, plan_job
@@ -293,7 +304,8 @@ class Session:
         return plan_job(optimize(plan, self.options), self.options)
 
 
-def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = False) -> str:
+def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = False,
+                 tables: dict[str, object] | None = None) -> str:
     """EXPLAIN text: the bound plan, the optimized plan and the JobGraph with its chains."""
     from optimizer import optimize, plan_job
     from sqlengine.plan.display import display_indent
@@ -310,6 +322,15 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
         parts += ["== Optimizer Passes ==", *steps, ""]
     parts += ["== Optimized Logical Plan ==", display_indent(optimized), "",
               "== Job Graph ==", job.explain()]
+    if options.get("execution.target") == "spark" and tables is not None:
+        from optimizer import plan_job as _plan
+        from runtime.spark.translate import SparkJob
+        from sqlengine.plan.nodes import Sink, SinkSpec
+
+        if not isinstance(optimized, Sink):
+            optimized = Sink(optimized, SinkSpec("collect", "collect", (), optimized.schema))
+        spark_job = SparkJob(_plan(optimized, options), options, tables)
+        parts += ["", "== Spark Plan ==", spark_job.explain()]
     return "\n".join(parts)
 
 
@@ -325,8 +346,13 @@ class JobRun:
             t = session.catalog.table(name)
             if t is not None and t.data is not None:
                 tables[name.lower()] = t.data
-        self.executor = Executor(self.graph, dict(session.options), tables)
-        self.executor.on_progress = session.on_progress
+        if session.options.get("execution.target", "native") == "spark":
+            from runtime.spark.translate import SparkJob
+
+            self.executor: Any = SparkJob(self.graph, dict(session.options), tables)
+        else:
+            self.executor = Executor(self.graph, dict(session.options), tables)
+            self.executor.on_progress = session.on_progress
         self.result = None
 
     def run(self) -> Iterator[pa.RecordBatch]:
@@ -361,7 +387,8 @@ class Query:
 
     def explain(self) -> str:
         """The plans, as EXPLAIN prints them."""
-        return explain_plan(self.logical_plan, self.session.options)
+        return explain_plan(self.logical_plan, self.session.options,
+                            tables=self.session.memory_tables())
 
     def _job(self) -> JobRun:
         from sqlengine.plan.nodes import Sink, SinkSpec

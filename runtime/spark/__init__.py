@@ -1,0 +1,1 @@
+"""The Spark runtime: JobGraphs executed with PySpark (imported lazily, only here)."""

@@ -1,0 +1,173 @@
+"""Bound expressions as Spark SQL text over positional columns c0, c1, ... with Flink's
+semantics; None where Spark's built-ins would differ (the caller then runs our own Arrow kernels
+in mapInArrow instead)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+
+import pyarrow as pa
+
+from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+
+
+def spark_type(t: pa.DataType) -> str:
+    """The Spark SQL name of an Arrow type (timestamps without time zone)."""
+    if pa.types.is_boolean(t):
+        return "BOOLEAN"
+    names = {pa.int8(): "TINYINT", pa.int16(): "SMALLINT", pa.int32(): "INT",
+             pa.int64(): "BIGINT", pa.float32(): "FLOAT", pa.float64(): "DOUBLE",
+             pa.date32(): "DATE"}
+    if t in names:
+        return names[t]
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision},{t.scale})"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "STRING"
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMP_NTZ"
+    if pa.types.is_binary(t):
+        return "BINARY"
+    if pa.types.is_null(t):
+        return "VOID"
+    msg = f"no Spark type for {t}"
+    raise TypeError(msg)
+
+
+def ddl(schema: pa.Schema, names: list[str] | None = None) -> str:
+    """A Spark DDL schema string ("c0 BIGINT, c1 STRING")."""
+    names = names or [f"c{i}" for i in range(len(schema))]
+    return ", ".join(f"`{n}` {spark_type(f.type)}" for n, f in zip(names, schema))
+
+
+def _literal(e: Literal) -> str:
+    v, t = e.value, e.type
+    if v is None:
+        return f"CAST(NULL AS {spark_type(t)})" if not pa.types.is_null(t) else "NULL"
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, str):
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(v, dt.timedelta):
+        return f"INTERVAL {int(v.total_seconds() * 1000)} MILLISECONDS"
+    if isinstance(v, dt.datetime):
+        return f"TIMESTAMP_NTZ '{v.isoformat(sep=' ')}'"
+    if isinstance(v, dt.date):
+        return f"DATE '{v.isoformat()}'"
+    if isinstance(v, decimal.Decimal | int | float):
+        return f"CAST({v!r} AS {spark_type(t)})" if not isinstance(v, decimal.Decimal) \
+            else f"CAST('{v}' AS {spark_type(t)})"
+    return str(v)
+
+
+_SAME = {"upper": "upper", "lower": "lower", "initcap": "initcap", "reverse": "reverse",
+         "char_length": "char_length", "abs": "abs", "power": "power", "sqrt": "sqrt",
+         "ln": "ln", "log10": "log10", "exp": "exp", "coalesce": "coalesce",
+         "nullif": "nullif", "repeat": "repeat", "concat": "concat", "replace": "replace",
+         "lpad": "lpad", "rpad": "rpad", "date_format": "date_format"}
+_EXTRACT = {"year": "year", "quarter": "quarter", "month": "month", "week": "weekofyear",
+            "day": "dayofmonth", "doy": "dayofyear", "dow": "dayofweek", "hour": "hour",
+            "minute": "minute", "second": "second"}
+_INFIX = {"add": "+", "subtract": "-", "multiply": "*", "mod": "%", "eq": "=", "ne": "<>",
+          "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "and": "AND", "or": "OR"}
+
+
+def to_sql(e: Expr) -> str | None:
+    """Spark SQL for ``e``, or None when Spark would not give Flink's answer."""
+    if isinstance(e, ColumnRef):
+        return f"`c{e.index}`"
+    if isinstance(e, Literal):
+        return _literal(e)
+    kids = [to_sql(k) for k in e.children()]
+    if any(k is None for k in kids):
+        return None
+    if isinstance(e, Cast):
+        src = e.arg.dtype
+        if pa.types.is_string(e.type) and (pa.types.is_boolean(src) or
+                                           pa.types.is_timestamp(src) or
+                                           pa.types.is_floating(src)):
+            return None  # Flink prints TRUE / millisecond timestamps / Java doubles
+        word = "try_cast" if e.safe else "CAST"
+        return f"{word}({kids[0]} AS {spark_type(e.type)})"
+    if isinstance(e, Case):
+        parts = " ".join(f"WHEN {kids[2 * i]} THEN {kids[2 * i + 1]}"
+                         for i in range(len(e.whens)))
+        tail = f" ELSE {kids[-1]}" if e.default is not None else ""
+        return f"CASE {parts}{tail} END"
+    if isinstance(e, InList):
+        word = "NOT IN" if e.negated else "IN"
+        return f"({kids[0]} {word} ({', '.join(kids[1:])}))"  # type: ignore[arg-type]
+    if not isinstance(e, Call):
+        return None
+    return _call(e, kids)  # type: ignore[arg-type]
+
+
+def _call(e: Call, k: list[str]) -> str | None:
+    name, t = e.name, e.type
+    out = spark_type(t)
+    if name == "divide":
+        if pa.types.is_integer(t):
+            return f"CAST(({k[0]} div {k[1]}) AS {out})"
+        return f"CAST(({k[0]} / {k[1]}) AS {out})"
+    if name in _INFIX:
+        text = f"({k[0]} {_INFIX[name]} {k[1]})"
+        if name in ("add", "subtract", "multiply", "mod"):
+            if pa.types.is_timestamp(t):
+                return text
+            return f"CAST({text} AS {out})"
+        return text
+    if name == "negate":
+        return f"(-{k[0]})"
+    if name == "not":
+        return f"(NOT {k[0]})"
+    simple = {"is_null": "IS NULL", "is_not_null": "IS NOT NULL", "is_true": "IS TRUE",
+              "is_false": "IS FALSE", "is_not_true": "IS NOT TRUE",
+              "is_not_false": "IS NOT FALSE"}
+    if name in simple:
+        return f"({k[0]} {simple[name]})"
+    if name in ("like", "not_like"):
+        return f"({k[0]} {'NOT ' if name == 'not_like' else ''}LIKE {k[1]})"
+    if name == "concat_op":
+        return f"concat({k[0]}, {k[1]})"
+    if name in ("trim", "ltrim", "rtrim"):
+        where = {"trim": "BOTH", "ltrim": "LEADING", "rtrim": "TRAILING"}[name]
+        chars = k[1] if len(k) > 1 else "' '"
+        return f"trim({where} {chars} FROM {k[0]})"
+    if name == "substring":
+        start = e.args[1]
+        if not (isinstance(start, Literal) and isinstance(start.value, int) and
+                start.value >= 1):
+            return None  # Spark counts positions <= 0 differently
+        return f"substring({', '.join(k)})"
+    if name == "position":
+        return f"position({k[0]}, {k[1]})"
+    if name in ("sign", "floor", "ceil", "round"):
+        fn = {"sign": "signum", "floor": "floor", "ceil": "ceil", "round": "round"}[name]
+        return f"CAST({fn}({', '.join(k)}) AS {out})"
+    if name in ("greatest", "least"):
+        # Flink: NULL if any argument is NULL (Spark skips NULLs).
+        nulls = " OR ".join(f"{x} IS NULL" for x in k)
+        return f"CASE WHEN {nulls} THEN CAST(NULL AS {out}) ELSE {name}({', '.join(k)}) END"
+    if name == "if":
+        return f"IF({k[0]}, {k[1]}, {k[2]})"
+    if name.startswith("extract_"):
+        unit = name.removeprefix("extract_")
+        if unit not in _EXTRACT:
+            return None
+        return f"CAST({_EXTRACT[unit]}({k[0]}) AS BIGINT)"
+    if name == "regexp_extract":
+        group = k[2] if len(k) > 2 else "1"
+        return f"nullif(regexp_extract({k[0]}, {k[1]}, {group}), '')"
+    if name == "split_index":
+        sep = e.args[1]
+        if not isinstance(sep, Literal) or sep.value is None:
+            return None
+        pattern = "'" + re.escape(str(sep.value)).replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return f"try_element_at(split({k[0]}, {pattern}), CAST({k[2]} AS INT) + 1)"
+    if name == "regexp":
+        return f"({k[0]} RLIKE {k[1]})"
+    if name in _SAME:
+        return f"CAST({_SAME[name]}({', '.join(k)}) AS {out})"
+    return None
