@@ -23,6 +23,7 @@ def spark_session(options: dict[str, str]) -> Any:
     conf = {k: v for k, v in options.items() if k.startswith("spark.")}
     conf.setdefault("spark.master", "local[*]")
     conf.setdefault("spark.ui.enabled", "false")
+    conf.setdefault("spark.ui.showConsoleProgress", "false")
     conf.setdefault("spark.sql.shuffle.partitions", "4")
     conf.setdefault("spark.sql.session.timeZone", "UTC")
     conf.setdefault("spark.sql.execution.arrow.pyspark.enabled", "true")

@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from optimizer.physical import OperatorSpec, Partitioning
+from optimizer.physical import OperatorSpec
 from runtime.native.executor import JobResult
 from runtime.spark.expressions import ddl, spark_type, to_sql
 from runtime.spark.session import spark_session
@@ -53,14 +53,10 @@ class SparkJob:
         return self._frames[vertex_id]
 
     def _ship(self, df: Any, edge: JobEdge) -> Any:
-        from pyspark.sql import functions as F
-
-        # The edge's ship strategy as a Spark exchange.
-        if edge.partitioning is Partitioning.HASH and edge.keys and \
-                all(isinstance(k, ColumnRef) for k in edge.keys):
-            return df.repartition(*[F.col(f"c{k.index}") for k in edge.keys])  # type: ignore[attr-defined]
-        if edge.partitioning is Partitioning.SINGLE:
-            return df.coalesce(1)
+        # Every HASH / GLOBAL edge of ours ends at an operator (aggregate, join, rank, sort)
+        # whose Spark counterpart plans the matching Exchange itself (hashpartitioning on the
+        # same keys, a single partition, a range partitioning for ORDER BY); an explicit
+        # repartition here would only add a second shuffle. EXPLAIN shows Spark's exchanges.
         return df
 
     def _chain(self, v: JobVertex, inputs: list[Any]) -> Any:
