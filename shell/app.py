@@ -82,6 +82,8 @@ class Shell:
                                                       collect_queries=False))
             except SqlEngineError as e:
                 self._error(str(e))
+            except Exception as e:
+                self._error(f"unexpected {type(e).__name__}: {e} (this is a bug in sqlengine)")
         return True
 
     def _meta(self, stmt: str) -> str | None:
@@ -148,6 +150,9 @@ class Shell:
             cancelled = True
         except SqlEngineError as e:
             self._error(str(e))
+            return
+        except Exception as e:
+            self._error(f"unexpected {type(e).__name__}: {e} (this is a bug in sqlengine)")
             return
         finally:
             stream.close()

@@ -13,6 +13,15 @@ from shell.formatting import render, render_error
 from sqlengine.errors import SqlEngineError
 
 
+def internal_error(e: BaseException, source: str | None = None) -> SqlEngineError:
+    """An unexpected exception as a one-line sqlengine error (a bug, reported plainly)."""
+    from sqlengine.errors import InternalError
+
+    err = InternalError(f"unexpected {type(e).__name__}: {e}")
+    err.source = source
+    return err
+
+
 def _session(defines: tuple[str, ...]) -> sqlengine.Session:
     session = sqlengine.connect()
     for d in defines:
@@ -102,9 +111,11 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                     result = session.run_statement(text, offset, script, path,
                                                    collect_queries=False)
                     _show(result, fmt, err, writer.target(path), meter)
-                except SqlEngineError as e:
+                except (SqlEngineError, Exception) as e:
                     if meter is not None:
                         meter.clear()
+                    if not isinstance(e, SqlEngineError):
+                        e = internal_error(e, path)
                     err.write(render_error(e) + "\n")
                     if not continue_on_error:
                         sys.exit(1)
@@ -242,7 +253,9 @@ def explain(file: str, defines: tuple[str, ...]) -> None:
                 sys.stdout.write(session.explain_statement(stmt, script) + "\n\n")
             else:
                 session._run(stmt, script, collect_queries=False)
-    except SqlEngineError as e:
+    except Exception as e:
+        if not isinstance(e, SqlEngineError):
+            e = internal_error(e, file)
         e.source = file
         if e.sql is None:
             e.sql = script
