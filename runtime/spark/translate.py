@@ -210,17 +210,7 @@ class SparkJob:
     def _aggregate(self, op: OperatorSpec, p: dict, df: Any, window: Any = None) -> Any:
         keys: list[Expr] = list(p["keys"])
         aggs: list[AggCall] = list(p["aggs"])
-        exprs: list[Expr] = list(keys)
-        slots: list[tuple[int | None, int | None]] = []
-        for a in aggs:
-            arg_slot = flag_slot = None
-            if a.args:
-                exprs.append(a.args[0])
-                arg_slot = len(exprs) - 1
-            if a.filter is not None:
-                exprs.append(a.filter)
-                flag_slot = len(exprs) - 1
-            slots.append((arg_slot, flag_slot))
+        exprs, slots = _agg_inputs(aggs, list(keys))
         df, names = self._prepare(df, exprs)
         out_types = [f.type for f in op.schema.to_arrow()]
         group = [names[i] for i in range(len(keys))]
@@ -383,17 +373,7 @@ class SparkJob:
         lo = Window.unboundedPreceding if p["preceding"] is None else -int(p["preceding"])
         spec = spec.rangeBetween(lo, 0) if p["frame"] == "range" else spec.rowsBetween(lo, 0)
         width = len(df.columns)
-        exprs: list[Expr] = []
-        slots = []
-        for a in p["aggs"]:
-            s = f = None
-            if a.args:
-                exprs.append(a.args[0])
-                s = len(exprs) - 1
-            if a.filter is not None:
-                exprs.append(a.filter)
-                f = len(exprs) - 1
-            slots.append((s, f))
+        exprs, slots = _agg_inputs(p["aggs"], [])
         prepared, names = self._prepare(df, exprs)
         out = op.schema.to_arrow()
         cols = [F.col(c) for c in df.columns]
@@ -449,6 +429,23 @@ class SparkJob:
         with contextlib.redirect_stdout(buf):
             df.explain(mode="formatted")
         return buf.getvalue().rstrip()
+
+
+def _agg_inputs(aggs: list[AggCall], exprs: list[Expr]
+                ) -> tuple[list[Expr], list[tuple[int | None, int | None]]]:
+    """``exprs`` plus each aggregate's argument and FILTER condition, and where they are."""
+    exprs = list(exprs)
+    slots: list[tuple[int | None, int | None]] = []
+    for a in aggs:
+        arg = flag = None
+        if a.args:
+            exprs.append(a.args[0])
+            arg = len(exprs) - 1
+        if a.filter is not None:
+            exprs.append(a.filter)
+            flag = len(exprs) - 1
+        slots.append((arg, flag))
+    return exprs, slots
 
 
 def _retime(batch: pa.RecordBatch, unit: str) -> pa.RecordBatch:
