@@ -329,7 +329,11 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
 
         if not isinstance(optimized, Sink):
             optimized = Sink(optimized, SinkSpec("collect", "collect", (), optimized.schema))
-        spark_job = SparkJob(_plan(optimized, options), options, tables)
+        from runtime.spark.streaming import SparkStreamingJob
+
+        job = SparkJob if options.get("execution.runtime-mode") == "batch" \
+            else SparkStreamingJob
+        spark_job = job(_plan(optimized, options), options, tables)
         parts += ["", "== Spark Plan ==", spark_job.explain()]
     return "\n".join(parts)
 
@@ -347,9 +351,12 @@ class JobRun:
             if t is not None and t.data is not None:
                 tables[name.lower()] = t.data
         if session.options.get("execution.target", "native") == "spark":
+            from runtime.spark.streaming import SparkStreamingJob
             from runtime.spark.translate import SparkJob
 
-            self.executor: Any = SparkJob(self.graph, dict(session.options), tables)
+            batch = session.options.get("execution.runtime-mode") == "batch"
+            job = SparkJob if batch else SparkStreamingJob
+            self.executor: Any = job(self.graph, dict(session.options), tables)
         else:
             self.executor = Executor(self.graph, dict(session.options), tables)
             self.executor.on_progress = session.on_progress

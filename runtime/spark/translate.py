@@ -33,15 +33,12 @@ class SparkJob:
 
     def __init__(self, graph: JobGraph, options: dict[str, str],
                  tables: dict[str, object]) -> None:
-        if options.get("execution.runtime-mode", "streaming") != "batch":
-            msg = ("the Spark runtime runs batch mode only so far (Structured Streaming is not "
-                   "built yet): SET 'execution.runtime-mode' = 'batch'")
-            raise NotSupportedError(msg)
         self.graph = graph
         self.options = options
         self.tables = tables
         self.result = JobResult()
         self.spark = spark_session(options)
+        self.time_type = "timestamp_ntz"  # window columns (event time in streaming mode)
         self._frames: dict[str, Any] = {}
 
     # -- graph ------------------------------------------------------------------------------
@@ -248,9 +245,9 @@ class SparkJob:
         cols = []
         for i in range(len(p["keys"])):
             if i == start:
-                cols.append(F.col("s.start").cast("timestamp_ntz").alias(f"c{i}"))
+                cols.append(F.col("s.start").cast(self.time_type).alias(f"c{i}"))
             elif i == end:
-                cols.append(F.col("s.end").cast("timestamp_ntz").alias(f"c{i}"))
+                cols.append(F.col("s.end").cast(self.time_type).alias(f"c{i}"))
             else:
                 cols.append(F.col(names[i]).alias(f"c{i}"))
         n_keys = len(p["keys"])
@@ -273,9 +270,10 @@ class SparkJob:
         slide = p["slide"] if kind == "hop" else p["size"]
         w = F.window(ts, f"{p['size']} {ms}", f"{slide} {ms}", f"{p['offset']} {ms}")
         framed = df.select("*", w.alias("w"))
-        return framed.select(*df.columns, F.col("w.start").cast("timestamp_ntz").alias(
-            f"c{width}"), F.col("w.end").cast("timestamp_ntz").alias(f"c{width + 1}"),
-            (F.col("w.end").cast("timestamp_ntz") - F.expr("INTERVAL 1 MILLISECOND"))
+        t = self.time_type
+        return framed.select(*df.columns, F.col("w.start").cast(t).alias(
+            f"c{width}"), F.col("w.end").cast(t).alias(f"c{width + 1}"),
+            (F.col("w.end").cast(t) - F.expr("INTERVAL 1 MILLISECOND"))
             .alias(f"c{width + 2}"))
 
     def _join(self, op: OperatorSpec, p: dict, left: Any, right: Any,

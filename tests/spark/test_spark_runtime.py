@@ -85,10 +85,11 @@ def test_nexmark_on_spark(name: str, duck, monkeypatch: pytest.MonkeyPatch) -> N
     assert got == rows(duck.sql(REFERENCES[name]).fetchall())
 
 
-def test_streaming_mode_is_refused_with_a_reason() -> None:
-    s = sqlengine.connect({"execution.target": "spark"})
-    with pytest.raises(NotSupportedError, match="Structured Streaming"):
-        s.sql("SELECT 1").collect()
+def test_unsupported_streaming_operator_is_refused_at_plan_time() -> None:
+    s = sqlengine.connect(STREAMING)
+    s.register("t", __import__("pyarrow").table({"k": ["a", "b"], "v": [1, 2]}))
+    with pytest.raises(NotSupportedError, match="Structured Streaming translation"):
+        s.sql("SELECT k FROM t ORDER BY v").collect()
 
 
 def test_explain_shows_the_spark_plan() -> None:
@@ -96,3 +97,41 @@ def test_explain_shows_the_spark_plan() -> None:
     s.register("t", __import__("pyarrow").table({"k": ["a", "b", "a"], "v": [1, 2, 3]}))
     text = s.sql("SELECT k, SUM(v) AS s FROM t GROUP BY k").explain()
     assert "== Spark Plan ==" in text and "HashAggregate" in text
+
+
+STREAMING = {"execution.target": "spark", "spark.master": "local[2]"}
+# Streaming mode on Structured Streaming: what is not translated yet, with the reason.
+STREAMING_NOTIMPL = {
+    "q3": "regular joins", "q4": "regular joins", "q5": "window joins", "q7": "regular joins",
+    "q8": "window joins", "q9": "Top-N", "q12": "processing time", "q13": "regular joins",
+    "q15": "COUNT(DISTINCT): Spark streaming has none", "q16": "COUNT(DISTINCT)",
+    "q18": "Top-N", "q19": "Top-N", "q20": "regular joins",
+}
+
+
+@pytest.mark.parametrize("name", list(queries()))
+def test_nexmark_on_structured_streaming(name: str, duck, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(ROOT)
+    s = session(20_000, STREAMING)
+    if name in STREAMING_NOTIMPL:
+        with pytest.raises(NotSupportedError):
+            query(s, queries()[name]).collect()
+        return
+    result = query(s, queries()[name]).collect()
+    got = rows([tuple(r.values()) for r in result.to_pylist()])
+    assert got == rows(duck.sql(REFERENCES[name]).fetchall())
+
+
+@pytest.mark.parametrize("window", [
+    "TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)",
+    "HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '5' SECOND, INTERVAL '10' SECOND)",
+    "SESSION(TABLE bid PARTITION BY auction, DESCRIPTOR(dateTime), INTERVAL '2' SECOND)",
+], ids=["tumble", "hop", "session"])
+def test_window_aggregates_flush_every_window(window: str) -> None:
+    sql = (f"SELECT auction, window_start, window_end, COUNT(*) AS n, MAX(price) AS top FROM "
+           f"TABLE({window}) GROUP BY auction, window_start, window_end")
+    native = rows([tuple(r.values()) for r in session(20_000).sql(sql).collect().to_pylist()])
+    spark = rows([tuple(r.values()) for r in
+                  session(20_000, STREAMING).sql(sql).collect().to_pylist()])
+    assert spark == native and len(native) > 100

@@ -1,0 +1,188 @@
+"""Streaming mode on Spark Structured Streaming: bounded sources become file streams,
+WATERMARK FOR becomes withWatermark, window aggregates run in append mode, GROUP BY in complete
+mode; each run is an availableNow trigger.
+
+Spark does not emit the windows still open when an availableNow run ends (its watermark only
+moves with data). To close that gap, a source with a watermark gets one more row after its data,
+far in the future: it moves the watermark past every real window (so they are emitted, as a
+bounded Flink source's final watermark does) and opens a window of its own that is never emitted.
+Spark judges lateness per micro-batch, not per row; a source's rows arrive in one micro-batch,
+so rows are identical to the native runtime's whenever the input's disorder stays within the
+watermark bound (the native runtime drops rows that arrive later than that; Spark keeps them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from optimizer.jobgraph import JobGraph
+from optimizer.physical import OperatorSpec
+from runtime.spark.expressions import ddl
+from runtime.spark.translate import SparkJob, _names
+from sqlengine.errors import NotSupportedError
+from sqlengine.plan.expressions import Call, ColumnRef, Literal
+
+# Operators the streaming translation knows; anything else is refused at plan time.
+STREAMING_OPERATORS = {"source", "values", "filter", "project", "window_assign",
+                       "window_aggregate", "session_aggregate", "group_aggregate", "union",
+                       "sink"}
+_SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
+
+
+class SparkStreamingJob(SparkJob):
+    def __init__(self, graph: JobGraph, options: dict[str, str],
+                 tables: dict[str, object]) -> None:
+        ops = [op for v in graph.vertices for op in v.chain]
+        for op in ops:
+            if op.kind not in STREAMING_OPERATORS:
+                msg = (f"{op.label()} has no Spark Structured Streaming translation yet; run "
+                       "it with 'execution.runtime-mode' = 'batch' or on the native runtime")
+                raise NotSupportedError(msg)
+            params = dict(op.params)
+            if op.kind == "window_assign" and params["window_kind"] == "cumulate":
+                msg = "CUMULATE windows have no Spark translation yet"
+                raise NotSupportedError(msg)
+            if op.kind == "window_assign" and params.get("proctime"):
+                msg = ("processing-time windows have no Spark Structured Streaming "
+                       "translation yet (Spark windows need a watermarked event time)")
+                raise NotSupportedError(msg)
+            if any(a.distinct for a in params.get("aggs", ())):
+                msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
+                       "has no streaming distinct aggregation); use batch mode")
+                raise NotSupportedError(msg)
+        kinds = {op.kind for op in ops}
+        self.windowed = bool(kinds & {"window_aggregate", "session_aggregate"})
+        if self.windowed and "group_aggregate" in kinds:
+            msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
+                   "translation yet (Spark allows one output mode per query)")
+            raise NotSupportedError(msg)
+        self.output_mode = "complete" if "group_aggregate" in kinds else "append"
+        super().__init__(graph, options, tables)
+        self.time_type = "timestamp_ltz"
+        self.workdir = Path(options.get("execution.checkpoint-location") or
+                            tempfile.mkdtemp(prefix="sqlengine-spark-"))
+
+    def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+        from pyspark.sql import functions as F
+
+        from runtime.operators.source import SourceOperator
+
+        source = p["source"]
+        if not source.bounded:
+            msg = (f"table {source.table!r} is unbounded: the Spark streaming runtime reads "
+                   "bounded sources only so far")
+            raise NotSupportedError(msg)
+        schema = p["table_schema"].to_arrow()
+        reader = SourceOperator(source, schema, None, (), self.tables.get(source.table.lower()),
+                                event_time=False)
+        data = pa.Table.from_batches([b for b in reader.batches() if b is not None], schema)
+        self.result.skipped_rows += reader.stats.skipped
+        folder = self.workdir / f"source-{op.param('table')}-{id(op)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(data.rename_columns(_names(len(schema))), folder / "part-0.parquet")
+        delay = _delay(source.watermark)
+        if source.watermark is not None and self.windowed:
+            sentinel = {f"c{i}": pa.nulls(1, f.type) for i, f in enumerate(schema)}
+            sentinel[f"c{source.watermark[0]}"] = pa.array([_SENTINEL_MS], pa.timestamp("ms"))
+            pq.write_table(pa.table(sentinel).cast(pa.schema(
+                [(f"c{i}", f.type) for i, f in enumerate(schema)])), folder / "part-1.parquet")
+        df = self.spark.readStream.schema(ddl(schema)).parquet(str(folder))
+        if source.watermark is not None:
+            col = f"c{source.watermark[0]}"
+            df = df.withColumn(col, F.col(col).cast("timestamp_ltz"))
+            df = df.withWatermark(col, f"{delay} milliseconds")
+        for f in p["filters"]:
+            df = self._op_filter(op, {"predicate": f}, df, [df])
+        if p["projection"] is not None:
+            df = df.select(*[df.columns[i] for i in p["projection"]]).toDF(
+                *_names(len(p["projection"])))
+        return df
+
+    def _op_window_assign(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+        from pyspark.sql import functions as F
+
+        if p["window_kind"] == "session":
+            return super()._op_window_assign(op, p, df, inputs)
+        # Spark's append mode needs the aggregation grouped by a window on the watermarked
+        # event time: window_start holds the window struct until the aggregate is done.
+        ts = F.col(f"c{p['time_index']}")
+        ms = "milliseconds"
+        slide = p["slide"] if p["window_kind"] == "hop" else p["size"]
+        w = F.window(ts, f"{p['size']} {ms}", f"{slide} {ms}", f"{p['offset']} {ms}")
+        width = len(df.columns)
+        framed = df.select("*", w.alias(f"c{width}"))
+        return framed.select(*framed.columns, F.col(f"c{width}.end").alias(f"c{width + 1}"),
+                             (F.col(f"c{width}.end") - F.expr("INTERVAL 1 MILLISECOND"))
+                             .alias(f"c{width + 2}"))
+
+    def _op_window_aggregate(self, op: OperatorSpec, p: dict, df: Any,
+                             inputs: list[Any]) -> Any:
+        from pyspark.sql import functions as F
+
+        out = self._op_group_aggregate(op, p, df, inputs)
+        start = f"c{int(p['start_pos'])}"
+        return out.select(*[F.col(f"{c}.start").alias(c) if c == start else F.col(c)
+                            for c in out.columns])
+
+    def run(self) -> Iterator[pa.RecordBatch]:
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import TimestampType
+
+        df, sink = self.final_frame()
+        target = dict(sink.params)["target"]
+        # Event-time columns go back to TIMESTAMP without time zone.
+        df = df.select(*[F.col(f.name).cast("timestamp_ntz").alias(f.name)
+                         if isinstance(f.dataType, TimestampType) else F.col(f.name)
+                         for f in df.schema.fields])
+        batches: list[tuple[int, pa.Table]] = []
+        query = (df.writeStream.outputMode(self.output_mode).trigger(availableNow=True)
+                 .option("checkpointLocation", str(self.workdir / "checkpoint"))
+                 .foreachBatch(lambda b, i: batches.append((i, b.toArrow()))).start())
+        query.awaitTermination()
+        if self.output_mode == "complete":  # the last batch holds the whole result
+            batches = batches[-1:]
+        tables = [t for _, t in batches if t.num_rows]
+        names = target.schema.names()
+        schema = target.schema.to_arrow()
+        result = pa.concat_tables([t.cast(pa.schema([(f"c{i}", f.type) for i, f in
+                                                      enumerate(schema)]))
+                                   for t in tables]) if tables else schema.empty_table()
+        result = result.rename_columns(names)
+        self.result.sink_rows[target.table] = result.num_rows
+        if target.connector == "collect":
+            yield from result.to_batches()
+            return
+        self._write(target, result)
+
+    def _write(self, target: Any, table: pa.Table) -> None:
+        from runtime.native.factory import build_operator
+
+        # Other sinks: the rows go through our own sink operators.
+        op = build_operator(OperatorSpec("sink", target.schema, False,
+                                         (("table", target.table), ("target", target))), {})
+        for b in table.to_batches():
+            op.process_batch(b)
+        op.close()
+
+
+def _delay(watermark: tuple[int, Any] | None) -> int:
+    """The out-of-orderness of ``WATERMARK FOR ts AS ts - INTERVAL ...`` in milliseconds."""
+    if watermark is None:
+        return 0
+    expr = watermark[1]
+    if isinstance(expr, ColumnRef):
+        return 0
+    if isinstance(expr, Call) and expr.name == "subtract" and \
+            isinstance(expr.args[0], ColumnRef) and isinstance(expr.args[1], Literal) and \
+            isinstance(expr.args[1].value, dt.timedelta):
+        return int(expr.args[1].value.total_seconds() * 1000)
+    msg = (f"the watermark {expr.sql()} has no Spark form: Spark takes "
+           "'rowtime - INTERVAL ...' only")
+    raise NotSupportedError(msg)
