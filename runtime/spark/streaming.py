@@ -14,6 +14,7 @@ watermark bound (the native runtime drops rows that arrive later than that; Spar
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,8 +67,9 @@ class SparkStreamingJob(SparkJob):
         self.output_mode = "complete" if "group_aggregate" in kinds else "append"
         super().__init__(graph, options, tables)
         self.time_type = "timestamp_ltz"
-        self.workdir = Path(options.get("execution.checkpoint-location") or
-                            tempfile.mkdtemp(prefix="sqlengine-spark-"))
+        given = options.get("execution.checkpoint-location")
+        self.workdir = Path(given or tempfile.mkdtemp(prefix="sqlengine-spark-"))
+        self.temporary = given is None  # removed after the run
 
     def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F
@@ -142,10 +144,14 @@ class SparkStreamingJob(SparkJob):
                          if isinstance(f.dataType, TimestampType) else F.col(f.name)
                          for f in df.schema.fields])
         batches: list[tuple[int, pa.Table]] = []
-        query = (df.writeStream.outputMode(self.output_mode).trigger(availableNow=True)
-                 .option("checkpointLocation", str(self.workdir / "checkpoint"))
-                 .foreachBatch(lambda b, i: batches.append((i, b.toArrow()))).start())
-        query.awaitTermination()
+        try:
+            query = (df.writeStream.outputMode(self.output_mode).trigger(availableNow=True)
+                     .option("checkpointLocation", str(self.workdir / "checkpoint"))
+                     .foreachBatch(lambda b, i: batches.append((i, b.toArrow()))).start())
+            query.awaitTermination()
+        finally:
+            if self.temporary:
+                shutil.rmtree(self.workdir, ignore_errors=True)
         if self.output_mode == "complete":  # the last batch holds the whole result
             batches = batches[-1:]
         tables = [t for _, t in batches if t.num_rows]
