@@ -33,7 +33,7 @@ from sqlengine.plan.expressions import Call, ColumnRef, Literal
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS = {"source", "values", "filter", "project", "window_assign",
                        "window_aggregate", "session_aggregate", "group_aggregate", "union",
-                       "sink"}
+                       "join", "sink"}
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
 
 
@@ -54,12 +54,21 @@ class SparkStreamingJob(SparkJob):
                 msg = ("processing-time windows have no Spark Structured Streaming "
                        "translation yet (Spark windows need a watermarked event time)")
                 raise NotSupportedError(msg)
+            if op.kind == "join" and (params["join_kind"] != "inner" or op.updating):
+                msg = ("only inner joins of insert-only streams have a Spark Structured "
+                       "Streaming translation so far")
+                raise NotSupportedError(msg)
             if any(a.distinct for a in params.get("aggs", ())):
                 msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
                        "has no streaming distinct aggregation); use batch mode")
                 raise NotSupportedError(msg)
         kinds = {op.kind for op in ops}
         self.windowed = bool(kinds & {"window_aggregate", "session_aggregate"})
+        if "join" in kinds and kinds & {"window_aggregate", "session_aggregate",
+                                        "group_aggregate"}:
+            msg = ("a join together with an aggregation has no Spark Structured Streaming "
+                   "translation yet")
+            raise NotSupportedError(msg)
         if self.windowed and "group_aggregate" in kinds:
             msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
                    "translation yet (Spark allows one output mode per query)")
