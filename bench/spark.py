@@ -40,7 +40,13 @@ def main() -> None:
         WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND)
         WITH ('connector' = 'filesystem', 'path' = '{tmp}/bid.parquet', 'format' = 'parquet')""")
     spark = spark_session(options)
-    df = spark.read.parquet(str(tmp / "bid.parquet"))
+
+    class Bids:
+        # The hand-written queries read the file inside the timed region, as ours do.
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            return getattr(spark.read.parquet(str(tmp / "bid.parquet")), name)
+
+    df = Bids()
 
     cases = {
         "q1 (projection)": (
