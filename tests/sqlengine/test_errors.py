@@ -154,3 +154,9 @@ def test_errors_keep_what_was_accepted_before() -> None:
     with pytest.raises(BindError):
         s.execute(T + "SELECT nope FROM t")
     assert s.catalog.table("t") is not None
+
+
+def test_parallelism_above_one_is_refused_not_ignored() -> None:
+    s = sqlengine.connect({"parallelism.default": "4"})
+    with pytest.raises(NotSupportedError, match="parallelism 1 so far"):
+        s.sql("SELECT 1").collect()
