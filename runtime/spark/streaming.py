@@ -33,7 +33,7 @@ from sqlengine.plan.expressions import Call, ColumnRef, Literal
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS = {"source", "values", "filter", "project", "window_assign",
                        "window_aggregate", "session_aggregate", "group_aggregate", "union",
-                       "join", "sink"}
+                       "join", "sort", "limit", "sink"}
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
 
 
@@ -73,9 +73,14 @@ class SparkStreamingJob(SparkJob):
             msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
                    "translation yet (Spark allows one output mode per query)")
             raise NotSupportedError(msg)
+        if kinds & {"sort", "limit"} and "group_aggregate" not in kinds:
+            msg = ("ORDER BY / LIMIT on Spark Structured Streaming needs a GROUP BY before it "
+                   "(Spark sorts streams only in complete output mode)")
+            raise NotSupportedError(msg)
         self.output_mode = "complete" if "group_aggregate" in kinds else "append"
         super().__init__(graph, options, tables)
         self.time_type = "timestamp_ltz"
+        self.streaming = True
         given = options.get("execution.checkpoint-location")
         self.workdir = Path(given or tempfile.mkdtemp(prefix="sqlengine-spark-"))
         self.temporary = given is None  # removed after the run
@@ -115,6 +120,21 @@ class SparkStreamingJob(SparkJob):
             df = df.select(*[df.columns[i] for i in p["projection"]]).toDF(
                 *_names(len(p["projection"])))
         return df
+
+    def _op_values(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+        # VALUES becomes a (one-file) stream too: a streaming query has no static inputs.
+        schema = op.schema.to_arrow()
+        if not len(schema):
+            schema = pa.schema([("c0", pa.int64())])
+            table = pa.table({"c0": pa.array(range(len(p["rows"])), pa.int64())})
+        else:
+            cols = list(zip(*p["rows"])) if p["rows"] else [[] for _ in schema]
+            table = pa.table([pa.array(list(c), f.type) for c, f in zip(cols, schema)],
+                             names=_names(len(schema)))
+        folder = self.workdir / f"values-{id(op)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, folder / "part-0.parquet")
+        return self.spark.readStream.schema(ddl(schema)).parquet(str(folder))
 
     def _op_window_assign(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F

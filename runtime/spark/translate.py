@@ -39,6 +39,7 @@ class SparkJob:
         self.result = JobResult()
         self.spark = spark_session(options)
         self.time_type = "timestamp_ntz"  # window columns (event time in streaming mode)
+        self.streaming = False
         self._frames: dict[str, Any] = {}
 
     # -- graph ------------------------------------------------------------------------------
@@ -217,8 +218,10 @@ class SparkJob:
                               names[f] if f is not None else None,
                               out_types[len(keys) + j]).alias(f"m{j}")
                     for j, (a, (s, f)) in enumerate(zip(aggs, slots))]
-        if not measures:  # SELECT DISTINCT / GROUP BY without aggregates
+        if not measures and not self.streaming:  # SELECT DISTINCT / GROUP BY, no aggregates
             grouped = df.select(*group).distinct()
+        elif not measures:  # a streaming distinct must be an aggregation for complete mode
+            grouped = df.groupBy(*group).count().drop("count")
         else:
             grouped = df.groupBy(*group).agg(*measures) if group else df.agg(*measures)
         return grouped, names
