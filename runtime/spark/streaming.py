@@ -88,18 +88,13 @@ class SparkStreamingJob(SparkJob):
     def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F
 
-        from runtime.operators.source import SourceOperator
-
         source = p["source"]
         if not source.bounded:
             msg = (f"table {source.table!r} is unbounded: the Spark streaming runtime reads "
                    "bounded sources only so far")
             raise NotSupportedError(msg)
         schema = p["table_schema"].to_arrow()
-        reader = SourceOperator(source, schema, None, (), self.tables.get(source.table.lower()),
-                                event_time=False)
-        data = pa.Table.from_batches([b for b in reader.batches() if b is not None], schema)
-        self.result.skipped_rows += reader.stats.skipped
+        data = self._read_native(source, schema)
         folder = self.workdir / f"source-{op.param('table')}-{id(op)}"
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(data.rename_columns(_names(len(schema))), folder / "part-0.parquet")
@@ -114,27 +109,16 @@ class SparkStreamingJob(SparkJob):
             col = f"c{source.watermark[0]}"
             df = df.withColumn(col, F.col(col).cast("timestamp_ltz"))
             df = df.withWatermark(col, f"{delay} milliseconds")
-        for f in p["filters"]:
-            df = self._op_filter(op, {"predicate": f}, df, [df])
-        if p["projection"] is not None:
-            df = df.select(*[df.columns[i] for i in p["projection"]]).toDF(
-                *_names(len(p["projection"])))
-        return df
+        return self._scan_tail(op, p, df)
 
     def _op_values(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         # VALUES becomes a (one-file) stream too: a streaming query has no static inputs.
-        schema = op.schema.to_arrow()
-        if not len(schema):
-            schema = pa.schema([("c0", pa.int64())])
-            table = pa.table({"c0": pa.array(range(len(p["rows"])), pa.int64())})
-        else:
-            cols = list(zip(*p["rows"])) if p["rows"] else [[] for _ in schema]
-            table = pa.table([pa.array(list(c), f.type) for c, f in zip(cols, schema)],
-                             names=_names(len(schema)))
+        table = self._values_table(op, p)
+        table = table.rename_columns(_names(table.num_columns))
         folder = self.workdir / f"values-{id(op)}"
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, folder / "part-0.parquet")
-        return self.spark.readStream.schema(ddl(schema)).parquet(str(folder))
+        return self.spark.readStream.schema(ddl(table.schema)).parquet(str(folder))
 
     def _op_window_assign(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F

@@ -108,8 +108,6 @@ class SparkJob:
 
     # -- operators --------------------------------------------------------------------------
     def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        from runtime.operators.source import SourceOperator
-
         source = p["source"]
         schema = p["table_schema"].to_arrow()
         if source.connector == "filesystem" and source.option("format") == "parquet":
@@ -118,11 +116,21 @@ class SparkJob:
         else:
             # csv/json (Flink's formats, file:line errors), memory, datagen, nexmark: read by
             # our own connectors and handed to Spark as Arrow.
-            reader = SourceOperator(source, schema, None, (), self.tables.get(
-                source.table.lower()), event_time=False)
-            batches = [b for b in reader.batches() if b is not None]
-            self.result.skipped_rows += reader.stats.skipped
-            df = self._from_arrow(pa.Table.from_batches(batches, schema))
+            df = self._from_arrow(self._read_native(source, schema))
+        return self._scan_tail(op, p, df)
+
+    def _read_native(self, source: Any, schema: pa.Schema) -> pa.Table:
+        """A bounded source read by our own connector (Flink's formats and errors)."""
+        from runtime.operators.source import SourceOperator
+
+        reader = SourceOperator(source, schema, None, (), self.tables.get(source.table.lower()),
+                                event_time=False)
+        batches = [b for b in reader.batches() if b is not None]
+        self.result.skipped_rows += reader.stats.skipped
+        return pa.Table.from_batches(batches, schema)
+
+    def _scan_tail(self, op: OperatorSpec, p: dict, df: Any) -> Any:
+        """The filters and the projection pushed into a scan."""
         for f in p["filters"]:
             df = self._op_filter(op, {"predicate": f}, df, [df])
         if p["projection"] is not None:
@@ -130,14 +138,18 @@ class SparkJob:
                 *_names(len(p["projection"])))
         return df
 
-    def _op_values(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    @staticmethod
+    def _values_table(op: OperatorSpec, p: dict) -> pa.Table:
+        """VALUES rows as Arrow (a SELECT without FROM: one placeholder column per row)."""
         schema = op.schema.to_arrow()
         if not len(schema):
-            return self.spark.range(len(p["rows"])).toDF("c0")
+            return pa.table({"c0": pa.array(range(len(p["rows"])), pa.int64())})
         cols = list(zip(*p["rows"])) if p["rows"] else [[] for _ in schema]
-        table = pa.table([pa.array(list(c), f.type) for c, f in zip(cols, schema)],
-                         schema=schema)
-        return self._from_arrow(table)
+        return pa.table([pa.array(list(c), f.type) for c, f in zip(cols, schema)],
+                        schema=schema)
+
+    def _op_values(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+        return self._from_arrow(self._values_table(op, p))
 
     def _op_filter(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         from runtime.operators.stateless import FilterOperator
