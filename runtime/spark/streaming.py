@@ -9,6 +9,14 @@ bounded Flink source's final watermark does) and opens a window of its own that 
 Spark judges lateness per micro-batch, not per row; a source's rows arrive in one micro-batch,
 so rows are identical to the native runtime's whenever the input's disorder stays within the
 watermark bound (the native runtime drops rows that arrive later than that; Spark keeps them).
+
+Two kinds of operators run after the streaming query, on the static DataFrames it hands over:
+- a window Top-N over a window aggregate runs on each micro-batch (``foreachBatch``): append
+  mode emits every row of a window in the micro-batch in which the watermark passes its end, so
+  ranking within one micro-batch ranks the whole window;
+- ORDER BY / LIMIT over an append-mode stream (Spark sorts streams only in complete mode) runs
+  once over the whole output when the (bounded) run ends, which is what a bounded Flink job's
+  final result holds.
 """
 
 from __future__ import annotations
@@ -33,7 +41,9 @@ from sqlengine.plan.expressions import Call, ColumnRef, Literal
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS = {"source", "values", "filter", "project", "window_assign",
                        "window_aggregate", "session_aggregate", "group_aggregate", "union",
-                       "join", "sort", "limit", "sink"}
+                       "join", "sort", "limit", "window_top_n", "sink"}
+# Operators that may follow a deferred one (they run on static DataFrames too).
+_AFTER_DEFERRED = {"filter", "project", "window_top_n", "sort", "limit", "sink"}
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
 
 
@@ -73,17 +83,41 @@ class SparkStreamingJob(SparkJob):
             msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
                    "translation yet (Spark allows one output mode per query)")
             raise NotSupportedError(msg)
-        if kinds & {"sort", "limit"} and "group_aggregate" not in kinds:
-            msg = ("ORDER BY / LIMIT on Spark Structured Streaming needs a GROUP BY before it "
-                   "(Spark sorts streams only in complete output mode)")
+        if "window_top_n" in kinds and not self.windowed:
+            msg = ("a window Top-N directly over a window TVF has no Structured Streaming "
+                   "translation yet (Spark emits the rows before their window closes); rank "
+                   "the result of a window aggregation instead")
             raise NotSupportedError(msg)
         self.output_mode = "complete" if "group_aggregate" in kinds else "append"
+        # Operators run on the streaming query's output: per micro-batch, and at the end.
+        self.per_batch: list[OperatorSpec] = []
+        self.at_end: list[OperatorSpec] = []
         super().__init__(graph, options, tables)
         self.time_type = "timestamp_ltz"
         self.streaming = True
         given = options.get("execution.checkpoint-location")
         self.workdir = Path(given or tempfile.mkdtemp(prefix="sqlengine-spark-"))
         self.temporary = given is None  # removed after the run
+
+    def _operator(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
+        deferring = bool(self.per_batch or self.at_end)
+        if deferring and op.kind not in _AFTER_DEFERRED:
+            msg = (f"{op.label()} after a window Top-N or an ORDER BY has no Spark Structured "
+                   "Streaming translation yet")
+            raise NotSupportedError(msg)
+        if (op.kind in ("sort", "limit") and self.output_mode == "append") or self.at_end:
+            self.at_end.append(op)
+            return df
+        if op.kind == "window_top_n" or self.per_batch:
+            self.per_batch.append(op)
+            return df
+        return super()._operator(op, df, inputs)
+
+    def _static(self, ops: list[OperatorSpec], df: Any) -> Any:
+        """Deferred operators over a static DataFrame (the batch translation)."""
+        for op in ops:
+            df = super()._operator(op, df, [df])
+        return df
 
     def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F
@@ -157,10 +191,14 @@ class SparkStreamingJob(SparkJob):
                          if isinstance(f.dataType, TimestampType) else F.col(f.name)
                          for f in df.schema.fields])
         batches: list[tuple[int, pa.Table]] = []
+
+        def each(b: Any, i: int) -> None:
+            batches.append((i, self._static(self.per_batch, b).toArrow()))
+
         try:
             query = (df.writeStream.outputMode(self.output_mode).trigger(availableNow=True)
                      .option("checkpointLocation", str(self.workdir / "checkpoint"))
-                     .foreachBatch(lambda b, i: batches.append((i, b.toArrow()))).start())
+                     .foreachBatch(each).start())
             query.awaitTermination()
         finally:
             if self.temporary:
@@ -168,6 +206,9 @@ class SparkStreamingJob(SparkJob):
         if self.output_mode == "complete":  # the last batch holds the whole result
             batches = batches[-1:]
         tables = [t for _, t in batches if t.num_rows]
+        if self.at_end and tables:  # (sorting or limiting no rows gives no rows)
+            whole = pa.concat_tables(tables)
+            tables = [self._static(self.at_end, self._from_arrow(whole)).toArrow()]
         names = target.schema.names()
         schema = target.schema.to_arrow()
         result = pa.concat_tables([t.cast(pa.schema([(f"c{i}", f.type) for i, f in

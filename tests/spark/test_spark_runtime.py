@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -87,12 +88,16 @@ def test_nexmark_on_spark(name: str, duck, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_unsupported_streaming_operator_is_refused_at_plan_time() -> None:
     s = sqlengine.connect(STREAMING)
-    s.register("t", __import__("pyarrow").table({"k": ["a", "b"], "v": [1, 2]}))
+    s.register("t", __import__("pyarrow").table({"k": ["a", "b"], "v": [1, 2],
+                                                 "ts": [dt.datetime(2024, 1, 1)] * 2}),
+               rowtime="ts")
     with pytest.raises(NotSupportedError, match="Structured Streaming translation"):
         s.sql("SELECT * FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn "
               "FROM t) WHERE rn = 1").collect()
-    with pytest.raises(NotSupportedError, match="needs a GROUP BY before it"):
-        s.sql("SELECT k FROM t ORDER BY v").collect()
+    with pytest.raises(NotSupportedError, match="directly over a window TVF"):
+        s.sql("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, "
+              "window_end ORDER BY v) AS rn FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), "
+              "INTERVAL '1' SECOND))) WHERE rn = 1").collect()
 
 
 def test_explain_shows_the_spark_plan() -> None:
@@ -140,11 +145,29 @@ def test_window_aggregates_flush_every_window(window: str) -> None:
     assert spark == native and len(native) > 100
 
 
+def test_window_top_n_over_a_window_aggregate_on_structured_streaming() -> None:
+    sql = ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
+           "ORDER BY n DESC, auction) AS rn FROM (SELECT auction, window_start, window_end, "
+           "COUNT(*) AS n FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '250' "
+           "MILLISECOND, INTERVAL '1' SECOND)) GROUP BY auction, window_start, window_end)) "
+           "WHERE rn <= 3")
+    native = rows([tuple(r.values()) for r in session(20_000).sql(sql).collect().to_pylist()])
+    spark = rows([tuple(r.values()) for r in
+                  session(20_000, STREAMING).sql(sql).collect().to_pylist()])
+    assert spark == native and len(native) > 20
+
+
+def test_order_by_limit_over_an_append_stream() -> None:
+    sql = ("SELECT auction, price FROM bid WHERE price > 1000 ORDER BY price DESC, auction "
+           "LIMIT 7")
+    native = session(20_000).sql(sql).collect().to_pylist()
+    assert session(20_000, STREAMING).sql(sql).collect().to_pylist() == native
+    assert len(native) == 7
+
+
 # Scenarios in streaming mode (the files' own default) on Structured Streaming: declared gaps.
 SCENARIO_STREAMING_NOTIMPL = {
     "orders": "a LEFT JOIN",
-    "events": "ORDER BY without a GROUP BY before it",
-    "union_views": "LIMIT without a GROUP BY before it",
 }
 
 
