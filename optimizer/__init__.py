@@ -47,7 +47,7 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None) -> JobGra
     config = OptimizerConfig.from_options(options)
     mode = options.get("execution.runtime-mode", "streaming").lower()
     physical = to_physical(plan, mode, options)
-    stream_graph = build_stream_graph(physical, parallelism=1)
+    stream_graph = build_stream_graph(physical, parallelism=config.parallelism)
     return build_job_graph(stream_graph, config.chaining_enabled)
 
 

@@ -40,6 +40,25 @@ class StreamGraph:
         return [e for e in self.edges if e.source == node_id]
 
 
+def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partitioning]],
+                         default: int) -> int:
+    """A source takes 'scan.parallelism' (else the default); VALUES, sinks and every operator
+    behind a SINGLE (global) exchange run once; an operator fed only FORWARD by parallelism-1
+    operators stays at 1 (what follows a global sort keeps its order); the rest take the
+    default ('parallelism.default')."""
+    if op.kind == "source":
+        given = op.param("source").option("scan.parallelism")
+        return max(1, int(given)) if given else default
+    if op.kind in ("values", "sink"):
+        return 1
+    if any(part is Partitioning.SINGLE for _, part in inputs):
+        return 1
+    if inputs and all(part is Partitioning.FORWARD and node.parallelism == 1
+                      for node, part in inputs):
+        return 1
+    return default
+
+
 def build_stream_graph(root: PhysicalNode, parallelism: int = 1) -> StreamGraph:
     """Number operators bottom-up (sources first) and connect them with their exchanges.
 
@@ -54,8 +73,10 @@ def build_stream_graph(root: PhysicalNode, parallelism: int = 1) -> StreamGraph:
         if id(p) in ids:
             return ids[id(p)]
         input_ids = [visit(child) for child, _ in p.inputs]
-        single = any(ex.partitioning is Partitioning.SINGLE for _, ex in p.inputs)
-        node = StreamNode(len(nodes) + 1, p.op, 1 if single else parallelism)
+        par = operator_parallelism(
+            p.op, [(nodes[i - 1], ex.partitioning) for i, (_, ex) in zip(input_ids, p.inputs)],
+            parallelism)
+        node = StreamNode(len(nodes) + 1, p.op, par)
         nodes.append(node)
         ids[id(p)] = node.id
         for idx, ((_, ex), src) in enumerate(zip(p.inputs, input_ids)):

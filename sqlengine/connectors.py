@@ -41,6 +41,7 @@ CONNECTORS: dict[str, dict[str, OptionSpec]] = {
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),
+        OptionSpec("scan.parallelism", "int"),
         OptionSpec("scan.watermark.idle-timeout"),
     )},
     "datagen": {s.key: s for s in (
@@ -57,6 +58,7 @@ CONNECTORS: dict[str, dict[str, OptionSpec]] = {
         OptionSpec("nexmark.seed", "int"),
         OptionSpec("nexmark.out-of-orderness", "int"),
         OptionSpec("rows-per-second", "int"),
+        OptionSpec("scan.parallelism", "int"),
         OptionSpec("scan.watermark.idle-timeout"),
     )},
     "print": {s.key: s for s in (

@@ -27,13 +27,17 @@ class ChainedTask:
     goes to ``output`` (the partitioners of the vertex's outgoing edges)."""
 
     def __init__(self, vertex_id: str, operators: list[Operator], names: list[str],
-                 n_inputs: int, options: dict[str, str]) -> None:
+                 n_inputs: int, options: dict[str, str],
+                 channels: list[int] | None = None) -> None:
         self.vertex_id = vertex_id
         self.operators = operators
         self.names = names
         self.metrics = [OperatorMetrics() for _ in operators]
         self.n_inputs = n_inputs
-        self.ended: set[int] = set()
+        # Input channels (one per upstream subtask of each input) -> the head's input index.
+        self.channels = channels if channels is not None else list(range(n_inputs))
+        n_channels = len(self.channels)
+        self.ended: set[int] = set()  # ended channels
         self.finished = False
         self.output: Output = lambda b: None
         self.output_watermark: Callable[[Watermark], None] = lambda wm: None
@@ -41,8 +45,8 @@ class ChainedTask:
         self.idle = False
         # Flink's StatusWatermarkValve: a watermark per input channel; the task's watermark is
         # the minimum over the active (non-idle) channels and never goes backwards.
-        self.channel_wm = [MIN_WATERMARK] * n_inputs
-        self.channel_idle = [False] * n_inputs
+        self.channel_wm = [MIN_WATERMARK] * n_channels
+        self.channel_idle = [False] * n_channels
         self.watermark = MIN_WATERMARK
         for i, op in enumerate(operators):
             op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options))
@@ -80,40 +84,41 @@ class ChainedTask:
             m.records_out += sum(o.num_rows for o in outs)
             self._push_from(i + 1, outs)
 
-    def process(self, batch: pa.RecordBatch, input_index: int = 0) -> None:
-        """A batch arriving on input ``input_index`` of the head operator."""
-        if self.n_inputs > 1:
-            batch = self._merge_row_watermarks(batch, input_index)
+    def process(self, batch: pa.RecordBatch, channel: int = 0) -> None:
+        """A batch arriving on input channel ``channel``."""
+        if len(self.channels) > 1:
+            batch = self._merge_row_watermarks(batch, channel)
         head = self.operators[0]
         m = self.metrics[0]
         m.records_in += batch.num_rows
         m.batches_in += 1
-        outs = self._call(0, lambda: head.process_batch(batch, input_index))
+        index = self.channels[channel]
+        outs = self._call(0, lambda: head.process_batch(batch, index))
         m.records_out += sum(o.num_rows for o in outs)
         self._push_from(1, outs)
 
-    def _merge_row_watermarks(self, batch: pa.RecordBatch, input_index: int) -> pa.RecordBatch:
+    def _merge_row_watermarks(self, batch: pa.RecordBatch, channel: int) -> pa.RecordBatch:
         # With several inputs, the watermark before a row is also bounded by the other
         # channels' current watermarks (and so depends on how channels interleave, as in Flink).
         wm = row_watermarks(batch)
         others = [w for j, (w, idle) in enumerate(zip(self.channel_wm, self.channel_idle))
-                  if j != input_index and not idle]
+                  if j != channel and not idle]
         if wm is None or not others:
             return batch
         merged = np.minimum(wm, min(others))
         return with_meta(data_part(batch), merged, _rowkind_of(batch))
 
-    def process_watermark(self, wm: Watermark, input_index: int = 0) -> None:
+    def process_watermark(self, wm: Watermark, channel: int = 0) -> None:
         """A watermark arriving on one input channel."""
-        if wm.timestamp > self.channel_wm[input_index]:
-            self.channel_wm[input_index] = wm.timestamp
-        self.channel_idle[input_index] = False
+        if wm.timestamp > self.channel_wm[channel]:
+            self.channel_wm[channel] = wm.timestamp
+        self.channel_idle[channel] = False
         self._advance()
 
-    def set_idle(self, idle: bool, input_index: int = 0) -> None:
+    def set_idle(self, idle: bool, channel: int = 0) -> None:
         """A channel turned idle (excluded from the minimum) or active again; the task is
         idle, and says so downstream, when all its channels are."""
-        self.channel_idle[input_index] = idle
+        self.channel_idle[channel] = idle
         self._advance()
         self.set_task_idle(all(self.channel_idle))
 
@@ -147,15 +152,18 @@ class ChainedTask:
         self.metrics[0].records_out += sum(b.num_rows for b in batches)
         self._push_from(1, batches)
 
-    def end_input(self, input_index: int = 0) -> bool:
-        """Input ``input_index`` ended; returns True when the whole task has finished."""
-        if input_index in self.ended:
+    def end_input(self, channel: int = 0) -> bool:
+        """Input channel ``channel`` ended; the head's input ends with its last channel.
+        Returns True when the whole task has finished."""
+        if channel in self.ended:
             return self.finished
-        self.ended.add(input_index)
-        outs = self._call(0, lambda: self.operators[0].end_input(input_index))
-        self.metrics[0].records_out += sum(o.num_rows for o in outs)
-        self._push_from(1, outs)
-        if len(self.ended) < self.n_inputs:
+        self.ended.add(channel)
+        index = self.channels[channel]
+        if all(c in self.ended for c, i in enumerate(self.channels) if i == index):
+            outs = self._call(0, lambda: self.operators[0].end_input(index))
+            self.metrics[0].records_out += sum(o.num_rows for o in outs)
+            self._push_from(1, outs)
+        if len(self.ended) < len(self.channels):
             return False
         for i in range(1, len(self.operators)):
             outs = self._call(i, lambda op=self.operators[i]: op.end_input(0))

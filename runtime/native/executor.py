@@ -17,9 +17,9 @@ from optimizer.jobgraph import JobGraph
 from runtime.elements import MAX_WATERMARK, Watermark
 from runtime.native.chain import ChainedTask
 from runtime.native.factory import build_operator
+from runtime.native.source_driver import SourceDriver
 from runtime.operators.sink import CollectSink
 from runtime.operators.source import SourceOperator
-from sqlengine.errors import ConnectorError
 
 
 @dataclass
@@ -84,53 +84,21 @@ class Executor:
                     task.end_input(0)
                     self._finish(v.id)
                     yield from self._drain()
-            from optimizer.physical import parse_duration
-
-            key = "pipeline.auto-watermark-interval"
-            interval = parse_duration(self.options.get(key, "0"), key) / 1000.0
-            clock = time.monotonic
-            last_wm = {vid: clock() for vid, _ in self.sources}
-            last_data = dict(last_wm)
-            idle_after = {vid: self._idle_timeout(src) for vid, src in self.sources}
-            active = [(vid, src.batches()) for vid, src in self.sources]
-            while active:
+            drivers = [(vid, SourceDriver(self.tasks[vid], self.options))
+                       for vid, _ in self.sources]
+            while drivers:
                 still = []
-                for vid, it in active:
-                    task = self.tasks[vid]
-                    try:
-                        batch = next(it)
-                    except StopIteration:
-                        # A bounded source ends with the maximum watermark: every window fires.
-                        task.fire_watermark(MAX_WATERMARK, start=1)
-                        task.end_input(0)
+                for vid, driver in drivers:
+                    if driver.poll():
+                        still.append((vid, driver))
+                    else:
                         self._finish(vid)
-                        yield from self._drain()
-                        continue
-                    except ConnectorError:
-                        raise
-                    except Exception as e:
-                        raise task._fail(0, e) from e
-                    src = task.operators[0]
-                    now = clock()
-                    if batch is not None:
-                        task.emit_from_head([batch])
-                        last_data[vid] = now
-                    elif idle_after[vid] and now - last_data[vid] >= idle_after[vid]:
-                        src.idle = True  # type: ignore[attr-defined]
-                    task.set_task_idle(src.idle)  # type: ignore[attr-defined]
-                    # Watermarks follow each batch (on-event), or at most once per
-                    # 'pipeline.auto-watermark-interval'; scripted ones go at once.
-                    due = interval == 0 or now - last_wm[vid] >= interval or \
-                        src.explicit  # type: ignore[attr-defined]
-                    if due and src.watermark > task.watermark:  # type: ignore[attr-defined]
-                        task.fire_watermark(Watermark(src.watermark), start=1)  # type: ignore[attr-defined]
-                        last_wm[vid] = now
-                    still.append((vid, it))
+                    now = time.monotonic()
                     if self.on_progress is not None and now - self._last_progress >= 0.5:
                         self._last_progress = now
                         self.on_progress(*self.progress())
                     yield from self._drain()
-                active = still
+                drivers = still
         finally:
             self._collect_metrics()
             for task in self.tasks.values():
@@ -141,16 +109,6 @@ class Executor:
         rows = sum(self.tasks[vid].metrics[0].records_out for vid, _ in self.sources)
         ends = [t for vid, t in self.tasks.items() if not self.graph.out_edges(vid)]
         return rows, min((t.watermark for t in ends), default=0)
-
-    def _idle_timeout(self, src: SourceOperator) -> float:
-        """Seconds without data after which a source is idle (0: never)."""
-        from optimizer.physical import parse_duration
-
-        key = "scan.watermark.idle-timeout"
-        text = src.source.option(key) or self.options.get("table.exec.source.idle-timeout")
-        if not text:
-            return 0.0
-        return parse_duration(text, key) / 1000.0
 
     def _drain(self) -> Iterator[pa.RecordBatch]:
         if self.collect is not None:
