@@ -19,14 +19,18 @@ _INT_RANGE = {pa.int8(): (-128, 127), pa.int16(): (-32768, 32767),
 
 class DatagenReader:
     def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
-                 clock: object = time) -> None:
+                 clock: object = time, split: tuple[int, int] = (0, 1)) -> None:
         self.table = table
         self.schema = schema
         self.options = options
         self.rate = int(options.get("rows-per-second", "10000"))
         total = options.get("number-of-rows")
         self.total = int(total) if total is not None else None
-        self.rng = np.random.default_rng(int(options["seed"]) if "seed" in options else None)
+        # A seeded generator draws each chunk from its own stream (seed, chunk number), so the
+        # rows do not depend on how many subtasks share the chunks.
+        self.seed = int(options["seed"]) if "seed" in options else None
+        self.rng = np.random.default_rng(self.seed)
+        self.split = split
         self.clock = clock
         self.fields = [self._field_spec(f) for f in schema]
         seq_lengths = [int(s["end"]) - int(s["start"]) + 1 for s in self.fields
@@ -60,17 +64,26 @@ class DatagenReader:
         return spec
 
     def batches(self) -> Iterator[pa.RecordBatch]:
-        produced = 0
+        """This subtask's chunks (chunk c goes to subtask c mod parallelism), each subtask at
+        its share of 'rows-per-second'."""
+        index, parallelism = self.split
+        rate = self.rate / parallelism
         chunk = max(1, min(self.rate // 10 or 1, 8192))
         started = self.clock.monotonic()  # type: ignore[attr-defined]
-        while self.total is None or produced < self.total:
-            n = chunk if self.total is None else min(chunk, self.total - produced)
-            due = started + (produced + n) / self.rate if self.rate > 0 else 0
+        mine = 0  # rows this subtask produced
+        c = index
+        while self.total is None or c * chunk < self.total:
+            offset = c * chunk
+            n = chunk if self.total is None else min(chunk, self.total - offset)
+            due = started + (mine + n) / rate if rate > 0 else 0
             wait = due - self.clock.monotonic()  # type: ignore[attr-defined]
             if wait > 0:
                 self.clock.sleep(wait)  # type: ignore[attr-defined]
-            yield self._generate(produced, n)
-            produced += n
+            if self.seed is not None:
+                self.rng = np.random.default_rng([self.seed, c])
+            yield self._generate(offset, n)
+            mine += n
+            c += parallelism
 
     def _generate(self, offset: int, n: int) -> pa.RecordBatch:
         arrays = [self._column(spec, offset, n) for spec in self.fields]

@@ -47,17 +47,26 @@ def list_files(path: str, table: str) -> list[Path]:
 
 
 def read_files(table: str, options: dict[str, str], schema: pa.Schema,
-               stats: ReadStats, columns: list[int] | None = None) -> Iterator[pa.RecordBatch]:
-    """Yield record batches of ``schema`` from every file under the table's path."""
+               stats: ReadStats, columns: list[int] | None = None,
+               split: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+    """Yield record batches of ``schema`` from this subtask's share of the files under the
+    table's path: csv and json by file, parquet by row group (file i / row group i goes to
+    subtask i mod parallelism)."""
     fmt = options["format"]
-    for f in list_files(options["path"], table):
+    index, parallelism = split
+    files = list_files(options["path"], table)
+    if fmt == "parquet":
+        units = [(f, g) for f in files for g in range(_row_groups(f))]
+        for f, g in units[index::parallelism]:
+            stats.files += 1
+            yield from _read_parquet(f, schema, columns, g)
+        return
+    for f in files[index::parallelism]:
         stats.files += 1
         if fmt == "csv":
             yield from _read_csv(f, options, schema, stats)
-        elif fmt == "json":
-            yield from _read_json(f, options, schema, stats)
         else:
-            yield from _read_parquet(f, schema, columns)
+            yield from _read_json(f, options, schema, stats)
 
 
 # -- csv -----------------------------------------------------------------------------------
@@ -278,13 +287,21 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema) -> tuple[pa.Table, n
 
 
 # -- parquet -------------------------------------------------------------------------------
-def _read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None
-                  ) -> Iterator[pa.RecordBatch]:
+def _parquet_file(path: Path) -> pq.ParquetFile:
     try:
-        pf = pq.ParquetFile(path)
+        return pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as e:
         msg = f"{path}: not a readable parquet file: {e}"
         raise ConnectorError(msg) from None
+
+
+def _row_groups(path: Path) -> int:
+    return max(1, _parquet_file(path).metadata.num_row_groups)
+
+
+def _read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
+                  row_group: int | None = None) -> Iterator[pa.RecordBatch]:
+    pf = _parquet_file(path)
     present = set(pf.schema_arrow.names)
     wanted = [schema.field(i).name for i in (columns if columns is not None
                                               else range(len(schema)))]
@@ -292,7 +309,9 @@ def _read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None
     if missing:
         msg = f"{path}: parquet file has no column {missing[0]!r}"
         raise ConnectorError(msg)
-    for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=wanted, use_threads=False):
+    groups = None if row_group is None or pf.metadata.num_row_groups == 0 else [row_group]
+    for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=wanted, row_groups=groups,
+                                 use_threads=False):
         arrays = []
         for f in schema:
             if f.name in wanted:

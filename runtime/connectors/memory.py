@@ -25,14 +25,20 @@ class MemoryData:
         self.explicit_watermarks = False  # the iterator interleaves Watermark elements
 
 
-def memory_batches(name: str, data: object, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def memory_batches(name: str, data: object, schema: pa.Schema,
+                   split: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+    """A registered table's batches (batch i goes to subtask i mod parallelism); an iterator
+    is read by the first subtask only (it can be read once)."""
     if not isinstance(data, MemoryData):
         msg = f"table {name!r} has no registered data"
         raise ConnectorError(msg)
+    index, parallelism = split
     if data.table is not None:
-        for b in data.table.cast(schema).to_batches(max_chunksize=BATCH_ROWS):
-            if b.num_rows:
-                yield b
+        batches = [b for b in data.table.cast(schema).to_batches(max_chunksize=BATCH_ROWS)
+                   if b.num_rows]
+        yield from batches[index::parallelism]
+        return
+    if index > 0:
         return
     if data.consumed:
         msg = f"table {name!r} was registered from an iterator, which can be read only once"

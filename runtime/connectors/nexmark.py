@@ -194,8 +194,10 @@ class NexmarkGenerator:
 
 
 def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
-                    clock: object = time) -> Iterator[pa.RecordBatch]:
-    """Rows of one Nexmark table, chunk by chunk, throttled to 'rows-per-second' if given."""
+                    clock: object = time, split: tuple[int, int] = (0, 1)
+                    ) -> Iterator[pa.RecordBatch]:
+    """Rows of one Nexmark table, chunk by chunk (chunk c goes to subtask c mod parallelism),
+    throttled to the subtask's share of 'rows-per-second' if given."""
     kind = options.get("nexmark.table", "bid")
     if kind not in SCHEMAS:
         msg = (f"table {table!r}: option 'nexmark.table' must be 'person', 'auction' or "
@@ -216,18 +218,20 @@ def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
                            int(options.get("nexmark.events-per-second", "10000")),
                            int(options.get("nexmark.seed", "1")),
                            int(options.get("nexmark.out-of-orderness", "0")))
+    index, parallelism = split
     limit = options.get("rows-per-second")
     started = clock.monotonic()  # type: ignore[attr-defined]
     produced = 0
-    c = 0
+    c = index
     while gen.events is None or c * CHUNK < gen.events:
         batch = gen.chunk(c).select(schema.names)
-        c += 1
+        c += parallelism
         if batch.num_rows == 0:
             continue
         produced += batch.num_rows
         if limit:
-            wait = started + produced / int(limit) - clock.monotonic()  # type: ignore[attr-defined]
+            share = int(limit) / parallelism
+            wait = started + produced / share - clock.monotonic()  # type: ignore[attr-defined]
             if wait > 0:
                 clock.sleep(wait)  # type: ignore[attr-defined]
         yield batch

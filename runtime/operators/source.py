@@ -35,6 +35,7 @@ class SourceOperator(Operator):
         self.watermark = MIN_WATERMARK  # the largest watermark this source has produced
         self.idle = False
         self.explicit = False
+        self.split = (0, 1)  # (subtask, parallelism): which share of the input this reads
 
     def _needed_columns(self) -> list[int] | None:
         if self.projection is None:
@@ -51,19 +52,22 @@ class SourceOperator(Operator):
             from runtime.connectors.filesystem import read_files
 
             return read_files(self.source.table, options, self.table_schema, self.stats,
-                              self._needed_columns())
+                              self._needed_columns(), self.split)
         if connector == "datagen":
             from runtime.connectors.datagen import DatagenReader
 
-            return DatagenReader(self.source.table, options, self.table_schema).batches()
+            return DatagenReader(self.source.table, options, self.table_schema,
+                                 split=self.split).batches()
         if connector == "nexmark":
             from runtime.connectors.nexmark import nexmark_batches
 
-            return nexmark_batches(self.source.table, options, self.table_schema)
+            return nexmark_batches(self.source.table, options, self.table_schema,
+                                   split=self.split)
         if connector == "memory":
             from runtime.connectors.memory import memory_batches
 
-            return memory_batches(self.source.table, self.data, self.table_schema)
+            return memory_batches(self.source.table, self.data, self.table_schema,
+                                  self.split)
         msg = f"table {self.source.table!r}: connector {connector!r} cannot be read"
         raise ConnectorError(msg)
 
