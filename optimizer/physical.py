@@ -107,6 +107,42 @@ class PhysicalNode:
 FORWARD = Exchange(Partitioning.FORWARD)
 
 
+def _shuffle_before_windowing(child: PhysicalNode, keys: tuple[Expr, ...]
+                              ) -> PhysicalNode | None:
+    """Flink's plan shape for a window aggregation: Exchange(HASH keys) -> window assignment
+    -> aggregation, so that a HOP window's copies of each row are made after the shuffle, not
+    shipped. ``child`` is the aggregate's input (window assignment, perhaps under projections
+    and filters); returns it rebuilt with the exchange below the window assignment, or None
+    when a key is not a plain column of the assignment's input."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    path: list[PhysicalNode] = []
+    node = child
+    mapped = list(keys)
+    while node.op.kind in ("project", "filter"):
+        ((inner, ex),) = node.inputs
+        if ex.partitioning is not Partitioning.FORWARD:
+            return None
+        if node.op.kind == "project":
+            exprs = node.op.param("exprs")
+            if not all(isinstance(k, ColumnRef) and isinstance(exprs[k.index], ColumnRef)
+                       for k in mapped):
+                return None
+            mapped = [exprs[k.index] for k in mapped]  # type: ignore[union-attr,index]
+        path.append(node)
+        node = inner
+    if node.op.kind != "window_assign":
+        return None
+    ((source, ex),) = node.inputs
+    if ex.partitioning is not Partitioning.FORWARD or not all(
+            isinstance(k, ColumnRef) and k.index < len(source.op.schema) for k in mapped):
+        return None
+    rebuilt = PhysicalNode(node.op, ((source, Exchange(Partitioning.HASH, tuple(mapped))),))
+    for above in reversed(path):
+        rebuilt = PhysicalNode(above.op, ((rebuilt, FORWARD),))
+    return rebuilt
+
+
 def to_physical(plan: N.LogicalPlan, mode: str,
                 options: dict[str, str] | None = None) -> PhysicalNode:
     """Choose operators and exchanges for a logical plan in ``mode`` (streaming | batch).
@@ -409,6 +445,9 @@ class _Translator:
             op = OperatorSpec("window_aggregate", plan.schema, self.lateness > 0,
                               (*common, ("lateness", self.lateness),
                                ("proctime", tvf.proctime)))
+            moved = _shuffle_before_windowing(child, others) if others else None
+            if moved is not None:
+                return PhysicalNode(op, ((moved, FORWARD),))
         return PhysicalNode(op, ((child, exchange),))
 
     def _rank(self, plan: N.Rank) -> PhysicalNode:

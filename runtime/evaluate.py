@@ -63,8 +63,7 @@ def literal_array(lit: Literal, n: int) -> pa.Array:
     """A literal repeated ``n`` times."""
     if lit.value is None:
         return pa.nulls(n, lit.type)
-    return pa.array([lit.value], lit.type).take(pa.array([0] * n, pa.int32())) if n != 1 \
-        else pa.array([lit.value], lit.type)
+    return pa.repeat(pa.scalar(lit.value, lit.type), n)
 
 
 def _case(expr: Case, batch: pa.RecordBatch, n: int) -> pa.Array:

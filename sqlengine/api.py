@@ -358,11 +358,12 @@ class JobRun:
             job = SparkJob if batch else SparkStreamingJob
             self.executor: Any = job(self.graph, dict(session.options), tables)
         else:
-            if int(session.options.get("parallelism.default", "1")) > 1:
-                raise NotSupportedError(
-                    "'parallelism.default' > 1: the native runtime runs every operator with "
-                    "parallelism 1 so far (use 'execution.target' = 'spark' to scale out)")
-            self.executor = Executor(self.graph, dict(session.options), tables)
+            if any(v.parallelism > 1 for v in self.graph.vertices):
+                from runtime.native.parallel import ParallelExecutor
+
+                self.executor = ParallelExecutor(self.graph, dict(session.options), tables)
+            else:  # one subtask per vertex: the single-threaded push executor
+                self.executor = Executor(self.graph, dict(session.options), tables)
             self.executor.on_progress = session.on_progress
         self.result = None
 

@@ -9,6 +9,7 @@ the final groups are emitted at end of input.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -290,29 +291,33 @@ class GroupAggregateOperator(Operator):
         pairs = sub.group_by([*key_names, f"d{j}"], use_threads=False).aggregate(
             [(f"s{j}", "sum")])
         key_lists = [pairs.column(k).to_pylist() for k in key_names]
-        keys = list(zip(*key_lists)) if key_names else [()] * pairs.num_rows
+        if not key_names:
+            slots = np.zeros(pairs.num_rows, dtype=np.int64)
+        else:
+            keys = key_lists[0] if len(key_names) == 1 else list(zip(*key_lists))
+            slots = np.fromiter(map(self.slots.__getitem__, keys), dtype=np.int64,
+                                count=pairs.num_rows)
         values = pairs.column(f"d{j}").to_pylist()
-        deltas = pairs.column(f"s{j}_sum").to_pylist()
+        deltas = pairs.column(f"s{j}_sum").to_numpy(zero_copy_only=False).astype(np.int64)
         seen = acc.distinct
         assert seen is not None
-        if len(key_names) == 1:
-            keys = [k[0] for k in keys]
-        for key, v, d in zip(keys, values, deltas):
-            slot = self.slots[key]
-            old = seen.get((slot, v), 0)
-            new = old + d
-            if new > 0:
-                seen[(slot, v)] = new
-            else:
-                seen.pop((slot, v), None)
-            if old <= 0 < new:
-                acc.count[slot] += 1
-                if acc.func in ("sum", "avg"):
-                    acc.value[slot] = acc.value[slot] + v
-            elif new <= 0 < old:
-                acc.count[slot] -= 1
-                if acc.func in ("sum", "avg"):
-                    acc.value[slot] = acc.value[slot] - v
+        # C-level map/zip over the batch's distinct (slot, value) pairs; numpy for the rest.
+        pair_keys = list(zip(slots.tolist(), values))
+        old = np.fromiter(map(seen.get, pair_keys, itertools.repeat(0)), dtype=np.int64,
+                          count=len(pair_keys))
+        new = old + deltas
+        alive = new > 0
+        seen.update(zip(itertools.compress(pair_keys, alive), new[alive].tolist()))
+        for k in itertools.compress(pair_keys, ~alive & (old > 0)):
+            del seen[k]  # (retractions only)
+        became = (old <= 0) & alive
+        gone = (old > 0) & ~alive
+        np.add.at(acc.count, slots[became], 1)
+        np.add.at(acc.count, slots[gone], -1)
+        if acc.func in ("sum", "avg") and (became.any() or gone.any()):
+            typed = np.array(values, dtype=acc.value.dtype)
+            np.add.at(acc.value, slots[became], typed[became])
+            np.subtract.at(acc.value, slots[gone], typed[gone])
 
     def _snapshot(self, slots: np.ndarray) -> tuple[np.ndarray, list[pa.Array]]:
         exists = self.rows[slots] > 0

@@ -156,7 +156,8 @@ def test_errors_keep_what_was_accepted_before() -> None:
     assert s.catalog.table("t") is not None
 
 
-def test_parallelism_above_one_is_refused_not_ignored() -> None:
-    s = sqlengine.connect({"parallelism.default": "4"})
-    with pytest.raises(NotSupportedError, match="parallelism 1 so far"):
-        s.sql("SELECT 1").collect()
+def test_a_bad_task_mode_names_the_option() -> None:
+    s = sqlengine.connect({"parallelism.default": "2", "execution.native.task-mode": "fibers"})
+    s.register("t", __import__("pyarrow").table({"a": [1, 2, 3]}))
+    with pytest.raises(PlanError, match=r"'execution\.native\.task-mode' must be one of"):
+        s.sql("SELECT a FROM t").collect()

@@ -1,0 +1,82 @@
+"""Parallelism 2 against 1 on the native runtime: wall time and speed-up per workload.
+
+    python -m bench.parallel [--events 2000000] [--parallelism 1,2] [--repeat 3]
+
+Workloads: a CPU-heavy GROUP BY (many aggregates over computed expressions) and a Nexmark
+q5-style HOP window count per auction, both over generated Nexmark bids. Each run is its own
+process (best of --repeat), so runs do not share warm caches or memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORKLOADS = {
+    "cpu_group_by": (
+        "SELECT auction % 5000 AS k, COUNT(*) AS n, SUM(price * 3 + bidder % 7) AS s, "
+        "AVG(CAST(price AS DOUBLE) / 100) AS a, MAX(price - bidder) AS mx, "
+        "MIN(CHAR_LENGTH(url)) AS ml, SUM(CASE WHEN price > 5000000 THEN 1 ELSE 0 END) AS big, "
+        "COUNT(DISTINCT bidder % 1000) AS bidders FROM bid "
+        "WHERE UPPER(channel) <> 'NONE' GROUP BY auction % 5000"),
+    "q5_hop": (
+        "SELECT auction, window_start, window_end, COUNT(*) AS num FROM TABLE(HOP(TABLE bid, "
+        "DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) "
+        "GROUP BY auction, window_start, window_end"),
+}
+
+
+def run_one(workload: str, events: int, parallelism: int) -> dict[str, object]:
+    sys.path.insert(0, str(ROOT))
+    from tests.nexmark import session
+
+    s = session(events, {"parallelism.default": str(parallelism)})
+    start = time.perf_counter()
+    rows = 0
+    for batch in s.sql(WORKLOADS[workload]).stream():
+        rows += batch.num_rows
+    secs = time.perf_counter() - start
+    return {"workload": workload, "parallelism": parallelism, "seconds": round(secs, 3),
+            "output_rows": rows,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=2_000_000)
+    parser.add_argument("--parallelism", default="1,2")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--one", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--p", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one, args.events, args.p)))
+        return
+    levels = [int(p) for p in args.parallelism.split(",")]
+    print(f"{'workload':<14} {'p':>2} {'best s':>8} {'speed-up':>9} {'rows':>9} {'rss MB':>7}")
+    for w in args.workloads.split(","):
+        base = None
+        for p in levels:
+            runs = []
+            for _ in range(args.repeat):
+                out = subprocess.run(
+                    [sys.executable, "-m", "bench.parallel", "--one", w, "--events",
+                     str(args.events), "--p", str(p)],
+                    cwd=ROOT, capture_output=True, text=True, check=True)
+                runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            best = min(runs, key=lambda r: r["seconds"])
+            base = base or best["seconds"]
+            print(f"{w:<14} {p:>2} {best['seconds']:>8.2f} {base / best['seconds']:>8.2f}x "
+                  f"{best['output_rows']:>9} {best['peak_rss_mb']:>7}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,401 @@
+"""The parallel native runtime: the JobGraph becomes an ExecutionGraph whose subtasks run as
+Tasks (one thread each) in task slots.
+
+With 'execution.native.task-mode' = 'process' (the default) there is one slot per parallel
+instance, each a forked worker process (Flink's TaskManager slots): slot i runs subtask i of
+every vertex with more than i subtasks. Subtasks in one slot exchange batches through bounded
+in-process queues; across slots, through bounded multiprocessing queues as Arrow IPC. With
+'thread' every subtask is a thread of the calling process (no fork; the GIL limits the
+speed-up: see ARCHITECTURE.md for the measurements behind the default).
+
+The caller iterates ``run()``: it yields the collect sink's batches as they come; closing the
+iterator (or ``cancel()``) cancels every task within a poll interval. The first task to fail
+fails the job: the others are cancelled, every thread and process is joined (killed after a
+grace period), and the root cause is raised with its operator and subtask named.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from optimizer.jobgraph import JobGraph
+from runtime.native.chain import ChainedTask
+from runtime.native.execution_graph import (
+    DistributionPattern,
+    ExecutionGraph,
+    ExecutionVertex,
+    build_execution_graph,
+)
+from runtime.native.executor import JobResult
+from runtime.native.factory import build_operator
+from runtime.native.network import (
+    Cancelled,
+    InputGate,
+    JobControl,
+    Kind,
+    Receiver,
+    RecordWriter,
+    RemoteGate,
+    decode_batch,
+)
+from runtime.native.partitioner import ForwardPartitioner, partitioner
+from runtime.native.task import Task, TaskState
+from runtime.operators.source import SourceOperator
+from sqlengine import errors
+from sqlengine.errors import ExecutionError, PlanError, SqlEngineError
+
+_JOIN_TIMEOUT = 5.0  # seconds to wait for the tasks of a cancelled job before killing them
+_POLL = 0.05
+TASK_MODES = ("process", "thread")
+
+
+class ParallelExecutor:
+    def __init__(self, graph: JobGraph, options: dict[str, str],
+                 tables: dict[str, object] | None = None) -> None:
+        self.graph = graph
+        self.options = options
+        self.tables = tables or {}
+        self.execution_graph: ExecutionGraph = build_execution_graph(graph)
+        self.result = JobResult()
+        self.on_progress: Callable[[int, int], None] | None = None
+        key = "execution.native.task-mode"
+        self.mode = options.get(key, "process").lower()
+        if self.mode not in TASK_MODES:
+            msg = f"option {key!r} must be one of {', '.join(TASK_MODES)}, got {self.mode!r}"
+            raise PlanError(msg)
+        if self.mode == "process" and "fork" not in mp.get_all_start_methods():
+            self.mode = "thread"  # (no fork on this platform)
+        self.subtasks = [sub for v in self.execution_graph.vertices for sub in v.subtasks]
+        self.slots = max(v.parallelism for v in self.execution_graph.vertices) \
+            if self.mode == "process" else 1
+        self.per_channel = int(options.get("taskmanager.network.memory.buffers-per-channel",
+                                           "2"))
+        self.floating = int(options.get(
+            "taskmanager.network.memory.floating-buffers-per-gate", "8"))
+        from optimizer.physical import parse_duration
+
+        self.batch_rows = int(options.get("execution.exchange.batch-rows", "32768"))
+        key = "execution.buffer-timeout"
+        self.buffer_timeout = parse_duration(options.get(key, "100 ms"), key) / 1000.0
+        self._ctx = mp.get_context("fork") if self.mode == "process" else None
+        if self._ctx is not None:
+            self.control = JobControl(self._ctx.Event())
+            self.results: Any = self._ctx.Queue(self.floating)
+            self.reports: Any = self._ctx.Queue()
+            self.inboxes = {(s.vertex_id, s.subtask): self._ctx.Queue(self._capacity(s))
+                            for s in self.subtasks if self._remote_channels(s)}
+            # Per subtask: rows its head produced and its watermark, for progress lines.
+            self.progress_board: Any = self._ctx.Array("q", 2 * len(self.subtasks),
+                                                       lock=False)
+        else:
+            self.control = JobControl()
+            self.results = InputGate(self.floating, self.control)
+            self.reports = queue.Queue()
+            self.inboxes = {}
+            self.progress_board = [0] * (2 * len(self.subtasks))
+        self._local_tasks: list[Task] = []
+        self._workers: list[Any] = []
+        self._thread: threading.Thread | None = None
+
+    # -- layout -----------------------------------------------------------------------------
+    def slot_of(self, sub: ExecutionVertex) -> int:
+        return sub.subtask % self.slots
+
+    def _channels(self, sub: ExecutionVertex) -> tuple[Any, ...]:
+        v = self.execution_graph.vertex(sub.vertex_id)
+        return v.channels[sub.subtask]
+
+    def _capacity(self, sub: ExecutionVertex) -> int:
+        return self.per_channel * max(1, len(self._channels(sub))) + self.floating
+
+    def _remote_channels(self, sub: ExecutionVertex) -> int:
+        """How many of the subtask's input channels come from another slot."""
+        results = {r.id: r for r in self.execution_graph.results}
+        count = 0
+        for ch in self._channels(sub):
+            producer = ExecutionVertex(results[ch.result_id].edge.source, ch.partition, 0)
+            if self.slot_of(producer) != self.slot_of(sub):
+                count += 1
+        return count
+
+    # -- one slot's tasks -------------------------------------------------------------------
+    def _build_slot(self, slot: int) -> tuple[list[Task], list[Receiver]]:
+        eg = self.execution_graph
+        tasks: dict[tuple[str, int], Task] = {}
+        for ejv in eg.vertices:
+            jv = ejv.job_vertex
+            for sub, channels in zip(ejv.subtasks, ejv.channels):
+                if self.slot_of(sub) != slot:
+                    continue
+                ops = [build_operator(spec, self.tables) for spec in jv.chain]
+                if isinstance(ops[0], SourceOperator):
+                    ops[0].split = (sub.subtask, sub.parallelism)
+                names = [spec.label().split("(")[0] for spec in jv.chain]
+                chain = ChainedTask(sub.name, ops, names,
+                                    max(1, len(self.graph.in_edges(jv.id))), self.options,
+                                    [c.input_index for c in channels] or [0])
+                gate = InputGate(self._capacity(sub), self.control)
+                results = self.results if self._ctx is None else \
+                    RemoteGate(self.results, self.control)
+                task = Task(sub, chain, gate, self.control, self.options, results)
+                task.progress = (self.progress_board, 2 * self.subtasks.index(sub))
+                tasks[(jv.id, sub.subtask)] = task
+        for result in eg.results:
+            for part in result.partitions:
+                producer = tasks.get((result.edge.source, part.partition))
+                if producer is None:
+                    continue
+                consumers = sorted(eg.consumers(result, part.partition),
+                                   key=lambda c: c[0].subtask)
+                targets: list[tuple[Any, int]] = []
+                for v, ch in consumers:
+                    local = tasks.get((v.vertex_id, v.subtask))
+                    if local is not None:
+                        targets.append((local.gate, ch))
+                    else:
+                        inbox = self.inboxes[(v.vertex_id, v.subtask)]
+                        targets.append((RemoteGate(inbox, self.control), ch))
+                if result.pattern is DistributionPattern.POINTWISE:
+                    chooser = ForwardPartitioner(1)
+                else:
+                    chooser = partitioner(result.edge.partitioning, result.edge.keys,
+                                          len(targets), part.partition)
+                producer.writers.append(RecordWriter(chooser, targets,
+                                                     producer.output_metrics,
+                                                     self.batch_rows, self.buffer_timeout))
+        receivers = [Receiver(self.inboxes[key], t.gate, self._remote_channels(t.vertex),
+                              self.control)
+                     for key, t in tasks.items() if key in self.inboxes]
+        return list(tasks.values()), receivers
+
+    def _run_slot(self, slot: int) -> None:
+        """In a worker process: run this slot's tasks to the end, report their metrics."""
+        tasks: list[Task] = []
+        try:
+            tasks, receivers = self._build_slot(slot)
+            for r in receivers:
+                r.thread.start()
+            for t in tasks:
+                t.start()
+            for t in tasks:
+                assert t.thread is not None
+                t.thread.join()
+        except BaseException as e:
+            self.control.fail(f"slot {slot}", e)
+        finally:
+            self.reports.put(("metrics", _task_metrics(tasks)))
+            if self.control.cancelled.is_set():
+                # Nobody may read what is still queued: do not wait for it at exit.
+                self.results.cancel_join_thread()
+                for q in self.inboxes.values():
+                    q.cancel_join_thread()
+
+    def _worker_main(self, slot: int) -> None:
+        # Returning lets multiprocessing flush this process's queues before it exits.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
+        self.control.report = self._report_failure
+        self._run_slot(slot)
+
+    def _report_failure(self, where: str, error: BaseException) -> None:
+        self.reports.put(("failure", where, _portable(error)))
+
+    # -- running ----------------------------------------------------------------------------
+    def cancel(self) -> None:
+        self.control.cancel()
+
+    def run(self) -> Iterator[pa.RecordBatch]:
+        self._start()
+        last_progress = time.monotonic()
+        try:
+            while True:
+                try:
+                    _, _, batch = self._next_result()
+                except queue.Empty:
+                    self._read_reports()
+                    if self.control.cancelled.is_set() or self._all_done():
+                        if self._results_empty():
+                            break
+                        continue
+                    now = time.monotonic()
+                    if self.on_progress is not None and now - last_progress >= 0.5:
+                        last_progress = now
+                        self.on_progress(*self.progress())
+                    continue
+                yield decode_batch(batch) if isinstance(batch, bytes) else batch
+        finally:
+            if not self._all_done():
+                for t in self._local_tasks:
+                    if t.state in (TaskState.RUNNING, TaskState.DEPLOYING):
+                        t.state = TaskState.CANCELING
+                self.control.cancel()
+            self._stop()
+        if self.control.failure is not None:
+            raise _root_cause(*self.control.failure)
+
+    def _start(self) -> None:
+        if self._ctx is None:
+            tasks, _ = self._build_slot(0)
+            self._local_tasks = tasks
+            for t in tasks:
+                t.start()
+            return
+        for slot in range(self.slots):
+            worker = self._ctx.Process(target=self._worker_main, args=(slot,),
+                                       name=f"sqlengine slot {slot}", daemon=True)
+            worker.start()
+            self._workers.append(worker)
+
+    def _next_result(self) -> tuple[int, Kind, Any]:
+        if self._ctx is None:
+            return self.results.queue.get(timeout=_POLL)
+        return self.results.get(timeout=_POLL)
+
+    def _results_empty(self) -> bool:
+        if self._ctx is None:
+            return self.results.queue.empty()
+        return self.results.empty()
+
+    def _all_done(self) -> bool:
+        if self._ctx is None:
+            return all(t.thread is not None and not t.thread.is_alive()
+                       for t in self._local_tasks)
+        return all(w.exitcode is not None for w in self._workers)
+
+    def _read_reports(self) -> None:
+        while True:
+            try:
+                item = self.reports.get_nowait()
+            except queue.Empty:
+                return
+            if item[0] == "failure":
+                self.control.fail(item[1], item[2])
+            else:
+                self._merge_metrics(item[1])
+
+    def _stop(self) -> None:
+        deadline = time.monotonic() + _JOIN_TIMEOUT
+        if self._ctx is None:
+            for t in self._local_tasks:
+                if t.thread is not None:
+                    t.thread.join(max(0.0, deadline - time.monotonic()))
+            stuck = [t.vertex.name for t in self._local_tasks
+                     if t.thread is not None and t.thread.is_alive()]
+            self._merge_metrics(_task_metrics(self._local_tasks))
+        else:
+            while time.monotonic() < deadline and not self._all_done():
+                self._read_reports()
+                self._drop_results()
+                time.sleep(0.01)
+            stuck = [w.name for w in self._workers if w.exitcode is None]
+            for w in self._workers:
+                if w.exitcode is None:
+                    w.kill()
+                w.join(1.0)
+            self._read_reports()
+        if stuck and self.control.failure is None:
+            self.control.fail(stuck[0], ExecutionError(
+                f"{stuck[0]} did not stop within {_JOIN_TIMEOUT:.0f} s of the cancel"))
+
+    def _drop_results(self) -> None:
+        """After a cancel, what is still on its way to the caller is thrown away (so that no
+        worker waits to hand it over)."""
+        if not self.control.cancelled.is_set():
+            return
+        try:
+            while True:
+                self.results.get_nowait()
+        except (queue.Empty, OSError, ValueError):
+            return
+
+    # -- observability ----------------------------------------------------------------------
+    def progress(self) -> tuple[int, int]:
+        """Rows the sources have produced, and the lowest watermark of the last vertices."""
+        rows = 0
+        ends = []
+        for i, sub in enumerate(self.subtasks):
+            jv = self.graph.vertex(sub.vertex_id)
+            if jv.head.kind == "source":
+                rows += self.progress_board[2 * i]
+            if not self.graph.out_edges(sub.vertex_id):
+                ends.append(self.progress_board[2 * i + 1])
+        return rows, min(ends, default=0)
+
+    def task_states(self) -> dict[str, str]:
+        return {t.vertex.name: t.state.value for t in self._local_tasks}
+
+    def _merge_metrics(self, slot: dict[str, Any]) -> None:
+        r = self.result
+        for key, entry in slot["operators"].items():
+            mine = r.metrics.setdefault(key, {})
+            for k, v in entry.items():
+                mine[k] = mine.get(k, 0) + v
+        r.metrics.update(slot["tasks"])
+        r.late_records_dropped += slot["late"]
+        r.skipped_rows += slot["skipped"]
+        r.skipped_at = (r.skipped_at + slot["skipped_at"])[:10]
+        for table, rows in slot["sink_rows"].items():
+            r.sink_rows[table] = r.sink_rows.get(table, 0) + rows
+
+
+def _task_metrics(tasks: list[Task]) -> dict[str, Any]:
+    """The counters of some tasks, as plain data (it may cross a process boundary)."""
+    out: dict[str, Any] = {"operators": {}, "tasks": {}, "late": 0, "skipped": 0,
+                           "skipped_at": [], "sink_rows": {}}
+    for task in tasks:
+        vid = task.vertex.vertex_id
+        head = task.chain.operators[0]
+        if isinstance(head, SourceOperator):
+            out["skipped"] += head.stats.skipped
+            out["skipped_at"].extend(head.stats.skipped_at)
+        for name, m, op in zip(task.chain.names, task.chain.metrics, task.chain.operators):
+            entry = out["operators"].setdefault(f"{vid}.{name}",
+                                                {"records_in": 0, "records_out": 0})
+            entry["records_in"] += m.records_in
+            entry["records_out"] += m.records_out
+            late = getattr(op, "late_dropped", None)
+            if late is not None:
+                entry["late_records_dropped"] = entry.get("late_records_dropped", 0) + late
+                out["late"] += late
+            rows = getattr(op, "rows", None)
+            table = getattr(op, "table_name", None)
+            if rows is not None and table:
+                out["sink_rows"][table] = out["sink_rows"].get(table, 0) + rows
+        m = task.output_metrics
+        entry = {"records_in": task.chain.metrics[0].records_in,
+                 "records_out": m.records_out, "bytes_out": m.bytes_out,
+                 "backpressured_ms": int(m.blocked_s * 1000),
+                 "cpu_ms": int(task.cpu_s * 1000), "watermark": task.chain.watermark}
+        entry.update({f"latency_ms.{src}": int(ms) for src, ms in task.latency.items()})
+        out["tasks"][f"{vid}[{task.vertex.subtask + 1}/{task.vertex.parallelism}]"] = entry
+    return out
+
+
+def _portable(error: BaseException) -> tuple[str, str]:
+    """An error as (class name, message): it crosses the process boundary as text."""
+    if isinstance(error, SqlEngineError):
+        return type(error).__name__, error.message
+    return "", f"{type(error).__name__}: {error}"
+
+
+def _root_cause(where: str, error: BaseException | tuple[str, str]) -> SqlEngineError:
+    if isinstance(error, tuple):
+        cls_name, message = error
+        cls = getattr(errors, cls_name, None) if cls_name else None
+        if isinstance(cls, type) and issubclass(cls, SqlEngineError):
+            err = cls.__new__(cls)
+            SqlEngineError.__init__(err, message)
+            return err
+        return ExecutionError(f"task {where} failed: {message}")
+    if isinstance(error, SqlEngineError):
+        return error
+    if isinstance(error, Cancelled):
+        return ExecutionError(f"task {where} was cancelled")
+    return ExecutionError(f"task {where} failed: {type(error).__name__}: {error}")

@@ -1,0 +1,172 @@
+"""Task: one ExecutionVertex (a parallel subtask) running its operator chain in a thread.
+
+A task goes CREATED -> DEPLOYING -> RUNNING -> FINISHED, or ends CANCELED (the job was
+cancelled, or another task failed) or FAILED (its own error, which fails the job).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from enum import Enum
+from typing import Any
+
+import pyarrow as pa
+
+from runtime.elements import MAX_WATERMARK, Watermark
+from runtime.native.chain import ChainedTask
+from runtime.native.execution_graph import ExecutionVertex
+from runtime.native.network import (
+    Cancelled,
+    ChannelMetrics,
+    InputGate,
+    JobControl,
+    Kind,
+    RecordWriter,
+)
+from runtime.native.source_driver import SourceDriver
+from runtime.operators.sink import CollectSink
+from runtime.operators.source import SourceOperator
+
+
+class TaskState(Enum):
+    CREATED = "CREATED"
+    DEPLOYING = "DEPLOYING"
+    RUNNING = "RUNNING"
+    FINISHED = "FINISHED"
+    CANCELING = "CANCELING"
+    CANCELED = "CANCELED"
+    FAILED = "FAILED"
+
+
+class Task:
+    def __init__(self, vertex: ExecutionVertex, chain: ChainedTask, gate: InputGate,
+                 control: JobControl, options: dict[str, str],
+                 results: InputGate | None = None) -> None:
+        self.vertex = vertex
+        self.chain = chain
+        self.gate = gate
+        self.control = control
+        self.options = options
+        self.results = results  # where a collect sink's rows go (the caller's queue)
+        self.writers: list[RecordWriter] = []
+        self.output_metrics = ChannelMetrics()
+        self.state = TaskState.CREATED
+        self.thread: threading.Thread | None = None
+        self.collect = next((inner for op in chain.operators
+                             if isinstance(inner := getattr(op, "inner", op), CollectSink)),
+                            None)
+        self.latency: dict[str, float] = {}  # per source vertex: last marker's latency, ms
+        # (board, index): where this task posts its rows read and watermark for progress.
+        self.progress: tuple[Any, int] | None = None
+        self.cpu_s = 0.0  # CPU time of the task's thread
+        chain.output = self._emit
+        chain.output_watermark = lambda wm: self._broadcast(Kind.WATERMARK, wm.timestamp)
+        chain.output_status = lambda idle: self._broadcast(Kind.IDLE, idle)
+
+    # -- output -----------------------------------------------------------------------------
+    def _emit(self, batch: pa.RecordBatch) -> None:
+        for w in self.writers:
+            w.emit(batch)
+
+    def _broadcast(self, kind: Kind, payload: Any) -> None:
+        for w in self.writers:
+            w.broadcast(kind, payload)
+
+    def _flush_due(self) -> None:
+        now = time.monotonic()
+        for w in self.writers:
+            w.flush_due(now)
+
+    def _post_progress(self) -> None:
+        if self.progress is not None:
+            board, i = self.progress
+            board[i] = self.chain.metrics[0].records_out
+            board[i + 1] = self.chain.watermark
+
+    def _drain_collect(self) -> None:
+        self._post_progress()
+        if self.collect is not None and self.results is not None:
+            for b in self.collect.drain():
+                self.results.put((0, Kind.BATCH, b), self.output_metrics)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self) -> None:
+        self.state = TaskState.DEPLOYING
+        self.thread = threading.Thread(target=self._run, name=f"sqlengine {self.vertex.name}",
+                                       daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        self.state = TaskState.RUNNING
+        started = time.thread_time()
+        try:
+            head = self.chain.operators[0]
+            if isinstance(head, SourceOperator):
+                self._run_source()
+            elif hasattr(head, "values_batches"):
+                self.chain.emit_from_head(list(head.values_batches()))
+                self.chain.fire_watermark(MAX_WATERMARK, start=1)
+                self.chain.end_input(0)
+            else:
+                self._run_inputs()
+            self._drain_collect()
+            self._broadcast(Kind.END, None)
+            self.state = TaskState.FINISHED
+        except Cancelled:
+            self.state = TaskState.CANCELED
+        except BaseException as e:
+            self.state = TaskState.FAILED
+            self.control.fail(self.vertex.name, e)
+        finally:
+            self.cpu_s = time.thread_time() - started
+            try:
+                self.chain.close()
+            except Exception as e:
+                if self.state is TaskState.FINISHED:
+                    self.state = TaskState.FAILED
+                    self.control.fail(self.vertex.name, e)
+
+    def _run_source(self) -> None:
+        driver = SourceDriver(self.chain, self.options)
+        marker_every = _latency_interval(self.options)
+        next_marker = time.monotonic()
+        while True:
+            if self.control.cancelled.is_set():
+                raise Cancelled
+            more = driver.poll()
+            self._flush_due()
+            self._drain_collect()
+            if not more:
+                return
+            if marker_every and time.monotonic() >= next_marker:
+                next_marker = time.monotonic() + marker_every
+                self._broadcast(Kind.LATENCY, (self.vertex.vertex_id, time.monotonic()))
+
+    def _run_inputs(self) -> None:
+        chain = self.chain
+        while not chain.finished:
+            channel, kind, payload = self.gate.get(self._flush_due)
+            if kind is Kind.BATCH:
+                chain.process(payload, channel)
+            elif kind is Kind.WATERMARK:
+                chain.process_watermark(Watermark(payload), channel)
+            elif kind is Kind.IDLE:
+                chain.set_idle(payload, channel)
+            elif kind is Kind.LATENCY:
+                source, emitted = payload
+                self.latency[source] = (time.monotonic() - emitted) * 1000.0
+                self._broadcast(Kind.LATENCY, payload)
+            else:  # END: an ended channel no longer holds the watermark back
+                chain.process_watermark(MAX_WATERMARK, channel)
+                chain.end_input(channel)
+            self._flush_due()
+            self._drain_collect()
+
+
+def _latency_interval(options: dict[str, str]) -> float:
+    from optimizer.physical import parse_duration
+
+    key = "metrics.latency.interval"
+    text = options.get(key, "0")
+    return parse_duration(text, key) / 1000.0 if text not in ("0", "") else 0.0
