@@ -16,6 +16,7 @@ grace period), and the root cause is raised with its operator and subtask named.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import queue
 import signal
@@ -247,11 +248,17 @@ class ParallelExecutor:
             for t in tasks:
                 t.start()
             return
-        for slot in range(self.slots):
-            worker = self._ctx.Process(target=self._worker_main, args=(slot,),
-                                       name=f"sqlengine slot {slot}", daemon=True)
-            worker.start()
-            self._workers.append(worker)
+        # Objects that exist now are left alone by the workers' garbage collector, so that
+        # it does not copy every page it would otherwise touch (copy-on-write after fork).
+        gc.freeze()
+        try:
+            for slot in range(self.slots):
+                worker = self._ctx.Process(target=self._worker_main, args=(slot,),
+                                           name=f"sqlengine slot {slot}", daemon=True)
+                worker.start()
+                self._workers.append(worker)
+        finally:
+            gc.unfreeze()
 
     def _next_result(self) -> tuple[int, Kind, Any]:
         if self._ctx is None:
