@@ -366,12 +366,19 @@ class JobRun:
                 self.executor = Executor(self.graph, dict(session.options), tables)
             self.executor.on_progress = session.on_progress
         self.result = None
+        self.cancelled = False
 
     def run(self) -> Iterator[pa.RecordBatch]:
         try:
             yield from self.executor.run()
         finally:
             self.result = self.executor.result
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        cancel = getattr(self.executor, "cancel", None)
+        if cancel is not None:
+            cancel()
 
 
 class Query:
@@ -430,11 +437,20 @@ class Query:
             raise PlanError(f"collect() needs a bounded result, but table {unbounded[0]!r} is "
                             "unbounded; use stream() (or give the source 'number-of-rows')")
         batches = []
+        self._run = job
         try:
             batches = list(job.run())
         finally:
             self._finish(job)
+        if job.cancelled:
+            raise ExecutionError("the query was cancelled")
         return apply_changelog(batches, self.schema)
+
+    def cancel(self) -> None:
+        """Cancel the running query (from another thread): ``stream()`` ends, ``collect()``
+        raises ExecutionError. Every task of a parallel job stops within a poll interval."""
+        if self._run is not None:
+            self._run.cancel()
 
     def to_pandas(self) -> Any:
         """``collect()`` as a pandas DataFrame."""

@@ -45,6 +45,7 @@ class Executor:
         # Called now and then while the job runs: (rows read by the sources, watermark).
         self.on_progress: Callable[[int, int], None] | None = None
         self._last_progress = 0.0
+        self.cancelled = False
         for v in graph.vertices:
             ops = [build_operator(spec, tables or {}) for spec in v.chain]
             names = [spec.label().split("(")[0] for spec in v.chain]
@@ -86,7 +87,7 @@ class Executor:
                     yield from self._drain()
             drivers = [(vid, SourceDriver(self.tasks[vid], self.options))
                        for vid, _ in self.sources]
-            while drivers:
+            while drivers and not self.cancelled:
                 still = []
                 for vid, driver in drivers:
                     if driver.poll():
@@ -103,6 +104,10 @@ class Executor:
             self._collect_metrics()
             for task in self.tasks.values():
                 task.close()
+
+    def cancel(self) -> None:
+        """Stop at the next source read (from another thread, or a progress callback)."""
+        self.cancelled = True
 
     def progress(self) -> tuple[int, int]:
         """Rows the sources have produced, and the lowest watermark among the last vertices."""

@@ -297,30 +297,21 @@ class ParallelExecutor:
                      if t.thread is not None and t.thread.is_alive()]
             self._merge_metrics(_task_metrics(self._local_tasks))
         else:
+            # (What is still on its way to the caller after a cancel is not read: a worker
+            # that gave up on it may have left half a message in the pipe.)
             while time.monotonic() < deadline and not self._all_done():
                 self._read_reports()
-                self._drop_results()
                 time.sleep(0.01)
             stuck = [w.name for w in self._workers if w.exitcode is None]
             for w in self._workers:
                 if w.exitcode is None:
                     w.kill()
                 w.join(1.0)
-            self._read_reports()
+            if not stuck:  # every report is whole
+                self._read_reports()
         if stuck and self.control.failure is None:
             self.control.fail(stuck[0], ExecutionError(
                 f"{stuck[0]} did not stop within {_JOIN_TIMEOUT:.0f} s of the cancel"))
-
-    def _drop_results(self) -> None:
-        """After a cancel, what is still on its way to the caller is thrown away (so that no
-        worker waits to hand it over)."""
-        if not self.control.cancelled.is_set():
-            return
-        try:
-            while True:
-                self.results.get_nowait()
-        except (queue.Empty, OSError, ValueError):
-            return
 
     # -- observability ----------------------------------------------------------------------
     def progress(self) -> tuple[int, int]:

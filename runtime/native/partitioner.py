@@ -75,9 +75,13 @@ def _value_hash(arr: pa.Array) -> np.ndarray:
         arr = arr.cast(pa.time32("ms"), safe=False)
         t = arr.type
     if pa.types.is_decimal(t) or pa.types.is_floating(t):
+        # Whole numbers hash as the integer they equal (so 5.0, DECIMAL 5 and BIGINT 5 meet
+        # on one subtask, as a join of a DOUBLE and a BIGINT key needs); others by their bits.
         values = pc.fill_null(arr.cast(pa.float64(), safe=False), 0.0).to_numpy(
             zero_copy_only=False) + 0.0  # -0.0 == 0.0
-        return values.view(np.uint64)
+        whole = (np.floor(values) == values) & (np.abs(values) < 2.0**63)
+        ints = np.where(whole, values, 0.0).astype(np.int64).view(np.uint64)
+        return np.where(whole, ints, values.view(np.uint64))
     if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_temporal(t):
         ints = arr.cast(pa.int64()) if not pa.types.is_temporal(t) else \
             arr.view(pa.int32() if t.bit_width == 32 else pa.int64()).cast(pa.int64())

@@ -1,0 +1,344 @@
+"""The parallel native runtime: same rows at parallelism 1, 2 and 4; exchanges, watermarks
+across channels, backpressure, failure and cancel."""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import sqlengine
+from optimizer.jobgraph import JobEdge, JobGraph, JobVertex
+from optimizer.physical import OperatorSpec, Partitioning
+from runtime.elements import Watermark
+from runtime.native.chain import ChainedTask
+from runtime.native.execution_graph import DistributionPattern, build_execution_graph
+from runtime.native.partitioner import MAX_PARALLELISM, HashPartitioner, key_groups
+from runtime.operators.base import Operator
+from sqlengine.errors import ExecutionError, SqlEngineError
+from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.nodes import Schema
+from tests.nexmark import REFERENCES, queries, query, rows, session, tables
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
+
+
+def _no_workers_left() -> bool:
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        threads = [t for t in threading.enumerate() if t.name.startswith("sqlengine")]
+        if not multiprocessing.active_children() and not threads:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# -- ExecutionGraph ---------------------------------------------------------------------------
+def _vertex(vid: str, p: int) -> JobVertex:
+    return JobVertex(vid, (OperatorSpec("project", Schema(()), False, ()),), p)
+
+
+def test_execution_graph_connects_pointwise_and_all_to_all() -> None:
+    graph = JobGraph((_vertex("v1", 2), _vertex("v2", 2), _vertex("v3", 3)),
+                     (JobEdge("v1", "v2", Partitioning.FORWARD),
+                      JobEdge("v2", "v3", Partitioning.HASH, (ColumnRef(0, "k", pa.int64()),))))
+    eg = build_execution_graph(graph)
+    assert [v.parallelism for v in eg.vertices] == [2, 2, 3]
+    forward, shuffle = eg.results
+    assert forward.pattern is DistributionPattern.POINTWISE
+    assert shuffle.pattern is DistributionPattern.ALL_TO_ALL
+    assert len(shuffle.partitions) == 2  # one per producing subtask
+    # v2's subtask i reads v1's subtask i only; each v3 subtask reads both v2 subtasks.
+    assert [[c.partition for c in chs] for chs in eg.vertex("v2").channels] == [[0], [1]]
+    assert [[c.partition for c in chs] for chs in eg.vertex("v3").channels] == [[0, 1]] * 3
+    assert [(v.name, ch) for v, ch in eg.consumers(shuffle, 1)] == \
+        [("v3 (1/3)", 1), ("v3 (2/3)", 1), ("v3 (3/3)", 1)]
+
+
+def test_explain_shows_parallelism_per_vertex() -> None:
+    s = sqlengine.connect({"parallelism.default": "3"})
+    s.register("t", pa.table({"k": [1, 2], "v": [3, 4]}))
+    text = s.sql("SELECT k, SUM(v) AS s FROM t GROUP BY k ORDER BY k").explain()
+    assert "v1 [parallelism=3]: Source(t)" in text
+    assert "Sort" in text.split("[parallelism=1]")[1]  # a global sort runs once
+
+
+# -- hash partitioning ------------------------------------------------------------------------
+def test_equal_keys_of_different_types_land_on_the_same_subtask() -> None:
+    ints = [1, 2, None, 5, 1 << 40]
+    assert (key_groups([pa.array(ints, pa.int64())]) ==
+            key_groups([pa.array(ints, pa.decimal128(20, 0))])).all()
+    assert (key_groups([pa.array([1, 2, 3], pa.int8())]) ==
+            key_groups([pa.array([1, 2, 3], pa.int64())])).all()
+    ts = [dt.datetime(2024, 1, 1, 0, 0, 1), None]
+    assert (key_groups([pa.array(ts, pa.timestamp("ms"))]) ==
+            key_groups([pa.array(ts, pa.timestamp("us"))])).all()
+    words = pa.array(["a", "", None, "hello", "a"] * 3)
+    assert (key_groups([words.slice(5, 5)]) == key_groups([words])[:5]).all()
+    assert (key_groups([words]) == key_groups([words.cast(pa.large_string())])).all()
+
+
+def test_hash_partitioning_is_balanced_and_keeps_keys_together() -> None:
+    keys = pa.array([f"user-{i}" for i in range(40_000)] * 2)
+    batch = pa.record_batch({"k": keys, "v": np.arange(len(keys))})
+    part = HashPartitioner(4, (ColumnRef(0, "k", pa.string()),))
+    routed = part.route(batch)
+    sizes = [b.num_rows for _, b in routed]
+    assert sum(sizes) == 80_000 and max(sizes) < 1.15 * min(sizes)
+    seen = {}
+    for target, b in routed:
+        for k in set(b.column(0).to_pylist()):
+            assert seen.setdefault(k, target) == target
+    assert MAX_PARALLELISM % 4 == 0
+
+
+# -- same rows at every parallelism ----------------------------------------------------------
+def _results(path: Path, options: dict[str, str]) -> list[object]:
+    s = sqlengine.connect(options)
+    out: list[object] = []
+    text = path.read_text()
+    try:
+        for r in s.iter_execute(text):
+            if r.table is not None:
+                stmt = text[r.statement_offset:].split(";", 1)[0].upper()
+                data = [tuple(x.values()) for x in r.table.to_pylist()]
+                out.append(data if "ORDER BY" in stmt else sorted(data, key=str))
+    except SqlEngineError as e:
+        out.append(("error", type(e).__name__))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenarios_give_the_same_rows_at_parallelism_1_2_4(
+        path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    got = {p: _results(path, {"parallelism.default": str(p), "execution.runtime-mode": mode})
+           for p in (1, 2, 4)}
+    assert got[2] == got[1]
+    assert got[4] == got[1]
+
+
+@pytest.fixture(scope="module")
+def duck():  # type: ignore[no-untyped-def]
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    for name, table in tables(20_000).items():
+        con.register(name, table)
+    return con
+
+
+# The whole suite in processes (p = 2 and 4, both modes); a sample with threads (the same
+# task code, in-process queues only).
+SETTINGS = [(name, setting) for setting in (("streaming", 2, "process"),
+                                            ("streaming", 4, "process"),
+                                            ("batch", 2, "process"))
+            for name in queries()]
+SETTINGS += [(name, ("streaming", 2, "thread"))
+             for name in ("q0", "q3", "q5", "q7", "q8", "q11", "q18")]
+
+
+@pytest.mark.parametrize(("name", "setting"), SETTINGS,
+                         ids=[f"{n}-{m}-p{p}-{t}" for n, (m, p, t) in SETTINGS])
+def test_nexmark_in_parallel(name: str, setting: tuple[str, int, str], duck,  # type: ignore[no-untyped-def]
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    mode, p, tasks = setting
+    monkeypatch.chdir(ROOT)
+    s = session(20_000, {"execution.runtime-mode": mode, "parallelism.default": str(p),
+                         "execution.native.task-mode": tasks})
+    result = query(s, queries()[name]).collect()
+    if name == "q12":  # processing time: compare bids per bidder
+        result = result.group_by("bidder").aggregate([("bid_count", "sum")])
+    got = rows([tuple(r.values()) for r in result.to_pylist()])
+    assert got == rows(duck.sql(REFERENCES[name]).fetchall())
+
+
+def test_out_of_order_input_within_the_bound_gives_the_same_windows() -> None:
+    sql = ("SELECT auction, window_start, COUNT(*) AS n, MAX(price) AS top FROM TABLE(HOP("
+           "TABLE bid, DESCRIPTOR(dateTime), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) "
+           "GROUP BY auction, window_start, window_end")
+    got = {}
+    for p in (1, 4):
+        s = sqlengine.connect({"parallelism.default": str(p)})
+        s.execute("CREATE TABLE bid (auction BIGINT, price BIGINT, dateTime TIMESTAMP(3), "
+                   "WATERMARK FOR dateTime AS dateTime - INTERVAL '1' SECOND) WITH ("
+                   "'connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events' = "
+                   "'30000', 'nexmark.out-of-orderness' = '800')")
+        q = s.sql(sql)
+        got[p] = rows([tuple(r.values()) for r in q.collect().to_pylist()])
+        assert q.late_records_dropped == 0
+    assert got[4] == got[1] and len(got[1]) > 1000
+
+
+# -- channels and watermarks -----------------------------------------------------------------
+class _Echo(Operator):
+    name = "Echo"
+
+    def __init__(self) -> None:
+        self.watermarks: list[int] = []
+        self.ended: list[int] = []
+
+    def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+        return ()
+
+    def process_watermark(self, wm):  # type: ignore[no-untyped-def]
+        self.watermarks.append(wm.timestamp)
+        return ()
+
+    def end_input(self, input_index=0):  # type: ignore[no-untyped-def]
+        self.ended.append(input_index)
+        return ()
+
+
+def test_uneven_watermarks_across_channels_take_the_minimum() -> None:
+    op = _Echo()
+    # Channels 0 and 1 come from two subtasks of the first input, channel 2 from the second.
+    task = ChainedTask("v3 (1/2)", [op], ["Echo"], 2, {}, channels=[0, 0, 1])
+    task.process_watermark(Watermark(5), 0)
+    task.process_watermark(Watermark(10), 1)
+    assert op.watermarks == []  # channel 2 has not said anything yet
+    task.process_watermark(Watermark(7), 2)
+    task.process_watermark(Watermark(12), 0)
+    assert op.watermarks == [5, 7]  # min(5, 10, 7), then min(12, 10, 7)
+    task.set_idle(True, 2)
+    assert op.watermarks == [5, 7, 10]  # an idle channel is left out
+    task.end_input(0)
+    assert op.ended == []  # the first input still has channel 1
+    task.end_input(1)
+    assert op.ended == [0]
+    assert task.end_input(2) and op.ended == [0, 1]
+
+
+def test_a_quiet_source_turns_idle_in_a_parallel_job() -> None:
+    schema = pa.schema([("item", pa.string()), ("price", pa.int64()), ("ts", pa.timestamp("ms"))])
+
+    def quiet():  # one row, then nothing for a while, then the end
+        yield pa.RecordBatch.from_pylist([{"item": "b", "price": 3, "ts": dt.datetime(
+            1970, 1, 1, 0, 0, 2)}], schema=schema)
+        for _ in range(40):
+            time.sleep(0.02)
+            yield None
+
+    def busy():
+        for sec in (1, 12, 25, 40):
+            time.sleep(0.05)
+            yield pa.RecordBatch.from_pylist([{"item": "a", "price": sec, "ts": dt.datetime(
+                1970, 1, 1, 0, 0, sec)}], schema=schema)
+
+    sql = ("SELECT item, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE u, DESCRIPTOR(ts), "
+           "INTERVAL '10' SECOND)) GROUP BY item, window_start, window_end")
+    s = sqlengine.connect({"parallelism.default": "2", "execution.buffer-timeout": "10 ms"})
+    s.register("busy", busy(), rowtime="ts")
+    s.register("quiet", quiet(), rowtime="ts", idle_timeout="50 ms")
+    s.execute("CREATE VIEW u AS SELECT * FROM busy UNION ALL SELECT * FROM quiet")
+    started = time.monotonic()
+    arrivals = []
+    for batch in s.sql(sql).stream():
+        arrivals.append((time.monotonic() - started, batch.num_rows))
+    # Windows [0,10) and [10,20) fire while the quiet source still runs (it ends after
+    # about 0.8 s): it turned idle, so it no longer holds the watermark back.
+    assert sum(n for _, n in arrivals) == 5
+    assert arrivals[0][0] < 0.6
+
+
+# -- failure and cancel ----------------------------------------------------------------------
+@pytest.mark.parametrize("tasks", ["process", "thread"])
+@pytest.mark.parametrize(("expr", "message"), [
+    ("a / b", "division by zero"),
+    ("CAST(s AS INT)", "'oops'"),
+])
+def test_a_failing_subtask_fails_the_job_with_its_root_cause(expr: str, message: str,
+                                                            tasks: str) -> None:
+    # Two batches: the first goes to subtask 1, the second (with the bad row) to subtask 2.
+    good = pa.record_batch({"a": [1, 2], "b": [1, 1], "s": ["1", "2"]})
+    bad = pa.record_batch({"a": [3, 4], "b": [1, 0], "s": ["3", "oops"]})
+    s = sqlengine.connect({"parallelism.default": "2", "execution.native.task-mode": tasks})
+    s.register("t", pa.Table.from_batches([good, bad]))
+    with pytest.raises(ExecutionError) as info:
+        s.sql(f"SELECT {expr} AS x FROM t").collect()
+    text = str(info.value)
+    assert message in text and "(2/2)" in text, text
+    assert "Traceback" not in text
+    assert _no_workers_left()
+
+
+@pytest.mark.parametrize("tasks", ["process", "thread"])
+def test_closing_the_stream_cancels_every_task_within_a_second(tasks: str) -> None:
+    s = sqlengine.connect({"parallelism.default": "2", "execution.native.task-mode": tasks})
+    s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', "
+              "'rows-per-second' = '200000', 'fields.k.min' = '1', 'fields.k.max' = '50')")
+    it = s.sql("SELECT k, COUNT(*) AS n, SUM(v) AS s FROM g GROUP BY k").stream()
+    for _ in range(3):
+        next(it)
+    started = time.monotonic()
+    it.close()
+    assert time.monotonic() - started < 1.0
+    assert _no_workers_left()
+
+
+def test_cancel_from_another_thread_stops_collect() -> None:
+    s = sqlengine.connect({"parallelism.default": "2"})
+    s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '10000000', 'rows-per-second' = '20000')")
+    q = s.sql("SELECT k % 10 AS b, COUNT(*) AS n FROM g GROUP BY k % 10")
+    threading.Timer(0.5, q.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(ExecutionError, match="cancelled"):
+        q.collect()
+    assert time.monotonic() - started < 1.5
+    assert _no_workers_left()
+
+
+# -- backpressure and metrics ----------------------------------------------------------------
+def test_a_slow_consumer_slows_the_sources_instead_of_growing_memory() -> None:
+    s = sqlengine.connect({"parallelism.default": "2", "execution.buffer-timeout": "0 ms"})
+    s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', "
+              "'rows-per-second' = '10000000', 'fields.k.min' = '1', 'fields.k.max' = '50')")
+    q = s.sql("SELECT k, v * 2 AS w FROM g WHERE v > 0")
+    it = q.stream()
+    consumed = 0
+    produced = []
+    rss = []
+    for i, batch in enumerate(it):
+        consumed += batch.num_rows
+        time.sleep(0.02)  # a throttled sink
+        if i % 20 == 19:
+            produced.append(q._run.executor.progress()[0])  # type: ignore[union-attr]
+            rss.append(sum(_rss_mb(p.pid) for p in multiprocessing.active_children()))
+        if i == 120:
+            break
+    it.close()
+    # The sources are held back: what they read stays within the buffers' reach of what
+    # the consumer took, and the workers' memory stays flat.
+    assert produced[-1] - consumed < 40 * 8192
+    assert max(rss[1:]) - min(rss[1:]) < 40, rss
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def test_metrics_per_task_with_latency_markers() -> None:
+    s = session(20_000, {"parallelism.default": "2", "metrics.latency.interval": "10 ms"})
+    q = s.sql("SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction")
+    q.collect()
+    m = q.metrics()
+    tasks = {k: v for k, v in m.items() if "[" in k}
+    assert {"v1[1/2]", "v1[2/2]", "v2[1/2]", "v2[2/2]"} <= set(tasks)
+    bids = sum(v["records_out"] for k, v in tasks.items() if k.startswith("v1["))
+    assert bids == len(tables(20_000)["bid"])
+    assert all(v["bytes_out"] > 0 for k, v in tasks.items() if k.startswith("v1["))
+    assert any(k.startswith("latency_ms.") for v in tasks.values() for k in v)
