@@ -16,6 +16,7 @@ from optimizer.rules.merge_projections import MergeProjections
 from optimizer.rules.prune_projections import PruneProjections
 from optimizer.rules.push_down_filters import PushDownFilters
 from optimizer.streamgraph import build_stream_graph
+from sqlengine.errors import PlanError
 from sqlengine.plan.nodes import LogicalPlan
 
 RULES: tuple[OptimizerRule, ...] = (
@@ -48,7 +49,18 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None) -> JobGra
     mode = options.get("execution.runtime-mode", "streaming").lower()
     physical = to_physical(plan, mode, options)
     stream_graph = build_stream_graph(physical, parallelism=config.parallelism)
-    return build_job_graph(stream_graph, config.chaining_enabled)
+    # Batch mode's shuffles are blocking by default, as Flink's ('ALL_EXCHANGES_BLOCKING'):
+    # a producer's result is complete (spilled to disk) before its consumers read it. A job
+    # that runs in one subtask per vertex has no exchanges to block.
+    key = "execution.batch-shuffle-mode"
+    shuffle = options.get(key, "ALL_EXCHANGES_BLOCKING").upper()
+    if shuffle not in ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED"):
+        msg = (f"option {key!r} must be 'ALL_EXCHANGES_BLOCKING' or "
+               f"'ALL_EXCHANGES_PIPELINED', got {shuffle!r}")
+        raise PlanError(msg)
+    blocking = mode == "batch" and shuffle == "ALL_EXCHANGES_BLOCKING" and \
+        any(n.parallelism > 1 for n in stream_graph.nodes)
+    return build_job_graph(stream_graph, config.chaining_enabled, blocking)
 
 
 __all__ = ["RULES", "JobGraph", "optimize", "plan_job"]

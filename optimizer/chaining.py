@@ -24,8 +24,10 @@ def is_chainable(edge: StreamEdge, graph: StreamGraph, chaining_enabled: bool = 
     )
 
 
-def build_job_graph(graph: StreamGraph, chaining_enabled: bool = True) -> JobGraph:
-    """Group chainable StreamNodes into JobVertices; the other edges become JobEdges."""
+def build_job_graph(graph: StreamGraph, chaining_enabled: bool = True,
+                    blocking: bool = False) -> JobGraph:
+    """Group chainable StreamNodes into JobVertices; the other edges become JobEdges
+    (BLOCKING ones when ``blocking``: batch mode's 'execution.batch-shuffle-mode')."""
     head_of: dict[int, int] = {}
     chains: dict[int, list[int]] = {}
     for node in graph.nodes:  # topological: inputs come first
@@ -45,7 +47,7 @@ def build_job_graph(graph: StreamGraph, chaining_enabled: bool = True) -> JobGra
     )
     edges = tuple(
         JobEdge(vertex_id[head_of[e.source]], vertex_id[head_of[e.target]], e.partitioning,
-                e.keys, e.input_index)
+                e.keys, e.input_index, blocking)
         for e in graph.edges
         if head_of[e.source] != head_of[e.target]
     )

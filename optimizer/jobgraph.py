@@ -15,11 +15,15 @@ class JobEdge:
     partitioning: Partitioning
     keys: tuple[Expr, ...] = ()
     input_index: int = 0
+    # Flink's exchange mode: PIPELINED (records flow as produced) or BLOCKING (the producer's
+    # whole result is written out before the consumer reads it; batch mode).
+    blocking: bool = False
 
     def label(self) -> str:
+        text = self.partitioning.value
         if self.keys:
-            return f"{self.partitioning.value}({', '.join(k.sql() for k in self.keys)})"
-        return self.partitioning.value
+            text = f"{text}({', '.join(k.sql() for k in self.keys)})"
+        return f"{text} [BLOCKING]" if self.blocking else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,6 +147,18 @@ class ChainedTask:
             self._push_from(i + 1, outs)
         self.output_watermark(wm)
 
+    @property
+    def has_timers(self) -> bool:
+        return any(op.uses_processing_time for op in self.operators)
+
+    def fire_processing_time(self, now_ms: int) -> None:
+        """Processing-time timers: each operator that keeps them fires those due."""
+        for i, op in enumerate(self.operators):
+            if op.uses_processing_time:
+                outs = self._call(i, lambda op=op: op.on_processing_time(now_ms))
+                self.metrics[i].records_out += sum(o.num_rows for o in outs)
+                self._push_from(i + 1, outs)
+
     def emit_from_head(self, batches: list[pa.RecordBatch]) -> None:
         """Batches a source head produced itself (counted as its output)."""
         self.metrics[0].records_out += sum(b.num_rows for b in batches)

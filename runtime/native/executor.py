@@ -87,6 +87,7 @@ class Executor:
                     yield from self._drain()
             drivers = [(vid, SourceDriver(self.tasks[vid], self.options))
                        for vid, _ in self.sources]
+            timed = [t for t in self.tasks.values() if t.has_timers]
             while drivers and not self.cancelled:
                 still = []
                 for vid, driver in drivers:
@@ -95,6 +96,11 @@ class Executor:
                     else:
                         self._finish(vid)
                     now = time.monotonic()
+                    if timed:
+                        wall = int(time.time() * 1000)
+                        for t in timed:
+                            if not t.finished:
+                                t.fire_processing_time(wall)
                     if self.on_progress is not None and now - self._last_progress >= 0.5:
                         self._last_progress = now
                         self.on_progress(*self.progress())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -30,6 +30,7 @@ class Kind(Enum):
     IDLE = 2
     END = 3  # the channel has no more data
     LATENCY = 4  # a latency marker: (source vertex, emitted at, monotonic seconds)
+    SPILLED = 5  # a blocking exchange's result for the channel: Arrow IPC files to read
 
 
 class Cancelled(Exception):
@@ -267,3 +268,67 @@ class RecordWriter:
             self.flush()
         for gate, channel in self.targets:
             gate.put((channel, kind, payload), self.metrics)
+
+
+class BlockingWriter:
+    """A BLOCKING exchange (batch mode): each channel's rows are written to Arrow IPC files
+    under ``spill_dir`` as they come; when the producer ends, each consumer gets its files,
+    then the final watermark and the end. Memory stays bounded by one batch; the consumer
+    starts on the data only once the whole result exists, as with Flink's blocking results."""
+
+    def __init__(self, partitioner: Partitioner, targets: list[tuple[Any, int]],
+                 metrics: ChannelMetrics, spill_dir: str, name: str) -> None:
+        self.partitioner = partitioner
+        self.targets = targets
+        self.metrics = metrics
+        self.spill_dir = spill_dir
+        self.name = name
+        self.writers: list[Any] = [None] * len(targets)
+        self.schemas: list[pa.Schema | None] = [None] * len(targets)
+        self.paths: list[list[str]] = [[] for _ in targets]
+        self.watermark: int | None = None
+
+    def emit(self, batch: pa.RecordBatch) -> None:
+        for i, part in self.partitioner.route(batch):
+            self.metrics.records_out += part.num_rows
+            self.metrics.bytes_out += part.nbytes
+            writer = self.writers[i]
+            if writer is None or self.schemas[i] != part.schema:
+                if writer is not None:
+                    writer.close()
+                path = f"{self.spill_dir}/{self.name}-{i}-{len(self.paths[i])}.arrow"
+                writer = self.writers[i] = pa.ipc.new_stream(path, part.schema)
+                self.schemas[i] = part.schema
+                self.paths[i].append(path)
+            writer.write_batch(part)
+
+    def flush_due(self, now: float) -> None:
+        pass
+
+    def broadcast(self, kind: Kind, payload: Any) -> None:
+        if kind is Kind.WATERMARK:
+            self.watermark = payload  # (batch mode: the final one) goes after the data
+            return
+        if kind is Kind.IDLE:
+            return
+        if kind is Kind.END:
+            for i, (gate, channel) in enumerate(self.targets):
+                if self.writers[i] is not None:
+                    self.writers[i].close()
+                    self.writers[i] = None
+                if self.paths[i]:
+                    gate.put((channel, Kind.SPILLED, self.paths[i]), self.metrics)
+                if self.watermark is not None:
+                    gate.put((channel, Kind.WATERMARK, self.watermark), self.metrics)
+        for gate, channel in self.targets:
+            gate.put((channel, kind, payload), self.metrics)
+
+
+def read_spilled(paths: list[str]) -> Iterator[pa.RecordBatch]:
+    """The batches of a blocking result's files (each removed once read)."""
+    import os
+
+    for path in paths:
+        with pa.memory_map(path) as source:
+            yield from pa.ipc.open_stream(source)
+        os.remove(path)

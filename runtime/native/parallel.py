@@ -19,7 +19,9 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import queue
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +40,7 @@ from runtime.native.execution_graph import (
 from runtime.native.executor import JobResult
 from runtime.native.factory import build_operator
 from runtime.native.network import (
+    BlockingWriter,
     Cancelled,
     InputGate,
     JobControl,
@@ -102,6 +105,10 @@ class ParallelExecutor:
             self.reports = queue.Queue()
             self.inboxes = {}
             self.progress_board = [0] * (2 * len(self.subtasks))
+        # Blocking results are spilled here ('io.tmp.dirs', else the system's temp dir).
+        self.spill_dir = tempfile.mkdtemp(prefix="sqlengine-spill-",
+                                          dir=options.get("io.tmp.dirs") or None) \
+            if any(e.blocking for e in graph.edges) else ""
         self._local_tasks: list[Task] = []
         self._workers: list[Any] = []
         self._thread: threading.Thread | None = None
@@ -169,9 +176,14 @@ class ParallelExecutor:
                 else:
                     chooser = partitioner(result.edge.partitioning, result.edge.keys,
                                           len(targets), part.partition)
-                producer.writers.append(RecordWriter(chooser, targets,
-                                                     producer.output_metrics,
-                                                     self.batch_rows, self.buffer_timeout))
+                if result.edge.blocking:
+                    producer.writers.append(BlockingWriter(
+                        chooser, targets, producer.output_metrics, self.spill_dir,
+                        f"{result.id}-{part.partition}"))
+                else:
+                    producer.writers.append(RecordWriter(
+                        chooser, targets, producer.output_metrics, self.batch_rows,
+                        self.buffer_timeout))
         receivers = [Receiver(self.inboxes[key], t.gate, self._remote_channels(t.vertex),
                               self.control)
                      for key, t in tasks.items() if key in self.inboxes]
@@ -309,6 +321,8 @@ class ParallelExecutor:
                 w.join(1.0)
             if not stuck:  # every report is whole
                 self._read_reports()
+        if self.spill_dir:
+            shutil.rmtree(self.spill_dir, ignore_errors=True)
         if stuck and self.control.failure is None:
             self.control.fail(stuck[0], ExecutionError(
                 f"{stuck[0]} did not stop within {_JOIN_TIMEOUT:.0f} s of the cancel"))

@@ -17,12 +17,14 @@ from runtime.elements import MAX_WATERMARK, Watermark
 from runtime.native.chain import ChainedTask
 from runtime.native.execution_graph import ExecutionVertex
 from runtime.native.network import (
+    BlockingWriter,
     Cancelled,
     ChannelMetrics,
     InputGate,
     JobControl,
     Kind,
     RecordWriter,
+    read_spilled,
 )
 from runtime.native.source_driver import SourceDriver
 from runtime.operators.sink import CollectSink
@@ -49,7 +51,7 @@ class Task:
         self.control = control
         self.options = options
         self.results = results  # where a collect sink's rows go (the caller's queue)
-        self.writers: list[RecordWriter] = []
+        self.writers: list[RecordWriter | BlockingWriter] = []
         self.output_metrics = ChannelMetrics()
         self.state = TaskState.CREATED
         self.thread: threading.Thread | None = None
@@ -60,6 +62,7 @@ class Task:
         # (board, index): where this task posts its rows read and watermark for progress.
         self.progress: tuple[Any, int] | None = None
         self.cpu_s = 0.0  # CPU time of the task's thread
+        self.timers = chain.has_timers
         chain.output = self._emit
         chain.output_watermark = lambda wm: self._broadcast(Kind.WATERMARK, wm.timestamp)
         chain.output_status = lambda idle: self._broadcast(Kind.IDLE, idle)
@@ -74,9 +77,13 @@ class Task:
             w.broadcast(kind, payload)
 
     def _flush_due(self) -> None:
+        """Called after each step and while waiting: output buffers past their timeout go,
+        and processing-time timers fire."""
         now = time.monotonic()
         for w in self.writers:
             w.flush_due(now)
+        if self.timers and not self.chain.finished:
+            self.chain.fire_processing_time(int(time.time() * 1000))
 
     def _post_progress(self) -> None:
         if self.progress is not None:
@@ -153,6 +160,10 @@ class Task:
                 chain.process_watermark(Watermark(payload), channel)
             elif kind is Kind.IDLE:
                 chain.set_idle(payload, channel)
+            elif kind is Kind.SPILLED:
+                for batch in read_spilled(payload):
+                    chain.process(batch, channel)
+                    self._drain_collect()
             elif kind is Kind.LATENCY:
                 source, emitted = payload
                 self.latency[source] = (time.monotonic() - emitted) * 1000.0

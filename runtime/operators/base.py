@@ -47,6 +47,14 @@ class Operator:
         """Called once per input when it ends; a one-input operator flushes here."""
         return ()
 
+    # Operators with processing-time timers set this; their task then calls
+    # ``on_processing_time`` as the wall clock moves, with or without input.
+    uses_processing_time = False
+
+    def on_processing_time(self, now_ms: int) -> Iterable[pa.RecordBatch]:
+        """The processing-time timers up to ``now_ms`` (wall clock, epoch ms) fire."""
+        return ()
+
     def snapshot_state(self) -> Mapping[str, object]:
         return {}
 

@@ -107,9 +107,13 @@ class WindowAggregateOperator(Operator):
         self.fired_distinct: dict[int, pa.Table] = {}
         self.watermark = MIN_WATERMARK
         self.late_dropped = 0
-        # Processing-time windows fire by the wall clock, checked as batches arrive (and all
-        # at the end of input); event-time watermarks do not move them.
+        # Processing-time windows fire by the wall clock (the task's processing-time timers,
+        # and as batches arrive; all at the end of input); watermarks do not move them.
         self.proctime = proctime
+        self.uses_processing_time = proctime
+
+    def on_processing_time(self, now_ms: int) -> Iterable[pa.RecordBatch]:
+        return self._fire(now_ms) if self.proctime and self.pending else ()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:

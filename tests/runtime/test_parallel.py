@@ -342,3 +342,52 @@ def test_metrics_per_task_with_latency_markers() -> None:
     assert bids == len(tables(20_000)["bid"])
     assert all(v["bytes_out"] > 0 for k, v in tasks.items() if k.startswith("v1["))
     assert any(k.startswith("latency_ms.") for v in tasks.values() for k in v)
+
+
+# -- blocking exchanges and processing-time timers -------------------------------------------
+def test_batch_mode_shuffles_are_blocking_and_spill_to_disk(tmp_path: Path) -> None:
+    sql = "SELECT k % 7 AS b, COUNT(*) AS n, SUM(v) AS s FROM t GROUP BY k % 7"
+    data = pa.table({"k": np.arange(200_000), "v": np.arange(200_000) * 3})
+    got = {}
+    for shuffle in ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED"):
+        s = sqlengine.connect({"parallelism.default": "2", "execution.runtime-mode": "batch",
+                               "execution.batch-shuffle-mode": shuffle,
+                               "io.tmp.dirs": str(tmp_path)})
+        s.register("t", data)
+        q = s.sql(sql)
+        assert ("[BLOCKING]" in q.explain()) == (shuffle == "ALL_EXCHANGES_BLOCKING")
+        got[shuffle] = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    assert got["ALL_EXCHANGES_BLOCKING"] == got["ALL_EXCHANGES_PIPELINED"]
+    assert len(got["ALL_EXCHANGES_BLOCKING"]) == 7
+    assert list(tmp_path.iterdir()) == []  # the spilled results are gone
+    s = sqlengine.connect({"parallelism.default": "2", "execution.runtime-mode": "batch",
+                           "execution.batch-shuffle-mode": "sometimes"})
+    s.register("t", data)
+    with pytest.raises(SqlEngineError, match=r"execution\.batch-shuffle-mode"):
+        s.sql(sql).collect()
+
+
+@pytest.mark.parametrize("p", ["1", "2"])
+def test_processing_time_windows_fire_by_the_clock_without_new_rows(p: str) -> None:
+    schema = pa.schema([("item", pa.string()), ("price", pa.int64())])
+
+    def rows_then_quiet():
+        yield pa.RecordBatch.from_pylist([{"item": "a", "price": 1},
+                                          {"item": "b", "price": 2}], schema=schema)
+        for _ in range(60):  # 1.2 s without a row
+            time.sleep(0.02)
+            yield None
+
+    s = sqlengine.connect({"parallelism.default": p, "execution.buffer-timeout": "10 ms"})
+    s.register("t0", rows_then_quiet())
+    s.execute("CREATE VIEW t AS SELECT item, price, PROCTIME() AS pt FROM t0")
+    sql = ("SELECT item, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(pt), "
+           "INTERVAL '200' MILLISECOND)) GROUP BY item, window_start, window_end")
+    started = time.monotonic()
+    first = None
+    total = 0
+    for batch in s.sql(sql).stream():
+        first = first if first is not None else time.monotonic() - started
+        total += batch.num_rows
+    assert total == 2
+    assert first is not None and first < 0.9  # long before the input ends
