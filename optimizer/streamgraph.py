@@ -47,6 +47,8 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
     operators stays at 1 (what follows a global sort keeps its order); the rest take the
     default ('parallelism.default')."""
     if op.kind == "source":
+        if op.param("source").connector == "socket":
+            return 1  # one connection: a non-parallel source, as Flink's
         given = op.param("source").option("scan.parallelism")
         return max(1, int(given)) if given else default
     if op.kind in ("values", "sink"):

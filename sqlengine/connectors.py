@@ -66,6 +66,21 @@ CONNECTORS: dict[str, dict[str, OptionSpec]] = {
         OptionSpec("standard-error", "bool"),
         OptionSpec("sink.parallelism", "int"),
     )},
+    "socket": {s.key: s for s in (
+        OptionSpec("hostname"),
+        OptionSpec("port", "int", required=True),
+        OptionSpec("format", "enum", ("csv", "json")),
+        OptionSpec("byte-delimiter", "int"),
+        OptionSpec("socket.mode", "enum", ("connect", "listen")),
+        OptionSpec("socket.max-retries"),  # an integer; -1 retries for ever
+        OptionSpec("socket.retry-delay"),
+        OptionSpec("csv.field-delimiter", "char"),
+        OptionSpec("csv.quote-character", "char"),
+        OptionSpec("csv.ignore-parse-errors", "bool"),
+        OptionSpec("csv.null-literal"),
+        OptionSpec("json.ignore-parse-errors", "bool"),
+        OptionSpec("scan.watermark.idle-timeout"),
+    )},
     "blackhole": {},
     "memory": {},  # in-memory data registered through the API
 }
@@ -166,4 +181,4 @@ def is_sink_connector(connector: str) -> bool:
 
 def is_source_connector(connector: str) -> bool:
     """Connectors that can be read by a query."""
-    return connector in ("filesystem", "datagen", "memory", "nexmark")
+    return connector in ("filesystem", "datagen", "memory", "nexmark", "socket")

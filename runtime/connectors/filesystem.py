@@ -92,12 +92,16 @@ def _row_lines(data: bytes, allow_comments: bool) -> np.ndarray:
     return np.nonzero(keep)[0] + 1
 
 
-def _read_csv(path: Path, options: dict[str, str], schema: pa.Schema,
-              stats: ReadStats) -> Iterator[pa.RecordBatch]:
-    data = path.read_bytes()
+def _read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
+              stats: ReadStats, data: bytes | None = None,
+              first_line: int = 1) -> Iterator[pa.RecordBatch]:
+    """CSV rows of a file (or of ``data``, lines from ``first_line`` of the stream ``path``
+    names: errors say path:line either way)."""
+    if data is None:
+        data = Path(path).read_bytes()
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
     allow_comments = options.get("csv.allow-comments", "false").lower() == "true"
-    lines = _row_lines(data, allow_comments)
+    lines = _row_lines(data, allow_comments) + (first_line - 1)
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
     quote = None if options.get("csv.disable-quote-character", "false").lower() == "true" \
@@ -132,7 +136,7 @@ def _read_csv(path: Path, options: dict[str, str], schema: pa.Schema,
         msg = f"{path}: malformed CSV: {_first_line(str(e))}"
         line = _line_from_message(str(e))
         if line is not None:
-            msg = f"{path}:{line}: malformed CSV row: {_first_line(str(e))}"
+            msg = f"{path}:{line + first_line - 1}: malformed CSV row: {_first_line(str(e))}"
         raise ConnectorError(msg) from None
     if bad_rows:
         stats.skipped += len(bad_rows)
@@ -174,12 +178,13 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
     return pa.Table.from_arrays(out, schema=schema), ok
 
 
-def _finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray, path: Path, ignore: bool,
+def _finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray, path: Path | str,
+            ignore: bool,
             stats: ReadStats, fmt: str) -> Iterator[pa.RecordBatch]:
     if not ok.all():
         bad = np.nonzero(~ok)[0]
         if not ignore:
-            line = int(lines[bad[0]]) if bad[0] < len(lines) else bad[0] + 1
+            line = int(lines[bad[0]]) if bad[0] < len(lines) else int(bad[0]) + 1
             msg = (f"{path}:{line}: cannot parse row as the table's columns (a value does not "
                    f"match its column type); set '{fmt}.ignore-parse-errors' = 'true' to skip "
                    "such rows")
@@ -208,12 +213,14 @@ def _json_read_type(t: pa.DataType) -> pa.DataType:
     return t
 
 
-def _read_json(path: Path, options: dict[str, str], schema: pa.Schema,
-               stats: ReadStats) -> Iterator[pa.RecordBatch]:
+def _read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
+               stats: ReadStats, data: bytes | None = None,
+               first_line: int = 1) -> Iterator[pa.RecordBatch]:
     ignore = options.get("json.ignore-parse-errors", "false").lower() == "true"
     fail_missing = options.get("json.fail-on-missing-field", "false").lower() == "true"
     read_schema = pa.schema([pa.field(f.name, _json_read_type(f.type)) for f in schema])
-    data = path.read_bytes()
+    if data is None:
+        data = Path(path).read_bytes()
     try:
         if ignore or fail_missing:
             raise pa.ArrowInvalid("slow path")
@@ -226,20 +233,23 @@ def _read_json(path: Path, options: dict[str, str], schema: pa.Schema,
         )
         if table.num_rows == 0 and data.strip():
             raise pa.ArrowInvalid("no rows")
-        lines = _row_lines(data, False)
+        lines = _row_lines(data, False) + (first_line - 1)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         # Error path (or ignore-parse-errors): parse line by line to name the bad line.
-        table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats)
+        table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats,
+                                   first_line)
     converted, ok = _convert_text_types(table, schema)
     yield from _finish(converted, ok, lines, path, ignore, stats, "json")
 
 
-def _json_lines(path: Path, data: bytes, read_schema: pa.Schema, ignore: bool,
-                fail_missing: bool, stats: ReadStats) -> tuple[pa.Table, np.ndarray]:
+def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bool,
+                fail_missing: bool, stats: ReadStats,
+                first_line: int = 1) -> tuple[pa.Table, np.ndarray]:
     rows: list[dict[str, object]] = []
     lines: list[int] = []
     names = read_schema.names
-    for no, raw in enumerate(data.decode("utf-8", errors="replace").split("\n"), start=1):
+    for no, raw in enumerate(data.decode("utf-8", errors="replace").split("\n"),
+                             start=first_line):
         if not raw.strip():
             continue
         try:

@@ -63,6 +63,13 @@ class SourceOperator(Operator):
 
             return nexmark_batches(self.source.table, options, self.table_schema,
                                    split=self.split)
+        if connector == "socket":
+            from runtime.connectors.socket import SocketReader
+
+            if self.split[0] > 0:  # a socket is read once, by the first subtask
+                return iter(())
+            return SocketReader(self.source.table, options, self.table_schema,
+                                self.stats).batches()
         if connector == "memory":
             from runtime.connectors.memory import memory_batches
 

@@ -1,0 +1,135 @@
+"""The socket source: delimited text lines (csv or json) from a TCP socket.
+
+As Flink's SocketTextStreamFunction (seed 002), it connects to 'hostname':'port' (localhost by
+default) and reads until the peer closes the connection; then, while retries are left
+('socket.max-retries', -1 for ever; 'socket.retry-delay' between attempts), it connects
+again, else the source ends. With 'socket.mode' = 'listen' it binds 'hostname':'port' instead
+and reads one client after another. Rows are parsed with the table's format, vectorised per
+block of complete lines; a bad row names the socket and the line (counted from the first
+line read by this source). The reader never blocks for long: without data it yields None, so
+that idleness, timers and cancellation go on.
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import time
+from collections.abc import Iterator
+
+import pyarrow as pa
+
+from runtime.connectors.filesystem import ReadStats, _read_csv, _read_json
+from sqlengine.errors import ConnectorError
+
+_WAIT = 0.05  # seconds a read waits for data before yielding None
+
+
+class SocketReader:
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
+                 stats: ReadStats) -> None:
+        self.table = table
+        self.options = options
+        self.schema = schema
+        self.stats = stats
+        self.host = options.get("hostname", "localhost")
+        self.port = int(options["port"])
+        self.format = options.get("format", "csv")
+        self.delimiter = bytes([int(options.get("byte-delimiter", "10"))])
+        text = options.get("socket.max-retries", "0")
+        try:
+            self.retries = int(text)
+            if self.retries < -1:
+                raise ValueError
+        except ValueError:
+            msg = (f"table {table!r}: option 'socket.max-retries' must be an integer >= -1 "
+                   f"(-1: retry for ever), got {text!r}")
+            raise ConnectorError(msg) from None
+        from optimizer.physical import parse_duration
+
+        key = "socket.retry-delay"
+        self.delay = parse_duration(options.get(key, "500 ms"), key) / 1000.0
+        self.listen = options.get("socket.mode", "connect") == "listen"
+        self.where = f"socket {self.host}:{self.port}"
+        self.line = 1  # the next line's number
+        self._server: socket.socket | None = None
+
+    def batches(self) -> Iterator[pa.RecordBatch | None]:
+        attempt = 0
+        try:
+            while True:
+                conn = yield from self._open(attempt)
+                if conn is None:
+                    return
+                with conn:
+                    yield from self._read(conn)
+                if self.retries != -1 and attempt >= self.retries:
+                    return
+                attempt += 1
+                yield from self._pause()
+        finally:
+            if self._server is not None:
+                self._server.close()
+
+    def _pause(self) -> Iterator[None]:
+        until = time.monotonic() + self.delay
+        while time.monotonic() < until:
+            time.sleep(min(_WAIT, max(0.0, until - time.monotonic())))
+            yield None
+
+    def _open(self, attempt: int) -> Iterator[None]:  # returns the connection (or None)
+        if self.listen:
+            if self._server is None:
+                try:
+                    self._server = socket.create_server((self.host, self.port))
+                except OSError as e:
+                    msg = (f"table {self.table!r}: cannot listen on {self.host}:{self.port} "
+                           f"(options 'hostname', 'port'): {e.strerror or e}")
+                    raise ConnectorError(msg) from None
+            while True:
+                ready, _, _ = select.select([self._server], [], [], _WAIT)
+                if ready:
+                    conn, _ = self._server.accept()
+                    return conn
+                yield None
+        while True:
+            try:
+                return socket.create_connection((self.host, self.port), timeout=5)
+            except OSError as e:
+                if self.retries != -1 and attempt >= self.retries:
+                    msg = (f"table {self.table!r}: cannot connect to {self.host}:{self.port} "
+                           f"(options 'hostname', 'port'): {e.strerror or e}")
+                    raise ConnectorError(msg) from None
+                attempt += 1
+                yield from self._pause()
+
+    def _read(self, conn: socket.socket) -> Iterator[pa.RecordBatch | None]:
+        conn.setblocking(False)
+        pending = b""
+        while True:
+            ready, _, _ = select.select([conn], [], [], _WAIT)
+            if not ready:
+                yield None
+                continue
+            try:
+                chunk = conn.recv(1 << 16)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                chunk = b""  # a reset connection ends like a closed one
+            if not chunk:
+                break
+            pending += chunk
+            complete, sep, pending = pending.rpartition(self.delimiter)
+            if sep:
+                yield from self._parse(complete + sep)
+        if pending.strip():
+            yield from self._parse(pending + self.delimiter)
+
+    def _parse(self, data: bytes) -> Iterator[pa.RecordBatch]:
+        if self.delimiter != b"\n":
+            data = data.replace(self.delimiter, b"\n")
+        first = self.line
+        self.line += data.count(b"\n")
+        reader = _read_json if self.format == "json" else _read_csv
+        yield from reader(self.where, self.options, self.schema, self.stats, data, first)
