@@ -132,21 +132,27 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
 
 
 class _Progress:
-    """A live status line on stderr: rows, rows/s, watermark."""
+    """A live status line on stderr: rows, rows/s (over the last interval), watermark and how
+    far it trails the sources' watermarks."""
 
     def __init__(self, stream: object) -> None:
         self.stream = stream
         self.started = time.monotonic()
         self.shown = False
 
-    def __call__(self, rows: int, watermark: int) -> None:
+    def __call__(self, rows: int, watermark: int, lag: int | None = None) -> None:
         import datetime as dt
 
-        secs = max(time.monotonic() - self.started, 1e-9)
+        now = time.monotonic()
+        last_t, last_rows = getattr(self, "_last", (self.started, 0))
+        rate = (rows - last_rows) / max(now - last_t, 1e-9)
+        self._last = (now, rows)
         wm = "-" if watermark <= -(2**62) or watermark >= 2**62 else \
             (dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=watermark)).isoformat(
                 sep=" ", timespec="milliseconds")
-        self.stream.write(f"\r{rows:,} rows  {rows / secs:,.0f} rows/s  watermark {wm}\x1b[K")  # type: ignore[attr-defined]
+        behind = "" if lag is None else f"  lag {lag / 1000:,.1f} s"
+        self.stream.write(f"\r{rows:,} rows  {rate:,.0f} rows/s  watermark {wm}{behind}"  # type: ignore[attr-defined]
+                          "\x1b[K")
         self.stream.flush()  # type: ignore[attr-defined]
         self.shown = True
 
@@ -156,6 +162,7 @@ class _Progress:
             self.stream.flush()  # type: ignore[attr-defined]
             self.shown = False
         self.started = time.monotonic()
+        self._last = (self.started, 0)
 
 
 class _Output:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from optimizer.jobgraph import JobGraph
-from runtime.elements import MAX_WATERMARK, Watermark
+from runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
 from runtime.native.chain import ChainedTask
 from runtime.native.factory import build_operator
 from runtime.native.source_driver import SourceDriver
@@ -115,11 +115,14 @@ class Executor:
         """Stop at the next source read (from another thread, or a progress callback)."""
         self.cancelled = True
 
-    def progress(self) -> tuple[int, int]:
-        """Rows the sources have produced, and the lowest watermark among the last vertices."""
+    def progress(self) -> tuple[int, int, int | None]:
+        """Rows the sources have produced, the lowest watermark among the last vertices, and
+        how far that trails the sources' watermarks (ms; None until both are known)."""
         rows = sum(self.tasks[vid].metrics[0].records_out for vid, _ in self.sources)
         ends = [t for vid, t in self.tasks.items() if not self.graph.out_edges(vid)]
-        return rows, min((t.watermark for t in ends), default=0)
+        end = min((t.watermark for t in ends), default=0)
+        return rows, end, watermark_lag([self.tasks[vid].watermark for vid, _ in self.sources],
+                                        end)
 
     def _drain(self) -> Iterator[pa.RecordBatch]:
         if self.collect is not None:
@@ -139,7 +142,8 @@ class Executor:
                 while key in self.result.metrics:
                     key += "'"
                 self.result.metrics[key] = {"records_in": m.records_in,
-                                            "records_out": m.records_out}
+                                            "records_out": m.records_out,
+                                            "state_bytes": op.state_bytes()}
                 late = getattr(op, "late_dropped", None)
                 if late is not None:
                     self.result.metrics[key]["late_records_dropped"] = late
@@ -173,3 +177,11 @@ def _fan_out_status(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-
             task.set_idle(idle, idx)
 
     return output
+
+
+def watermark_lag(sources: list[int], end: int) -> int | None:
+    """How far the end of the pipeline's watermark trails its sources' (ms)."""
+    finite = [w for w in sources if MIN_WATERMARK < w < MAX_WATERMARK.timestamp]
+    if not finite or not MIN_WATERMARK < end < MAX_WATERMARK.timestamp:
+        return None
+    return max(0, max(finite) - end)

@@ -37,7 +37,7 @@ from runtime.native.execution_graph import (
     ExecutionVertex,
     build_execution_graph,
 )
-from runtime.native.executor import JobResult
+from runtime.native.executor import JobResult, watermark_lag
 from runtime.native.factory import build_operator
 from runtime.native.network import (
     BlockingWriter,
@@ -69,7 +69,7 @@ class ParallelExecutor:
         self.tables = tables or {}
         self.execution_graph: ExecutionGraph = build_execution_graph(graph)
         self.result = JobResult()
-        self.on_progress: Callable[[int, int], None] | None = None
+        self.on_progress: Callable[..., None] | None = None
         key = "execution.native.task-mode"
         self.mode = options.get(key, "process").lower()
         if self.mode not in TASK_MODES:
@@ -328,17 +328,21 @@ class ParallelExecutor:
                 f"{stuck[0]} did not stop within {_JOIN_TIMEOUT:.0f} s of the cancel"))
 
     # -- observability ----------------------------------------------------------------------
-    def progress(self) -> tuple[int, int]:
-        """Rows the sources have produced, and the lowest watermark of the last vertices."""
+    def progress(self) -> tuple[int, int, int | None]:
+        """Rows the sources have produced, the lowest watermark of the last vertices, and
+        how far it trails the sources' (ms)."""
         rows = 0
         ends = []
+        sources = []
         for i, sub in enumerate(self.subtasks):
             jv = self.graph.vertex(sub.vertex_id)
             if jv.head.kind == "source":
                 rows += self.progress_board[2 * i]
+                sources.append(self.progress_board[2 * i + 1])
             if not self.graph.out_edges(sub.vertex_id):
                 ends.append(self.progress_board[2 * i + 1])
-        return rows, min(ends, default=0)
+        end = min(ends, default=0)
+        return rows, end, watermark_lag(sources, end)
 
     def task_states(self) -> dict[str, str]:
         return {t.vertex.name: t.state.value for t in self._local_tasks}
@@ -372,6 +376,7 @@ def _task_metrics(tasks: list[Task]) -> dict[str, Any]:
                                                 {"records_in": 0, "records_out": 0})
             entry["records_in"] += m.records_in
             entry["records_out"] += m.records_out
+            entry["state_bytes"] = entry.get("state_bytes", 0) + op.state_bytes()
             late = getattr(op, "late_dropped", None)
             if late is not None:
                 entry["late_records_dropped"] = entry.get("late_records_dropped", 0) + late

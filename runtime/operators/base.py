@@ -58,5 +58,26 @@ class Operator:
     def snapshot_state(self) -> Mapping[str, object]:
         return {}
 
+    def state_bytes(self) -> int:
+        """An estimate of the operator's state in memory: the Arrow and numpy data it holds
+        (directly, or in lists and dicts), plus about 100 bytes per dict entry."""
+        return sum(_size(v) for v in vars(self).values())
+
     def close(self) -> None:
         return None
+
+
+def _size(value: object, depth: int = 0) -> int:
+    import numpy as np
+
+    if isinstance(value, pa.Table | pa.RecordBatch | pa.Array | pa.ChunkedArray):
+        return value.nbytes
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if depth > 1:
+        return 0
+    if isinstance(value, dict):
+        return 100 * len(value) + sum(_size(v, depth + 1) for v in list(value.values())[:1000])
+    if isinstance(value, list | tuple):
+        return sum(_size(v, depth + 1) for v in value[:1000])
+    return 0

@@ -37,6 +37,9 @@ class SourceOperator(Operator):
         self.explicit = False
         self.split = (0, 1)  # (subtask, parallelism): which share of the input this reads
 
+    def state_bytes(self) -> int:
+        return 0  # (it reads its input; registered data is not state)
+
     def _needed_columns(self) -> list[int] | None:
         if self.projection is None:
             return None

@@ -342,6 +342,9 @@ def test_metrics_per_task_with_latency_markers() -> None:
     assert bids == len(tables(20_000)["bid"])
     assert all(v["bytes_out"] > 0 for k, v in tasks.items() if k.startswith("v1["))
     assert any(k.startswith("latency_ms.") for v in tasks.values() for k in v)
+    # The aggregate keeps a slot per auction: its state is reported.
+    assert m["v2.GroupAggregate"]["state_bytes"] > 8 * len(
+        set(tables(20_000)["bid"].column("auction").to_pylist()))
 
 
 # -- blocking exchanges and processing-time timers -------------------------------------------
