@@ -113,3 +113,45 @@ def test_progress_line_only_when_asked_or_on_a_terminal(tmp_path: Path) -> None:
     assert "rows/s" not in quiet.stderr  # stderr is not a terminal here
     shown = CliRunner().invoke(main, ["run", str(sql), "--format", "csv", "--progress"])
     assert "rows/s  watermark" in shown.stderr and shown.stdout == "n\n150\n"
+
+
+def test_ctrl_c_cancels_a_parallel_run_and_leaves_no_worker(tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    script = tmp_path / "endless.sql"
+    script.write_text(
+        "SET 'parallelism.default' = '2';\n"
+        "CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = "
+        "'200000', 'fields.k.min' = '1', 'fields.k.max' = '50');\n"
+        "SELECT k, COUNT(*) AS n FROM g GROUP BY k;\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shell.cli", "run", "--format", "csv", str(script)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    workers: list[str] = []
+    deadline = time.monotonic() + 20
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        workers = _children(proc.pid)
+    assert len(workers) == 2  # the two task slots
+    time.sleep(0.5)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(10) == 130
+    assert time.monotonic() - started < 1.0
+    assert "cancelled" in proc.stderr.read().decode()  # type: ignore[union-attr]
+    assert not [w for w in workers if os.path.exists(f"/proc/{w}")]
+
+
+def _children(pid: int) -> list[str]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == str(pid):
+            out.append(stat.parent.name)
+    return out
