@@ -54,17 +54,59 @@ def run_one(workload: str, events: int, parallelism: int) -> dict[str, object]:
                                    / 1024, 1)}
 
 
+def slow_sink(seconds: float) -> None:
+    """An endless source at parallelism 2 read by a sink that sleeps 20 ms per batch: prints
+    the rows read, rows consumed and the workers' resident memory once a second."""
+    import multiprocessing
+
+    sys.path.insert(0, str(ROOT))
+    import sqlengine
+
+    s = sqlengine.connect({"parallelism.default": "2"})
+    s.execute("CREATE TABLE g (k INT, v BIGINT, s STRING) WITH ('connector' = 'datagen', "
+              "'rows-per-second' = '10000000', 'fields.s.length' = '40')")
+    q = s.sql("SELECT k % 100 AS b, v, UPPER(s) AS s FROM g WHERE v > 0")
+    started = time.monotonic()
+    next_report = started + 1
+    consumed = 0
+    print(f"{'t s':>5} {'read':>10} {'consumed':>10} {'workers RSS MB':>15}")
+    for batch in q.stream():
+        consumed += batch.num_rows
+        time.sleep(0.02)
+        now = time.monotonic()
+        if now >= next_report:
+            next_report += 1
+            read = q._run.executor.progress()[0]  # type: ignore[union-attr]
+            rss = sum(_rss_mb(c.pid) for c in multiprocessing.active_children())
+            print(f"{now - started:>5.1f} {read:>10} {consumed:>10} {rss:>15.1f}")
+            if now - started >= seconds:
+                break
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=2_000_000)
     parser.add_argument("--parallelism", default="1,2")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--slow-sink", type=float, default=0,
+                        help="instead: run an endless source into a throttled sink for this "
+                        "many seconds and print memory once a second")
     parser.add_argument("--one", default="", help=argparse.SUPPRESS)
     parser.add_argument("--p", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(run_one(args.one, args.events, args.p)))
+        return
+    if args.slow_sink:
+        slow_sink(args.slow_sink)
         return
     levels = [int(p) for p in args.parallelism.split(",")]
     print(f"{'workload':<14} {'p':>2} {'best s':>8} {'speed-up':>9} {'rows':>9} {'rss MB':>7} "
