@@ -177,6 +177,48 @@ class HashPartitioner(Partitioner):
         return [(i, b) for i, b in enumerate(parts) if b is not None]
 
 
+class RangePartitioner(Partitioner):
+    """Rows to subtasks by key ranges: ``boundaries`` holds n - 1 key rows in order (from a
+    sample, as Flink's RangePartitionRewriter); a row goes to the number of boundaries that
+    sort before or equal to it (NULLs sort last). Vectorised: the boundaries and the batch's
+    keys are sorted together and each row counts the boundaries ahead of it."""
+
+    def __init__(self, n: int, keys: tuple[Expr, ...], boundaries: pa.Table,
+                 descending: tuple[bool, ...] | None = None) -> None:
+        super().__init__(n)
+        if boundaries.num_rows != n - 1:
+            msg = f"a range partitioning into {n} needs {n - 1} boundaries"
+            raise ValueError(msg)
+        self.keys = keys
+        self.boundaries = boundaries
+        self.descending = descending or tuple(False for _ in keys)
+
+    def targets(self, batch: pa.RecordBatch) -> np.ndarray:
+        data = data_part(batch)
+        names = [f"k{i}" for i in range(len(self.keys))]
+        cols = [evaluate(k, data) for k in self.keys]
+        rows = pa.table([*cols, pa.array(np.ones(len(data), dtype=np.int8))],
+                        names=[*names, "$row"])
+        bounds = pa.table([*(self.boundaries.column(i).cast(c.type)
+                             for i, c in enumerate(cols)),
+                           pa.array(np.zeros(self.boundaries.num_rows, dtype=np.int8))],
+                          names=[*names, "$row"])
+        both = pa.concat_tables([bounds, rows])
+        order = pa.compute.sort_indices(both, sort_keys=[
+            *((n, "descending" if d else "ascending") for n, d in zip(names,
+                                                                      self.descending)),
+            ("$row", "ascending")]).to_numpy()
+        is_row = both.column("$row").to_numpy()[order].astype(bool)
+        ahead = np.cumsum(~is_row)  # boundaries sorted at or before each position
+        out = np.empty(len(data), dtype=np.int64)
+        out[order[is_row] - bounds.num_rows] = ahead[is_row]
+        return out
+
+    def route(self, batch: pa.RecordBatch) -> list[tuple[int, pa.RecordBatch]]:
+        parts = split(batch, self.targets(batch), self.n)
+        return [(i, b) for i, b in enumerate(parts) if b is not None]
+
+
 def partitioner(kind: Partitioning, keys: tuple[Expr, ...], n: int,
                 subtask: int = 0) -> Partitioner:
     if kind is Partitioning.FORWARD:

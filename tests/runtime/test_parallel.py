@@ -418,3 +418,18 @@ def test_with_late_rows_more_parallelism_only_keeps_more_of_them() -> None:
     assert dropped[1] > 100, dropped  # the input really has late rows
     assert kept[1] <= kept[2] and kept[1] <= kept[4]
     assert dropped[4] <= dropped[1] and dropped[2] <= dropped[1]
+
+
+def test_range_partitioning_sends_each_key_range_to_its_subtask() -> None:
+    from runtime.native.partitioner import RangePartitioner
+
+    keys = (ColumnRef(0, "k", pa.int64()), ColumnRef(1, "s", pa.string()))
+    bounds = pa.table({"k": [10, 20, 20], "s": ["m", "b", "x"]})
+    part = RangePartitioner(4, keys, bounds)
+    batch = pa.record_batch({"k": [5, 10, 10, 15, 20, 20, 20, 25, None],
+                             "s": ["z", "a", "m", "a", "a", "c", "x", "a", "q"]})
+    # Lexicographic on (k, s): below (10, 'm') -> 0; from it up to (20, 'b') -> 1; ...;
+    # a row equal to a boundary goes after it; NULL sorts last.
+    assert part.targets(batch).tolist() == [0, 0, 1, 1, 1, 2, 3, 3, 3]
+    routed = dict(part.route(batch))
+    assert routed[3].column(0).to_pylist() == [20, 25, None]
