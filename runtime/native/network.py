@@ -72,6 +72,25 @@ class ChannelMetrics:
     blocked_s: float = 0.0  # time spent waiting for room downstream (backpressure)
 
 
+def _put_waiting(target: Any, item: Any, control: JobControl,
+                 metrics: ChannelMetrics | None) -> None:
+    """Put into a bounded queue, waiting while it is full (backpressure, counted as time
+    blocked) but never past a cancel."""
+    started = time.monotonic()
+    try:
+        while True:
+            if control.cancelled.is_set():
+                raise Cancelled
+            try:
+                target.put(item, timeout=_POLL)
+                return
+            except queue.Full:
+                continue
+    finally:
+        if metrics is not None:
+            metrics.blocked_s += time.monotonic() - started
+
+
 class InputGate:
     def __init__(self, capacity: int, control: JobControl) -> None:
         self.queue: queue.Queue[tuple[int, Kind, Any]] = queue.Queue(maxsize=capacity)
@@ -80,22 +99,8 @@ class InputGate:
     def put(self, item: tuple[int, Kind, Any], metrics: ChannelMetrics | None = None) -> None:
         try:
             self.queue.put_nowait(item)
-            return
         except queue.Full:
-            pass
-        started = time.monotonic()
-        try:
-            while True:
-                if self.control.cancelled.is_set():
-                    raise Cancelled
-                try:
-                    self.queue.put(item, timeout=_POLL)
-                    return
-                except queue.Full:
-                    continue
-        finally:
-            if metrics is not None:
-                metrics.blocked_s += time.monotonic() - started
+            _put_waiting(self.queue, item, self.control, metrics)
 
     def get(self, on_wait: Callable[[], None] | None = None) -> tuple[int, Kind, Any]:
         """The next item; ``on_wait`` runs whenever nothing arrived for a poll interval."""
@@ -138,19 +143,7 @@ class RemoteGate:
         channel, kind, payload = item
         if kind is Kind.BATCH:
             payload = encode_batch(payload).to_pybytes()
-        started = time.monotonic()
-        try:
-            while True:
-                if self.control.cancelled.is_set():
-                    raise Cancelled
-                try:
-                    self.inbox.put((channel, kind, payload), timeout=_POLL)
-                    return
-                except queue.Full:
-                    continue
-        finally:
-            if metrics is not None:
-                metrics.blocked_s += time.monotonic() - started
+        _put_waiting(self.inbox, (channel, kind, payload), self.control, metrics)
 
 
 class Receiver:

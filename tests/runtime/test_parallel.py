@@ -24,7 +24,7 @@ from runtime.operators.base import Operator
 from sqlengine.errors import ExecutionError, SqlEngineError
 from sqlengine.plan.expressions import ColumnRef
 from sqlengine.plan.nodes import Schema
-from tests.nexmark import REFERENCES, queries, query, rows, session, tables
+from tests.nexmark import REFERENCES, queries, query, result_rows, rows, session, tables
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
@@ -153,10 +153,7 @@ def test_nexmark_in_parallel(name: str, setting: tuple[str, int, str], duck,  # 
     monkeypatch.chdir(ROOT)
     s = session(20_000, {"execution.runtime-mode": mode, "parallelism.default": str(p),
                          "execution.native.task-mode": tasks})
-    result = query(s, queries()[name]).collect()
-    if name == "q12":  # processing time: compare bids per bidder
-        result = result.group_by("bidder").aggregate([("bid_count", "sum")])
-    got = rows([tuple(r.values()) for r in result.to_pylist()])
+    got = result_rows(name, query(s, queries()[name]).collect())
     assert got == rows(duck.sql(REFERENCES[name]).fetchall())
 
 
