@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from optimizer.physical import OperatorSpec, Partitioning, PhysicalNode
+from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
 
 
@@ -51,7 +52,15 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
             return 1  # one connection: a non-parallel source, as Flink's
         given = op.param("source").option("scan.parallelism")
         return max(1, int(given)) if given else default
-    if op.kind in ("values", "sink"):
+    if op.kind == "sink":
+        target = op.param("target")
+        given = dict(getattr(target, "options", ()) or ()).get("sink.parallelism")
+        if given is not None and int(given) > 1:
+            msg = (f"table {target.table!r}: option 'sink.parallelism' = '{given}': sinks run "
+                   "with one subtask so far")
+            raise NotSupportedError(msg)
+        return 1
+    if op.kind == "values":
         return 1
     if any(part is Partitioning.SINGLE for _, part in inputs):
         return 1

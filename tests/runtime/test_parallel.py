@@ -430,3 +430,12 @@ def test_range_partitioning_sends_each_key_range_to_its_subtask() -> None:
     assert part.targets(batch).tolist() == [0, 0, 1, 1, 1, 2, 3, 3, 3]
     routed = dict(part.route(batch))
     assert routed[3].column(0).to_pylist() == [20, 25, None]
+
+
+def test_sink_parallelism_above_one_is_refused_not_ignored(tmp_path: Path) -> None:
+    s = sqlengine.connect({"parallelism.default": "2"})
+    s.register("t", pa.table({"a": [1, 2]}))
+    s.execute(f"CREATE TABLE out (a BIGINT) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{tmp_path}/o', 'format' = 'csv', 'sink.parallelism' = '2')")
+    with pytest.raises(SqlEngineError, match=r"'sink\.parallelism' = '2'"):
+        s.execute("INSERT INTO out SELECT a FROM t")
