@@ -13,6 +13,7 @@ from optimizer.rule import OptimizerRule, RuleContext
 from optimizer.rules.fold_constants import FoldConstants
 from optimizer.rules.limit_ranks import LimitRanks
 from optimizer.rules.merge_projections import MergeProjections
+from optimizer.rules.merge_unions import MergeUnions
 from optimizer.rules.prune_projections import PruneProjections
 from optimizer.rules.push_down_filters import PushDownFilters
 from optimizer.streamgraph import build_stream_graph
@@ -30,6 +31,8 @@ RULES: tuple[OptimizerRule, ...] = (
     # Pruning runs before merging, and merging collapses the projections pruning leaves.
     PruneProjections(),
     MergeProjections(),
+    # Nested UNION ALL becomes one n-ary union (after the projections above settled).
+    MergeUnions(),
 )
 
 

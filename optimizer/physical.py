@@ -151,7 +151,9 @@ def to_physical(plan: N.LogicalPlan, mode: str,
         PlanError: the plan cannot run in this mode (unbounded input in batch mode, ORDER BY
             on an unbounded stream, an updating result into an append-only sink).
     """
-    return _Translator(mode, options).translate(plan)
+    translator = _Translator(mode, options)
+    translator.collect_scans(plan)
+    return translator.translate(plan)
 
 
 def parse_duration(text: str, key: str) -> int:
@@ -293,14 +295,101 @@ class _Translator:
         key = "table.exec.state.ttl"
         self.ttl = parse_duration(options[key], key) if options.get(key) else 0
         self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
+        # Branch tracking (Flink's sub-plan reuse): equal subplans, e.g. a table read by two
+        # branches of a query, translate to one physical node, so the DAG computes them once.
+        enabled = options.get("table.optimizer.enabled", "true").lower() != "false"
+        self.reuse = enabled and options.get("table.optimizer.reuse-sub-plan-enabled",
+                                             "true").lower() != "false"
+        self.reuse_sources = enabled and options.get("table.optimizer.reuse-source-enabled",
+                                                     "true").lower() != "false"
+        self.memo: dict[object, PhysicalNode] = {}
+        # Per (table, filters): the columns every scan of it reads (see collect_scans).
+        self.scan_columns: dict[object, set[int]] = {}
+
+    def collect_scans(self, plan: N.LogicalPlan) -> None:
+        """Source reuse across projections (Flink's ScanReuser): scans of one table with the
+        same pushed-down filters share one source reading the union of their columns; each
+        keeps its own columns by a projection above the shared source."""
+        if not self.reuse_sources:
+            return
+        seen: dict[object, set[tuple[int, ...] | None]] = {}
+
+        def walk(node: N.LogicalPlan) -> None:
+            if isinstance(node, N.Scan):
+                key = self._scan_key(node)
+                if key is not None:
+                    seen.setdefault(key, set()).add(node.projection)
+            for child in node.children():
+                walk(child)
+
+        walk(plan)
+        for key, projections in seen.items():
+            if len(projections) > 1:
+                width = len(key[1].fields)  # type: ignore[index]
+                cols: set[int] = set()
+                for proj in projections:
+                    cols |= set(range(width)) if proj is None else set(proj)
+                self.scan_columns[key] = cols
+
+    @staticmethod
+    def _scan_key(scan: N.Scan) -> object | None:
+        key = (scan.source, scan.table_schema, scan.filters)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _shared_scan(self, plan: N.Scan) -> PhysicalNode | None:
+        """A scan that shares its source with other scans of the table: the shared source
+        (reading the union of their columns) and a projection to this scan's columns."""
+        from sqlengine.plan.expressions import ColumnRef
+
+        key = self._scan_key(plan)
+        if key is None or key not in self.scan_columns:
+            return None
+        merged = tuple(sorted(self.scan_columns[key]))
+        wanted = plan.projection if plan.projection is not None else \
+            tuple(range(len(plan.table_schema)))
+        if wanted == merged:
+            return None  # this is the shared scan itself
+        shared = self.translate(N.Scan(plan.source, plan.table_schema, merged, plan.filters))
+        fields = plan.table_schema.fields
+        exprs = tuple(ColumnRef(merged.index(i), fields[i].name, fields[i].type)
+                      for i in wanted)
+        return self._unary("project", plan, shared, (("exprs", exprs),))
 
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
+        key = self._reuse_key(plan)
+        if key is not None and key in self.memo:
+            return self.memo[key]
+        node = self._translate(plan)
+        if key is not None:
+            self.memo[key] = node
+        return node
+
+    def _reuse_key(self, plan: N.LogicalPlan) -> object | None:
+        if isinstance(plan, N.Scan):
+            if not self.reuse_sources:
+                return None
+        elif not self.reuse or isinstance(plan, N.Sink):
+            return None
+        try:
+            hash(plan)
+        except TypeError:  # (a node holding something unhashable is not reused)
+            return None
+        return plan
+
+    def _translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         match plan:
             case N.Scan():
                 if not self.streaming and not plan.source.bounded:
                     msg = (f"table {plan.source.table!r} is unbounded and cannot be read in "
                            "batch mode (set 'execution.runtime-mode' = 'streaming')")
                     raise PlanError(msg)
+                shared = self._shared_scan(plan)
+                if shared is not None:
+                    return shared
                 return PhysicalNode(OperatorSpec(
                     "source", plan.schema, False,
                     (("table", plan.source.table), ("source", plan.source),

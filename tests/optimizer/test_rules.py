@@ -15,7 +15,8 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "optimizer"
 RULE_BY_NAME = {r.name: r for r in RULES}
 # Rules that only see their pattern after others have run: the fixture's "before" plan is the
 # bound plan with these applied first.
-PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters")}
+PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters"),
+                 "merge_unions": ("merge_projections",)}
 
 
 def _cases() -> list[tuple[str, Case]]:
