@@ -8,7 +8,7 @@ from optimizer.chaining import build_job_graph
 from optimizer.config import OptimizerConfig
 from optimizer.driver import Optimizer
 from optimizer.jobgraph import JobGraph
-from optimizer.physical import to_physical
+from optimizer.physical import PhysicalNode, to_physical
 from optimizer.rule import OptimizerRule, RuleContext
 from optimizer.rules.fold_constants import FoldConstants
 from optimizer.rules.limit_ranks import LimitRanks
@@ -45,12 +45,24 @@ def optimize(plan: LogicalPlan, options: dict[str, str] | None = None,
         plan, RuleContext(dict(options or {})))
 
 
-def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None) -> JobGraph:
+def plan_physical(plan: LogicalPlan, options: dict[str, str] | None = None,
+                  tables: dict[str, object] | None = None) -> PhysicalNode:
+    """Optimized logical plan -> physical plan (operators, exchanges, estimates); ``tables``
+    (registered data) feed the estimates."""
+    options = options or {}
+    mode = options.get("execution.runtime-mode", "streaming").lower()
+    return to_physical(plan, mode, options, tables)
+
+
+def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,
+             tables: dict[str, object] | None = None,
+             physical: PhysicalNode | None = None) -> JobGraph:
     """Optimized logical plan -> physical plan -> StreamGraph -> JobGraph."""
     options = options or {}
     config = OptimizerConfig.from_options(options)
     mode = options.get("execution.runtime-mode", "streaming").lower()
-    physical = to_physical(plan, mode, options)
+    if physical is None:
+        physical = plan_physical(plan, options, tables)
     stream_graph = build_stream_graph(physical, parallelism=config.parallelism)
     # Batch mode's shuffles are blocking by default, as Flink's ('ALL_EXCHANGES_BLOCKING'):
     # a producer's result is complete (spilled to disk) before its consumers read it. A job
@@ -66,4 +78,4 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None) -> JobGra
     return build_job_graph(stream_graph, config.chaining_enabled, blocking)
 
 
-__all__ = ["RULES", "JobGraph", "optimize", "plan_job"]
+__all__ = ["RULES", "JobGraph", "optimize", "plan_job", "plan_physical"]

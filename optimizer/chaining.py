@@ -47,7 +47,9 @@ def build_job_graph(graph: StreamGraph, chaining_enabled: bool = True,
     )
     edges = tuple(
         JobEdge(vertex_id[head_of[e.source]], vertex_id[head_of[e.target]], e.partitioning,
-                e.keys, e.input_index, blocking)
+                e.keys, e.input_index,
+                # (a FORWARD edge stays pipelined: nothing is redistributed along it)
+                blocking and e.partitioning is not Partitioning.FORWARD)
         for e in graph.edges
         if head_of[e.source] != head_of[e.target]
     )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from sqlengine.errors import NotSupportedError, PlanError
@@ -102,6 +103,7 @@ class Exchange:
 class PhysicalNode:
     op: OperatorSpec
     inputs: tuple[tuple[PhysicalNode, Exchange], ...] = field(default=())
+    estimate: object = field(default=None, compare=False)  # optimizer.estimates.Estimate
 
 
 FORWARD = Exchange(Partitioning.FORWARD)
@@ -143,15 +145,15 @@ def _shuffle_before_windowing(child: PhysicalNode, keys: tuple[Expr, ...]
     return rebuilt
 
 
-def to_physical(plan: N.LogicalPlan, mode: str,
-                options: dict[str, str] | None = None) -> PhysicalNode:
+def to_physical(plan: N.LogicalPlan, mode: str, options: dict[str, str] | None = None,
+                tables: dict[str, object] | None = None) -> PhysicalNode:
     """Choose operators and exchanges for a logical plan in ``mode`` (streaming | batch).
 
     Raises:
         PlanError: the plan cannot run in this mode (unbounded input in batch mode, ORDER BY
             on an unbounded stream, an updating result into an append-only sink).
     """
-    translator = _Translator(mode, options)
+    translator = _Translator(mode, options, tables)
     translator.collect_scans(plan)
     return translator.translate(plan)
 
@@ -286,8 +288,12 @@ def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
 
 
 class _Translator:
-    def __init__(self, mode: str, options: dict[str, str] | None = None) -> None:
+    def __init__(self, mode: str, options: dict[str, str] | None = None,
+                 tables: dict[str, object] | None = None) -> None:
+        from optimizer.estimates import Estimator
+
         self.mode = mode
+        self.estimator = Estimator(tables)
         self.streaming = mode == "streaming"
         options = options or {}
         key = "table.exec.emit.allow-lateness"
@@ -303,6 +309,10 @@ class _Translator:
         self.reuse_sources = enabled and options.get("table.optimizer.reuse-source-enabled",
                                                      "true").lower() != "false"
         self.memo: dict[object, PhysicalNode] = {}
+        self.parallelism = int(options.get("parallelism.default", "1"))
+        key = "table.optimizer.join.broadcast-threshold"
+        self.broadcast_threshold = _bytes_option(options.get(key, "10 mb"), key)
+        self.costs = CostModel(self.parallelism)
         # Per (table, filters): the columns every scan of it reads (see collect_scans).
         self.scan_columns: dict[object, set[int]] = {}
 
@@ -364,6 +374,8 @@ class _Translator:
         if key is not None and key in self.memo:
             return self.memo[key]
         node = self._translate(plan)
+        if node.estimate is None:
+            node = replace(node, estimate=self.estimator.estimate(plan))
         if key is not None:
             self.memo[key] = node
         return node
@@ -602,8 +614,28 @@ class _Translator:
             ("left_width", len(plan.left.schema)), ("emit", "stream" if self.streaming
                                                     else "final"),
             ("ttl", self.ttl), ("updating", updating)))
-        return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
-                                 (right, Exchange(Partitioning.HASH, plan.right_keys))))
+        return PhysicalNode(op, self._join_strategy(plan, left, right))
+
+    def _join_strategy(self, plan: N.Join, left: PhysicalNode, right: PhysicalNode
+                       ) -> tuple[tuple[PhysicalNode, Exchange], ...]:
+        """Hash-repartition both sides, or broadcast the small one (within
+        'table.optimizer.join.broadcast-threshold') and leave the other where it is: the
+        alternatives are costed and the cheaper wins. Only with parallelism > 1 (one subtask
+        needs no exchange at all), and a LEFT join broadcasts its right side only (the left
+        side's unmatched rows must each be seen by one subtask)."""
+        hashed = ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                  (right, Exchange(Partitioning.HASH, plan.right_keys)))
+        if self.parallelism <= 1 or self.broadcast_threshold < 0:
+            return hashed
+        options = [hashed]
+        sides = [(right, 1)] if plan.kind == "left" else [(right, 1), (left, 0)]
+        for small, i in sides:
+            est = small.estimate
+            if est is not None and est.bytes <= self.broadcast_threshold:  # type: ignore[attr-defined]
+                other = left if i == 1 else right
+                pair = [(other, FORWARD), (small, Exchange(Partitioning.BROADCAST))]
+                options.append(tuple(pair) if i == 1 else tuple(reversed(pair)))
+        return min(options, key=lambda ins: self.costs.exchanges(ins).total)
 
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
         if not self.streaming:
@@ -615,6 +647,102 @@ class _Translator:
             msg = (f"{what} needs a bounded input, but table {unbounded[0]!r} is unbounded "
                    "(give it 'number-of-rows', or use a window)")
             raise PlanError(msg)
+
+
+def _bytes_option(text: str, key: str) -> int:
+    """A memory size ('10 mb', '512 kb', '1048576'); -1 disables."""
+    import re
+
+    m = re.fullmatch(r"\s*(-?\d+)\s*(b|bytes|kb|k|mb|m|gb|g)?\s*", text, re.IGNORECASE)
+    if not m:
+        msg = f"option {key!r} must be a size such as '10 mb' (or -1 to disable), got {text!r}"
+        raise PlanError(msg)
+    scale = {"b": 1, "bytes": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20,
+             "gb": 1 << 30, "g": 1 << 30}[(m.group(2) or "b").lower()]
+    value = int(m.group(1))
+    return -1 if value < 0 else value * scale
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """Flink's Costs: bytes over the network, bytes to disk, and CPU (rows handled)."""
+
+    network: float = 0.0
+    disk: float = 0.0
+    cpu: float = 0.0
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(self.network + other.network, self.disk + other.disk,
+                    self.cpu + other.cpu)
+
+    @property
+    def total(self) -> float:
+        # A byte shipped costs more than a row handled; a byte spilled more than shipped.
+        return self.network + 2.0 * self.disk + 4.0 * self.cpu
+
+    def label(self) -> str:
+        return (f"network={_size(self.network)}, disk={_size(self.disk)}, "
+                f"cpu={self.cpu:,.0f} rows")
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(n) < 1024 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+class CostModel:
+    """The cost of shipping inputs along their exchanges, and of an operator's work."""
+
+    def __init__(self, parallelism: int) -> None:
+        self.parallelism = parallelism
+
+    def exchange(self, child: PhysicalNode, ex: Exchange) -> Cost:
+        est = child.estimate
+        if est is None:
+            return Cost()
+        data = est.bytes  # type: ignore[attr-defined]
+        rows = est.rows  # type: ignore[attr-defined]
+        p = self.parallelism
+        if ex.partitioning is Partitioning.FORWARD:
+            return Cost()
+        if ex.partitioning is Partitioning.BROADCAST:
+            # every subtask gets every row, and builds its own table of them
+            return Cost(network=data * p, cpu=rows * p)
+        # HASH / REBALANCE / RANGE / GLOBAL: every row crosses once (and is hashed)
+        return Cost(network=data, cpu=rows)
+
+    def exchanges(self, inputs: tuple[tuple[PhysicalNode, Exchange], ...]) -> Cost:
+        total = Cost()
+        for child, ex in inputs:
+            total = total + self.exchange(child, ex)
+        return total
+
+    def operator(self, node: PhysicalNode) -> Cost:
+        est = node.estimate
+        rows_in = sum(getattr(c.estimate, "rows", 0.0) for c, _ in node.inputs)
+        cpu = rows_in
+        if node.op.kind in ("sort", "top_n", "window_top_n") and rows_in > 1:
+            cpu = rows_in * math.log2(rows_in)
+        return Cost(cpu=cpu) if est is not None or node.inputs else Cost()
+
+    def total(self, root: PhysicalNode) -> dict[int, Cost]:
+        """Cumulative cost per node (each shared node counted once)."""
+        out: dict[int, Cost] = {}
+
+        def visit(node: PhysicalNode) -> Cost:
+            if id(node) in out:
+                return Cost()  # (already counted under another consumer)
+            cost = self.operator(node) + self.exchanges(node.inputs)
+            for child, _ in node.inputs:
+                cost = cost + visit(child)
+            out[id(node)] = cost
+            return cost
+
+        visit(root)
+        return out
 
 
 def agg_summary(aggs: tuple[AggCall, ...]) -> str:

@@ -287,6 +287,7 @@ class Session:
         else:
             plan = Query(self, inner.query, script).logical_plan
         return explain_plan(plan, self.options, verbose="VERBOSE" in stmt.details,
+                            details=tuple(d.upper() for d in stmt.details),
                             tables=self.memory_tables())
 
     def memory_tables(self) -> dict[str, object]:
@@ -301,13 +302,17 @@ class Session:
     def job_graph(self, plan: LogicalPlan) -> JobGraph:
         from optimizer import optimize, plan_job
 
-        return plan_job(optimize(plan, self.options), self.options)
+        return plan_job(optimize(plan, self.options), self.options, self.memory_tables())
 
 
 def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = False,
-                 tables: dict[str, object] | None = None) -> str:
-    """EXPLAIN text: the bound plan, the optimized plan and the JobGraph with its chains."""
-    from optimizer import optimize, plan_job
+                 tables: dict[str, object] | None = None,
+                 details: tuple[str, ...] = ()) -> str:
+    """EXPLAIN text: the bound plan, the optimized plan, the physical plan (with estimates and
+    costs for ESTIMATED_COST, changelog modes for CHANGELOG_MODE) and the JobGraph with its
+    chains; JSON_EXECUTION_PLAN adds the JobGraph as JSON."""
+    from optimizer import optimize, plan_job, plan_physical
+    from optimizer.explain import job_graph_json, physical_plan_text
     from sqlengine.plan.display import display_indent
 
     steps: list[str] = []
@@ -316,12 +321,19 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
         steps.append(f"-- after {rule.name}\n{display_indent(p)}")
 
     optimized = optimize(plan, options, observer=observe if verbose else None)
-    job = plan_job(optimized, options)
+    physical = plan_physical(optimized, options, tables)
+    job = plan_job(optimized, options, tables, physical)
     parts = ["== Abstract Syntax Tree ==", display_indent(plan), ""]
     if verbose:
         parts += ["== Optimizer Passes ==", *steps, ""]
-    parts += ["== Optimized Logical Plan ==", display_indent(optimized), "",
-              "== Job Graph ==", job.explain()]
+    parts += ["== Optimized Logical Plan ==", display_indent(optimized), ""]
+    if "ESTIMATED_COST" in details or "CHANGELOG_MODE" in details:
+        parts += ["== Optimized Physical Plan ==",
+                  physical_plan_text(physical, options, costs="ESTIMATED_COST" in details,
+                                     changelog="CHANGELOG_MODE" in details), ""]
+    parts += ["== Job Graph ==", job.explain()]
+    if "JSON_EXECUTION_PLAN" in details:
+        parts += ["", "== Physical Execution Plan ==", job_graph_json(job)]
     if options.get("execution.target") == "spark" and tables is not None:
         from optimizer import plan_job as _plan
         from runtime.spark.translate import SparkJob
@@ -333,7 +345,7 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
 
         job = SparkJob if options.get("execution.runtime-mode") == "batch" \
             else SparkStreamingJob
-        spark_job = job(_plan(optimized, options), options, tables)
+        spark_job = job(_plan(optimized, options, tables), options, tables)
         parts += ["", "== Spark Plan ==", spark_job.explain()]
     return "\n".join(parts)
 

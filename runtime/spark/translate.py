@@ -55,6 +55,13 @@ class SparkJob:
         # whose Spark counterpart plans the matching Exchange itself (hashpartitioning on the
         # same keys, a single partition, a range partitioning for ORDER BY); an explicit
         # repartition here would only add a second shuffle. EXPLAIN shows Spark's exchanges.
+        # A BROADCAST edge (the optimizer's broadcast join) becomes Spark's broadcast hint.
+        from optimizer.physical import Partitioning
+
+        if edge.partitioning is Partitioning.BROADCAST and not self.streaming:
+            from pyspark.sql import functions as F
+
+            return F.broadcast(df)
         return df
 
     def _chain(self, v: JobVertex, inputs: list[Any]) -> Any:

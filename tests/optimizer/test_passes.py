@@ -52,3 +52,65 @@ def test_a_one_shot_stream_read_by_two_branches_is_read_once() -> None:
     got = s.sql("SELECT x.k, x.v, y.v AS w FROM t AS x JOIN t AS y ON x.k = y.k").collect()
     assert sorted(tuple(r.values()) for r in got.to_pylist()) == [
         (1, 10, 10), (2, 20, 20), (2, 20, 30), (2, 30, 20), (2, 30, 30)]
+
+
+# -- join strategy by estimates ----------------------------------------------------------
+def _star(options: dict[str, str]) -> sqlengine.Session:
+    import numpy as np
+
+    s = sqlengine.connect({"parallelism.default": "2", **options})
+    s.register("facts", pa.table({"k": np.arange(200_000) % 500, "v": np.arange(200_000)}))
+    s.register("dim", pa.table({"k": np.arange(0, 1000, 2), "name": [f"n{i}" for i in
+                                                                     range(0, 1000, 2)]}))
+    return s
+
+
+JOINS = {
+    "inner": "SELECT f.k, d.name, f.v FROM facts AS f JOIN dim AS d ON f.k = d.k",
+    "left": "SELECT f.k, d.name, f.v FROM facts AS f LEFT JOIN dim AS d ON f.k = d.k",
+    "small left side": "SELECT f.k, d.name, f.v FROM dim AS d JOIN facts AS f ON f.k = d.k",
+    "small side preserved": "SELECT d.k, f.v FROM dim AS d LEFT JOIN facts AS f "
+                            "ON f.k = d.k AND f.v < 1000",
+}
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+@pytest.mark.parametrize("name", list(JOINS))
+def test_the_small_side_is_broadcast_when_it_is_cheaper(name: str, mode: str) -> None:
+    sql = JOINS[name]
+    chosen = _star({"execution.runtime-mode": mode}).sql(sql)
+    forced = _star({"execution.runtime-mode": mode,
+                    "table.optimizer.join.broadcast-threshold": "-1"}).sql(sql)
+    text = chosen.explain()
+    # A LEFT join may broadcast its right side only: its left rows must each meet every
+    # right row in one subtask.
+    assert ("--BROADCAST" in text) == (name != "small side preserved"), text
+    assert "--BROADCAST" not in forced.explain()
+    one = sqlengine.connect({"execution.runtime-mode": mode})
+    for t in ("facts", "dim"):
+        one.register(t, _star({}).catalog.table(t).data.table)  # type: ignore[union-attr]
+    want = sorted(tuple(r.values()) for r in one.sql(sql).collect().to_pylist())
+    assert sorted(tuple(r.values()) for r in chosen.collect().to_pylist()) == want
+    assert sorted(tuple(r.values()) for r in forced.collect().to_pylist()) == want
+
+
+def test_explain_estimated_cost_shows_estimates_and_costs() -> None:
+    s = _star({})
+    text = s.execute("EXPLAIN ESTIMATED_COST, CHANGELOG_MODE SELECT f.k, d.name FROM facts "
+                     "AS f JOIN dim AS d ON f.k = d.k")[-1].message
+    physical = text.split("== Optimized Physical Plan ==")[1].split("== Job Graph ==")[0]
+    assert "Source(facts), changelogMode=[I] [rows=200,000, width=8 B" in physical
+    assert "Source(dim), changelogMode=[I] [rows=500," in physical
+    assert "Exchange(BROADCAST) [network=" in physical
+    assert "cumulative network=" in physical
+
+
+def test_explain_json_execution_plan_is_json() -> None:
+    import json
+
+    text = _star({}).execute("EXPLAIN JSON_EXECUTION_PLAN SELECT f.k, d.name FROM facts AS f "
+                             "JOIN dim AS d ON f.k = d.k")[-1].message
+    plan = json.loads(text.split("== Physical Execution Plan ==")[1])
+    join = next(n for n in plan["nodes"] if n["type"] == "join")
+    assert join["parallelism"] == 2
+    assert sorted(p["ship_strategy"] for p in join["predecessors"]) == ["BROADCAST", "FORWARD"]

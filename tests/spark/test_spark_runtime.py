@@ -177,3 +177,17 @@ def test_scenario_on_structured_streaming(path: Path, monkeypatch: pytest.Monkey
         assert got[-1] == ("error", "NotSupportedError")
         return
     assert got == _results(path, {})
+
+
+def test_the_optimizers_broadcast_join_becomes_a_spark_broadcast() -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    opts = {**SPARK, "parallelism.default": "2", "spark.sql.autoBroadcastJoinThreshold": "-1"}
+    s = sqlengine.connect(opts)
+    s.register("facts", pa.table({"k": np.arange(5000) % 50, "v": np.arange(5000)}))
+    s.register("dim", pa.table({"k": np.arange(50), "name": [f"n{i}" for i in range(50)]}))
+    q = s.sql("SELECT f.k, d.name, f.v FROM facts AS f JOIN dim AS d ON f.k = d.k")
+    text = q.explain()
+    assert "--BROADCAST" in text and "BroadcastHashJoin" in text
+    assert q.collect().num_rows == 5000

@@ -1,0 +1,84 @@
+"""EXPLAIN's physical plan (with estimates, costs, changelog modes) and the JobGraph as JSON."""
+
+from __future__ import annotations
+
+import json
+
+from optimizer.jobgraph import JobGraph
+from optimizer.physical import CostModel, Partitioning, PhysicalNode
+
+
+def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool = True,
+                       changelog: bool = False) -> str:
+    """The physical DAG, root first, in Flink's tree style; each exchange is a line of its
+    own; a node read by several consumers is printed once and then referred to by its id."""
+    model = CostModel(int(options.get("parallelism.default", "1")))
+    totals = model.total(root)
+    ids: dict[int, int] = {}
+    consumers: dict[int, int] = {}
+
+    def count(node: PhysicalNode) -> None:
+        consumers[id(node)] = consumers.get(id(node), 0) + 1
+        if consumers[id(node)] == 1:
+            for child, _ in node.inputs:
+                count(child)
+
+    count(root)
+    lines: list[str] = []
+
+    def label(node: PhysicalNode) -> str:
+        text = node.op.label()
+        if changelog:
+            text += ", changelogMode=[I,UB,UA,D]" if node.op.updating else \
+                ", changelogMode=[I]"
+        if costs and node.estimate is not None:
+            text += f" [{node.estimate.label()}; cumulative {totals[id(node)].label()}]"  # type: ignore[attr-defined]
+        return text
+
+    def emit(node: PhysicalNode, prefix: str, child_prefix: str) -> None:
+        shared = consumers[id(node)] > 1
+        if id(node) in ids:
+            lines.append(f"{prefix}(reused #{ids[id(node)]}) {node.op.label()}")
+            return
+        if shared:
+            ids[id(node)] = len(ids) + 1
+        tag = f"#{ids[id(node)]} " if shared else ""
+        lines.append(f"{prefix}{tag}{label(node)}")
+        n = len(node.inputs)
+        for i, (child, ex) in enumerate(node.inputs):
+            last = i == n - 1
+            head, tail = ("+- ", "   ") if last else (":- ", ":  ")
+            if ex.partitioning is Partitioning.FORWARD:
+                emit(child, child_prefix + head, child_prefix + tail)
+                continue
+            keys = f"({', '.join(k.sql() for k in ex.keys)})" if ex.keys else ""
+            ship = f"Exchange({ex.partitioning.value}{keys})"
+            if costs:
+                ship += f" [{model.exchange(child, ex).label()}]"
+            lines.append(child_prefix + head + ship)
+            emit(child, child_prefix + tail + "+- ", child_prefix + tail + "   ")
+
+    emit(root, "", "")
+    return "\n".join(lines)
+
+
+def job_graph_json(job: JobGraph) -> str:
+    """The JobGraph for tools: Flink's JSON execution plan shape (nodes with their
+    operators and parallelism, each with its predecessors and ship strategy)."""
+    nodes = []
+    for v in job.vertices:
+        nodes.append({
+            "id": v.id,
+            "type": v.head.kind,
+            "pact": "Data Source" if v.head.kind in ("source", "values") else
+            "Data Sink" if v.tail.kind == "sink" else "Operator",
+            "contents": " -> ".join(op.label() for op in v.chain),
+            "operators": [op.label() for op in v.chain],
+            "parallelism": v.parallelism,
+            "predecessors": [{"id": e.source, "ship_strategy": e.partitioning.value,
+                              "keys": [k.sql() for k in e.keys],
+                              "exchange": "BLOCKING" if e.blocking else "PIPELINED",
+                              "side": "second" if e.input_index else "first"}
+                             for e in job.in_edges(v.id)],
+        })
+    return json.dumps({"nodes": nodes}, indent=2)
