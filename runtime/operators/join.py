@@ -46,6 +46,10 @@ class JoinOperator(Operator):
         self.state: list[pa.Table | None] = [None, None]
         self.buffers: list[list[pa.RecordBatch]] = [[], []]  # batch mode
         self.ended = [False, False]
+        # Batch mode: the side that ended first is the build side (one table); the other
+        # side's rows probe it as they come, and are not kept.
+        self.built: list[pa.Table | None] = [None, None]
+        self.left_matched: np.ndarray | None = None  # LEFT join built on the left side
 
     # -- matching --------------------------------------------------------------------------
     def _keys(self, table: pa.Table, side: int) -> pa.Table:
@@ -146,6 +150,8 @@ class JoinOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         if not self.streaming:
+            if self.ended[1 - input_index]:
+                return self._probe(pa.Table.from_batches([data_part(batch)]), input_index)
             self.buffers[input_index].append(data_part(batch))
             return ()
         self._expire()
@@ -211,24 +217,53 @@ class JoinOperator(Operator):
         return [with_rowkind(expanded, kinds)]
 
     # -- batch -----------------------------------------------------------------------------
-    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
-        self.ended[input_index] = True
-        if self.streaming or not all(self.ended):
-            return ()
-        left = pa.Table.from_batches(self.buffers[0], self.schemas[0])
-        right = pa.Table.from_batches(self.buffers[1], self.schemas[1])
-        self.buffers = [[], []]
-        if left.num_rows == 0:
-            return ()
+    def _probe(self, rows: pa.Table, side: int) -> list[pa.RecordBatch]:
+        """Batch mode: rows of ``side`` against the other (ended, built) side."""
+        build = self.built[1 - side]
+        assert build is not None
+        if rows.num_rows == 0:
+            return []
         out: list[pa.RecordBatch] = []
+        left, right = (rows, build) if side == 0 else (build, rows)
         li, ri = self._match(left, right)
         if len(li):
             out.append(self._rows(left.take(pa.array(li)), right.take(pa.array(ri))))
         if self.kind == "left":
-            matched = np.zeros(left.num_rows, dtype=bool)
-            matched[li] = True
-            if not matched.all():
-                out.append(self._padded(left.filter(pa.array(~matched))))
+            if side == 0:  # the left rows are complete here: pad the unmatched at once
+                matched = np.zeros(rows.num_rows, dtype=bool)
+                matched[li] = True
+                if not matched.all():
+                    out.append(self._padded(rows.filter(pa.array(~matched))))
+            elif self.left_matched is not None:
+                self.left_matched[li] = True
+        return out
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        self.ended[input_index] = True
+        if self.streaming:
+            return ()
+        out: list[pa.RecordBatch] = []
+        if self.built[1 - input_index] is None:
+            # The first side to end becomes the build side; what the other side buffered
+            # meanwhile probes it now.
+            self.built[input_index] = pa.Table.from_batches(self.buffers[input_index],
+                                                            self.schemas[input_index])
+            self.buffers[input_index] = []
+            if input_index == 0 and self.kind == "left":
+                self.left_matched = np.zeros(self.built[0].num_rows, dtype=bool)
+            other = 1 - input_index
+            waiting = pa.Table.from_batches(self.buffers[other], self.schemas[other])
+            self.buffers[other] = []
+            out += self._probe(waiting, other)
+        if all(self.ended) and self.left_matched is not None:
+            # LEFT join built on the left: its rows no right row matched, null-padded.
+            left = self.built[0]
+            assert left is not None
+            if not self.left_matched.all():
+                out.append(self._padded(left.filter(pa.array(~self.left_matched))))
+            self.left_matched = None
+        if all(self.ended):
+            self.built = [None, None]
         return out
 
     def snapshot_state(self) -> Mapping[str, object]:

@@ -96,11 +96,23 @@ def test_streaming_inner_join_is_insert_only() -> None:
     assert not any(b.schema.names[-1] == "$row_kind" for b in h.output)
 
 
-def test_batch_join_waits_for_both_inputs() -> None:
+def test_batch_join_builds_on_the_side_that_ends_first() -> None:
     h = OperatorHarness(join("left", "final"))
     h.process(batch([("a", 1), ("c", 3)]), 0).process(rbatch([("a", 9)]), 1)
+    # The left side ends first: it is the build side; the right rows that waited probe it.
+    assert h.end(0).take_rows() == [("+I", "a", 1, "a", 9)]
+    assert h.process(rbatch([("a", 8), ("b", 7)]), 1).take_rows() == [("+I", "a", 1, "a", 8)]
+    # Unmatched left rows are known only when the right side has ended.
+    assert h.end(1).take_rows() == [("+I", "c", 3, None, None)]
+
+
+def test_batch_join_probes_rows_of_the_open_side_as_they_come() -> None:
+    h = OperatorHarness(join("left", "final"))
+    h.process(rbatch([("a", 9), ("a", 8)]), 1)
+    assert h.end(1).take_rows() == []
+    assert h.process(batch([("a", 1), ("c", 3)]), 0).take_rows() == [
+        ("+I", "a", 1, "a", 9), ("+I", "a", 1, "a", 8), ("+I", "c", 3, None, None)]
     assert h.end(0).take_rows() == []
-    assert h.end(1).take_rows() == [("+I", "a", 1, "a", 9), ("+I", "c", 3, None, None)]
 
 
 def test_sort_applies_the_changelog_then_orders_nulls_as_asked() -> None:

@@ -1,0 +1,86 @@
+"""The cost model's choices, measured: each workload runs with the plan the optimizer chose
+and with the rejected alternative forced by a switch; prints wall time per plan.
+
+    python -m bench.optimizer [--rows 4000000] [--repeat 3]
+
+Workloads (parallelism 2, in memory, batch mode; each run in its own process, best of
+--repeat, after a warm-up query):
+- join: a large table joined with a small one; chosen: broadcast the small side; rejected:
+  hash-repartition both ('table.optimizer.join.broadcast-threshold' = '-1').
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORKLOADS = {
+    "join large x small": (
+        "SELECT d.name, f.v, f.w FROM facts AS f JOIN dim AS d ON f.k = d.k WHERE f.w > 0",
+        {"table.optimizer.join.broadcast-threshold": "-1"}),
+}
+
+
+def run_one(name: str, rows: int, forced: bool) -> dict[str, object]:
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+    import pyarrow as pa
+
+    import sqlengine
+
+    sql, switch = WORKLOADS[name]
+    options = {"parallelism.default": "2", "execution.runtime-mode": "batch",
+               **(switch if forced else {})}
+    s = sqlengine.connect(options)
+    rng = np.random.default_rng(1)
+    s.register("facts", pa.table({"k": rng.integers(0, 1000, rows),
+                                  "v": np.arange(rows), "w": rng.random(rows)}))
+    s.register("dim", pa.table({"k": np.arange(1000),
+                                "name": [f"name-{i}" for i in range(1000)]}))
+    for _ in s.sql("SELECT COUNT(*) FROM dim").stream():  # warm-up
+        pass
+    q = s.sql(sql)
+    plan = q.explain().split("== Job Graph ==")[1]
+    start = time.perf_counter()
+    out = sum(b.num_rows for b in q.stream())
+    return {"workload": name, "forced": forced, "seconds": round(time.perf_counter() - start, 3),
+            "rows": out, "strategy": "BROADCAST" if "--BROADCAST" in plan else "HASH"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=4_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--one", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--forced", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one, args.rows, args.forced)))
+        return
+    print(f"{'workload':<22} {'plan':<26} {'best s':>7} {'rows':>9}")
+    for name in WORKLOADS:
+        best = {}
+        for forced in (False, True):
+            runs = []
+            for _ in range(args.repeat):
+                cmd = [sys.executable, "-m", "bench.optimizer", "--one", name, "--rows",
+                       str(args.rows)] + (["--forced"] if forced else [])
+                out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                                     check=True)
+                runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            r = min(runs, key=lambda x: x["seconds"])
+            best[forced] = r
+            label = ("rejected, forced: " if forced else "chosen: ") + str(r["strategy"])
+            print(f"{name:<22} {label:<26} {r['seconds']:>7.2f} {r['rows']:>9}")
+        print(f"{'':<22} {'chosen is faster by':<26} "
+              f"{best[True]['seconds'] / best[False]['seconds']:>6.2f}x")
+
+
+if __name__ == "__main__":
+    main()
