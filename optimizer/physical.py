@@ -608,24 +608,34 @@ class _Translator:
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
         updating = self.streaming and (plan.kind == "left" or left.op.updating
                                        or right.op.updating)
+        inputs = self._join_strategy(plan, left, right)
+        # Batch mode builds a hash table on one side and streams the other through it: the
+        # broadcast side, else the smaller by the estimates.
+        sizes = [getattr(n.estimate, "bytes", None) for n, _ in inputs]
+        build = next((i for i, (_, ex) in enumerate(inputs)
+                      if ex.partitioning is Partitioning.BROADCAST), None)
+        if build is None and None not in sizes:
+            build = 0 if sizes[0] < sizes[1] else 1  # type: ignore[operator]
         op = OperatorSpec("join", plan.schema, updating, (
             ("join_kind", plan.kind), ("left_keys", plan.left_keys),
             ("right_keys", plan.right_keys), ("condition", plan.condition),
             ("left_width", len(plan.left.schema)), ("emit", "stream" if self.streaming
                                                     else "final"),
-            ("ttl", self.ttl), ("updating", updating)))
-        return PhysicalNode(op, self._join_strategy(plan, left, right))
+            ("ttl", self.ttl), ("updating", updating), ("build_side", build)))
+        return PhysicalNode(op, inputs)
 
     def _join_strategy(self, plan: N.Join, left: PhysicalNode, right: PhysicalNode
                        ) -> tuple[tuple[PhysicalNode, Exchange], ...]:
         """Hash-repartition both sides, or broadcast the small one (within
         'table.optimizer.join.broadcast-threshold') and leave the other where it is: the
-        alternatives are costed and the cheaper wins. Only with parallelism > 1 (one subtask
-        needs no exchange at all), and a LEFT join broadcasts its right side only (the left
-        side's unmatched rows must each be seen by one subtask)."""
+        alternatives are costed and the cheaper wins. Only in batch mode (as Flink: a streaming
+        join keeps both sides as state, so the side that arrives first is stored whatever its
+        size) with parallelism > 1 (one subtask needs no exchange at all); a LEFT join
+        broadcasts its right side only (each left row must meet every right row in one
+        subtask to know it is unmatched)."""
         hashed = ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                   (right, Exchange(Partitioning.HASH, plan.right_keys)))
-        if self.parallelism <= 1 or self.broadcast_threshold < 0:
+        if self.streaming or self.parallelism <= 1 or self.broadcast_threshold < 0:
             return hashed
         options = [hashed]
         sides = [(right, 1)] if plan.kind == "left" else [(right, 1), (left, 0)]

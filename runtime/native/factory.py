@@ -115,7 +115,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             right = pa.schema(list(schema)[width:])
             return JoinOperator(p["join_kind"], p["left_keys"], p["right_keys"],  # type: ignore[arg-type]
                                 p["condition"], left, right, schema, p["emit"],  # type: ignore[arg-type]
-                                int(p.get("ttl", 0)), bool(p.get("updating", False)))  # type: ignore[arg-type]
+                                int(p.get("ttl", 0)), bool(p.get("updating", False)),  # type: ignore[arg-type]
+                                build_side=p.get("build_side"))  # type: ignore[arg-type]
         case "window_assign":
             return WindowAssignOperator(p["window_kind"], int(p["time_index"]),  # type: ignore[arg-type]
                                         int(p["size"]), int(p["slide"]), int(p["offset"]),  # type: ignore[arg-type]

@@ -33,7 +33,8 @@ class JoinOperator(Operator):
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
                  schema: pa.Schema, emit: str, ttl_ms: int = 0,
-                 updating: bool | None = None, clock: object = time) -> None:
+                 updating: bool | None = None, clock: object = time,
+                 build_side: int | None = None) -> None:
         self.kind = kind
         self.key_exprs = (left_keys, right_keys)
         self.condition = condition
@@ -49,6 +50,9 @@ class JoinOperator(Operator):
         # Batch mode: the side that ended first is the build side (one table); the other
         # side's rows probe it as they come, and are not kept.
         self.built: list[pa.Table | None] = [None, None]
+        # The planner's choice (the broadcast or the smaller side): rows of the other side
+        # wait for it even if their side ends first. None: whichever ends first.
+        self.build_side = build_side
         self.left_matched: np.ndarray | None = None  # LEFT join built on the left side
 
     # -- matching --------------------------------------------------------------------------
@@ -150,7 +154,7 @@ class JoinOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         if not self.streaming:
-            if self.ended[1 - input_index]:
+            if self.built[1 - input_index] is not None:
                 return self._probe(pa.Table.from_batches([data_part(batch)]), input_index)
             self.buffers[input_index].append(data_part(batch))
             return ()
@@ -243,18 +247,19 @@ class JoinOperator(Operator):
         if self.streaming:
             return ()
         out: list[pa.RecordBatch] = []
-        if self.built[1 - input_index] is None:
-            # The first side to end becomes the build side; what the other side buffered
-            # meanwhile probes it now.
+        nothing_built = self.built[0] is None and self.built[1] is None
+        if nothing_built and self.build_side in (None, input_index):
+            # The build side (the planner's, else the first to end) is complete; what the
+            # other side buffered meanwhile probes it now, batch by batch.
             self.built[input_index] = pa.Table.from_batches(self.buffers[input_index],
                                                             self.schemas[input_index])
             self.buffers[input_index] = []
             if input_index == 0 and self.kind == "left":
                 self.left_matched = np.zeros(self.built[0].num_rows, dtype=bool)
             other = 1 - input_index
-            waiting = pa.Table.from_batches(self.buffers[other], self.schemas[other])
-            self.buffers[other] = []
-            out += self._probe(waiting, other)
+            waiting, self.buffers[other] = self.buffers[other], []
+            for b in waiting:
+                out += self._probe(pa.Table.from_batches([b]), other)
         if all(self.ended) and self.left_matched is not None:
             # LEFT join built on the left: its rows no right row matched, null-padded.
             left = self.built[0]

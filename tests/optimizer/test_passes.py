@@ -82,9 +82,10 @@ def test_the_small_side_is_broadcast_when_it_is_cheaper(name: str, mode: str) ->
     forced = _star({"execution.runtime-mode": mode,
                     "table.optimizer.join.broadcast-threshold": "-1"}).sql(sql)
     text = chosen.explain()
-    # A LEFT join may broadcast its right side only: its left rows must each meet every
-    # right row in one subtask.
-    assert ("--BROADCAST" in text) == (name != "small side preserved"), text
+    # Batch mode only; a LEFT join may broadcast its right side only: its left rows must
+    # each meet every right row in one subtask.
+    expected = mode == "batch" and name != "small side preserved"
+    assert ("--BROADCAST" in text) == expected, text
     assert "--BROADCAST" not in forced.explain()
     one = sqlengine.connect({"execution.runtime-mode": mode})
     for t in ("facts", "dim"):
@@ -95,7 +96,7 @@ def test_the_small_side_is_broadcast_when_it_is_cheaper(name: str, mode: str) ->
 
 
 def test_explain_estimated_cost_shows_estimates_and_costs() -> None:
-    s = _star({})
+    s = _star({"execution.runtime-mode": "batch"})
     text = s.execute("EXPLAIN ESTIMATED_COST, CHANGELOG_MODE SELECT f.k, d.name FROM facts "
                      "AS f JOIN dim AS d ON f.k = d.k")[-1].message
     physical = text.split("== Optimized Physical Plan ==")[1].split("== Job Graph ==")[0]
@@ -108,8 +109,9 @@ def test_explain_estimated_cost_shows_estimates_and_costs() -> None:
 def test_explain_json_execution_plan_is_json() -> None:
     import json
 
-    text = _star({}).execute("EXPLAIN JSON_EXECUTION_PLAN SELECT f.k, d.name FROM facts AS f "
-                             "JOIN dim AS d ON f.k = d.k")[-1].message
+    s = _star({"execution.runtime-mode": "batch"})
+    text = s.execute("EXPLAIN JSON_EXECUTION_PLAN SELECT f.k, d.name FROM facts AS f "
+                     "JOIN dim AS d ON f.k = d.k")[-1].message
     plan = json.loads(text.split("== Physical Execution Plan ==")[1])
     join = next(n for n in plan["nodes"] if n["type"] == "join")
     assert join["parallelism"] == 2
