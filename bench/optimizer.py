@@ -3,8 +3,8 @@ and with the rejected alternative forced by a switch; prints wall time per plan.
 
     python -m bench.optimizer [--rows 2000000] [--repeat 3]
 
-Workloads (parallelism 2, in memory, batch mode; each run in its own process, best of
---repeat, after a warm-up query):
+Workloads (parallelism 2, in memory, batch mode with pipelined and with blocking shuffles;
+each run in its own process, best of --repeat, after a warm-up query):
 - join: a large table joined with a small one; chosen: broadcast the small side; rejected:
   hash-repartition both ('table.optimizer.join.broadcast-threshold' = '-1').
 """
@@ -25,12 +25,12 @@ WORKLOADS = {
     # columns), the result is small: what differs is what crosses the exchange.
     "join large x small": (
         "SELECT d.name, f.v FROM facts AS f JOIN dim AS d ON f.k = d.k "
-        "WHERE CHAR_LENGTH(f.payload) + d.k > 1095",
+        "WHERE CHAR_LENGTH(f.payload) + d.k > 1395",
         {"table.optimizer.join.broadcast-threshold": "-1"}),
 }
 
 
-def run_one(name: str, rows: int, forced: bool) -> dict[str, object]:
+def run_one(name: str, rows: int, forced: bool, shuffle: str) -> dict[str, object]:
     sys.path.insert(0, str(ROOT))
     import numpy as np
     import pyarrow as pa
@@ -39,10 +39,10 @@ def run_one(name: str, rows: int, forced: bool) -> dict[str, object]:
 
     sql, switch = WORKLOADS[name]
     options = {"parallelism.default": "2", "execution.runtime-mode": "batch",
-               **(switch if forced else {})}
+               "execution.batch-shuffle-mode": shuffle, **(switch if forced else {})}
     s = sqlengine.connect(options)
     rng = np.random.default_rng(1)
-    payload = pa.array(["x" * 100] * 1000).take(pa.array(rng.integers(0, 1000, rows)))
+    payload = pa.array(["x" * 400] * 1000).take(pa.array(rng.integers(0, 1000, rows)))
     s.register("facts", pa.table({"k": rng.integers(0, 1000, rows),
                                   "v": np.arange(rows), "payload": payload}))
     s.register("dim", pa.table({"k": np.arange(1000),
@@ -53,7 +53,8 @@ def run_one(name: str, rows: int, forced: bool) -> dict[str, object]:
     plan = q.explain().split("== Job Graph ==")[1]
     start = time.perf_counter()
     out = sum(b.num_rows for b in q.stream())
-    return {"workload": name, "forced": forced, "seconds": round(time.perf_counter() - start, 3),
+    secs = round(time.perf_counter() - start, 3)
+    return {"workload": name, "forced": forced, "shuffle": shuffle, "seconds": secs,
             "rows": out, "strategy": "BROADCAST" if "--BROADCAST" in plan else "HASH"}
 
 
@@ -63,26 +64,29 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--one", default="", help=argparse.SUPPRESS)
     parser.add_argument("--forced", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--shuffle", default="ALL_EXCHANGES_PIPELINED", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one, args.rows, args.forced)))
+        print(json.dumps(run_one(args.one, args.rows, args.forced, args.shuffle)))
         return
-    print(f"{'workload':<22} {'plan':<26} {'best s':>7} {'rows':>9}")
-    for name in WORKLOADS:
+    print(f"{'workload':<22} {'shuffles':<10} {'plan':<26} {'best s':>7} {'rows':>9}")
+    for name, shuffle in [(n, m) for n in WORKLOADS
+                          for m in ("ALL_EXCHANGES_PIPELINED", "ALL_EXCHANGES_BLOCKING")]:
         best = {}
+        short = shuffle.removeprefix("ALL_EXCHANGES_").lower()
         for forced in (False, True):
             runs = []
             for _ in range(args.repeat):
                 cmd = [sys.executable, "-m", "bench.optimizer", "--one", name, "--rows",
-                       str(args.rows)] + (["--forced"] if forced else [])
+                       str(args.rows), "--shuffle", shuffle] + (["--forced"] if forced else [])
                 out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                                      check=True)
                 runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
             r = min(runs, key=lambda x: x["seconds"])
             best[forced] = r
             label = ("rejected, forced: " if forced else "chosen: ") + str(r["strategy"])
-            print(f"{name:<22} {label:<26} {r['seconds']:>7.2f} {r['rows']:>9}")
-        print(f"{'':<22} {'chosen is faster by':<26} "
+            print(f"{name:<22} {short:<10} {label:<26} {r['seconds']:>7.2f} {r['rows']:>9}")
+        print(f"{'':<22} {'':<10} {'chosen is faster by':<26} "
               f"{best[True]['seconds'] / best[False]['seconds']:>6.2f}x")
 
 
