@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
+import pyarrow as pa
+
 from sqlengine.errors import NotSupportedError, PlanError
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import AggCall, Expr
@@ -56,12 +58,15 @@ class OperatorSpec:
                 return f"Filter({p['predicate'].sql()})"  # type: ignore[attr-defined]
             case "project":
                 return f"Project({', '.join(self.schema.names())})"
-            case "group_aggregate" | "window_aggregate" | "session_aggregate":
+            case ("group_aggregate" | "window_aggregate" | "session_aggregate" |
+                  "local_aggregate" | "global_aggregate"):
                 keys = ", ".join(k.sql() for k in p["keys"])  # type: ignore[attr-defined]
                 aggs = ", ".join(a.sql() for a in p["aggs"])  # type: ignore[attr-defined]
                 name = {"group_aggregate": "GroupAggregate",
                         "window_aggregate": "WindowAggregate",
-                        "session_aggregate": "SessionWindowAggregate"}[self.kind]
+                        "session_aggregate": "SessionWindowAggregate",
+                        "local_aggregate": "LocalAggregate",
+                        "global_aggregate": "GlobalAggregate"}[self.kind]
                 return f"{name}(keys=[{keys}], aggs=[{aggs}])"
             case "window_assign":
                 return f"WindowTableFunction({p['label']})"
@@ -312,6 +317,12 @@ class _Translator:
         self.parallelism = int(options.get("parallelism.default", "1"))
         key = "table.optimizer.join.broadcast-threshold"
         self.broadcast_threshold = _bytes_option(options.get(key, "10 mb"), key)
+        key = "table.optimizer.agg-phase-strategy"
+        self.agg_phase = options.get(key, "AUTO").upper()
+        if self.agg_phase not in ("AUTO", "ONE_PHASE", "TWO_PHASE"):
+            msg = (f"option {key!r} must be 'AUTO', 'ONE_PHASE' or 'TWO_PHASE', got "
+                   f"{options[key]!r}")
+            raise PlanError(msg)
         self.costs = CostModel(self.parallelism)
         # Per (table, filters): the columns every scan of it reads (see collect_scans).
         self.scan_columns: dict[object, set[int]] = {}
@@ -499,7 +510,60 @@ class _Translator:
             ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
             ("agg_names", plan.agg_names), ("input_updating", child.op.updating),
             ("emit", "changelog" if self.streaming else "final")))
-        return PhysicalNode(op, ((child, exchange),))
+        one_phase = PhysicalNode(op, ((child, exchange),))
+        two_phase = self._two_phase(plan, child)
+        if two_phase is None:
+            return one_phase
+        if self.agg_phase == "TWO_PHASE":
+            return two_phase
+        est = self.estimator.estimate(plan)
+        one_phase = replace(one_phase, estimate=est)
+        two_phase = replace(two_phase, estimate=est)
+        costs = [self.costs.total(n)[id(n)].total for n in (one_phase, two_phase)]
+        return two_phase if costs[1] < costs[0] else one_phase
+
+    def _two_phase(self, plan: N.Aggregate, child: PhysicalNode) -> PhysicalNode | None:
+        """Local pre-aggregation chained before the shuffle, global merge after it (batch
+        mode, parallelism > 1, GROUP BY keys, aggregates that merge: no DISTINCT)."""
+        from optimizer.estimates import type_width
+        from runtime.operators.partials import sum_type
+        from sqlengine.plan.expressions import ColumnRef
+
+        if self.streaming or self.parallelism <= 1 or not plan.keys or \
+                self.agg_phase == "ONE_PHASE" or child.op.updating or \
+                any(a.distinct for a in plan.aggs):
+            return None
+        fields = [N.Field(f"k{i}", k.dtype) for i, k in enumerate(plan.keys)]
+        for j, a in enumerate(plan.aggs):
+            arg = a.args[0].dtype if a.args else None
+            if a.func == "count_star":
+                fields.append(N.Field(f"c{j}", pa.int64()))
+            elif a.func == "count":
+                fields.append(N.Field(f"n{j}", pa.int64()))
+            elif a.func in ("sum", "avg"):
+                fields += [N.Field(f"s{j}", sum_type(arg)), N.Field(f"n{j}", pa.int64())]
+            elif a.func in ("min", "max"):
+                fields.append(N.Field(f"m{j}", arg))
+            else:
+                return None
+        partial = Schema(tuple(fields))
+        local = PhysicalNode(OperatorSpec("local_aggregate", partial, False, (
+            ("keys", plan.keys), ("aggs", plan.aggs))), ((child, FORWARD),))
+        # (the local rows: about one partial per group per batch of the input)
+        inner = child.estimate
+        if inner is not None:
+            from optimizer.estimates import Estimate
+
+            groups = self.estimator.estimate(plan).rows
+            batches = max(inner.rows / 65536, 1.0)  # type: ignore[attr-defined]
+            rows = min(inner.rows, groups * batches * min(self.parallelism, batches))  # type: ignore[attr-defined]
+            local = replace(local, estimate=Estimate(rows, sum(
+                type_width(f.type) for f in fields), ()))
+        refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields[:len(plan.keys)]))
+        op = OperatorSpec("global_aggregate", plan.schema, False, (
+            ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
+            ("agg_names", plan.agg_names), ("partial_schema", partial)))
+        return PhysicalNode(op, ((local, Exchange(Partitioning.HASH, refs)),))
 
     def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:
         if plan.kind == "session" and id(plan) not in self.session_tvfs:

@@ -16,6 +16,7 @@ from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
 from runtime.operators.sort import LimitOperator, SortOperator
 from runtime.operators.source import SourceOperator
 from runtime.operators.stateless import FilterOperator, ProjectOperator, UnionOperator
+from runtime.operators.two_phase import GlobalAggregateOperator, LocalAggregateOperator
 from runtime.operators.window import (
     SessionAggregateOperator,
     WindowAggregateOperator,
@@ -117,6 +118,11 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                                 p["condition"], left, right, schema, p["emit"],  # type: ignore[arg-type]
                                 int(p.get("ttl", 0)), bool(p.get("updating", False)),  # type: ignore[arg-type]
                                 build_side=p.get("build_side"))  # type: ignore[arg-type]
+        case "local_aggregate":
+            return LocalAggregateOperator(p["keys"], p["aggs"])  # type: ignore[arg-type]
+        case "global_aggregate":
+            return GlobalAggregateOperator(p["keys"], p["aggs"],  # type: ignore[arg-type]
+                                           p["partial_schema"].to_arrow(), schema)  # type: ignore[attr-defined]
         case "window_assign":
             return WindowAssignOperator(p["window_kind"], int(p["time_index"]),  # type: ignore[arg-type]
                                         int(p["size"]), int(p["slide"]), int(p["offset"]),  # type: ignore[arg-type]

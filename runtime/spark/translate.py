@@ -256,6 +256,15 @@ class SparkJob:
 
     _op_window_aggregate = _op_group_aggregate
 
+    def _op_local_aggregate(self, op: OperatorSpec, p: dict, df: Any,
+                            inputs: list[Any]) -> Any:
+        return df  # Spark's HashAggregate pre-aggregates each partition itself
+
+    def _op_global_aggregate(self, op: OperatorSpec, p: dict, df: Any,
+                             inputs: list[Any]) -> Any:
+        # Over the (untouched) input rows: the same aggregation as one phase.
+        return self._op_group_aggregate(op, p, df, inputs)
+
     def _op_session_aggregate(self, op: OperatorSpec, p: dict, df: Any,
                               inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F

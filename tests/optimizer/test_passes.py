@@ -116,3 +116,23 @@ def test_explain_json_execution_plan_is_json() -> None:
     join = next(n for n in plan["nodes"] if n["type"] == "join")
     assert join["parallelism"] == 2
     assert sorted(p["ship_strategy"] for p in join["predecessors"]) == ["BROADCAST", "FORWARD"]
+
+
+def test_aggregation_in_two_phases_in_batch_mode_at_parallelism_above_one() -> None:
+    sql = "SELECT k, COUNT(*) AS n, AVG(v) AS a FROM facts GROUP BY k"
+    text = _star({"execution.runtime-mode": "batch"}).sql(sql).explain()
+    graph = text.split("== Job Graph ==")[1]
+    # The pre-aggregation is chained to the source, the shuffle carries partials.
+    assert "Source(facts) -> LocalAggregate(keys=[k]" in graph
+    assert "--HASH(k0) [BLOCKING]--> v2" in graph and "GlobalAggregate(keys=[k]" in graph
+    forced = _star({"execution.runtime-mode": "batch",
+                    "table.optimizer.agg-phase-strategy": "ONE_PHASE"}).sql(sql).explain()
+    assert "LocalAggregate" not in forced
+    # Streaming GROUP BY emits a changelog from one phase; DISTINCT does not merge.
+    assert "LocalAggregate" not in _star({}).sql(sql).explain()
+    distinct = "SELECT k, COUNT(DISTINCT v) AS n FROM facts GROUP BY k"
+    assert "LocalAggregate" not in _star({"execution.runtime-mode": "batch"}).sql(
+        distinct).explain()
+    with pytest.raises(sqlengine.errors.PlanError, match="agg-phase-strategy"):
+        _star({"execution.runtime-mode": "batch",
+               "table.optimizer.agg-phase-strategy": "THREE"}).sql(sql).explain()
