@@ -191,3 +191,22 @@ def test_the_optimizers_broadcast_join_becomes_a_spark_broadcast() -> None:
     text = q.explain()
     assert "--BROADCAST" in text and "BroadcastHashJoin" in text
     assert q.collect().num_rows == 5000
+
+
+def test_two_phase_aggregation_runs_on_spark_as_one_aggregation() -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    data = pa.table({"k": np.arange(5000) % 7, "v": np.arange(5000) * 1.5})
+    sql = "SELECT k, COUNT(*) AS n, AVG(v) AS a, MAX(v) AS m FROM t GROUP BY k"
+    got = {}
+    for name, opts in (("spark", {**SPARK, "parallelism.default": "2",
+                                  "table.optimizer.agg-phase-strategy": "TWO_PHASE"}),
+                       ("native", NATIVE)):
+        s = sqlengine.connect(opts)
+        s.register("t", data)
+        q = s.sql(sql)
+        if name == "spark":
+            assert "LocalAggregate" in q.explain()
+        got[name] = rows([tuple(r.values()) for r in q.collect().to_pylist()])
+    assert got["spark"] == got["native"]
