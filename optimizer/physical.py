@@ -315,6 +315,8 @@ class _Translator:
                                                      "true").lower() != "false"
         self.memo: dict[object, PhysicalNode] = {}
         self.parallelism = int(options.get("parallelism.default", "1"))
+        # Requested partitioning met by what the input already has: no second shuffle.
+        self.interesting = enabled
         key = "table.optimizer.join.broadcast-threshold"
         self.broadcast_threshold = _bytes_option(options.get(key, "10 mb"), key)
         key = "table.optimizer.agg-phase-strategy"
@@ -506,12 +508,14 @@ class _Translator:
                     raise NotSupportedError(msg)
         exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
             else Exchange(Partitioning.SINGLE)
+        if plan.keys and self.interesting and _already_partitioned(child, plan.keys):
+            exchange = FORWARD  # (the rows of each group are already together)
         op = OperatorSpec("group_aggregate", plan.schema, self.streaming, (
             ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
             ("agg_names", plan.agg_names), ("input_updating", child.op.updating),
             ("emit", "changelog" if self.streaming else "final")))
         one_phase = PhysicalNode(op, ((child, exchange),))
-        two_phase = self._two_phase(plan, child)
+        two_phase = self._two_phase(plan, child) if exchange is not FORWARD else None
         if two_phase is None:
             return one_phase
         if self.agg_phase == "TWO_PHASE":
@@ -721,6 +725,52 @@ class _Translator:
             msg = (f"{what} needs a bounded input, but table {unbounded[0]!r} is unbounded "
                    "(give it 'number-of-rows', or use a window)")
             raise PlanError(msg)
+
+
+def partitioned_on(node: PhysicalNode) -> frozenset[int] | None:
+    """Interesting properties: the output columns by which ``node``'s rows are already
+    hash-partitioned (rows with equal values there are in one subtask), or None. A HASH
+    exchange establishes it; aggregates and joins keep it on their key columns; filters keep
+    it and projections carry it to where the columns go."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    op = node.op
+    if op.kind in ("filter", "project", "sink") and node.inputs:
+        (child, ex), = node.inputs
+        if ex.partitioning is not Partitioning.FORWARD:
+            return None
+        below = partitioned_on(child)
+        if below is None or op.kind != "project":
+            return below
+        exprs = op.param("exprs")
+        where = {e.index: i for i, e in enumerate(exprs)  # type: ignore[attr-defined]
+                 if isinstance(e, ColumnRef)}
+        return frozenset(where[c] for c in below) if below <= set(where) else None
+    if op.kind in ("group_aggregate", "global_aggregate") and node.inputs:
+        (_, ex), = node.inputs
+        keys = op.param("keys")
+        if ex.partitioning in (Partitioning.HASH, Partitioning.FORWARD) and keys:
+            return frozenset(range(len(keys)))  # type: ignore[arg-type]
+        return None
+    if op.kind == "join" and len(node.inputs) == 2:
+        (_, lex), (_, rex) = node.inputs
+        if lex.partitioning is Partitioning.HASH and rex.partitioning is Partitioning.HASH:
+            keys = op.param("left_keys")
+            if all(isinstance(k, ColumnRef) for k in keys):  # type: ignore[attr-defined]
+                return frozenset(k.index for k in keys)  # type: ignore[attr-defined]
+        return None
+    return None
+
+
+def _already_partitioned(child: PhysicalNode, keys: tuple[Expr, ...]) -> bool:
+    """Whether a HASH exchange on ``keys`` would only send rows where they already are: the
+    child is partitioned on a subset of the key columns."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    have = partitioned_on(child)
+    if not have or not all(isinstance(k, ColumnRef) for k in keys):
+        return False
+    return have <= {k.index for k in keys}  # type: ignore[attr-defined]
 
 
 def _bytes_option(text: str, key: str) -> int:
