@@ -244,8 +244,13 @@ def _bounded(q: sqlengine.Query) -> bool:
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-D", "defines", multiple=True, metavar="KEY=VALUE")
-def explain(file: str, defines: tuple[str, ...]) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "dot", "mermaid", "svg"]),
+              default="text", show_default=True,
+              help="text: the plans; dot / mermaid / svg: the JobGraph drawn (svg needs no "
+              "other program)")
+def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
     """Print the plans of every query and INSERT in FILE (other statements run)."""
+    from optimizer.drawing import FORMATS
     from sqlengine import statements as S
     from sqlengine.parser import parse_statement, split_script
 
@@ -256,7 +261,10 @@ def explain(file: str, defines: tuple[str, ...]) -> None:
             stmt = parse_statement(text, offset, script)
             if isinstance(stmt, S.QueryStmt | S.Insert):
                 stmt = S.Explain((), stmt)
-            if isinstance(stmt, S.Explain):
+            if isinstance(stmt, S.Explain) and fmt != "text":
+                graph = session.statement_job_graph(stmt, script)
+                sys.stdout.write(FORMATS[fmt](graph) + "\n")
+            elif isinstance(stmt, S.Explain):
                 sys.stdout.write(session.explain_statement(stmt, script) + "\n\n")
             else:
                 session._run(stmt, script, collect_queries=False)

@@ -279,16 +279,24 @@ class Session:
                       sink_rows=rows)
 
     def explain_statement(self, stmt: S.Explain, script: str) -> str:
+        return explain_plan(self._statement_plan(stmt, script, sink=False), self.options,
+                            verbose="VERBOSE" in stmt.details,
+                            details=tuple(d.upper() for d in stmt.details),
+                            tables=self.memory_tables())
+
+    def _statement_plan(self, stmt: S.Explain, script: str, sink: bool = True) -> LogicalPlan:
         from sqlengine import ddl
+        from sqlengine.plan.nodes import Sink, SinkSpec
 
         inner = stmt.statement
         if isinstance(inner, S.Insert):
-            plan = ddl.bind_insert(self.catalog, inner, script)
-        else:
-            plan = Query(self, inner.query, script).logical_plan
-        return explain_plan(plan, self.options, verbose="VERBOSE" in stmt.details,
-                            details=tuple(d.upper() for d in stmt.details),
-                            tables=self.memory_tables())
+            return ddl.bind_insert(self.catalog, inner, script)
+        plan = Query(self, inner.query, script).logical_plan
+        return Sink(plan, SinkSpec("collect", "collect", (), plan.schema)) if sink else plan
+
+    def statement_job_graph(self, stmt: S.Explain, script: str) -> JobGraph:
+        """The JobGraph an EXPLAIN-able statement (query or INSERT) would run."""
+        return self.job_graph(self._statement_plan(stmt, script))
 
     def memory_tables(self) -> dict[str, object]:
         """Registered in-memory data by table name (what the runtimes read)."""

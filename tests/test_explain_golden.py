@@ -65,3 +65,27 @@ def test_chains_merge_and_break() -> None:
     graph = unchained.split("== Job Graph ==")[1]
     assert "v1 [parallelism=1]: Source(orders)\n  --FORWARD--> v2" in graph
     assert "v2 [parallelism=1]: Project(order_id, doubled)" in graph
+
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted((ROOT / "queries").glob("*.sql"))
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def test_explain_of_every_queries_script(path: Path, update_golden: bool,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sqlengine explain`` of each scenario in queries/ (plans, or the error it reports)."""
+    from click.testing import CliRunner
+
+    from shell.cli import main
+
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, ["explain", f"queries/{path.name}"])
+    text = result.output
+    golden = GOLDEN / "queries" / f"{path.stem}.txt"
+    if update_golden:
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(text)
+    assert golden.exists(), f"{golden.name} is missing: run pytest --update-golden"
+    assert text == golden.read_text()

@@ -155,3 +155,26 @@ def _children(pid: int) -> list[str]:
         if fields[1] == str(pid):
             out.append(stat.parent.name)
     return out
+
+
+def test_explain_draws_the_job_graph_as_dot_mermaid_and_svg(tmp_path: Path) -> None:
+    import xml.dom.minidom
+
+    script = tmp_path / "q.sql"
+    script.write_text(
+        "SET 'parallelism.default' = '2';\n"
+        "CREATE TABLE o (k INT, v BIGINT) WITH ('connector' = 'datagen', "
+        "'number-of-rows' = '10');\n"
+        "SELECT k, SUM(v) AS s FROM o GROUP BY k;\n")
+    runner = CliRunner()
+    dot = runner.invoke(main, ["explain", "--format", "dot", str(script)])
+    assert dot.exit_code == 0, dot.output
+    assert "digraph JobGraph" in dot.output and 'v1 -> v2 [label="HASH(k)"]' in dot.output
+    mermaid = runner.invoke(main, ["explain", "--format", "mermaid", str(script)])
+    assert 'v1 -->|"HASH(k)"| v2' in mermaid.output and "flowchart TD" in mermaid.output
+    svg = runner.invoke(main, ["explain", "--format", "svg", str(script)])
+    doc = xml.dom.minidom.parseString(svg.output)  # well-formed, self-contained
+    texts = [t.firstChild.data for t in doc.getElementsByTagName("text")]
+    assert len(doc.getElementsByTagName("rect")) == 3  # source, aggregate, sink vertices
+    assert "HASH(k)" in texts and any("GroupAggregate" in t for t in texts)
+    assert any("(parallelism 2)" in t for t in texts)
