@@ -33,3 +33,11 @@ def unbounded_sources(plan: LogicalPlan) -> list[str]:
 def is_bounded(plan: LogicalPlan) -> bool:
     """Whether every source of ``plan`` ends."""
     return not unbounded_sources(plan)
+
+
+def unbounded_physical(node: object) -> bool:
+    """Whether a physical node reads (through its inputs) a source that never ends."""
+    op = node.op  # type: ignore[attr-defined]
+    if op.kind == "source":
+        return not op.param("bounded", True)
+    return any(unbounded_physical(child) for child, _ in node.inputs)  # type: ignore[attr-defined]

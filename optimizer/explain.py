@@ -82,3 +82,44 @@ def job_graph_json(job: JobGraph) -> str:
                              for e in job.in_edges(v.id)],
         })
     return json.dumps({"nodes": nodes}, indent=2)
+
+
+def plan_advice(root: PhysicalNode, options: dict[str, str]) -> list[str]:
+    """Flink-style PLAN_ADVICE: warnings and hints about the physical plan."""
+    from optimizer.analysis import unbounded_physical
+
+    advice: list[str] = []
+    streaming = options.get("execution.runtime-mode", "streaming").lower() == "streaming"
+    ttl = options.get("table.exec.state.ttl")
+    seen: set[int] = set()
+    parallelism = int(options.get("parallelism.default", "1"))
+
+    def visit(node: PhysicalNode) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        kind = node.op.kind
+        unbounded = unbounded_physical(node)
+        if streaming and unbounded and not ttl and kind == "join":
+            advice.append(
+                f"[WARNING] {node.op.label()}: a regular join over an unbounded input keeps "
+                "every row of both sides for ever; set 'table.exec.state.ttl' if old rows may "
+                "be dropped, or use an interval or window join")
+        if streaming and unbounded and kind == "group_aggregate":
+            advice.append(
+                f"[WARNING] {node.op.label()}: a GROUP BY over an unbounded input keeps state "
+                "for every key for ever (state TTL covers regular joins only so far); use a "
+                "window aggregation if the keys do not stay few")
+        if kind in ("sort", "limit", "top_n") and parallelism > 1 and any(
+                ex.partitioning is Partitioning.SINGLE for _, ex in node.inputs):
+            advice.append(f"[ADVICE] {node.op.label()}: runs in one subtask (a global "
+                          "order); with a LIMIT the rows before it are cut per subtask first")
+        if kind == "join" and not streaming and parallelism > 1 and \
+                options.get("table.optimizer.join.broadcast-threshold") == "-1":
+            advice.append(f"[ADVICE] {node.op.label()}: broadcast joins are switched off "
+                          "('table.optimizer.join.broadcast-threshold' = '-1')")
+        for child, _ in node.inputs:
+            visit(child)
+
+    visit(root)
+    return advice or ["No available advice."]

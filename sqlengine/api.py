@@ -320,7 +320,7 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
     costs for ESTIMATED_COST, changelog modes for CHANGELOG_MODE) and the JobGraph with its
     chains; JSON_EXECUTION_PLAN adds the JobGraph as JSON."""
     from optimizer import optimize, plan_job, plan_physical
-    from optimizer.explain import job_graph_json, physical_plan_text
+    from optimizer.explain import job_graph_json, physical_plan_text, plan_advice
     from sqlengine.plan.display import display_indent
 
     steps: list[str] = []
@@ -339,6 +339,11 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
         parts += ["== Optimized Physical Plan ==",
                   physical_plan_text(physical, options, costs="ESTIMATED_COST" in details,
                                      changelog="CHANGELOG_MODE" in details), ""]
+    if "PLAN_ADVICE" in details:
+        advice = plan_advice(physical, options)
+        parts += ["== Plan Advice ==",
+                  *(f"advice[{i + 1}]: {a}" if a != "No available advice." else a
+                    for i, a in enumerate(advice)), ""]
     parts += ["== Job Graph ==", job.explain()]
     if "JSON_EXECUTION_PLAN" in details:
         parts += ["", "== Physical Execution Plan ==", job_graph_json(job)]

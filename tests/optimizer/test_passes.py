@@ -136,3 +136,16 @@ def test_aggregation_in_two_phases_in_batch_mode_at_parallelism_above_one() -> N
     with pytest.raises(sqlengine.errors.PlanError, match="agg-phase-strategy"):
         _star({"execution.runtime-mode": "batch",
                "table.optimizer.agg-phase-strategy": "THREE"}).sql(sql).explain()
+
+
+def test_plan_advice_warns_about_state_that_only_grows() -> None:
+    s = sqlengine.connect({"parallelism.default": "2"})
+    s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen')")
+    s.execute("CREATE TABLE h (k INT, w BIGINT) WITH ('connector' = 'datagen')")
+    join = "EXPLAIN PLAN_ADVICE SELECT g.v, h.w FROM g JOIN h ON g.k = h.k"
+    text = s.execute(join)[-1].message.split("== Plan Advice ==")[1]
+    assert "advice[1]: [WARNING] Join(inner): a regular join over an unbounded input" in text
+    s.execute("SET 'table.exec.state.ttl' = '1 h'")
+    assert "No available advice." in s.execute(join)[-1].message
+    text = s.execute("EXPLAIN PLAN_ADVICE SELECT k, COUNT(*) FROM g GROUP BY k")[-1].message
+    assert "a GROUP BY over an unbounded input keeps state" in text
