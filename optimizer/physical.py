@@ -84,6 +84,13 @@ class OperatorSpec:
                         f"time <= {p['upper']} ms)")
             case "union":
                 return "Union"
+            case "range_sample" | "range_boundaries" | "range_assign":
+                name = {"range_sample": "RangeSample", "range_boundaries": "RangeBoundaries",
+                        "range_assign": "RangeAssign"}[self.kind]
+                keys = ", ".join(k.sql() for k in p["keys"])  # type: ignore[attr-defined]
+                return f"{name}({keys})"
+            case "ordered_concat":
+                return "OrderedConcat"
             case "sort":
                 keys = ", ".join(k.sql() for k in p["keys"])  # type: ignore[attr-defined]
                 fetch = f", fetch={p['fetch']}" if p.get("fetch") is not None else ""
@@ -319,6 +326,8 @@ class _Translator:
         self.interesting = enabled
         key = "table.optimizer.join.broadcast-threshold"
         self.broadcast_threshold = _bytes_option(options.get(key, "10 mb"), key)
+        self.range_sort = options.get("table.exec.range-sort.enabled",
+                                      "true").lower() != "false"
         key = "table.optimizer.agg-phase-strategy"
         self.agg_phase = options.get(key, "AUTO").upper()
         if self.agg_phase not in ("AUTO", "ONE_PHASE", "TWO_PHASE"):
@@ -461,6 +470,9 @@ class _Translator:
             case N.Sort():
                 child = self.translate(plan.input)
                 self._require_bounded(plan.input, "ORDER BY")
+                ranged = self._range_sort(plan, child)
+                if ranged is not None:
+                    return ranged
                 return PhysicalNode(OperatorSpec(
                     "sort", plan.schema, False,
                     (("keys", plan.keys), ("fetch", plan.fetch), ("offset", plan.offset),
@@ -525,6 +537,41 @@ class _Translator:
         two_phase = replace(two_phase, estimate=est)
         costs = [self.costs.total(n)[id(n)].total for n in (one_phase, two_phase)]
         return two_phase if costs[1] < costs[0] else one_phase
+
+    def _range_sort(self, plan: N.Sort, child: PhysicalNode) -> PhysicalNode | None:
+        """ORDER BY at parallelism > 1 in batch mode (Flink's RangePartitionRewriter): sample
+        -> boundaries -> RANGE partition -> local sort -> ordered concatenation, so the sort
+        runs in every subtask. Switch: 'table.exec.range-sort.enabled'."""
+        from sqlengine.plan.expressions import ColumnRef
+
+        if self.streaming or self.parallelism <= 1 or plan.fetch is not None or \
+                plan.offset or child.op.updating or not self.range_sort:
+            return None
+        width = len(plan.schema)
+        sample_fields = []
+        for i, k in enumerate(plan.keys):
+            sample_fields += [N.Field(f"n{i}", pa.bool_()), N.Field(f"v{i}", k.expr.dtype)]
+        sample_schema = Schema(tuple(sample_fields))
+        keys = (("keys", plan.keys),)
+        sample = PhysicalNode(OperatorSpec("range_sample", sample_schema, False,
+                                           (*keys, ("size", 5000))), ((child, FORWARD),))
+        bounds = PhysicalNode(
+            OperatorSpec("range_boundaries", sample_schema, False,
+                         (*keys, ("parallelism", self.parallelism))),
+            ((sample, Exchange(Partitioning.SINGLE)),))
+        part = N.Field("$part", pa.int32())
+        ranged = Schema((*plan.schema.fields, part))
+        assign = PhysicalNode(OperatorSpec("range_assign", ranged, False, keys),
+                              ((child, FORWARD), (bounds, Exchange(Partitioning.BROADCAST))))
+        local = PhysicalNode(
+            OperatorSpec("sort", ranged, False, (*keys, ("fetch", None), ("offset", 0),
+                                                 ("input_updating", False))),
+            ((assign, Exchange(Partitioning.RANGE,
+                               (ColumnRef(width, "$part", pa.int32()),))),))
+        return PhysicalNode(
+            OperatorSpec("ordered_concat", plan.schema, False,
+                         (("width", width), ("per_channel", True))),
+            ((local, Exchange(Partitioning.SINGLE)),))
 
     def _two_phase(self, plan: N.Aggregate, child: PhysicalNode) -> PhysicalNode | None:
         """Local pre-aggregation chained before the shuffle, global merge after it (batch

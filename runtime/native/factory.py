@@ -11,6 +11,12 @@ from runtime.operators.base import Operator
 from runtime.operators.interval_join import IntervalJoinOperator
 from runtime.operators.join import JoinOperator
 from runtime.operators.over import OverAggregateOperator
+from runtime.operators.range_sort import (
+    OrderedConcatOperator,
+    RangeAssignOperator,
+    RangeBoundariesOperator,
+    RangeSampleOperator,
+)
 from runtime.operators.rank import TopNOperator, WindowTopNOperator
 from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
 from runtime.operators.sort import LimitOperator, SortOperator
@@ -118,6 +124,14 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                                 p["condition"], left, right, schema, p["emit"],  # type: ignore[arg-type]
                                 int(p.get("ttl", 0)), bool(p.get("updating", False)),  # type: ignore[arg-type]
                                 build_side=p.get("build_side"))  # type: ignore[arg-type]
+        case "range_sample":
+            return RangeSampleOperator(p["keys"], int(p["size"]))  # type: ignore[arg-type]
+        case "range_boundaries":
+            return RangeBoundariesOperator(p["keys"], int(p["parallelism"]))  # type: ignore[arg-type]
+        case "range_assign":
+            return RangeAssignOperator(p["keys"], schema)  # type: ignore[arg-type]
+        case "ordered_concat":
+            return OrderedConcatOperator(int(p["width"]))  # type: ignore[arg-type]
         case "local_aggregate":
             return LocalAggregateOperator(p["keys"], p["aggs"])  # type: ignore[arg-type]
         case "global_aggregate":

@@ -147,9 +147,12 @@ class ParallelExecutor:
                 if isinstance(ops[0], SourceOperator):
                     ops[0].split = (sub.subtask, sub.parallelism)
                 names = [spec.label().split("(")[0] for spec in jv.chain]
+                # (an ordered concatenation reads each channel as an input of its own)
+                mapping = list(range(len(channels))) if jv.head.param("per_channel") \
+                    else [c.input_index for c in channels]
                 chain = ChainedTask(sub.name, ops, names,
                                     max(1, len(self.graph.in_edges(jv.id))), self.options,
-                                    [c.input_index for c in channels] or [0])
+                                    mapping or [0])
                 gate = InputGate(self._capacity(sub), self.control)
                 results = self.results if self._ctx is None else \
                     RemoteGate(self.results, self.control)

@@ -219,6 +219,20 @@ class RangePartitioner(Partitioner):
         return [(i, b) for i, b in enumerate(parts) if b is not None]
 
 
+class PrecomputedPartitioner(Partitioner):
+    """RANGE after a range assignment: each row carries the number of its range."""
+
+    def __init__(self, n: int, column: Expr) -> None:
+        super().__init__(n)
+        self.column = column
+
+    def route(self, batch: pa.RecordBatch) -> list[tuple[int, pa.RecordBatch]]:
+        targets = evaluate(self.column, data_part(batch)).to_numpy(
+            zero_copy_only=False).astype(np.int64)
+        parts = split(batch, np.minimum(targets, self.n - 1), self.n)
+        return [(i, b) for i, b in enumerate(parts) if b is not None]
+
+
 def partitioner(kind: Partitioning, keys: tuple[Expr, ...], n: int,
                 subtask: int = 0) -> Partitioner:
     if kind is Partitioning.FORWARD:
@@ -231,5 +245,7 @@ def partitioner(kind: Partitioning, keys: tuple[Expr, ...], n: int,
         return RebalancePartitioner(n, subtask)
     if kind is Partitioning.SINGLE:
         return GlobalPartitioner(n)
+    if kind is Partitioning.RANGE and len(keys) == 1:
+        return PrecomputedPartitioner(n, keys[0])
     msg = f"no partitioner for {kind.value} yet"
     raise NotImplementedError(msg)

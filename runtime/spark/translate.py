@@ -256,6 +256,16 @@ class SparkJob:
 
     _op_window_aggregate = _op_group_aggregate
 
+    # A range-partitioned sort is one orderBy on Spark (which samples ranges itself).
+    def _op_range_sample(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+        return df
+
+    _op_range_boundaries = _op_range_sample
+    _op_ordered_concat = _op_range_sample
+
+    def _op_range_assign(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+        return inputs[0]
+
     def _op_local_aggregate(self, op: OperatorSpec, p: dict, df: Any,
                             inputs: list[Any]) -> Any:
         return df  # Spark's HashAggregate pre-aggregates each partition itself

@@ -210,3 +210,20 @@ def test_two_phase_aggregation_runs_on_spark_as_one_aggregation() -> None:
             assert "LocalAggregate" in q.explain()
         got[name] = rows([tuple(r.values()) for r in q.collect().to_pylist()])
     assert got["spark"] == got["native"]
+
+
+def test_a_range_partitioned_sort_is_one_order_by_on_spark() -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    data = pa.table({"k": (np.arange(3000) * 7919) % 1000, "v": np.arange(3000)})
+    sql = "SELECT k, v FROM t ORDER BY k DESC, v"
+    got = {}
+    for name, opts in (("spark", {**SPARK, "parallelism.default": "2"}), ("native", NATIVE)):
+        s = sqlengine.connect(opts)
+        s.register("t", data)
+        q = s.sql(sql)
+        if name == "spark":
+            assert "RangeSample" in q.explain()
+        got[name] = [tuple(r.values()) for r in q.collect().to_pylist()]
+    assert got["spark"] == got["native"]
