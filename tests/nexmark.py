@@ -165,3 +165,13 @@ def result_rows(name: str, result: pa.Table) -> list[tuple]:
                    for r in result.to_pylist())
         result = result.group_by("bidder").aggregate([("bid_count", "sum")])
     return rows([tuple(r.values()) for r in result.to_pylist()])
+
+
+def reference_db(events: int = 20_000):  # type: ignore[no-untyped-def]
+    """A DuckDB connection holding the same generated Nexmark tables (the reference)."""
+    import duckdb
+
+    con = duckdb.connect()
+    for name, table in tables(events).items():
+        con.register(name, table)
+    return con

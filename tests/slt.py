@@ -29,3 +29,12 @@ def read_cases(path: Path) -> list[Case]:
 def write_cases(path: Path, cases: list[Case]) -> None:
     text = "\n\n\n".join(f"# name: {c.name}\n{c.input}\n----\n{c.expected}" for c in cases)
     path.write_text(text + "\n")
+
+
+def update_case(path: Path, name: str, expected: str) -> None:
+    """Rewrite one case's expected output in a fixture file (--update-golden)."""
+    cases = read_cases(path)
+    for c in cases:
+        if c.name == name:
+            c.expected = expected
+    write_cases(path, cases)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import sqlengine
-from sqlengine.errors import SqlEngineError
 from tests.querygen import make_tables, pairs
+from tests.scenarios import scenario_results
 from tests.test_differential import _rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,29 +17,16 @@ SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
 OFF = {"table.optimizer.enabled": "false"}
 
 
-def _results(path: Path, options: dict[str, str]) -> list[object]:
-    s = sqlengine.connect(options)
-    out: list[object] = []
-    text = path.read_text()
-    try:
-        for r in s.iter_execute(text):
-            if r.table is not None:
-                stmt = text[r.statement_offset:].split(";", 1)[0].upper()
-                data = [tuple(x.values()) for x in r.table.to_pylist()]
-                out.append(data if "ORDER BY" in stmt else sorted(data, key=str))
-    except SqlEngineError as e:
-        out.append(("error", type(e).__name__))
-    return out
-
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_scenario_same_rows_with_the_optimizer_off(path: Path, mode: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    on = _results(path, {"execution.runtime-mode": mode})
-    assert _results(path, {**OFF, "execution.runtime-mode": mode}) == on
-    assert _results(path, {"execution.runtime-mode": mode, "parallelism.default": "2"}) == on
+    on = scenario_results(path, {"execution.runtime-mode": mode})
+    assert scenario_results(path, {**OFF, "execution.runtime-mode": mode}) == on
+    p2 = {"execution.runtime-mode": mode, "parallelism.default": "2"}
+    assert scenario_results(path, p2) == on
 
 
 PAIRS = pairs(140)

@@ -11,7 +11,7 @@ import pytest
 import sqlengine
 from optimizer import optimize, plan_job
 from tests.plans import plan_of
-from tests.slt import Case, read_cases, write_cases
+from tests.slt import Case, read_cases, update_case
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "passes"
 CASES = [(path.stem, case) for path in sorted(FIXTURES.glob("*.slt"))
@@ -26,12 +26,7 @@ def job_graph(sql: str, options: dict[str, str] | None = None) -> str:
 def test_pass(name: str, case: Case, update_golden: bool) -> None:
     text = job_graph(case.input)
     if update_golden:
-        path = FIXTURES / f"{name}.slt"
-        cases = read_cases(path)
-        for c in cases:
-            if c.name == case.name:
-                c.expected = text
-        write_cases(path, cases)
+        update_case(FIXTURES / f"{name}.slt", case.name, text)
         return
     assert text == case.expected
 

@@ -9,7 +9,7 @@ import pytest
 from optimizer import RULES, optimize
 from optimizer.rule import RuleContext
 from tests.plans import plan_of, show
-from tests.slt import Case, read_cases, write_cases
+from tests.slt import Case, read_cases, update_case
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "optimizer"
 RULE_BY_NAME = {r.name: r for r in RULES}
@@ -38,12 +38,7 @@ def test_rule(rule: str, case: Case, update_golden: bool) -> None:
     after = RULE_BY_NAME[rule].apply(before, RuleContext()).data
     text = f"-- before\n{show(before)}\n-- after\n{show(after)}"
     if update_golden:
-        path = FIXTURES / f"{rule}.slt"
-        cases = read_cases(path)
-        for c in cases:
-            if c.name == case.name:
-                c.expected = text
-        write_cases(path, cases)
+        update_case(FIXTURES / f"{rule}.slt", case.name, text)
         return
     assert text == case.expected
     assert [(f.name, f.type) for f in after.schema.fields] == \

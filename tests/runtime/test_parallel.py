@@ -24,7 +24,17 @@ from runtime.operators.base import Operator
 from sqlengine.errors import ExecutionError, SqlEngineError
 from sqlengine.plan.expressions import ColumnRef
 from sqlengine.plan.nodes import Schema
-from tests.nexmark import REFERENCES, queries, query, result_rows, rows, session, tables
+from tests.nexmark import (
+    REFERENCES,
+    queries,
+    query,
+    reference_db,
+    result_rows,
+    rows,
+    session,
+    tables,
+)
+from tests.scenarios import scenario_results
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
@@ -100,27 +110,14 @@ def test_hash_partitioning_is_balanced_and_keeps_keys_together() -> None:
 
 
 # -- same rows at every parallelism ----------------------------------------------------------
-def _results(path: Path, options: dict[str, str]) -> list[object]:
-    s = sqlengine.connect(options)
-    out: list[object] = []
-    text = path.read_text()
-    try:
-        for r in s.iter_execute(text):
-            if r.table is not None:
-                stmt = text[r.statement_offset:].split(";", 1)[0].upper()
-                data = [tuple(x.values()) for x in r.table.to_pylist()]
-                out.append(data if "ORDER BY" in stmt else sorted(data, key=str))
-    except SqlEngineError as e:
-        out.append(("error", type(e).__name__))
-    return out
-
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_scenarios_give_the_same_rows_at_parallelism_1_2_4(
         path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    got = {p: _results(path, {"parallelism.default": str(p), "execution.runtime-mode": mode})
+    got = {p: scenario_results(path, {"parallelism.default": str(p),
+                                      "execution.runtime-mode": mode})
            for p in (1, 2, 4)}
     assert got[2] == got[1]
     assert got[4] == got[1]
@@ -128,11 +125,8 @@ def test_scenarios_give_the_same_rows_at_parallelism_1_2_4(
 
 @pytest.fixture(scope="module")
 def duck():  # type: ignore[no-untyped-def]
-    duckdb = pytest.importorskip("duckdb")
-    con = duckdb.connect()
-    for name, table in tables(20_000).items():
-        con.register(name, table)
-    return con
+    pytest.importorskip("duckdb")
+    return reference_db(20_000)
 
 
 # The whole suite in processes (p = 2 and 4, both modes); a sample with threads (the same

@@ -8,9 +8,18 @@ from pathlib import Path
 import pytest
 
 import sqlengine
-from sqlengine.errors import NotSupportedError, SqlEngineError
-from tests.nexmark import REFERENCES, queries, query, result_rows, rows, session, tables
+from sqlengine.errors import NotSupportedError
+from tests.nexmark import (
+    REFERENCES,
+    queries,
+    query,
+    reference_db,
+    result_rows,
+    rows,
+    session,
+)
 from tests.querygen import make_tables, pairs
+from tests.scenarios import scenario_results
 
 pytest.importorskip("pyspark")
 pytestmark = pytest.mark.spark
@@ -24,19 +33,6 @@ NATIVE = {"execution.runtime-mode": "batch"}
 NOTIMPL: dict[str, str] = {}
 
 
-def _results(path: Path, options: dict[str, str]) -> list[object]:
-    s = sqlengine.connect(options)
-    out: list[object] = []
-    try:
-        for r in s.iter_execute(path.read_text()):
-            if r.table is not None:
-                stmt = path.read_text()[r.statement_offset:].split(";", 1)[0].upper()
-                data = [tuple(x.values()) for x in r.table.to_pylist()]
-                out.append(data if "ORDER BY" in stmt else sorted(data, key=str))
-    except SqlEngineError as e:
-        out.append(("error", type(e).__name__))
-    return out
-
 
 SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
 
@@ -44,7 +40,7 @@ SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_scenario_same_rows(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    assert _results(path, SPARK) == _results(path, NATIVE)
+    assert scenario_results(path, SPARK) == scenario_results(path, NATIVE)
 
 
 PAIRS = pairs(140)[::4]
@@ -64,11 +60,8 @@ def test_generated_query_same_rows(pair) -> None:  # type: ignore[no-untyped-def
 
 @pytest.fixture(scope="module")
 def duck():  # type: ignore[no-untyped-def]
-    duckdb = pytest.importorskip("duckdb")
-    con = duckdb.connect()
-    for name, table in tables(20_000).items():
-        con.register(name, table)
-    return con
+    pytest.importorskip("duckdb")
+    return reference_db(20_000)
 
 
 @pytest.mark.parametrize("name", list(queries()))
@@ -172,11 +165,11 @@ SCENARIO_STREAMING_NOTIMPL = {
 def test_scenario_on_structured_streaming(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     streaming = {k: v for k, v in SPARK.items() if k != "execution.runtime-mode"}
-    got = _results(path, streaming)
+    got = scenario_results(path, streaming)
     if path.stem in SCENARIO_STREAMING_NOTIMPL:
         assert got[-1] == ("error", "NotSupportedError")
         return
-    assert got == _results(path, {})
+    assert got == scenario_results(path, {})
 
 
 def test_the_optimizers_broadcast_join_becomes_a_spark_broadcast() -> None:
