@@ -105,10 +105,9 @@ class ParallelExecutor:
             self.reports = queue.Queue()
             self.inboxes = {}
             self.progress_board = [0] * (2 * len(self.subtasks))
-        # Blocking results are spilled here ('io.tmp.dirs', else the system's temp dir).
-        self.spill_dir = tempfile.mkdtemp(prefix="sqlengine-spill-",
-                                          dir=options.get("io.tmp.dirs") or None) \
-            if any(e.blocking for e in graph.edges) else ""
+        # Blocking results are spilled here ('io.tmp.dirs', else the system's temp dir); made
+        # when the job starts, removed when it stops.
+        self.spill_dir = ""
         self._local_tasks: list[Task] = []
         self._workers: list[Any] = []
         self._thread: threading.Thread | None = None
@@ -257,6 +256,9 @@ class ParallelExecutor:
             raise _root_cause(*self.control.failure)
 
     def _start(self) -> None:
+        if any(e.blocking for e in self.graph.edges):
+            self.spill_dir = tempfile.mkdtemp(prefix="sqlengine-spill-",
+                                              dir=self.options.get("io.tmp.dirs") or None)
         if self._ctx is None:
             tasks, _ = self._build_slot(0)
             self._local_tasks = tasks
