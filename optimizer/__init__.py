@@ -46,12 +46,14 @@ def optimize(plan: LogicalPlan, options: dict[str, str] | None = None,
 
 
 def plan_physical(plan: LogicalPlan, options: dict[str, str] | None = None,
-                  tables: dict[str, object] | None = None) -> PhysicalNode:
+                  tables: dict[str, object] | None = None,
+                  decisions: list[str] | None = None) -> PhysicalNode:
     """Optimized logical plan -> physical plan (operators, exchanges, estimates); ``tables``
-    (registered data) feed the estimates."""
+    (registered data) feed the estimates; ``decisions`` collects what the physical passes
+    chose."""
     options = options or {}
     mode = options.get("execution.runtime-mode", "streaming").lower()
-    return to_physical(plan, mode, options, tables)
+    return to_physical(plan, mode, options, tables, decisions)
 
 
 def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,

@@ -158,8 +158,10 @@ def _shuffle_before_windowing(child: PhysicalNode, keys: tuple[Expr, ...]
 
 
 def to_physical(plan: N.LogicalPlan, mode: str, options: dict[str, str] | None = None,
-                tables: dict[str, object] | None = None) -> PhysicalNode:
+                tables: dict[str, object] | None = None,
+                decisions: list[str] | None = None) -> PhysicalNode:
     """Choose operators and exchanges for a logical plan in ``mode`` (streaming | batch).
+    ``decisions`` collects a line per choice a physical pass made (EXPLAIN VERBOSE).
 
     Raises:
         PlanError: the plan cannot run in this mode (unbounded input in batch mode, ORDER BY
@@ -167,7 +169,10 @@ def to_physical(plan: N.LogicalPlan, mode: str, options: dict[str, str] | None =
     """
     translator = _Translator(mode, options, tables)
     translator.collect_scans(plan)
-    return translator.translate(plan)
+    root = translator.translate(plan)
+    if decisions is not None:
+        decisions.extend(translator.decisions)
+    return root
 
 
 def parse_duration(text: str, key: str) -> int:
@@ -321,6 +326,7 @@ class _Translator:
         self.reuse_sources = enabled and options.get("table.optimizer.reuse-source-enabled",
                                                      "true").lower() != "false"
         self.memo: dict[object, PhysicalNode] = {}
+        self.decisions: list[str] = []  # what each physical pass chose, for EXPLAIN VERBOSE
         self.parallelism = int(options.get("parallelism.default", "1"))
         # Requested partitioning met by what the input already has: no second shuffle.
         self.interesting = enabled
@@ -394,6 +400,8 @@ class _Translator:
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         key = self._reuse_key(plan)
         if key is not None and key in self.memo:
+            self._decide("reuse_sub_plans", f"{self.memo[key].op.label()} is read once more: "
+                         "the same node serves both")
             return self.memo[key]
         node = self._translate(plan)
         if node.estimate is None:
@@ -472,6 +480,10 @@ class _Translator:
                 self._require_bounded(plan.input, "ORDER BY")
                 ranged = self._range_sort(plan, child)
                 if ranged is not None:
+                    keys = ", ".join(k.sql() for k in plan.keys)
+                    self._decide("range_sort", f"ORDER BY {keys}: sample -> boundaries -> "
+                                 f"RANGE -> {self.parallelism} local sorts -> ordered "
+                                 "concatenation")
                     return ranged
                 return PhysicalNode(OperatorSpec(
                     "sort", plan.schema, False,
@@ -522,6 +534,9 @@ class _Translator:
             else Exchange(Partitioning.SINGLE)
         if plan.keys and self.interesting and _already_partitioned(child, plan.keys):
             exchange = FORWARD  # (the rows of each group are already together)
+            keys = ", ".join(k.sql() for k in plan.keys)
+            self._decide("interesting_properties", f"GROUP BY {keys}: the input is already "
+                         "partitioned on these keys, no shuffle")
         op = OperatorSpec("group_aggregate", plan.schema, self.streaming, (
             ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
             ("agg_names", plan.agg_names), ("input_updating", child.op.updating),
@@ -536,7 +551,10 @@ class _Translator:
         one_phase = replace(one_phase, estimate=est)
         two_phase = replace(two_phase, estimate=est)
         costs = [self.costs.total(n)[id(n)].total for n in (one_phase, two_phase)]
-        return two_phase if costs[1] < costs[0] else one_phase
+        chosen = "TWO_PHASE" if costs[1] < costs[0] else "ONE_PHASE"
+        self._decide("aggregate_phases", f"{op.label()}: {chosen} (cost {costs[1]:,.0f} in two "
+                     f"phases, {costs[0]:,.0f} in one)")
+        return two_phase if chosen == "TWO_PHASE" else one_phase
 
     def _range_sort(self, plan: N.Sort, child: PhysicalNode) -> PhysicalNode | None:
         """ORDER BY at parallelism > 1 in batch mode (Flink's RangePartitionRewriter): sample
@@ -663,6 +681,8 @@ class _Translator:
                                ("proctime", tvf.proctime)))
             moved = _shuffle_before_windowing(child, others) if others else None
             if moved is not None:
+                self._decide("shuffle_before_windowing", f"{op.label()}: HASH exchange moved "
+                             "below the window assignment")
                 return PhysicalNode(op, ((moved, FORWARD),))
         return PhysicalNode(op, ((child, exchange),))
 
@@ -760,7 +780,18 @@ class _Translator:
                 other = left if i == 1 else right
                 pair = [(other, FORWARD), (small, Exchange(Partitioning.BROADCAST))]
                 options.append(tuple(pair) if i == 1 else tuple(reversed(pair)))
-        return min(options, key=lambda ins: self.costs.exchanges(ins).total)
+        best = min(options, key=lambda ins: self.costs.exchanges(ins).total)
+        costed = ", ".join(
+            f"{'+'.join(ex.partitioning.value for _, ex in ins)} "
+            f"{self.costs.exchanges(ins).total:,.0f}" for ins in options)
+        chosen = "+".join(ex.partitioning.value for _, ex in best)
+        self._decide("join_strategy", f"Join({plan.kind}): {chosen} (costs: {costed})")
+        return best
+
+    def _decide(self, pass_name: str, what: str) -> None:
+        line = f"{pass_name}: {what}"
+        if line not in self.decisions:
+            self.decisions.append(line)
 
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
         if not self.streaming:

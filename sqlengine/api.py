@@ -329,11 +329,13 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
         steps.append(f"-- after {rule.name}\n{display_indent(p)}")
 
     optimized = optimize(plan, options, observer=observe if verbose else None)
-    physical = plan_physical(optimized, options, tables)
+    decisions: list[str] = []
+    physical = plan_physical(optimized, options, tables, decisions)
     job = plan_job(optimized, options, tables, physical)
     parts = ["== Abstract Syntax Tree ==", display_indent(plan), ""]
     if verbose:
         parts += ["== Optimizer Passes ==", *steps, ""]
+        parts += ["== Physical Passes ==", *(decisions or ["(no choice to make)"]), ""]
     parts += ["== Optimized Logical Plan ==", display_indent(optimized), ""]
     if "ESTIMATED_COST" in details or "CHANGELOG_MODE" in details:
         parts += ["== Optimized Physical Plan ==",

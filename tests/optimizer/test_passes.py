@@ -170,3 +170,18 @@ def test_order_by_is_range_partitioned_and_balanced_on_a_skewed_key(p: int) -> N
                              "table.exec.range-sort.enabled": "false"})
     off.register("t", data)
     assert "RangeSample" not in off.sql(sql).explain()
+
+
+def test_explain_verbose_shows_what_each_physical_pass_chose() -> None:
+    s = _star({"execution.runtime-mode": "batch"})
+    text = s.execute("EXPLAIN VERBOSE SELECT d.name, COUNT(*) AS n FROM facts AS f JOIN dim "
+                     "AS d ON f.k = d.k GROUP BY d.name ORDER BY n")[-1].message
+    passes = text.split("== Physical Passes ==")[1].split("== Optimized Logical Plan ==")[0]
+    assert "join_strategy: Join(inner): FORWARD+BROADCAST (costs: HASH+HASH" in passes
+    assert "aggregate_phases: GroupAggregate(keys=[name]" in passes
+    assert "range_sort: ORDER BY n ASC NULLS FIRST" in passes
+    reuse = sqlengine.connect()
+    reuse.register("t", pa.table({"k": [1, 2]}))
+    text = reuse.execute("EXPLAIN VERBOSE SELECT x.k FROM t AS x JOIN t AS y ON x.k = y.k"
+                         )[-1].message
+    assert "reuse_sub_plans: Source(t) is read once more" in text
