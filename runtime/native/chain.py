@@ -184,6 +184,27 @@ class ChainedTask:
         self.finished = True
         return True
 
+    def operator_counters(self, vertex: str) -> list[tuple[str, dict[str, int], tuple | None]]:
+        """Per operator of the chain: its metrics key (``vertex.Name``, primed when a name
+        repeats in the chain), its counters (records in/out, state bytes, late drops where
+        it drops late rows), and (table, rows) for a sink."""
+        out: list[tuple[str, dict[str, int], tuple | None]] = []
+        used: set[str] = set()
+        for name, m, op in zip(self.names, self.metrics, self.operators):
+            key = f"{vertex}.{name}"
+            while key in used:
+                key += "'"
+            used.add(key)
+            counters = {"records_in": m.records_in, "records_out": m.records_out,
+                        "state_bytes": op.state_bytes()}
+            late = getattr(op, "late_dropped", None)
+            if late is not None:
+                counters["late_records_dropped"] = late
+            rows = getattr(op, "rows", None)
+            table = getattr(op, "table_name", None)
+            out.append((key, counters, (table, rows) if rows is not None and table else None))
+        return out
+
     def close(self) -> None:
         for op in self.operators:
             try:

@@ -137,22 +137,11 @@ class Executor:
         self.result.skipped_rows = skipped
         self.result.skipped_at = at[:10]
         for vid, task in self.tasks.items():
-            for name, m, op in zip(task.names, task.metrics, task.operators):
-                key = f"{vid}.{name}"
-                while key in self.result.metrics:
-                    key += "'"
-                self.result.metrics[key] = {"records_in": m.records_in,
-                                            "records_out": m.records_out,
-                                            "state_bytes": op.state_bytes()}
-                late = getattr(op, "late_dropped", None)
-                if late is not None:
-                    self.result.metrics[key]["late_records_dropped"] = late
-                    self.result.late_records_dropped += late
-            for op in task.operators:
-                rows = getattr(op, "rows", None)
-                table = getattr(op, "table_name", None)
-                if rows is not None and table:
-                    self.result.sink_rows[table] = rows
+            for key, counters, sink in task.operator_counters(vid):
+                self.result.metrics[key] = counters
+                self.result.late_records_dropped += counters.get("late_records_dropped", 0)
+                if sink is not None:
+                    self.result.sink_rows[sink[0]] = sink[1]
 
 
 def _fan_out(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-untyped-def]

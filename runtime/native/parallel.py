@@ -376,20 +376,13 @@ def _task_metrics(tasks: list[Task]) -> dict[str, Any]:
         if isinstance(head, SourceOperator):
             out["skipped"] += head.stats.skipped
             out["skipped_at"].extend(head.stats.skipped_at)
-        for name, m, op in zip(task.chain.names, task.chain.metrics, task.chain.operators):
-            entry = out["operators"].setdefault(f"{vid}.{name}",
-                                                {"records_in": 0, "records_out": 0})
-            entry["records_in"] += m.records_in
-            entry["records_out"] += m.records_out
-            entry["state_bytes"] = entry.get("state_bytes", 0) + op.state_bytes()
-            late = getattr(op, "late_dropped", None)
-            if late is not None:
-                entry["late_records_dropped"] = entry.get("late_records_dropped", 0) + late
-                out["late"] += late
-            rows = getattr(op, "rows", None)
-            table = getattr(op, "table_name", None)
-            if rows is not None and table:
-                out["sink_rows"][table] = out["sink_rows"].get(table, 0) + rows
+        for key, counters, sink in task.chain.operator_counters(vid):
+            entry = out["operators"].setdefault(key, {})
+            for name, value in counters.items():  # (summed over the vertex's subtasks)
+                entry[name] = entry.get(name, 0) + value
+            out["late"] += counters.get("late_records_dropped", 0)
+            if sink is not None:
+                out["sink_rows"][sink[0]] = out["sink_rows"].get(sink[0], 0) + sink[1]
         m = task.output_metrics
         entry = {"records_in": task.chain.metrics[0].records_in,
                  "records_out": m.records_out, "bytes_out": m.bytes_out,

@@ -90,11 +90,16 @@ def test_the_small_side_is_broadcast_when_it_is_cheaper(name: str, mode: str) ->
     assert sorted(tuple(r.values()) for r in forced.collect().to_pylist()) == want
 
 
-def test_explain_estimated_cost_shows_estimates_and_costs() -> None:
+def _section(explain: str, title: str, until: str) -> str:
+    """One section of an EXPLAIN batch-mode star join's output."""
     s = _star({"execution.runtime-mode": "batch"})
-    text = s.execute("EXPLAIN ESTIMATED_COST, CHANGELOG_MODE SELECT f.k, d.name FROM facts "
-                     "AS f JOIN dim AS d ON f.k = d.k")[-1].message
-    physical = text.split("== Optimized Physical Plan ==")[1].split("== Job Graph ==")[0]
+    text = s.execute(explain)[-1].message
+    return text.split(f"== {title} ==")[1].split(f"== {until} ==")[0]
+
+
+def test_explain_estimated_cost_shows_estimates_and_costs() -> None:
+    physical = _section("EXPLAIN ESTIMATED_COST, CHANGELOG_MODE SELECT f.k, d.name FROM facts "
+                        "AS f JOIN dim AS d ON f.k = d.k", "Optimized Physical Plan", "Job Graph")
     assert "Source(facts), changelogMode=[I] [rows=200,000, width=8 B" in physical
     assert "Source(dim), changelogMode=[I] [rows=500," in physical
     assert "Exchange(BROADCAST) [network=" in physical
@@ -173,10 +178,9 @@ def test_order_by_is_range_partitioned_and_balanced_on_a_skewed_key(p: int) -> N
 
 
 def test_explain_verbose_shows_what_each_physical_pass_chose() -> None:
-    s = _star({"execution.runtime-mode": "batch"})
-    text = s.execute("EXPLAIN VERBOSE SELECT d.name, COUNT(*) AS n FROM facts AS f JOIN dim "
-                     "AS d ON f.k = d.k GROUP BY d.name ORDER BY n")[-1].message
-    passes = text.split("== Physical Passes ==")[1].split("== Optimized Logical Plan ==")[0]
+    passes = _section("EXPLAIN VERBOSE SELECT d.name, COUNT(*) AS n FROM facts AS f JOIN dim "
+                      "AS d ON f.k = d.k GROUP BY d.name ORDER BY n", "Physical Passes",
+                      "Optimized Logical Plan")
     assert "join_strategy: Join(inner): FORWARD+BROADCAST (costs: HASH+HASH" in passes
     assert "aggregate_phases: GroupAggregate(keys=[name]" in passes
     assert "range_sort: ORDER BY n ASC NULLS FIRST" in passes

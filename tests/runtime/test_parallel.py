@@ -151,18 +151,24 @@ def test_nexmark_in_parallel(name: str, setting: tuple[str, int, str], duck,  # 
     assert got == rows(duck.sql(REFERENCES[name]).fetchall())
 
 
+def _disordered_bids(p: int, events: int, disorder_ms: int) -> sqlengine.Session:
+    """A session at parallelism ``p`` with Nexmark bids up to ``disorder_ms`` out of order
+    and a 1 s watermark bound."""
+    s = sqlengine.connect({"parallelism.default": str(p)})
+    s.execute("CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, dateTime "
+              "TIMESTAMP(3), WATERMARK FOR dateTime AS dateTime - INTERVAL '1' SECOND) WITH "
+              f"('connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events' = "
+              f"'{events}', 'nexmark.out-of-orderness' = '{disorder_ms}')")
+    return s
+
+
 def test_out_of_order_input_within_the_bound_gives_the_same_windows() -> None:
     sql = ("SELECT auction, window_start, COUNT(*) AS n, MAX(price) AS top FROM TABLE(HOP("
            "TABLE bid, DESCRIPTOR(dateTime), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) "
            "GROUP BY auction, window_start, window_end")
     got = {}
     for p in (1, 4):
-        s = sqlengine.connect({"parallelism.default": str(p)})
-        s.execute("CREATE TABLE bid (auction BIGINT, price BIGINT, dateTime TIMESTAMP(3), "
-                   "WATERMARK FOR dateTime AS dateTime - INTERVAL '1' SECOND) WITH ("
-                   "'connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events' = "
-                   "'30000', 'nexmark.out-of-orderness' = '800')")
-        q = s.sql(sql)
+        q = _disordered_bids(p, 30_000, 800).sql(sql)
         got[p] = rows([tuple(r.values()) for r in q.collect().to_pylist()])
         assert q.late_records_dropped == 0
     assert got[4] == got[1] and len(got[1]) > 1000
@@ -396,12 +402,7 @@ def test_with_late_rows_more_parallelism_only_keeps_more_of_them() -> None:
     kept = {}
     dropped = {}
     for p in (1, 2, 4):
-        s = sqlengine.connect({"parallelism.default": str(p)})
-        s.execute("CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, dateTime "
-                  "TIMESTAMP(3), WATERMARK FOR dateTime AS dateTime - INTERVAL '1' SECOND) "
-                  "WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events' = "
-                  "'40000', 'nexmark.out-of-orderness' = '3000')")
-        q = s.sql(sql)
+        q = _disordered_bids(p, 40_000, 3000).sql(sql)
         rows_p = [tuple(r.values()) for r in q.collect().to_pylist()]
         kept[p] = set(rows_p)
         dropped[p] = q.late_records_dropped
