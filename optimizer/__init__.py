@@ -1,4 +1,5 @@
-"""The optimizer: logical rewrites (RULES), physical operators, StreamGraph, JobGraph."""
+"""The optimizer: logical rewrites (RULES), physical passes (PHYSICAL_PASSES), StreamGraph,
+JobGraph."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from optimizer.chaining import build_job_graph
 from optimizer.config import OptimizerConfig
 from optimizer.driver import Optimizer
 from optimizer.jobgraph import JobGraph
-from optimizer.physical import PhysicalNode, to_physical
+from optimizer.passes import PHYSICAL_PASSES, Observer, to_physical
+from optimizer.physical import PhysicalNode
 from optimizer.rule import OptimizerRule, RuleContext
 from optimizer.rules.fold_constants import FoldConstants
 from optimizer.rules.limit_ranks import LimitRanks
@@ -47,13 +49,11 @@ def optimize(plan: LogicalPlan, options: dict[str, str] | None = None,
 
 def plan_physical(plan: LogicalPlan, options: dict[str, str] | None = None,
                   tables: dict[str, object] | None = None,
-                  decisions: list[str] | None = None) -> PhysicalNode:
-    """Optimized logical plan -> physical plan (operators, exchanges, estimates); ``tables``
-    (registered data) feed the estimates; ``decisions`` collects what the physical passes
-    chose."""
-    options = options or {}
-    mode = options.get("execution.runtime-mode", "streaming").lower()
-    return to_physical(plan, mode, options, tables, decisions)
+                  observer: Observer | None = None) -> PhysicalNode:
+    """Optimized logical plan -> physical plan (operators, exchanges, estimates) by graph
+    creation and PHYSICAL_PASSES; ``tables`` (registered data) feed the estimates;
+    ``observer`` sees the plan after each pass."""
+    return to_physical(plan, options, tables, observer)
 
 
 def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,
@@ -80,4 +80,4 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,
     return build_job_graph(stream_graph, config.chaining_enabled, blocking)
 
 
-__all__ = ["RULES", "JobGraph", "optimize", "plan_job", "plan_physical"]
+__all__ = ["PHYSICAL_PASSES", "RULES", "JobGraph", "optimize", "plan_job", "plan_physical"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
+from optimizer.costs import CostModel
 from optimizer.jobgraph import JobGraph
-from optimizer.physical import CostModel, Partitioning, PhysicalNode
+from optimizer.physical import Partitioning, PhysicalNode
 
 
 def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool = True,
@@ -123,3 +124,26 @@ def plan_advice(root: PhysicalNode, options: dict[str, str]) -> list[str]:
 
     visit(root)
     return advice or ["No available advice."]
+
+
+class PassesText:
+    """An observer of the physical passes for EXPLAIN VERBOSE: after each pass, what it chose
+    and the physical plan it left (or that it left the plan unchanged)."""
+
+    def __init__(self, lines: list[str], options: dict[str, str]) -> None:
+        self.lines = lines
+        self.options = options
+        self.previous: PhysicalNode | None = None
+        self.seen_notes = 0
+
+    def __call__(self, p: object, root: PhysicalNode, ctx: object) -> None:
+        name = getattr(p, "name", type(p).__name__)
+        notes = ctx.notes[self.seen_notes:]  # type: ignore[attr-defined]
+        self.seen_notes += len(notes)
+        if root is self.previous:
+            self.lines.append(f"-- after {name}: unchanged")
+            return
+        self.previous = root
+        self.lines.append(f"-- after {name}")
+        self.lines += [f"   chose: {what}" for _, what in notes]
+        self.lines.append(physical_plan_text(root, self.options, costs=False))

@@ -320,7 +320,7 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
     costs for ESTIMATED_COST, changelog modes for CHANGELOG_MODE) and the JobGraph with its
     chains; JSON_EXECUTION_PLAN adds the JobGraph as JSON."""
     from optimizer import optimize, plan_job, plan_physical
-    from optimizer.explain import job_graph_json, physical_plan_text, plan_advice
+    from optimizer.explain import PassesText, job_graph_json, physical_plan_text, plan_advice
     from sqlengine.plan.display import display_indent
 
     steps: list[str] = []
@@ -329,13 +329,14 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
         steps.append(f"-- after {rule.name}\n{display_indent(p)}")
 
     optimized = optimize(plan, options, observer=observe if verbose else None)
-    decisions: list[str] = []
-    physical = plan_physical(optimized, options, tables, decisions)
+    passes: list[str] = []
+    physical = plan_physical(optimized, options, tables,
+                             PassesText(passes, options) if verbose else None)
     job = plan_job(optimized, options, tables, physical)
     parts = ["== Abstract Syntax Tree ==", display_indent(plan), ""]
     if verbose:
         parts += ["== Optimizer Passes ==", *steps, ""]
-        parts += ["== Physical Passes ==", *(decisions or ["(no choice to make)"]), ""]
+        parts += ["== Physical Passes ==", *passes, ""]
     parts += ["== Optimized Logical Plan ==", display_indent(optimized), ""]
     if "ESTIMATED_COST" in details or "CHANGELOG_MODE" in details:
         parts += ["== Optimized Physical Plan ==",

@@ -181,11 +181,20 @@ def test_explain_verbose_shows_what_each_physical_pass_chose() -> None:
     passes = _section("EXPLAIN VERBOSE SELECT d.name, COUNT(*) AS n FROM facts AS f JOIN dim "
                       "AS d ON f.k = d.k GROUP BY d.name ORDER BY n", "Physical Passes",
                       "Optimized Logical Plan")
-    assert "join_strategy: Join(inner): FORWARD+BROADCAST (costs: HASH+HASH" in passes
-    assert "aggregate_phases: GroupAggregate(keys=[name]" in passes
-    assert "range_sort: ORDER BY n ASC NULLS FIRST" in passes
+    steps = {s.split("\n", 1)[0].split(":")[0]: s for s in passes.split("-- after ")[1:]}
+    assert list(steps) == ["create_graph", "shuffle_before_windowing", "join_strategy",
+                           "interesting_properties", "aggregate_phases", "range_sort",
+                           "reuse_sources", "reuse_sub_plans"]
+    assert "Exchange(HASH(k))\n                  +- Source(dim)" in steps["create_graph"]
+    assert "chose: Join(inner): FORWARD+BROADCAST (costs: HASH+HASH" in steps["join_strategy"]
+    assert "Exchange(BROADCAST)\n                  +- Source(dim)" in steps["join_strategy"]
+    assert "chose: GroupAggregate(keys=[name]" in steps["aggregate_phases"]
+    assert "LocalAggregate" not in steps["join_strategy"]
+    assert "LocalAggregate" in steps["aggregate_phases"]
+    assert "chose: ORDER BY n ASC NULLS FIRST" in steps["range_sort"]
+    assert steps["reuse_sub_plans"].startswith("reuse_sub_plans: unchanged")
     reuse = sqlengine.connect()
     reuse.register("t", pa.table({"k": [1, 2]}))
     text = reuse.execute("EXPLAIN VERBOSE SELECT x.k FROM t AS x JOIN t AS y ON x.k = y.k"
                          )[-1].message
-    assert "reuse_sub_plans: Source(t) is read once more" in text
+    assert "-- after reuse_sub_plans\n   chose: Source(t) is read once more" in text

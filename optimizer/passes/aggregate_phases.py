@@ -1,0 +1,109 @@
+"""Aggregation in two phases: a local pre-aggregation chained before the shuffle, the global
+merge of the partial results after it (Flink's local-global aggregation)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pyarrow as pa
+
+from optimizer.estimates import Estimate, type_width
+from optimizer.passes.base import PassContext, PhysicalPass
+from optimizer.physical import (
+    FORWARD,
+    Exchange,
+    OperatorSpec,
+    Partitioning,
+    PhysicalNode,
+    transform_up,
+)
+from sqlengine.errors import PlanError
+from sqlengine.plan import nodes as N
+from sqlengine.plan.expressions import AggCall, ColumnRef
+
+STRATEGY = "table.optimizer.agg-phase-strategy"
+
+
+class AggregatePhases(PhysicalPass):
+    """A GROUP BY whose input is shuffled on its keys, in batch mode at parallelism > 1, with
+    aggregates whose partial results merge (COUNT, SUM, AVG, MIN, MAX; no DISTINCT), over an
+    insert-only input: one phase or two, by cost ('table.optimizer.agg-phase-strategy' =
+    'AUTO'), or as the option forces ('ONE_PHASE' | 'TWO_PHASE')."""
+
+    name = "aggregate_phases"
+
+    def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
+        strategy = ctx.options.get(STRATEGY, "AUTO").upper()
+        if strategy not in ("AUTO", "ONE_PHASE", "TWO_PHASE"):
+            msg = (f"option {STRATEGY!r} must be 'AUTO', 'ONE_PHASE' or 'TWO_PHASE', got "
+                   f"{ctx.options[STRATEGY]!r}")
+            raise PlanError(msg)
+        if ctx.streaming or ctx.parallelism <= 1 or strategy == "ONE_PHASE":
+            return root
+
+        def rewrite(node: PhysicalNode) -> PhysicalNode:
+            two = _two_phase(node, ctx.parallelism) if node.op.kind == "group_aggregate" \
+                else None
+            if two is None:
+                return node
+            if strategy == "TWO_PHASE":
+                ctx.note(self.name, f"{node.op.label()}: TWO_PHASE (forced by {STRATEGY!r})")
+                return two
+            costs = [ctx.costs.total(n)[id(n)].total for n in (node, two)]
+            chosen = "TWO_PHASE" if costs[1] < costs[0] else "ONE_PHASE"
+            ctx.note(self.name, f"{node.op.label()}: {chosen} (cost {costs[1]:,.0f} in two "
+                                f"phases, {costs[0]:,.0f} in one)")
+            return two if chosen == "TWO_PHASE" else node
+
+        return transform_up(root, rewrite)
+
+
+def partial_fields(keys: tuple[object, ...], aggs: tuple[AggCall, ...]
+                   ) -> list[N.Field] | None:
+    """The local aggregate's output: the keys, then each aggregate's partial columns (None
+    when an aggregate's partial results do not merge)."""
+    from runtime.operators.partials import sum_type
+
+    fields = [N.Field(f"k{i}", k.dtype) for i, k in enumerate(keys)]  # type: ignore[attr-defined]
+    for j, a in enumerate(aggs):
+        arg = a.args[0].dtype if a.args else None
+        if a.distinct:
+            return None
+        if a.func == "count_star":
+            fields.append(N.Field(f"c{j}", pa.int64()))
+        elif a.func == "count":
+            fields.append(N.Field(f"n{j}", pa.int64()))
+        elif a.func in ("sum", "avg"):
+            fields += [N.Field(f"s{j}", sum_type(arg)), N.Field(f"n{j}", pa.int64())]
+        elif a.func in ("min", "max"):
+            fields.append(N.Field(f"m{j}", arg))
+        else:
+            return None
+    return fields
+
+
+def _two_phase(node: PhysicalNode, parallelism: int) -> PhysicalNode | None:
+    (child, ex), = node.inputs
+    op = node.op
+    keys, aggs = op.param("keys"), op.param("aggs")
+    if ex.partitioning is not Partitioning.HASH or not keys or child.op.updating:
+        return None
+    fields = partial_fields(keys, aggs)  # type: ignore[arg-type]
+    if fields is None:
+        return None
+    partial = N.Schema(tuple(fields))
+    local = PhysicalNode(OperatorSpec("local_aggregate", partial, False, (
+        ("keys", keys), ("aggs", aggs))), ((child, FORWARD),))
+    inner, groups = child.estimate, node.estimate
+    if inner is not None and groups is not None:
+        # (about one partial row per group per batch of the input, per subtask)
+        batches = max(inner.rows / 65536, 1.0)  # type: ignore[attr-defined]
+        rows = min(inner.rows, groups.rows * batches * min(parallelism, batches))  # type: ignore[attr-defined]
+        local = replace(local, estimate=Estimate(rows, sum(type_width(f.type) for f in fields),
+                                                 ()))
+    n_keys = len(keys)  # type: ignore[arg-type]
+    refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields[:n_keys]))
+    glob = OperatorSpec("global_aggregate", op.schema, False, (
+        ("keys", keys), ("aggs", aggs), ("key_names", op.param("key_names")),
+        ("agg_names", op.param("agg_names")), ("partial_schema", partial)))
+    return PhysicalNode(glob, ((local, Exchange(Partitioning.HASH, refs)),), node.estimate)

@@ -1,0 +1,405 @@
+"""Graph creation: the logical plan becomes the physical DAG (operators and exchanges)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from optimizer.passes.base import PassContext, PhysicalPass
+from optimizer.physical import (
+    FORWARD,
+    ChainStrategy,
+    Exchange,
+    OperatorSpec,
+    Partitioning,
+    PhysicalNode,
+    parse_duration,
+)
+from sqlengine.errors import NotSupportedError, PlanError
+from sqlengine.plan import nodes as N
+from sqlengine.plan.expressions import Expr
+
+
+class CreateGraph(PhysicalPass):
+    """Graph creation (Flink's GraphCreatingVisitor): each logical node becomes a physical
+    operator, each input an exchange with the ship strategy the operator needs by itself
+    (HASH on grouping and join keys, SINGLE below a global sort or limit, FORWARD otherwise),
+    with the estimates of the logical node it came from. The plan-time checks of what can
+    run in this mode are made here too. Later passes only improve on this plan; it already
+    runs as it is."""
+
+    name = "create_graph"
+
+    def enabled(self, ctx: PassContext) -> bool:
+        return True
+
+    def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
+        raise TypeError("graph creation starts from a logical plan: use translate()")
+
+    def translate(self, plan: N.LogicalPlan, ctx: PassContext) -> PhysicalNode:
+        return _Translator(ctx).translate(plan)
+
+
+class _Translator:
+    def __init__(self, ctx: PassContext) -> None:
+        self.estimator = ctx.estimator
+        self.streaming = ctx.streaming
+        options = ctx.options
+        key = "table.exec.emit.allow-lateness"
+        self.lateness = parse_duration(options[key], key) if options.get(key) else 0
+        key = "table.exec.state.ttl"
+        self.ttl = parse_duration(options[key], key) if options.get(key) else 0
+        self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
+        self.memo: dict[int, PhysicalNode] = {}  # (a logical DAG stays a DAG)
+
+    def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
+        if id(plan) not in self.memo:
+            node = self._translate(plan)
+            if node.estimate is None:
+                node = replace(node, estimate=self.estimator.estimate(plan))
+            self.memo[id(plan)] = node
+        return self.memo[id(plan)]
+
+    def _translate(self, plan: N.LogicalPlan) -> PhysicalNode:
+        match plan:
+            case N.Scan():
+                if not self.streaming and not plan.source.bounded:
+                    msg = (f"table {plan.source.table!r} is unbounded and cannot be read in "
+                           "batch mode (set 'execution.runtime-mode' = 'streaming')")
+                    raise PlanError(msg)
+                return PhysicalNode(OperatorSpec(
+                    "source", plan.schema, False,
+                    (("table", plan.source.table), ("source", plan.source),
+                     ("table_schema", plan.table_schema), ("projection", plan.projection),
+                     ("filters", plan.filters), ("bounded", plan.source.bounded),
+                     # Batch mode has no late data: watermarks only at the end.
+                     ("event_time", self.streaming and plan.source.watermark is not None)),
+                    ChainStrategy.HEAD))
+            case N.Values():
+                return PhysicalNode(OperatorSpec("values", plan.schema, False,
+                                                 (("rows", plan.rows),), ChainStrategy.HEAD))
+            case N.Filter():
+                child = self.translate(plan.input)
+                return self._unary("filter", plan, child, (("predicate", plan.predicate),))
+            case N.Project():
+                child = self.translate(plan.input)
+                return self._unary("project", plan, child, (("exprs", plan.exprs),))
+            case N.Aggregate():
+                return self._window_aggregate(plan) or self._aggregate(plan)
+            case N.WindowTVF():
+                return self._window_tvf(plan)
+            case N.Rank():
+                return self._rank(plan)
+            case N.OverAggregate():
+                child = self.translate(plan.input)
+                if child.op.updating:
+                    msg = "OVER aggregates need an insert-only input"
+                    raise NotSupportedError(msg)
+                exchange = Exchange(Partitioning.HASH, plan.partition) if plan.partition \
+                    else Exchange(Partitioning.SINGLE)
+                op = OperatorSpec("over_aggregate", plan.schema, False, (
+                    ("partition", plan.partition), ("time_index", plan.time_index),
+                    ("frame", plan.frame), ("preceding", plan.preceding), ("aggs", plan.aggs),
+                    ("label", plan.explain_label().removeprefix("OverAggregate: "))))
+                return PhysicalNode(op, ((child, exchange),))
+            case N.Join():
+                return self._join(plan)
+            case N.Union():
+                kids = [self.translate(i) for i in plan.inputs]
+                updating = any(k.op.updating for k in kids)
+                return PhysicalNode(OperatorSpec("union", plan.schema, updating,
+                                                 (("inputs", len(kids)),)),
+                                    tuple((k, FORWARD) for k in kids))
+            case N.Sort():
+                child = self.translate(plan.input)
+                self._require_bounded(plan.input, "ORDER BY")
+                return PhysicalNode(OperatorSpec(
+                    "sort", plan.schema, False,
+                    (("keys", plan.keys), ("fetch", plan.fetch), ("offset", plan.offset),
+                     ("input_updating", child.op.updating))),
+                    ((child, Exchange(Partitioning.SINGLE)),))
+            case N.Limit():
+                child = self.translate(plan.input)
+                if child.op.updating:
+                    self._require_bounded(plan.input, "LIMIT over an updating result")
+                return PhysicalNode(OperatorSpec(
+                    "limit", plan.schema, False,
+                    (("fetch", plan.fetch), ("offset", plan.offset),
+                     ("input_updating", child.op.updating))),
+                    ((child, Exchange(Partitioning.SINGLE)),))
+            case N.Sink():
+                child = self.translate(plan.input)
+                target = plan.target
+                if child.op.updating and target.connector == "filesystem":
+                    msg = (f"table sink {target.table!r} (filesystem) does not support consuming "
+                           "update changes; the query produces an updating result (a GROUP BY "
+                           "or a join in streaming mode). Use 'execution.runtime-mode' = "
+                           "'batch' or a window aggregation")
+                    raise PlanError(msg)
+                return PhysicalNode(OperatorSpec(
+                    "sink", plan.schema, child.op.updating,
+                    (("table", target.table), ("target", target),
+                     ("input_updating", child.op.updating))),
+                    ((child, FORWARD),))
+            case _:
+                msg = f"no physical operator for {type(plan).__name__}"
+                raise NotSupportedError(msg)
+
+    def _unary(self, kind: str, plan: N.LogicalPlan, child: PhysicalNode,
+               params: tuple[tuple[str, object], ...]) -> PhysicalNode:
+        op = OperatorSpec(kind, plan.schema, child.op.updating, params)
+        return PhysicalNode(op, ((child, FORWARD),))
+
+    def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:
+        child = self.translate(plan.input)
+        if child.op.updating:
+            for a in plan.aggs:
+                if a.func in ("min", "max") or a.distinct:
+                    msg = (f"{a.sql()} over an updating input is not supported yet "
+                           "(it needs retractable state)")
+                    raise NotSupportedError(msg)
+        exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
+            else Exchange(Partitioning.SINGLE)
+        op = OperatorSpec("group_aggregate", plan.schema, self.streaming, (
+            ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
+            ("agg_names", plan.agg_names), ("input_updating", child.op.updating),
+            ("emit", "changelog" if self.streaming else "final")))
+        return PhysicalNode(op, ((child, exchange),))
+
+    def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:
+        if plan.kind == "session" and id(plan) not in self.session_tvfs:
+            msg = ("SESSION windows are supported in window aggregations only (GROUP BY "
+                   "window_start, window_end, ...)")
+            raise NotSupportedError(msg)
+        child = self.translate(plan.input)
+        if child.op.updating:
+            msg = "window table functions need an insert-only input"
+            raise NotSupportedError(msg)
+        op = OperatorSpec("window_assign", plan.schema, False, (
+            ("window_kind", plan.kind), ("time_index", plan.time_index), ("size", plan.size),
+            ("slide", plan.slide), ("offset", plan.offset), ("lateness", self.lateness),
+            ("proctime", plan.proctime),
+            ("label", plan.explain_label().removeprefix("WindowTVF: "))))
+        return PhysicalNode(op, ((child, FORWARD),))
+
+    def _window_aggregate(self, plan: N.Aggregate) -> PhysicalNode | None:
+        from sqlengine.plan.expressions import ColumnRef
+
+        found: dict[str, tuple[int, N.WindowTVF]] = {}
+        for pos, k in enumerate(plan.keys):
+            if isinstance(k, ColumnRef):
+                hit = trace_window_column(plan.input, k.index)
+                if hit is not None and hit[1] in ("window_start", "window_end"):
+                    found.setdefault(hit[1], (pos, hit[0]))
+        if set(found) != {"window_start", "window_end"} or \
+                found["window_start"][1] is not found["window_end"][1]:
+            return None
+        tvf = found["window_end"][1]
+        window_pos = {found["window_start"][0], found["window_end"][0]}
+        others = tuple(k for i, k in enumerate(plan.keys) if i not in window_pos)
+        exchange = Exchange(Partitioning.HASH, others) if others \
+            else Exchange(Partitioning.SINGLE)
+        common = (("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
+                  ("start_pos", found["window_start"][0]), ("end_pos", found["window_end"][0]))
+        if tvf.kind == "session" and _directly_over(plan.input, tvf):
+            self.session_tvfs.add(id(tvf))
+            child = self.translate(plan.input)
+            op = OperatorSpec("session_aggregate", plan.schema, False,
+                              (*common, ("gap", tvf.size)))
+        else:
+            child = self.translate(plan.input)
+            op = OperatorSpec("window_aggregate", plan.schema, self.lateness > 0,
+                              (*common, ("lateness", self.lateness),
+                               ("proctime", tvf.proctime)))
+        return PhysicalNode(op, ((child, exchange),))
+
+    def _rank(self, plan: N.Rank) -> PhysicalNode:
+        from sqlengine.plan.expressions import ColumnRef
+
+        child = self.translate(plan.input)
+        if child.op.updating:
+            msg = "ROW_NUMBER over an updating input is not supported yet"
+            raise NotSupportedError(msg)
+        common = (("partition", plan.partition), ("order", plan.order), ("limit", plan.limit),
+                  ("label", plan.explain_label().removeprefix("Rank: ")))
+        found = {}
+        for p in plan.partition:
+            if isinstance(p, ColumnRef):
+                hit = trace_window_column(plan.input, p.index)
+                if hit is not None:
+                    found[hit[1]] = (p.index, hit[0])
+        others = tuple(p for p in plan.partition
+                       if not (isinstance(p, ColumnRef) and p.index in
+                               {i for i, _ in found.values()}))
+        exchange = Exchange(Partitioning.HASH, others) if others \
+            else Exchange(Partitioning.SINGLE)
+        if {"window_start", "window_end"} <= set(found) and \
+                found["window_start"][1] is found["window_end"][1]:
+            op = OperatorSpec("window_top_n", plan.schema, False,
+                              (*common, ("end_index", found["window_end"][0])))
+            return PhysicalNode(op, ((child, exchange),))
+        if plan.limit is None and self.streaming:
+            msg = ("ROW_NUMBER without a filter on it (WHERE rn <= N) is not supported in "
+                   "streaming mode")
+            raise NotSupportedError(msg)
+        op = OperatorSpec("top_n", plan.schema, self.streaming, (
+            *common, ("emit", "changelog" if self.streaming else "final"),
+            ("output_rank", plan.output_rank)))
+        return PhysicalNode(op, ((child, exchange),))
+
+    def _join(self, plan: N.Join) -> PhysicalNode:
+        left = self.translate(plan.left)
+        right = self.translate(plan.right)
+        windows = window_join_ends(plan) if self.streaming else None
+        if windows is not None and not (left.op.updating or right.op.updating):
+            op = OperatorSpec("window_join", plan.schema, False, (
+                ("join_kind", plan.kind), ("left_keys", plan.left_keys),
+                ("right_keys", plan.right_keys), ("condition", plan.condition),
+                ("left_width", len(plan.left.schema)), ("end_indexes", windows)))
+            return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                                     (right, Exchange(Partitioning.HASH, plan.right_keys))))
+        bounds = interval_bounds(plan) if self.streaming else None
+        if bounds is not None and not (left.op.updating or right.op.updating):
+            lt, rt, lower, upper, residual = bounds
+            op = OperatorSpec("interval_join", plan.schema, False, (
+                ("join_kind", plan.kind), ("left_keys", plan.left_keys),
+                ("right_keys", plan.right_keys), ("condition", residual),
+                ("left_width", len(plan.left.schema)), ("left_time", lt),
+                ("right_time", rt), ("lower", lower), ("upper", upper)))
+            return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                                     (right, Exchange(Partitioning.HASH, plan.right_keys))))
+        updating = self.streaming and (plan.kind == "left" or left.op.updating
+                                       or right.op.updating)
+        inputs = ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                  (right, Exchange(Partitioning.HASH, plan.right_keys)))
+        op = OperatorSpec("join", plan.schema, updating, (
+            ("join_kind", plan.kind), ("left_keys", plan.left_keys),
+            ("right_keys", plan.right_keys), ("condition", plan.condition),
+            ("left_width", len(plan.left.schema)), ("emit", "stream" if self.streaming
+                                                    else "final"),
+            ("ttl", self.ttl), ("updating", updating), ("build_side", None)))
+        return PhysicalNode(op, inputs)
+
+    def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
+        if not self.streaming:
+            return
+        from optimizer.analysis import unbounded_sources
+
+        unbounded = unbounded_sources(plan)
+        if unbounded:
+            msg = (f"{what} needs a bounded input, but table {unbounded[0]!r} is unbounded "
+                   "(give it 'number-of-rows', or use a window)")
+            raise PlanError(msg)
+
+
+
+
+def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str] | None:
+    """Follow column ``idx`` down through projections and filters to a window TVF's
+    window_start / window_end / window_time, if that is where it comes from."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    match plan:
+        case N.WindowTVF():
+            width = len(plan.input.schema)
+            return (plan, N.WINDOW_COLUMNS[idx - width]) if idx >= width else None
+        case N.Project():
+            e = plan.exprs[idx]
+            return trace_window_column(plan.input, e.index) if isinstance(e, ColumnRef) \
+                else None
+        case N.Filter():
+            return trace_window_column(plan.input, idx)
+        case N.Aggregate() if idx < len(plan.keys):
+            # Window propagation: a window aggregate's window_start / window_end keys stay
+            # window columns, so an aggregate over its result is a window aggregate too.
+            k = plan.keys[idx]
+            if not isinstance(k, ColumnRef):
+                return None
+            hit = trace_window_column(plan.input, k.index)
+            if hit is None:
+                return None
+            ends = [trace_window_column(plan.input, x.index) for x in plan.keys
+                    if isinstance(x, ColumnRef)]
+            names = {h[1] for h in ends if h is not None and h[0] is hit[0]}
+            return hit if {"window_start", "window_end"} <= names else None
+        case _:
+            return None
+
+
+def _time_term(e: Expr, fields: tuple[N.Field, ...]) -> tuple[int, int] | None:
+    """``rowtime_column [+|- INTERVAL]`` as (column, offset ms)."""
+    import datetime as dt
+
+    from sqlengine.plan.expressions import Call, ColumnRef, Literal
+
+    if isinstance(e, ColumnRef):
+        return (e.index, 0) if fields[e.index].rowtime else None
+    if isinstance(e, Call) and e.name in ("add", "subtract") and \
+            isinstance(e.args[0], ColumnRef) and isinstance(e.args[1], Literal) and \
+            isinstance(e.args[1].value, dt.timedelta) and fields[e.args[0].index].rowtime:
+        ms = int(e.args[1].value.total_seconds() * 1000)
+        return e.args[0].index, ms if e.name == "add" else -ms
+    return None
+
+
+def interval_bounds(plan: N.Join) -> tuple[int, int, int, int, Expr | None] | None:
+    """For ``l.ts BETWEEN r.ts - a AND r.ts + b`` style conditions: (left time column, right
+    time column within the right input, lower, upper) with lower <= l.ts - r.ts <= upper, and
+    the rest of the condition. None unless both bounds are there."""
+    from sqlengine.plan.expressions import Call, conjunction, conjuncts
+
+    if plan.condition is None:
+        return None
+    fields = plan.schema.fields
+    n_left = len(plan.left.schema)
+    lower, upper = None, None
+    times: set[tuple[int, int]] = set()
+    rest: list[Expr] = []
+    flip = {"ge": "le", "gt": "lt", "le": "ge", "lt": "gt"}
+    for c in conjuncts(plan.condition):
+        a = b = None
+        if isinstance(c, Call) and c.name in flip:
+            a, b = _time_term(c.args[0], fields), _time_term(c.args[1], fields)
+        if a is None or b is None or (a[0] < n_left) == (b[0] < n_left):
+            rest.append(c)
+            continue
+        op = c.name
+        if a[0] >= n_left:  # right term first: flip to "left op right"
+            a, b, op = b, a, flip[op]
+        # l + oa (op) r + ob  =>  l - r (op) ob - oa
+        bound = b[1] - a[1]
+        times.add((a[0], b[0] - n_left))
+        if op in ("ge", "gt"):
+            value = bound + (1 if op == "gt" else 0)
+            lower = value if lower is None else max(lower, value)
+        else:
+            value = bound - (1 if op == "lt" else 0)
+            upper = value if upper is None else min(upper, value)
+    if lower is None or upper is None or len(times) != 1:
+        return None
+    lt, rt = times.pop()
+    return lt, rt, lower, upper, conjunction(rest)
+
+
+def window_join_ends(plan: N.Join) -> tuple[int, int] | None:
+    """For a join whose keys pair window_start with window_start and window_end with
+    window_end of windowed inputs: the window_end column of each input."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    found: dict[str, tuple[int, int]] = {}
+    for lk, rk in zip(plan.left_keys, plan.right_keys):
+        if not (isinstance(lk, ColumnRef) and isinstance(rk, ColumnRef)):
+            continue
+        lw = trace_window_column(plan.left, lk.index)
+        rw = trace_window_column(plan.right, rk.index)
+        if lw is not None and rw is not None and lw[1] == rw[1]:
+            found[lw[1]] = (lk.index, rk.index)
+    if {"window_start", "window_end"} <= set(found):
+        return found["window_end"]
+    return None
+
+
+def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
+    """Whether ``tvf`` is reached through projections and filters only (no aggregate)."""
+    while isinstance(plan, N.Project | N.Filter):
+        plan = plan.input
+    return plan is tvf

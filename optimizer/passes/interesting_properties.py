@@ -1,0 +1,55 @@
+"""Interesting properties: what a consumer requests (a partitioning, an order) is checked
+against what its input already has; a request already met costs nothing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from optimizer.passes.base import PassContext, PhysicalPass
+from optimizer.physical import FORWARD, OperatorSpec, Partitioning, PhysicalNode, transform_up
+from optimizer.properties import already_partitioned, keys_text, ordered_on, satisfies_order
+
+# Operators that request HASH(keys) of their one input only so that equal keys meet.
+_KEYED = ("group_aggregate", "top_n", "window_top_n", "over_aggregate")
+
+
+class InterestingProperties(PhysicalPass):
+    """Requested partitioning: a HASH exchange on keys whose input is already
+    hash-partitioned on a subset of them (by a join or aggregate below, carried through
+    filters and projections) becomes FORWARD: no second shuffle. Requested ordering: a global
+    sort whose input already comes ordered by its keys (a prefix of the input's order) is
+    dropped, or becomes a plain LIMIT when it has a fetch or offset."""
+
+    name = "interesting_properties"
+
+    def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
+        def rewrite(node: PhysicalNode) -> PhysicalNode:
+            kind = node.op.kind
+            if kind in _KEYED and len(node.inputs) == 1:
+                (child, ex), = node.inputs
+                if ex.partitioning is Partitioning.HASH and ex.keys and \
+                        already_partitioned(child, ex.keys):
+                    ctx.note(self.name, f"{node.op.label()}: the input is already partitioned "
+                                        f"on {keys_text(ex.keys)}, no shuffle")
+                    return replace(node, inputs=((child, FORWARD),))
+            if kind == "sort" and not node.op.param("input_updating"):
+                (child, ex), = node.inputs
+                keys = node.op.param("keys")
+                if ex.partitioning is Partitioning.SINGLE and \
+                        satisfies_order(ordered_on(child), keys):  # type: ignore[arg-type]
+                    return self._drop_sort(node, child, ctx)
+            return node
+
+        return transform_up(root, rewrite)
+
+    def _drop_sort(self, node: PhysicalNode, child: PhysicalNode, ctx: PassContext
+                   ) -> PhysicalNode:
+        fetch, offset = node.op.param("fetch"), node.op.param("offset") or 0
+        what = f"{node.op.label()}: the input is already ordered so, "
+        if fetch is None and not offset:
+            ctx.note(self.name, what + "no sort")
+            return child
+        ctx.note(self.name, what + "a limit instead")
+        op = OperatorSpec("limit", node.op.schema, False, (
+            ("fetch", fetch), ("offset", offset), ("input_updating", False)))
+        return replace(node, op=op)

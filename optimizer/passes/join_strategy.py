@@ -1,0 +1,89 @@
+"""Join strategy: hash-repartition both sides, or broadcast the small one; and which side a
+batch join builds its hash table on."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from optimizer.passes.base import PassContext, PhysicalPass
+from optimizer.physical import (
+    FORWARD,
+    Exchange,
+    OperatorSpec,
+    Partitioning,
+    PhysicalNode,
+    parse_size,
+    transform_up,
+)
+
+Inputs = tuple[tuple[PhysicalNode, Exchange], ...]
+
+
+class JoinStrategy(PhysicalPass):
+    """For each regular join: the alternatives (both sides HASH on the keys; the small side
+    BROADCAST within 'table.optimizer.join.broadcast-threshold' and the other side left where
+    it is) are costed and the cheaper wins. Broadcasting is for batch mode (as Flink's: a
+    streaming join keeps both sides as state whatever their sizes) at parallelism > 1 (one
+    subtask needs no exchange at all); a LEFT join broadcasts its right side only (each left
+    row must meet every right row in one subtask to know it is unmatched). A batch join then
+    builds on the broadcast side, else on the smaller side by the estimates."""
+
+    name = "join_strategy"
+
+    def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
+        key = "table.optimizer.join.broadcast-threshold"
+        threshold = parse_size(ctx.options.get(key, "10 mb"), key)
+
+        def rewrite(node: PhysicalNode) -> PhysicalNode:
+            if node.op.kind != "join" or any(ex.partitioning is not Partitioning.HASH
+                                             for _, ex in node.inputs):
+                return node
+            inputs = node.inputs
+            if not ctx.streaming and ctx.parallelism > 1 and threshold >= 0:
+                inputs = self._cheapest(node, threshold, ctx)
+            if ctx.streaming:
+                return node if inputs is node.inputs else replace(node, inputs=inputs)
+            build = _build_side(inputs)
+            op = node.op
+            if build != op.param("build_side"):
+                params = tuple((k, build if k == "build_side" else v) for k, v in op.params)
+                op = OperatorSpec(op.kind, op.schema, op.updating, params, op.chain_strategy)
+            if inputs is node.inputs and op is node.op:
+                return node
+            return replace(node, op=op, inputs=inputs)
+
+        return transform_up(root, rewrite)
+
+    def _cheapest(self, node: PhysicalNode, threshold: int, ctx: PassContext) -> Inputs:
+        (left, _), (right, _) = node.inputs
+        options: list[Inputs] = [node.inputs]
+        kind = node.op.param("join_kind")
+        sides = [(right, 1)] if kind == "left" else [(right, 1), (left, 0)]
+        for small, i in sides:
+            est = small.estimate
+            if est is not None and est.bytes <= threshold:  # type: ignore[attr-defined]
+                other = left if i == 1 else right
+                pair = [(other, FORWARD), (small, Exchange(Partitioning.BROADCAST))]
+                options.append(tuple(pair) if i == 1 else tuple(reversed(pair)))
+        costs = ctx.costs
+        best = min(options, key=lambda ins: costs.exchanges(ins).total)
+        if len(options) > 1:
+            costed = ", ".join(f"{_shape(ins)} {costs.exchanges(ins).total:,.0f}"
+                               for ins in options)
+            ctx.note(self.name, f"{node.op.label()}: {_shape(best)} (costs: {costed})")
+        return best
+
+
+def _shape(inputs: Inputs) -> str:
+    return "+".join(ex.partitioning.value for _, ex in inputs)
+
+
+def _build_side(inputs: Inputs) -> int | None:
+    """The broadcast side, else the smaller side by the estimates (None: not known)."""
+    for i, (_, ex) in enumerate(inputs):
+        if ex.partitioning is Partitioning.BROADCAST:
+            return i
+    sizes = [getattr(n.estimate, "bytes", None) for n, _ in inputs]
+    if None in sizes:
+        return None
+    return 0 if sizes[0] < sizes[1] else 1  # type: ignore[operator]

@@ -1,0 +1,122 @@
+"""Physical properties a node's output already has (Flink's global and local properties):
+how its rows are partitioned, how they are ordered, whether they come from one subtask. The
+interesting-properties pass compares them with what a consumer requests."""
+
+from __future__ import annotations
+
+from optimizer.physical import Partitioning, PhysicalNode
+from sqlengine.plan.expressions import ColumnRef, Expr
+from sqlengine.plan.nodes import SortKey
+
+
+def partitioned_on(node: PhysicalNode) -> frozenset[int] | None:
+    """Interesting properties: the output columns by which ``node``'s rows are already
+    hash-partitioned (rows with equal values there are in one subtask), or None. A HASH
+    exchange establishes it; aggregates and joins keep it on their key columns; filters keep
+    it and projections carry it to where the columns go."""
+
+    op = node.op
+    if op.kind in ("filter", "project", "sink") and node.inputs:
+        (child, ex), = node.inputs
+        if ex.partitioning is not Partitioning.FORWARD:
+            return None
+        below = partitioned_on(child)
+        if below is None or op.kind != "project":
+            return below
+        exprs = op.param("exprs")
+        where = {e.index: i for i, e in enumerate(exprs)  # type: ignore[attr-defined]
+                 if isinstance(e, ColumnRef)}
+        return frozenset(where[c] for c in below) if below <= set(where) else None
+    if op.kind in ("group_aggregate", "global_aggregate") and node.inputs:
+        (_, ex), = node.inputs
+        keys = op.param("keys")
+        if ex.partitioning in (Partitioning.HASH, Partitioning.FORWARD) and keys:
+            return frozenset(range(len(keys)))  # type: ignore[arg-type]
+        return None
+    if op.kind == "join" and len(node.inputs) == 2:
+        (_, lex), (_, rex) = node.inputs
+        if lex.partitioning is Partitioning.HASH and rex.partitioning is Partitioning.HASH:
+            keys = op.param("left_keys")
+            if all(isinstance(k, ColumnRef) for k in keys):  # type: ignore[attr-defined]
+                return frozenset(k.index for k in keys)  # type: ignore[attr-defined]
+        return None
+    return None
+
+
+def already_partitioned(child: PhysicalNode, keys: tuple[Expr, ...]) -> bool:
+    """Whether a HASH exchange on ``keys`` would only send rows where they already are: the
+    child is partitioned on a subset of the key columns."""
+
+    have = partitioned_on(child)
+    if not have or not all(isinstance(k, ColumnRef) for k in keys):
+        return False
+    return have <= {k.index for k in keys}  # type: ignore[attr-defined]
+
+
+
+
+def ordered_on(node: PhysicalNode) -> tuple[SortKey, ...]:
+    """Interesting properties: the sort keys (over output columns) by which ``node``'s whole
+    output is ordered, as one stream from one subtask; () when it is not. A global sort
+    establishes it (and so does the ordered concatenation of a range-partitioned sort);
+    filters and limits keep it, projections carry it while the keys' columns survive."""
+    op = node.op
+    if op.kind == "sort" and node.inputs and \
+            node.inputs[0][1].partitioning is Partitioning.SINGLE:
+        keys: tuple[SortKey, ...] = op.param("keys")  # type: ignore[assignment]
+        return keys if all(isinstance(k.expr, ColumnRef) for k in keys) else ()
+    if op.kind == "ordered_concat" and node.inputs:
+        (local, _), = node.inputs
+        keys = local.op.param("keys")  # type: ignore[assignment]
+        return keys if all(isinstance(k.expr, ColumnRef) for k in keys) else ()
+    if op.kind in ("filter", "limit", "project") and node.inputs:
+        (child, ex), = node.inputs
+        if ex.partitioning not in (Partitioning.FORWARD, Partitioning.SINGLE):
+            return ()
+        below = ordered_on(child)
+        if op.kind != "project" or not below:
+            return below
+        exprs = op.param("exprs")
+        where = {e.index: i for i, e in enumerate(exprs)  # type: ignore[attr-defined]
+                 if isinstance(e, ColumnRef)}
+        out = []
+        for k in below:  # a prefix of the order survives the projection
+            idx = k.expr.index  # type: ignore[attr-defined]
+            if idx not in where:
+                break
+            out.append(SortKey(ColumnRef(where[idx], k.expr.name, k.expr.dtype),  # type: ignore[attr-defined]
+                               k.ascending, k.nulls_first))
+        return tuple(out)
+    return ()
+
+
+def satisfies_order(have: tuple[SortKey, ...], want: tuple[SortKey, ...]) -> bool:
+    """Whether rows ordered by ``have`` are ordered by ``want`` too: ``want`` is a prefix of
+    ``have`` (same columns, directions and null orders)."""
+    if not want or len(want) > len(have):
+        return False
+    return all(isinstance(w.expr, ColumnRef) and isinstance(h.expr, ColumnRef)
+               and w.expr.index == h.expr.index and w.ascending == h.ascending
+               and w.nulls_first == h.nulls_first for h, w in zip(have, want))
+
+
+def keys_text(keys: tuple[Expr, ...]) -> str:
+    return ", ".join(k.sql() for k in keys)
+
+
+def runs_in_one_subtask(node: PhysicalNode) -> bool:
+    """Whether ``node`` runs in one subtask whatever the default parallelism (a non-parallel
+    source, VALUES, what follows a SINGLE exchange or only such operators by FORWARD): the
+    parallelism the StreamGraph will give it."""
+    from optimizer.streamgraph import StreamNode, operator_parallelism
+
+    memo: dict[int, int] = {}
+
+    def parallelism(n: PhysicalNode) -> int:
+        if id(n) not in memo:
+            inputs = [(StreamNode(0, c.op, parallelism(c)), ex.partitioning)
+                      for c, ex in n.inputs]
+            memo[id(n)] = operator_parallelism(n.op, inputs, 2)
+        return memo[id(n)]
+
+    return parallelism(node) == 1
