@@ -29,6 +29,8 @@ def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool 
 
     def label(node: PhysicalNode) -> str:
         text = node.op.label()
+        if node.op.kind == "source":
+            text = text[:-1] + source_detail(node)
         if changelog:
             text += ", changelogMode=[I,UB,UA,D]" if node.op.updating else \
                 ", changelogMode=[I]"
@@ -61,6 +63,19 @@ def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool 
 
     emit(root, "", "")
     return "\n".join(lines)
+
+
+def source_detail(node: PhysicalNode) -> str:
+    """What a source reads, as its label's tail: ", fields=[..], filters=[..])"."""
+    schema = node.op.param("table_schema")
+    proj = node.op.param("projection")
+    text = ""
+    if proj is not None and len(proj) < len(schema):  # type: ignore[arg-type]
+        text += ", fields=[" + ", ".join(schema.fields[i].name for i in proj) + "]"  # type: ignore[union-attr,attr-defined]
+    filters = node.op.param("filters") or ()
+    if filters:
+        text += ", filters=[" + ", ".join(f.sql() for f in filters) + "]"  # type: ignore[attr-defined]
+    return text + ")"
 
 
 def job_graph_json(job: JobGraph) -> str:

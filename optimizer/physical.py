@@ -72,7 +72,9 @@ class OperatorSpec:
                 name = "Rank" if self.kind == "top_n" else "WindowRank"
                 return f"{name}({p['label']})"
             case "join":
-                return f"Join({p['join_kind']})"
+                build = p.get("build_side")
+                side = "" if build is None else f", build={('left', 'right')[build]}"  # type: ignore[index]
+                return f"Join({p['join_kind']}{side})"
             case "over_aggregate":
                 return f"OverAggregate({p['label']})"
             case "window_join":

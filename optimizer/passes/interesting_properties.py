@@ -45,7 +45,7 @@ class InterestingProperties(PhysicalPass):
     def _drop_sort(self, node: PhysicalNode, child: PhysicalNode, ctx: PassContext
                    ) -> PhysicalNode:
         fetch, offset = node.op.param("fetch"), node.op.param("offset") or 0
-        what = f"{node.op.label()}: the input is already ordered so, "
+        what = f"{node.op.label()}: the input already comes in this order: "
         if fetch is None and not offset:
             ctx.note(self.name, what + "no sort")
             return child

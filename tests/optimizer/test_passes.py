@@ -1,5 +1,6 @@
-"""Physical passes, each on fixture cases: SQL in, expected JobGraph out
-(tests/fixtures/passes/<pass>.slt; --update-golden rewrites them), and each one's switch."""
+"""Physical passes, each on fixture cases (tests/fixtures/passes/<pass>.slt: SET statements
+and a query in; the physical plan before and after the pass out; --update-golden rewrites
+them), and each one's switch and effect on the rows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pyarrow as pa
 import pytest
 
 import sqlengine
-from optimizer import optimize, plan_job
+from optimizer import PHYSICAL_PASSES, optimize, plan_job
+from optimizer.passes import PassContext, PhysicalPass
+from optimizer.physical import PhysicalNode
 from tests.plans import plan_of
 from tests.slt import Case, read_cases, update_case
 
@@ -22,13 +25,53 @@ def job_graph(sql: str, options: dict[str, str] | None = None) -> str:
     return plan_job(optimize(plan_of(sql), options), options).explain()
 
 
+def before_and_after(pass_name: str, script: str) -> str:
+    """A fixture case: the preamble's tables (tables.sql), the case's SET statements, then
+    its query; the physical plan before and after the pass, and what the pass chose."""
+    from optimizer import plan_physical
+    from optimizer.explain import physical_plan_text
+    from sqlengine.plan.display import display_indent
+
+    s = sqlengine.connect()
+    s.execute((FIXTURES / "tables.sql").read_text())
+    *settings, query = [q for q in script.split(";") if q.strip()]
+    for stmt in settings:
+        s.execute(stmt)
+    steps: dict[str, PhysicalNode] = {}
+    notes: list[tuple[str, str]] = []
+
+    def observe(p: PhysicalPass, root: PhysicalNode, ctx: PassContext) -> None:
+        steps[p.name] = root
+        notes[:] = ctx.notes
+
+    logical = optimize(s.sql(query).logical_plan, s.options)
+    plan_physical(logical, s.options, s.memory_tables(), observe)
+    names = list(steps)
+    assert pass_name in names, f"{pass_name} did not run (on: {names})"
+    after = steps[pass_name]
+    if pass_name == "create_graph":
+        before = None
+        text = ["-- before", display_indent(logical), "-- after"]
+    else:
+        before = steps[names[names.index(pass_name) - 1]]
+        text = ["-- before", physical_plan_text(before, s.options, costs=False), "-- after"]
+    text.append("(unchanged)" if after is before else
+                physical_plan_text(after, s.options, costs=False))
+    text += [f"-- chose: {what}" for name, what in notes if name == pass_name]
+    return "\n".join(text)
+
+
 @pytest.mark.parametrize(("name", "case"), CASES, ids=[f"{n}:{c.name}" for n, c in CASES])
 def test_pass(name: str, case: Case, update_golden: bool) -> None:
-    text = job_graph(case.input)
+    text = before_and_after(name, case.input)
     if update_golden:
         update_case(FIXTURES / f"{name}.slt", case.name, text)
         return
     assert text == case.expected
+
+
+def test_every_pass_has_fixtures() -> None:
+    assert {p.name for p in PHYSICAL_PASSES} <= {name for name, _ in CASES}
 
 
 def test_reuse_can_be_switched_off() -> None:
@@ -100,7 +143,7 @@ def _section(explain: str, title: str, until: str) -> str:
 def test_explain_estimated_cost_shows_estimates_and_costs() -> None:
     physical = _section("EXPLAIN ESTIMATED_COST, CHANGELOG_MODE SELECT f.k, d.name FROM facts "
                         "AS f JOIN dim AS d ON f.k = d.k", "Optimized Physical Plan", "Job Graph")
-    assert "Source(facts), changelogMode=[I] [rows=200,000, width=8 B" in physical
+    assert "Source(facts, fields=[k]), changelogMode=[I] [rows=200,000, width=8 B" in physical
     assert "Source(dim), changelogMode=[I] [rows=500," in physical
     assert "Exchange(BROADCAST) [network=" in physical
     assert "cumulative network=" in physical
@@ -198,3 +241,26 @@ def test_explain_verbose_shows_what_each_physical_pass_chose() -> None:
     text = reuse.execute("EXPLAIN VERBOSE SELECT x.k FROM t AS x JOIN t AS y ON x.k = y.k"
                          )[-1].message
     assert "-- after reuse_sub_plans\n   chose: Source(t) is read once more" in text
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+@pytest.mark.parametrize("sql", [
+    "SELECT k, v FROM (SELECT k, v FROM t ORDER BY k DESC, v LIMIT 50) ORDER BY k DESC",
+    "SELECT v, k FROM (SELECT k, v FROM t ORDER BY k, v LIMIT 40) ORDER BY k LIMIT 7",
+    "SELECT v * 2 AS w, k FROM (SELECT k, v FROM t WHERE v % 3 = 0 ORDER BY k) ORDER BY k",
+])
+def test_an_order_already_there_is_kept_without_a_second_sort(sql: str, parallelism: str
+                                                              ) -> None:
+    import numpy as np
+
+    data = pa.table({"k": (np.arange(3000) * 7919) % 1000, "v": np.arange(3000)})
+    got = {}
+    for name, extra in (("on", {}), ("off", {"table.optimizer.enabled": "false"})):
+        s = sqlengine.connect({"execution.runtime-mode": "batch",
+                               "parallelism.default": parallelism, **extra})
+        s.register("t", data)
+        q = s.sql(sql)
+        got[name] = [tuple(r.values()) for r in q.collect().to_pylist()]
+        sorts = q.explain().split("== Job Graph ==")[1].count("Sort(")
+        assert sorts == (1 if name == "on" else 2), q.explain()
+    assert got["on"] == got["off"]
