@@ -22,13 +22,17 @@ from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import AggCall, ColumnRef
 
 STRATEGY = "table.optimizer.agg-phase-strategy"
+BATCH_ROWS = 65536  # rows per batch a source reads (memory and file sources)
 
 
 class AggregatePhases(PhysicalPass):
-    """A GROUP BY whose input is shuffled on its keys, in batch mode at parallelism > 1, with
-    aggregates whose partial results merge (COUNT, SUM, AVG, MIN, MAX; no DISTINCT), over an
-    insert-only input: one phase or two, by cost ('table.optimizer.agg-phase-strategy' =
-    'AUTO'), or as the option forces ('ONE_PHASE' | 'TWO_PHASE')."""
+    """A GROUP BY whose input is shuffled on its keys at parallelism > 1, with aggregates
+    whose partial results merge (COUNT, SUM, AVG, MIN, MAX; no DISTINCT), over an insert-only
+    input: one phase or two, by cost ('table.optimizer.agg-phase-strategy' = 'AUTO'), or as
+    the option forces ('ONE_PHASE' | 'TWO_PHASE'). In batch mode the global phase merges the
+    partials and emits at the end; in streaming mode it merges each batch of partials into its
+    state and emits the changes (Flink's local-global aggregation, whose mini-batches are our
+    record batches: each batch a source reads is pre-aggregated as one)."""
 
     name = "aggregate_phases"
 
@@ -38,12 +42,12 @@ class AggregatePhases(PhysicalPass):
             msg = (f"option {STRATEGY!r} must be 'AUTO', 'ONE_PHASE' or 'TWO_PHASE', got "
                    f"{ctx.options[STRATEGY]!r}")
             raise PlanError(msg)
-        if ctx.streaming or ctx.parallelism <= 1 or strategy == "ONE_PHASE":
+        if ctx.parallelism <= 1 or strategy == "ONE_PHASE":
             return root
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            two = _two_phase(node, ctx.parallelism) if node.op.kind == "group_aggregate" \
-                else None
+            two = _two_phase(node, ctx.parallelism, ctx.streaming) \
+                if node.op.kind == "group_aggregate" else None
             if two is None:
                 return node
             if strategy == "TWO_PHASE":
@@ -82,7 +86,7 @@ def partial_fields(keys: tuple[object, ...], aggs: tuple[AggCall, ...]
     return fields
 
 
-def _two_phase(node: PhysicalNode, parallelism: int) -> PhysicalNode | None:
+def _two_phase(node: PhysicalNode, parallelism: int, streaming: bool) -> PhysicalNode | None:
     (child, ex), = node.inputs
     op = node.op
     keys, aggs = op.param("keys"), op.param("aggs")
@@ -97,13 +101,14 @@ def _two_phase(node: PhysicalNode, parallelism: int) -> PhysicalNode | None:
     inner, groups = child.estimate, node.estimate
     if inner is not None and groups is not None:
         # (about one partial row per group per batch of the input, per subtask)
-        batches = max(inner.rows / 65536, 1.0)  # type: ignore[attr-defined]
+        batches = max(inner.rows / BATCH_ROWS, 1.0)  # type: ignore[attr-defined]
         rows = min(inner.rows, groups.rows * batches * min(parallelism, batches))  # type: ignore[attr-defined]
         local = replace(local, estimate=Estimate(rows, sum(type_width(f.type) for f in fields),
                                                  ()))
     n_keys = len(keys)  # type: ignore[arg-type]
     refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields[:n_keys]))
-    glob = OperatorSpec("global_aggregate", op.schema, False, (
+    glob = OperatorSpec("global_aggregate", op.schema, streaming, (
         ("keys", keys), ("aggs", aggs), ("key_names", op.param("key_names")),
-        ("agg_names", op.param("agg_names")), ("partial_schema", partial)))
+        ("agg_names", op.param("agg_names")), ("partial_schema", partial),
+        ("emit", "changelog" if streaming else "final")))
     return PhysicalNode(glob, ((local, Exchange(Partitioning.HASH, refs)),), node.estimate)

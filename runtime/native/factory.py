@@ -134,6 +134,9 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return OrderedConcatOperator(int(p["width"]))  # type: ignore[arg-type]
         case "local_aggregate":
             return LocalAggregateOperator(p["keys"], p["aggs"])  # type: ignore[arg-type]
+        case "global_aggregate" if p.get("emit") == "changelog":
+            return GroupAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
+                                          "changelog", merge=True)
         case "global_aggregate":
             return GlobalAggregateOperator(p["keys"], p["aggs"],  # type: ignore[arg-type]
                                            p["partial_schema"].to_arrow(), schema)  # type: ignore[attr-defined]

@@ -122,7 +122,11 @@ class GroupAggregateOperator(Operator):
     name = "GroupAggregate"
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
-                 emit: str) -> None:
+                 emit: str, merge: bool = False) -> None:
+        # ``merge``: the global phase of a two-phase aggregation in streaming mode; the input
+        # is a LocalAggregate's partial rows (k0.., then c/n/s/m columns per aggregate, see
+        # runtime/operators/partials.py) of an insert-only stream, merged into the state.
+        self.merge = merge
         self.keys = keys
         self.aggs = aggs
         self.schema = schema
@@ -158,9 +162,33 @@ class GroupAggregateOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         if batch.num_rows == 0:
             return ()
+        key_names = [f"k{i}" for i in range(len(self.keys))]
+        if self.merge:
+            table, specs = self._partial_inputs(batch, key_names)
+        else:
+            table, specs = self._row_inputs(batch, key_names)
+        grouped = table.group_by(key_names, use_threads=False).aggregate(specs)
+        slots = self._assign_slots(grouped, key_names)
+        before = self._snapshot(slots) if self.emit_changelog else None
+        self._update(grouped, slots)
+        for j, acc in enumerate(self.accs):
+            if acc.distinct is not None:
+                self._update_distinct(j, acc, table, key_names)
+        gone = slots[self.rows[slots] <= 0]
+        if len(gone):
+            self.rows[gone] = 0
+            for acc in self.accs:
+                acc.reset(gone)
+        if not self.emit_changelog:
+            return ()
+        return self._changelog(slots, before)  # type: ignore[arg-type]
+
+    def _row_inputs(self, batch: pa.RecordBatch, key_names: list[str]
+                    ) -> tuple[pa.Table, list[tuple[str, str]]]:
+        """Per input row: its keys, its sign and each aggregate's input (filters applied),
+        and how a group-by folds them."""
         sign = pa.array(signs(batch))
         cols: dict[str, pa.Array] = {}
-        key_names = [f"k{i}" for i in range(len(self.keys))]
         for name, k in zip(key_names, self.keys):
             cols[name] = evaluate(k, batch)
         cols["$rows"] = sign
@@ -192,22 +220,36 @@ class GroupAggregateOperator(Operator):
             elif call.func in ("min", "max"):
                 cols[f"v{j}"] = pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 specs.append((f"v{j}", call.func))
-        table = pa.table(cols)
-        grouped = table.group_by(key_names, use_threads=False).aggregate(specs)
-        slots = self._assign_slots(grouped, key_names)
-        before = self._snapshot(slots) if self.emit_changelog else None
-        self._update(grouped, slots)
-        for j, acc in enumerate(self.accs):
-            if acc.distinct is not None:
-                self._update_distinct(j, acc, table, key_names)
-        gone = slots[self.rows[slots] <= 0]
-        if len(gone):
-            self.rows[gone] = 0
-            for acc in self.accs:
-                acc.reset(gone)
-        if not self.emit_changelog:
-            return ()
-        return self._changelog(slots, before)  # type: ignore[arg-type]
+        return pa.table(cols), specs
+
+    def _partial_inputs(self, batch: pa.RecordBatch, key_names: list[str]
+                        ) -> tuple[pa.Table, list[tuple[str, str]]]:
+        """A LocalAggregate's partial rows in the same shape as :meth:`_row_inputs`: each
+        partial row is at least one input row of its group ($rows only tells that the group
+        exists: the input is insert-only); MIN/MAX count their non-null partials."""
+        names = batch.schema.names
+        cols: dict[str, pa.Array] = {k: batch.column(i) for i, k in enumerate(key_names)}
+        n = batch.num_rows
+        cols["$rows"] = pa.array(np.ones(n, dtype=np.int64))
+        specs: list[tuple[str, str]] = [("$rows", "sum")]
+        at = {name: batch.column(i) for i, name in enumerate(names)}
+        for j, call in enumerate(self.aggs):
+            if call.func == "count_star":
+                cols[f"c{j}"] = at[f"c{j}"]
+                specs.append((f"c{j}", "sum"))
+            elif call.func == "count":
+                cols[f"n{j}"] = at[f"n{j}"]
+                specs.append((f"n{j}", "sum"))
+            elif call.func in ("sum", "avg"):
+                cols[f"n{j}"] = at[f"n{j}"]
+                cols[f"v{j}"] = at[f"s{j}"]
+                specs += [(f"n{j}", "sum"), (f"v{j}", "sum")]
+            else:
+                value = at[f"m{j}"]
+                cols[f"n{j}"] = pc.cast(pc.is_valid(value), pa.int64())
+                cols[f"v{j}"] = value
+                specs += [(f"n{j}", "sum"), (f"v{j}", call.func)]
+        return pa.table(cols), specs
 
     def _assign_slots(self, grouped: pa.Table, key_names: list[str]) -> np.ndarray:
         n_before = len(self.slots)

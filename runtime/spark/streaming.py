@@ -41,7 +41,9 @@ from sqlengine.plan.expressions import Call, ColumnRef, Literal
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS = {"source", "values", "filter", "project", "window_assign",
                        "window_aggregate", "session_aggregate", "group_aggregate", "union",
-                       "join", "sort", "limit", "window_top_n", "sink"}
+                       "join", "sort", "limit", "window_top_n", "sink",
+                       # (the two phases of an aggregation are one Spark aggregation)
+                       "local_aggregate", "global_aggregate"}
 # Operators that may follow a deferred one (they run on static DataFrames too).
 _AFTER_DEFERRED = {"filter", "project", "window_top_n", "sort", "limit", "sink"}
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
@@ -72,7 +74,7 @@ class SparkStreamingJob(SparkJob):
                 msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
                        "has no streaming distinct aggregation); use batch mode")
                 raise NotSupportedError(msg)
-        kinds = {op.kind for op in ops}
+        kinds = {"group_aggregate" if op.kind == "global_aggregate" else op.kind for op in ops}
         self.windowed = bool(kinds & {"window_aggregate", "session_aggregate"})
         if "join" in kinds and kinds & {"window_aggregate", "session_aggregate",
                                         "group_aggregate"}:

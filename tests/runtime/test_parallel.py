@@ -329,7 +329,8 @@ def _rss_mb(pid: int) -> float:
 
 
 def test_metrics_per_task_with_latency_markers() -> None:
-    s = session(20_000, {"parallelism.default": "2", "metrics.latency.interval": "10 ms"})
+    s = session(20_000, {"parallelism.default": "2", "metrics.latency.interval": "10 ms",
+                         "table.optimizer.agg-phase-strategy": "ONE_PHASE"})
     q = s.sql("SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction")
     q.collect()
     m = q.metrics()

@@ -163,6 +163,7 @@ def test_explain_draws_the_job_graph_as_dot_mermaid_and_svg(tmp_path: Path) -> N
     script = tmp_path / "q.sql"
     script.write_text(
         "SET 'parallelism.default' = '2';\n"
+        "SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';\n"
         "CREATE TABLE o (k INT, v BIGINT) WITH ('connector' = 'datagen', "
         "'number-of-rows' = '10');\n"
         "SELECT k, SUM(v) AS s FROM o GROUP BY k;\n")

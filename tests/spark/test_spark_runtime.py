@@ -186,14 +186,16 @@ def test_the_optimizers_broadcast_join_becomes_a_spark_broadcast() -> None:
     assert q.collect().num_rows == 5000
 
 
-def test_two_phase_aggregation_runs_on_spark_as_one_aggregation() -> None:
+@pytest.mark.parametrize("spark", [SPARK, STREAMING], ids=["batch", "streaming"])
+def test_two_phase_aggregation_runs_on_spark_as_one_aggregation(spark: dict[str, str]
+                                                                ) -> None:
     import numpy as np
     import pyarrow as pa
 
     data = pa.table({"k": np.arange(5000) % 7, "v": np.arange(5000) * 1.5})
     sql = "SELECT k, COUNT(*) AS n, AVG(v) AS a, MAX(v) AS m FROM t GROUP BY k"
     got = {}
-    for name, opts in (("spark", {**SPARK, "parallelism.default": "2",
+    for name, opts in (("spark", {**spark, "parallelism.default": "2",
                                   "table.optimizer.agg-phase-strategy": "TWO_PHASE"}),
                        ("native", NATIVE)):
         s = sqlengine.connect(opts)
