@@ -3,13 +3,14 @@ and with the rejected alternative forced by a switch; prints wall time per plan.
 
     python -m bench.optimizer [--rows 2000000] [--repeat 3]
 
-Workloads (parallelism 2, in memory, batch mode with pipelined and with blocking shuffles;
-each run in its own process, best of --repeat, after a warm-up query):
+Workloads (parallelism 2, in memory, batch mode with pipelined and with blocking shuffles, the
+aggregation in streaming mode too; each run in its own process, best of --repeat, after a
+warm-up query):
 - join: a large table joined with a small one; chosen: broadcast the small side; rejected:
   hash-repartition both ('table.optimizer.join.broadcast-threshold' = '-1').
 - aggregation: GROUP BY over 1000 groups; chosen: two phases (local pre-aggregation chained
   before the shuffle); rejected: one phase ('table.optimizer.agg-phase-strategy' =
-  'ONE_PHASE').
+  'ONE_PHASE'). In streaming mode the rows counted are the changelog's.
 """
 
 from __future__ import annotations
@@ -46,8 +47,12 @@ def run_one(name: str, rows: int, forced: bool, shuffle: str) -> dict[str, objec
     import sqlengine
 
     sql, switch = WORKLOADS[name]
-    options = {"parallelism.default": "2", "execution.runtime-mode": "batch",
-               "execution.batch-shuffle-mode": shuffle, **(switch if forced else {})}
+    options = {"parallelism.default": "2", **(switch if forced else {})}
+    if shuffle == "STREAMING":
+        options["execution.runtime-mode"] = "streaming"
+    else:
+        options.update({"execution.runtime-mode": "batch",
+                        "execution.batch-shuffle-mode": shuffle})
     s = sqlengine.connect(options)
     rng = np.random.default_rng(1)
     payload = pa.array(["x" * 400] * 1000).take(pa.array(rng.integers(0, 1000, rows)))
@@ -80,8 +85,9 @@ def main() -> None:
         print(json.dumps(run_one(args.one, args.rows, args.forced, args.shuffle)))
         return
     print(f"{'workload':<22} {'shuffles':<10} {'plan':<26} {'best s':>7} {'rows':>9}")
-    for name, shuffle in [(n, m) for n in WORKLOADS
-                          for m in ("ALL_EXCHANGES_PIPELINED", "ALL_EXCHANGES_BLOCKING")]:
+    modes = {"join large x small": ("ALL_EXCHANGES_PIPELINED", "ALL_EXCHANGES_BLOCKING"),
+             "aggregation": ("ALL_EXCHANGES_PIPELINED", "ALL_EXCHANGES_BLOCKING", "STREAMING")}
+    for name, shuffle in [(n, m) for n in WORKLOADS for m in modes[n]]:
         best = {}
         short = shuffle.removeprefix("ALL_EXCHANGES_").lower()
         for forced in (False, True):
