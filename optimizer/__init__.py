@@ -77,7 +77,14 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,
         raise PlanError(msg)
     blocking = mode == "batch" and shuffle == "ALL_EXCHANGES_BLOCKING" and \
         any(n.parallelism > 1 for n in stream_graph.nodes)
-    return build_job_graph(stream_graph, config.chaining_enabled, blocking)
+    # Slot sharing: one group in streaming (every operator runs at once), a group per
+    # pipelined region when shuffles are blocking (Flink's batch jobs).
+    key = "execution.slot-sharing"
+    sharing = options.get(key, "PER_REGION" if blocking else "ALL").upper()
+    if sharing not in ("ALL", "PER_REGION"):
+        msg = f"option {key!r} must be 'ALL' or 'PER_REGION', got {options[key]!r}"
+        raise PlanError(msg)
+    return build_job_graph(stream_graph, config.chaining_enabled, blocking, sharing)
 
 
 __all__ = ["PHYSICAL_PASSES", "RULES", "JobGraph", "optimize", "plan_job", "plan_physical"]

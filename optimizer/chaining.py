@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from optimizer.jobgraph import JobEdge, JobGraph, JobVertex
 from optimizer.physical import ChainStrategy, Partitioning
 from optimizer.streamgraph import StreamEdge, StreamGraph
@@ -25,9 +27,13 @@ def is_chainable(edge: StreamEdge, graph: StreamGraph, chaining_enabled: bool = 
 
 
 def build_job_graph(graph: StreamGraph, chaining_enabled: bool = True,
-                    blocking: bool = False) -> JobGraph:
+                    blocking: bool = False, slot_sharing: str = "ALL") -> JobGraph:
     """Group chainable StreamNodes into JobVertices; the other edges become JobEdges
-    (BLOCKING ones when ``blocking``: batch mode's 'execution.batch-shuffle-mode')."""
+    (BLOCKING ones when ``blocking``: batch mode's 'execution.batch-shuffle-mode').
+    ``slot_sharing``: ALL puts every vertex in one slot-sharing group; PER_REGION gives each
+    pipelined region (vertices joined by pipelined edges) a group of its own, as Flink's batch
+    jobs: a region's slots are let go when it ends, before the regions that read its
+    results run."""
     head_of: dict[int, int] = {}
     chains: dict[int, list[int]] = {}
     for node in graph.nodes:  # topological: inputs come first
@@ -53,4 +59,29 @@ def build_job_graph(graph: StreamGraph, chaining_enabled: bool = True,
         for e in graph.edges
         if head_of[e.source] != head_of[e.target]
     )
+    if slot_sharing == "PER_REGION":
+        vertices = _per_region(vertices, edges)
     return JobGraph(vertices, edges)
+
+
+def _per_region(vertices: tuple[JobVertex, ...], edges: tuple[JobEdge, ...]
+                ) -> tuple[JobVertex, ...]:
+    """Pipelined regions (Flink's): the connected parts of the graph by pipelined edges."""
+    parent = {v.id: v.id for v in vertices}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for e in edges:
+        if not e.blocking:
+            parent[find(e.source)] = find(e.target)
+    names: dict[str, str] = {}
+    out = []
+    for v in vertices:  # (topological: regions numbered in the order they start)
+        root = find(v.id)
+        names.setdefault(root, f"region-{len(names) + 1}")
+        out.append(replace(v, slot_sharing_group=names[root]))
+    return tuple(out)

@@ -91,6 +91,7 @@ def job_graph_json(job: JobGraph) -> str:
             "contents": " -> ".join(op.label() for op in v.chain),
             "operators": [op.label() for op in v.chain],
             "parallelism": v.parallelism,
+            "slot_sharing_group": v.slot_sharing_group,
             "predecessors": [{"id": e.source, "ship_strategy": e.partitioning.value,
                               "keys": [k.sql() for k in e.keys],
                               "exchange": "BLOCKING" if e.blocking else "PIPELINED",

@@ -32,6 +32,9 @@ class JobVertex:
     chain: tuple[OperatorSpec, ...]  # head first
     parallelism: int
     stream_nodes: tuple[int, ...] = ()
+    # Flink's slot-sharing group: one subtask of every vertex of a group may share a slot, so
+    # a group needs as many slots as its widest vertex.
+    slot_sharing_group: str = "default"
 
     @property
     def head(self) -> OperatorSpec:
@@ -60,9 +63,11 @@ class JobGraph:
     def explain(self) -> str:
         """One line per vertex with its chain, then its outgoing edges."""
         lines = []
+        groups = len({v.slot_sharing_group for v in self.vertices}) > 1
         for v in self.vertices:
             chain = " -> ".join(op.label() for op in v.chain)
-            lines.append(f"{v.id} [parallelism={v.parallelism}]: {chain}")
+            group = f", slot-sharing={v.slot_sharing_group}" if groups else ""
+            lines.append(f"{v.id} [parallelism={v.parallelism}{group}]: {chain}")
             for e in self.out_edges(v.id):
                 lines.append(f"  --{e.label()}--> {e.target}")
         return "\n".join(lines)

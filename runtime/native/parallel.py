@@ -78,8 +78,18 @@ class ParallelExecutor:
         if self.mode == "process" and "fork" not in mp.get_all_start_methods():
             self.mode = "thread"  # (no fork on this platform)
         self.subtasks = [sub for v in self.execution_graph.vertices for sub in v.subtasks]
-        self.slots = max(v.parallelism for v in self.execution_graph.vertices) \
-            if self.mode == "process" else 1
+        # Slots: per slot-sharing group as many as its widest vertex; slot i of a group runs
+        # subtask i of each of the group's vertices (one process per slot).
+        self.group_slots: dict[str, tuple[int, int]] = {}  # group -> (first slot, width)
+        for v in graph.vertices:
+            first, width = self.group_slots.get(v.slot_sharing_group, (0, 0))
+            self.group_slots[v.slot_sharing_group] = (first, max(width, v.parallelism))
+        start = 0
+        for group, (_, width) in self.group_slots.items():
+            self.group_slots[group] = (start, width)
+            start += width
+        self.vertex_group = {v.id: v.slot_sharing_group for v in graph.vertices}
+        self.slots = start if self.mode == "process" else 1
         self.per_channel = int(options.get("taskmanager.network.memory.buffers-per-channel",
                                            "2"))
         self.floating = int(options.get(
@@ -114,7 +124,10 @@ class ParallelExecutor:
 
     # -- layout -----------------------------------------------------------------------------
     def slot_of(self, sub: ExecutionVertex) -> int:
-        return sub.subtask % self.slots
+        if self.slots == 1:
+            return 0
+        first, width = self.group_slots[self.vertex_group[sub.vertex_id]]
+        return first + sub.subtask % width
 
     def _channels(self, sub: ExecutionVertex) -> tuple[Any, ...]:
         v = self.execution_graph.vertex(sub.vertex_id)

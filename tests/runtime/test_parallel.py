@@ -435,3 +435,48 @@ def test_sink_parallelism_above_one_is_refused_not_ignored(tmp_path: Path) -> No
               f"'{tmp_path}/o', 'format' = 'csv', 'sink.parallelism' = '2')")
     with pytest.raises(SqlEngineError, match=r"'sink\.parallelism' = '2'"):
         s.execute("INSERT INTO out SELECT a FROM t")
+
+
+# -- slot-sharing groups ---------------------------------------------------------------------
+SHARING_SQL = ("SELECT k % 13 AS b, COUNT(*) AS n, SUM(v) AS s FROM t WHERE v % 5 > 0 "
+               "GROUP BY k % 13 ORDER BY s DESC")
+
+
+@pytest.mark.parametrize("mode", ["process", "thread"])
+def test_batch_jobs_share_slots_per_pipelined_region(mode: str) -> None:
+    from runtime.native.parallel import ParallelExecutor
+
+    data = pa.table({"k": np.arange(100_000), "v": np.arange(100_000) * 3})
+    got = {}
+    for sharing in ("PER_REGION", "ALL"):
+        s = sqlengine.connect({"execution.runtime-mode": "batch", "parallelism.default": "2",
+                               "execution.native.task-mode": mode,
+                               "execution.slot-sharing": sharing})
+        s.register("t", data)
+        q = s.sql(SHARING_SQL)
+        job = s.job_graph(q.logical_plan)
+        groups = {v.slot_sharing_group for v in job.vertices}
+        # Vertices joined by a pipelined edge are in one region; blocking edges divide them.
+        for e in job.edges:
+            same = job.vertex(e.source).slot_sharing_group == \
+                job.vertex(e.target).slot_sharing_group
+            assert same == (sharing == "ALL" or not e.blocking), job.explain()
+        assert (len(groups) > 2) == (sharing == "PER_REGION")
+        slots = ParallelExecutor(job, s.options, s.memory_tables()).slots
+        widest = {g: max(v.parallelism for v in job.vertices if v.slot_sharing_group == g)
+                  for g in groups}
+        assert slots == (sum(widest.values()) if mode == "process" else 1)
+        got[sharing] = [tuple(r.values()) for r in q.collect().to_pylist()]
+    assert got["PER_REGION"] == got["ALL"]
+    assert len(got["ALL"]) == 13
+
+
+def test_streaming_jobs_share_one_slot_group_and_the_option_is_checked() -> None:
+    s = sqlengine.connect({"parallelism.default": "2"})
+    s.register("t", pa.table({"k": [1, 2, 3], "v": [4, 5, 6]}))
+    text = s.sql("SELECT k, COUNT(*) AS n FROM t GROUP BY k").explain()
+    assert "slot-sharing" not in text
+    s.execute("SET 'execution.slot-sharing' = 'SOMETIMES'")
+    with pytest.raises(SqlEngineError, match="'execution.slot-sharing' must be 'ALL' or "
+                                             "'PER_REGION', got 'SOMETIMES'"):
+        s.sql("SELECT k FROM t").collect()
