@@ -24,8 +24,8 @@ def partitioned_on(node: PhysicalNode) -> frozenset[int] | None:
         if below is None or op.kind != "project":
             return below
         exprs = op.param("exprs")
-        where = {e.index: i for i, e in enumerate(exprs)  # type: ignore[attr-defined]
-                 if isinstance(e, ColumnRef)}
+        plain = [_value_preserving(e) for e in exprs]  # type: ignore[attr-defined]
+        where = {e.index: i for i, e in enumerate(plain) if isinstance(e, ColumnRef)}
         return frozenset(where[c] for c in below) if below <= set(where) else None
     if op.kind in ("group_aggregate", "global_aggregate") and node.inputs:
         (_, ex), = node.inputs
@@ -34,11 +34,14 @@ def partitioned_on(node: PhysicalNode) -> frozenset[int] | None:
             return frozenset(range(len(keys)))  # type: ignore[arg-type]
         return None
     if op.kind == "join" and len(node.inputs) == 2:
-        (_, lex), (_, rex) = node.inputs
-        if lex.partitioning is Partitioning.HASH and rex.partitioning is Partitioning.HASH:
-            keys = op.param("left_keys")
-            if all(isinstance(k, ColumnRef) for k in keys):  # type: ignore[attr-defined]
-                return frozenset(k.index for k in keys)  # type: ignore[attr-defined]
+        (left, lex), (_, rex) = node.inputs
+        keys = op.param("left_keys")
+        if lex.partitioning is Partitioning.HASH and rex.partitioning is Partitioning.HASH \
+                and all(isinstance(k, ColumnRef) for k in keys):  # type: ignore[attr-defined]
+            return frozenset(k.index for k in keys)  # type: ignore[attr-defined]
+        if lex.partitioning is Partitioning.FORWARD and \
+                rex.partitioning is Partitioning.FORWARD and co_partitioned(node):
+            return partitioned_on(left)  # (a join's left columns come first)
         return None
     return None
 
@@ -120,3 +123,38 @@ def runs_in_one_subtask(node: PhysicalNode) -> bool:
         return memo[id(n)]
 
     return parallelism(node) == 1
+
+
+def co_partitioned(join: PhysicalNode) -> bool:
+    """Whether both inputs of a join already sit where a HASH exchange on the join keys would
+    put them: each side hash-partitioned on one column that is the same key of the pair (equal
+    SQL values hash equally whatever their types, runtime/native/partitioner.py), at the
+    same parallelism (both behind hash exchanges)."""
+    (left, _), (right, _) = join.inputs
+    lk, rk = join.op.param("left_keys"), join.op.param("right_keys")
+    sides = [partitioned_on(left), partitioned_on(right)]
+    if any(s is None or len(s) != 1 for s in sides):
+        return False
+    (lcol,), (rcol,) = sides  # type: ignore[misc]
+    for a, b in zip(lk, rk):  # type: ignore[call-overload]
+        a, b = _value_preserving(a), _value_preserving(b)
+        if isinstance(a, ColumnRef) and isinstance(b, ColumnRef) and a.index == lcol and \
+                b.index == rcol:
+            return True
+    return False
+
+
+def _value_preserving(e: Expr) -> Expr:
+    """The column under a cast that keeps every value equal to itself (an integer widened
+    to a wider signed integer, or one of up to 32 bits to DOUBLE): it hashes as the column
+    does."""
+    import pyarrow as pa
+
+    from sqlengine.plan.expressions import Cast
+
+    while isinstance(e, Cast) and pa.types.is_integer(e.arg.dtype) and (
+            (pa.types.is_integer(e.type) and e.type.bit_width >= e.arg.dtype.bit_width
+             and pa.types.is_signed_integer(e.type))
+            or (pa.types.is_float64(e.type) and e.arg.dtype.bit_width <= 32)):
+        e = e.arg
+    return e

@@ -7,7 +7,13 @@ from dataclasses import replace
 
 from optimizer.passes.base import PassContext, PhysicalPass
 from optimizer.physical import FORWARD, OperatorSpec, Partitioning, PhysicalNode, transform_up
-from optimizer.properties import already_partitioned, keys_text, ordered_on, satisfies_order
+from optimizer.properties import (
+    already_partitioned,
+    co_partitioned,
+    keys_text,
+    ordered_on,
+    satisfies_order,
+)
 
 # Operators that request HASH(keys) of their one input only so that equal keys meet.
 _KEYED = ("group_aggregate", "top_n", "window_top_n", "over_aggregate")
@@ -16,7 +22,8 @@ _KEYED = ("group_aggregate", "top_n", "window_top_n", "over_aggregate")
 class InterestingProperties(PhysicalPass):
     """Requested partitioning: a HASH exchange on keys whose input is already
     hash-partitioned on a subset of them (by a join or aggregate below, carried through
-    filters and projections) becomes FORWARD: no second shuffle. Requested ordering: a global
+    filters and projections) becomes FORWARD: no second shuffle; so do a join's two HASH
+exchanges when both sides are already partitioned on the same key. Requested ordering: a global
     sort whose input already comes ordered by its keys (a prefix of the input's order) is
     dropped, or becomes a plain LIMIT when it has a fetch or offset."""
 
@@ -32,6 +39,11 @@ class InterestingProperties(PhysicalPass):
                     ctx.note(self.name, f"{node.op.label()}: the input is already partitioned "
                                         f"on {keys_text(ex.keys)}, no shuffle")
                     return replace(node, inputs=((child, FORWARD),))
+            if kind == "join" and all(ex.partitioning is Partitioning.HASH
+                                      for _, ex in node.inputs) and co_partitioned(node):
+                ctx.note(self.name, f"{node.op.label()}: both inputs are already partitioned "
+                                    "on the join key, no shuffle")
+                return replace(node, inputs=tuple((c, FORWARD) for c, _ in node.inputs))
             if kind == "sort" and not node.op.param("input_updating"):
                 (child, ex), = node.inputs
                 keys = node.op.param("keys")

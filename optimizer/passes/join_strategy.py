@@ -15,6 +15,7 @@ from optimizer.physical import (
     parse_size,
     transform_up,
 )
+from optimizer.properties import co_partitioned
 
 Inputs = tuple[tuple[PhysicalNode, Exchange], ...]
 
@@ -39,7 +40,10 @@ class JoinStrategy(PhysicalPass):
                                              for _, ex in node.inputs):
                 return node
             inputs = node.inputs
-            if not ctx.streaming and ctx.parallelism > 1 and threshold >= 0:
+            # (inputs already partitioned on the key need no exchange at all: see
+            # interesting_properties)
+            if not ctx.streaming and ctx.parallelism > 1 and threshold >= 0 and \
+                    not co_partitioned(node):
                 inputs = self._cheapest(node, threshold, ctx)
             if ctx.streaming:
                 return node if inputs is node.inputs else replace(node, inputs=inputs)

@@ -310,3 +310,31 @@ def test_streaming_two_phase_aggregation_gives_the_one_phase_changelogs_end(sql:
     b.register("t", data)
     assert got["two"] == sorted(map(repr, (tuple(r.values())
                                            for r in b.sql(sql).collect().to_pylist())))
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+@pytest.mark.parametrize("sql", [
+    "SELECT x.k, x.n, y.s FROM (SELECT k, COUNT(*) AS n FROM t GROUP BY k) AS x "
+    "JOIN (SELECT k, SUM(v) AS s FROM t WHERE v % 2 = 0 GROUP BY k) AS y ON x.k = y.k",
+    "SELECT x.k, x.n, y.s FROM (SELECT k, COUNT(*) AS n FROM t GROUP BY k) AS x "
+    "LEFT JOIN (SELECT CAST(k AS BIGINT) AS k, SUM(v) AS s FROM t WHERE v > 500 GROUP BY k) "
+    "AS y ON x.k = y.k",
+])
+def test_co_partitioned_join_inputs_are_not_shuffled_and_give_the_same_rows(
+        sql: str, mode: str) -> None:
+    import numpy as np
+
+    data = pa.table({"k": pa.array(np.arange(3000) % 37, pa.int32()),
+                     "v": np.arange(3000)})
+    got = {}
+    for name, extra in (("on", {}), ("off", {"table.optimizer.enabled": "false"})):
+        s = sqlengine.connect({"execution.runtime-mode": mode, "parallelism.default": "2",
+                               **extra})
+        s.register("t", data)
+        q = s.sql(sql)
+        job = q.explain().split("== Job Graph ==")[1]
+        # on: the two aggregates' vertices feed the join FORWARD (no third shuffle)
+        assert (job.count("--HASH(") == 2) == (name == "on"), job
+        got[name] = sorted(map(repr, (tuple(r.values()) for r in q.collect().to_pylist())))
+    assert got["on"] == got["off"]
+    assert len(got["on"]) == 37

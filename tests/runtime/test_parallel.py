@@ -477,6 +477,6 @@ def test_streaming_jobs_share_one_slot_group_and_the_option_is_checked() -> None
     text = s.sql("SELECT k, COUNT(*) AS n FROM t GROUP BY k").explain()
     assert "slot-sharing" not in text
     s.execute("SET 'execution.slot-sharing' = 'SOMETIMES'")
-    with pytest.raises(SqlEngineError, match="'execution.slot-sharing' must be 'ALL' or "
-                                             "'PER_REGION', got 'SOMETIMES'"):
+    with pytest.raises(SqlEngineError, match=r"'execution\.slot-sharing' must be 'ALL' or "
+                                             r"'PER_REGION', got 'SOMETIMES'"):
         s.sql("SELECT k FROM t").collect()
