@@ -207,31 +207,19 @@ def test_two_phase_aggregation_runs_on_spark_as_one_aggregation(spark: dict[str,
     assert got["spark"] == got["native"]
 
 
-def test_a_range_partitioned_sort_is_one_order_by_on_spark() -> None:
-    import numpy as np
-    import pyarrow as pa
-
-    data = pa.table({"k": (np.arange(3000) * 7919) % 1000, "v": np.arange(3000)})
-    sql = "SELECT k, v FROM t ORDER BY k DESC, v"
-    got = {}
-    for name, opts in (("spark", {**SPARK, "parallelism.default": "2"}), ("native", NATIVE)):
-        s = sqlengine.connect(opts)
-        s.register("t", data)
-        q = s.sql(sql)
-        if name == "spark":
-            assert "RangeSample" in q.explain()
-        got[name] = [tuple(r.values()) for r in q.collect().to_pylist()]
-    assert got["spark"] == got["native"]
+ORDERED = {
+    # a range-partitioned sort is one orderBy
+    "SELECT k, v FROM t ORDER BY k DESC, v": "RangeSample",
+    # a sort dropped for an order already there keeps it
+    "SELECT k, v FROM (SELECT k, v FROM t ORDER BY k DESC, v LIMIT 50) ORDER BY k DESC":
+        "one Sort",
+    "SELECT v, k FROM (SELECT k, v FROM t ORDER BY k, v LIMIT 40) ORDER BY k LIMIT 7":
+        "one Sort",
+}
 
 
-ORDERED = [
-    "SELECT k, v FROM (SELECT k, v FROM t ORDER BY k DESC, v LIMIT 50) ORDER BY k DESC",
-    "SELECT v, k FROM (SELECT k, v FROM t ORDER BY k, v LIMIT 40) ORDER BY k LIMIT 7",
-]
-
-
-@pytest.mark.parametrize("sql", ORDERED)
-def test_a_sort_dropped_for_an_order_already_there_keeps_it_on_spark(sql: str) -> None:
+@pytest.mark.parametrize("sql", list(ORDERED))
+def test_orders_the_optimizer_rewrote_hold_on_spark(sql: str) -> None:
     import numpy as np
     import pyarrow as pa
 
@@ -242,6 +230,8 @@ def test_a_sort_dropped_for_an_order_already_there_keeps_it_on_spark(sql: str) -
         s.register("t", data)
         q = s.sql(sql)
         if name == "spark":
-            assert q.explain().split("== Job Graph ==")[1].count("Sort(") == 1
+            job = q.explain().split("== Job Graph ==")[1]
+            assert job.count("Sort(") == 1 if ORDERED[sql] == "one Sort" \
+                else ORDERED[sql] in job
         got[name] = [tuple(r.values()) for r in q.collect().to_pylist()]
     assert got["spark"] == got["native"]
