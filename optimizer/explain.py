@@ -152,8 +152,7 @@ class PassesText:
         self.previous: PhysicalNode | None = None
         self.seen_notes = 0
 
-    def __call__(self, p: object, root: PhysicalNode, ctx: object) -> None:
-        name = getattr(p, "name", type(p).__name__)
+    def __call__(self, name: str, root: PhysicalNode, ctx: object) -> None:
         notes = ctx.notes[self.seen_notes:]  # type: ignore[attr-defined]
         self.seen_notes += len(notes)
         if root is self.previous:

@@ -34,7 +34,8 @@ PHYSICAL_PASSES: tuple[PhysicalPass, ...] = (
     ReuseSubPlans(),
 )
 
-Observer = Callable[[PhysicalPass, PhysicalNode, PassContext], None]
+# (the step's name, the plan after it, the context with the notes so far)
+Observer = Callable[[str, PhysicalNode, PassContext], None]
 
 
 def to_physical(plan: LogicalPlan, options: dict[str, str] | None = None,
@@ -52,13 +53,13 @@ def to_physical(plan: LogicalPlan, options: dict[str, str] | None = None,
     create = CreateGraph()
     root = create.translate(plan, ctx)
     if observer is not None:
-        observer(create, root, ctx)
+        observer(create.name, root, ctx)
     for p in PHYSICAL_PASSES:
         if p.enabled(ctx):
             root = p.apply(root, ctx)
             if observer is not None:
-                observer(p, root, ctx)
+                observer(p.name, root, ctx)
     return root
 
 
-__all__ = ["PHYSICAL_PASSES", "PassContext", "PhysicalPass", "to_physical"]
+__all__ = ["PHYSICAL_PASSES", "Observer", "PassContext", "PhysicalPass", "to_physical"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.passes.base import PassContext, PhysicalPass
+from optimizer.passes.base import PassContext
 from optimizer.physical import (
     FORWARD,
     ChainStrategy,
@@ -19,21 +19,15 @@ from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Expr
 
 
-class CreateGraph(PhysicalPass):
+class CreateGraph:
     """Graph creation (Flink's GraphCreatingVisitor): each logical node becomes a physical
     operator, each input an exchange with the ship strategy the operator needs by itself
     (HASH on grouping and join keys, SINGLE below a global sort or limit, FORWARD otherwise),
     with the estimates of the logical node it came from. The plan-time checks of what can
-    run in this mode are made here too. Later passes only improve on this plan; it already
-    runs as it is."""
+    run in this mode are made here too. The passes after it only improve on this plan; it
+    already runs as it is, so it is the one step that cannot be turned off."""
 
     name = "create_graph"
-
-    def enabled(self, ctx: PassContext) -> bool:
-        return True
-
-    def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
-        raise TypeError("graph creation starts from a logical plan: use translate()")
 
     def translate(self, plan: N.LogicalPlan, ctx: PassContext) -> PhysicalNode:
         return _Translator(ctx).translate(plan)

@@ -11,7 +11,7 @@ import pytest
 
 import sqlengine
 from optimizer import PHYSICAL_PASSES, optimize, plan_job
-from optimizer.passes import PassContext, PhysicalPass
+from optimizer.passes import PassContext
 from optimizer.physical import PhysicalNode
 from tests.plans import plan_of
 from tests.slt import Case, read_cases, update_case
@@ -40,8 +40,8 @@ def before_and_after(pass_name: str, script: str) -> str:
     steps: dict[str, PhysicalNode] = {}
     notes: list[tuple[str, str]] = []
 
-    def observe(p: PhysicalPass, root: PhysicalNode, ctx: PassContext) -> None:
-        steps[p.name] = root
+    def observe(name: str, root: PhysicalNode, ctx: PassContext) -> None:
+        steps[name] = root
         notes[:] = ctx.notes
 
     logical = optimize(s.sql(query).logical_plan, s.options)
