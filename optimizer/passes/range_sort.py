@@ -23,16 +23,16 @@ SAMPLE_SIZE = 5000  # rows per subtask's reservoir
 
 class RangeSort(PhysicalPass):
     """An ORDER BY without fetch or offset over an insert-only input that runs in several
-    subtasks, in batch mode: every subtask samples its rows (reservoir sampling), one task
-    turns the samples into parallelism - 1 boundaries, every row is sent to the subtask of its
-    range, sorted there, and the sorted ranges are concatenated in range order. Switch:
-    'table.exec.range-sort.enabled'."""
+    subtasks (a bounded input, in batch or streaming mode): every subtask samples its rows
+    (reservoir sampling), one task turns the samples into parallelism - 1 boundaries, every
+    row is sent to the subtask of its range, sorted there, and the sorted ranges are
+    concatenated in range order. Switch: 'table.exec.range-sort.enabled'."""
 
     name = "range_sort"
     switch = "table.exec.range-sort.enabled"
 
     def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
-        if ctx.streaming or ctx.parallelism <= 1:
+        if ctx.parallelism <= 1:
             return root
         p = ctx.parallelism
 

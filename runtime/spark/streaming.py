@@ -42,10 +42,13 @@ from sqlengine.plan.expressions import Call, ColumnRef, Literal
 STREAMING_OPERATORS = {"source", "values", "filter", "project", "window_assign",
                        "window_aggregate", "session_aggregate", "group_aggregate", "union",
                        "join", "sort", "limit", "window_top_n", "sink",
-                       # (the two phases of an aggregation are one Spark aggregation)
-                       "local_aggregate", "global_aggregate"}
+                       # (the two phases of an aggregation are one Spark aggregation, a
+                       # range-partitioned sort one orderBy)
+                       "local_aggregate", "global_aggregate", "range_sample",
+                       "range_boundaries", "range_assign", "ordered_concat"}
 # Operators that may follow a deferred one (they run on static DataFrames too).
-_AFTER_DEFERRED = {"filter", "project", "window_top_n", "sort", "limit", "sink"}
+_AFTER_DEFERRED = {"filter", "project", "window_top_n", "sort", "limit", "sink",
+                   "ordered_concat"}
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
 
 

@@ -196,17 +196,17 @@ def test_plan_advice_warns_about_state_that_only_grows() -> None:
     assert "a GROUP BY over an unbounded input keeps state" in text
 
 
-@pytest.mark.parametrize("p", [2, 4])
-def test_order_by_is_range_partitioned_and_balanced_on_a_skewed_key(p: int) -> None:
+@pytest.mark.parametrize(("p", "mode"), [(2, "batch"), (4, "batch"), (2, "streaming")])
+def test_order_by_is_range_partitioned_and_balanced_on_a_skewed_key(p: int, mode: str) -> None:
     import numpy as np
 
     rng = np.random.default_rng(3)
     n = 400_000
     data = pa.table({"k": rng.zipf(1.1, n) % 1_000_000, "v": np.arange(n)})
     sql = "SELECT k, v FROM t ORDER BY k DESC NULLS LAST, v"
-    one = sqlengine.connect({"execution.runtime-mode": "batch"})
+    one = sqlengine.connect({"execution.runtime-mode": mode})
     one.register("t", data)
-    s = sqlengine.connect({"execution.runtime-mode": "batch", "parallelism.default": str(p)})
+    s = sqlengine.connect({"execution.runtime-mode": mode, "parallelism.default": str(p)})
     s.register("t", data)
     q = s.sql(sql)
     graph = q.explain().split("== Job Graph ==")[1]
@@ -216,7 +216,7 @@ def test_order_by_is_range_partitioned_and_balanced_on_a_skewed_key(p: int) -> N
     sort_vertex = next(k.split(".")[0] for k in metrics if k.endswith(".Sort"))
     sizes = [metrics[f"{sort_vertex}[{i}/{p}]"]["records_in"] for i in range(1, p + 1)]
     assert sum(sizes) == n and max(sizes) <= 1.25 * min(sizes), sizes
-    off = sqlengine.connect({"execution.runtime-mode": "batch", "parallelism.default": str(p),
+    off = sqlengine.connect({"execution.runtime-mode": mode, "parallelism.default": str(p),
                              "table.exec.range-sort.enabled": "false"})
     off.register("t", data)
     assert "RangeSample" not in off.sql(sql).explain()

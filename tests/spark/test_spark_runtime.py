@@ -218,14 +218,15 @@ ORDERED = {
 }
 
 
+@pytest.mark.parametrize("spark", [SPARK, STREAMING], ids=["batch", "streaming"])
 @pytest.mark.parametrize("sql", list(ORDERED))
-def test_orders_the_optimizer_rewrote_hold_on_spark(sql: str) -> None:
+def test_orders_the_optimizer_rewrote_hold_on_spark(sql: str, spark: dict[str, str]) -> None:
     import numpy as np
     import pyarrow as pa
 
     data = pa.table({"k": (np.arange(3000) * 7919) % 1000, "v": np.arange(3000)})
     got = {}
-    for name, opts in (("spark", {**SPARK, "parallelism.default": "2"}), ("native", NATIVE)):
+    for name, opts in (("spark", {**spark, "parallelism.default": "2"}), ("native", NATIVE)):
         s = sqlengine.connect(opts)
         s.register("t", data)
         q = s.sql(sql)
