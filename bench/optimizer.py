@@ -11,6 +11,9 @@ warm-up query):
 - aggregation: GROUP BY over 1000 groups; chosen: two phases (local pre-aggregation chained
   before the shuffle); rejected: one phase ('table.optimizer.agg-phase-strategy' =
   'ONE_PHASE'). In streaming mode the rows counted are the changelog's.
+- sort: ORDER BY over the large table; the range-partitioned sort against one sorting
+  subtask ('table.exec.range-sort.enabled' = 'false'). Not a costed choice: the rewrite is
+  made whenever the input is parallel.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ WORKLOADS = {
         "SELECT k, COUNT(*) AS n, SUM(v) AS s, AVG(v) AS a, MIN(v) AS lo, MAX(v) AS hi "
         "FROM facts GROUP BY k",
         {"table.optimizer.agg-phase-strategy": "ONE_PHASE"}),
+    # Range-partitioned sort (a rewrite, not a costed choice) against one sorting subtask.
+    "sort": (
+        "SELECT k, v, payload FROM facts ORDER BY k, v",
+        {"table.exec.range-sort.enabled": "false"}),
 }
 
 
@@ -68,7 +75,9 @@ def run_one(name: str, rows: int, forced: bool, shuffle: str) -> dict[str, objec
     out = sum(b.num_rows for b in q.stream())
     secs = round(time.perf_counter() - start, 3)
     return {"workload": name, "forced": forced, "shuffle": shuffle, "seconds": secs,
-            "rows": out, "strategy": "BROADCAST" if "--BROADCAST" in plan else
+            "rows": out, "strategy": "RANGE_SORT" if "RangeSample" in plan else
+            "ONE_SORT" if "Sort(" in plan else
+            "BROADCAST" if "--BROADCAST" in plan else
             "TWO_PHASE" if "LocalAggregate" in plan else
             "ONE_PHASE" if "GroupAggregate" in plan else "HASH"}
 
@@ -86,7 +95,8 @@ def main() -> None:
         return
     print(f"{'workload':<22} {'shuffles':<10} {'plan':<26} {'best s':>7} {'rows':>9}")
     modes = {"join large x small": ("ALL_EXCHANGES_PIPELINED", "ALL_EXCHANGES_BLOCKING"),
-             "aggregation": ("ALL_EXCHANGES_PIPELINED", "ALL_EXCHANGES_BLOCKING", "STREAMING")}
+             "aggregation": ("ALL_EXCHANGES_PIPELINED", "ALL_EXCHANGES_BLOCKING", "STREAMING"),
+             "sort": ("ALL_EXCHANGES_BLOCKING", "STREAMING")}
     for name, shuffle in [(n, m) for n in WORKLOADS for m in modes[n]]:
         best = {}
         short = shuffle.removeprefix("ALL_EXCHANGES_").lower()
