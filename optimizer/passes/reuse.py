@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from optimizer.passes.base import PassContext, PhysicalPass
 from optimizer.physical import FORWARD, OperatorSpec, PhysicalNode, transform_up, walk
 from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.expressions import ColumnRef, substitute
 
 SOURCE_SWITCH = "table.optimizer.reuse-source-enabled"
 
@@ -23,7 +25,8 @@ def _source_key(op: OperatorSpec) -> object | None:
 class ReuseSources(PhysicalPass):
     """Source reuse across projections (Flink's ScanReuser): sources of one table with the
     same pushed-down filters but different columns become one source reading the union of
-    their columns; each reader keeps its own columns by a projection above it."""
+    their columns; each reader keeps its own columns by a projection above it (merged into
+    the reader's own projection, if it has one)."""
 
     name = "reuse_sources"
     switch = SOURCE_SWITCH
@@ -43,8 +46,17 @@ class ReuseSources(PhysicalPass):
         if not merged:
             return root
         shared: dict[object, PhysicalNode] = {}
+        selections: set[int] = set()  # the column selections made here
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
+            if node.op.kind == "project" and id(node.inputs[0][0]) in selections:
+                # A projection over a selection made here reads the shared source directly.
+                (selection, _), = node.inputs
+                picked = selection.op.param("exprs")
+                exprs = tuple(substitute(e, picked)  # type: ignore[arg-type]
+                              for e in node.op.param("exprs"))  # type: ignore[attr-defined]
+                op = replace(node.op, params=(("exprs", exprs),))
+                return replace(node, op=op, inputs=selection.inputs)
             if node.op.kind != "source" or (key := _source_key(node.op)) not in merged:
                 return node
             cols = merged[key]
@@ -68,7 +80,9 @@ class ReuseSources(PhysicalPass):
                                     table_schema.fields[i].type)
                           for i in wanted)  # type: ignore[union-attr]
             op = OperatorSpec("project", node.op.schema, False, (("exprs", exprs),))
-            return PhysicalNode(op, ((source, FORWARD),), node.estimate)
+            selection = PhysicalNode(op, ((source, FORWARD),), node.estimate)
+            selections.add(id(selection))
+            return selection
 
         return transform_up(root, rewrite)
 
