@@ -62,20 +62,11 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,
     """Optimized logical plan -> physical plan -> StreamGraph -> JobGraph."""
     options = options or {}
     config = OptimizerConfig.from_options(options)
-    mode = options.get("execution.runtime-mode", "streaming").lower()
     if physical is None:
         physical = plan_physical(plan, options, tables)
     stream_graph = build_stream_graph(physical, parallelism=config.parallelism)
-    # Batch mode's shuffles are blocking by default, as Flink's ('ALL_EXCHANGES_BLOCKING'):
-    # a producer's result is complete (spilled to disk) before its consumers read it. A job
-    # that runs in one subtask per vertex has no exchanges to block.
-    key = "execution.batch-shuffle-mode"
-    shuffle = options.get(key, "ALL_EXCHANGES_BLOCKING").upper()
-    if shuffle not in ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED"):
-        msg = (f"option {key!r} must be 'ALL_EXCHANGES_BLOCKING' or "
-               f"'ALL_EXCHANGES_PIPELINED', got {shuffle!r}")
-        raise PlanError(msg)
-    blocking = mode == "batch" and shuffle == "ALL_EXCHANGES_BLOCKING" and \
+    # (a job that runs one subtask per vertex has no shuffles to block)
+    blocking = config.batch and config.blocking_shuffles and \
         any(n.parallelism > 1 for n in stream_graph.nodes)
     # Slot sharing: one group in streaming (every operator runs at once), a group per
     # pipelined region when shuffles are blocking (Flink's batch jobs).

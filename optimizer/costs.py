@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from optimizer.config import OptimizerConfig
 from optimizer.physical import Exchange, Partitioning, PhysicalNode
 
 
@@ -42,8 +43,14 @@ def _size(n: float) -> str:
 class CostModel:
     """The cost of shipping inputs along their exchanges, and of an operator's work."""
 
-    def __init__(self, parallelism: int) -> None:
+    @staticmethod
+    def for_options(options: dict[str, str]) -> CostModel:
+        config = OptimizerConfig.from_options(options)
+        return CostModel(config.parallelism, config.blocking)
+
+    def __init__(self, parallelism: int, blocking: bool = False) -> None:
         self.parallelism = parallelism
+        self.blocking = blocking  # shuffles write their results to disk first
 
     def exchange(self, child: PhysicalNode, ex: Exchange) -> Cost:
         est = child.estimate
@@ -54,11 +61,12 @@ class CostModel:
         p = self.parallelism
         if ex.partitioning is Partitioning.FORWARD:
             return Cost()
+        spill = 1.0 if self.blocking else 0.0
         if ex.partitioning is Partitioning.BROADCAST:
             # every subtask gets every row, and builds its own table of them
-            return Cost(network=data * p, cpu=rows * p)
+            return Cost(network=data * p, disk=spill * data * p, cpu=rows * p)
         # HASH / REBALANCE / RANGE / GLOBAL: every row crosses once (and is hashed)
-        return Cost(network=data, cpu=rows)
+        return Cost(network=data, disk=spill * data, cpu=rows)
 
     def exchanges(self, inputs: tuple[tuple[PhysicalNode, Exchange], ...]) -> Cost:
         total = Cost()

@@ -10,10 +10,12 @@ from optimizer.physical import Partitioning, PhysicalNode
 
 
 def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool = True,
-                       changelog: bool = False) -> str:
+                       changelog: bool = False, blocking: bool = False) -> str:
     """The physical DAG, root first, in Flink's tree style; each exchange is a line of its
-    own; a node read by several consumers is printed once and then referred to by its id."""
-    model = CostModel(int(options.get("parallelism.default", "1")))
+    own (with its exchange mode when ``blocking``: the job's shuffles write their results
+    out before they are read); a node read by several consumers is printed once and then
+    referred to by its id."""
+    model = CostModel.for_options(options)
     totals = model.total(root)
     ids: dict[int, int] = {}
     consumers: dict[int, int] = {}
@@ -55,7 +57,8 @@ def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool 
                 emit(child, child_prefix + head, child_prefix + tail)
                 continue
             keys = f"({', '.join(k.sql() for k in ex.keys)})" if ex.keys else ""
-            ship = f"Exchange({ex.partitioning.value}{keys})"
+            ship = f"Exchange({ex.partitioning.value}{keys}" + \
+                (", BLOCKING)" if blocking else ")")
             if costs:
                 ship += f" [{model.exchange(child, ex).label()}]"
             lines.append(child_prefix + head + ship)

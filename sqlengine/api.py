@@ -341,7 +341,8 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
     if "ESTIMATED_COST" in details or "CHANGELOG_MODE" in details:
         parts += ["== Optimized Physical Plan ==",
                   physical_plan_text(physical, options, costs="ESTIMATED_COST" in details,
-                                     changelog="CHANGELOG_MODE" in details), ""]
+                                     changelog="CHANGELOG_MODE" in details,
+                                     blocking=any(e.blocking for e in job.edges)), ""]
     if "PLAN_ADVICE" in details:
         advice = plan_advice(physical, options)
         parts += ["== Plan Advice ==",

@@ -32,7 +32,7 @@ class PassContext:
 
     @property
     def costs(self) -> CostModel:
-        return CostModel(self.parallelism)
+        return CostModel.for_options(self.options)
 
     def flag(self, key: str, default: bool = True) -> bool:
         """A boolean option ('true' / 'false')."""

@@ -145,7 +145,7 @@ def test_explain_estimated_cost_shows_estimates_and_costs() -> None:
                         "AS f JOIN dim AS d ON f.k = d.k", "Optimized Physical Plan", "Job Graph")
     assert "Source(facts, fields=[k]), changelogMode=[I] [rows=200,000, width=8 B" in physical
     assert "Source(dim), changelogMode=[I] [rows=500," in physical
-    assert "Exchange(BROADCAST) [network=" in physical
+    assert "Exchange(BROADCAST, BLOCKING) [network=15.5 KB, disk=15.5 KB" in physical
     assert "cumulative network=" in physical
 
 
