@@ -23,9 +23,9 @@ class InterestingProperties(PhysicalPass):
     """Requested partitioning: a HASH exchange on keys whose input is already
     hash-partitioned on a subset of them (by a join or aggregate below, carried through
     filters and projections) becomes FORWARD: no second shuffle; so do a join's two HASH
-exchanges when both sides are already partitioned on the same key. Requested ordering: a global
-    sort whose input already comes ordered by its keys (a prefix of the input's order) is
-    dropped, or becomes a plain LIMIT when it has a fetch or offset."""
+    exchanges when both sides are already partitioned on the same key. Requested ordering: a
+    global sort whose input already comes ordered by its keys (a prefix of the input's order)
+    is dropped, or becomes a plain LIMIT when it has a fetch or offset."""
 
     name = "interesting_properties"
 

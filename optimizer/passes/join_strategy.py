@@ -9,7 +9,6 @@ from optimizer.passes.base import PassContext, PhysicalPass
 from optimizer.physical import (
     FORWARD,
     Exchange,
-    OperatorSpec,
     Partitioning,
     PhysicalNode,
     parse_size,
@@ -50,8 +49,8 @@ class JoinStrategy(PhysicalPass):
             build = _build_side(inputs)
             op = node.op
             if build != op.param("build_side"):
-                params = tuple((k, build if k == "build_side" else v) for k, v in op.params)
-                op = OperatorSpec(op.kind, op.schema, op.updating, params, op.chain_strategy)
+                op = replace(op, params=tuple((k, build if k == "build_side" else v)
+                                              for k, v in op.params))
             if inputs is node.inputs and op is node.op:
                 return node
             return replace(node, op=op, inputs=inputs)
