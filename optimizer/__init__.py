@@ -68,10 +68,11 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,
     # (a job that runs one subtask per vertex has no shuffles to block)
     blocking = config.batch and config.blocking_shuffles and \
         any(n.parallelism > 1 for n in stream_graph.nodes)
-    # Slot sharing: one group in streaming (every operator runs at once), a group per
-    # pipelined region when shuffles are blocking (Flink's batch jobs).
+    # Slot sharing: one group by default; a group per pipelined region on request (Flink's
+    # batch jobs, where it lets regions take turns on few slots; here every slot is a
+    # process of its own, and measured no lighter: bench/optimizer's note in ARCHITECTURE).
     key = "execution.slot-sharing"
-    sharing = options.get(key, "PER_REGION" if blocking else "ALL").upper()
+    sharing = options.get(key, "ALL").upper()
     if sharing not in ("ALL", "PER_REGION"):
         msg = f"option {key!r} must be 'ALL' or 'PER_REGION', got {options[key]!r}"
         raise PlanError(msg)
