@@ -125,7 +125,7 @@ def plan_advice(root: PhysicalNode, options: dict[str, str]) -> list[str]:
                 f"[WARNING] {node.op.label()}: a regular join over an unbounded input keeps "
                 "every row of both sides for ever; set 'table.exec.state.ttl' if old rows may "
                 "be dropped, or use an interval or window join")
-        if streaming and unbounded and kind == "group_aggregate":
+        if streaming and unbounded and kind in ("group_aggregate", "global_aggregate"):
             advice.append(
                 f"[WARNING] {node.op.label()}: a GROUP BY over an unbounded input keeps state "
                 "for every key for ever (state TTL covers regular joins only so far); use a "

@@ -194,6 +194,10 @@ def test_plan_advice_warns_about_state_that_only_grows() -> None:
     assert "No available advice." in s.execute(join)[-1].message
     text = s.execute("EXPLAIN PLAN_ADVICE SELECT k, COUNT(*) FROM g GROUP BY k")[-1].message
     assert "a GROUP BY over an unbounded input keeps state" in text
+    # (in two phases too: the global phase keeps the state)
+    s.execute("SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'")
+    text = s.execute("EXPLAIN PLAN_ADVICE SELECT k, COUNT(*) FROM g GROUP BY k")[-1].message
+    assert "GlobalAggregate(keys=[k], aggs=[count(*)]): a GROUP BY over an unbounded" in text
 
 
 @pytest.mark.parametrize(("p", "mode"), [(2, "batch"), (4, "batch"), (2, "streaming")])
