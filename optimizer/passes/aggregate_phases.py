@@ -62,27 +62,25 @@ class AggregatePhases(PhysicalPass):
         return transform_up(root, rewrite)
 
 
+MERGEABLE = ("count_star", "count", "sum", "avg", "min", "max")
+
+
 def partial_fields(keys: tuple[object, ...], aggs: tuple[AggCall, ...]
                    ) -> list[N.Field] | None:
-    """The local aggregate's output: the keys, then each aggregate's partial columns (None
-    when an aggregate's partial results do not merge)."""
-    from runtime.operators.partials import sum_type
+    """The local aggregate's output, in the layout of runtime/operators/partials.py (which
+    both global phases read): the keys k0.., then each aggregate's partial columns (None when
+    an aggregate's partial results do not merge)."""
+    from runtime.operators.partials import Partials, sum_type
 
+    if any(a.distinct or a.func not in MERGEABLE for a in aggs):
+        return None
     fields = [N.Field(f"k{i}", k.dtype) for i, k in enumerate(keys)]  # type: ignore[attr-defined]
-    for j, a in enumerate(aggs):
+    for column, _ in Partials((), aggs).specs:
+        a = aggs[int(column[1:])]
         arg = a.args[0].dtype if a.args else None
-        if a.distinct:
-            return None
-        if a.func == "count_star":
-            fields.append(N.Field(f"c{j}", pa.int64()))
-        elif a.func == "count":
-            fields.append(N.Field(f"n{j}", pa.int64()))
-        elif a.func in ("sum", "avg"):
-            fields += [N.Field(f"s{j}", sum_type(arg)), N.Field(f"n{j}", pa.int64())]
-        elif a.func in ("min", "max"):
-            fields.append(N.Field(f"m{j}", arg))
-        else:
-            return None
+        kind = {"c": pa.int64(), "n": pa.int64(), "s": sum_type(arg) if arg else None,
+                "m": arg}[column[0]]
+        fields.append(N.Field(column, kind))
     return fields
 
 
