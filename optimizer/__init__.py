@@ -5,20 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from optimizer.chaining import build_job_graph
-from optimizer.config import OptimizerConfig
-from optimizer.driver import Optimizer
-from optimizer.jobgraph import JobGraph
-from optimizer.passes import PHYSICAL_PASSES, Observer, to_physical
-from optimizer.physical import PhysicalNode
-from optimizer.rule import OptimizerRule, RuleContext
-from optimizer.rules.fold_constants import FoldConstants
-from optimizer.rules.limit_ranks import LimitRanks
-from optimizer.rules.merge_projections import MergeProjections
-from optimizer.rules.merge_unions import MergeUnions
-from optimizer.rules.prune_projections import PruneProjections
-from optimizer.rules.push_down_filters import PushDownFilters
-from optimizer.streamgraph import build_stream_graph
+from sqlengine.optimizer.chaining import build_job_graph
+from sqlengine.optimizer.config import OptimizerConfig
+from sqlengine.optimizer.driver import Optimizer
+from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.optimizer.passes import PHYSICAL_PASSES, Observer, to_physical
+from sqlengine.optimizer.physical import PhysicalNode
+from sqlengine.optimizer.rule import OptimizerRule, RuleContext
+from sqlengine.optimizer.rules.fold_constants import FoldConstants
+from sqlengine.optimizer.rules.limit_ranks import LimitRanks
+from sqlengine.optimizer.rules.merge_projections import MergeProjections
+from sqlengine.optimizer.rules.merge_unions import MergeUnions
+from sqlengine.optimizer.rules.prune_projections import PruneProjections
+from sqlengine.optimizer.rules.push_down_filters import PushDownFilters
+from sqlengine.optimizer.streamgraph import build_stream_graph
+
 from sqlengine.errors import PlanError
 from sqlengine.plan.nodes import LogicalPlan
 

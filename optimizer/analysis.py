@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from optimizer.visitor import accept
+from sqlengine.optimizer.visitor import accept
+
 from sqlengine.plan.nodes import LogicalPlan, Scan
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from optimizer.physical import ChainStrategy, Partitioning
-from optimizer.streamgraph import StreamEdge, StreamGraph
+from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
+from sqlengine.optimizer.physical import ChainStrategy, Partitioning
+from sqlengine.optimizer.streamgraph import StreamEdge, StreamGraph
 
 
 def is_chainable(edge: StreamEdge, graph: StreamGraph, chaining_enabled: bool = True) -> bool:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from optimizer.config import OptimizerConfig
-from optimizer.physical import Exchange, Partitioning, PhysicalNode
+from sqlengine.optimizer.config import OptimizerConfig
+from sqlengine.optimizer.physical import Exchange, Partitioning, PhysicalNode
 
 
 @dataclass(frozen=True, slots=True)

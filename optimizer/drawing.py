@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from optimizer.jobgraph import JobGraph, JobVertex
+from sqlengine.optimizer.jobgraph import JobGraph, JobVertex
 
 
 def _lines(v: JobVertex) -> list[str]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from optimizer.rule import OptimizerRule, RuleContext
+from sqlengine.optimizer.rule import OptimizerRule, RuleContext
+
 from sqlengine.errors import InternalError
 from sqlengine.plan.nodes import LogicalPlan
 

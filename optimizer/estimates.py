@@ -259,7 +259,7 @@ def _table_stats(table: pa.Table) -> Estimate:
 
 
 def _file_stats(src: N.SourceSpec, schema: N.Schema) -> Estimate | None:
-    from runtime.connectors.filesystem import list_files
+    from sqlengine.runtime.connectors.filesystem import list_files
 
     try:
         files = list_files(src.option("path") or "", src.table)

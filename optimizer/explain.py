@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from optimizer.costs import CostModel
-from optimizer.jobgraph import JobGraph
-from optimizer.physical import Partitioning, PhysicalNode
+from sqlengine.optimizer.costs import CostModel
+from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.optimizer.physical import Partitioning, PhysicalNode
 
 
 def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool = True,
@@ -106,7 +106,7 @@ def job_graph_json(job: JobGraph) -> str:
 
 def plan_advice(root: PhysicalNode, options: dict[str, str]) -> list[str]:
     """Flink-style PLAN_ADVICE: warnings and hints about the physical plan."""
-    from optimizer.analysis import unbounded_physical
+    from sqlengine.optimizer.analysis import unbounded_physical
 
     advice: list[str] = []
     streaming = options.get("execution.runtime-mode", "streaming").lower() == "streaming"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from optimizer.physical import OperatorSpec, Partitioning
+from sqlengine.optimizer.physical import OperatorSpec, Partitioning
+
 from sqlengine.plan.expressions import Expr
 
 

@@ -4,7 +4,8 @@ interesting-properties pass compares them with what a consumer requests."""
 
 from __future__ import annotations
 
-from optimizer.physical import Partitioning, PhysicalNode
+from sqlengine.optimizer.physical import Partitioning, PhysicalNode
+
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import SortKey
 
@@ -111,7 +112,7 @@ def runs_in_one_subtask(node: PhysicalNode) -> bool:
     """Whether ``node`` runs in one subtask whatever the default parallelism (a non-parallel
     source, VALUES, what follows a SINGLE exchange or only such operators by FORWARD): the
     parallelism the StreamGraph will give it."""
-    from optimizer.streamgraph import StreamNode, operator_parallelism
+    from sqlengine.optimizer.streamgraph import StreamNode, operator_parallelism
 
     memo: dict[int, int] = {}
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from optimizer.physical import OperatorSpec, Partitioning, PhysicalNode
+from sqlengine.optimizer.physical import OperatorSpec, Partitioning, PhysicalNode
+
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
 

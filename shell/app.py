@@ -9,10 +9,11 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from sqlengine.shell.config import ShellConfig, load_config
+from sqlengine.shell.formatting import render_table
+from sqlengine.shell.results import show_changelog, show_table, show_tableau
+
 import sqlengine
-from shell.config import ShellConfig, load_config
-from shell.formatting import render_table
-from shell.results import show_changelog, show_table, show_tableau
 from sqlengine.errors import SqlEngineError
 
 HELP = """Statements end with ';' and may span lines. Besides SQL:
@@ -176,9 +177,8 @@ class Shell:
         from prompt_toolkit.lexers import PygmentsLexer
         from prompt_toolkit.styles import style_from_pygments_cls
         from pygments.styles import get_style_by_name
-
-        from shell.completer import SqlCompleter
-        from shell.lexer import FlinkSqlLexer
+        from sqlengine.shell.completer import SqlCompleter
+        from sqlengine.shell.lexer import FlinkSqlLexer
 
         kb = KeyBindings()
 

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import click
+from sqlengine.shell.formatting import render, render_error
 
 import sqlengine
-from shell.formatting import render, render_error
 from sqlengine.errors import SqlEngineError
 
 
@@ -58,8 +58,8 @@ def main(ctx: click.Context) -> None:
               help="A shell configuration file (default ~/.config/sqlengine/config).")
 def shell(defines: tuple[str, ...], config_path: str | None) -> None:
     """The interactive SQL shell (statements piped into stdin run in order)."""
-    from shell.app import Shell, run_piped
-    from shell.config import load_config
+    from sqlengine.shell.app import Shell, run_piped
+    from sqlengine.shell.config import load_config
 
     session = _session(defines)
     if not sys.stdin.isatty():
@@ -236,7 +236,7 @@ def _show(result: sqlengine.api.Result, fmt: str, err: object, out: object,
 
 
 def _bounded(q: sqlengine.Query) -> bool:
-    from optimizer.analysis import is_bounded
+    from sqlengine.optimizer.analysis import is_bounded
 
     return is_bounded(q.logical_plan)
 
@@ -250,7 +250,8 @@ def _bounded(q: sqlengine.Query) -> bool:
               "other program)")
 def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
     """Print the plans of every query and INSERT in FILE (other statements run)."""
-    from optimizer.drawing import FORMATS
+    from sqlengine.optimizer.drawing import FORMATS
+
     from sqlengine import statements as S
     from sqlengine.parser import parse_statement, split_script
 

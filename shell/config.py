@@ -47,7 +47,8 @@ def _parse(text: str, cfg: ShellConfig, source: str) -> None:
 def load_config(path: str | None = None) -> ShellConfig:
     """Defaults, then the file at ``path`` (or $SQLENGINE_CONFIG, or the user's config)."""
     cfg = ShellConfig()
-    _parse(resources.files("shell").joinpath("sqlenginerc").read_text(), cfg, "sqlenginerc")
+    defaults = resources.files("sqlengine.shell").joinpath("sqlenginerc").read_text()
+    _parse(defaults, cfg, "sqlenginerc")
     user = path or os.environ.get("SQLENGINE_CONFIG") or \
         str(Path("~/.config/sqlengine/config").expanduser())
     p = Path(user).expanduser()

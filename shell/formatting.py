@@ -6,8 +6,8 @@ import json
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.runtime.cast import cast_array
 
-from runtime.cast import cast_array
 from sqlengine import types as T
 from sqlengine.errors import SqlEngineError
 
@@ -47,7 +47,7 @@ def render_table(table: pa.Table, null: str = "NULL") -> str:
 
 def render_csv(table: pa.Table, header: bool = True, null: str = "") -> str:
     """CSV with a header row; NULL is an empty field; quotes only where needed."""
-    from runtime.connectors.filesystem import csv_text
+    from sqlengine.runtime.connectors.filesystem import csv_text
 
     cols = [pa.array(_text(table.column(i), "\0"), pa.string()) for i in
             range(table.num_columns)]

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 import pyarrow as pa
-
-from shell.formatting import _text
+from sqlengine.shell.formatting import _text
 
 _MAX_WIDTH = 40
 

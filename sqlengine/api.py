@@ -29,7 +29,7 @@ from sqlengine.errors import (
 from sqlengine.parser import parse_query, parse_statement, split_script
 
 if TYPE_CHECKING:
-    from optimizer.jobgraph import JobGraph
+    from sqlengine.optimizer.jobgraph import JobGraph
     from sqlengine.plan.nodes import LogicalPlan
 
 _BOOL_OPTIONS = ("pipeline.operator-chaining", "table.optimizer.enabled")
@@ -97,8 +97,8 @@ class Session:
         (as the tests' TestStream does). An iterator may yield None for "no data yet"; with
         ``idle_timeout`` (a duration such as ``'100 ms'``) it is marked idle after that long
         without data, so it stops holding back the watermark of what it feeds."""
-        from runtime.connectors.memory import MemoryData
         from sqlengine.plan.nodes import Field, Schema
+        from sqlengine.runtime.connectors.memory import MemoryData
 
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
@@ -147,7 +147,7 @@ class Session:
         schema = Schema(tuple(fields))
         options: tuple[tuple[str, str], ...] = (("connector", "memory"),)
         if idle_timeout is not None:
-            from optimizer.physical import parse_duration
+            from sqlengine.options import parse_duration
 
             parse_duration(idle_timeout, "idle_timeout")
             options += (("scan.watermark.idle-timeout", idle_timeout),)
@@ -308,7 +308,7 @@ class Session:
         return out
 
     def job_graph(self, plan: LogicalPlan) -> JobGraph:
-        from optimizer import optimize, plan_job
+        from sqlengine.optimizer import optimize, plan_job
 
         return plan_job(optimize(plan, self.options), self.options, self.memory_tables())
 
@@ -319,8 +319,13 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
     """EXPLAIN text: the bound plan, the optimized plan, the physical plan (with estimates and
     costs for ESTIMATED_COST, changelog modes for CHANGELOG_MODE) and the JobGraph with its
     chains; JSON_EXECUTION_PLAN adds the JobGraph as JSON."""
-    from optimizer import optimize, plan_job, plan_physical
-    from optimizer.explain import PassesText, job_graph_json, physical_plan_text, plan_advice
+    from sqlengine.optimizer import optimize, plan_job, plan_physical
+    from sqlengine.optimizer.explain import (
+        PassesText,
+        job_graph_json,
+        physical_plan_text,
+        plan_advice,
+    )
     from sqlengine.plan.display import display_indent
 
     steps: list[str] = []
@@ -352,13 +357,13 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
     if "JSON_EXECUTION_PLAN" in details:
         parts += ["", "== Physical Execution Plan ==", job_graph_json(job)]
     if options.get("execution.target") == "spark" and tables is not None:
-        from optimizer import plan_job as _plan
-        from runtime.spark.translate import SparkJob
+        from sqlengine.optimizer import plan_job as _plan
         from sqlengine.plan.nodes import Sink, SinkSpec
+        from sqlengine.runtime.spark.translate import SparkJob
 
         if not isinstance(optimized, Sink):
             optimized = Sink(optimized, SinkSpec("collect", "collect", (), optimized.schema))
-        from runtime.spark.streaming import SparkStreamingJob
+        from sqlengine.runtime.spark.streaming import SparkStreamingJob
 
         job = SparkJob if options.get("execution.runtime-mode") == "batch" \
             else SparkStreamingJob
@@ -371,7 +376,7 @@ class JobRun:
     """Plan a logical plan into a JobGraph and run it on the native runtime."""
 
     def __init__(self, session: Session, plan: LogicalPlan) -> None:
-        from runtime.native.executor import Executor
+        from sqlengine.runtime.native.executor import Executor
 
         self.graph = session.job_graph(plan)
         tables = {}
@@ -380,15 +385,15 @@ class JobRun:
             if t is not None and t.data is not None:
                 tables[name.lower()] = t.data
         if session.options.get("execution.target", "native") == "spark":
-            from runtime.spark.streaming import SparkStreamingJob
-            from runtime.spark.translate import SparkJob
+            from sqlengine.runtime.spark.streaming import SparkStreamingJob
+            from sqlengine.runtime.spark.translate import SparkJob
 
             batch = session.options.get("execution.runtime-mode") == "batch"
             job = SparkJob if batch else SparkStreamingJob
             self.executor: Any = job(self.graph, dict(session.options), tables)
         else:
             if any(v.parallelism > 1 for v in self.graph.vertices):
-                from runtime.native.parallel import ParallelExecutor
+                from sqlengine.runtime.native.parallel import ParallelExecutor
 
                 self.executor = ParallelExecutor(self.graph, dict(session.options), tables)
             else:  # one subtask per vertex: the single-threaded push executor
@@ -457,8 +462,8 @@ class Query:
             PlanError: the query reads an unbounded source (use ``stream()``).
             ExecutionError: a runtime failure, naming the operator.
         """
-        from optimizer.analysis import unbounded_sources
-        from runtime.changelog import apply_changelog
+        from sqlengine.optimizer.analysis import unbounded_sources
+        from sqlengine.runtime.changelog import apply_changelog
 
         job = self._job()  # plan first: plan-time errors are the more precise ones
         unbounded = unbounded_sources(self.logical_plan)
@@ -488,7 +493,7 @@ class Query:
     def stream(self) -> Iterator[pa.RecordBatch]:
         """Yield batches as they are produced, each with a leading ``op`` column holding the
         row kind (+I, -U, +U, -D). Closing the iterator cancels the query."""
-        from runtime.elements import ROWKIND, ROWKIND_NAMES, data_part, has_rowkind
+        from sqlengine.runtime.elements import ROWKIND, ROWKIND_NAMES, data_part, has_rowkind
 
         job = self._job()
         self._run = job

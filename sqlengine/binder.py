@@ -134,7 +134,7 @@ class Binder:
         return self._order_limit(node, rel, ctes)
 
     def values(self, node: exp.Values) -> Relation:
-        from optimizer.rules.fold_constants import fold_expr
+        from sqlengine.optimizer.rules.fold_constants import fold_expr
 
         rows = []
         for tup in node.expressions:

@@ -181,7 +181,7 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
     projected = Project(plan, tuple(exprs), tuple(f.name for f in target))
     options = table.options + ((("$overwrite", "true"),) if stmt.overwrite else ())
     if table.connector == "filesystem":
-        from runtime.connectors.filesystem import sink_path_ok
+        from sqlengine.runtime.connectors.filesystem import sink_path_ok
 
         sink_path_ok(dict(table.options))
     return Sink(projected, SinkSpec(table.name, table.connector, options, Schema(target)))

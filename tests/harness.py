@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
-
-from runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
-from runtime.operators.base import Operator, OperatorContext
+from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
+from sqlengine.runtime.operators.base import Operator, OperatorContext
 
 
 class OperatorHarness:
@@ -65,19 +64,19 @@ class TestStream:
         return self
 
     def advance_watermark_to(self, ms: int) -> TestStream:
-        from runtime.elements import Watermark
+        from sqlengine.runtime.elements import Watermark
 
         self.elements.append(Watermark(ms))
         return self
 
     def mark_idle(self) -> TestStream:
-        from runtime.elements import WatermarkStatus
+        from sqlengine.runtime.elements import WatermarkStatus
 
         self.elements.append(WatermarkStatus(True))
         return self
 
     def advance_watermark_to_infinity(self) -> TestStream:
-        from runtime.elements import MAX_WATERMARK
+        from sqlengine.runtime.elements import MAX_WATERMARK
 
         self.elements.append(MAX_WATERMARK)
         return self

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlengine.shell.formatting import render_csv
 
 import sqlengine
-from shell.formatting import render_csv
 from sqlengine.errors import SqlEngineError
 
 ROOT = Path(__file__).resolve().parent.parent

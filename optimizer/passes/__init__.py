@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from optimizer.estimates import Estimator
-from optimizer.passes.aggregate_phases import AggregatePhases
-from optimizer.passes.base import PassContext, PhysicalPass
-from optimizer.passes.create_graph import CreateGraph
-from optimizer.passes.interesting_properties import InterestingProperties
-from optimizer.passes.join_strategy import JoinStrategy
-from optimizer.passes.range_sort import RangeSort
-from optimizer.passes.reuse import ReuseSources, ReuseSubPlans
-from optimizer.passes.shuffle_before_windowing import ShuffleBeforeWindowing
-from optimizer.physical import PhysicalNode
+from sqlengine.optimizer.estimates import Estimator
+from sqlengine.optimizer.passes.aggregate_phases import AggregatePhases
+from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
+from sqlengine.optimizer.passes.create_graph import CreateGraph
+from sqlengine.optimizer.passes.interesting_properties import InterestingProperties
+from sqlengine.optimizer.passes.join_strategy import JoinStrategy
+from sqlengine.optimizer.passes.range_sort import RangeSort
+from sqlengine.optimizer.passes.reuse import ReuseSources, ReuseSubPlans
+from sqlengine.optimizer.passes.shuffle_before_windowing import ShuffleBeforeWindowing
+from sqlengine.optimizer.physical import PhysicalNode
+
 from sqlengine.plan.nodes import LogicalPlan
 
 PHYSICAL_PASSES: tuple[PhysicalPass, ...] = (

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pyarrow as pa
-
-from optimizer.estimates import Estimate, type_width
-from optimizer.passes.base import PassContext, PhysicalPass
-from optimizer.physical import (
+from sqlengine.optimizer.estimates import Estimate, type_width
+from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
+from sqlengine.optimizer.physical import (
     FORWARD,
     Exchange,
     OperatorSpec,
@@ -17,6 +16,7 @@ from optimizer.physical import (
     PhysicalNode,
     transform_up,
 )
+
 from sqlengine.errors import PlanError
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import AggCall, ColumnRef
@@ -70,7 +70,7 @@ def partial_fields(keys: tuple[object, ...], aggs: tuple[AggCall, ...]
     """The local aggregate's output, in the layout of runtime/operators/partials.py (which
     both global phases read): the keys k0.., then each aggregate's partial columns (None when
     an aggregate's partial results do not merge)."""
-    from runtime.operators.partials import Partials, sum_type
+    from sqlengine.runtime.operators.partials import Partials, sum_type
 
     if any(a.distinct or a.func not in MERGEABLE for a in aggs):
         return None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from optimizer.costs import CostModel
-from optimizer.estimates import Estimator
-from optimizer.physical import PhysicalNode
+from sqlengine.optimizer.costs import CostModel
+from sqlengine.optimizer.estimates import Estimator
+from sqlengine.optimizer.physical import PhysicalNode
 
 
 @dataclass

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.passes.base import PassContext
-from optimizer.physical import (
+from sqlengine.optimizer.passes.base import PassContext
+from sqlengine.optimizer.physical import (
     FORWARD,
     ChainStrategy,
     Exchange,
     OperatorSpec,
     Partitioning,
     PhysicalNode,
-    parse_duration,
 )
+
 from sqlengine.errors import NotSupportedError, PlanError
+from sqlengine.options import parse_duration
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Expr
 
@@ -276,7 +277,7 @@ class _Translator:
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
         if not self.streaming:
             return
-        from optimizer.analysis import unbounded_sources
+        from sqlengine.optimizer.analysis import unbounded_sources
 
         unbounded = unbounded_sources(plan)
         if unbounded:

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.passes.base import PassContext, PhysicalPass
-from optimizer.physical import FORWARD, OperatorSpec, Partitioning, PhysicalNode, transform_up
-from optimizer.properties import (
+from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
+from sqlengine.optimizer.physical import (
+    FORWARD,
+    OperatorSpec,
+    Partitioning,
+    PhysicalNode,
+    transform_up,
+)
+from sqlengine.optimizer.properties import (
     already_partitioned,
     co_partitioned,
     keys_text,

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.passes.base import PassContext, PhysicalPass
-from optimizer.physical import (
+from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
+from sqlengine.optimizer.physical import (
     FORWARD,
     Exchange,
     Partitioning,
     PhysicalNode,
-    parse_size,
     transform_up,
 )
-from optimizer.properties import co_partitioned
+from sqlengine.optimizer.properties import co_partitioned
+
+from sqlengine.options import parse_size
 
 Inputs = tuple[tuple[PhysicalNode, Exchange], ...]
 

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import pyarrow as pa
-
-from optimizer.passes.base import PassContext, PhysicalPass
-from optimizer.physical import (
+from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
+from sqlengine.optimizer.physical import (
     FORWARD,
     Exchange,
     OperatorSpec,
@@ -14,7 +13,8 @@ from optimizer.physical import (
     PhysicalNode,
     transform_up,
 )
-from optimizer.properties import runs_in_one_subtask
+from sqlengine.optimizer.properties import runs_in_one_subtask
+
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.passes.base import PassContext, PhysicalPass
-from optimizer.physical import FORWARD, OperatorSpec, PhysicalNode, transform_up, walk
+from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
+from sqlengine.optimizer.physical import FORWARD, OperatorSpec, PhysicalNode, transform_up, walk
+
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, substitute
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.passes.base import PassContext, PhysicalPass
-from optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode, transform_up
+from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
+from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode, transform_up
+
 from sqlengine.plan.expressions import ColumnRef, Expr
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pyarrow as pa
+from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 
-from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 from sqlengine.errors import SqlEngineError
 from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Filter, LogicalPlan
@@ -58,7 +58,7 @@ def fold_expr(e: Expr) -> Expr:
         return e  # its value depends on when it runs
     if isinstance(e, Cast) and isinstance(e.arg, Literal) and e.arg.value is None:
         return Literal(None, e.type)
-    from runtime.evaluate import evaluate
+    from sqlengine.runtime.evaluate import evaluate
 
     try:
         value = evaluate(e, pa.record_batch([pa.array([0])], names=["_"]))[0].as_py()

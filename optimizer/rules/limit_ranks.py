@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+
 from sqlengine.plan.expressions import Call, ColumnRef, Expr, Literal, conjunction, conjuncts
 from sqlengine.plan.nodes import Filter, LogicalPlan, Rank
 from sqlengine.plan.tree import Transformed

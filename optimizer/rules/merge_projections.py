@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+
 from sqlengine.plan.expressions import ColumnRef, Literal, substitute
 from sqlengine.plan.nodes import LogicalPlan, Project
 from sqlengine.plan.tree import Transformed

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+
 from sqlengine.plan.nodes import LogicalPlan, Union
 from sqlengine.plan.tree import Transformed
 

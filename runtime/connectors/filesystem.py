@@ -16,8 +16,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
+from sqlengine.runtime.cast import _VALID, _kind, cast_array
 
-from runtime.cast import _VALID, _kind, cast_array
 from sqlengine import types as T
 from sqlengine.errors import ConnectorError, ExecutionError
 

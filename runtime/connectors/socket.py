@@ -18,8 +18,8 @@ import time
 from collections.abc import Iterator
 
 import pyarrow as pa
+from sqlengine.runtime.connectors.filesystem import ReadStats, _read_csv, _read_json
 
-from runtime.connectors.filesystem import ReadStats, _read_csv, _read_json
 from sqlengine.errors import ConnectorError
 
 _WAIT = 0.05  # seconds a read waits for data before yielding None
@@ -45,7 +45,7 @@ class SocketReader:
             msg = (f"table {table!r}: option 'socket.max-retries' must be an integer >= -1 "
                    f"(-1: retry for ever), got {text!r}")
             raise ConnectorError(msg) from None
-        from optimizer.physical import parse_duration
+        from sqlengine.options import parse_duration
 
         key = "socket.retry-delay"
         self.delay = parse_duration(options.get(key, "500 ms"), key) / 1000.0

@@ -6,8 +6,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
-
-from runtime.elements import (
+from sqlengine.runtime.elements import (
     MIN_WATERMARK,
     ROWKIND,
     Watermark,
@@ -16,7 +15,8 @@ from runtime.elements import (
     row_watermarks,
     with_meta,
 )
-from runtime.operators.base import Operator, OperatorContext, OperatorMetrics
+from sqlengine.runtime.operators.base import Operator, OperatorContext, OperatorMetrics
+
 from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
 
 Output = Callable[[pa.RecordBatch], None]

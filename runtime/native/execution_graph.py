@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from optimizer.physical import Partitioning
+from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
+from sqlengine.optimizer.physical import Partitioning
 
 
 class DistributionPattern(Enum):

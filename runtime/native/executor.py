@@ -12,14 +12,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-
-from optimizer.jobgraph import JobGraph
-from runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
-from runtime.native.chain import ChainedTask
-from runtime.native.factory import build_operator
-from runtime.native.source_driver import SourceDriver
-from runtime.operators.sink import CollectSink
-from runtime.operators.source import SourceOperator
+from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
+from sqlengine.runtime.native.chain import ChainedTask
+from sqlengine.runtime.native.factory import build_operator
+from sqlengine.runtime.native.source_driver import SourceDriver
+from sqlengine.runtime.operators.sink import CollectSink
+from sqlengine.runtime.operators.source import SourceOperator
 
 
 @dataclass

@@ -3,32 +3,32 @@
 from __future__ import annotations
 
 import pyarrow as pa
-
-from optimizer.physical import OperatorSpec
-from runtime.elements import data_part
-from runtime.operators.aggregate import GroupAggregateOperator
-from runtime.operators.base import Operator
-from runtime.operators.interval_join import IntervalJoinOperator
-from runtime.operators.join import JoinOperator
-from runtime.operators.over import OverAggregateOperator
-from runtime.operators.range_sort import (
+from sqlengine.optimizer.physical import OperatorSpec
+from sqlengine.runtime.elements import data_part
+from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
+from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
+from sqlengine.runtime.operators.join import JoinOperator
+from sqlengine.runtime.operators.over import OverAggregateOperator
+from sqlengine.runtime.operators.range_sort import (
     OrderedConcatOperator,
     RangeAssignOperator,
     RangeBoundariesOperator,
     RangeSampleOperator,
 )
-from runtime.operators.rank import TopNOperator, WindowTopNOperator
-from runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
-from runtime.operators.sort import LimitOperator, SortOperator
-from runtime.operators.source import SourceOperator
-from runtime.operators.stateless import FilterOperator, ProjectOperator, UnionOperator
-from runtime.operators.two_phase import GlobalAggregateOperator, LocalAggregateOperator
-from runtime.operators.window import (
+from sqlengine.runtime.operators.rank import TopNOperator, WindowTopNOperator
+from sqlengine.runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
+from sqlengine.runtime.operators.sort import LimitOperator, SortOperator
+from sqlengine.runtime.operators.source import SourceOperator
+from sqlengine.runtime.operators.stateless import FilterOperator, ProjectOperator, UnionOperator
+from sqlengine.runtime.operators.two_phase import GlobalAggregateOperator, LocalAggregateOperator
+from sqlengine.runtime.operators.window import (
     SessionAggregateOperator,
     WindowAggregateOperator,
     WindowAssignOperator,
 )
-from runtime.operators.window_join import WindowJoinOperator
+from sqlengine.runtime.operators.window_join import WindowJoinOperator
+
 from sqlengine.errors import NotSupportedError
 
 
@@ -79,7 +79,7 @@ class FileSink(Operator):
 
     def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
                  overwrite: bool) -> None:
-        from runtime.connectors.filesystem import FileWriter
+        from sqlengine.runtime.connectors.filesystem import FileWriter
 
         self.writer = FileWriter(table, options, schema, overwrite)
         self.schema = schema

@@ -28,18 +28,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyarrow as pa
-
-from optimizer.jobgraph import JobGraph
-from runtime.native.chain import ChainedTask
-from runtime.native.execution_graph import (
+from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.runtime.native.chain import ChainedTask
+from sqlengine.runtime.native.execution_graph import (
     DistributionPattern,
     ExecutionGraph,
     ExecutionVertex,
     build_execution_graph,
 )
-from runtime.native.executor import JobResult, watermark_lag
-from runtime.native.factory import build_operator
-from runtime.native.network import (
+from sqlengine.runtime.native.executor import JobResult, watermark_lag
+from sqlengine.runtime.native.factory import build_operator
+from sqlengine.runtime.native.network import (
     BlockingWriter,
     Cancelled,
     InputGate,
@@ -50,9 +49,10 @@ from runtime.native.network import (
     RemoteGate,
     decode_batch,
 )
-from runtime.native.partitioner import ForwardPartitioner, partitioner
-from runtime.native.task import Task, TaskState
-from runtime.operators.source import SourceOperator
+from sqlengine.runtime.native.partitioner import ForwardPartitioner, partitioner
+from sqlengine.runtime.native.task import Task, TaskState
+from sqlengine.runtime.operators.source import SourceOperator
+
 from sqlengine import errors
 from sqlengine.errors import ExecutionError, PlanError, SqlEngineError
 
@@ -94,7 +94,7 @@ class ParallelExecutor:
                                            "2"))
         self.floating = int(options.get(
             "taskmanager.network.memory.floating-buffers-per-gate", "8"))
-        from optimizer.physical import parse_duration
+        from sqlengine.options import parse_duration
 
         self.batch_rows = int(options.get("execution.exchange.batch-rows", "32768"))
         key = "execution.buffer-timeout"

@@ -15,10 +15,10 @@ import itertools
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.optimizer.physical import Partitioning
+from sqlengine.runtime.elements import data_part
+from sqlengine.runtime.evaluate import evaluate
 
-from optimizer.physical import Partitioning
-from runtime.elements import data_part
-from runtime.evaluate import evaluate
 from sqlengine.plan.expressions import Expr
 
 MAX_PARALLELISM = 128  # Flink's default number of key groups

@@ -12,11 +12,10 @@ from enum import Enum
 from typing import Any
 
 import pyarrow as pa
-
-from runtime.elements import MAX_WATERMARK, Watermark
-from runtime.native.chain import ChainedTask
-from runtime.native.execution_graph import ExecutionVertex
-from runtime.native.network import (
+from sqlengine.runtime.elements import MAX_WATERMARK, Watermark
+from sqlengine.runtime.native.chain import ChainedTask
+from sqlengine.runtime.native.execution_graph import ExecutionVertex
+from sqlengine.runtime.native.network import (
     BlockingWriter,
     Cancelled,
     ChannelMetrics,
@@ -26,9 +25,9 @@ from runtime.native.network import (
     RecordWriter,
     read_spilled,
 )
-from runtime.native.source_driver import SourceDriver
-from runtime.operators.sink import CollectSink
-from runtime.operators.source import SourceOperator
+from sqlengine.runtime.native.source_driver import SourceDriver
+from sqlengine.runtime.operators.sink import CollectSink
+from sqlengine.runtime.operators.source import SourceOperator
 
 
 class TaskState(Enum):
@@ -176,7 +175,7 @@ class Task:
 
 
 def _latency_interval(options: dict[str, str]) -> float:
-    from optimizer.physical import parse_duration
+    from sqlengine.options import parse_duration
 
     key = "metrics.latency.interval"
     text = options.get(key, "0")

@@ -15,8 +15,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from runtime.elements import (
+from sqlengine.runtime.elements import (
     DELETE,
     INSERT,
     ROWKIND,
@@ -24,10 +23,11 @@ from runtime.elements import (
     UPDATE_BEFORE,
     signs,
 )
-from runtime.evaluate import evaluate
-from runtime.kernels import kernel_for
-from runtime.operators.base import Operator
-from runtime.operators.partials import sum_type
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.kernels import kernel_for
+from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.partials import sum_type
+
 from sqlengine.plan.expressions import AggCall, Expr
 
 _OUT_CHUNK = 65536

@@ -6,8 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-
-from runtime.elements import Watermark
+from sqlengine.runtime.elements import Watermark
 
 
 @dataclass

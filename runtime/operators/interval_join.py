@@ -14,10 +14,17 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.runtime.elements import (
+    MIN_WATERMARK,
+    Watermark,
+    data_part,
+    millis,
+    row_watermarks,
+    with_meta,
+)
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
 
-from runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, row_watermarks, with_meta
-from runtime.evaluate import evaluate
-from runtime.operators.base import Operator
 from sqlengine.plan.expressions import Expr
 
 _POS = "$pos"

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.runtime.elements import DELETE, INSERT, data_part, signs, with_rowkind
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
 
-from runtime.elements import DELETE, INSERT, data_part, signs, with_rowkind
-from runtime.evaluate import evaluate
-from runtime.operators.base import Operator
 from sqlengine.plan.expressions import Expr
 
 M, K, T = "$m", "$k", "$t"  # multiplicity, match count (left side), write time

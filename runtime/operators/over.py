@@ -16,12 +16,19 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.runtime.elements import (
+    MIN_WATERMARK,
+    Watermark,
+    data_part,
+    millis,
+    row_watermarks,
+    with_meta,
+)
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.partials import sum_type
+from sqlengine.runtime.operators.rank import dense_ids
 
-from runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, row_watermarks, with_meta
-from runtime.evaluate import evaluate
-from runtime.operators.base import Operator
-from runtime.operators.partials import sum_type
-from runtime.operators.rank import dense_ids
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
 

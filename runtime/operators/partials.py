@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.kernels import kernel_for
 
-from runtime.evaluate import evaluate
-from runtime.kernels import kernel_for
 from sqlengine.plan.expressions import AggCall, Expr
 
 

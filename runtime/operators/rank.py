@@ -14,8 +14,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from runtime.elements import (
+from sqlengine.runtime.elements import (
     DELETE,
     INSERT,
     MIN_WATERMARK,
@@ -26,8 +25,9 @@ from runtime.elements import (
     has_rowkind,
     with_meta,
 )
-from runtime.evaluate import evaluate
-from runtime.operators.base import Operator
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
+
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SortKey

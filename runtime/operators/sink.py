@@ -9,10 +9,9 @@ from typing import TextIO
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from runtime.cast import cast_array
-from runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
-from runtime.operators.base import Operator
+from sqlengine.runtime.cast import cast_array
+from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
+from sqlengine.runtime.operators.base import Operator
 
 
 class CollectSink(Operator):

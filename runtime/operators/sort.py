@@ -6,11 +6,11 @@ from collections.abc import Iterable, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.runtime.changelog import apply_changelog
+from sqlengine.runtime.elements import data_part, has_rowkind
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
 
-from runtime.changelog import apply_changelog
-from runtime.elements import data_part, has_rowkind
-from runtime.evaluate import evaluate
-from runtime.operators.base import Operator
 from sqlengine.plan.nodes import SortKey
 
 _OUT_CHUNK = 65536

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlengine.runtime.connectors.filesystem import ReadStats
+from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
 
-from runtime.connectors.filesystem import ReadStats
-from runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
-from runtime.evaluate import evaluate
-from runtime.operators.base import Operator
 from sqlengine.errors import ConnectorError, ExecutionError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SourceSpec
@@ -52,29 +52,29 @@ class SourceOperator(Operator):
         options = dict(self.source.options)
         connector = self.source.connector
         if connector == "filesystem":
-            from runtime.connectors.filesystem import read_files
+            from sqlengine.runtime.connectors.filesystem import read_files
 
             return read_files(self.source.table, options, self.table_schema, self.stats,
                               self._needed_columns(), self.split)
         if connector == "datagen":
-            from runtime.connectors.datagen import DatagenReader
+            from sqlengine.runtime.connectors.datagen import DatagenReader
 
             return DatagenReader(self.source.table, options, self.table_schema,
                                  split=self.split).batches()
         if connector == "nexmark":
-            from runtime.connectors.nexmark import nexmark_batches
+            from sqlengine.runtime.connectors.nexmark import nexmark_batches
 
             return nexmark_batches(self.source.table, options, self.table_schema,
                                    split=self.split)
         if connector == "socket":
-            from runtime.connectors.socket import SocketReader
+            from sqlengine.runtime.connectors.socket import SocketReader
 
             if self.split[0] > 0:  # a socket is read once, by the first subtask
                 return iter(())
             return SocketReader(self.source.table, options, self.table_schema,
                                 self.stats).batches()
         if connector == "memory":
-            from runtime.connectors.memory import memory_batches
+            from sqlengine.runtime.connectors.memory import memory_batches
 
             return memory_batches(self.source.table, self.data, self.table_schema,
                                   self.split)

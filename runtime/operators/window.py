@@ -15,8 +15,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from runtime.elements import (
+from sqlengine.runtime.elements import (
     MAX_WATERMARK,
     MIN_WATERMARK,
     UPDATE_AFTER,
@@ -27,10 +26,11 @@ from runtime.elements import (
     row_watermarks,
     with_meta,
 )
-from runtime.operators.base import Operator
-from runtime.operators.partials import Partials
-from runtime.operators.rank import dense_ids
-from runtime.windows import assign, sessions
+from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.partials import Partials
+from sqlengine.runtime.operators.rank import dense_ids
+from sqlengine.runtime.windows import assign, sessions
+
 from sqlengine.plan.expressions import AggCall, Expr
 
 _TS = pa.timestamp("ms")

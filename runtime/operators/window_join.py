@@ -9,10 +9,10 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
+from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, with_meta
+from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.join import JoinOperator
 
-from runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, with_meta
-from runtime.operators.base import Operator
-from runtime.operators.join import JoinOperator
 from sqlengine.plan.expressions import Expr
 
 

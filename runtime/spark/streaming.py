@@ -30,11 +30,11 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.optimizer.physical import OperatorSpec
+from sqlengine.runtime.spark.expressions import ddl
+from sqlengine.runtime.spark.translate import SparkJob, _names
 
-from optimizer.jobgraph import JobGraph
-from optimizer.physical import OperatorSpec
-from runtime.spark.expressions import ddl
-from runtime.spark.translate import SparkJob, _names
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Call, ColumnRef, Literal
 
@@ -227,7 +227,7 @@ class SparkStreamingJob(SparkJob):
         self._write(target, result)
 
     def _write(self, target: Any, table: pa.Table) -> None:
-        from runtime.native.factory import build_operator
+        from sqlengine.runtime.native.factory import build_operator
 
         # Other sinks: the rows go through our own sink operators.
         op = build_operator(OperatorSpec("sink", target.schema, False,

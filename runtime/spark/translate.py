@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
+from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
+from sqlengine.optimizer.physical import OperatorSpec
+from sqlengine.runtime.native.executor import JobResult
+from sqlengine.runtime.spark.expressions import ddl, spark_type, to_sql
+from sqlengine.runtime.spark.session import spark_session
 
-from optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from optimizer.physical import OperatorSpec
-from runtime.native.executor import JobResult
-from runtime.spark.expressions import ddl, spark_type, to_sql
-from runtime.spark.session import spark_session
 from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
 from sqlengine.plan.expressions import AggCall, ColumnRef, Expr, remap_columns
 
@@ -56,7 +56,7 @@ class SparkJob:
         # same keys, a single partition, a range partitioning for ORDER BY); an explicit
         # repartition here would only add a second shuffle. EXPLAIN shows Spark's exchanges.
         # A BROADCAST edge (the optimizer's broadcast join) becomes Spark's broadcast hint.
-        from optimizer.physical import Partitioning
+        from sqlengine.optimizer.physical import Partitioning
 
         if edge.partitioning is Partitioning.BROADCAST and not self.streaming:
             from pyspark.sql import functions as F
@@ -93,7 +93,7 @@ class SparkJob:
 
     def _arrow_map(self, df: Any, operator: Any, schema: pa.Schema) -> Any:
         """Run one of our Arrow operators over every partition (exact Flink semantics)."""
-        from runtime.elements import data_part
+        from sqlengine.runtime.elements import data_part
 
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             for batch in batches:
@@ -128,7 +128,7 @@ class SparkJob:
 
     def _read_native(self, source: Any, schema: pa.Schema) -> pa.Table:
         """A bounded source read by our own connector (Flink's formats and errors)."""
-        from runtime.operators.source import SourceOperator
+        from sqlengine.runtime.operators.source import SourceOperator
 
         reader = SourceOperator(source, schema, None, (), self.tables.get(source.table.lower()),
                                 event_time=False)
@@ -159,7 +159,7 @@ class SparkJob:
         return self._from_arrow(self._values_table(op, p))
 
     def _op_filter(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        from runtime.operators.stateless import FilterOperator
+        from sqlengine.runtime.operators.stateless import FilterOperator
 
         cond = self._expr(p["predicate"])
         if cond is not None:
@@ -173,7 +173,7 @@ class SparkJob:
         return to_arrow_schema(df.schema)
 
     def _op_project(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        from runtime.operators.stateless import ProjectOperator
+        from sqlengine.runtime.operators.stateless import ProjectOperator
 
         cols = [self._expr(e) for e in p["exprs"]]
         out = op.schema.to_arrow()
@@ -183,7 +183,8 @@ class SparkJob:
 
     def _prepare(self, df: Any, exprs: list[Expr]) -> tuple[Any, list[str]]:
         """Columns p0, p1, ... holding ``exprs`` (by Spark, or by our kernels if needed)."""
-        from runtime.operators.stateless import ProjectOperator
+        from sqlengine.runtime.operators.stateless import ProjectOperator
+
         from sqlengine.plan.nodes import Field, Schema
 
         cols = [self._expr(e) for e in exprs]
@@ -456,7 +457,7 @@ class SparkJob:
         table = df.toArrow().rename_columns(names)
         self.result.sink_rows[target.table] = table.num_rows
         if target.connector == "print":
-            from runtime.operators.sink import PrintSink
+            from sqlengine.runtime.operators.sink import PrintSink
 
             sink_op = PrintSink(options.get("print-identifier"))
             for b in table.to_batches():

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pyarrow as pa
+from sqlengine.optimizer.analysis import unbounded_sources
+from sqlengine.optimizer.chaining import build_job_graph, is_chainable
+from sqlengine.optimizer.physical import ChainStrategy, OperatorSpec, Partitioning
+from sqlengine.optimizer.streamgraph import StreamEdge, StreamGraph, StreamNode
+from sqlengine.optimizer.visitor import PlanVisitor, accept
 
-from optimizer.analysis import unbounded_sources
-from optimizer.chaining import build_job_graph, is_chainable
-from optimizer.physical import ChainStrategy, OperatorSpec, Partitioning
-from optimizer.streamgraph import StreamEdge, StreamGraph, StreamNode
-from optimizer.visitor import PlanVisitor, accept
 from sqlengine.plan.nodes import Field, LogicalPlan, Schema
 from tests.plans import plan_of
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from sqlengine.optimizer import PHYSICAL_PASSES, optimize, plan_job
+from sqlengine.optimizer.passes import PassContext
+from sqlengine.optimizer.physical import PhysicalNode
 
 import sqlengine
-from optimizer import PHYSICAL_PASSES, optimize, plan_job
-from optimizer.passes import PassContext
-from optimizer.physical import PhysicalNode
 from tests.plans import plan_of
 from tests.slt import Case, read_cases, update_case
 
@@ -28,8 +28,9 @@ def job_graph(sql: str, options: dict[str, str] | None = None) -> str:
 def before_and_after(pass_name: str, script: str) -> str:
     """A fixture case: the preamble's tables (tables.sql), the case's SET statements, then
     its query; the physical plan before and after the pass, and what the pass chose."""
-    from optimizer import plan_physical
-    from optimizer.explain import physical_plan_text
+    from sqlengine.optimizer import plan_physical
+    from sqlengine.optimizer.explain import physical_plan_text
+
     from sqlengine.plan.display import display_indent
 
     s = sqlengine.connect()

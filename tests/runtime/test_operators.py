@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pyarrow as pa
+from sqlengine.runtime.changelog import apply_changelog
+from sqlengine.runtime.elements import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, with_rowkind
+from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
+from sqlengine.runtime.operators.join import JoinOperator
+from sqlengine.runtime.operators.sort import LimitOperator, SortOperator
 
-from runtime.changelog import apply_changelog
-from runtime.elements import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, with_rowkind
-from runtime.operators.aggregate import GroupAggregateOperator
-from runtime.operators.join import JoinOperator
-from runtime.operators.sort import LimitOperator, SortOperator
 from sqlengine.plan.expressions import AggCall, ColumnRef
 from sqlengine.plan.nodes import SortKey
 from tests.harness import OperatorHarness
@@ -194,7 +194,7 @@ def test_state_ttl_forgets_idle_rows() -> None:
 
 
 def topn(limit: int, output_rank: bool, ascending: bool = False):  # type: ignore[no-untyped-def]
-    from runtime.operators.rank import TopNOperator
+    from sqlengine.runtime.operators.rank import TopNOperator
 
     out = pa.schema([("k", pa.string()), ("v", pa.int64()), ("rn", pa.int64())])
     return TopNOperator((K,), (SortKey(V, ascending=ascending, nulls_first=ascending),), limit,

@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
+from sqlengine.optimizer.physical import OperatorSpec, Partitioning
+from sqlengine.runtime.elements import Watermark
+from sqlengine.runtime.native.chain import ChainedTask
+from sqlengine.runtime.native.execution_graph import DistributionPattern, build_execution_graph
+from sqlengine.runtime.native.partitioner import MAX_PARALLELISM, HashPartitioner, key_groups
+from sqlengine.runtime.operators.base import Operator
 
 import sqlengine
-from optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from optimizer.physical import OperatorSpec, Partitioning
-from runtime.elements import Watermark
-from runtime.native.chain import ChainedTask
-from runtime.native.execution_graph import DistributionPattern, build_execution_graph
-from runtime.native.partitioner import MAX_PARALLELISM, HashPartitioner, key_groups
-from runtime.operators.base import Operator
 from sqlengine.errors import ExecutionError, SqlEngineError
 from sqlengine.plan.expressions import ColumnRef
 from sqlengine.plan.nodes import Schema
@@ -414,7 +414,7 @@ def test_with_late_rows_more_parallelism_only_keeps_more_of_them() -> None:
 
 
 def test_range_partitioning_sends_each_key_range_to_its_subtask() -> None:
-    from runtime.native.partitioner import RangePartitioner
+    from sqlengine.runtime.native.partitioner import RangePartitioner
 
     keys = (ColumnRef(0, "k", pa.int64()), ColumnRef(1, "s", pa.string()))
     bounds = pa.table({"k": [10, 20, 20], "s": ["m", "b", "x"]})
@@ -444,7 +444,7 @@ SHARING_SQL = ("SELECT k % 13 AS b, COUNT(*) AS n, SUM(v) AS s FROM t WHERE v % 
 
 @pytest.mark.parametrize("mode", ["process", "thread"])
 def test_batch_jobs_share_slots_per_pipelined_region(mode: str) -> None:
-    from runtime.native.parallel import ParallelExecutor
+    from sqlengine.runtime.native.parallel import ParallelExecutor
 
     data = pa.table({"k": np.arange(100_000), "v": np.arange(100_000) * 3})
     got = {}

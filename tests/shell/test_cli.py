@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-
-from shell.cli import main
+from sqlengine.shell.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,7 +73,7 @@ def test_explain_prints_the_job_graph(tmp_path: Path) -> None:
 
 def test_console_script_runs_the_demo() -> None:
     # The installed entry point, as the README's first command runs it.
-    proc = subprocess.run([sys.executable, "-m", "shell.cli", "run", "queries/demo.sql",
+    proc = subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", "run", "queries/demo.sql",
                            "--format", "csv"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -127,7 +126,7 @@ def test_ctrl_c_cancels_a_parallel_run_and_leaves_no_worker(tmp_path: Path) -> N
         "'200000', 'fields.k.min' = '1', 'fields.k.max' = '50');\n"
         "SELECT k, COUNT(*) AS n FROM g GROUP BY k;\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "shell.cli", "run", "--format", "csv", str(script)],
+        [sys.executable, "-m", "sqlengine.shell.cli", "run", "--format", "csv", str(script)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     workers: list[str] = []

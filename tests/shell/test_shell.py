@@ -19,11 +19,11 @@ import pyte
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from sqlengine.shell.app import Shell, statement_complete
+from sqlengine.shell.completion_engine import CatalogInfo, catalog_info, suggest
+from sqlengine.shell.config import ShellConfig, load_config
 
 import sqlengine
-from shell.app import Shell, statement_complete
-from shell.completion_engine import CatalogInfo, catalog_info, suggest
-from shell.config import ShellConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDERS = ("CREATE TABLE orders (order_id BIGINT, customer INT, amount INT) WITH ("
@@ -153,7 +153,7 @@ def test_config_file_sets_keys(tmp_path: Path) -> None:
 
 def test_piped_stdin_runs_statements_in_order() -> None:
     script = ORDERS + ";\nSELECT COUNT(*) AS n FROM orders;\nSELECT nope;\nSHOW TABLES;\n"
-    proc = subprocess.run([sys.executable, "-m", "shell.cli"], input=script, text=True,
+    proc = subprocess.run([sys.executable, "-m", "sqlengine.shell.cli"], input=script, text=True,
                           capture_output=True, cwd=ROOT, timeout=60, check=False)
     out = proc.stdout
     assert proc.returncode == 1  # one statement failed
@@ -171,7 +171,7 @@ class Terminal:
                                "PROMPT_TOOLKIT_NO_CPR": "1",
                                "LINES": "30"})
             os.chdir(ROOT)
-            os.execv(sys.executable, [sys.executable, "-m", "shell.cli", "shell"])
+            os.execv(sys.executable, [sys.executable, "-m", "sqlengine.shell.cli", "shell"])
         import fcntl
         import struct
         import termios
