@@ -115,9 +115,14 @@ class Scan(LogicalPlan):
 
 @dataclass(frozen=True, slots=True)
 class Values(LogicalPlan):
-    """Literal rows (``VALUES ...`` or a SELECT without FROM)."""
+    """Constant rows (``VALUES ...`` or a SELECT without FROM).
 
-    rows: tuple[tuple[object, ...], ...]
+    Each row holds one bound expression per column, typed as its column. The binder leaves
+    literals as they are; optimizer/rules/fold_constants.py folds the other cells to literals
+    and the runtime evaluates whatever is still not a literal when it builds the rows.
+    """
+
+    rows: tuple[tuple[Expr, ...], ...]
     schema: Schema
 
     def explain_label(self) -> str:

@@ -77,6 +77,8 @@ def map_expressions(plan: LogicalPlan, fn: Callable[[Expr], Expr]) -> LogicalPla
                         filter=fn(a.filter) if a.filter is not None else None)
 
     match plan:
+        case N.Values():
+            return _replace(plan, rows=tuple(tuple(fn(e) for e in row) for row in plan.rows))
         case N.Filter():
             return _replace(plan, predicate=fn(plan.predicate))
         case N.Project():
