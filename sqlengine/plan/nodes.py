@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
@@ -61,6 +62,8 @@ class LogicalPlan:
     """Protocol shared by every node (the dataclasses below implement it)."""
 
     schema: Schema
+    if TYPE_CHECKING:  # every node is a dataclass, so dataclasses.replace takes any of them
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     def children(self) -> tuple[LogicalPlan, ...]:
         return ()
@@ -81,7 +84,7 @@ class UnaryPlan(LogicalPlan):
         return (self.input,)
 
     def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])  # type: ignore[type-var]
+        return replace(self, input=children[0])
 
     def _keep_input_schema(self) -> None:
         object.__setattr__(self, "schema", self.input.schema)
