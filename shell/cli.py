@@ -200,7 +200,7 @@ def _show(result: sqlengine.api.Result, fmt: str, err: object, out: object,
         q = result.query
         out = out() if callable(out) else out
         start = time.monotonic()
-        if _bounded(q):
+        if q.is_bounded:
             table = q.collect()
             if meter is not None:
                 meter.clear()
@@ -235,12 +235,6 @@ def _show(result: sqlengine.api.Result, fmt: str, err: object, out: object,
         err.write(result.message + "\n")  # type: ignore[attr-defined]
 
 
-def _bounded(q: sqlengine.Query) -> bool:
-    from sqlengine.optimizer.analysis import is_bounded
-
-    return is_bounded(q.logical_plan)
-
-
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-D", "defines", multiple=True, metavar="KEY=VALUE")
@@ -250,8 +244,6 @@ def _bounded(q: sqlengine.Query) -> bool:
               "other program)")
 def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
     """Print the plans of every query and INSERT in FILE (other statements run)."""
-    from sqlengine.optimizer.drawing import FORMATS
-
     from sqlengine import statements as S
     from sqlengine.parser import parse_statement, split_script
 
@@ -262,13 +254,11 @@ def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
             stmt = parse_statement(text, offset, script)
             if isinstance(stmt, S.QueryStmt | S.Insert):
                 stmt = S.Explain((), stmt)
-            if isinstance(stmt, S.Explain) and fmt != "text":
-                graph = session.statement_job_graph(stmt, script)
-                sys.stdout.write(FORMATS[fmt](graph) + "\n")
-            elif isinstance(stmt, S.Explain):
-                sys.stdout.write(session.explain_statement(stmt, script) + "\n\n")
+            if isinstance(stmt, S.Explain):
+                plans = session.explain_statement(stmt, script, fmt)
+                sys.stdout.write(plans + ("\n\n" if fmt == "text" else "\n"))
             else:
-                session._run(stmt, script, collect_queries=False)
+                session.run_statement(text, offset, script, file, collect_queries=False)
     except Exception as e:
         if not isinstance(e, SqlEngineError):
             e = internal_error(e, file)
