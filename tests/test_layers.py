@@ -31,3 +31,20 @@ def test_the_ground_may_import_no_upper_layer() -> None:
     forbidden = set(_contract("ground")["forbidden_modules"])
     assert forbidden == {"sqlengine.optimizer", "sqlengine.runtime", "sqlengine.shell",
                          *(f"sqlengine.{d}" for d in DOORS)}
+
+
+def test_import_sqlengine_loads_no_engine() -> None:
+    """The door is loaded on first use: importing the package or its errors stays light."""
+    import subprocess
+    import sys
+
+    code = ("import sys, sqlengine; from sqlengine.errors import ParseError; "
+            "print(sorted(m for m in sys.modules if m.startswith(('sqlengine.optimizer', "
+            "'sqlengine.runtime', 'sqlengine.api', 'pyspark'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+    code = "import sqlengine; print(sqlengine.connect().sql('SELECT 2 AS x').collect()['x'])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "2" in out
