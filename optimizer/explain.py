@@ -1,4 +1,5 @@
-"""EXPLAIN's physical plan (with estimates, costs, changelog modes) and the JobGraph as JSON."""
+"""EXPLAIN: the assembly of its sections (explain_plan), the physical plan with estimates, costs
+and changelog modes, plan advice, and the JobGraph as JSON."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import json
 from sqlengine.optimizer.costs import CostModel
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.physical import Partitioning, PhysicalNode
+from sqlengine.optimizer.rule import OptimizerRule
+
+from sqlengine.plan.display import display_indent
+from sqlengine.plan.nodes import LogicalPlan
 
 
 def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool = True,
@@ -165,3 +170,44 @@ class PassesText:
         self.lines.append(f"-- after {name}")
         self.lines += [f"   chose: {what}" for _, what in notes]
         self.lines.append(physical_plan_text(root, self.options, costs=False))
+
+
+def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = False,
+                 tables: dict[str, object] | None = None,
+                 details: tuple[str, ...] = ()) -> tuple[str, LogicalPlan]:
+    """EXPLAIN's text: the bound plan, the optimized plan (with each rule's and each physical
+    pass's result when ``verbose``), the physical plan (with estimates and costs for
+    ESTIMATED_COST, changelog modes for CHANGELOG_MODE), plan advice for PLAN_ADVICE and the
+    JobGraph with its chains; JSON_EXECUTION_PLAN adds the JobGraph as JSON. Returns the text
+    and the optimized plan (for a runtime that adds a plan of its own)."""
+    from sqlengine.optimizer import optimize, plan_job, plan_physical
+
+    steps: list[str] = []
+
+    def observe(rule: OptimizerRule, p: LogicalPlan) -> None:
+        steps.append(f"-- after {rule.name}\n{display_indent(p)}")
+
+    optimized = optimize(plan, options, observer=observe if verbose else None)
+    passes: list[str] = []
+    physical = plan_physical(optimized, options, tables,
+                             PassesText(passes, options) if verbose else None)
+    job = plan_job(optimized, options, tables, physical)
+    parts = ["== Abstract Syntax Tree ==", display_indent(plan), ""]
+    if verbose:
+        parts += ["== Optimizer Passes ==", *steps, ""]
+        parts += ["== Physical Passes ==", *passes, ""]
+    parts += ["== Optimized Logical Plan ==", display_indent(optimized), ""]
+    if "ESTIMATED_COST" in details or "CHANGELOG_MODE" in details:
+        parts += ["== Optimized Physical Plan ==",
+                  physical_plan_text(physical, options, costs="ESTIMATED_COST" in details,
+                                     changelog="CHANGELOG_MODE" in details,
+                                     blocking=any(e.blocking for e in job.edges)), ""]
+    if "PLAN_ADVICE" in details:
+        advice = plan_advice(physical, options)
+        parts += ["== Plan Advice ==",
+                  *(f"advice[{i + 1}]: {a}" if a != "No available advice." else a
+                    for i, a in enumerate(advice)), ""]
+    parts += ["== Job Graph ==", job.explain()]
+    if "JSON_EXECUTION_PLAN" in details:
+        parts += ["", "== Physical Execution Plan ==", job_graph_json(job)]
+    return "\n".join(parts), optimized

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from sqlengine.shell.config import ShellConfig, load_config
 from sqlengine.shell.formatting import render_table
@@ -15,6 +15,10 @@ from sqlengine.shell.results import show_changelog, show_table, show_tableau
 
 import sqlengine
 from sqlengine.errors import SqlEngineError
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyPressEvent
 
 HELP = """Statements end with ';' and may span lines. Besides SQL:
   help                 this text
@@ -170,7 +174,7 @@ class Shell:
             self.out.write(f"[WARNING] skipped {q.skipped_rows} malformed rows\n")
 
     # -- the prompt -----------------------------------------------------------------------
-    def prompt_session(self):  # type: ignore[no-untyped-def]
+    def prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
@@ -183,7 +187,7 @@ class Shell:
         kb = KeyBindings()
 
         @kb.add("enter")
-        def _enter(event) -> None:  # type: ignore[no-untyped-def]
+        def _enter(event: KeyPressEvent) -> None:
             buf = event.current_buffer
             if statement_complete(buf.text):
                 buf.validate_and_handle()
@@ -191,7 +195,7 @@ class Shell:
                 buf.insert_text("\n")
 
         @kb.add("tab")
-        def _tab(event) -> None:  # type: ignore[no-untyped-def]
+        def _tab(event: KeyPressEvent) -> None:
             buf = event.current_buffer
             if buf.complete_state:
                 buf.complete_next()

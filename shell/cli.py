@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import click
 from sqlengine.shell.formatting import render, render_error
@@ -135,7 +137,7 @@ class _Progress:
     """A live status line on stderr: rows, rows/s (over the last interval), watermark and how
     far it trails the sources' watermarks."""
 
-    def __init__(self, stream: object) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.started = time.monotonic()
         self.shown = False
@@ -151,15 +153,15 @@ class _Progress:
             (dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=watermark)).isoformat(
                 sep=" ", timespec="milliseconds")
         behind = "" if lag is None else f"  lag {lag / 1000:,.1f} s"
-        self.stream.write(f"\r{rows:,} rows  {rate:,.0f} rows/s  watermark {wm}{behind}"  # type: ignore[attr-defined]
+        self.stream.write(f"\r{rows:,} rows  {rate:,.0f} rows/s  watermark {wm}{behind}"
                           "\x1b[K")
-        self.stream.flush()  # type: ignore[attr-defined]
+        self.stream.flush()
         self.shown = True
 
     def clear(self) -> None:
         if self.shown:
-            self.stream.write("\r\x1b[K")  # type: ignore[attr-defined]
-            self.stream.flush()  # type: ignore[attr-defined]
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
             self.shown = False
         self.started = time.monotonic()
         self._last = (self.started, 0)
@@ -172,17 +174,19 @@ class _Output:
         self.directory = Path(directory) if directory else None
         self.ext = {"table": "txt", "csv": "csv", "json": "json"}[fmt]
         self.count = 0
-        self.files: list[object] = []
+        self.files: list[TextIO] = []
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)
 
-    def target(self, script: str):  # type: ignore[no-untyped-def]
-        if self.directory is None:
+    def target(self, script: str) -> TextIO | Callable[[], TextIO]:
+        """stdout, or a function opening the next numbered file (called per query)."""
+        directory = self.directory
+        if directory is None:
             return sys.stdout
 
-        def open_next():  # type: ignore[no-untyped-def]
+        def open_next() -> TextIO:
             self.count += 1
-            f = open(self.directory / f"{Path(script).stem}-{self.count}.{self.ext}", "w",  # type: ignore[operator]  # noqa: SIM115
+            f = open(directory / f"{Path(script).stem}-{self.count}.{self.ext}", "w",  # noqa: SIM115
                      encoding="utf-8")
             self.files.append(f)
             return f
@@ -191,22 +195,22 @@ class _Output:
 
     def close(self) -> None:
         for f in self.files:
-            f.close()  # type: ignore[attr-defined]
+            f.close()
 
 
-def _show(result: sqlengine.api.Result, fmt: str, err: object, out: object,
-          meter: _Progress | None = None) -> None:
+def _show(result: sqlengine.api.Result, fmt: str, err: TextIO,
+          target: TextIO | Callable[[], TextIO], meter: _Progress | None = None) -> None:
     if result.kind == "rows" and result.query is not None:
         q = result.query
-        out = out() if callable(out) else out
+        out = target() if callable(target) else target
         start = time.monotonic()
-        if _bounded(q):
+        if q.is_bounded:
             table = q.collect()
             if meter is not None:
                 meter.clear()
-            out.write(render(table, fmt))  # type: ignore[attr-defined]
-            out.flush()  # type: ignore[attr-defined]
-            err.write(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''} in set "  # type: ignore[attr-defined]
+            out.write(render(table, fmt))
+            out.flush()
+            err.write(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''} in set "
                       f"({time.monotonic() - start:.2f} s)\n")
         else:
             # An unbounded query: print the changelog as it arrives, until cancelled.
@@ -214,31 +218,25 @@ def _show(result: sqlengine.api.Result, fmt: str, err: object, out: object,
             for batch in q.stream():
                 import pyarrow as pa
 
-                out.write(render(pa.Table.from_batches([batch]), fmt if fmt != "table"  # type: ignore[attr-defined]
+                out.write(render(pa.Table.from_batches([batch]), fmt if fmt != "table"
                                  else "csv", header))
-                out.flush()  # type: ignore[attr-defined]
+                out.flush()
                 header = False
         if q.skipped_rows:
-            err.write(f"warning: skipped {q.skipped_rows} malformed rows\n")  # type: ignore[attr-defined]
+            err.write(f"warning: skipped {q.skipped_rows} malformed rows\n")
         if q.late_records_dropped:
-            err.write(f"warning: dropped {q.late_records_dropped} late rows\n")  # type: ignore[attr-defined]
+            err.write(f"warning: dropped {q.late_records_dropped} late rows\n")
     elif result.kind == "rows" and result.table is not None:
-        out = out() if callable(out) else out
-        out.write(render(result.table, fmt))  # type: ignore[attr-defined]
+        out = target() if callable(target) else target
+        out.write(render(result.table, fmt))
     elif result.kind == "explain":
         sys.stdout.write(result.message + "\n")
     else:
         if meter is not None:
             meter.clear()
         if result.skipped_rows:
-            err.write(f"warning: skipped {result.skipped_rows} malformed rows\n")  # type: ignore[attr-defined]
-        err.write(result.message + "\n")  # type: ignore[attr-defined]
-
-
-def _bounded(q: sqlengine.Query) -> bool:
-    from sqlengine.optimizer.analysis import is_bounded
-
-    return is_bounded(q.logical_plan)
+            err.write(f"warning: skipped {result.skipped_rows} malformed rows\n")
+        err.write(result.message + "\n")
 
 
 @main.command()
@@ -250,8 +248,6 @@ def _bounded(q: sqlengine.Query) -> bool:
               "other program)")
 def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
     """Print the plans of every query and INSERT in FILE (other statements run)."""
-    from sqlengine.optimizer.drawing import FORMATS
-
     from sqlengine import statements as S
     from sqlengine.parser import parse_statement, split_script
 
@@ -262,13 +258,11 @@ def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
             stmt = parse_statement(text, offset, script)
             if isinstance(stmt, S.QueryStmt | S.Insert):
                 stmt = S.Explain((), stmt)
-            if isinstance(stmt, S.Explain) and fmt != "text":
-                graph = session.statement_job_graph(stmt, script)
-                sys.stdout.write(FORMATS[fmt](graph) + "\n")
-            elif isinstance(stmt, S.Explain):
-                sys.stdout.write(session.explain_statement(stmt, script) + "\n\n")
+            if isinstance(stmt, S.Explain):
+                plans = session.explain_statement(stmt, script, fmt)
+                sys.stdout.write(plans + ("\n\n" if fmt == "text" else "\n"))
             else:
-                session._run(stmt, script, collect_queries=False)
+                session.run_statement(text, offset, script, file, collect_queries=False)
     except Exception as e:
         if not isinstance(e, SqlEngineError):
             e = internal_error(e, file)

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlengine.api import Session
 
 KEYWORDS = (
     "SELECT", "FROM", "WHERE", "GROUP BY", "HAVING", "ORDER BY", "LIMIT", "OFFSET", "JOIN",
@@ -88,7 +92,8 @@ def suggest(text: str, info: CatalogInfo, after: str = "") -> list[Suggestion]:
     after the cursor, whose FROM clause may name the tables a column comes from."""
     stmt = _current_statement(text)
     whole = stmt + after.split(";", 1)[0]
-    word = _WORD.search(stmt).group(0)  # type: ignore[union-attr]
+    found = _WORD.search(stmt)
+    word = found.group(0) if found else ""
     before = stmt[: len(stmt) - len(word)]
 
     quote_open = stmt.count("'") % 2 == 1
@@ -161,19 +166,19 @@ def _match(candidates: list[str], partial: str, kind: str) -> list[Suggestion]:
     return [Suggestion(c, kind, -len(partial)) for c in hits]
 
 
-def catalog_info(session: object) -> CatalogInfo:
+def catalog_info(session: Session) -> CatalogInfo:
     """The completion view of a live session's catalog."""
     from sqlengine.connectors import CONNECTORS
     from sqlengine.functions import AGGREGATES, SIGNATURES
 
-    catalog = session.catalog  # type: ignore[attr-defined]
+    catalog = session.catalog
     tables: dict[str, list[str]] = {}
     for name in catalog.table_names():
         t = catalog.table(name)
         tables[name] = [f.name for f in t.schema.fields] + [c for c, _ in t.computed]
     for name in catalog.view_names():
         try:
-            tables[name] = list(session.sql(f"SELECT * FROM `{name}`").schema.names)  # type: ignore[attr-defined]
+            tables[name] = list(session.sql(f"SELECT * FROM `{name}`").schema.names)
         except Exception:
             tables[name] = []
     functions = sorted({n.upper() for n in SIGNATURES if not n.startswith(("extract_", "is_"))

@@ -6,9 +6,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
 from sqlengine.shell.formatting import _text
 
 _MAX_WIDTH = 40
@@ -103,8 +107,8 @@ class LiveResult:
             return list(self.rows)
 
 
-def show_table(stream: Iterator[pa.RecordBatch], title: str, app_input: object = None,
-               app_output: object = None) -> int:
+def show_table(stream: Iterator[pa.RecordBatch], title: str, app_input: Input | None = None,
+               app_output: Output | None = None) -> int:
     """A full-screen live table of the current result; q (or Ctrl-C) quits, the arrows and
     PgUp/PgDn scroll. Returns the number of rows when it was closed."""
     from prompt_toolkit.application import Application
@@ -184,8 +188,8 @@ def show_table(stream: Iterator[pa.RecordBatch], title: str, app_input: object =
         Window(FormattedTextControl(body)),
     ]))
     app: Application = Application(layout=layout, key_bindings=kb, full_screen=True,
-                                   refresh_interval=0.5, input=app_input,  # type: ignore[arg-type]
-                                   output=app_output)  # type: ignore[arg-type]
+                                   refresh_interval=0.5, input=app_input,
+                                   output=app_output)
     worker = threading.Thread(target=consume, daemon=True)
     app.pre_run_callables.append(worker.start)
     app.run()

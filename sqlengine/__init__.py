@@ -1,8 +1,15 @@
-"""sqlengine: a streaming SQL engine for Flink SQL, on Arrow record batches."""
+"""sqlengine: a streaming SQL engine for Flink SQL, on Arrow record batches.
+
+The door (``connect``, ``Session``, ``Query``; sqlengine/api.py) is loaded on first use, so that
+``from sqlengine.errors import ...`` or ``import sqlengine`` stay light: the door imports the
+optimizer and the runtime.
+"""
 
 from __future__ import annotations
 
-from sqlengine.api import Query, Session, connect
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from sqlengine.errors import (
     BindError,
     ConnectorError,
@@ -14,6 +21,23 @@ from sqlengine.errors import (
     PlanError,
     SqlEngineError,
 )
+
+if TYPE_CHECKING:
+    from sqlengine.api import Session, connect
+    from sqlengine.query import Query
+
+_DOOR = {"connect": "sqlengine.api", "Session": "sqlengine.api", "Query": "sqlengine.query"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DOOR:
+        value = getattr(importlib.import_module(_DOOR[name]), name)
+        globals()[name] = value
+        return value
+    if name in ("api", "query"):
+        return importlib.import_module(f"sqlengine.{name}")
+    raise AttributeError(f"module 'sqlengine' has no attribute {name!r}")
+
 
 __all__ = [
     "BindError",

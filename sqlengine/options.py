@@ -36,3 +36,35 @@ def parse_size(text: str, key: str) -> int:
              "gb": 1 << 30, "g": 1 << 30}[(m.group(2) or "b").lower()]
     value = int(m.group(1))
     return -1 if value < 0 else value * scale
+
+
+_BOOL_OPTIONS = ("pipeline.operator-chaining", "table.optimizer.enabled")
+_ENUM_OPTIONS = {
+    "execution.runtime-mode": ("streaming", "batch"),
+    "execution.target": ("native", "spark"),
+    "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
+}
+_INT_OPTIONS = ("parallelism.default",)
+
+
+def check_option(key: str, value: str) -> str:
+    """A session option's value as ``SET 'key' = 'value'`` stores it: known keys are checked
+    (enumerations are stored in lower case).
+
+    Raises:
+        PlanError: naming the key and the values it takes.
+    """
+    value = str(value)
+    if key in _ENUM_OPTIONS and value.lower() not in _ENUM_OPTIONS[key]:
+        allowed = ", ".join(repr(v) for v in _ENUM_OPTIONS[key])
+        raise PlanError(f"option {key!r} must be one of {allowed}, got {value!r}")
+    if key in _BOOL_OPTIONS and value.lower() not in ("true", "false"):
+        raise PlanError(f"option {key!r} must be 'true' or 'false', got {value!r}")
+    if key in _INT_OPTIONS:
+        try:
+            if int(value) < 1:
+                raise ValueError
+        except ValueError:
+            raise PlanError(f"option {key!r} must be a positive integer, got "
+                            f"{value!r}") from None
+    return value.lower() if key in _ENUM_OPTIONS else value

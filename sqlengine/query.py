@@ -1,0 +1,137 @@
+"""The door's results: Query (collect, stream, explain, cancel, metrics) and Result (the
+outcome of one statement)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from sqlengine import runtime
+from sqlengine.binder import bind_query
+from sqlengine.errors import ExecutionError, PlanError
+from sqlengine.optimizer.analysis import is_bounded, unbounded_sources
+from sqlengine.parser import parse_query
+from sqlengine.plan.nodes import LogicalPlan, Sink, SinkSpec
+from sqlengine.runtime.changelog import apply_changelog
+from sqlengine.runtime.elements import ROWKIND, ROWKIND_NAMES, data_part, has_rowkind
+from sqlengine.statements import QueryText
+
+if TYPE_CHECKING:
+    from sqlengine.api import Session
+
+
+@dataclass
+class Result:
+    """The outcome of one statement: a message, and rows for queries and SHOW/DESCRIBE."""
+
+    kind: str  # "ok" | "rows" | "explain" | "insert"
+    message: str = ""
+    table: pa.Table | None = None
+    query: Query | None = None
+    statement_offset: int = 0
+    skipped_rows: int = 0
+    sink_rows: dict[str, int] = field(default_factory=dict)
+
+
+def collect_sink(plan: LogicalPlan) -> Sink:
+    """The plan with the sink that hands its rows to the caller."""
+    if isinstance(plan, Sink):
+        return plan
+    return Sink(plan, SinkSpec("collect", "collect", (), plan.schema))
+
+
+class Query:
+    """A bound query. ``collect()`` runs it to the end; ``stream()`` yields changelog batches
+    as they are produced."""
+
+    def __init__(self, session: Session, text: QueryText, script: str,
+                 params: dict[str, object] | None = None,
+                 positional: list[object] | None = None) -> None:
+        self.session = session
+        self.text = text
+        self.script = script
+        tree = parse_query(text, script)
+        self.logical_plan = bind_query(tree, session.catalog, text, script, params, positional)
+        self.skipped_rows = 0
+        self.late_records_dropped = 0
+        self._metrics: dict[str, dict[str, int]] = {}
+        self._run: runtime.JobExecution | None = None
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.logical_plan.schema.to_arrow()
+
+    @property
+    def is_bounded(self) -> bool:
+        """Whether the query ends by itself (every source it reads is bounded)."""
+        return is_bounded(self.logical_plan)
+
+    def explain(self) -> str:
+        """The plans, as EXPLAIN prints them."""
+        return self.session.explain_plan(self.logical_plan)
+
+    def _job(self) -> runtime.JobExecution:
+        return self.session.submit(collect_sink(self.logical_plan))
+
+    def _finish(self, job: runtime.JobExecution) -> None:
+        if job.result is not None:
+            self.skipped_rows = job.result.skipped_rows
+            self.late_records_dropped = job.result.late_records_dropped
+            self._metrics = job.result.metrics
+
+    def collect(self) -> pa.Table:
+        """Run to the end; an updating result is returned with its changelog applied.
+
+        Raises:
+            PlanError: the query reads an unbounded source (use ``stream()``).
+            ExecutionError: a runtime failure, naming the operator.
+        """
+        job = self._job()  # plan first: plan-time errors are the more precise ones
+        unbounded = unbounded_sources(self.logical_plan)
+        if unbounded:
+            raise PlanError(f"collect() needs a bounded result, but table {unbounded[0]!r} is "
+                            "unbounded; use stream() (or give the source 'number-of-rows')")
+        batches = []
+        self._run = job
+        try:
+            batches = list(job.run())
+        finally:
+            self._finish(job)
+        if job.cancelled:
+            raise ExecutionError("the query was cancelled")
+        return apply_changelog(batches, self.schema)
+
+    def cancel(self) -> None:
+        """Cancel the running query (from another thread): ``stream()`` ends, ``collect()``
+        raises ExecutionError. Every task of a parallel job stops within a poll interval."""
+        if self._run is not None:
+            self._run.cancel()
+
+    def to_pandas(self) -> Any:
+        """``collect()`` as a pandas DataFrame."""
+        return self.collect().to_pandas()
+
+    def stream(self) -> Iterator[pa.RecordBatch]:
+        """Yield batches as they are produced, each with a leading ``op`` column holding the
+        row kind (+I, -U, +U, -D). Closing the iterator cancels the query."""
+        job = self._job()
+        self._run = job
+        kinds = pa.array(ROWKIND_NAMES)
+        try:
+            for batch in job.run():
+                if has_rowkind(batch):
+                    op = kinds.take(batch.column(ROWKIND).cast(pa.int32()))
+                else:
+                    op = pa.array(["+I"] * batch.num_rows)
+                data = data_part(batch)
+                yield pa.RecordBatch.from_arrays([op, *data.columns],
+                                                 names=["op", *data.schema.names])
+        finally:
+            self._finish(job)
+
+    def metrics(self) -> dict[str, dict[str, int]]:
+        """Records in/out per operator of the last run (``vertex.operator`` keys)."""
+        return dict(self._metrics)

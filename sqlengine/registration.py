@@ -1,0 +1,110 @@
+"""In-memory data as a table: what ``Session.register`` puts into the catalog.
+
+Accepts a pyarrow Table or RecordBatch, a pandas DataFrame, a RecordBatchReader or an iterator of
+record batches; normalises the Arrow types to the ones sqlengine computes with.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import Any
+
+import pyarrow as pa
+
+from sqlengine.catalog import TableDef
+from sqlengine.errors import NotSupportedError, PlanError
+from sqlengine.options import parse_duration
+from sqlengine.parser import parse_expression
+from sqlengine.plan.nodes import Field, Schema
+from sqlengine.runtime.connectors.memory import MemoryData
+from sqlengine.statements import QueryText
+from sqlengine.types import is_supported
+
+
+def memory_table(name: str, data: Any, *, bounded: bool = True, rowtime: str | None = None,
+                 watermark: str | None = None, idle_timeout: str | None = None) -> TableDef:
+    """The catalog entry for registered data (see ``Session.register`` for the arguments).
+
+    Raises:
+        PlanError: data of another kind, an empty iterator, a rowtime that is not a TIMESTAMP.
+        NotSupportedError: a column type sqlengine does not support.
+    """
+    mem = _memory_data(name, data)
+    mem.bounded = mem.table is not None or bounded
+    fields = [Field(f.name, f.type) for f in mem.schema]
+    wm_def = None
+    if rowtime is not None:
+        names = [f.name for f in fields]
+        if rowtime not in names or not pa.types.is_timestamp(fields[names.index(rowtime)].type):
+            raise PlanError(f"cannot register {name!r}: rowtime {rowtime!r} is not a "
+                            "TIMESTAMP column")
+        i = names.index(rowtime)
+        fields[i] = Field(rowtime, pa.timestamp("ms"), True, True)
+        text = watermark or f"`{rowtime}`"
+        wm_def = (rowtime, parse_expression(QueryText(text, 0), text))
+    options: tuple[tuple[str, str], ...] = (("connector", "memory"),)
+    if idle_timeout is not None:
+        parse_duration(idle_timeout, "idle_timeout")
+        options += (("scan.watermark.idle-timeout", idle_timeout),)
+    return TableDef(name, Schema(tuple(fields)), options, watermark=wm_def, data=mem)
+
+
+def _memory_data(name: str, data: Any) -> MemoryData:
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    if not isinstance(data, pa.Table) and hasattr(data, "to_records") and \
+            hasattr(data, "columns"):
+        data = pa.Table.from_pandas(data, preserve_index=False)
+    if isinstance(data, pa.Table):
+        return MemoryData(table=normalize_table(data))
+    if isinstance(data, pa.RecordBatchReader):
+        return MemoryData(iterator=iter(data), schema=normalize_schema(data.schema))
+    if isinstance(data, Iterable) and isinstance(getattr(data, "schema", None), pa.Schema):
+        mem = MemoryData(iterator=iter(data), schema=normalize_schema(data.schema))
+        mem.explicit_watermarks = True
+        return mem
+    if isinstance(data, Iterable):
+        it = iter(data)
+        try:
+            first = next(it)
+        except StopIteration:
+            raise PlanError(f"cannot register {name!r}: the iterator is empty, so its "
+                            "schema is unknown") from None
+        return MemoryData(iterator=itertools.chain([first], it),
+                          schema=normalize_schema(first.schema))
+    raise PlanError(f"cannot register {name!r}: expected a pyarrow Table, a pandas "
+                    f"DataFrame or an iterator of RecordBatches, got {type(data).__name__}")
+
+
+def normalize_schema(schema: pa.Schema) -> pa.Schema:
+    """Arrow types as sqlengine computes with them (string, naive timestamps, signed ints).
+
+    Raises:
+        NotSupportedError: naming a column whose type has no counterpart.
+    """
+    fields = []
+    for f in schema:
+        t = f.type
+        if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            t = pa.string()
+        elif pa.types.is_dictionary(t):
+            t = t.value_type
+        elif pa.types.is_timestamp(t) and t.tz is not None:
+            t = pa.timestamp(t.unit)
+        elif pa.types.is_uint8(t) or pa.types.is_uint16(t):
+            t = pa.int32()
+        elif pa.types.is_uint32(t) or pa.types.is_uint64(t):
+            t = pa.int64()
+        elif pa.types.is_float16(t):
+            t = pa.float32()
+        if not is_supported(t):
+            raise NotSupportedError(f"column {f.name!r} has type {t}, which sqlengine does "
+                                    "not support yet")
+        fields.append(pa.field(f.name, t))
+    return pa.schema(fields)
+
+
+def normalize_table(table: pa.Table) -> pa.Table:
+    schema = normalize_schema(table.schema)
+    return table.cast(schema) if schema != table.schema else table
