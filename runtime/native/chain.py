@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import pyarrow as pa
 from sqlengine.runtime.elements import (
-    MIN_WATERMARK,
     ROWKIND,
     Watermark,
     data_part,
@@ -15,6 +14,7 @@ from sqlengine.runtime.elements import (
     row_watermarks,
     with_meta,
 )
+from sqlengine.runtime.native.valve import StatusWatermarkValve
 from sqlengine.runtime.operators.base import Operator, OperatorContext, OperatorMetrics
 
 from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
@@ -43,11 +43,8 @@ class ChainedTask:
         self.output_watermark: Callable[[Watermark], None] = lambda wm: None
         self.output_status: Callable[[bool], None] = lambda idle: None
         self.idle = False
-        # Flink's StatusWatermarkValve: a watermark per input channel; the task's watermark is
-        # the minimum over the active (non-idle) channels and never goes backwards.
-        self.channel_wm = [MIN_WATERMARK] * n_channels
-        self.channel_idle = [False] * n_channels
-        self.watermark = MIN_WATERMARK
+        # The task's watermark: the minimum over its active input channels, never backwards.
+        self.valve = StatusWatermarkValve(n_channels)
         for i, op in enumerate(operators):
             op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options))
 
@@ -101,46 +98,44 @@ class ChainedTask:
         # With several inputs, the watermark before a row is also bounded by the other
         # channels' current watermarks (and so depends on how channels interleave, as in Flink).
         wm = row_watermarks(batch)
-        others = [w for j, (w, idle) in enumerate(zip(self.channel_wm, self.channel_idle))
-                  if j != channel and not idle]
-        if wm is None or not others:
+        bound = self.valve.others_bound(channel)
+        if wm is None or bound is None:
             return batch
-        merged = np.minimum(wm, min(others))
+        merged = np.minimum(wm, bound)
         return with_meta(data_part(batch), merged, _rowkind_of(batch))
 
     def process_watermark(self, wm: Watermark, channel: int = 0) -> None:
         """A watermark arriving on one input channel."""
-        if wm.timestamp > self.channel_wm[channel]:
-            self.channel_wm[channel] = wm.timestamp
-        self.channel_idle[channel] = False
-        self._advance()
+        advanced = self.valve.input_watermark(channel, wm.timestamp)
+        if advanced is not None:
+            self._emit_watermark(Watermark(advanced))
 
     def set_idle(self, idle: bool, channel: int = 0) -> None:
         """A channel turned idle (excluded from the minimum) or active again; the task is
         idle, and says so downstream, when all its channels are."""
-        self.channel_idle[channel] = idle
-        self._advance()
-        self.set_task_idle(all(self.channel_idle))
+        advanced = self.valve.input_status(channel, idle)
+        if advanced is not None:
+            self._emit_watermark(Watermark(advanced))
+        self.set_task_idle(self.valve.all_idle)
 
     def set_task_idle(self, idle: bool) -> None:
         if idle != self.idle:
             self.idle = idle
             self.output_status(idle)
 
-    def _advance(self) -> None:
-        active = [w for w, idle in zip(self.channel_wm, self.channel_idle) if not idle]
-        if not active:
-            return
-        combined = min(active)
-        if combined > self.watermark:
-            self.fire_watermark(Watermark(combined))
+    @property
+    def watermark(self) -> int:
+        """The task's current watermark (the valve's output)."""
+        return self.valve.watermark
 
     def fire_watermark(self, wm: Watermark, start: int = 0) -> None:
         """Each operator from ``start`` on processes ``wm`` (its output flowing on down the
         chain first), then the watermark leaves the vertex."""
-        if wm.timestamp <= self.watermark and start == 0:
+        if not self.valve.advance_output(wm.timestamp) and start == 0:
             return
-        self.watermark = max(self.watermark, wm.timestamp)
+        self._emit_watermark(wm, start)
+
+    def _emit_watermark(self, wm: Watermark, start: int = 0) -> None:
         for i in range(start, len(self.operators)):
             outs = self._call(i, lambda op=self.operators[i]: op.process_watermark(wm))
             self.metrics[i].records_out += sum(o.num_rows for o in outs)
