@@ -17,7 +17,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from sqlengine.runtime.elements import (
-    MIN_WATERMARK,
     Watermark,
     data_part,
     millis,
@@ -28,6 +27,7 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.rank import dense_ids
+from sqlengine.runtime.timers import TimerService
 
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
@@ -72,10 +72,9 @@ class OverAggregateOperator(Operator):
         self.aggs = aggs
         self.schema = schema
         self.width = len(schema) - len(aggs)
-        self.pending: list[pa.RecordBatch] = []
+        self.timers = TimerService()  # each row waits for the watermark to pass its time
         self.history: pa.Table | None = None  # emitted rows still inside future frames
         self.seq = 0
-        self.watermark = MIN_WATERMARK
         self.late_dropped = 0
         for a in aggs:
             if a.func in ("min", "max") and not (
@@ -89,25 +88,21 @@ class OverAggregateOperator(Operator):
         data = data_part(batch)
         times = millis(data.column(self.time_index))
         row_wm = row_watermarks(batch)
-        bound = row_wm if row_wm is not None else np.full(len(times), self.watermark)
-        on_time = times > bound
-        self.late_dropped += int((~on_time).sum())
-        if on_time.any():
-            self.pending.append(data.filter(pa.array(on_time)))
+        late = self.timers.is_late(times, row_wm)
+        self.late_dropped += int(late.sum())
+        if not late.all():
+            on_time = ~late
+            self.timers.register_event_time(data.filter(pa.array(on_time)), times[on_time])
         return ()
 
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
+
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
-        before = self.watermark
-        self.watermark = wm.timestamp
-        if not self.pending:
+        before, ready = self.timers.advance_watermark(wm.timestamp)
+        if ready is None:
             return ()
-        table = pa.Table.from_batches(self.pending)
-        ready_mask = millis(table.column(self.time_index).combine_chunks()) <= wm.timestamp
-        if not ready_mask.any():
-            return ()
-        ready = table.filter(pa.array(ready_mask))
-        rest = table.filter(pa.array(~ready_mask))
-        self.pending = rest.to_batches() if rest.num_rows else []
         n_new = ready.num_rows
         seq = np.arange(self.seq, self.seq + n_new, dtype=np.int64)
         self.seq += n_new

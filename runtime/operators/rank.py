@@ -17,7 +17,6 @@ import pyarrow.compute as pc
 from sqlengine.runtime.elements import (
     DELETE,
     INSERT,
-    MIN_WATERMARK,
     UPDATE_AFTER,
     UPDATE_BEFORE,
     Watermark,
@@ -27,6 +26,7 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.timers import TimerService
 
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
@@ -199,28 +199,26 @@ class WindowTopNOperator(Operator):
         self.limit = limit
         self.schema = schema
         self.end_index = end_index  # the window_end column of the input
-        self.rows: list[pa.RecordBatch] = []
-        self.watermark = MIN_WATERMARK
+        self.timers = TimerService()  # each row waits for its window to fire
         self.seq = 0
+
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        self.rows.append(data_part(batch))
+        data = data_part(batch)
+        ends = data.column(self.end_index).cast(pa.timestamp("ms")).cast(pa.int64())
+        fire_at = pc.subtract(ends, 1).to_numpy(zero_copy_only=False)
+        self.timers.register_event_time(data, fire_at)
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
-        before = self.watermark
-        self.watermark = wm.timestamp
-        if not self.rows:
+        before, due = self.timers.advance_watermark(wm.timestamp)
+        if due is None:
             return ()
-        table = pa.Table.from_batches(self.rows).combine_chunks()
-        ends = table.column(self.end_index).cast(pa.timestamp("ms")).cast(pa.int64())
-        fire = pc.less_equal(pc.subtract(ends, 1), wm.timestamp)
-        if not pc.any(fire).as_py():
-            return ()
-        done = table.filter(fire)
-        rest = table.filter(pc.invert(fire))
-        self.rows = rest.to_batches() if rest.num_rows else []
+        done = due.combine_chunks()
         batch = done.to_batches()[0]
         pids = dense_ids([evaluate(p, batch) for p in self.partition], batch.num_rows)
         order = [(evaluate(k.expr, batch), k) for k in self.order]
@@ -235,4 +233,4 @@ class WindowTopNOperator(Operator):
                 for b in out.to_batches() if b.num_rows]
 
     def snapshot_state(self) -> Mapping[str, object]:
-        return {"buffered_rows": sum(b.num_rows for b in self.rows)}
+        return {"buffered_rows": self.timers.event_time[0].num_rows}

@@ -9,9 +9,10 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
-from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, data_part, millis, with_meta
+from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.join import JoinOperator
+from sqlengine.runtime.timers import TimerService
 
 from sqlengine.plan.expressions import Expr
 
@@ -25,31 +26,32 @@ class WindowJoinOperator(Operator):
         self.args = (kind, left_keys, right_keys, condition, left_schema, right_schema, schema)
         self.schemas = (left_schema, right_schema)
         self.end_indexes = end_indexes
-        self.rows: list[list[pa.RecordBatch]] = [[], []]
-        self.watermark = MIN_WATERMARK
+        # Each side's rows wait for their window to fire.
+        self.timers = TimerService(sides=2)
         self.late_dropped = 0
+
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        ends = millis(data.column(self.end_indexes[input_index]))
-        on_time = ends - 1 > self.watermark
-        self.late_dropped += int((~on_time).sum())
-        if on_time.any():
-            self.rows[input_index].append(data.filter(pa.array(on_time)))
+        fire_at = millis(data.column(self.end_indexes[input_index])) - 1
+        late = self.timers.is_late(fire_at)
+        self.late_dropped += int(late.sum())
+        if not late.all():
+            on_time = ~late
+            self.timers.register_event_time(data.filter(pa.array(on_time)), fire_at[on_time],
+                                            input_index)
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
-        before = self.watermark
-        self.watermark = wm.timestamp
+        before = self.timers.move_watermark(wm.timestamp)
         fired: list[pa.Table] = []
         for side in (0, 1):
-            table = pa.Table.from_batches(self.rows[side], self.schemas[side])
-            ends = millis(table.column(self.end_indexes[side]))
-            fire = ends - 1 <= wm.timestamp
-            fired.append(table.filter(pa.array(fire)))
-            rest = table.filter(pa.array(~fire))
-            self.rows[side] = rest.to_batches() if rest.num_rows else []
+            due = self.timers.due(side)
+            fired.append(due if due is not None else self.schemas[side].empty_table())
         if fired[0].num_rows == 0:
             return ()  # inner and left joins emit nothing without left rows
         join = JoinOperator(*self.args, emit="final")  # type: ignore[misc]
@@ -61,7 +63,7 @@ class WindowJoinOperator(Operator):
                 if b.num_rows]
 
     def snapshot_state(self) -> Mapping[str, object]:
-        return {"buffered_rows": sum(b.num_rows for side in self.rows for b in side),
+        return {"buffered_rows": sum(t.num_rows for t in self.timers.event_time),
                 "late_records_dropped": self.late_dropped}
 
 
