@@ -1,8 +1,8 @@
 """TimerService: event-time timers fire in registration order once the watermark passes."""
+from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-
 from sqlengine.runtime.elements import MIN_WATERMARK
 from sqlengine.runtime.timers import RowTimers, TimerService
 

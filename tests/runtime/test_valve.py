@@ -1,4 +1,5 @@
 """StatusWatermarkValve: the task's watermark and status from its input channels."""
+from __future__ import annotations
 
 from sqlengine.runtime.elements import MIN_WATERMARK
 from sqlengine.runtime.native.valve import StatusWatermarkValve
