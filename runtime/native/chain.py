@@ -1,4 +1,9 @@
-"""ChainedTask: runs one JobVertex's operator chain by direct calls (Flink's OperatorChain)."""
+"""ChainedTask: runs one JobVertex's operator chain by direct calls.
+
+In Flink's words it is the OperatorChain together with the StreamTask's processing part: the
+StatusWatermarkValve (``valve``) combines its input channels' watermarks, the
+StreamInputProcessor (input_processor.py) feeds it, and a Task (task.py) runs it in a thread.
+``OperatorChain`` names the same class."""
 
 from __future__ import annotations
 
@@ -206,6 +211,9 @@ class ChainedTask:
                 op.close()
             except Exception as e:
                 raise ExecutionError(f"closing {type(op).__name__} failed: {e}") from e
+
+
+OperatorChain = ChainedTask  # Flink's name for the chain of operators a task runs
 
 
 def _rowkind_of(batch: pa.RecordBatch) -> pa.Array | None:

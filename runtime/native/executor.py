@@ -16,6 +16,7 @@ from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.factory import build_operator
+from sqlengine.runtime.native.input_processor import StreamInputProcessor
 from sqlengine.runtime.native.source_driver import SourceDriver
 from sqlengine.runtime.operators.sink import CollectSink
 from sqlengine.runtime.operators.source import SourceOperator
@@ -38,6 +39,8 @@ class Executor:
         self.graph = graph
         self.options = options
         self.tasks: dict[str, ChainedTask] = {}
+        # Each task's input: upstream tasks push their output into it by direct calls.
+        self.inputs: dict[str, StreamInputProcessor] = {}
         self.collect: CollectSink | None = None
         self.sources: list[tuple[str, SourceOperator]] = []
         self.result = JobResult()
@@ -50,6 +53,7 @@ class Executor:
             names = [spec.label().split("(")[0] for spec in v.chain]
             n_inputs = max(1, len(graph.in_edges(v.id)))
             self.tasks[v.id] = ChainedTask(v.id, ops, names, n_inputs, options)
+            self.inputs[v.id] = StreamInputProcessor(self.tasks[v.id])
             if isinstance(ops[0], SourceOperator):
                 self.sources.append((v.id, ops[0]))
             for op in ops:
@@ -60,15 +64,14 @@ class Executor:
             outs = graph.out_edges(v.id)
             task = self.tasks[v.id]
             if outs:
-                targets = [(self.tasks[e.target], e.input_index) for e in outs]
+                targets = [(self.inputs[e.target], e.input_index) for e in outs]
                 task.output = _fan_out(targets)
                 task.output_watermark = _fan_out_watermark(targets)
                 task.output_status = _fan_out_status(targets)
 
     def _finish(self, vertex_id: str) -> None:
         for e in self.graph.out_edges(vertex_id):
-            target = self.tasks[e.target]
-            if target.end_input(e.input_index):
+            if self.inputs[e.target].end_input(e.input_index):
                 self._finish(e.target)
 
     def run(self) -> Iterator[pa.RecordBatch]:
@@ -143,26 +146,29 @@ class Executor:
                     self.result.sink_rows[sink[0]] = sink[1]
 
 
-def _fan_out(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-untyped-def]
+def _fan_out(targets: list[tuple[StreamInputProcessor, int]]
+             ) -> Callable[[pa.RecordBatch], None]:
     def output(batch: pa.RecordBatch) -> None:
-        for task, idx in targets:
-            task.process(batch, idx)
+        for processor, idx in targets:
+            processor.process_batch(batch, idx)
 
     return output
 
 
-def _fan_out_watermark(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-untyped-def]
+def _fan_out_watermark(targets: list[tuple[StreamInputProcessor, int]]
+                       ) -> Callable[[Watermark], None]:
     def output(wm: Watermark) -> None:
-        for task, idx in targets:
-            task.process_watermark(wm, idx)
+        for processor, idx in targets:
+            processor.process_watermark(wm, idx)
 
     return output
 
 
-def _fan_out_status(targets: list[tuple[ChainedTask, int]]):  # type: ignore[no-untyped-def]
+def _fan_out_status(targets: list[tuple[StreamInputProcessor, int]]
+                    ) -> Callable[[bool], None]:
     def output(idle: bool) -> None:
-        for task, idx in targets:
-            task.set_idle(idle, idx)
+        for processor, idx in targets:
+            processor.process_status(idle, idx)
 
     return output
 

@@ -12,9 +12,10 @@ from enum import Enum
 from typing import Any
 
 import pyarrow as pa
-from sqlengine.runtime.elements import MAX_WATERMARK, Watermark
+from sqlengine.runtime.elements import MAX_WATERMARK
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import ExecutionVertex
+from sqlengine.runtime.native.input_processor import StreamInputProcessor
 from sqlengine.runtime.native.network import (
     BlockingWriter,
     Cancelled,
@@ -23,7 +24,6 @@ from sqlengine.runtime.native.network import (
     JobControl,
     Kind,
     RecordWriter,
-    read_spilled,
 )
 from sqlengine.runtime.native.source_driver import SourceDriver
 from sqlengine.runtime.operators.sink import CollectSink
@@ -150,28 +150,17 @@ class Task:
                 self._broadcast(Kind.LATENCY, (self.vertex.vertex_id, time.monotonic()))
 
     def _run_inputs(self) -> None:
-        chain = self.chain
-        while not chain.finished:
-            channel, kind, payload = self.gate.get(self._flush_due)
-            if kind is Kind.BATCH:
-                chain.process(payload, channel)
-            elif kind is Kind.WATERMARK:
-                chain.process_watermark(Watermark(payload), channel)
-            elif kind is Kind.IDLE:
-                chain.set_idle(payload, channel)
-            elif kind is Kind.SPILLED:
-                for batch in read_spilled(payload):
-                    chain.process(batch, channel)
-                    self._drain_collect()
-            elif kind is Kind.LATENCY:
-                source, emitted = payload
-                self.latency[source] = (time.monotonic() - emitted) * 1000.0
-                self._broadcast(Kind.LATENCY, payload)
-            else:  # END: an ended channel no longer holds the watermark back
-                chain.process_watermark(MAX_WATERMARK, channel)
-                chain.end_input(channel)
+        processor = StreamInputProcessor(self.chain, on_latency=self._on_latency,
+                                         after_spilled_batch=self._drain_collect)
+        while not processor.finished:
+            processor.process_input(self.gate, self._flush_due)
             self._flush_due()
             self._drain_collect()
+
+    def _on_latency(self, payload: tuple[str, float]) -> None:
+        source, emitted = payload
+        self.latency[source] = (time.monotonic() - emitted) * 1000.0
+        self._broadcast(Kind.LATENCY, payload)
 
 
 def _latency_interval(options: dict[str, str]) -> float:
