@@ -76,8 +76,9 @@ def _case(expr: Case, batch: pa.RecordBatch, n: int) -> pa.Array:
 
 def _in_list(expr: InList, batch: pa.RecordBatch, n: int) -> pa.Array:
     arg = _eval(expr.arg, batch, n)
-    if all(isinstance(v, Literal) for v in expr.values):
-        present = [v.value for v in expr.values if v.value is not None]  # type: ignore[attr-defined]
+    literals = [v for v in expr.values if isinstance(v, Literal)]
+    if len(literals) == len(expr.values):
+        present = [v.value for v in literals if v.value is not None]
         has_null = len(present) != len(expr.values)
         found = pc.is_in(arg, value_set=pa.array(present, arg.type))
     else:

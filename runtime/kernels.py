@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import SupportsInt
 
 import numpy as np
 import pyarrow as pa
@@ -102,18 +103,25 @@ def _trim(where: str) -> Kernel:
     return kernel
 
 
+def as_int(value: object) -> int:
+    """``int(value)`` for a literal argument (a number, or a string of digits)."""
+    if isinstance(value, (str, bytes, SupportsInt)):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a number, not {type(value).__name__!r}")
+
+
 def _substring(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     s = args[0]
     start = lits[1]
     length = lits[2] if len(lits) > 2 else None
     if start is None or (len(lits) > 2 and length is None):
         return pa.nulls(len(s), pa.string())
-    start = int(start)  # type: ignore[arg-type]
-    if length is not None and int(length) < 0:  # type: ignore[arg-type]
+    first = as_int(start)
+    if length is not None and as_int(length) < 0:
         raise ExecutionError(f"SUBSTRING length must not be negative, got {length}")
     # SQL positions are 1-based; a start <= 0 still counts the positions before 1.
-    begin = start - 1
-    stop = None if length is None else begin + int(length)  # type: ignore[arg-type]
+    begin = first - 1
+    stop = None if length is None else begin + as_int(length)
     if begin < 0:
         begin = 0
         if stop is not None and stop < 0:
@@ -140,10 +148,10 @@ def _position(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 def _pad(left: bool) -> Kernel:
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         s = args[0]
-        width, pad = lits[1], lits[2]
-        if width is None or pad is None:
+        given, pad = lits[1], lits[2]
+        if given is None or pad is None:
             return pa.nulls(len(s), pa.string())
-        width = int(width)  # type: ignore[arg-type]
+        width = as_int(given)
         if width < 0 or pad == "":
             return pa.nulls(len(s), pa.string())
         if len(str(pad)) == 1:
@@ -177,7 +185,7 @@ def _repeat(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 def _round(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    digits = int(lits[1]) if len(lits) > 1 and lits[1] is not None else 0  # type: ignore[arg-type]
+    digits = as_int(lits[1]) if len(lits) > 1 and lits[1] is not None else 0
     x = args[0]
     if pa.types.is_integer(x.type):
         if digits >= 0:
@@ -331,7 +339,7 @@ def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> 
     s = args[0]
     if lits[1] is None:
         return pa.nulls(len(s), pa.string())
-    group = int(lits[2]) if len(lits) > 2 and lits[2] is not None else 1  # type: ignore[arg-type]
+    group = as_int(lits[2]) if len(lits) > 2 and lits[2] is not None else 1
     pattern, n = _numbered_groups(f"({lits[1]})")
     group += 1  # group 0 (the whole match) is the wrapper added above
     if group > n:
@@ -344,10 +352,10 @@ def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> 
 def _split_index(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     s = args[0]
     sep, idx = lits[1], lits[2]
-    if sep is None or idx is None or int(idx) < 0:  # type: ignore[arg-type]
+    if sep is None or idx is None or as_int(idx) < 0:
         return pa.nulls(len(s), pa.string())
     parts = pc.split_pattern(s, str(sep))
-    one = pc.list_slice(parts, int(idx), int(idx) + 1)  # type: ignore[arg-type]
+    one = pc.list_slice(parts, as_int(idx), as_int(idx) + 1)
     flat = pc.list_flatten(one)
     parents = pc.list_parent_indices(one).to_numpy(zero_copy_only=False)
     pos = np.full(len(s), -1, dtype=np.int64)

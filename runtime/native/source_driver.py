@@ -26,7 +26,10 @@ def idle_timeout(src: SourceOperator, options: dict[str, str]) -> float:
 class SourceDriver:
     def __init__(self, task: ChainedTask, options: dict[str, str]) -> None:
         self.task = task
-        self.src: SourceOperator = task.operators[0]  # type: ignore[assignment]
+        head = task.operators[0]
+        if not isinstance(head, SourceOperator):
+            raise TypeError(f"a source task's head is a source, not {type(head).__name__}")
+        self.src = head
         key = "pipeline.auto-watermark-interval"
         self.interval = parse_duration(options.get(key, "0"), key) / 1000.0
         self.idle_after = idle_timeout(self.src, options)

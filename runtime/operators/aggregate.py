@@ -179,9 +179,9 @@ class GroupAggregateOperator(Operator):
             self.rows[gone] = 0
             for acc in self.accs:
                 acc.reset(gone)
-        if not self.emit_changelog:
+        if not self.emit_changelog or before is None:
             return ()
-        return self._changelog(slots, before)  # type: ignore[arg-type]
+        return self._changelog(slots, before)
 
     def _row_inputs(self, batch: pa.RecordBatch, key_names: list[str]
                     ) -> tuple[pa.Table, list[tuple[str, str]]]:

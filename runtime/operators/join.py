@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -27,13 +28,19 @@ from sqlengine.plan.expressions import Expr
 M, K, T = "$m", "$k", "$t"  # multiplicity, match count (left side), write time
 
 
+class Clock(Protocol):
+    """What the join's state TTL reads the time from (the ``time`` module by default)."""
+
+    def monotonic(self) -> float: ...
+
+
 class JoinOperator(Operator):
     name = "Join"
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
                  schema: pa.Schema, emit: str, ttl_ms: int = 0,
-                 updating: bool | None = None, clock: object = time,
+                 updating: bool | None = None, clock: Clock = time,
                  build_side: int | None = None) -> None:
         self.kind = kind
         self.key_exprs = (left_keys, right_keys)
@@ -119,13 +126,13 @@ class JoinOperator(Operator):
     def _expire(self) -> None:
         if not self.ttl:
             return
-        now = self.clock.monotonic()  # type: ignore[attr-defined]
+        now = self.clock.monotonic()
         for side, table in enumerate(self.state):
             if table is not None and table.num_rows:
                 self.state[side] = table.filter(pc.greater(table[T], now - self.ttl))
 
     def _store(self, side: int, delta: pa.Table, matches: np.ndarray | None) -> None:
-        now = self.clock.monotonic() if self.ttl else 0.0  # type: ignore[attr-defined]
+        now = self.clock.monotonic() if self.ttl else 0.0
         delta = delta.append_column(T, pa.array(np.full(delta.num_rows, now)))
         if side == 0:
             delta = delta.append_column(K, pa.array(

@@ -65,12 +65,12 @@ class RangeSampleOperator(Operator):
                                                                              head])
             table = table.slice(room)
             positions = positions[room:]
-        if table.num_rows:
+        if table.num_rows and self.sample is not None:
             # Row at position i replaces a random slot with probability size / (i + 1).
             slots = (self.rng.random(len(positions)) * (positions + 1)).astype(np.int64)
             take = slots < self.size
             if take.any():
-                current = self.sample.combine_chunks()  # type: ignore[union-attr]
+                current = self.sample.combine_chunks()
                 chosen = np.nonzero(take)[0]
                 # (a later row wins a slot it shares with an earlier one, as in sequence)
                 source = np.full(current.num_rows, -1)

@@ -43,11 +43,11 @@ class SortOperator(Operator):
         self.batches = []
         if table.num_rows == 0:
             return ()
-        batch = table.combine_chunks().to_batches()[0] if table.num_rows else None
+        batch = table.combine_chunks().to_batches()[0]
         columns: dict[str, pa.Array] = {}
         sort_keys: list[tuple[str, str]] = []
         for i, k in enumerate(self.keys):
-            values = evaluate(k.expr, batch)  # type: ignore[arg-type]
+            values = evaluate(k.expr, batch)
             # Per-key NULL placement: sort first by "is valid" (false sorts first).
             columns[f"n{i}"] = pc.is_valid(values)
             columns[f"v{i}"] = values

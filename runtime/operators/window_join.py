@@ -54,7 +54,7 @@ class WindowJoinOperator(Operator):
             fired.append(due if due is not None else self.schemas[side].empty_table())
         if fired[0].num_rows == 0:
             return ()  # inner and left joins emit nothing without left rows
-        join = JoinOperator(*self.args, emit="final")  # type: ignore[misc]
+        join = JoinOperator(*self.args, emit="final")
         for side in (0, 1):
             for b in fired[side].to_batches():
                 join.process_batch(b, side)
