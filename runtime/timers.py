@@ -94,6 +94,11 @@ class TimerService:
         self.watermark = timestamp
         return before
 
+    def fired(self, timestamps: np.ndarray) -> np.ndarray:
+        """Per timer timestamp (timers kept beside an operator's own state rows, such as a
+        window's end - 1 or a join row's cleanup time): has the watermark passed it?"""
+        return timestamps <= self.watermark
+
     def due(self, side: int) -> pa.Table | None:
         return self.event_time[side].advance(self.watermark)
 

@@ -15,7 +15,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from sqlengine.runtime.elements import (
-    MIN_WATERMARK,
     Watermark,
     data_part,
     millis,
@@ -24,6 +23,7 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.timers import TimerService
 
 from sqlengine.plan.expressions import Expr
 
@@ -47,8 +47,13 @@ class IntervalJoinOperator(Operator):
         self.lower, self.upper = lower, upper
         self.rows: list[pa.Table | None] = [None, None]
         self.matched = np.zeros(0, dtype=bool)  # per kept left row (LEFT JOIN)
-        self.watermark = MIN_WATERMARK
+        # Each kept row's cleanup timer: left t - lower, right t + upper (kept with the rows).
+        self.timers = TimerService()
         self.late_dropped = 0
+
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
 
     def _keys(self, data: pa.RecordBatch | pa.Table, side: int) -> pa.Table:
         batch = data if isinstance(data, pa.RecordBatch) else \
@@ -90,8 +95,7 @@ class IntervalJoinOperator(Operator):
         data = data_part(batch)
         times = millis(data.column(self.times[input_index]))
         row_wm = row_watermarks(batch)
-        bound = row_wm if row_wm is not None else np.full(len(times), self.watermark)
-        on_time = times > bound
+        on_time = ~self.timers.is_late(times, row_wm)
         self.late_dropped += int((~on_time).sum())
         new = pa.Table.from_batches([data]).filter(pa.array(on_time))
         if new.num_rows == 0:
@@ -119,12 +123,12 @@ class IntervalJoinOperator(Operator):
                 for b in out]
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
-        self.watermark = wm.timestamp
+        self.timers.move_watermark(wm.timestamp)
         out: list[pa.RecordBatch] = []
         left, right = self.rows
         if left is not None and left.num_rows:
-            expired = millis(left.column(self.times[0]).combine_chunks()) - self.lower \
-                <= wm.timestamp
+            expired = self.timers.fired(
+                millis(left.column(self.times[0]).combine_chunks()) - self.lower)
             if expired.any():
                 if self.kind == "left":
                     lonely = expired & ~self.matched
@@ -137,8 +141,8 @@ class IntervalJoinOperator(Operator):
                 self.rows[0] = left.filter(pa.array(~expired))
                 self.matched = self.matched[~expired]
         if right is not None and right.num_rows:
-            expired = millis(right.column(self.times[1]).combine_chunks()) + self.upper \
-                <= wm.timestamp
+            expired = self.timers.fired(
+                millis(right.column(self.times[1]).combine_chunks()) + self.upper)
             if expired.any():
                 self.rows[1] = right.filter(pa.array(~expired))
         return [with_meta(b, np.full(b.num_rows, wm.timestamp, dtype=np.int64)) for b in out]

@@ -17,7 +17,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlengine.runtime.elements import (
     MAX_WATERMARK,
-    MIN_WATERMARK,
     UPDATE_AFTER,
     UPDATE_BEFORE,
     Watermark,
@@ -29,6 +28,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import Partials
 from sqlengine.runtime.operators.rank import dense_ids
+from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.windows import assign, sessions
 
 from sqlengine.plan.expressions import AggCall, Expr
@@ -51,9 +51,13 @@ class WindowAssignOperator(Operator):
         self.offset = offset
         self.lateness = lateness
         self.schema = schema
-        self.watermark = MIN_WATERMARK
+        self.timers = TimerService()
         self.late_dropped = 0
         self.proctime = proctime  # processing time is never late
+
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -82,7 +86,7 @@ class WindowAssignOperator(Operator):
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         if not self.proctime:
-            self.watermark = wm.timestamp
+            self.timers.move_watermark(wm.timestamp)
         return ()
 
     def snapshot_state(self) -> Mapping[str, object]:
@@ -105,12 +109,18 @@ class WindowAggregateOperator(Operator):
         self.distinct: dict[int, list[pa.Table]] = {j: [] for j in self.partials.distinct}
         self.fired: pa.Table | None = None  # fired groups kept for allowed lateness
         self.fired_distinct: dict[int, pa.Table] = {}
-        self.watermark = MIN_WATERMARK
+        # Each window's timer is its end - 1 (timers kept with the pending groups); a
+        # processing-time window's clock moves the same timers.
+        self.timers = TimerService()
         self.late_dropped = 0
         # Processing-time windows fire by the wall clock (the task's processing-time timers,
         # and as batches arrive; all at the end of input); watermarks do not move them.
         self.proctime = proctime
         self.uses_processing_time = proctime
+
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
 
     def on_processing_time(self, now_ms: int) -> Iterable[pa.RecordBatch]:
         return self._fire(now_ms) if self.proctime and self.pending else ()
@@ -130,13 +140,13 @@ class WindowAggregateOperator(Operator):
     def _process(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
         table = pa.table(self.partials.row_columns(batch))
         ends = millis(table[self.end_key].combine_chunks())
-        fired = ends - 1 <= self.watermark
+        fired = self.timers.fired(ends - 1)
         out: list[pa.RecordBatch] = []
         if fired.any():
             late = table.filter(pa.array(fired))
             table = table.filter(pa.array(~fired))
-            expired = millis(late[self.end_key].combine_chunks()) - 1 + self.lateness \
-                <= self.watermark
+            expired = self.timers.fired(millis(late[self.end_key].combine_chunks()) - 1
+                                        + self.lateness)
             self.late_dropped += int(expired.sum())
             late = late.filter(pa.array(~expired))
             if late.num_rows:
@@ -158,22 +168,21 @@ class WindowAggregateOperator(Operator):
 
     def _fire(self, timestamp: int) -> list[pa.RecordBatch]:
         wm = Watermark(timestamp)
-        before = self.watermark
-        self.watermark = wm.timestamp
+        before = self.timers.move_watermark(wm.timestamp)
         out: list[pa.RecordBatch] = []
         if self.pending:
             self._compact()
             state = self.pending[0]
             ends = millis(state[self.end_key].combine_chunks())
-            fire = pa.array(ends - 1 <= wm.timestamp)
+            fire = pa.array(self.timers.fired(ends - 1))
             if pc.any(fire).as_py():
                 done = state.filter(fire)
                 self.pending = [state.filter(pc.invert(fire))]
                 done_distinct = {}
                 for j in self.partials.distinct:
                     pairs = self.distinct[j][0]
-                    pend = pa.array(millis(pairs[self.end_key].combine_chunks()) - 1
-                                    <= wm.timestamp)
+                    pend = pa.array(self.timers.fired(
+                        millis(pairs[self.end_key].combine_chunks()) - 1))
                     done_distinct[j] = pairs.filter(pend)
                     self.distinct[j] = [pairs.filter(pc.invert(pend))]
                 out += self._emit(done, done_distinct, before)
@@ -259,7 +268,11 @@ class SessionAggregateOperator(Operator):
         self.end_key = f"k{end_pos}"
         self.gap = gap
         self.rows: list[pa.Table] = []
-        self.watermark = MIN_WATERMARK
+        self.timers = TimerService()  # a session's timer: its end - 1
+
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -268,8 +281,7 @@ class SessionAggregateOperator(Operator):
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
-        before = self.watermark
-        self.watermark = wm.timestamp
+        before = self.timers.move_watermark(wm.timestamp)
         if not self.rows:
             return ()
         table = pa.concat_tables(self.rows).combine_chunks()
@@ -282,7 +294,7 @@ class SessionAggregateOperator(Operator):
         change = np.zeros(len(order), dtype=bool)
         change[1:] = ids_sorted[1:] != ids_sorted[:-1]
         sid, starts, ends = sessions(change, ts_sorted, self.gap)
-        fire_session = ends - 1 <= wm.timestamp
+        fire_session = self.timers.fired(ends - 1)
         fire_row = fire_session[sid]
         if not fire_row.any():
             return ()
