@@ -7,7 +7,7 @@ import decimal
 from pathlib import Path
 
 import pyarrow as pa
-from sqlengine.runtime.connectors.nexmark import SCHEMAS, nexmark_batches
+from sqlengine.connectors.nexmark import SCHEMAS, nexmark_batches
 
 import sqlengine
 

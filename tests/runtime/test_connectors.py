@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from sqlengine.runtime.connectors.datagen import DatagenReader
+from sqlengine.connectors.datagen import DatagenReader
 
 import sqlengine
 from sqlengine.errors import ConnectorError, PlanError

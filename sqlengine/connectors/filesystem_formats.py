@@ -1,5 +1,5 @@
-"""The filesystem connector: csv, json (one object per line) and parquet, read and written as
-Flink's formats do (csv has no header row), with bad rows reported as file:line."""
+"""The filesystem connector's formats: csv, json (one object per line) and parquet, read and
+written as Flink's formats do (csv has no header row), with bad rows reported as file:line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import io
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -16,21 +15,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
-from sqlengine.runtime.cast import _VALID, _kind, cast_array
 
 from sqlengine import types as T
+from sqlengine.cast import _VALID, _kind, cast_array
+from sqlengine.connectors.base import ReadStats, SinkWriter
 from sqlengine.errors import ConnectorError, ExecutionError
 
 BATCH_ROWS = 65536
-
-
-@dataclass
-class ReadStats:
-    """Rows skipped under '<format>.ignore-parse-errors' (reported by the API and the CLI)."""
-
-    skipped: int = 0
-    files: int = 0
-    skipped_at: list[str] = field(default_factory=list)
 
 
 def list_files(path: str, table: str) -> list[Path]:
@@ -337,8 +328,10 @@ def _read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
 
 
 # -- writing -------------------------------------------------------------------------------
-class FileWriter:
+class FileWriter(SinkWriter):
     """Writes one part file under the sink's directory, batch by batch."""
+
+    name = "FileSink"
 
     def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
                  overwrite: bool) -> None:
@@ -370,7 +363,9 @@ class FileWriter:
         self.rows = 0
         del table
 
-    def write(self, batch: pa.RecordBatch) -> None:
+    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
+        if batch.schema != self.schema:
+            batch = batch.cast(self.schema)
         self.rows += batch.num_rows
         if self.format == "parquet":
             if self._parquet is None:
