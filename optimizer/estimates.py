@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import SupportsFloat
 
 from sqlengine import connectors
 from sqlengine.plan import nodes as N
@@ -171,11 +172,20 @@ def _scale(est: Estimate, fraction: float) -> Estimate:
 
 
 def _range_fraction(op: str, stats: ColumnStats, lit: Literal | None) -> float:
+    if lit is None:
+        return 0.5
     try:
-        lo, hi, v = float(stats.min), float(stats.max), float(lit.value)  # type: ignore[arg-type,union-attr]
-    except (TypeError, ValueError, AttributeError):
+        lo, hi, v = _as_float(stats.min), _as_float(stats.max), _as_float(lit.value)
+    except (TypeError, ValueError):
         return 0.5
     if hi <= lo:
         return 0.5
     below = min(max((v - lo) / (hi - lo), 0.0), 1.0)
     return below if op in ("lt", "le") else 1.0 - below
+
+
+def _as_float(x: object) -> float:
+    """``float(x)``, raising TypeError for what has no number (None, dates, ...)."""
+    if isinstance(x, SupportsFloat | str | bytes):
+        return float(x)
+    raise TypeError(type(x).__name__)

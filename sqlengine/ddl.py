@@ -11,7 +11,7 @@ from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.catalog import Catalog, TableDef, ViewDef
 from sqlengine.errors import BindError, PlanError, Span
 from sqlengine.parser import parse_expression, parse_query
-from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
 
 
@@ -166,7 +166,7 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
             raise BindError(f"table {stmt.table!r} has no column {name!r}", span=span,
                             sql=script)
         source_of[by_name[name.lower()]] = pos
-    exprs = []
+    exprs: list[Expr] = []
     for i, f in enumerate(target):
         if i not in source_of:
             from sqlengine.plan.expressions import Literal

@@ -1,22 +1,17 @@
 """The connector registry: each connector (a module of this package) registered once, by its
 Flink name, and asked by every layer (``get(name)``) instead of comparing names.
 
-Adding a connector: write its module (a ``Connector`` subclass, see base.py) and add it to
-``_REGISTERED`` below.
+Adding a connector is adding its module: one that ends with ``CONNECTOR = MyConnector()`` (a
+``Connector`` subclass, see base.py) is registered when this package is first imported.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import TYPE_CHECKING
 
 from sqlengine.connectors.base import Connector, OptionSpec, ReadStats, SinkWriter, SourceRead
-from sqlengine.connectors.blackhole import Blackhole
-from sqlengine.connectors.datagen import Datagen
-from sqlengine.connectors.filesystem import Filesystem
-from sqlengine.connectors.memory import Memory
-from sqlengine.connectors.nexmark import Nexmark
-from sqlengine.connectors.print import Print
-from sqlengine.connectors.socket import Socket
 from sqlengine.errors import ConnectorError, Span
 
 if TYPE_CHECKING:
@@ -26,9 +21,24 @@ if TYPE_CHECKING:
 __all__ = ["Connector", "OptionSpec", "ReadStats", "SinkWriter", "SourceRead", "find", "get",
            "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
 
-_REGISTERED: tuple[Connector, ...] = (
-    Filesystem(), Datagen(), Nexmark(), Print(), Socket(), Blackhole(), Memory())
-_BY_NAME: dict[str, Connector] = {c.name: c for c in _REGISTERED}
+
+
+def _discover() -> dict[str, Connector]:
+    """The ``CONNECTOR`` of each module of this package, by name."""
+    found: dict[str, Connector] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        connector = getattr(module, "CONNECTOR", None)
+        if isinstance(connector, Connector):
+            if connector.name in found:
+                msg = f"connector {connector.name!r} is registered twice ({info.name})"
+                raise ImportError(msg)
+            found[connector.name] = connector
+    return found
+
+
+_BY_NAME: dict[str, Connector] = _discover()
+_REGISTERED: tuple[Connector, ...] = tuple(_BY_NAME.values())
 
 
 def find(name: str) -> Connector | None:

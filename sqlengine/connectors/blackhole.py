@@ -18,3 +18,6 @@ class Blackhole(Connector):
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:
         return BlackholeWriter()
+
+
+CONNECTOR = Blackhole()

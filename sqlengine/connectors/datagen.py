@@ -240,3 +240,6 @@ class Datagen(Connector):
 
     def open_source(self, read: SourceRead) -> Iterator[object]:
         return DatagenReader(read.table, read.options, read.schema, split=read.split).batches()
+
+
+CONNECTOR = Datagen()

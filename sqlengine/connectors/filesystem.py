@@ -96,3 +96,6 @@ class Filesystem(Connector):
         if source.option("format") != "parquet":
             return None
         return spark.read.schema(schema_ddl).parquet(source.option("path"))
+
+
+CONNECTOR = Filesystem()

@@ -274,3 +274,6 @@ class Nexmark(Connector):
 
     def open_source(self, read: SourceRead) -> Iterator[object]:
         return nexmark_batches(read.table, read.options, read.schema, split=read.split)
+
+
+CONNECTOR = Nexmark()

@@ -59,3 +59,6 @@ class Print(Connector):
                   overwrite: bool) -> SinkWriter:
         return PrintWriter(options.get("print-identifier"),
                            use_stderr=options.get("standard-error", "false").lower() == "true")
+
+
+CONNECTOR = Print()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import select
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import ClassVar
 
 import pyarrow as pa
@@ -78,7 +78,7 @@ class SocketReader:
             time.sleep(min(_WAIT, max(0.0, until - time.monotonic())))
             yield None
 
-    def _open(self, attempt: int) -> Iterator[None]:  # returns the connection (or None)
+    def _open(self, attempt: int) -> Generator[None, None, socket.socket | None]:
         if self.listen:
             if self._server is None:
                 try:
@@ -160,3 +160,6 @@ class Socket(Connector):
         if read.split[0] > 0:  # a socket is read once, by the first subtask
             return iter(())
         return SocketReader(read.table, read.options, read.schema, read.stats).batches()
+
+
+CONNECTOR = Socket()
