@@ -138,8 +138,8 @@ class Session:
                 rows = sorted(self.options.items())
                 return Result("rows", table=pa.table({"key": [k for k, _ in rows],
                                                       "value": [v for _, v in rows]}))
-            case S.Set():
-                self.set(stmt.key, stmt.value)  # type: ignore[arg-type]
+            case S.Set(key=str(key)):
+                self.set(key, stmt.value or "")
                 return Result("ok", f"[INFO] Execute statement succeeded: SET {stmt.key}")
             case S.Reset():
                 if stmt.key is None:

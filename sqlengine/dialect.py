@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlglot import exp, parser, tokens
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
@@ -26,7 +28,7 @@ class Flink(Dialect):
         KEYWORDS = {k: v for k, v in tokens.Tokenizer.KEYWORDS.items() if k != "SESSION"}
 
     class Parser(parser.Parser):
-        def _parse_unary(self):  # type: ignore[no-untyped-def]
+        def _parse_unary(self) -> exp.Expr | None:
             curr, nxt = self._curr, self._next
             if (
                 curr is not None
@@ -36,7 +38,7 @@ class Flink(Dialect):
             ):
                 self._advance()
                 table = self._parse_table_parts()
-                partition = None
+                partition: Sequence[exp.Expr | None] | None = None
                 if self._match(TokenType.PARTITION_BY):
                     # One column, or several in parentheses: PARTITION BY (a, b).
                     if self._match(TokenType.L_PAREN):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lark import Token, Transformer, Tree, v_args
+from lark.tree import Meta
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +137,9 @@ class StatementBuilder(Transformer):
         self.text = text
         self.base = base
 
-    def _span_text(self, tree_meta: object) -> QueryText:
-        start = tree_meta.start_pos  # type: ignore[attr-defined]
-        end = tree_meta.end_pos  # type: ignore[attr-defined]
+    def _span_text(self, tree_meta: Meta) -> QueryText:
+        start = tree_meta.start_pos
+        end = tree_meta.end_pos
         return QueryText(self.text[start:end], self.base + start)
 
     # -- lexical ---------------------------------------------------------------------------
@@ -159,29 +160,29 @@ class StatementBuilder(Transformer):
         return QueryStmt(_text(items[0], self.base))
 
     @v_args(meta=True)
-    def type_text(self, meta: object, items: list) -> str:
+    def type_text(self, meta: Meta, items: list) -> str:
         return self._span_text(meta).sql
 
     @v_args(meta=True)
-    def expr_text(self, meta: object, items: list) -> QueryText:
+    def expr_text(self, meta: Meta, items: list) -> QueryText:
         return self._span_text(meta)
 
     @v_args(meta=True)
-    def physical_column(self, meta: object, items: list) -> ColumnDef:
+    def physical_column(self, meta: Meta, items: list) -> ColumnDef:
         name, type_text = items[0], items[1]
         nullable = not any(isinstance(i, Tree) and i.data == "not_null" for i in items[2:])
         return ColumnDef(unquote_ident(str(name)), type_text, nullable,
-                         offset=self.base + meta.start_pos)  # type: ignore[attr-defined]
+                         offset=self.base + meta.start_pos)
 
     @v_args(meta=True)
-    def computed_column(self, meta: object, items: list) -> ColumnDef:
+    def computed_column(self, meta: Meta, items: list) -> ColumnDef:
         return ColumnDef(unquote_ident(str(items[0])), None, True, expr=items[1],
-                         offset=self.base + meta.start_pos)  # type: ignore[attr-defined]
+                         offset=self.base + meta.start_pos)
 
     @v_args(meta=True)
-    def watermark(self, meta: object, items: list) -> WatermarkDef:
+    def watermark(self, meta: Meta, items: list) -> WatermarkDef:
         return WatermarkDef(unquote_ident(str(items[0])), items[1],
-                            self.base + meta.start_pos)  # type: ignore[attr-defined]
+                            self.base + meta.start_pos)
 
     def primary_key(self, items: list) -> _PrimaryKey:
         # With a CONSTRAINT name, the first identifier is the constraint's name.
@@ -258,7 +259,7 @@ class StatementBuilder(Transformer):
         return tuple(unquote_ident(str(i)) for i in items)
 
     @v_args(meta=True)
-    def insert(self, meta: object, items: list) -> Insert:
+    def insert(self, meta: Meta, items: list) -> Insert:
         mode, name = items[0], items[1]
         columns = items[2] if len(items) == 4 else ()
         return Insert(name, columns, _text(items[-1], self.base),
@@ -279,7 +280,7 @@ class StatementBuilder(Transformer):
         return Show(" ".join(str(items[0]).upper().split()))
 
     @v_args(meta=True)
-    def describe(self, meta: object, items: list) -> Describe:
+    def describe(self, meta: Meta, items: list) -> Describe:
         return Describe(items[1], self.base + items[0].end_pos + 1)
 
     def explain_detail(self, items: list) -> str:

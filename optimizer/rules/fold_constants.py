@@ -6,14 +6,14 @@ import pyarrow as pa
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 
 from sqlengine.errors import SqlEngineError
-from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, Literal
+from sqlengine.plan.expressions import VOLATILE, Call, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Filter, LogicalPlan
 from sqlengine.plan.tree import Transformed, map_expressions
 
 
 class FoldConstants(OptimizerRule):
-    """Replace constant sub-expressions by literals; simplify AND/OR with a constant side;
-    drop a Filter whose predicate is TRUE.
+    """Replace constant sub-expressions by literals (in every node's expressions, VALUES rows
+    included); simplify AND/OR with a constant side; drop a Filter whose predicate is TRUE.
 
     Example:
         >>> from tests.plans import plan_of
@@ -54,7 +54,7 @@ def fold_expr(e: Expr) -> Expr:
             return simplified
     if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) for x in e.walk()):
         return e
-    if any(isinstance(x, Call) and x.name in _VOLATILE for x in e.walk()):
+    if any(isinstance(x, Call) and x.name in VOLATILE for x in e.walk()):
         return e  # its value depends on when it runs
     if isinstance(e, Cast) and isinstance(e.arg, Literal) and e.arg.value is None:
         return Literal(None, e.type)
@@ -65,9 +65,6 @@ def fold_expr(e: Expr) -> Expr:
     except SqlEngineError:
         return e
     return Literal(value, e.dtype)
-
-
-_VOLATILE = frozenset({"proctime"})
 
 
 def _simplify_logic(e: Call) -> Expr | None:

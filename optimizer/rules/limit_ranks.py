@@ -6,9 +6,9 @@ from dataclasses import replace
 
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 
-from sqlengine.plan.expressions import Call, ColumnRef, Expr, Literal, conjunction, conjuncts
+from sqlengine.plan.expressions import Call, ColumnRef, Expr, Literal, conjuncts
 from sqlengine.plan.nodes import Filter, LogicalPlan, Rank
-from sqlengine.plan.tree import Transformed
+from sqlengine.plan.tree import Transformed, filtered
 
 
 class LimitRanks(OptimizerRule):
@@ -17,7 +17,7 @@ class LimitRanks(OptimizerRule):
 
     Example:
         >>> from tests.plans import plan_of, show
-        >>> from optimizer import optimize
+        >>> from sqlengine.optimizer import optimize
         >>> plan = plan_of("SELECT a FROM (SELECT a, ROW_NUMBER() OVER (PARTITION BY b "
         ...                "ORDER BY c DESC) AS rn FROM t) WHERE rn <= 3")
         >>> print(show(optimize(plan)))  # doctest: +ELLIPSIS
@@ -33,15 +33,18 @@ class LimitRanks(OptimizerRule):
         match node:
             case Filter(input=Rank() as rank):
                 width = len(rank.input.schema)
-                limits, rest = [], []
+                limits: list[int] = []
+                rest: list[Expr] = []
                 for c in conjuncts(node.predicate):
                     n = _bound(c, width)
-                    (limits if n is not None else rest).append(n if n is not None else c)
+                    if n is not None:
+                        limits.append(n)
+                    else:
+                        rest.append(c)
                 if not limits:
                     return Transformed.no(node)
                 limit = min(limits + ([rank.limit] if rank.limit is not None else []))
-                new: LogicalPlan = replace(rank, limit=max(limit, 0))  # type: ignore[type-var]
-                return Transformed.yes(Filter(new, conjunction(rest)) if rest else new)  # type: ignore[arg-type]
+                return Transformed.yes(filtered(replace(rank, limit=max(limit, 0)), rest))
             case _:
                 return Transformed.no(node)
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 
-from sqlengine.plan.expressions import ColumnRef, Literal, substitute
+from sqlengine.plan.expressions import ColumnRef, Expr, Literal, substitute
 from sqlengine.plan.nodes import LogicalPlan, Project
 from sqlengine.plan.tree import Transformed
 
@@ -39,8 +39,8 @@ class MergeProjections(OptimizerRule):
                 return _identity_or_same(node)
 
 
-def _refs(e: object) -> list[int]:
-    return [x.index for x in e.walk() if isinstance(x, ColumnRef)]  # type: ignore[attr-defined]
+def _refs(e: Expr) -> list[int]:
+    return [x.index for x in e.walk() if isinstance(x, ColumnRef)]
 
 
 def _identity_or_same(node: LogicalPlan) -> Transformed[LogicalPlan]:

@@ -67,8 +67,8 @@ def _prune(node: LogicalPlan, required: set[int]) -> tuple[LogicalPlan, Mapping]
             keep = sorted(required) or [0]
             exprs = [node.exprs[i] for i in keep]
             child, m = _prune(node.input, _cols(exprs))
-            new = Project(child, tuple(remap_columns(e, m) for e in exprs),
-                          tuple(node.names[i] for i in keep))
+            new: LogicalPlan = Project(child, tuple(remap_columns(e, m) for e in exprs),
+                                       tuple(node.names[i] for i in keep))
             return new, {old: new_i for new_i, old in enumerate(keep)}
         case Filter():
             child, m = _prune(node.input, required | node.predicate.columns())

@@ -25,7 +25,7 @@ from sqlengine.plan.nodes import (
     Union,
     WindowTVF,
 )
-from sqlengine.plan.tree import Transformed
+from sqlengine.plan.tree import Transformed, filtered
 
 
 class PushDownFilters(OptimizerRule):
@@ -56,8 +56,7 @@ class PushDownFilters(OptimizerRule):
         parts = conjuncts(node.predicate)
         match child:
             case Filter():
-                merged = conjunction(conjuncts(child.predicate) + parts)
-                return Transformed.yes(Filter(child.input, merged))  # type: ignore[arg-type]
+                return Transformed.yes(filtered(child.input, conjuncts(child.predicate) + parts))
             case Scan():
                 # CURRENT_WATERMARK needs the row watermark, which exists after the scan.
                 down = [p for p in parts if not _reads_watermark(p)]
@@ -66,11 +65,10 @@ class PushDownFilters(OptimizerRule):
                 keep = [p for p in parts if _reads_watermark(p)]
                 scan = replace(child, filters=child.filters + tuple(
                     _to_table_columns(p, child) for p in down))
-                return Transformed.yes(Filter(scan, conjunction(keep)) if keep else scan)  # type: ignore[arg-type]
+                return Transformed.yes(filtered(scan, keep))
             case Project():
                 inner = [substitute(p, child.exprs) for p in parts]
-                return Transformed.yes(replace(child, input=Filter(child.input,
-                                                                    conjunction(inner))))  # type: ignore[arg-type]
+                return Transformed.yes(replace(child, input=filtered(child.input, inner)))
             case Union():
                 return Transformed.yes(Union(tuple(Filter(i, node.predicate)
                                                    for i in child.inputs)))
@@ -80,10 +78,8 @@ class PushDownFilters(OptimizerRule):
                 if not down:
                     return Transformed.no(node)
                 keep = [p for p in parts if p not in down]
-                below = Filter(child.input, conjunction([substitute(p, child.keys)
-                                                         for p in down]))  # type: ignore[arg-type]
-                new: LogicalPlan = replace(child, input=below)
-                return Transformed.yes(Filter(new, conjunction(keep)) if keep else new)  # type: ignore[arg-type]
+                below = filtered(child.input, [substitute(p, child.keys) for p in down])
+                return Transformed.yes(filtered(replace(child, input=below), keep))
             case Join():
                 return _push_into_join(node, child, parts)
             case Rank():
@@ -95,19 +91,16 @@ class PushDownFilters(OptimizerRule):
                     return Transformed.no(node)
                 keep = [p for p in parts if p not in down]
                 del width
-                new_rank: LogicalPlan = replace(child, input=Filter(child.input,
-                                                                    conjunction(down)))  # type: ignore[arg-type]
-                return Transformed.yes(Filter(new_rank, conjunction(keep)) if keep
-                                       else new_rank)  # type: ignore[arg-type]
+                new_rank = replace(child, input=filtered(child.input, down))
+                return Transformed.yes(filtered(new_rank, keep))
             case WindowTVF():
                 width = len(child.input.schema)
                 down = [p for p in parts if p.columns() and max(p.columns()) < width]
                 if not down:
                     return Transformed.no(node)
                 keep = [p for p in parts if p not in down]
-                new_tvf: LogicalPlan = replace(child, input=Filter(child.input,
-                                                                   conjunction(down)))  # type: ignore[arg-type]
-                return Transformed.yes(Filter(new_tvf, conjunction(keep)) if keep else new_tvf)  # type: ignore[arg-type]
+                new_tvf = replace(child, input=filtered(child.input, down))
+                return Transformed.yes(filtered(new_tvf, keep))
             case _:
                 return Transformed.no(node)
 
@@ -141,15 +134,15 @@ def _push_into_join(node: Filter, join: Join, parts: list[Expr]) -> Transformed[
         right = []
     if not left and not right:
         return Transformed.no(node)
-    new_left = Filter(join.left, conjunction(left)) if left else join.left  # type: ignore[arg-type]
-    new_right = Filter(join.right, conjunction(right)) if right else join.right  # type: ignore[arg-type]
-    new: LogicalPlan = replace(join, left=new_left, right=new_right)
-    return Transformed.yes(Filter(new, conjunction(both)) if both else new)  # type: ignore[arg-type]
+    new = replace(join, left=filtered(join.left, left), right=filtered(join.right, right))
+    return Transformed.yes(filtered(new, both))
 
 
 def _push_join_condition(join: Join) -> LogicalPlan | None:
     n_left = len(join.left.schema)
-    left, right, both = _sides(conjuncts(join.condition), n_left)  # type: ignore[arg-type]
+    if join.condition is None:
+        return None
+    left, right, both = _sides(conjuncts(join.condition), n_left)
     if join.kind == "left":
         # In a LEFT JOIN's ON, a left-only condition decides matching, not which left rows
         # appear: it stays. A right-only one may filter the right input.
@@ -157,9 +150,8 @@ def _push_join_condition(join: Join) -> LogicalPlan | None:
         left = []
     if not left and not right:
         return None
-    new_left = Filter(join.left, conjunction(left)) if left else join.left  # type: ignore[arg-type]
-    new_right = Filter(join.right, conjunction(right)) if right else join.right  # type: ignore[arg-type]
-    return replace(join, left=new_left, right=new_right, condition=conjunction(both))
+    return replace(join, left=filtered(join.left, left), right=filtered(join.right, right),
+                   condition=conjunction(both))
 
 
 def _reads_watermark(e: Expr) -> bool:

@@ -27,14 +27,16 @@ from sqlengine.runtime.operators.window import (
     WindowAssignOperator,
 )
 from sqlengine.runtime.operators.window_join import WindowJoinOperator
+from sqlengine.runtime.values import values_columns
 
 from sqlengine.errors import NotSupportedError
+from sqlengine.plan.expressions import Expr
 
 
 class ValuesOperator(Operator):
     name = "Values"
 
-    def __init__(self, rows: tuple[tuple[object, ...], ...], schema: pa.Schema) -> None:
+    def __init__(self, rows: tuple[tuple[Expr, ...], ...], schema: pa.Schema) -> None:
         self.rows = rows
         self.schema = schema
 
@@ -43,8 +45,7 @@ class ValuesOperator(Operator):
             # SELECT without FROM: one row, no columns; keep a placeholder column so the batch
             # has a row count.
             return [pa.record_batch([pa.array([0] * len(self.rows))], names=["$dummy"])]
-        cols = list(zip(*self.rows)) if self.rows else [[] for _ in self.schema]
-        arrays = [pa.array(list(c), f.type) for c, f in zip(cols, self.schema)]
+        arrays = values_columns(self.rows, self.schema)
         return [pa.RecordBatch.from_arrays(arrays, schema=self.schema)]
 
     def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]

@@ -19,6 +19,7 @@ from sqlengine.optimizer.physical import OperatorSpec
 from sqlengine.runtime.native.executor import JobResult
 from sqlengine.runtime.spark.expressions import ddl, spark_type, to_sql
 from sqlengine.runtime.spark.session import spark_session
+from sqlengine.runtime.values import values_columns
 
 from sqlengine import connectors
 from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
@@ -153,9 +154,7 @@ class SparkJob:
         schema = op.schema.to_arrow()
         if not len(schema):
             return pa.table({"c0": pa.array(range(len(p["rows"])), pa.int64())})
-        cols = list(zip(*p["rows"])) if p["rows"] else [[] for _ in schema]
-        return pa.table([pa.array(list(c), f.type) for c, f in zip(cols, schema)],
-                        schema=schema)
+        return pa.table(values_columns(p["rows"], schema), schema=schema)
 
     def _op_values(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         return self._from_arrow(self._values_table(op, p))

@@ -259,3 +259,13 @@ def conjunction(parts: list[Expr]) -> Expr | None:
     for p in parts[1:]:
         out = Call("and", (out, p), pa.bool_())
     return out
+
+
+VOLATILE = frozenset({"proctime"})  # functions whose value depends on when they run
+
+
+def is_constant(expr: Expr) -> bool:
+    """True when ``expr`` reads no column and calls no volatile function: one value, known
+    before the query runs (literals, ``1 + 2``, ``CAST('1' AS INT)``)."""
+    return not any(isinstance(x, ColumnRef) or (isinstance(x, Call) and x.name in VOLATILE)
+                   for x in expr.walk())

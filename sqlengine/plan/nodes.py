@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
@@ -61,6 +62,8 @@ class LogicalPlan:
     """Protocol shared by every node (the dataclasses below implement it)."""
 
     schema: Schema
+    if TYPE_CHECKING:  # every node is a dataclass, so dataclasses.replace takes any of them
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     def children(self) -> tuple[LogicalPlan, ...]:
         return ()
@@ -81,7 +84,7 @@ class UnaryPlan(LogicalPlan):
         return (self.input,)
 
     def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
-        return replace(self, input=children[0])  # type: ignore[type-var]
+        return replace(self, input=children[0])
 
     def _keep_input_schema(self) -> None:
         object.__setattr__(self, "schema", self.input.schema)
@@ -115,9 +118,14 @@ class Scan(LogicalPlan):
 
 @dataclass(frozen=True, slots=True)
 class Values(LogicalPlan):
-    """Literal rows (``VALUES ...`` or a SELECT without FROM)."""
+    """Constant rows (``VALUES ...`` or a SELECT without FROM).
 
-    rows: tuple[tuple[object, ...], ...]
+    Each row holds one bound expression per column, typed as its column. The binder leaves
+    literals as they are; optimizer/rules/fold_constants.py folds the other cells to literals
+    and the runtime evaluates whatever is still not a literal when it builds the rows.
+    """
+
+    rows: tuple[tuple[Expr, ...], ...]
     schema: Schema
 
     def explain_label(self) -> str:

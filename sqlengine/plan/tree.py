@@ -65,6 +65,15 @@ def walk(plan: LogicalPlan) -> Iterator[LogicalPlan]:
         yield from walk(c)
 
 
+def filtered(plan: LogicalPlan, parts: list[Expr]) -> LogicalPlan:
+    """``plan`` under a Filter on the conjunction of ``parts``; ``plan`` itself for no parts."""
+    from sqlengine.plan.expressions import conjunction
+    from sqlengine.plan.nodes import Filter
+
+    predicate = conjunction(parts)
+    return plan if predicate is None else Filter(plan, predicate)
+
+
 def map_expressions(plan: LogicalPlan, fn: Callable[[Expr], Expr]) -> LogicalPlan:
     """The node with ``fn`` applied to each expression it holds (not to its children)."""
     from dataclasses import replace as _replace
@@ -77,6 +86,8 @@ def map_expressions(plan: LogicalPlan, fn: Callable[[Expr], Expr]) -> LogicalPla
                         filter=fn(a.filter) if a.filter is not None else None)
 
     match plan:
+        case N.Values():
+            return _replace(plan, rows=tuple(tuple(fn(e) for e in row) for row in plan.rows))
         case N.Filter():
             return _replace(plan, predicate=fn(plan.predicate))
         case N.Project():

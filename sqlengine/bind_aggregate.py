@@ -1,0 +1,186 @@
+"""Bind GROUP BY, HAVING and aggregate calls: the select list over an Aggregate node, with
+group window auxiliaries (TUMBLE_START ...) and hidden ORDER BY expressions."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.bind_common import (
+    ClauseBinder,
+    Relation,
+    no_aggregates,
+    require_boolean,
+    scope_of,
+    sort_key,
+    unique_names,
+)
+from sqlengine.bind_expr import Scope, coerce
+from sqlengine.bind_select import SelectItem
+from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
+from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Expr, Literal
+from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
+
+_AGGREGATES = ("count", "sum", "min", "max", "avg")
+
+
+class AggregateBinder(ClauseBinder):
+    """A SELECT with GROUP BY or aggregates, and the aggregate calls themselves."""
+
+    def aggregate_select(self, node: exp.Select, rel: Relation, items: list[SelectItem],
+                         group: exp.Group | None, having: exp.Having | None,
+                         order: exp.Order | None) -> Relation:
+        group_exprs: list[exp.Expression] = list(group.expressions) if group is not None else []
+        for g in group_exprs:
+            no_aggregates(self.binder, g, "GROUP BY")
+        legacy = [(g, kind) for g in group_exprs if (kind := group_window_kind(g)) is not None]
+        group_nodes: list[GroupItem] = list(group_exprs)
+        window_aux: dict[str, int] = {}
+        if legacy:
+            rel, group_nodes, window_aux = self.binder.windows.group_window(rel, group_nodes,
+                                                                            legacy)
+        keys = [self.exprs.bind(g, rel.scope) if not isinstance(g, int)
+                else ColumnRef(g, rel.scope.columns[g].name, rel.scope.columns[g].type)
+                for g in group_nodes]
+        key_names = []
+        for item, k in zip(group_nodes, keys):
+            if isinstance(k, ColumnRef):
+                key_names.append(k.name)
+            elif not isinstance(item, int):  # (a window column's key is always a ColumnRef)
+                key_names.append(item.sql())
+        key_names = unique_names(key_names)
+        aggs: list[AggCall] = []
+        agg_nodes: list[exp.Expression] = []
+        n_keys = len(keys)
+
+        def intercept(n: exp.Expression) -> Expr | None:
+            aux = group_window_aux(n)
+            if aux is not None and window_aux:
+                pos = window_aux[aux]
+                ref = ColumnRef(pos, key_names[pos], keys[pos].dtype)
+                if aux == "rowtime":  # TUMBLE_ROWTIME: the window's last millisecond
+                    one_ms = Literal(dt.timedelta(milliseconds=1), pa.duration("ms"))
+                    return Call("subtract", (ref, one_ms), ref.dtype)
+                return ref
+            for i, g in enumerate(group_nodes):
+                if not isinstance(g, int) and n == g:
+                    return ColumnRef(i, key_names[i], keys[i].dtype)
+            if isinstance(n, exp.Column):
+                # A bare column equal to a grouped column (possibly written differently).
+                e = self.bind_plain(n, rel.scope)
+                for i, k in enumerate(keys):
+                    if e == k:
+                        return ColumnRef(i, key_names[i], k.dtype)
+                raise self.error(BindError, f"column {n.sql()!r} must appear in GROUP BY or "
+                                 "be used in an aggregate function", n)
+            base = n.this if isinstance(n, exp.Filter) else n
+            if isinstance(base, exp.AggFunc):
+                for j, an in enumerate(agg_nodes):
+                    if an == n:
+                        return ColumnRef(n_keys + j, f"$agg{j}", aggs[j].type)
+                call = self.agg_call(n, rel.scope)
+                aggs.append(call)
+                agg_nodes.append(n)
+                j = len(aggs) - 1
+                return ColumnRef(n_keys + j, f"$agg{j}", call.type)
+            return None
+
+        selects = self.binder.selects
+        item_nodes = [e for e, _ in items]
+        self.exprs.intercept = intercept
+        try:
+            exprs = [self.exprs.bind(e, Scope(())) for e in item_nodes]
+            having_expr = None
+            if having is not None:
+                having_expr = self.exprs.bind(having.this, Scope(()))
+                require_boolean(self.binder, having_expr, having.this, "HAVING")
+            # Per ORDER BY item: the output column it names, or else its expression (bound
+            # over the aggregate output) for a hidden column.
+            targets: list[int | None] = []
+            order_exprs: list[Expr] = []
+            names = unique_names([n for _, n in items])
+            if order is not None:
+                for o in order.expressions:
+                    target = selects.order_target(o.this, names, item_nodes)
+                    targets.append(target)
+                    if target is None:
+                        order_exprs.append(self.exprs.bind(o.this, Scope(())))
+        finally:
+            self.exprs.intercept = None
+
+        agg_names = [f"$agg{j}" for j in range(len(aggs))]
+        plan: LogicalPlan = Aggregate(rel.plan, tuple(keys), tuple(key_names), tuple(aggs),
+                                      tuple(agg_names))
+        if having_expr is not None:
+            plan = Filter(plan, coerce(having_expr, T.BOOLEAN))
+        agg_scope = scope_of(plan, None)
+        # Columns of the aggregate output stay visible to ORDER BY by their key names.
+        keys_rel = Relation(plan, agg_scope)
+        if order_exprs and order is not None:
+            # Hidden ORDER BY expressions over the aggregate output.
+            all_exprs = exprs + order_exprs
+            hidden_names = names + [f"$h{i}" for i in range(len(order_exprs))]
+            proj = Project(plan, tuple(all_exprs), tuple(hidden_names))
+            sort_keys: list[SortKey] = []
+            it = iter(range(len(exprs), len(all_exprs)))
+            for o, target in zip(order.expressions, targets):
+                idx = target if target is not None else next(it)
+                f = proj.schema.fields[idx]
+                sort_keys.append(sort_key(o, ColumnRef(idx, f.name, f.type)))
+            out: LogicalPlan = proj
+            if node.args.get("distinct"):
+                raise self.error(BindError, "ORDER BY expressions must appear in the SELECT "
+                                 "DISTINCT list", order)
+            out = selects.apply_sort_limit(node, out, sort_keys)
+            out = Project(out, tuple(ColumnRef(i, n, e.dtype) for i, (n, e) in
+                                     enumerate(zip(names, exprs))), tuple(names))
+            return Relation(out, scope_of(out, None))
+        return selects.finish_select(node, keys_rel, exprs, names, item_nodes, order)
+
+    def bind_plain(self, n: exp.Expression, scope: Scope) -> Expr:
+        """Bind ``n`` over ``scope`` without the select list's intercepts."""
+        saved, self.exprs.intercept = self.exprs.intercept, None
+        try:
+            return self.exprs.bind(n, scope)
+        finally:
+            self.exprs.intercept = saved
+
+    def agg_call(self, node: exp.Expression, scope: Scope) -> AggCall:
+        filt = None
+        if isinstance(node, exp.Filter):
+            cond = node.expression.this if isinstance(node.expression, exp.Where) \
+                else node.expression
+            filt = coerce(self.bind_plain(cond, scope), T.BOOLEAN)
+            node = node.this
+        func = node.key.lower()
+        if func not in _AGGREGATES:
+            raise self.error(NotSupportedError, f"aggregate function {func.upper()} is not "
+                             "supported yet", node)
+        arg = node.this
+        is_distinct = False
+        if isinstance(arg, exp.Distinct):
+            is_distinct = True
+            if len(arg.expressions) != 1:
+                raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) takes one "
+                                 "argument", node)
+            arg = arg.expressions[0]
+        if func == "count" and (arg is None or isinstance(arg, exp.Star)):
+            return AggCall("count_star", (), T.BIGINT, False, filt)
+        no_aggregates(self.binder, arg, "an aggregate argument")
+        bound = self.bind_plain(arg, scope)
+        t = bound.dtype
+        if func == "count":
+            return AggCall("count", (bound,), T.BIGINT, is_distinct, filt)
+        if func in ("sum", "avg"):
+            if t == T.NULL:
+                bound, t = coerce(bound, T.INT), T.INT
+            if not T.is_numeric(t):
+                raise self.error(BindError, f"{func.upper()} needs a numeric argument, got "
+                                 f"{T.type_name(t)}", node)
+            out = T.sum_type(t) if func == "sum" else T.avg_type(t)
+            return AggCall(func, (bound,), out, is_distinct, filt)
+        return AggCall(func, (bound,), t, is_distinct, filt)

@@ -1,0 +1,109 @@
+"""What the clause binders share: the bound Relation, their base class and scope helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn
+from sqlengine.errors import BindError, SqlEngineError
+from sqlengine.plan.expressions import ColumnRef, Expr
+from sqlengine.plan.nodes import Aggregate, LogicalPlan, SortKey
+
+if TYPE_CHECKING:
+    from sqlengine.binder import Binder
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A bound FROM item or query: its plan and the scope it exposes."""
+
+    plan: LogicalPlan
+    scope: Scope
+
+
+class ClauseBinder:
+    """Binds one kind of clause; reaches the others (and the shared state) through the
+    ``Binder`` façade it belongs to."""
+
+    def __init__(self, binder: Binder) -> None:
+        self.binder = binder
+
+    @property
+    def exprs(self) -> ExprBinder:
+        return self.binder.exprs
+
+    def error(self, cls: type[SqlEngineError], msg: str, node: exp.Expression) -> SqlEngineError:
+        return self.binder.error(cls, msg, node)
+
+
+def sort_key(o: exp.Ordered, ref: Expr) -> SortKey:
+    desc = bool(o.args.get("desc"))
+    nulls_first = o.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = not desc  # Flink: NULLs are smallest (first ascending, last descending)
+    return SortKey(ref, not desc, bool(nulls_first))
+
+
+def distinct(plan: LogicalPlan) -> LogicalPlan:
+    fields = plan.schema.fields
+    keys = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields))
+    return Aggregate(plan, keys, tuple(f.name for f in fields), (), ())
+
+
+def scope_of(plan: LogicalPlan, alias: str | None, source: Scope | None = None,
+             exprs: list[Expr] | None = None) -> Scope:
+    cols = []
+    for i, f in enumerate(plan.schema.fields):
+        rowtime, proctime = f.rowtime, f.proctime
+        if source is not None and exprs is not None and i < len(exprs):
+            e = exprs[i]
+            rowtime = isinstance(e, ColumnRef) and source.columns[e.index].rowtime
+            proctime = proctime or (isinstance(e, ColumnRef) and
+                                    source.columns[e.index].proctime)
+        cols.append(ScopeColumn(alias, f.name, f.type, rowtime, proctime))
+    return Scope(tuple(cols))
+
+
+def requalify(scope: Scope, alias: str) -> Scope:
+    return Scope(tuple(replace(c, qualifier=alias) for c in scope.columns))
+
+
+def unique_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        key = n.lower()
+        if key in seen:
+            seen[key] += 1
+            out.append(f"{n}{seen[key] - 1}")
+        else:
+            seen[key] = 1
+            out.append(n)
+    return out
+
+
+def has_aggregate(node: exp.Expression) -> bool:
+    # Aggregates inside OVER (...) are window aggregates, not GROUP BY ones.
+    pruned = node.walk(prune=lambda n: isinstance(n, exp.Window | exp.Subquery))
+    return any(isinstance(n, exp.AggFunc) for n in pruned
+               if not isinstance(n, exp.Window | exp.Subquery))
+
+
+def no_aggregates(binder: Binder, node: exp.Expression, where: str) -> None:
+    for n in node.walk():
+        if isinstance(n, exp.AggFunc):
+            raise binder.error(BindError, f"aggregate functions are not allowed in {where}", n)
+
+
+def require_boolean(binder: Binder, e: Expr, node: exp.Expression, where: str) -> None:
+    if e.dtype not in (T.BOOLEAN, T.NULL):
+        raise binder.error(BindError, f"{where} condition must be BOOLEAN, got "
+                           f"{T.type_name(e.dtype)}", node)
+
+
+def hidden_name(names: list[str], idx: int) -> str:
+    return names[idx] if idx < len(names) else f"$h{idx}"

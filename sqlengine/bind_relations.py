@@ -1,0 +1,302 @@
+"""Bind what produces relations: queries with their CTEs, UNION, VALUES, FROM items (tables,
+views, subqueries) and joins."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.bind_common import (
+    ClauseBinder,
+    Relation,
+    distinct,
+    requalify,
+    require_boolean,
+    scope_of,
+)
+from sqlengine.bind_expr import ExprBinder, Scope, coerce
+from sqlengine.connectors import is_bounded
+from sqlengine.errors import BindError, NotSupportedError, PlanError
+from sqlengine.parser import parse_query
+from sqlengine.plan.expressions import (
+    Call,
+    ColumnRef,
+    Expr,
+    Literal,
+    conjunction,
+    conjuncts,
+    is_constant,
+    remap_columns,
+)
+from sqlengine.plan.nodes import (
+    Field,
+    Join,
+    LogicalPlan,
+    Project,
+    Scan,
+    Schema,
+    SourceSpec,
+    Union,
+    Values,
+)
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import TableDef
+
+_MAX_VIEW_DEPTH = 32
+
+
+class RelationBinder(ClauseBinder):
+    """Queries, set operations, VALUES, FROM items and joins."""
+
+    def query(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
+        with_ = node.args.get("with_") or node.args.get("with")
+        if with_ is not None:
+            if with_.args.get("recursive"):
+                raise self.error(NotSupportedError, "WITH RECURSIVE is not supported yet", node)
+            ctes = dict(ctes)
+            for cte in with_.expressions:
+                rel = self.query(cte.this, ctes)
+                name = cte.alias
+                cols = [c.name for c in (cte.args["alias"].columns or [])] \
+                    if cte.args.get("alias") else []
+                ctes[name.lower()] = self.rename(rel, name, cols, cte)
+        if isinstance(node, exp.Select):
+            return self.binder.selects.select(node, ctes)
+        if isinstance(node, exp.Union):
+            return self.union(node, ctes)
+        if isinstance(node, exp.Subquery):
+            inner = self.query(node.this, ctes)
+            return self.binder.selects.order_limit(node, inner)
+        if isinstance(node, exp.Values):
+            return self.values(node)
+        if isinstance(node, exp.Intersect | exp.Except):
+            raise self.error(NotSupportedError, f"{node.key.upper()} is not supported yet", node)
+        raise self.error(NotSupportedError, f"unsupported query {node.key.upper()}", node)
+
+    def union(self, node: exp.Union, ctes: dict[str, Relation]) -> Relation:
+        left = self.query(node.this, ctes)
+        right = self.query(node.expression, ctes)
+        lf, rf = left.plan.schema.fields, right.plan.schema.fields
+        if len(lf) != len(rf):
+            raise self.error(BindError, f"UNION inputs have {len(lf)} and {len(rf)} columns",
+                             node)
+        types = []
+        for a, b in zip(lf, rf):
+            try:
+                types.append(T.common_type([a.type, b.type], f"UNION column {a.name!r}"))
+            except BindError as e:
+                raise self.error(BindError, e.message, node) from None
+        inputs = []
+        for rel in (left, right):
+            input_plan = rel.plan
+            if [f.type for f in input_plan.schema.fields] != types:
+                exprs = tuple(coerce(ColumnRef(i, f.name, f.type), t)
+                              for i, (f, t) in enumerate(zip(input_plan.schema.fields, types)))
+                input_plan = Project(input_plan, exprs, tuple(f.name for f in lf))
+            inputs.append(input_plan)
+        plan: LogicalPlan = Union(tuple(inputs))
+        if node.args.get("distinct"):
+            plan = distinct(plan)
+        rel = Relation(plan, scope_of(plan, None))
+        return self.binder.selects.order_limit(node, rel)
+
+    def values(self, node: exp.Values) -> Relation:
+        """VALUES rows as bound constant expressions; the optimizer folds them to literals."""
+        rows = []
+        for tup in node.expressions:
+            rows.append([self.exprs.bind(e, Scope(())) for e in tup.expressions])
+        if not rows:
+            raise self.error(BindError, "VALUES needs at least one row", node)
+        width = len(rows[0])
+        if any(len(r) != width for r in rows):
+            raise self.error(BindError, "VALUES rows have different lengths", node)
+        types = [T.common_type([r[i].dtype for r in rows], "VALUES column") for i in range(width)]
+        types = [T.INT if t == T.NULL else t for t in types]
+        for r in rows:
+            for e in r:
+                if not is_constant(e):
+                    raise self.error(NotSupportedError, "VALUES holds constants only", node)
+        names = [f"EXPR${i}" for i in range(width)]
+        alias = node.args.get("alias")
+        if alias is not None and alias.columns:
+            names = [c.name for c in alias.columns]
+        schema = Schema(tuple(Field(n, t) for n, t in zip(names, types)))
+        values_rows = tuple(tuple(_as_type(e, t) for e, t in zip(r, types)) for r in rows)
+        plan = Values(values_rows, schema)
+        return Relation(plan, scope_of(plan, alias.name if alias is not None else None))
+
+    # -- FROM ------------------------------------------------------------------------------
+    def from_item(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
+        if isinstance(node, exp.Table):
+            if isinstance(node.this, exp.Anonymous | exp.Func):
+                return self.binder.windows.window_tvf(node, ctes)
+            name = ".".join(p.name for p in node.parts)
+            alias = node.alias or node.name
+            key = node.name.lower()
+            if not node.args.get("db") and key in ctes:
+                rel = ctes[key]
+                return Relation(rel.plan, requalify(rel.scope, alias))
+            return self.table(name, alias, node)
+        if isinstance(node, exp.Subquery):
+            rel = self.query(node.this, ctes)
+            rel = self.binder.selects.order_limit(node, rel)
+            sub_alias = node.alias or None
+            cols = [c.name for c in node.args["alias"].columns] \
+                if node.args.get("alias") is not None and node.args["alias"].columns else []
+            return self.rename(rel, sub_alias, cols, node)
+        if isinstance(node, exp.Values):
+            return self.values(node)
+        raise self.error(NotSupportedError, f"unsupported FROM item {node.sql()!r}", node)
+
+    def table(self, name: str, alias: str, node: exp.Expression) -> Relation:
+        view = self.binder.catalog.view(name)
+        if view is not None:
+            if self.binder.depth >= _MAX_VIEW_DEPTH:
+                raise self.error(PlanError, f"view {name!r} refers to itself", node)
+            sub = self.binder.nested(view.query, view.script)
+            tree = parse_query(view.query, view.script)
+            rel = sub.query(tree, {})
+            return self.rename(rel, alias, list(view.columns), node)
+        table = self.binder.catalog.table(name)
+        if table is None:
+            names = self.binder.catalog.names()
+            near = [n for n in names if n.lower().startswith(name.lower()[:3])]
+            hint = f"; known tables: {', '.join(near[:5])}" if near else ""
+            raise self.error(BindError, f"unknown table {name!r}{hint}", node)
+        watermark = None
+        if table.watermark is not None:
+            col, node_wm = table.watermark
+            table_scope = scope_of(Scan(SourceSpec(table.name, "", (), True), table.schema),
+                                   None)
+            wm_expr = self._detached().bind(node_wm, table_scope)
+            wm_index = table_scope.resolve(col, None)
+            if wm_index is None:
+                raise self.error(BindError, f"unknown WATERMARK column {col!r}", node)
+            watermark = (wm_index, wm_expr)
+        spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table),
+                          watermark)
+        plan: LogicalPlan = Scan(spec, table.schema)
+        if table.computed:
+            plan = self._computed_columns(table, plan)
+        return Relation(plan, scope_of(plan, alias))
+
+    def _detached(self) -> ExprBinder:
+        """An expression binder for table definitions (no parameters, no intercepts)."""
+        return ExprBinder(self.binder.query_text, self.binder.script, None, None)
+
+    def _computed_columns(self, table: TableDef, plan: LogicalPlan) -> LogicalPlan:
+        scope = scope_of(plan, None)
+        fields = plan.schema.fields
+        exprs: list[Expr] = [ColumnRef(i, f.name, f.type) for i, f in enumerate(fields)]
+        names = [f.name for f in fields]
+        for name, node in table.computed:
+            exprs.append(self._detached().bind(node, scope))
+            names.append(name)
+        return Project(plan, tuple(exprs), tuple(names))
+
+    def rename(self, rel: Relation, alias: str | None, cols: list[str],
+               node: exp.Expression) -> Relation:
+        plan = rel.plan
+        if cols:
+            if len(cols) != len(plan.schema):
+                raise self.error(BindError, f"{len(cols)} column names given for "
+                                 f"{len(plan.schema)} columns", node)
+            plan = Project(plan, tuple(ColumnRef(i, f.name, f.type) for i, f in
+                                       enumerate(plan.schema.fields)), tuple(cols))
+        return Relation(plan, scope_of(plan, alias))
+
+    # -- JOIN ------------------------------------------------------------------------------
+    def join(self, left: Relation, join: exp.Join, ctes: dict[str, Relation]) -> Relation:
+        right = self.from_item(join.this, ctes)
+        side = (join.args.get("side") or "").upper()
+        kind = (join.args.get("kind") or "").upper()
+        if kind == "CROSS" or (join.args.get("on") is None and not join.args.get("using")):
+            raise self.error(NotSupportedError, "joins need an ON condition with an equality "
+                             "(cross joins are not supported yet)", join)
+        if side == "FULL":
+            raise self.error(NotSupportedError, "FULL OUTER JOIN is not supported yet", join)
+        if kind in ("SEMI", "ANTI"):
+            raise self.error(NotSupportedError, f"{kind} JOIN is not supported yet", join)
+        swapped = side == "RIGHT"
+        if swapped:
+            left, right = right, left
+        scope = Scope(left.scope.columns + right.scope.columns)
+        n_left = len(left.scope.columns)
+        if join.args.get("using"):
+            parts = []
+            for ident in join.args["using"]:
+                name = ident.name
+                li, ri = left.scope.resolve(name, None), right.scope.resolve(name, None)
+                if li is None or ri is None:
+                    raise self.error(BindError, f"USING column {name!r} is not on both sides",
+                                     ident)
+                lc, rc = left.scope.columns[li], right.scope.columns[ri]
+                parts.append((ColumnRef(li, lc.name, lc.type),
+                               ColumnRef(n_left + ri, rc.name, rc.type)))
+            cond_parts: list[Expr] = [Call("eq", (a, b), T.BOOLEAN) for a, b in parts]
+            dup = {b.index - n_left for _, b in parts}
+            right = Relation(right.plan, Scope(tuple(
+                replace(c, using_duplicate=True) if i in dup else c
+                for i, c in enumerate(right.scope.columns))))
+            scope = Scope(left.scope.columns + right.scope.columns)
+        else:
+            on = self.exprs.bind(join.args["on"], scope)
+            require_boolean(self.binder, on, join.args["on"], "ON")
+            cond_parts = conjuncts(on)
+        lkeys: list[Expr] = []
+        rkeys: list[Expr] = []
+        residual: list[Expr] = []
+        for c in cond_parts:
+            pair = _equi_pair(c, n_left)
+            if pair is None:
+                residual.append(c)
+                continue
+            a, b = pair
+            common = T.common_type([a.dtype, b.dtype], "join keys")
+            lkeys.append(coerce(a, common))
+            rkeys.append(coerce(remap_columns(b, {i: i - n_left for i in b.columns()}), common))
+        if not lkeys:
+            raise self.error(NotSupportedError, "joins need at least one equality between the "
+                             "two sides in ON", join)
+        cond = conjunction(residual)
+        plan: LogicalPlan = Join(left.plan, right.plan, "left" if side in ("LEFT", "RIGHT")
+                                 else "inner", tuple(lkeys), tuple(rkeys), cond)
+        out_scope = scope
+        if swapped:
+            # Restore the written column order: the (original) left side first.
+            n_right = len(right.scope.columns)
+            order = list(range(n_left, n_left + n_right)) + list(range(n_left))
+            fields = plan.schema.fields
+            plan = Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type)
+                                       for i in order), tuple(fields[i].name for i in order))
+            out_scope = Scope(tuple(scope.columns[i] for i in order))
+        return Relation(plan, out_scope)
+
+
+def _equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
+    if not (isinstance(c, Call) and c.name == "eq"):
+        return None
+    a, b = c.args
+    ca, cb = a.columns(), b.columns()
+    if not ca or not cb:
+        return None
+    if max(ca) < n_left <= min(cb):
+        return a, b
+    if max(cb) < n_left <= min(ca):
+        return b, a
+    return None
+
+
+def _as_type(e: Expr, t: pa.DataType) -> Expr:
+    """A VALUES cell as its column's type: a literal converted now (as Arrow casts it), any
+    other constant wrapped in a CAST for the optimizer to fold."""
+    if not isinstance(e, Literal):
+        return coerce(e, t)
+    if e.value is None or e.dtype == t:
+        return Literal(e.value, t)
+    return Literal(pa.array([e.value], e.dtype).cast(t)[0].as_py(), t)

@@ -1,0 +1,203 @@
+"""Bind a SELECT block: FROM and WHERE, the projection with its stars, DISTINCT, and
+ORDER BY / LIMIT / OFFSET (of a SELECT and of a set operation). GROUP BY and HAVING are
+bound by bind_aggregate.py, OVER (...) by bind_over.py."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.bind_common import (
+    ClauseBinder,
+    Relation,
+    distinct,
+    has_aggregate,
+    hidden_name,
+    no_aggregates,
+    require_boolean,
+    scope_of,
+    sort_key,
+    unique_names,
+)
+from sqlengine.bind_expr import Scope, coerce
+from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.plan.expressions import ColumnRef, Expr, Literal
+from sqlengine.plan.nodes import Filter, Limit, LogicalPlan, Project, Schema, Sort, SortKey, Values
+
+# A select item: its expression and its output name.
+SelectItem = tuple[exp.Expression, str]
+
+
+class SelectBinder(ClauseBinder):
+    """A SELECT block and the ORDER BY / LIMIT around queries."""
+
+    def select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
+        from_ = node.args.get("from_") or node.args.get("from")
+        relations = self.binder.relations
+        if from_ is not None:
+            rel = relations.from_item(from_.this, ctes)
+            for join in node.args.get("joins") or []:
+                rel = relations.join(rel, join, ctes)
+        else:
+            if node.args.get("joins"):
+                raise self.error(BindError, "JOIN without FROM", node)
+            rel = Relation(Values(((),), Schema(())), Scope(()))
+
+        where = node.args.get("where")
+        if where is not None:
+            no_aggregates(self.binder, where.this, "WHERE")
+            pred = self.exprs.bind(where.this, rel.scope)
+            require_boolean(self.binder, pred, where.this, "WHERE")
+            rel = Relation(Filter(rel.plan, coerce(pred, T.BOOLEAN)), rel.scope)
+
+        items = self.expand_stars(node.expressions, rel.scope, node)
+        group = node.args.get("group")
+        having = node.args.get("having")
+        order = node.args.get("order")
+        has_aggs = any(has_aggregate(e) for e, _ in items) or (
+            having is not None and has_aggregate(having.this))
+        windows = [n for e, _ in items for n in e.walk() if isinstance(n, exp.Window)]
+        if windows:
+            if group is not None or has_aggs:
+                raise self.error(NotSupportedError, "window functions together with GROUP BY "
+                                 "are not supported yet; aggregate in a subquery first",
+                                 windows[0])
+            if isinstance(windows[0].this, exp.AggFunc):
+                rel = self.binder.over.over(rel, windows)
+            else:
+                rel = self.binder.over.rank(rel, windows)
+        if group is not None or has_aggs:
+            return self.binder.aggregates.aggregate_select(node, rel, items, group, having,
+                                                           order)
+        if having is not None:
+            raise self.error(BindError, "HAVING needs GROUP BY or an aggregate", having)
+
+        try:
+            exprs = [self.exprs.bind(e, rel.scope) for e, _ in items]
+        finally:
+            self.exprs.intercept = None
+        names = unique_names([n for _, n in items])
+        return self.finish_select(node, rel, exprs, names, [e for e, _ in items], order)
+
+    def finish_select(self, node: exp.Select, rel: Relation, exprs: list[Expr],
+                      names: list[str], item_nodes: list[exp.Expression],
+                      order: exp.Order | None) -> Relation:
+        # ORDER BY may name output aliases, output positions, or input expressions; the
+        # latter ride along as hidden columns that a final projection removes.
+        keys: list[SortKey] = []
+        hidden: list[Expr] = []
+        if order is not None:
+            for o in order.expressions:
+                idx = self.order_target(o.this, names, item_nodes)
+                if idx is None:
+                    if node.args.get("distinct"):
+                        raise self.error(BindError, "ORDER BY expressions must appear in the "
+                                         "SELECT DISTINCT list", o)
+                    e = self.exprs.bind(o.this, rel.scope)
+                    idx = len(exprs) + len(hidden)
+                    hidden.append(e)
+                ty = (exprs + hidden)[idx].dtype
+                keys.append(sort_key(o, ColumnRef(idx, hidden_name(names, idx), ty)))
+        all_names = [hidden_name(names, i) for i in range(len(exprs) + len(hidden))]
+        plan: LogicalPlan = Project(rel.plan, tuple(exprs + hidden), tuple(all_names))
+        if node.args.get("distinct"):
+            plan = distinct(plan)
+        plan = self.apply_sort_limit(node, plan, keys)
+        if hidden:
+            plan = Project(plan, tuple(ColumnRef(i, n, f.type) for i, (n, f) in
+                                       enumerate(zip(names, plan.schema.fields))), tuple(names))
+        return Relation(plan, scope_of(plan, None, rel.scope, exprs))
+
+    def order_target(self, node: exp.Expression, names: list[str],
+                     items: list[exp.Expression]) -> int | None:
+        """The output column an ORDER BY item names (alias, position or select item)."""
+        if isinstance(node, exp.Literal) and not node.is_string:
+            pos = int(str(node.this))
+            if not 1 <= pos <= len(names):
+                raise self.error(BindError, f"ORDER BY position {pos} is not in the select "
+                                 "list", node)
+            return pos - 1
+        if isinstance(node, exp.Column) and not node.table:
+            hits = [i for i, n in enumerate(names) if n.lower() == node.name.lower()]
+            if len(hits) == 1:
+                return hits[0]
+        for i, item in enumerate(items):
+            if item == node:
+                return i
+        return None
+
+    def apply_sort_limit(self, node: exp.Expression, plan: LogicalPlan,
+                         keys: list[SortKey]) -> LogicalPlan:
+        fetch, offset = self._limit_offset(node)
+        if keys:
+            return Sort(plan, tuple(keys), fetch, offset)
+        if fetch is not None or offset:
+            return Limit(plan, fetch, offset)
+        return plan
+
+    def _limit_offset(self, node: exp.Expression) -> tuple[int | None, int]:
+        fetch = offset = None
+        limit = node.args.get("limit")
+        if limit is not None:
+            fetch = self._const_int(limit.expression if limit.expression is not None
+                                    else limit.this, "LIMIT")
+        off = node.args.get("offset")
+        if off is not None:
+            offset = self._const_int(off.expression if off.expression is not None
+                                     else off.this, "OFFSET")
+        return fetch, offset or 0
+
+    def _const_int(self, node: exp.Expression, what: str) -> int:
+        e = self.exprs.bind(node, Scope(()))
+        if not isinstance(e, Literal) or not isinstance(e.value, int) or e.value < 0:
+            raise self.error(BindError, f"{what} must be a non-negative integer constant", node)
+        return e.value
+
+    def order_limit(self, node: exp.Expression, rel: Relation) -> Relation:
+        """ORDER BY / LIMIT / OFFSET written after a set operation or a parenthesised query."""
+        order = node.args.get("order")
+        keys = []
+        if order is not None:
+            names = rel.plan.schema.names()
+            for o in order.expressions:
+                idx = self.order_target(o.this, names, [])
+                if idx is None:
+                    e = self.exprs.bind(o.this, rel.scope)
+                    if not isinstance(e, ColumnRef):
+                        raise self.error(NotSupportedError, "ORDER BY of a set operation takes "
+                                         "output columns", o)
+                    idx = e.index
+                f = rel.plan.schema.fields[idx]
+                keys.append(sort_key(o, ColumnRef(idx, f.name, f.type)))
+        plan = self.apply_sort_limit(node, rel.plan, keys)
+        return Relation(plan, rel.scope) if plan is not rel.plan else rel
+
+    def expand_stars(self, items: list[exp.Expression], scope: Scope,
+                     node: exp.Expression) -> list[SelectItem]:
+        out: list[SelectItem] = []
+        for i, item in enumerate(items):
+            star_table = None
+            if isinstance(item, exp.Star):
+                star_table = ""
+            elif isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
+                star_table = item.table
+            if star_table is not None:
+                if star_table and star_table.lower() not in scope.qualifiers():
+                    raise self.error(BindError, f"unknown table or alias {star_table!r}", item)
+                for c in scope.columns:
+                    if c.name.startswith("$") or (c.using_duplicate and not star_table):
+                        continue
+                    if not star_table or (c.qualifier or "").lower() == star_table.lower():
+                        col = exp.Column(this=exp.to_identifier(c.name, quoted=True),
+                                         table=exp.to_identifier(c.qualifier, quoted=True)
+                                         if c.qualifier else None)
+                        out.append((col, c.name))
+                continue
+            name = item.alias_or_name if isinstance(item, exp.Alias | exp.Column) else ""
+            if isinstance(item, exp.Alias):
+                name = item.alias
+            out.append((item.this if isinstance(item, exp.Alias) else item,
+                        name or f"EXPR${i}"))
+        if not out:
+            raise self.error(BindError, "SELECT list is empty", node)
+        return out

@@ -1,0 +1,192 @@
+"""Bind window table functions (``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`` and HOP,
+CUMULATE, SESSION) and the legacy group windows (``GROUP BY TUMBLE(ts, size)``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlengine.bind_common import ClauseBinder, Relation, requalify
+from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, interval_literal
+from sqlengine.dialect import TableArg
+from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.nodes import WindowTVF
+
+GROUP_WINDOWS = ("tumble", "hop", "session")
+
+# A GROUP BY item: a SQL expression, or the position of a column the window TVF added.
+GroupItem = exp.Expression | int
+
+
+def group_window_kind(n: GroupItem) -> str | None:
+    """'tumble', 'hop' or 'session' for a legacy group window call in GROUP BY."""
+    name = _func_name(n) if isinstance(n, exp.Expression) else None
+    return name if name in GROUP_WINDOWS else None
+
+
+def group_window_aux(n: exp.Expression) -> str | None:
+    """'start', 'end' or 'rowtime' for TUMBLE_START(...), HOP_END(...), SESSION_ROWTIME(...)."""
+    name = _func_name(n)
+    if name is None or "_" not in name:
+        return None
+    kind, _, part = name.partition("_")
+    if kind in GROUP_WINDOWS and part in ("start", "end", "rowtime"):
+        return part
+    return None
+
+
+def _func_name(n: exp.Expression) -> str | None:
+    if isinstance(n, exp.Anonymous):
+        return str(n.this).lower()
+    return None
+
+
+def interval_ms(node: exp.Interval, exprs: ExprBinder) -> int:
+    """An INTERVAL literal in milliseconds."""
+    value = interval_literal(node, exprs).value
+    assert isinstance(value, dt.timedelta)
+    return int(value.total_seconds() * 1000)
+
+
+class WindowBinder(ClauseBinder):
+    """Window table functions and legacy group windows, both as a WindowTVF node."""
+
+    def window_tvf(self, node: exp.Table, ctes: dict[str, Relation]) -> Relation:
+        """``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`` and HOP, CUMULATE, SESSION."""
+        outer = node.this
+        name = (outer.name if isinstance(outer, exp.Anonymous) else outer.sql_name()).upper()
+        args = list(outer.expressions) if isinstance(outer, exp.Anonymous) else []
+        if name != "TABLE" or len(args) != 1 or not isinstance(args[0], exp.Anonymous):
+            raise self.error(NotSupportedError, "table functions other than the window "
+                             "functions TUMBLE, HOP, CUMULATE and SESSION are not supported",
+                             node)
+        call = args[0]
+        kind = str(call.this).lower()
+        wants = {"tumble": (3, 4), "hop": (4, 5), "cumulate": (4, 5), "session": (3, 3)}
+        if kind not in wants:
+            raise self.error(NotSupportedError, f"unknown window function {kind.upper()}",
+                             call)
+        params = list(call.expressions)
+        lo, hi = wants[kind]
+        if not lo <= len(params) <= hi:
+            raise self.error(BindError, f"{kind.upper()} takes {lo} to {hi} arguments "
+                             f"(TABLE t, DESCRIPTOR(col), ...), got {len(params)}", call)
+        data, desc = params[0], params[1]
+        if not isinstance(data, TableArg):
+            raise self.error(BindError, f"the first argument of {kind.upper()} must be "
+                             "TABLE <name>", data)
+        table_node = data.this
+        tname = table_node.name
+        if tname.lower() in ctes and not table_node.args.get("db"):
+            rel = ctes[tname.lower()]
+            rel = Relation(rel.plan, requalify(rel.scope, tname))
+        else:
+            rel = self.binder.relations.table(".".join(p.name for p in table_node.parts),
+                                              tname, table_node)
+        if not (isinstance(desc, exp.Anonymous) and str(desc.this).upper() == "DESCRIPTOR"
+                and len(desc.expressions) == 1):
+            raise self.error(BindError, f"the second argument of {kind.upper()} must be "
+                             "DESCRIPTOR(<time column>)", desc)
+        col = desc.expressions[0]
+        idx = rel.scope.resolve(col.name, None)
+        if idx is None:
+            raise self.error(BindError, f"unknown column {col.name!r} in DESCRIPTOR", col)
+        proctime = rel.scope.columns[idx].proctime
+        if not rel.scope.columns[idx].rowtime and not proctime:
+            raise self.error(BindError, f"column {col.name!r} is not a time attribute: window "
+                             "functions need a rowtime column (declare a WATERMARK FOR it) "
+                             "or PROCTIME()", col)
+        if proctime and kind == "session":
+            raise self.error(NotSupportedError, "SESSION windows on processing time are not "
+                             "supported yet", desc)
+        intervals = []
+        for p in params[2:]:
+            if not isinstance(p, exp.Interval):
+                raise self.error(BindError, f"{kind.upper()} expects INTERVAL arguments", p)
+            intervals.append(interval_ms(p, self.exprs))
+        n_sizes = 2 if kind in ("hop", "cumulate") else 1
+        for ms, p in zip(intervals[:n_sizes], params[2:]):
+            if ms <= 0:
+                raise self.error(BindError, "window sizes must be positive", p)
+        partition: tuple[int, ...] = ()
+        if data.args.get("partition_by"):
+            if kind != "session":
+                raise self.error(BindError, "PARTITION BY is only for SESSION windows", data)
+            keys = []
+            for c in data.args["partition_by"]:
+                k = rel.scope.resolve(c.name, None)
+                if k is None:
+                    raise self.error(BindError, f"unknown column {c.name!r}", c)
+                keys.append(k)
+            partition = tuple(keys)
+        if kind == "tumble":
+            size, slide, offset = intervals[0], 0, intervals[1] if len(intervals) > 1 else 0
+        elif kind == "session":
+            size, slide, offset = intervals[0], 0, 0
+        else:
+            slide, size = intervals[0], intervals[1]
+            offset = intervals[2] if len(intervals) > 2 else 0
+            if size % slide:
+                what = "slide" if kind == "hop" else "step"
+                raise self.error(BindError, f"{kind.upper()} size must be a multiple of its "
+                                 f"{what}", call)
+        plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition, proctime)
+        alias = node.alias or None
+        scope = Scope(tuple(
+            replace(c, qualifier=alias or c.qualifier) for c in rel.scope.columns) + tuple(
+            ScopeColumn(alias, f.name, f.type, f.rowtime)
+            for f in plan.schema.fields[len(rel.scope.columns):]))
+        return Relation(plan, scope)
+
+    def group_window(self, rel: Relation, group_nodes: list[GroupItem],
+                     legacy: list[tuple[exp.Expression, str]]
+                     ) -> tuple[Relation, list[GroupItem], dict[str, int]]:
+        """``GROUP BY TUMBLE(ts, size)`` (and HOP, SESSION): the legacy group windows, as a
+        window TVF whose window_start and window_end become grouping keys. ``legacy`` holds
+        the group window calls in GROUP BY with their kinds."""
+        if len(legacy) > 1:
+            raise self.error(BindError, "only one group window per GROUP BY", legacy[1][0])
+        g, kind = legacy[0]
+        args = list(g.expressions)
+        want = {"tumble": 2, "hop": 3, "session": 2}[kind]
+        if len(args) != want or not isinstance(args[0], exp.Column):
+            raise self.error(BindError, f"{kind.upper()}(time_attr, "
+                             f"{'slide, size' if kind == 'hop' else 'interval'}) expected", g)
+        idx = rel.scope.resolve(args[0].name, args[0].table or None)
+        if idx is None or not rel.scope.columns[idx].rowtime:
+            raise self.error(BindError, f"{args[0].sql()!r} is not a time attribute: group "
+                             "windows need a rowtime column (declare a WATERMARK FOR it)",
+                             args[0])
+        ms = []
+        for a in args[1:]:
+            if not isinstance(a, exp.Interval):
+                raise self.error(BindError, f"{kind.upper()} expects INTERVAL arguments", a)
+            ms.append(interval_ms(a, self.exprs))
+        if kind == "hop":
+            slide, size = ms
+            if size % slide:
+                raise self.error(BindError, "HOP size must be a multiple of its slide", g)
+        else:
+            slide, size = 0, ms[0]
+        others = []
+        for o in group_nodes:
+            if o is g or isinstance(o, int):
+                continue
+            b = self.exprs.bind(o, rel.scope)
+            if isinstance(b, ColumnRef):
+                others.append(b.index)
+        tvf = WindowTVF(rel.plan, kind, idx, size, slide, 0,
+                        tuple(others) if kind == "session" else ())
+        width = len(rel.scope.columns)
+        scope = Scope((*rel.scope.columns, ScopeColumn(None, "window_start", pa.timestamp("ms")),
+                       ScopeColumn(None, "window_end", pa.timestamp("ms")),
+                       ScopeColumn(None, "window_time", pa.timestamp("ms"), True)))
+        pos = group_nodes.index(g)
+        new_nodes: list[GroupItem] = [*group_nodes[:pos], width, width + 1,
+                                      *group_nodes[pos + 1:]]
+        aux = {"start": pos, "end": pos + 1, "rowtime": pos + 1}
+        return Relation(tvf, scope), new_nodes, aux
