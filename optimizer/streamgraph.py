@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlengine.optimizer.physical import OperatorSpec, Partitioning, PhysicalNode
 
+from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
 
@@ -49,8 +50,8 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
     operators stays at 1 (what follows a global sort keeps its order); the rest take the
     default ('parallelism.default')."""
     if op.kind == "source":
-        if op.param("source").connector == "socket":
-            return 1  # one connection: a non-parallel source, as Flink's
+        if not connectors.get(op.param("source").connector).parallel_source:
+            return 1  # e.g. a socket: one connection, a non-parallel source, as Flink's
         given = op.param("source").option("scan.parallelism")
         return max(1, int(given)) if given else default
     if op.kind == "sink":

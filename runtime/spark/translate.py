@@ -21,6 +21,7 @@ from sqlengine.runtime.spark.expressions import ddl, spark_type, to_sql
 from sqlengine.runtime.spark.session import spark_session
 from sqlengine.runtime.values import values_columns
 
+from sqlengine import connectors
 from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
 from sqlengine.plan.expressions import AggCall, ColumnRef, Expr, remap_columns
 
@@ -118,8 +119,9 @@ class SparkJob:
     def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
         source = p["source"]
         schema = p["table_schema"].to_arrow()
-        if source.connector == "filesystem" and source.option("format") == "parquet":
-            df = self.spark.read.schema(ddl(schema, schema.names)).parquet(source.option("path"))
+        df = connectors.get(source.connector).spark_read(self.spark, source,
+                                                         ddl(schema, schema.names))
+        if df is not None:
             df = df.toDF(*_names(len(schema)))
         else:
             # csv/json (Flink's formats, file:line errors), memory, datagen, nexmark: read by
@@ -456,9 +458,10 @@ class SparkJob:
         table = df.toArrow().rename_columns(names)
         self.result.sink_rows[target.table] = table.num_rows
         if target.connector == "print":
-            from sqlengine.runtime.operators.sink import PrintSink
+            from sqlengine.runtime.operators.sink import ConnectorSink
 
-            sink_op = PrintSink(options.get("print-identifier"))
+            sink_op = ConnectorSink.open(target.table, "print", {
+                k: v for k, v in options.items() if k == "print-identifier"}, table.schema)
             for b in table.to_batches():
                 sink_op.process_batch(b)
 
