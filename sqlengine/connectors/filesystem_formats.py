@@ -1,11 +1,11 @@
-"""The filesystem connector's formats: csv, json (one object per line) and parquet, read and
-written as Flink's formats do (csv has no header row), with bad rows reported as file:line."""
+"""The filesystem connector's formats: csv, json (one object per line) and parquet, read as
+Flink's formats do (csv has no header row), with bad rows reported as file:line. Writing is in
+file_writer.py."""
 
 from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,8 +17,8 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from sqlengine import types as T
-from sqlengine.cast import _VALID, _kind, cast_array
-from sqlengine.connectors.base import ReadStats, SinkWriter
+from sqlengine.cast import VALID_TEXT, cast_array, text_kind
+from sqlengine.connectors.base import ReadStats
 from sqlengine.errors import ConnectorError, ExecutionError
 
 BATCH_ROWS = 65536
@@ -55,13 +55,13 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
     for f in files[index::parallelism]:
         stats.files += 1
         if fmt == "csv":
-            yield from _read_csv(f, options, schema, stats)
+            yield from read_csv(f, options, schema, stats)
         else:
-            yield from _read_json(f, options, schema, stats)
+            yield from read_json(f, options, schema, stats)
 
 
 # -- csv -----------------------------------------------------------------------------------
-def _opt_char(options: dict[str, str], key: str, default: str | None) -> str | None:
+def opt_char(options: dict[str, str], key: str, default: str | None) -> str | None:
     value = options.get(key)
     if value is None:
         return default
@@ -83,7 +83,7 @@ def _row_lines(data: bytes, allow_comments: bool) -> np.ndarray:
     return np.nonzero(keep)[0] + 1
 
 
-def _read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
+def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
               stats: ReadStats, data: bytes | None = None,
               first_line: int = 1) -> Iterator[pa.RecordBatch]:
     """CSV rows of a file (or of ``data``, lines from ``first_line`` of the stream ``path``
@@ -96,7 +96,7 @@ def _read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
     quote = None if options.get("csv.disable-quote-character", "false").lower() == "true" \
-        else _opt_char(options, "csv.quote-character", '"')
+        else opt_char(options, "csv.quote-character", '"')
     bad_rows: list[int] = []
 
     def on_invalid(row: pacsv.InvalidRow) -> str:
@@ -111,9 +111,9 @@ def _read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             io.BytesIO(data),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(
-                delimiter=_opt_char(options, "csv.field-delimiter", ","),
+                delimiter=opt_char(options, "csv.field-delimiter", ","),
                 quote_char=quote or False,
-                escape_char=_opt_char(options, "csv.escape-character", None) or False,
+                escape_char=opt_char(options, "csv.escape-character", None) or False,
                 ignore_empty_lines=True,
                 invalid_row_handler=on_invalid,
             ),
@@ -154,11 +154,11 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if empty_is_null:
             col = pc.if_else(pc.equal(pc.utf8_trim_whitespace(col), ""),
                              pa.nulls(len(col), pa.string()), col)
-        kind = _kind(f.type)
+        kind = text_kind(f.type)
         if kind is None:
             arrays.append(cast_array(col, f.type))
             continue
-        valid = pc.fill_null(pc.match_substring_regex(col, _VALID[kind]), True)
+        valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
         ok &= valid.to_numpy(zero_copy_only=False)
         arrays.append(col)
     keep = pa.array(ok)
@@ -204,7 +204,7 @@ def _json_read_type(t: pa.DataType) -> pa.DataType:
     return t
 
 
-def _read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
+def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
                stats: ReadStats, data: bytes | None = None,
                first_line: int = 1) -> Iterator[pa.RecordBatch]:
     ignore = options.get("json.ignore-parse-errors", "false").lower() == "true"
@@ -273,8 +273,8 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema) -> tuple[pa.Table, n
     for f in schema:
         col = table.column(f.name).combine_chunks()
         if col.type != f.type and T.is_string(col.type):
-            kind = _kind(f.type)
-            valid = pc.fill_null(pc.match_substring_regex(col, _VALID[kind]), True) if kind \
+            kind = text_kind(f.type)
+            valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True) if kind \
                 else pa.array(np.ones(len(col), bool))
             ok &= valid.to_numpy(zero_copy_only=False)
         cols.append(col)
@@ -326,118 +326,3 @@ def _read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
                 arrays.append(pa.nulls(batch.num_rows, f.type))
         yield pa.RecordBatch.from_arrays(arrays, schema=schema)
 
-
-# -- writing -------------------------------------------------------------------------------
-class FileWriter(SinkWriter):
-    """Writes one part file under the sink's directory, batch by batch."""
-
-    name = "FileSink"
-
-    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
-                 overwrite: bool) -> None:
-        self.options = options
-        self.schema = schema
-        self.format = options["format"]
-        root = Path(options["path"])
-        if root.exists() and root.is_file():
-            if overwrite:
-                root.unlink()
-            target_dir = None
-            self.path = root
-        else:
-            target_dir = root
-        if target_dir is not None:
-            try:
-                target_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                msg = f"sink path {str(target_dir)!r}: {e.strerror or e}"
-                raise ConnectorError(msg) from None
-            if overwrite:
-                for old in target_dir.iterdir():
-                    if old.is_file() and old.name.startswith("part-"):
-                        old.unlink()
-            n = len([p for p in target_dir.iterdir() if p.name.startswith("part-")])
-            self.path = target_dir / f"part-0-{n}"
-        self._file = open(self.path, "wb")  # noqa: SIM115 - closed in close()
-        self._parquet: pq.ParquetWriter | None = None
-        self.rows = 0
-        del table
-
-    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
-        if batch.schema != self.schema:
-            batch = batch.cast(self.schema)
-        self.rows += batch.num_rows
-        if self.format == "parquet":
-            if self._parquet is None:
-                self._parquet = pq.ParquetWriter(self._file, self.schema)
-            self._parquet.write_batch(batch)
-            return
-        if self.format == "csv":
-            self._file.write(_csv_bytes(batch, self.options))
-        else:
-            self._file.write(_json_bytes(batch))
-        self._file.flush()
-
-    def close(self) -> None:
-        if self._parquet is not None:
-            self._parquet.close()
-        self._file.close()
-
-
-def _text_columns(batch: pa.RecordBatch) -> list[pa.Array]:
-    return [col if T.is_string(col.type) else cast_array(col, pa.string())
-            for col in batch.columns]
-
-
-def _csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
-    delim = _opt_char(options, "csv.field-delimiter", ",") or ","
-    quote = _opt_char(options, "csv.quote-character", '"') or '"'
-    text = csv_text(_text_columns(batch), delim, quote, options.get("csv.null-literal", ""))
-    return text.encode("utf-8")
-
-
-def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
-             null: str = "") -> str:
-    """CSV lines from string columns, quoting only the values that need it."""
-    cols = []
-    for col in columns:
-        needs = pc.or_(pc.match_substring(col, delim),
-                       pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
-        escaped = pc.replace_substring(col, quote, quote + quote)
-        quoted = pc.binary_join_element_wise(quote, escaped, quote, "")
-        text = pc.if_else(pc.fill_null(needs, False), quoted, col)
-        cols.append(pc.fill_null(text, null))
-    if not cols or len(cols[0]) == 0:
-        return ""
-    lines = pc.binary_join_element_wise(*cols, delim) if len(cols) > 1 else cols[0]
-    return "\n".join(lines.to_pylist()) + "\n"
-
-
-def _json_bytes(batch: pa.RecordBatch) -> bytes:
-    # Temporal and decimal values as SQL text, as Flink's json format writes them.
-    fields = {}
-    for f, col in zip(batch.schema, batch.columns):
-        if T.is_temporal(f.type):
-            fields[f.name] = cast_array(col, pa.string()).to_pylist()
-        elif pa.types.is_decimal(f.type):
-            fields[f.name] = [None if v is None else float(v) for v in col.to_pylist()]
-        else:
-            fields[f.name] = col.to_pylist()
-    names = list(fields)
-    rows = zip(*fields.values()) if names else iter(())
-    out = "".join(json.dumps(dict(zip(names, r)), ensure_ascii=False) + "\n" for r in rows)
-    return out.encode("utf-8")
-
-
-def sink_path_ok(options: dict[str, str]) -> None:
-    """Fail at plan time when a sink path cannot be created or written."""
-    path = Path(options["path"])
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if existing.exists() and existing.is_file() and existing != path:
-        msg = f"sink path {options['path']!r}: {str(existing)!r} is a file, not a directory"
-        raise ConnectorError(msg)
-    if existing.exists() and not os.access(existing, os.W_OK):
-        msg = f"sink path {options['path']!r}: {str(existing)!r} is not writable"
-        raise ConnectorError(msg)

@@ -21,7 +21,7 @@ from typing import ClassVar
 import pyarrow as pa
 
 from sqlengine.connectors.base import Connector, OptionSpec, ReadStats, SourceRead
-from sqlengine.connectors.filesystem_formats import _read_csv, _read_json
+from sqlengine.connectors.filesystem_formats import read_csv, read_json
 from sqlengine.errors import ConnectorError
 from sqlengine.options import parse_duration
 
@@ -132,7 +132,7 @@ class SocketReader:
             data = data.replace(self.delimiter, b"\n")
         first = self.line
         self.line += data.count(b"\n")
-        reader = _read_json if self.format == "json" else _read_csv
+        reader = read_json if self.format == "json" else read_csv
         yield from reader(self.where, self.options, self.schema, self.stats, data, first)
 
 
