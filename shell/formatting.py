@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.cast import cast_array
-from sqlengine.connectors.file_writer import csv_text
+from sqlengine.connectors.csv_format import csv_text
 from sqlengine.errors import SqlEngineError
 
 

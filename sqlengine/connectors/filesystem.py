@@ -1,6 +1,7 @@
 """The filesystem connector (Flink's): a file or a directory of csv, json or parquet files;
 bounded, a source and a sink; its subtasks share the files (parquet: the row groups). The
-formats' readers are in filesystem_formats.py, the file sink in file_writer.py."""
+files are handled in filesystem_files.py, the formats in csv_format.py, json_format.py and
+parquet_format.py."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sqlengine.connectors.base import Connector, Fail, OptionSpec, SinkWriter, SourceRead
-from sqlengine.connectors.file_writer import FileWriter, sink_path_ok
-from sqlengine.connectors.filesystem_formats import list_files, read_files
+from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
 from sqlengine.statistics import ColumnStats, Estimate, schema_width
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ from typing import ClassVar
 import pyarrow as pa
 
 from sqlengine.connectors.base import Connector, OptionSpec, ReadStats, SourceRead
-from sqlengine.connectors.filesystem_formats import read_csv, read_json
+from sqlengine.connectors.csv_format import read_csv
+from sqlengine.connectors.json_format import read_json
 from sqlengine.errors import ConnectorError
 from sqlengine.options import parse_duration
 

@@ -1,4 +1,5 @@
-"""The filesystem connector's file sink (file_writer.py): part files, csv quoting, json text."""
+"""The filesystem connector's file sink (filesystem_files.py, csv_format.py): part files, csv
+quoting, json text."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from sqlengine.connectors.file_writer import FileWriter, csv_text, sink_path_ok
+from sqlengine.connectors.csv_format import csv_text
+from sqlengine.connectors.filesystem_files import FileWriter, sink_path_ok
 from sqlengine.errors import ConnectorError
 
 

@@ -1,22 +1,56 @@
-"""The filesystem connector's file sink: one part file per sink subtask, written as Flink's
-formats do (csv without a header row, quoting only where needed; json one object per line with
-temporal values as SQL text; parquet), and the plan-time check that the sink path is writable."""
+"""The filesystem connector's files: which files a table reads (and which share a subtask
+reads), the part file a sink writes, and the checks of a sink path."""
 
 from __future__ import annotations
 
-import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sqlengine import types as T
-from sqlengine.cast import cast_array
-from sqlengine.connectors.base import SinkWriter
-from sqlengine.connectors.filesystem_formats import opt_char
+from sqlengine.connectors.base import ReadStats, SinkWriter
+from sqlengine.connectors.csv_format import csv_bytes, read_csv
+from sqlengine.connectors.json_format import json_bytes, read_json
+from sqlengine.connectors.parquet_format import read_parquet, row_groups
 from sqlengine.errors import ConnectorError
+
+
+def list_files(path: str, table: str) -> list[Path]:
+    """The files a filesystem table reads: the file itself, or a directory's visible files."""
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    if p.is_dir():
+        return sorted(f for f in p.rglob("*") if f.is_file()
+                      and not any(part.startswith((".", "_")) for part in
+                                  f.relative_to(p).parts))
+    msg = f"table {table!r}: path {path!r} (option 'path') does not exist"
+    raise ConnectorError(msg)
+
+
+def read_files(table: str, options: dict[str, str], schema: pa.Schema,
+               stats: ReadStats, columns: list[int] | None = None,
+               split: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+    """Yield record batches of ``schema`` from this subtask's share of the files under the
+    table's path: csv and json by file, parquet by row group (file i / row group i goes to
+    subtask i mod parallelism)."""
+    fmt = options["format"]
+    index, parallelism = split
+    files = list_files(options["path"], table)
+    if fmt == "parquet":
+        units = [(f, g) for f in files for g in range(row_groups(f))]
+        for f, g in units[index::parallelism]:
+            stats.files += 1
+            yield from read_parquet(f, schema, columns, g)
+        return
+    for f in files[index::parallelism]:
+        stats.files += 1
+        if fmt == "csv":
+            yield from read_csv(f, options, schema, stats)
+        else:
+            yield from read_json(f, options, schema, stats)
 
 
 class FileWriter(SinkWriter):
@@ -64,60 +98,15 @@ class FileWriter(SinkWriter):
             self._parquet.write_batch(batch)
             return
         if self.format == "csv":
-            self._file.write(_csv_bytes(batch, self.options))
+            self._file.write(csv_bytes(batch, self.options))
         else:
-            self._file.write(_json_bytes(batch))
+            self._file.write(json_bytes(batch))
         self._file.flush()
 
     def close(self) -> None:
         if self._parquet is not None:
             self._parquet.close()
         self._file.close()
-
-
-def _text_columns(batch: pa.RecordBatch) -> list[pa.Array]:
-    return [col if T.is_string(col.type) else cast_array(col, pa.string())
-            for col in batch.columns]
-
-
-def _csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
-    delim = opt_char(options, "csv.field-delimiter", ",") or ","
-    quote = opt_char(options, "csv.quote-character", '"') or '"'
-    text = csv_text(_text_columns(batch), delim, quote, options.get("csv.null-literal", ""))
-    return text.encode("utf-8")
-
-
-def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
-             null: str = "") -> str:
-    """CSV lines from string columns, quoting only the values that need it."""
-    cols = []
-    for col in columns:
-        needs = pc.or_(pc.match_substring(col, delim),
-                       pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
-        escaped = pc.replace_substring(col, quote, quote + quote)
-        quoted = pc.binary_join_element_wise(quote, escaped, quote, "")
-        text = pc.if_else(pc.fill_null(needs, False), quoted, col)
-        cols.append(pc.fill_null(text, null))
-    if not cols or len(cols[0]) == 0:
-        return ""
-    lines = pc.binary_join_element_wise(*cols, delim) if len(cols) > 1 else cols[0]
-    return "\n".join(lines.to_pylist()) + "\n"
-
-
-def _json_bytes(batch: pa.RecordBatch) -> bytes:
-    # Temporal and decimal values as SQL text, as Flink's json format writes them.
-    fields = {}
-    for f, col in zip(batch.schema, batch.columns):
-        if T.is_temporal(f.type):
-            fields[f.name] = cast_array(col, pa.string()).to_pylist()
-        elif pa.types.is_decimal(f.type):
-            fields[f.name] = [None if v is None else float(v) for v in col.to_pylist()]
-        else:
-            fields[f.name] = col.to_pylist()
-    names = list(fields)
-    rows = zip(*fields.values()) if names else iter(())
-    out = "".join(json.dumps(dict(zip(names, r)), ensure_ascii=False) + "\n" for r in rows)
-    return out.encode("utf-8")
 
 
 def sink_path_ok(options: dict[str, str]) -> None:
