@@ -152,7 +152,8 @@ class Estimator:
         src = scan.source
         schema = scan.table_schema
         data = self.tables.get(src.table.lower())
-        found = connectors.get(src.connector).statistics(src, schema, data)
+        connector = connectors.find(src.connector)
+        found = connector.statistics(src, schema, data) if connector is not None else None
         if found is not None:
             return found
         unknown = tuple(ColumnStats() for _ in schema.fields)

@@ -50,7 +50,8 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
     operators stays at 1 (what follows a global sort keeps its order); the rest take the
     default ('parallelism.default')."""
     if op.kind == "source":
-        if not connectors.get(op.param("source").connector).parallel_source:
+        connector = connectors.find(op.param("source").connector)
+        if connector is not None and not connector.parallel_source:
             return 1  # e.g. a socket: one connection, a non-parallel source, as Flink's
         given = op.param("source").option("scan.parallelism")
         return max(1, int(given)) if given else default

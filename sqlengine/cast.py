@@ -9,7 +9,7 @@ from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 
 # What a string must look like to cast to a type (used by TRY_CAST and to name a bad value).
-_VALID = {
+VALID_TEXT = {
     "int": r"^\s*[+-]?[0-9]+\s*$",
     "float": r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|NaN|Infinity|inf)\s*$",
     "decimal": r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$",
@@ -20,7 +20,7 @@ _VALID = {
 }
 
 
-def _kind(t: pa.DataType) -> str | None:
+def text_kind(t: pa.DataType) -> str | None:
     if pa.types.is_integer(t):
         return "int"
     if pa.types.is_floating(t):
@@ -80,11 +80,11 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False) -> pa.Arr
 
 
 def _from_string(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Array:
-    kind = _kind(target)
+    kind = text_kind(target)
     if kind is None:
         msg = f"CAST from STRING to {T.type_name(target)} is not supported"
         raise ExecutionError(msg)
-    valid = pc.match_substring_regex(arr, _VALID[kind])
+    valid = pc.match_substring_regex(arr, VALID_TEXT[kind])
     ok = pc.fill_null(valid, True)
     if not pc.all(ok).as_py():
         if not safe:

@@ -13,7 +13,7 @@ from sqlengine.runtime.operators.base import Operator
 
 from sqlengine import connectors
 from sqlengine.connectors import ReadStats, SourceRead
-from sqlengine.errors import ExecutionError
+from sqlengine.errors import ConnectorError, ExecutionError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SourceSpec
 
@@ -53,7 +53,11 @@ class SourceOperator(Operator):
         """This subtask's share of the input, through the connector's source API."""
         read = SourceRead(self.source.table, dict(self.source.options), self.table_schema,
                           self.stats, self.split, self._needed_columns(), self.data)
-        return connectors.get(self.source.connector).open_source(read)
+        found = connectors.find(self.source.connector)
+        if found is None:
+            msg = f"table {self.source.table!r}: connector {self.source.connector!r} cannot be read"
+            raise ConnectorError(msg)
+        return found.open_source(read)
 
     def batches(self) -> Iterator[pa.RecordBatch | None]:
         """Batches as read; None when only the source's watermark or idleness changed."""

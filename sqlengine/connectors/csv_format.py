@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from sqlengine import types as T
-from sqlengine.cast import _VALID, _kind, cast_array
+from sqlengine.cast import VALID_TEXT, cast_array, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.text_rows import finish, line_from_message, message_head, row_lines
 from sqlengine.errors import ConnectorError
@@ -97,11 +97,11 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if empty_is_null:
             col = pc.if_else(pc.equal(pc.utf8_trim_whitespace(col), ""),
                              pa.nulls(len(col), pa.string()), col)
-        kind = _kind(f.type)
+        kind = text_kind(f.type)
         if kind is None:
             arrays.append(cast_array(col, f.type))
             continue
-        valid = pc.fill_null(pc.match_substring_regex(col, _VALID[kind]), True)
+        valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
         ok &= valid.to_numpy(zero_copy_only=False)
         arrays.append(col)
     keep = pa.array(ok)

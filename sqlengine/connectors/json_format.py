@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from sqlengine import types as T
-from sqlengine.cast import _VALID, _kind, cast_array
+from sqlengine.cast import VALID_TEXT, cast_array, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.text_rows import finish, row_lines
 from sqlengine.errors import ConnectorError
@@ -96,8 +96,8 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema) -> tuple[pa.Table, n
     for f in schema:
         col = table.column(f.name).combine_chunks()
         if col.type != f.type and T.is_string(col.type):
-            kind = _kind(f.type)
-            valid = pc.fill_null(pc.match_substring_regex(col, _VALID[kind]), True) if kind \
+            kind = text_kind(f.type)
+            valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True) if kind \
                 else pa.array(np.ones(len(col), bool))
             ok &= valid.to_numpy(zero_copy_only=False)
         cols.append(col)

@@ -121,3 +121,12 @@ def test_base_connector_defaults() -> None:
     read = SourceRead("t", {}, SCHEMA.to_arrow(), ReadStats())
     with pytest.raises(ConnectorError, match="table 't': connector 'bare' cannot be read"):
         bare.open_source(read)
+
+
+def test_unknown_connectors_keep_their_old_errors() -> None:
+    from sqlengine.runtime.operators.source import SourceOperator
+
+    src = SourceSpec("t", "nope", (("connector", "nope"),), True)
+    reader = SourceOperator(src, SCHEMA.to_arrow(), None, (), None, event_time=False)
+    with pytest.raises(ConnectorError, match="table 't': connector 'nope' cannot be read"):
+        next(iter(reader.batches()))

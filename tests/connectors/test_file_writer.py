@@ -1,0 +1,58 @@
+"""The filesystem connector's file sink (filesystem_files.py, csv_format.py): part files, csv
+quoting, json text."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from sqlengine.connectors.csv_format import csv_text
+from sqlengine.connectors.filesystem_files import FileWriter, sink_path_ok
+from sqlengine.errors import ConnectorError
+
+
+def test_csv_text_quotes_only_where_needed() -> None:
+    cols = [pa.array(["a", "b,c", None]), pa.array(['x"y', "z", "w"])]
+    assert csv_text(cols) == 'a,"x""y"\n"b,c",z\n,w\n'
+    assert csv_text(cols, delim=";", null="NULL") == 'a;"x""y"\nb,c;z\nNULL;w\n'
+    assert csv_text([]) == ""
+    assert csv_text([pa.array([], pa.string())]) == ""
+
+
+def test_csv_part_files_and_overwrite(tmp_path: Path) -> None:
+    schema = pa.schema([("a", pa.int64()), ("s", pa.string())])
+    batch = pa.record_batch([pa.array([1, 2]), pa.array(["x", None])], schema=schema)
+    opts = {"path": str(tmp_path / "out"), "format": "csv", "csv.null-literal": "N"}
+    for _ in range(2):
+        w = FileWriter("t", opts, schema, overwrite=False)
+        w.write(batch)
+        w.close()
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["part-0-0", "part-0-1"]
+    w = FileWriter("t", opts, schema, overwrite=True)
+    w.write(batch)
+    w.close()
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["part-0-0"]
+    assert (tmp_path / "out" / "part-0-0").read_text() == "1,x\n2,N\n"
+    assert (w.name, w.rows) == ("FileSink", 2)
+
+
+def test_json_writes_temporal_values_as_sql_text(tmp_path: Path) -> None:
+    schema = pa.schema([("ts", pa.timestamp("ms")), ("n", pa.int32())])
+    w = FileWriter("t", {"path": str(tmp_path / "j"), "format": "json"}, schema, False)
+    w.write(pa.record_batch([pa.array([datetime.datetime(2024, 1, 2, 3, 4, 5)],
+                                      pa.timestamp("ms")), pa.array([7], pa.int64())],
+                            names=["ts", "n"]))  # (cast to the sink's schema)
+    w.close()
+    line = (tmp_path / "j" / "part-0-0").read_text().splitlines()[0]
+    assert json.loads(line) == {"ts": "2024-01-02 03:04:05.000", "n": 7}
+
+
+def test_sink_path_ok(tmp_path: Path) -> None:
+    sink_path_ok({"path": str(tmp_path / "new" / "dir")})
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ConnectorError, match="is a file, not a directory"):
+        sink_path_ok({"path": str(tmp_path / "f" / "x")})
