@@ -4,6 +4,7 @@ and changelog modes, plan advice, and the JobGraph as JSON."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from sqlengine.optimizer.costs import CostModel
 from sqlengine.optimizer.jobgraph import JobGraph
@@ -23,6 +24,9 @@ from sqlengine.optimizer.specs_windows import TopNSpec
 
 from sqlengine.plan.display import display_indent
 from sqlengine.plan.nodes import LogicalPlan
+
+if TYPE_CHECKING:
+    from sqlengine.optimizer.passes.base import PassContext
 
 
 def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool = True,
@@ -158,8 +162,8 @@ class PassesText:
         self.previous: PhysicalNode | None = None
         self.seen_notes = 0
 
-    def __call__(self, name: str, root: PhysicalNode, ctx: object) -> None:
-        notes = ctx.notes[self.seen_notes:]  # type: ignore[attr-defined]
+    def __call__(self, name: str, root: PhysicalNode, ctx: PassContext) -> None:
+        notes = ctx.notes[self.seen_notes:]
         self.seen_notes += len(notes)
         if root is self.previous:
             self.lines.append(f"-- after {name}: unchanged")

@@ -38,7 +38,7 @@ class OperatorSpec:
         return self.type_name
 
 
-def exprs_text(exprs: tuple[Expr, ...]) -> str:
+def exprs_text(exprs: tuple[Expr, ...] | tuple[AggCall, ...]) -> str:
     return ", ".join(e.sql() for e in exprs)
 
 

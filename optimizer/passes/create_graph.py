@@ -361,9 +361,10 @@ def interval_bounds(plan: N.Join) -> tuple[int, int, int, int, Expr | None] | No
     rest: list[Expr] = []
     flip = {"ge": "le", "gt": "lt", "le": "ge", "lt": "gt"}
     for c in conjuncts(plan.condition):
-        a = b = None
-        if isinstance(c, Call) and c.name in flip:
-            a, b = _time_term(c.args[0], fields), _time_term(c.args[1], fields)
+        if not (isinstance(c, Call) and c.name in flip):
+            rest.append(c)
+            continue
+        a, b = _time_term(c.args[0], fields), _time_term(c.args[1], fields)
         if a is None or b is None or (a[0] < n_left) == (b[0] < n_left):
             rest.append(c)
             continue

@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow as pa
 from sqlengine.runtime.spark.expressions import spark_type
 
+from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
 
 
@@ -16,11 +17,14 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
     from pyspark.sql import functions as F
 
     t = spark_type(out)
-    value = F.col(arg) if arg else None
-    if flag is not None and value is not None:
-        value = F.when(F.col(flag), value)
     if call.func == "count_star":
         return F.count(F.lit(1)) if flag is None else F.count(F.when(F.col(flag), 1))
+    if not arg:
+        msg = f"{call.sql()} has no argument"
+        raise NotSupportedError(msg)
+    value = F.col(arg)
+    if flag is not None:
+        value = F.when(F.col(flag), value)
     if call.distinct and call.func in ("count", "sum", "avg"):
         if call.func == "count":
             return F.countDistinct(value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
@@ -55,8 +55,9 @@ from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 
-Aggregating = GroupAggregateSpec | GlobalAggregateSpec | WindowAggregateSpec | SessionAggregateSpec
-Joining = JoinSpec | WindowJoinSpec | IntervalJoinSpec
+Aggregating: TypeAlias = (GroupAggregateSpec | GlobalAggregateSpec | WindowAggregateSpec
+                          | SessionAggregateSpec)
+Joining: TypeAlias = JoinSpec | WindowJoinSpec | IntervalJoinSpec
 
 
 def _names(n: int, start: int = 0) -> list[str]:
