@@ -7,55 +7,15 @@ better is known)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
+from typing import SupportsFloat
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from sqlengine import connectors
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Call, ColumnRef, Expr, Literal
+from sqlengine.statistics import UNKNOWN_ROWS, ColumnStats, Estimate, schema_width, type_width
 
-UNKNOWN_ROWS = 1_000_000.0  # an unbounded or unmeasurable source
-
-
-@dataclass(frozen=True, slots=True)
-class ColumnStats:
-    ndv: float | None = None  # distinct values
-    min: object = None
-    max: object = None
-    null_fraction: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    rows: float
-    width: float  # bytes per row
-    columns: tuple[ColumnStats, ...]
-
-    @property
-    def bytes(self) -> float:
-        return self.rows * self.width
-
-    def label(self) -> str:
-        return f"rows={_num(self.rows)}, width={self.width:.0f} B"
-
-
-def _num(x: float) -> str:
-    return f"{x:,.0f}" if x < 1e7 else f"{x:.2e}"
-
-
-def type_width(t: pa.DataType) -> float:
-    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t):
-        return 20.0
-    if pa.types.is_decimal(t):
-        return 16.0
-    if pa.types.is_boolean(t):
-        return 1.0
-    try:
-        return max(1.0, t.bit_width / 8)
-    except ValueError:
-        return 16.0
+__all__ = ["UNKNOWN_ROWS", "ColumnStats", "Estimate", "Estimator", "type_width"]
 
 
 class Estimator:
@@ -88,7 +48,7 @@ class Estimator:
                     est = Estimate(est.rows, max(width, 1.0), cols)
                 return est
             case N.Values():
-                return Estimate(float(len(plan.rows)), _schema_width(plan.schema),
+                return Estimate(float(len(plan.rows)), schema_width(plan.schema),
                                 tuple(ColumnStats() for _ in plan.schema.fields))
             case N.Filter():
                 inner = self.estimate(plan.input)
@@ -111,7 +71,7 @@ class Estimator:
                 cols = tuple(inner.columns[k.index] if isinstance(k, ColumnRef)
                              else ColumnStats() for k in plan.keys)
                 cols += tuple(ColumnStats() for _ in plan.schema.fields[len(plan.keys):])
-                return Estimate(max(rows, 1.0), _schema_width(plan.schema), cols)
+                return Estimate(max(rows, 1.0), schema_width(plan.schema), cols)
             case N.Join():
                 left, right = self.estimate(plan.left), self.estimate(plan.right)
                 rows = left.rows * right.rows
@@ -146,12 +106,12 @@ class Estimator:
             case _:
                 kids = plan.children()
                 if not kids:
-                    return Estimate(UNKNOWN_ROWS, _schema_width(plan.schema),
+                    return Estimate(UNKNOWN_ROWS, schema_width(plan.schema),
                                     tuple(ColumnStats() for _ in plan.schema.fields))
                 inner = self.estimate(kids[0])
                 n = len(plan.schema.fields)
                 cols = (inner.columns + tuple(ColumnStats() for _ in range(n)))[:n]
-                return Estimate(inner.rows, _schema_width(plan.schema), cols)
+                return Estimate(inner.rows, schema_width(plan.schema), cols)
 
     # -- selectivity ------------------------------------------------------------------------
     def selectivity(self, e: Expr, est: Estimate) -> float:
@@ -188,36 +148,20 @@ class Estimator:
 
     # -- sources ----------------------------------------------------------------------------
     def _source(self, scan: N.Scan) -> Estimate:
+        """The connector's statistics for the table (unknown when it has none)."""
         src = scan.source
         schema = scan.table_schema
-        unknown = tuple(ColumnStats() for _ in schema.fields)
-        width = _schema_width(schema)
         data = self.tables.get(src.table.lower())
-        table = getattr(data, "table", None)
-        if src.connector == "memory" and isinstance(table, pa.Table):
-            return _table_stats(table)
-        if src.connector == "filesystem":
-            return _file_stats(src, schema) or Estimate(UNKNOWN_ROWS, width, unknown)
-        if src.connector == "datagen":
-            return _datagen_stats(src, schema)
-        if src.connector == "nexmark":
-            events = src.option("nexmark.events")
-            share = {"person": 1 / 50, "auction": 3 / 50, "bid": 46 / 50}[
-                src.option("nexmark.table", "bid") or "bid"]
-            rows = float(events) * share if events else UNKNOWN_ROWS
-            cols = tuple(ColumnStats(ndv=rows * 3 / 46 if f.name == "auction" else None)
-                         for f in schema.fields)
-            return Estimate(rows, width, cols)
-        return Estimate(UNKNOWN_ROWS, width, unknown)
+        found = connectors.get(src.connector).statistics(src, schema, data)
+        if found is not None:
+            return found
+        unknown = tuple(ColumnStats() for _ in schema.fields)
+        return Estimate(UNKNOWN_ROWS, schema_width(schema), unknown)
 
 
 def _share(scan: N.Scan, i: int) -> float:
     widths = [type_width(f.type) for f in scan.table_schema.fields]
     return widths[i] / sum(widths)
-
-
-def _schema_width(schema: N.Schema) -> float:
-    return max(sum(type_width(f.type) for f in schema.fields), 1.0)
 
 
 def _scale(est: Estimate, fraction: float) -> Estimate:
@@ -228,9 +172,11 @@ def _scale(est: Estimate, fraction: float) -> Estimate:
 
 
 def _range_fraction(op: str, stats: ColumnStats, lit: Literal | None) -> float:
+    if lit is None:
+        return 0.5
     try:
-        lo, hi, v = float(stats.min), float(stats.max), float(lit.value)  # type: ignore[arg-type,union-attr]
-    except (TypeError, ValueError, AttributeError):
+        lo, hi, v = _as_float(stats.min), _as_float(stats.max), _as_float(lit.value)
+    except (TypeError, ValueError):
         return 0.5
     if hi <= lo:
         return 0.5
@@ -238,73 +184,8 @@ def _range_fraction(op: str, stats: ColumnStats, lit: Literal | None) -> float:
     return below if op in ("lt", "le") else 1.0 - below
 
 
-def _table_stats(table: pa.Table) -> Estimate:
-    rows = float(table.num_rows)
-    cols = []
-    sample = table.slice(0, 200_000)
-    scale = rows / max(sample.num_rows, 1)
-    for col in sample.columns:
-        ndv = float(pc.count_distinct(col).as_py() or 0)
-        if scale > 1 and ndv > sample.num_rows * 0.5:
-            ndv = min(rows, ndv * scale)  # (mostly unique: grows with the rows)
-        lo = hi = None
-        t = col.type
-        if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
-            mm = pc.min_max(col)
-            lo, hi = mm["min"].as_py(), mm["max"].as_py()
-        nulls = col.null_count / max(sample.num_rows, 1)
-        cols.append(ColumnStats(ndv or None, lo, hi, nulls))
-    width = table.nbytes / max(rows, 1.0)
-    return Estimate(max(rows, 1.0), max(width, 1.0), tuple(cols))
-
-
-def _file_stats(src: N.SourceSpec, schema: N.Schema) -> Estimate | None:
-    from sqlengine.runtime.connectors.filesystem import list_files
-
-    try:
-        files = list_files(src.option("path") or "", src.table)
-    except Exception:  # (a missing path is the reader's error to give)
-        return None
-    width = _schema_width(schema)
-    unknown = tuple(ColumnStats() for _ in schema.fields)
-    if src.option("format") == "parquet":
-        import pyarrow.parquet as pq
-
-        rows = 0.0
-        size = 0.0
-        for f in files:
-            try:
-                meta = pq.ParquetFile(f).metadata
-            except Exception:
-                return None
-            rows += meta.num_rows
-            size += sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
-        return Estimate(max(rows, 1.0), max(size / max(rows, 1.0), 1.0), unknown)
-    size = float(sum(Path(f).stat().st_size for f in files))
-    text_width = width * 1.5  # digits and separators
-    return Estimate(max(size / text_width, 1.0), width, unknown)
-
-
-def _datagen_stats(src: N.SourceSpec, schema: N.Schema) -> Estimate:
-    rows_opt = src.option("number-of-rows")
-    rows = float(rows_opt) if rows_opt else UNKNOWN_ROWS
-    cols = []
-    width = 0.0
-    for f in schema.fields:
-        kind = src.option(f"fields.{f.name}.kind") or "random"
-        lo, hi = src.option(f"fields.{f.name}.min"), src.option(f"fields.{f.name}.max")
-        if kind == "sequence":
-            start = float(src.option(f"fields.{f.name}.start") or 0)
-            end = float(src.option(f"fields.{f.name}.end") or 0)
-            rows = min(rows, end - start + 1)
-            cols.append(ColumnStats(end - start + 1, start, end))
-        elif lo is not None and hi is not None and pa.types.is_integer(f.type):
-            cols.append(ColumnStats(min(rows, float(hi) - float(lo) + 1), float(lo),
-                                    float(hi)))
-        else:
-            cols.append(ColumnStats(None, float(lo) if lo else None,
-                                    float(hi) if hi else None))
-        length = src.option(f"fields.{f.name}.length")
-        width += float(length) if length and pa.types.is_string(f.type) else \
-            type_width(f.type)
-    return Estimate(rows, max(width, 1.0), tuple(cols))
+def _as_float(x: object) -> float:
+    """``float(x)``, raising TypeError for what has no number (None, dates, ...)."""
+    if isinstance(x, SupportsFloat | str | bytes):
+        return float(x)
+    raise TypeError(type(x).__name__)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlengine.optimizer.physical import Partitioning, PhysicalNode
 from sqlengine.optimizer.specs import OperatorSpec, TableScanSpec, TableSinkSpec, ValuesSpec
 
+from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
 
@@ -64,8 +65,8 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
 
 
 def _source_parallelism(op: TableScanSpec, default: int) -> int:
-    if op.source.connector == "socket":
-        return 1  # one connection: a non-parallel source, as Flink's
+    if not connectors.get(op.source.connector).parallel_source:
+        return 1  # e.g. a socket: one connection, a non-parallel source, as Flink's
     given = op.source.option("scan.parallelism")
     return max(1, int(given)) if given else default
 

@@ -168,7 +168,7 @@ def _match(candidates: list[str], partial: str, kind: str) -> list[Suggestion]:
 
 def catalog_info(session: Session) -> CatalogInfo:
     """The completion view of a live session's catalog."""
-    from sqlengine.connectors import CONNECTORS
+    from sqlengine import connectors
     from sqlengine.functions import AGGREGATES, SIGNATURES
 
     catalog = session.catalog
@@ -187,5 +187,5 @@ def catalog_info(session: Session) -> CatalogInfo:
                                       "concat_op", "not_like", "like")}
                        | {a.upper() for a in AGGREGATES} | {"ROW_NUMBER", "EXTRACT",
                                                             "CURRENT_WATERMARK", "PROCTIME"})
-    options = {c: sorted(spec) for c, spec in CONNECTORS.items() if c != "memory"}
+    options = {c: sorted(connectors.get(c).option_specs()) for c in connectors.names()}
     return CatalogInfo(tables, functions, options)

@@ -6,9 +6,10 @@ import json
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from sqlengine.runtime.cast import cast_array
 
 from sqlengine import types as T
+from sqlengine.cast import cast_array
+from sqlengine.connectors.csv_format import csv_text
 from sqlengine.errors import SqlEngineError
 
 
@@ -47,8 +48,6 @@ def render_table(table: pa.Table, null: str = "NULL") -> str:
 
 def render_csv(table: pa.Table, header: bool = True, null: str = "") -> str:
     """CSV with a header row; NULL is an empty field; quotes only where needed."""
-    from sqlengine.runtime.connectors.filesystem import csv_text
-
     cols = [pa.array(_text(table.column(i), "\0"), pa.string()) for i in
             range(table.num_columns)]
     cols = [pc.if_else(pc.equal(c, "\0"), pa.nulls(len(c), pa.string()), c) for c in cols]

@@ -11,7 +11,7 @@ from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.catalog import Catalog, TableDef, ViewDef
 from sqlengine.errors import BindError, PlanError, Span
 from sqlengine.parser import parse_expression, parse_query
-from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
 
 
@@ -144,13 +144,14 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
         what = "a view" if catalog.view(stmt.table) is not None else "unknown"
         raise BindError(f"cannot INSERT INTO {stmt.table!r}: {what} table", span=span,
                         sql=script)
-    if not connectors.is_sink_connector(table.connector):
+    connector = connectors.find(table.connector)
+    if connector is None or not connector.is_sink:
         raise PlanError(f"cannot INSERT INTO {stmt.table!r}: connector "
                         f"{table.connector!r} is not a sink", span=span, sql=script)
     if table.computed:
         raise PlanError(f"cannot INSERT INTO {stmt.table!r}: it has computed columns",
                         span=span, sql=script)
-    if stmt.overwrite and table.connector != "filesystem":
+    if stmt.overwrite and not connector.supports_overwrite:
         raise PlanError("INSERT OVERWRITE needs a filesystem table", span=span, sql=script)
     plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
     target = table.schema.fields
@@ -165,7 +166,7 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
             raise BindError(f"table {stmt.table!r} has no column {name!r}", span=span,
                             sql=script)
         source_of[by_name[name.lower()]] = pos
-    exprs = []
+    exprs: list[Expr] = []
     for i, f in enumerate(target):
         if i not in source_of:
             from sqlengine.plan.expressions import Literal
@@ -180,8 +181,5 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
         exprs.append(coerce(ColumnRef(source_of[i], src.name, src.type), f.type))
     projected = Project(plan, tuple(exprs), tuple(f.name for f in target))
     options = table.options + ((("$overwrite", "true"),) if stmt.overwrite else ())
-    if table.connector == "filesystem":
-        from sqlengine.runtime.connectors.filesystem import sink_path_ok
-
-        sink_path_ok(dict(table.options))
+    connector.check_sink(dict(table.options))
     return Sink(projected, SinkSpec(table.name, table.connector, options, Schema(target)))

@@ -13,11 +13,11 @@ from typing import Any
 import pyarrow as pa
 
 from sqlengine.catalog import TableDef
+from sqlengine.connectors.memory import MemoryData
 from sqlengine.errors import NotSupportedError, PlanError
 from sqlengine.options import parse_duration
 from sqlengine.parser import parse_expression
 from sqlengine.plan.nodes import Field, Schema
-from sqlengine.runtime.connectors.memory import MemoryData
 from sqlengine.statements import QueryText
 from sqlengine.types import is_supported
 

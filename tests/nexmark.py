@@ -7,9 +7,9 @@ import decimal
 from pathlib import Path
 
 import pyarrow as pa
-from sqlengine.runtime.connectors.nexmark import SCHEMAS, nexmark_batches
 
 import sqlengine
+from sqlengine.connectors.nexmark import SCHEMAS, nexmark_batches
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "queries" / "nexmark"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sqlengine.runtime.connectors.nexmark import NexmarkGenerator
 
+from sqlengine.connectors.nexmark import NexmarkGenerator
 from tests.nexmark import REFERENCES, ROOT, queries, query, result_rows, rows, session, tables
 
 duckdb = pytest.importorskip("duckdb")

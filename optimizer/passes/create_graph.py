@@ -30,6 +30,7 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 
+from sqlengine import connectors
 from sqlengine.errors import NotSupportedError, PlanError
 from sqlengine.options import parse_duration
 from sqlengine.plan import nodes as N
@@ -139,8 +140,10 @@ class _Translator:
             case N.Sink():
                 child = self.translate(plan.input)
                 target = plan.target
-                if child.op.updating and target.connector == "filesystem":
-                    msg = (f"table sink {target.table!r} (filesystem) does not support consuming "
+                sink = connectors.find(target.connector)
+                if child.op.updating and sink is not None and not sink.sink_accepts_updates:
+                    msg = (f"table sink {target.table!r} ({target.connector}) does not support "
+                           "consuming "
                            "update changes; the query produces an updating result (a GROUP BY "
                            "or a join in streaming mode). Use 'execution.runtime-mode' = "
                            "'batch' or a window aggregation")

@@ -34,7 +34,6 @@ from sqlengine.optimizer.specs_windows import (
     WindowJoinSpec,
     WindowTopNSpec,
 )
-from sqlengine.runtime.elements import data_part
 from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
@@ -47,7 +46,7 @@ from sqlengine.runtime.operators.range_sort import (
     RangeSampleOperator,
 )
 from sqlengine.runtime.operators.rank import TopNOperator, WindowTopNOperator
-from sqlengine.runtime.operators.sink import BlackholeSink, CollectSink, PrintSink
+from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
 from sqlengine.runtime.operators.sort import LimitOperator, SortOperator
 from sqlengine.runtime.operators.source import SourceOperator
 from sqlengine.runtime.operators.stateless import FilterOperator, ProjectOperator, UnionOperator
@@ -105,30 +104,6 @@ class SinkOperator(Operator):
 
     def close(self) -> None:
         self.inner.close()
-
-
-class FileSink(Operator):
-    name = "FileSink"
-
-    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
-                 overwrite: bool) -> None:
-        from sqlengine.runtime.connectors.filesystem import FileWriter
-
-        self.writer = FileWriter(table, options, schema, overwrite)
-        self.schema = schema
-
-    @property
-    def rows(self) -> int:
-        return self.writer.rows
-
-    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
-                      ) -> Iterable[pa.RecordBatch]:
-        batch = data_part(batch)
-        self.writer.write(batch.cast(self.schema) if batch.schema != self.schema else batch)
-        return ()
-
-    def close(self) -> None:
-        self.writer.close()
 
 
 def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
@@ -217,19 +192,7 @@ def sink_operator(spec: TableSinkSpec) -> Operator:
     """The writer of the sink table's connector."""
     target = spec.target
     table = target.table
-    options = dict(target.options)
-    connector = target.connector
-    if connector == "collect":
+    if target.connector == "collect":
         return SinkOperator(table, CollectSink())
-    if connector == "print":
-        return SinkOperator(table, PrintSink(
-            options.get("print-identifier"),
-            use_stderr=options.get("standard-error", "false").lower() == "true"))
-    if connector == "blackhole":
-        return SinkOperator(table, BlackholeSink())
-    if connector == "filesystem":
-        overwrite = options.get("$overwrite") == "true"
-        clean = {k: v for k, v in options.items() if not k.startswith("$")}
-        return SinkOperator(table, FileSink(table, clean, target.schema.to_arrow(), overwrite))
-    msg = f"connector {connector!r} cannot be written"
-    raise NotSupportedError(msg)
+    return SinkOperator(table, ConnectorSink.open(table, target.connector, dict(target.options),
+                                                  target.schema.to_arrow()))

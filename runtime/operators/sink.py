@@ -1,17 +1,20 @@
-"""Sinks: collect (for the API), print (Flink's +I[...] lines), blackhole, filesystem."""
+"""Sinks: collect (for the API), and a table's connector sink (print, blackhole, filesystem, ...)
+writing through the connector's SinkWriter."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
-from typing import TextIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-from sqlengine.runtime.cast import cast_array
 from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
 from sqlengine.runtime.operators.base import Operator
+
+from sqlengine import connectors
+from sqlengine.connectors import SinkWriter
+from sqlengine.errors import NotSupportedError
+
+_KIND_NAMES = np.array(ROWKIND_NAMES, dtype=object)
 
 
 class CollectSink(Operator):
@@ -34,51 +37,41 @@ class CollectSink(Operator):
         return out
 
 
-class BlackholeSink(Operator):
-    name = "Blackhole"
-
-    def __init__(self) -> None:
-        self.rows = 0
-
-    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
-                      ) -> Iterable[pa.RecordBatch]:
-        self.rows += batch.num_rows
-        return ()
+def row_kind_names(batch: pa.RecordBatch) -> pa.Array | None:
+    """The rows' kinds as short names (+I, -U, +U, -D), None for an insert-only batch."""
+    if not has_rowkind(batch):
+        return None
+    kinds = batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False)
+    return pa.array(_KIND_NAMES[kinds], pa.string())
 
 
-def format_rows(batch: pa.RecordBatch) -> list[str]:
-    """Flink's print format: ``+I[1, abc, NULL]`` per row (vectorised to strings)."""
-    data = data_part(batch)
-    n = data.num_rows
-    cols = []
-    for col in data.columns:
-        text = cast_array(col, pa.string()) if not pa.types.is_string(col.type) else col
-        cols.append(pc.fill_null(text, "NULL"))
-    if has_rowkind(batch):
-        kinds = batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False)
-        prefix = pa.array(np.array(ROWKIND_NAMES, dtype=object)[kinds], pa.string())
-    else:
-        prefix = pa.array(["+I"] * n, pa.string())
-    body = pc.binary_join_element_wise(*cols, ", ") if cols else pa.array([""] * n)
-    lines = pc.binary_join_element_wise(prefix, body, "[")
-    return [f"{line}]" for line in lines.to_pylist()]
+class ConnectorSink(Operator):
+    """Writes its input's data columns (and row kinds) with a connector's SinkWriter."""
 
+    def __init__(self, writer: SinkWriter) -> None:
+        self.writer = writer
+        self.name = writer.name
 
-class PrintSink(Operator):
-    name = "Print"
+    @classmethod
+    def open(cls, table: str, connector: str, options: dict[str, str],
+             schema: pa.Schema) -> ConnectorSink:
+        """The sink of a table: '$overwrite' (INSERT OVERWRITE) is read off the options."""
+        overwrite = options.get("$overwrite") == "true"
+        clean = {k: v for k, v in options.items() if not k.startswith("$")}
+        found = connectors.find(connector)
+        if found is None:
+            msg = f"connector {connector!r} cannot be written"
+            raise NotSupportedError(msg)
+        return cls(found.open_sink(table, clean, schema, overwrite))
 
-    def __init__(self, identifier: str | None = None, stream: TextIO | None = None,
-                 use_stderr: bool = False) -> None:
-        self.identifier = identifier
-        self.stream = stream
-        self.use_stderr = use_stderr
-        self.rows = 0
+    @property
+    def rows(self) -> int:
+        return self.writer.rows
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        out = self.stream or (sys.stderr if self.use_stderr else sys.stdout)
-        prefix = f"{self.identifier}> " if self.identifier else ""
-        out.write("".join(f"{prefix}{line}\n" for line in format_rows(batch)))
-        out.flush()
-        self.rows += batch.num_rows
+        self.writer.write(data_part(batch), row_kind_names(batch))
         return ()
+
+    def close(self) -> None:
+        self.writer.close()

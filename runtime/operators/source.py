@@ -7,12 +7,13 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from sqlengine.runtime.connectors.filesystem import ReadStats
 from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
 
-from sqlengine.errors import ConnectorError, ExecutionError
+from sqlengine import connectors
+from sqlengine.connectors import ReadStats, SourceRead
+from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SourceSpec
 
@@ -48,38 +49,11 @@ class SourceOperator(Operator):
             cols |= f.columns()
         return sorted(cols)
 
-    def _raw(self) -> Iterator[pa.RecordBatch]:
-        options = dict(self.source.options)
-        connector = self.source.connector
-        if connector == "filesystem":
-            from sqlengine.runtime.connectors.filesystem import read_files
-
-            return read_files(self.source.table, options, self.table_schema, self.stats,
-                              self._needed_columns(), self.split)
-        if connector == "datagen":
-            from sqlengine.runtime.connectors.datagen import DatagenReader
-
-            return DatagenReader(self.source.table, options, self.table_schema,
-                                 split=self.split).batches()
-        if connector == "nexmark":
-            from sqlengine.runtime.connectors.nexmark import nexmark_batches
-
-            return nexmark_batches(self.source.table, options, self.table_schema,
-                                   split=self.split)
-        if connector == "socket":
-            from sqlengine.runtime.connectors.socket import SocketReader
-
-            if self.split[0] > 0:  # a socket is read once, by the first subtask
-                return iter(())
-            return SocketReader(self.source.table, options, self.table_schema,
-                                self.stats).batches()
-        if connector == "memory":
-            from sqlengine.runtime.connectors.memory import memory_batches
-
-            return memory_batches(self.source.table, self.data, self.table_schema,
-                                  self.split)
-        msg = f"table {self.source.table!r}: connector {connector!r} cannot be read"
-        raise ConnectorError(msg)
+    def _raw(self) -> Iterator[object]:
+        """This subtask's share of the input, through the connector's source API."""
+        read = SourceRead(self.source.table, dict(self.source.options), self.table_schema,
+                          self.stats, self.split, self._needed_columns(), self.data)
+        return connectors.get(self.source.connector).open_source(read)
 
     def batches(self) -> Iterator[pa.RecordBatch | None]:
         """Batches as read; None when only the source's watermark or idleness changed."""
@@ -94,7 +68,7 @@ class SourceOperator(Operator):
                 yield None
             elif item is None:
                 yield None
-            else:
+            elif isinstance(item, pa.RecordBatch):
                 if self.idle:
                     self.idle = False
                 yield from self.process_batch(item)
@@ -102,7 +76,9 @@ class SourceOperator(Operator):
     def _row_watermarks(self, batch: pa.RecordBatch) -> np.ndarray:
         """The watermark before each row: a running maximum of the WATERMARK expression over
         the rows before it (Flink's on-event emission), so lateness never depends on batching."""
-        col, expr = self.source.watermark  # type: ignore[misc]
+        if self.source.watermark is None:  # (event time is off without a WATERMARK)
+            return np.full(batch.num_rows, self.watermark, dtype=np.int64)
+        col, expr = self.source.watermark
         times = batch.column(col)
         if getattr(self, "explicit", False):
             # Watermarks come as elements between batches (a TestStream): every row of a

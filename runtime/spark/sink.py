@@ -1,5 +1,5 @@
 """The batch Spark job's result: collected as Arrow, written by Spark (filesystem), or handed
-to our own sink operators (print; blackhole drops it)."""
+to our own connector sink (print; blackhole drops it)."""
 
 from __future__ import annotations
 
@@ -48,8 +48,9 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
     table = df.toArrow().rename_columns(names)
     result.sink_rows[target.table] = table.num_rows
     if target.connector == "print":
-        from sqlengine.runtime.operators.sink import PrintSink
+        from sqlengine.runtime.operators.sink import ConnectorSink
 
-        sink_op = PrintSink(options.get("print-identifier"))
+        sink_op = ConnectorSink.open(target.table, "print", {
+            k: v for k, v in options.items() if k == "print-identifier"}, table.schema)
         for b in table.to_batches():
             sink_op.process_batch(b)

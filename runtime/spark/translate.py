@@ -51,6 +51,7 @@ from sqlengine.runtime.spark.session import spark_session
 from sqlengine.runtime.spark.sink import sink_target, write_frame
 from sqlengine.runtime.values import values_columns
 
+from sqlengine import connectors
 from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
@@ -193,8 +194,9 @@ class SparkJob:
     def _op_source(self, op: TableScanSpec) -> Any:
         source = op.source
         schema = op.table_schema.to_arrow()
-        if source.connector == "filesystem" and source.option("format") == "parquet":
-            df = self.spark.read.schema(ddl(schema, schema.names)).parquet(source.option("path"))
+        df = connectors.get(source.connector).spark_read(self.spark, source,
+                                                         ddl(schema, schema.names))
+        if df is not None:
             df = df.toDF(*_names(len(schema)))
         else:
             # csv/json (Flink's formats, file:line errors), memory, datagen, nexmark: read by

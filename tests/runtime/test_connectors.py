@@ -7,9 +7,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from sqlengine.runtime.connectors.datagen import DatagenReader
 
 import sqlengine
+from sqlengine.connectors.datagen import DatagenReader
 from sqlengine.errors import ConnectorError, PlanError
 
 

@@ -15,12 +15,16 @@ from __future__ import annotations
 import select
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from typing import ClassVar
 
 import pyarrow as pa
-from sqlengine.runtime.connectors.filesystem import ReadStats, _read_csv, _read_json
 
+from sqlengine.connectors.base import Connector, OptionSpec, ReadStats, SourceRead
+from sqlengine.connectors.csv_format import read_csv
+from sqlengine.connectors.json_format import read_json
 from sqlengine.errors import ConnectorError
+from sqlengine.options import parse_duration
 
 _WAIT = 0.05  # seconds a read waits for data before yielding None
 
@@ -45,8 +49,6 @@ class SocketReader:
             msg = (f"table {table!r}: option 'socket.max-retries' must be an integer >= -1 "
                    f"(-1: retry for ever), got {text!r}")
             raise ConnectorError(msg) from None
-        from sqlengine.options import parse_duration
-
         key = "socket.retry-delay"
         self.delay = parse_duration(options.get(key, "500 ms"), key) / 1000.0
         self.listen = options.get("socket.mode", "connect") == "listen"
@@ -77,7 +79,7 @@ class SocketReader:
             time.sleep(min(_WAIT, max(0.0, until - time.monotonic())))
             yield None
 
-    def _open(self, attempt: int) -> Iterator[None]:  # returns the connection (or None)
+    def _open(self, attempt: int) -> Generator[None, None, socket.socket | None]:
         if self.listen:
             if self._server is None:
                 try:
@@ -131,5 +133,34 @@ class SocketReader:
             data = data.replace(self.delimiter, b"\n")
         first = self.line
         self.line += data.count(b"\n")
-        reader = _read_json if self.format == "json" else _read_csv
+        reader = read_json if self.format == "json" else read_csv
         yield from reader(self.where, self.options, self.schema, self.stats, data, first)
+
+
+class Socket(Connector):
+    name = "socket"
+    options: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("hostname"),
+        OptionSpec("port", "int", required=True),
+        OptionSpec("format", "enum", ("csv", "json")),
+        OptionSpec("byte-delimiter", "int"),
+        OptionSpec("socket.mode", "enum", ("connect", "listen")),
+        OptionSpec("socket.max-retries"),  # an integer; -1 retries for ever
+        OptionSpec("socket.retry-delay"),
+        OptionSpec("csv.field-delimiter", "char"),
+        OptionSpec("csv.quote-character", "char"),
+        OptionSpec("csv.ignore-parse-errors", "bool"),
+        OptionSpec("csv.null-literal"),
+        OptionSpec("json.ignore-parse-errors", "bool"),
+        OptionSpec("scan.watermark.idle-timeout"),
+    )
+    is_source = True
+    parallel_source = False  # one connection: a non-parallel source, as Flink's
+
+    def open_source(self, read: SourceRead) -> Iterator[object]:
+        if read.split[0] > 0:  # a socket is read once, by the first subtask
+            return iter(())
+        return SocketReader(read.table, read.options, read.schema, read.stats).batches()
+
+
+CONNECTOR = Socket()

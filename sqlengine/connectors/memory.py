@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from sqlengine.connectors.base import Connector, SourceRead
 from sqlengine.errors import ConnectorError
+from sqlengine.statistics import Estimate, table_stats
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import TableDef
+    from sqlengine.plan.nodes import Schema, SourceSpec
 
 BATCH_ROWS = 65536
 
@@ -26,7 +33,7 @@ class MemoryData:
 
 
 def memory_batches(name: str, data: object, schema: pa.Schema,
-                   split: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+                   split: tuple[int, int] = (0, 1)) -> Iterator[object]:
     """A registered table's batches (batch i goes to subtask i mod parallelism); an iterator
     is read by the first subtask only (it can be read once)."""
     if not isinstance(data, MemoryData):
@@ -52,3 +59,26 @@ def memory_batches(name: str, data: object, schema: pa.Schema,
             yield from (x for x in b.cast(schema).to_batches() if x.num_rows)
         else:
             yield pa.Table.from_batches([b]).cast(schema).to_batches()[0]
+
+
+class Memory(Connector):
+    """Data registered through the API (not named in CREATE TABLE)."""
+
+    name = "memory"
+    is_source = True
+    listed = False
+
+    def bounded(self, table: TableDef) -> bool:
+        return bool(getattr(table.data, "bounded", True))
+
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
+                   ) -> Estimate | None:
+        """Measured on a registered table (an iterator is not known ahead)."""
+        table = getattr(data, "table", None)
+        return table_stats(table) if isinstance(table, pa.Table) else None
+
+    def open_source(self, read: SourceRead) -> Iterator[object]:
+        return memory_batches(read.table, read.data, read.schema, read.split)
+
+
+CONNECTOR = Memory()

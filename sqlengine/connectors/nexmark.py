@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pyarrow as pa
 
+from sqlengine.connectors.base import Clock, Connector, OptionSpec, SourceRead
 from sqlengine.errors import ConnectorError
+from sqlengine.statistics import UNKNOWN_ROWS, ColumnStats, Estimate, schema_width
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import TableDef
+    from sqlengine.plan.nodes import Schema, SourceSpec
 
 PROPORTION = 50
 PERSON, AUCTIONS, BIDS = 1, 3, 46
@@ -194,7 +201,7 @@ class NexmarkGenerator:
 
 
 def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
-                    clock: object = time, split: tuple[int, int] = (0, 1)
+                    clock: Clock = time, split: tuple[int, int] = (0, 1)
                     ) -> Iterator[pa.RecordBatch]:
     """Rows of one Nexmark table, chunk by chunk (chunk c goes to subtask c mod parallelism),
     throttled to the subtask's share of 'rows-per-second' if given."""
@@ -220,7 +227,7 @@ def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
                            int(options.get("nexmark.out-of-orderness", "0")))
     index, parallelism = split
     limit = options.get("rows-per-second")
-    started = clock.monotonic()  # type: ignore[attr-defined]
+    started = clock.monotonic()
     produced = 0
     c = index
     while gen.events is None or c * CHUNK < gen.events:
@@ -231,7 +238,42 @@ def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
         produced += batch.num_rows
         if limit:
             share = int(limit) / parallelism
-            wait = started + produced / share - clock.monotonic()  # type: ignore[attr-defined]
+            wait = started + produced / share - clock.monotonic()
             if wait > 0:
-                clock.sleep(wait)  # type: ignore[attr-defined]
+                clock.sleep(wait)
         yield batch
+
+
+class Nexmark(Connector):
+    name = "nexmark"
+    options: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("nexmark.table", "enum", ("person", "auction", "bid"), required=True),
+        OptionSpec("nexmark.events", "int"),
+        OptionSpec("nexmark.events-per-second", "int"),
+        OptionSpec("nexmark.seed", "int"),
+        OptionSpec("nexmark.out-of-orderness", "int"),
+        OptionSpec("rows-per-second", "int"),
+        OptionSpec("scan.parallelism", "int"),
+        OptionSpec("scan.watermark.idle-timeout"),
+    )
+    is_source = True
+
+    def bounded(self, table: TableDef) -> bool:
+        return table.option("nexmark.events") is not None
+
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
+                   ) -> Estimate | None:
+        """The table's share of 'nexmark.events' (1 : 3 : 46); bids spread over auctions."""
+        events = source.option("nexmark.events")
+        share = {"person": PERSON / PROPORTION, "auction": AUCTIONS / PROPORTION,
+                 "bid": BIDS / PROPORTION}[source.option("nexmark.table", "bid") or "bid"]
+        rows = float(events) * share if events else UNKNOWN_ROWS
+        cols = tuple(ColumnStats(ndv=rows * AUCTIONS / BIDS if f.name == "auction" else None)
+                     for f in schema.fields)
+        return Estimate(rows, schema_width(schema), cols)
+
+    def open_source(self, read: SourceRead) -> Iterator[object]:
+        return nexmark_batches(read.table, read.options, read.schema, split=read.split)
+
+
+CONNECTOR = Nexmark()

@@ -1,0 +1,122 @@
+"""The connector registry: each connector (a module of this package) registered once, by its
+Flink name, and asked by every layer (``get(name)``) instead of comparing names.
+
+Adding a connector is adding its module: one that ends with ``CONNECTOR = MyConnector()`` (a
+``Connector`` subclass, see base.py) is registered when this package is first imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING
+
+from sqlengine.connectors.base import Connector, OptionSpec, ReadStats, SinkWriter, SourceRead
+from sqlengine.errors import ConnectorError, Span
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import TableDef
+    from sqlengine.plan.nodes import Schema
+
+__all__ = ["Connector", "OptionSpec", "ReadStats", "SinkWriter", "SourceRead", "find", "get",
+           "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
+
+
+
+def _discover() -> dict[str, Connector]:
+    """The ``CONNECTOR`` of each module of this package, by name."""
+    found: dict[str, Connector] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        connector = getattr(module, "CONNECTOR", None)
+        if isinstance(connector, Connector):
+            if connector.name in found:
+                msg = f"connector {connector.name!r} is registered twice ({info.name})"
+                raise ImportError(msg)
+            found[connector.name] = connector
+    return found
+
+
+_BY_NAME: dict[str, Connector] = _discover()
+_REGISTERED: tuple[Connector, ...] = tuple(_BY_NAME.values())
+
+
+def find(name: str) -> Connector | None:
+    """The connector called ``name`` (None for an unknown name, or the API's 'collect')."""
+    return _BY_NAME.get(name)
+
+
+def get(name: str) -> Connector:
+    """The connector called ``name``.
+
+    Raises:
+        ConnectorError: for an unknown name.
+    """
+    found = _BY_NAME.get(name)
+    if found is None:
+        msg = f"unknown connector {name!r} (known: {', '.join(names())})"
+        raise ConnectorError(msg)
+    return found
+
+
+def names(listed_only: bool = True) -> list[str]:
+    """The connectors' names, sorted (without 'memory', which the API registers, unless
+    ``listed_only`` is False)."""
+    return sorted(c.name for c in _REGISTERED if c.listed or not listed_only)
+
+
+def validate(table_name: str, options: dict[str, str], schema: Schema,
+             offsets: dict[str, int] | None = None, script: str | None = None) -> None:
+    """Check a table's WITH options against its connector's spec.
+
+    Raises:
+        ConnectorError: naming the option key (and its place in the script when known).
+    """
+
+    def fail(key: str, msg: str) -> ConnectorError:
+        span = None
+        if offsets and key in offsets and script is not None:
+            span = Span.from_offset(script, offsets[key], offsets[key] + len(key) + 2)
+        return ConnectorError(f"table {table_name!r}: {msg}", span=span, sql=script)
+
+    name = options.get("connector")
+    if name is None:
+        raise fail("connector", "option 'connector' is missing (one of: "
+                   f"{', '.join(names())})")
+    connector = _BY_NAME.get(name)
+    if connector is None:
+        raise fail("connector", f"unknown connector {name!r} in option 'connector' "
+                   f"(known: {', '.join(names())})")
+    spec = connector.option_specs()
+    columns = {f.name for f in schema.fields}
+    for key, value in options.items():
+        if key == "connector" or connector.check_extra_option(key, value, columns, fail):
+            continue
+        opt = spec.get(key)
+        if opt is None:
+            known = ", ".join(sorted(spec)) or "none"
+            raise fail(key, f"unsupported option {key!r} for connector {name!r} "
+                       f"(supported: {known})")
+        opt.check(value, fail)
+    for opt in spec.values():
+        if opt.required and opt.key not in options:
+            raise fail("connector", f"connector {name!r} needs option {opt.key!r}")
+    connector.check_table(options, fail)
+
+
+def is_bounded(table: TableDef) -> bool:
+    """Whether scanning the table ends (files and in-memory data do; datagen only with a limit)."""
+    found = _BY_NAME.get(table.connector)
+    return found is not None and found.bounded(table)
+
+
+def is_sink_connector(connector: str) -> bool:
+    """Connectors that can be written by INSERT INTO."""
+    found = _BY_NAME.get(connector)
+    return found is not None and found.is_sink
+
+
+def is_source_connector(connector: str) -> bool:
+    """Connectors that can be read by a query."""
+    found = _BY_NAME.get(connector)
+    return found is not None and found.is_source

@@ -1,0 +1,159 @@
+"""The Connector base class: what every layer asks a connector (Flink's DynamicTableFactory,
+ScanTableSource and DynamicTableSink in one object).
+
+A connector module defines one subclass and registers one instance in
+``sqlengine/connectors/__init__.py``. The front end asks it for its options (validated at
+CREATE TABLE, naming the bad key), boundedness and whether it is a source or a sink; the
+optimizer for statistics and how its source splits over parallel subtasks; the runtime for the
+source reader and the sink writer; the Spark runtime for an optional Spark reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import pyarrow as pa
+
+from sqlengine.errors import ConnectorError, NotSupportedError
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import TableDef
+    from sqlengine.plan.nodes import Schema, SourceSpec
+    from sqlengine.statistics import Estimate
+
+Fail = Callable[[str, str], ConnectorError]  # (option key, message) -> the error to raise
+
+_BOOL = ("true", "false")
+
+
+class Clock(Protocol):
+    """What a throttled source needs of a clock (the ``time`` module, or a test's fake)."""
+
+    def monotonic(self) -> float: ...
+
+    def sleep(self, seconds: float, /) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    key: str
+    kind: str = "string"  # string | int | bool | char | enum
+    choices: tuple[str, ...] = ()
+    required: bool = False
+
+    def check(self, value: str, fail: Fail) -> None:
+        """Raises ``fail(key, ...)`` when ``value`` is not of this option's kind."""
+        bad = None
+        if self.kind == "int":
+            try:
+                if int(value) < 0:
+                    bad = "a non-negative integer"
+            except ValueError:
+                bad = "an integer"
+        elif self.kind == "bool" and value.lower() not in _BOOL:
+            bad = "'true' or 'false'"
+        elif self.kind == "char" and len(value.encode("utf-8").decode("unicode_escape")) != 1:
+            bad = "a single character"
+        elif self.kind == "enum" and value not in self.choices:
+            bad = "one of " + ", ".join(repr(c) for c in self.choices)
+        if bad is not None:
+            raise fail(self.key, f"option {self.key!r} must be {bad}, got {value!r}")
+
+
+@dataclass
+class ReadStats:
+    """Rows skipped under '<format>.ignore-parse-errors' (reported by the API and the CLI)."""
+
+    skipped: int = 0
+    files: int = 0
+    skipped_at: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRead:
+    """One subtask's read of a table: its share ``split`` = (subtask, parallelism) of the
+    input, the columns it needs (None: all), registered data (the memory connector) and the
+    stats the reader reports skipped rows into."""
+
+    table: str
+    options: dict[str, str]
+    schema: pa.Schema
+    stats: ReadStats
+    split: tuple[int, int] = (0, 1)
+    columns: list[int] | None = None
+    data: object | None = None
+
+
+class SinkWriter:
+    """Writes a sink's rows: ``write`` per batch (its data columns, and the row kinds' short
+    names, +I / -U / +U / -D, when the input is a changelog), ``close`` at the end."""
+
+    name = "Sink"
+
+    def __init__(self) -> None:
+        self.rows = 0
+
+    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
+        self.rows += batch.num_rows
+
+    def close(self) -> None:
+        return None
+
+
+class Connector:
+    """A connector: its options and capabilities, and the hooks each layer calls."""
+
+    name: ClassVar[str] = ""
+    options: ClassVar[tuple[OptionSpec, ...]] = ()
+    is_source: ClassVar[bool] = False
+    is_sink: ClassVar[bool] = False
+    listed: ClassVar[bool] = True  # named in CREATE TABLE's error messages and completion
+    parallel_source: ClassVar[bool] = True  # its source splits over parallel subtasks
+    sink_accepts_updates: ClassVar[bool] = True  # its sink can consume a changelog
+    supports_overwrite: ClassVar[bool] = False  # INSERT OVERWRITE
+
+    def option_specs(self) -> dict[str, OptionSpec]:
+        return {s.key: s for s in self.options}
+
+    # -- front end ---------------------------------------------------------------------------
+    def check_extra_option(self, key: str, value: str, columns: set[str], fail: Fail) -> bool:
+        """Validates a key outside ``options`` (datagen's per-column 'fields.*'); True when
+        the key is this connector's."""
+        return False
+
+    def check_table(self, options: dict[str, str], fail: Fail) -> None:
+        """Checks across options, after each was validated."""
+        return
+
+    def bounded(self, table: TableDef) -> bool:
+        """Whether scanning the table ends."""
+        return False
+
+    def check_sink(self, options: dict[str, str]) -> None:
+        """Checks an INSERT's target before planning (e.g. that a file path is writable)."""
+        return
+
+    # -- optimizer ---------------------------------------------------------------------------
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
+                   ) -> Estimate | None:
+        """The table's statistics (None: unknown)."""
+        return None
+
+    # -- runtime -----------------------------------------------------------------------------
+    def open_source(self, read: SourceRead) -> Iterator[object]:
+        """This subtask's record batches; None when there is no data right now; control
+        elements (watermarks) as registered data interleaves them."""
+        msg = f"table {read.table!r}: connector {self.name!r} cannot be read"
+        raise ConnectorError(msg)
+
+    def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
+                  overwrite: bool) -> SinkWriter:
+        msg = f"connector {self.name!r} cannot be written"
+        raise NotSupportedError(msg)
+
+    def spark_read(self, spark: Any, source: SourceSpec, schema_ddl: str) -> Any | None:
+        """A Spark DataFrame reading the table (``spark`` a SparkSession; PySpark, if needed,
+        imported inside), or None to read it with ``open_source`` and hand it over as Arrow."""
+        return None

@@ -1,0 +1,23 @@
+"""The blackhole connector (Flink's): a sink that counts the rows and drops them."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from sqlengine.connectors.base import Connector, SinkWriter
+
+
+class BlackholeWriter(SinkWriter):
+    name = "Blackhole"
+
+
+class Blackhole(Connector):
+    name = "blackhole"
+    is_sink = True
+
+    def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
+                  overwrite: bool) -> SinkWriter:
+        return BlackholeWriter()
+
+
+CONNECTOR = Blackhole()

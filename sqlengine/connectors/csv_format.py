@@ -1,0 +1,141 @@
+"""The csv format (Flink's: no header row): read vectorised with a bad row named as file:line,
+and written quoting only the values that need it."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from sqlengine import types as T
+from sqlengine.cast import _VALID, _kind, cast_array
+from sqlengine.connectors.base import ReadStats
+from sqlengine.connectors.text_rows import finish, line_from_message, message_head, row_lines
+from sqlengine.errors import ConnectorError
+
+
+def opt_char(options: dict[str, str], key: str, default: str | None) -> str | None:
+    value = options.get(key)
+    if value is None:
+        return default
+    return value.encode("utf-8").decode("unicode_escape")
+
+
+def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
+              stats: ReadStats, data: bytes | None = None,
+              first_line: int = 1) -> Iterator[pa.RecordBatch]:
+    """CSV rows of a file (or of ``data``, lines from ``first_line`` of the stream ``path``
+    names: errors say path:line either way)."""
+    if data is None:
+        data = Path(path).read_bytes()
+    ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
+    allow_comments = options.get("csv.allow-comments", "false").lower() == "true"
+    lines = row_lines(data, allow_comments) + (first_line - 1)
+    if allow_comments:
+        data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
+    quote = None if options.get("csv.disable-quote-character", "false").lower() == "true" \
+        else opt_char(options, "csv.quote-character", '"')
+    bad_rows: list[int] = []
+
+    def on_invalid(row: pacsv.InvalidRow) -> str:
+        if not ignore:
+            return "error"
+        bad_rows.append(row.number or 0)
+        return "skip"
+
+    names = [f.name for f in schema]
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(
+                delimiter=opt_char(options, "csv.field-delimiter", ","),
+                quote_char=quote or False,
+                escape_char=opt_char(options, "csv.escape-character", None) or False,
+                ignore_empty_lines=True,
+                invalid_row_handler=on_invalid,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names},
+                strings_can_be_null=False, quoted_strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
+    except pa.ArrowInvalid as e:
+        msg = f"{path}: malformed CSV: {message_head(str(e))}"
+        line = line_from_message(str(e))
+        if line is not None:
+            msg = f"{path}:{line + first_line - 1}: malformed CSV row: {message_head(str(e))}"
+        raise ConnectorError(msg) from None
+    if bad_rows:
+        stats.skipped += len(bad_rows)
+        # Rows the CSV reader skipped shift the record -> line mapping.
+        skip_lines = set(bad_rows)
+        lines = np.array([ln for ln in lines if ln not in skip_lines]) if skip_lines else lines
+    null_literal = options.get("csv.null-literal")
+    converted, ok = _convert_strings(table, schema, null_literal, empty_is_null=True)
+    yield from finish(converted, ok, lines, path, ignore, stats, "csv")
+
+
+def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | None,
+                     empty_is_null: bool) -> tuple[pa.Table, np.ndarray]:
+    """Cast string columns to the schema; returns the table and a per-row validity mask."""
+    ok = np.ones(table.num_rows, dtype=bool)
+    arrays = []
+    for f in schema:
+        col = table.column(f.name).combine_chunks() if table.num_columns else pa.nulls(0)
+        if null_literal is not None:
+            col = pc.if_else(pc.equal(col, null_literal), pa.nulls(len(col), col.type), col)
+        if T.is_string(f.type):
+            arrays.append(col)
+            continue
+        if empty_is_null:
+            col = pc.if_else(pc.equal(pc.utf8_trim_whitespace(col), ""),
+                             pa.nulls(len(col), pa.string()), col)
+        kind = _kind(f.type)
+        if kind is None:
+            arrays.append(cast_array(col, f.type))
+            continue
+        valid = pc.fill_null(pc.match_substring_regex(col, _VALID[kind]), True)
+        ok &= valid.to_numpy(zero_copy_only=False)
+        arrays.append(col)
+    keep = pa.array(ok)
+    out = []
+    for f, col in zip(schema, arrays):
+        col = col.filter(keep) if not ok.all() else col
+        out.append(cast_array(col, f.type, safe=True) if not T.is_string(f.type) else col)
+    return pa.Table.from_arrays(out, schema=schema), ok
+
+
+def _text_columns(batch: pa.RecordBatch) -> list[pa.Array]:
+    return [col if T.is_string(col.type) else cast_array(col, pa.string())
+            for col in batch.columns]
+
+
+def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
+    delim = opt_char(options, "csv.field-delimiter", ",") or ","
+    quote = opt_char(options, "csv.quote-character", '"') or '"'
+    text = csv_text(_text_columns(batch), delim, quote, options.get("csv.null-literal", ""))
+    return text.encode("utf-8")
+
+
+def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
+             null: str = "") -> str:
+    """CSV lines from string columns, quoting only the values that need it."""
+    cols = []
+    for col in columns:
+        needs = pc.or_(pc.match_substring(col, delim),
+                       pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
+        escaped = pc.replace_substring(col, quote, quote + quote)
+        quoted = pc.binary_join_element_wise(quote, escaped, quote, "")
+        text = pc.if_else(pc.fill_null(needs, False), quoted, col)
+        cols.append(pc.fill_null(text, null))
+    if not cols or len(cols[0]) == 0:
+        return ""
+    lines = pc.binary_join_element_wise(*cols, delim) if len(cols) > 1 else cols[0]
+    return "\n".join(lines.to_pylist()) + "\n"

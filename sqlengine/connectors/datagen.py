@@ -1,0 +1,245 @@
+"""The datagen connector (Flink's options): random or sequence fields, vectorised with numpy,
+throttled to 'rows-per-second', bounded by 'number-of-rows' or by a sequence's end."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine.connectors.base import Clock, Connector, Fail, OptionSpec, SourceRead
+from sqlengine.errors import ConnectorError
+from sqlengine.statistics import UNKNOWN_ROWS, ColumnStats, Estimate, type_width
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import TableDef
+    from sqlengine.plan.nodes import Schema, SourceSpec
+
+_ALPHABET = np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+                          dtype=np.uint8)
+_INT_RANGE = {pa.int8(): (-128, 127), pa.int16(): (-32768, 32767),
+              pa.int32(): (-(2**31), 2**31 - 1), pa.int64(): (-(2**63), 2**63 - 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    """How one column is generated ('fields.<col>.*')."""
+
+    name: str
+    type: pa.DataType
+    kind: str  # random | sequence
+    null_rate: float = 0.0
+    start: int = 0  # sequence
+    end: int = 0
+    min: str | None = None  # random
+    max: str | None = None
+    length: int = 100
+    max_past: int = 0
+
+
+class DatagenReader:
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
+                 clock: Clock = time, split: tuple[int, int] = (0, 1)) -> None:
+        self.table = table
+        self.schema = schema
+        self.options = options
+        self.rate = int(options.get("rows-per-second", "10000"))
+        total = options.get("number-of-rows")
+        self.total = int(total) if total is not None else None
+        # A seeded generator draws each chunk from its own stream (seed, chunk number), so the
+        # rows do not depend on how many subtasks share the chunks.
+        self.seed = int(options["seed"]) if "seed" in options else None
+        self.rng = np.random.default_rng(self.seed)
+        self.split = split
+        self.clock = clock
+        self.fields = [self._field_spec(f) for f in schema]
+        seq_lengths = [s.end - s.start + 1 for s in self.fields if s.kind == "sequence"]
+        if seq_lengths:
+            self.total = min([*seq_lengths, *([self.total] if self.total is not None else [])])
+
+    def _opt(self, col: str, key: str) -> str | None:
+        return self.options.get(f"fields.{col}.{key}")
+
+    def _field_spec(self, f: pa.Field) -> FieldSpec:
+        kind = self._opt(f.name, "kind") or "random"
+        null_rate = float(self._opt(f.name, "null-rate") or 0)
+        if kind == "sequence":
+            start, end = self._opt(f.name, "start"), self._opt(f.name, "end")
+            if start is None or end is None:
+                msg = (f"table {self.table!r}: sequence field {f.name!r} needs options "
+                       f"'fields.{f.name}.start' and 'fields.{f.name}.end'")
+                raise ConnectorError(msg)
+            if not (pa.types.is_integer(f.type) or pa.types.is_string(f.type)
+                    or pa.types.is_decimal(f.type) or pa.types.is_floating(f.type)):
+                msg = (f"table {self.table!r}: option 'fields.{f.name}.kind' = 'sequence' "
+                       f"does not support type {f.type}")
+                raise ConnectorError(msg)
+            return FieldSpec(f.name, f.type, kind, null_rate, start=int(float(start)),
+                             end=int(float(end)))
+        return FieldSpec(f.name, f.type, kind, null_rate, min=self._opt(f.name, "min"),
+                         max=self._opt(f.name, "max"),
+                         length=int(self._opt(f.name, "length") or 100),
+                         max_past=int(self._opt(f.name, "max-past") or 0))
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """This subtask's chunks (chunk c goes to subtask c mod parallelism), each subtask at
+        its share of 'rows-per-second'."""
+        index, parallelism = self.split
+        rate = self.rate / parallelism
+        chunk = max(1, min(self.rate // 10 or 1, 8192))
+        started = self.clock.monotonic()
+        mine = 0  # rows this subtask produced
+        c = index
+        while self.total is None or c * chunk < self.total:
+            offset = c * chunk
+            n = chunk if self.total is None else min(chunk, self.total - offset)
+            due = started + (mine + n) / rate if rate > 0 else 0
+            wait = due - self.clock.monotonic()
+            if wait > 0:
+                self.clock.sleep(wait)
+            if self.seed is not None:
+                self.rng = np.random.default_rng([self.seed, c])
+            yield self._generate(offset, n)
+            mine += n
+            c += parallelism
+
+    def _generate(self, offset: int, n: int) -> pa.RecordBatch:
+        arrays = [self._column(spec, offset, n) for spec in self.fields]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _column(self, spec: FieldSpec, offset: int, n: int) -> pa.Array:
+        t = spec.type
+        if spec.kind == "sequence":
+            values = np.arange(offset, offset + n, dtype=np.int64) + spec.start
+            arr = pa.array(values).cast(pa.string()) if pa.types.is_string(t) else \
+                pa.array(values).cast(t)
+        else:
+            arr = self._random(spec, t, n)
+        rate = spec.null_rate
+        if rate > 0:
+            mask = pa.array(self.rng.random(n) < rate)
+            arr = pc.if_else(mask, pa.nulls(n, t), arr)
+        return arr
+
+    def _bounds(self, spec: FieldSpec, lo: float, hi: float) -> tuple[float, float]:
+        mn = float(spec.min) if spec.min is not None else lo
+        mx = float(spec.max) if spec.max is not None else hi
+        return mn, mx
+
+    def _random(self, spec: FieldSpec, t: pa.DataType, n: int) -> pa.Array:
+        rng = self.rng
+        if pa.types.is_integer(t):
+            lo, hi = _INT_RANGE.get(t, (-(2**63), 2**63 - 1))
+            mn, mx = self._bounds(spec, lo, hi)
+            return pa.array(rng.integers(int(mn), int(mx), size=n, endpoint=True,
+                                         dtype=np.int64)).cast(t)
+        if pa.types.is_floating(t):
+            mn, mx = self._bounds(spec, -1e9, 1e9)
+            return pa.array(rng.uniform(mn, mx, size=n)).cast(t)
+        if pa.types.is_decimal(t):
+            mn, mx = self._bounds(spec, -(10 ** (t.precision - t.scale) - 1),
+                                  10 ** (t.precision - t.scale) - 1)
+            scaled = rng.integers(int(mn * 10**t.scale), int(mx * 10**t.scale), size=n,
+                                  endpoint=True, dtype=np.int64)
+            return _scaled_decimal(scaled, t)
+        if pa.types.is_boolean(t):
+            return pa.array(rng.random(n) < 0.5)
+        if pa.types.is_string(t):
+            length = spec.length
+            data = _ALPHABET[rng.integers(0, len(_ALPHABET), size=n * length)]
+            offsets = np.arange(0, (n + 1) * length, length, dtype=np.int32)
+            return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.tobytes()),
+                                               pa.py_buffer(data.tobytes()))
+        if pa.types.is_timestamp(t) or pa.types.is_date(t):
+            now = int(time.time() * 1000)
+            past = spec.max_past
+            ms = now - rng.integers(0, past + 1, size=n) if past else np.full(n, now)
+            ts = pa.array(ms, pa.timestamp("ms"))
+            return ts.cast(t) if pa.types.is_timestamp(t) else \
+                pc.floor_temporal(ts, unit="day").cast(t)
+        msg = f"table {self.table!r}: datagen cannot generate column {spec.name!r} of {t}"
+        raise ConnectorError(msg)
+
+
+def _scaled_decimal(scaled: np.ndarray, t: pa.Decimal128Type) -> pa.Array:
+    import decimal
+
+    q = decimal.Decimal(1).scaleb(-t.scale)
+    return pa.array([decimal.Decimal(int(v)).scaleb(-t.scale).quantize(q) for v in scaled], t)
+
+
+_FIELD_OPTION = re.compile(r"^fields\.(?P<col>.+)\.(?P<opt>kind|min|max|max-past|length|start|"
+                           r"end|null-rate|seed)$")
+
+
+class Datagen(Connector):
+    name = "datagen"
+    options: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("rows-per-second", "int"),
+        OptionSpec("number-of-rows", "int"),
+        OptionSpec("scan.parallelism", "int"),
+        OptionSpec("seed", "int"),  # sqlengine extension: a fixed seed for repeatable data
+        OptionSpec("scan.watermark.idle-timeout"),
+    )
+    is_source = True
+
+    def check_extra_option(self, key: str, value: str, columns: set[str], fail: Fail) -> bool:
+        """The per-column options 'fields.<col>.<option>'."""
+        m = _FIELD_OPTION.match(key)
+        if m is None:
+            return False
+        if m.group("col") not in columns:
+            raise fail(key, f"option {key!r} names unknown column {m.group('col')!r}")
+        if m.group("opt") == "kind" and value not in ("random", "sequence"):
+            raise fail(key, f"option {key!r} must be 'random' or 'sequence', got {value!r}")
+        if m.group("opt") in ("min", "max", "start", "end", "null-rate", "length", "seed"):
+            try:
+                float(value)
+            except ValueError:
+                raise fail(key, f"option {key!r} must be a number, got {value!r}") from None
+        return True
+
+    def bounded(self, table: TableDef) -> bool:
+        """Bounded by 'number-of-rows', or by a sequence field (it ends when the sequence
+        does, as in Flink)."""
+        if table.option("number-of-rows") is not None:
+            return True
+        return any(k.endswith(".kind") and v == "sequence" for k, v in table.options)
+
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
+                   ) -> Estimate | None:
+        """Rows from 'number-of-rows' or the sequences; per column the ranges generated."""
+        rows_opt = source.option("number-of-rows")
+        rows = float(rows_opt) if rows_opt else UNKNOWN_ROWS
+        cols = []
+        width = 0.0
+        for f in schema.fields:
+            kind = source.option(f"fields.{f.name}.kind") or "random"
+            lo, hi = source.option(f"fields.{f.name}.min"), source.option(f"fields.{f.name}.max")
+            if kind == "sequence":
+                start = float(source.option(f"fields.{f.name}.start") or 0)
+                end = float(source.option(f"fields.{f.name}.end") or 0)
+                rows = min(rows, end - start + 1)
+                cols.append(ColumnStats(end - start + 1, start, end))
+            elif lo is not None and hi is not None and pa.types.is_integer(f.type):
+                cols.append(ColumnStats(min(rows, float(hi) - float(lo) + 1), float(lo),
+                                        float(hi)))
+            else:
+                cols.append(ColumnStats(None, float(lo) if lo else None,
+                                        float(hi) if hi else None))
+            length = source.option(f"fields.{f.name}.length")
+            width += float(length) if length and pa.types.is_string(f.type) else \
+                type_width(f.type)
+        return Estimate(rows, max(width, 1.0), tuple(cols))
+
+    def open_source(self, read: SourceRead) -> Iterator[object]:
+        return DatagenReader(read.table, read.options, read.schema, split=read.split).batches()
+
+
+CONNECTOR = Datagen()

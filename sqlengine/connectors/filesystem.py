@@ -1,0 +1,102 @@
+"""The filesystem connector (Flink's): a file or a directory of csv, json or parquet files;
+bounded, a source and a sink; its subtasks share the files (parquet: the row groups). The
+files are handled in filesystem_files.py, the formats in csv_format.py, json_format.py and
+parquet_format.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sqlengine.connectors.base import Connector, Fail, OptionSpec, SinkWriter, SourceRead
+from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
+from sqlengine.statistics import ColumnStats, Estimate, schema_width
+
+if TYPE_CHECKING:
+    from sqlengine.catalog import TableDef
+    from sqlengine.plan.nodes import Schema, SourceSpec
+
+
+class Filesystem(Connector):
+    name = "filesystem"
+    options: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("path", required=True),
+        OptionSpec("format", "enum", ("csv", "json", "parquet"), required=True),
+        OptionSpec("csv.field-delimiter", "char"),
+        OptionSpec("csv.quote-character", "char"),
+        OptionSpec("csv.disable-quote-character", "bool"),
+        OptionSpec("csv.allow-comments", "bool"),
+        OptionSpec("csv.ignore-parse-errors", "bool"),
+        OptionSpec("csv.null-literal"),
+        OptionSpec("csv.escape-character", "char"),
+        OptionSpec("csv.write-bom", "bool"),
+        OptionSpec("json.ignore-parse-errors", "bool"),
+        OptionSpec("json.fail-on-missing-field", "bool"),
+        OptionSpec("json.timestamp-format.standard", "enum", ("SQL", "ISO-8601")),
+        OptionSpec("sink.parallelism", "int"),
+        OptionSpec("source.monitor-interval"),
+        OptionSpec("partition.default-name"),
+        OptionSpec("scan.parallelism", "int"),
+        OptionSpec("scan.watermark.idle-timeout"),
+    )
+    is_source = True
+    is_sink = True
+    sink_accepts_updates = False  # files are append-only
+    supports_overwrite = True
+
+    def check_table(self, options: dict[str, str], fail: Fail) -> None:
+        if "source.monitor-interval" in options:
+            raise fail("source.monitor-interval", "option 'source.monitor-interval' "
+                       "(continuous directory monitoring) is not supported yet")
+
+    def bounded(self, table: TableDef) -> bool:
+        return True
+
+    def check_sink(self, options: dict[str, str]) -> None:
+        sink_path_ok(options)
+
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
+                   ) -> Estimate | None:
+        """Rows and width from parquet metadata, else from the files' sizes."""
+        try:
+            files = list_files(source.option("path") or "", source.table)
+        except Exception:  # (a missing path is the reader's error to give)
+            return None
+        width = schema_width(schema)
+        unknown = tuple(ColumnStats() for _ in schema.fields)
+        if source.option("format") == "parquet":
+            rows = 0.0
+            size = 0.0
+            for f in files:
+                try:
+                    meta = pq.ParquetFile(f).metadata
+                except Exception:
+                    return None
+                rows += meta.num_rows
+                size += sum(meta.row_group(g).total_byte_size
+                            for g in range(meta.num_row_groups))
+            return Estimate(max(rows, 1.0), max(size / max(rows, 1.0), 1.0), unknown)
+        size = float(sum(Path(f).stat().st_size for f in files))
+        text_width = width * 1.5  # digits and separators
+        return Estimate(max(size / text_width, 1.0), width, unknown)
+
+    def open_source(self, read: SourceRead) -> Iterator[object]:
+        return read_files(read.table, read.options, read.schema, read.stats, read.columns,
+                          read.split)
+
+    def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
+                  overwrite: bool) -> SinkWriter:
+        return FileWriter(table, options, schema, overwrite)
+
+    def spark_read(self, spark: Any, source: SourceSpec, schema_ddl: str) -> Any | None:
+        """Parquet is read by Spark itself; csv and json by our reader (Flink's formats)."""
+        if source.option("format") != "parquet":
+            return None
+        return spark.read.schema(schema_ddl).parquet(source.option("path"))
+
+
+CONNECTOR = Filesystem()

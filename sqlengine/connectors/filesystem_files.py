@@ -1,0 +1,123 @@
+"""The filesystem connector's files: which files a table reads (and which share a subtask
+reads), the part file a sink writes, and the checks of a sink path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sqlengine.connectors.base import ReadStats, SinkWriter
+from sqlengine.connectors.csv_format import csv_bytes, read_csv
+from sqlengine.connectors.json_format import json_bytes, read_json
+from sqlengine.connectors.parquet_format import read_parquet, row_groups
+from sqlengine.errors import ConnectorError
+
+
+def list_files(path: str, table: str) -> list[Path]:
+    """The files a filesystem table reads: the file itself, or a directory's visible files."""
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    if p.is_dir():
+        return sorted(f for f in p.rglob("*") if f.is_file()
+                      and not any(part.startswith((".", "_")) for part in
+                                  f.relative_to(p).parts))
+    msg = f"table {table!r}: path {path!r} (option 'path') does not exist"
+    raise ConnectorError(msg)
+
+
+def read_files(table: str, options: dict[str, str], schema: pa.Schema,
+               stats: ReadStats, columns: list[int] | None = None,
+               split: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+    """Yield record batches of ``schema`` from this subtask's share of the files under the
+    table's path: csv and json by file, parquet by row group (file i / row group i goes to
+    subtask i mod parallelism)."""
+    fmt = options["format"]
+    index, parallelism = split
+    files = list_files(options["path"], table)
+    if fmt == "parquet":
+        units = [(f, g) for f in files for g in range(row_groups(f))]
+        for f, g in units[index::parallelism]:
+            stats.files += 1
+            yield from read_parquet(f, schema, columns, g)
+        return
+    for f in files[index::parallelism]:
+        stats.files += 1
+        if fmt == "csv":
+            yield from read_csv(f, options, schema, stats)
+        else:
+            yield from read_json(f, options, schema, stats)
+
+
+class FileWriter(SinkWriter):
+    """Writes one part file under the sink's directory, batch by batch."""
+
+    name = "FileSink"
+
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
+                 overwrite: bool) -> None:
+        self.options = options
+        self.schema = schema
+        self.format = options["format"]
+        root = Path(options["path"])
+        if root.exists() and root.is_file():
+            if overwrite:
+                root.unlink()
+            target_dir = None
+            self.path = root
+        else:
+            target_dir = root
+        if target_dir is not None:
+            try:
+                target_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                msg = f"sink path {str(target_dir)!r}: {e.strerror or e}"
+                raise ConnectorError(msg) from None
+            if overwrite:
+                for old in target_dir.iterdir():
+                    if old.is_file() and old.name.startswith("part-"):
+                        old.unlink()
+            n = len([p for p in target_dir.iterdir() if p.name.startswith("part-")])
+            self.path = target_dir / f"part-0-{n}"
+        self._file = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+        self._parquet: pq.ParquetWriter | None = None
+        self.rows = 0
+        del table
+
+    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
+        if batch.schema != self.schema:
+            batch = batch.cast(self.schema)
+        self.rows += batch.num_rows
+        if self.format == "parquet":
+            if self._parquet is None:
+                self._parquet = pq.ParquetWriter(self._file, self.schema)
+            self._parquet.write_batch(batch)
+            return
+        if self.format == "csv":
+            self._file.write(csv_bytes(batch, self.options))
+        else:
+            self._file.write(json_bytes(batch))
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._parquet is not None:
+            self._parquet.close()
+        self._file.close()
+
+
+def sink_path_ok(options: dict[str, str]) -> None:
+    """Fail at plan time when a sink path cannot be created or written."""
+    path = Path(options["path"])
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing.exists() and existing.is_file() and existing != path:
+        msg = f"sink path {options['path']!r}: {str(existing)!r} is a file, not a directory"
+        raise ConnectorError(msg)
+    if existing.exists() and not os.access(existing, os.W_OK):
+        msg = f"sink path {options['path']!r}: {str(existing)!r} is not writable"
+        raise ConnectorError(msg)

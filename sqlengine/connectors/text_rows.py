@@ -1,0 +1,58 @@
+"""What the text formats (csv, json lines) share: line numbers of records, and turning
+rows that do not parse into file:line errors (or skipped rows)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from sqlengine.connectors.base import ReadStats
+from sqlengine.errors import ConnectorError
+
+BATCH_ROWS = 65536
+
+
+def row_lines(data: bytes, allow_comments: bool) -> np.ndarray:
+    """1-based line number of each CSV record (blank and comment lines skipped)."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    starts = np.concatenate([[0], np.nonzero(raw == 10)[0] + 1])
+    starts = starts[starts < len(raw)] if len(raw) else starts[:0]
+    ends = np.append(starts[1:] - 1, len(raw))
+    length = ends - starts
+    # A line holding only "\r" is blank too.
+    blank = (length == 0) | ((length == 1) & (raw[np.minimum(starts, len(raw) - 1)] == 13))
+    keep = ~blank
+    if allow_comments and len(raw):
+        keep &= raw[starts] != ord("#")
+    return np.nonzero(keep)[0] + 1
+
+
+def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray, path: Path | str,
+            ignore: bool,
+            stats: ReadStats, fmt: str) -> Iterator[pa.RecordBatch]:
+    if not ok.all():
+        bad = np.nonzero(~ok)[0]
+        if not ignore:
+            line = int(lines[bad[0]]) if bad[0] < len(lines) else int(bad[0]) + 1
+            msg = (f"{path}:{line}: cannot parse row as the table's columns (a value does not "
+                   f"match its column type); set '{fmt}.ignore-parse-errors' = 'true' to skip "
+                   "such rows")
+            raise ConnectorError(msg)
+        stats.skipped += len(bad)
+        stats.skipped_at.extend(f"{path}:{int(lines[i])}" for i in bad[:10] if i < len(lines))
+    yield from (b for b in table.to_batches(max_chunksize=BATCH_ROWS) if b.num_rows)
+
+
+def message_head(text: str) -> str:
+    """The first line of an error message."""
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def line_from_message(text: str) -> int | None:
+    import re
+
+    m = re.search(r"[Rr]ow #?(\d+)", text)
+    return int(m.group(1)) if m else None
