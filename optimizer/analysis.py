@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlengine.optimizer.physical import PhysicalNode
+from sqlengine.optimizer.specs import TableScanSpec
 from sqlengine.optimizer.visitor import accept
 
 from sqlengine.plan.nodes import LogicalPlan, Scan
@@ -36,9 +38,8 @@ def is_bounded(plan: LogicalPlan) -> bool:
     return not unbounded_sources(plan)
 
 
-def unbounded_physical(node: object) -> bool:
+def unbounded_physical(node: PhysicalNode) -> bool:
     """Whether a physical node reads (through its inputs) a source that never ends."""
-    op = node.op  # type: ignore[attr-defined]
-    if op.kind == "source":
-        return not op.param("bounded", True)
-    return any(unbounded_physical(child) for child, _ in node.inputs)  # type: ignore[attr-defined]
+    if isinstance(node.op, TableScanSpec):
+        return not node.op.bounded
+    return any(unbounded_physical(child) for child, _ in node.inputs)

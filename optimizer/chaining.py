@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from sqlengine.optimizer.physical import ChainStrategy, Partitioning
+from sqlengine.optimizer.physical import Partitioning
+from sqlengine.optimizer.specs import ChainStrategy
 from sqlengine.optimizer.streamgraph import StreamEdge, StreamGraph
 
 

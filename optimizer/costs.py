@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from sqlengine.optimizer.config import OptimizerConfig
 from sqlengine.optimizer.physical import Exchange, Partitioning, PhysicalNode
+from sqlengine.optimizer.specs import SortSpec
+from sqlengine.optimizer.specs_windows import TopNSpec, WindowTopNSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +58,8 @@ class CostModel:
         est = child.estimate
         if est is None:
             return Cost()
-        data = est.bytes  # type: ignore[attr-defined]
-        rows = est.rows  # type: ignore[attr-defined]
+        data = est.bytes
+        rows = est.rows
         p = self.parallelism
         if ex.partitioning is Partitioning.FORWARD:
             return Cost()
@@ -78,7 +80,7 @@ class CostModel:
         est = node.estimate
         rows_in = sum(getattr(c.estimate, "rows", 0.0) for c, _ in node.inputs)
         cpu = rows_in
-        if node.op.kind in ("sort", "top_n", "window_top_n") and rows_in > 1:
+        if isinstance(node.op, SortSpec | TopNSpec | WindowTopNSpec) and rows_in > 1:
             cpu = rows_in * math.log2(rows_in)
         return Cost(cpu=cpu) if est is not None or node.inputs else Cost()
 

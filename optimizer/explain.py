@@ -4,14 +4,29 @@ and changelog modes, plan advice, and the JobGraph as JSON."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from sqlengine.optimizer.costs import CostModel
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.physical import Partitioning, PhysicalNode
 from sqlengine.optimizer.rule import OptimizerRule
+from sqlengine.optimizer.specs import (
+    GlobalAggregateSpec,
+    GroupAggregateSpec,
+    JoinSpec,
+    LimitSpec,
+    SortSpec,
+    TableScanSpec,
+    TableSinkSpec,
+    ValuesSpec,
+)
+from sqlengine.optimizer.specs_windows import TopNSpec
 
 from sqlengine.plan.display import display_indent
 from sqlengine.plan.nodes import LogicalPlan
+
+if TYPE_CHECKING:
+    from sqlengine.optimizer.passes.base import PassContext
 
 
 def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool = True,
@@ -36,13 +51,13 @@ def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool 
 
     def label(node: PhysicalNode) -> str:
         text = node.op.label()
-        if node.op.kind == "source":
-            text = text[:-1] + source_detail(node)
+        if isinstance(node.op, TableScanSpec):
+            text = text[:-1] + node.op.read_detail()
         if changelog:
             text += ", changelogMode=[I,UB,UA,D]" if node.op.updating else \
                 ", changelogMode=[I]"
         if costs and node.estimate is not None:
-            text += f" [{node.estimate.label()}; cumulative {totals[id(node)].label()}]"  # type: ignore[attr-defined]
+            text += f" [{node.estimate.label()}; cumulative {totals[id(node)].label()}]"
         return text
 
     def emit(node: PhysicalNode, prefix: str, child_prefix: str) -> None:
@@ -73,19 +88,6 @@ def physical_plan_text(root: PhysicalNode, options: dict[str, str], costs: bool 
     return "\n".join(lines)
 
 
-def source_detail(node: PhysicalNode) -> str:
-    """What a source reads, as its label's tail: ", fields=[..], filters=[..])"."""
-    schema = node.op.param("table_schema")
-    proj = node.op.param("projection")
-    text = ""
-    if proj is not None and len(proj) < len(schema):  # type: ignore[arg-type]
-        text += ", fields=[" + ", ".join(schema.fields[i].name for i in proj) + "]"  # type: ignore[union-attr,attr-defined]
-    filters = node.op.param("filters") or ()
-    if filters:
-        text += ", filters=[" + ", ".join(f.sql() for f in filters) + "]"  # type: ignore[attr-defined]
-    return text + ")"
-
-
 def job_graph_json(job: JobGraph) -> str:
     """The JobGraph for tools: Flink's JSON execution plan shape (nodes with their
     operators and parallelism, each with its predecessors and ship strategy)."""
@@ -93,9 +95,9 @@ def job_graph_json(job: JobGraph) -> str:
     for v in job.vertices:
         nodes.append({
             "id": v.id,
-            "type": v.head.kind,
-            "pact": "Data Source" if v.head.kind in ("source", "values") else
-            "Data Sink" if v.tail.kind == "sink" else "Operator",
+            "type": v.head.type_name,
+            "pact": "Data Source" if isinstance(v.head, TableScanSpec | ValuesSpec) else
+            "Data Sink" if isinstance(v.tail, TableSinkSpec) else "Operator",
             "contents": " -> ".join(op.label() for op in v.chain),
             "operators": [op.label() for op in v.chain],
             "parallelism": v.parallelism,
@@ -123,23 +125,23 @@ def plan_advice(root: PhysicalNode, options: dict[str, str]) -> list[str]:
         if id(node) in seen:
             return
         seen.add(id(node))
-        kind = node.op.kind
+        op = node.op
         unbounded = unbounded_physical(node)
-        if streaming and unbounded and not ttl and kind == "join":
+        if streaming and unbounded and not ttl and isinstance(op, JoinSpec):
             advice.append(
                 f"[WARNING] {node.op.label()}: a regular join over an unbounded input keeps "
                 "every row of both sides for ever; set 'table.exec.state.ttl' if old rows may "
                 "be dropped, or use an interval or window join")
-        if streaming and unbounded and kind in ("group_aggregate", "global_aggregate"):
+        if streaming and unbounded and isinstance(op, GroupAggregateSpec | GlobalAggregateSpec):
             advice.append(
                 f"[WARNING] {node.op.label()}: a GROUP BY over an unbounded input keeps state "
                 "for every key for ever (state TTL covers regular joins only so far); use a "
                 "window aggregation if the keys do not stay few")
-        if kind in ("sort", "limit", "top_n") and parallelism > 1 and any(
+        if isinstance(op, SortSpec | LimitSpec | TopNSpec) and parallelism > 1 and any(
                 ex.partitioning is Partitioning.SINGLE for _, ex in node.inputs):
             advice.append(f"[ADVICE] {node.op.label()}: runs in one subtask (a global "
                           "order); with a LIMIT the rows before it are cut per subtask first")
-        if kind == "join" and not streaming and parallelism > 1 and \
+        if isinstance(op, JoinSpec) and not streaming and parallelism > 1 and \
                 options.get("table.optimizer.join.broadcast-threshold") == "-1":
             advice.append(f"[ADVICE] {node.op.label()}: broadcast joins are switched off "
                           "('table.optimizer.join.broadcast-threshold' = '-1')")
@@ -160,8 +162,8 @@ class PassesText:
         self.previous: PhysicalNode | None = None
         self.seen_notes = 0
 
-    def __call__(self, name: str, root: PhysicalNode, ctx: object) -> None:
-        notes = ctx.notes[self.seen_notes:]  # type: ignore[attr-defined]
+    def __call__(self, name: str, root: PhysicalNode, ctx: PassContext) -> None:
+        notes = ctx.notes[self.seen_notes:]
         self.seen_notes += len(notes)
         if root is self.previous:
             self.lines.append(f"-- after {name}: unchanged")

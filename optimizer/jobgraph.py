@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlengine.optimizer.physical import OperatorSpec, Partitioning
+from sqlengine.optimizer.physical import Partitioning
+from sqlengine.optimizer.specs import OperatorSpec
 
 from sqlengine.plan.expressions import Expr
 

@@ -5,6 +5,17 @@ interesting-properties pass compares them with what a consumer requests."""
 from __future__ import annotations
 
 from sqlengine.optimizer.physical import Partitioning, PhysicalNode
+from sqlengine.optimizer.specs import (
+    FilterSpec,
+    GlobalAggregateSpec,
+    GroupAggregateSpec,
+    JoinSpec,
+    LimitSpec,
+    OrderedConcatSpec,
+    ProjectSpec,
+    SortSpec,
+    TableSinkSpec,
+)
 
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import SortKey
@@ -17,29 +28,27 @@ def partitioned_on(node: PhysicalNode) -> frozenset[int] | None:
     it and projections carry it to where the columns go."""
 
     op = node.op
-    if op.kind in ("filter", "project", "sink") and node.inputs:
+    if isinstance(op, FilterSpec | ProjectSpec | TableSinkSpec) and node.inputs:
         (child, ex), = node.inputs
         if ex.partitioning is not Partitioning.FORWARD:
             return None
         below = partitioned_on(child)
-        if below is None or op.kind != "project":
+        if below is None or not isinstance(op, ProjectSpec):
             return below
-        exprs = op.param("exprs")
-        plain = [_value_preserving(e) for e in exprs]  # type: ignore[attr-defined]
+        plain = [_value_preserving(e) for e in op.exprs]
         where = {e.index: i for i, e in enumerate(plain) if isinstance(e, ColumnRef)}
         return frozenset(where[c] for c in below) if below <= set(where) else None
-    if op.kind in ("group_aggregate", "global_aggregate") and node.inputs:
+    if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) and node.inputs:
         (_, ex), = node.inputs
-        keys = op.param("keys")
-        if ex.partitioning in (Partitioning.HASH, Partitioning.FORWARD) and keys:
-            return frozenset(range(len(keys)))  # type: ignore[arg-type]
+        if ex.partitioning in (Partitioning.HASH, Partitioning.FORWARD) and op.keys:
+            return frozenset(range(len(op.keys)))
         return None
-    if op.kind == "join" and len(node.inputs) == 2:
+    if isinstance(op, JoinSpec) and len(node.inputs) == 2:
         (left, lex), (_, rex) = node.inputs
-        keys = op.param("left_keys")
+        columns = [k for k in op.left_keys if isinstance(k, ColumnRef)]
         if lex.partitioning is Partitioning.HASH and rex.partitioning is Partitioning.HASH \
-                and all(isinstance(k, ColumnRef) for k in keys):  # type: ignore[attr-defined]
-            return frozenset(k.index for k in keys)  # type: ignore[attr-defined]
+                and len(columns) == len(op.left_keys):
+            return frozenset(k.index for k in columns)
         if lex.partitioning is Partitioning.FORWARD and \
                 rex.partitioning is Partitioning.FORWARD and co_partitioned(node):
             return partitioned_on(left)  # (a join's left columns come first)
@@ -52,9 +61,10 @@ def already_partitioned(child: PhysicalNode, keys: tuple[Expr, ...]) -> bool:
     child is partitioned on a subset of the key columns."""
 
     have = partitioned_on(child)
-    if not have or not all(isinstance(k, ColumnRef) for k in keys):
+    columns = [k for k in keys if isinstance(k, ColumnRef)]
+    if not have or len(columns) < len(keys):
         return False
-    return have <= {k.index for k in keys}  # type: ignore[attr-defined]
+    return have <= {k.index for k in columns}
 
 
 
@@ -65,30 +75,29 @@ def ordered_on(node: PhysicalNode) -> tuple[SortKey, ...]:
     establishes it (and so does the ordered concatenation of a range-partitioned sort);
     filters and limits keep it, projections carry it while the keys' columns survive."""
     op = node.op
-    if op.kind == "sort" and node.inputs and \
+    if isinstance(op, SortSpec) and node.inputs and \
             node.inputs[0][1].partitioning is Partitioning.SINGLE:
-        keys: tuple[SortKey, ...] = op.param("keys")  # type: ignore[assignment]
-        return keys if all(isinstance(k.expr, ColumnRef) for k in keys) else ()
-    if op.kind == "ordered_concat" and node.inputs:
+        return op.keys if all(isinstance(k.expr, ColumnRef) for k in op.keys) else ()
+    if isinstance(op, OrderedConcatSpec) and node.inputs:
         (local, _), = node.inputs
-        keys = local.op.param("keys")  # type: ignore[assignment]
+        if not isinstance(local.op, SortSpec):
+            return ()
+        keys = local.op.keys
         return keys if all(isinstance(k.expr, ColumnRef) for k in keys) else ()
-    if op.kind in ("filter", "limit", "project") and node.inputs:
+    if isinstance(op, FilterSpec | LimitSpec | ProjectSpec) and node.inputs:
         (child, ex), = node.inputs
         if ex.partitioning not in (Partitioning.FORWARD, Partitioning.SINGLE):
             return ()
         below = ordered_on(child)
-        if op.kind != "project" or not below:
+        if not isinstance(op, ProjectSpec) or not below:
             return below
-        exprs = op.param("exprs")
-        where = {e.index: i for i, e in enumerate(exprs)  # type: ignore[attr-defined]
-                 if isinstance(e, ColumnRef)}
+        where = {e.index: i for i, e in enumerate(op.exprs) if isinstance(e, ColumnRef)}
         out = []
         for k in below:  # a prefix of the order survives the projection
-            idx = k.expr.index  # type: ignore[attr-defined]
-            if idx not in where:
+            column = k.expr
+            if not isinstance(column, ColumnRef) or column.index not in where:
                 break
-            out.append(SortKey(ColumnRef(where[idx], k.expr.name, k.expr.dtype),  # type: ignore[attr-defined]
+            out.append(SortKey(ColumnRef(where[column.index], column.name, column.dtype),
                                k.ascending, k.nulls_first))
         return tuple(out)
     return ()
@@ -132,12 +141,14 @@ def co_partitioned(join: PhysicalNode) -> bool:
     SQL values hash equally whatever their types, runtime/native/partitioner.py), at the
     same parallelism (both behind hash exchanges)."""
     (left, _), (right, _) = join.inputs
-    lk, rk = join.op.param("left_keys"), join.op.param("right_keys")
-    sides = [partitioned_on(left), partitioned_on(right)]
-    if any(s is None or len(s) != 1 for s in sides):
+    if not isinstance(join.op, JoinSpec):
         return False
-    (lcol,), (rcol,) = sides  # type: ignore[misc]
-    for a, b in zip(lk, rk):  # type: ignore[call-overload]
+    lk, rk = join.op.left_keys, join.op.right_keys
+    lside, rside = partitioned_on(left), partitioned_on(right)
+    if lside is None or rside is None or len(lside) != 1 or len(rside) != 1:
+        return False
+    (lcol,), (rcol,) = lside, rside
+    for a, b in zip(lk, rk):
         a, b = _value_preserving(a), _value_preserving(b)
         if isinstance(a, ColumnRef) and isinstance(b, ColumnRef) and a.index == lcol and \
                 b.index == rcol:

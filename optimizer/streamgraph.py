@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlengine.optimizer.physical import OperatorSpec, Partitioning, PhysicalNode
+from sqlengine.optimizer.physical import Partitioning, PhysicalNode
+from sqlengine.optimizer.specs import OperatorSpec, TableScanSpec, TableSinkSpec, ValuesSpec
 
 from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
@@ -49,21 +50,11 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
     behind a SINGLE (global) exchange run once; an operator fed only FORWARD by parallelism-1
     operators stays at 1 (what follows a global sort keeps its order); the rest take the
     default ('parallelism.default')."""
-    if op.kind == "source":
-        connector = connectors.find(op.param("source").connector)
-        if connector is not None and not connector.parallel_source:
-            return 1  # e.g. a socket: one connection, a non-parallel source, as Flink's
-        given = op.param("source").option("scan.parallelism")
-        return max(1, int(given)) if given else default
-    if op.kind == "sink":
-        target = op.param("target")
-        given = dict(getattr(target, "options", ()) or ()).get("sink.parallelism")
-        if given is not None and int(given) > 1:
-            msg = (f"table {target.table!r}: option 'sink.parallelism' = '{given}': sinks run "
-                   "with one subtask so far")
-            raise NotSupportedError(msg)
-        return 1
-    if op.kind == "values":
+    if isinstance(op, TableScanSpec):
+        return _source_parallelism(op, default)
+    if isinstance(op, TableSinkSpec):
+        return _sink_parallelism(op)
+    if isinstance(op, ValuesSpec):
         return 1
     if any(part is Partitioning.SINGLE for _, part in inputs):
         return 1
@@ -71,6 +62,24 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
                       for node, part in inputs):
         return 1
     return default
+
+
+def _source_parallelism(op: TableScanSpec, default: int) -> int:
+    connector = connectors.find(op.source.connector)
+    if connector is not None and not connector.parallel_source:
+        return 1  # e.g. a socket: one connection, a non-parallel source, as Flink's
+    given = op.source.option("scan.parallelism")
+    return max(1, int(given)) if given else default
+
+
+def _sink_parallelism(op: TableSinkSpec) -> int:
+    target = op.target
+    given = dict(target.options).get("sink.parallelism")
+    if given is not None and int(given) > 1:
+        msg = (f"table {target.table!r}: option 'sink.parallelism' = '{given}': sinks run "
+               "with one subtask so far")
+        raise NotSupportedError(msg)
+    return 1
 
 
 def build_stream_graph(root: PhysicalNode, parallelism: int = 1) -> StreamGraph:

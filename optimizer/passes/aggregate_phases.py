@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pyarrow as pa
 from sqlengine.optimizer.estimates import Estimate, type_width
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import (
     FORWARD,
     Exchange,
-    OperatorSpec,
     Partitioning,
     PhysicalNode,
     transform_up,
 )
+from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec, LocalAggregateSpec
 
 from sqlengine.errors import PlanError
 from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import AggCall, ColumnRef
+from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.partials import partial_fields
 
 STRATEGY = "table.optimizer.agg-phase-strategy"
 BATCH_ROWS = 65536  # rows per batch a source reads (memory and file sources)
@@ -46,8 +46,8 @@ class AggregatePhases(PhysicalPass):
             return root
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            two = _two_phase(node, ctx.parallelism, ctx.streaming) \
-                if node.op.kind == "group_aggregate" else None
+            two = _two_phase(node, node.op, ctx.parallelism, ctx.streaming) \
+                if isinstance(node.op, GroupAggregateSpec) else None
             if two is None:
                 return node
             if strategy == "TWO_PHASE":
@@ -62,51 +62,28 @@ class AggregatePhases(PhysicalPass):
         return transform_up(root, rewrite)
 
 
-MERGEABLE = ("count_star", "count", "sum", "avg", "min", "max")
-
-
-def partial_fields(keys: tuple[object, ...], aggs: tuple[AggCall, ...]
-                   ) -> list[N.Field] | None:
-    """The local aggregate's output, in the layout of runtime/operators/partials.py (which
-    both global phases read): the keys k0.., then each aggregate's partial columns (None when
-    an aggregate's partial results do not merge)."""
-    from sqlengine.runtime.operators.partials import Partials, sum_type
-
-    if any(a.distinct or a.func not in MERGEABLE for a in aggs):
-        return None
-    fields = [N.Field(f"k{i}", k.dtype) for i, k in enumerate(keys)]  # type: ignore[attr-defined]
-    for column, _ in Partials((), aggs).specs:
-        a = aggs[int(column[1:])]
-        arg = a.args[0].dtype if a.args else None
-        kind = {"c": pa.int64(), "n": pa.int64(), "s": sum_type(arg) if arg else None,
-                "m": arg}[column[0]]
-        fields.append(N.Field(column, kind))
-    return fields
-
-
-def _two_phase(node: PhysicalNode, parallelism: int, streaming: bool) -> PhysicalNode | None:
+def _two_phase(node: PhysicalNode, op: GroupAggregateSpec, parallelism: int,
+               streaming: bool) -> PhysicalNode | None:
     (child, ex), = node.inputs
-    op = node.op
-    keys, aggs = op.param("keys"), op.param("aggs")
+    keys, aggs = op.keys, op.aggs
     if ex.partitioning is not Partitioning.HASH or not keys or child.op.updating:
         return None
-    fields = partial_fields(keys, aggs)  # type: ignore[arg-type]
+    fields = partial_fields(keys, aggs)
     if fields is None:
         return None
     partial = N.Schema(tuple(fields))
-    local = PhysicalNode(OperatorSpec("local_aggregate", partial, False, (
-        ("keys", keys), ("aggs", aggs))), ((child, FORWARD),))
+    local = PhysicalNode(LocalAggregateSpec(schema=partial, keys=keys, aggs=aggs),
+                         ((child, FORWARD),))
     inner, groups = child.estimate, node.estimate
     if inner is not None and groups is not None:
         # (about one partial row per group per batch of the input, per subtask)
-        batches = max(inner.rows / BATCH_ROWS, 1.0)  # type: ignore[attr-defined]
-        rows = min(inner.rows, groups.rows * batches * min(parallelism, batches))  # type: ignore[attr-defined]
+        batches = max(inner.rows / BATCH_ROWS, 1.0)
+        rows = min(inner.rows, groups.rows * batches * min(parallelism, batches))
         local = replace(local, estimate=Estimate(rows, sum(type_width(f.type) for f in fields),
                                                  ()))
-    n_keys = len(keys)  # type: ignore[arg-type]
-    refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields[:n_keys]))
-    glob = OperatorSpec("global_aggregate", op.schema, streaming, (
-        ("keys", keys), ("aggs", aggs), ("key_names", op.param("key_names")),
-        ("agg_names", op.param("agg_names")), ("partial_schema", partial),
-        ("emit", "changelog" if streaming else "final")))
+    refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields[:len(keys)]))
+    glob = GlobalAggregateSpec(
+        schema=op.schema, updating=streaming, keys=keys, aggs=aggs, key_names=op.key_names,
+        agg_names=op.agg_names, partial_schema=partial,
+        emit="changelog" if streaming else "final")
     return PhysicalNode(glob, ((local, Exchange(Partitioning.HASH, refs)),), node.estimate)

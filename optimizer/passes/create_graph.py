@@ -5,13 +5,29 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlengine.optimizer.passes.base import PassContext
-from sqlengine.optimizer.physical import (
-    FORWARD,
+from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode
+from sqlengine.optimizer.specs import (
     ChainStrategy,
-    Exchange,
-    OperatorSpec,
-    Partitioning,
-    PhysicalNode,
+    FilterSpec,
+    GroupAggregateSpec,
+    JoinSpec,
+    LimitSpec,
+    ProjectSpec,
+    SortSpec,
+    TableScanSpec,
+    TableSinkSpec,
+    UnionSpec,
+    ValuesSpec,
+)
+from sqlengine.optimizer.specs_windows import (
+    IntervalJoinSpec,
+    OverAggregateSpec,
+    SessionAggregateSpec,
+    TopNSpec,
+    WindowAggregateSpec,
+    WindowAssignSpec,
+    WindowJoinSpec,
+    WindowTopNSpec,
 )
 
 from sqlengine import connectors
@@ -62,23 +78,24 @@ class _Translator:
                     msg = (f"table {plan.source.table!r} is unbounded and cannot be read in "
                            "batch mode (set 'execution.runtime-mode' = 'streaming')")
                     raise PlanError(msg)
-                return PhysicalNode(OperatorSpec(
-                    "source", plan.schema, False,
-                    (("table", plan.source.table), ("source", plan.source),
-                     ("table_schema", plan.table_schema), ("projection", plan.projection),
-                     ("filters", plan.filters), ("bounded", plan.source.bounded),
-                     # Batch mode has no late data: watermarks only at the end.
-                     ("event_time", self.streaming and plan.source.watermark is not None)),
-                    ChainStrategy.HEAD))
+                return PhysicalNode(TableScanSpec(
+                    schema=plan.schema, chain_strategy=ChainStrategy.HEAD,
+                    table=plan.source.table, source=plan.source,
+                    table_schema=plan.table_schema, projection=plan.projection,
+                    filters=plan.filters, bounded=plan.source.bounded,
+                    # Batch mode has no late data: watermarks only at the end.
+                    event_time=self.streaming and plan.source.watermark is not None))
             case N.Values():
-                return PhysicalNode(OperatorSpec("values", plan.schema, False,
-                                                 (("rows", plan.rows),), ChainStrategy.HEAD))
+                return PhysicalNode(ValuesSpec(schema=plan.schema, rows=plan.rows,
+                                               chain_strategy=ChainStrategy.HEAD))
             case N.Filter():
                 child = self.translate(plan.input)
-                return self._unary("filter", plan, child, (("predicate", plan.predicate),))
+                return PhysicalNode(FilterSpec(schema=plan.schema, updating=child.op.updating,
+                                               predicate=plan.predicate), ((child, FORWARD),))
             case N.Project():
                 child = self.translate(plan.input)
-                return self._unary("project", plan, child, (("exprs", plan.exprs),))
+                return PhysicalNode(ProjectSpec(schema=plan.schema, updating=child.op.updating,
+                                                exprs=plan.exprs), ((child, FORWARD),))
             case N.Aggregate():
                 return self._window_aggregate(plan) or self._aggregate(plan)
             case N.WindowTVF():
@@ -92,35 +109,33 @@ class _Translator:
                     raise NotSupportedError(msg)
                 exchange = Exchange(Partitioning.HASH, plan.partition) if plan.partition \
                     else Exchange(Partitioning.SINGLE)
-                op = OperatorSpec("over_aggregate", plan.schema, False, (
-                    ("partition", plan.partition), ("time_index", plan.time_index),
-                    ("frame", plan.frame), ("preceding", plan.preceding), ("aggs", plan.aggs),
-                    ("label", plan.explain_label().removeprefix("OverAggregate: "))))
+                op = OverAggregateSpec(
+                    schema=plan.schema, partition=plan.partition, time_index=plan.time_index,
+                    frame=plan.frame, preceding=plan.preceding, aggs=plan.aggs,
+                    text=plan.explain_label().removeprefix("OverAggregate: "))
                 return PhysicalNode(op, ((child, exchange),))
             case N.Join():
                 return self._join(plan)
             case N.Union():
                 kids = [self.translate(i) for i in plan.inputs]
                 updating = any(k.op.updating for k in kids)
-                return PhysicalNode(OperatorSpec("union", plan.schema, updating,
-                                                 (("inputs", len(kids)),)),
+                return PhysicalNode(UnionSpec(schema=plan.schema, updating=updating,
+                                              inputs=len(kids)),
                                     tuple((k, FORWARD) for k in kids))
             case N.Sort():
                 child = self.translate(plan.input)
                 self._require_bounded(plan.input, "ORDER BY")
-                return PhysicalNode(OperatorSpec(
-                    "sort", plan.schema, False,
-                    (("keys", plan.keys), ("fetch", plan.fetch), ("offset", plan.offset),
-                     ("input_updating", child.op.updating))),
+                return PhysicalNode(SortSpec(
+                    schema=plan.schema, keys=plan.keys, fetch=plan.fetch, offset=plan.offset,
+                    input_updating=child.op.updating),
                     ((child, Exchange(Partitioning.SINGLE)),))
             case N.Limit():
                 child = self.translate(plan.input)
                 if child.op.updating:
                     self._require_bounded(plan.input, "LIMIT over an updating result")
-                return PhysicalNode(OperatorSpec(
-                    "limit", plan.schema, False,
-                    (("fetch", plan.fetch), ("offset", plan.offset),
-                     ("input_updating", child.op.updating))),
+                return PhysicalNode(LimitSpec(
+                    schema=plan.schema, fetch=plan.fetch, offset=plan.offset,
+                    input_updating=child.op.updating),
                     ((child, Exchange(Partitioning.SINGLE)),))
             case N.Sink():
                 child = self.translate(plan.input)
@@ -133,19 +148,13 @@ class _Translator:
                            "or a join in streaming mode). Use 'execution.runtime-mode' = "
                            "'batch' or a window aggregation")
                     raise PlanError(msg)
-                return PhysicalNode(OperatorSpec(
-                    "sink", plan.schema, child.op.updating,
-                    (("table", target.table), ("target", target),
-                     ("input_updating", child.op.updating))),
+                return PhysicalNode(TableSinkSpec(
+                    schema=plan.schema, updating=child.op.updating, table=target.table,
+                    target=target, input_updating=child.op.updating),
                     ((child, FORWARD),))
             case _:
                 msg = f"no physical operator for {type(plan).__name__}"
                 raise NotSupportedError(msg)
-
-    def _unary(self, kind: str, plan: N.LogicalPlan, child: PhysicalNode,
-               params: tuple[tuple[str, object], ...]) -> PhysicalNode:
-        op = OperatorSpec(kind, plan.schema, child.op.updating, params)
-        return PhysicalNode(op, ((child, FORWARD),))
 
     def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:
         child = self.translate(plan.input)
@@ -157,10 +166,10 @@ class _Translator:
                     raise NotSupportedError(msg)
         exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
             else Exchange(Partitioning.SINGLE)
-        op = OperatorSpec("group_aggregate", plan.schema, self.streaming, (
-            ("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
-            ("agg_names", plan.agg_names), ("input_updating", child.op.updating),
-            ("emit", "changelog" if self.streaming else "final")))
+        op = GroupAggregateSpec(
+            schema=plan.schema, updating=self.streaming, keys=plan.keys, aggs=plan.aggs,
+            key_names=plan.key_names, agg_names=plan.agg_names,
+            input_updating=child.op.updating, emit="changelog" if self.streaming else "final")
         return PhysicalNode(op, ((child, exchange),))
 
     def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:
@@ -172,11 +181,10 @@ class _Translator:
         if child.op.updating:
             msg = "window table functions need an insert-only input"
             raise NotSupportedError(msg)
-        op = OperatorSpec("window_assign", plan.schema, False, (
-            ("window_kind", plan.kind), ("time_index", plan.time_index), ("size", plan.size),
-            ("slide", plan.slide), ("offset", plan.offset), ("lateness", self.lateness),
-            ("proctime", plan.proctime),
-            ("label", plan.explain_label().removeprefix("WindowTVF: "))))
+        op = WindowAssignSpec(
+            schema=plan.schema, window_kind=plan.kind, time_index=plan.time_index,
+            size=plan.size, slide=plan.slide, offset=plan.offset, lateness=self.lateness,
+            proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "))
         return PhysicalNode(op, ((child, FORWARD),))
 
     def _window_aggregate(self, plan: N.Aggregate) -> PhysicalNode | None:
@@ -196,18 +204,20 @@ class _Translator:
         others = tuple(k for i, k in enumerate(plan.keys) if i not in window_pos)
         exchange = Exchange(Partitioning.HASH, others) if others \
             else Exchange(Partitioning.SINGLE)
-        common = (("keys", plan.keys), ("aggs", plan.aggs), ("key_names", plan.key_names),
-                  ("start_pos", found["window_start"][0]), ("end_pos", found["window_end"][0]))
+        start_pos, end_pos = found["window_start"][0], found["window_end"][0]
+        op: SessionAggregateSpec | WindowAggregateSpec
         if tvf.kind == "session" and _directly_over(plan.input, tvf):
             self.session_tvfs.add(id(tvf))
             child = self.translate(plan.input)
-            op = OperatorSpec("session_aggregate", plan.schema, False,
-                              (*common, ("gap", tvf.size)))
+            op = SessionAggregateSpec(
+                schema=plan.schema, keys=plan.keys, aggs=plan.aggs, key_names=plan.key_names,
+                start_pos=start_pos, end_pos=end_pos, gap=tvf.size)
         else:
             child = self.translate(plan.input)
-            op = OperatorSpec("window_aggregate", plan.schema, self.lateness > 0,
-                              (*common, ("lateness", self.lateness),
-                               ("proctime", tvf.proctime)))
+            op = WindowAggregateSpec(
+                schema=plan.schema, updating=self.lateness > 0, keys=plan.keys, aggs=plan.aggs,
+                key_names=plan.key_names, start_pos=start_pos, end_pos=end_pos,
+                lateness=self.lateness, proctime=tvf.proctime)
         return PhysicalNode(op, ((child, exchange),))
 
     def _rank(self, plan: N.Rank) -> PhysicalNode:
@@ -217,8 +227,7 @@ class _Translator:
         if child.op.updating:
             msg = "ROW_NUMBER over an updating input is not supported yet"
             raise NotSupportedError(msg)
-        common = (("partition", plan.partition), ("order", plan.order), ("limit", plan.limit),
-                  ("label", plan.explain_label().removeprefix("Rank: ")))
+        text = plan.explain_label().removeprefix("Rank: ")
         found = {}
         for p in plan.partition:
             if isinstance(p, ColumnRef):
@@ -232,16 +241,18 @@ class _Translator:
             else Exchange(Partitioning.SINGLE)
         if {"window_start", "window_end"} <= set(found) and \
                 found["window_start"][1] is found["window_end"][1]:
-            op = OperatorSpec("window_top_n", plan.schema, False,
-                              (*common, ("end_index", found["window_end"][0])))
-            return PhysicalNode(op, ((child, exchange),))
+            window_op = WindowTopNSpec(
+                schema=plan.schema, partition=plan.partition, order=plan.order,
+                limit=plan.limit, text=text, end_index=found["window_end"][0])
+            return PhysicalNode(window_op, ((child, exchange),))
         if plan.limit is None and self.streaming:
             msg = ("ROW_NUMBER without a filter on it (WHERE rn <= N) is not supported in "
                    "streaming mode")
             raise NotSupportedError(msg)
-        op = OperatorSpec("top_n", plan.schema, self.streaming, (
-            *common, ("emit", "changelog" if self.streaming else "final"),
-            ("output_rank", plan.output_rank)))
+        op = TopNSpec(schema=plan.schema, updating=self.streaming, partition=plan.partition,
+                      order=plan.order, limit=plan.limit, text=text,
+                      emit="changelog" if self.streaming else "final",
+                      output_rank=plan.output_rank)
         return PhysicalNode(op, ((child, exchange),))
 
     def _join(self, plan: N.Join) -> PhysicalNode:
@@ -249,32 +260,31 @@ class _Translator:
         right = self.translate(plan.right)
         windows = window_join_ends(plan) if self.streaming else None
         if windows is not None and not (left.op.updating or right.op.updating):
-            op = OperatorSpec("window_join", plan.schema, False, (
-                ("join_kind", plan.kind), ("left_keys", plan.left_keys),
-                ("right_keys", plan.right_keys), ("condition", plan.condition),
-                ("left_width", len(plan.left.schema)), ("end_indexes", windows)))
-            return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+            window_op = WindowJoinSpec(
+                schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,
+                right_keys=plan.right_keys, condition=plan.condition,
+                left_width=len(plan.left.schema), end_indexes=windows)
+            return PhysicalNode(window_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
         bounds = interval_bounds(plan) if self.streaming else None
         if bounds is not None and not (left.op.updating or right.op.updating):
             lt, rt, lower, upper, residual = bounds
-            op = OperatorSpec("interval_join", plan.schema, False, (
-                ("join_kind", plan.kind), ("left_keys", plan.left_keys),
-                ("right_keys", plan.right_keys), ("condition", residual),
-                ("left_width", len(plan.left.schema)), ("left_time", lt),
-                ("right_time", rt), ("lower", lower), ("upper", upper)))
-            return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+            interval_op = IntervalJoinSpec(
+                schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,
+                right_keys=plan.right_keys, condition=residual,
+                left_width=len(plan.left.schema), left_time=lt, right_time=rt, lower=lower,
+                upper=upper)
+            return PhysicalNode(interval_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
         updating = self.streaming and (plan.kind == "left" or left.op.updating
                                        or right.op.updating)
         inputs = ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                   (right, Exchange(Partitioning.HASH, plan.right_keys)))
-        op = OperatorSpec("join", plan.schema, updating, (
-            ("join_kind", plan.kind), ("left_keys", plan.left_keys),
-            ("right_keys", plan.right_keys), ("condition", plan.condition),
-            ("left_width", len(plan.left.schema)), ("emit", "stream" if self.streaming
-                                                    else "final"),
-            ("ttl", self.ttl), ("updating", updating), ("build_side", None)))
+        op = JoinSpec(
+            schema=plan.schema, updating=updating, join_kind=plan.kind,
+            left_keys=plan.left_keys, right_keys=plan.right_keys, condition=plan.condition,
+            left_width=len(plan.left.schema), emit="stream" if self.streaming else "final",
+            ttl=self.ttl)
         return PhysicalNode(op, inputs)
 
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
@@ -354,9 +364,10 @@ def interval_bounds(plan: N.Join) -> tuple[int, int, int, int, Expr | None] | No
     rest: list[Expr] = []
     flip = {"ge": "le", "gt": "lt", "le": "ge", "lt": "gt"}
     for c in conjuncts(plan.condition):
-        a = b = None
-        if isinstance(c, Call) and c.name in flip:
-            a, b = _time_term(c.args[0], fields), _time_term(c.args[1], fields)
+        if not (isinstance(c, Call) and c.name in flip):
+            rest.append(c)
+            continue
+        a, b = _time_term(c.args[0], fields), _time_term(c.args[1], fields)
         if a is None or b is None or (a[0] < n_left) == (b[0] < n_left):
             rest.append(c)
             continue

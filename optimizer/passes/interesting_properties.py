@@ -8,7 +8,6 @@ from dataclasses import replace
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import (
     FORWARD,
-    OperatorSpec,
     Partitioning,
     PhysicalNode,
     transform_up,
@@ -20,9 +19,11 @@ from sqlengine.optimizer.properties import (
     ordered_on,
     satisfies_order,
 )
+from sqlengine.optimizer.specs import GroupAggregateSpec, JoinSpec, LimitSpec, SortSpec
+from sqlengine.optimizer.specs_windows import OverAggregateSpec, TopNSpec, WindowTopNSpec
 
 # Operators that request HASH(keys) of their one input only so that equal keys meet.
-_KEYED = ("group_aggregate", "top_n", "window_top_n", "over_aggregate")
+_KEYED = (GroupAggregateSpec, TopNSpec, WindowTopNSpec, OverAggregateSpec)
 
 
 class InterestingProperties(PhysicalPass):
@@ -37,37 +38,35 @@ class InterestingProperties(PhysicalPass):
 
     def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            kind = node.op.kind
-            if kind in _KEYED and len(node.inputs) == 1:
+            op = node.op
+            if isinstance(op, _KEYED) and len(node.inputs) == 1:
                 (child, ex), = node.inputs
                 if ex.partitioning is Partitioning.HASH and ex.keys and \
                         already_partitioned(child, ex.keys):
                     ctx.note(self.name, f"{node.op.label()}: the input is already partitioned "
                                         f"on {keys_text(ex.keys)}, no shuffle")
                     return replace(node, inputs=((child, FORWARD),))
-            if kind == "join" and all(ex.partitioning is Partitioning.HASH
+            if isinstance(op, JoinSpec) and all(ex.partitioning is Partitioning.HASH
                                       for _, ex in node.inputs) and co_partitioned(node):
                 ctx.note(self.name, f"{node.op.label()}: both inputs are already partitioned "
                                     "on the join key, no shuffle")
                 return replace(node, inputs=tuple((c, FORWARD) for c, _ in node.inputs))
-            if kind == "sort" and not node.op.param("input_updating"):
+            if isinstance(op, SortSpec) and not op.input_updating:
                 (child, ex), = node.inputs
-                keys = node.op.param("keys")
                 if ex.partitioning is Partitioning.SINGLE and \
-                        satisfies_order(ordered_on(child), keys):  # type: ignore[arg-type]
-                    return self._drop_sort(node, child, ctx)
+                        satisfies_order(ordered_on(child), op.keys):
+                    return self._drop_sort(node, op, child, ctx)
             return node
 
         return transform_up(root, rewrite)
 
-    def _drop_sort(self, node: PhysicalNode, child: PhysicalNode, ctx: PassContext
-                   ) -> PhysicalNode:
-        fetch, offset = node.op.param("fetch"), node.op.param("offset") or 0
-        what = f"{node.op.label()}: the input already comes in this order: "
+    def _drop_sort(self, node: PhysicalNode, sort: SortSpec, child: PhysicalNode,
+                   ctx: PassContext) -> PhysicalNode:
+        fetch, offset = sort.fetch, sort.offset
+        what = f"{sort.label()}: the input already comes in this order: "
         if fetch is None and not offset:
             ctx.note(self.name, what + "no sort")
             return child
         ctx.note(self.name, what + "a limit instead")
-        op = OperatorSpec("limit", node.op.schema, False, (
-            ("fetch", fetch), ("offset", offset), ("input_updating", False)))
+        op = LimitSpec(schema=sort.schema, fetch=fetch, offset=offset, input_updating=False)
         return replace(node, op=op)

@@ -14,6 +14,7 @@ from sqlengine.optimizer.physical import (
     transform_up,
 )
 from sqlengine.optimizer.properties import co_partitioned
+from sqlengine.optimizer.specs import JoinSpec
 
 from sqlengine.options import parse_size
 
@@ -36,36 +37,34 @@ class JoinStrategy(PhysicalPass):
         threshold = parse_size(ctx.options.get(key, "10 mb"), key)
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            if node.op.kind != "join" or any(ex.partitioning is not Partitioning.HASH
-                                             for _, ex in node.inputs):
+            op = node.op
+            if not isinstance(op, JoinSpec) or any(ex.partitioning is not Partitioning.HASH
+                                                   for _, ex in node.inputs):
                 return node
             inputs = node.inputs
             # (inputs already partitioned on the key need no exchange at all: see
             # interesting_properties)
             if not ctx.streaming and ctx.parallelism > 1 and threshold >= 0 and \
                     not co_partitioned(node):
-                inputs = self._cheapest(node, threshold, ctx)
+                inputs = self._cheapest(node, op, threshold, ctx)
             if ctx.streaming:
                 return node if inputs is node.inputs else replace(node, inputs=inputs)
             build = _build_side(inputs)
-            op = node.op
-            if build != op.param("build_side"):
-                op = replace(op, params=tuple((k, build if k == "build_side" else v)
-                                              for k, v in op.params))
-            if inputs is node.inputs and op is node.op:
+            if build == op.build_side and inputs is node.inputs:
                 return node
-            return replace(node, op=op, inputs=inputs)
+            new_op = op if build == op.build_side else replace(op, build_side=build)
+            return replace(node, op=new_op, inputs=inputs)
 
         return transform_up(root, rewrite)
 
-    def _cheapest(self, node: PhysicalNode, threshold: int, ctx: PassContext) -> Inputs:
+    def _cheapest(self, node: PhysicalNode, op: JoinSpec, threshold: int, ctx: PassContext
+                  ) -> Inputs:
         (left, _), (right, _) = node.inputs
         options: list[Inputs] = [node.inputs]
-        kind = node.op.param("join_kind")
-        sides = [(right, 1)] if kind == "left" else [(right, 1), (left, 0)]
+        sides = [(right, 1)] if op.join_kind == "left" else [(right, 1), (left, 0)]
         for small, i in sides:
             est = small.estimate
-            if est is not None and est.bytes <= threshold:  # type: ignore[attr-defined]
+            if est is not None and est.bytes <= threshold:
                 other = left if i == 1 else right
                 pair = [(other, FORWARD), (small, Exchange(Partitioning.BROADCAST))]
                 options.append(tuple(pair) if i == 1 else tuple(reversed(pair)))
@@ -87,7 +86,7 @@ def _build_side(inputs: Inputs) -> int | None:
     for i, (_, ex) in enumerate(inputs):
         if ex.partitioning is Partitioning.BROADCAST:
             return i
-    sizes = [getattr(n.estimate, "bytes", None) for n, _ in inputs]
-    if None in sizes:
+    (left, _), (right, _) = inputs
+    if left.estimate is None or right.estimate is None:
         return None
-    return 0 if sizes[0] < sizes[1] else 1  # type: ignore[operator]
+    return 0 if left.estimate.bytes < right.estimate.bytes else 1

@@ -8,12 +8,19 @@ from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import (
     FORWARD,
     Exchange,
-    OperatorSpec,
     Partitioning,
     PhysicalNode,
     transform_up,
 )
 from sqlengine.optimizer.properties import runs_in_one_subtask
+from sqlengine.optimizer.specs import (
+    OrderedConcatSpec,
+    RangeAssignSpec,
+    RangeBoundariesSpec,
+    RangeSampleSpec,
+    SortSpec,
+    sort_keys_text,
+)
 
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef
@@ -38,44 +45,41 @@ class RangeSort(PhysicalPass):
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
             op = node.op
-            if op.kind != "sort" or op.param("fetch") is not None or op.param("offset") or \
-                    op.param("input_updating"):
+            if not isinstance(op, SortSpec) or op.fetch is not None or op.offset or \
+                    op.input_updating:
                 return node
             (child, ex), = node.inputs
             if ex.partitioning is not Partitioning.SINGLE or runs_in_one_subtask(child):
                 return node
-            keys = ", ".join(k.sql() for k in op.param("keys"))  # type: ignore[attr-defined]
-            ctx.note(self.name, f"ORDER BY {keys}: sample -> boundaries -> RANGE -> {p} local "
-                                "sorts -> ordered concatenation")
-            return _range_sorted(node, child, p)
+            ctx.note(self.name, f"ORDER BY {sort_keys_text(op.keys)}: sample -> boundaries "
+                                f"-> RANGE -> {p} local sorts -> ordered concatenation")
+            return _range_sorted(node, op, child, p)
 
         return transform_up(root, rewrite)
 
 
-def _range_sorted(node: PhysicalNode, child: PhysicalNode, parallelism: int) -> PhysicalNode:
-    schema = node.op.schema
-    sort_keys = node.op.param("keys")
+def _range_sorted(node: PhysicalNode, op: SortSpec, child: PhysicalNode, parallelism: int
+                  ) -> PhysicalNode:
+    schema = op.schema
+    keys = op.keys
     width = len(schema)
     sample_fields = []
-    for i, k in enumerate(sort_keys):  # type: ignore[arg-type]
+    for i, k in enumerate(keys):
         sample_fields += [N.Field(f"n{i}", pa.bool_()), N.Field(f"v{i}", k.expr.dtype)]
     sample_schema = N.Schema(tuple(sample_fields))
-    keys = (("keys", sort_keys),)
-    sample = PhysicalNode(OperatorSpec("range_sample", sample_schema, False,
-                                       (*keys, ("size", SAMPLE_SIZE))), ((child, FORWARD),))
+    sample = PhysicalNode(RangeSampleSpec(schema=sample_schema, keys=keys, size=SAMPLE_SIZE),
+                          ((child, FORWARD),))
     bounds = PhysicalNode(
-        OperatorSpec("range_boundaries", sample_schema, False,
-                     (*keys, ("parallelism", parallelism))),
+        RangeBoundariesSpec(schema=sample_schema, keys=keys, parallelism=parallelism),
         ((sample, Exchange(Partitioning.SINGLE)),))
     ranged = N.Schema((*schema.fields, N.Field("$part", pa.int32())))
-    assign = PhysicalNode(OperatorSpec("range_assign", ranged, False, keys),
+    assign = PhysicalNode(RangeAssignSpec(schema=ranged, keys=keys),
                           ((child, FORWARD), (bounds, Exchange(Partitioning.BROADCAST))),
                           child.estimate)
     local = PhysicalNode(
-        OperatorSpec("sort", ranged, False, (*keys, ("fetch", None), ("offset", 0),
-                                             ("input_updating", False))),
+        SortSpec(schema=ranged, keys=keys, fetch=None, offset=0, input_updating=False),
         ((assign, Exchange(Partitioning.RANGE, (ColumnRef(width, "$part", pa.int32()),))),),
         child.estimate)
     return PhysicalNode(
-        OperatorSpec("ordered_concat", schema, False, (("width", width), ("per_channel", True))),
+        OrderedConcatSpec(schema=schema, width=width, per_channel=True),
         ((local, Exchange(Partitioning.SINGLE)),), node.estimate)

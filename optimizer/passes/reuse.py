@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
-from sqlengine.optimizer.physical import FORWARD, OperatorSpec, PhysicalNode, transform_up, walk
+from sqlengine.optimizer.physical import FORWARD, PhysicalNode, transform_up, walk
+from sqlengine.optimizer.specs import ProjectSpec, TableScanSpec, TableSinkSpec
 
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, substitute
@@ -13,9 +14,9 @@ from sqlengine.plan.expressions import ColumnRef, substitute
 SOURCE_SWITCH = "table.optimizer.reuse-source-enabled"
 
 
-def _source_key(op: OperatorSpec) -> object | None:
+def _source_key(op: TableScanSpec) -> object | None:
     """Sources that may share one reader: one table, one schema, the same pushed filters."""
-    key = (op.param("source"), op.param("table_schema"), op.param("filters"))
+    key = (op.source, op.table_schema, op.filters)
     try:
         hash(key)
     except TypeError:
@@ -36,13 +37,13 @@ class ReuseSources(PhysicalPass):
         columns: dict[object, set[int]] = {}
         projections: dict[object, set[tuple[int, ...]]] = {}
         for node in walk(root):
-            if node.op.kind != "source" or (key := _source_key(node.op)) is None:
+            if not isinstance(node.op, TableScanSpec) or (key := _source_key(node.op)) is None:
                 continue
-            proj = node.op.param("projection")
+            proj = node.op.projection
             if proj is None:
-                proj = tuple(range(len(node.op.param("table_schema"))))  # type: ignore[arg-type]
-            projections.setdefault(key, set()).add(proj)  # type: ignore[arg-type]
-            columns.setdefault(key, set()).update(proj)  # type: ignore[arg-type]
+                proj = tuple(range(len(node.op.table_schema)))
+            projections.setdefault(key, set()).add(proj)
+            columns.setdefault(key, set()).update(proj)
         merged = {k: tuple(sorted(columns[k])) for k, ps in projections.items() if len(ps) > 1}
         if not merged:
             return root
@@ -50,38 +51,36 @@ class ReuseSources(PhysicalPass):
         selections: set[int] = set()  # the column selections made here
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            if node.op.kind == "project" and id(node.inputs[0][0]) in selections:
+            op = node.op
+            if isinstance(op, ProjectSpec) and id(node.inputs[0][0]) in selections:
                 # A projection over a selection made here reads the shared source directly.
                 (selection, _), = node.inputs
-                picked = selection.op.param("exprs")
-                exprs = tuple(substitute(e, picked)  # type: ignore[arg-type]
-                              for e in node.op.param("exprs"))  # type: ignore[attr-defined]
-                op = replace(node.op, params=(("exprs", exprs),))
-                return replace(node, op=op, inputs=selection.inputs)
-            if node.op.kind != "source" or (key := _source_key(node.op)) not in merged:
+                assert isinstance(selection.op, ProjectSpec)
+                picked = selection.op.exprs
+                exprs = tuple(substitute(e, picked) for e in op.exprs)
+                return replace(node, op=replace(op, exprs=exprs), inputs=selection.inputs)
+            if not isinstance(op, TableScanSpec) or (key := _source_key(op)) not in merged:
                 return node
             cols = merged[key]
-            table_schema: N.Schema = node.op.param("table_schema")  # type: ignore[assignment]
+            table_schema = op.table_schema
             if key not in shared:
-                params = tuple((k, cols if k == "projection" else v) for k, v in node.op.params)
                 schema = N.Schema(tuple(table_schema.fields[i] for i in cols))
-                op = OperatorSpec("source", schema, False, params, node.op.chain_strategy)
-                scan = N.Scan(node.op.param("source"), table_schema, cols,  # type: ignore[arg-type]
-                              node.op.param("filters"))  # type: ignore[arg-type]
-                shared[key] = PhysicalNode(op, (), ctx.estimator.estimate(scan))
+                scan_op = replace(op, schema=schema, updating=False, projection=cols)
+                scan = N.Scan(op.source, table_schema, cols, op.filters)
+                shared[key] = PhysicalNode(scan_op, (), ctx.estimator.estimate(scan))
                 ctx.note(self.name, f"{node.op.label()}: one source reads columns "
                                     f"{', '.join(table_schema.fields[i].name for i in cols)} "
                                     "for all its readers")
             source = shared[key]
-            proj = node.op.param("projection")
+            proj = op.projection
             wanted = proj if proj is not None else tuple(range(len(table_schema)))
             if wanted == cols:
                 return source
             exprs = tuple(ColumnRef(cols.index(i), table_schema.fields[i].name,
                                     table_schema.fields[i].type)
-                          for i in wanted)  # type: ignore[union-attr]
-            op = OperatorSpec("project", node.op.schema, False, (("exprs", exprs),))
-            selection = PhysicalNode(op, ((source, FORWARD),), node.estimate)
+                          for i in wanted)
+            selection = PhysicalNode(ProjectSpec(schema=op.schema, exprs=exprs),
+                                     ((source, FORWARD),), node.estimate)
             selections.add(id(selection))
             return selection
 
@@ -102,7 +101,8 @@ class ReuseSubPlans(PhysicalPass):
         seen: dict[object, PhysicalNode] = {}
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            if node.op.kind == "sink" or (node.op.kind == "source" and not sources):
+            if isinstance(node.op, TableSinkSpec) or \
+                    (isinstance(node.op, TableScanSpec) and not sources):
                 return node
             # (inputs are already the one node of their kind: compare them by identity)
             key = (node.op, tuple((id(child), ex) for child, ex in node.inputs))

@@ -7,6 +7,8 @@ from dataclasses import replace
 
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode, transform_up
+from sqlengine.optimizer.specs import FilterSpec, ProjectSpec
+from sqlengine.optimizer.specs_windows import WindowAggregateSpec, WindowAssignSpec
 
 from sqlengine.plan.expressions import ColumnRef, Expr
 
@@ -20,7 +22,7 @@ class ShuffleBeforeWindowing(PhysicalPass):
 
     def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            if node.op.kind != "window_aggregate":
+            if not isinstance(node.op, WindowAggregateSpec):
                 return node
             (child, ex), = node.inputs
             if ex.partitioning is not Partitioning.HASH:
@@ -42,19 +44,20 @@ def _move_below_windowing(child: PhysicalNode, keys: tuple[Expr, ...]) -> Physic
     path: list[PhysicalNode] = []
     node = child
     mapped = list(keys)
-    while node.op.kind in ("project", "filter"):
+    while isinstance(node.op, ProjectSpec | FilterSpec):
         ((inner, ex),) = node.inputs
         if ex.partitioning is not Partitioning.FORWARD:
             return None
-        if node.op.kind == "project":
-            exprs = node.op.param("exprs")
-            if not all(isinstance(k, ColumnRef) and isinstance(exprs[k.index], ColumnRef)
-                       for k in mapped):
+        if isinstance(node.op, ProjectSpec):
+            exprs = node.op.exprs
+            columns = [k for k in mapped if isinstance(k, ColumnRef)]
+            if len(columns) < len(mapped) or not all(isinstance(exprs[k.index], ColumnRef)
+                                                     for k in columns):
                 return None
-            mapped = [exprs[k.index] for k in mapped]  # type: ignore[union-attr,index]
+            mapped = [exprs[k.index] for k in columns]
         path.append(node)
         node = inner
-    if node.op.kind != "window_assign":
+    if not isinstance(node.op, WindowAssignSpec):
         return None
     ((source, ex),) = node.inputs
     if ex.partitioning is not Partitioning.FORWARD or not all(

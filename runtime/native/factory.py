@@ -1,9 +1,39 @@
-"""OperatorSpec (plan data) -> live runtime operator."""
+"""Operator spec (plan data, optimizer/specs.py) -> live runtime operator."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pyarrow as pa
-from sqlengine.optimizer.physical import OperatorSpec
+from sqlengine.optimizer.specs import (
+    FilterSpec,
+    GlobalAggregateSpec,
+    GroupAggregateSpec,
+    JoinSpec,
+    LimitSpec,
+    LocalAggregateSpec,
+    OperatorSpec,
+    OrderedConcatSpec,
+    ProjectSpec,
+    RangeAssignSpec,
+    RangeBoundariesSpec,
+    RangeSampleSpec,
+    SortSpec,
+    TableScanSpec,
+    TableSinkSpec,
+    UnionSpec,
+    ValuesSpec,
+)
+from sqlengine.optimizer.specs_windows import (
+    IntervalJoinSpec,
+    OverAggregateSpec,
+    SessionAggregateSpec,
+    TopNSpec,
+    WindowAggregateSpec,
+    WindowAssignSpec,
+    WindowJoinSpec,
+    WindowTopNSpec,
+)
 from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
@@ -48,7 +78,8 @@ class ValuesOperator(Operator):
         arrays = values_columns(self.rows, self.schema)
         return [pa.RecordBatch.from_arrays(arrays, schema=self.schema)]
 
-    def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
         return (batch,)
 
 
@@ -64,10 +95,11 @@ class SinkOperator(Operator):
     def rows(self) -> int:
         return getattr(self.inner, "rows", 0)
 
-    def process_batch(self, batch, input_index=0):  # type: ignore[no-untyped-def]
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
         return self.inner.process_batch(batch, input_index)
 
-    def end_input(self, input_index=0):  # type: ignore[no-untyped-def]
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         return self.inner.end_input(input_index)
 
     def close(self) -> None:
@@ -75,96 +107,92 @@ class SinkOperator(Operator):
 
 
 def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
-    p = dict(spec.params)
+    """The live operator of ``spec`` (dispatched on the spec's type)."""
     schema = spec.schema.to_arrow()
-    match spec.kind:
-        case "source":
-            src = p["source"]
-            return SourceOperator(src, p["table_schema"].to_arrow(), p["projection"],  # type: ignore[union-attr]
-                                  p["filters"], tables.get(src.table.lower()),  # type: ignore[union-attr, arg-type]
-                                  bool(p.get("event_time", True)))
-        case "values":
-            return ValuesOperator(p["rows"], schema)  # type: ignore[arg-type]
-        case "filter":
-            return FilterOperator(p["predicate"])  # type: ignore[arg-type]
-        case "project":
-            return ProjectOperator(p["exprs"], schema)  # type: ignore[arg-type]
-        case "union":
+    match spec:
+        case TableScanSpec():
+            return SourceOperator(spec.source, spec.table_schema.to_arrow(), spec.projection,
+                                  spec.filters, tables.get(spec.source.table.lower()),
+                                  spec.event_time)
+        case ValuesSpec():
+            return ValuesOperator(spec.rows, schema)
+        case FilterSpec():
+            return FilterOperator(spec.predicate)
+        case ProjectSpec():
+            return ProjectOperator(spec.exprs, schema)
+        case UnionSpec():
             return UnionOperator(schema, spec.updating)
-        case "group_aggregate":
-            return GroupAggregateOperator(p["keys"], p["aggs"], schema, p["emit"])  # type: ignore[arg-type]
-        case "join":
-            width = int(p["left_width"])  # type: ignore[arg-type]
-            left = pa.schema(list(schema)[:width])
-            right = pa.schema(list(schema)[width:])
-            return JoinOperator(p["join_kind"], p["left_keys"], p["right_keys"],  # type: ignore[arg-type]
-                                p["condition"], left, right, schema, p["emit"],  # type: ignore[arg-type]
-                                int(p.get("ttl", 0)), bool(p.get("updating", False)),  # type: ignore[arg-type]
-                                build_side=p.get("build_side"))  # type: ignore[arg-type]
-        case "range_sample":
-            return RangeSampleOperator(p["keys"], int(p["size"]))  # type: ignore[arg-type]
-        case "range_boundaries":
-            return RangeBoundariesOperator(p["keys"], int(p["parallelism"]))  # type: ignore[arg-type]
-        case "range_assign":
-            return RangeAssignOperator(p["keys"], schema)  # type: ignore[arg-type]
-        case "ordered_concat":
-            return OrderedConcatOperator(int(p["width"]))  # type: ignore[arg-type]
-        case "local_aggregate":
-            return LocalAggregateOperator(p["keys"], p["aggs"])  # type: ignore[arg-type]
-        case "global_aggregate" if p.get("emit") == "changelog":
-            return GroupAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
-                                          "changelog", merge=True)
-        case "global_aggregate":
-            return GlobalAggregateOperator(p["keys"], p["aggs"],  # type: ignore[arg-type]
-                                           p["partial_schema"].to_arrow(), schema)  # type: ignore[attr-defined]
-        case "window_assign":
-            return WindowAssignOperator(p["window_kind"], int(p["time_index"]),  # type: ignore[arg-type]
-                                        int(p["size"]), int(p["slide"]), int(p["offset"]),  # type: ignore[arg-type]
-                                        int(p["lateness"]), schema,  # type: ignore[arg-type]
-                                        bool(p.get("proctime", False)))
-        case "window_aggregate":
-            return WindowAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
-                                           int(p["end_pos"]), int(p["lateness"]),  # type: ignore[arg-type]
-                                           bool(p.get("proctime", False)))
-        case "session_aggregate":
-            return SessionAggregateOperator(p["keys"], p["aggs"], schema,  # type: ignore[arg-type]
-                                            int(p["start_pos"]), int(p["end_pos"]),  # type: ignore[arg-type]
-                                            int(p["gap"]))  # type: ignore[arg-type]
-        case "top_n":
-            return TopNOperator(p["partition"], p["order"], p["limit"], schema,  # type: ignore[arg-type]
-                                str(p["emit"]), bool(p["output_rank"]))
-        case "window_top_n":
-            return WindowTopNOperator(p["partition"], p["order"], p["limit"], schema,  # type: ignore[arg-type]
-                                      int(p["end_index"]))  # type: ignore[arg-type]
-        case "over_aggregate":
-            return OverAggregateOperator(p["partition"], int(p["time_index"]), str(p["frame"]),  # type: ignore[arg-type]
-                                         p["preceding"], p["aggs"], schema)  # type: ignore[arg-type]
-        case "window_join":
-            width = int(p["left_width"])  # type: ignore[arg-type]
-            return WindowJoinOperator(
-                str(p["join_kind"]), p["left_keys"], p["right_keys"], p["condition"],  # type: ignore[arg-type]
-                pa.schema(list(schema)[:width]), pa.schema(list(schema)[width:]), schema,
-                p["end_indexes"])  # type: ignore[arg-type]
-        case "interval_join":
-            width = int(p["left_width"])  # type: ignore[arg-type]
-            return IntervalJoinOperator(
-                str(p["join_kind"]), p["left_keys"], p["right_keys"], p["condition"],  # type: ignore[arg-type]
-                pa.schema(list(schema)[:width]), pa.schema(list(schema)[width:]), schema,
-                int(p["left_time"]), int(p["right_time"]), int(p["lower"]), int(p["upper"]))  # type: ignore[arg-type]
-        case "sort":
-            return SortOperator(p["keys"], p["fetch"], int(p["offset"]), schema)  # type: ignore[arg-type]
-        case "limit":
-            return LimitOperator(p["fetch"], int(p["offset"]), schema,  # type: ignore[arg-type]
-                                 bool(p["input_updating"]))
-        case "sink":
-            target = p["target"]
-            table = target.table  # type: ignore[attr-defined]
-            options = dict(target.options)  # type: ignore[attr-defined]
-            connector = target.connector  # type: ignore[attr-defined]
-            if connector == "collect":
-                return SinkOperator(table, CollectSink())
-            return SinkOperator(table, ConnectorSink.open(table, connector, options,
-                                                          target.schema.to_arrow()))  # type: ignore[attr-defined]
+        case GroupAggregateSpec():
+            return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit)
+        case JoinSpec():
+            left, right = _split(schema, spec.left_width)
+            return JoinOperator(spec.join_kind, spec.left_keys, spec.right_keys, spec.condition,
+                                left, right, schema, spec.emit, spec.ttl, spec.updating,
+                                build_side=spec.build_side)
+        case RangeSampleSpec():
+            return RangeSampleOperator(spec.keys, spec.size)
+        case RangeBoundariesSpec():
+            return RangeBoundariesOperator(spec.keys, spec.parallelism)
+        case RangeAssignSpec():
+            return RangeAssignOperator(spec.keys, schema)
+        case OrderedConcatSpec():
+            return OrderedConcatOperator(spec.width)
+        case LocalAggregateSpec():
+            return LocalAggregateOperator(spec.keys, spec.aggs)
+        case GlobalAggregateSpec() if spec.emit == "changelog":
+            return GroupAggregateOperator(spec.keys, spec.aggs, schema, "changelog", merge=True)
+        case GlobalAggregateSpec():
+            return GlobalAggregateOperator(spec.keys, spec.aggs, spec.partial_schema.to_arrow(),
+                                           schema)
+        case WindowAssignSpec():
+            return WindowAssignOperator(spec.window_kind, spec.time_index, spec.size,
+                                        spec.slide, spec.offset, spec.lateness, schema,
+                                        spec.proctime)
+        case WindowAggregateSpec():
+            return WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,
+                                           spec.lateness, spec.proctime)
+        case SessionAggregateSpec():
+            return SessionAggregateOperator(spec.keys, spec.aggs, schema, spec.start_pos,
+                                            spec.end_pos, spec.gap)
+        case TopNSpec():
+            return TopNOperator(spec.partition, spec.order, spec.limit, schema, spec.emit,
+                                spec.output_rank)
+        case WindowTopNSpec():
+            return WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,
+                                      spec.end_index)
+        case OverAggregateSpec():
+            return OverAggregateOperator(spec.partition, spec.time_index, spec.frame,
+                                         spec.preceding, spec.aggs, schema)
+        case WindowJoinSpec():
+            left, right = _split(schema, spec.left_width)
+            return WindowJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
+                                      spec.condition, left, right, schema, spec.end_indexes)
+        case IntervalJoinSpec():
+            left, right = _split(schema, spec.left_width)
+            return IntervalJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
+                                        spec.condition, left, right, schema, spec.left_time,
+                                        spec.right_time, spec.lower, spec.upper)
+        case SortSpec():
+            return SortOperator(spec.keys, spec.fetch, spec.offset, schema)
+        case LimitSpec():
+            return LimitOperator(spec.fetch, spec.offset, schema, spec.input_updating)
+        case TableSinkSpec():
+            return sink_operator(spec)
         case _:
-            msg = f"no runtime operator for {spec.kind!r}"
+            msg = f"no runtime operator for {type(spec).__name__}"
             raise NotSupportedError(msg)
+
+
+def _split(schema: pa.Schema, left_width: int) -> tuple[pa.Schema, pa.Schema]:
+    """A join's output schema as its left and right inputs' schemas."""
+    return pa.schema(list(schema)[:left_width]), pa.schema(list(schema)[left_width:])
+
+
+def sink_operator(spec: TableSinkSpec) -> Operator:
+    """The writer of the sink table's connector."""
+    target = spec.target
+    table = target.table
+    if target.connector == "collect":
+        return SinkOperator(table, CollectSink())
+    return SinkOperator(table, ConnectorSink.open(table, target.connector, dict(target.options),
+                                                  target.schema.to_arrow()))

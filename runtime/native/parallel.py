@@ -29,6 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import (
     DistributionPattern,
@@ -160,7 +161,8 @@ class ParallelExecutor:
                     ops[0].split = (sub.subtask, sub.parallelism)
                 names = [spec.label().split("(")[0] for spec in jv.chain]
                 # (an ordered concatenation reads each channel as an input of its own)
-                mapping = list(range(len(channels))) if jv.head.param("per_channel") \
+                per_channel = isinstance(jv.head, OrderedConcatSpec) and jv.head.per_channel
+                mapping = list(range(len(channels))) if per_channel \
                     else [c.input_index for c in channels]
                 chain = ChainedTask(sub.name, ops, names,
                                     max(1, len(self.graph.in_edges(jv.id))), self.options,
@@ -354,7 +356,7 @@ class ParallelExecutor:
         sources = []
         for i, sub in enumerate(self.subtasks):
             jv = self.graph.vertex(sub.vertex_id)
-            if jv.head.kind == "source":
+            if isinstance(jv.head, TableScanSpec):
                 rows += self.progress_board[2 * i]
                 sources.append(self.progress_board[2 * i + 1])
             if not self.graph.out_edges(sub.vertex_id):

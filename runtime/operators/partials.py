@@ -13,15 +13,9 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 
 from sqlengine.plan.expressions import AggCall, Expr
+from sqlengine.plan.partials import partial_columns, sum_type
 
-
-def sum_type(t: pa.DataType) -> pa.DataType:
-    """The type partial sums are kept in."""
-    if pa.types.is_decimal(t):
-        return pa.decimal128(38, t.scale)
-    if pa.types.is_floating(t):
-        return pa.float64()
-    return pa.int64()
+__all__ = ["Partials", "sum_type"]
 
 
 class Partials:
@@ -31,18 +25,8 @@ class Partials:
         self.keys = keys
         self.aggs = aggs
         self.key_names = [f"k{i}" for i in range(len(keys))]
-        self.specs: list[tuple[str, str]] = []  # (partial column, Arrow aggregation)
-        for j, a in enumerate(aggs):
-            if a.distinct and a.func in ("count", "sum", "avg"):
-                continue
-            if a.func == "count_star":
-                self.specs.append((f"c{j}", "sum"))
-            elif a.func == "count":
-                self.specs.append((f"n{j}", "sum"))
-            elif a.func in ("sum", "avg"):
-                self.specs += [(f"s{j}", "sum"), (f"n{j}", "sum")]
-            else:
-                self.specs.append((f"m{j}", a.func))
+        # (partial column, Arrow aggregation): the layout of sqlengine/plan/partials.py
+        self.specs: list[tuple[str, str]] = partial_columns(aggs)
         self.distinct = [j for j, a in enumerate(aggs)
                          if a.distinct and a.func in ("count", "sum", "avg")]
 

@@ -80,8 +80,9 @@ def to_sql(e: Expr) -> str | None:
         return f"`c{e.index}`"
     if isinstance(e, Literal):
         return _literal(e)
-    kids = [to_sql(k) for k in e.children()]
-    if any(k is None for k in kids):
+    texts = [to_sql(k) for k in e.children()]
+    kids = [k for k in texts if k is not None]
+    if len(kids) < len(texts):
         return None
     if isinstance(e, Cast):
         src = e.arg.dtype
@@ -98,10 +99,10 @@ def to_sql(e: Expr) -> str | None:
         return f"CASE {parts}{tail} END"
     if isinstance(e, InList):
         word = "NOT IN" if e.negated else "IN"
-        return f"({kids[0]} {word} ({', '.join(kids[1:])}))"  # type: ignore[arg-type]
+        return f"({kids[0]} {word} ({', '.join(kids[1:])}))"
     if not isinstance(e, Call):
         return None
-    return _call(e, kids)  # type: ignore[arg-type]
+    return _call(e, kids)
 
 
 def _call(e: Call, k: list[str]) -> str | None:

@@ -31,24 +31,54 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlengine.optimizer.jobgraph import JobGraph
-from sqlengine.optimizer.physical import OperatorSpec
+from sqlengine.optimizer.specs import (
+    FilterSpec,
+    GlobalAggregateSpec,
+    GroupAggregateSpec,
+    JoinSpec,
+    LimitSpec,
+    LocalAggregateSpec,
+    OperatorSpec,
+    OrderedConcatSpec,
+    ProjectSpec,
+    RangeAssignSpec,
+    RangeBoundariesSpec,
+    RangeSampleSpec,
+    SortSpec,
+    TableScanSpec,
+    TableSinkSpec,
+    UnionSpec,
+    ValuesSpec,
+)
+from sqlengine.optimizer.specs_windows import (
+    SessionAggregateSpec,
+    WindowAggregateSpec,
+    WindowAssignSpec,
+    WindowTopNSpec,
+)
 from sqlengine.runtime.spark.expressions import ddl
+from sqlengine.runtime.spark.sink import sink_target
 from sqlengine.runtime.spark.translate import SparkJob, _names
 
 from sqlengine.errors import NotSupportedError
+from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Call, ColumnRef, Literal
 
 # Operators the streaming translation knows; anything else is refused at plan time.
-STREAMING_OPERATORS = {"source", "values", "filter", "project", "window_assign",
-                       "window_aggregate", "session_aggregate", "group_aggregate", "union",
-                       "join", "sort", "limit", "window_top_n", "sink",
-                       # (the two phases of an aggregation are one Spark aggregation, a
-                       # range-partitioned sort one orderBy)
-                       "local_aggregate", "global_aggregate", "range_sample",
-                       "range_boundaries", "range_assign", "ordered_concat"}
+STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
+    TableScanSpec, ValuesSpec, FilterSpec, ProjectSpec, WindowAssignSpec, WindowAggregateSpec,
+    SessionAggregateSpec, GroupAggregateSpec, UnionSpec, JoinSpec, SortSpec, LimitSpec,
+    WindowTopNSpec, TableSinkSpec,
+    # (the two phases of an aggregation are one Spark aggregation, a range-partitioned sort
+    # one orderBy)
+    LocalAggregateSpec, GlobalAggregateSpec, RangeSampleSpec, RangeBoundariesSpec,
+    RangeAssignSpec, OrderedConcatSpec)
 # Operators that may follow a deferred one (they run on static DataFrames too).
-_AFTER_DEFERRED = {"filter", "project", "window_top_n", "sort", "limit", "sink",
-                   "ordered_concat"}
+_AFTER_DEFERRED: tuple[type[OperatorSpec], ...] = (
+    FilterSpec, ProjectSpec, WindowTopNSpec, SortSpec, LimitSpec, TableSinkSpec,
+    OrderedConcatSpec)
+_AGGREGATES = (GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
+               WindowAggregateSpec, SessionAggregateSpec)
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
 
 
@@ -57,43 +87,24 @@ class SparkStreamingJob(SparkJob):
                  tables: dict[str, object]) -> None:
         ops = [op for v in graph.vertices for op in v.chain]
         for op in ops:
-            if op.kind not in STREAMING_OPERATORS:
-                msg = (f"{op.label()} has no Spark Structured Streaming translation yet; run "
-                       "it with 'execution.runtime-mode' = 'batch' or on the native runtime")
-                raise NotSupportedError(msg)
-            params = dict(op.params)
-            if op.kind == "window_assign" and params["window_kind"] == "cumulate":
-                msg = "CUMULATE windows have no Spark translation yet"
-                raise NotSupportedError(msg)
-            if op.kind == "window_assign" and params.get("proctime"):
-                msg = ("processing-time windows have no Spark Structured Streaming "
-                       "translation yet (Spark windows need a watermarked event time)")
-                raise NotSupportedError(msg)
-            if op.kind == "join" and (params["join_kind"] != "inner" or op.updating):
-                msg = ("only inner joins of insert-only streams have a Spark Structured "
-                       "Streaming translation so far")
-                raise NotSupportedError(msg)
-            if any(a.distinct for a in params.get("aggs", ())):
-                msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
-                       "has no streaming distinct aggregation); use batch mode")
-                raise NotSupportedError(msg)
-        kinds = {"group_aggregate" if op.kind == "global_aggregate" else op.kind for op in ops}
-        self.windowed = bool(kinds & {"window_aggregate", "session_aggregate"})
-        if "join" in kinds and kinds & {"window_aggregate", "session_aggregate",
-                                        "group_aggregate"}:
+            _check_streamable(op)
+        grouped = any(isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for op in ops)
+        self.windowed = any(isinstance(op, WindowAggregateSpec | SessionAggregateSpec)
+                            for op in ops)
+        if any(isinstance(op, JoinSpec) for op in ops) and (self.windowed or grouped):
             msg = ("a join together with an aggregation has no Spark Structured Streaming "
                    "translation yet")
             raise NotSupportedError(msg)
-        if self.windowed and "group_aggregate" in kinds:
+        if self.windowed and grouped:
             msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
                    "translation yet (Spark allows one output mode per query)")
             raise NotSupportedError(msg)
-        if "window_top_n" in kinds and not self.windowed:
+        if any(isinstance(op, WindowTopNSpec) for op in ops) and not self.windowed:
             msg = ("a window Top-N directly over a window TVF has no Structured Streaming "
                    "translation yet (Spark emits the rows before their window closes); rank "
                    "the result of a window aggregation instead")
             raise NotSupportedError(msg)
-        self.output_mode = "complete" if "group_aggregate" in kinds else "append"
+        self.output_mode = "complete" if grouped else "append"
         # Operators run on the streaming query's output: per micro-batch, and at the end.
         self.per_batch: list[OperatorSpec] = []
         self.at_end: list[OperatorSpec] = []
@@ -106,14 +117,15 @@ class SparkStreamingJob(SparkJob):
 
     def _operator(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
         deferring = bool(self.per_batch or self.at_end)
-        if deferring and op.kind not in _AFTER_DEFERRED:
+        if deferring and not isinstance(op, _AFTER_DEFERRED):
             msg = (f"{op.label()} after a window Top-N or an ORDER BY has no Spark Structured "
                    "Streaming translation yet")
             raise NotSupportedError(msg)
-        if (op.kind in ("sort", "limit") and self.output_mode == "append") or self.at_end:
+        if (isinstance(op, SortSpec | LimitSpec) and self.output_mode == "append") or \
+                self.at_end:
             self.at_end.append(op)
             return df
-        if op.kind == "window_top_n" or self.per_batch:
+        if isinstance(op, WindowTopNSpec) or self.per_batch:
             self.per_batch.append(op)
             return df
         return super()._operator(op, df, inputs)
@@ -124,17 +136,17 @@ class SparkStreamingJob(SparkJob):
             df = super()._operator(op, df, [df])
         return df
 
-    def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_source(self, op: TableScanSpec) -> Any:
         from pyspark.sql import functions as F
 
-        source = p["source"]
+        source = op.source
         if not source.bounded:
             msg = (f"table {source.table!r} is unbounded: the Spark streaming runtime reads "
                    "bounded sources only so far")
             raise NotSupportedError(msg)
-        schema = p["table_schema"].to_arrow()
+        schema = op.table_schema.to_arrow()
         data = self._read_native(source, schema)
-        folder = self.workdir / f"source-{op.param('table')}-{id(op)}"
+        folder = self.workdir / f"source-{op.table}-{id(op)}"
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(data.rename_columns(_names(len(schema))), folder / "part-0.parquet")
         delay = _delay(source.watermark)
@@ -148,40 +160,39 @@ class SparkStreamingJob(SparkJob):
             col = f"c{source.watermark[0]}"
             df = df.withColumn(col, F.col(col).cast("timestamp_ltz"))
             df = df.withWatermark(col, f"{delay} milliseconds")
-        return self._scan_tail(op, p, df)
+        return self._scan_tail(op, df)
 
-    def _op_values(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_values(self, op: ValuesSpec) -> Any:
         # VALUES becomes a (one-file) stream too: a streaming query has no static inputs.
-        table = self._values_table(op, p)
+        table = self._values_table(op)
         table = table.rename_columns(_names(table.num_columns))
         folder = self.workdir / f"values-{id(op)}"
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, folder / "part-0.parquet")
         return self.spark.readStream.schema(ddl(table.schema)).parquet(str(folder))
 
-    def _op_window_assign(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_window_assign(self, op: WindowAssignSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
 
-        if p["window_kind"] == "session":
-            return super()._op_window_assign(op, p, df, inputs)
+        if op.window_kind == "session":
+            return super()._op_window_assign(op, df)
         # Spark's append mode needs the aggregation grouped by a window on the watermarked
         # event time: window_start holds the window struct until the aggregate is done.
-        ts = F.col(f"c{p['time_index']}")
+        ts = F.col(f"c{op.time_index}")
         ms = "milliseconds"
-        slide = p["slide"] if p["window_kind"] == "hop" else p["size"]
-        w = F.window(ts, f"{p['size']} {ms}", f"{slide} {ms}", f"{p['offset']} {ms}")
+        slide = op.slide if op.window_kind == "hop" else op.size
+        w = F.window(ts, f"{op.size} {ms}", f"{slide} {ms}", f"{op.offset} {ms}")
         width = len(df.columns)
         framed = df.select("*", w.alias(f"c{width}"))
         return framed.select(*framed.columns, F.col(f"c{width}.end").alias(f"c{width + 1}"),
                              (F.col(f"c{width}.end") - F.expr("INTERVAL 1 MILLISECOND"))
                              .alias(f"c{width + 2}"))
 
-    def _op_window_aggregate(self, op: OperatorSpec, p: dict, df: Any,
-                             inputs: list[Any]) -> Any:
+    def _op_window_aggregate(self, op: WindowAggregateSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
 
-        out = self._op_group_aggregate(op, p, df, inputs)
-        start = f"c{int(p['start_pos'])}"
+        out = self._op_group_aggregate(op, df)
+        start = f"c{op.start_pos}"
         return out.select(*[F.col(f"{c}.start").alias(c) if c == start else F.col(c)
                             for c in out.columns])
 
@@ -190,7 +201,7 @@ class SparkStreamingJob(SparkJob):
         from pyspark.sql.types import TimestampType
 
         df, sink = self.final_frame()
-        target = dict(sink.params)["target"]
+        target = sink_target(sink)
         # Event-time columns go back to TIMESTAMP without time zone.
         df = df.select(*[F.col(f.name).cast("timestamp_ntz").alias(f.name)
                          if isinstance(f.dataType, TimestampType) else F.col(f.name)
@@ -226,15 +237,38 @@ class SparkStreamingJob(SparkJob):
             return
         self._write(target, result)
 
-    def _write(self, target: Any, table: pa.Table) -> None:
-        from sqlengine.runtime.native.factory import build_operator
+    def _write(self, target: N.SinkSpec, table: pa.Table) -> None:
+        from sqlengine.runtime.native.factory import sink_operator
 
         # Other sinks: the rows go through our own sink operators.
-        op = build_operator(OperatorSpec("sink", target.schema, False,
-                                         (("table", target.table), ("target", target))), {})
+        op = sink_operator(TableSinkSpec(schema=target.schema, table=target.table,
+                                         target=target))
         for b in table.to_batches():
             op.process_batch(b)
         op.close()
+
+
+def _check_streamable(op: OperatorSpec) -> None:
+    """Refuses, at plan time, an operator Structured Streaming cannot run."""
+    if not isinstance(op, STREAMING_OPERATORS):
+        msg = (f"{op.label()} has no Spark Structured Streaming translation yet; run "
+               "it with 'execution.runtime-mode' = 'batch' or on the native runtime")
+        raise NotSupportedError(msg)
+    if isinstance(op, WindowAssignSpec) and op.window_kind == "cumulate":
+        msg = "CUMULATE windows have no Spark translation yet"
+        raise NotSupportedError(msg)
+    if isinstance(op, WindowAssignSpec) and op.proctime:
+        msg = ("processing-time windows have no Spark Structured Streaming "
+               "translation yet (Spark windows need a watermarked event time)")
+        raise NotSupportedError(msg)
+    if isinstance(op, JoinSpec) and (op.join_kind != "inner" or op.updating):
+        msg = ("only inner joins of insert-only streams have a Spark Structured "
+               "Streaming translation so far")
+        raise NotSupportedError(msg)
+    if isinstance(op, _AGGREGATES) and any(a.distinct for a in op.aggs):
+        msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
+               "has no streaming distinct aggregation); use batch mode")
+        raise NotSupportedError(msg)
 
 
 def _delay(watermark: tuple[int, Any] | None) -> int:

@@ -11,19 +11,54 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from sqlengine.optimizer.physical import OperatorSpec
+from sqlengine.optimizer.specs import (
+    FilterSpec,
+    GlobalAggregateSpec,
+    GroupAggregateSpec,
+    JoinSpec,
+    LimitSpec,
+    LocalAggregateSpec,
+    OperatorSpec,
+    OrderedConcatSpec,
+    ProjectSpec,
+    RangeAssignSpec,
+    RangeBoundariesSpec,
+    RangeSampleSpec,
+    SortSpec,
+    TableScanSpec,
+    TableSinkSpec,
+    UnionSpec,
+    ValuesSpec,
+)
+from sqlengine.optimizer.specs_windows import (
+    IntervalJoinSpec,
+    OverAggregateSpec,
+    SessionAggregateSpec,
+    TopNSpec,
+    WindowAggregateSpec,
+    WindowAssignSpec,
+    WindowJoinSpec,
+    WindowTopNSpec,
+)
 from sqlengine.runtime.native.executor import JobResult
-from sqlengine.runtime.spark.expressions import ddl, spark_type, to_sql
+from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
+from sqlengine.runtime.spark.expressions import ddl, to_sql
 from sqlengine.runtime.spark.session import spark_session
+from sqlengine.runtime.spark.sink import sink_target, write_frame
 from sqlengine.runtime.values import values_columns
 
 from sqlengine import connectors
 from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
-from sqlengine.plan.expressions import AggCall, ColumnRef, Expr, remap_columns
+from sqlengine.plan import nodes as N
+from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
+
+Aggregating: TypeAlias = (GroupAggregateSpec | GlobalAggregateSpec | WindowAggregateSpec
+                          | SessionAggregateSpec)
+Joining: TypeAlias = JoinSpec | WindowJoinSpec | IntervalJoinSpec
 
 
 def _names(n: int, start: int = 0) -> list[str]:
@@ -79,12 +114,52 @@ class SparkJob:
         return df
 
     def _operator(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
-        p = dict(op.params)
-        handler = getattr(self, f"_op_{op.kind}", None)
-        if handler is None:
-            msg = f"operator {op.label()} has no Spark translation yet"
-            raise NotSupportedError(msg)
-        return handler(op, p, df, inputs)
+        """The DataFrame of ``op`` over its input ``df`` (``inputs``: every input's)."""
+        match op:
+            case TableScanSpec():
+                return self._op_source(op)
+            case ValuesSpec():
+                return self._op_values(op)
+            case FilterSpec():
+                return self._filter(df, op.predicate)
+            case ProjectSpec():
+                return self._op_project(op, df)
+            case GroupAggregateSpec() | GlobalAggregateSpec():
+                # (a global phase runs over the untouched input rows: one Spark aggregation)
+                return self._op_group_aggregate(op, df)
+            case WindowAggregateSpec():
+                return self._op_window_aggregate(op, df)
+            case SessionAggregateSpec():
+                return self._op_session_aggregate(op, df)
+            case LocalAggregateSpec():
+                return df  # Spark's HashAggregate pre-aggregates each partition itself
+            # A range-partitioned sort is one orderBy on Spark (which samples ranges itself).
+            case RangeSampleSpec() | RangeBoundariesSpec() | OrderedConcatSpec():
+                return df
+            case RangeAssignSpec():
+                return inputs[0]
+            case WindowAssignSpec():
+                return self._op_window_assign(op, df)
+            case JoinSpec() | WindowJoinSpec():
+                return self._join(op, inputs[0], inputs[1])
+            case IntervalJoinSpec():
+                return self._op_interval_join(op, inputs)
+            case UnionSpec():
+                return self._op_union(inputs)
+            case SortSpec():
+                df = df.orderBy(*self._sort_cols(op.keys))
+                return self._limit(df, op.fetch, op.offset)
+            case LimitSpec():
+                return self._limit(df, op.fetch, op.offset)
+            case TopNSpec() | WindowTopNSpec():
+                return self._op_top_n(op, df)
+            case OverAggregateSpec():
+                return self._op_over_aggregate(op, df)
+            case TableSinkSpec():
+                return df
+            case _:
+                msg = f"operator {op.label()} has no Spark translation yet"
+                raise NotSupportedError(msg)
 
     # -- helpers ----------------------------------------------------------------------------
     def _expr(self, e: Expr) -> Any:
@@ -116,9 +191,9 @@ class SparkJob:
         return self.spark.createDataFrame(renamed, ddl(table.schema))
 
     # -- operators --------------------------------------------------------------------------
-    def _op_source(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        source = p["source"]
-        schema = p["table_schema"].to_arrow()
+    def _op_source(self, op: TableScanSpec) -> Any:
+        source = op.source
+        schema = op.table_schema.to_arrow()
         df = connectors.get(source.connector).spark_read(self.spark, source,
                                                          ddl(schema, schema.names))
         if df is not None:
@@ -127,9 +202,9 @@ class SparkJob:
             # csv/json (Flink's formats, file:line errors), memory, datagen, nexmark: read by
             # our own connectors and handed to Spark as Arrow.
             df = self._from_arrow(self._read_native(source, schema))
-        return self._scan_tail(op, p, df)
+        return self._scan_tail(op, df)
 
-    def _read_native(self, source: Any, schema: pa.Schema) -> pa.Table:
+    def _read_native(self, source: N.SourceSpec, schema: pa.Schema) -> pa.Table:
         """A bounded source read by our own connector (Flink's formats and errors)."""
         from sqlengine.runtime.operators.source import SourceOperator
 
@@ -139,48 +214,48 @@ class SparkJob:
         self.result.skipped_rows += reader.stats.skipped
         return pa.Table.from_batches(batches, schema)
 
-    def _scan_tail(self, op: OperatorSpec, p: dict, df: Any) -> Any:
+    def _scan_tail(self, op: TableScanSpec, df: Any) -> Any:
         """The filters and the projection pushed into a scan."""
-        for f in p["filters"]:
-            df = self._op_filter(op, {"predicate": f}, df, [df])
-        if p["projection"] is not None:
-            df = df.select(*[df.columns[i] for i in p["projection"]]).toDF(
-                *_names(len(p["projection"])))
+        for f in op.filters:
+            df = self._filter(df, f)
+        if op.projection is not None:
+            df = df.select(*[df.columns[i] for i in op.projection]).toDF(
+                *_names(len(op.projection)))
         return df
 
     @staticmethod
-    def _values_table(op: OperatorSpec, p: dict) -> pa.Table:
+    def _values_table(op: ValuesSpec) -> pa.Table:
         """VALUES rows as Arrow (a SELECT without FROM: one placeholder column per row)."""
         schema = op.schema.to_arrow()
         if not len(schema):
-            return pa.table({"c0": pa.array(range(len(p["rows"])), pa.int64())})
-        return pa.table(values_columns(p["rows"], schema), schema=schema)
+            return pa.table({"c0": pa.array(range(len(op.rows)), pa.int64())})
+        return pa.table(values_columns(op.rows, schema), schema=schema)
 
-    def _op_values(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        return self._from_arrow(self._values_table(op, p))
+    def _op_values(self, op: ValuesSpec) -> Any:
+        return self._from_arrow(self._values_table(op))
 
-    def _op_filter(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _filter(self, df: Any, predicate: Expr) -> Any:
         from sqlengine.runtime.operators.stateless import FilterOperator
 
-        cond = self._expr(p["predicate"])
+        cond = self._expr(predicate)
         if cond is not None:
             return df.where(cond)
         schema = self._arrow_schema(df)
-        return self._arrow_map(df, FilterOperator(p["predicate"]), schema)
+        return self._arrow_map(df, FilterOperator(predicate), schema)
 
     def _arrow_schema(self, df: Any) -> pa.Schema:
         from pyspark.sql.pandas.types import to_arrow_schema
 
         return to_arrow_schema(df.schema)
 
-    def _op_project(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_project(self, op: ProjectSpec, df: Any) -> Any:
         from sqlengine.runtime.operators.stateless import ProjectOperator
 
-        cols = [self._expr(e) for e in p["exprs"]]
+        cols = [self._expr(e) for e in op.exprs]
         out = op.schema.to_arrow()
         if all(c is not None for c in cols):
             return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)])
-        return self._arrow_map(df, ProjectOperator(p["exprs"], out), out)
+        return self._arrow_map(df, ProjectOperator(op.exprs, out), out)
 
     def _prepare(self, df: Any, exprs: list[Expr]) -> tuple[Any, list[str]]:
         """Columns p0, p1, ... holding ``exprs`` (by Spark, or by our kernels if needed)."""
@@ -199,45 +274,17 @@ class SparkJob:
                                  schema.to_arrow())
         return mapped.toDF(*df.columns, *names), names
 
-    def _agg(self, call: AggCall, arg: str | None, flag: str | None, out: pa.DataType) -> Any:
-        from pyspark.sql import functions as F
-
-        t = spark_type(out)
-        value = F.col(arg) if arg else None
-        if flag is not None and value is not None:
-            value = F.when(F.col(flag), value)
-        if call.func == "count_star":
-            return F.count(F.lit(1)) if flag is None else F.count(F.when(F.col(flag), 1))
-        if call.distinct and call.func in ("count", "sum", "avg"):
-            if call.func == "count":
-                return F.countDistinct(value)
-            total = F.sum_distinct(value)
-            if call.func == "sum":
-                return total.cast(t)
-            n = F.countDistinct(value)
-            return _avg(total, n, out)
-        if call.func == "count":
-            return F.count(value)
-        if call.func == "sum":
-            return F.sum(value).cast(t)
-        if call.func == "min":
-            return F.min(value).cast(t)
-        if call.func == "max":
-            return F.max(value).cast(t)
-        return _avg(F.sum(value), F.count(value), out)
-
-    def _aggregate(self, op: OperatorSpec, p: dict, df: Any, window: Any = None) -> Any:
-        keys: list[Expr] = list(p["keys"])
-        aggs: list[AggCall] = list(p["aggs"])
-        exprs, slots = _agg_inputs(aggs, list(keys))
+    def _aggregate(self, op: Aggregating, df: Any, window: Any = None) -> Any:
+        keys, aggs = op.keys, op.aggs
+        exprs, slots = agg_inputs(aggs, list(keys))
         df, names = self._prepare(df, exprs)
         out_types = [f.type for f in op.schema.to_arrow()]
         group = [names[i] for i in range(len(keys))]
         if window is not None:
             group = [g for i, g in enumerate(group) if i not in window[0]] + [window[1]]
-        measures = [self._agg(a, names[s] if s is not None else None,
-                              names[f] if f is not None else None,
-                              out_types[len(keys) + j]).alias(f"m{j}")
+        measures = [agg_column(a, names[s] if s is not None else None,
+                               names[f] if f is not None else None,
+                               out_types[len(keys) + j]).alias(f"m{j}")
                     for j, (a, (s, f)) in enumerate(zip(aggs, slots))]
         if not measures and not self.streaming:  # SELECT DISTINCT / GROUP BY, no aggregates
             grouped = df.select(*group).distinct()
@@ -247,71 +294,52 @@ class SparkJob:
             grouped = df.groupBy(*group).agg(*measures) if group else df.agg(*measures)
         return grouped, names
 
-    def _op_group_aggregate(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_group_aggregate(self, op: Aggregating, df: Any) -> Any:
         from pyspark.sql import functions as F
 
-        grouped, names = self._aggregate(op, p, df)
-        n_keys = len(p["keys"])
+        grouped, names = self._aggregate(op, df)
+        n_keys = len(op.keys)
         cols = [F.col(names[i]).alias(f"c{i}") for i in range(n_keys)]
-        cols += [F.col(f"m{j}").alias(f"c{n_keys + j}") for j in range(len(p["aggs"]))]
+        cols += [F.col(f"m{j}").alias(f"c{n_keys + j}") for j in range(len(op.aggs))]
         return grouped.select(*cols)
 
-    _op_window_aggregate = _op_group_aggregate
+    def _op_window_aggregate(self, op: WindowAggregateSpec, df: Any) -> Any:
+        return self._op_group_aggregate(op, df)
 
-    # A range-partitioned sort is one orderBy on Spark (which samples ranges itself).
-    def _op_range_sample(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        return df
-
-    _op_range_boundaries = _op_range_sample
-    _op_ordered_concat = _op_range_sample
-
-    def _op_range_assign(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        return inputs[0]
-
-    def _op_local_aggregate(self, op: OperatorSpec, p: dict, df: Any,
-                            inputs: list[Any]) -> Any:
-        return df  # Spark's HashAggregate pre-aggregates each partition itself
-
-    def _op_global_aggregate(self, op: OperatorSpec, p: dict, df: Any,
-                             inputs: list[Any]) -> Any:
-        # Over the (untouched) input rows: the same aggregation as one phase.
-        return self._op_group_aggregate(op, p, df, inputs)
-
-    def _op_session_aggregate(self, op: OperatorSpec, p: dict, df: Any,
-                              inputs: list[Any]) -> Any:
+    def _op_session_aggregate(self, op: SessionAggregateSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
 
-        start, end = int(p["start_pos"]), int(p["end_pos"])
+        start, end = op.start_pos, op.end_pos
         # window_start holds each row's time (the assigner's placeholder).
-        session = F.session_window(F.col(f"p{start}"), f"{int(p['gap'])} milliseconds")
-        grouped, names = self._aggregate(op, p, df, ({start, end}, session.alias("s")))
+        session = F.session_window(F.col(f"p{start}"), f"{op.gap} milliseconds")
+        grouped, names = self._aggregate(op, df, ({start, end}, session.alias("s")))
         cols = []
-        for i in range(len(p["keys"])):
+        for i in range(len(op.keys)):
             if i == start:
                 cols.append(F.col("s.start").cast(self.time_type).alias(f"c{i}"))
             elif i == end:
                 cols.append(F.col("s.end").cast(self.time_type).alias(f"c{i}"))
             else:
                 cols.append(F.col(names[i]).alias(f"c{i}"))
-        n_keys = len(p["keys"])
-        cols += [F.col(f"m{j}").alias(f"c{n_keys + j}") for j in range(len(p["aggs"]))]
+        n_keys = len(op.keys)
+        cols += [F.col(f"m{j}").alias(f"c{n_keys + j}") for j in range(len(op.aggs))]
         return grouped.select(*cols)
 
-    def _op_window_assign(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_window_assign(self, op: WindowAssignSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
 
-        kind, ts = p["window_kind"], F.col(f"c{p['time_index']}")
+        kind, ts = op.window_kind, F.col(f"c{op.time_index}")
         width = len(df.columns)
         ms = "milliseconds"
         if kind == "session":
-            gap = F.make_dt_interval(F.lit(0), F.lit(0), F.lit(0), F.lit(p["size"] / 1000))
+            gap = F.make_dt_interval(F.lit(0), F.lit(0), F.lit(0), F.lit(op.size / 1000))
             cols = [ts, ts + gap, ts + gap - F.expr("INTERVAL 1 MILLISECOND")]
             return df.select("*", *[c.alias(n) for c, n in zip(cols, _names(3, width))])
         if kind == "cumulate":
             msg = "CUMULATE windows have no Spark translation yet"
             raise NotSupportedError(msg)
-        slide = p["slide"] if kind == "hop" else p["size"]
-        w = F.window(ts, f"{p['size']} {ms}", f"{slide} {ms}", f"{p['offset']} {ms}")
+        slide = op.slide if kind == "hop" else op.size
+        w = F.window(ts, f"{op.size} {ms}", f"{slide} {ms}", f"{op.offset} {ms}")
         framed = df.select("*", w.alias("w"))
         t = self.time_type
         return framed.select(*df.columns, F.col("w.start").cast(t).alias(
@@ -319,50 +347,44 @@ class SparkJob:
             (F.col("w.end").cast(t) - F.expr("INTERVAL 1 MILLISECOND"))
             .alias(f"c{width + 2}"))
 
-    def _join(self, op: OperatorSpec, p: dict, left: Any, right: Any,
+    def _join(self, op: Joining, left: Any, right: Any,
               extra: list[Any] | None = None) -> Any:
         from functools import reduce
 
         n_left = len(left.columns)
         right = right.toDF(*_names(len(right.columns), n_left))
         conds = []
-        for lk, rk in zip(p["left_keys"], p["right_keys"]):
+        for lk, rk in zip(op.left_keys, op.right_keys):
             a = self._expr(lk)
             b = self._expr(remap_columns(rk, {i: i + n_left for i in rk.columns()}))
             if a is None or b is None:
                 msg = "join keys Spark evaluates differently are not supported on Spark yet"
                 raise NotSupportedError(msg)
             conds.append(a == b)
-        if p.get("condition") is not None:
-            c = self._expr(p["condition"])
+        if op.condition is not None:
+            c = self._expr(op.condition)
             if c is None:
                 msg = "a join condition Spark evaluates differently is not supported yet"
                 raise NotSupportedError(msg)
             conds.append(c)
         conds += extra or []
         cond = reduce(lambda x, y: x & y, conds)
-        return left.join(right, cond, "inner" if p["join_kind"] == "inner" else "left")
+        return left.join(right, cond, "inner" if op.join_kind == "inner" else "left")
 
-    def _op_join(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        return self._join(op, p, inputs[0], inputs[1])
-
-    _op_window_join = _op_join
-
-    def _op_interval_join(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_interval_join(self, op: IntervalJoinSpec, inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F
 
         n_left = len(inputs[0].columns)
-        diff = F.unix_millis(F.col(f"c{p['left_time']}").cast("timestamp")) - F.unix_millis(
-            F.col(f"c{n_left + p['right_time']}").cast("timestamp"))
-        return self._join(op, p, inputs[0], inputs[1],
-                          [diff.between(int(p["lower"]), int(p["upper"]))])
+        diff = F.unix_millis(F.col(f"c{op.left_time}").cast("timestamp")) - F.unix_millis(
+            F.col(f"c{n_left + op.right_time}").cast("timestamp"))
+        return self._join(op, inputs[0], inputs[1], [diff.between(op.lower, op.upper)])
 
-    def _op_union(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_union(self, inputs: list[Any]) -> Any:
         from functools import reduce
 
         return reduce(lambda a, b: a.unionByName(b), inputs)
 
-    def _sort_cols(self, keys: tuple) -> list[Any]:
+    def _sort_cols(self, keys: tuple[N.SortKey, ...]) -> list[Any]:
         cols = []
         for k in keys:
             c = self._expr(k.expr)
@@ -375,57 +397,48 @@ class SparkJob:
                 cols.append(c.desc_nulls_first() if k.nulls_first else c.desc_nulls_last())
         return cols
 
-    def _op_sort(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        df = df.orderBy(*self._sort_cols(p["keys"]))
-        return self._op_limit(op, p, df, inputs) if p.get("fetch") is not None or \
-            p.get("offset") else df
-
-    def _op_limit(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        if p.get("offset"):
-            df = df.offset(int(p["offset"]))
-        if p.get("fetch") is not None:
-            df = df.limit(int(p["fetch"]))
+    @staticmethod
+    def _limit(df: Any, fetch: int | None, offset: int) -> Any:
+        if offset:
+            df = df.offset(offset)
+        if fetch is not None:
+            df = df.limit(fetch)
         return df
 
-    def _op_top_n(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_top_n(self, op: TopNSpec | WindowTopNSpec, df: Any) -> Any:
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        parts = [self._expr(e) for e in p["partition"]]
+        parts = [self._expr(e) for e in op.partition]
         if any(c is None for c in parts):
             msg = "a PARTITION BY expression Spark evaluates differently is not supported yet"
             raise NotSupportedError(msg)
         width = len(df.columns)
-        spec = Window.partitionBy(*parts).orderBy(*self._sort_cols(p["order"]))
+        spec = Window.partitionBy(*parts).orderBy(*self._sort_cols(op.order))
         ranked = df.select("*", F.row_number().over(spec).cast("bigint").alias(f"c{width}"))
-        if p.get("limit") is not None:
-            ranked = ranked.where(F.col(f"c{width}") <= int(p["limit"]))
+        if op.limit is not None:
+            ranked = ranked.where(F.col(f"c{width}") <= op.limit)
         return ranked
 
-    _op_window_top_n = _op_top_n
-
-    def _op_over_aggregate(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
+    def _op_over_aggregate(self, op: OverAggregateSpec, df: Any) -> Any:
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        parts = [self._expr(e) for e in p["partition"]]
-        order = F.unix_millis(F.col(f"c{p['time_index']}").cast("timestamp"))
+        parts = [self._expr(e) for e in op.partition]
+        order = F.unix_millis(F.col(f"c{op.time_index}").cast("timestamp"))
         spec = Window.partitionBy(*parts).orderBy(order)
-        lo = Window.unboundedPreceding if p["preceding"] is None else -int(p["preceding"])
-        spec = spec.rangeBetween(lo, 0) if p["frame"] == "range" else spec.rowsBetween(lo, 0)
+        lo = Window.unboundedPreceding if op.preceding is None else -op.preceding
+        spec = spec.rangeBetween(lo, 0) if op.frame == "range" else spec.rowsBetween(lo, 0)
         width = len(df.columns)
-        exprs, slots = _agg_inputs(p["aggs"], [])
+        exprs, slots = agg_inputs(op.aggs, [])
         prepared, names = self._prepare(df, exprs)
         out = op.schema.to_arrow()
         cols = [F.col(c) for c in df.columns]
-        for j, (a, (s, f)) in enumerate(zip(p["aggs"], slots)):
-            agg = self._agg(a, names[s] if s is not None else None,
-                            names[f] if f is not None else None, out.field(width + j).type)
+        for j, (a, (s, f)) in enumerate(zip(op.aggs, slots)):
+            agg = agg_column(a, names[s] if s is not None else None,
+                             names[f] if f is not None else None, out.field(width + j).type)
             cols.append(agg.over(spec).alias(f"c{width + j}"))
         return prepared.select(*cols)
-
-    def _op_sink(self, op: OperatorSpec, p: dict, df: Any, inputs: list[Any]) -> Any:
-        return df
 
     # -- running ----------------------------------------------------------------------------
     def final_frame(self) -> tuple[Any, OperatorSpec]:
@@ -434,36 +447,7 @@ class SparkJob:
 
     def run(self) -> Iterator[pa.RecordBatch]:
         df, sink = self.final_frame()
-        target = dict(sink.params)["target"]
-        names = target.schema.names()
-        if target.connector == "collect":
-            table = df.toArrow()
-            table = table.rename_columns(names).cast(target.schema.to_arrow())
-            self.result.sink_rows[target.table] = table.num_rows
-            yield from table.to_batches()
-            return
-        options = dict(target.options)
-        if target.connector == "filesystem":
-            fmt = options["format"]
-            writer = df.toDF(*names).write.mode(
-                "overwrite" if options.get("$overwrite") == "true" else "append")
-            # Flink's SQL timestamp text, which our readers (and Flink's) expect back.
-            writer = writer.option("timestampNTZFormat", "yyyy-MM-dd HH:mm:ss.SSS")
-            if fmt == "csv":
-                writer = writer.option("header", "false").option(
-                    "sep", options.get("csv.field-delimiter", ","))
-            writer.format(fmt).save(options["path"])
-            self.result.sink_rows[target.table] = -1
-            return
-        table = df.toArrow().rename_columns(names)
-        self.result.sink_rows[target.table] = table.num_rows
-        if target.connector == "print":
-            from sqlengine.runtime.operators.sink import ConnectorSink
-
-            sink_op = ConnectorSink.open(target.table, "print", {
-                k: v for k, v in options.items() if k == "print-identifier"}, table.schema)
-            for b in table.to_batches():
-                sink_op.process_batch(b)
+        yield from write_frame(df, sink_target(sink), self.result)
 
     def explain(self) -> str:
         df, _ = self.final_frame()
@@ -473,35 +457,9 @@ class SparkJob:
         return buf.getvalue().rstrip()
 
 
-def _agg_inputs(aggs: list[AggCall], exprs: list[Expr]
-                ) -> tuple[list[Expr], list[tuple[int | None, int | None]]]:
-    """``exprs`` plus each aggregate's argument and FILTER condition, and where they are."""
-    exprs = list(exprs)
-    slots: list[tuple[int | None, int | None]] = []
-    for a in aggs:
-        arg = flag = None
-        if a.args:
-            exprs.append(a.args[0])
-            arg = len(exprs) - 1
-        if a.filter is not None:
-            exprs.append(a.filter)
-            flag = len(exprs) - 1
-        slots.append((arg, flag))
-    return exprs, slots
-
-
 def _retime(batch: pa.RecordBatch, unit: str) -> pa.RecordBatch:
     if not any(pa.types.is_timestamp(f.type) for f in batch.schema):
         return batch
     cols = [c.cast(pa.timestamp(unit)) if pa.types.is_timestamp(c.type) else c
             for c in batch.columns]
     return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
-
-
-def _avg(total: Any, count: Any, out: pa.DataType) -> Any:
-    from pyspark.sql import functions as F
-
-    t = spark_type(out)
-    if pa.types.is_integer(out):  # Flink: AVG of an integer column truncates
-        return F.when(count > 0, (total.cast("long") / count).cast("long")).cast(t)
-    return F.when(count > 0, total / count).cast(t)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pyarrow as pa
 from sqlengine.optimizer.analysis import unbounded_sources
 from sqlengine.optimizer.chaining import build_job_graph, is_chainable
-from sqlengine.optimizer.physical import ChainStrategy, OperatorSpec, Partitioning
+from sqlengine.optimizer.physical import Partitioning
+from sqlengine.optimizer.specs import ChainStrategy, OperatorSpec
 from sqlengine.optimizer.streamgraph import StreamEdge, StreamGraph, StreamNode
 from sqlengine.optimizer.visitor import PlanVisitor, accept
 
@@ -15,8 +18,18 @@ from tests.plans import plan_of
 S = Schema((Field("a", pa.int32()),))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NamedSpec(OperatorSpec):
+    """A stand-in operator that is only its name (chaining looks at strategies and edges)."""
+
+    name: str
+
+    def label(self) -> str:
+        return self.name
+
+
 def op(kind: str, strategy: ChainStrategy = ChainStrategy.ALWAYS) -> OperatorSpec:
-    return OperatorSpec(kind, S, chain_strategy=strategy)
+    return NamedSpec(schema=S, name=kind, chain_strategy=strategy)
 
 
 def graph(nodes: list[StreamNode], edges: list[StreamEdge]) -> StreamGraph:
@@ -62,7 +75,7 @@ def test_two_inputs_never_chain_into_the_join() -> None:
                StreamEdge(2, 3, Partitioning.FORWARD, (), 1),
                StreamEdge(3, 4, Partitioning.FORWARD)])
     job = build_job_graph(g)
-    assert [[o.kind for o in v.chain] for v in job.vertices] == [["source"], ["source"],
+    assert [[o.label() for o in v.chain] for v in job.vertices] == [["source"], ["source"],
                                                                 ["join", "project"]]
     assert [(e.source, e.target, e.input_index) for e in job.edges] == [
         ("v1", "v3", 0), ("v2", "v3", 1)]

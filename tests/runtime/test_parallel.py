@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
-from sqlengine.optimizer.physical import OperatorSpec, Partitioning
+from sqlengine.optimizer.physical import Partitioning
+from sqlengine.optimizer.specs import ProjectSpec
 from sqlengine.runtime.elements import Watermark
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import DistributionPattern, build_execution_graph
@@ -52,7 +53,7 @@ def _no_workers_left() -> bool:
 
 # -- ExecutionGraph ---------------------------------------------------------------------------
 def _vertex(vid: str, p: int) -> JobVertex:
-    return JobVertex(vid, (OperatorSpec("project", Schema(()), False, ()),), p)
+    return JobVertex(vid, (ProjectSpec(schema=Schema(()), exprs=()),), p)
 
 
 def test_execution_graph_connects_pointwise_and_all_to_all() -> None:

@@ -1,0 +1,155 @@
+"""Operator specs of the window, rank, OVER and time-bound join operators (see
+optimizer/specs.py for the common base and the other operators)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlengine.optimizer.specs import OperatorSpec, exprs_text
+
+from sqlengine.plan import nodes as N
+from sqlengine.plan.expressions import AggCall, Expr
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WindowAssignSpec(OperatorSpec):
+    """A window table function (TUMBLE / HOP / CUMULATE): window columns for every row."""
+
+    type_name: ClassVar[str] = "window_assign"
+
+    window_kind: str  # tumble | hop | cumulate | session
+    time_index: int
+    size: int  # ms
+    slide: int = 0  # ms
+    offset: int = 0  # ms
+    lateness: int = 0  # ms of allowed lateness
+    proctime: bool = False  # windows over processing time
+    text: str  # the window function as EXPLAIN shows it
+
+    def label(self) -> str:
+        return f"WindowTableFunction({self.text})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WindowAggregateSpec(OperatorSpec):
+    """GROUP BY window_start, window_end, ...: fired when the watermark passes a window."""
+
+    type_name: ClassVar[str] = "window_aggregate"
+
+    keys: tuple[Expr, ...]
+    aggs: tuple[AggCall, ...]
+    key_names: tuple[str, ...]
+    start_pos: int
+    end_pos: int
+    lateness: int = 0
+    proctime: bool = False
+
+    def label(self) -> str:
+        return f"WindowAggregate(keys=[{exprs_text(self.keys)}], aggs=[{exprs_text(self.aggs)}])"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionAggregateSpec(OperatorSpec):
+    """A window aggregate over SESSION windows (merged as rows arrive)."""
+
+    type_name: ClassVar[str] = "session_aggregate"
+
+    keys: tuple[Expr, ...]
+    aggs: tuple[AggCall, ...]
+    key_names: tuple[str, ...]
+    start_pos: int
+    end_pos: int
+    gap: int  # ms
+
+    def label(self) -> str:
+        return (f"SessionWindowAggregate(keys=[{exprs_text(self.keys)}], "
+                f"aggs=[{exprs_text(self.aggs)}])")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TopNSpec(OperatorSpec):
+    """ROW_NUMBER / RANK over a partition, perhaps cut to the top N."""
+
+    type_name: ClassVar[str] = "top_n"
+
+    partition: tuple[Expr, ...]
+    order: tuple[N.SortKey, ...]
+    limit: int | None
+    text: str  # the ranking as EXPLAIN shows it
+    emit: str = "final"  # "changelog" | "final"
+    output_rank: bool = True
+
+    def label(self) -> str:
+        return f"Rank({self.text})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WindowTopNSpec(OperatorSpec):
+    """The top N of every window, fired when the watermark passes the window's end."""
+
+    type_name: ClassVar[str] = "window_top_n"
+
+    partition: tuple[Expr, ...]
+    order: tuple[N.SortKey, ...]
+    limit: int | None
+    text: str
+    end_index: int  # the window_end column
+
+    def label(self) -> str:
+        return f"WindowRank({self.text})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OverAggregateSpec(OperatorSpec):
+    """Aggregates OVER (PARTITION BY ... ORDER BY time RANGE | ROWS ... PRECEDING)."""
+
+    type_name: ClassVar[str] = "over_aggregate"
+
+    partition: tuple[Expr, ...]
+    time_index: int
+    frame: str  # "range" | "rows"
+    preceding: int | None  # ms for RANGE, a row count for ROWS, None for UNBOUNDED
+    aggs: tuple[AggCall, ...]
+    text: str
+
+    def label(self) -> str:
+        return f"OverAggregate({self.text})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WindowJoinSpec(OperatorSpec):
+    """A join of two windowed inputs on their windows, fired at each window's end."""
+
+    type_name: ClassVar[str] = "window_join"
+
+    join_kind: str
+    left_keys: tuple[Expr, ...]
+    right_keys: tuple[Expr, ...]
+    condition: Expr | None
+    left_width: int
+    end_indexes: tuple[int, int]  # the window_end column of each input
+
+    def label(self) -> str:
+        return f"WindowJoin({self.join_kind})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IntervalJoinSpec(OperatorSpec):
+    """A join whose condition bounds left time - right time (rows expire by the watermark)."""
+
+    type_name: ClassVar[str] = "interval_join"
+
+    join_kind: str
+    left_keys: tuple[Expr, ...]
+    right_keys: tuple[Expr, ...]
+    condition: Expr | None  # what remains of the condition besides the time bounds
+    left_width: int
+    left_time: int
+    right_time: int  # (within the right input)
+    lower: int  # ms
+    upper: int  # ms
+
+    def label(self) -> str:
+        return (f"IntervalJoin({self.join_kind}, {self.lower} ms <= left time - right "
+                f"time <= {self.upper} ms)")

@@ -1,0 +1,56 @@
+"""The batch Spark job's result: collected as Arrow, written by Spark (filesystem), or handed
+to our own connector sink (print; blackhole drops it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+from sqlengine.optimizer.specs import OperatorSpec, TableSinkSpec
+from sqlengine.runtime.native.executor import JobResult
+
+from sqlengine.errors import ExecutionError
+from sqlengine.plan import nodes as N
+
+
+def sink_target(op: OperatorSpec) -> N.SinkSpec:
+    """The table a job's last operator writes into."""
+    if not isinstance(op, TableSinkSpec):
+        msg = f"the job ends in {op.label()}, not in a sink"
+        raise ExecutionError(msg)
+    return op.target
+
+
+def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.RecordBatch]:
+    """Writes the final DataFrame ``df`` into ``target`` (yields the rows of a collect sink)
+    and counts its rows into ``result``."""
+    names = target.schema.names()
+    if target.connector == "collect":
+        table = df.toArrow()
+        table = table.rename_columns(names).cast(target.schema.to_arrow())
+        result.sink_rows[target.table] = table.num_rows
+        yield from table.to_batches()
+        return
+    options = dict(target.options)
+    if target.connector == "filesystem":
+        fmt = options["format"]
+        writer = df.toDF(*names).write.mode(
+            "overwrite" if options.get("$overwrite") == "true" else "append")
+        # Flink's SQL timestamp text, which our readers (and Flink's) expect back.
+        writer = writer.option("timestampNTZFormat", "yyyy-MM-dd HH:mm:ss.SSS")
+        if fmt == "csv":
+            writer = writer.option("header", "false").option(
+                "sep", options.get("csv.field-delimiter", ","))
+        writer.format(fmt).save(options["path"])
+        result.sink_rows[target.table] = -1
+        return
+    table = df.toArrow().rename_columns(names)
+    result.sink_rows[target.table] = table.num_rows
+    if target.connector == "print":
+        from sqlengine.runtime.operators.sink import ConnectorSink
+
+        sink_op = ConnectorSink.open(target.table, "print", {
+            k: v for k, v in options.items() if k == "print-identifier"}, table.schema)
+        for b in table.to_batches():
+            sink_op.process_batch(b)
