@@ -139,7 +139,8 @@ def test_ctrl_c_cancels_a_parallel_run_and_leaves_no_worker(tmp_path: Path) -> N
     started = time.monotonic()
     proc.send_signal(signal.SIGINT)
     assert proc.wait(10) == 130
-    assert time.monotonic() - started < 1.0
+    # Cancel takes ~0.1-0.3 s here; the bound leaves 10x headroom for a busy CI machine.
+    assert time.monotonic() - started < 5.0
     assert "cancelled" in proc.stderr.read().decode()  # type: ignore[union-attr]
     assert not [w for w in workers if os.path.exists(f"/proc/{w}")]
 
