@@ -154,11 +154,8 @@ class ExprBinder:
             return Call("and", (lo, hi), T.BOOLEAN)
         if isinstance(node, exp.In):
             return self._in(node, scope, negated=False)
-        if isinstance(node, exp.Like):
-            return self.call("like", [node.this, node.expression], scope, node)
-        if isinstance(node, exp.ILike):
-            lowered = [exp.Lower(this=node.this), exp.Lower(this=node.expression)]
-            return self.call("like", lowered, scope, node)
+        if isinstance(node, exp.Like | exp.ILike):
+            return self._like(node, scope)
         if isinstance(node, exp.Case):
             return self._case(node, scope)
         if isinstance(node, exp.Trim):
@@ -233,11 +230,27 @@ class ExprBinder:
             return self._is(inner, scope, negated=True)
         if isinstance(inner, exp.In):
             return self._in(inner, scope, negated=True)
-        if isinstance(inner, exp.Like):
+        if isinstance(inner, exp.Like) and not inner.args.get("negate"):
             return self.call("not_like", [inner.this, inner.expression], scope, inner)
         return self.call("not", [inner], scope, node)
 
+    def _like(self, node: exp.Like | exp.ILike, scope: Scope) -> Expr:
+        """``x [NOT] LIKE p`` and ``x [NOT] ILIKE p`` (sqlglot marks NOT as ``negate``); ILIKE
+        compares lower-cased text, with a string-literal pattern lowered here so that it
+        stays the constant LIKE needs."""
+        name = "not_like" if node.args.get("negate") else "like"
+        args: list[exp.Expression] = [node.this, node.expression]
+        if isinstance(node, exp.ILike):
+            pattern = node.expression
+            if isinstance(pattern, exp.Literal) and pattern.is_string:
+                pattern = exp.Literal.string(pattern.this.lower())
+            else:
+                pattern = exp.Lower(this=pattern)
+            args = [exp.Lower(this=node.this), pattern]
+        return self.call(name, args, scope, node)
+
     def _is(self, node: exp.Is, scope: Scope, negated: bool) -> Expr:
+        negated = negated != bool(node.args.get("negate"))
         target = node.expression
         if isinstance(target, exp.Null):
             return self.call("is_not_null" if negated else "is_null", [node.this], scope, node)
