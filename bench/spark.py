@@ -24,9 +24,9 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     import pyarrow.parquet as pq
     from pyspark.sql import functions as F
-    from sqlengine.runtime.spark.session import spark_session
 
     import sqlengine
+    from sqlengine.runtime.spark.session import spark_session
     from tests.nexmark import tables
 
     tmp = Path(tempfile.mkdtemp())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sqlengine.errors import PlanError
 from sqlengine.optimizer.chaining import build_job_graph
 from sqlengine.optimizer.config import OptimizerConfig
 from sqlengine.optimizer.driver import Optimizer
@@ -19,8 +20,6 @@ from sqlengine.optimizer.rules.merge_unions import MergeUnions
 from sqlengine.optimizer.rules.prune_projections import PruneProjections
 from sqlengine.optimizer.rules.push_down_filters import PushDownFilters
 from sqlengine.optimizer.streamgraph import build_stream_graph
-
-from sqlengine.errors import PlanError
 from sqlengine.plan.nodes import LogicalPlan
 
 RULES: tuple[OptimizerRule, ...] = (

@@ -5,7 +5,6 @@ from __future__ import annotations
 from sqlengine.optimizer.physical import PhysicalNode
 from sqlengine.optimizer.specs import TableScanSpec
 from sqlengine.optimizer.visitor import accept
-
 from sqlengine.plan.nodes import LogicalPlan, Scan
 
 

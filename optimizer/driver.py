@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from sqlengine.optimizer.rule import OptimizerRule, RuleContext
-
 from sqlengine.errors import InternalError
+from sqlengine.optimizer.rule import OptimizerRule, RuleContext
 from sqlengine.plan.nodes import LogicalPlan
 
 Observer = Callable[[OptimizerRule, LogicalPlan], None]

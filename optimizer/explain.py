@@ -21,7 +21,6 @@ from sqlengine.optimizer.specs import (
     ValuesSpec,
 )
 from sqlengine.optimizer.specs_windows import TopNSpec
-
 from sqlengine.plan.display import display_indent
 from sqlengine.plan.nodes import LogicalPlan
 

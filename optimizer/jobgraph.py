@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from sqlengine.optimizer.physical import Partitioning
 from sqlengine.optimizer.specs import OperatorSpec
-
 from sqlengine.plan.expressions import Expr
 
 

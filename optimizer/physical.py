@@ -10,7 +10,6 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from sqlengine.optimizer.specs import ChainStrategy, OperatorSpec
-
 from sqlengine.plan.expressions import Expr
 
 if TYPE_CHECKING:

@@ -16,7 +16,6 @@ from sqlengine.optimizer.specs import (
     SortSpec,
     TableSinkSpec,
 )
-
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import SortKey
 

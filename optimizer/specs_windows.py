@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from sqlengine.optimizer.specs import OperatorSpec, exprs_text
-
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import AggCall, Expr
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlengine.optimizer.physical import Partitioning, PhysicalNode
-from sqlengine.optimizer.specs import OperatorSpec, TableScanSpec, TableSinkSpec, ValuesSpec
-
 from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
+from sqlengine.optimizer.physical import Partitioning, PhysicalNode
+from sqlengine.optimizer.specs import OperatorSpec, TableScanSpec, TableSinkSpec, ValuesSpec
 from sqlengine.plan.expressions import Expr
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
     from sqlengine.optimizer.jobgraph import JobGraph
     from sqlengine.runtime.native.executor import JobResult
 

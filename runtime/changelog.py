@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+
 from sqlengine.runtime.elements import data_part, has_rowkind, signs
 
 _COUNT = "$count"

@@ -7,12 +7,12 @@ import time
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from sqlengine.runtime.elements import MIN_WATERMARK, row_watermarks
-from sqlengine.runtime.kernels import kernel_for
 
 from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+from sqlengine.runtime.elements import MIN_WATERMARK, row_watermarks
+from sqlengine.runtime.kernels import kernel_for
 
 
 def evaluate(expr: Expr, batch: pa.RecordBatch) -> pa.Array:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pyarrow as pa
-from sqlengine.runtime.evaluate import evaluate
 
 from sqlengine.plan.expressions import Expr, Literal
+from sqlengine.runtime.evaluate import evaluate
 
 
 def values_columns(rows: tuple[tuple[Expr, ...], ...], schema: pa.Schema) -> list[pa.Array]:

@@ -9,12 +9,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+import sqlengine
+from sqlengine.errors import SqlEngineError
 from sqlengine.shell.config import ShellConfig, load_config
 from sqlengine.shell.formatting import render_table
 from sqlengine.shell.results import show_changelog, show_table, show_tableau
-
-import sqlengine
-from sqlengine.errors import SqlEngineError
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -181,6 +180,7 @@ class Shell:
         from prompt_toolkit.lexers import PygmentsLexer
         from prompt_toolkit.styles import style_from_pygments_cls
         from pygments.styles import get_style_by_name
+
         from sqlengine.shell.completer import SqlCompleter
         from sqlengine.shell.lexer import FlinkSqlLexer
 

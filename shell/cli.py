@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TextIO
 
 import click
-from sqlengine.shell.formatting import render, render_error
 
 import sqlengine
 from sqlengine.errors import SqlEngineError
+from sqlengine.shell.formatting import render, render_error
 
 
 def internal_error(e: BaseException, source: str | None = None) -> SqlEngineError:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+
 from sqlengine.shell.completion_engine import catalog_info, suggest
 
 if TYPE_CHECKING:

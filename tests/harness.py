@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
+
 from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
 from sqlengine.runtime.operators.base import Operator, OperatorContext
 

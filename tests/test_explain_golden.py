@@ -77,6 +77,7 @@ def test_explain_of_every_queries_script(path: Path, update_golden: bool,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """``sqlengine explain`` of each scenario in queries/ (plans, or the error it reports)."""
     from click.testing import CliRunner
+
     from sqlengine.shell.cli import main
 
     monkeypatch.chdir(ROOT)

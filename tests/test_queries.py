@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlengine.shell.formatting import render_csv
 
 import sqlengine
 from sqlengine.errors import SqlEngineError
+from sqlengine.shell.formatting import render_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = sorted((ROOT / "queries").glob("*.sql"))

@@ -16,7 +16,6 @@ from sqlengine.optimizer.passes.range_sort import RangeSort
 from sqlengine.optimizer.passes.reuse import ReuseSources, ReuseSubPlans
 from sqlengine.optimizer.passes.shuffle_before_windowing import ShuffleBeforeWindowing
 from sqlengine.optimizer.physical import PhysicalNode
-
 from sqlengine.plan.nodes import LogicalPlan
 
 PHYSICAL_PASSES: tuple[PhysicalPass, ...] = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sqlengine.errors import PlanError
 from sqlengine.optimizer.estimates import Estimate, type_width
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import (
@@ -15,8 +16,6 @@ from sqlengine.optimizer.physical import (
     transform_up,
 )
 from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec, LocalAggregateSpec
-
-from sqlengine.errors import PlanError
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef
 from sqlengine.plan.partials import partial_fields

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sqlengine import connectors
+from sqlengine.errors import NotSupportedError, PlanError
 from sqlengine.optimizer.passes.base import PassContext
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode
 from sqlengine.optimizer.specs import (
@@ -29,9 +31,6 @@ from sqlengine.optimizer.specs_windows import (
     WindowJoinSpec,
     WindowTopNSpec,
 )
-
-from sqlengine import connectors
-from sqlengine.errors import NotSupportedError, PlanError
 from sqlengine.options import parse_duration
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Expr

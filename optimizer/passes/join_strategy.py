@@ -15,7 +15,6 @@ from sqlengine.optimizer.physical import (
 )
 from sqlengine.optimizer.properties import co_partitioned
 from sqlengine.optimizer.specs import JoinSpec
-
 from sqlengine.options import parse_size
 
 Inputs = tuple[tuple[PhysicalNode, Exchange], ...]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pyarrow as pa
+
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import (
     FORWARD,
@@ -21,7 +22,6 @@ from sqlengine.optimizer.specs import (
     SortSpec,
     sort_keys_text,
 )
-
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef
 

@@ -7,7 +7,6 @@ from dataclasses import replace
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import FORWARD, PhysicalNode, transform_up, walk
 from sqlengine.optimizer.specs import ProjectSpec, TableScanSpec, TableSinkSpec
-
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, substitute
 

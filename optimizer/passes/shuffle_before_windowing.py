@@ -9,7 +9,6 @@ from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode, transform_up
 from sqlengine.optimizer.specs import FilterSpec, ProjectSpec
 from sqlengine.optimizer.specs_windows import WindowAggregateSpec, WindowAssignSpec
-
 from sqlengine.plan.expressions import ColumnRef, Expr
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pyarrow as pa
-from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 
 from sqlengine.errors import SqlEngineError
+from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 from sqlengine.plan.expressions import VOLATILE, Call, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Filter, LogicalPlan
 from sqlengine.plan.tree import Transformed, map_expressions

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
-
 from sqlengine.plan.expressions import ColumnRef, Expr, Literal, substitute
 from sqlengine.plan.nodes import LogicalPlan, Project
 from sqlengine.plan.tree import Transformed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
-
 from sqlengine.plan.nodes import LogicalPlan, Union
 from sqlengine.plan.tree import Transformed
 

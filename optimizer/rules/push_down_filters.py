@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
-
 from sqlengine.plan.expressions import (
     ColumnRef,
     Expr,

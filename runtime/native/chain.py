@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
+
+from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
 from sqlengine.runtime.elements import (
     ROWKIND,
     Watermark,
@@ -21,8 +23,6 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.native.valve import StatusWatermarkValve
 from sqlengine.runtime.operators.base import Operator, OperatorContext, OperatorMetrics
-
-from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
 
 Output = Callable[[pa.RecordBatch], None]
 

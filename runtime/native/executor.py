@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
 from sqlengine.runtime.native.chain import ChainedTask

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
+
+from sqlengine.errors import NotSupportedError
 from sqlengine.optimizer.specs import (
     FilterSpec,
     GlobalAggregateSpec,
@@ -34,6 +36,7 @@ from sqlengine.optimizer.specs_windows import (
     WindowJoinSpec,
     WindowTopNSpec,
 )
+from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
@@ -58,9 +61,6 @@ from sqlengine.runtime.operators.window import (
 )
 from sqlengine.runtime.operators.window_join import WindowJoinOperator
 from sqlengine.runtime.values import values_columns
-
-from sqlengine.errors import NotSupportedError
-from sqlengine.plan.expressions import Expr
 
 
 class ValuesOperator(Operator):

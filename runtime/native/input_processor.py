@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
+
 from sqlengine.runtime.elements import MAX_WATERMARK, Watermark
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.network import InputGate, Kind, read_spilled

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 import pyarrow as pa
+
 from sqlengine.runtime.native.partitioner import Partitioner
 
 _POLL = 0.05  # seconds between checks for cancellation while waiting

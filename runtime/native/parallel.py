@@ -28,6 +28,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyarrow as pa
+
+from sqlengine import errors
+from sqlengine.errors import ExecutionError, PlanError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec
 from sqlengine.runtime.native.chain import ChainedTask
@@ -53,9 +56,6 @@ from sqlengine.runtime.native.network import (
 from sqlengine.runtime.native.partitioner import ForwardPartitioner, partitioner
 from sqlengine.runtime.native.task import Task, TaskState
 from sqlengine.runtime.operators.source import SourceOperator
-
-from sqlengine import errors
-from sqlengine.errors import ExecutionError, PlanError, SqlEngineError
 
 _JOIN_TIMEOUT = 5.0  # seconds to wait for the tasks of a cancelled job before killing them
 _POLL = 0.05

@@ -15,11 +15,11 @@ import itertools
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from sqlengine.optimizer.physical import Partitioning
+from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import data_part
 from sqlengine.runtime.evaluate import evaluate
-
-from sqlengine.plan.expressions import Expr
 
 MAX_PARALLELISM = 128  # Flink's default number of key groups
 _NULL_HASH = np.uint64(0x9E3779B97F4A7C15)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import time
 
+from sqlengine.errors import ConnectorError
+from sqlengine.options import parse_duration
 from sqlengine.runtime.elements import MAX_WATERMARK, Watermark
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.operators.source import SourceOperator
-
-from sqlengine.errors import ConnectorError
-from sqlengine.options import parse_duration
 
 
 def idle_timeout(src: SourceOperator, options: dict[str, str]) -> float:

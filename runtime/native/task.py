@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any
 
 import pyarrow as pa
+
 from sqlengine.runtime.elements import MAX_WATERMARK
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import ExecutionVertex

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime.elements import (
     DELETE,
     INSERT,
@@ -27,8 +29,6 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import sum_type
-
-from sqlengine.plan.expressions import AggCall, Expr
 
 _OUT_CHUNK = 65536
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import (
     Watermark,
     data_part,
@@ -24,8 +26,6 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.timers import TimerService
-
-from sqlengine.plan.expressions import Expr
 
 _POS = "$pos"
 

@@ -19,11 +19,11 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import DELETE, INSERT, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
-
-from sqlengine.plan.expressions import Expr
 
 M, K, T = "$m", "$k", "$t"  # multiplicity, match count (left side), write time
 

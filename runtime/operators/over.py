@@ -16,6 +16,9 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.errors import NotSupportedError
+from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime.elements import (
     Watermark,
     data_part,
@@ -28,9 +31,6 @@ from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.timers import TimerService
-
-from sqlengine.errors import NotSupportedError
-from sqlengine.plan.expressions import AggCall, Expr
 
 _HIST = "$history"
 

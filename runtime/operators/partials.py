@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.kernels import kernel_for
 
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.plan.partials import partial_columns, sum_type
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.kernels import kernel_for
 
 __all__ = ["Partials", "sum_type"]
 

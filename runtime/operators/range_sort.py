@@ -14,11 +14,11 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.nodes import SortKey
 from sqlengine.runtime.elements import data_part
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
-
-from sqlengine.plan.nodes import SortKey
 
 PART = "$part"
 

@@ -14,6 +14,10 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.errors import NotSupportedError
+from sqlengine.plan.expressions import Expr
+from sqlengine.plan.nodes import SortKey
 from sqlengine.runtime.elements import (
     DELETE,
     INSERT,
@@ -27,10 +31,6 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.timers import TimerService
-
-from sqlengine.errors import NotSupportedError
-from sqlengine.plan.expressions import Expr
-from sqlengine.plan.nodes import SortKey
 
 PID, SEQ, RN = "$pid", "$seq", "$rn"
 

@@ -7,12 +7,12 @@ from collections.abc import Iterable
 
 import numpy as np
 import pyarrow as pa
-from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
-from sqlengine.runtime.operators.base import Operator
 
 from sqlengine import connectors
 from sqlengine.connectors import SinkWriter
 from sqlengine.errors import NotSupportedError
+from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
+from sqlengine.runtime.operators.base import Operator
 
 _KIND_NAMES = np.array(ROWKIND_NAMES, dtype=object)
 

@@ -6,12 +6,12 @@ from collections.abc import Iterable, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.nodes import SortKey
 from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.elements import data_part, has_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
-
-from sqlengine.plan.nodes import SortKey
 
 _OUT_CHUNK = 65536
 

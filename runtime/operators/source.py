@@ -7,15 +7,15 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
-from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
 
 from sqlengine import connectors
 from sqlengine.connectors import ReadStats, SourceRead
 from sqlengine.errors import ConnectorError, ExecutionError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SourceSpec
+from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
 
 
 class SourceOperator(Operator):

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.runtime.elements import INSERT, has_rowkind, meta_columns, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
-
-from sqlengine.plan.expressions import ColumnRef, Expr
 
 
 class FilterOperator(Operator):

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
+
+from sqlengine.plan.expressions import AggCall, ColumnRef, Expr
 from sqlengine.runtime.elements import data_part
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import Partials
-
-from sqlengine.plan.expressions import AggCall, ColumnRef, Expr
 
 
 class LocalAggregateOperator(Operator):

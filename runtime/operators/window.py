@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime.elements import (
     MAX_WATERMARK,
     UPDATE_AFTER,
@@ -30,8 +32,6 @@ from sqlengine.runtime.operators.partials import Partials
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.windows import assign, sessions
-
-from sqlengine.plan.expressions import AggCall, Expr
 
 _TS = pa.timestamp("ms")
 

@@ -9,12 +9,12 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
+
+from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.join import JoinOperator
 from sqlengine.runtime.timers import TimerService
-
-from sqlengine.plan.expressions import Expr
 
 
 class WindowJoinOperator(Operator):

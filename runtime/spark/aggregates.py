@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pyarrow as pa
-from sqlengine.runtime.spark.expressions import spark_type
 
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
+from sqlengine.runtime.spark.expressions import spark_type
 
 
 def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataType) -> Any:

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from sqlengine.optimizer.specs import OperatorSpec, TableSinkSpec
-from sqlengine.runtime.native.executor import JobResult
 
 from sqlengine.errors import ExecutionError
+from sqlengine.optimizer.specs import OperatorSpec, TableSinkSpec
 from sqlengine.plan import nodes as N
+from sqlengine.runtime.native.executor import JobResult
 
 
 def sink_target(op: OperatorSpec) -> N.SinkSpec:

@@ -30,6 +30,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from sqlengine.errors import NotSupportedError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.specs import (
     FilterSpec,
@@ -56,13 +58,11 @@ from sqlengine.optimizer.specs_windows import (
     WindowAssignSpec,
     WindowTopNSpec,
 )
+from sqlengine.plan import nodes as N
+from sqlengine.plan.expressions import Call, ColumnRef, Literal
 from sqlengine.runtime.spark.expressions import ddl
 from sqlengine.runtime.spark.sink import sink_target
 from sqlengine.runtime.spark.translate import SparkJob, _names
-
-from sqlengine.errors import NotSupportedError
-from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import Call, ColumnRef, Literal
 
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (

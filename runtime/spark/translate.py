@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from typing import Any, TypeAlias
 
 import pyarrow as pa
+
+from sqlengine import connectors
+from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
 from sqlengine.optimizer.specs import (
     FilterSpec,
@@ -44,17 +47,14 @@ from sqlengine.optimizer.specs_windows import (
     WindowJoinSpec,
     WindowTopNSpec,
 )
+from sqlengine.plan import nodes as N
+from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.native.executor import JobResult
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
 from sqlengine.runtime.spark.expressions import ddl, to_sql
 from sqlengine.runtime.spark.session import spark_session
 from sqlengine.runtime.spark.sink import sink_target, write_frame
 from sqlengine.runtime.values import values_columns
-
-from sqlengine import connectors
-from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
-from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 
 Aggregating: TypeAlias = (GroupAggregateSpec | GlobalAggregateSpec | WindowAggregateSpec
                           | SessionAggregateSpec)
@@ -259,9 +259,8 @@ class SparkJob:
 
     def _prepare(self, df: Any, exprs: list[Expr]) -> tuple[Any, list[str]]:
         """Columns p0, p1, ... holding ``exprs`` (by Spark, or by our kernels if needed)."""
-        from sqlengine.runtime.operators.stateless import ProjectOperator
-
         from sqlengine.plan.nodes import Field, Schema
+        from sqlengine.runtime.operators.stateless import ProjectOperator
 
         cols = [self._expr(e) for e in exprs]
         names = [f"p{i}" for i in range(len(exprs))]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TypeAlias, TypeVar
 
 import pyarrow as pa
+
 from sqlengine.runtime.native.partitioner import MAX_PARALLELISM
 from sqlengine.runtime.state.key_groups import KeyGroupRange
 from sqlengine.runtime.state.states import ListState, MapState, ValueState

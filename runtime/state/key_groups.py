@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+
 from sqlengine.runtime.native.partitioner import MAX_PARALLELISM, hash_rows
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
+
 from sqlengine.runtime.native.partitioner import MAX_PARALLELISM
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.state.key_groups import KeyGroupRange, assign_key_groups

@@ -5,10 +5,10 @@ from __future__ import annotations
 import decimal
 
 import pyarrow as pa
+
 from sqlengine.optimizer import optimize
 from sqlengine.optimizer.rule import RuleContext
 from sqlengine.optimizer.rules.fold_constants import FoldConstants
-
 from sqlengine.plan.expressions import Call, ColumnRef, Literal
 from sqlengine.plan.nodes import Filter, Project, Values
 from sqlengine.plan.tree import filtered, map_expressions

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyarrow as pa
+
 from sqlengine.optimizer.analysis import unbounded_sources
 from sqlengine.optimizer.chaining import build_job_graph, is_chainable
 from sqlengine.optimizer.physical import Partitioning
 from sqlengine.optimizer.specs import ChainStrategy, OperatorSpec
 from sqlengine.optimizer.streamgraph import StreamEdge, StreamGraph, StreamNode
 from sqlengine.optimizer.visitor import PlanVisitor, accept
-
 from sqlengine.plan.nodes import Field, LogicalPlan, Schema
 from tests.plans import plan_of
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+
+import sqlengine
 from sqlengine.optimizer import PHYSICAL_PASSES, optimize, plan_job
 from sqlengine.optimizer.passes import PassContext
 from sqlengine.optimizer.physical import PhysicalNode
-
-import sqlengine
 from tests.plans import plan_of
 from tests.slt import Case, read_cases, update_case
 
@@ -30,7 +30,6 @@ def before_and_after(pass_name: str, script: str) -> str:
     its query; the physical plan before and after the pass, and what the pass chose."""
     from sqlengine.optimizer import plan_physical
     from sqlengine.optimizer.explain import physical_plan_text
-
     from sqlengine.plan.display import display_indent
 
     s = sqlengine.connect()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from sqlengine.optimizer import RULES, optimize
 from sqlengine.optimizer.rule import RuleContext
-
 from tests.plans import plan_of, show
 from tests.slt import Case, read_cases, update_case
 

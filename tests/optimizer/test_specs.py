@@ -8,6 +8,7 @@ import dataclasses
 
 import pyarrow as pa
 import pytest
+
 from sqlengine.optimizer import optimize, plan_job
 from sqlengine.optimizer.physical import FORWARD, PhysicalNode, walk
 from sqlengine.optimizer.specs import (
@@ -40,11 +41,10 @@ from sqlengine.optimizer.specs_windows import (
     WindowJoinSpec,
     WindowTopNSpec,
 )
-from sqlengine.runtime.native.factory import build_operator
-
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Literal
 from sqlengine.plan.partials import MERGEABLE, partial_columns, partial_fields, sum_type
+from sqlengine.runtime.native.factory import build_operator
 from tests.plans import plan_of
 
 A = ColumnRef(0, "a", pa.int32())

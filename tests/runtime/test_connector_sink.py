@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from sqlengine.runtime.elements import ROWKIND
-from sqlengine.runtime.operators.sink import ConnectorSink, row_kind_names
 
 from sqlengine.connectors.base import SinkWriter
 from sqlengine.errors import NotSupportedError
+from sqlengine.runtime.elements import ROWKIND
+from sqlengine.runtime.operators.sink import ConnectorSink, row_kind_names
 
 
 class _Recorder(SinkWriter):

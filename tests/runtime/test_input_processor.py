@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
+
 from sqlengine.runtime.elements import MAX_WATERMARK, Watermark
 from sqlengine.runtime.native.chain import ChainedTask, OperatorChain
 from sqlengine.runtime.native.input_processor import StreamInputProcessor

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pyarrow as pa
+
+from sqlengine.plan.expressions import AggCall, ColumnRef
+from sqlengine.plan.nodes import SortKey
 from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.elements import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, with_rowkind
 from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
 from sqlengine.runtime.operators.join import JoinOperator
 from sqlengine.runtime.operators.sort import LimitOperator, SortOperator
-
-from sqlengine.plan.expressions import AggCall, ColumnRef
-from sqlengine.plan.nodes import SortKey
 from tests.harness import OperatorHarness
 
 K = ColumnRef(0, "k", pa.string())

@@ -12,19 +12,19 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+
+import sqlengine
+from sqlengine.errors import ExecutionError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
 from sqlengine.optimizer.physical import Partitioning
 from sqlengine.optimizer.specs import ProjectSpec
+from sqlengine.plan.expressions import ColumnRef
+from sqlengine.plan.nodes import Schema
 from sqlengine.runtime.elements import Watermark
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import DistributionPattern, build_execution_graph
 from sqlengine.runtime.native.partitioner import MAX_PARALLELISM, HashPartitioner, key_groups
 from sqlengine.runtime.operators.base import Operator
-
-import sqlengine
-from sqlengine.errors import ExecutionError, SqlEngineError
-from sqlengine.plan.expressions import ColumnRef
-from sqlengine.plan.nodes import Schema
 from tests.nexmark import (
     REFERENCES,
     queries,

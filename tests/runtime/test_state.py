@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+
 from sqlengine.runtime.native.partitioner import MAX_PARALLELISM, HashPartitioner, key_groups
 from sqlengine.runtime.state import (
     KeyedStateBackend,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+
 from sqlengine.runtime.elements import MIN_WATERMARK
 from sqlengine.runtime.timers import RowTimers, TimerService
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from sqlengine.runtime.values import values_columns
 
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import Call, Cast, Literal
+from sqlengine.runtime.values import values_columns
 
 INT = pa.int32()
 

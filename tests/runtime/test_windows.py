@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+
+import sqlengine
 from sqlengine.runtime.elements import Watermark, with_meta
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.windows import cumulate, hop, sessions, tumble
-
-import sqlengine
 
 # item, price, second: rows in arrival order. The watermark trails by 2 s.
 ROWS = [("a", 1, 1), ("b", 2, 4), ("a", 3, 9), ("a", 4, 12), ("b", 5, 3), ("a", 6, 25),

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+
 from sqlengine.shell.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

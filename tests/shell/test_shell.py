@@ -19,11 +19,11 @@ import pyte
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+
+import sqlengine
 from sqlengine.shell.app import Shell, statement_complete
 from sqlengine.shell.completion_engine import CatalogInfo, catalog_info, suggest
 from sqlengine.shell.config import ShellConfig, load_config
-
-import sqlengine
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDERS = ("CREATE TABLE orders (order_id BIGINT, customer INT, amount INT) WITH ("
