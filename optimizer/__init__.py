@@ -13,20 +13,26 @@ from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.passes import PHYSICAL_PASSES, Observer, to_physical
 from sqlengine.optimizer.physical import PhysicalNode
 from sqlengine.optimizer.rule import OptimizerRule, RuleContext
+from sqlengine.optimizer.rules.decorrelate import Decorrelate
 from sqlengine.optimizer.rules.fold_constants import FoldConstants
 from sqlengine.optimizer.rules.limit_ranks import LimitRanks
 from sqlengine.optimizer.rules.merge_projections import MergeProjections
 from sqlengine.optimizer.rules.merge_unions import MergeUnions
 from sqlengine.optimizer.rules.prune_projections import PruneProjections
 from sqlengine.optimizer.rules.push_down_filters import PushDownFilters
+from sqlengine.optimizer.rules.reorder_joins import ReorderJoins
 from sqlengine.optimizer.streamgraph import build_stream_graph
 from sqlengine.plan.nodes import LogicalPlan
 
 RULES: tuple[OptimizerRule, ...] = (
+    # Subqueries become joins before anything else looks at the plan (mandatory).
+    Decorrelate(),
     # Constants first, so that pushed-down predicates are already folded.
     FoldConstants(),
     # Filters move down before pruning, so pruning sees where each column is really needed.
     PushDownFilters(),
+    # With WHERE's conditions in the joins, joins no condition connects are put last.
+    ReorderJoins(),
     # A filter on a row number, once pushed onto its ranking, becomes a Top-N limit; this
     # runs before pruning so that an unread row number is not computed as an output.
     LimitRanks(),

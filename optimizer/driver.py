@@ -25,11 +25,16 @@ class Optimizer:
         disabled = {r.strip() for r in ctx.options.get("table.optimizer.disabled-rules",
                                                        "").split(",") if r.strip()}
         if ctx.options.get("table.optimizer.enabled", "true").lower() == "false":
+            for rule in self.rules:
+                if rule.mandatory:
+                    plan = rule.apply(plan, ctx).data
+                    if self.observer is not None:
+                        self.observer(rule, plan)
             return plan
         for _ in range(self.max_passes):
             changed = False
             for rule in self.rules:
-                if rule.name in disabled:
+                if rule.name in disabled and not rule.mandatory:
                     continue
                 before = plan.schema
                 result = rule.apply(plan, ctx)

@@ -30,6 +30,9 @@ class OptimizerRule:
 
     name: str = ""
     apply_order: ApplyOrder = ApplyOrder.BOTTOM_UP
+    # A mandatory rule rewrites what no runtime can run (subqueries): it runs even with the
+    # optimizer switched off and cannot be disabled by name.
+    mandatory: bool = False
 
     def rewrite(self, node: LogicalPlan, ctx: RuleContext) -> Transformed[LogicalPlan]:
         raise NotImplementedError

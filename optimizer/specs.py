@@ -186,15 +186,17 @@ class GlobalAggregateSpec(OperatorSpec):
 # -- joins ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JoinSpec(OperatorSpec):
-    """A regular equi-join (hash join; in streaming mode both sides are kept as state)."""
+    """A regular join: hash join on the keys (nested loops without keys, both inputs in one
+    subtask); in streaming mode both sides are kept as state."""
 
     type_name: ClassVar[str] = "join"
 
-    join_kind: str  # "inner" | "left"
+    join_kind: str  # inner | left | full | semi | anti
     left_keys: tuple[Expr, ...]
     right_keys: tuple[Expr, ...]
     condition: Expr | None
     left_width: int
+    right_schema: N.Schema | None = None  # (semi and anti joins do not output it)
     emit: str = "final"  # "stream" | "final"
     ttl: int = 0  # ms of state retention (0: for ever)
     build_side: int | None = None  # the side a batch join builds its hash table on

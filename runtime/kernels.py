@@ -9,7 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine import types as T
 from sqlengine.errors import ExecutionError
+from sqlengine.runtime import intervals
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -26,9 +28,31 @@ def _divide(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     return pc.divide(a.cast(out), b.cast(out))
 
 
+def _fitted(a: Array) -> Array:
+    """A decimal array cast to the least precision that holds its values (same scale), so that
+    Arrow's result types (which add the operands' precisions) stay within 38 / 76 digits
+    where Flink's declared types (DECIMAL(38, s) after SUM) would pass them."""
+    t = a.type
+    if not pa.types.is_decimal(t):
+        return a
+    top = pc.max(pc.abs(a)).as_py()
+    digits = len(str(int(top))) if top else 1
+    precision = max(digits + t.scale, 1)
+    if precision >= t.precision:
+        return a
+    return a.cast(pa.decimal128(precision, t.scale) if precision <= 38
+                  else pa.decimal256(precision, t.scale))
+
+
+def _wide(a: Array) -> Array:
+    t = a.type
+    return a.cast(pa.decimal256(t.precision, t.scale)) if pa.types.is_decimal128(t) else a
+
+
 def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
     if pc.any(pc.equal(b, pa.scalar(0, b.type))).as_py():
         raise ExecutionError("division by zero")
+    a, b = _fitted(a), _fitted(b)
     # Scale the dividend so Arrow's (truncating) quotient keeps one digit more than the result
     # needs; rounding HALF_UP on that digit is then exact.
     want = out.scale + 1 + b.type.scale
@@ -37,22 +61,63 @@ def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
     wide = pa.decimal128(min(38, digits_a + a.type.scale + extra), a.type.scale + extra) \
         if digits_a + a.type.scale + extra <= 38 else pa.decimal256(
             digits_a + a.type.scale + extra, a.type.scale + extra)
-    q = pc.divide(a.cast(wide), b.cast(pa.decimal256(b.type.precision, b.type.scale))
-                  if pa.types.is_decimal256(wide) else b)
-    q = pc.round(q, ndigits=out.scale, round_mode="half_towards_infinity")
-    return q.cast(out, safe=False) if q.type != out else q
+    a = a.cast(wide)
+    try:
+        q = pc.divide(a, b)
+    except pa.ArrowInvalid:
+        q = pc.divide(_wide(a), _wide(b))
+    return _to_decimal(q, out)
+
+
+def _to_decimal(res: Array, out: pa.DataType) -> Array:
+    """Round HALF_UP to ``out``'s scale and cast (an overflow of ``out`` is an error)."""
+    if res.type == out:
+        return res
+    if pa.types.is_decimal(res.type) and res.type.scale != out.scale:
+        res = pc.round(res, ndigits=out.scale, round_mode="half_towards_infinity")
+    return res.cast(out)
 
 
 def _decimal_or(fn: Callable[..., Array]) -> Kernel:
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        if pa.types.is_decimal(out):
+            try:
+                res = fn(*args)
+            except pa.ArrowInvalid:  # Arrow's result precision passed 38: fit, then widen
+                fitted = [_fitted(a) for a in args]
+                try:
+                    res = fn(*fitted)
+                except pa.ArrowInvalid:
+                    res = fn(*[_wide(a) for a in fitted])
+            return _to_decimal(res, out)
         res = fn(*args)
         if res.type != out:
-            if pa.types.is_decimal(out):
-                res = pc.round(res, ndigits=out.scale, round_mode="half_towards_infinity")
             res = res.cast(out, safe=False)
         return res
 
     return kernel
+
+
+def _temporal_or(kernel: Kernel, sign: int) -> Kernel:
+    """DATE / TIMESTAMP plus or minus an interval (``runtime.intervals``), else ``kernel``."""
+    def temporal(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        a, b = args
+        if T.is_temporal(out) and T.is_interval(b.type):
+            return intervals.shift(a, b, lits[1], sign)
+        if T.is_temporal(out) and T.is_interval(a.type):
+            return intervals.shift(b, a, lits[0], sign)
+        return kernel(args, lits, out)
+
+    return temporal
+
+
+def _scalar_subquery_value(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """(row count, value) of a scalar subquery per correlation key: more rows than one is
+    an error, as in every SQL engine."""
+    rows, value = args
+    if pc.any(pc.greater(rows, 1)).as_py():
+        raise ExecutionError("a scalar subquery returned more than one row")
+    return value
 
 
 def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -370,8 +435,8 @@ def _regexp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 KERNELS: dict[str, Kernel] = {
-    "add": _decimal_or(pc.add),
-    "subtract": _decimal_or(pc.subtract),
+    "add": _temporal_or(_decimal_or(pc.add), 1),
+    "subtract": _temporal_or(_decimal_or(pc.subtract), -1),
     "multiply": _decimal_or(pc.multiply),
     "divide": _divide,
     "mod": _mod,
@@ -385,6 +450,7 @@ KERNELS: dict[str, Kernel] = {
     "and": _compare(pc.and_kleene),
     "or": _compare(pc.or_kleene),
     "not": _unary(pc.invert),
+    "scalar_subquery_value": _scalar_subquery_value,
     "is_null": _unary(pc.is_null),
     "is_not_null": _unary(pc.is_valid),
     "is_true": _is_bool(True, False),

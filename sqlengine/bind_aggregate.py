@@ -92,6 +92,7 @@ class AggregateBinder(ClauseBinder):
         selects = self.binder.selects
         item_nodes = [e for e, _ in items]
         self.exprs.intercept = intercept
+        self.exprs.intercept_scope = rel.scope
         try:
             exprs = [self.exprs.bind(e, Scope(())) for e in item_nodes]
             having_expr = None
@@ -111,6 +112,7 @@ class AggregateBinder(ClauseBinder):
                         order_exprs.append(self.exprs.bind(o.this, Scope(())))
         finally:
             self.exprs.intercept = None
+            self.exprs.intercept_scope = None
 
         agg_names = [f"$agg{j}" for j in range(len(aggs))]
         plan: LogicalPlan = Aggregate(rel.plan, tuple(keys), tuple(key_names), tuple(aggs),

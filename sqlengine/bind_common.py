@@ -86,15 +86,21 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
+def _outside_subqueries(node: exp.Expression) -> list[exp.Expression]:
+    """The nodes of ``node`` that are not inside a subquery or an OVER window."""
+    boundary = (exp.Window, exp.Subquery, exp.Select, exp.Exists)
+    return [n for n in node.walk(prune=lambda n: isinstance(n, boundary))
+            if not isinstance(n, boundary)]
+
+
 def has_aggregate(node: exp.Expression) -> bool:
-    # Aggregates inside OVER (...) are window aggregates, not GROUP BY ones.
-    pruned = node.walk(prune=lambda n: isinstance(n, exp.Window | exp.Subquery))
-    return any(isinstance(n, exp.AggFunc) for n in pruned
-               if not isinstance(n, exp.Window | exp.Subquery))
+    # Aggregates inside OVER (...) are window aggregates, not GROUP BY ones; aggregates of a
+    # subquery belong to the subquery.
+    return any(isinstance(n, exp.AggFunc) for n in _outside_subqueries(node))
 
 
 def no_aggregates(binder: Binder, node: exp.Expression, where: str) -> None:
-    for n in node.walk():
+    for n in _outside_subqueries(node):
         if isinstance(n, exp.AggFunc):
             raise binder.error(BindError, f"aggregate functions are not allowed in {where}", n)
 

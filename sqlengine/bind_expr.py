@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from sqlengine import functions
 from sqlengine import types as T
+from sqlengine.bind_interval import interval_literal
 from sqlengine.errors import BindError, NotSupportedError, SqlEngineError
 from sqlengine.parser import node_span
 from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
@@ -53,6 +54,17 @@ class Scope:
 
     def qualifiers(self) -> set[str]:
         return {c.qualifier.lower() for c in self.columns if c.qualifier}
+
+
+@dataclass(frozen=True, slots=True)
+class OuterScope:
+    """The enclosing row of a subquery being bound: its scope, or, when it is an aggregate's
+    output (HAVING, an aggregated SELECT list), the intercept that maps a grouped column of
+    the aggregate's input scope ``grouped`` to its output column."""
+
+    scope: Scope
+    intercept: Callable[[exp.Expression], Expr | None] | None = None
+    grouped: Scope | None = None
 
 
 _BINARY = {
@@ -103,6 +115,10 @@ class ExprBinder:
         self._next_positional = 0
         # Hook used in aggregate context: may replace a node by a column of the agg output.
         self.intercept: Callable[[exp.Expression], Expr | None] | None = None
+        self.intercept_scope: Scope | None = None  # the scope the intercepted query groups
+        # Subqueries: the enclosing rows (innermost last) and the binder that takes them.
+        self.outer: list[OuterScope] = []
+        self.subqueries: Callable[[exp.Expression, Scope, bool], Expr] | None = None
 
     def error(self, cls: type[SqlEngineError], msg: str, node: exp.Expression) -> SqlEngineError:
         return cls(msg, span=node_span(node, self.query, self.script), sql=self.script)
@@ -139,6 +155,9 @@ class ExprBinder:
             return arg if arg.dtype == target and not safe else Cast(arg, target, safe)
         if isinstance(node, exp.Interval):
             return interval_literal(node, self)
+        if isinstance(node.args.get("expression"), exp.Any | exp.All) or \
+                isinstance(node, exp.Subquery | exp.Select | exp.Exists):
+            return self._subquery(node, scope, negated=False)
         for cls, name in _BINARY.items():
             if type(node) is cls:
                 return self.call(name, [node.this, node.expression], scope, node)
@@ -167,9 +186,6 @@ class ExprBinder:
         if isinstance(node, exp.AggFunc):
             raise self.error(BindError, f"aggregate function {node.sql_name()} is not allowed "
                              "here", node)
-        if isinstance(node, exp.Subquery | exp.Select | exp.Exists):
-            raise self.error(NotSupportedError, "subqueries in expressions are not supported "
-                             "yet", node)
         if isinstance(node, exp.Window):
             raise self.error(NotSupportedError, "OVER windows are not supported yet", node)
         if isinstance(node, exp.Extract):
@@ -199,17 +215,67 @@ class ExprBinder:
         name = node.name
         qualifier = node.table or None
         if qualifier and qualifier.lower() not in scope.qualifiers():
+            if self.outer:
+                return self._outer_column(node, name, qualifier)
             raise self.error(BindError, f"unknown table or alias {qualifier!r}", node)
         try:
             idx = scope.resolve(name, qualifier)
         except BindError as e:
             raise self.error(BindError, e.message, node) from None
+        if idx is None and self.outer:
+            return self._outer_column(node, name, qualifier)
         if idx is None:
             near = _nearest(name, [c.name for c in scope.columns])
             hint = f"; did you mean {near!r}?" if near else ""
             raise self.error(BindError, f"unknown column {node.sql()!r}{hint}", node)
         col = scope.columns[idx]
         return ColumnRef(idx, col.name, col.type)
+
+    def _outer_column(self, node: exp.Column, name: str, qualifier: str | None) -> Expr:
+        """A column of an enclosing query (a correlated reference), one level out."""
+        from sqlengine.plan.subquery import OuterRef
+
+        for depth, outer in enumerate(reversed(self.outer)):
+            scope = outer.grouped if outer.grouped is not None else outer.scope
+            if qualifier and qualifier.lower() not in scope.qualifiers():
+                continue
+            try:
+                idx = scope.resolve(name, qualifier)
+            except BindError as e:
+                raise self.error(BindError, e.message, node) from None
+            if idx is None:
+                continue
+            if depth > 0:
+                raise self.error(NotSupportedError, f"column {node.sql()!r} belongs to a query "
+                                 "more than one level out; correlated references reach only "
+                                 "the enclosing query", node)
+            if outer.intercept is not None:
+                return self._outer_grouped(node, outer)
+            col = outer.scope.columns[idx]
+            return OuterRef(idx, col.name, col.type)
+        if qualifier:
+            raise self.error(BindError, f"unknown table or alias {qualifier!r}", node)
+        raise self.error(BindError, f"unknown column {node.sql()!r}", node)
+
+    def _outer_grouped(self, node: exp.Column, outer: OuterScope) -> Expr:
+        """A grouped column of an enclosing aggregate query: its output column."""
+        from sqlengine.plan.subquery import OuterRef
+
+        assert outer.intercept is not None
+        saved = self.outer
+        self.outer = saved[:saved.index(outer)]  # resolve as the enclosing query would
+        try:
+            ref = outer.intercept(node)
+        finally:
+            self.outer = saved
+        if not isinstance(ref, ColumnRef):
+            raise self.error(NotSupportedError, f"correlated reference {node.sql()!r}", node)
+        return OuterRef(ref.index, ref.name, ref.type)
+
+    def _subquery(self, node: exp.Expression, scope: Scope, negated: bool) -> Expr:
+        if self.subqueries is None:
+            raise self.error(NotSupportedError, "subqueries are not supported here", node)
+        return self.subqueries(node, scope, negated)
 
     def _placeholder(self, node: exp.Placeholder) -> Expr:
         name = node.name if node.this else None
@@ -262,7 +328,7 @@ class ExprBinder:
 
     def _in(self, node: exp.In, scope: Scope, negated: bool) -> Expr:
         if node.args.get("query") is not None:
-            raise self.error(NotSupportedError, "IN (subquery) is not supported yet", node)
+            return self._subquery(node, scope, negated)
         arg = self.bind(node.this, scope)
         values = [self.bind(v, scope) for v in node.expressions]
         common = T.common_type([arg.dtype] + [v.dtype for v in values], "IN list values")
@@ -404,26 +470,6 @@ def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> L
         return Literal(value, T.DATE)
     raise binder.error(BindError, f"cannot bind a parameter of type {type(value).__name__}",
                        node)
-
-
-_INTERVAL_MS = {
-    "MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000,
-}
-
-
-def interval_literal(node: exp.Interval, binder: ExprBinder) -> Literal:
-    """``INTERVAL '5' SECOND`` as a millisecond duration."""
-    unit = str(node.args.get("unit") or "").upper()
-    unit = unit[:-1] if unit.endswith("S") else unit
-    text = str(node.this.this if isinstance(node.this, exp.Literal) else node.this)
-    if unit not in _INTERVAL_MS:
-        raise binder.error(NotSupportedError, f"unsupported interval unit {unit!r}", node)
-    try:
-        amount = decimal.Decimal(text.strip())
-    except decimal.InvalidOperation:
-        raise binder.error(BindError, f"invalid interval value {text!r}", node) from None
-    ms = int(amount * _INTERVAL_MS[unit])
-    return Literal(dt.timedelta(milliseconds=ms), pa.duration("ms"))
 
 
 def data_type(node: exp.DataType, binder: ExprBinder, at: exp.Expression) -> pa.DataType:

@@ -43,6 +43,7 @@ from sqlengine.plan.nodes import (
     Union,
     Values,
 )
+from sqlengine.plan.subquery import has_subquery
 
 if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
@@ -133,6 +134,9 @@ class RelationBinder(ClauseBinder):
     # -- FROM ------------------------------------------------------------------------------
     def from_item(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
         if isinstance(node, exp.Table):
+            if node.args.get("version") is not None:
+                raise self.error(NotSupportedError, "FOR SYSTEM_TIME AS OF (temporal joins) is "
+                                 "not supported yet", node.args["version"])
             if isinstance(node.this, exp.Anonymous | exp.Func):
                 return self.binder.windows.window_tvf(node, ctes)
             name = ".".join(p.name for p in node.parts)
@@ -215,13 +219,20 @@ class RelationBinder(ClauseBinder):
         right = self.from_item(join.this, ctes)
         side = (join.args.get("side") or "").upper()
         kind = (join.args.get("kind") or "").upper()
-        if kind == "CROSS" or (join.args.get("on") is None and not join.args.get("using")):
-            raise self.error(NotSupportedError, "joins need an ON condition with an equality "
-                             "(cross joins are not supported yet)", join)
-        if side == "FULL":
-            raise self.error(NotSupportedError, "FULL OUTER JOIN is not supported yet", join)
+        method = (join.args.get("method") or "").upper()
+        if method:
+            raise self.error(NotSupportedError, f"{method} JOIN is not supported; name the "
+                             "columns with USING (...) or ON", join)
         if kind in ("SEMI", "ANTI"):
-            raise self.error(NotSupportedError, f"{kind} JOIN is not supported yet", join)
+            raise self.error(NotSupportedError, f"{kind} JOIN is not SQL that Flink accepts; "
+                             "write EXISTS / NOT EXISTS (or IN / NOT IN)", join)
+        if kind in ("LATERAL",) or isinstance(join.this, exp.Lateral):
+            raise self.error(NotSupportedError, "LATERAL joins are not supported yet", join)
+        on_node = join.args.get("on")
+        if kind == "CROSS" and (on_node is not None or join.args.get("using")):
+            raise self.error(BindError, "CROSS JOIN takes no ON or USING condition", join)
+        if on_node is None and not join.args.get("using") and side:
+            raise self.error(BindError, f"{side} JOIN needs an ON or USING condition", join)
         swapped = side == "RIGHT"
         if swapped:
             left, right = right, left
@@ -244,10 +255,15 @@ class RelationBinder(ClauseBinder):
                 replace(c, using_duplicate=True) if i in dup else c
                 for i, c in enumerate(right.scope.columns))))
             scope = Scope(left.scope.columns + right.scope.columns)
-        else:
-            on = self.exprs.bind(join.args["on"], scope)
-            require_boolean(self.binder, on, join.args["on"], "ON")
+        elif on_node is not None:
+            on = self.exprs.bind(on_node, scope)
+            require_boolean(self.binder, on, on_node, "ON")
             cond_parts = conjuncts(on)
+            if any(has_subquery(c) for c in cond_parts):
+                raise self.error(NotSupportedError, "subqueries in a join's ON condition are "
+                                 "not supported yet; move them to WHERE", on_node)
+        else:  # a comma or CROSS JOIN: WHERE's conditions are moved in by the optimizer
+            cond_parts = []
         lkeys: list[Expr] = []
         rkeys: list[Expr] = []
         residual: list[Expr] = []
@@ -260,12 +276,10 @@ class RelationBinder(ClauseBinder):
             common = T.common_type([a.dtype, b.dtype], "join keys")
             lkeys.append(coerce(a, common))
             rkeys.append(coerce(remap_columns(b, {i: i - n_left for i in b.columns()}), common))
-        if not lkeys:
-            raise self.error(NotSupportedError, "joins need at least one equality between the "
-                             "two sides in ON", join)
         cond = conjunction(residual)
-        plan: LogicalPlan = Join(left.plan, right.plan, "left" if side in ("LEFT", "RIGHT")
-                                 else "inner", tuple(lkeys), tuple(rkeys), cond)
+        join_kind = {"LEFT": "left", "RIGHT": "left", "FULL": "full"}.get(side, "inner")
+        plan: LogicalPlan = Join(left.plan, right.plan, join_kind, tuple(lkeys), tuple(rkeys),
+                                 cond)
         out_scope = scope
         if swapped:
             # Restore the written column order: the (original) left side first.

@@ -34,6 +34,7 @@ class SelectBinder(ClauseBinder):
     def select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
         from_ = node.args.get("from_") or node.args.get("from")
         relations = self.binder.relations
+        self.binder.subqueries.ctes = ctes
         if from_ is not None:
             rel = relations.from_item(from_.this, ctes)
             for join in node.args.get("joins") or []:
@@ -43,6 +44,7 @@ class SelectBinder(ClauseBinder):
                 raise self.error(BindError, "JOIN without FROM", node)
             rel = Relation(Values(((),), Schema(())), Scope(()))
 
+        self.binder.subqueries.ctes = ctes  # (FROM's own subqueries may have changed it)
         where = node.args.get("where")
         if where is not None:
             no_aggregates(self.binder, where.this, "WHERE")

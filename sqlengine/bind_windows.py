@@ -10,7 +10,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sqlengine.bind_common import ClauseBinder, Relation, requalify
-from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, interval_literal
+from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn
+from sqlengine.bind_interval import interval_literal
 from sqlengine.dialect import TableArg
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import ColumnRef
@@ -48,7 +49,9 @@ def _func_name(n: exp.Expression) -> str | None:
 def interval_ms(node: exp.Interval, exprs: ExprBinder) -> int:
     """An INTERVAL literal in milliseconds."""
     value = interval_literal(node, exprs).value
-    assert isinstance(value, dt.timedelta)
+    if not isinstance(value, dt.timedelta):
+        msg = f"a window size must be a day-time interval (SECOND to DAY), not {node.sql()}"
+        raise exprs.error(NotSupportedError, msg, node)
     return int(value.total_seconds() * 1000)
 
 

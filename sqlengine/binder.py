@@ -9,6 +9,7 @@ the statement's text, the expression binder and its scope intercepts):
 - bind_aggregate.py: GROUP BY, HAVING and aggregate calls;
 - bind_over.py: window functions with OVER (...) (OverAggregate, ROW_NUMBER ranks);
 - bind_windows.py: window table functions and legacy group windows;
+- bind_subquery.py: subqueries in expressions (scalar, EXISTS, IN, ANY / ALL);
 - bind_common.py: the bound Relation and the helpers they share;
 - bind_expr.py: scalar expressions over a Scope.
 """
@@ -25,6 +26,7 @@ from sqlengine.bind_expr import ExprBinder, literal
 from sqlengine.bind_over import OverBinder
 from sqlengine.bind_relations import RelationBinder
 from sqlengine.bind_select import SelectBinder
+from sqlengine.bind_subquery import SubqueryBinder
 from sqlengine.bind_windows import WindowBinder
 from sqlengine.errors import SqlEngineError
 from sqlengine.parser import node_span
@@ -64,6 +66,8 @@ class Binder:
         self.aggregates = AggregateBinder(self)
         self.over = OverBinder(self)
         self.windows = WindowBinder(self)
+        self.subqueries = SubqueryBinder(self)
+        self.exprs.subqueries = self.subqueries.bind
 
     def error(self, cls: type[SqlEngineError], msg: str, node: exp.Expression) -> SqlEngineError:
         """``cls(msg)`` with the span of ``node`` in the statement's text."""

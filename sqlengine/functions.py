@@ -35,12 +35,14 @@ def _arith(name: str) -> Inference:
             return T.INT, [T.INT, T.INT]
         a = b if a == T.NULL else a
         b = a if b == T.NULL else b
-        if name in ("add", "subtract") and T.is_temporal(a) and pa.types.is_duration(b):
-            return (a if pa.types.is_timestamp(a) else T.TIMESTAMP), [
-                a if pa.types.is_timestamp(a) else T.TIMESTAMP, b]
-        if name == "add" and pa.types.is_duration(a) and T.is_temporal(b):
-            return (b if pa.types.is_timestamp(b) else T.TIMESTAMP), [
-                a, b if pa.types.is_timestamp(b) else T.TIMESTAMP]
+        # Flink: DATE +/- an interval is a DATE (a day-time interval counts whole days),
+        # TIMESTAMP +/- an interval a TIMESTAMP; months clamp to the end of the month.
+        if name in ("add", "subtract") and T.is_temporal(a) and T.is_interval(b):
+            return a, [a, b]
+        if name == "add" and T.is_interval(a) and T.is_temporal(b):
+            return b, [a, b]
+        if name in ("add", "subtract") and a == b and T.is_interval(a):
+            return a, [a, b]
         if not (T.is_numeric(a) and T.is_numeric(b)):
             raise _err(name, types, "numeric arguments")
         if pa.types.is_floating(a) or pa.types.is_floating(b):

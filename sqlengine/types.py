@@ -21,6 +21,8 @@ STRING = pa.string()
 DATE = pa.date32()
 TIMESTAMP = pa.timestamp("ms")
 NULL = pa.null()
+INTERVAL_DAY_TIME = pa.duration("ms")  # INTERVAL DAY TO SECOND(3): milliseconds
+INTERVAL_YEAR_MONTH = pa.month_day_nano_interval()  # INTERVAL YEAR TO MONTH: months only
 
 _INTEGERS = (TINYINT, SMALLINT, INT, BIGINT)
 _INT_DECIMAL_PRECISION = {TINYINT: 3, SMALLINT: 5, INT: 10, BIGINT: 19}
@@ -107,9 +109,18 @@ def type_name(t: pa.DataType) -> str:
         return "BYTES"
     if pa.types.is_decimal(t):
         return f"DECIMAL({t.precision}, {t.scale})"
+    if t == INTERVAL_DAY_TIME:
+        return "INTERVAL DAY TO SECOND(3)"
+    if t == INTERVAL_YEAR_MONTH:
+        return "INTERVAL YEAR TO MONTH"
     if pa.types.is_timestamp(t):
         return f"TIMESTAMP({ {'s': 0, 'ms': 3, 'us': 6, 'ns': 9}[t.unit] })"
     return str(t).upper()
+
+
+def is_interval(t: pa.DataType) -> bool:
+    """True for the two interval types (day-time and year-month)."""
+    return t in (INTERVAL_DAY_TIME, INTERVAL_YEAR_MONTH)
 
 
 def is_integer(t: pa.DataType) -> bool:

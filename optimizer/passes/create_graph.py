@@ -157,12 +157,6 @@ class _Translator:
 
     def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:
         child = self.translate(plan.input)
-        if child.op.updating:
-            for a in plan.aggs:
-                if a.func in ("min", "max") or a.distinct:
-                    msg = (f"{a.sql()} over an updating input is not supported yet "
-                           "(it needs retractable state)")
-                    raise NotSupportedError(msg)
         exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
             else Exchange(Partitioning.SINGLE)
         op = GroupAggregateSpec(
@@ -257,7 +251,8 @@ class _Translator:
     def _join(self, plan: N.Join) -> PhysicalNode:
         left = self.translate(plan.left)
         right = self.translate(plan.right)
-        windows = window_join_ends(plan) if self.streaming else None
+        timed = self.streaming and plan.kind in ("inner", "left") and bool(plan.left_keys)
+        windows = window_join_ends(plan) if timed else None
         if windows is not None and not (left.op.updating or right.op.updating):
             window_op = WindowJoinSpec(
                 schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,
@@ -265,7 +260,7 @@ class _Translator:
                 left_width=len(plan.left.schema), end_indexes=windows)
             return PhysicalNode(window_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
-        bounds = interval_bounds(plan) if self.streaming else None
+        bounds = interval_bounds(plan) if timed else None
         if bounds is not None and not (left.op.updating or right.op.updating):
             lt, rt, lower, upper, residual = bounds
             interval_op = IntervalJoinSpec(
@@ -275,15 +270,20 @@ class _Translator:
                 upper=upper)
             return PhysicalNode(interval_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
-        updating = self.streaming and (plan.kind == "left" or left.op.updating
-                                       or right.op.updating)
-        inputs = ((left, Exchange(Partitioning.HASH, plan.left_keys)),
-                  (right, Exchange(Partitioning.HASH, plan.right_keys)))
+        # A streaming join retracts when a later row changes what it emitted: the null-padded
+        # rows of outer joins, an anti join's rows once a match arrives.
+        updating = self.streaming and (plan.kind in ("left", "full", "anti")
+                                       or left.op.updating or right.op.updating)
+        if plan.left_keys:
+            inputs = ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                      (right, Exchange(Partitioning.HASH, plan.right_keys)))
+        else:  # a nested-loop join: every pair meets in one subtask
+            inputs = ((left, Exchange(Partitioning.SINGLE)), (right, Exchange(Partitioning.SINGLE)))
         op = JoinSpec(
             schema=plan.schema, updating=updating, join_kind=plan.kind,
             left_keys=plan.left_keys, right_keys=plan.right_keys, condition=plan.condition,
             left_width=len(plan.left.schema), emit="stream" if self.streaming else "final",
-            ttl=self.ttl)
+            ttl=self.ttl, right_schema=plan.right.schema)
         return PhysicalNode(op, inputs)
 
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:

@@ -60,7 +60,8 @@ class JoinStrategy(PhysicalPass):
                   ) -> Inputs:
         (left, _), (right, _) = node.inputs
         options: list[Inputs] = [node.inputs]
-        sides = [(right, 1)] if op.join_kind == "left" else [(right, 1), (left, 0)]
+        # Broadcasting a side that must be matched or padded once would repeat its rows.
+        sides = {"inner": [(right, 1), (left, 0)], "full": []}.get(op.join_kind, [(right, 1)])
         for small, i in sides:
             est = small.estimate
             if est is not None and est.bytes <= threshold:

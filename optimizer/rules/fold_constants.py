@@ -52,7 +52,8 @@ def fold_expr(e: Expr) -> Expr:
         simplified = _simplify_logic(e)
         if simplified is not None:
             return simplified
-    if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) for x in e.walk()):
+    if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) or not x.foldable
+                                                 for x in e.walk()):
         return e
     if any(isinstance(x, Call) and x.name in VOLATILE for x in e.walk()):
         return e  # its value depends on when it runs

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+from sqlengine.optimizer.rules.decorrelate import split_condition
 from sqlengine.plan.expressions import (
     ColumnRef,
     Expr,
     conjunction,
     conjuncts,
+    factored_conjuncts,
     remap_columns,
     substitute,
 )
@@ -52,7 +54,7 @@ class PushDownFilters(OptimizerRule):
         if not isinstance(node, Filter):
             return Transformed.no(node)
         child = node.input
-        parts = conjuncts(node.predicate)
+        parts = factored_conjuncts(node.predicate)
         match child:
             case Filter():
                 return Transformed.yes(filtered(child.input, conjuncts(child.predicate) + parts))
@@ -126,31 +128,54 @@ def _sides(parts: list[Expr], n_left: int) -> tuple[list[Expr], list[Expr], list
 
 def _push_into_join(node: Filter, join: Join, parts: list[Expr]) -> Transformed[LogicalPlan]:
     n_left = len(join.left.schema)
+    if join.kind == "full":
+        return Transformed.no(node)  # both sides are null-padded: nothing passes
+    if join.kind in ("semi", "anti"):
+        # The output is the left rows: a filter on them filters the left input.
+        new = replace(join, left=filtered(join.left, parts))
+        return Transformed.yes(new)
     left, right, both = _sides(parts, n_left)
     if join.kind == "left":
         # Conditions on the null-padded side stay above the join.
         both += [remap_columns(p, {i: i + n_left for i in p.columns()}) for p in right]
         right = []
-    if not left and not right:
-        return Transformed.no(node)
-    new = replace(join, left=filtered(join.left, left), right=filtered(join.right, right))
-    return Transformed.yes(filtered(new, both))
+        if not left:
+            return Transformed.no(node)
+        new = replace(join, left=filtered(join.left, left), right=filtered(join.right, right))
+        return Transformed.yes(filtered(new, both))
+    # An inner join: conditions on both sides become its own (equalities its keys).
+    condition = ([join.condition] if join.condition is not None else []) + both
+    new = replace(join, left=filtered(join.left, left), right=filtered(join.right, right),
+                  condition=conjunction(condition))
+    return Transformed.yes(_with_keys(new))
 
 
 def _push_join_condition(join: Join) -> LogicalPlan | None:
     n_left = len(join.left.schema)
-    if join.condition is None:
+    if join.condition is None or join.kind == "full":
         return None
-    left, right, both = _sides(conjuncts(join.condition), n_left)
-    if join.kind == "left":
-        # In a LEFT JOIN's ON, a left-only condition decides matching, not which left rows
-        # appear: it stays. A right-only one may filter the right input.
-        both = left + both
+    left, right, both = _sides(factored_conjuncts(join.condition), n_left)
+    if join.kind in ("left", "anti"):
+        # In a LEFT (or anti) join's ON, a left-only condition decides matching, not which
+        # left rows appear: it stays. A right-only one may filter the right input.
+        both = [*left, *both]
         left = []
-    if not left and not right:
-        return None
-    return replace(join, left=filtered(join.left, left), right=filtered(join.right, right),
-                   condition=conjunction(both))
+    new = replace(join, left=filtered(join.left, left), right=filtered(join.right, right),
+                  condition=conjunction(both))
+    new = _with_keys(new)
+    return new if new != join else None
+
+
+def _with_keys(join: Join) -> Join:
+    """The join with the equalities of its condition between the two sides as keys."""
+    if join.condition is None:
+        return join
+    n_left = len(join.left.schema)
+    keys_l, keys_r, residual = split_condition(conjuncts(join.condition), n_left)
+    if not keys_l:
+        return join
+    return replace(join, left_keys=join.left_keys + tuple(keys_l),
+                   right_keys=join.right_keys + tuple(keys_r), condition=conjunction(residual))
 
 
 def _reads_watermark(e: Expr) -> bool:

@@ -123,9 +123,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case UnionSpec():
             return UnionOperator(schema, spec.updating)
         case GroupAggregateSpec():
-            return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit)
+            return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit,
+                                          input_updating=spec.input_updating)
         case JoinSpec():
             left, right = _split(schema, spec.left_width)
+            if spec.right_schema is not None:
+                right = spec.right_schema.to_arrow()
             return JoinOperator(spec.join_kind, spec.left_keys, spec.right_keys, spec.condition,
                                 left, right, schema, spec.emit, spec.ttl, spec.updating,
                                 build_side=spec.build_side)

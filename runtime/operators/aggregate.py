@@ -36,7 +36,7 @@ _OUT_CHUNK = 65536
 class _Accumulator:
     """One aggregate's state over all slots; grows with the slot count."""
 
-    def __init__(self, call: AggCall) -> None:
+    def __init__(self, call: AggCall, retract: bool = False) -> None:
         self.call = call
         self.func = call.func
         arg_type = call.args[0].dtype if call.args else pa.int64()
@@ -45,7 +45,11 @@ class _Accumulator:
             pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type))
         self.count = np.zeros(0, dtype=np.int64)  # signed count of non-null inputs
         # MIN/MAX of numbers and times live in typed numpy arrays (times as int64).
-        self.numeric = self.func in ("min", "max") and (
+        # MIN/MAX over an updating input keep every value with its multiplicity per group
+        # (Flink's MinWithRetract/MaxWithRetract): slot -> value -> count.
+        self.multiset: dict[int, dict[object, int]] | None = {} if retract and \
+            self.func in ("min", "max") else None
+        self.numeric = self.multiset is None and self.func in ("min", "max") and (
             pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type)
             or pa.types.is_timestamp(arg_type) or pa.types.is_date(arg_type))
         self.np_type = np.float64 if pa.types.is_floating(arg_type) else np.int64
@@ -122,7 +126,7 @@ class GroupAggregateOperator(Operator):
     name = "GroupAggregate"
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
-                 emit: str, merge: bool = False) -> None:
+                 emit: str, merge: bool = False, input_updating: bool = False) -> None:
         # ``merge``: the global phase of a two-phase aggregation in streaming mode; the input
         # is a LocalAggregate's partial rows (k0.., then c/n/s/m columns per aggregate, see
         # runtime/operators/partials.py) of an insert-only stream, merged into the state.
@@ -135,7 +139,7 @@ class GroupAggregateOperator(Operator):
         self.key_chunks: list[pa.RecordBatch] = []
         self._key_table: pa.Table | None = None
         self.rows = np.zeros(0, dtype=np.int64)
-        self.accs = [_Accumulator(a) for a in aggs]
+        self.accs = [_Accumulator(a, retract=input_updating) for a in aggs]
         self.key_schema = pa.schema([schema.field(i) for i in range(len(keys))])
 
     # -- state -----------------------------------------------------------------------------
@@ -174,6 +178,8 @@ class GroupAggregateOperator(Operator):
         for j, acc in enumerate(self.accs):
             if acc.distinct is not None:
                 self._update_distinct(j, acc, table, key_names)
+            elif acc.multiset is not None:
+                self._update_extreme(j, acc, table, key_names)
         gone = slots[self.rows[slots] <= 0]
         if len(gone):
             self.rows[gone] = 0
@@ -205,7 +211,7 @@ class GroupAggregateOperator(Operator):
                 continue
             arg = evaluate(call.args[0], batch)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
-            if acc.distinct is not None:
+            if acc.distinct is not None or acc.multiset is not None:
                 cols[f"d{j}"] = pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 cols[f"s{j}"] = pc.if_else(valid, sign, zero)
                 continue
@@ -285,7 +291,7 @@ class GroupAggregateOperator(Operator):
             if call.func == "count_star":
                 acc.count[slots] += grouped.column(f"c{j}_sum").to_numpy()
                 continue
-            if acc.distinct is not None:
+            if acc.distinct is not None or acc.multiset is not None:
                 continue
             acc.count[slots] += grouped.column(f"n{j}_sum").to_numpy()
             if call.func in ("sum", "avg"):
@@ -325,11 +331,13 @@ class GroupAggregateOperator(Operator):
                 old[take_new] = new[take_new]
                 acc.value[slots] = old
 
-    def _update_distinct(self, j: int, acc: _Accumulator, table: pa.Table,
-                         key_names: list[str]) -> None:
+    def _value_deltas(self, j: int, table: pa.Table, key_names: list[str]
+                      ) -> tuple[np.ndarray, list[object], np.ndarray] | None:
+        """The batch's distinct (slot, value) pairs of aggregate ``j``'s input, with the
+        signed number of rows of each (retractions count negative)."""
         sub = table.select([*key_names, f"d{j}", f"s{j}"]).filter(pc.is_valid(table[f"d{j}"]))
         if sub.num_rows == 0:
-            return
+            return None
         pairs = sub.group_by([*key_names, f"d{j}"], use_threads=False).aggregate(
             [(f"s{j}", "sum")])
         key_lists = [pairs.column(k).to_pylist() for k in key_names]
@@ -341,6 +349,49 @@ class GroupAggregateOperator(Operator):
                                 count=pairs.num_rows)
         values = pairs.column(f"d{j}").to_pylist()
         deltas = pairs.column(f"s{j}_sum").to_numpy(zero_copy_only=False).astype(np.int64)
+        return slots, values, deltas
+
+    def _update_extreme(self, j: int, acc: _Accumulator, table: pa.Table,
+                        key_names: list[str]) -> None:
+        """MIN/MAX with retraction: the multiset of each touched group changes; the extreme
+        is recomputed over a group's values only when its current extreme is retracted."""
+        found = self._value_deltas(j, table, key_names)
+        if found is None:
+            return
+        slots, values, deltas = found
+        multiset = acc.multiset
+        assert multiset is not None
+        better = (lambda x, y: x < y) if acc.func == "min" else (lambda x, y: x > y)
+        stale: set[int] = set()
+        # One step per distinct (group, value) pair of the batch, not per row.
+        for slot, value, delta in zip(slots.tolist(), values, deltas.tolist()):
+            if delta == 0:
+                continue
+            group = multiset.setdefault(slot, {})
+            n = group.get(value, 0) + delta
+            if n > 0:
+                group[value] = n
+            else:
+                group.pop(value, None)
+            acc.count[slot] += delta
+            current = acc.value[slot]
+            if n > 0 and (current is None or better(value, current)):
+                acc.value[slot] = value
+            elif n <= 0 and current == value:
+                stale.add(slot)
+        pick = min if acc.func == "min" else max
+        for slot in stale:
+            group = multiset.get(slot)
+            acc.value[slot] = pick(group) if group else None
+            if not group:
+                multiset.pop(slot, None)
+
+    def _update_distinct(self, j: int, acc: _Accumulator, table: pa.Table,
+                         key_names: list[str]) -> None:
+        found = self._value_deltas(j, table, key_names)
+        if found is None:
+            return
+        slots, values, deltas = found
         seen = acc.distinct
         assert seen is not None
         # C-level map/zip over the batch's distinct (slot, value) pairs; numpy for the rest.

@@ -1,13 +1,16 @@
-"""JoinOperator: inner and left equi-joins, streaming (updating inputs allowed) or batch.
+"""JoinOperator: inner, left, full, semi and anti joins, streaming (updating inputs allowed)
+or batch; hash joins on the keys, nested loops (bounded in memory) without keys.
 
 State is kept per side as distinct rows with a multiplicity, so retractions (-U/-D) cancel
 what they retract. Each incoming batch is first reduced to its net change per distinct row
 (one Arrow group-by), matched against the other side with one Arrow hash join on the keys
 (NULL keys never match) plus the residual ON condition, and the joined change is emitted with
-its sign (+I / -D). A LEFT JOIN also keeps, per left row, how many right rows match it: a
-left row with no match is emitted null-padded, and that row is retracted (-D) when the first
-match arrives, or re-emitted (+I) when the last match goes. With 'table.exec.state.ttl' rows
-not written for that long are dropped from state (Flink's idle state retention).
+its sign (+I / -D). Each side whose rows may be output alone keeps, per row, how many rows
+of the other side match it (the left side of LEFT, SEMI and ANTI joins, both of FULL): a row
+with no match is emitted null-padded (outer joins) or as it is (anti), and retracted (-D)
+when the first match arrives, or re-emitted (+I) when the last match goes; a semi join emits
+a left row with its first match and retracts it with its last. With 'table.exec.state.ttl'
+rows not written for that long are dropped from state (Flink's idle state retention).
 """
 
 from __future__ import annotations
@@ -20,12 +23,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import DELETE, INSERT, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
 
-M, K, T = "$m", "$k", "$t"  # multiplicity, match count (left side), write time
+M, K, T = "$m", "$k", "$t"  # multiplicity, match count, write time
+
+# Nested loops evaluate the condition on at most this many pairs at a time, and refuse to
+# evaluate more than MAX_PAIRS pairs in one call (a cross product that large is a mistake).
+CHUNK_PAIRS = 1 << 21
+MAX_PAIRS = 1 << 31
 
 
 class Clock(Protocol):
@@ -48,7 +57,11 @@ class JoinOperator(Operator):
         self.schemas = (left_schema, right_schema)
         self.schema = schema
         self.streaming = emit == "stream"
-        self.updating = (self.streaming and kind == "left") if updating is None else updating
+        if updating is None:
+            updating = self.streaming and kind in ("left", "full", "anti")
+        self.updating = updating
+        # The sides whose rows may be output without a match (their match counts are kept).
+        self.tracked = (kind in ("left", "full", "semi", "anti"), kind == "full")
         self.ttl = ttl_ms / 1000.0
         self.clock = clock
         self.state: list[pa.Table | None] = [None, None]
@@ -60,7 +73,8 @@ class JoinOperator(Operator):
         # The planner's choice (the broadcast or the smaller side): rows of the other side
         # wait for it even if their side ends first. None: whichever ends first.
         self.build_side = build_side
-        self.left_matched: np.ndarray | None = None  # LEFT join built on the left side
+        # Batch mode, per built side that is tracked: which of its rows found a match.
+        self.matched: list[np.ndarray | None] = [None, None]
 
     # -- matching --------------------------------------------------------------------------
     def _keys(self, table: pa.Table, side: int) -> pa.Table:
@@ -76,6 +90,8 @@ class JoinOperator(Operator):
         """Row positions (left, right) of every pair that satisfies the ON condition."""
         if left.num_rows == 0 or right.num_rows == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if not self.key_exprs[0]:
+            return self._nested_loops(left, right)
         lk, rk = self._keys(left, 0), self._keys(right, 1)
         names = [c for c in lk.column_names if c != "$pos"]
         for n in names:  # SQL equality: NULL keys never match
@@ -87,24 +103,67 @@ class JoinOperator(Operator):
                          use_threads=False)
         li, ri = joined["$pos"].to_numpy(), joined["$pos_r"].to_numpy()
         if self.condition is not None and len(li):
-            rows = self._rows(left.take(pa.array(li)), right.take(pa.array(ri)))
+            rows = self._pair_rows(left.take(pa.array(li)), right.take(pa.array(ri)))
             keep = pc.fill_null(evaluate(self.condition, rows), False)
             mask = keep.to_numpy(zero_copy_only=False)
             li, ri = li[mask], ri[mask]
         order = np.lexsort((ri, li))
         return li[order], ri[order]
 
-    def _rows(self, left: pa.Table, right: pa.Table) -> pa.RecordBatch:
-        """Joined rows (left columns then right columns), by position."""
+    def _nested_loops(self, left: pa.Table, right: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        """Every pair (a cross product) that satisfies the condition, a slice of the left
+        rows at a time so that memory stays bounded."""
+        nl, nr = left.num_rows, right.num_rows
+        if self.condition is None:
+            if nl * nr > MAX_PAIRS:
+                msg = (f"a join without an equality condition would produce {nl:,} x {nr:,} "
+                       "rows; add a join condition")
+                raise ExecutionError(msg)
+            return np.repeat(np.arange(nl), nr), np.tile(np.arange(nr), nl)
+        if nl * nr > MAX_PAIRS:
+            msg = (f"a join without an equality condition would compare {nl:,} x {nr:,} "
+                   "pairs of rows; add an equality between the two sides")
+            raise ExecutionError(msg)
+        step = max(1, CHUNK_PAIRS // nr)
+        lis, ris = [], []
+        for start in range(0, nl, step):
+            n = min(step, nl - start)
+            li = np.repeat(np.arange(start, start + n), nr)
+            ri = np.tile(np.arange(nr), n)
+            rows = self._pair_rows(left.take(pa.array(li)), right.take(pa.array(ri)))
+            mask = pc.fill_null(evaluate(self.condition, rows), False).to_numpy(
+                zero_copy_only=False)
+            lis.append(li[mask])
+            ris.append(ri[mask])
+        return np.concatenate(lis), np.concatenate(ris)
+
+    def _pair_rows(self, left: pa.Table, right: pa.Table) -> pa.RecordBatch:
+        """Left columns then right columns, by position (what the condition reads)."""
         nl, nr = len(self.schemas[0]), len(self.schemas[1])
         cols = [left.column(i).combine_chunks() for i in range(nl)]
         cols += [right.column(i).combine_chunks() for i in range(nr)]
+        names = [*self.schemas[0].names, *self.schemas[1].names]
+        return pa.RecordBatch.from_arrays(cols, names=names)
+
+    def _rows(self, left: pa.Table, right: pa.Table) -> pa.RecordBatch:
+        """Output rows: joined (left then right columns), or the left rows alone for semi
+        and anti joins."""
+        nl, nr = len(self.schemas[0]), len(self.schemas[1])
+        cols = [left.column(i).combine_chunks() for i in range(nl)]
+        if self.kind not in ("semi", "anti"):
+            cols += [right.column(i).combine_chunks() for i in range(nr)]
         return pa.RecordBatch.from_arrays(cols, schema=self.schema)
 
+    def _alone(self, rows: pa.Table, side: int) -> pa.RecordBatch:
+        """Rows of ``side`` output without a partner: null-padded, or as they are."""
+        if self.kind in ("semi", "anti"):
+            return self._rows(rows, rows)
+        other = self.schemas[1 - side]
+        nulls = pa.table([pa.nulls(rows.num_rows, f.type) for f in other], schema=other)
+        return self._rows(rows, nulls) if side == 0 else self._rows(nulls, rows)
+
     def _padded(self, left: pa.Table) -> pa.RecordBatch:
-        nulls = pa.table([pa.nulls(left.num_rows, f.type) for f in self.schemas[1]],
-                         schema=self.schemas[1])
-        return self._rows(left, nulls)
+        return self._alone(left, 0)
 
     # -- streaming -------------------------------------------------------------------------
     def _delta(self, batch: pa.RecordBatch, side: int) -> pa.Table:
@@ -131,14 +190,14 @@ class JoinOperator(Operator):
             if table is not None and table.num_rows:
                 self.state[side] = table.filter(pc.greater(table[T], now - self.ttl))
 
-    def _store(self, side: int, delta: pa.Table, matches: np.ndarray | None) -> None:
+    def _store(self, side: int, delta: pa.Table, matches: np.ndarray) -> None:
         now = self.clock.monotonic() if self.ttl else 0.0
         delta = delta.append_column(T, pa.array(np.full(delta.num_rows, now)))
-        if side == 0:
-            delta = delta.append_column(K, pa.array(
-                matches if matches is not None else np.zeros(delta.num_rows, np.int64)))
+        delta = delta.append_column(K, pa.array(matches))
         old = self.state[side]
-        table = delta if old is None else pa.concat_tables([old, delta.select(old.column_names)])
+        # (by position: a join's columns may share a name)
+        table = delta if old is None else pa.concat_tables(
+            [old, delta.select(list(range(old.num_columns)))])
         if np.any(delta[M].to_numpy() < 0):
             table = self._compact(table, side)
         self.state[side] = table
@@ -148,14 +207,12 @@ class JoinOperator(Operator):
         names = [f"c{i}" for i in range(width)]
         extra = list(table.column_names[width:])
         renamed = table.rename_columns(names + extra)
-        aggs = [(M, "sum"), (T, "max")] + ([(K, "max")] if side == 0 else [])
-        grouped = renamed.group_by(names, use_threads=False).aggregate(aggs)
+        grouped = renamed.group_by(names, use_threads=False).aggregate(
+            [(M, "sum"), (T, "max"), (K, "max")])
         grouped = grouped.filter(pc.greater(grouped[f"{M}_sum"], 0))
-        cols = [grouped[n] for n in names] + [grouped[f"{M}_sum"], grouped[f"{T}_max"]]
-        if side == 0:
-            cols.append(grouped[f"{K}_max"])
-        out = pa.Table.from_arrays(cols, names=[*self.schemas[side].names, M, T,
-                                                *([K] if side == 0 else [])])
+        cols = [grouped[n] for n in names] + [grouped[f"{M}_sum"], grouped[f"{T}_max"],
+                                              grouped[f"{K}_max"]]
+        out = pa.Table.from_arrays(cols, names=[*self.schemas[side].names, M, T, K])
         return out.select(table.column_names)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
@@ -166,51 +223,58 @@ class JoinOperator(Operator):
             self.buffers[input_index].append(data_part(batch))
             return ()
         self._expire()
-        delta = self._delta(batch, input_index)
+        side, other_side = input_index, 1 - input_index
+        delta = self._delta(batch, side)
         if delta.num_rows == 0:
             return ()
-        other = self.state[1 - input_index]
+        other = self.state[other_side]
         out: list[pa.RecordBatch] = []
-        if input_index == 0:
-            matches = np.zeros(delta.num_rows, dtype=np.int64)
-            if other is not None and other.num_rows:
-                li, ri = self._match(delta, other)
-                weight = delta[M].to_numpy()[li] * other[M].to_numpy()[ri]
-                out += self._emit(self._rows(delta.take(pa.array(li)),
-                                             other.take(pa.array(ri))), weight)
-                np.add.at(matches, li, other[M].to_numpy()[ri])
-            if self.kind == "left":
-                alone = matches == 0
-                if alone.any():
-                    lonely = delta.filter(pa.array(alone))
-                    out += self._emit(self._padded(lonely), lonely[M].to_numpy())
-            self._store(0, delta, matches)
-        else:
-            if other is not None and other.num_rows:
-                li, ri = self._match(other, delta)
-                weight = other[M].to_numpy()[li] * delta[M].to_numpy()[ri]
-                joined = self._emit(self._rows(other.take(pa.array(li)),
-                                               delta.take(pa.array(ri))), weight)
-                if self.kind == "left" and len(li):
-                    before = other[K].to_numpy()
-                    after = before.copy()
-                    np.add.at(after, li, delta[M].to_numpy()[ri])
-                    mult = other[M].to_numpy()
-                    first = (before == 0) & (after > 0)
-                    last = (before > 0) & (after == 0)
-                    if first.any():  # the null-padded row goes before the joined one comes
-                        out += self._emit(self._padded(other.filter(pa.array(first))),
-                                          -mult[first])
-                    out += joined
-                    if last.any():
-                        out += self._emit(self._padded(other.filter(pa.array(last))),
-                                          mult[last])
-                    self.state[0] = other.set_column(other.column_names.index(K), K,
-                                                     pa.array(after))
-                else:
-                    out += joined
-            self._store(1, delta, None)
+        matches = np.zeros(delta.num_rows, dtype=np.int64)
+        if other is not None and other.num_rows:
+            if side == 0:
+                di, oi = self._match(delta, other)
+            else:
+                oi, di = self._match(other, delta)
+            d_mult, o_mult = delta[M].to_numpy(), other[M].to_numpy()
+            np.add.at(matches, di, o_mult[oi])
+            joined: list[pa.RecordBatch] = []
+            if self.kind in ("inner", "left", "full"):
+                pairs = (delta.take(pa.array(di)), other.take(pa.array(oi)))
+                rows = self._rows(*pairs) if side == 0 else self._rows(*reversed(pairs))
+                joined = self._emit(rows, d_mult[di] * o_mult[oi])
+            if self.tracked[other_side] and len(oi):
+                # The other side's rows whose first match arrives or last match goes.
+                before = other[K].to_numpy()
+                after = before.copy()
+                np.add.at(after, oi, d_mult[di])
+                first = (before == 0) & (after > 0)
+                last = (before > 0) & (after == 0)
+                out += self._flip(other, first, other_side, appears=False)
+                out += joined
+                out += self._flip(other, last, other_side, appears=True)
+                self.state[other_side] = other.set_column(other.column_names.index(K), K,
+                                                          pa.array(after))
+            else:
+                out += joined
+        if self.tracked[side]:
+            mult = delta[M].to_numpy()
+            shown = matches > 0 if self.kind == "semi" else matches == 0
+            if shown.any():
+                out += self._emit(self._alone(delta.filter(pa.array(shown)), side), mult[shown])
+        self._store(side, delta, matches)
         return out
+
+    def _flip(self, table: pa.Table, rows: np.ndarray, side: int, appears: bool
+              ) -> list[pa.RecordBatch]:
+        """Emit (or retract) the rows of a tracked side that became alone (or matched):
+        their padded / anti rows appear when alone, a semi join's rows when matched."""
+        if not rows.any():
+            return []
+        if self.kind == "semi":
+            appears = not appears
+        mult = table[M].to_numpy()[rows]
+        return self._emit(self._alone(table.filter(pa.array(rows)), side),
+                          mult if appears else -mult)
 
     def _emit(self, rows: pa.RecordBatch, weight: np.ndarray) -> list[pa.RecordBatch]:
         """Each row ``|weight|`` times, as +I when positive and -D when negative."""
@@ -237,16 +301,18 @@ class JoinOperator(Operator):
         out: list[pa.RecordBatch] = []
         left, right = (rows, build) if side == 0 else (build, rows)
         li, ri = self._match(left, right)
-        if len(li):
+        if len(li) and self.kind in ("inner", "left", "full"):
             out.append(self._rows(left.take(pa.array(li)), right.take(pa.array(ri))))
-        if self.kind == "left":
-            if side == 0:  # the left rows are complete here: pad the unmatched at once
-                matched = np.zeros(rows.num_rows, dtype=bool)
-                matched[li] = True
-                if not matched.all():
-                    out.append(self._padded(rows.filter(pa.array(~matched))))
-            elif self.left_matched is not None:
-                self.left_matched[li] = True
+        probe_i, build_i = (li, ri) if side == 0 else (ri, li)
+        if self.tracked[side]:  # the probing rows are complete here
+            matched = np.zeros(rows.num_rows, dtype=bool)
+            matched[probe_i] = True
+            shown = matched if self.kind == "semi" else ~matched
+            if shown.any():
+                out.append(self._alone(rows.filter(pa.array(shown)), side))
+        built_matched = self.matched[1 - side]
+        if built_matched is not None:
+            built_matched[build_i] = True
         return out
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
@@ -258,23 +324,25 @@ class JoinOperator(Operator):
         if nothing_built and self.build_side in (None, input_index):
             # The build side (the planner's, else the first to end) is complete; what the
             # other side buffered meanwhile probes it now, batch by batch.
-            self.built[input_index] = pa.Table.from_batches(self.buffers[input_index],
-                                                            self.schemas[input_index])
+            built = pa.Table.from_batches(self.buffers[input_index], self.schemas[input_index])
+            self.built[input_index] = built
             self.buffers[input_index] = []
-            if input_index == 0 and self.kind == "left":
-                self.left_matched = np.zeros(self.built[0].num_rows, dtype=bool)
+            if self.tracked[input_index]:
+                self.matched[input_index] = np.zeros(built.num_rows, dtype=bool)
             other = 1 - input_index
             waiting, self.buffers[other] = self.buffers[other], []
             for b in waiting:
                 out += self._probe(pa.Table.from_batches([b]), other)
-        if all(self.ended) and self.left_matched is not None:
-            # LEFT join built on the left: its rows no right row matched, null-padded.
-            left = self.built[0]
-            assert left is not None
-            if not self.left_matched.all():
-                out.append(self._padded(left.filter(pa.array(~self.left_matched))))
-            self.left_matched = None
         if all(self.ended):
+            # A tracked built side: its rows that matched (semi) or did not (the others).
+            for side in (0, 1):
+                matched, table = self.matched[side], self.built[side]
+                if matched is None or table is None:
+                    continue
+                shown = matched if self.kind == "semi" else ~matched
+                if shown.any():
+                    out.append(self._alone(table.filter(pa.array(shown)), side))
+            self.matched = [None, None]
             self.built = [None, None]
         return out
 

@@ -10,6 +10,7 @@ import re
 
 import pyarrow as pa
 
+from sqlengine import types as T
 from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
 
 
@@ -105,6 +106,26 @@ def to_sql(e: Expr) -> str | None:
     return _call(e, kids)
 
 
+def _shift(e: Call, k: list[str]) -> str | None:
+    """DATE / TIMESTAMP plus or minus an interval literal, with Flink's result type."""
+    at = 1 if T.is_interval(e.args[1].dtype) else 0
+    lit, base = e.args[at], k[1 - at]
+    if not isinstance(lit, Literal) or lit.value is None:
+        return None
+    sign = -1 if e.name == "subtract" else 1
+    if isinstance(lit.value, pa.MonthDayNano):
+        months = sign * lit.value.months
+        if pa.types.is_date(e.type):
+            return f"add_months({base}, {months})"  # clamps to the month's end, as Flink
+        return f"({base} + make_ym_interval(0, {months}))"
+    if not isinstance(lit.value, dt.timedelta):
+        return None
+    ms = sign * int(lit.value / dt.timedelta(milliseconds=1))
+    if pa.types.is_date(e.type):
+        return f"date_add({base}, {int(ms / 86_400_000)})"  # whole days, toward zero
+    return f"({base} + INTERVAL {ms} MILLISECONDS)"
+
+
 def _call(e: Call, k: list[str]) -> str | None:
     name, t = e.name, e.type
     out = spark_type(t)
@@ -112,6 +133,11 @@ def _call(e: Call, k: list[str]) -> str | None:
         if pa.types.is_integer(t):
             return f"CAST(({k[0]} div {k[1]}) AS {out})"
         return f"CAST(({k[0]} / {k[1]}) AS {out})"
+    if name in ("add", "subtract") and T.is_temporal(t):
+        return _shift(e, k)
+    if name == "scalar_subquery_value":
+        return (f"CASE WHEN {k[0]} > 1 THEN raise_error('a scalar subquery returned more "
+                f"than one row') ELSE {k[1]} END")
     if name in _INFIX:
         text = f"({k[0]} {_INFIX[name]} {k[1]})"
         if name in ("add", "subtract", "multiply", "mod"):

@@ -6,6 +6,7 @@ import datetime as dt
 import decimal
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import pyarrow as pa
 
@@ -21,6 +22,10 @@ INFIX = {
 @dataclass(frozen=True, slots=True)
 class Expr:
     """Base of bound expressions; every one knows its Arrow result type."""
+
+    # False for expressions that only the optimizer can rewrite away (subqueries, references
+    # to an enclosing query's row): never evaluated, so never folded to a constant.
+    foldable: ClassVar[bool] = True
 
     def children(self) -> tuple[Expr, ...]:
         return ()
@@ -221,6 +226,8 @@ def literal_sql(value: object, t: pa.DataType) -> str:
         return f"DATE '{value.isoformat()}'"
     if isinstance(value, decimal.Decimal):
         return str(value)
+    if isinstance(value, pa.MonthDayNano):
+        return f"INTERVAL '{value.months}' MONTH"
     return str(value)
 
 
@@ -251,6 +258,38 @@ def conjuncts(expr: Expr) -> list[Expr]:
     return [expr]
 
 
+def disjuncts(expr: Expr) -> list[Expr]:
+    """Split ``a OR b OR c`` into its parts."""
+    if isinstance(expr, Call) and expr.name == "or":
+        return [c for a in expr.args for c in disjuncts(a)]
+    return [expr]
+
+
+def factored_conjuncts(expr: Expr) -> list[Expr]:
+    """The conjuncts of ``expr``, with the conjuncts common to every branch of an OR taken
+    out of it: ``(k = j AND x) OR (k = j AND y)`` is ``k = j AND (x OR y)`` (so that the
+    equality can be a join key; TPC-H's q19 is written so)."""
+    out: list[Expr] = []
+    for part in conjuncts(expr):
+        branches = [conjuncts(b) for b in disjuncts(part)]
+        if len(branches) < 2:
+            out.append(part)
+            continue
+        common = [c for c in branches[0] if all(c in b for b in branches[1:])]
+        if not common:
+            out.append(part)
+            continue
+        out.extend(common)
+        rests = [[c for c in b if c not in common] for b in branches]
+        if all(rests):  # a branch with nothing left is TRUE, and so is the OR
+            ored = conjunction(rests[0])
+            for r in rests[1:]:
+                ored = Call("or", (ored, conjunction(r)), pa.bool_())
+            assert ored is not None
+            out.append(ored)
+    return out
+
+
 def conjunction(parts: list[Expr]) -> Expr | None:
     """``AND`` the parts together (None for no parts)."""
     if not parts:
@@ -268,4 +307,4 @@ def is_constant(expr: Expr) -> bool:
     """True when ``expr`` reads no column and calls no volatile function: one value, known
     before the query runs (literals, ``1 + 2``, ``CAST('1' AS INT)``)."""
     return not any(isinstance(x, ColumnRef) or (isinstance(x, Call) and x.name in VOLATILE)
-                   for x in expr.walk())
+                   or not x.foldable for x in expr.walk())

@@ -199,26 +199,37 @@ class Aggregate(UnaryPlan):
         return f"Aggregate: keys=[{keys}], aggs=[{aggs}]"
 
 
+JOIN_KINDS = ("inner", "left", "full", "semi", "anti")
+
+
 @dataclass(frozen=True, slots=True)
 class Join(LogicalPlan):
-    """An equi-join: ``left_keys[i] = right_keys[i]`` plus an optional residual condition
-    over the concatenated (left ++ right) row."""
+    """A join: ``left_keys[i] = right_keys[i]`` (none for a cross or non-equi join) plus an
+    optional residual condition over the concatenated (left ++ right) row.
+
+    ``kind`` is inner, left, full (outer), semi (the left rows with a match) or anti (the left
+    rows without one); semi and anti output the left columns only. NULL keys never match.
+    """
 
     left: LogicalPlan
     right: LogicalPlan
-    kind: str  # "inner" | "left"
+    kind: str
     left_keys: tuple[Expr, ...]
     right_keys: tuple[Expr, ...]
     condition: Expr | None = None
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.kind not in ("inner", "left"):
+        if self.kind not in JOIN_KINDS:
             raise PlanError(f"unknown join kind {self.kind!r}")
-        right = self.right.schema.fields
-        if self.kind == "left":
+        left, right = self.left.schema.fields, self.right.schema.fields
+        if self.kind in ("semi", "anti"):
+            right = ()
+        if self.kind in ("left", "full"):
             right = tuple(replace(f, nullable=True) for f in right)
-        object.__setattr__(self, "schema", Schema(self.left.schema.fields + right))
+        if self.kind == "full":
+            left = tuple(replace(f, nullable=True) for f in left)
+        object.__setattr__(self, "schema", Schema(left + right))
 
     def children(self) -> tuple[LogicalPlan, ...]:
         return (self.left, self.right)

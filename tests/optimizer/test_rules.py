@@ -16,7 +16,8 @@ RULE_BY_NAME = {r.name: r for r in RULES}
 # Rules that only see their pattern after others have run: the fixture's "before" plan is the
 # bound plan with these applied first.
 PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters"),
-                 "merge_unions": ("merge_projections",)}
+                 "merge_unions": ("merge_projections",),
+                 "reorder_joins": ("push_down_filters",)}
 
 
 def _cases() -> list[tuple[str, Case]]:

@@ -1,0 +1,550 @@
+"""decorrelate: rewrite every subquery in an expression into joins (Calcite's
+SubQueryRemoveRule followed by its decorrelator, DuckDB's flattening of dependent joins).
+
+Each subquery's plan is first decorrelated itself (subqueries nest), then its correlated
+conditions, those reading the enclosing row through ``OuterRef``, are pulled up to its top
+(``pull_up``): through filters, projections (which then also output the columns the
+conditions read), inner joins, and aggregates (an equality becomes a grouping key). What is
+left is an uncorrelated plan plus conditions between it and the enclosing row, which become
+join keys (equalities) and a residual condition:
+
+- a top-level conjunct ``EXISTS (q)`` / ``x IN (q)`` / ``x op ANY (q)`` of a filter is a
+  SEMI join, ``NOT EXISTS (q)`` an ANTI join;
+- a scalar subquery is a LEFT join with ``q`` (one row per correlation key: ``q`` is an
+  aggregate grouped by the keys, or checked at run time to return at most one row); an
+  aggregate's value for an empty group (``COUNT`` is 0) is kept with a match flag;
+- EXISTS / IN / ANY anywhere else (under NOT, OR, CASE, in the SELECT list) is a mark: LEFT
+  joins with ``q``'s distinct values and its row counts per correlation key, from which SQL's
+  three-valued result is computed (``x NOT IN (q)`` is NULL when ``q`` holds a NULL).
+
+The rule runs first and is not optional: no runtime evaluates a subquery.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pyarrow as pa
+
+from sqlengine import types as T
+from sqlengine.errors import NotSupportedError
+from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
+from sqlengine.plan.expressions import (
+    AggCall,
+    Call,
+    Case,
+    Cast,
+    ColumnRef,
+    Expr,
+    Literal,
+    conjunction,
+    conjuncts,
+    remap_columns,
+    substitute,
+)
+from sqlengine.plan.nodes import (
+    Aggregate,
+    Filter,
+    Join,
+    Limit,
+    LogicalPlan,
+    Project,
+    Sort,
+)
+from sqlengine.plan.subquery import OuterRef, SubqueryExpr, has_subquery, node_expressions
+from sqlengine.plan.tree import Transformed, filtered, walk
+
+
+class Decorrelate(OptimizerRule):
+    """Subqueries in filters and projections -> semi, anti and left joins.
+
+    Example:
+        >>> from tests.plans import plan_of, show
+        >>> plan = plan_of("SELECT b FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.e = t.a)")
+        >>> print(show(Decorrelate().apply(plan, RuleContext()).data))
+        Project: b
+          Join: semi, on=[CAST(a AS BIGINT) = e]
+            Scan: t
+            Project: 1 AS EXPR$0, e AS $c1
+              Scan: u
+    """
+
+    name = "decorrelate"
+    apply_order = ApplyOrder.BOTTOM_UP
+    mandatory = True  # no runtime evaluates a subquery
+
+    def rewrite(self, node: LogicalPlan, ctx: RuleContext) -> Transformed[LogicalPlan]:
+        exprs = node_expressions(node)
+        if not any(has_subquery(e) for e in exprs):
+            return Transformed.no(node)
+        match node:
+            case Filter():
+                return Transformed.yes(self._filter(node, ctx))
+            case Project():
+                return Transformed.yes(self._project(node, ctx))
+            case _:
+                msg = (f"subqueries are not supported in {type(node).__name__} expressions "
+                       "yet (only in WHERE, HAVING and the SELECT list)")
+                raise NotSupportedError(msg)
+
+    # -- the nodes holding subqueries ------------------------------------------------------
+    def _filter(self, node: Filter, ctx: RuleContext) -> LogicalPlan:
+        width = len(node.input.schema)
+        plan = node.input
+        keep: list[Expr] = []
+        for part in conjuncts(node.predicate):
+            if not has_subquery(part):
+                keep.append(part)
+                continue
+            joined = self._as_semi_anti(plan, part, ctx)
+            if joined is not None:
+                plan = joined
+                continue
+            plan, value = self._values(plan, part, ctx)
+            keep.append(value)
+        out = filtered(plan, keep)
+        return _first_columns(out, width)
+
+    def _project(self, node: Project, ctx: RuleContext) -> LogicalPlan:
+        plan = node.input
+        exprs = []
+        for e in node.exprs:
+            plan, value = self._values(plan, e, ctx)
+            exprs.append(value)
+        return Project(plan, tuple(exprs), node.names)
+
+    # -- forms -----------------------------------------------------------------------------
+    def _as_semi_anti(self, plan: LogicalPlan, part: Expr, ctx: RuleContext
+                      ) -> LogicalPlan | None:
+        """A conjunct that is a whole EXISTS / IN / ANY (a semi join) or NOT EXISTS (anti)."""
+        negated = isinstance(part, Call) and part.name == "not"
+        sub = part.args[0] if negated and isinstance(part, Call) else part
+        if not isinstance(sub, SubqueryExpr) or sub.kind == "scalar":
+            return None
+        if has_subquery(sub.operand) if sub.operand is not None else False:
+            return None
+        if negated and sub.kind != "exists":
+            return None  # NOT IN is three-valued: a mark (below)
+        inner = self.apply(sub.plan, ctx).data
+        if sub.kind == "exists" and _global_aggregate(inner):
+            return None  # always one row: EXISTS is TRUE (the mark path folds it)
+        right, preds = pull_up(inner)
+        width = len(plan.schema)
+        conds = [_over_join(p, width) for p in preds]
+        if sub.kind == "any" and sub.operand is not None:
+            f = right.schema.fields[0]
+            conds.append(Call(sub.op, (sub.operand, ColumnRef(width, f.name, f.type)),
+                              T.BOOLEAN))
+        keys_l, keys_r, residual = split_condition(conds, width)
+        return Join(plan, right, "anti" if negated else "semi", tuple(keys_l), tuple(keys_r),
+                    conjunction(residual))
+
+    def _values(self, plan: LogicalPlan, e: Expr, ctx: RuleContext
+                ) -> tuple[LogicalPlan, Expr]:
+        """Replace each subquery in ``e`` by a column that joins append to ``plan``."""
+        if isinstance(e, SubqueryExpr):
+            operand = e.operand
+            if operand is not None and has_subquery(operand):
+                plan, operand = self._values(plan, operand, ctx)
+                e = replace(e, operand=operand)
+            if e.kind == "scalar":
+                return self._scalar(plan, e, ctx)
+            return self._mark(plan, e, ctx)
+        kids = e.children()
+        if not kids or not has_subquery(e):
+            return plan, e
+        out = []
+        for k in kids:
+            plan, v = self._values(plan, k, ctx)
+            out.append(v)
+        return plan, e.with_children(tuple(out))
+
+    def _scalar(self, plan: LogicalPlan, sub: SubqueryExpr, ctx: RuleContext
+                ) -> tuple[LogicalPlan, Expr]:
+        inner = self.apply(sub.plan, ctx).data
+        empty = _empty_group_value(inner)
+        right, preds = pull_up(inner)
+        width = len(plan.schema)
+        keys_l, keys_r, residual = split_condition([_over_join(p, width) for p in preds],
+                                                   width)
+        if residual:
+            msg = ("a correlated scalar subquery may only compare the enclosing query's "
+                   f"columns with '=' (found {residual[0].sql()})")
+            raise NotSupportedError(msg)
+        if not _unique_on(right, keys_r):
+            right = _single_value(right, keys_r)
+            keys_r = [ColumnRef(i, f.name, f.type)
+                      for i, f in enumerate(right.schema.fields[1:len(keys_r) + 1], 1)]
+        # A match flag after the value: a correlated aggregate's empty group has no row.
+        flagged = _with_flag(right)
+        joined = Join(plan, flagged, "left", tuple(keys_l), tuple(keys_r))
+        f = flagged.schema.fields[0]
+        value: Expr = ColumnRef(width, f.name, f.type)
+        if keys_l and empty is not None and not (isinstance(empty, Literal)
+                                                 and empty.value is None):
+            flag = ColumnRef(width + len(flagged.schema) - 1, "$matched", T.BOOLEAN)
+            value = Case(((Call("is_null", (flag,), T.BOOLEAN), _cast(empty, f.type)),),
+                         value, f.type)
+        return joined, value
+
+    def _mark(self, plan: LogicalPlan, sub: SubqueryExpr, ctx: RuleContext
+              ) -> tuple[LogicalPlan, Expr]:
+        """EXISTS / ANY as a BOOLEAN column, by LEFT joins over aggregates of the subquery."""
+        inner = self.apply(sub.plan, ctx).data
+        if _global_aggregate(inner):
+            if sub.kind == "exists":
+                return plan, Literal(True, T.BOOLEAN)
+            if any(isinstance(x, OuterRef) for n in walk(inner) for e in node_expressions(n)
+                   for x in e.walk()):
+                msg = ("IN / ANY over a correlated subquery that aggregates without GROUP BY "
+                       "is not supported yet")
+                raise NotSupportedError(msg)
+        right, preds = pull_up(inner)
+        width = len(plan.schema)
+        keys_l, keys_r, residual = split_condition([_over_join(p, width) for p in preds],
+                                                   width)
+        if residual:
+            msg = ("EXISTS / IN with a correlated condition other than '=' is supported only "
+                   f"as a whole WHERE condition (found {residual[0].sql()})")
+            raise NotSupportedError(msg)
+        if sub.kind == "exists":
+            distinct = _distinct(right, keys_r)
+            if not keys_r:  # uncorrelated: count the rows
+                counted = Aggregate(right, (), (), (AggCall("count_star", (), T.BIGINT),),
+                                    ("$count",))
+                joined = Join(plan, counted, "left", (), ())
+                count = ColumnRef(width, "$count", T.BIGINT)
+                return joined, Call("gt", (count, Literal(0, T.BIGINT)), T.BOOLEAN)
+            flagged = _with_flag(distinct)
+            flag_pos = width + len(flagged.schema) - 1
+            joined = Join(plan, flagged, "left", tuple(keys_l),
+                          tuple(ColumnRef(i, f.name, f.type) for i, f in
+                                enumerate(flagged.schema.fields[:len(keys_r)])))
+            flag = ColumnRef(flag_pos, "$matched", T.BOOLEAN)
+            return joined, Call("is_not_null", (flag,), T.BOOLEAN)
+        return self._any_mark(plan, sub, right, keys_l, keys_r)
+
+    def _any_mark(self, plan: LogicalPlan, sub: SubqueryExpr, right: LogicalPlan,
+                  keys_l: list[Expr], keys_r: list[Expr]) -> tuple[LogicalPlan, Expr]:
+        """``x op ANY (q)``: TRUE if some value compares TRUE, else NULL if some comparison
+        is unknown (x or a value is NULL), else FALSE (also for no values)."""
+        assert sub.operand is not None
+        width = len(plan.schema)
+        f0 = right.schema.fields[0]
+        value = ColumnRef(0, f0.name, f0.type)
+        n = len(keys_r)
+        # Per correlation key: how many rows, how many non-NULL values.
+        counts = Aggregate(right, tuple(keys_r), tuple(f"$k{i}" for i in range(n)),
+                           (AggCall("count_star", (), T.BIGINT),
+                            AggCall("count", (value,), T.BIGINT)), ("$rows", "$values"))
+        stats_keys = tuple(ColumnRef(i, f"$k{i}", k.dtype) for i, k in enumerate(keys_r))
+        if sub.op == "eq":
+            # Equality: the distinct values, joined on (keys, value).
+            distinct = _with_flag(_distinct(right, [*keys_r, value]))
+            left_keys = (*keys_l, sub.operand)
+            right_keys = tuple(ColumnRef(i, f.name, f.type) for i, f in
+                               enumerate(distinct.schema.fields[:n + 1]))
+            first = Join(plan, distinct, "left", left_keys, right_keys)
+            matched: Expr = Call("is_not_null", (ColumnRef(
+                width + len(distinct.schema) - 1, "$matched", T.BOOLEAN),), T.BOOLEAN)
+        else:
+            # Other comparisons: against the minimum or maximum (NULLs aside), per key.
+            use_max = sub.op in ("lt", "le")
+            agg = AggCall("max" if use_max else "min", (value,), f0.type)
+            if sub.op == "ne":
+                extremes = Aggregate(right, tuple(keys_r), tuple(f"$k{i}" for i in range(n)),
+                                     (AggCall("min", (value,), f0.type),
+                                      AggCall("max", (value,), f0.type)), ("$min", "$max"))
+            else:
+                extremes = Aggregate(right, tuple(keys_r), tuple(f"$k{i}" for i in range(n)),
+                                     (agg,), ("$extreme",))
+            first = Join(plan, extremes, "left", tuple(keys_l), stats_keys)
+            pos = width + n
+            if sub.op == "ne":
+                lo = ColumnRef(pos, "$min", f0.type)
+                hi = ColumnRef(pos + 1, "$max", f0.type)
+                matched = Call("or", (Call("ne", (sub.operand, lo), T.BOOLEAN),
+                                      Call("ne", (sub.operand, hi), T.BOOLEAN)), T.BOOLEAN)
+            else:
+                ext = ColumnRef(pos, "$extreme", f0.type)
+                matched = Call(sub.op, (sub.operand, ext), T.BOOLEAN)
+            matched = Call("is_true", (matched,), T.BOOLEAN)
+        base = len(first.schema)
+        joined = Join(first, counts, "left", tuple(keys_l), stats_keys)
+        rows = ColumnRef(base + n, "$rows", T.BIGINT)
+        values = ColumnRef(base + n + 1, "$values", T.BIGINT)
+        no_rows = Call("or", (Call("is_null", (rows,), T.BOOLEAN),
+                              Call("eq", (rows, Literal(0, T.BIGINT)), T.BOOLEAN)), T.BOOLEAN)
+        unknown = Call("or", (Call("is_null", (sub.operand,), T.BOOLEAN),
+                              Call("lt", (values, rows), T.BOOLEAN)), T.BOOLEAN)
+        mark = Case(((matched, Literal(True, T.BOOLEAN)),
+                     (no_rows, Literal(False, T.BOOLEAN)),
+                     (unknown, Literal(None, T.BOOLEAN))),
+                    Literal(False, T.BOOLEAN), T.BOOLEAN)
+        return joined, mark
+
+
+# -- pulling correlated conditions up ------------------------------------------------------
+def pull_up(plan: LogicalPlan) -> tuple[LogicalPlan, list[Expr]]:
+    """``plan`` without its correlated conditions, and those conditions over its output
+    (``ColumnRef``) and the enclosing row (``OuterRef``). New columns that the conditions
+    need are appended after the plan's own, so the plan's columns keep their positions."""
+    if not _correlated(plan):
+        return plan, []
+    match plan:
+        case Filter():
+            inner, preds = pull_up(plan.input)
+            corr = [c for c in conjuncts(plan.predicate) if _has_outer(c)]
+            rest = [c for c in conjuncts(plan.predicate) if not _has_outer(c)]
+            return filtered(inner, rest), preds + corr
+        case Project():
+            if any(_has_outer(e) for e in plan.exprs):
+                raise NotSupportedError("a subquery's SELECT list may not read the enclosing "
+                                        "query's columns yet")
+            inner, preds = pull_up(plan.input)
+            return _project_needed(plan, inner, preds)
+        case Aggregate():
+            if any(_has_outer(e) for e in node_expressions(plan)):
+                raise NotSupportedError("an aggregate in a subquery may not read the "
+                                        "enclosing query's columns yet")
+            inner, preds = pull_up(plan.input)
+            return _aggregate_keys(plan, inner, preds)
+        case Join():
+            return _pull_join(plan)
+        case Sort() if plan.fetch is None and not plan.offset:
+            return pull_up(plan.input)  # a subquery's order does not matter
+        case _:
+            msg = (f"a correlated subquery through {type(plan).__name__} (LIMIT, UNION, "
+                   "windows, ...) is not supported yet")
+            raise NotSupportedError(msg)
+
+
+def _project_needed(plan: Project, inner: LogicalPlan, preds: list[Expr]
+                    ) -> tuple[LogicalPlan, list[Expr]]:
+    needed = sorted({i for p in preds for i in p.columns()})
+    fields = inner.schema.fields
+    n = len(plan.exprs)
+    extra = tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in needed)
+    mapping = {i: n + k for k, i in enumerate(needed)}
+    names = tuple(f"$c{i}" for i in needed)
+    return (Project(inner, plan.exprs + extra, plan.names + names),
+            [remap_columns(p, mapping) for p in preds])
+
+
+def _aggregate_keys(plan: Aggregate, inner: LogicalPlan, preds: list[Expr]
+                    ) -> tuple[LogicalPlan, list[Expr]]:
+    """Correlated equalities through an aggregate: their inner sides become grouping keys."""
+    new_keys: list[Expr] = []
+    pairs: list[tuple[int, Expr]] = []  # (position among new keys, outer side)
+    for p in preds:
+        split = _inner_outer_equality(p)
+        if split is None:
+            msg = ("a correlated condition below an aggregate must be an equality between "
+                   f"a column and the enclosing query (found {p.sql()})")
+            raise NotSupportedError(msg)
+        inner_side, outer_side = split
+        if inner_side not in new_keys:
+            new_keys.append(inner_side)
+        pairs.append((new_keys.index(inner_side), outer_side))
+    nk, na = len(plan.keys), len(plan.aggs)
+    names = tuple(f"$g{i}" for i in range(len(new_keys)))
+    agg = Aggregate(inner, plan.keys + tuple(new_keys), plan.key_names + names, plan.aggs,
+                    plan.agg_names)
+    fields = agg.schema.fields
+    order = list(range(nk)) + list(range(nk + len(new_keys), nk + len(new_keys) + na)) + \
+        list(range(nk, nk + len(new_keys)))
+    proj = Project(agg, tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in order),
+                   tuple(fields[i].name for i in order))
+    out = []
+    for k, outer_side in pairs:
+        f = proj.schema.fields[nk + na + k]
+        out.append(Call("eq", (ColumnRef(nk + na + k, f.name, f.type), outer_side),
+                        T.BOOLEAN))
+    return proj, out
+
+
+def _pull_join(plan: Join) -> tuple[LogicalPlan, list[Expr]]:
+    if any(_has_outer(e) for e in node_expressions(plan)):
+        raise NotSupportedError("a join condition inside a subquery may not read the "
+                                "enclosing query's columns yet")
+    left, lp = pull_up(plan.left)
+    right, rp = pull_up(plan.right)
+    if rp and plan.kind != "inner":
+        raise NotSupportedError(f"a correlated condition under the right side of a "
+                                f"{plan.kind.upper()} join in a subquery is not supported yet")
+    if lp and plan.kind == "full":
+        raise NotSupportedError("a correlated condition under a FULL join in a subquery is "
+                                "not supported yet")
+    nl, nl2 = len(plan.left.schema), len(left.schema)
+    nr, nr2 = len(plan.right.schema), len(right.schema)
+    shift = nl2 - nl
+    cond = plan.condition
+    if cond is not None and shift:
+        cond = remap_columns(cond, {i: i + shift if i >= nl else i for i in cond.columns()})
+    join = replace(plan, left=left, right=right, condition=cond)
+    if plan.kind in ("semi", "anti"):
+        return join, lp
+    # Restore the join's own column order, with the pulled-up columns after it.
+    order = list(range(nl)) + list(range(nl2, nl2 + nr)) + list(range(nl, nl2)) + \
+        list(range(nl2 + nr, nl2 + nr2))
+    fields = join.schema.fields
+    proj = Project(join, tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in order),
+                   tuple(f"$j{k}" if k >= nl + nr else fields[i].name
+                         for k, i in enumerate(order)))
+    where = {old: new for new, old in enumerate(order)}
+    preds = [remap_columns(p, where) for p in lp]
+    preds += [remap_columns(p, {i: where[i + nl2] for i in p.columns()}) for p in rp]
+    return proj, preds
+
+
+# -- helpers -------------------------------------------------------------------------------
+def split_condition(conds: list[Expr], width: int) -> tuple[list[Expr], list[Expr], list[Expr]]:
+    """Join conditions over (left ++ right) -> left keys, right keys (over the right input),
+    and the residual conjuncts."""
+    keys_l: list[Expr] = []
+    keys_r: list[Expr] = []
+    residual: list[Expr] = []
+    for c in (part for cond in conds for part in conjuncts(cond)):
+        pair = equi_pair(c, width)
+        if pair is None:
+            residual.append(c)
+            continue
+        a, b = pair
+        common = T.common_type([a.dtype, b.dtype], "join keys")
+        keys_l.append(_cast(a, common))
+        keys_r.append(_cast(remap_columns(b, {i: i - width for i in b.columns()}), common))
+    return keys_l, keys_r, residual
+
+
+def equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
+    """``l = r`` with one side reading only left columns and the other only right ones."""
+    if not (isinstance(c, Call) and c.name == "eq"):
+        return None
+    a, b = c.args
+    ca, cb = a.columns(), b.columns()
+    if not ca or not cb:
+        return None
+    if max(ca) < n_left <= min(cb):
+        return a, b
+    if max(cb) < n_left <= min(ca):
+        return b, a
+    return None
+
+
+def _over_join(p: Expr, width: int) -> Expr:
+    """A pulled-up condition over (enclosing row ++ subquery row)."""
+    if isinstance(p, OuterRef):
+        return ColumnRef(p.index, p.name, p.type)
+    if isinstance(p, ColumnRef):
+        return replace(p, index=p.index + width)
+    kids = p.children()
+    if not kids:
+        return p
+    return p.with_children(tuple(_over_join(k, width) for k in kids))
+
+
+def _inner_outer_equality(p: Expr) -> tuple[Expr, Expr] | None:
+    if not (isinstance(p, Call) and p.name == "eq"):
+        return None
+    a, b = p.args
+    for inner, outer in ((a, b), (b, a)):
+        if inner.columns() and not _has_outer(inner) and _has_outer(outer) \
+                and not outer.columns():
+            return inner, outer
+    return None
+
+
+def _has_outer(e: Expr) -> bool:
+    return any(isinstance(x, OuterRef) for x in e.walk())
+
+
+def _correlated(plan: LogicalPlan) -> bool:
+    return any(_has_outer(e) for n in walk(plan) for e in node_expressions(n))
+
+
+def _global_aggregate(plan: LogicalPlan) -> bool:
+    """Whether ``plan`` always returns exactly one row (an aggregate without keys)."""
+    while isinstance(plan, Project):
+        plan = plan.input
+    return isinstance(plan, Aggregate) and not plan.keys
+
+
+def _unique_on(plan: LogicalPlan, keys: list[Expr]) -> bool:
+    """Whether ``plan`` returns at most one row per value of ``keys`` (column references)."""
+    cols = {k.index for k in keys if isinstance(k, ColumnRef)}
+    while True:
+        match plan:
+            case Project():
+                cols = {plan.exprs[i].index for i in cols
+                        if isinstance(plan.exprs[i], ColumnRef)}
+                plan = plan.input
+            case Filter():
+                plan = plan.input
+            case Aggregate():
+                return set(range(len(plan.keys))) <= cols
+            case Limit() | Sort() if plan.fetch is not None and plan.fetch <= 1:
+                return True
+            case _:
+                return False
+
+
+def _single_value(plan: LogicalPlan, keys: list[Expr]) -> LogicalPlan:
+    """``plan`` (value in column 0) reduced to one row per key, failing at run time when a
+    key has more than one row (a scalar subquery returned several)."""
+    f = plan.schema.fields[0]
+    value = ColumnRef(0, f.name, f.type)
+    agg = Aggregate(plan, tuple(keys), tuple(f"$k{i}" for i in range(len(keys))),
+                    (AggCall("count_star", (), T.BIGINT), AggCall("min", (value,), f.type)),
+                    ("$rows", "$value"))
+    n = len(keys)
+    rows = ColumnRef(n, "$rows", T.BIGINT)
+    checked = Call("scalar_subquery_value", (rows, ColumnRef(n + 1, "$value", f.type)), f.type)
+    key_cols = tuple(ColumnRef(i, f"$k{i}", k.dtype) for i, k in enumerate(keys))
+    return Project(agg, (checked, *key_cols), ("$value", *(f"$k{i}" for i in range(n))))
+
+
+def _with_flag(plan: LogicalPlan) -> LogicalPlan:
+    fields = plan.schema.fields
+    refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields))
+    return Project(plan, (*refs, Literal(True, T.BOOLEAN)),
+                   (*(f"$c{i}" for i in range(len(fields))), "$matched"))
+
+
+def _distinct(plan: LogicalPlan, keys: list[Expr]) -> LogicalPlan:
+    return Aggregate(plan, tuple(keys), tuple(f"$k{i}" for i in range(len(keys))), (), ())
+
+
+def _first_columns(plan: LogicalPlan, width: int) -> LogicalPlan:
+    fields = plan.schema.fields
+    if len(fields) == width:
+        return plan
+    return Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type)
+                               for i in range(width)),
+                   tuple(fields[i].name for i in range(width)))
+
+
+def _empty_group_value(plan: LogicalPlan) -> Expr | None:
+    """What a scalar subquery over an aggregate without keys returns for no input rows
+    (COUNT is 0, other aggregates NULL), as a constant expression; None if it is not such
+    an aggregate."""
+    exprs: list[Expr] | None = None
+    node = plan
+    chain: list[Project] = []
+    while isinstance(node, Project):
+        chain.append(node)
+        node = node.input
+    if not isinstance(node, Aggregate) or node.keys:
+        return None
+    exprs = [Literal(0, T.BIGINT) if a.func in ("count", "count_star") else Literal(None, a.type)
+             for a in node.aggs]
+    for proj in reversed(chain):
+        exprs = [substitute(e, tuple(exprs)) for e in proj.exprs]
+    return exprs[0]
+
+
+def _cast(e: Expr, t: pa.DataType) -> Expr:
+    if e.dtype == t:
+        return e
+    if isinstance(e, Literal) and e.value is None:
+        return Literal(None, t)
+    return Cast(e, t)

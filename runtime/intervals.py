@@ -1,0 +1,64 @@
+"""DATE and TIMESTAMP plus or minus an interval, as Flink computes them.
+
+A day-time interval (milliseconds) moves a TIMESTAMP by that much and a DATE by its whole days
+(truncated toward zero, as Calcite does). A year-month interval moves the calendar month and
+clamps the day to the end of the target month (``DATE '2024-01-31' + INTERVAL '1' MONTH`` is
+``2024-02-29``), keeping a TIMESTAMP's time of day.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine import types as T
+
+_DAY_MS = 86_400_000
+
+
+def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Array:
+    """``a + sign * interval`` for a DATE or TIMESTAMP array ``a``."""
+    if interval.type == T.INTERVAL_YEAR_MONTH:
+        if isinstance(literal, pa.MonthDayNano):
+            months: np.ndarray | int = sign * literal.months
+        else:
+            months = np.array([0 if v is None else sign * v.months
+                               for v in interval.to_pylist()], dtype=np.int64)
+        return _with_nulls(_add_months(a, months), a, interval)
+    ms = pc.multiply(interval.cast(pa.int64()), sign)
+    if pa.types.is_date(a.type):
+        days = pc.divide(ms, _DAY_MS)  # integer division truncates toward zero
+        return pc.add(a.cast(pa.int32()), days.cast(pa.int32())).cast(T.DATE)
+    unit_ms = {"s": 1 / 1000, "ms": 1, "us": 1000, "ns": 1_000_000}[a.type.unit]
+    delta = pc.multiply(ms, int(unit_ms)) if unit_ms >= 1 else pc.divide(ms, 1000)
+    return pc.add(a.cast(pa.int64()), delta).cast(a.type)
+
+
+def _add_months(a: pa.Array, months: np.ndarray | int) -> np.ndarray:
+    if pa.types.is_date(a.type):
+        days = a.cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False)
+        return _month_shift(days.astype("datetime64[D]"), months)
+    unit = a.type.unit
+    ticks = a.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    stamps = ticks.astype(f"datetime64[{unit}]")
+    day = stamps.astype("datetime64[D]")
+    time_of_day = stamps - day
+    return (_month_shift(day, months).astype(f"datetime64[{unit}]") + time_of_day)
+
+
+def _month_shift(day: np.ndarray, months: np.ndarray | int) -> np.ndarray:
+    month = day.astype("datetime64[M]")
+    day_of_month = (day - month.astype("datetime64[D]")).astype(np.int64)
+    target = month + months
+    length = ((target + 1).astype("datetime64[D]") - target.astype("datetime64[D]")
+              ).astype(np.int64)
+    return target.astype("datetime64[D]") + np.minimum(day_of_month, length - 1)
+
+
+def _with_nulls(values: np.ndarray, a: pa.Array, interval: pa.Array) -> pa.Array:
+    mask = pc.or_(pc.is_null(a), pc.is_null(interval)).to_numpy(zero_copy_only=False)
+    if pa.types.is_date(a.type):
+        return pa.array(values.astype("datetime64[D]"), T.DATE, mask=mask)
+    ticks = values.astype(f"datetime64[{a.type.unit}]").astype(np.int64)
+    return pa.array(ticks, pa.int64(), mask=mask).cast(a.type)
