@@ -198,7 +198,7 @@ class Gen:
     def query(self) -> Pair:
         shape = self.pick(["select", "select", "group", "group", "global", "join", "left_join",
                            "union", "subquery", "order_limit", "cte", "distinct", "having",
-                           "join_group"])
+                           "join_group", *SUBQUERY_SHAPES, *JOIN_SHAPES])
         return getattr(self, f"q_{shape}")()
 
     def _items(self, n: int, q: str = "") -> tuple[list[str], list[str]]:
@@ -304,6 +304,93 @@ class Gen:
         f, d = self.pick([("g, b", "g, b"), ("MOD(x, 4) AS m", "(x % 4) AS m"),
                           ("UPPER(s) AS u", "UPPER(s) AS u")])
         return Pair(f"SELECT DISTINCT {f} FROM t1", f"SELECT DISTINCT {d} FROM t1")
+
+
+    # -- subqueries (t2.k and t2.v hold NULLs: IN / NOT IN / ALL meet SQL's three values) ----
+    def _inner_where(self) -> str:
+        return self.pick(["", " AND b.v > 0", " AND b.v > a.x", " AND b.name <> a.s",
+                          " AND b.v IS NOT NULL"])
+
+    def q_exists(self) -> Pair:
+        neg = self.pick(["", "NOT "])
+        wf, wd = self._where("a.")
+        extra = self._inner_where()
+        where_f = f"{wf} AND " if wf else " WHERE "
+        where_d = f"{wd} AND " if wd else " WHERE "
+        sub = f"EXISTS (SELECT 1 FROM t2 AS b WHERE b.k = a.k{extra})"
+        return Pair(f"SELECT a.k, a.x, a.g FROM t1 AS a{where_f}{neg}{sub}",
+                    f"SELECT a.k, a.x, a.g FROM t1 AS a{where_d}{neg}{sub}")
+
+    def q_in_subquery(self) -> Pair:
+        neg = self.pick(["", "NOT "])
+        inner = self.pick([
+            f"SELECT b.k FROM t2 AS b WHERE b.v > {self.r.randint(-500, 500)}",
+            "SELECT b.k FROM t2 AS b WHERE b.k IS NOT NULL",
+            "SELECT CAST(b.v AS INT) FROM t2 AS b WHERE b.k = a.k",
+            "SELECT b.k FROM t2 AS b WHERE b.name = a.s",
+        ])
+        col = "a.x" if "CAST(b.v" in inner else "a.k"
+        if self.r.random() < 0.4:  # in the SELECT list: a BOOLEAN with NULLs
+            sql = f"SELECT a.k, a.x, {col} {neg}IN ({inner}) AS m FROM t1 AS a"
+        else:
+            sql = f"SELECT a.k, a.x, a.s FROM t1 AS a WHERE {col} {neg}IN ({inner})"
+        return Pair(sql, sql)
+
+    def q_scalar_subquery(self) -> Pair:
+        agg_f, agg_d = self.pick([("COUNT(*)", "COUNT(*)"), ("SUM(b.v)", "SUM(b.v)"),
+                                  ("MAX(b.v)", "MAX(b.v)"), ("MIN(b.name)", "MIN(b.name)"),
+                                  ("COUNT(b.name)", "COUNT(b.name)"),
+                                  ("AVG(b.v)", "CAST(TRUNC(SUM(b.v)::DOUBLE / COUNT(b.v)) "
+                                               "AS BIGINT)")])
+        corr = self.pick(["b.k = a.k", "b.k = a.k AND b.v > 0", "b.v > 100"])
+        sub_f = f"(SELECT {agg_f} FROM t2 AS b WHERE {corr})"
+        sub_d = f"(SELECT {agg_d} FROM t2 AS b WHERE {corr})"
+        if self.r.random() < 0.5:
+            return Pair(f"SELECT a.k, a.g, {sub_f} AS sv FROM t1 AS a",
+                        f"SELECT a.k, a.g, {sub_d} AS sv FROM t1 AS a")
+        if agg_f.startswith("MIN(b.name"):
+            return Pair(f"SELECT a.k, a.s FROM t1 AS a WHERE a.s < {sub_f}",
+                        f"SELECT a.k, a.s FROM t1 AS a WHERE a.s < {sub_d}")
+        op = self.pick(["<", ">", "="])
+        return Pair(f"SELECT a.k, a.x FROM t1 AS a WHERE a.x * 20 {op} {sub_f}",
+                    f"SELECT a.k, a.x FROM t1 AS a WHERE a.x * 20 {op} {sub_d}")
+
+    def q_quantified(self) -> Pair:
+        op = self.pick(["=", "<>", "<", "<=", ">", ">="])
+        q = self.pick(["ANY", "ALL", "SOME"])
+        inner = self.pick([f"SELECT b.v FROM t2 AS b WHERE b.k < {self.r.randint(0, 40)}",
+                           "SELECT b.v FROM t2 AS b WHERE b.k = a.k",
+                           "SELECT b.v FROM t2 AS b WHERE b.v IS NOT NULL AND b.k < 10"])
+        sql = f"SELECT a.k, a.x FROM t1 AS a WHERE a.x * 20 {op} {q} ({inner})"
+        return Pair(sql, sql)
+
+    # -- join forms ---------------------------------------------------------------------------
+    def q_comma_join(self) -> Pair:
+        pf, pd = self.pred("a.")
+        return Pair(f"SELECT a.x, a.g, b.v FROM t1 AS a, t2 AS b WHERE a.k = b.k AND {pf}",
+                    f"SELECT a.x, a.g, b.v FROM t1 AS a, t2 AS b WHERE a.k = b.k AND {pd}")
+
+    def q_cross_join(self) -> Pair:
+        sql = ("SELECT a.g, b.name FROM (SELECT DISTINCT g FROM t1) AS a CROSS JOIN "
+               f"(SELECT DISTINCT name FROM t2 WHERE k < {self.r.randint(5, 40)}) AS b")
+        return Pair(sql, sql)
+
+    def q_non_equi_join(self) -> Pair:
+        kind = self.pick(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+        cond = self.pick(["a.x * 20 > b.v AND a.k < 5", "a.k < b.k AND b.v > 900",
+                          "a.k = b.k OR a.x = b.v"])
+        sql = f"SELECT a.k, a.x, b.k AS bk, b.v FROM t1 AS a {kind} t2 AS b ON {cond}"
+        return Pair(sql, sql)
+
+    def q_full_join(self) -> Pair:
+        extra = self.pick(["", " AND b.v > 0", " AND a.x < b.v"])
+        sql = (f"SELECT a.k, a.x, b.k AS bk, b.v FROM t1 AS a FULL OUTER JOIN t2 AS b "
+               f"ON a.k = b.k{extra}")
+        return Pair(sql, sql)
+
+
+SUBQUERY_SHAPES = ["exists", "in_subquery", "scalar_subquery", "quantified"]
+JOIN_SHAPES = ["comma_join", "cross_join", "non_equi_join", "full_join"]
 
 
 def pairs(n: int, seed: int = 2026) -> list[Pair]:

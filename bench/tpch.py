@@ -1,0 +1,69 @@
+"""TPC-H on the native runtime (batch mode) next to DuckDB 1.5.5, over the same parquet files.
+
+    python -m bench.tpch [--sf 1] [--queries q01,q05] [--data DIR] [--json results.json]
+
+Per query: sqlengine's wall time, DuckDB's wall time (same machine, same run), the ratio and
+whether the answers agree (to 0.01, as TPC-H checks them). The data is generated once per scale
+factor under ``--data`` (default ``~/.cache/sqlengine/tpch/sf<sf>``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sf", type=float, default=1.0)
+    parser.add_argument("--queries", default="")
+    parser.add_argument("--data", default="")
+    parser.add_argument("--mode", default="batch", choices=["batch", "streaming"])
+    parser.add_argument("--json", default="")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    import sqlengine
+    from tests import tpch
+    from tests.nexmark import query
+
+    folder = Path(args.data or Path.home() / ".cache" / "sqlengine" / "tpch" / f"sf{args.sf:g}")
+    t0 = time.perf_counter()
+    tpch.data(args.sf, folder)
+    print(f"data: {folder} ({time.perf_counter() - t0:.1f} s)")
+    con = tpch.duckdb_connection()
+    tpch.duckdb_views(con, folder)
+    wanted = {q for q in args.queries.split(",") if q}
+    results = []
+    print(f"{'query':6} {'sqlengine s':>12} {'duckdb s':>9} {'ratio':>7}  answer")
+    for name, script in tpch.queries().items():
+        if wanted and name not in wanted:
+            continue
+        start = time.perf_counter()
+        theirs = tpch.rows(tpch.duckdb_answer(con, script))
+        duck = time.perf_counter() - start
+        s = sqlengine.connect({"execution.runtime-mode": args.mode})
+        s.execute(tpch.ddl(folder))
+        start = time.perf_counter()
+        try:
+            ours = tpch.rows(query(s, script).collect())
+            verdict = tpch.same(ours, theirs, ordered="ORDER BY" in script.upper()) or "same"
+        except Exception as e:  # a benchmark reports every failure and goes on
+            verdict = f"error: {type(e).__name__}: {str(e).splitlines()[0][:100]}"
+        ours_s = time.perf_counter() - start
+        results.append({"query": name, "sqlengine_s": round(ours_s, 3),
+                        "duckdb_s": round(duck, 3), "answer": verdict})
+        print(f"{name:6} {ours_s:12.3f} {duck:9.3f} {ours_s / max(duck, 1e-6):7.1f}  {verdict}",
+              flush=True)
+    same = sum(r["answer"] == "same" for r in results)
+    print(f"{same} of {len(results)} queries give DuckDB's answer")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
