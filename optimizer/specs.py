@@ -131,6 +131,24 @@ class UnionSpec(OperatorSpec):
         return "Union"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExpandSpec(OperatorSpec):
+    type_name: ClassVar[str] = "expand"
+
+    projections: tuple[tuple[Expr, ...], ...]
+
+    def label(self) -> str:
+        return f"Expand({len(self.projections)} projections)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplicateRowsSpec(OperatorSpec):
+    type_name: ClassVar[str] = "replicate_rows"
+
+    def label(self) -> str:
+        return "ReplicateRows"
+
+
 # -- aggregates -----------------------------------------------------------------------------
 def _aggregate_label(name: str, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> str:
     return f"{name}(keys=[{exprs_text(keys)}], aggs=[{exprs_text(aggs)}])"

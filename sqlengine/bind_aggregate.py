@@ -19,6 +19,13 @@ from sqlengine.bind_common import (
     unique_names,
 )
 from sqlengine.bind_expr import Scope, coerce
+from sqlengine.bind_grouping import (
+    GROUPING_ID,
+    expand,
+    grouping_call,
+    grouping_sets,
+    has_grouping_sets,
+)
 from sqlengine.bind_select import SelectItem
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
 from sqlengine.errors import BindError, NotSupportedError
@@ -35,9 +42,16 @@ class AggregateBinder(ClauseBinder):
                          group: exp.Group | None, having: exp.Having | None,
                          order: exp.Order | None) -> Relation:
         group_exprs: list[exp.Expression] = list(group.expressions) if group is not None else []
+        sets: list[tuple[int, ...]] | None = None
+        if has_grouping_sets(group_exprs):
+            group_exprs, sets = grouping_sets(group_exprs)
         for g in group_exprs:
             no_aggregates(self.binder, g, "GROUP BY")
         legacy = [(g, kind) for g in group_exprs if (kind := group_window_kind(g)) is not None]
+        if legacy and sets is not None:
+            raise self.error(NotSupportedError, "GROUPING SETS, ROLLUP and CUBE with a group "
+                             "window function (TUMBLE/HOP/SESSION in GROUP BY) are not "
+                             "supported; use a window table function", legacy[0][0])
         group_nodes: list[GroupItem] = list(group_exprs)
         window_aux: dict[str, int] = {}
         if legacy:
@@ -53,9 +67,27 @@ class AggregateBinder(ClauseBinder):
             elif not isinstance(item, int):  # (a window column's key is always a ColumnRef)
                 key_names.append(item.sql())
         key_names = unique_names(key_names)
+        agg_input, agg_keys = rel.plan, list(keys)
+        gid: Expr | None = None
+        if sets is not None:
+            agg_input, refs = expand(rel.plan, keys, key_names, sets)
+            agg_keys = list(refs)
+            gid = ColumnRef(len(keys), GROUPING_ID, T.BIGINT)  # in the Aggregate's output
+            key_names = [*key_names, GROUPING_ID]
         aggs: list[AggCall] = []
         agg_nodes: list[exp.Expression] = []
-        n_keys = len(keys)
+        n_keys = len(agg_keys)
+
+        def key_position(n: exp.Expression) -> int:
+            for i, g in enumerate(group_nodes):
+                if not isinstance(g, int) and n == g:
+                    return i
+            e = self.bind_plain(n, rel.scope)
+            for i, k in enumerate(keys):
+                if e == k:
+                    return i
+            raise self.error(BindError, f"the argument {n.sql()!r} of GROUPING is not a "
+                             "grouping expression", n)
 
         def intercept(n: exp.Expression) -> Expr | None:
             aux = group_window_aux(n)
@@ -69,6 +101,10 @@ class AggregateBinder(ClauseBinder):
             for i, g in enumerate(group_nodes):
                 if not isinstance(g, int) and n == g:
                     return ColumnRef(i, key_names[i], keys[i].dtype)
+            if isinstance(n, exp.Grouping) or (isinstance(n, exp.Anonymous) and
+                                               str(n.this).lower() == "grouping_id"):
+                positions = [key_position(a) for a in n.expressions]
+                return grouping_call(positions, len(keys), gid)
             if isinstance(n, exp.Column):
                 # A bare column equal to a grouped column (possibly written differently).
                 e = self.bind_plain(n, rel.scope)
@@ -115,8 +151,8 @@ class AggregateBinder(ClauseBinder):
             self.exprs.intercept_scope = None
 
         agg_names = [f"$agg{j}" for j in range(len(aggs))]
-        plan: LogicalPlan = Aggregate(rel.plan, tuple(keys), tuple(key_names), tuple(aggs),
-                                      tuple(agg_names))
+        plan: LogicalPlan = Aggregate(agg_input, tuple(agg_keys), tuple(key_names),
+                                      tuple(aggs), tuple(agg_names))
         if having_expr is not None:
             plan = Filter(plan, coerce(having_expr, T.BOOLEAN))
         agg_scope = scope_of(plan, None)

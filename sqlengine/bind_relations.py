@@ -23,7 +23,9 @@ from sqlengine.connectors import is_bounded
 from sqlengine.errors import BindError, NotSupportedError, PlanError
 from sqlengine.parser import parse_query
 from sqlengine.plan.expressions import (
+    AggCall,
     Call,
+    Case,
     ColumnRef,
     Expr,
     Literal,
@@ -33,10 +35,13 @@ from sqlengine.plan.expressions import (
     remap_columns,
 )
 from sqlengine.plan.nodes import (
+    Aggregate,
     Field,
+    Filter,
     Join,
     LogicalPlan,
     Project,
+    ReplicateRows,
     Scan,
     Schema,
     SourceSpec,
@@ -76,20 +81,23 @@ class RelationBinder(ClauseBinder):
         if isinstance(node, exp.Values):
             return self.values(node)
         if isinstance(node, exp.Intersect | exp.Except):
-            raise self.error(NotSupportedError, f"{node.key.upper()} is not supported yet", node)
+            return self.intersect_except(node, ctes)
         raise self.error(NotSupportedError, f"unsupported query {node.key.upper()}", node)
 
-    def union(self, node: exp.Union, ctes: dict[str, Relation]) -> Relation:
+    def _set_inputs(self, node: exp.SetOperation, ctes: dict[str, Relation]
+                    ) -> list[LogicalPlan]:
+        """Both inputs of a set operation, cast to their common column types."""
+        word = node.key.upper()
         left = self.query(node.this, ctes)
         right = self.query(node.expression, ctes)
         lf, rf = left.plan.schema.fields, right.plan.schema.fields
         if len(lf) != len(rf):
-            raise self.error(BindError, f"UNION inputs have {len(lf)} and {len(rf)} columns",
+            raise self.error(BindError, f"{word} inputs have {len(lf)} and {len(rf)} columns",
                              node)
         types = []
         for a, b in zip(lf, rf):
             try:
-                types.append(T.common_type([a.type, b.type], f"UNION column {a.name!r}"))
+                types.append(T.common_type([a.type, b.type], f"{word} column {a.name!r}"))
             except BindError as e:
                 raise self.error(BindError, e.message, node) from None
         inputs = []
@@ -100,9 +108,50 @@ class RelationBinder(ClauseBinder):
                               for i, (f, t) in enumerate(zip(input_plan.schema.fields, types)))
                 input_plan = Project(input_plan, exprs, tuple(f.name for f in lf))
             inputs.append(input_plan)
-        plan: LogicalPlan = Union(tuple(inputs))
+        return inputs
+
+    def union(self, node: exp.Union, ctes: dict[str, Relation]) -> Relation:
+        plan: LogicalPlan = Union(tuple(self._set_inputs(node, ctes)))
         if node.args.get("distinct"):
             plan = distinct(plan)
+        rel = Relation(plan, scope_of(plan, None))
+        return self.binder.selects.order_limit(node, rel)
+
+    def intersect_except(self, node: exp.Intersect | exp.Except, ctes: dict[str, Relation]
+                         ) -> Relation:
+        """INTERSECT / EXCEPT [ALL | DISTINCT] as Calcite and Flink rewrite them: both inputs
+        tagged and unioned, counted per distinct row (NULLs equal), then filtered (DISTINCT)
+        or replicated min(l, r) / max(l - r, 0) times (ALL)."""
+        inputs = self._set_inputs(node, ctes)
+        fields = inputs[0].schema.fields
+        width = len(fields)
+        names = tuple(f.name for f in fields)
+        cols = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields))
+        one, zero = Literal(1, T.BIGINT), Literal(0, T.BIGINT)
+        tagged = tuple(Project(p, (*cols, one if i == 0 else zero, zero if i == 0 else one),
+                               (*names, "$l", "$r")) for i, p in enumerate(inputs))
+        union = Union(tagged)
+        tags = [ColumnRef(width + i, n, T.BIGINT) for i, n in enumerate(("$l", "$r"))]
+        counted = Aggregate(union, cols, names, tuple(AggCall("sum", (t,), T.BIGINT)
+                                                      for t in tags), ("$l", "$r"))
+        left_n, right_n = (ColumnRef(width + i, n, T.BIGINT) for i, n in
+                           enumerate(("$l", "$r")))
+        intersect = isinstance(node, exp.Intersect)
+
+        def cmp(name: str, a: Expr, b: Expr) -> Expr:
+            return Call(name, (a, b), T.BOOLEAN)
+
+        plan: LogicalPlan
+        if node.args.get("distinct", True):
+            right_ok = cmp("gt", right_n, zero) if intersect else cmp("eq", right_n, zero)
+            kept = Filter(counted, Call("and", (cmp("gt", left_n, zero), right_ok), T.BOOLEAN))
+            plan = Project(kept, cols, names)
+        else:
+            times = Call("least", (left_n, right_n), T.BIGINT) if intersect else Case(
+                ((cmp("gt", left_n, right_n), Call("subtract", (left_n, right_n), T.BIGINT)),),
+                zero, T.BIGINT)
+            counts = Project(counted, (times, *cols), ("$n", *names))
+            plan = ReplicateRows(Filter(counts, cmp("gt", ColumnRef(0, "$n", T.BIGINT), zero)))
         rel = Relation(plan, scope_of(plan, None))
         return self.binder.selects.order_limit(node, rel)
 

@@ -198,7 +198,7 @@ class Gen:
     def query(self) -> Pair:
         shape = self.pick(["select", "select", "group", "group", "global", "join", "left_join",
                            "union", "subquery", "order_limit", "cte", "distinct", "having",
-                           "join_group", *SUBQUERY_SHAPES, *JOIN_SHAPES])
+                           "join_group", *SUBQUERY_SHAPES, *JOIN_SHAPES, *SET_SHAPES])
         return getattr(self, f"q_{shape}")()
 
     def _items(self, n: int, q: str = "") -> tuple[list[str], list[str]]:
@@ -389,6 +389,35 @@ class Gen:
         return Pair(sql, sql)
 
 
+    # -- set operations (NULLs are equal; ALL keeps multiplicities) ------------------------------
+    def q_setop(self) -> Pair:
+        op = self.pick(["INTERSECT", "INTERSECT ALL", "INTERSECT DISTINCT", "EXCEPT",
+                        "EXCEPT ALL", "EXCEPT DISTINCT", "UNION", "UNION ALL"])
+        lf, ld = self.pred()
+        left_f = self.pick(["SELECT k, g FROM t1", f"SELECT k, g FROM t1 WHERE {lf}",
+                            "SELECT MOD(x, 5) AS k, s AS g FROM t1"])
+        left_d = left_f.replace(lf, ld).replace("MOD(x, 5)", "(x % 5)")
+        right = self.pick(["SELECT k, name FROM t2", "SELECT k, s FROM t1 WHERE x < 10",
+                           "SELECT k, name FROM t2 WHERE v > 0", "SELECT k, g FROM t1"])
+        return Pair(f"{left_f} {op} {right}", f"{left_d} {op} {right}")
+
+
+    # -- grouping sets -------------------------------------------------------------------------
+    def q_grouping_sets(self) -> Pair:
+        form = self.pick(["GROUPING SETS ((g, b), (g), ())", "ROLLUP (g, b)", "CUBE (g, b)",
+                          "g, ROLLUP (b)", "GROUPING SETS (g, b)", "CUBE (g, MOD(x, 2))",
+                          "GROUPING SETS ((g), (g), ())"])
+        fl, dk = self._aggs(self.r.randint(1, 3))
+        wf, wd = self._where()
+        cols = "g, MOD(x, 2) AS m" if "MOD" in form else "g, b" if "b" in form else "g"
+        grouping = self.pick(["", ", GROUPING(g) AS gg", ", GROUPING(g, b) AS gb"]) \
+            if cols == "g, b" else ", GROUPING(g) AS gg"
+        sql = f"SELECT {cols}, {', '.join(fl)}{grouping} FROM t1{wf} GROUP BY {form}"
+        duck = f"SELECT {cols}, {', '.join(dk)}{grouping} FROM t1{wd} GROUP BY {form}"
+        return Pair(sql, duck.replace("MOD(x, 2)", "(x % 2)"))
+
+
+SET_SHAPES = ["setop", "grouping_sets"]
 SUBQUERY_SHAPES = ["exists", "in_subquery", "scalar_subquery", "quantified"]
 JOIN_SHAPES = ["comma_join", "cross_join", "non_equi_join", "full_join"]
 

@@ -10,11 +10,13 @@ from sqlengine.optimizer.passes.base import PassContext
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode
 from sqlengine.optimizer.specs import (
     ChainStrategy,
+    ExpandSpec,
     FilterSpec,
     GroupAggregateSpec,
     JoinSpec,
     LimitSpec,
     ProjectSpec,
+    ReplicateRowsSpec,
     SortSpec,
     TableScanSpec,
     TableSinkSpec,
@@ -95,6 +97,16 @@ class _Translator:
                 child = self.translate(plan.input)
                 return PhysicalNode(ProjectSpec(schema=plan.schema, updating=child.op.updating,
                                                 exprs=plan.exprs), ((child, FORWARD),))
+            case N.Expand():
+                child = self.translate(plan.input)
+                return PhysicalNode(ExpandSpec(schema=plan.schema, updating=child.op.updating,
+                                               projections=plan.projections),
+                                    ((child, FORWARD),))
+            case N.ReplicateRows():
+                child = self.translate(plan.input)
+                return PhysicalNode(ReplicateRowsSpec(schema=plan.schema,
+                                                      updating=child.op.updating),
+                                    ((child, FORWARD),))
             case N.Aggregate():
                 return self._window_aggregate(plan) or self._aggregate(plan)
             case N.WindowTVF():

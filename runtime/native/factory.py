@@ -8,6 +8,7 @@ import pyarrow as pa
 
 from sqlengine.errors import NotSupportedError
 from sqlengine.optimizer.specs import (
+    ExpandSpec,
     FilterSpec,
     GlobalAggregateSpec,
     GroupAggregateSpec,
@@ -20,6 +21,7 @@ from sqlengine.optimizer.specs import (
     RangeAssignSpec,
     RangeBoundariesSpec,
     RangeSampleSpec,
+    ReplicateRowsSpec,
     SortSpec,
     TableScanSpec,
     TableSinkSpec,
@@ -52,7 +54,13 @@ from sqlengine.runtime.operators.rank import TopNOperator, WindowTopNOperator
 from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
 from sqlengine.runtime.operators.sort import LimitOperator, SortOperator
 from sqlengine.runtime.operators.source import SourceOperator
-from sqlengine.runtime.operators.stateless import FilterOperator, ProjectOperator, UnionOperator
+from sqlengine.runtime.operators.stateless import (
+    ExpandOperator,
+    FilterOperator,
+    ProjectOperator,
+    ReplicateRowsOperator,
+    UnionOperator,
+)
 from sqlengine.runtime.operators.two_phase import GlobalAggregateOperator, LocalAggregateOperator
 from sqlengine.runtime.operators.window import (
     SessionAggregateOperator,
@@ -120,6 +128,10 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return FilterOperator(spec.predicate)
         case ProjectSpec():
             return ProjectOperator(spec.exprs, schema)
+        case ExpandSpec():
+            return ExpandOperator(spec.projections, schema)
+        case ReplicateRowsSpec():
+            return ReplicateRowsOperator(schema)
         case UnionSpec():
             return UnionOperator(schema, spec.updating)
         case GroupAggregateSpec():

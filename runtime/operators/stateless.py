@@ -1,9 +1,11 @@
-"""Stateless operators: Filter, Project (Calc), Union; each keeps the row-kind column."""
+"""Stateless operators: Filter, Project (Calc), Union, Expand, ReplicateRows; each keeps the
+row-kind column."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -65,3 +67,37 @@ class UnionOperator(Operator):
         metas = meta_columns(batch)
         names = list(self.schema.names) + [name for name, _ in metas]
         return (pa.RecordBatch.from_arrays(batch.columns, names=names),)
+
+
+class ReplicateRowsOperator(Operator):
+    """Row ``(n, c...)`` -> ``n`` copies of ``(c...)``, its row kind with it."""
+
+    name = "ReplicateRows"
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        counts = pc.fill_null(batch.column(0), 0).cast(pa.int64()).to_numpy(
+            zero_copy_only=False)
+        index = np.repeat(np.arange(batch.num_rows), np.maximum(counts, 0))
+        if not len(index):
+            return ()
+        taken = batch.take(pa.array(index))
+        arrays = taken.columns[1:]
+        names = list(self.schema.names) + [name for name, _ in meta_columns(batch)]
+        return (pa.RecordBatch.from_arrays(arrays, names=names),)
+
+
+class ExpandOperator(Operator):
+    """Each row once per projection (a grouping set each), row kinds kept."""
+
+    name = "Expand"
+
+    def __init__(self, projections: tuple[tuple[Expr, ...], ...], schema: pa.Schema) -> None:
+        self.projects = [ProjectOperator(p, schema) for p in projections]
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        return [out for p in self.projects for out in p.process_batch(batch)]

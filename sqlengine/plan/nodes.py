@@ -270,6 +270,48 @@ class Union(LogicalPlan):
 
 
 @dataclass(frozen=True, slots=True)
+class ReplicateRows(UnaryPlan):
+    """Each input row ``(n, c1, ..., ck)`` becomes ``n`` rows ``(c1, ..., ck)`` (Flink's
+    ReplicateRows, for INTERSECT ALL and EXCEPT ALL); updates are replicated alike."""
+
+    input: LogicalPlan
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first = self.input.schema.fields[0] if self.input.schema.fields else None
+        if first is None or not pa.types.is_integer(first.type):
+            raise PlanError("ReplicateRows needs an integer count as its first column")
+        object.__setattr__(self, "schema", Schema(self.input.schema.fields[1:]))
+
+    def explain_label(self) -> str:
+        return "ReplicateRows"
+
+
+@dataclass(frozen=True, slots=True)
+class Expand(UnaryPlan):
+    """Each input row once per projection (Flink's Expand, for GROUPING SETS / ROLLUP / CUBE):
+    every projection gives the same columns; a grouping set's absent keys are NULL."""
+
+    input: LogicalPlan
+    projections: tuple[tuple[Expr, ...], ...]
+    names: tuple[str, ...]
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first = self.projections[0]
+        for p in self.projections:
+            if len(p) != len(self.names) or [e.dtype for e in p] != [e.dtype for e in first]:
+                raise PlanError("Expand projections must give the same column types")
+        object.__setattr__(self, "schema", Schema(tuple(
+            Field(n, e.dtype, True) for n, e in zip(self.names, first))))
+
+    def explain_label(self) -> str:
+        sets = "; ".join(", ".join(e.sql() for e in p[len(self.input.schema):])
+                         for p in self.projections)
+        return f"Expand: [{sets}]"
+
+
+@dataclass(frozen=True, slots=True)
 class SortKey:
     expr: Expr
     ascending: bool = True
