@@ -241,6 +241,21 @@ class SortSpec(OperatorSpec):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class WindowFunctionsSpec(OperatorSpec):
+    type_name: ClassVar[str] = "window_functions"
+
+    partition: tuple[Expr, ...]
+    order: tuple[N.SortKey, ...]
+    calls: tuple[N.WindowCall, ...]
+    input_schema: N.Schema
+
+    def label(self) -> str:
+        part = exprs_text(self.partition)
+        return (f"WindowFunctions(partition=[{part}], order=[{sort_keys_text(self.order)}], "
+                f"calls=[{', '.join(c.sql() for c in self.calls)}])")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LimitSpec(OperatorSpec):
     type_name: ClassVar[str] = "limit"
 

@@ -1,17 +1,31 @@
 """Bind window functions written with OVER (...): aggregates over a rowtime-ordered frame
-(OverAggregate) and ROW_NUMBER() for Top-N and deduplication (Rank)."""
+(OverAggregate, streaming and batch), ROW_NUMBER() for Top-N and deduplication (Rank), and
+every other window function and frame over bounded input (WindowFunctions)."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 from sqlglot import exp
 
+from sqlengine import types as T
 from sqlengine.bind_common import ClauseBinder, Relation, sort_key
-from sqlengine.bind_expr import Scope, ScopeColumn
+from sqlengine.bind_expr import Scope, ScopeColumn, coerce
 from sqlengine.bind_windows import interval_ms
 from sqlengine.errors import BindError, NotSupportedError
-from sqlengine.plan.expressions import ColumnRef, Expr
-from sqlengine.plan.nodes import OverAggregate, Rank
+from sqlengine.plan.expressions import ColumnRef, Expr, Literal
+from sqlengine.plan.nodes import (
+    OverAggregate,
+    Rank,
+    SortKey,
+    WindowCall,
+    WindowFrame,
+    WindowFunctions,
+)
+
+_RANKING = {exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
+            exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist", exp.Ntile: "ntile"}
+_OFFSET = {exp.Lag: "lag", exp.Lead: "lead", exp.FirstValue: "first_value",
+           exp.LastValue: "last_value"}
 
 
 def _window_spec(x: exp.Window) -> tuple[object, ...]:
@@ -21,6 +35,155 @@ def _window_spec(x: exp.Window) -> tuple[object, ...]:
 class OverBinder(ClauseBinder):
     """The OVER (...) window functions of one SELECT list; afterwards the select items read
     their results as columns (through the expression binder's intercept)."""
+
+    def windows(self, rel: Relation, windows: list[exp.Window]) -> Relation:
+        """The forms streaming mode runs (OverAggregate, ROW_NUMBER's Rank) where they fit,
+        else WindowFunctions (bounded input only; the physical pass says so)."""
+        for w in windows:
+            if w.args.get("alias") is not None and not w.args.get("partition_by") and \
+                    not w.args.get("order") and w.args.get("spec") is None:
+                raise self.error(NotSupportedError, "named windows (OVER w with a WINDOW "
+                                 "clause) are not supported yet", w)
+        if all(isinstance(w.this, exp.AggFunc) for w in windows):
+            saved = self.exprs.intercept
+            try:
+                return self.over(rel, windows)
+            except (BindError, NotSupportedError):
+                self.exprs.intercept = saved
+        elif all(w == windows[0] for w in windows) and isinstance(windows[0].this,
+                                                                   exp.RowNumber) \
+                and windows[0].args.get("spec") is None and windows[0].args.get("order"):
+            return self.rank(rel, windows)
+        return self.functions(rel, windows)
+
+    def functions(self, rel: Relation, windows: list[exp.Window]) -> Relation:
+        """One WindowFunctions node per distinct PARTITION BY / ORDER BY."""
+        groups: dict[tuple[object, ...], list[exp.Window]] = {}
+        for w in windows:
+            key = (tuple(w.args.get("partition_by") or []), w.args.get("order"))
+            groups.setdefault(key, [])
+            if not any(x is w for x in groups[key]):
+                groups[key].append(w)
+        plan, scope = rel.plan, rel.scope
+        found: list[tuple[exp.Window, ColumnRef]] = []
+        for ws in groups.values():
+            first = ws[0]
+            partition = tuple(self.exprs.bind(p, rel.scope)
+                              for p in first.args.get("partition_by") or [])
+            order_node = first.args.get("order")
+            order = tuple(sort_key(o, self.exprs.bind(o.this, rel.scope))
+                          for o in (order_node.expressions if order_node else []))
+            calls = tuple(self._call(w, rel, order) for w in ws)
+            base = len(scope.columns)
+            names = tuple(f"$w{base + i}" for i in range(len(calls)))
+            plan = WindowFunctions(plan, partition, order, calls, names)
+            scope = Scope((*scope.columns, *(ScopeColumn(None, n, c.type)
+                                            for n, c in zip(names, calls))))
+            found += [(w, ColumnRef(base + i, names[i], c.type))
+                      for i, (w, c) in enumerate(zip(ws, calls))]
+        previous = self.exprs.intercept
+
+        def intercept(n: exp.Expression) -> Expr | None:
+            for w, ref in found:
+                if n is w or n == w:
+                    return ref
+            return previous(n) if previous is not None else None
+
+        self.exprs.intercept = intercept
+        return Relation(plan, scope)
+
+    def _call(self, w: exp.Window, rel: Relation, order: tuple[SortKey, ...]) -> WindowCall:
+        fn = w.this
+        if isinstance(fn, exp.IgnoreNulls | exp.RespectNulls):
+            raise self.error(NotSupportedError, f"{fn.key.upper().replace('NULLS', ' NULLS')} "
+                             "in a window function is not supported (Flink's FIRST_VALUE "
+                             "and LAST_VALUE always skip NULLs)", w)
+        spec = w.args.get("spec")
+        kind = _RANKING.get(type(fn))
+        if kind is not None:
+            if spec is not None:
+                raise self.error(BindError, f"{kind.upper()} takes no window frame", w)
+            if not order and kind != "row_number":
+                raise self.error(BindError, f"{kind.upper()}() needs an ORDER BY in its OVER "
+                                 "clause", w)
+            if kind == "ntile":
+                n = self.exprs.bind(fn.this, rel.scope)
+                if not (isinstance(n, Literal) and isinstance(n.value, int) and n.value > 0):
+                    raise self.error(BindError, "NTILE needs a positive integer literal", fn)
+                return WindowCall(kind, (n,), T.BIGINT)
+            out = T.DOUBLE if kind in ("percent_rank", "cume_dist") else T.BIGINT
+            return WindowCall(kind, (), out)
+        kind = _OFFSET.get(type(fn))
+        if kind in ("lag", "lead"):
+            if spec is not None:
+                raise self.error(BindError, f"{kind.upper()} takes no window frame", w)
+            value = self.exprs.bind(fn.this, rel.scope)
+            offset_node, default_node = fn.args.get("offset"), fn.args.get("default")
+            offset = self.exprs.bind(offset_node, rel.scope) if offset_node is not None \
+                else Literal(1, T.INT)
+            if not (isinstance(offset, Literal) and isinstance(offset.value, int)):
+                raise self.error(BindError, f"the offset of {kind.upper()} must be an integer "
+                                 "literal", offset_node or fn)
+            default = self.exprs.bind(default_node, rel.scope) if default_node is not None \
+                else Literal(None, value.dtype)
+            try:
+                default = coerce(default, value.dtype)
+            except BindError as e:
+                raise self.error(BindError, e.message, default_node or fn) from None
+            return WindowCall(kind, (value, offset, default), value.dtype)
+        frame = self._frame(spec, order, w)
+        if kind is not None:  # first_value / last_value
+            value = self.exprs.bind(fn.this, rel.scope)
+            return WindowCall(kind, (value,), value.dtype, frame)
+        if isinstance(fn, exp.AggFunc | exp.Filter):
+            agg = self.binder.aggregates.agg_call(fn, rel.scope)
+            if agg.distinct:
+                raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
+                                 "supported yet", fn)
+            return WindowCall(agg.func, agg.args, agg.type, frame, agg)
+        raise self.error(NotSupportedError, f"{fn.sql()} is not a window function", w)
+
+    def _frame(self, spec: exp.WindowSpec | None, order: tuple[SortKey, ...],
+               w: exp.Window) -> WindowFrame:
+        """The frame, SQL's default when none is written: RANGE BETWEEN UNBOUNDED PRECEDING
+        AND CURRENT ROW with ORDER BY, the whole partition without."""
+        if spec is None:
+            return WindowFrame("range", None, 0) if order else WindowFrame("rows", None, None)
+        kind = str(spec.args.get("kind") or "RANGE").lower()
+        start = self._bound(spec.args.get("start"), spec.args.get("start_side"), kind, order, w)
+        end_node = spec.args.get("end")
+        end = 0 if end_node is None else self._bound(end_node, spec.args.get("end_side"),
+                                                     kind, order, w)
+        if spec.args.get("exclude"):
+            raise self.error(NotSupportedError, "EXCLUDE in a window frame is not supported",
+                             w)
+        return WindowFrame(kind, start, end)
+
+    def _bound(self, node: object, side: object, kind: str, order: tuple[SortKey, ...],
+               w: exp.Window) -> int | float | None:
+        text = str(node.sql() if isinstance(node, exp.Expression) else node or "").upper()
+        if text == "UNBOUNDED":
+            return None
+        if text == "CURRENT ROW":
+            return 0
+        sign = -1 if str(side or "PRECEDING").upper() == "PRECEDING" else 1
+        if kind == "range" and (len(order) != 1 or not (T.is_numeric(order[0].expr.dtype)
+                                                         or T.is_temporal(order[0].expr.dtype))):
+            raise self.error(BindError, "a RANGE frame with an offset needs exactly one "
+                             "numeric or time ORDER BY key", w)
+        if isinstance(node, exp.Interval):
+            if kind != "range" or not T.is_temporal(order[0].expr.dtype):
+                raise self.error(BindError, "an INTERVAL frame bound needs a RANGE frame "
+                                 "ordered by a time", node)
+            return sign * interval_ms(node, self.exprs)
+        if isinstance(node, exp.Literal) and not node.is_string:
+            value = float(node.this) if "." in str(node.this) else int(str(node.this))
+            if value < 0 or (kind == "rows" and not isinstance(value, int)):
+                raise self.error(BindError, "a frame offset must be a non-negative "
+                                 "integer" if kind == "rows" else "a frame offset must not "
+                                 "be negative", node)
+            return sign * value  # (in the ORDER BY's direction: runtime's business)
+        raise self.error(NotSupportedError, f"unsupported window frame bound {text}", w)
 
     def over(self, rel: Relation, windows: list[exp.Window]) -> Relation:
         """Aggregates OVER a rowtime-ordered frame, as an OverAggregate node."""

@@ -64,10 +64,7 @@ class SelectBinder(ClauseBinder):
                 raise self.error(NotSupportedError, "window functions together with GROUP BY "
                                  "are not supported yet; aggregate in a subquery first",
                                  windows[0])
-            if isinstance(windows[0].this, exp.AggFunc):
-                rel = self.binder.over.over(rel, windows)
-            else:
-                rel = self.binder.over.rank(rel, windows)
+            rel = self.binder.over.windows(rel, windows)
         if group is not None or has_aggs:
             return self.binder.aggregates.aggregate_select(node, rel, items, group, having,
                                                            order)

@@ -417,7 +417,37 @@ class Gen:
         return Pair(sql, duck.replace("MOD(x, 2)", "(x % 2)"))
 
 
-SET_SHAPES = ["setop", "grouping_sets"]
+    # -- window functions (ordered by n, unique among non-NULL rows, so the order is total) --
+    def q_window(self) -> Pair:
+        part = self.pick(["", "PARTITION BY g ", "PARTITION BY b ", "PARTITION BY g, b "])
+        direction = self.pick(["", " DESC"])
+        over = f"OVER ({part}ORDER BY n{direction} NULLS FIRST"
+        frame = self.pick(["", " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW",
+                           " ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING",
+                           " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
+                           " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+                           " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"])
+        fl, dk = [], []
+        for i in range(self.r.randint(1, 3)):
+            f, d = self.pick([
+                ("ROW_NUMBER()", "ROW_NUMBER()"), ("RANK()", "RANK()"),
+                ("DENSE_RANK()", "DENSE_RANK()"), ("PERCENT_RANK()", "PERCENT_RANK()"),
+                ("CUME_DIST()", "CUME_DIST()"), ("NTILE(3)", "NTILE(3)"),
+                ("LAG(x)", "LAG(x)"), ("LEAD(s, 2, 'none')", "LEAD(s, 2, 'none')"),
+                ("SUM(x)", "SUM(x)"), ("COUNT(y)", "COUNT(y)"), ("MIN(s)", "MIN(s)"),
+                ("MAX(d)", "MAX(d)"), ("AVG(y)", "AVG(y)"),
+                ("FIRST_VALUE(x)", "FIRST_VALUE(x IGNORE NULLS)"),
+                ("LAST_VALUE(s)", "LAST_VALUE(s IGNORE NULLS)")])
+            framed = not any(f.startswith(r) for r in ("ROW_NUMBER", "RANK", "DENSE", "PERC",
+                                                        "CUME", "NTILE", "LAG", "LEAD"))
+            tail = (frame if framed else "") + ")"
+            fl.append(f"{f} {over}{tail} AS w{i}")
+            dk.append(f"{d} {over}{tail} AS w{i}")
+        return Pair(f"SELECT n, g, {', '.join(fl)} FROM t1 WHERE n IS NOT NULL",
+                    f"SELECT n, g, {', '.join(dk)} FROM t1 WHERE n IS NOT NULL")
+
+
+SET_SHAPES = ["setop", "grouping_sets", "window"]
 SUBQUERY_SHAPES = ["exists", "in_subquery", "scalar_subquery", "quantified"]
 JOIN_SHAPES = ["comma_join", "cross_join", "non_equi_join", "full_join"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlengine import connectors
+from sqlengine import types as T
 from sqlengine.errors import NotSupportedError, PlanError
 from sqlengine.optimizer.passes.base import PassContext
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode
@@ -22,6 +23,7 @@ from sqlengine.optimizer.specs import (
     TableSinkSpec,
     UnionSpec,
     ValuesSpec,
+    WindowFunctionsSpec,
 )
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
@@ -97,6 +99,16 @@ class _Translator:
                 child = self.translate(plan.input)
                 return PhysicalNode(ProjectSpec(schema=plan.schema, updating=child.op.updating,
                                                 exprs=plan.exprs), ((child, FORWARD),))
+            case N.WindowFunctions():
+                child = self.translate(plan.input)
+                self._require_bounded(plan.input, "window functions other than OVER "
+                                      "aggregates ordered by a rowtime and ROW_NUMBER Top-N")
+                exchange = Exchange(Partitioning.HASH, plan.partition) if plan.partition \
+                    else Exchange(Partitioning.SINGLE)
+                return PhysicalNode(WindowFunctionsSpec(
+                    schema=plan.schema, partition=plan.partition, order=plan.order,
+                    calls=plan.calls, input_schema=plan.input.schema),
+                    ((child, exchange),))
             case N.Expand():
                 child = self.translate(plan.input)
                 return PhysicalNode(ExpandSpec(schema=plan.schema, updating=child.op.updating,
@@ -251,9 +263,17 @@ class _Translator:
                 limit=plan.limit, text=text, end_index=found["window_end"][0])
             return PhysicalNode(window_op, ((child, exchange),))
         if plan.limit is None and self.streaming:
-            msg = ("ROW_NUMBER without a filter on it (WHERE rn <= N) is not supported in "
-                   "streaming mode")
-            raise NotSupportedError(msg)
+            from sqlengine.optimizer.analysis import unbounded_sources
+
+            if unbounded_sources(plan.input):
+                msg = ("ROW_NUMBER without a filter on it (WHERE rn <= N) is not supported "
+                       "in streaming mode over an unbounded input")
+                raise NotSupportedError(msg)
+            # Bounded input: numbered at its end, as batch mode does.
+            call = N.WindowCall("row_number", (), T.BIGINT)
+            return PhysicalNode(WindowFunctionsSpec(
+                schema=plan.schema, partition=plan.partition, order=plan.order,
+                calls=(call,), input_schema=plan.input.schema), ((child, exchange),))
         op = TopNSpec(schema=plan.schema, updating=self.streaming, partition=plan.partition,
                       order=plan.order, limit=plan.limit, text=text,
                       emit="changelog" if self.streaming else "final",

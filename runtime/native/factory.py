@@ -27,6 +27,7 @@ from sqlengine.optimizer.specs import (
     TableSinkSpec,
     UnionSpec,
     ValuesSpec,
+    WindowFunctionsSpec,
 )
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
@@ -67,6 +68,7 @@ from sqlengine.runtime.operators.window import (
     WindowAggregateOperator,
     WindowAssignOperator,
 )
+from sqlengine.runtime.operators.window_functions import WindowFunctionsOperator
 from sqlengine.runtime.operators.window_join import WindowJoinOperator
 from sqlengine.runtime.values import values_columns
 
@@ -128,6 +130,9 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return FilterOperator(spec.predicate)
         case ProjectSpec():
             return ProjectOperator(spec.exprs, schema)
+        case WindowFunctionsSpec():
+            return WindowFunctionsOperator(spec.partition, spec.order, spec.calls, schema,
+                                           spec.input_schema.to_arrow())
         case ExpandSpec():
             return ExpandOperator(spec.projections, schema)
         case ReplicateRowsSpec():

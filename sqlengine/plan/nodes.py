@@ -462,6 +462,69 @@ class Rank(UnaryPlan):
 
 
 @dataclass(frozen=True, slots=True)
+class WindowFrame:
+    """ROWS | RANGE BETWEEN start AND end. Offsets count rows (ROWS) or order-key units
+    (RANGE; milliseconds for a time key): negative is PRECEDING, 0 CURRENT ROW (for RANGE:
+    the row's peers), positive FOLLOWING, None UNBOUNDED."""
+
+    kind: str  # "rows" | "range"
+    start: int | float | None
+    end: int | float | None
+
+    def sql(self) -> str:
+        def bound(v: int | float | None, unbounded: str) -> str:
+            if v is None:
+                return f"UNBOUNDED {unbounded}"
+            if v == 0:
+                return "CURRENT ROW"
+            return f"{abs(v)} {'PRECEDING' if v < 0 else 'FOLLOWING'}"
+
+        return (f"{self.kind.upper()} BETWEEN {bound(self.start, 'PRECEDING')} AND "
+                f"{bound(self.end, 'FOLLOWING')}")
+
+
+@dataclass(frozen=True, slots=True)
+class WindowCall:
+    """One window function: a ranking function (row_number, rank, dense_rank, percent_rank,
+    cume_dist, ntile), an offset function (lag, lead, first_value, last_value) or an
+    aggregate (``agg``) over ``frame``."""
+
+    func: str
+    args: tuple[Expr, ...]
+    type: pa.DataType
+    frame: WindowFrame | None = None
+    agg: AggCall | None = None
+
+    def sql(self) -> str:
+        inner = self.agg.sql() if self.agg is not None else \
+            f"{self.func.upper()}({', '.join(a.sql() for a in self.args)})"
+        return inner + (f" {self.frame.sql()}" if self.frame is not None else "")
+
+
+@dataclass(frozen=True, slots=True)
+class WindowFunctions(UnaryPlan):
+    """Window functions over one PARTITION BY / ORDER BY, evaluated over the whole (bounded)
+    input: one output row per input row with the results appended (batch mode)."""
+
+    input: LogicalPlan
+    partition: tuple[Expr, ...]
+    order: tuple[SortKey, ...]
+    calls: tuple[WindowCall, ...]
+    names: tuple[str, ...]
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        extra = tuple(Field(n, c.type) for n, c in zip(self.names, self.calls))
+        object.__setattr__(self, "schema", Schema(self.input.schema.fields + extra))
+
+    def explain_label(self) -> str:
+        part = ", ".join(p.sql() for p in self.partition)
+        order = ", ".join(k.sql() for k in self.order)
+        calls = ", ".join(c.sql() for c in self.calls)
+        return f"WindowFunctions: PARTITION BY {part} ORDER BY {order}, calls=[{calls}]"
+
+
+@dataclass(frozen=True, slots=True)
 class OverAggregate(UnaryPlan):
     """Aggregates OVER (PARTITION BY ... ORDER BY rowtime {RANGE|ROWS} BETWEEN ... PRECEDING
     AND CURRENT ROW), one output row per input row with the aggregates appended.

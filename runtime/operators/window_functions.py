@@ -1,0 +1,317 @@
+"""WindowFunctionsOperator: window functions over a bounded input, vectorised with numpy.
+
+At end of input the rows are sorted by partition and order keys once; partition and peer
+(equal order key) boundaries become index arrays, and every function is array arithmetic over
+them: ranks from the boundaries, LAG/LEAD by shifted indices, frame aggregates by prefix sums
+(SUM, COUNT, AVG) and a sparse table of order ranks (MIN, MAX: any frame in O(1) per row),
+FIRST_VALUE/LAST_VALUE (NULLs skipped, as Flink does) by the nearest valid row. Only RANGE
+frames with an offset search per partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine import types as T
+from sqlengine.errors import ExecutionError
+from sqlengine.plan.expressions import Expr, Literal
+from sqlengine.plan.nodes import SortKey, WindowCall, WindowFrame
+from sqlengine.runtime.changelog import apply_changelog
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.kernels import kernel_for
+from sqlengine.runtime.operators.base import Operator
+
+_OUT_CHUNK = 65536
+
+
+class WindowFunctionsOperator(Operator):
+    name = "WindowFunctions"
+
+    def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
+                 calls: tuple[WindowCall, ...], schema: pa.Schema, input_schema: pa.Schema
+                 ) -> None:
+        self.partition = partition
+        self.order = order
+        self.calls = calls
+        self.schema = schema
+        self.input_schema = input_schema
+        self.batches: list[pa.RecordBatch] = []
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        self.batches.append(batch)
+        return ()
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        table = apply_changelog(self.batches, self.input_schema)
+        self.batches = []
+        if table.num_rows == 0:
+            return ()
+        batch = _sorted(table.combine_chunks().to_batches()[0], self.partition, self.order)
+        rows = _Rows(batch, self.partition, self.order)
+        arrays = list(batch.columns)
+        for call, f in zip(self.calls, list(self.schema)[batch.num_columns:]):
+            out = _call(call, batch, rows)
+            arrays.append(out if out.type == f.type else out.cast(f.type))
+        result = pa.Table.from_arrays(arrays, schema=self.schema)
+        return [b for b in result.to_batches(max_chunksize=_OUT_CHUNK) if b.num_rows]
+
+
+def _sorted(batch: pa.RecordBatch, partition: tuple[Expr, ...], order: tuple[SortKey, ...]
+            ) -> pa.RecordBatch:
+    cols: dict[str, pa.Array] = {}
+    keys: list[tuple[str, str]] = []
+    for i, p in enumerate(partition):
+        cols[f"p{i}"] = evaluate(p, batch)
+        keys.append((f"p{i}", "ascending"))
+    for i, k in enumerate(order):
+        values = evaluate(k.expr, batch)
+        cols[f"n{i}"] = pc.is_valid(values)  # per-key NULL placement
+        cols[f"o{i}"] = values
+        keys.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
+        keys.append((f"o{i}", "ascending" if k.ascending else "descending"))
+    if not keys:
+        return batch
+    return batch.take(pc.sort_indices(pa.table(cols), sort_keys=keys))
+
+
+def _changes(arrays: list[pa.Array], n: int) -> np.ndarray:
+    """True where a row's values differ from the previous row's (NULLs equal), and at 0."""
+    out = np.zeros(n, dtype=bool)
+    out[0] = True
+    if n < 2:
+        return out
+    for a in arrays:
+        valid = np.asarray(pc.is_valid(a).to_numpy(zero_copy_only=False))
+        prev, cur = a.slice(0, n - 1), a.slice(1)
+        differ = pc.fill_null(pc.not_equal(cur, prev), False).to_numpy(zero_copy_only=False)
+        out[1:] |= np.asarray(differ) | (valid[1:] != valid[:-1])
+    return out
+
+
+class _Rows:
+    """Partition and peer boundaries of the sorted rows, as per-row index arrays."""
+
+    def __init__(self, batch: pa.RecordBatch, partition: tuple[Expr, ...],
+                 order: tuple[SortKey, ...]) -> None:
+        n = batch.num_rows
+        self.n = n
+        self.idx = np.arange(n)
+        parts = [evaluate(p, batch) for p in partition]
+        self.order_values = [evaluate(k.expr, batch) for k in order]
+        self.order = order
+        new_part = _changes(parts, n)
+        new_peer = new_part | _changes(self.order_values, n)
+        self.part_start, self.part_end = _bounds(new_part)
+        self.peer_start, self.peer_end = _bounds(new_peer)
+        self.new_peer = new_peer
+        self.starts = np.flatnonzero(new_part)
+
+    @property
+    def size(self) -> np.ndarray:
+        return self.part_end - self.part_start
+
+    def frame(self, frame: WindowFrame) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's frame as inclusive row positions [lo, hi] (empty when lo > hi)."""
+        last = self.part_end - 1
+        if frame.kind == "rows":
+            lo = self.part_start if frame.start is None else \
+                np.maximum(self.part_start, self.idx + int(frame.start))
+            hi = last if frame.end is None else np.minimum(last, self.idx + int(frame.end))
+            return lo, hi
+        lo = self._range_bound(frame.start, lower=True)
+        hi = self._range_bound(frame.end, lower=False)
+        return lo, hi
+
+    def _range_bound(self, offset: float | None, lower: bool) -> np.ndarray:
+        if offset is None:
+            return self.part_start if lower else self.part_end - 1
+        if offset == 0:
+            return self.peer_start if lower else self.peer_end - 1
+        return self._range_offset(offset, lower)
+
+    def _range_offset(self, offset: float, lower: bool) -> np.ndarray:
+        key = self.order[0]
+        values = self.order_values[0]
+        if T.is_temporal(values.type):
+            raw = values.cast(pa.timestamp("ms")).cast(pa.int64())  # offsets are milliseconds
+        else:
+            raw = values.cast(pa.float64()) if pa.types.is_decimal(values.type) else values
+        valid = np.asarray(pc.is_valid(raw).to_numpy(zero_copy_only=False))
+        u = np.asarray(pc.fill_null(raw, 0).to_numpy(zero_copy_only=False), dtype=np.float64)
+        if not key.ascending:
+            u = -u  # ascending coordinates: PRECEDING is always smaller
+        # NULL order values: the frame is the row's peers (the other NULLs).
+        out = (self.peer_start if lower else self.peer_end - 1).copy()
+        for start, end in zip(self.starts, np.append(self.starts[1:], self.n)):
+            ok = np.flatnonzero(valid[start:end]) + start
+            if not len(ok):
+                continue
+            seg = u[ok[0]:ok[-1] + 1]  # the non-NULL rows of a partition are contiguous
+            target = u[ok] + offset
+            if lower:
+                pos = np.searchsorted(seg, target, side="left")
+            else:
+                pos = np.searchsorted(seg, target, side="right") - 1
+            out[ok] = pos + ok[0]
+        return out
+
+
+def _bounds(new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], len(new))
+    group = np.cumsum(new) - 1
+    return starts[group], ends[group]
+
+
+def _call(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
+    f = call.func
+    pos = rows.idx - rows.part_start
+    if f == "row_number":
+        return pa.array(pos + 1, pa.int64())
+    rank = rows.peer_start - rows.part_start + 1
+    if f == "rank":
+        return pa.array(rank, pa.int64())
+    if f == "dense_rank":
+        peers = np.cumsum(rows.new_peer)
+        return pa.array(peers - peers[rows.part_start] + 1, pa.int64())
+    size = rows.size
+    if f == "percent_rank":
+        return pa.array(np.where(size > 1, (rank - 1) / np.maximum(size - 1, 1), 0.0))
+    if f == "cume_dist":
+        return pa.array((rows.peer_end - rows.part_start) / size)
+    if f == "ntile":
+        arg = call.args[0]
+        assert isinstance(arg, Literal)
+        buckets = int(arg.value)  # type: ignore[arg-type]
+        q, r = size // buckets, size % buckets
+        big = r * (q + 1)
+        tile = np.where(pos < big, pos // (q + 1), r + (pos - big) // np.maximum(q, 1)) + 1
+        return pa.array(tile, pa.int64())
+    if f in ("lag", "lead"):
+        return _shifted(call, batch, rows)
+    assert call.frame is not None
+    lo, hi = rows.frame(call.frame)
+    empty = lo > hi
+    lo_c, hi_c = np.clip(lo, 0, rows.n - 1), np.clip(hi, 0, rows.n - 1)
+    if f in ("first_value", "last_value"):
+        return _first_last(evaluate(call.args[0], batch), f, lo_c, hi_c, empty, rows.n)
+    return _aggregate(call, batch, lo_c, hi_c, empty, rows.n)
+
+
+def _shifted(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
+    value_e, offset_e, default_e = call.args
+    assert isinstance(offset_e, Literal)
+    offset = int(offset_e.value)  # type: ignore[arg-type]
+    src = rows.idx - offset if call.func == "lag" else rows.idx + offset
+    inside = (src >= rows.part_start) & (src < rows.part_end)
+    values = evaluate(value_e, batch)
+    taken = values.take(pa.array(np.clip(src, 0, rows.n - 1)))
+    default = evaluate(default_e, batch)
+    if default.type != taken.type:
+        default = default.cast(taken.type)
+    return pc.if_else(pa.array(inside), taken, default)
+
+
+def _first_last(values: pa.Array, f: str, lo: np.ndarray, hi: np.ndarray, empty: np.ndarray,
+                n: int) -> pa.Array:
+    valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False))
+    idx = np.arange(n)
+    if f == "first_value":
+        nxt = np.minimum.accumulate(np.where(valid, idx, n)[::-1])[::-1]
+        pick = nxt[lo]
+        ok = ~empty & (pick <= hi)
+    else:
+        prv = np.maximum.accumulate(np.where(valid, idx, -1))
+        pick = prv[hi]
+        ok = ~empty & (pick >= lo)
+    taken = values.take(pa.array(np.clip(pick, 0, n - 1)))
+    return pc.if_else(pa.array(ok), taken, pa.nulls(n, values.type))
+
+
+def _aggregate(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
+               empty: np.ndarray, n: int) -> pa.Array:
+    agg = call.agg
+    assert agg is not None
+    keep = np.ones(n, dtype=bool)
+    if agg.filter is not None:
+        keep = np.asarray(pc.fill_null(evaluate(agg.filter, batch), False)
+                          .to_numpy(zero_copy_only=False))
+    if agg.func == "count_star":
+        prefix = np.concatenate([[0], np.cumsum(keep)])
+        return pa.array(np.where(empty, 0, prefix[hi + 1] - prefix[lo]), pa.int64())
+    values = evaluate(agg.args[0], batch)
+    valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False)) & keep
+    counted = np.concatenate([[0], np.cumsum(valid)])
+    count = np.where(empty, 0, counted[hi + 1] - counted[lo])
+    if agg.func == "count":
+        return pa.array(count, pa.int64())
+    null = count == 0
+    if agg.func in ("min", "max"):
+        return _extreme(values, valid, agg.func, lo, hi, null)
+    total = _frame_sums(values, valid, lo, hi)
+    if agg.func == "sum":
+        t = T.sum_type(values.type)
+        return pa.array(total, t, mask=null).cast(call.type, safe=False)
+    if agg.func != "avg":
+        msg = f"{agg.func.upper()} is not a window function"
+        raise ExecutionError(msg)
+    safe = np.where(null, 1, count)
+    if pa.types.is_integer(call.type):
+        t = np.asarray(total, dtype=np.int64)
+        return pa.array(np.sign(t) * (np.abs(t) // safe), pa.int64(), mask=null) \
+            .cast(call.type, safe=False)
+    if pa.types.is_decimal(call.type):
+        sums = pa.array(total, T.sum_type(values.type))
+        res = kernel_for("divide")([sums, pa.array(safe).cast(pa.decimal128(20, 0))],
+                                   [None, None], call.type)
+        return pc.if_else(pa.array(null), pa.nulls(n, call.type), res)
+    return pa.array(np.asarray(total, dtype=np.float64) / safe, mask=null).cast(call.type)
+
+
+def _frame_sums(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray
+                ) -> np.ndarray:
+    if pa.types.is_decimal(values.type):
+        raw = np.array(values.to_pylist(), dtype=object)
+        raw[~valid] = 0
+        prefix = np.concatenate([np.array([0], dtype=object), np.cumsum(raw)])
+        return prefix[hi + 1] - prefix[lo]
+    dtype = np.float64 if pa.types.is_floating(values.type) else np.int64
+    raw = np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), dtype=dtype)
+    raw = np.where(valid, raw, 0)
+    prefix = np.concatenate([[0], np.cumsum(raw)])
+    return prefix[hi + 1] - prefix[lo]
+
+
+def _extreme(values: pa.Array, valid: np.ndarray, func: str, lo: np.ndarray, hi: np.ndarray,
+             null: np.ndarray) -> pa.Array:
+    """MIN / MAX over each frame: dense order codes of the values, then a sparse table."""
+    n = len(values)
+    codes = np.asarray(pc.rank(values, sort_keys="ascending",
+                               tiebreaker="dense").to_numpy(zero_copy_only=False),
+                       dtype=np.int64)
+    sentinel = n + 2 if func == "min" else -1
+    codes = np.where(valid, codes, sentinel)
+    pick = np.minimum if func == "min" else np.maximum
+    table = [codes]
+    width = 1
+    while 2 * width <= n:
+        prev = table[-1]
+        table.append(pick(prev[:-width], prev[width:]))
+        width *= 2
+    length = np.maximum(hi - lo + 1, 1)
+    level = np.floor(np.log2(length)).astype(np.int64)
+    best = np.empty(n, dtype=np.int64)
+    for k in np.unique(level):
+        rows_k = np.flatnonzero(level == k)
+        span = 1 << int(k)
+        best[rows_k] = pick(table[k][lo[rows_k]], table[k][hi[rows_k] - span + 1])
+    # The value of each code: any row holding it.
+    by_code = np.zeros(n + 3, dtype=np.int64)
+    by_code[codes[valid]] = np.flatnonzero(valid)
+    taken = values.take(pa.array(by_code[np.clip(best, 0, n + 2)]))
+    return pc.if_else(pa.array(null), pa.nulls(n, values.type), taken)
