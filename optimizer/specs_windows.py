@@ -134,6 +134,25 @@ class WindowJoinSpec(OperatorSpec):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TemporalJoinSpec(OperatorSpec):
+    """An event-time temporal join: left rows wait for the watermark, then meet the version
+    of the right side valid at their time; versions older than that are dropped."""
+
+    type_name: ClassVar[str] = "temporal_join"
+
+    join_kind: str
+    left_keys: tuple[Expr, ...]
+    right_keys: tuple[Expr, ...]
+    condition: Expr | None
+    left_width: int
+    left_time: int
+    right_time: int  # (within the right input)
+
+    def label(self) -> str:
+        return f"TemporalJoin({self.join_kind}, FOR SYSTEM_TIME AS OF left time)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IntervalJoinSpec(OperatorSpec):
     """A join whose condition bounds left time - right time (rows expire by the watermark)."""
 

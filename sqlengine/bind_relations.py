@@ -19,6 +19,7 @@ from sqlengine.bind_common import (
     scope_of,
 )
 from sqlengine.bind_expr import ExprBinder, Scope, coerce
+from sqlengine.bind_temporal import temporal_join
 from sqlengine.connectors import is_bounded
 from sqlengine.errors import BindError, NotSupportedError, PlanError
 from sqlengine.parser import parse_query
@@ -184,8 +185,9 @@ class RelationBinder(ClauseBinder):
     def from_item(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
         if isinstance(node, exp.Table):
             if node.args.get("version") is not None:
-                raise self.error(NotSupportedError, "FOR SYSTEM_TIME AS OF (temporal joins) is "
-                                 "not supported yet", node.args["version"])
+                raise self.error(NotSupportedError, "FOR SYSTEM_TIME AS OF belongs to the "
+                                 "right side of a JOIN (a temporal join)",
+                                 node.args["version"])
             if isinstance(node.this, exp.Anonymous | exp.Func):
                 return self.binder.windows.window_tvf(node, ctes)
             name = ".".join(p.name for p in node.parts)
@@ -265,6 +267,8 @@ class RelationBinder(ClauseBinder):
 
     # -- JOIN ------------------------------------------------------------------------------
     def join(self, left: Relation, join: exp.Join, ctes: dict[str, Relation]) -> Relation:
+        if isinstance(join.this, exp.Table) and join.this.args.get("version") is not None:
+            return temporal_join(self, left, join, ctes)
         right = self.from_item(join.this, ctes)
         side = (join.args.get("side") or "").upper()
         kind = (join.args.get("kind") or "").upper()

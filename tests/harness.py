@@ -25,6 +25,11 @@ class OperatorHarness:
     def process(self, batch: pa.RecordBatch, input_index: int = 0) -> OperatorHarness:
         return self._take(self.op.process_batch(batch, input_index))
 
+    def watermark(self, timestamp: int) -> OperatorHarness:
+        from sqlengine.runtime.elements import Watermark
+
+        return self._take(self.op.process_watermark(Watermark(timestamp)))
+
     def end(self, input_index: int = 0) -> OperatorHarness:
         return self._take(self.op.end_input(input_index))
 

@@ -29,6 +29,7 @@ from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
+    TemporalJoinSpec,
     TopNSpec,
     WindowAggregateSpec,
     WindowAssignSpec,
@@ -139,6 +140,19 @@ class _Translator:
                 return PhysicalNode(op, ((child, exchange),))
             case N.Join():
                 return self._join(plan)
+            case N.TemporalJoin():
+                left, right = self.translate(plan.left), self.translate(plan.right)
+                if left.op.updating or right.op.updating:
+                    msg = ("a temporal join needs insert-only inputs (the versioned table "
+                           "is read as a stream of versions); an input here is updating")
+                    raise NotSupportedError(msg)
+                op = TemporalJoinSpec(
+                    schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,
+                    right_keys=plan.right_keys, condition=plan.condition,
+                    left_width=len(plan.left.schema), left_time=plan.left_time,
+                    right_time=plan.right_time)
+                return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
+                                         (right, Exchange(Partitioning.HASH, plan.right_keys))))
             case N.Union():
                 kids = [self.translate(i) for i in plan.inputs]
                 updating = any(k.op.updating for k in kids)

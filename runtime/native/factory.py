@@ -33,6 +33,7 @@ from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
+    TemporalJoinSpec,
     TopNSpec,
     WindowAggregateSpec,
     WindowAssignSpec,
@@ -62,6 +63,7 @@ from sqlengine.runtime.operators.stateless import (
     ReplicateRowsOperator,
     UnionOperator,
 )
+from sqlengine.runtime.operators.temporal_join import TemporalJoinOperator
 from sqlengine.runtime.operators.two_phase import GlobalAggregateOperator, LocalAggregateOperator
 from sqlengine.runtime.operators.window import (
     SessionAggregateOperator,
@@ -187,6 +189,11 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             left, right = _split(schema, spec.left_width)
             return WindowJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                       spec.condition, left, right, schema, spec.end_indexes)
+        case TemporalJoinSpec():
+            left, right = _split(schema, spec.left_width)
+            return TemporalJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
+                                        spec.condition, left, right, schema, spec.left_time,
+                                        spec.right_time)
         case IntervalJoinSpec():
             left, right = _split(schema, spec.left_width)
             return IntervalJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,

@@ -246,6 +246,46 @@ class Join(LogicalPlan):
 
 
 @dataclass(frozen=True, slots=True)
+class TemporalJoin(LogicalPlan):
+    """``left JOIN right FOR SYSTEM_TIME AS OF left.time``: each left row meets the version of
+    ``right`` (a table with a primary key and an event time) valid at its time, the right row
+    with equal keys and the greatest time at or before it (Flink's event-time temporal
+    join). ``kind`` is inner or left; ``condition`` is checked on the row and that version.
+    The right side's time is no longer a time attribute in the output."""
+
+    left: LogicalPlan
+    right: LogicalPlan
+    kind: str
+    left_keys: tuple[Expr, ...]
+    right_keys: tuple[Expr, ...]
+    condition: Expr | None
+    left_time: int
+    right_time: int
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("inner", "left"):
+            raise PlanError(f"a temporal join is INNER or LEFT, not {self.kind!r}")
+        right = tuple(replace(f, rowtime=False, nullable=f.nullable or self.kind == "left")
+                      for f in self.right.schema.fields)
+        object.__setattr__(self, "schema", Schema(self.left.schema.fields + right))
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return (self.left, self.right)
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, left=children[0], right=children[1])
+
+    def explain_label(self) -> str:
+        on = ", ".join(f"{a.sql()} = {b.sql()}" for a, b in zip(self.left_keys, self.right_keys))
+        lt = self.left.schema.fields[self.left_time].name
+        text = f"TemporalJoin: {self.kind}, FOR SYSTEM_TIME AS OF {lt}, on=[{on}]"
+        if self.condition is not None:
+            text += f", filter={self.condition.sql()}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
 class Union(LogicalPlan):
     """N-ary UNION ALL (inputs already cast to one schema)."""
 

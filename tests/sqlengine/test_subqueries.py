@@ -107,7 +107,6 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
 @pytest.mark.parametrize(("sql", "message"), [
     ("SELECT * FROM t NATURAL JOIN u", "NATURAL"),
     ("SELECT * FROM t, LATERAL (SELECT * FROM u WHERE u.k = t.k)", "LATERAL"),
-    ("SELECT * FROM t JOIN u FOR SYSTEM_TIME AS OF t.x ON t.k = u.k", "temporal"),
     ("SELECT * FROM t JOIN u ON t.k IN (SELECT k FROM e)", "subquer"),
     ("SELECT k, (SELECT v FROM u WHERE u.v > t.x) FROM t", "'='"),
 ])

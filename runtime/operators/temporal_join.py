@@ -1,0 +1,185 @@
+"""TemporalJoinOperator: Flink's event-time temporal join (``FOR SYSTEM_TIME AS OF l.time``).
+
+Right rows are versions of their key. A left row waits until the watermark (the smaller of
+both inputs') reaches its time, so that every version up to that time has arrived; then it
+meets the version of its key with the greatest time at or before its own (a later arrival
+with an equal time replaces an earlier one), and the residual condition is checked on that
+pair: an INNER join drops the row when there is no version or the check fails, a LEFT join
+pads it with NULLs. After each watermark, a key keeps only the versions after the watermark
+and the last one at or before it. Left rows are never late: one behind the watermark waits
+for the next watermark (as Flink's operator does). At the end of both inputs (batch mode) every
+waiting row is joined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine.plan.expressions import Expr
+from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import Operator
+
+_SEQ = "$seq"
+_POS = "$pos"
+_END = np.iinfo(np.int64).max
+
+
+class TemporalJoinOperator(Operator):
+    name = "TemporalJoin"
+
+    def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
+                 condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
+                 schema: pa.Schema, left_time: int, right_time: int) -> None:
+        self.kind = kind
+        self.key_exprs = (left_keys, right_keys)
+        self.condition = condition
+        self.schemas = (left_schema, right_schema)
+        self.schema = schema
+        self.times = (left_time, right_time)
+        self.waiting: pa.Table = left_schema.empty_table()
+        self.versions: pa.Table = right_schema.empty_table()
+        self.version_seq = np.zeros(0, dtype=np.int64)  # arrival order of each version
+        self.next_seq = 0
+        self.watermark = np.iinfo(np.int64).min
+        self.ended = [False, False]
+
+    # -- input -------------------------------------------------------------------------------
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        data = pa.Table.from_batches([data_part(batch)])
+        times = data.column(self.times[input_index])
+        if input_index == 1:
+            data = data.filter(pc.is_valid(times))  # a version without a time is never valid
+            self.versions = pa.concat_tables([self.versions, data.cast(self.schemas[1])])
+            seq = np.arange(self.next_seq, self.next_seq + data.num_rows, dtype=np.int64)
+            self.next_seq += data.num_rows
+            self.version_seq = np.concatenate([self.version_seq, seq])
+            return ()
+        self.waiting = pa.concat_tables([self.waiting, data.cast(self.schemas[0])])
+        return ()
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        if wm.timestamp <= self.watermark:
+            return ()
+        self.watermark = wm.timestamp
+        out = self._emit(self.watermark)
+        self._clean(self.watermark)
+        return out
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        self.ended[input_index] = True
+        if not all(self.ended):
+            return ()
+        return self._emit(_END)
+
+    # -- joining -----------------------------------------------------------------------------
+    def _emit(self, upto: int) -> list[pa.RecordBatch]:
+        left = self.waiting
+        if left.num_rows == 0:
+            return []
+        lt = millis(left.column(self.times[0]))
+        valid_time = ~np.isnan(lt) if lt.dtype.kind == "f" else np.ones(len(lt), dtype=bool)
+        lt = np.where(valid_time, lt, 0).astype(np.int64)
+        ready = valid_time & (lt <= upto) if upto != _END else np.ones(len(lt), dtype=bool)
+        if not ready.any():
+            return []
+        rows = left.filter(pa.array(ready))
+        self.waiting = left.filter(pa.array(~ready))
+        order = np.argsort(lt[ready], kind="stable")  # Flink emits in time order
+        rows = rows.take(pa.array(order))
+        rt = lt[ready][order]
+        version = self._versions_at(rows, rt, valid_time[ready][order])
+        matched = version >= 0
+        right = self.versions.take(pa.array(np.where(matched, version, 0))) \
+            if self.versions.num_rows else None
+        cols = [c.combine_chunks() for c in rows.columns]
+        if right is None:
+            rcols = [pa.nulls(rows.num_rows, f.type) for f in self.schemas[1]]
+        else:
+            rcols = [pc.if_else(pa.array(matched), c.combine_chunks(),
+                                pa.nulls(rows.num_rows, c.type)) for c in right.columns]
+        joined = pa.RecordBatch.from_arrays(cols + rcols, schema=self.schema)
+        keep = matched
+        if self.condition is not None and matched.any():
+            ok = np.asarray(pc.fill_null(evaluate(self.condition, joined), False)
+                            .to_numpy(zero_copy_only=False))
+            keep = matched & ok
+        if self.kind == "left":
+            if not keep.all():
+                nulls = [pa.nulls(rows.num_rows, f.type) for f in self.schemas[1]]
+                padded = [pc.if_else(pa.array(keep), joined.column(len(cols) + i), nulls[i])
+                          for i in range(len(rcols))]
+                joined = pa.RecordBatch.from_arrays(cols + padded, schema=self.schema)
+        else:
+            joined = joined.filter(pa.array(keep))
+        if joined.num_rows == 0:
+            return []
+        stamp = self.watermark if upto != _END else upto
+        return [with_meta(joined, np.full(joined.num_rows, stamp, dtype=np.int64))]
+
+    def _versions_at(self, rows: pa.Table, times: np.ndarray, timed: np.ndarray) -> np.ndarray:
+        """For each left row, the position of its version (-1: none)."""
+        out = np.full(rows.num_rows, -1, dtype=np.int64)
+        if self.versions.num_rows == 0 or rows.num_rows == 0:
+            return out
+        left = self._keys(rows, 0)
+        right = self._keys(self.versions, 1)
+        names = [c for c in left.column_names if c != _POS]
+        for n in names:
+            left = left.filter(pc.is_valid(left[n]))
+            right = right.filter(pc.is_valid(right[n]))
+        pairs = left.join(right, keys=names, join_type="inner", right_suffix="_r",
+                          use_threads=False)
+        if pairs.num_rows == 0:
+            return out
+        li = pairs[_POS].to_numpy()
+        ri = pairs[_POS + "_r"].to_numpy()
+        vt = millis(self.versions.column(self.times[1]))[ri].astype(np.int64)
+        ok = (vt <= times[li]) & timed[li]
+        li, ri, vt = li[ok], ri[ok], vt[ok]
+        if not len(li):
+            return out
+        # Per left row the greatest (version time, arrival): the last of each group.
+        order = np.lexsort((self.version_seq[ri], vt, li))
+        li, ri = li[order], ri[order]
+        last = np.append(li[1:] != li[:-1], True)
+        out[li[last]] = ri[last]
+        return out
+
+    def _keys(self, table: pa.Table, side: int) -> pa.Table:
+        batch = table.combine_chunks().to_batches()[0] if table.num_rows else \
+            pa.RecordBatch.from_pylist([], schema=table.schema)
+        cols = {f"k{i}": evaluate(k, batch) for i, k in enumerate(self.key_exprs[side])}
+        cols[_POS] = pa.array(np.arange(batch.num_rows, dtype=np.int64))
+        return pa.table(cols)
+
+    def _clean(self, watermark: int) -> None:
+        """Keep per key the versions after the watermark and the last one at or before it."""
+        v = self.versions
+        if v.num_rows < 2:
+            return
+        vt = millis(v.column(self.times[1])).astype(np.int64)
+        keys = self._keys(v, 1)
+        names = [c for c in keys.column_names if c != _POS]
+        old = vt <= watermark
+        if not old.any():
+            return
+        keys = keys.append_column("$t", pa.array(vt)).append_column(
+            _SEQ, pa.array(self.version_seq))
+        past = keys.filter(pa.array(old))
+        # The newest old version of each key: the greatest (time, arrival).
+        order = np.lexsort((past[_SEQ].to_numpy(), past["$t"].to_numpy()))
+        past = past.take(pa.array(order))
+        newest = past.group_by(names, use_threads=False).aggregate([(_POS, "last")])
+        keep = ~old
+        keep[newest[f"{_POS}_last"].to_numpy()] = True
+        self.versions = v.filter(pa.array(keep))
+        self.version_seq = self.version_seq[keep]
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"waiting_rows": self.waiting.num_rows, "versions": self.versions.num_rows}

@@ -1,0 +1,135 @@
+"""``JOIN versioned FOR SYSTEM_TIME AS OF left.time``: Flink's temporal joins, bound with Flink's
+rules and refusals.
+
+Event time (the left time is a rowtime attribute): the right side must be a table with a
+PRIMARY KEY and a WATERMARK (a versioned table), the ON condition must equate every primary-key
+column with the left side, and the join is INNER or LEFT. Processing time (PROCTIME()) needs a
+lookup table, which no connector here offers: refused, as Flink refuses it for such tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.bind_common import Relation, require_boolean
+from sqlengine.bind_expr import Scope, coerce
+from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.plan.expressions import (
+    Call,
+    Cast,
+    ColumnRef,
+    Expr,
+    conjunction,
+    conjuncts,
+    remap_columns,
+)
+from sqlengine.plan.nodes import TemporalJoin
+from sqlengine.plan.subquery import has_subquery
+
+if TYPE_CHECKING:
+    from sqlengine.bind_relations import RelationBinder
+
+
+def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
+                  ctes: dict[str, Relation]) -> Relation:
+    table = join.this
+    version = table.args["version"]
+    side = (join.args.get("side") or "").upper()
+    if str(version.this).upper() not in ("TIMESTAMP", "SYSTEM_TIME") or \
+            str(version.args.get("kind") or "").upper() != "AS OF":
+        raise binder.error(NotSupportedError, f"unsupported time travel {version.sql()!r}; "
+                           "only FOR SYSTEM_TIME AS OF a time attribute of the left table",
+                           version)
+    if side not in ("", "LEFT") or (join.args.get("kind") or "").upper() not in ("", "INNER"):
+        raise binder.error(NotSupportedError, "a temporal join is INNER or LEFT, not "
+                           f"{(side or join.args.get('kind') or '').upper()}", join)
+    at = binder.exprs.bind(version.expression, left.scope)
+    if not isinstance(at, ColumnRef):
+        raise binder.error(BindError, "FOR SYSTEM_TIME AS OF needs a time attribute column of "
+                           "the left table", version.expression)
+    at_col = left.scope.columns[at.index]
+    bare = table.copy()
+    bare.set("version", None)
+    right = binder.from_item(bare, ctes)
+    name = table.name
+    if at_col.proctime:
+        raise binder.error(NotSupportedError, f"a processing-time temporal join needs a lookup "
+                           f"table, and table {name!r} is not one (no connector here offers "
+                           "lookups; Flink refuses this join for such tables too)", version)
+    if not at_col.rowtime:
+        raise binder.error(BindError, f"FOR SYSTEM_TIME AS OF {version.expression.sql()}: "
+                           "the column is not a time attribute (declare a WATERMARK on it, "
+                           "or use PROCTIME())", version.expression)
+    catalog = binder.binder.catalog
+    tdef = None if name.lower() in ctes or catalog.view(name) is not None else \
+        catalog.table(name)
+    if tdef is None or not tdef.primary_key:
+        raise binder.error(BindError, f"the versioned table {name!r} of a temporal join needs "
+                           "a PRIMARY KEY (a table, not a view or subquery)", table)
+    right_time = [i for i, c in enumerate(right.scope.columns) if c.rowtime]
+    if not right_time:
+        raise binder.error(BindError, f"the versioned table {name!r} of an event-time "
+                           "temporal join needs an event-time attribute (a WATERMARK)", table)
+    on_node = join.args.get("on")
+    if on_node is None:
+        raise binder.error(BindError, "a temporal join needs an ON condition on the versioned "
+                           "table's primary key", join)
+    n_left = len(left.scope.columns)
+    scope = Scope(left.scope.columns + right.scope.columns)
+    on = binder.exprs.bind(on_node, scope)
+    require_boolean(binder.binder, on, on_node, "ON")
+    lkeys: list[Expr] = []
+    rkeys: list[Expr] = []
+    residual: list[Expr] = []
+    for c in conjuncts(on):
+        if has_subquery(c):
+            raise binder.error(NotSupportedError, "subqueries in a join's ON condition are "
+                               "not supported yet", on_node)
+        pair = _pair(c, n_left)
+        if pair is None:
+            residual.append(c)
+            continue
+        a, b = pair
+        common = T.common_type([a.dtype, b.dtype], "join keys")
+        lkeys.append(coerce(a, common))
+        rkeys.append(coerce(remap_columns(b, {i: i - n_left for i in b.columns()}), common))
+    keyed = {i for i in map(_column, rkeys) if i is not None}
+    names = [c.name.lower() for c in right.scope.columns]
+    missing = [pk for pk in tdef.primary_key if pk.lower() not in
+               {names[i] for i in keyed}]
+    if missing:
+        raise binder.error(BindError, f"the temporal join's ON condition must equate the "
+                           f"versioned table's primary key {list(tdef.primary_key)} with the "
+                           f"left side (missing {missing})", on_node)
+    plan = TemporalJoin(left.plan, right.plan, "left" if side == "LEFT" else "inner",
+                        tuple(lkeys), tuple(rkeys), conjunction(residual), at.index,
+                        right_time[0])
+    cols = (*left.scope.columns, *(replace(c, rowtime=False) for c in right.scope.columns))
+    return Relation(plan, Scope(tuple(cols)))
+
+
+def _column(e: Expr) -> int | None:
+    """The column a join key reads, through an implicit CAST."""
+    if isinstance(e, ColumnRef):
+        return e.index
+    if isinstance(e, Cast) and isinstance(e.arg, ColumnRef):
+        return e.arg.index
+    return None
+
+
+def _pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
+    if not (isinstance(c, Call) and c.name == "eq"):
+        return None
+    a, b = c.args
+    ca, cb = a.columns(), b.columns()
+    if not ca or not cb:
+        return None
+    if max(ca) < n_left <= min(cb):
+        return a, b
+    if max(cb) < n_left <= min(ca):
+        return b, a
+    return None
