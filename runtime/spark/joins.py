@@ -12,8 +12,10 @@ condition is ANDed to them, so it decides matches inside the join for every kind
 join pads, an anti join keeps, the rows it rejects). A join without keys is a cross join
 (inner, no condition) or a nested-loop join on its condition (Spark's
 BroadcastNestedLoopJoin / CartesianProduct). Keys Spark would evaluate differently are computed
-by our own kernels into extra columns first; a residual condition Spark would evaluate
-differently filters an inner join's pairs afterwards, and is refused for the other kinds.
+by our own kernels into extra columns first. A residual condition Spark would evaluate
+differently filters an inner join's pairs (our kernels); the other kinds are then built from
+those pairs: the rows of a side that are (semi) or are not (anti, the padded rows of outer
+joins) among them.
 """
 
 from __future__ import annotations
@@ -72,23 +74,56 @@ def join_frames(job: SparkJob, op: Joining, left: Any, right: Any,
         c = job._expr(op.condition)
         if c is not None:
             conds.append(c)
-        elif how == "inner":
-            post = op.condition  # filters the pairs after the join (our kernels)
         else:
-            msg = (f"the condition of a {op.join_kind.upper()} join ({op.condition.sql()}) "
-                   "is evaluated differently by Spark; not supported on Spark yet")
-            raise NotSupportedError(msg)
+            post = op.condition  # filters the pairs after an inner join (our kernels)
     conds += extra or []
-    if not conds and how == "inner":
-        joined = left.crossJoin(right)
-    else:
-        cond = reduce(lambda x, y: x & y, conds) if conds else F.lit(True)
-        joined = left.join(right, cond, how)
-    if helpers:
-        joined = joined.drop(*helpers)
+    if post is not None and how != "inner":
+        pairs = _join(left, right, conds, "inner").drop(*helpers)
+        pairs = job._filter(pairs, post)
+        return _from_pairs(how, left.drop(*helpers), right.drop(*helpers), pairs)
+    joined = _join(left, right, conds, how).drop(*helpers)
     if post is not None:
         joined = job._filter(joined, post)
     return joined
+
+
+def _join(left: Any, right: Any, conds: list[Any], how: str) -> Any:
+    from pyspark.sql import functions as F
+
+    if not conds and how == "inner":
+        return left.crossJoin(right)
+    cond = reduce(lambda x, y: x & y, conds) if conds else F.lit(True)
+    return left.join(right, cond, how)
+
+
+def _from_pairs(how: str, left: Any, right: Any, pairs: Any) -> Any:
+    """A semi, anti, left or full join from its matching ``pairs`` (the inner join's rows).
+
+    A row of a side matched if it is among the pairs' rows of that side: compared on every
+    column with null-safe equality, so equal duplicate rows share their answer, as they do
+    in the join itself (no row ids needed)."""
+    from pyspark.sql import functions as F
+
+    def unmatched(side: Any, names: list[str], keep: str) -> Any:
+        seen = pairs.select(*names).distinct().toDF(*[f"m{i}" for i in range(len(names))])
+        same = [F.col(n).eqNullSafe(F.col(f"m{i}")) for i, n in enumerate(names)]
+        return side.join(seen, reduce(lambda x, y: x & y, same), keep)
+
+    if how in ("left_semi", "left_anti"):
+        return unmatched(left, left.columns, how)
+    lonely = unmatched(left, left.columns, "left_anti")
+    out = pairs.unionByName(lonely.select(*left.columns, *_nulls(right)))
+    if how == "full_outer":
+        alone = unmatched(right, right.columns, "left_anti")
+        out = out.unionByName(alone.select(*_nulls(left), *right.columns))
+    return out
+
+
+def _nulls(side: Any) -> list[Any]:
+    """NULL columns in place of ``side``'s (its names and types)."""
+    from pyspark.sql import functions as F
+
+    return [F.lit(None).cast(f.dataType).alias(f.name) for f in side.schema.fields]
 
 
 def _shift(e: Expr, by: int) -> Expr:

@@ -426,7 +426,12 @@ class SparkJob:
 
     def run(self) -> Iterator[pa.RecordBatch]:
         df, sink = self.final_frame()
-        yield from write_frame(df, sink_target(sink), self.result)
+        try:
+            yield from write_frame(df, sink_target(sink), self.result)
+        except SqlEngineError:
+            raise
+        except Exception as e:  # a failure while Spark ran the job
+            raise ExecutionError(f"on Spark: {spark_error_text(e)}") from None
 
     def explain(self) -> str:
         df, _ = self.final_frame()
@@ -434,6 +439,15 @@ class SparkJob:
         with contextlib.redirect_stdout(buf):
             df.explain(mode="formatted")
         return buf.getvalue().rstrip()
+
+
+def spark_error_text(e: Exception) -> str:
+    """The first line of a Spark error, without the class and state of an error the query
+    raised itself (raise_error: a scalar subquery's second row)."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if text.startswith("[USER_RAISED_EXCEPTION] "):
+        text = text.removeprefix("[USER_RAISED_EXCEPTION] ").split(" SQLSTATE: ")[0]
+    return text
 
 
 def _retime(batch: pa.RecordBatch, unit: str) -> pa.RecordBatch:
