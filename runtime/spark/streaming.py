@@ -261,13 +261,45 @@ def _check_streamable(op: OperatorSpec) -> None:
         msg = ("processing-time windows have no Spark Structured Streaming "
                "translation yet (Spark windows need a watermarked event time)")
         raise NotSupportedError(msg)
-    if isinstance(op, JoinSpec) and (op.join_kind != "inner" or op.updating):
-        msg = ("only inner joins of insert-only streams have a Spark Structured "
-               "Streaming translation so far")
-        raise NotSupportedError(msg)
+    if isinstance(op, JoinSpec):
+        _check_streamable_join(op)
     if isinstance(op, _AGGREGATES) and any(a.distinct for a in op.aggs):
         msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
                "has no streaming distinct aggregation); use batch mode")
+        raise NotSupportedError(msg)
+
+
+# Where the optimizer's joins of these kinds come from (named in refusals).
+_JOIN_ORIGINS = {"semi": " (from EXISTS, IN or ANY)", "anti": " (from NOT EXISTS)",
+                 "left": " (from LEFT JOIN, a subquery's value, NOT IN or ALL)",
+                 "full": " (from FULL JOIN)"}
+
+
+def _check_streamable_join(op: JoinSpec) -> None:
+    """Spark joins two streams inner only, on an equality: its outer and semi joins
+    of streams need watermarks on both sides and an event-time range in the condition
+    (a regular join keeps its state for ever), and it has no anti join of two streams."""
+    kind = f"{op.join_kind.upper()} join{_JOIN_ORIGINS.get(op.join_kind, '')}"
+    if op.join_kind == "anti":
+        msg = (f"an {kind} has no Spark Structured Streaming translation: Spark has no "
+               "anti join of two streams; use 'execution.runtime-mode' = 'batch' or the "
+               "native runtime")
+        raise NotSupportedError(msg)
+    if op.join_kind != "inner":
+        msg = (f"a {kind} has no Spark Structured Streaming translation: Spark joins two "
+               "streams so only with watermarks on both and an event-time range in the "
+               "condition (a regular join keeps its state for ever); use "
+               "'execution.runtime-mode' = 'batch' or the native runtime")
+        raise NotSupportedError(msg)
+    if not op.left_keys:
+        what = "a cross join" if op.condition is None else "a non-equi join"
+        msg = (f"an INNER join without an equality key ({what}) has no Spark Structured "
+               "Streaming translation: Spark joins two streams only on an equality; use "
+               "'execution.runtime-mode' = 'batch' or the native runtime")
+        raise NotSupportedError(msg)
+    if op.updating:
+        msg = ("an INNER join of an updating input has no Spark Structured Streaming "
+               "translation (Spark joins insert-only streams only)")
         raise NotSupportedError(msg)
 
 

@@ -48,17 +48,17 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
+from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.runtime.native.executor import JobResult
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
 from sqlengine.runtime.spark.expressions import ddl, to_sql
+from sqlengine.runtime.spark.joins import Joining, join_frames
 from sqlengine.runtime.spark.session import spark_session
 from sqlengine.runtime.spark.sink import sink_target, write_frame
 from sqlengine.runtime.values import values_columns
 
 Aggregating: TypeAlias = (GroupAggregateSpec | GlobalAggregateSpec | WindowAggregateSpec
                           | SessionAggregateSpec)
-Joining: TypeAlias = JoinSpec | WindowJoinSpec | IntervalJoinSpec
 
 
 def _names(n: int, start: int = 0) -> list[str]:
@@ -348,27 +348,7 @@ class SparkJob:
 
     def _join(self, op: Joining, left: Any, right: Any,
               extra: list[Any] | None = None) -> Any:
-        from functools import reduce
-
-        n_left = len(left.columns)
-        right = right.toDF(*_names(len(right.columns), n_left))
-        conds = []
-        for lk, rk in zip(op.left_keys, op.right_keys):
-            a = self._expr(lk)
-            b = self._expr(remap_columns(rk, {i: i + n_left for i in rk.columns()}))
-            if a is None or b is None:
-                msg = "join keys Spark evaluates differently are not supported on Spark yet"
-                raise NotSupportedError(msg)
-            conds.append(a == b)
-        if op.condition is not None:
-            c = self._expr(op.condition)
-            if c is None:
-                msg = "a join condition Spark evaluates differently is not supported yet"
-                raise NotSupportedError(msg)
-            conds.append(c)
-        conds += extra or []
-        cond = reduce(lambda x, y: x & y, conds)
-        return left.join(right, cond, "inner" if op.join_kind == "inner" else "left")
+        return join_frames(self, op, left, right, extra)
 
     def _op_interval_join(self, op: IntervalJoinSpec, inputs: list[Any]) -> Any:
         from pyspark.sql import functions as F
@@ -446,7 +426,12 @@ class SparkJob:
 
     def run(self) -> Iterator[pa.RecordBatch]:
         df, sink = self.final_frame()
-        yield from write_frame(df, sink_target(sink), self.result)
+        try:
+            yield from write_frame(df, sink_target(sink), self.result)
+        except SqlEngineError:
+            raise
+        except Exception as e:  # a failure while Spark ran the job
+            raise ExecutionError(f"on Spark: {spark_error_text(e)}") from None
 
     def explain(self) -> str:
         df, _ = self.final_frame()
@@ -454,6 +439,15 @@ class SparkJob:
         with contextlib.redirect_stdout(buf):
             df.explain(mode="formatted")
         return buf.getvalue().rstrip()
+
+
+def spark_error_text(e: Exception) -> str:
+    """The first line of a Spark error, without the class and state of an error the query
+    raised itself (raise_error: a scalar subquery's second row)."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if text.startswith("[USER_RAISED_EXCEPTION] "):
+        text = text.removeprefix("[USER_RAISED_EXCEPTION] ").split(" SQLSTATE: ")[0]
+    return text
 
 
 def _retime(batch: pa.RecordBatch, unit: str) -> pa.RecordBatch:
