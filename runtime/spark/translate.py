@@ -19,6 +19,7 @@ from sqlengine import connectors
 from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
 from sqlengine.optimizer.specs import (
+    ExpandSpec,
     FilterSpec,
     GlobalAggregateSpec,
     GroupAggregateSpec,
@@ -31,16 +32,19 @@ from sqlengine.optimizer.specs import (
     RangeAssignSpec,
     RangeBoundariesSpec,
     RangeSampleSpec,
+    ReplicateRowsSpec,
     SortSpec,
     TableScanSpec,
     TableSinkSpec,
     UnionSpec,
     ValuesSpec,
+    WindowFunctionsSpec,
 )
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
+    TemporalJoinSpec,
     TopNSpec,
     WindowAggregateSpec,
     WindowAssignSpec,
@@ -50,6 +54,7 @@ from sqlengine.optimizer.specs_windows import (
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.runtime.native.executor import JobResult
+from sqlengine.runtime.spark import arrow_ops
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
 from sqlengine.runtime.spark.expressions import ddl, to_sql
 from sqlengine.runtime.spark.joins import Joining, join_frames
@@ -157,6 +162,14 @@ class SparkJob:
                 return self._op_over_aggregate(op, df)
             case TableSinkSpec():
                 return df
+            case ExpandSpec():
+                return arrow_ops.expand(self, op, df)
+            case ReplicateRowsSpec():
+                return arrow_ops.replicate(self, op, df)
+            case WindowFunctionsSpec():
+                return arrow_ops.window_functions(self, op, df)
+            case TemporalJoinSpec():
+                return arrow_ops.temporal_join(self, op, inputs)
             case _:
                 msg = f"operator {op.label()} has no Spark translation yet"
                 raise NotSupportedError(msg)

@@ -1,0 +1,58 @@
+"""INTERSECT / EXCEPT, GROUPING SETS, window functions and temporal joins on Spark (batch mode),
+against DuckDB's answers (the cases of the native tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sqlengine
+from tests.runtime.test_temporal_join import ORDERS, PK, RATES
+from tests.runtime.test_temporal_join import _duck as _duck_files
+from tests.sqlengine import test_set_operations as setops
+from tests.sqlengine import test_window_functions as windows
+
+pytest.importorskip("pyspark")
+pytestmark = pytest.mark.spark
+
+SPARK = {"execution.target": "spark", "execution.runtime-mode": "batch",
+         "spark.master": "local[2]"}
+
+
+def _rows(register: dict, sql: str) -> list[tuple]:
+    s = sqlengine.connect(SPARK)
+    for name, table in register.items():
+        s.register(name, table)
+    return sorted((tuple(r.values()) for r in s.sql(sql).collect().to_pylist()), key=repr)
+
+
+@pytest.mark.parametrize("sql", setops.CASES)
+def test_set_operations_and_grouping_sets(sql: str) -> None:
+    assert _rows({"a": setops.A, "b": setops.B}, sql) == setops._duck(sql)
+
+
+@pytest.mark.parametrize("sql", windows.CASES)
+def test_window_functions(sql: str) -> None:
+    assert _rows({"t": windows.T}, sql) == windows._duck(sql)
+
+
+@pytest.mark.parametrize("kind", ["", "LEFT "])
+def test_temporal_join(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "orders.csv").write_text(ORDERS)
+    (tmp_path / "rates.csv").write_text(RATES)
+    s = sqlengine.connect(SPARK)
+    s.execute(f"""
+        CREATE TABLE orders (id INT, price DECIMAL(10, 2), currency STRING, ts TIMESTAMP(3),
+          WATERMARK FOR ts AS ts)
+          WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/orders.csv', 'format' = 'csv');
+        CREATE TABLE rates (currency STRING, rate DECIMAL(10, 2), ts TIMESTAMP(3),
+          WATERMARK FOR ts AS ts{PK})
+          WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/rates.csv', 'format' = 'csv');
+    """)
+    got = s.sql(f"SELECT o.id, o.price * r.rate AS converted, r.ts FROM orders AS o {kind}JOIN "
+                "rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency").collect()
+    want = _duck_files(tmp_path, f"SELECT o.id, o.price * r.rate AS converted, r.ts FROM "
+                       f"orders o ASOF {kind}JOIN rates r ON o.currency = r.currency AND "
+                       "o.ts >= r.ts")
+    assert sorted((tuple(r.values()) for r in got.to_pylist()), key=repr) == want
