@@ -49,7 +49,7 @@ from sqlengine.plan.nodes import (
     Union,
     Values,
 )
-from sqlengine.plan.subquery import has_subquery
+from sqlengine.plan.subquery import SubqueryExpr, has_subquery, outer_refs
 
 if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
@@ -312,11 +312,30 @@ class RelationBinder(ClauseBinder):
             on = self.exprs.bind(on_node, scope)
             require_boolean(self.binder, on, on_node, "ON")
             cond_parts = conjuncts(on)
-            if any(has_subquery(c) for c in cond_parts):
-                raise self.error(NotSupportedError, "subqueries in a join's ON condition are "
-                                 "not supported yet; move them to WHERE", on_node)
         else:  # a comma or CROSS JOIN: WHERE's conditions are moved in by the optimizer
             cond_parts = []
+        # Subqueries in ON: an inner join's are a filter over the join; an outer join's may
+        # read only the preserved (left) side, computed there as a column before the join.
+        above = [c for c in cond_parts if has_subquery(c)]
+        cond_parts = [c for c in cond_parts if not has_subquery(c)]
+        marks: list[Expr] = []
+        if above and side:
+            for c in above:
+                if side == "FULL" or max(_reads(c), default=-1) >= n_left:
+                    raise self.error(NotSupportedError, f"a subquery in a {side} JOIN's ON "
+                                     "condition may read only the preserved side's columns",
+                                     on_node)
+            marks, above = above, []
+            shift = {i: i if i < n_left else i + len(marks) for i in range(len(scope.columns))}
+            cond_parts = [remap_columns(c, shift) for c in cond_parts]
+            fields = left.plan.schema.fields
+            left = Relation(Project(left.plan, (*(ColumnRef(i, f.name, f.type) for i, f in
+                                                  enumerate(fields)), *marks),
+                                    (*(f.name for f in fields),
+                                     *(f"$on{j}" for j in range(len(marks))))), left.scope)
+            cond_parts += [ColumnRef(n_left + j, f"$on{j}", T.BOOLEAN)
+                           for j in range(len(marks))]
+            n_left += len(marks)
         lkeys: list[Expr] = []
         rkeys: list[Expr] = []
         residual: list[Expr] = []
@@ -333,6 +352,14 @@ class RelationBinder(ClauseBinder):
         join_kind = {"LEFT": "left", "RIGHT": "left", "FULL": "full"}.get(side, "inner")
         plan: LogicalPlan = Join(left.plan, right.plan, join_kind, tuple(lkeys), tuple(rkeys),
                                  cond)
+        if marks:  # drop the computed ON columns again
+            n_left -= len(marks)
+            fields = plan.schema.fields
+            keep = [i for i in range(len(fields)) if not n_left <= i < n_left + len(marks)]
+            plan = Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type)
+                                       for i in keep), tuple(fields[i].name for i in keep))
+        if above:
+            plan = Filter(plan, conjunction(above) or Literal(True, T.BOOLEAN))
         out_scope = scope
         if swapped:
             # Restore the written column order: the (original) left side first.
@@ -343,6 +370,15 @@ class RelationBinder(ClauseBinder):
                                        for i in order), tuple(fields[i].name for i in order))
             out_scope = Scope(tuple(scope.columns[i] for i in order))
         return Relation(plan, out_scope)
+
+
+def _reads(c: Expr) -> set[int]:
+    """The row's columns that ``c`` reads, inside its subqueries too."""
+    out = set(c.columns())
+    for e in c.walk():
+        if isinstance(e, SubqueryExpr):
+            out |= outer_refs(e.plan)
+    return out
 
 
 def _equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
