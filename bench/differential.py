@@ -42,8 +42,10 @@ def main() -> None:
     for _ in range(args.queries):
         shape = gen.pick(sorted(n.removeprefix("q_") for n in dir(gen) if n.startswith("q_")))
         pair = getattr(gen, f"q_{shape}")()
-        want = _rows(con.sql(pair.duck).fetchall())
         for mode in ("batch", "streaming"):
+            reference = pair.duck_streaming if mode == "streaming" and pair.duck_streaming \
+                else pair.duck
+            want = _rows(con.sql(reference).fetchall())
             s = sqlengine.connect({"execution.runtime-mode": mode})
             for name, table in data.items():
                 s.register(name, table)
