@@ -46,7 +46,7 @@ EXTRA += [
          "SELECT a.k, a.n, b.v FROM (SELECT k, COUNT(*) AS n FROM t1 GROUP BY k) AS a "
          "LEFT JOIN (SELECT k, SUM(v) AS v FROM t2 GROUP BY k) AS b ON a.k = b.k AND b.v > 0"),
 ]
-PAIRS = pairs(140) + EXTRA
+PAIRS = pairs(300) + EXTRA
 
 
 def _norm(v: object) -> object:
