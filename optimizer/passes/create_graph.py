@@ -361,6 +361,13 @@ def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str
                 else None
         case N.Filter():
             return trace_window_column(plan.input, idx)
+        case N.Expand():
+            # A grouping-set Expand keeps a window column when every set holds it.
+            refs = {e.index if isinstance(e, ColumnRef) else None
+                    for e in (p[idx] for p in plan.projections)}
+            if len(refs) != 1 or None in refs:
+                return None
+            return trace_window_column(plan.input, refs.pop())  # type: ignore[arg-type]
         case N.Aggregate() if idx < len(plan.keys):
             # Window propagation: a window aggregate's window_start / window_end keys stay
             # window columns, so an aggregate over its result is a window aggregate too.

@@ -84,3 +84,27 @@ def test_grouping_sets_over_no_rows_give_no_row_as_flink(mode: str) -> None:
     assert _rows(mode, "SELECT g, COUNT(*) AS c FROM a WHERE k > 99 GROUP BY CUBE (g)") == []
     assert _rows(mode, "SELECT g, COUNT(*) AS c FROM a WHERE k > 99 GROUP BY GROUPING SETS "
                        "((g), ())") == []
+
+
+def test_grouping_sets_in_a_window_aggregation() -> None:
+    import datetime as dt
+
+    t = pa.table({"g": ["a", "a", "b", "a", "b", "a"],
+                  "ts": pa.array([dt.datetime(2024, 1, 1, 9, m) for m in (1, 2, 3, 7, 11, 12)],
+                                 pa.timestamp("ms")),
+                  "v": [1, 2, 3, 7, 11, 12]})
+    sql = ("SELECT window_start, g, COUNT(*) AS c, SUM(v) AS sv FROM TABLE(TUMBLE(TABLE e, "
+           "DESCRIPTOR(ts), INTERVAL '5' MINUTES)) GROUP BY window_start, window_end, "
+           "GROUPING SETS ((g), ())")
+    got = {}
+    for mode in MODES:
+        s = sqlengine.connect({"execution.runtime-mode": mode})
+        s.register("e", t, rowtime="ts")
+        q = s.sql(sql)
+        got[mode] = sorted(((r["window_start"].minute, r["g"], r["c"], r["sv"])
+                            for r in q.collect().to_pylist()), key=repr)
+        if mode == "streaming":  # a window aggregate (final rows per window), not a changelog
+            assert "WindowAggregate(" in q.explain()
+    assert got["streaming"] == got["batch"] == sorted([
+        (0, "a", 2, 3), (0, "b", 1, 3), (0, None, 3, 6), (5, "a", 1, 7), (5, None, 1, 7),
+        (10, "a", 1, 12), (10, "b", 1, 11), (10, None, 2, 23)], key=repr)
