@@ -61,9 +61,10 @@ class SelectBinder(ClauseBinder):
         windows = [n for e, _ in items for n in e.walk() if isinstance(n, exp.Window)]
         if windows:
             if group is not None or has_aggs:
-                raise self.error(NotSupportedError, "window functions together with GROUP BY "
-                                 "are not supported yet; aggregate in a subquery first",
-                                 windows[0])
+                # Windows over grouped rows: group in a subquery, then the windows over it.
+                from sqlengine.bind_windows_over_groups import split
+
+                return self.binder.relations.query(split(node, items), ctes)
             rel = self.binder.over.windows(rel, windows)
         if group is not None or has_aggs:
             return self.binder.aggregates.aggregate_select(node, rel, items, group, having,

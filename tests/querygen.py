@@ -454,7 +454,22 @@ class Gen:
                     f"SELECT n, g, {', '.join(dk)} FROM t1 WHERE n IS NOT NULL")
 
 
-SET_SHAPES = ["setop", "grouping_sets", "window"]
+    def q_window_group(self) -> Pair:
+        """Window functions over grouped rows (evaluated after GROUP BY)."""
+        agg_f, agg_d = self.pick([("SUM(x)", "SUM(x)"), ("COUNT(*)", "COUNT(*)"),
+                                  ("MAX(y)", "MAX(y)"), ("MIN(s)", "MIN(s)")])
+        fn = self.pick(["RANK()", "DENSE_RANK()", "ROW_NUMBER()", "SUM(COUNT(*))",
+                        f"LAG({agg_f})", "CUME_DIST()"])
+        keys = self.pick(["g", "g, b"])
+        part = "PARTITION BY b " if keys == "g, b" and self.r.random() < 0.5 else ""
+        tie = keys.replace(", ", " NULLS FIRST, ")
+        over = f"OVER ({part}ORDER BY {agg_f} NULLS FIRST, {tie} NULLS FIRST)"
+        having = self.pick(["", " HAVING COUNT(*) > 2"])
+        sql = f"SELECT {keys}, {agg_f} AS a, {fn} {over} AS w FROM t1 GROUP BY {keys}{having}"
+        return Pair(sql, sql.replace(agg_f, agg_d))
+
+
+SET_SHAPES = ["setop", "grouping_sets", "window", "window_group"]
 SUBQUERY_SHAPES = ["exists", "in_subquery", "scalar_subquery", "quantified"]
 JOIN_SHAPES = ["comma_join", "cross_join", "non_equi_join", "full_join"]
 

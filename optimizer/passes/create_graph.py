@@ -255,7 +255,9 @@ class _Translator:
         from sqlengine.plan.expressions import ColumnRef
 
         child = self.translate(plan.input)
-        if child.op.updating:
+        # (an unfiltered ROW_NUMBER over bounded input is numbered at its end, below)
+        numbered_at_end = plan.limit is None and self.streaming
+        if child.op.updating and not numbered_at_end:
             msg = "ROW_NUMBER over an updating input is not supported yet"
             raise NotSupportedError(msg)
         text = plan.explain_label().removeprefix("Rank: ")
@@ -271,7 +273,7 @@ class _Translator:
         exchange = Exchange(Partitioning.HASH, others) if others \
             else Exchange(Partitioning.SINGLE)
         if {"window_start", "window_end"} <= set(found) and \
-                found["window_start"][1] is found["window_end"][1]:
+                found["window_start"][1] is found["window_end"][1] and not child.op.updating:
             window_op = WindowTopNSpec(
                 schema=plan.schema, partition=plan.partition, order=plan.order,
                 limit=plan.limit, text=text, end_index=found["window_end"][0])

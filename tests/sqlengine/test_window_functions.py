@@ -71,6 +71,22 @@ def test_hand_checked(mode: str) -> None:
     assert got == [("a", 26), ("a", 26), ("a", 26), (None, 7)]
 
 
+GROUPED = [
+    "SELECT g, SUM(v) AS s, RANK() OVER (ORDER BY SUM(v) DESC NULLS FIRST) AS r FROM t GROUP BY g",
+    "SELECT g, o, COUNT(*) AS c, SUM(COUNT(*)) OVER (PARTITION BY g) AS tot FROM t GROUP BY g, o",
+    "SELECT g, MAX(v) AS m, LAG(MAX(v)) OVER (ORDER BY g NULLS FIRST) AS prev FROM t GROUP BY g "
+    "HAVING COUNT(*) > 1",
+    "SELECT COUNT(*) AS c, SUM(COUNT(*)) OVER () AS total FROM t",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("sql", GROUPED)
+def test_windows_over_grouped_rows(sql: str, mode: str) -> None:
+    # Evaluated after GROUP BY (refused on main: "window functions together with GROUP BY").
+    assert _rows(mode, sql) == _duck(sql)
+
+
 @pytest.mark.parametrize(("sql", "message"), [
     ("SELECT FIRST_VALUE(v) IGNORE NULLS OVER (ORDER BY o) FROM t", "IGNORE NULLS"),
     ("SELECT SUM(v) OVER (ORDER BY o ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE "
