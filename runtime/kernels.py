@@ -127,7 +127,9 @@ def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
             raise ExecutionError("division by zero in MOD")
         return pc.subtract(a, pc.multiply(pc.divide(a, b), b))
     if pa.types.is_decimal(out):
-        raise ExecutionError("MOD of DECIMAL values is not supported yet")
+        from sqlengine.runtime.decimal_mod import decimal_mod
+
+        return decimal_mod(a, b, out)
     q = pc.trunc(pc.divide(a, b))
     return pc.subtract(a, pc.multiply(q, b))
 
