@@ -42,11 +42,17 @@ class SourceOperator(Operator):
         return 0  # (it reads its input; registered data is not state)
 
     def _needed_columns(self) -> list[int] | None:
+        """The table columns to read: the projection's, the pushed filters' and, with event
+        time, the rowtime column and the columns its WATERMARK expression reads (needed for
+        the watermark even when the query selects none of them)."""
         if self.projection is None:
             return None
         cols = set(self.projection)
         for f in self.filters:
             cols |= f.columns()
+        if self.event_time and self.source.watermark is not None:
+            col, expr = self.source.watermark
+            cols |= {col} | expr.columns()
         return sorted(cols)
 
     def _raw(self) -> Iterator[object]:
