@@ -58,12 +58,23 @@ class SourceOperator(Operator):
     def _raw(self) -> Iterator[object]:
         """This subtask's share of the input, through the connector's source API."""
         read = SourceRead(self.source.table, dict(self.source.options), self.table_schema,
-                          self.stats, self.split, self._needed_columns(), self.data)
+                          self.stats, self.split, self._needed_columns(), self.data,
+                          self._row_filter if self.filters else None)
         found = connectors.find(self.source.connector)
         if found is None:
             msg = f"table {self.source.table!r}: connector {self.source.connector!r} cannot be read"
             raise ConnectorError(msg)
         return found.open_source(read)
+
+    def _row_filter(self, batch: pa.RecordBatch, columns: frozenset[int]) -> np.ndarray:
+        """Which rows of ``batch`` (the table's columns) the pushed filters that read only
+        ``columns`` keep: a connector prunes partitions with it."""
+        keep = np.ones(batch.num_rows, dtype=bool)
+        for f in self.filters:
+            if f.columns() <= columns:
+                mask = pc.fill_null(evaluate(f, batch), False)
+                keep &= mask.to_numpy(zero_copy_only=False)
+        return keep
 
     def batches(self) -> Iterator[pa.RecordBatch | None]:
         """Batches as read; None when only the source's watermark or idleness changed."""
