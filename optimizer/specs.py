@@ -73,6 +73,7 @@ class TableScanSpec(OperatorSpec):
                                              for i in proj) + "]"
         if self.filters:
             text += ", filters=[" + exprs_text(self.filters) + "]"
+        text += N.partition_detail(self.source, self.table_schema, self.filters)
         return text + ")"
 
 

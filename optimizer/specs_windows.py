@@ -78,8 +78,16 @@ class TopNSpec(OperatorSpec):
     text: str  # the ranking as EXPLAIN shows it
     emit: str = "final"  # "changelog" | "final"
     output_rank: bool = True
+    # Flink's Deduplicate (streaming ROW_NUMBER = 1 ordered by one time attribute):
+    # keep "FirstRow" (ASC) or "LastRow" (DESC) by "ROWTIME" or "PROCTIME"; "" for a Top-N.
+    keep: str = ""
+    time_kind: str = ""
+    time_index: int = -1  # the ORDER BY time column of the input
 
     def label(self) -> str:
+        if self.keep:
+            return (f"Deduplicate(keep=[{self.keep}], key=[{exprs_text(self.partition)}], "
+                    f"order=[{self.time_kind}])")
         return f"Rank({self.text})"
 
 
@@ -94,8 +102,11 @@ class WindowTopNSpec(OperatorSpec):
     limit: int | None
     text: str
     end_index: int  # the window_end column
+    keep: str = ""  # window deduplication (ROW_NUMBER = 1 by rowtime): FirstRow | LastRow
 
     def label(self) -> str:
+        if self.keep:
+            return f"WindowDeduplicate(keep=[{self.keep}], {self.text})"
         return f"WindowRank({self.text})"
 
 

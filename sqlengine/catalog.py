@@ -26,6 +26,9 @@ class TableDef:
     watermark: tuple[str, exp.Expression] | None = None
     primary_key: tuple[str, ...] = ()
     data: object | None = field(default=None, compare=False)  # registered in-memory data
+    # PARTITIONED BY: the partition columns, in order (the connector also finds them in the
+    # options, under connectors.PARTITION_KEYS_OPTION, as the binder hands it only those)
+    partition_keys: tuple[str, ...] = ()
 
     @property
     def connector(self) -> str:

@@ -71,9 +71,54 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     for key in stmt.primary_key:
         if scope.resolve(key, None) is None:
             raise BindError(f"PRIMARY KEY names unknown column {key!r}")
-    catalog.add_table(TableDef(stmt.name, schema, stmt.options, tuple(computed), watermark,
-                               stmt.primary_key))
+    table_options = stmt.options
+    partition_keys = _partition_keys(stmt, fields, options, script)
+    if partition_keys:
+        table_options += ((connectors.PARTITION_KEYS_OPTION,
+                           connectors.encode_partition_keys(partition_keys)),)
+    catalog.add_table(TableDef(stmt.name, schema, table_options, tuple(computed), watermark,
+                               stmt.primary_key, partition_keys=partition_keys))
     return "[INFO] Execute statement succeeded."
+
+
+def _partition_keys(stmt: S.CreateTable, fields: list[Field], options: dict[str, str],
+                    script: str) -> tuple[str, ...]:
+    """PARTITIONED BY's columns (as the table spells them), checked: physical columns,
+    each once, not all of them, on a connector that partitions (the filesystem's)."""
+    if not stmt.partitioned_by:
+        return ()
+    span = _partitioned_by_span(script, stmt.name)
+    found = connectors.find(options.get("connector", ""))
+    if found is None or not found.supports_partitioning:
+        raise PlanError(f"table {stmt.name!r}: PARTITIONED BY is supported by the filesystem "
+                        f"connector only, not {options.get('connector', '')!r}", span=span,
+                        sql=script)
+    by_name = {f.name.lower(): f.name for f in fields}
+    computed = {c.name.lower() for c in stmt.columns if c.expr is not None}
+    keys: list[str] = []
+    for key in stmt.partitioned_by:
+        if key.lower() in computed:
+            raise BindError(f"PARTITIONED BY names computed column {key!r}; partition "
+                            "columns must be physical columns", span=span, sql=script)
+        if key.lower() not in by_name:
+            raise BindError(f"PARTITIONED BY names unknown column {key!r}", span=span,
+                            sql=script)
+        if by_name[key.lower()] in keys:
+            raise BindError(f"PARTITIONED BY names column {key!r} twice", span=span, sql=script)
+        keys.append(by_name[key.lower()])
+    if len(keys) == len(fields):
+        raise BindError("PARTITIONED BY names every column; the files would hold none",
+                        span=span, sql=script)
+    return tuple(keys)
+
+
+def _partitioned_by_span(script: str, table: str) -> Span | None:
+    """Where this table's PARTITIONED BY clause is (the statements keep no offset for it)."""
+    import re
+
+    start = re.search(rf"TABLE\s+(IF\s+NOT\s+EXISTS\s+)?`?{re.escape(table)}`?", script, re.I)
+    m = re.compile(r"PARTITIONED\s+BY", re.I).search(script, start.end() if start else 0)
+    return Span.from_offset(script, m.start(), m.end()) if m else None
 
 
 def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:

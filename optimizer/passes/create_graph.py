@@ -272,11 +272,13 @@ class _Translator:
                                {i for i, _ in found.values()}))
         exchange = Exchange(Partitioning.HASH, others) if others \
             else Exchange(Partitioning.SINGLE)
+        dedup = _deduplication(plan) if self.streaming else None
         if {"window_start", "window_end"} <= set(found) and \
                 found["window_start"][1] is found["window_end"][1] and not child.op.updating:
             window_op = WindowTopNSpec(
                 schema=plan.schema, partition=plan.partition, order=plan.order,
-                limit=plan.limit, text=text, end_index=found["window_end"][0])
+                limit=plan.limit, text=text, end_index=found["window_end"][0],
+                keep=dedup[0] if dedup is not None and dedup[1] == "ROWTIME" else "")
             return PhysicalNode(window_op, ((child, exchange),))
         if plan.limit is None and self.streaming:
             from sqlengine.optimizer.analysis import unbounded_sources
@@ -290,10 +292,12 @@ class _Translator:
             return PhysicalNode(WindowFunctionsSpec(
                 schema=plan.schema, partition=plan.partition, order=plan.order,
                 calls=(call,), input_schema=plan.input.schema), ((child, exchange),))
-        op = TopNSpec(schema=plan.schema, updating=self.streaming, partition=plan.partition,
-                      order=plan.order, limit=plan.limit, text=text,
+        keep, time_kind, time_index = dedup if dedup is not None else ("", "", -1)
+        op = TopNSpec(schema=plan.schema, updating=self.streaming and keep != "FirstRow",
+                      partition=plan.partition, order=plan.order, limit=plan.limit, text=text,
                       emit="changelog" if self.streaming else "final",
-                      output_rank=plan.output_rank)
+                      output_rank=plan.output_rank, keep=keep, time_kind=time_kind,
+                      time_index=time_index)
         return PhysicalNode(op, ((child, exchange),))
 
     def _join(self, plan: N.Join) -> PhysicalNode:
@@ -466,3 +470,22 @@ def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
     while isinstance(plan, N.Project | N.Filter):
         plan = plan.input
     return plan is tvf
+
+
+def _deduplication(plan: N.Rank) -> tuple[str, str, int] | None:
+    """Flink's deduplication (streaming): ROW_NUMBER cut to the first row and ordered by one
+    time attribute -> (keep "FirstRow" for ASC | "LastRow" for DESC, "ROWTIME" | "PROCTIME",
+    the time column). Flink then breaks ties by arrival: keep-last keeps the last row of
+    equal times, keep-first the first (a Top-N keeps the first-arrived rows of equal keys)."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    if plan.limit != 1 or len(plan.order) != 1:
+        return None
+    key = plan.order[0]
+    if not isinstance(key.expr, ColumnRef):
+        return None
+    field = plan.input.schema.fields[key.expr.index]
+    if not (field.rowtime or field.proctime):
+        return None
+    return ("FirstRow" if key.ascending else "LastRow",
+            "ROWTIME" if field.rowtime else "PROCTIME", key.expr.index)

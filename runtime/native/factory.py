@@ -43,6 +43,7 @@ from sqlengine.optimizer.specs_windows import (
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.deduplicate import FirstRowOperator
 from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
 from sqlengine.runtime.operators.join import JoinOperator
 from sqlengine.runtime.operators.over import OverAggregateOperator
@@ -176,12 +177,15 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case SessionAggregateSpec():
             return SessionAggregateOperator(spec.keys, spec.aggs, schema, spec.start_pos,
                                             spec.end_pos, spec.gap)
+        case TopNSpec() if spec.keep == "FirstRow":
+            return FirstRowOperator(spec.partition, schema, spec.time_index
+                                    if spec.time_kind == "ROWTIME" else None)
         case TopNSpec():
             return TopNOperator(spec.partition, spec.order, spec.limit, schema, spec.emit,
-                                spec.output_rank)
+                                spec.output_rank, spec.keep, spec.time_kind)
         case WindowTopNSpec():
             return WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,
-                                      spec.end_index)
+                                      spec.end_index, spec.keep)
         case OverAggregateSpec():
             return OverAggregateOperator(spec.partition, spec.time_index, spec.frame,
                                          spec.preceding, spec.aggs, schema)

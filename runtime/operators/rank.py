@@ -3,8 +3,14 @@
 TopNOperator keeps, per partition, only the current first N rows; each batch re-ranks the
 touched partitions' kept rows together with the new ones in one vectorised sort and emits the
 difference (-D for rows that fell out, +I for rows that came in, -U/+U for rows whose number
-changed when the number is read). WindowTopNOperator ranks a window's rows once, when the
-watermark closes the window, and emits insert-only rows.
+changed when the number is read; a Top-1 replaces its row with -U/+U). WindowTopNOperator
+ranks a window's rows once, when the watermark closes the window, and emits insert-only rows.
+
+Ties, as Flink 2.3 breaks them (checked with PyFlink): rows with equal ORDER BY keys rank in
+arrival order (the earlier row first), except in deduplication keeping the last row
+(ROW_NUMBER = 1 ordered by a time attribute DESC, also per window), where the later row
+wins; deduplication by processing time goes by arrival alone. Keeping the first row by event
+time is deduplicate.py's FirstRowOperator.
 """
 
 from __future__ import annotations
@@ -50,9 +56,10 @@ def dense_ids(columns: list[pa.Array], n: int) -> np.ndarray:
     return inverse.reshape(-1).astype(np.int64)
 
 
-def row_numbers(pids: np.ndarray, order: list[tuple[pa.Array, SortKey]], seq: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Sort rows by (partition, ORDER BY keys, arrival) and number them within partitions.
+def row_numbers(pids: np.ndarray, order: list[tuple[pa.Array, SortKey]], seq: np.ndarray,
+                latest_first: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Sort rows by (partition, ORDER BY keys, arrival) and number them within partitions;
+    rows of equal keys in arrival order, or the latest first with ``latest_first``.
     Returns the sorting permutation and the row number of each sorted row."""
     cols: dict[str, pa.Array] = {PID: pa.array(pids)}
     keys: list[tuple[str, str]] = [(PID, "ascending")]
@@ -62,7 +69,7 @@ def row_numbers(pids: np.ndarray, order: list[tuple[pa.Array, SortKey]], seq: np
         keys.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
         keys.append((f"v{i}", "ascending" if k.ascending else "descending"))
     cols[SEQ] = pa.array(seq)
-    keys.append((SEQ, "ascending"))  # ties: the earlier row first, as Flink's ROW_NUMBER
+    keys.append((SEQ, "descending" if latest_first else "ascending"))
     perm = pc.sort_indices(pa.table(cols), sort_keys=keys).to_numpy()
     sorted_pids = pids[perm]
     n = len(perm)
@@ -72,13 +79,34 @@ def row_numbers(pids: np.ndarray, order: list[tuple[pa.Array, SortKey]], seq: np
     return perm, np.arange(n) - first + 1
 
 
+def partition_ids(partition: tuple[Expr, ...], data: pa.RecordBatch,
+                  index: dict[tuple, int]) -> np.ndarray:
+    """Each row's partition id, stable across batches: ``index`` maps the partition-key
+    values to ids (one dict lookup per distinct key of the batch)."""
+    cols = [evaluate(p, data) for p in partition]
+    local = dense_ids(cols, data.num_rows)
+    uniq, first = np.unique(local, return_index=True)
+    keys = list(zip(*[c.take(pa.array(first)).to_pylist() for c in cols])) if cols \
+        else [()] * len(uniq)
+    mapped = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
+    lookup = np.zeros(int(uniq.max()) + 1 if len(uniq) else 0, dtype=np.int64)
+    lookup[uniq] = mapped
+    return lookup[local]
+
+
 class TopNOperator(Operator):
+    """Top-N per partition; with ``keep`` Flink's deduplication keeping the last row
+    ("LastRow": of equal times the later row) or, by processing time, the first ("FirstRow")."""
+
     name = "Rank"
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
-                 limit: int | None, schema: pa.Schema, emit: str, output_rank: bool) -> None:
+                 limit: int | None, schema: pa.Schema, emit: str, output_rank: bool,
+                 keep: str = "", time_kind: str = "") -> None:
         self.partition = partition
-        self.order = order
+        # Deduplication by processing time goes by arrival alone (Flink ignores the values).
+        self.order = () if keep and time_kind == "PROCTIME" else order
+        self.latest_first = keep == "LastRow"
         self.limit = limit
         self.schema = schema  # input columns + the row number
         self.streaming = emit == "changelog"
@@ -89,23 +117,15 @@ class TopNOperator(Operator):
         self.buffer: list[pa.RecordBatch] = []
 
     def _pids(self, data: pa.RecordBatch) -> np.ndarray:
-        cols = [evaluate(p, data) for p in self.partition]
-        local = dense_ids(cols, data.num_rows)
-        uniq, first = np.unique(local, return_index=True)
-        keys = list(zip(*[c.take(pa.array(first)).to_pylist() for c in cols])) if cols \
-            else [()] * len(uniq)
-        index = self.ids
-        mapped = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
-        lookup = np.zeros(int(uniq.max()) + 1 if len(uniq) else 0, dtype=np.int64)
-        lookup[uniq] = mapped
-        return lookup[local]
+        return partition_ids(self.partition, data, self.ids)
 
     def _ranked(self, table: pa.Table) -> pa.Table:
         batch = table.combine_chunks().to_batches()[0]
         data = pa.RecordBatch.from_arrays(batch.columns[: len(self.schema) - 1],
                                           schema=pa.schema(list(self.schema)[:-1]))
         order = [(evaluate(k.expr, data), k) for k in self.order]
-        perm, rn = row_numbers(table[PID].to_numpy(), order, table[SEQ].to_numpy())
+        perm, rn = row_numbers(table[PID].to_numpy(), order, table[SEQ].to_numpy(),
+                               self.latest_first)
         ranked = table.take(pa.array(perm)).append_column(RN, pa.array(rn))
         if self.limit is not None:
             ranked = ranked.filter(pc.less_equal(ranked[RN], self.limit))
@@ -140,11 +160,19 @@ class TopNOperator(Operator):
 
     def _diff(self, old: pa.Table | None, new: pa.Table) -> list[pa.RecordBatch]:
         parts: list[tuple[pa.Table, int]] = []
-        if old is not None and old.num_rows:
-            gone = pc.invert(pc.is_in(old[SEQ], value_set=new[SEQ]))
-            parts.append((old.filter(gone), DELETE))
         came = new if old is None else new.filter(
             pc.invert(pc.is_in(new[SEQ], value_set=old[SEQ])))
+        if old is not None and old.num_rows:
+            gone = old.filter(pc.invert(pc.is_in(old[SEQ], value_set=new[SEQ])))
+            if self.limit == 1 and gone.num_rows:
+                # A Top-1 (deduplication) replaces its row: -U the old row, +U the new one.
+                replaced = pc.is_in(came[PID], value_set=gone[PID])
+                parts.append((gone.filter(pc.is_in(gone[PID], value_set=came[PID])),
+                              UPDATE_BEFORE))
+                parts.append((came.filter(replaced), UPDATE_AFTER))
+                gone = gone.filter(pc.invert(pc.is_in(gone[PID], value_set=came[PID])))
+                came = came.filter(pc.invert(replaced))
+            parts.append((gone, DELETE))
         if self.output_rank and old is not None and old.num_rows:
             # Rows kept in both, whose number changed: -U the old number, +U the new one.
             _, i_old, i_new = np.intersect1d(old[SEQ].to_numpy(), new[SEQ].to_numpy(),
@@ -193,12 +221,14 @@ class WindowTopNOperator(Operator):
     name = "WindowRank"
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
-                 limit: int | None, schema: pa.Schema, end_index: int) -> None:
+                 limit: int | None, schema: pa.Schema, end_index: int, keep: str = "") -> None:
         self.partition = partition
         self.order = order
         self.limit = limit
         self.schema = schema
         self.end_index = end_index  # the window_end column of the input
+        # Window deduplication keeping the last row: of equal times the later row wins.
+        self.latest_first = keep == "LastRow"
         self.timers = TimerService()  # each row waits for its window to fire
         self.seq = 0
 
@@ -222,7 +252,8 @@ class WindowTopNOperator(Operator):
         batch = done.to_batches()[0]
         pids = dense_ids([evaluate(p, batch) for p in self.partition], batch.num_rows)
         order = [(evaluate(k.expr, batch), k) for k in self.order]
-        perm, rn = row_numbers(pids, order, np.arange(batch.num_rows, dtype=np.int64))
+        perm, rn = row_numbers(pids, order, np.arange(batch.num_rows, dtype=np.int64),
+                               self.latest_first)
         ranked = done.take(pa.array(perm)).append_column(RN, pa.array(rn))
         if self.limit is not None:
             ranked = ranked.filter(pc.less_equal(ranked[RN], self.limit))

@@ -57,7 +57,8 @@ class ConnectorSink(Operator):
              schema: pa.Schema) -> ConnectorSink:
         """The sink of a table: '$overwrite' (INSERT OVERWRITE) is read off the options."""
         overwrite = options.get("$overwrite") == "true"
-        clean = {k: v for k, v in options.items() if not k.startswith("$")}
+        clean = {k: v for k, v in options.items()
+                 if not k.startswith("$") or k == connectors.PARTITION_KEYS_OPTION}
         found = connectors.find(connector)
         if found is None:
             msg = f"connector {connector!r} cannot be written"

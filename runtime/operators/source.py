@@ -42,22 +42,39 @@ class SourceOperator(Operator):
         return 0  # (it reads its input; registered data is not state)
 
     def _needed_columns(self) -> list[int] | None:
+        """The table columns to read: the projection's, the pushed filters' and, with event
+        time, the rowtime column and the columns its WATERMARK expression reads (needed for
+        the watermark even when the query selects none of them)."""
         if self.projection is None:
             return None
         cols = set(self.projection)
         for f in self.filters:
             cols |= f.columns()
+        if self.event_time and self.source.watermark is not None:
+            col, expr = self.source.watermark
+            cols |= {col} | expr.columns()
         return sorted(cols)
 
     def _raw(self) -> Iterator[object]:
         """This subtask's share of the input, through the connector's source API."""
         read = SourceRead(self.source.table, dict(self.source.options), self.table_schema,
-                          self.stats, self.split, self._needed_columns(), self.data)
+                          self.stats, self.split, self._needed_columns(), self.data,
+                          self._row_filter if self.filters else None)
         found = connectors.find(self.source.connector)
         if found is None:
             msg = f"table {self.source.table!r}: connector {self.source.connector!r} cannot be read"
             raise ConnectorError(msg)
         return found.open_source(read)
+
+    def _row_filter(self, batch: pa.RecordBatch, columns: frozenset[int]) -> np.ndarray:
+        """Which rows of ``batch`` (the table's columns) the pushed filters that read only
+        ``columns`` keep: a connector prunes partitions with it."""
+        keep = np.ones(batch.num_rows, dtype=bool)
+        for f in self.filters:
+            if f.columns() <= columns:
+                mask = pc.fill_null(evaluate(f, batch), False)
+                keep &= mask.to_numpy(zero_copy_only=False)
+        return keep
 
     def batches(self) -> Iterator[pa.RecordBatch | None]:
         """Batches as read; None when only the source's watermark or idleness changed."""

@@ -11,14 +11,24 @@ import importlib
 import pkgutil
 from typing import TYPE_CHECKING
 
-from sqlengine.connectors.base import Connector, OptionSpec, ReadStats, SinkWriter, SourceRead
+from sqlengine.connectors.base import (
+    PARTITION_KEYS_OPTION,
+    Connector,
+    OptionSpec,
+    ReadStats,
+    SinkWriter,
+    SourceRead,
+    decode_partition_keys,
+    encode_partition_keys,
+)
 from sqlengine.errors import ConnectorError, Span
 
 if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
     from sqlengine.plan.nodes import Schema
 
-__all__ = ["Connector", "OptionSpec", "ReadStats", "SinkWriter", "SourceRead", "find", "get",
+__all__ = ["PARTITION_KEYS_OPTION", "Connector", "OptionSpec", "ReadStats", "SinkWriter",
+           "SourceRead", "decode_partition_keys", "encode_partition_keys", "find", "get",
            "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
 
 

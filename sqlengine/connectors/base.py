@@ -10,10 +10,12 @@ source reader and the sink writer; the Spark runtime for an optional Spark reade
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+import numpy as np
 import pyarrow as pa
 
 from sqlengine.errors import ConnectorError, NotSupportedError
@@ -24,6 +26,23 @@ if TYPE_CHECKING:
     from sqlengine.statistics import Estimate
 
 Fail = Callable[[str, str], ConnectorError]  # (option key, message) -> the error to raise
+# Keeps the rows of a batch (laid out as the table's columns) that the query's pushed-down
+# filters reading only ``columns`` (table positions) accept: partition pruning's test.
+RowFilter = Callable[[pa.RecordBatch, frozenset[int]], np.ndarray]
+
+# PARTITIONED BY's columns reach the connector among the table's options under this internal
+# key (as INSERT OVERWRITE's '$overwrite'); users cannot set it (it fails validation).
+PARTITION_KEYS_OPTION = "$partition-keys"
+
+
+def encode_partition_keys(keys: tuple[str, ...]) -> str:
+    return json.dumps(list(keys))
+
+
+def decode_partition_keys(options: dict[str, str]) -> tuple[str, ...]:
+    """The table's partition columns (PARTITIONED BY), () when it has none."""
+    text = options.get(PARTITION_KEYS_OPTION)
+    return tuple(json.loads(text)) if text else ()
 
 _BOOL = ("true", "false")
 
@@ -68,6 +87,7 @@ class ReadStats:
 
     skipped: int = 0
     files: int = 0
+    partitions_pruned: int = 0  # partitions of a PARTITIONED BY table the filters skipped
     skipped_at: list[str] = field(default_factory=list)
 
 
@@ -84,6 +104,7 @@ class SourceRead:
     split: tuple[int, int] = (0, 1)
     columns: list[int] | None = None
     data: object | None = None
+    row_filter: RowFilter | None = None  # the pushed filters, for pruning partitions
 
 
 class SinkWriter:
@@ -113,6 +134,7 @@ class Connector:
     parallel_source: ClassVar[bool] = True  # its source splits over parallel subtasks
     sink_accepts_updates: ClassVar[bool] = True  # its sink can consume a changelog
     supports_overwrite: ClassVar[bool] = False  # INSERT OVERWRITE
+    supports_partitioning: ClassVar[bool] = False  # PARTITIONED BY
 
     def option_specs(self) -> dict[str, OptionSpec]:
         return {s.key: s for s in self.options}

@@ -12,8 +12,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlengine.connectors.base import Connector, Fail, OptionSpec, SinkWriter, SourceRead
+from sqlengine.connectors.base import (
+    Connector,
+    Fail,
+    OptionSpec,
+    SinkWriter,
+    SourceRead,
+    decode_partition_keys,
+)
 from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
+from sqlengine.connectors.filesystem_partitions import PartitionedWriter
 from sqlengine.statistics import ColumnStats, Estimate, schema_width
 
 if TYPE_CHECKING:
@@ -47,6 +55,7 @@ class Filesystem(Connector):
     is_sink = True
     sink_accepts_updates = False  # files are append-only
     supports_overwrite = True
+    supports_partitioning = True  # hive-style k=v directories (filesystem_partitions.py)
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
         if "source.monitor-interval" in options:
@@ -86,15 +95,19 @@ class Filesystem(Connector):
 
     def open_source(self, read: SourceRead) -> Iterator[object]:
         return read_files(read.table, read.options, read.schema, read.stats, read.columns,
-                          read.split)
+                          read.split, read.row_filter)
 
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:
+        if decode_partition_keys(options):
+            return PartitionedWriter(table, options, schema, overwrite)
         return FileWriter(table, options, schema, overwrite)
 
     def spark_read(self, spark: Any, source: SourceSpec, schema_ddl: str) -> Any | None:
-        """Parquet is read by Spark itself; csv and json by our reader (Flink's formats)."""
-        if source.option("format") != "parquet":
+        """Parquet is read by Spark itself; csv and json by our reader (Flink's formats), and
+        so is a partitioned table (Flink's default partition name is not Spark's)."""
+        if source.option("format") != "parquet" or \
+                decode_partition_keys(dict(source.options)):
             return None
         return spark.read.schema(schema_ddl).parquet(source.option("path"))
 

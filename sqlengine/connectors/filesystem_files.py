@@ -10,7 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlengine.connectors.base import ReadStats, SinkWriter
+from sqlengine.connectors import filesystem_partitions as P
+from sqlengine.connectors.base import ReadStats, RowFilter, SinkWriter, decode_partition_keys
 from sqlengine.connectors.csv_format import csv_bytes, read_csv
 from sqlengine.connectors.json_format import json_bytes, read_json
 from sqlengine.connectors.parquet_format import read_parquet, row_groups
@@ -32,12 +33,17 @@ def list_files(path: str, table: str) -> list[Path]:
 
 def read_files(table: str, options: dict[str, str], schema: pa.Schema,
                stats: ReadStats, columns: list[int] | None = None,
-               split: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+               split: tuple[int, int] = (0, 1),
+               row_filter: RowFilter | None = None) -> Iterator[pa.RecordBatch]:
     """Yield record batches of ``schema`` from this subtask's share of the files under the
     table's path: csv and json by file, parquet by row group (file i / row group i goes to
-    subtask i mod parallelism)."""
+    subtask i mod parallelism). A partitioned table reads only the partitions
+    ``row_filter`` keeps (filesystem_partitions.py)."""
     fmt = options["format"]
     index, parallelism = split
+    if decode_partition_keys(options):
+        yield from _read_partitioned(table, options, schema, stats, columns, split, row_filter)
+        return
     files = list_files(options["path"], table)
     if fmt == "parquet":
         units = [(f, g) for f in files for g in range(row_groups(f))]
@@ -51,6 +57,46 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
             yield from read_csv(f, options, schema, stats)
         else:
             yield from read_json(f, options, schema, stats)
+
+
+def _read_file(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
+               stats: ReadStats, columns: list[int] | None, group: int | None
+               ) -> Iterator[pa.RecordBatch]:
+    if fmt == "parquet":
+        return read_parquet(f, schema, columns, group)
+    if fmt == "csv":
+        return read_csv(f, options, schema, stats)
+    return read_json(f, options, schema, stats)
+
+
+def _read_partitioned(table: str, options: dict[str, str], schema: pa.Schema,
+                      stats: ReadStats, columns: list[int] | None, split: tuple[int, int],
+                      row_filter: RowFilter | None) -> Iterator[pa.RecordBatch]:
+    """A PARTITIONED BY table: the kept partitions' files, read with the files' columns and
+    widened with the partition columns' values."""
+    keys = decode_partition_keys(options)
+    fmt = options["format"]
+    parts = P.discover(Path(options["path"]), keys, P.default_name(options))
+    values = P.partition_values(parts, keys, schema)
+    kept, values = P.prune(parts, values, schema, keys, row_filter)
+    stats.partitions_pruned += len(parts) - len(kept)
+    fschema = P.file_schema(schema, keys)
+    fcols = None
+    if columns is not None:
+        wanted = {schema.field(i).name for i in columns}
+        fcols = [j for j, f in enumerate(fschema) if f.name in wanted]
+    units: list[tuple[int, Path, int | None]] = []
+    for row, part in enumerate(kept):
+        for f in P.data_files(part.directory):
+            if fmt == "parquet":
+                units.extend((row, f, g) for g in range(row_groups(f)))
+            else:
+                units.append((row, f, None))
+    index, parallelism = split
+    for row, f, group in units[index::parallelism]:
+        stats.files += 1
+        for batch in _read_file(fmt, f, options, fschema, stats, fcols, group):
+            yield P.with_partition_columns(batch, values, row, schema)
 
 
 class FileWriter(SinkWriter):

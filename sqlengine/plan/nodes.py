@@ -58,6 +58,24 @@ class SourceSpec:
         return dict(self.options).get(key, default)
 
 
+def partition_detail(source: SourceSpec, table_schema: Schema, filters: tuple[Expr, ...]
+                     ) -> str:
+    """A PARTITIONED BY table's scan in EXPLAIN: its partition columns and the pushed filters
+    that prune partitions (those reading only partition columns)."""
+    from sqlengine.connectors.base import decode_partition_keys
+
+    keys = set(decode_partition_keys(dict(source.options)))
+    if not keys:
+        return ""
+    cols = {i for i, f in enumerate(table_schema.fields) if f.name in keys}
+    text = ", partitioned=[" + ", ".join(f.name for f in table_schema.fields
+                                         if f.name in keys) + "]"
+    pruning = [f.sql() for f in filters if f.columns() <= cols]
+    if pruning:
+        text += ", partition-filter=[" + ", ".join(pruning) + "]"
+    return text
+
+
 class LogicalPlan:
     """Protocol shared by every node (the dataclasses below implement it)."""
 
@@ -113,7 +131,7 @@ class Scan(LogicalPlan):
             text += f", projection=[{', '.join(self.schema.names())}]"
         if self.filters:
             text += f", filters=[{', '.join(f.sql() for f in self.filters)}]"
-        return text
+        return text + partition_detail(self.source, self.table_schema, self.filters)
 
 
 @dataclass(frozen=True, slots=True)
