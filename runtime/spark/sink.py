@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sqlengine.connectors.base import PARTITION_KEYS_OPTION
 from sqlengine.errors import ExecutionError
 from sqlengine.optimizer.specs import OperatorSpec, TableSinkSpec
 from sqlengine.plan import nodes as N
@@ -33,6 +34,18 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         yield from table.to_batches()
         return
     options = dict(target.options)
+    if target.connector == "filesystem" and PARTITION_KEYS_OPTION in options:
+        # PARTITIONED BY: our writer makes Flink's k=v directories (default partition name,
+        # escaping, OVERWRITE per partition) from the collected rows.
+        from sqlengine.runtime.operators.sink import ConnectorSink
+
+        table = df.toArrow().rename_columns(names).cast(target.schema.to_arrow())
+        sink_op = ConnectorSink.open(target.table, "filesystem", options, table.schema)
+        for b in table.to_batches():
+            sink_op.process_batch(b)
+        sink_op.close()
+        result.sink_rows[target.table] = table.num_rows
+        return
     if target.connector == "filesystem":
         fmt = options["format"]
         writer = df.toDF(*names).write.mode(

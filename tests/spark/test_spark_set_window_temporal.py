@@ -56,3 +56,19 @@ def test_temporal_join(tmp_path: Path, kind: str) -> None:
                        f"orders o ASOF {kind}JOIN rates r ON o.currency = r.currency AND "
                        "o.ts >= r.ts")
     assert sorted((tuple(r.values()) for r in got.to_pylist()), key=repr) == want
+
+
+def test_insert_into_a_partitioned_table(tmp_path: Path) -> None:
+    # Spark's own writer would ignore PARTITIONED BY: the rows go through our writer.
+    s = sqlengine.connect(SPARK)
+    s.execute(f"CREATE TABLE t (v INT, k STRING) PARTITIONED BY (k) WITH ('connector' = "
+              f"'filesystem', 'path' = '{tmp_path}/t', 'format' = 'csv')")
+    s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, CAST(NULL AS STRING))")
+    dirs = sorted(p.name for p in (tmp_path / "t").iterdir())
+    assert dirs == ["k=__DEFAULT_PARTITION__", "k=a", "k=b"]
+    native = sqlengine.connect({"execution.runtime-mode": "batch"})
+    native.execute(f"CREATE TABLE t (v INT, k STRING) PARTITIONED BY (k) WITH ('connector' = "
+                   f"'filesystem', 'path' = '{tmp_path}/t', 'format' = 'csv')")
+    got = sorted((tuple(r.values()) for r in native.sql("SELECT v, k FROM t").collect()
+                  .to_pylist()), key=repr)
+    assert got == [(1, "a"), (2, "b"), (3, None)]
