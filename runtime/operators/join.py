@@ -34,6 +34,10 @@ M, K, T = "$m", "$k", "$t"  # multiplicity, match count, write time
 # Nested loops evaluate the condition on at most this many pairs at a time, and refuse to
 # evaluate more than MAX_PAIRS pairs in one call (a cross product that large is a mistake).
 CHUNK_PAIRS = 1 << 21
+# Batch mode: probing rows are matched against a built side of this many rows or more this many
+# at a time (one hash join per chunk, not per input batch: each join reads the whole built
+# side); a smaller built side is probed batch by batch.
+PROBE_ROWS = 1 << 20
 MAX_PAIRS = 1 << 31
 
 
@@ -75,6 +79,8 @@ class JoinOperator(Operator):
         self.build_side = build_side
         # Batch mode, per built side that is tracked: which of its rows found a match.
         self.matched: list[np.ndarray | None] = [None, None]
+        self.built_keys: list[pa.Table | None] = [None, None]  # the built side's key table
+        self.pending: list[list[pa.RecordBatch]] = [[], []]  # probing rows not matched yet
 
     # -- matching --------------------------------------------------------------------------
     def _keys(self, table: pa.Table, side: int) -> pa.Table:
@@ -86,22 +92,36 @@ class JoinOperator(Operator):
         cols["$pos"] = pa.array(np.arange(table.num_rows, dtype=np.int64))
         return pa.table(cols)
 
+    def _valid_keys(self, table: pa.Table, side: int) -> pa.Table:
+        """The key columns and row positions of ``table``'s rows whose keys are all
+        non-NULL (SQL equality: NULL keys never match)."""
+        keys = self._keys(table, side)
+        for n in keys.column_names[:-1]:
+            keys = keys.filter(pc.is_valid(keys[n]))
+        return keys
+
     def _match(self, left: pa.Table, right: pa.Table) -> tuple[np.ndarray, np.ndarray]:
         """Row positions (left, right) of every pair that satisfies the ON condition."""
         if left.num_rows == 0 or right.num_rows == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         if not self.key_exprs[0]:
             return self._nested_loops(left, right)
-        lk, rk = self._keys(left, 0), self._keys(right, 1)
+        lk = self.built_keys[0] if left is self.built[0] and self.built_keys[0] is not None \
+            else self._valid_keys(left, 0)
+        rk = self.built_keys[1] if right is self.built[1] and self.built_keys[1] is not None \
+            else self._valid_keys(right, 1)
         names = [c for c in lk.column_names if c != "$pos"]
-        for n in names:  # SQL equality: NULL keys never match
-            lk = lk.filter(pc.is_valid(lk[n]))
-            rk = rk.filter(pc.is_valid(rk[n]))
         if lk.num_rows == 0 or rk.num_rows == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        joined = lk.join(rk, keys=names, join_type="inner", right_suffix="_r",
-                         use_threads=False)
-        li, ri = joined["$pos"].to_numpy(), joined["$pos_r"].to_numpy()
+        # Acero hashes its right input: the smaller one.
+        if lk.num_rows <= rk.num_rows:
+            joined = rk.join(lk, keys=names, join_type="inner", right_suffix="_l",
+                             use_threads=False)
+            li, ri = joined["$pos_l"].to_numpy(), joined["$pos"].to_numpy()
+        else:
+            joined = lk.join(rk, keys=names, join_type="inner", right_suffix="_r",
+                             use_threads=False)
+            li, ri = joined["$pos"].to_numpy(), joined["$pos_r"].to_numpy()
         if self.condition is not None and len(li):
             rows = self._pair_rows(left.take(pa.array(li)), right.take(pa.array(ri)))
             keep = pc.fill_null(evaluate(self.condition, rows), False)
@@ -219,7 +239,7 @@ class JoinOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         if not self.streaming:
             if self.built[1 - input_index] is not None:
-                return self._probe(pa.Table.from_batches([data_part(batch)]), input_index)
+                return self._pend(data_part(batch), input_index)
             self.buffers[input_index].append(data_part(batch))
             return ()
         self._expire()
@@ -292,6 +312,18 @@ class JoinOperator(Operator):
         return [with_rowkind(expanded, kinds)]
 
     # -- batch -----------------------------------------------------------------------------
+    def _pend(self, batch: pa.RecordBatch | None, side: int) -> list[pa.RecordBatch]:
+        """Collect probing rows; match them a chunk at a time (all of them at ``None``)."""
+        if batch is not None and batch.num_rows:
+            self.pending[side].append(batch)
+        rows = sum(b.num_rows for b in self.pending[side])
+        built = self.built[1 - side]
+        large = built is not None and built.num_rows >= PROBE_ROWS
+        if not rows or (batch is not None and large and rows < PROBE_ROWS):
+            return []  # (a small built side is cheap to probe batch by batch, as rows come)
+        waiting, self.pending[side] = self.pending[side], []
+        return self._probe(pa.Table.from_batches(waiting, self.schemas[side]), side)
+
     def _probe(self, rows: pa.Table, side: int) -> list[pa.RecordBatch]:
         """Batch mode: rows of ``side`` against the other (ended, built) side."""
         build = self.built[1 - side]
@@ -327,13 +359,20 @@ class JoinOperator(Operator):
             built = pa.Table.from_batches(self.buffers[input_index], self.schemas[input_index])
             self.built[input_index] = built
             self.buffers[input_index] = []
+            if self.key_exprs[0]:
+                self.built_keys[input_index] = self._valid_keys(built, input_index)
             if self.tracked[input_index]:
                 self.matched[input_index] = np.zeros(built.num_rows, dtype=bool)
             other = 1 - input_index
             waiting, self.buffers[other] = self.buffers[other], []
             for b in waiting:
-                out += self._probe(pa.Table.from_batches([b]), other)
+                out += self._pend(b, other)
+        elif self.built[1 - input_index] is not None:
+            out += self._pend(None, input_index)  # the probing side ended: its last rows
         if all(self.ended):
+            for side in (0, 1):
+                if self.built[1 - side] is not None:
+                    out += self._pend(None, side)
             # A tracked built side: its rows that matched (semi) or did not (the others).
             for side in (0, 1):
                 matched, table = self.matched[side], self.built[side]
@@ -344,6 +383,7 @@ class JoinOperator(Operator):
                     out.append(self._alone(table.filter(pa.array(shown)), side))
             self.matched = [None, None]
             self.built = [None, None]
+            self.built_keys = [None, None]
         return out
 
     def snapshot_state(self) -> Mapping[str, object]:
