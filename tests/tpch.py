@@ -86,7 +86,7 @@ def duckdb_answer(con, script: str) -> pa.Table:  # type: ignore[no-untyped-def]
     parts = [text for _, text in split_script(script)]
     for text in parts[:-1]:
         con.execute(text)
-    table = con.execute(parts[-1]).fetch_arrow_table()
+    table = con.execute(parts[-1]).to_arrow_table()
     for text in parts[:-1]:  # drop the views again
         if text.lstrip().upper().startswith("CREATE VIEW"):
             name = text.split()[2]
