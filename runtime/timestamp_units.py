@@ -5,11 +5,12 @@ and clamp the day to the target month's end (``runtime.intervals``); a DATE stay
 DAY and longer units and becomes a TIMESTAMP for shorter ones.
 
 TIMESTAMPDIFF(unit, t1, t2) counts whole units from t1 to t2 in milliseconds, truncated toward
-zero, for SECOND to WEEK. MONTH follows Calcite's SqlFunctions.subtractMonths: the most months
-m with t1's day moved by m months (clamped) not after t2's day, one fewer when that lands on
-t2's day but t2's time of day is earlier (so from 00:00:01.499 to 00:00:00.500 of the same day
-is -1 month, as Flink says); QUARTER and YEAR divide the months by 3 and 12 toward zero. The
-result is an INT that wraps around on overflow, as Flink's.
+zero, for SECOND to DAY; WEEK divides the seconds after they wrapped around as an INT (so, as
+in Flink, 1970 to 2100 is -318 weeks). MONTH follows Calcite's SqlFunctions.subtractMonths:
+the most months m with t1's day moved by m months (clamped) not after t2's day, one fewer
+when that lands on t2's day but t2's time of day is earlier (so from 00:00:01.499 to
+00:00:00.500 of the same day is -1 month, as Flink says); QUARTER and YEAR divide the months
+by 3 and 12 toward zero. The result is an INT that wraps around on overflow, as Flink's.
 """
 
 from __future__ import annotations
@@ -59,15 +60,20 @@ def timestampdiff(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
     _unit, a, b = args
     mask = pc.or_(pc.is_null(a), pc.is_null(b)).to_numpy(zero_copy_only=False)
     t1, t2 = _epoch_ms(a), _epoch_ms(b)
-    if unit in UNIT_MS:
-        diff = t2 - t1
-        whole = np.abs(diff) // UNIT_MS[unit]
-        res = np.where(diff < 0, -whole, whole)
+    if unit == "WEEK":  # Calcite counts the seconds as an INT first, then the weeks
+        seconds = _toward_zero(t2 - t1, 1000).astype(np.int32)
+        res = _toward_zero(seconds.astype(np.int64), 604_800)
+    elif unit in UNIT_MS:
+        res = _toward_zero(t2 - t1, UNIT_MS[unit])
     else:
-        months = subtract_months(t2, t1)
-        whole = np.abs(months) // UNIT_MONTHS[unit]
-        res = np.where(months < 0, -whole, whole)
+        res = _toward_zero(subtract_months(t2, t1), UNIT_MONTHS[unit])
     return pa.array(res.astype(np.int32), pa.int32(), mask=mask)  # astype wraps, as Java
+
+
+def _toward_zero(a: np.ndarray, unit: int) -> np.ndarray:
+    """a / unit truncated toward zero, as Java's integer division."""
+    whole = np.abs(a) // unit
+    return np.where(a < 0, -whole, whole)
 
 
 def subtract_months(t0: np.ndarray, t1: np.ndarray) -> np.ndarray:
