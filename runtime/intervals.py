@@ -35,19 +35,26 @@ def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Arr
     return pc.add(a.cast(pa.int64()), delta).cast(a.type)
 
 
+def add_months(a: pa.Array, months: np.ndarray | int) -> pa.Array:
+    """A DATE or TIMESTAMP array moved by ``months`` (per row or one for all); NULL stays."""
+    mask = pc.is_null(a).to_numpy(zero_copy_only=False)
+    return _as_arrow(_add_months(a, months), a.type, mask)
+
+
 def _add_months(a: pa.Array, months: np.ndarray | int) -> np.ndarray:
     if pa.types.is_date(a.type):
         days = a.cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False)
-        return _month_shift(days.astype("datetime64[D]"), months)
+        return month_shift(days.astype("datetime64[D]"), months)
     unit = a.type.unit
     ticks = a.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
     stamps = ticks.astype(f"datetime64[{unit}]")
     day = stamps.astype("datetime64[D]")
     time_of_day = stamps - day
-    return (_month_shift(day, months).astype(f"datetime64[{unit}]") + time_of_day)
+    return (month_shift(day, months).astype(f"datetime64[{unit}]") + time_of_day)
 
 
-def _month_shift(day: np.ndarray, months: np.ndarray | int) -> np.ndarray:
+def month_shift(day: np.ndarray, months: np.ndarray | int) -> np.ndarray:
+    """Days (datetime64[D]) moved by whole months, the day clamped to the target month's end."""
     month = day.astype("datetime64[M]")
     day_of_month = (day - month.astype("datetime64[D]")).astype(np.int64)
     target = month + months
@@ -58,7 +65,11 @@ def _month_shift(day: np.ndarray, months: np.ndarray | int) -> np.ndarray:
 
 def _with_nulls(values: np.ndarray, a: pa.Array, interval: pa.Array) -> pa.Array:
     mask = pc.or_(pc.is_null(a), pc.is_null(interval)).to_numpy(zero_copy_only=False)
-    if pa.types.is_date(a.type):
+    return _as_arrow(values, a.type, mask)
+
+
+def _as_arrow(values: np.ndarray, t: pa.DataType, mask: np.ndarray) -> pa.Array:
+    if pa.types.is_date(t):
         return pa.array(values.astype("datetime64[D]"), T.DATE, mask=mask)
-    ticks = values.astype(f"datetime64[{a.type.unit}]").astype(np.int64)
-    return pa.array(ticks, pa.int64(), mask=mask).cast(a.type)
+    ticks = values.astype(f"datetime64[{t.unit}]").astype(np.int64)
+    return pa.array(ticks, pa.int64(), mask=mask).cast(t)

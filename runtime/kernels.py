@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import SupportsInt
 
 import numpy as np
 import pyarrow as pa
@@ -12,6 +11,9 @@ import pyarrow.compute as pc
 from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime import intervals
+from sqlengine.runtime.rounding import rounding
+from sqlengine.runtime.string_kernels import as_int, char_fit, position, substring, varchar_fit
+from sqlengine.runtime.timestamp_units import timestampadd, timestampdiff
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -170,46 +172,12 @@ def _trim(where: str) -> Kernel:
     return kernel
 
 
-def as_int(value: object) -> int:
-    """``int(value)`` for a literal argument (a number, or a string of digits)."""
-    if isinstance(value, (str, bytes, SupportsInt)):
-        return int(value)
-    raise TypeError(f"int() argument must be a string or a number, not {type(value).__name__!r}")
-
-
-def _substring(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    s = args[0]
-    start = lits[1]
-    length = lits[2] if len(lits) > 2 else None
-    if start is None or (len(lits) > 2 and length is None):
-        return pa.nulls(len(s), pa.string())
-    first = as_int(start)
-    if length is not None and as_int(length) < 0:
-        raise ExecutionError(f"SUBSTRING length must not be negative, got {length}")
-    # SQL positions are 1-based; a start <= 0 still counts the positions before 1.
-    begin = first - 1
-    stop = None if length is None else begin + as_int(length)
-    if begin < 0:
-        begin = 0
-        if stop is not None and stop < 0:
-            stop = 0
-    return pc.utf8_slice_codeunits(s, start=begin, stop=stop if stop is not None else 2**31 - 1)
-
-
 def _replace(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     if lits[1] is None or lits[2] is None:
         return pa.nulls(len(args[0]), pa.string())
     if lits[1] == "":
         return args[0]
     return pc.replace_substring(args[0], pattern=str(lits[1]), replacement=str(lits[2]))
-
-
-def _position(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    _needle, hay = args
-    if lits[0] is None:
-        return pa.nulls(len(hay), pa.int32())
-    idx = pc.find_substring(hay, pattern=str(lits[0]))
-    return pc.add(idx, 1).cast(pa.int32())
 
 
 def _pad(left: bool) -> Kernel:
@@ -249,18 +217,6 @@ def _slice_each(strings: Array, lengths: Array) -> Array:
 def _repeat(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     n = pc.max_element_wise(args[1].cast(pa.int64()), 0)
     return pc.binary_repeat(args[0], n)
-
-
-def _round(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    digits = as_int(lits[1]) if len(lits) > 1 and lits[1] is not None else 0
-    x = args[0]
-    if pa.types.is_integer(x.type):
-        if digits >= 0:
-            return x
-        return pc.round(x.cast(pa.float64()), ndigits=digits,
-                        round_mode="half_towards_infinity").cast(x.type)
-    res = pc.round(x, ndigits=digits, round_mode="half_towards_infinity")
-    return res.cast(out) if res.type != out else res
 
 
 def _floor_ceil(fn: Callable[..., Array]) -> Kernel:
@@ -471,9 +427,11 @@ KERNELS: dict[str, Kernel] = {
     "trim": _trim("both"),
     "ltrim": _trim("left"),
     "rtrim": _trim("right"),
-    "substring": _substring,
+    "substring": substring,
     "replace": _replace,
-    "position": _position,
+    "position": position,
+    "char_fit": char_fit,
+    "varchar_fit": varchar_fit,
     "lpad": _pad(True),
     "rpad": _pad(False),
     "repeat": _repeat,
@@ -481,7 +439,10 @@ KERNELS: dict[str, Kernel] = {
     "sign": _sign,
     "floor": _floor_ceil(pc.floor),
     "ceil": _floor_ceil(pc.ceil),
-    "round": _round,
+    "round": rounding(truncate=False),
+    "truncate": rounding(truncate=True),
+    "timestampadd": timestampadd,
+    "timestampdiff": timestampdiff,
     "power": _checked_math(pc.power, "power"),
     "sqrt": _checked_math(pc.sqrt, "sqrt"),
     "ln": _checked_math(pc.ln, "ln"),

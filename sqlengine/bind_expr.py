@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlengine import functions
+from sqlengine import bind_scalar, functions
 from sqlengine import types as T
 from sqlengine.bind_interval import interval_literal
+from sqlengine.bind_scalar import coerce
 from sqlengine.errors import BindError, NotSupportedError, SqlEngineError
 from sqlengine.parser import node_span
-from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+from sqlengine.plan.expressions import Case, ColumnRef, Expr, InList, Literal
 
 if TYPE_CHECKING:
     from sqlengine.statements import QueryText
@@ -96,7 +97,8 @@ _FUNCS: dict[type, tuple[str, tuple[str, ...]]] = {
     exp.If: ("if", ("this", "true", "false")),
     exp.Concat: ("concat", ("*",)),
     exp.Substring: ("substring", ("this", "start", "length")),
-    exp.StrPosition: ("position", ("substr", "this")),
+    exp.StrPosition: ("position", ("substr", "this", "position")),
+    exp.Trunc: ("truncate", ("this", "decimals")),
     exp.Repeat: ("repeat", ("this", "times")),
 }
 if hasattr(exp, "Replace"):
@@ -149,10 +151,7 @@ class ExprBinder:
         if isinstance(node, exp.Placeholder):
             return self._placeholder(node)
         if isinstance(node, exp.Cast | exp.TryCast):
-            arg = self.bind(node.this, scope)
-            target = data_type(node.to, self, node)
-            safe = isinstance(node, exp.TryCast)
-            return arg if arg.dtype == target and not safe else Cast(arg, target, safe)
+            return bind_scalar.cast(self, node, scope)
         if isinstance(node, exp.Interval):
             return interval_literal(node, self)
         if isinstance(node.args.get("expression"), exp.Any | exp.All) or \
@@ -162,15 +161,15 @@ class ExprBinder:
             if type(node) is cls:
                 return self.call(name, [node.this, node.expression], scope, node)
         if isinstance(node, exp.Neg):
+            if isinstance(node.this, exp.Literal) and not node.this.is_string:
+                return literal(node.this, negated=True)
             return self.call("negate", [node.this], scope, node)
         if isinstance(node, exp.Not):
             return self._not(node, scope)
         if isinstance(node, exp.Is):
             return self._is(node, scope, negated=False)
         if isinstance(node, exp.Between):
-            lo = self.call("ge", [node.this, node.args["low"]], scope, node)
-            hi = self.call("le", [node.this, node.args["high"]], scope, node)
-            return Call("and", (lo, hi), T.BOOLEAN)
+            return bind_scalar.between(self, node, scope)
         if isinstance(node, exp.In):
             return self._in(node, scope, negated=False)
         if isinstance(node, exp.Like | exp.ILike):
@@ -202,6 +201,9 @@ class ExprBinder:
         if type(node) in _FUNCS:
             name, keys = _FUNCS[type(node)]
             return self.call(name, _args(node, keys), scope, node)
+        if isinstance(node, exp.Anonymous) and node.name.lower() in ("timestampadd",
+                                                                     "timestampdiff"):
+            return bind_scalar.timestamp_function(self, node, scope)
         if isinstance(node, exp.Anonymous):
             return self.call(str(node.this), list(node.expressions), scope, node)
         if isinstance(node, exp.Func):
@@ -364,36 +366,9 @@ class ExprBinder:
     def call(self, name: str, arg_nodes: list[exp.Expression], scope: Scope,
              node: exp.Expression) -> Expr:
         """Bind a scalar function call: arity, literal-only arguments, implicit casts."""
-        sig = functions.lookup(name)
-        if sig is None:
-            if name.lower() in functions.AGGREGATES:
-                raise self.error(BindError, f"aggregate function {name.upper()} is not "
-                                 "allowed here", node)
-            raise self.error(BindError, f"unknown function {name.upper()}", node)
-        n = len(arg_nodes)
-        if n < sig.min_args or (sig.max_args is not None and n > sig.max_args):
-            want = str(sig.min_args) if sig.max_args == sig.min_args else \
-                f"{sig.min_args} to {sig.max_args if sig.max_args is not None else 'any'}"
-            raise self.error(BindError, f"{name.upper()} takes {want} arguments, got {n}", node)
+        bind_scalar.signature(self, name, len(arg_nodes), node)  # fails before the arguments
         args = [self.bind(a, scope) for a in arg_nodes]
-        for pos in sig.literal_args:
-            if pos < n and not isinstance(args[pos], Literal):
-                raise self.error(NotSupportedError, f"argument {pos + 1} of {name.upper()} "
-                                 "must be a constant", arg_nodes[pos])
-        try:
-            result, want = sig.infer([a.dtype for a in args])
-        except BindError as e:
-            raise self.error(BindError, e.message, node) from None
-        return Call(sig.name, tuple(coerce(a, t) for a, t in zip(args, want)), result)
-
-
-def coerce(e: Expr, target: pa.DataType) -> Expr:
-    """``e`` as ``target``: unchanged, a retyped literal, or wrapped in a Cast."""
-    if e.dtype == target or target == T.NULL:
-        return e
-    if isinstance(e, Literal) and e.value is None:
-        return Literal(None, target)
-    return Cast(e, target)
+        return bind_scalar.apply(self, name, args, arg_nodes, node)
 
 
 def _args(node: exp.Expression, keys: tuple[str, ...]) -> list[exp.Expression]:
@@ -423,8 +398,10 @@ def _nearest(name: str, candidates: list[str]) -> str | None:
     return next(c for c in candidates if c.lower() == hits[0])
 
 
-def literal(node: exp.Expression) -> Literal:
-    """A SQL literal with Flink's types: INT/BIGINT, DECIMAL(p,s) for 1.5, DOUBLE for 1e3."""
+def literal(node: exp.Expression, negated: bool = False) -> Literal:
+    """A SQL literal with Flink's (Calcite's) types: INT, else BIGINT; ``1.50`` a
+    DECIMAL(3, 2) (every digit written counts); ``5.`` an INT; ``1e3`` a DOUBLE. ``negated``:
+    the literal under a unary minus, which belongs to it (``-2147483648`` is an INT)."""
     if isinstance(node, exp.Null):
         return Literal(None, T.NULL)
     if isinstance(node, exp.Boolean):
@@ -432,20 +409,26 @@ def literal(node: exp.Expression) -> Literal:
     text = str(node.this)
     if node.is_string:
         return Literal(text, T.STRING)
+    sign = -1 if negated else 1
     if "e" in text.lower():
-        return Literal(float(text), T.DOUBLE)
-    if "." in text:
+        number = float(text)
+        if number in (float("inf"), float("-inf")):
+            raise BindError(f"numeric literal {text!r} is out of range")
+        return Literal(sign * number, T.DOUBLE)
+    whole, point, frac = text.partition(".")
+    if point and frac:
+        if int(whole + frac) >= 2**63:  # Calcite: the unscaled value must fit a BIGINT
+            raise BindError(f"numeric literal {text!r} is out of range")
         d = decimal.Decimal(text)
-        digits = d.as_tuple()
-        scale = max(0, -int(digits.exponent))
-        precision = max(len(digits.digits), scale, 1)
-        return Literal(d, pa.decimal128(min(precision, 38), scale))
-    value = int(text)
+        precision = min(len(whole) + len(frac), T.MAX_DECIMAL_PRECISION)
+        scale = min(len(frac), precision)
+        return Literal(-d if negated else d, pa.decimal128(precision, scale))
+    value = sign * int(whole)
     if -(2**31) <= value < 2**31:
         return Literal(value, T.INT)
     if -(2**63) <= value < 2**63:
         return Literal(value, T.BIGINT)
-    return Literal(decimal.Decimal(value), pa.decimal128(38, 0))
+    raise BindError(f"numeric literal {text!r} is out of range")
 
 
 def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> Literal:
@@ -470,12 +453,3 @@ def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> L
         return Literal(value, T.DATE)
     raise binder.error(BindError, f"cannot bind a parameter of type {type(value).__name__}",
                        node)
-
-
-def data_type(node: exp.DataType, binder: ExprBinder, at: exp.Expression) -> pa.DataType:
-    """Map a sqlglot DataType to Arrow through the Flink type names."""
-    text = node.sql()
-    try:
-        return T.parse_type(text)
-    except BindError as e:
-        raise binder.error(BindError, e.message, at) from None

@@ -63,6 +63,10 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False) -> pa.Arr
             rounded = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
             return rounded.cast(target, safe=False) if pa.types.is_decimal(src) \
                 else rounded.cast(target)
+        if pa.types.is_decimal(src) and pa.types.is_floating(target):
+            # Through the decimal's text: Arrow's own cast multiplies by a power of ten and is
+            # off by an ulp (0.3 became 0.30000000000000004); Java's doubleValue is exact.
+            return arr.cast(pa.string()).cast(target)
         if pa.types.is_timestamp(src) and pa.types.is_date(target):
             return pc.floor_temporal(arr, unit="day").cast(target)
         if pa.types.is_integer(src) and pa.types.is_decimal(target):

@@ -28,6 +28,14 @@ class Flink(Dialect):
         KEYWORDS = {k: v for k, v in tokens.Tokenizer.KEYWORDS.items() if k != "SESSION"}
 
     class Parser(parser.Parser):
+        # TIMESTAMPADD / TIMESTAMPDIFF(unit, a, b) keep their arguments in order (sqlglot's
+        # own builders take another dialect's order and turn a column into a unit keyword).
+        FUNCTIONS = {
+            **parser.Parser.FUNCTIONS,
+            "TIMESTAMPADD": lambda args: exp.Anonymous(this="TIMESTAMPADD", expressions=args),
+            "TIMESTAMPDIFF": lambda args: exp.Anonymous(this="TIMESTAMPDIFF", expressions=args),
+        }
+
         def _parse_unary(self) -> exp.Expr | None:
             curr, nxt = self._curr, self._next
             if (

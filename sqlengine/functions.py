@@ -12,6 +12,9 @@ from sqlengine.errors import BindError
 
 # An inference returns (result type, the type each argument is cast to).
 Inference = Callable[[list[pa.DataType]], tuple[pa.DataType, list[pa.DataType]]]
+# One whose result type depends on constant arguments too (their values, None if not constant).
+ValueInference = Callable[[list[pa.DataType], list[object]],
+                          tuple[pa.DataType, list[pa.DataType]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +24,12 @@ class Signature:
     max_args: int | None
     infer: Inference
     literal_args: tuple[int, ...] = ()  # argument positions that must be literals
+    by_value: ValueInference | None = None  # used instead of ``infer`` when given
+
+    def resolve(self, types: list[pa.DataType],
+                values: list[object]) -> tuple[pa.DataType, list[pa.DataType]]:
+        """(result type, argument types) for arguments of ``types`` (constants' ``values``)."""
+        return self.by_value(types, values) if self.by_value else self.infer(types)
 
 
 def _err(name: str, types: list[pa.DataType], wanted: str) -> BindError:
@@ -136,12 +145,61 @@ def _floor_ceil(name: str) -> Inference:
     return infer
 
 
-def _round(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
-    t = types[0]
-    if not (T.is_numeric(t) or t == T.NULL):
-        raise _err("round", types, "a numeric argument")
-    t = T.DOUBLE if t == T.NULL else t
-    return t, [t, *([T.INT] if len(types) > 1 else [])]
+def round_decimal_type(t: pa.Decimal128Type, digits: int) -> pa.DataType:
+    """Flink's type of ROUND / TRUNCATE(DECIMAL(p, s), digits): the scale is ``digits``
+    (at most s, at least 0), with one more integral digit for the carry of rounding up
+    (LogicalTypeMerging.findRoundDecimalType)."""
+    p, s = t.precision, t.scale
+    if digits >= s:
+        return t
+    if digits < 0:
+        return pa.decimal128(min(T.MAX_DECIMAL_PRECISION, 1 + p - s), 0)
+    return pa.decimal128(min(T.MAX_DECIMAL_PRECISION, 1 + p - s + digits), digits)
+
+
+def _round(name: str) -> ValueInference:
+    """ROUND / TRUNCATE(x [, digits]): an integer or floating type stays itself; a DECIMAL
+    takes the scale of the (constant) digits."""
+    def infer(types: list[pa.DataType],
+              values: list[object]) -> tuple[pa.DataType, list[pa.DataType]]:
+        t = types[0]
+        if not (T.is_numeric(t) or t == T.NULL):
+            raise _err(name, types, "a numeric argument")
+        if len(types) > 1 and not (T.is_integer(types[1]) or types[1] == T.NULL):
+            raise _err(name, types, "an integer number of digits")
+        t = T.DOUBLE if t == T.NULL else t
+        digits = values[1] if len(values) > 1 else 0
+        out = round_decimal_type(t, int(digits)) \
+            if pa.types.is_decimal(t) and isinstance(digits, int) else t
+        return out, [t, *([T.INT] if len(types) > 1 else [])]
+
+    return infer
+
+
+def _no_values(infer: ValueInference) -> Inference:
+    """``infer`` for arguments none of which is known to be constant."""
+    return lambda types: infer(types, [None] * len(types))
+
+
+def _timestampadd(types: list[pa.DataType],
+                  values: list[object]) -> tuple[pa.DataType, list[pa.DataType]]:
+    """TIMESTAMPADD(unit, n, t): a TIMESTAMP stays itself, a DATE stays a DATE for whole days
+    and more, else it becomes a TIMESTAMP."""
+    _unit, n, t = types
+    if not (T.is_integer(n) or n == T.NULL) or not (T.is_temporal(t) or t == T.NULL):
+        raise _err("timestampadd", types[1:], "an integer and a DATE or TIMESTAMP")
+    t = T.TIMESTAMP if t == T.NULL else t
+    out = T.TIMESTAMP if pa.types.is_date(t) and values[0] in ("SECOND", "MINUTE", "HOUR") \
+        else t
+    return out, [T.STRING, T.BIGINT, t]
+
+
+def _timestampdiff(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    """TIMESTAMPDIFF(unit, t1, t2): the whole units from t1 to t2, an INT."""
+    for t in types[1:]:
+        if not (T.is_temporal(t) or t == T.NULL):
+            raise _err("timestampdiff", types[1:], "DATE or TIMESTAMP arguments")
+    return T.INT, [T.STRING] + [T.TIMESTAMP if t == T.NULL else t for t in types[1:]]
 
 
 def _double(name: str, n: int = 1) -> Inference:
@@ -217,7 +275,8 @@ _register(Signature("rtrim", 1, 2, _strings("rtrim", T.STRING), literal_args=(1,
 _register(Signature("substring", 2, 3, _strings("substring", T.STRING, (T.INT, T.INT), 1),
                     literal_args=(1, 2)))
 _register(Signature("replace", 3, 3, _strings("replace", T.STRING), literal_args=(1, 2)))
-_register(Signature("position", 2, 2, _strings("position", T.INT), literal_args=(0,)))
+_register(Signature("position", 2, 3, _strings("position", T.INT, (T.INT,), 2),
+                    literal_args=(0, 2)))
 _register(Signature("lpad", 3, 3, _strings("lpad", T.STRING, (T.INT, T.STRING), 1),
                     literal_args=(1, 2)))
 _register(Signature("rpad", 3, 3, _strings("rpad", T.STRING, (T.INT, T.STRING), 1),
@@ -227,7 +286,12 @@ _register(Signature("abs", 1, 1, _same_numeric("abs")))
 _register(Signature("sign", 1, 1, _same_numeric("sign")))
 _register(Signature("floor", 1, 1, _floor_ceil("floor")))
 _register(Signature("ceil", 1, 1, _floor_ceil("ceil")))
-_register(Signature("round", 1, 2, _round, literal_args=(1,)))
+for _fn in ("round", "truncate"):
+    _register(Signature(_fn, 1, 2, _no_values(_round(_fn)), literal_args=(1,),
+                        by_value=_round(_fn)))
+_register(Signature("timestampadd", 3, 3, _no_values(_timestampadd), literal_args=(0,),
+                    by_value=_timestampadd))
+_register(Signature("timestampdiff", 3, 3, _timestampdiff, literal_args=(0,)))
 _register(Signature("power", 2, 2, _double("power", 2)))
 for _fn in ("sqrt", "ln", "log10", "exp"):
     _register(Signature(_fn, 1, 1, _double(_fn)))

@@ -126,6 +126,11 @@ def _shift(e: Call, k: list[str]) -> str | None:
     return f"({base} + INTERVAL {ms} MILLISECONDS)"
 
 
+def _positive(e: Expr, least: int = 1) -> bool:
+    """Whether ``e`` is an integer constant of at least ``least``."""
+    return isinstance(e, Literal) and isinstance(e.value, int) and e.value >= least
+
+
 def _call(e: Call, k: list[str]) -> str | None:
     name, t = e.name, e.type
     out = spark_type(t)
@@ -163,13 +168,20 @@ def _call(e: Call, k: list[str]) -> str | None:
         chars = k[1] if len(k) > 1 else "' '"
         return f"trim({where} {chars} FROM {k[0]})"
     if name == "substring":
-        start = e.args[1]
-        if not (isinstance(start, Literal) and isinstance(start.value, int) and
-                start.value >= 1):
-            return None  # Spark counts positions <= 0 differently
+        if not _positive(e.args[1]) or (len(e.args) > 2 and not _positive(e.args[2], 0)):
+            return None  # Spark counts positions <= 0 and negative lengths differently
         return f"substring({', '.join(k)})"
     if name == "position":
-        return f"position({k[0]}, {k[1]})"
+        if len(k) == 2:
+            return f"position({k[0]}, {k[1]})"
+        needle = e.args[0]
+        if not (_positive(e.args[2]) and isinstance(needle, Literal) and needle.value):
+            return None  # Spark finds '' at the start position, Flink at 1
+        return f"locate({k[0]}, {k[1]}, {k[2]})"
+    if name == "char_fit":
+        return f"rpad({k[0]}, {k[1]}, ' ')"  # cuts a longer string too
+    if name == "varchar_fit":
+        return f"substring({k[0]}, 1, {k[1]})"
     if name in ("sign", "floor", "ceil", "round"):
         fn = {"sign": "signum", "floor": "floor", "ceil": "ceil", "round": "round"}[name]
         return f"CAST({fn}({', '.join(k)}) AS {out})"

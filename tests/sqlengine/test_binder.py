@@ -72,12 +72,12 @@ def test_values_rows_hold_expressions_typed_as_their_columns() -> None:
 
 
 def test_values_cells_that_are_not_literals_wait_for_the_optimizer() -> None:
-    values = plan_of("SELECT * FROM (VALUES (1 + 1), (-3000000000)) AS v (a)").input
+    values = plan_of("SELECT * FROM (VALUES (1 + 1), (3000000000 - 1)) AS v (a)").input
     assert isinstance(values, Values)
     first, second = (row[0] for row in values.rows)
     assert isinstance(first, Cast) and first.type == pa.int64()
     assert isinstance(first.arg, Call) and first.arg.name == "add"
-    assert isinstance(second, Call) and second.name == "negate"
+    assert isinstance(second, Call) and second.name == "subtract"
     assert all(is_constant(row[0]) for row in values.rows)
 
 

@@ -1,0 +1,135 @@
+"""Bind function calls and Flink's scalar forms with their own syntax: BETWEEN [A]SYMMETRIC,
+CAST to CHAR(n) / VARCHAR(n), TIMESTAMPADD / TIMESTAMPDIFF with their unit keyword."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlengine import functions
+from sqlengine import types as T
+from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.plan.expressions import Call, Cast, Expr, Literal
+
+if TYPE_CHECKING:
+    from sqlengine.bind_expr import ExprBinder, Scope
+
+# TIMESTAMPADD / TIMESTAMPDIFF units (Calcite also spells them SQL_TSI_<unit>).
+TIME_UNITS = ("SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+
+
+def coerce(e: Expr, target: pa.DataType) -> Expr:
+    """``e`` as ``target``: unchanged, a retyped literal, or wrapped in a Cast."""
+    if e.dtype == target or target == T.NULL:
+        return e
+    if isinstance(e, Literal) and e.value is None:
+        return Literal(None, target)
+    return Cast(e, target)
+
+
+def data_type(node: exp.DataType, binder: ExprBinder, at: exp.Expression) -> pa.DataType:
+    """Map a sqlglot DataType to Arrow through the Flink type names."""
+    text = node.sql()
+    try:
+        return T.parse_type(text)
+    except BindError as e:
+        raise binder.error(BindError, e.message, at) from None
+
+
+def signature(binder: ExprBinder, name: str, n: int,
+              node: exp.Expression) -> functions.Signature:
+    """The signature of scalar function ``name`` called with ``n`` arguments.
+
+    Raises:
+        BindError: an unknown function, an aggregate here, or the wrong number of arguments.
+    """
+    sig = functions.lookup(name)
+    if sig is None:
+        if name.lower() in functions.AGGREGATES:
+            raise binder.error(BindError, f"aggregate function {name.upper()} is not allowed "
+                               "here", node)
+        raise binder.error(BindError, f"unknown function {name.upper()}", node)
+    if n < sig.min_args or (sig.max_args is not None and n > sig.max_args):
+        want = str(sig.min_args) if sig.max_args == sig.min_args else \
+            f"{sig.min_args} to {sig.max_args if sig.max_args is not None else 'any'}"
+        raise binder.error(BindError, f"{name.upper()} takes {want} arguments, got {n}", node)
+    return sig
+
+
+def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expression],
+          node: exp.Expression) -> Expr:
+    """The call of scalar function ``name`` on bound ``args`` (bound from ``nodes``): arity,
+    constant-only arguments, Flink's result type and the implicit casts of the arguments."""
+    sig = signature(binder, name, len(args), node)
+    for pos in sig.literal_args:
+        if pos < len(args) and not isinstance(args[pos], Literal):
+            raise binder.error(NotSupportedError, f"argument {pos + 1} of {name.upper()} "
+                               "must be a constant", nodes[pos])
+    values = [a.value if isinstance(a, Literal) else None for a in args]
+    try:
+        result, want = sig.resolve([a.dtype for a in args], values)
+    except BindError as e:
+        raise binder.error(BindError, e.message, node) from None
+    return Call(sig.name, tuple(coerce(a, t) for a, t in zip(args, want)), result)
+
+
+def between(binder: ExprBinder, node: exp.Between, scope: Scope) -> Expr:
+    """``x BETWEEN [ASYMMETRIC] a AND b`` is ``x >= a AND x <= b``; SYMMETRIC also accepts
+    the bounds the other way round: ``(x >= a AND x <= b) OR (x >= b AND x <= a)``."""
+    x, lo, hi = (binder.bind(n, scope) for n in (node.this, node.args["low"],
+                                                   node.args["high"]))
+    nodes = [node.this, node.args["low"]]
+
+    def within(a: Expr, b: Expr) -> Expr:
+        ge = apply(binder, "ge", [x, a], nodes, node)
+        le = apply(binder, "le", [x, b], nodes, node)
+        return Call("and", (ge, le), T.BOOLEAN)
+
+    if node.args.get("symmetric"):
+        return Call("or", (within(lo, hi), within(hi, lo)), T.BOOLEAN)
+    return within(lo, hi)
+
+
+def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
+    """CAST / TRY_CAST. To CHAR(n) Flink pads with spaces or cuts to n characters (CHAR alone
+    is CHAR(1)); to VARCHAR(n) it cuts to n characters."""
+    arg = binder.bind(node.this, scope)
+    to = node.to
+    target = data_type(to, binder, node)
+    safe = isinstance(node, exp.TryCast)
+    out = arg if arg.dtype == target and not safe else Cast(arg, target, safe)
+    kind = to.this if isinstance(to, exp.DataType) else None
+    if kind not in (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR,
+                    exp.DataType.Type.VARCHAR, exp.DataType.Type.NVARCHAR):
+        return out
+    fixed = kind in (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
+    params = to.expressions
+    if not params:
+        return Call("char_fit", (out, Literal(1, T.INT)), T.STRING) if fixed else out
+    length = int(params[0].this.name) if isinstance(params[0], exp.DataTypeParam) else \
+        int(params[0].name)
+    if length < 1:
+        raise binder.error(BindError, f"{'CHAR' if fixed else 'VARCHAR'}({length}): the "
+                           "length must be at least 1", node)
+    return Call("char_fit" if fixed else "varchar_fit", (out, Literal(length, T.INT)),
+                T.STRING)
+
+
+def timestamp_function(binder: ExprBinder, node: exp.Anonymous, scope: Scope) -> Expr:
+    """``TIMESTAMPADD(unit, n, t)`` and ``TIMESTAMPDIFF(unit, t1, t2)``: the unit keyword
+    becomes a string constant argument."""
+    name = node.name.lower()
+    args = list(node.expressions)
+    if len(args) != 3:
+        raise binder.error(BindError, f"{name.upper()} takes 3 arguments, got {len(args)}",
+                           node)
+    unit_node = args[0]
+    unit = unit_node.name.upper() if isinstance(unit_node, exp.Column | exp.Var) else ""
+    unit = unit.removeprefix("SQL_TSI_")
+    if unit not in TIME_UNITS:
+        raise binder.error(NotSupportedError, f"{name.upper()} unit {unit_node.sql()!r} is "
+                           f"not supported; use one of {', '.join(TIME_UNITS)}", unit_node)
+    bound = [Literal(unit, T.STRING)] + [binder.bind(a, scope) for a in args[1:]]
+    return apply(binder, name, bound, args, node)
