@@ -109,7 +109,9 @@ class Task:
         started = time.thread_time()
         try:
             head = self.chain.operators[0]
-            if isinstance(head, SourceOperator):
+            if self.chain.finish_if_done():
+                pass  # (LIMIT 0: done before any input)
+            elif isinstance(head, SourceOperator):
                 self._run_source()
             elif hasattr(head, "values_batches"):
                 self.chain.emit_from_head(list(head.values_batches()))
@@ -120,6 +122,10 @@ class Task:
             self._drain_collect()
             self._broadcast(Kind.END, None)
             self.state = TaskState.FINISHED
+            if not self.writers and self.results is not None:
+                # A last task (a sink) tells the job it is done, behind its last rows: once
+                # every one has, the job is (a LIMIT may leave unbounded sources running).
+                self.results.put((0, Kind.END, self.vertex.name), self.output_metrics)
         except Cancelled:
             self.state = TaskState.CANCELED
         except BaseException as e:
@@ -144,7 +150,7 @@ class Task:
             more = driver.poll()
             self._flush_due()
             self._drain_collect()
-            if not more:
+            if not more or self.chain.finish_if_done():
                 return
             if marker_every and time.monotonic() >= next_marker:
                 next_marker = time.monotonic() + marker_every
