@@ -6,6 +6,7 @@ cancelled, or another task failed) or FAILED (its own error, which fails the job
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from enum import Enum
@@ -122,10 +123,6 @@ class Task:
             self._drain_collect()
             self._broadcast(Kind.END, None)
             self.state = TaskState.FINISHED
-            if not self.writers and self.results is not None:
-                # A last task (a sink) tells the job it is done, behind its last rows: once
-                # every one has, the job is (a LIMIT may leave unbounded sources running).
-                self.results.put((0, Kind.END, self.vertex.name), self.output_metrics)
         except Cancelled:
             self.state = TaskState.CANCELED
         except BaseException as e:
@@ -139,6 +136,16 @@ class Task:
                 if self.state is TaskState.FINISHED:
                     self.state = TaskState.FAILED
                     self.control.fail(self.vertex.name, e)
+            if self.state is TaskState.FINISHED and not self.writers:
+                self._report_end()
+
+    def _report_end(self) -> None:
+        """A last task (a sink), closed, tells the job it is done, behind its last rows: once
+        every one has, the job is (a LIMIT may leave unbounded sources running)."""
+        if self.results is None:
+            return
+        with contextlib.suppress(Cancelled):  # (the job was cancelled meanwhile)
+            self.results.put((0, Kind.END, self.vertex.name), self.output_metrics)
 
     def _run_source(self) -> None:
         driver = SourceDriver(self.chain, self.options)
