@@ -91,22 +91,29 @@ def shell(defines: tuple[str, ...], config_path: str | None) -> None:
                    "(default: when stderr is a terminal).")
 def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str | None,
         continue_on_error: bool, target: str | None, progress: bool | None) -> None:
-    """Run every statement of each FILE in order; query results go to stdout."""
+    """Run every statement of each FILE in order; query results go to stdout.
+
+    Each FILE runs in a session of its own (as Flink's SQL client runs one ``-f`` file): a
+    table one file creates is not seen by the next. A failing statement stops its file (the
+    other files still run) and the exit status is 1; with --continue-on-error the file's
+    remaining statements run too."""
     from sqlengine.parser import split_script
 
-    session = _session(defines)
-    if target is not None:
-        session.set("execution.target", target)
+    _session(defines)  # -D is checked once, before any file runs
     err = sys.stderr
     show_progress = err.isatty() if progress is None else progress
     meter = _Progress(err) if show_progress else None
-    session.on_progress = meter
     failures: list[str] = []
+    stopped: list[str] = []
     statements = 0
     writer = _Output(output, fmt)
     try:
         for path in files:
             script = _read(path)
+            session = _session(defines)
+            if target is not None:
+                session.set("execution.target", target)
+            session.on_progress = meter
             for offset, text in split_script(script):
                 statements += 1
                 try:
@@ -118,10 +125,12 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                         meter.clear()
                     if not isinstance(e, SqlEngineError):
                         e = internal_error(e, path)
+                    _locate(e, path, script, offset, text)
                     err.write(render_error(e) + "\n")
-                    if not continue_on_error:
-                        sys.exit(1)
                     failures.append(f"{path}:{e.span.line if e.span else '?'}")
+                    if not continue_on_error:
+                        stopped.append(path)
+                        break
     except KeyboardInterrupt:
         err.write("cancelled\n")
         sys.exit(130)
@@ -130,7 +139,24 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
     if continue_on_error:
         err.write(f"{statements} statements, {len(failures)} failed"
                   f"{': ' + ', '.join(failures) if failures else ''}\n")
+    elif stopped and len(files) > 1:
+        err.write(f"{len(files)} files, {len(stopped)} stopped by an error: "
+                  f"{', '.join(failures)}\n")
     sys.exit(1 if failures else 0)
+
+
+def _locate(e: SqlEngineError, path: str, script: str, offset: int, text: str) -> None:
+    """Name the file, and the statement when the error has no place of its own (a job that
+    failed while its rows were being read)."""
+    from sqlengine.errors import Span
+
+    e.source = path
+    if e.sql is None:
+        e.sql = script
+    if e.span is None:
+        lead = len(text) - len(text.lstrip())
+        word = text.split()[0] if text.split() else text
+        e.span = Span.from_offset(script, offset + lead, offset + lead + len(word))
 
 
 class _Progress:

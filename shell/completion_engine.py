@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sqlengine.options import SESSION_OPTIONS
+
 if TYPE_CHECKING:
     from sqlengine.api import Session
 
@@ -22,12 +24,9 @@ KEYWORDS = (
     "SOURCE", "HELP", "QUIT", "EXIT",
 )
 
-SET_KEYS = (
-    "execution.runtime-mode", "sql-client.execution.result-mode",
-    "pipeline.operator-chaining", "pipeline.auto-watermark-interval", "parallelism.default",
-    "table.optimizer.enabled", "table.optimizer.disabled-rules",
-    "table.exec.emit.allow-lateness", "table.exec.state.ttl", "table.exec.source.idle-timeout",
-)
+# Every key SET takes (the engine refuses any other), most used first.
+_FIRST = ("execution.runtime-mode", "sql-client.execution.result-mode", "parallelism.default")
+SET_KEYS = (*_FIRST, *sorted(k for k in SESSION_OPTIONS if k not in _FIRST))
 
 OPTION_VALUES = {
     "connector": ("filesystem", "datagen", "nexmark", "print", "blackhole"),

@@ -24,6 +24,7 @@ from sqlengine.errors import (
     ExecutionError,
     NotSupportedError,
     ParseError,
+    PlanError,
     Span,
     SqlEngineError,
 )
@@ -32,7 +33,7 @@ from sqlengine.optimizer import optimize, plan_job
 from sqlengine.optimizer.drawing import FORMATS
 from sqlengine.optimizer.explain import explain_plan
 from sqlengine.optimizer.jobgraph import JobGraph
-from sqlengine.options import check_option
+from sqlengine.options import check_key, check_option
 from sqlengine.parser import parse_statement, split_script
 from sqlengine.plan.nodes import LogicalPlan
 from sqlengine.query import Query, Result, collect_sink
@@ -52,8 +53,23 @@ class Session:
 
     # -- options ---------------------------------------------------------------------------
     def set(self, key: str, value: str) -> None:
-        """``SET 'key' = 'value'``; known keys are checked."""
-        self.options[key] = check_option(key, value)
+        """``SET 'key' = 'value'``: the key must be one the engine implements (any other is
+        refused, naming it, rather than ignored) and the value of its kind."""
+        value = check_option(key, value)
+        if key == "table.optimizer.disabled-rules":
+            _check_rule_names(value)
+        self.options[key] = value
+
+    def reset(self, key: str | None = None) -> None:
+        """``RESET 'key'`` (the default value again), or ``RESET`` (every option)."""
+        if key is None:
+            self.options = {"execution.runtime-mode": "streaming"}
+            return
+        if key not in self.options:
+            check_key(key)
+        self.options.pop(key, None)
+        if key == "execution.runtime-mode":
+            self.options[key] = "streaming"
 
     # -- data ------------------------------------------------------------------------------
     def register(self, name: str, data: Any, *, bounded: bool = True,
@@ -92,12 +108,17 @@ class Session:
                       collect_queries: bool = True) -> Result:
         """Run one statement of ``script`` (starting at ``offset``); errors are located in
         the script (and named by ``source``, a file name)."""
+        stmt: S.Statement | None = None
         try:
             stmt = parse_statement(text, offset, script)
             result = self._run(stmt, script, collect_queries)
         except SqlEngineError as e:
             if e.sql is None:
                 e.sql = script
+                key = stmt.key if isinstance(stmt, S.Set | S.Reset) else None
+                if e.span is None and key and f"'{key}'" in text:
+                    at = offset + text.find(f"'{key}'") + 1  # (a refused option: its key)
+                    e.span = Span.from_offset(script, at, at + len(key))
                 if e.span is None:
                     e.span = Span.from_offset(script, offset, offset + len(text.split()[0]))
             if source is not None:
@@ -142,12 +163,7 @@ class Session:
                 self.set(key, stmt.value or "")
                 return Result("ok", f"[INFO] Execute statement succeeded: SET {stmt.key}")
             case S.Reset():
-                if stmt.key is None:
-                    self.options = {"execution.runtime-mode": "streaming"}
-                else:
-                    self.options.pop(stmt.key, None)
-                    if stmt.key == "execution.runtime-mode":
-                        self.options[stmt.key] = "streaming"
+                self.reset(stmt.key)
                 return Result("ok", "[INFO] Execute statement succeeded: RESET")
             case S.Show():
                 return self._show(stmt)
@@ -241,6 +257,25 @@ class Session:
         it runs when the execution's ``run()`` is iterated."""
         return runtime.execute(self.job_graph(plan), self.options, self.memory_tables(),
                                self.on_progress)
+
+
+def _check_rule_names(value: str) -> None:
+    """'table.optimizer.disabled-rules' names optimizer rules and physical passes; an unknown
+    name, or a rule no plan can do without, would be ignored: refused instead."""
+    from sqlengine.optimizer import PHYSICAL_PASSES, RULES
+
+    key = "table.optimizer.disabled-rules"
+    names = {r.name: r for r in RULES} | {p.name: p for p in PHYSICAL_PASSES}
+    for name in (n.strip() for n in value.split(",")):
+        if not name:
+            continue
+        if name not in names:
+            known = ", ".join(sorted(n for n, r in names.items()
+                                     if not getattr(r, "mandatory", False)))
+            raise PlanError(f"option {key!r}: no rule or pass {name!r} (known: {known})")
+        if getattr(names[name], "mandatory", False):
+            raise PlanError(f"option {key!r}: rule {name!r} cannot be disabled (what it "
+                            "rewrites no runtime can run)")
 
 
 def connect(options: dict[str, str] | None = None) -> Session:

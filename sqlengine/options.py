@@ -1,12 +1,15 @@
-"""Option values in Flink's syntax: durations ('10 s', '1 min') and memory sizes ('10 mb').
+"""Session options: the keys the engine implements (SESSION_OPTIONS; any other is refused,
+naming it), and values in Flink's syntax: durations ('10 s', '1 min'), memory sizes ('10 mb').
 
-The ground floor: every layer reads its options through these, and a bad value raises a
-PlanError naming the option key.
+The ground floor: every layer reads its options through these, and a bad key or value raises
+a PlanError naming the option key.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+from dataclasses import dataclass
 
 from sqlengine.errors import PlanError
 
@@ -38,33 +41,132 @@ def parse_size(text: str, key: str) -> int:
     return -1 if value < 0 else value * scale
 
 
-_BOOL_OPTIONS = ("pipeline.operator-chaining", "table.optimizer.enabled")
-_ENUM_OPTIONS = {
-    "execution.runtime-mode": ("streaming", "batch"),
-    "execution.target": ("native", "spark"),
-    "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
-}
-_INT_OPTIONS = ("parallelism.default",)
+@dataclass(frozen=True, slots=True)
+class SessionOption:
+    """A session option the engine implements (``SET 'key' = 'value'``, ``-D``, ``connect``):
+    its kind of value and where it is used."""
+
+    key: str
+    kind: str  # enum | bool | int | duration | size | text
+    used_by: str
+    values: tuple[str, ...] = ()  # an enum's values
+    minimum: int = 0  # an int's smallest value
+    lower: bool = False  # an enum stored in lower case (else as given)
+
+
+def _opt(key: str, kind: str, used_by: str, values: tuple[str, ...] = (), minimum: int = 0,
+         lower: bool = False) -> SessionOption:
+    return SessionOption(key, kind, used_by, values, minimum, lower)
+
+
+# Every key SET takes, and the layer that reads it (keep in step with their uses: an option
+# here that nothing reads would be accepted and ignored).
+SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
+    _opt("execution.runtime-mode", "enum", "planner and runtimes", ("streaming", "batch"),
+         lower=True),
+    _opt("execution.target", "enum", "runtime choice", ("native", "spark"), lower=True),
+    _opt("sql-client.execution.result-mode", "enum", "shell",
+         ("table", "changelog", "tableau"), lower=True),
+    _opt("parallelism.default", "int", "planner (subtasks per operator)", minimum=1),
+    _opt("pipeline.operator-chaining", "bool", "JobGraph chaining"),
+    _opt("pipeline.auto-watermark-interval", "duration", "source driver"),
+    _opt("table.optimizer.enabled", "bool", "optimizer rules and physical passes"),
+    _opt("table.optimizer.disabled-rules", "text", "optimizer (rule and pass names)"),
+    _opt("table.optimizer.agg-phase-strategy", "enum", "aggregate_phases pass",
+         ("AUTO", "ONE_PHASE", "TWO_PHASE")),
+    _opt("table.optimizer.join.broadcast-threshold", "size", "join_strategy pass"),
+    _opt("table.optimizer.reuse-source-enabled", "bool", "reuse_sources pass"),
+    _opt("table.optimizer.reuse-sub-plan-enabled", "bool", "reuse_sub_plans pass"),
+    _opt("table.exec.range-sort.enabled", "bool", "range_sort pass"),
+    _opt("table.exec.emit.allow-lateness", "duration", "window operators"),
+    _opt("table.exec.state.ttl", "duration", "joins and aggregates"),
+    _opt("table.exec.source.idle-timeout", "duration", "source driver"),
+    _opt("execution.batch-shuffle-mode", "enum", "JobGraph edges (batch mode)",
+         ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED")),
+    _opt("execution.slot-sharing", "enum", "JobGraph slot-sharing groups",
+         ("ALL", "PER_REGION")),
+    _opt("execution.buffer-timeout", "duration", "parallel executor's writers"),
+    _opt("execution.exchange.batch-rows", "int", "parallel executor's writers"),
+    _opt("execution.native.task-mode", "enum", "parallel executor", ("process", "thread"),
+         lower=True),
+    _opt("taskmanager.network.memory.buffers-per-channel", "int", "parallel executor's gates",
+         minimum=1),
+    _opt("taskmanager.network.memory.floating-buffers-per-gate", "int",
+         "parallel executor's gates"),
+    _opt("io.tmp.dirs", "text", "batch shuffles' spill files"),
+    _opt("metrics.latency.interval", "duration", "latency markers"),
+    _opt("execution.checkpoint-location", "text", "Spark streaming (its checkpoint folder)"),
+)}
+
+# Flink option families the engine does not implement: why a key of theirs is refused.
+_NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
+    ("execution.checkpointing.", "checkpointing is not implemented yet"),
+    ("state.checkpoints.", "checkpointing is not implemented yet"),
+    ("state.checkpoint-storage", "checkpointing is not implemented yet"),
+    ("state.backend", "state backends are not implemented yet (operators keep their state "
+                      "in memory)"),
+    ("state.savepoints.", "savepoints are not implemented yet"),
+    ("execution.savepoint", "savepoints are not implemented yet"),
+    ("table.exec.emit.early-fire.", "early firing of windows is not implemented yet"),
+    ("table.exec.emit.late-fire.", "late firing of windows is not implemented yet (late rows "
+                                   "update a fired window with 'table.exec.emit.allow-lateness')"),
+    ("table.exec.mini-batch.", "mini-batch options are not implemented (every record batch is "
+                               "already a mini-batch)"),
+    ("restart-strategy", "restarting failed jobs is not implemented yet (a failure fails the "
+                         "job)"),
+)
+
+
+def check_key(key: str) -> SessionOption | None:
+    """The option ``key`` names (None for a 'spark.*' key, handed to Spark as it is).
+
+    Raises:
+        PlanError: the key is not one the engine implements, naming it and why.
+    """
+    if key in SESSION_OPTIONS:
+        return SESSION_OPTIONS[key]
+    if key.startswith("spark.") and len(key) > len("spark."):
+        return None
+    for prefix, why in _NOT_IMPLEMENTED:
+        if key.startswith(prefix):
+            raise PlanError(f"{why}; {key!r} would be ignored")
+    close = difflib.get_close_matches(key, list(SESSION_OPTIONS), n=1, cutoff=0.75)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise PlanError(f"unknown option {key!r}: sqlengine does not implement it, so it would "
+                    f"be ignored{hint}")
 
 
 def check_option(key: str, value: str) -> str:
-    """A session option's value as ``SET 'key' = 'value'`` stores it: known keys are checked
-    (enumerations are stored in lower case).
+    """A session option's value as ``SET 'key' = 'value'`` stores it: the key must be one the
+    engine implements and the value of its kind (some enumerations are stored in lower case).
 
     Raises:
-        PlanError: naming the key and the values it takes.
+        PlanError: naming the key, and the values it takes or why it is refused.
     """
     value = str(value)
-    if key in _ENUM_OPTIONS and value.lower() not in _ENUM_OPTIONS[key]:
-        allowed = ", ".join(repr(v) for v in _ENUM_OPTIONS[key])
-        raise PlanError(f"option {key!r} must be one of {allowed}, got {value!r}")
-    if key in _BOOL_OPTIONS and value.lower() not in ("true", "false"):
+    opt = check_key(key)
+    if opt is None:
+        return value
+    if opt.kind == "enum":
+        if value.lower() not in (v.lower() for v in opt.values):
+            allowed = ", ".join(repr(v) for v in opt.values)
+            raise PlanError(f"option {key!r} must be one of {allowed}, got {value!r}")
+        return value.lower() if opt.lower else value
+    if opt.kind == "bool" and value.strip().lower() not in ("true", "false"):
         raise PlanError(f"option {key!r} must be 'true' or 'false', got {value!r}")
-    if key in _INT_OPTIONS:
+    if opt.kind == "int":
         try:
-            if int(value) < 1:
+            if int(value) < opt.minimum:
                 raise ValueError
         except ValueError:
-            raise PlanError(f"option {key!r} must be a positive integer, got "
-                            f"{value!r}") from None
-    return value.lower() if key in _ENUM_OPTIONS else value
+            what = "a positive integer" if opt.minimum == 1 else \
+                f"an integer of at least {opt.minimum}"
+            raise PlanError(f"option {key!r} must be {what}, got {value!r}") from None
+    if opt.kind == "duration":
+        parse_duration(value, key)
+    if opt.kind == "size":
+        parse_size(value, key)
+    if key == "io.tmp.dirs" and "," in value:
+        raise PlanError(f"option {key!r} takes one directory (spill files go there), got "
+                        f"{value!r}")
+    return value

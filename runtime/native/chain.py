@@ -44,6 +44,9 @@ class ChainedTask:
         n_channels = len(self.channels)
         self.ended: set[int] = set()  # ended channels
         self.finished = False
+        # The last operator found done (-1: none) and the operators ended after it.
+        self._cut = -1
+        self._ops_ended: set[int] = set()
         self.output: Output = lambda b: None
         self.output_watermark: Callable[[Watermark], None] = lambda wm: None
         self.output_status: Callable[[bool], None] = lambda idle: None
@@ -74,6 +77,8 @@ class ChainedTask:
     def _push_from(self, i: int, batches: list[pa.RecordBatch]) -> None:
         # Depth-first along the chain: each output of operator i is processed by i + 1 at once.
         for batch in batches:
+            if i <= self._cut:
+                return  # (an operator at or after ``i`` is done)
             if batch.num_rows == 0:
                 continue
             if i >= len(self.operators):
@@ -82,12 +87,44 @@ class ChainedTask:
             m = self.metrics[i]
             m.records_in += batch.num_rows
             m.batches_in += 1
-            outs = self._call(i, lambda op=self.operators[i], b=batch: op.process_batch(b))
+            op = self.operators[i]
+            outs = self._call(i, lambda op=op, b=batch: op.process_batch(b))
             m.records_out += sum(o.num_rows for o in outs)
             self._push_from(i + 1, outs)
+            if op.done:
+                self._end_after(i)
+                return
+
+    def _end_after(self, i: int) -> None:
+        """Operator ``i`` is done (it has emitted every row it will): the operators after it
+        see the end of their input and the task has finished; what comes in later is
+        dropped."""
+        if self.finished or i <= self._cut:
+            return
+        self._cut = i  # (first: nothing the ends emit flows back into ``i``)
+        for j in range(i + 1, len(self.operators)):
+            if j <= self._cut or j in self._ops_ended:
+                continue  # (a later operator got done while the ends flowed)
+            self._ops_ended.add(j)
+            outs = self._call(j, lambda op=self.operators[j]: op.end_input(0))
+            self.metrics[j].records_out += sum(o.num_rows for o in outs)
+            self._push_from(j + 1, outs)
+        self.finished = True
+
+    def finish_if_done(self) -> bool:
+        """End the chain after its first operator that is done (one can be from the start, as
+        LIMIT 0). Returns whether the task has finished."""
+        if not self.finished:
+            for i, op in enumerate(self.operators):
+                if op.done:
+                    self._end_after(i)
+                    break
+        return self.finished
 
     def process(self, batch: pa.RecordBatch, channel: int = 0) -> None:
         """A batch arriving on input channel ``channel``."""
+        if self.finished:
+            return
         if len(self.channels) > 1:
             batch = self._merge_row_watermarks(batch, channel)
         head = self.operators[0]
@@ -98,6 +135,8 @@ class ChainedTask:
         outs = self._call(0, lambda: head.process_batch(batch, index))
         m.records_out += sum(o.num_rows for o in outs)
         self._push_from(1, outs)
+        if head.done:
+            self._end_after(0)
 
     def _merge_row_watermarks(self, batch: pa.RecordBatch, channel: int) -> pa.RecordBatch:
         # With several inputs, the watermark before a row is also bounded by the other
@@ -111,6 +150,8 @@ class ChainedTask:
 
     def process_watermark(self, wm: Watermark, channel: int = 0) -> None:
         """A watermark arriving on one input channel."""
+        if self.finished:
+            return
         advanced = self.valve.input_watermark(channel, wm.timestamp)
         if advanced is not None:
             self._emit_watermark(Watermark(advanced))
@@ -136,12 +177,14 @@ class ChainedTask:
     def fire_watermark(self, wm: Watermark, start: int = 0) -> None:
         """Each operator from ``start`` on processes ``wm`` (its output flowing on down the
         chain first), then the watermark leaves the vertex."""
-        if not self.valve.advance_output(wm.timestamp) and start == 0:
+        if self.finished or (not self.valve.advance_output(wm.timestamp) and start == 0):
             return
         self._emit_watermark(wm, start)
 
     def _emit_watermark(self, wm: Watermark, start: int = 0) -> None:
         for i in range(start, len(self.operators)):
+            if self.finished:
+                return
             outs = self._call(i, lambda op=self.operators[i]: op.process_watermark(wm))
             self.metrics[i].records_out += sum(o.num_rows for o in outs)
             self._push_from(i + 1, outs)
@@ -154,20 +197,22 @@ class ChainedTask:
     def fire_processing_time(self, now_ms: int) -> None:
         """Processing-time timers: each operator that keeps them fires those due."""
         for i, op in enumerate(self.operators):
-            if op.uses_processing_time:
+            if op.uses_processing_time and not self.finished:
                 outs = self._call(i, lambda op=op: op.on_processing_time(now_ms))
                 self.metrics[i].records_out += sum(o.num_rows for o in outs)
                 self._push_from(i + 1, outs)
 
     def emit_from_head(self, batches: list[pa.RecordBatch]) -> None:
         """Batches a source head produced itself (counted as its output)."""
+        if self.finished:
+            return
         self.metrics[0].records_out += sum(b.num_rows for b in batches)
         self._push_from(1, batches)
 
     def end_input(self, channel: int = 0) -> bool:
         """Input channel ``channel`` ended; the head's input ends with its last channel.
         Returns True when the whole task has finished."""
-        if channel in self.ended:
+        if channel in self.ended or self.finished:
             return self.finished
         self.ended.add(channel)
         index = self.channels[channel]
@@ -175,9 +220,11 @@ class ChainedTask:
             outs = self._call(0, lambda: self.operators[0].end_input(index))
             self.metrics[0].records_out += sum(o.num_rows for o in outs)
             self._push_from(1, outs)
-        if len(self.ended) < len(self.channels):
-            return False
+        if self.finished or len(self.ended) < len(self.channels):
+            return self.finished  # (finished: an operator got done on what the end flushed)
         for i in range(1, len(self.operators)):
+            if self.finished:
+                return True
             outs = self._call(i, lambda op=self.operators[i]: op.end_input(0))
             self.metrics[i].records_out += sum(o.num_rows for o in outs)
             self._push_from(i + 1, outs)

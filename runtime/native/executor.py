@@ -49,6 +49,7 @@ class Executor:
         self.on_progress: Callable[[int, int], None] | None = None
         self._last_progress = 0.0
         self.cancelled = False
+        self._ended: set[str] = set()  # vertices whose end went to their consumers
         for v in graph.vertices:
             ops = [build_operator(spec, tables or {}) for spec in v.chain]
             names = [spec.label().split("(")[0] for spec in v.chain]
@@ -71,9 +72,25 @@ class Executor:
                 task.output_status = _fan_out_status(targets)
 
     def _finish(self, vertex_id: str) -> None:
+        self._ended.add(vertex_id)
         for e in self.graph.out_edges(vertex_id):
             if self.inputs[e.target].end_input(e.input_index):
                 self._finish(e.target)
+
+    def _finish_early(self) -> None:
+        """Tasks that finished before their input ended (a LIMIT that has its rows) end
+        their consumers' input."""
+        for vid, task in self.tasks.items():
+            if vid not in self._ended and task.finish_if_done():
+                self._finish(vid)
+
+    def _needed(self, vertex_id: str) -> bool:
+        """Whether a vertex's output still goes somewhere: it is unfinished, and a last
+        vertex (a sink) or feeding one that is needed."""
+        if self.tasks[vertex_id].finished:
+            return False
+        outs = self.graph.out_edges(vertex_id)
+        return not outs or any(self._needed(e.target) for e in outs)
 
     def run(self) -> Iterator[pa.RecordBatch]:
         """Run the job; yields the batches that reach the collect sink (if any)."""
@@ -91,10 +108,14 @@ class Executor:
             drivers = [(vid, SourceDriver(self.tasks[vid], self.options))
                        for vid, _ in self.sources]
             timed = [t for t in self.tasks.values() if t.has_timers]
+            self._finish_early()
             while drivers and not self.cancelled:
                 still = []
                 for vid, driver in drivers:
+                    if not self._needed(vid):
+                        continue  # (what it feeds has finished: the source is cancelled)
                     if driver.poll():
+                        self._finish_early()
                         still.append((vid, driver))
                     else:
                         self._finish(vid)

@@ -244,10 +244,18 @@ class ParallelExecutor:
     def run(self) -> Iterator[pa.RecordBatch]:
         self._start()
         last_progress = time.monotonic()
+        # The last subtasks (sinks): the job is done when each has said so (a LIMIT over an
+        # unbounded source finishes its sink; the sources nothing needs are then cancelled).
+        sinks = sum(1 for s in self.subtasks if not self.graph.out_edges(s.vertex_id))
         try:
             while True:
                 try:
-                    _, _, batch = self._next_result()
+                    _, kind, batch = self._next_result()
+                    if kind is Kind.END:
+                        sinks -= 1
+                        if sinks == 0:
+                            break
+                        continue
                 except queue.Empty:
                     self._read_reports()
                     if self.control.cancelled.is_set() or self._all_done():

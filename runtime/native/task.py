@@ -6,6 +6,7 @@ cancelled, or another task failed) or FAILED (its own error, which fails the job
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from enum import Enum
@@ -109,7 +110,9 @@ class Task:
         started = time.thread_time()
         try:
             head = self.chain.operators[0]
-            if isinstance(head, SourceOperator):
+            if self.chain.finish_if_done():
+                pass  # (LIMIT 0: done before any input)
+            elif isinstance(head, SourceOperator):
                 self._run_source()
             elif hasattr(head, "values_batches"):
                 self.chain.emit_from_head(list(head.values_batches()))
@@ -133,6 +136,16 @@ class Task:
                 if self.state is TaskState.FINISHED:
                     self.state = TaskState.FAILED
                     self.control.fail(self.vertex.name, e)
+            if self.state is TaskState.FINISHED and not self.writers:
+                self._report_end()
+
+    def _report_end(self) -> None:
+        """A last task (a sink), closed, tells the job it is done, behind its last rows: once
+        every one has, the job is (a LIMIT may leave unbounded sources running)."""
+        if self.results is None:
+            return
+        with contextlib.suppress(Cancelled):  # (the job was cancelled meanwhile)
+            self.results.put((0, Kind.END, self.vertex.name), self.output_metrics)
 
     def _run_source(self) -> None:
         driver = SourceDriver(self.chain, self.options)
@@ -144,7 +157,7 @@ class Task:
             more = driver.poll()
             self._flush_due()
             self._drain_collect()
-            if not more:
+            if not more or self.chain.finish_if_done():
                 return
             if marker_every and time.monotonic() >= next_marker:
                 next_marker = time.monotonic() + marker_every

@@ -47,6 +47,11 @@ class Operator:
         """Called once per input when it ends; a one-input operator flushes here."""
         return ()
 
+    # True once the operator has emitted every row it ever will (a LIMIT that has its rows):
+    # its task then ends the rest of its chain, and what feeds it is no longer needed (the
+    # executors stop sources nothing needs, so a LIMIT over an unbounded source finishes).
+    done = False
+
     # Operators with processing-time timers set this; their task then calls
     # ``on_processing_time`` as the wall clock moves, with or without input.
     uses_processing_time = False

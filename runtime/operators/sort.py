@@ -61,7 +61,8 @@ class SortOperator(Operator):
 
 class LimitOperator(Operator):
     """LIMIT/OFFSET: passes rows through as they come (insert-only input), or applies the
-    changelog at end of input first (updating input)."""
+    changelog at end of input first (updating input). Over insert-only input it is ``done``
+    once OFFSET + LIMIT rows have passed, so an unbounded input need not end."""
 
     name = "Limit"
 
@@ -73,6 +74,7 @@ class LimitOperator(Operator):
         self.input_updating = input_updating
         self.seen = 0
         self.batches: list[pa.RecordBatch] = []
+        self.done = fetch == 0  # (LIMIT 0 needs no input at all)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -83,6 +85,8 @@ class LimitOperator(Operator):
         stop = batch.num_rows if self.fetch is None else \
             min(batch.num_rows, self.offset + self.fetch - self.seen)
         self.seen += batch.num_rows
+        if self.fetch is not None and self.seen >= self.offset + self.fetch:
+            self.done = True  # (insert-only input: nothing later can change the result)
         if stop <= start:
             return ()
         return (data_part(batch).slice(start, stop - start),)

@@ -112,6 +112,7 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
         if opt.required and opt.key not in options:
             raise fail("connector", f"connector {name!r} needs option {opt.key!r}")
     connector.check_table(options, fail)
+    connector.check_columns(options, schema, fail)
 
 
 def is_bounded(table: TableDef) -> bool:

@@ -149,6 +149,10 @@ class Connector:
         """Checks across options, after each was validated."""
         return
 
+    def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
+        """Checks of options against the columns' types (after ``check_table``)."""
+        return
+
     def bounded(self, table: TableDef) -> bool:
         """Whether scanning the table ends."""
         return False

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from sqlengine.connectors.base import Clock, Connector, Fail, OptionSpec, SourceRead
 from sqlengine.errors import ConnectorError
 from sqlengine.statistics import UNKNOWN_ROWS, ColumnStats, Estimate, type_width
+from sqlengine.types import type_name
 
 if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
@@ -178,6 +179,19 @@ _FIELD_OPTION = re.compile(r"^fields\.(?P<col>.+)\.(?P<opt>kind|min|max|max-past
                            r"end|null-rate|seed)$")
 
 
+def _takes(kind: str, t: pa.DataType) -> tuple[str, ...]:
+    """The per-column options a column of ``kind`` and type ``t`` uses."""
+    if kind == "sequence":
+        return ("kind", "start", "end", "null-rate")
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+        return ("kind", "min", "max", "null-rate")
+    if pa.types.is_string(t):
+        return ("kind", "length", "null-rate")
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+        return ("kind", "max-past", "null-rate")
+    return ("kind", "null-rate")
+
+
 class Datagen(Connector):
     name = "datagen"
     options: ClassVar[tuple[OptionSpec, ...]] = (
@@ -204,6 +218,25 @@ class Datagen(Connector):
             except ValueError:
                 raise fail(key, f"option {key!r} must be a number, got {value!r}") from None
         return True
+
+    def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
+        """A per-column option the column's kind and type do not use would be ignored:
+        refused, naming it."""
+        types = {f.name: f.type for f in schema.fields}
+        for key in options:
+            m = _FIELD_OPTION.match(key)
+            if m is None or m.group("col") not in types:
+                continue
+            col, opt = m.group("col"), m.group("opt")
+            if opt == "seed":
+                raise fail(key, f"option {key!r} is not implemented (the table's 'seed' "
+                           "seeds every column); it would be ignored")
+            kind = options.get(f"fields.{col}.kind", "random")
+            takes = _takes(kind, types[col])
+            if opt not in takes:
+                raise fail(key, f"option {key!r} would be ignored: a {kind} column of type "
+                           f"{type_name(types[col])} takes "
+                           f"{', '.join(repr(f'fields.{col}.{o}') for o in takes)}")
 
     def bounded(self, table: TableDef) -> bool:
         """Bounded by 'number-of-rows', or by a sequence field (it ends when the sequence

@@ -29,6 +29,13 @@ if TYPE_CHECKING:
     from sqlengine.plan.nodes import Schema, SourceSpec
 
 
+_NOT_IMPLEMENTED = {
+    "csv.write-bom": "csv files are written without a byte order mark",
+    "json.timestamp-format.standard": "json timestamps are read and written in one format",
+    "partition.default-name": "partitioned tables are not supported",
+}
+
+
 class Filesystem(Connector):
     name = "filesystem"
     options: ClassVar[tuple[OptionSpec, ...]] = (
@@ -41,13 +48,10 @@ class Filesystem(Connector):
         OptionSpec("csv.ignore-parse-errors", "bool"),
         OptionSpec("csv.null-literal"),
         OptionSpec("csv.escape-character", "char"),
-        OptionSpec("csv.write-bom", "bool"),
         OptionSpec("json.ignore-parse-errors", "bool"),
         OptionSpec("json.fail-on-missing-field", "bool"),
-        OptionSpec("json.timestamp-format.standard", "enum", ("SQL", "ISO-8601")),
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("source.monitor-interval"),
-        OptionSpec("partition.default-name"),
         OptionSpec("scan.parallelism", "int"),
         OptionSpec("scan.watermark.idle-timeout"),
     )
@@ -56,6 +60,14 @@ class Filesystem(Connector):
     sink_accepts_updates = False  # files are append-only
     supports_overwrite = True
     supports_partitioning = True  # hive-style k=v directories (filesystem_partitions.py)
+
+    def check_extra_option(self, key: str, value: str, columns: set[str], fail: Fail) -> bool:
+        """Flink's options this connector does not implement: refused with the reason."""
+        why = _NOT_IMPLEMENTED.get(key)
+        if why is not None:
+            raise fail(key, f"option {key!r} is not implemented yet ({why}); it would be "
+                       "ignored")
+        return False
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
         if "source.monitor-interval" in options:

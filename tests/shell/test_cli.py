@@ -53,7 +53,7 @@ def test_define_sets_options(tmp_path: Path) -> None:
 
 def test_error_exit_code_and_location(tmp_path: Path) -> None:
     sql = tmp_path / "bad.sql"
-    sql.write_text("SET 'a' = 'b';\n\nSELECT nope FROM missing;\n")
+    sql.write_text("SET 'parallelism.default' = '1';\n\nSELECT nope FROM missing;\n")
     result = CliRunner().invoke(main, ["run", str(sql)])
     assert result.exit_code == 1
     assert result.stdout == ""
