@@ -9,7 +9,7 @@ from sqlengine import statements as S
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.catalog import Catalog, TableDef, ViewDef
-from sqlengine.errors import BindError, PlanError, Span
+from sqlengine.errors import BindError, ConnectorError, PlanError, Span
 from sqlengine.parser import parse_expression, parse_query
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
@@ -73,6 +73,11 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
             raise BindError(f"PRIMARY KEY names unknown column {key!r}")
     table_options = stmt.options
     partition_keys = _partition_keys(stmt, fields, options, script)
+    if "partition.default-name" in options and not partition_keys:
+        raise ConnectorError("option 'partition.default-name' takes effect only on a table with "
+                             "PARTITIONED BY; here it would be ignored",
+                             span=Span.from_offset(script, offsets["partition.default-name"]),
+                             sql=script)
     if partition_keys:
         table_options += ((connectors.PARTITION_KEYS_OPTION,
                            connectors.encode_partition_keys(partition_keys)),)

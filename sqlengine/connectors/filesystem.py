@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 _NOT_IMPLEMENTED = {
     "csv.write-bom": "csv files are written without a byte order mark",
     "json.timestamp-format.standard": "json timestamps are read and written in one format",
-    "partition.default-name": "partitioned tables are not supported",
 }
 
 
@@ -52,6 +51,7 @@ class Filesystem(Connector):
         OptionSpec("json.fail-on-missing-field", "bool"),
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("source.monitor-interval"),
+        OptionSpec("partition.default-name"),
         OptionSpec("scan.parallelism", "int"),
         OptionSpec("scan.watermark.idle-timeout"),
     )

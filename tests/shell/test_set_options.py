@@ -143,7 +143,8 @@ def test_the_cli_refuses_an_unknown_key_in_d_and_in_a_script(tmp_path: Path) -> 
      "'json.timestamp-format.standard' = 'ISO-8601'",
      "option 'json.timestamp-format.standard' is not implemented yet"),
     ("'connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'csv', "
-     "'partition.default-name' = 'x'", "option 'partition.default-name' is not implemented"),
+     "'partition.default-name' = 'x'", "'partition.default-name' takes effect only on a table "
+     "with PARTITIONED BY"),
     ("'connector' = 'datagen', 'fields.s.min' = '1'",
      "option 'fields.s.min' would be ignored: a random column of type STRING takes "
      "'fields.s.kind', 'fields.s.length', 'fields.s.null-rate'"),
