@@ -40,7 +40,7 @@ class FirstRowOperator(Operator):
         self.schema = schema  # input columns + the row number (always 1)
         self.time_index = time_index
         self.ids: dict[tuple, int] = {}
-        self.done = np.zeros(0, dtype=bool)  # per partition id: its row was emitted
+        self.emitted = np.zeros(0, dtype=bool)  # per partition id: its row was emitted
         self.waiting: pa.Table | None = None  # one row per partition: data + $pid $ts $seq
         self.timers = TimerService()
         self.seq = 0
@@ -51,11 +51,11 @@ class FirstRowOperator(Operator):
         return self.timers.watermark
 
     def _done(self, pids: np.ndarray) -> np.ndarray:
-        if len(pids) and int(pids.max()) >= len(self.done):
-            grown = np.zeros(max(int(pids.max()) + 1, 2 * len(self.done)), dtype=bool)
-            grown[: len(self.done)] = self.done
-            self.done = grown
-        return self.done[pids]
+        if len(pids) and int(pids.max()) >= len(self.emitted):
+            grown = np.zeros(max(int(pids.max()) + 1, 2 * len(self.emitted)), dtype=bool)
+            grown[: len(self.emitted)] = self.emitted
+            self.emitted = grown
+        return self.emitted[pids]
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -97,7 +97,7 @@ class FirstRowOperator(Operator):
             return []
         _, first = np.unique(pids[fresh], return_index=True)
         rows = np.sort(fresh[first])  # each new partition's first row, in arrival order
-        self.done[pids[rows]] = True
+        self.emitted[pids[rows]] = True
         out = self._output(pa.Table.from_batches([data.take(pa.array(rows))]))
         wm = row_watermarks(batch)
         return [with_meta(out, wm[rows] if wm is not None else None)]
@@ -111,7 +111,7 @@ class FirstRowOperator(Operator):
         if fired.num_rows == 0:
             return ()
         self.waiting = self.waiting.filter(pc.invert(due))
-        self.done[fired[PID].to_numpy()] = True
+        self.emitted[fired[PID].to_numpy()] = True
         fired = fired.sort_by([(TS, "ascending"), (SEQ, "ascending")])  # timer order
         out = self._output(fired)
         return [with_meta(out, np.full(out.num_rows, before, dtype=np.int64))]
