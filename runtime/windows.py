@@ -70,14 +70,15 @@ def assign(kind: str, ts: np.ndarray, size: int, slide: int, offset: int) -> Ass
 def sessions(keys_sorted_change: np.ndarray, ts_sorted: np.ndarray, gap: int
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Session ids for rows sorted by (key, time): a new session starts at a new key or when
-    the time is at least ``gap`` after the previous row's. Returns (ids, starts, ends) with one
-    start and end per session id."""
+    the time is more than ``gap`` after the previous row's (Flink merges windows [t, t + gap)
+    that touch: rows exactly one gap apart share a session). Returns (ids, starts, ends) with
+    one start and end per session id."""
     n = len(ts_sorted)
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     new = np.ones(n, dtype=bool)
-    new[1:] = keys_sorted_change[1:] | (ts_sorted[1:] - ts_sorted[:-1] >= gap)
+    new[1:] = keys_sorted_change[1:] | (ts_sorted[1:] - ts_sorted[:-1] > gap)
     ids = np.cumsum(new) - 1
     starts = ts_sorted[new]
     last = np.ones(n, dtype=bool)

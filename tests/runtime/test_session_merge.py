@@ -1,0 +1,46 @@
+"""Session windows merge when their [t, t + gap) windows touch (Flink's TimeWindow.intersects:
+start <= other end and end >= other start). On main rows exactly one gap apart each got a
+window of their own (6 windows in the issue's example; Flink gives one, [08:05, 08:15))."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+import pytest
+
+import sqlengine
+
+MODES = ["streaming", "batch"]
+
+
+def _t(minute: int, second: int = 0, ms: int = 0) -> dt.datetime:
+    return dt.datetime(2024, 1, 1, 8, minute, second, ms * 1000)
+
+
+def _windows(mode: str, times: list[dt.datetime], sql: str) -> list[tuple]:
+    t = pa.table({"k": ["a"] * len(times), "ts": pa.array(times, pa.timestamp("ms")),
+                  "v": list(range(len(times)))})
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("e", t, rowtime="ts")
+    return sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
+
+
+TVF = ("SELECT window_start, window_end, COUNT(*) AS c FROM TABLE(SESSION(TABLE e PARTITION BY "
+       "k, DESCRIPTOR(ts), INTERVAL '2' MINUTES)) GROUP BY k, window_start, window_end")
+LEGACY = ("SELECT SESSION_START(ts, INTERVAL '2' MINUTE) AS ws, SESSION_END(ts, INTERVAL '2' "
+          "MINUTE) AS we, COUNT(*) AS c FROM e GROUP BY k, SESSION(ts, INTERVAL '2' MINUTE)")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("sql", [TVF, LEGACY])
+def test_rows_one_gap_apart_share_a_session(mode: str, sql: str) -> None:
+    times = [_t(m) for m in (5, 7, 9, 11, 13)]
+    assert _windows(mode, times, sql) == [(_t(5), _t(15), 5)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rows_more_than_a_gap_apart_do_not(mode: str) -> None:
+    # 08:07:00.001 is one millisecond past the first row's window [08:05, 08:07).
+    times = [_t(5), _t(7, 0, 1), _t(9, 0, 1)]
+    assert _windows(mode, times, TVF) == [(_t(5), _t(7), 1), (_t(7, 0, 1), _t(11, 0, 1), 2)]
