@@ -55,25 +55,62 @@ def interval_ms(node: exp.Interval, exprs: ExprBinder) -> int:
     return int(value.total_seconds() * 1000)
 
 
+# Flink's parameter names of the window functions, in order (the last of TUMBLE, HOP and
+# CUMULATE, OFFSET, is optional).
+_PARAMS = {"tumble": ("DATA", "TIMECOL", "SIZE", "OFFSET"),
+           "hop": ("DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"),
+           "cumulate": ("DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"),
+           "session": ("DATA", "TIMECOL", "GAP")}
+
+
 class WindowBinder(ClauseBinder):
     """Window table functions and legacy group windows, both as a WindowTVF node."""
+
+    def _positional(self, kind: str, given: list[exp.Expression], call: exp.Expression
+                    ) -> list[exp.Expression]:
+        """The arguments in order: named ones (``SIZE => INTERVAL ...``) put in place."""
+        names = _PARAMS[kind]
+        if not any(isinstance(a, exp.Kwarg) for a in given):
+            return given
+        if not all(isinstance(a, exp.Kwarg) for a in given):
+            raise self.error(BindError, f"{kind.upper()} takes either named or positional "
+                             "arguments, not both", call)
+        found: dict[str, exp.Expression] = {}
+        for a in given:
+            key = a.this.name.upper()
+            if key not in names:
+                raise self.error(BindError, f"{kind.upper()} has no parameter {key} (its "
+                                 f"parameters: {', '.join(names)})", a)
+            if key in found:
+                raise self.error(BindError, f"parameter {key} of {kind.upper()} is given "
+                                 "twice", a)
+            found[key] = a.expression
+        required = names[:-1] if names[-1] == "OFFSET" else names
+        missing = [n for n in required if n not in found]
+        if missing:
+            raise self.error(BindError, f"{kind.upper()} needs parameter "
+                             f"{', '.join(missing)}", call)
+        return [found[n] for n in names if n in found]
 
     def window_tvf(self, node: exp.Table, ctes: dict[str, Relation]) -> Relation:
         """``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`` and HOP, CUMULATE, SESSION."""
         outer = node.this
         name = (outer.name if isinstance(outer, exp.Anonymous) else outer.sql_name()).upper()
         args = list(outer.expressions) if isinstance(outer, exp.Anonymous) else []
-        if name != "TABLE" or len(args) != 1 or not isinstance(args[0], exp.Anonymous):
-            raise self.error(NotSupportedError, "table functions other than the window "
-                             "functions TUMBLE, HOP, CUMULATE and SESSION are not supported",
+        if name.lower() in _PARAMS and isinstance(outer, exp.Anonymous):
+            call = outer  # Flink 2.x's form: FROM TUMBLE(TABLE t, ...) without TABLE(...)
+        elif name == "TABLE" and len(args) == 1 and isinstance(args[0], exp.Anonymous) and \
+                str(args[0].this).lower() in _PARAMS:
+            call = args[0]
+        else:
+            called = str(args[0].this).upper() if name == "TABLE" and len(args) == 1 and \
+                isinstance(args[0], exp.Anonymous) else name
+            raise self.error(NotSupportedError, f"table function {called} is not supported "
+                             "(the window functions TUMBLE, HOP, CUMULATE and SESSION are)",
                              node)
-        call = args[0]
         kind = str(call.this).lower()
         wants = {"tumble": (3, 4), "hop": (4, 5), "cumulate": (4, 5), "session": (3, 3)}
-        if kind not in wants:
-            raise self.error(NotSupportedError, f"unknown window function {kind.upper()}",
-                             call)
-        params = list(call.expressions)
+        params = self._positional(kind, list(call.expressions), call)
         lo, hi = wants[kind]
         if not lo <= len(params) <= hi:
             raise self.error(BindError, f"{kind.upper()} takes {lo} to {hi} arguments "
