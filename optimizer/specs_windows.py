@@ -145,6 +145,21 @@ class WindowJoinSpec(OperatorSpec):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SessionAssignSpec(OperatorSpec):
+    """The SESSION TVF on its own: each row, once its session closes, with the session's
+    window columns (after the WindowTableFunction's placeholder [t, t + gap) columns)."""
+
+    type_name: ClassVar[str] = "session_assign"
+
+    partition: tuple[int, ...]
+    start_pos: int
+    gap: int  # ms
+
+    def label(self) -> str:
+        return f"SessionAssign(gap={self.gap} ms)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TemporalJoinSpec(OperatorSpec):
     """An event-time temporal join: left rows wait for the watermark, then meet the version
     of the right side valid at their time; versions older than that are dropped."""

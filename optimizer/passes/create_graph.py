@@ -29,6 +29,7 @@ from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
+    SessionAssignSpec,
     TemporalJoinSpec,
     TopNSpec,
     WindowAggregateSpec,
@@ -38,7 +39,7 @@ from sqlengine.optimizer.specs_windows import (
 )
 from sqlengine.options import parse_duration
 from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import Expr
+from sqlengine.plan.expressions import ColumnRef, Expr
 
 
 class CreateGraph:
@@ -204,10 +205,7 @@ class _Translator:
         return PhysicalNode(op, ((child, exchange),))
 
     def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:
-        if plan.kind == "session" and id(plan) not in self.session_tvfs:
-            msg = ("SESSION windows are supported in window aggregations only (GROUP BY "
-                   "window_start, window_end, ...)")
-            raise NotSupportedError(msg)
+        alone = plan.kind == "session" and id(plan) not in self.session_tvfs
         child = self.translate(plan.input)
         if child.op.updating:
             msg = "window table functions need an insert-only input"
@@ -216,7 +214,16 @@ class _Translator:
             schema=plan.schema, window_kind=plan.kind, time_index=plan.time_index,
             size=plan.size, slide=plan.slide, offset=plan.offset, lateness=self.lateness,
             proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "))
-        return PhysicalNode(op, ((child, FORWARD),))
+        assign = PhysicalNode(op, ((child, FORWARD),))
+        if not alone:
+            return assign
+        # The SESSION TVF on its own: rows wait (per PARTITION BY key) for their session.
+        keys = tuple(ColumnRef(i, plan.schema.fields[i].name, plan.schema.fields[i].type)
+                     for i in plan.partition_keys)
+        exchange = Exchange(Partitioning.HASH, keys) if keys else Exchange(Partitioning.SINGLE)
+        session = SessionAssignSpec(schema=plan.schema, partition=plan.partition_keys,
+                                    start_pos=len(plan.input.schema), gap=plan.size)
+        return PhysicalNode(session, ((assign, exchange),))
 
     def _window_aggregate(self, plan: N.Aggregate) -> PhysicalNode | None:
         from sqlengine.plan.expressions import ColumnRef

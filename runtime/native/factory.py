@@ -33,6 +33,7 @@ from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
+    SessionAssignSpec,
     TemporalJoinSpec,
     TopNSpec,
     WindowAggregateSpec,
@@ -54,6 +55,7 @@ from sqlengine.runtime.operators.range_sort import (
     RangeSampleOperator,
 )
 from sqlengine.runtime.operators.rank import TopNOperator, WindowTopNOperator
+from sqlengine.runtime.operators.session_assign import SessionAssignOperator
 from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
 from sqlengine.runtime.operators.sort import LimitOperator, SortOperator
 from sqlengine.runtime.operators.source import SourceOperator
@@ -193,6 +195,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             left, right = _split(schema, spec.left_width)
             return WindowJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                       spec.condition, left, right, schema, spec.end_indexes)
+        case SessionAssignSpec():
+            return SessionAssignOperator(spec.partition, spec.start_pos, spec.gap, schema)
         case TemporalJoinSpec():
             left, right = _split(schema, spec.left_width)
             return TemporalJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,

@@ -1,6 +1,6 @@
 """Operators that run on Spark as our own Arrow operators (exact Flink semantics): Expand and
-ReplicateRows row by row (mapInArrow), window functions per hash partition of their
-PARTITION BY keys, temporal joins per key group of both sides (cogroup)."""
+ReplicateRows row by row (mapInArrow), window functions and the SESSION TVF on its own per
+hash partition of their PARTITION BY keys, temporal joins per key group (cogroup)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from sqlengine.errors import NotSupportedError
 from sqlengine.optimizer.specs import ExpandSpec, ReplicateRowsSpec, WindowFunctionsSpec
-from sqlengine.optimizer.specs_windows import TemporalJoinSpec
+from sqlengine.optimizer.specs_windows import SessionAssignSpec, TemporalJoinSpec
 from sqlengine.runtime.spark.expressions import ddl
 
 if TYPE_CHECKING:
@@ -65,6 +65,29 @@ def window_functions(t: SparkTranslator, op: WindowFunctionsSpec, df: Any) -> An
         for batch in batches:
             operator.process_batch(_retime(pa.RecordBatch.from_arrays(
                 batch.columns, names=in_schema.names), "ms"))
+        for out in operator.end_input():
+            yield _out(out, width)
+
+    return shuffled.mapInArrow(run, ddl(schema))
+
+
+def session_assign(t: SparkTranslator, op: SessionAssignSpec, df: Any) -> Any:
+    """The SESSION TVF on its own: per hash partition of its keys, our operator (batch mode:
+    every session at the end of the partition's rows)."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.runtime.operators.session_assign import SessionAssignOperator
+
+    schema = op.schema.to_arrow()
+    keys = [F.col(f"c{i}") for i in op.partition]
+    shuffled = df.repartition(*keys) if keys else df.repartition(1)
+    operator = SessionAssignOperator(op.partition, op.start_pos, op.gap, schema)
+    width = len(schema)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            operator.process_batch(_retime(pa.RecordBatch.from_arrays(
+                batch.columns, names=schema.names), "ms"))
         for out in operator.end_input():
             yield _out(out, width)
 

@@ -44,6 +44,7 @@ from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
+    SessionAssignSpec,
     TemporalJoinSpec,
     TopNSpec,
     WindowAggregateSpec,
@@ -170,6 +171,8 @@ class SparkJob:
                 return arrow_ops.window_functions(self, op, df)
             case TemporalJoinSpec():
                 return arrow_ops.temporal_join(self, op, inputs)
+            case SessionAssignSpec():
+                return arrow_ops.session_assign(self, op, df)
             case _:
                 msg = f"operator {op.label()} has no Spark translation yet"
                 raise NotSupportedError(msg)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 import sqlengine
@@ -72,3 +73,17 @@ def test_insert_into_a_partitioned_table(tmp_path: Path) -> None:
     got = sorted((tuple(r.values()) for r in native.sql("SELECT v, k FROM t").collect()
                   .to_pylist()), key=repr)
     assert got == [(1, "a"), (2, "b"), (3, None)]
+
+
+def test_session_tvf_on_its_own() -> None:
+    from tests.runtime import test_session_merge as sm
+
+    t = pa.table({"k": [r[0] for r in sm.SESSION_ROWS],
+                  "ts": pa.array([r[1] for r in sm.SESSION_ROWS], pa.timestamp("ms")),
+                  "v": [r[2] for r in sm.SESSION_ROWS]})
+    call = "TABLE(SESSION(TABLE e PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' MINUTES))"
+    s = sqlengine.connect(SPARK)
+    s.register("e", t, rowtime="ts")
+    got = sorted(tuple(r.values()) for r in s.sql(
+        f"SELECT v, window_start, window_end, window_time FROM {call}").collect().to_pylist())
+    assert got == sm._tvf_rows("batch", call)

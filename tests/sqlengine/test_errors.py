@@ -116,12 +116,12 @@ def test_window_tvf_needs_a_time_attribute() -> None:
     assert "column 'ts' is not a time attribute" in e.message
 
 
-def test_session_window_only_in_aggregation() -> None:
-    e = _err("CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
-             "WITH ('connector' = 'datagen', 'number-of-rows' = '1'); SELECT * FROM "
-             "TABLE(SESSION(TABLE t PARTITION BY a, DESCRIPTOR(ts), INTERVAL '1' MINUTE))",
+def test_session_window_on_processing_time_is_refused() -> None:
+    e = _err("CREATE TABLE t (a INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
+             "'number-of-rows' = '1'); SELECT * FROM "
+             "TABLE(SESSION(TABLE t PARTITION BY a, DESCRIPTOR(pt), INTERVAL '1' MINUTE))",
              NotSupportedError)
-    assert "SESSION windows are supported in window aggregations only" in e.message
+    assert "SESSION windows on processing time are not supported yet" in e.message
 
 
 def test_order_by_on_unbounded_input_is_refused_at_plan_time() -> None:
