@@ -32,6 +32,43 @@ def _window_spec(x: exp.Window) -> tuple[object, ...]:
     return (tuple(x.args.get("partition_by") or []), x.args.get("order"), x.args.get("spec"))
 
 
+def resolve_named_windows(binder: ClauseBinder, node: exp.Select) -> exp.Select:
+    """``OVER w`` / ``OVER (w ROWS ...)`` with ``WINDOW w AS (PARTITION BY ... ORDER BY ...)``:
+    the definition written into each use (a use's own frame wins)."""
+    defs = node.args.get("windows")
+    if not defs:
+        return node
+    named: dict[str, exp.Window] = {}
+    for d in defs:
+        name = d.this.name.lower() if isinstance(d.this, exp.Identifier) else ""
+        if name in named:
+            raise binder.error(BindError, f"window {name!r} is defined twice", d)
+        named[name] = d
+    node = node.copy()
+    node.set("windows", None)
+
+    def fill(n: exp.Expression) -> exp.Expression:
+        if not isinstance(n, exp.Window) or n.args.get("alias") is None:
+            return n
+        name = n.args["alias"].name.lower()
+        d = named.get(name)
+        if d is None:
+            raise binder.error(BindError, f"unknown window {name!r} (WINDOW defines "
+                               f"{', '.join(sorted(named))})", n)
+        if n.args.get("partition_by") or n.args.get("order"):
+            raise binder.error(BindError, f"OVER ({name} ...) may add only a frame to the "
+                               "named window", n)
+        out = n.copy()
+        out.set("alias", None)
+        out.set("partition_by", [p.copy() for p in d.args.get("partition_by") or []] or None)
+        out.set("order", d.args["order"].copy() if d.args.get("order") else None)
+        if out.args.get("spec") is None and d.args.get("spec") is not None:
+            out.set("spec", d.args["spec"].copy())
+        return out
+
+    return node.transform(fill, copy=False)
+
+
 class OverBinder(ClauseBinder):
     """The OVER (...) window functions of one SELECT list; afterwards the select items read
     their results as columns (through the expression binder's intercept)."""
@@ -40,10 +77,9 @@ class OverBinder(ClauseBinder):
         """The forms streaming mode runs (OverAggregate, ROW_NUMBER's Rank) where they fit,
         else WindowFunctions (bounded input only; the physical pass says so)."""
         for w in windows:
-            if w.args.get("alias") is not None and not w.args.get("partition_by") and \
-                    not w.args.get("order") and w.args.get("spec") is None:
-                raise self.error(NotSupportedError, "named windows (OVER w with a WINDOW "
-                                 "clause) are not supported yet", w)
+            if w.args.get("alias") is not None:
+                raise self.error(BindError, f"unknown window {w.args['alias'].name!r} (no "
+                                 "WINDOW clause defines it)", w)
         if all(isinstance(w.this, exp.AggFunc) for w in windows):
             saved = self.exprs.intercept
             try:

@@ -32,6 +32,9 @@ class SelectBinder(ClauseBinder):
     """A SELECT block and the ORDER BY / LIMIT around queries."""
 
     def select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
+        from sqlengine.bind_over import resolve_named_windows
+
+        node = resolve_named_windows(self, node)
         from_ = node.args.get("from_") or node.args.get("from")
         relations = self.binder.relations
         self.binder.subqueries.ctes = ctes

@@ -87,7 +87,17 @@ def test_windows_over_grouped_rows(sql: str, mode: str) -> None:
     assert _rows(mode, sql) == _duck(sql)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_named_windows(mode: str) -> None:
+    # WINDOW w AS (...) was refused on main; a use may add its own frame.
+    sql = ("SELECT g, o, SUM(v) OVER w AS s, COUNT(*) OVER (w ROWS BETWEEN 1 PRECEDING AND "
+           "CURRENT ROW) AS c FROM t WINDOW w AS (PARTITION BY g ORDER BY o NULLS FIRST)")
+    assert _rows(mode, sql) == _duck(sql)
+
+
 @pytest.mark.parametrize(("sql", "message"), [
+    ("SELECT SUM(v) OVER v FROM t WINDOW w AS (ORDER BY o)", "unknown window 'v'"),
+    ("SELECT SUM(v) OVER w FROM t", "no WINDOW clause defines it"),
     ("SELECT FIRST_VALUE(v) IGNORE NULLS OVER (ORDER BY o) FROM t", "IGNORE NULLS"),
     ("SELECT SUM(v) OVER (ORDER BY o ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE "
      "CURRENT ROW) FROM t", "EXCLUDE"),
