@@ -4,9 +4,18 @@ Rows wait until the watermark passes their time (then no row can come before the
 sorted by (partition, time, arrival), and every frame is computed at once: COUNT, SUM and AVG
 from prefix sums, MIN and MAX from a sparse table (range-minimum queries), so the work is
 vectorised whatever the frame. RANGE frames include the current row's peers (equal times), as
-in SQL. Rows still inside some future frame stay as history; the rest is freed. Late rows
-(time at or below the watermark on arrival) are dropped and counted; the output is
+in SQL. Rows still inside some future frame stay as history; the rest is freed. The output is
 insert-only.
+
+Lateness is Flink's (checked with PyFlink 2.3 on disordered input). With UNBOUNDED PRECEDING
+a row at or behind the watermark is dropped and counted (AbstractRowTimeUnboundedPrecedingOver).
+With ROWS n PRECEDING (RowTimeRowsBoundedPrecedingFunction's last triggering time per key) a row
+is dropped only when a row of its own PARTITION BY key at or after its time has already been
+emitted; a row behind the watermark is otherwise kept and emitted at the next watermark
+advance. Within a batch this follows the per-row watermarks: an earlier row counts as emitted
+before a later one once the watermark has advanced past its time (and past the watermark it
+arrived under) by the later row. With RANGE ... PRECEDING Flink's per-key timers, cleanup
+timers included, are replayed (over_triggers.py).
 """
 
 from __future__ import annotations
@@ -28,11 +37,14 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.timers import TimerService
 
 _HIST = "$history"
+_MIN = int(np.iinfo(np.int64).min)
+_EPOCH = "$epoch"  # per row: how often its key's state had been cleared when it arrived
 
 
 
@@ -76,6 +88,10 @@ class OverAggregateOperator(Operator):
         self.history: pa.Table | None = None  # emitted rows still inside future frames
         self.seq = 0
         self.late_dropped = 0
+        self.last_fired: dict[tuple[object, ...], int] = {}  # per key: latest time emitted
+        # RANGE with a bounded PRECEDING: Flink's per-key timers replayed (over_triggers.py).
+        self.range_triggers = RangeTriggers(preceding) if frame == "range" and \
+            preceding is not None else None
         for a in aggs:
             if a.func in ("min", "max") and not (
                     pa.types.is_integer(a.type) or pa.types.is_floating(a.type)
@@ -88,12 +104,89 @@ class OverAggregateOperator(Operator):
         data = data_part(batch)
         times = millis(data.column(self.time_index))
         row_wm = row_watermarks(batch)
-        late = self.timers.is_late(times, row_wm)
+        late, epochs = self._late(data, times, row_wm)
         self.late_dropped += int(late.sum())
         if not late.all():
             on_time = ~late
-            self.timers.register_event_time(data.filter(pa.array(on_time)), times[on_time])
+            tagged = data.append_column(_EPOCH, pa.array(epochs))
+            self.timers.register_event_time(tagged.filter(pa.array(on_time)), times[on_time])
         return ()
+
+    def _forget(self, cleared: set[object]) -> None:
+        """Keys whose state Flink cleared: their history from before the clearing goes (rows
+        after it are another epoch, framed apart) and so does their last emitted time."""
+        if not cleared or self.range_triggers is None:
+            return
+        for k in cleared:
+            self.last_fired.pop(k, None)  # type: ignore[call-overload]
+        if self.history is None or self.history.num_rows == 0:
+            return
+        ids, keys = self._keys(self.history.select(list(range(self.width))))
+        current = np.array([self.range_triggers.epoch(k) for k in keys], dtype=np.int64)
+        stale = self.history[_EPOCH].to_numpy() < current[ids]
+        if stale.any():
+            self.history = self.history.filter(pa.array(~stale))
+
+    def _keys(self, data: pa.RecordBatch | pa.Table) -> tuple[np.ndarray, list[tuple]]:
+        """Dense key ids per row, and the key (a tuple of values) of each id."""
+        if isinstance(data, pa.Table):
+            data = data.combine_chunks().to_batches()[0] if data.num_rows else \
+                pa.RecordBatch.from_pylist([], schema=data.schema)
+        parts = [evaluate(p, data) for p in self.partition]
+        ids = dense_ids(parts, data.num_rows)
+        if not len(ids):
+            return ids, []
+        _, first = np.unique(ids, return_index=True)
+        values = [p.take(pa.array(first)).to_pylist() for p in parts]
+        return ids, [tuple(v) for v in zip(*values)] if values else [()] * len(first)
+
+    def _late(self, data: pa.RecordBatch, times: np.ndarray, row_wm: np.ndarray | None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """Which rows are dropped as late (see the module's note), and each row's epoch."""
+        n = len(times)
+        w = row_wm if row_wm is not None else np.full(n, self.watermark)
+        no_epochs = np.zeros(n, dtype=np.int64)
+        if self.preceding is None:
+            # UNBOUNDED PRECEDING: Flink's AbstractRowTimeUnboundedPrecedingOver drops every
+            # row at or behind the watermark.
+            return times <= w, no_epochs
+        if self.range_triggers is not None:
+            ids, keys = self._keys(data)
+            return self.range_triggers.arrive([keys[i] for i in ids.tolist()], times, w)
+        behind = np.flatnonzero(times <= w)
+        late = np.zeros(n, dtype=bool)
+        if not len(behind):
+            return late, no_epochs
+        ids, keys = self._keys(data)
+        start = self.watermark
+        waiting: dict[tuple[object, ...], np.ndarray] | None = None
+        # One step per row behind the watermark (rare), not per row.
+        for r in behind.tolist():
+            key, ts, wr = keys[ids[r]], int(times[r]), int(w[r])
+            if self.last_fired.get(key, _MIN) >= ts:
+                late[r] = True
+                continue
+            mine = (ids[:r] == ids[r]) & ~late[:r]
+            if np.any(mine & (times[:r] >= ts) & (times[:r] <= wr) & (w[:r] < wr)):
+                late[r] = True
+                continue
+            if wr > start:
+                if waiting is None:
+                    waiting = self._waiting_times()
+                t = waiting.get(key)
+                if t is not None and np.any((t >= ts) & (t <= wr)):
+                    late[r] = True
+        return late, no_epochs
+
+    def _waiting_times(self) -> dict[tuple[object, ...], np.ndarray]:
+        """Per key, the times of rows from earlier batches still waiting for the watermark."""
+        rows = self.timers.event_time[0].batches
+        if not rows:
+            return {}
+        table = pa.Table.from_batches(rows)
+        times = millis(table.column(self.time_index))
+        ids, keys = self._keys(table)
+        return {k: times[ids == i] for i, k in enumerate(keys)}
 
     @property
     def watermark(self) -> int:
@@ -101,8 +194,15 @@ class OverAggregateOperator(Operator):
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         before, ready = self.timers.advance_watermark(wm.timestamp)
+        out = self._emit(before, ready)
+        if self.range_triggers is not None:  # (after the rows due: their timers come first)
+            self.range_triggers.advance(wm.timestamp)
+            self._forget(self.range_triggers.take_cleared())
+        return out
+
+    def _emit(self, before: int, ready: pa.Table | None) -> list[pa.RecordBatch]:
         if ready is None:
-            return ()
+            return []
         n_new = ready.num_rows
         seq = np.arange(self.seq, self.seq + n_new, dtype=np.int64)
         self.seq += n_new
@@ -116,9 +216,10 @@ class OverAggregateOperator(Operator):
         batch = rows.combine_chunks().to_batches()[0]
         data = pa.RecordBatch.from_arrays(batch.columns[: self.width],
                                           schema=pa.schema(list(self.schema)[: self.width]))
-        pids = dense_ids([evaluate(p, data) for p in self.partition], batch.num_rows)
+        pids = dense_ids([*(evaluate(p, data) for p in self.partition),
+                          batch.column(self.width)], batch.num_rows)
         times = millis(data.column(self.time_index))
-        seq = batch.column(self.width).to_numpy()
+        seq = batch.column(self.width + 1).to_numpy()
         order = np.lexsort((seq, times, pids))
         pids, times = pids[order], times[order]
         sorted_rows = rows.take(pa.array(order))
@@ -137,13 +238,26 @@ class OverAggregateOperator(Operator):
             lo = first if self.preceding is None else np.maximum(first, idx - self.preceding)
         values = [self._aggregate(a, sorted_data, lo, hi) for a in self.aggs]
         is_new = ~sorted_rows[_HIST].to_numpy()
+        # Each key's latest emitted time (for lateness, and for what history must keep).
+        ids, keys = self._keys(sorted_data)
+        if is_new.any():
+            newest = np.full(len(keys), _MIN)
+            np.maximum.at(newest, ids[is_new], times[is_new])
+            for k, t in zip(keys, newest.tolist()):
+                if t > self.last_fired.get(k, _MIN):
+                    self.last_fired[k] = t
+        lowest = _MIN
+        last_of_row = np.array([self.last_fired.get(k, lowest) for k in keys],
+                               dtype=np.int64)[ids] if len(keys) else np.zeros(0, np.int64)
         out_cols = [*sorted_data.columns, *values]
         result = pa.Table.from_arrays(out_cols, schema=self.schema).filter(pa.array(is_new))
         # Keep the rows a later row's frame can still reach.
         if self.preceding is None:
             keep = np.ones(n, dtype=bool)
         elif self.frame == "range":
-            keep = times >= self.watermark + 1 - self.preceding
+            # A kept late row of a key comes after its latest emitted time: its frame reaches
+            # back to that time - preceding at most.
+            keep = times >= np.minimum(last_of_row, self.watermark) + 1 - self.preceding
         else:
             last = np.repeat(np.r_[part_start[1:], n] - 1, np.diff(np.r_[part_start, n]))
             keep = last - idx < self.preceding
@@ -178,7 +292,7 @@ class OverAggregateOperator(Operator):
                 raw = raw.cast(pa.timestamp("ms")).cast(pa.int64())
             as_float = pa.types.is_floating(raw.type)
             fill = (np.inf if a.func == "min" else -np.inf) if as_float else \
-                (np.iinfo(np.int64).max if a.func == "min" else np.iinfo(np.int64).min)
+                (np.iinfo(np.int64).max if a.func == "min" else _MIN)
             vals = pc.fill_null(raw.cast(pa.float64() if as_float else pa.int64()),
                                 0).to_numpy(zero_copy_only=False).copy()
             vals[~valid] = fill
