@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
+from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.rank import dense_ids
+from sqlengine.runtime.operators.window import late_rows_kept
 from sqlengine.runtime.windows import sessions
 
 _TS = pa.timestamp("ms")
@@ -35,10 +36,25 @@ class SessionAssignOperator(Operator):
         self.schema = schema
         self.rows: list[pa.RecordBatch] = []
         self.watermark = np.iinfo(np.int64).min
+        self.late_dropped = 0
+
+    def _key_time(self, rows: pa.RecordBatch | pa.Table) -> pa.Table:
+        cols = [rows.column(i) for i in (*self.partition, self.start_pos)]
+        names = [*(f"k{j}" for j in range(len(self.partition))), "t"]
+        return pa.Table.from_arrays(cols, names=names)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        self.rows.append(data_part(batch))
+        data = data_part(batch)
+        buffered = [self._key_time(b) for b in self.rows]
+        keep = late_rows_kept(buffered, self._key_time(data),
+                              [f"k{j}" for j in range(len(self.partition))], "t", self.gap,
+                              row_watermarks(batch))
+        if keep is not None:
+            self.late_dropped += int((~keep).sum())
+            data = data.filter(pa.array(keep))
+        if data.num_rows:
+            self.rows.append(data)
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
@@ -77,4 +93,5 @@ class SessionAssignOperator(Operator):
                 for b in result.to_batches() if b.num_rows]
 
     def snapshot_state(self) -> Mapping[str, object]:
-        return {"waiting_rows": sum(b.num_rows for b in self.rows)}
+        return {"waiting_rows": sum(b.num_rows for b in self.rows),
+                "late_records_dropped": self.late_dropped}

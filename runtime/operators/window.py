@@ -68,10 +68,11 @@ class WindowAssignOperator(Operator):
             row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
         windows = assign(self.kind, ts, self.size, self.slide, self.offset)
         if self.kind == "session":
-            fire_at = windows.start + self.size - 1  # a lone row's session [ts, ts + gap)
+            # A row whose own window [ts, ts + gap) has passed may still merge into its key's
+            # open session (Flink merges first, then judges): the session operator decides.
+            keep = np.ones(len(windows.rows), dtype=bool)
         else:
-            fire_at = windows.end - 1
-        keep = fire_at + self.lateness > row_wm[windows.rows]
+            keep = windows.end - 1 + self.lateness > row_wm[windows.rows]
         rows = windows.rows[keep]
         self.late_dropped += len(ts) - len(np.unique(rows))
         if len(rows) == 0:
@@ -269,6 +270,7 @@ class SessionAggregateOperator(Operator):
         self.gap = gap
         self.rows: list[pa.Table] = []
         self.timers = TimerService()  # a session's timer: its end - 1
+        self.late_dropped = 0
 
     @property
     def watermark(self) -> int:
@@ -277,7 +279,15 @@ class SessionAggregateOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         # The assigner put each row's own time in window_start.
-        self.rows.append(pa.table(self.partials.row_columns(batch)))
+        table = pa.table(self.partials.row_columns(batch))
+        others = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
+        keep = late_rows_kept(self.rows, table, others, self.start_key, self.gap,
+                              row_watermarks(batch))
+        if keep is not None:
+            self.late_dropped += int((~keep).sum())
+            table = table.filter(pa.array(keep))
+        if table.num_rows:
+            self.rows.append(table)
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
@@ -317,7 +327,47 @@ class SessionAggregateOperator(Operator):
         return (with_meta(batch, np.full(batch.num_rows, before, dtype=np.int64)),)
 
     def snapshot_state(self) -> Mapping[str, object]:
-        return {"buffered_rows": sum(t.num_rows for t in self.rows)}
+        return {"buffered_rows": sum(t.num_rows for t in self.rows),
+                "late_records_dropped": self.late_dropped}
+
+
+def late_rows_kept(buffered: list[pa.Table], table: pa.Table, keys: list[str], time_col: str,
+                   gap: int, row_wm: np.ndarray | None) -> np.ndarray | None:
+    """Session lateness as Flink's merging windows judge it: a row whose own window [t, t + gap)
+    has passed the watermark (before it) is kept when that window touches an open session of
+    its key (one whose end - 1 is still ahead of that watermark): the merged session has not
+    fired. None when no row is behind."""
+    if row_wm is None or table.num_rows == 0:
+        return None
+    ts = millis(table[time_col].combine_chunks()).astype(np.int64)
+    behind = ts + gap - 1 <= row_wm
+    if not behind.any():
+        return None
+    on_time = table.filter(pa.array(~behind))
+    pool = pa.concat_tables([*(b.select([*keys, time_col]) for b in buffered),
+                             on_time.select([*keys, time_col])]) \
+        if buffered or on_time.num_rows else None
+    keep = ~behind
+    if pool is None or pool.num_rows == 0:
+        return keep
+    both = pa.concat_tables([pool, table.select([*keys, time_col])])
+    ids = _dense_ids(both, keys)
+    pool_ids, row_ids = ids[:pool.num_rows], ids[pool.num_rows:]
+    pts = millis(pool[time_col].combine_chunks()).astype(np.int64)
+    order = np.lexsort((pts, pool_ids))
+    change = np.zeros(len(order), dtype=bool)
+    change[1:] = pool_ids[order][1:] != pool_ids[order][:-1]
+    sid, starts, ends = sessions(change, pts[order], gap)
+    first_of_session = np.r_[0, np.flatnonzero(np.diff(sid)) + 1] if len(sid) else \
+        np.zeros(0, np.int64)
+    session_key = pool_ids[order][first_of_session]
+    # One step per row behind the watermark (rare), over its key's open sessions.
+    for r in np.flatnonzero(behind).tolist():
+        mine = session_key == row_ids[r]
+        t, wm = int(ts[r]), int(row_wm[r])
+        if np.any(mine & (starts <= t + gap) & (ends >= t) & (ends - 1 > wm)):
+            keep[r] = True
+    return keep
 
 
 def _dense_ids(table: pa.Table, names: list[str]) -> np.ndarray:
