@@ -5,7 +5,17 @@ from __future__ import annotations
 from sqlengine.optimizer.physical import PhysicalNode
 from sqlengine.optimizer.specs import TableScanSpec
 from sqlengine.optimizer.visitor import accept
-from sqlengine.plan.nodes import LogicalPlan, Scan
+from sqlengine.plan.nodes import (
+    Filter,
+    Limit,
+    LogicalPlan,
+    Project,
+    Scan,
+    Union,
+    Values,
+    WindowTVF,
+)
+from sqlengine.plan.tree import walk
 
 
 class UnboundedSources:
@@ -30,6 +40,23 @@ def unbounded_sources(plan: LogicalPlan) -> list[str]:
     visitor = UnboundedSources()
     accept(plan, visitor)
     return list(dict.fromkeys(visitor.tables))
+
+
+def bounded_result(plan: LogicalPlan) -> bool:
+    """Whether the result of ``plan`` ends: its sources do, or it is a LIMIT over an
+    insert-only input (scans, projections, filters, unions, window assignment), which finishes
+    the job once it has its rows, unbounded sources or not."""
+    if is_bounded(plan):
+        return True
+    node = plan
+    while isinstance(node, Project | Filter):
+        node = node.input
+    if not isinstance(node, Limit) or node.fetch is None:
+        return False
+    return all(isinstance(n, _INSERT_ONLY) for n in walk(node.input))
+
+
+_INSERT_ONLY = (Scan, Project, Filter, Union, Values, WindowTVF)
 
 
 def is_bounded(plan: LogicalPlan) -> bool:

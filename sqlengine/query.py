@@ -12,7 +12,7 @@ import pyarrow as pa
 from sqlengine import runtime
 from sqlengine.binder import bind_query
 from sqlengine.errors import ExecutionError, PlanError
-from sqlengine.optimizer.analysis import is_bounded, unbounded_sources
+from sqlengine.optimizer.analysis import bounded_result, is_bounded, unbounded_sources
 from sqlengine.parser import parse_query
 from sqlengine.plan.nodes import LogicalPlan, Sink, SinkSpec
 from sqlengine.runtime.changelog import apply_changelog
@@ -90,7 +90,8 @@ class Query:
             ExecutionError: a runtime failure, naming the operator.
         """
         job = self._job()  # plan first: plan-time errors are the more precise ones
-        unbounded = unbounded_sources(self.logical_plan)
+        unbounded = [] if bounded_result(self.logical_plan) else \
+            unbounded_sources(self.logical_plan)
         if unbounded:
             raise PlanError(f"collect() needs a bounded result, but table {unbounded[0]!r} is "
                             "unbounded; use stream() (or give the source 'number-of-rows')")

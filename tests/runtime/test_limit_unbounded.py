@@ -194,3 +194,14 @@ def test_a_chain_ends_once_after_its_first_done_limit() -> None:
     assert chain.end_input(0) and tail.ends == 1
     rows = [v for b in tail.sink.drain() for v in b.column(0).to_pylist()]
     assert rows == [1, 2, 3]
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+def test_collect_of_a_limit_over_an_unbounded_source(parallelism: str) -> None:
+    # collect() refused this before ("needs a bounded result"): the LIMIT bounds the result.
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "parallelism.default": parallelism})
+    s.execute("CREATE TABLE g (k INT, v STRING) WITH ('connector' = 'datagen')")
+    assert s.sql("SELECT k FROM g WHERE k IS NOT NULL LIMIT 7").collect().num_rows == 7
+    with pytest.raises(sqlengine.errors.SqlEngineError, match="unbounded"):
+        s.sql("SELECT k, COUNT(*) AS c FROM g GROUP BY k LIMIT 5").collect()
