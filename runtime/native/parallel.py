@@ -258,6 +258,7 @@ class ParallelExecutor:
                         continue
                 except queue.Empty:
                     self._read_reports()
+                    self._check_workers()
                     if self.control.cancelled.is_set() or self._all_done():
                         if self._results_empty():
                             break
@@ -315,6 +316,31 @@ class ParallelExecutor:
             return all(t.thread is not None and not t.thread.is_alive()
                        for t in self._local_tasks)
         return all(w.exitcode is not None for w in self._workers)
+
+    def _check_workers(self) -> None:
+        """A worker process that died (killed by a signal, or exiting with an error before it
+        could report one) fails the job, naming its slot and the signal; the others are ended
+        by the job's stop. Noticed within a poll interval."""
+        if self._ctx is None or self.control.failure is not None:
+            return
+        for slot, w in enumerate(self._workers):
+            code = w.exitcode
+            if code is None or code == 0:
+                continue
+            self._read_reports()  # (a failure it did report names the real cause)
+            if self.control.failure is not None:
+                return
+            tasks = ", ".join(s.name for s in self.subtasks if self.slot_of(s) == slot)
+            if code < 0:
+                try:
+                    how = f"was killed by signal {signal.Signals(-code).name}"
+                except ValueError:
+                    how = f"was killed by signal {-code}"
+            else:
+                how = f"exited with status {code}"
+            msg = f"the worker process of slot {slot} ({tasks}) {how}"
+            self.control.fail(f"slot {slot}", ExecutionError(msg))
+            return
 
     def _read_reports(self) -> None:
         while True:
