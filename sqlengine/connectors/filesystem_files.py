@@ -4,6 +4,7 @@ reads), the part file a sink writes, and the checks of a sink path."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from sqlengine.connectors.csv_format import csv_bytes, read_csv
 from sqlengine.connectors.json_format import json_bytes, read_json
 from sqlengine.connectors.parquet_format import read_parquet, row_groups
 from sqlengine.errors import ConnectorError
+
+_PART = re.compile(r"\.?part-0-(\d+)(?:\.inprogress)?")
 
 
 def list_files(path: str, table: str) -> list[Path]:
@@ -111,25 +114,34 @@ class FileWriter(SinkWriter):
         self.format = options["format"]
         root = Path(options["path"])
         if root.exists() and root.is_file():
-            if overwrite:
-                root.unlink()
-            target_dir = None
-            self.path = root
-        else:
-            target_dir = root
-        if target_dir is not None:
+            msg = (f"table {table!r}: path {str(root)!r} (option 'path') is a file; INSERT "
+                   "writes part files into a directory (a single file is readable, not "
+                   "writable: writing would replace its rows)")
+            raise ConnectorError(msg)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            msg = f"sink path {str(root)!r}: {e.strerror or e}"
+            raise ConnectorError(msg) from None
+        # As Flink's FileSink: the part file is written under a hidden name (readers skip it,
+        # so a query reading the table it inserts into sees only the old rows) and renamed
+        # when complete; OVERWRITE removes the old parts then, not before they are read.
+        self.replaced = [old for old in root.iterdir()
+                         if old.is_file() and old.name.startswith("part-")] if overwrite else []
+        self.root = root
+        taken = [int(m.group(1)) for f in root.iterdir()
+                 if (m := _PART.fullmatch(f.name)) is not None]
+        n = max(taken, default=-1) + 1
+        while True:  # claim a name no other writer of this directory holds
             try:
-                target_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                msg = f"sink path {str(target_dir)!r}: {e.strerror or e}"
-                raise ConnectorError(msg) from None
-            if overwrite:
-                for old in target_dir.iterdir():
-                    if old.is_file() and old.name.startswith("part-"):
-                        old.unlink()
-            n = len([p for p in target_dir.iterdir() if p.name.startswith("part-")])
-            self.path = target_dir / f"part-0-{n}"
-        self._file = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+                fd = os.open(root / f".part-0-{n}.inprogress",
+                             os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                break
+            except FileExistsError:
+                n += 1
+        self.index = 0 if overwrite else n
+        self.path = root / f".part-0-{n}.inprogress"
+        self._file = os.fdopen(fd, "wb")
         self._parquet: pq.ParquetWriter | None = None
         self.rows = 0
         del table
@@ -153,6 +165,16 @@ class FileWriter(SinkWriter):
         if self._parquet is not None:
             self._parquet.close()
         self._file.close()
+        for old in self.replaced:
+            old.unlink(missing_ok=True)
+        n = self.index
+        while True:  # the complete part's name: never one that exists (link, not replace)
+            try:
+                os.link(self.path, self.root / f"part-0-{n}")
+                break
+            except FileExistsError:
+                n += 1
+        self.path.unlink()
 
 
 def sink_path_ok(options: dict[str, str]) -> None:
@@ -161,8 +183,11 @@ def sink_path_ok(options: dict[str, str]) -> None:
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
-    if existing.exists() and existing.is_file() and existing != path:
-        msg = f"sink path {options['path']!r}: {str(existing)!r} is a file, not a directory"
+    if existing.exists() and existing.is_file():
+        where = "" if existing == path else f": {str(existing)!r}"
+        msg = (f"sink path {options['path']!r} (option 'path'){where} is a file, not a "
+               "directory: INSERT writes part files into a directory (a single file is "
+               "readable, not writable)")
         raise ConnectorError(msg)
     if existing.exists() and not os.access(existing, os.W_OK):
         msg = f"sink path {options['path']!r}: {str(existing)!r} is not writable"
