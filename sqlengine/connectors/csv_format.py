@@ -15,7 +15,13 @@ import pyarrow.csv as pacsv
 from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, text_kind
 from sqlengine.connectors.base import ReadStats
-from sqlengine.connectors.text_rows import finish, line_from_message, message_head, row_lines
+from sqlengine.connectors.text_rows import (
+    BadValue,
+    finish,
+    line_from_message,
+    message_head,
+    row_lines,
+)
 from sqlengine.errors import ConnectorError
 
 
@@ -78,14 +84,18 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         skip_lines = set(bad_rows)
         lines = np.array([ln for ln in lines if ln not in skip_lines]) if skip_lines else lines
     null_literal = options.get("csv.null-literal")
-    converted, ok = _convert_strings(table, schema, null_literal, empty_is_null=True)
-    yield from finish(converted, ok, lines, path, ignore, stats, "csv")
+    converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True)
+    yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
 
 
 def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | None,
-                     empty_is_null: bool) -> tuple[pa.Table, np.ndarray]:
-    """Cast string columns to the schema; returns the table and a per-row validity mask."""
+                     empty_is_null: bool) -> tuple[pa.Table, np.ndarray, BadValue | None]:
+    """Cast string columns to the schema; returns the table, a per-row validity mask and the
+    first bad value (row, column, text). A value that does not read as its type (it does not
+    look like one, or it is out of its range: INT 99999999999, TINYINT 300, DATE 2020-02-30,
+    DECIMAL(5, 2) 123456.789) makes its row bad, never a silent NULL."""
     ok = np.ones(table.num_rows, dtype=bool)
+    first: BadValue | None = None
     arrays = []
     for f in schema:
         col = table.column(f.name).combine_chunks() if table.num_columns else pa.nulls(0)
@@ -102,14 +112,26 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
             arrays.append(cast_array(col, f.type))
             continue
         valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
-        ok &= valid.to_numpy(zero_copy_only=False)
-        arrays.append(col)
+        valid_np = np.asarray(valid.to_numpy(zero_copy_only=False))
+        looks = pc.if_else(valid, col, pa.nulls(len(col), pa.string()))
+        casted = cast_array(looks, f.type, safe=True)
+        lost = valid_np & np.asarray(pc.and_(pc.is_valid(looks), pc.is_null(casted))
+                                     .to_numpy(zero_copy_only=False))
+        if pa.types.is_decimal(f.type):  # more integral digits than DECIMAL(p, s) holds
+            limit = 10.0 ** (f.type.precision - f.type.scale)
+            approx = pc.round(pc.cast(looks, pa.float64(), safe=False), f.type.scale)
+            big = pc.fill_null(pc.greater_equal(pc.abs(approx), limit), False)
+            lost |= np.asarray(big.to_numpy(zero_copy_only=False))
+        bad = ~valid_np | lost
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            if first is None or i < first[0]:
+                first = (i, f.name, col[i].as_py(), T.type_name(f.type))
+        ok &= ~bad
+        arrays.append(casted)
     keep = pa.array(ok)
-    out = []
-    for f, col in zip(schema, arrays):
-        col = col.filter(keep) if not ok.all() else col
-        out.append(cast_array(col, f.type, safe=True) if not T.is_string(f.type) else col)
-    return pa.Table.from_arrays(out, schema=schema), ok
+    out = [col.filter(keep) if not ok.all() else col for col in arrays]
+    return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
 def _text_columns(batch: pa.RecordBatch) -> list[pa.Array]:

@@ -16,7 +16,7 @@ import pyarrow.json as pajson
 from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, text_kind
 from sqlengine.connectors.base import ReadStats
-from sqlengine.connectors.text_rows import finish, row_lines
+from sqlengine.connectors.text_rows import BadValue, finish, row_lines
 from sqlengine.errors import ConnectorError
 
 
@@ -52,8 +52,8 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
         # Error path (or ignore-parse-errors): parse line by line to name the bad line.
         table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats,
                                    first_line)
-    converted, ok = _convert_text_types(table, schema)
-    yield from finish(converted, ok, lines, path, ignore, stats, "json")
+    converted, ok, detail = _convert_text_types(table, schema)
+    yield from finish(converted, ok, lines, path, ignore, stats, "json", detail)
 
 
 def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bool,
@@ -90,24 +90,37 @@ def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: b
     return pa.Table.from_pylist(rows, schema=read_schema), np.array(lines, dtype=np.int64)
 
 
-def _convert_text_types(table: pa.Table, schema: pa.Schema) -> tuple[pa.Table, np.ndarray]:
+def _convert_text_types(table: pa.Table, schema: pa.Schema
+                        ) -> tuple[pa.Table, np.ndarray, BadValue | None]:
+    """Text values of typed columns (dates, times, decimals written as strings) read as their
+    type; one that does not (a malformed or impossible date, 2020-02-30) makes its row bad,
+    never a silent NULL."""
     ok = np.ones(table.num_rows, dtype=bool)
-    cols = []
+    first: BadValue | None = None
+    out = []
     for f in schema:
         col = table.column(f.name).combine_chunks()
-        if col.type != f.type and T.is_string(col.type):
-            kind = text_kind(f.type)
-            valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True) if kind \
-                else pa.array(np.ones(len(col), bool))
-            ok &= valid.to_numpy(zero_copy_only=False)
-        cols.append(col)
+        if col.type == f.type or not T.is_string(col.type):
+            out.append(col if col.type == f.type else cast_array(col, f.type, safe=True))
+            continue
+        kind = text_kind(f.type)
+        valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
+                           .to_numpy(zero_copy_only=False)) if kind \
+            else np.ones(len(col), dtype=bool)
+        looks = pc.if_else(pa.array(valid), col, pa.nulls(len(col), pa.string()))
+        casted = cast_array(looks, f.type, safe=True)
+        lost = np.asarray(pc.and_(pc.is_valid(looks), pc.is_null(casted))
+                          .to_numpy(zero_copy_only=False))
+        bad = ~valid | lost
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            if first is None or i < first[0]:
+                first = (i, f.name, col[i].as_py(), T.type_name(f.type))
+        ok &= ~bad
+        out.append(casted)
     keep = pa.array(ok)
-    out = []
-    for f, col in zip(schema, cols):
-        if not ok.all():
-            col = col.filter(keep)
-        out.append(cast_array(col, f.type, safe=True) if col.type != f.type else col)
-    return pa.Table.from_arrays(out, schema=schema), ok
+    out = [c.filter(keep) if not ok.all() else c for c in out]
+    return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
 def json_bytes(batch: pa.RecordBatch) -> bytes:

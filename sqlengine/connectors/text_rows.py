@@ -30,16 +30,22 @@ def row_lines(data: bytes, allow_comments: bool) -> np.ndarray:
     return np.nonzero(keep)[0] + 1
 
 
+# The first bad value of a read: (row, column name, its text, the column's type).
+BadValue = tuple[int, str, object, str]
+
+
 def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray, path: Path | str,
-            ignore: bool,
-            stats: ReadStats, fmt: str) -> Iterator[pa.RecordBatch]:
+           ignore: bool, stats: ReadStats, fmt: str,
+           detail: BadValue | None = None) -> Iterator[pa.RecordBatch]:
     if not ok.all():
         bad = np.nonzero(~ok)[0]
         if not ignore:
             line = int(lines[bad[0]]) if bad[0] < len(lines) else int(bad[0]) + 1
-            msg = (f"{path}:{line}: cannot parse row as the table's columns (a value does not "
-                   f"match its column type); set '{fmt}.ignore-parse-errors' = 'true' to skip "
-                   "such rows")
+            what = "a value does not match its column type"
+            if detail is not None and detail[0] == bad[0]:
+                what = f"column {detail[1]!r}: {detail[2]!r} is not a valid {detail[3]}"
+            msg = (f"{path}:{line}: cannot parse row as the table's columns ({what}); set "
+                   f"'{fmt}.ignore-parse-errors' = 'true' to skip such rows")
             raise ConnectorError(msg)
         stats.skipped += len(bad)
         stats.skipped_at.extend(f"{path}:{int(lines[i])}" for i in bad[:10] if i < len(lines))

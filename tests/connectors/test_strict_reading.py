@@ -1,0 +1,62 @@
+"""A value that does not read as its column's type is a bad row (an error naming file:line, the
+column and the value, or skipped and counted with '<format>.ignore-parse-errors'), never a
+silent NULL or an out-of-range value: on main INT 99999999999, TINYINT 300, TIMESTAMP
+2020-02-30 and 2020-01-01T10:00:00 read as NULL with nothing skipped, and DECIMAL(5, 2) kept
+123456.79."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import ConnectorError
+
+COLUMNS = "id INT, i INT, ti TINYINT, ts TIMESTAMP(3), d DECIMAL(5, 2)"
+GOOD = "2,5,3,2020-01-01 00:00:00,1.25"
+
+
+def _session(path: Path, fmt: str, ignore: bool, columns: str = COLUMNS) -> sqlengine.Session:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t ({columns}) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{path}', 'format' = '{fmt}', '{fmt}.ignore-parse-errors' = "
+              f"'{str(ignore).lower()}')")
+    return s
+
+
+@pytest.mark.parametrize(("row", "column", "value"), [
+    ("1,99999999999,3,2020-01-01 00:00:00,1.25", "i", "99999999999"),
+    ("1,5,300,2020-01-01 00:00:00,1.25", "ti", "300"),
+    ("1,5,3,2020-02-30 00:00:00,1.25", "ts", "2020-02-30 00:00:00"),
+    ("1,5,3,2020-01-01T10:00:00,1.25", "ts", "2020-01-01T10:00:00"),
+    ("1,5,3,2020-01-01 00:00:00,123456.789", "d", "123456.789"),
+    ("1,5,3,2020-01-01 00:00:00,-1000", "d", "-1000"),
+])
+def test_csv_values_out_of_their_type(tmp_path: Path, row: str, column: str,
+                                      value: str) -> None:
+    f = tmp_path / "t.csv"
+    f.write_text(f"{GOOD}\n{row}\n")
+    with pytest.raises(ConnectorError) as info:
+        _session(f, "csv", False).sql("SELECT * FROM t").collect()
+    assert f"{f}:2:" in info.value.message
+    assert f"column {column!r}: {value!r} is not a valid" in info.value.message
+    q = _session(f, "csv", True).sql("SELECT id, d FROM t")
+    assert [tuple(r.values()) for r in q.collect().to_pylist()] == [(2, pytest.approx(1.25))]
+    assert q.skipped_rows == 1
+
+
+def test_json_impossible_date(tmp_path: Path) -> None:
+    f = tmp_path / "t.json"
+    f.write_text('{"id": 2, "ts": "2020-01-01 00:00:00"}\n{"id": 1, "ts": "2020-02-30 00:00:00"}\n')
+    with pytest.raises(ConnectorError, match="column 'ts': '2020-02-30 00:00:00' is not a valid"):
+        _session(f, "json", False, "id INT, ts TIMESTAMP(3)").sql("SELECT * FROM t").collect()
+    q = _session(f, "json", True, "id INT, ts TIMESTAMP(3)").sql("SELECT id FROM t")
+    assert q.collect().column(0).to_pylist() == [2] and q.skipped_rows == 1
+
+
+def test_decimal_rounds_to_its_scale_as_flink(tmp_path: Path) -> None:
+    f = tmp_path / "t.csv"
+    f.write_text("1,5,3,2020-01-01 00:00:00,1.239\n1,5,3,2020-01-01 00:00:00,999.99\n")
+    got = _session(f, "csv", False).sql("SELECT d FROM t").collect().column(0).to_pylist()
+    assert [str(v) for v in got] == ["1.24", "999.99"]
