@@ -27,6 +27,7 @@ from sqlengine.errors import (
     PlanError,
     Span,
     SqlEngineError,
+    unexpected,
 )
 from sqlengine.functions import AGGREGATES, SIGNATURES
 from sqlengine.optimizer import optimize, plan_job
@@ -110,8 +111,15 @@ class Session:
         the script (and named by ``source``, a file name)."""
         stmt: S.Statement | None = None
         try:
-            stmt = parse_statement(text, offset, script)
-            result = self._run(stmt, script, collect_queries)
+            try:
+                stmt = parse_statement(text, offset, script)
+                result = self._run(stmt, script, collect_queries)
+            except (KeyboardInterrupt, GeneratorExit):
+                raise
+            except Exception as e:  # no raw exception reaches a user
+                if isinstance(e, SqlEngineError):
+                    raise
+                raise unexpected(e) from e
         except SqlEngineError as e:
             if e.sql is None:
                 e.sql = script
@@ -129,6 +137,14 @@ class Session:
 
     def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
         """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""
+        try:
+            return self._sql(query, params)
+        except SqlEngineError:
+            raise
+        except Exception as e:  # no raw exception reaches a user
+            raise unexpected(e) from e
+
+    def _sql(self, query: str, params: dict[str, object] | list[object] | None) -> Query:
         stmts = split_script(query)
         if len(stmts) != 1:
             raise ParseError(f"sql() takes exactly one query, got {len(stmts)} statements")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -410,6 +411,10 @@ def literal(node: exp.Expression, negated: bool = False) -> Literal:
     if node.is_string:
         return Literal(text, T.STRING)
     sign = -1 if negated else 1
+    if not re.fullmatch(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text):
+        raise BindError(f"malformed numeric literal {text!r}")
+    if len(text.lstrip("0")) > 40 and "e" not in text.lower():
+        raise BindError(f"numeric literal {text!r:.40}... is out of range")
     if "e" in text.lower():
         number = float(text)
         if number in (float("inf"), float("-inf")):

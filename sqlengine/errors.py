@@ -112,3 +112,19 @@ class InternalError(SqlEngineError):
 
     def __init__(self, message: str) -> None:
         super().__init__(f"{message} (this is a bug in sqlengine)")
+
+
+def unexpected(error: BaseException) -> SqlEngineError:
+    """A non-sqlengine exception as a sqlengine error (no raw traceback reaches a user): a
+    too-deep statement and exhausted memory say so; anything else is reported as a bug."""
+    if isinstance(error, SqlEngineError):
+        return error
+    if isinstance(error, RecursionError):
+        return NotSupportedError("the statement nests too deeply for sqlengine (nested "
+                                 "parentheses, operators, subqueries or UNION branches); "
+                                 "split it, for example with views")
+    if isinstance(error, MemoryError):
+        return ExecutionError("out of memory: the query's state or a value grew too large")
+    if type(error).__name__ == "ArrowCapacityError":
+        return ExecutionError(f"a value or batch is too large for Arrow: {error}")
+    return InternalError(f"unexpected {type(error).__name__}: {error}")

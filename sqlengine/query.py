@@ -3,15 +3,15 @@ outcome of one statement)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
 from sqlengine import runtime
 from sqlengine.binder import bind_query
-from sqlengine.errors import ExecutionError, PlanError
+from sqlengine.errors import ExecutionError, PlanError, SqlEngineError, unexpected
 from sqlengine.optimizer.analysis import bounded_result, is_bounded, unbounded_sources
 from sqlengine.parser import parse_query
 from sqlengine.plan.nodes import LogicalPlan, Sink, SinkSpec
@@ -21,6 +21,8 @@ from sqlengine.statements import QueryText
 
 if TYPE_CHECKING:
     from sqlengine.api import Session
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -89,7 +91,7 @@ class Query:
             PlanError: the query reads an unbounded source (use ``stream()``).
             ExecutionError: a runtime failure, naming the operator.
         """
-        job = self._job()  # plan first: plan-time errors are the more precise ones
+        job = self._guarded(self._job)  # plan first: plan-time errors are more precise
         unbounded = [] if bounded_result(self.logical_plan) else \
             unbounded_sources(self.logical_plan)
         if unbounded:
@@ -98,12 +100,39 @@ class Query:
         batches = []
         self._run = job
         try:
-            batches = list(job.run())
+            batches = self._guarded(lambda: list(job.run()))
         finally:
             self._finish(job)
         if job.cancelled:
             raise ExecutionError("the query was cancelled")
         return apply_changelog(batches, self.schema)
+
+    @staticmethod
+    def _guarded(fn: Callable[[], _T]) -> _T:
+        """``fn()``, any non-sqlengine exception raised as a sqlengine error."""
+        try:
+            return fn()
+        except SqlEngineError:
+            raise
+        except Exception as e:  # no raw exception reaches a user
+            raise unexpected(e) from e
+
+    @staticmethod
+    def _guarded_iter(it: Generator[pa.RecordBatch, None, None]
+                      ) -> Generator[pa.RecordBatch, None, None]:
+        try:
+            while True:
+                try:
+                    batch = next(it)
+                except StopIteration:
+                    return
+                except SqlEngineError:
+                    raise
+                except Exception as e:  # no raw exception reaches a user
+                    raise unexpected(e) from e
+                yield batch
+        finally:
+            it.close()
 
     def cancel(self) -> None:
         """Cancel the running query (from another thread): ``stream()`` ends, ``collect()``
@@ -118,11 +147,12 @@ class Query:
     def stream(self) -> Iterator[pa.RecordBatch]:
         """Yield batches as they are produced, each with a leading ``op`` column holding the
         row kind (+I, -U, +U, -D). Closing the iterator cancels the query."""
-        job = self._job()
+        job = self._guarded(self._job)
         self._run = job
         kinds = pa.array(ROWKIND_NAMES)
+        runner = self._guarded_iter(job.run())
         try:
-            for batch in job.run():
+            for batch in runner:
                 if has_rowkind(batch):
                     op = kinds.take(batch.column(ROWKIND).cast(pa.int32()))
                 else:
@@ -131,6 +161,7 @@ class Query:
                 yield pa.RecordBatch.from_arrays([op, *data.columns],
                                                  names=["op", *data.schema.names])
         finally:
+            runner.close()  # (closing cancels the job)
             self._finish(job)
 
     def metrics(self) -> dict[str, dict[str, int]]:
