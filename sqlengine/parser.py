@@ -53,7 +53,10 @@ def split_script(script: str) -> list[tuple[int, str]]:
             continue
         if c == "/" and script.startswith("/*", i):
             close = script.find("*/", i + 2)
-            i = n if close < 0 else close + 2
+            if close < 0:  # (it would silently swallow the rest of the script)
+                raise ParseError("unterminated comment: this '/*' has no closing '*/'",
+                                 span=Span.from_offset(script, i, i + 2), sql=script)
+            i = close + 2
             continue
         if c == ";":
             if has_code:
@@ -143,7 +146,28 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
                          span=Span.from_offset(script, query.offset), sql=script) from None
     if tree is None:
         raise ParseError("empty query", span=Span.from_offset(script, query.offset), sql=script)
+    _no_reserved_aliases(tree, query, script)
     return tree
+
+
+# Clause keywords Flink (Calcite) reserves: an unquoted one is not a name (``FROM t ORDER ORDER
+# BY x`` is a syntax error there, where sqlglot would read the first ORDER as an alias).
+_RESERVED = frozenset({
+    "SELECT", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "BY", "LIMIT", "OFFSET", "UNION",
+    "INTERSECT", "EXCEPT", "JOIN", "ON", "USING", "WINDOW", "AND", "OR", "NOT", "INNER",
+    "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "AS", "WITH", "VALUES", "FETCH",
+})
+
+
+def _no_reserved_aliases(tree: exp.Expression, query: QueryText, script: str) -> None:
+    for alias in tree.find_all(exp.TableAlias):
+        ident = alias.this
+        if isinstance(ident, exp.Identifier) and not ident.args.get("quoted") and \
+                ident.name.upper() in _RESERVED:
+            span = node_span(ident, query, script)
+            raise ParseError(f"{ident.name.upper()} is a reserved word, not a table alias "
+                             f"(quote it, `{ident.name}`, to use it as a name)",
+                             span=span or Span.from_offset(script, query.offset), sql=script)
 
 
 def parse_expression(text: QueryText, script: str) -> exp.Expression:

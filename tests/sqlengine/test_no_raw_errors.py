@@ -30,3 +30,19 @@ def test_a_sqlengine_error_through_every_door(sql: str, error: type, message: st
     with pytest.raises(error, match=message) as info:
         s.execute(sql)
     assert info.value.span is not None  # located in the script
+
+
+@pytest.mark.parametrize(("script", "message"), [
+    ("SELECT a FROM t ORDER ORDER BY a", "ORDER is a reserved word"),
+    ("SELECT a FROM t GROUP GROUP BY a", "GROUP is a reserved word"),
+    ("SELECT 1 AS a; /* the rest", "unterminated comment"),
+])
+def test_accepted_on_main_though_invalid(script: str, message: str) -> None:
+    # ORDER ORDER BY / GROUP GROUP BY ran with the first word as a table alias (Flink rejects
+    # both); an unterminated /* silently dropped the rest of the script.
+    s = sqlengine.connect()
+    s.register("t", pa.table({"a": [1]}))
+    with pytest.raises(sqlengine.errors.ParseError, match=message) as info:
+        s.execute(script)
+    assert info.value.span is not None
+    assert s.sql("SELECT a FROM t AS `order`").collect().num_rows == 1  # quoted: a name
