@@ -71,6 +71,9 @@ def _memory_data(name: str, data: Any) -> MemoryData:
         except StopIteration:
             raise PlanError(f"cannot register {name!r}: the iterator is empty, so its "
                             "schema is unknown") from None
+        if not isinstance(first, pa.RecordBatch | pa.Table):
+            raise PlanError(f"cannot register {name!r}: an iterator of RecordBatches is "
+                            f"expected, its first item is {type(first).__name__}")
         return MemoryData(iterator=itertools.chain([first], it),
                           schema=normalize_schema(first.schema))
     raise PlanError(f"cannot register {name!r}: expected a pyarrow Table, a pandas "

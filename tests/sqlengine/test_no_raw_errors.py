@@ -46,3 +46,12 @@ def test_accepted_on_main_though_invalid(script: str, message: str) -> None:
         s.execute(script)
     assert info.value.span is not None
     assert s.sql("SELECT a FROM t AS `order`").collect().num_rows == 1  # quoted: a name
+
+
+def test_register_an_iterator_of_something_else() -> None:
+    # On main: AttributeError 'NoneType' object has no attribute 'schema'.
+    s = sqlengine.connect()
+    with pytest.raises(sqlengine.errors.PlanError, match="its first item is NoneType"):
+        s.register("t", iter([None]))
+    s.register("e", pa.record_batch([pa.array([], pa.int32())], names=["a"]))  # 0 rows: fine
+    assert s.sql("SELECT * FROM e").collect().num_rows == 0
