@@ -35,6 +35,7 @@ from sqlengine.plan.expressions import (
     is_constant,
     remap_columns,
 )
+from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import (
     Aggregate,
     Field,
@@ -336,18 +337,10 @@ class RelationBinder(ClauseBinder):
             cond_parts += [ColumnRef(n_left + j, f"$on{j}", T.BOOLEAN)
                            for j in range(len(marks))]
             n_left += len(marks)
-        lkeys: list[Expr] = []
-        rkeys: list[Expr] = []
-        residual: list[Expr] = []
-        for c in cond_parts:
-            pair = _equi_pair(c, n_left)
-            if pair is None:
-                residual.append(c)
-                continue
-            a, b = pair
-            common = T.common_type([a.dtype, b.dtype], "join keys")
-            lkeys.append(coerce(a, common))
-            rkeys.append(coerce(remap_columns(b, {i: i - n_left for i in b.columns()}), common))
+        try:
+            lkeys, rkeys, residual = split_condition(cond_parts, n_left)
+        except BindError as e:
+            raise self.error(BindError, e.message, on_node or join) from None
         cond = conjunction(residual)
         join_kind = {"LEFT": "left", "RIGHT": "left", "FULL": "full"}.get(side, "inner")
         plan: LogicalPlan = Join(left.plan, right.plan, join_kind, tuple(lkeys), tuple(rkeys),
@@ -379,20 +372,6 @@ def _reads(c: Expr) -> set[int]:
         if isinstance(e, SubqueryExpr):
             out |= outer_refs(e.plan)
     return out
-
-
-def _equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
-    if not (isinstance(c, Call) and c.name == "eq"):
-        return None
-    a, b = c.args
-    ca, cb = a.columns(), b.columns()
-    if not ca or not cb:
-        return None
-    if max(ca) < n_left <= min(cb):
-        return a, b
-    if max(cb) < n_left <= min(ca):
-        return b, a
-    return None
 
 
 def _as_type(e: Expr, t: pa.DataType) -> Expr:

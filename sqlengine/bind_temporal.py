@@ -14,19 +14,16 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from sqlengine import types as T
 from sqlengine.bind_common import Relation, require_boolean
-from sqlengine.bind_expr import Scope, coerce
+from sqlengine.bind_expr import Scope
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import (
-    Call,
     Cast,
     ColumnRef,
     Expr,
     conjunction,
-    conjuncts,
-    remap_columns,
 )
+from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import TemporalJoin
 from sqlengine.plan.subquery import has_subquery
 
@@ -82,21 +79,13 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
     scope = Scope(left.scope.columns + right.scope.columns)
     on = binder.exprs.bind(on_node, scope)
     require_boolean(binder.binder, on, on_node, "ON")
-    lkeys: list[Expr] = []
-    rkeys: list[Expr] = []
-    residual: list[Expr] = []
-    for c in conjuncts(on):
-        if has_subquery(c):
-            raise binder.error(NotSupportedError, "subqueries in a join's ON condition are "
-                               "not supported yet", on_node)
-        pair = _pair(c, n_left)
-        if pair is None:
-            residual.append(c)
-            continue
-        a, b = pair
-        common = T.common_type([a.dtype, b.dtype], "join keys")
-        lkeys.append(coerce(a, common))
-        rkeys.append(coerce(remap_columns(b, {i: i - n_left for i in b.columns()}), common))
+    if has_subquery(on):
+        raise binder.error(NotSupportedError, "subqueries in a temporal join's ON condition "
+                           "are not supported", on_node)
+    try:
+        lkeys, rkeys, residual = split_condition([on], n_left)
+    except BindError as e:
+        raise binder.error(BindError, e.message, on_node) from None
     keyed = {i for i in map(_column, rkeys) if i is not None}
     names = [c.name.lower() for c in right.scope.columns]
     missing = [pk for pk in tdef.primary_key if pk.lower() not in
@@ -118,18 +107,4 @@ def _column(e: Expr) -> int | None:
         return e.index
     if isinstance(e, Cast) and isinstance(e.arg, ColumnRef):
         return e.arg.index
-    return None
-
-
-def _pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
-    if not (isinstance(c, Call) and c.name == "eq"):
-        return None
-    a, b = c.args
-    ca, cb = a.columns(), b.columns()
-    if not ca or not cb:
-        return None
-    if max(ca) < n_left <= min(cb):
-        return a, b
-    if max(cb) < n_left <= min(ca):
-        return b, a
     return None

@@ -42,6 +42,7 @@ from sqlengine.plan.expressions import (
     remap_columns,
     substitute,
 )
+from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import (
     Aggregate,
     Filter,
@@ -398,39 +399,6 @@ def _pull_join(plan: Join) -> tuple[LogicalPlan, list[Expr]]:
 
 
 # -- helpers -------------------------------------------------------------------------------
-def split_condition(conds: list[Expr], width: int) -> tuple[list[Expr], list[Expr], list[Expr]]:
-    """Join conditions over (left ++ right) -> left keys, right keys (over the right input),
-    and the residual conjuncts."""
-    keys_l: list[Expr] = []
-    keys_r: list[Expr] = []
-    residual: list[Expr] = []
-    for c in (part for cond in conds for part in conjuncts(cond)):
-        pair = equi_pair(c, width)
-        if pair is None:
-            residual.append(c)
-            continue
-        a, b = pair
-        common = T.common_type([a.dtype, b.dtype], "join keys")
-        keys_l.append(_cast(a, common))
-        keys_r.append(_cast(remap_columns(b, {i: i - width for i in b.columns()}), common))
-    return keys_l, keys_r, residual
-
-
-def equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
-    """``l = r`` with one side reading only left columns and the other only right ones."""
-    if not (isinstance(c, Call) and c.name == "eq"):
-        return None
-    a, b = c.args
-    ca, cb = a.columns(), b.columns()
-    if not ca or not cb:
-        return None
-    if max(ca) < n_left <= min(cb):
-        return a, b
-    if max(cb) < n_left <= min(ca):
-        return b, a
-    return None
-
-
 def _over_join(p: Expr, width: int) -> Expr:
     """A pulled-up condition over (enclosing row ++ subquery row)."""
     if isinstance(p, OuterRef):

@@ -6,7 +6,6 @@ from dataclasses import replace
 
 from sqlengine import types as T
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
-from sqlengine.optimizer.rules.decorrelate import split_condition
 from sqlengine.plan.expressions import (
     Call,
     ColumnRef,
@@ -18,6 +17,7 @@ from sqlengine.plan.expressions import (
     remap_columns,
     substitute,
 )
+from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import (
     Aggregate,
     Filter,

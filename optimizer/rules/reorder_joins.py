@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from sqlengine import types as T
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
-from sqlengine.optimizer.rules.decorrelate import split_condition
 from sqlengine.plan.expressions import (
     Call,
     ColumnRef,
@@ -24,6 +23,7 @@ from sqlengine.plan.expressions import (
     conjuncts,
     remap_columns,
 )
+from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import Join, LogicalPlan, Project
 from sqlengine.plan.tree import Transformed, transform_down
 
