@@ -1,11 +1,17 @@
 """Drives one source subtask: reads its connector batch by batch and pushes each through the
-vertex's chain, with watermarks (on each batch, or every 'pipeline.auto-watermark-interval'),
-idleness ('scan.watermark.idle-timeout') and the final watermark of a bounded source."""
+vertex's chain, with a watermark after each batch, idleness ('scan.watermark.idle-timeout') and
+the final watermark of a bounded source.
+
+How a row's lateness is judged follows Flink's 'scan.watermark.emit.strategy' (see
+``emits_on_event``): on-event, against the watermark of the rows before it; on-periodic
+(Flink's default), against the watermark emitted after the previous batch: the batch boundary
+stands for Flink's wall-clock period so that results are repeatable."""
 
 from __future__ import annotations
 
 import time
 
+from sqlengine.connectors import EMIT_STRATEGY
 from sqlengine.errors import ConnectorError
 from sqlengine.options import parse_duration
 from sqlengine.runtime.elements import MAX_WATERMARK, Watermark
@@ -22,6 +28,21 @@ def idle_timeout(src: SourceOperator, options: dict[str, str]) -> float:
     return parse_duration(text, key) / 1000.0
 
 
+DEFAULT_WATERMARK_INTERVAL = "200 ms"  # Flink's pipeline.auto-watermark-interval default
+
+
+def emits_on_event(src: SourceOperator, options: dict[str, str]) -> bool:
+    """Whether each row sees the watermark of the rows before it (Flink's 'on-event'), rather
+    than the one emitted after the previous batch ('on-periodic', Flink's default).
+    'pipeline.auto-watermark-interval' = 0 turns periodic emission into a watermark after
+    every row, as Flink 2.3 does (measured with its filesystem source)."""
+    strategy = src.source.option(EMIT_STRATEGY) or "on-periodic"
+    if strategy == "on-event":
+        return True
+    key = "pipeline.auto-watermark-interval"
+    return parse_duration(options.get(key, DEFAULT_WATERMARK_INTERVAL), key) == 0
+
+
 class SourceDriver:
     def __init__(self, task: ChainedTask, options: dict[str, str]) -> None:
         self.task = task
@@ -29,10 +50,9 @@ class SourceDriver:
         if not isinstance(head, SourceOperator):
             raise TypeError(f"a source task's head is a source, not {type(head).__name__}")
         self.src = head
-        key = "pipeline.auto-watermark-interval"
-        self.interval = parse_duration(options.get(key, "0"), key) / 1000.0
+        self.src.on_event = emits_on_event(self.src, options)
         self.idle_after = idle_timeout(self.src, options)
-        self.last_wm = self.last_data = time.monotonic()
+        self.last_data = time.monotonic()
         self._batches = self.src.batches()
 
     @property
@@ -61,10 +81,7 @@ class SourceDriver:
         elif self.idle_after and now - self.last_data >= self.idle_after:
             src.idle = True
         task.set_task_idle(src.idle)
-        # Watermarks follow each batch (on-event), or at most once per
-        # 'pipeline.auto-watermark-interval'; scripted ones go at once.
-        due = self.interval == 0 or now - self.last_wm >= self.interval or src.explicit
-        if due and src.watermark > task.watermark:
+        # A watermark follows each batch (under either strategy; scripted ones go at once).
+        if src.watermark > task.watermark:
             task.fire_watermark(Watermark(src.watermark), start=1)
-            self.last_wm = now
         return True

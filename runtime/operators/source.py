@@ -36,6 +36,9 @@ class SourceOperator(Operator):
         self.watermark = MIN_WATERMARK  # the largest watermark this source has produced
         self.idle = False
         self.explicit = False
+        # Each row judged against the watermark of the rows before it (Flink's on-event), or
+        # against the one emitted after the previous batch (on-periodic): the driver sets it.
+        self.on_event = True
         self.split = (0, 1)  # (subtask, parallelism): which share of the input this reads
 
     def state_bytes(self) -> int:
@@ -95,8 +98,9 @@ class SourceOperator(Operator):
                 yield from self.process_batch(item)
 
     def _row_watermarks(self, batch: pa.RecordBatch) -> np.ndarray:
-        """The watermark before each row: a running maximum of the WATERMARK expression over
-        the rows before it (Flink's on-event emission), so lateness never depends on batching."""
+        """The watermark before each row: under on-event a running maximum of the WATERMARK
+        expression over the rows before it, so lateness never depends on batching; under
+        on-periodic the watermark emitted after the previous batch, for every row of this one."""
         if self.source.watermark is None:  # (event time is off without a WATERMARK)
             return np.full(batch.num_rows, self.watermark, dtype=np.int64)
         col, expr = self.source.watermark
@@ -110,6 +114,11 @@ class SourceOperator(Operator):
                    f"{batch.schema.names[col]!r} is NULL in {times.null_count} row(s)")
             raise ExecutionError(msg)
         marks = evaluate(expr, batch).cast(pa.timestamp("ms")).cast(pa.int64())
+        if not self.on_event:
+            before = np.full(batch.num_rows, self.watermark, dtype=np.int64)
+            if len(marks):
+                self.watermark = max(self.watermark, int(pc.max(marks).as_py()))
+            return before
         running = np.maximum.accumulate(marks.to_numpy(zero_copy_only=False))
         before = np.empty(len(running), dtype=np.int64)
         before[0] = self.watermark

@@ -123,17 +123,12 @@ EMIT_STRATEGY = "scan.watermark.emit.strategy"
 
 
 def _check_emit_strategy(value: str, fail: Fail) -> None:
-    """Flink's watermark emit strategy: 'on-event' (a watermark after every row) is how every
-    source here emits; 'on-periodic' (Flink's default, every auto-watermark interval) is not
-    built, and accepting it would judge lateness differently than asked."""
-    if value == "on-event":
-        return
-    if value == "on-periodic":
-        raise fail(EMIT_STRATEGY, f"option {EMIT_STRATEGY!r} = 'on-periodic' is not "
-                   "implemented yet: sources here emit a watermark after every row "
-                   "('on-event'); it would be ignored")
-    raise fail(EMIT_STRATEGY, f"option {EMIT_STRATEGY!r} takes 'on-event' or 'on-periodic', "
-               f"not {value!r}")
+    """Flink's watermark emit strategy: 'on-event' (a watermark after every row) or
+    'on-periodic' (Flink's default: here at each batch the source reads; see the source
+    driver)."""
+    if value not in ("on-event", "on-periodic"):
+        raise fail(EMIT_STRATEGY, f"option {EMIT_STRATEGY!r} takes 'on-event' or "
+                   f"'on-periodic', not {value!r}")
 
 
 def is_bounded(table: TableDef) -> bool:

@@ -54,7 +54,7 @@ def _batches(rows: list[tuple], size: int | None) -> list[pa.RecordBatch]:
 
 def _session(rows: list[tuple], size: int | None, mode: str = "streaming"
              ) -> sqlengine.Session:
-    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s = sqlengine.connect({"execution.runtime-mode": mode, "pipeline.auto-watermark-interval": "0"})
     s.register("t", iter(_batches(rows, size)), rowtime="ts",
                watermark="ts - INTERVAL '1' SECOND")
     return s
@@ -203,7 +203,7 @@ def test_rank_and_dense_rank_in_streaming_mode(fn: str) -> None:
     sql = (f"SELECT k, v FROM (SELECT *, {fn}() OVER (PARTITION BY k ORDER BY v) AS r "
            "FROM t) WHERE r <= 2")
     assert _final(_session(D1, None), sql) == _final(_session(D1, None, "batch"), sql)
-    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s = sqlengine.connect({"execution.runtime-mode": "streaming", "pipeline.auto-watermark-interval": "0"})
     s.execute("CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'datagen')")
     with pytest.raises(SqlEngineError, match="bounded"):
         s.sql(sql).collect()

@@ -21,7 +21,7 @@ def _t(minute: int, second: int = 0, ms: int = 0) -> dt.datetime:
 def _windows(mode: str, times: list[dt.datetime], sql: str) -> list[tuple]:
     t = pa.table({"k": ["a"] * len(times), "ts": pa.array(times, pa.timestamp("ms")),
                   "v": list(range(len(times)))})
-    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s = sqlengine.connect({"execution.runtime-mode": mode, "pipeline.auto-watermark-interval": "0"})
     s.register("e", t, rowtime="ts")
     return sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
 
@@ -54,7 +54,7 @@ def _tvf_rows(mode: str, call: str) -> list[tuple]:
     t = pa.table({"k": [r[0] for r in SESSION_ROWS],
                   "ts": pa.array([r[1] for r in SESSION_ROWS], pa.timestamp("ms")),
                   "v": [r[2] for r in SESSION_ROWS]})
-    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s = sqlengine.connect({"execution.runtime-mode": mode, "pipeline.auto-watermark-interval": "0"})
     s.register("e", t, rowtime="ts")
     rows = s.sql(f"SELECT v, window_start, window_end, window_time FROM {call}").collect()
     return sorted(tuple(r.values()) for r in rows.to_pylist())
