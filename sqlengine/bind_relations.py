@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
+from sqlengine import connectors, hints
 from sqlengine import types as T
 from sqlengine.bind_common import (
     ClauseBinder,
@@ -21,7 +22,7 @@ from sqlengine.bind_common import (
 from sqlengine.bind_expr import ExprBinder, Scope, coerce
 from sqlengine.bind_temporal import temporal_join
 from sqlengine.connectors import is_bounded
-from sqlengine.errors import BindError, NotSupportedError, PlanError
+from sqlengine.errors import BindError, NotSupportedError, PlanError, Span
 from sqlengine.parser import parse_query
 from sqlengine.plan.expressions import (
     AggCall,
@@ -195,6 +196,7 @@ class RelationBinder(ClauseBinder):
             alias = node.alias or node.name
             key = node.name.lower()
             if not node.args.get("db") and key in ctes:
+                self._no_hint(node, "a WITH query")
                 rel = ctes[key]
                 return Relation(rel.plan, requalify(rel.scope, alias))
             return self.table(name, alias, node)
@@ -212,6 +214,7 @@ class RelationBinder(ClauseBinder):
     def table(self, name: str, alias: str, node: exp.Expression) -> Relation:
         view = self.binder.catalog.view(name)
         if view is not None:
+            self._no_hint(node, "a view")
             if self.binder.depth >= _MAX_VIEW_DEPTH:
                 raise self.error(PlanError, f"view {name!r} refers to itself", node)
             sub = self.binder.nested(view.query, view.script)
@@ -234,12 +237,37 @@ class RelationBinder(ClauseBinder):
             if wm_index is None:
                 raise self.error(BindError, f"unknown WATERMARK column {col!r}", node)
             watermark = (wm_index, wm_expr)
+        hint = node.meta.get(hints.META_KEY) if isinstance(node, exp.Table) else None
+        if hint is not None:
+            table = self._with_hint(table, hint)
         spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table),
                           watermark)
         plan: LogicalPlan = Scan(spec, table.schema)
         if table.computed:
             plan = self._computed_columns(table, plan)
         return Relation(plan, scope_of(plan, alias))
+
+    def _no_hint(self, node: exp.Expression, what: str) -> None:
+        hint = node.meta.get(hints.META_KEY) if isinstance(node, exp.Table) else None
+        if hint is not None:
+            script = self.binder.script
+            raise NotSupportedError(f"{node.name!r} is {what}: an OPTIONS hint applies to a "
+                                    "table", span=Span.from_offset(script, hint.start,
+                                                                   hint.end), sql=script)
+
+    def _with_hint(self, table: TableDef, hint: hints.TableOptions) -> TableDef:
+        """The table with an OPTIONS hint's dynamic options over its WITH options, checked as
+        WITH options are (errors point into the hint)."""
+        script = self.binder.script
+        if table.data is not None and table.connector == "memory":
+            raise NotSupportedError(
+                f"table {table.name!r} is registered data: an OPTIONS hint applies to a "
+                "table declared with CREATE TABLE ... WITH", span=Span.from_offset(
+                    script, hint.start, hint.end), sql=script)
+        options = hints.merged(table.name, table.options, hint, script)
+        connectors.validate(table.name, dict(options), table.schema, dict(hint.key_offsets),
+                            script)
+        return replace(table, options=options)
 
     def _detached(self) -> ExprBinder:
         """An expression binder for table definitions (no parameters, no intercepts)."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pyarrow as pa
 
-from sqlengine import connectors
+from sqlengine import connectors, hints
 from sqlengine import statements as S
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
@@ -201,6 +203,13 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
     if table.computed:
         raise PlanError(f"cannot INSERT INTO {stmt.table!r}: it has computed columns",
                         span=span, sql=script)
+    if stmt.hint is not None:
+        text, start = stmt.hint.sql, stmt.hint.offset + len(hints.START)
+        hint = hints.table_options(text[len(hints.START):-len(hints.END)], start, script)
+        options = hints.merged(table.name, table.options, hint, script)
+        connectors.validate(table.name, dict(options), table.schema, dict(hint.key_offsets),
+                            script)
+        table = replace(table, options=options)
     if stmt.overwrite and not connector.supports_overwrite:
         raise PlanError("INSERT OVERWRITE needs a filesystem table", span=span, sql=script)
     plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)

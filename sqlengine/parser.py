@@ -10,6 +10,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from sqlglot import exp
 
+from sqlengine import hints
 from sqlengine.dialect import Flink
 from sqlengine.errors import ParseError, Span
 from sqlengine.statements import QueryText, Statement, StatementBuilder
@@ -130,8 +131,9 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
     Raises:
         ParseError: located in ``script`` (line:column and caret).
     """
+    sql, found = hints.mark(query.sql)
     try:
-        tree = sqlglot.parse_one(query.sql, read=Flink)
+        tree = sqlglot.parse_one(sql, read=Flink)
     except sqlglot.errors.ParseError as e:
         err = e.errors[0] if e.errors else {}
         line, col = err.get("line", 1), err.get("col", 1)
@@ -147,6 +149,7 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
     if tree is None:
         raise ParseError("empty query", span=Span.from_offset(script, query.offset), sql=script)
     _no_reserved_aliases(tree, query, script)
+    hints.attach(tree, found, query.offset, script)
     return tree
 
 

@@ -83,6 +83,7 @@ class Insert(Statement):
     query: QueryText
     overwrite: bool = False
     table_offset: int = 0
+    hint: QueryText | None = None  # INSERT INTO t /*+ OPTIONS(...) */: the hint's text
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,11 +261,10 @@ class StatementBuilder(Transformer):
 
     @v_args(meta=True)
     def insert(self, meta: Meta, items: list) -> Insert:
-        mode, name = items[0], items[1]
-        columns = items[2] if len(items) == 4 else ()
-        return Insert(name, columns, _text(items[-1], self.base),
-                      str(mode).upper() == "OVERWRITE",
-                      self.base + mode.end_pos + 1)
+        mode, name, hint, columns = items[0], items[1], items[2], items[3]
+        return Insert(name, columns or (), _text(items[-1], self.base),
+                      str(mode).upper() == "OVERWRITE", self.base + mode.end_pos + 1,
+                      None if hint is None else _text(hint, self.base))
 
     def set_pair(self, items: list) -> tuple[str, str]:
         return (_setting(items[0]), _setting(items[1]))

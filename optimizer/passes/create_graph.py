@@ -66,6 +66,8 @@ class _Translator:
         key = "table.exec.state.ttl"
         self.ttl = parse_duration(options[key], key) if options.get(key) else 0
         self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
+        # TVFs under a windowed aggregate, join or Top-N (which must not see late rows)
+        self.windowed_tvfs: set[int] = set()
         self.memo: dict[int, PhysicalNode] = {}  # (a logical DAG stays a DAG)
 
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
@@ -213,7 +215,8 @@ class _Translator:
         op = WindowAssignSpec(
             schema=plan.schema, window_kind=plan.kind, time_index=plan.time_index,
             size=plan.size, slide=plan.slide, offset=plan.offset, lateness=self.lateness,
-            proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "))
+            proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "),
+            drop_late=id(plan) in self.windowed_tvfs)
         assign = PhysicalNode(op, ((child, FORWARD),))
         if not alone:
             return assign
@@ -238,6 +241,7 @@ class _Translator:
                 found["window_start"][1] is not found["window_end"][1]:
             return None
         tvf = found["window_end"][1]
+        self.windowed_tvfs.add(id(tvf))
         window_pos = {found["window_start"][0], found["window_end"][0]}
         others = tuple(k for i, k in enumerate(plan.keys) if i not in window_pos)
         exchange = Exchange(Partitioning.HASH, others) if others \
@@ -261,12 +265,6 @@ class _Translator:
     def _rank(self, plan: N.Rank) -> PhysicalNode:
         from sqlengine.plan.expressions import ColumnRef
 
-        child = self.translate(plan.input)
-        # (an unfiltered ROW_NUMBER over bounded input is numbered at its end, below)
-        numbered_at_end = plan.limit is None and self.streaming
-        if child.op.updating and not numbered_at_end:
-            msg = "ROW_NUMBER over an updating input is not supported yet"
-            raise NotSupportedError(msg)
         text = plan.explain_label().removeprefix("Rank: ")
         found = {}
         for p in plan.partition:
@@ -274,6 +272,15 @@ class _Translator:
                 hit = trace_window_column(plan.input, p.index)
                 if hit is not None:
                     found[hit[1]] = (p.index, hit[0])
+        if {"window_start", "window_end"} <= set(found) and \
+                found["window_start"][1] is found["window_end"][1]:
+            self.windowed_tvfs.add(id(found["window_end"][1]))
+        child = self.translate(plan.input)
+        # (an unfiltered ROW_NUMBER over bounded input is numbered at its end, below)
+        numbered_at_end = plan.limit is None and self.streaming
+        if child.op.updating and not numbered_at_end:
+            msg = "ROW_NUMBER over an updating input is not supported yet"
+            raise NotSupportedError(msg)
         others = tuple(p for p in plan.partition
                        if not (isinstance(p, ColumnRef) and p.index in
                                {i for i, _ in found.values()}))
@@ -308,10 +315,15 @@ class _Translator:
         return PhysicalNode(op, ((child, exchange),))
 
     def _join(self, plan: N.Join) -> PhysicalNode:
-        left = self.translate(plan.left)
-        right = self.translate(plan.right)
         timed = self.streaming and plan.kind in ("inner", "left") and bool(plan.left_keys)
         windows = window_join_ends(plan) if timed else None
+        if windows is not None:
+            for side, index in ((plan.left, windows[0]), (plan.right, windows[1])):
+                hit = trace_window_column(side, index)
+                if hit is not None:
+                    self.windowed_tvfs.add(id(hit[0]))
+        left = self.translate(plan.left)
+        right = self.translate(plan.right)
         if windows is not None and not (left.op.updating or right.op.updating):
             window_op = WindowJoinSpec(
                 schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,

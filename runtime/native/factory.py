@@ -172,7 +172,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case WindowAssignSpec():
             return WindowAssignOperator(spec.window_kind, spec.time_index, spec.size,
                                         spec.slide, spec.offset, spec.lateness, schema,
-                                        spec.proctime)
+                                        spec.proctime, spec.drop_late)
         case WindowAggregateSpec():
             return WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,
                                            spec.lateness, spec.proctime)

@@ -1,11 +1,7 @@
 """Drives one source subtask: reads its connector batch by batch and pushes each through the
 vertex's chain, with a watermark after each batch, idleness ('scan.watermark.idle-timeout') and
-the final watermark of a bounded source.
-
-How a row's lateness is judged follows Flink's 'scan.watermark.emit.strategy' (see
-``emits_on_event``): on-event, against the watermark of the rows before it; on-periodic
-(Flink's default), against the watermark emitted after the previous batch: the batch boundary
-stands for Flink's wall-clock period so that results are repeatable."""
+the final watermark of a bounded source. Within a batch, rows are judged against the watermark
+emitted before them by Flink's rule (runtime/watermark_emission.py, ``emit_interval``)."""
 
 from __future__ import annotations
 
@@ -31,16 +27,15 @@ def idle_timeout(src: SourceOperator, options: dict[str, str]) -> float:
 DEFAULT_WATERMARK_INTERVAL = "200 ms"  # Flink's pipeline.auto-watermark-interval default
 
 
-def emits_on_event(src: SourceOperator, options: dict[str, str]) -> bool:
-    """Whether each row sees the watermark of the rows before it (Flink's 'on-event'), rather
-    than the one emitted after the previous batch ('on-periodic', Flink's default).
-    'pipeline.auto-watermark-interval' = 0 turns periodic emission into a watermark after
-    every row, as Flink 2.3 does (measured with its filesystem source)."""
-    strategy = src.source.option(EMIT_STRATEGY) or "on-periodic"
-    if strategy == "on-event":
-        return True
+def emit_interval(src: SourceOperator, options: dict[str, str]) -> int:
+    """How far (ms) the watermark grows before a source emits it within a batch: 0 under
+    'scan.watermark.emit.strategy' = 'on-event'; under 'on-periodic' (Flink's default)
+    'pipeline.auto-watermark-interval' (200 ms by default), as Flink's watermark assigner
+    emits eagerly once the watermark has grown by more than the interval."""
+    if (src.source.option(EMIT_STRATEGY) or "on-periodic") == "on-event":
+        return 0
     key = "pipeline.auto-watermark-interval"
-    return parse_duration(options.get(key, DEFAULT_WATERMARK_INTERVAL), key) == 0
+    return parse_duration(options.get(key, DEFAULT_WATERMARK_INTERVAL), key)
 
 
 class SourceDriver:
@@ -50,7 +45,7 @@ class SourceDriver:
         if not isinstance(head, SourceOperator):
             raise TypeError(f"a source task's head is a source, not {type(head).__name__}")
         self.src = head
-        self.src.on_event = emits_on_event(self.src, options)
+        self.src.emit_interval = emit_interval(self.src, options)
         self.idle_after = idle_timeout(self.src, options)
         self.last_data = time.monotonic()
         self._batches = self.src.batches()

@@ -16,6 +16,7 @@ from sqlengine.plan.nodes import SourceSpec
 from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.watermark_emission import emitted_before
 
 
 class SourceOperator(Operator):
@@ -36,9 +37,9 @@ class SourceOperator(Operator):
         self.watermark = MIN_WATERMARK  # the largest watermark this source has produced
         self.idle = False
         self.explicit = False
-        # Each row judged against the watermark of the rows before it (Flink's on-event), or
-        # against the one emitted after the previous batch (on-periodic): the driver sets it.
-        self.on_event = True
+        # How far the watermark grows before it is emitted within a batch (ms; 0: on every
+        # advance, Flink's on-event); see runtime/watermark_emission.py. The driver sets it.
+        self.emit_interval = 0
         self.split = (0, 1)  # (subtask, parallelism): which share of the input this reads
 
     def state_bytes(self) -> int:
@@ -98,9 +99,10 @@ class SourceOperator(Operator):
                 yield from self.process_batch(item)
 
     def _row_watermarks(self, batch: pa.RecordBatch) -> np.ndarray:
-        """The watermark before each row: under on-event a running maximum of the WATERMARK
-        expression over the rows before it, so lateness never depends on batching; under
-        on-periodic the watermark emitted after the previous batch, for every row of this one."""
+        """The watermark emitted before each row (see runtime/watermark_emission.py): with an
+        emit interval of 0 the running maximum of the WATERMARK expression over the rows before
+        it, so lateness never depends on batching; otherwise Flink's eager rule within the
+        batch. The batch's last watermark is emitted after it."""
         if self.source.watermark is None:  # (event time is off without a WATERMARK)
             return np.full(batch.num_rows, self.watermark, dtype=np.int64)
         col, expr = self.source.watermark
@@ -114,17 +116,10 @@ class SourceOperator(Operator):
                    f"{batch.schema.names[col]!r} is NULL in {times.null_count} row(s)")
             raise ExecutionError(msg)
         marks = evaluate(expr, batch).cast(pa.timestamp("ms")).cast(pa.int64())
-        if not self.on_event:
-            before = np.full(batch.num_rows, self.watermark, dtype=np.int64)
-            if len(marks):
-                self.watermark = max(self.watermark, int(pc.max(marks).as_py()))
-            return before
-        running = np.maximum.accumulate(marks.to_numpy(zero_copy_only=False))
-        before = np.empty(len(running), dtype=np.int64)
-        before[0] = self.watermark
-        before[1:] = np.maximum(running[:-1], self.watermark)
-        if len(running):
-            self.watermark = max(self.watermark, int(running[-1]))
+        values = marks.to_numpy(zero_copy_only=False)
+        before = emitted_before(values, self.watermark, self.emit_interval)
+        if len(values):
+            self.watermark = max(self.watermark, int(values.max()))
         return before
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0

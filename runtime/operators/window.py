@@ -38,13 +38,16 @@ _TS = pa.timestamp("ms")
 
 class WindowAssignOperator(Operator):
     """The window TVF: one output row per (row, window) pair, with window_start, window_end
-    and window_time appended; pairs whose window has fired are dropped."""
+    and window_time appended; under a windowed aggregate, join or Top-N (``drop_late``), pairs
+    whose window has fired are dropped."""
 
     name = "WindowTVF"
 
     def __init__(self, kind: str, time_index: int, size: int, slide: int, offset: int,
-                 lateness: int, schema: pa.Schema, proctime: bool = False) -> None:
+                 lateness: int, schema: pa.Schema, proctime: bool = False,
+                 drop_late: bool = True) -> None:
         self.kind = kind
+        self.drop_late = drop_late  # (a TVF on its own keeps late rows, as Flink's)
         self.time_index = time_index
         self.size = size
         self.slide = slide
@@ -67,7 +70,7 @@ class WindowAssignOperator(Operator):
         if row_wm is None:
             row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
         windows = assign(self.kind, ts, self.size, self.slide, self.offset)
-        if self.kind == "session":
+        if self.kind == "session" or not self.drop_late:
             # A row whose own window [ts, ts + gap) has passed may still merge into its key's
             # open session (Flink merges first, then judges): the session operator decides.
             keep = np.ones(len(windows.rows), dtype=bool)

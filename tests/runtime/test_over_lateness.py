@@ -50,7 +50,8 @@ def _write(path: Path, seed: int) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_late_rows_as_flink(tmp_path: Path, seed: int, frame: str) -> None:
     _write(tmp_path / "e.csv", seed)
-    s = sqlengine.connect({"execution.runtime-mode": "streaming", "pipeline.auto-watermark-interval": "0"})
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "pipeline.auto-watermark-interval": "0"})
     s.execute(f"CREATE TABLE e (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - "
               f"INTERVAL '30' SECOND) WITH ('connector' = 'filesystem', 'path' = "
               f"'{tmp_path}/e.csv', 'format' = 'csv')")

@@ -203,7 +203,8 @@ def test_rank_and_dense_rank_in_streaming_mode(fn: str) -> None:
     sql = (f"SELECT k, v FROM (SELECT *, {fn}() OVER (PARTITION BY k ORDER BY v) AS r "
            "FROM t) WHERE r <= 2")
     assert _final(_session(D1, None), sql) == _final(_session(D1, None, "batch"), sql)
-    s = sqlengine.connect({"execution.runtime-mode": "streaming", "pipeline.auto-watermark-interval": "0"})
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "pipeline.auto-watermark-interval": "0"})
     s.execute("CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'datagen')")
     with pytest.raises(SqlEngineError, match="bounded"):
         s.sql(sql).collect()

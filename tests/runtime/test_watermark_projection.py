@@ -48,7 +48,8 @@ def _write(tmp_path: Path, fmt: str) -> Path:
 def _session(tmp_path: Path, fmt: str, watermark: str = "ts - INTERVAL '1' SECOND",
              parallelism: int = 1) -> sqlengine.Session:
     path = _write(tmp_path, fmt)
-    s = sqlengine.connect({"parallelism.default": str(parallelism), "pipeline.auto-watermark-interval": "0",
+    s = sqlengine.connect({"parallelism.default": str(parallelism),
+                           "pipeline.auto-watermark-interval": "0",
                            "execution.native.task-mode": "thread"})
     s.execute(f"""CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), wts TIMESTAMP(3),
         WATERMARK FOR ts AS {watermark})

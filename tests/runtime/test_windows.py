@@ -146,7 +146,8 @@ def test_allowed_lateness_emits_updates_when_the_window_already_fired(tmp_path: 
     (tmp_path / "parts").mkdir()
     for n, (i, p, sec) in enumerate(rows):
         (tmp_path / "parts" / f"p{n:02d}").write_text(f"{i},{p},2024-01-01 00:00:{sec:02d}\n")
-    s = sqlengine.connect({"table.exec.emit.allow-lateness": "5 s", "pipeline.auto-watermark-interval": "0"})
+    s = sqlengine.connect({"table.exec.emit.allow-lateness": "5 s",
+                           "pipeline.auto-watermark-interval": "0"})
     s.execute(f"""CREATE TABLE bids (item STRING, price INT, ts TIMESTAMP(3),
         WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
         WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/parts', 'format' = 'csv')""")

@@ -1,14 +1,22 @@
-"""'scan.watermark.emit.strategy' as Flink 2.3 names it: 'on-event' (each row is judged against
-the watermark of the rows before it) and 'on-periodic', Flink's default. Flink emits periodic
-watermarks every 'pipeline.auto-watermark-interval' (200 ms) of wall time, so a small file read
-at once has no late rows there; here the period is the source's batch (a file split's 65,536
-rows, or one registered batch), which gives the same answer and is repeatable. An interval of 0
-makes on-periodic act as on-event, as Flink 2.3's filesystem source does (measured).
-On main 'on-periodic' was refused and every source acted on-event."""
+"""When a row is late, as Flink 2.3 decides it (runtime/watermark_emission.py).
+
+Flink's SQL source emits its watermark eagerly once it has grown by more than
+'pipeline.auto-watermark-interval' (200 ms by default) since the last one emitted; a row is
+judged against the last watermark emitted before it. 'scan.watermark.emit.strategy' =
+'on-event' (table option or OPTIONS hint) emits on every advance, as does an interval of 0.
+On main every source acted on-event and 'on-periodic' was refused, so a row a few
+milliseconds behind the one before it was dropped where Flink keeps it ("close" below).
+A window TVF on its own keeps late rows, as Flink's (on main it dropped them).
+
+Expected rows: tests/fixtures/flink/emit_strategy.json, from PyFlink 2.3 on the same files
+(tests/fixtures/flink/gen_emit_strategy.py; Flink's filesystem source does not act on the
+emit-strategy option, so on-event is compared with its interval-0 answer).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,62 +25,87 @@ import pytest
 import sqlengine
 from sqlengine.errors import ConnectorError
 
-# (a, second): the third row is 4 s behind the second; the watermark trails by 1 s.
-ROWS = [(1, 5), (2, 9), (3, 5), (4, 12)]
-QUERY = ("SELECT a, window_start FROM TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND) "
-         "ORDER BY a")
+FLINK = json.loads((Path(__file__).parent.parent / "fixtures" / "flink" /
+                    "emit_strategy.json").read_text())
+INPUTS = {
+    "far": [(1, 5000), (2, 9000), (3, 5000), (4, 12000)],
+    "close": [(1, 5000), (2, 5150), (3, 5010), (4, 5300)],
+}
+QUERIES = {
+    "agg": "SELECT window_start, COUNT(*) AS n, SUM(a) AS s FROM TUMBLE(TABLE t{hint}, "
+           "DESCRIPTOR(ts), INTERVAL '0.1' SECOND) GROUP BY window_start, window_end",
+    "bare": "SELECT a, window_start FROM TUMBLE(TABLE t{hint}, DESCRIPTOR(ts), "
+            "INTERVAL '0.1' SECOND)",
+}
 
 
-def _ddl(path: Path, value: str | None, hint: str = "") -> str:
+def _ddl(path: Path, value: str | None) -> str:
     emit = f", 'scan.watermark.emit.strategy' = '{value}'" if value else ""
-    return (f"CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' "
-            f"SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', "
-            f"'format' = 'csv'{emit})")
+    return (f"CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
+            f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv'{emit})")
 
 
-def _run(tmp_path: Path, value: str | None, options: dict[str, str] | None = None,
-         query: str = QUERY) -> tuple[list[int], int]:
+def _text(v: object) -> str:
+    return str(v.replace(tzinfo=None)) if isinstance(v, dt.datetime) else str(v)
+
+
+def _run(tmp_path: Path, data: str, query: str, value: str | None = None, hint: str = "",
+         options: dict[str, str] | None = None) -> list[list[str]]:
     path = tmp_path / "t.csv"
-    path.write_text("".join(f"{a},2024-01-01 00:00:{s:02d}\n" for a, s in ROWS))
+    path.write_text("".join(f"{a},2024-01-01 00:00:{ms // 1000:02d}.{ms % 1000:03d}\n"
+                            for a, ms in INPUTS[data]))
     s = sqlengine.connect({"execution.runtime-mode": "streaming", **(options or {})})
     s.execute(_ddl(path, value))
-    q = s.sql(query)
-    return [r["a"] for r in q.collect().to_pylist()], q.late_records_dropped
+    rows = s.sql(QUERIES[query].format(hint=hint)).collect().to_pylist()
+    return sorted([_text(v) for v in r.values()] for r in rows)
 
 
-def test_on_event_judges_each_row_against_the_rows_before_it(tmp_path: Path) -> None:
-    # Row 3 (05 s) arrives at watermark 08 s: its window [04, 06) has fired. Late, dropped.
-    assert _run(tmp_path, "on-event") == ([1, 2, 4], 1)
+@pytest.mark.parametrize("query", sorted(QUERIES))
+@pytest.mark.parametrize("data", sorted(INPUTS))
+@pytest.mark.parametrize("value", [None, "on-periodic"])
+def test_on_periodic_is_the_default_and_emits_as_flink(tmp_path: Path, data: str, query: str,
+                                                       value: str | None) -> None:
+    assert _run(tmp_path, data, query, value) == FLINK[f"{data}-{query}-default"]
 
 
-@pytest.mark.parametrize("value", ["on-periodic", None])
-def test_on_periodic_is_the_default_and_moves_per_batch(tmp_path: Path,
-                                                        value: str | None) -> None:
-    # One small file is one batch: no watermark before its end, so no row is late (Flink
-    # with its 200 ms period on a file read in less than that gives the same).
-    assert _run(tmp_path, value) == ([1, 2, 3, 4], 0)
+@pytest.mark.parametrize("query", sorted(QUERIES))
+@pytest.mark.parametrize("data", sorted(INPUTS))
+def test_on_event_is_a_watermark_on_every_advance(tmp_path: Path, data: str,
+                                                  query: str) -> None:
+    expected = FLINK[f"{data}-{query}-interval-0"]
+    assert _run(tmp_path, data, query, "on-event") == expected
+    assert _run(tmp_path, data, query, options={"pipeline.auto-watermark-interval": "0"}) \
+        == expected
+    hint = " /*+ OPTIONS('scan.watermark.emit.strategy' = 'on-event') */"
+    assert _run(tmp_path, data, query, hint=hint) == expected
 
 
-def test_on_periodic_with_a_zero_interval_is_per_row(tmp_path: Path) -> None:
-    got = _run(tmp_path, "on-periodic", {"pipeline.auto-watermark-interval": "0"})
-    assert got == ([1, 2, 4], 1)
+def test_the_strategies_differ_on_close_rows(tmp_path: Path) -> None:
+    # (so that the comparisons above tell them apart)
+    assert FLINK["close-agg-default"] != FLINK["close-agg-interval-0"]
 
 
-def test_on_periodic_judges_a_batch_by_the_watermark_before_it() -> None:
-    # Registered batches: [1, 2] then [3, 4]. Row 3 sees the watermark after batch one (08 s).
+def test_an_options_hint_overrides_the_table_option(tmp_path: Path) -> None:
+    hint = " /*+ OPTIONS('scan.watermark.emit.strategy' = 'on-periodic') */"
+    assert _run(tmp_path, "close", "agg", "on-event", hint=hint) == FLINK["close-agg-default"]
+
+
+def test_registered_batches_emit_at_their_end() -> None:
+    """The wall-clock timer's stand-in: the watermark is emitted after each batch, so with
+    batches [1, 2] and [3, 4] row 3 (close data) sees 5150 and is dropped."""
     base = dt.datetime(2024, 1, 1)
-    t = pa.table({"a": pa.array([a for a, _ in ROWS], pa.int32()),
-                  "ts": pa.array([base + dt.timedelta(seconds=s) for _, s in ROWS],
+    rows = INPUTS["close"]
+    t = pa.table({"a": pa.array([a for a, _ in rows], pa.int32()),
+                  "ts": pa.array([base + dt.timedelta(milliseconds=ms) for _, ms in rows],
                                  pa.timestamp("ms"))})
     s = sqlengine.connect({"execution.runtime-mode": "streaming"})
-    s.register("t", pa.Table.from_batches(t.to_batches(max_chunksize=2)), rowtime="ts",
-               watermark="ts - INTERVAL '1' SECOND")
-    q = s.sql(QUERY)
-    assert [r["a"] for r in q.collect().to_pylist()] == [1, 2, 4]
-    assert q.late_records_dropped == 1
-    s.register("t", pa.Table.from_batches(t.to_batches(max_chunksize=4)), rowtime="ts",
-               watermark="ts - INTERVAL '1' SECOND")
-    assert [r["a"] for r in s.sql(QUERY).collect().to_pylist()] == [1, 2, 3, 4]
+    query = QUERIES["agg"].format(hint="")
+    for size, late in ((2, 1), (4, 0)):
+        s.register("t", pa.Table.from_batches(t.to_batches(max_chunksize=size)), rowtime="ts",
+                   watermark="ts")
+        q = s.sql(query)
+        q.collect()
+        assert q.late_records_dropped == late
 
 
 def test_other_values_are_refused_at_the_key(tmp_path: Path) -> None:

@@ -1,0 +1,187 @@
+"""SQL hints (``/*+ ... */``) as Flink reads them.
+
+Flink's dynamic table options, ``t /*+ OPTIONS('key' = 'value', ...) */`` right after a table's
+name in FROM or INSERT INTO, override the table's WITH options for that one use; they are
+checked like WITH options. Every other hint (join strategy hints such as BROADCAST, LOOKUP,
+STATE_TTL, or a hint placed anywhere else) is refused at its place: a hint that would be
+ignored is a silent wrong answer, and sqlglot would otherwise keep it as a plain comment.
+
+A query's hints are swapped, before sqlglot parses it, for marker comments of the same length
+(so every offset stays true); the parse tree then says which node each one follows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.tokens import TokenType
+
+from sqlengine.dialect import Flink
+from sqlengine.errors import NotSupportedError, ParseError, Span
+
+START, END = "/*+", "*/"
+_MARKER = re.compile(r"^\s*sqeh(\d+)\s*$")
+META_KEY = "sqlengine_options"  # where a Table node carries its OPTIONS hint
+
+
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """An ``OPTIONS(...)`` hint: its pairs in order, where each key starts in the script, and
+    where the hint itself lies (for errors about it as a whole)."""
+
+    options: tuple[tuple[str, str], ...]
+    key_offsets: tuple[tuple[str, int], ...]
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Hint:
+    start: int  # offset in the query text
+    end: int
+    text: str  # between /*+ and */
+
+
+def mark(sql: str) -> tuple[str, list[_Hint]]:
+    """``sql`` with each hint replaced by a same-length marker comment, and the hints."""
+    hints: list[_Hint] = []
+    pos = 0
+    out: list[str] = []
+    for start, end in _hint_spans(sql):
+        body = f"sqeh{len(hints)}"
+        # (a hint too short to hold a marker is no OPTIONS hint: it is refused, unused)
+        marker = "/*" + body.ljust(end - start - 4) + "*/" if end - start >= len(body) + 4 \
+            else None
+        hints.append(_Hint(start, end, sql[start + len(START):end - len(END)]))
+        out.append(sql[pos:start])
+        out.append(marker if marker is not None else " " * (end - start))
+        pos = end
+    out.append(sql[pos:])
+    return "".join(out), hints
+
+
+def _hint_spans(sql: str) -> list[tuple[int, int]]:
+    """Where ``/*+ ... */`` comments lie: in the gaps between tokens (never in a string)."""
+    if START not in sql:
+        return []
+    try:
+        tokens = Flink().tokenize(sql)
+    except sqlglot.errors.TokenError:
+        return []  # the parse that follows reports it
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for tok in [*tokens, None]:
+        if tok is not None and tok.token_type == TokenType.HINT:
+            # sqlglot reads a hint after SELECT / INSERT as a token of its own.
+            spans.append((tok.start, tok.end + 1))
+            pos = tok.end + 1
+            continue
+        gap_end = len(sql) if tok is None else tok.start
+        gap = sql[pos:gap_end]
+        i = gap.find(START)
+        while i >= 0:
+            j = gap.find(END, i + len(START))
+            if j < 0:
+                break
+            spans.append((pos + i, pos + j + len(END)))
+            i = gap.find(START, j + len(END))
+        if tok is not None:
+            pos = tok.end + 1
+    return spans
+
+
+def attach(tree: exp.Expression, hints: list[_Hint], offset: int, script: str) -> None:
+    """Give each Table node its OPTIONS hint (in ``meta``); refuse every other hint."""
+    if not hints:
+        return
+    used: set[int] = set()
+    for node in tree.walk():
+        for comment in list(node.comments or ()):
+            m = _MARKER.match(comment)
+            if m is None:
+                continue
+            i = int(m.group(1))
+            used.add(i)
+            hint = hints[i]
+            if not isinstance(node, exp.Table) or isinstance(node.this, exp.Anonymous):
+                raise _refuse(hint, offset, script)
+            node.meta[META_KEY] = table_options(hint.text, offset + hint.start + len(START),
+                                                 script)
+            node.comments.remove(comment)
+    for i, hint in enumerate(hints):
+        if i not in used:
+            raise _refuse(hint, offset, script)
+
+
+def _refuse(hint: _Hint, offset: int, script: str) -> NotSupportedError:
+    name = re.match(r"\s*([A-Za-z_]\w*)", hint.text)
+    what = f"hint {name.group(1).upper()}" if name else "an empty hint"
+    span = Span.from_offset(script, offset + hint.start, offset + hint.end)
+    if name and name.group(1).upper() == "OPTIONS":
+        msg = ("an OPTIONS hint goes right after a table's name (FROM t /*+ OPTIONS(...) */, "
+               "INSERT INTO t /*+ OPTIONS(...) */)")
+    else:
+        msg = (f"{what} is not supported: the only hint is OPTIONS('key' = 'value', ...) "
+               "after a table's name (dynamic table options)")
+    return NotSupportedError(msg, span=span, sql=script)
+
+
+_PAIR = re.compile(r"\s*('(?:[^']|'')*')\s*=\s*('(?:[^']|'')*')\s*(,|\))")
+
+
+def table_options(text: str, start: int, script: str) -> TableOptions:
+    """Parse ``OPTIONS('k' = 'v', ...)`` (the text between ``/*+`` and ``*/``, which starts at
+    ``start`` in the script, just after the ``/*+``).
+
+    Raises:
+        ParseError: located at the part that does not read.
+        NotSupportedError: for a hint other than OPTIONS.
+    """
+    hint_start = start - len(START)
+    hint_end = start + len(text) + len(END)
+    m = re.match(r"\s*([A-Za-z_]\w*)\s*\(", text)
+    if m is None or m.group(1).upper() != "OPTIONS":
+        raise _refuse(_Hint(0, hint_end - hint_start, text), hint_start, script)
+    pos = m.end()
+    pairs: list[tuple[str, str]] = []
+    offsets: list[tuple[str, int]] = []
+    while True:
+        pm = _PAIR.match(text, pos)
+        if pm is None:
+            raise ParseError("OPTIONS hint: expected 'key' = 'value' pairs separated by commas "
+                             "and a closing ')'",
+                             span=Span.from_offset(script, start + pos, hint_end), sql=script)
+        key = pm.group(1)[1:-1].replace("''", "'")
+        value = pm.group(2)[1:-1].replace("''", "'")
+        if key in dict(pairs):
+            raise ParseError(f"OPTIONS hint names {key!r} twice",
+                             span=Span.from_offset(script, start + pm.start(1),
+                                                   start + pm.end(1)), sql=script)
+        pairs.append((key, value))
+        offsets.append((key, start + pm.start(1)))
+        pos = pm.end()
+        if pm.group(3) == ")":
+            break
+    if text[pos:].strip():
+        raise ParseError("OPTIONS hint: unexpected text after ')' (one OPTIONS(...) per hint)",
+                         span=Span.from_offset(script, start + pos, hint_end), sql=script)
+    if not pairs:
+        raise ParseError("OPTIONS hint names no option",
+                         span=Span.from_offset(script, hint_start, hint_end), sql=script)
+    return TableOptions(tuple(pairs), tuple(offsets), hint_start, hint_end)
+
+
+def merged(table_name: str, options: tuple[tuple[str, str], ...], hint: TableOptions,
+           script: str) -> tuple[tuple[str, str], ...]:
+    """A table's WITH options overridden by a hint's (which may not change the connector)."""
+    for key, off in hint.key_offsets:
+        if key == "connector":
+            raise NotSupportedError(
+                f"table {table_name!r}: an OPTIONS hint cannot change 'connector'",
+                span=Span.from_offset(script, off, off + len(key) + 2), sql=script)
+    out = dict(options)
+    out.update(hint.options)
+    return tuple(out.items())
