@@ -16,7 +16,7 @@ import pyarrow as pa
 from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.rank import dense_ids
-from sqlengine.runtime.operators.window import late_rows_kept
+from sqlengine.runtime.session_admission import admit
 from sqlengine.runtime.windows import sessions
 
 _TS = pa.timestamp("ms")
@@ -35,6 +35,9 @@ class SessionAssignOperator(Operator):
         self.gap = gap
         self.schema = schema
         self.rows: list[pa.RecordBatch] = []
+        # Rows of sessions that closed inside a batch (runtime/session_admission.py), with
+        # their window columns set, out at the next watermark.
+        self.closed: list[pa.Table] = []
         self.watermark = np.iinfo(np.int64).min
         self.late_dropped = 0
 
@@ -46,16 +49,34 @@ class SessionAssignOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        buffered = [self._key_time(b) for b in self.rows]
-        keep = late_rows_kept(buffered, self._key_time(data),
-                              [f"k{j}" for j in range(len(self.partition))], "t", self.gap,
-                              row_watermarks(batch))
-        if keep is not None:
-            self.late_dropped += int((~keep).sum())
-            data = data.filter(pa.array(keep))
+        buffered = pa.Table.from_batches(self.rows).combine_chunks() if self.rows else None
+        adm = admit(None if buffered is None else self._key_time(buffered),
+                    self._key_time(data), [f"k{j}" for j in range(len(self.partition))], "t",
+                    self.gap, row_watermarks(batch))
+        keep = adm.keep if adm.keep is not None else np.ones(data.num_rows, dtype=bool)
+        self.late_dropped += int((~keep).sum())
+        if len(adm.closed_buffered) and buffered is not None:
+            left = np.ones(buffered.num_rows, dtype=bool)
+            left[adm.closed_buffered] = False
+            self.closed.append(self._windowed(buffered.take(pa.array(adm.closed_buffered)),
+                                              adm.buffered_start, adm.buffered_end))
+            self.rows = buffered.filter(pa.array(left)).to_batches()
+        if len(adm.closed_batch):
+            self.closed.append(self._windowed(pa.Table.from_batches([data]).take(
+                pa.array(adm.closed_batch)), adm.batch_start, adm.batch_end))
+            keep = keep.copy()
+            keep[adm.closed_batch] = False
+        data = data.filter(pa.array(keep))
         if data.num_rows:
             self.rows.append(data)
         return ()
+
+    def _windowed(self, rows: pa.Table, starts: np.ndarray, ends: np.ndarray) -> pa.Table:
+        cols = list(rows.columns)
+        cols[self.start_pos] = pa.array(starts, _TS)
+        cols[self.start_pos + 1] = pa.array(ends, _TS)
+        cols[self.start_pos + 2] = pa.array(ends - 1, _TS)
+        return pa.Table.from_arrays(cols, names=self.schema.names)
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         self.watermark = max(self.watermark, wm.timestamp)
@@ -65,8 +86,24 @@ class SessionAssignOperator(Operator):
         return self._emit(_END)
 
     def _emit(self, watermark: int) -> list[pa.RecordBatch]:
+        stamp = watermark if watermark != _END else self.watermark
+        ready: list[pa.Table] = []
+        if self.closed:
+            closed = pa.concat_tables(self.closed)
+            ends = millis(closed.column(self.start_pos + 1).combine_chunks()).astype(np.int64)
+            due = ends - 1 <= watermark
+            ready.append(closed.filter(pa.array(due)))
+            self.closed = [closed.filter(pa.array(~due))] if not due.all() else []
+        out = self._close_sessions(watermark)
+        if out is not None:
+            ready.append(out)
+        return [with_meta(b, np.full(b.num_rows, stamp, dtype=np.int64))
+                for t in ready for b in t.to_batches() if b.num_rows]
+
+    def _close_sessions(self, watermark: int) -> pa.Table | None:
+        """The waiting rows whose session the watermark closes, with its window columns."""
         if not self.rows:
-            return []
+            return None
         table = pa.Table.from_batches(self.rows).combine_chunks()
         ts = millis(table.column(self.start_pos)).astype(np.int64)
         keys = dense_ids([table.column(i).combine_chunks() for i in self.partition],
@@ -78,20 +115,14 @@ class SessionAssignOperator(Operator):
         closed = (ends - 1 <= watermark)[sid] if watermark != _END else \
             np.ones(len(order), dtype=bool)
         if not closed.any():
-            return []
+            return None
         ordered = table.take(pa.array(order))
         self.rows = ordered.filter(pa.array(~closed)).to_batches()
         out = ordered.filter(pa.array(closed))
         done = sid[closed]
-        cols = list(out.columns)
-        cols[self.start_pos] = pa.array(starts[done], _TS)
-        cols[self.start_pos + 1] = pa.array(ends[done], _TS)
-        cols[self.start_pos + 2] = pa.array(ends[done] - 1, _TS)
-        result = pa.Table.from_arrays(cols, names=self.schema.names)
-        stamp = watermark if watermark != _END else self.watermark
-        return [with_meta(b, np.full(b.num_rows, stamp, dtype=np.int64))
-                for b in result.to_batches() if b.num_rows]
+        return self._windowed(out, starts[done], ends[done])
 
     def snapshot_state(self) -> Mapping[str, object]:
-        return {"waiting_rows": sum(b.num_rows for b in self.rows),
+        return {"waiting_rows": sum(b.num_rows for b in self.rows) +
+                sum(t.num_rows for t in self.closed),
                 "late_records_dropped": self.late_dropped}

@@ -30,6 +30,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import Partials
 from sqlengine.runtime.operators.rank import dense_ids
+from sqlengine.runtime.session_admission import admit
 from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.windows import assign, sessions
 
@@ -272,6 +273,9 @@ class SessionAggregateOperator(Operator):
         self.end_key = f"k{end_pos}"
         self.gap = gap
         self.rows: list[pa.Table] = []
+        # Rows of sessions that closed inside a batch (runtime/session_admission.py), their
+        # window columns set, out at the next watermark.
+        self.closed: list[pa.Table] = []
         self.timers = TimerService()  # a session's timer: its end - 1
         self.late_dropped = 0
 
@@ -284,19 +288,42 @@ class SessionAggregateOperator(Operator):
         # The assigner put each row's own time in window_start.
         table = pa.table(self.partials.row_columns(batch))
         others = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
-        keep = late_rows_kept(self.rows, table, others, self.start_key, self.gap,
-                              row_watermarks(batch))
-        if keep is not None:
-            self.late_dropped += int((~keep).sum())
-            table = table.filter(pa.array(keep))
+        buffered = pa.concat_tables(self.rows) if self.rows else None
+        adm = admit(buffered, table, others, self.start_key, self.gap, row_watermarks(batch))
+        keep = adm.keep if adm.keep is not None else np.ones(table.num_rows, dtype=bool)
+        self.late_dropped += int((~keep).sum())
+        if len(adm.closed_buffered) and buffered is not None:
+            left = np.ones(buffered.num_rows, dtype=bool)
+            left[adm.closed_buffered] = False
+            self.closed.append(self._windowed(buffered.take(pa.array(adm.closed_buffered)),
+                                              adm.buffered_start, adm.buffered_end))
+            self.rows = [buffered.filter(pa.array(left))]
+        if len(adm.closed_batch):
+            self.closed.append(self._windowed(table.take(pa.array(adm.closed_batch)),
+                                              adm.batch_start, adm.batch_end))
+            keep = keep.copy()
+            keep[adm.closed_batch] = False
+        table = table.filter(pa.array(keep))
         if table.num_rows:
             self.rows.append(table)
         return ()
 
+    def _windowed(self, rows: pa.Table, starts: np.ndarray, ends: np.ndarray) -> pa.Table:
+        names = rows.column_names
+        rows = rows.set_column(names.index(self.start_key), self.start_key,
+                               pa.array(starts, _TS))
+        return rows.set_column(names.index(self.end_key), self.end_key, pa.array(ends, _TS))
+
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         before = self.timers.move_watermark(wm.timestamp)
+        ready: list[pa.Table] = []
+        if self.closed:
+            closed = pa.concat_tables(self.closed)
+            due = self.timers.fired(millis(closed[self.end_key].combine_chunks()) - 1)
+            ready = [closed.filter(pa.array(due))]
+            self.closed = [closed.filter(pa.array(~due))] if not due.all() else []
         if not self.rows:
-            return ()
+            return self._aggregate(ready, before)
         table = pa.concat_tables(self.rows).combine_chunks()
         others = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
         ts = millis(table[self.start_key].combine_chunks())
@@ -310,16 +337,20 @@ class SessionAggregateOperator(Operator):
         fire_session = self.timers.fired(ends - 1)
         fire_row = fire_session[sid]
         if not fire_row.any():
-            return ()
+            return self._aggregate(ready, before)
         sorted_table = table.take(pa.array(order))
         done = sorted_table.filter(pa.array(fire_row))
         self.rows = [sorted_table.filter(pa.array(~fire_row))]
         sid_done = sid[fire_row]
-        names = done.column_names
-        done = done.set_column(names.index(self.start_key), self.start_key,
-                               pa.array(starts[sid_done], _TS))
-        done = done.set_column(names.index(self.end_key), self.end_key,
-                               pa.array(ends[sid_done], _TS))
+        ready.append(self._windowed(done, starts[sid_done], ends[sid_done]))
+        return self._aggregate(ready, before)
+
+    def _aggregate(self, ready: list[pa.Table], before: int) -> Iterable[pa.RecordBatch]:
+        """The results of the closed sessions' rows (window columns set)."""
+        ready = [t for t in ready if t.num_rows]
+        if not ready:
+            return ()
+        done = pa.concat_tables(ready).combine_chunks()
         groups = self.partials.aggregate(done)
         distinct = {j: self.partials.distinct_values(done, j) for j in self.partials.distinct}
         order_out = pc.sort_indices(groups, sort_keys=[(self.end_key, "ascending")] + [
@@ -330,47 +361,9 @@ class SessionAggregateOperator(Operator):
         return (with_meta(batch, np.full(batch.num_rows, before, dtype=np.int64)),)
 
     def snapshot_state(self) -> Mapping[str, object]:
-        return {"buffered_rows": sum(t.num_rows for t in self.rows),
+        return {"buffered_rows": sum(t.num_rows for t in self.rows) +
+                sum(t.num_rows for t in self.closed),
                 "late_records_dropped": self.late_dropped}
-
-
-def late_rows_kept(buffered: list[pa.Table], table: pa.Table, keys: list[str], time_col: str,
-                   gap: int, row_wm: np.ndarray | None) -> np.ndarray | None:
-    """Session lateness as Flink's merging windows judge it: a row whose own window [t, t + gap)
-    has passed the watermark (before it) is kept when that window touches an open session of
-    its key (one whose end - 1 is still ahead of that watermark): the merged session has not
-    fired. None when no row is behind."""
-    if row_wm is None or table.num_rows == 0:
-        return None
-    ts = millis(table[time_col].combine_chunks()).astype(np.int64)
-    behind = ts + gap - 1 <= row_wm
-    if not behind.any():
-        return None
-    on_time = table.filter(pa.array(~behind))
-    pool = pa.concat_tables([*(b.select([*keys, time_col]) for b in buffered),
-                             on_time.select([*keys, time_col])]) \
-        if buffered or on_time.num_rows else None
-    keep = ~behind
-    if pool is None or pool.num_rows == 0:
-        return keep
-    both = pa.concat_tables([pool, table.select([*keys, time_col])])
-    ids = _dense_ids(both, keys)
-    pool_ids, row_ids = ids[:pool.num_rows], ids[pool.num_rows:]
-    pts = millis(pool[time_col].combine_chunks()).astype(np.int64)
-    order = np.lexsort((pts, pool_ids))
-    change = np.zeros(len(order), dtype=bool)
-    change[1:] = pool_ids[order][1:] != pool_ids[order][:-1]
-    sid, starts, ends = sessions(change, pts[order], gap)
-    first_of_session = np.r_[0, np.flatnonzero(np.diff(sid)) + 1] if len(sid) else \
-        np.zeros(0, np.int64)
-    session_key = pool_ids[order][first_of_session]
-    # One step per row behind the watermark (rare), over its key's open sessions.
-    for r in np.flatnonzero(behind).tolist():
-        mine = session_key == row_ids[r]
-        t, wm = int(ts[r]), int(row_wm[r])
-        if np.any(mine & (starts <= t + gap) & (ends >= t) & (ends - 1 > wm)):
-            keep[r] = True
-    return keep
 
 
 def _dense_ids(table: pa.Table, names: list[str]) -> np.ndarray:
