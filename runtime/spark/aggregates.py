@@ -12,13 +12,18 @@ from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime.spark.expressions import spark_type
 
 
-def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataType) -> Any:
-    """``call`` over the prepared column ``arg`` (rows where column ``flag`` holds, if any)."""
+def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataType,
+               over: Any = None) -> Any:
+    """``call`` over the prepared column ``arg`` (rows where column ``flag`` holds, if any);
+    with ``over`` (a window spec) each aggregate runs over that window, before any cast."""
     from pyspark.sql import functions as F
+
+    def w(c: Any) -> Any:
+        return c if over is None else c.over(over)
 
     t = spark_type(out)
     if call.func == "count_star":
-        return F.count(F.lit(1)) if flag is None else F.count(F.when(F.col(flag), 1))
+        return w(F.count(F.lit(1)) if flag is None else F.count(F.when(F.col(flag), 1)))
     if not arg:
         msg = f"{call.sql()} has no argument"
         raise NotSupportedError(msg)
@@ -26,6 +31,10 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
     if flag is not None:
         value = F.when(F.col(flag), value)
     if call.distinct and call.func in ("count", "sum", "avg"):
+        if over is not None:
+            msg = f"{call.sql()} over a window has no Spark translation (Spark has no " \
+                  "DISTINCT window aggregates)"
+            raise NotSupportedError(msg)
         if call.func == "count":
             return F.countDistinct(value)
         total = F.sum_distinct(value)
@@ -34,14 +43,14 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
         n = F.countDistinct(value)
         return avg_column(total, n, out)
     if call.func == "count":
-        return F.count(value)
+        return w(F.count(value))
     if call.func == "sum":
-        return F.sum(value).cast(t)
+        return w(F.sum(value)).cast(t)
     if call.func == "min":
-        return F.min(value).cast(t)
+        return w(F.min(value)).cast(t)
     if call.func == "max":
-        return F.max(value).cast(t)
-    return avg_column(F.sum(value), F.count(value), out)
+        return w(F.max(value)).cast(t)
+    return avg_column(w(F.sum(value)), w(F.count(value)), out)
 
 
 def agg_inputs(aggs: tuple[AggCall, ...], exprs: list[Expr]

@@ -174,7 +174,8 @@ class SparkStreamingJob(SparkJob):
     def _op_window_assign(self, op: WindowAssignSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
 
-        if op.window_kind == "session":
+        if op.window_kind == "session" or not op.drop_late:
+            # (on its own, not under a windowed aggregate, the TVF is a projection)
             return super()._op_window_assign(op, df)
         # Spark's append mode needs the aggregation grouped by a window on the watermarked
         # event time: window_start holds the window struct until the aggregate is done.

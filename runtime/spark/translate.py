@@ -431,8 +431,9 @@ class SparkJob:
         cols = [F.col(c) for c in df.columns]
         for j, (a, (s, f)) in enumerate(zip(op.aggs, slots)):
             agg = agg_column(a, names[s] if s is not None else None,
-                             names[f] if f is not None else None, out.field(width + j).type)
-            cols.append(agg.over(spec).alias(f"c{width + j}"))
+                             names[f] if f is not None else None, out.field(width + j).type,
+                             over=spec)
+            cols.append(agg.alias(f"c{width + j}"))
         return prepared.select(*cols)
 
     # -- running ----------------------------------------------------------------------------
