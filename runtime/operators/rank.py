@@ -52,8 +52,24 @@ def dense_ids(columns: list[pa.Array], n: int) -> np.ndarray:
         codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
     if len(codes) == 1:
         return codes[0]
-    _, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64)
+    # Mixed radix: one integer per combination, then made dense by a hash (no row sort).
+    combined = codes[0]
+    for code in codes[1:]:
+        card = int(code.max()) + 1 if len(code) else 1
+        top = int(combined.max()) if len(combined) else 0
+        if top >= (1 << 62) // card:
+            combined = _dense(combined)
+            top = int(combined.max()) if len(combined) else 0
+            if top >= (1 << 62) // card:  # (cannot happen with fewer than 2**31 rows)
+                _, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+                return inverse.reshape(-1).astype(np.int64)
+        combined = combined * card + code
+    return _dense(combined)
+
+
+def _dense(values: np.ndarray) -> np.ndarray:
+    enc = pc.dictionary_encode(pa.array(values))
+    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def row_numbers(pids: np.ndarray, order: list[tuple[pa.Array, SortKey]], seq: np.ndarray,
