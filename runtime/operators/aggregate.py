@@ -43,6 +43,11 @@ class _Accumulator:
         self.arg_type = arg_type
         self.object_values = pa.types.is_decimal(arg_type) or not (
             pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type))
+        # SUM/AVG of DECIMAL: exact unscaled integers (value * 10^scale) in an int64 array,
+        # turned into Python ints only if a sum outgrows int64 (see add_unscaled).
+        self.unscaled = pa.types.is_decimal(arg_type) and self.func in ("sum", "avg") and \
+            not call.distinct and pa.types.is_decimal128(sum_type(arg_type))
+        self.big = False
         self.count = np.zeros(0, dtype=np.int64)  # signed count of non-null inputs
         # MIN/MAX of numbers and times live in typed numpy arrays (times as int64).
         # MIN/MAX over an updating input keep every value with its multiplicity per group
@@ -66,6 +71,8 @@ class _Accumulator:
             self.func in ("count", "sum", "avg") else None
 
     def _empty(self, n: int) -> np.ndarray:
+        if self.unscaled and not self.big:
+            return np.zeros(n, dtype=np.int64)
         if self.object_values:
             out = np.empty(n, dtype=object)
             out[:] = 0
@@ -84,6 +91,20 @@ class _Accumulator:
             self.value = np.concatenate([self.value, np.zeros(extra, dtype=self.np_type)])
         elif self.func in ("min", "max"):
             self.value = np.concatenate([self.value, np.empty(extra, dtype=object)])
+
+    def add_unscaled(self, slots: np.ndarray, part: pa.Array) -> None:
+        """Add a decimal128 column (no nulls) to the unscaled sums at ``slots``."""
+        values = unscaled_ints(part)
+        if values.dtype == np.int64 and not self.big:
+            old = self.value[slots]
+            new = old + values
+            if not (((old ^ new) & (values ^ new)) < 0).any():  # no int64 overflow
+                self.value[slots] = new
+                return
+        if not self.big:
+            self.big = True
+            self.value = self.value.astype(object)
+        self.value[slots] = self.value[slots] + values.astype(object)
 
     def reset(self, slots: np.ndarray) -> None:
         self.count[slots] = 0
@@ -104,6 +125,14 @@ class _Accumulator:
         if self.func in ("min", "max"):
             return pa.array(self.value[slots], out_type, mask=null)
         total = self.value[slots]
+        if self.unscaled:
+            sums = decimal_from_unscaled(total, sum_type(self.arg_type), null)
+            if self.func == "sum":
+                return sums.cast(out_type, safe=False)
+            safe_count = np.where(null, 1, count)
+            counts = pa.array(safe_count, pa.int64()).cast(pa.decimal128(20, 0))
+            res = kernel_for("divide")([sums, counts], [None, None], out_type)
+            return pc.if_else(pa.array(null), pa.nulls(len(null), out_type), res)
         if self.func == "sum":
             sums = pa.array(total, sum_type(self.arg_type), mask=null)
             return sums.cast(out_type, safe=False)
@@ -120,6 +149,37 @@ class _Accumulator:
             return pc.if_else(pa.array(null), pa.nulls(len(null), out_type), res)
         return pa.array(total.astype(np.float64) / safe_count, pa.float64(),
                         mask=null).cast(out_type)
+
+
+def unscaled_ints(part: pa.Array) -> np.ndarray:
+    """A decimal128 array's unscaled values (value * 10^scale): int64 when every value fits,
+    else Python ints (object array). Read from the 16-byte little-endian buffer, no copy."""
+    n = len(part)
+    words = np.frombuffer(part.buffers()[1], dtype=np.int64)[2 * part.offset:
+                                                              2 * (part.offset + n)]
+    low, high = words[0::2], words[1::2]
+    if np.array_equal(high, low >> 63):
+        return low.copy()
+    return np.array([int(h) * (1 << 64) + (int(lo) & ((1 << 64) - 1))
+                     for lo, h in zip(low.tolist(), high.tolist())], dtype=object)
+
+
+def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarray
+                          ) -> pa.Array:
+    """The decimal128 array of unscaled ``total`` (int64 or Python ints), NULL where ``null``."""
+    n = len(total)
+    if total.dtype == np.int64:
+        words = np.empty(2 * n, dtype=np.int64)
+        words[0::2] = total
+        words[1::2] = total >> 63
+    else:
+        words = np.array([w for v in total.tolist() for w in (
+            ((int(v) & ((1 << 64) - 1)) ^ (1 << 63)) - (1 << 63),
+            int(v) >> 64)], dtype=np.int64)
+    out = pa.Array.from_buffers(dtype, n, [None, pa.py_buffer(words.tobytes())])
+    if null.any():
+        out = pc.if_else(pa.array(~null), out, pa.nulls(n, dtype))
+    return out
 
 
 class GroupAggregateOperator(Operator):
@@ -294,7 +354,10 @@ class GroupAggregateOperator(Operator):
             if acc.distinct is not None or acc.multiset is not None:
                 continue
             acc.count[slots] += grouped.column(f"n{j}_sum").to_numpy()
-            if call.func in ("sum", "avg"):
+            if call.func in ("sum", "avg") and acc.unscaled:
+                part = grouped.column(f"v{j}_sum").combine_chunks()
+                acc.add_unscaled(slots, pc.fill_null(part, pa.scalar(0).cast(part.type)))
+            elif call.func in ("sum", "avg"):
                 part = grouped.column(f"v{j}_sum")
                 part = pc.fill_null(part, pa.scalar(0, part.type) if not
                                     pa.types.is_decimal(part.type) else pa.scalar(0).cast(
