@@ -20,6 +20,7 @@ from sqlengine.optimizer.rules.merge_projections import MergeProjections
 from sqlengine.optimizer.rules.merge_unions import MergeUnions
 from sqlengine.optimizer.rules.prune_projections import PruneProjections
 from sqlengine.optimizer.rules.push_down_filters import PushDownFilters
+from sqlengine.optimizer.rules.push_down_semi_joins import PushDownSemiJoins
 from sqlengine.optimizer.rules.reorder_joins import ReorderJoins
 from sqlengine.optimizer.streamgraph import build_stream_graph
 from sqlengine.plan.nodes import LogicalPlan
@@ -31,6 +32,8 @@ RULES: tuple[OptimizerRule, ...] = (
     FoldConstants(),
     # Filters move down before pruning, so pruning sees where each column is really needed.
     PushDownFilters(),
+    # An IN / EXISTS test filters the join input it reads before that input is joined on.
+    PushDownSemiJoins(),
     # With WHERE's conditions in the joins, joins no condition connects are put last.
     ReorderJoins(),
     # A filter on a row number, once pushed onto its ranking, becomes a Top-N limit; this

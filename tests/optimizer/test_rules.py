@@ -17,7 +17,10 @@ RULE_BY_NAME = {r.name: r for r in RULES}
 # bound plan with these applied first.
 PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters"),
                  "merge_unions": ("merge_projections",),
-                 "reorder_joins": ("push_down_filters",)}
+                 "reorder_joins": ("push_down_filters",),
+                 "push_down_semi_joins": ("decorrelate",)}
+# Options a rule's fixtures run under (besides none).
+OPTIONS = {"push_down_semi_joins": {"execution.runtime-mode": "batch"}}
 
 
 def _cases() -> list[tuple[str, Case]]:
@@ -34,9 +37,10 @@ CASES = _cases()
 @pytest.mark.parametrize(("rule", "case"), CASES, ids=[f"{r}:{c.name}" for r, c in CASES])
 def test_rule(rule: str, case: Case, update_golden: bool) -> None:
     before = plan_of(case.input)
+    ctx = RuleContext(dict(OPTIONS.get(rule, {})))
     for name in PREREQUISITES.get(rule, ()):
-        before = RULE_BY_NAME[name].apply(before, RuleContext()).data
-    after = RULE_BY_NAME[rule].apply(before, RuleContext()).data
+        before = RULE_BY_NAME[name].apply(before, ctx).data
+    after = RULE_BY_NAME[rule].apply(before, ctx).data
     text = f"-- before\n{show(before)}\n-- after\n{show(after)}"
     if update_golden:
         update_case(FIXTURES / f"{rule}.slt", case.name, text)
