@@ -23,6 +23,19 @@ def catalog() -> Catalog:
     return cat
 
 
+def sized_catalog() -> Catalog:
+    """:func:`catalog`'s t and u as datagen tables of known size (t: 1,000 rows, u: 100,000),
+    for rules that consult the estimates."""
+    cat = Catalog()
+    base = catalog()
+    for name, rows in (("t", 1000), ("u", 100_000)):
+        table = base.table(name)
+        assert table is not None
+        cat.add_table(TableDef(name, table.schema, (("connector", "datagen"),
+                                                     ("number-of-rows", str(rows)))))
+    return cat
+
+
 def plan_of(sql: str, cat: Catalog | None = None) -> LogicalPlan:
     """The bound (unoptimized) plan of a query over :func:`catalog`."""
     q = QueryText(sql, 0)

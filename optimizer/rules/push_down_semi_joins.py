@@ -6,14 +6,17 @@ before the IN test drops all but a few dozen of them (TPC-H q18). The test reads
 columns, so it can filter orders first: a semi or anti join whose left keys and condition read
 only one input of an inner join below it moves onto that input (for a LEFT join, only onto its
 left input, whose rows it keeps whole). Whether a row passes depends on that input's columns
-alone, so the rows out are the same. Batch mode only: in streaming mode the move would make
-the join below take an updating input.
+alone, so the rows out are the same. It moves only where the estimates say the input has fewer
+rows than the join's output (the join multiplies rows, so testing first saves work): in TPC-H
+q21 the joins below cut lineitem down, and testing all of lineitem first was 2.5x slower.
+Batch mode only: in streaming mode the move would make the join below take an updating input.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from sqlengine.optimizer.estimates import Estimator
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 from sqlengine.plan.expressions import Expr, remap_columns
 from sqlengine.plan.nodes import Join, LogicalPlan
@@ -25,12 +28,12 @@ class PushDownSemiJoins(OptimizerRule):
     of the input its condition reads.
 
     Example:
-        >>> from tests.plans import plan_of, show
+        >>> from tests.plans import plan_of, show, sized_catalog
         >>> from sqlengine.optimizer.rules.decorrelate import Decorrelate
         >>> ctx = RuleContext({"execution.runtime-mode": "batch"})
         >>> plan = Decorrelate().apply(plan_of(
         ...     "SELECT t.a, u.e FROM t JOIN u ON t.a = u.a "
-        ...     "WHERE t.b IN (SELECT b FROM t AS t2)"), ctx).data
+        ...     "WHERE t.b IN (SELECT b FROM t AS t2)", sized_catalog()), ctx).data
         >>> print(show(PushDownSemiJoins().apply(plan, ctx).data))
         Project: a, e
           Join: inner, on=[a = a]
@@ -47,10 +50,11 @@ class PushDownSemiJoins(OptimizerRule):
     def rewrite(self, node: LogicalPlan, ctx: RuleContext) -> Transformed[LogicalPlan]:
         if ctx.options.get("execution.runtime-mode", "streaming").lower() != "batch":
             return Transformed.no(node)
-        return transform_down(node, _push)
+        estimator = Estimator()
+        return transform_down(node, lambda n: _push(n, estimator))
 
 
-def _push(node: LogicalPlan) -> Transformed[LogicalPlan]:
+def _push(node: LogicalPlan, estimator: Estimator) -> Transformed[LogicalPlan]:
     if not (isinstance(node, Join) and node.kind in ("semi", "anti")):
         return Transformed.no(node)
     below = node.left
@@ -80,6 +84,8 @@ def _push(node: LogicalPlan) -> Transformed[LogicalPlan]:
     condition: Expr | None = None if node.condition is None else \
         remap_columns(node.condition, mapping)
     target = below.left if side == 0 else below.right
+    if not estimator.estimate(target).rows < estimator.estimate(below).rows:
+        return Transformed.no(node)
     moved = Join(target, node.right, node.kind, keys, node.right_keys, condition)
     new_below = replace(below, left=moved) if side == 0 else replace(below, right=moved)
     return Transformed.yes(new_below)

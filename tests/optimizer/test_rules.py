@@ -8,7 +8,7 @@ import pytest
 
 from sqlengine.optimizer import RULES, optimize
 from sqlengine.optimizer.rule import RuleContext
-from tests.plans import plan_of, show
+from tests.plans import plan_of, show, sized_catalog
 from tests.slt import Case, read_cases, update_case
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "optimizer"
@@ -21,6 +21,8 @@ PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters"),
                  "push_down_semi_joins": ("decorrelate",)}
 # Options a rule's fixtures run under (besides none).
 OPTIONS = {"push_down_semi_joins": {"execution.runtime-mode": "batch"}}
+# Rules that consult the estimates see tables of known size.
+SIZED = {"push_down_semi_joins"}
 
 
 def _cases() -> list[tuple[str, Case]]:
@@ -36,7 +38,7 @@ CASES = _cases()
 
 @pytest.mark.parametrize(("rule", "case"), CASES, ids=[f"{r}:{c.name}" for r, c in CASES])
 def test_rule(rule: str, case: Case, update_golden: bool) -> None:
-    before = plan_of(case.input)
+    before = plan_of(case.input, sized_catalog() if rule in SIZED else None)
     ctx = RuleContext(dict(OPTIONS.get(rule, {})))
     for name in PREREQUISITES.get(rule, ()):
         before = RULE_BY_NAME[name].apply(before, ctx).data
