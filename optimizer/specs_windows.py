@@ -9,6 +9,7 @@ from typing import ClassVar
 from sqlengine.optimizer.specs import OperatorSpec, exprs_text
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import AggCall, Expr
+from sqlengine.plan.match import MatchSpec
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -201,3 +202,17 @@ class IntervalJoinSpec(OperatorSpec):
     def label(self) -> str:
         return (f"IntervalJoin({self.join_kind}, {self.lower} ms <= left time - right "
                 f"time <= {self.upper} ms)")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchRecognizeSpec(OperatorSpec):
+    """MATCH_RECOGNIZE per PARTITION BY key (sqlengine/plan/match.py)."""
+
+    type_name: ClassVar[str] = "match_recognize"
+
+    spec: MatchSpec
+    input_schema: N.Schema
+    text: str
+
+    def label(self) -> str:
+        return f"MatchRecognize({self.text})"

@@ -40,11 +40,21 @@ class SelectBinder(ClauseBinder):
         self.binder.subqueries.ctes = ctes
         if from_ is not None:
             rel = relations.from_item(from_.this, ctes)
+            match = node.args.get("match")
+            if match is not None:
+                if node.args.get("joins"):
+                    raise self.error(NotSupportedError, "MATCH_RECOGNIZE over a join: put "
+                                     "the join in a subquery or view", match)
+                from sqlengine.bind_match import MatchBinder
+
+                rel = MatchBinder(self.binder).bind(rel, match)
             for join in node.args.get("joins") or []:
                 rel = relations.join(rel, join, ctes)
         else:
             if node.args.get("joins"):
                 raise self.error(BindError, "JOIN without FROM", node)
+            if node.args.get("match") is not None:
+                raise self.error(BindError, "MATCH_RECOGNIZE without FROM", node)
             rel = Relation(Values(((),), Schema(())), Scope(()))
 
         self.binder.subqueries.ctes = ctes  # (FROM's own subqueries may have changed it)

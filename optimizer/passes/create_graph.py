@@ -27,6 +27,7 @@ from sqlengine.optimizer.specs import (
 )
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
+    MatchRecognizeSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
     SessionAssignSpec,
@@ -129,6 +130,20 @@ class _Translator:
                 return self._window_tvf(plan)
             case N.Rank():
                 return self._rank(plan)
+            case N.MatchRecognize():
+                child = self.translate(plan.input)
+                if child.op.updating:
+                    msg = "MATCH_RECOGNIZE needs an insert-only input (as in Flink)"
+                    raise NotSupportedError(msg)
+                fields = plan.input.schema.fields
+                keys = tuple(ColumnRef(i, fields[i].name, fields[i].type)
+                             for i in plan.spec.partition)
+                exchange = Exchange(Partitioning.HASH, keys) if keys \
+                    else Exchange(Partitioning.SINGLE)
+                mr = MatchRecognizeSpec(
+                    schema=plan.schema, spec=plan.spec, input_schema=plan.input.schema,
+                    text=plan.explain_label().removeprefix("MatchRecognize: "))
+                return PhysicalNode(mr, ((child, exchange),))
             case N.OverAggregate():
                 child = self.translate(plan.input)
                 if child.op.updating:

@@ -31,6 +31,7 @@ from sqlengine.optimizer.specs import (
 )
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
+    MatchRecognizeSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
     SessionAssignSpec,
@@ -47,6 +48,7 @@ from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.deduplicate import FirstRowOperator
 from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
 from sqlengine.runtime.operators.join import JoinOperator
+from sqlengine.runtime.operators.match_recognize import MatchRecognizeOperator
 from sqlengine.runtime.operators.over import OverAggregateOperator
 from sqlengine.runtime.operators.range_sort import (
     OrderedConcatOperator,
@@ -188,6 +190,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case WindowTopNSpec():
             return WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,
                                       spec.end_index, spec.keep)
+        case MatchRecognizeSpec():
+            return MatchRecognizeOperator(spec.spec, spec.input_schema.to_arrow(), schema)
         case OverAggregateSpec():
             return OverAggregateOperator(spec.partition, spec.time_index, spec.frame,
                                          spec.preceding, spec.aggs, schema)

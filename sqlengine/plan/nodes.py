@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pyarrow as pa
 
 from sqlengine.errors import PlanError
+from sqlengine.plan.match import Bound, MatchSpec
 from sqlengine.types import type_name
 
 if TYPE_CHECKING:
@@ -613,3 +614,40 @@ class OverAggregate(UnaryPlan):
         aggs = ", ".join(a.sql() for a in self.aggs)
         return (f"OverAggregate: PARTITION BY {part} ORDER BY {ts} {self.frame.upper()} "
                 f"BETWEEN {start} PRECEDING AND CURRENT ROW, aggs=[{aggs}]")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecognize(UnaryPlan):
+    """``MATCH_RECOGNIZE``: rows of each PARTITION BY key in time order, matched against a
+    pattern; one row per match (the partition columns, then the measures). See
+    sqlengine/plan/match.py for ``spec``."""
+
+    input: LogicalPlan
+    spec: MatchSpec
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        fields = self.input.schema.fields
+        part = tuple(replace(fields[i], rowtime=False, proctime=False)
+                     for i in self.spec.partition)
+        width = len(fields)
+        from sqlengine.plan.expressions import ColumnRef
+
+        def rowtime(b: Bound) -> bool:  # MATCH_ROWTIME() is an event-time attribute
+            e = b.expr
+            return isinstance(e, ColumnRef) and e.index >= width and \
+                b.navigations[e.index - width].kind == "rowtime"
+
+        measures = tuple(Field(name, b.expr.dtype, rowtime=rowtime(b))
+                         for name, b in self.spec.measures)
+        object.__setattr__(self, "schema", Schema(part + measures))
+
+    def explain_label(self) -> str:
+        fields = self.input.schema.fields
+        part = ", ".join(fields[i].name for i in self.spec.partition)
+        ts = fields[self.spec.time_index].name
+        within = f" WITHIN {_duration(self.spec.within)}" if self.spec.within else ""
+        measures = ", ".join(n for n, _ in self.spec.measures)
+        return (f"MatchRecognize: PARTITION BY [{part}] ORDER BY {ts} PATTERN "
+                f"({self.spec.pattern_text()}){within} AFTER MATCH SKIP "
+                f"{self.spec.skip_text()}, measures=[{measures}]")

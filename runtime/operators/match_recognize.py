@@ -1,0 +1,410 @@
+"""MatchRecognizeOperator: MATCH_RECOGNIZE over each PARTITION BY key's rows in time order,
+with the semantics of Flink's CEP library (which Flink's SQL translates the clause into).
+
+Rows wait until the watermark passes their time (a row at or behind the watermark is late and
+dropped, as Flink's CepOperator does), then go through the key's automaton in (time, arrival)
+order. The automaton follows Flink's NFA compiled from the pattern, variable by variable:
+
+- a variable's first ``low`` rows are mandatory (the row must satisfy its DEFINE condition);
+  after that, up to ``high``, a row satisfying the condition is taken (TAKE) and the match may
+  also move on to the next variable with the same row (PROCEED) — for a greedy quantifier only
+  when the row does not satisfy the condition, for a reluctant one and for ``?`` always (both
+  branches live);
+- every row may start a match; a match completes when its last variable has its rows;
+- a completed match is emitted once no partial match that started earlier is alive (the CEP
+  library's rule; one that started with the same row does not hold it back), and then AFTER MATCH SKIP discards partial and completed matches: PAST LAST
+  ROW those that started at or before the match's last row, TO NEXT ROW those that started at or
+  before its first, TO FIRST / LAST v those that started before that row of v;
+- WITHIN drops a partial match once a row (or the watermark) is as far from its first row as
+  the interval.
+
+DEFINE conditions are evaluated on the candidate row with the partial match as context
+(``A.price`` is the last row mapped to A, the candidate included when it is being tried as A;
+LAST / FIRST with offsets; aggregates over a variable's rows kept as running values on the
+match's chain of rows), as Python per row (runtime/row_eval.py): the automaton is sequential.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
+import pyarrow as pa
+
+from sqlengine.errors import ExecutionError
+from sqlengine.plan.match import UNBOUNDED, Bound, MatchSpec, Navigation
+from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
+from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.row_eval import RowFn, compile_row
+
+_MAX = np.iinfo(np.int64).max
+
+
+class _Node:
+    """One row mapped into a (partial) match: a chain back to the match's first row, as the
+    CEP library's shared buffer; ``aggs`` are the running aggregate states after this row."""
+
+    __slots__ = ("aggs", "length", "prev", "row", "var")
+
+    def __init__(self, row: int, var: str, prev: _Node | None, aggs: tuple) -> None:
+        self.row = row
+        self.var = var
+        self.prev = prev
+        self.aggs = aggs
+        self.length = 1 if prev is None else prev.length + 1
+
+
+@dataclass
+class _Partial:
+    start: int  # the first row's sequence number
+    start_time: int
+    pos: int  # the pattern variable being matched
+    count: int  # rows mapped to it so far
+    last: _Node | None
+
+
+@dataclass
+class _Key:
+    """One PARTITION BY key: its released rows, partial and completed matches."""
+
+    rows: dict[int, tuple]
+    times: dict[int, int]
+    partials: list[_Partial]
+    completed: list[tuple[int, int, _Node]]  # (start, completion order, last node)
+
+
+class _Agg:
+    """A running aggregate's state: (count, sum, min, max) of the values seen."""
+
+    @staticmethod
+    def add(state: tuple | None, value: object) -> tuple:
+        if state is None:
+            state = (0, 0, None, None)
+        if value is None:
+            return state
+        n, s, lo, hi = state
+        return (n + 1, s + value, value if lo is None or value < lo else lo,  # type: ignore
+                value if hi is None or value > hi else hi)  # type: ignore[operator]
+
+
+class MatchRecognizeOperator(Operator):
+    name = "MatchRecognize"
+
+    def __init__(self, spec: MatchSpec, input_schema: pa.Schema, schema: pa.Schema) -> None:
+        self.spec = spec
+        self.schema = schema
+        self.input_types = [f.type for f in input_schema]
+        self.width = len(input_schema)
+        self.pattern = spec.pattern
+        self.last_pos = len(spec.pattern) - 1
+        defines = dict(spec.defines)
+        # Every navigation of every expression; aggregates get a slot in the chain's state.
+        self.agg_slots: list[Navigation] = []
+        self.agg_inner: list[RowFn | None] = []  # each slot's argument (None: COUNT(*))
+        self.completions = 0
+        self.defines: dict[str, tuple[RowFn, list[_Nav]]] = {
+            name: self._compile(b) for name, b in defines.items()}
+        self.measures = [self._compile(b) for _, b in spec.measures]
+        self.keys: dict[tuple, _Key] = {}
+        self.waiting: list[tuple[tuple, int, int, tuple]] = []  # (key, time, seq, row)
+        self.seq = 0
+        self.processed = 0
+        self.watermark = np.iinfo(np.int64).min
+        self.late_dropped = 0
+
+    # -- compiling -------------------------------------------------------------------------
+    def _compile(self, b: Bound) -> tuple[RowFn, list[_Nav]]:
+        types = [*self.input_types, *(n.type for n in b.navigations)]
+        navs = []
+        for n in b.navigations:
+            slot = -1
+            inner = compile_row(n.expr, self.input_types) if n.expr is not None else None
+            if n.kind == "agg":
+                slot = len(self.agg_slots)
+                self.agg_slots.append(n)
+                self.agg_inner.append(inner)
+            navs.append(_Nav(n, inner, slot))
+        return compile_row(b.expr, types), navs
+
+    # -- input -----------------------------------------------------------------------------
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        data = data_part(batch)
+        if data.num_rows == 0:
+            return ()
+        times = millis(data.column(self.spec.time_index))
+        wm = row_watermarks(batch)
+        late = times <= (wm if wm is not None else self.watermark)
+        self.late_dropped += int(late.sum())
+        cols = [c.to_pylist() for c in data.columns]
+        part = self.spec.partition
+        for i, row in enumerate(zip(*cols)):
+            if late[i]:
+                continue
+            key = tuple(row[p] for p in part)
+            self.waiting.append((key, int(times[i]), self.seq, row))
+            self.seq += 1
+        return ()
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        self.watermark = max(self.watermark, wm.timestamp)
+        return self._release(self.watermark)
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        return self._release(_MAX)
+
+    def _release(self, watermark: int) -> list[pa.RecordBatch]:
+        due = [w for w in self.waiting if w[1] <= watermark]
+        if not due:
+            out: list[tuple] = []
+        else:
+            self.waiting = [w for w in self.waiting if w[1] > watermark]
+            due.sort(key=lambda w: (w[1], w[2]))
+            out = []
+            for key, t, _, row in due:
+                state = self.keys.get(key)
+                if state is None:
+                    state = self.keys[key] = _Key({}, {}, [], [])
+                # Rows are numbered in the order they enter the automaton, (time, arrival):
+                # "started before" and the skip strategies compare these numbers.
+                self.processed += 1
+                out += self._step(key, state, self.processed, t, row)
+        # The watermark moves the automata's time too: WITHIN times out partial matches.
+        if self.spec.within is not None:
+            for key, state in list(self.keys.items()):
+                out += self._advance_time(key, state, watermark)
+        if not out:
+            return []
+        cols = list(zip(*out))
+        arrays = [pa.array(list(c), f.type) for c, f in zip(cols, self.schema)]
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        stamp = min(watermark, self.watermark) if watermark != _MAX else self.watermark
+        return [with_meta(batch, np.full(batch.num_rows, stamp, dtype=np.int64))]
+
+    # -- the automaton ---------------------------------------------------------------------
+    def _step(self, key: tuple, st: _Key, seq: int, t: int, row: tuple) -> list[tuple]:
+        st.rows[seq] = row
+        st.times[seq] = t
+        if self.spec.within is not None:
+            st.partials = [p for p in st.partials if t - p.start_time < self.spec.within]
+        moved: list[_Partial] = []
+        for p in [*st.partials, _Partial(seq, t, 0, 0, None)]:
+            for nxt, done in self._advance(st, p, seq, row):
+                if done:
+                    assert nxt.last is not None
+                    st.completed.append((nxt.start, self.completions, nxt.last))
+                    self.completions += 1
+                else:
+                    moved.append(nxt)
+        st.partials = moved
+        out = self._emit(key, st)
+        self._forget(st)
+        return out
+
+    def _advance(self, st: _Key, p: _Partial, seq: int, row: tuple
+                 ) -> list[tuple[_Partial, bool]]:
+        """The partial match's successors after the row (each says whether it completed)."""
+        out: list[tuple[_Partial, bool]] = []
+        pos, count = p.pos, p.count
+        while True:
+            var = self.pattern[pos]
+            can_take = var.high == UNBOUNDED or count < var.high
+            ok = can_take and self._accepts(st, p.last, var.name, seq, row)
+            if ok:
+                node = self._node(st, p.last, seq, var.name, row)
+                taken = _Partial(p.start, p.start_time, pos, count + 1, node)
+                if pos == self.last_pos and count + 1 >= var.low and \
+                        (not var.greedy or count + 1 == var.high):
+                    out.append((taken, True))
+                else:
+                    out.append((taken, False))
+            # PROCEED to the next variable with this same row (an epsilon move).
+            if count < var.low or pos == self.last_pos:
+                break
+            # (Flink compiles ``?`` as a plain optional: both branches live, greedy or not)
+            if var.greedy and ok and can_take and (var.low, var.high) != (0, 1):
+                break
+            pos, count = pos + 1, 0
+        return out
+
+    def _accepts(self, st: _Key, last: _Node | None, var: str, seq: int, row: tuple) -> bool:
+        found = self.defines.get(var)
+        if found is None:
+            return True
+        fn, navs = found
+        values = [n.value(self, st, last, var, seq, row) for n in navs]
+        return fn([*row, *values]) is True
+
+    def _node(self, st: _Key, prev: _Node | None, seq: int, var: str, row: tuple) -> _Node:
+        aggs = prev.aggs if prev is not None else (None,) * len(self.agg_slots)
+        if self.agg_slots:
+            new = list(aggs)
+            for k, nav in enumerate(self.agg_slots):
+                if nav.var is None or nav.var == var:
+                    inner = self.agg_inner[k]
+                    new[k] = _Agg.add(new[k], 1 if inner is None else inner(row))
+            aggs = tuple(new)
+        return _Node(seq, var, prev, aggs)
+
+    def _emit(self, key: tuple, st: _Key) -> list[tuple]:
+        out: list[tuple] = []
+        while st.completed:
+            st.completed.sort(key=lambda c: (st.times[c[0]], c[0], c[1]))
+            start, _, last = st.completed[0]
+            earliest = min(((st.times[p.start], p.start) for p in st.partials), default=None)
+            if earliest is not None and not (st.times[start], start) <= earliest:
+                break
+            st.completed.pop(0)
+            out.append(self._measure(key, st, last))
+            self._skip(st, last)
+        return out
+
+    def _skip(self, st: _Key, last: _Node) -> None:
+        rows = []
+        node: _Node | None = last
+        while node is not None:
+            rows.append((node.row, node.var))
+            node = node.prev
+        rows.reverse()
+        spec = self.spec
+        if spec.skip == "past_last_row":
+            cut, inclusive = rows[-1][0], True
+        elif spec.skip == "next_row":
+            cut, inclusive = rows[0][0], True
+        else:
+            mine = [r for r, v in rows if v == spec.skip_var]
+            if not mine:
+                msg = (f"AFTER MATCH SKIP {spec.skip_text()}: no row of the match is mapped "
+                       f"to {spec.skip_var}")
+                raise ExecutionError(msg)
+            cut = mine[0] if spec.skip == "first" else mine[-1]
+            if cut == rows[0][0]:
+                msg = (f"AFTER MATCH SKIP {spec.skip_text()} would start the next match where "
+                       "this one started (an endless loop)")
+                raise ExecutionError(msg)
+            inclusive = False
+
+        def pruned(start: int) -> bool:
+            return start <= cut if inclusive else start < cut
+        st.partials = [p for p in st.partials if not pruned(p.start)]
+        st.completed = [c for c in st.completed if not pruned(c[0])]
+
+    def _advance_time(self, key: tuple, st: _Key, watermark: int) -> list[tuple]:
+        within = self.spec.within
+        assert within is not None
+        if not st.partials:
+            return []
+        st.partials = [p for p in st.partials if watermark - p.start_time < within]
+        out = self._emit(key, st)
+        self._forget(st)
+        return out
+
+    def _forget(self, st: _Key) -> None:
+        """Rows no live match can reach any more leave the key's state."""
+        keep = min([p.start for p in st.partials] + [c[0] for c in st.completed], default=None)
+        if keep is None:
+            st.rows.clear()
+            st.times.clear()
+        elif len(st.rows) > 64 and min(st.rows) < keep:
+            for r in [r for r in st.rows if r < keep]:
+                del st.rows[r]
+                del st.times[r]
+
+    def _measure(self, key: tuple, st: _Key, last: _Node) -> tuple:
+        values = list(key)
+        blank = [None] * self.width
+        for fn, navs in self.measures:
+            nav_values = [n.value(self, st, last, None, None, None) for n in navs]
+            values.append(fn([*blank, *nav_values]))
+        return tuple(values)
+
+    def snapshot_state(self) -> Mapping[str, object]:
+        return {"waiting_rows": len(self.waiting),
+                "partial_matches": sum(len(s.partials) for s in self.keys.values()),
+                "late_records_dropped": self.late_dropped}
+
+
+@dataclass
+class _Nav:
+    nav: Navigation
+    inner: RowFn | None
+    slot: int
+
+    def value(self, op: MatchRecognizeOperator, st: _Key, last: _Node | None,
+              var: str | None, seq: int | None, row: tuple | None) -> object:
+        """The navigation's value for the candidate row (``seq``, tried as ``var``) on top of
+        the chain ending at ``last``; with no candidate (MEASURES), on the chain alone."""
+        n = self.nav
+        cand = seq is not None and (n.var is None or n.var == var)
+        if n.kind == "rowtime":
+            return _timestamp(st.times[last.row]) if last is not None else None
+        if n.kind == "agg":
+            state = last.aggs[self.slot] if last is not None else None
+            if cand:
+                state = _Agg.add(state, 1 if self.inner is None else self.inner(row))  # type: ignore[arg-type]
+            return _result(n, state)
+        if n.kind == "last":
+            k = n.offset
+            if cand:
+                if k == 0:
+                    return self.inner(row) if self.inner else None  # type: ignore[arg-type]
+                k -= 1
+            node = last
+            while node is not None:
+                if n.var is None or node.var == n.var:
+                    if k == 0:
+                        return self.inner(st.rows[node.row]) if self.inner else None
+                    k -= 1
+                node = node.prev
+            return None
+        # first
+        mine = []
+        node = last
+        while node is not None:
+            if n.var is None or node.var == n.var:
+                mine.append(node.row)
+            node = node.prev
+        mine.reverse()
+        rows = [st.rows[r] for r in mine]
+        if cand:
+            rows.append(row)  # type: ignore[arg-type]
+        if n.offset < len(rows) and self.inner is not None:
+            return self.inner(rows[n.offset])
+        return None
+
+
+def _timestamp(ms: int) -> object:
+    import datetime as dt
+
+    return dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=ms)
+
+
+def _result(nav: Navigation, state: tuple | None) -> object:
+    func = nav.func
+    n = 0 if state is None else state[0]
+    if func == "count":
+        return n
+    if n == 0 or state is None:
+        return None
+    _, total, lo, hi = state
+    if func == "sum":
+        return total
+    if func == "min":
+        return lo
+    if func == "max":
+        return hi
+    t = nav.type  # avg
+    if pa.types.is_integer(t):
+        q = abs(total) // n
+        return q if total >= 0 else -q
+    if pa.types.is_decimal(t):
+        return (Decimal(total) / n).quantize(Decimal(1).scaleb(-t.scale), ROUND_HALF_UP)
+    return total / n
+
+
+def output_rows(rows: Sequence[tuple], schema: pa.Schema) -> pa.RecordBatch:
+    cols = list(zip(*rows)) if rows else [[] for _ in schema]
+    return pa.RecordBatch.from_arrays([pa.array(list(c), f.type) for c, f in zip(cols, schema)],
+                                      schema=schema)

@@ -1,0 +1,129 @@
+"""MATCH_RECOGNIZE against PyFlink 2.3: the examples of Flink's "Pattern Recognition" page
+and generated inputs (three symbols, prices a random walk; one input out of order within the
+watermark's bound) through patterns with greedy and reluctant quantifiers, every AFTER MATCH
+SKIP, WITHIN, FIRST / LAST with offsets, aggregates and MATCH_ROWTIME().
+
+Expected rows: tests/fixtures/flink/match_recognize.json (gen_match_recognize.py, PyFlink 2.3
+streaming, parallelism 1, a watermark after every row); the cases: match_cases.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+from tests.fixtures.flink.match_cases import CASES, DATA, DDL
+
+FLINK = json.loads((Path(__file__).parent.parent / "fixtures" / "flink" /
+                    "match_recognize.json").read_text())
+
+
+def _text(v: object) -> str:
+    if isinstance(v, dt.datetime):
+        text = v.replace(tzinfo=None).isoformat(sep=" ")
+        return text
+    if isinstance(v, Decimal):
+        return str(v)
+    return str(v)
+
+
+def _rows(tmp_path: Path, data: str, query: str, mode: str = "streaming",
+          options: dict[str, str] | None = None) -> list[list[str]]:
+    path = tmp_path / f"{data}.csv"
+    path.write_text("\n".join(DATA[data]) + "\n")
+    s = sqlengine.connect({"execution.runtime-mode": mode,
+                           "pipeline.auto-watermark-interval": "0", **(options or {})})
+    s.execute(DDL.format(path=path, delay=2))
+    return sorted([_text(v) for v in r.values()] for r in s.sql(query).collect().to_pylist())
+
+
+def _flink_text(rows: list[list[str]]) -> list[list[str]]:
+    # PyFlink prints timestamps as Python datetimes: '2011-04-01 10:00:04'
+    return rows
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_as_flink(tmp_path: Path, name: str) -> None:
+    data, query = CASES[name]
+    expected = FLINK[name]
+    if isinstance(expected, dict):
+        with pytest.raises(SqlEngineError):
+            _rows(tmp_path, data, query)
+        return
+    assert _rows(tmp_path, data, query) == _flink_text(expected)
+
+
+@pytest.mark.parametrize("name", ["doc_price_drop", "doc_skip_to_next_row", "drop_random1"])
+def test_batch_mode_gives_the_same_rows(tmp_path: Path, name: str) -> None:
+    data, query = CASES[name]
+    assert _rows(tmp_path, data, query, mode="batch") == FLINK[name]
+
+
+@pytest.mark.parametrize("name", ["drop_random0", "within_disordered"])
+def test_parallel_subtasks_give_the_same_rows(tmp_path: Path, name: str) -> None:
+    data, query = CASES[name]
+    got = _rows(tmp_path, data, query, options={"parallelism.default": "2",
+                                                 "execution.native.task-mode": "thread"})
+    assert got == FLINK[name]
+
+
+def test_explain_shows_the_pattern_operator(tmp_path: Path) -> None:
+    data, query = CASES["doc_within"]
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(DATA[data]) + "\n")
+    s = sqlengine.connect()
+    s.execute(DDL.format(path=path, delay=2))
+    text = s.sql(query).explain()
+    assert "MatchRecognize(PARTITION BY [symbol] ORDER BY rowtime PATTERN (A B* C) WITHIN " \
+        "1 h AFTER MATCH SKIP PAST LAST ROW" in text
+
+
+_BASE = ("SELECT * FROM Ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime "
+         "MEASURES A.price AS p {rest})")
+
+
+@pytest.mark.parametrize(("rest", "message"), [
+    ("ALL ROWS PER MATCH PATTERN (A B) DEFINE A AS A.price > 1", "ALL ROWS PER MATCH"),
+    ("PATTERN ((A B)+ C)", "pattern groups"),
+    ("PATTERN (A | B)", "alternations"),
+    ("PATTERN (A B*)", "greedy quantifier on the last variable"),
+    ("PATTERN (A* B?)", "can match no rows"),
+    ("PATTERN (A?? B)", "reluctant optional"),
+    ("PATTERN (A+ B? C)", "cannot follow the greedy variable"),
+    ("PATTERN (A B) DEFINE A AS PREV(A.price) > 1", "PREV / NEXT"),
+    ("PATTERN (A B) DEFINE C AS C.price > 1", "DEFINE names 'C'"),
+    ("PATTERN (A B) DEFINE A AS A.price", "not BOOLEAN"),
+    ("PATTERN (A B) DEFINE B AS B.price > LAST(A.price * B.tax)", "one pattern variable"),
+    ("AFTER MATCH SKIP TO LAST X PATTERN (A B)", "AFTER MATCH SKIP TO LAST names 'X'"),
+    ("PATTERN (A B) DEFINE A AS SUM(DISTINCT A.price) > 1", "DISTINCT"),
+])
+def test_refused_with_its_reason(tmp_path: Path, rest: str, message: str) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(DATA["xyz_skip"]) + "\n")
+    s = sqlengine.connect()
+    s.execute(DDL.format(path=path, delay=2))
+    with pytest.raises(SqlEngineError, match=message) as info:
+        s.sql(_BASE.format(rest=rest)).collect()
+    assert info.value.span is not None
+
+
+def test_ordered_by_a_non_time_column_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(DATA["xyz_skip"]) + "\n")
+    s = sqlengine.connect()
+    s.execute(DDL.format(path=path, delay=2))
+    with pytest.raises(SqlEngineError, match="rowtime attribute"):
+        s.sql("SELECT * FROM Ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY price "
+              "MEASURES A.price AS p PATTERN (A B))").collect()
+
+
+def test_skip_to_first_of_the_first_variable_fails_as_in_flink(tmp_path: Path) -> None:
+    data, query = CASES["doc_skip_to_last_a"]
+    with pytest.raises(SqlEngineError, match="endless loop"):
+        _rows(tmp_path, data, query.replace("TO LAST A", "TO FIRST A"))
