@@ -12,6 +12,7 @@ mapped to A), ``LAST(A.expr, n)`` / ``FIRST(A.expr, n)``, aggregates over a vari
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pyarrow as pa
@@ -171,7 +172,7 @@ class MatchBinder(ClauseBinder):
         if all(v.low == 0 for v in out):
             raise self._at(base, 0, "a PATTERN that can match no rows at all is not supported "
                            "(as in Flink)")
-        for before, after in zip(out, out[1:]):
+        for before, after in itertools.pairwise(out):
             if after.low == 0 and before.greedy and before.low != before.high:
                 raise self._at(base, text.find(after.name), f"the optional variable "
                                f"{after.name!r} cannot follow the greedy variable "

@@ -12,9 +12,10 @@ order. The automaton follows Flink's NFA compiled from the pattern, variable by 
   branches live);
 - every row may start a match; a match completes when its last variable has its rows;
 - a completed match is emitted once no partial match that started earlier is alive (the CEP
-  library's rule; one that started with the same row does not hold it back), and then AFTER MATCH SKIP discards partial and completed matches: PAST LAST
-  ROW those that started at or before the match's last row, TO NEXT ROW those that started at or
-  before its first, TO FIRST / LAST v those that started before that row of v;
+  library's rule; one that started with the same row does not hold it back), and then AFTER
+  MATCH SKIP discards partial and completed matches: PAST LAST ROW those that started at or
+  before the match's last row, TO NEXT ROW those that started at or before its first, TO FIRST
+  / LAST v those that started before that row of v;
 - WITHIN drops a partial match once a row (or the watermark) is as far from its first row as
   the interval.
 

@@ -26,8 +26,7 @@ FLINK = json.loads((Path(__file__).parent.parent / "fixtures" / "flink" /
 
 def _text(v: object) -> str:
     if isinstance(v, dt.datetime):
-        text = v.replace(tzinfo=None).isoformat(sep=" ")
-        return text
+        return v.replace(tzinfo=None).isoformat(sep=" ")
     if isinstance(v, Decimal):
         return str(v)
     return str(v)
