@@ -26,7 +26,7 @@ class WindowAssignSpec(OperatorSpec):
     lateness: int = 0  # ms of allowed lateness
     proctime: bool = False  # windows over processing time
     text: str  # the window function as EXPLAIN shows it
-    # Drop (row, window) pairs whose window has fired: only for a windowed aggregate, join or
+    # Drop (row, window) pairs whose window has fired: only for a windowed aggregate or
     # Top-N above, which would otherwise take a late row into a window already emitted. On
     # its own the TVF keeps every row, late or not, as Flink's window table function does.
     drop_late: bool = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.runtime.elements import data_part, has_rowkind, signs
+from sqlengine.runtime.elements import conformed, data_part, has_rowkind, signs
 
 _COUNT = "$count"
 
@@ -19,8 +19,9 @@ def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Tabl
     if not batches:
         return schema.empty_table()
     if not any(has_rowkind(b) for b in batches):
-        return pa.Table.from_batches([data_part(b) for b in batches], schema)
-    data = pa.Table.from_batches([data_part(b) for b in batches], schema)
+        return pa.Table.from_batches([conformed(data_part(b), schema) for b in batches],
+                                     schema)
+    data = pa.Table.from_batches([conformed(data_part(b), schema) for b in batches], schema)
     sign = np.concatenate([signs(b) for b in batches])
     if data.num_columns == 0:
         n = int(sign.sum())

@@ -110,3 +110,11 @@ def millis(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     return arr.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+
+def conformed(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """``batch`` with ``schema``'s fields when they differ only in what the planner declared
+    (a column's NOT NULL, say, which one operator marks and a later projection drops)."""
+    if batch.schema == schema:
+        return batch
+    return pa.RecordBatch.from_arrays(batch.columns, schema=schema)

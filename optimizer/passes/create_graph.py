@@ -67,7 +67,7 @@ class _Translator:
         key = "table.exec.state.ttl"
         self.ttl = parse_duration(options[key], key) if options.get(key) else 0
         self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
-        # TVFs under a windowed aggregate, join or Top-N (which must not see late rows)
+        # TVFs under a windowed aggregate or Top-N (which must not see late rows)
         self.windowed_tvfs: set[int] = set()
         self.memo: dict[int, PhysicalNode] = {}  # (a logical DAG stays a DAG)
 
@@ -332,11 +332,8 @@ class _Translator:
     def _join(self, plan: N.Join) -> PhysicalNode:
         timed = self.streaming and plan.kind in ("inner", "left") and bool(plan.left_keys)
         windows = window_join_ends(plan) if timed else None
-        if windows is not None:
-            for side, index in ((plan.left, windows[0]), (plan.right, windows[1])):
-                hit = trace_window_column(side, index)
-                if hit is not None:
-                    self.windowed_tvfs.add(id(hit[0]))
+        # (a window join judges lateness itself, by its own watermark, the minimum of both
+        # inputs', as Flink's: the TVFs below it keep every row)
         left = self.translate(plan.left)
         right = self.translate(plan.right)
         if windows is not None and not (left.op.updating or right.op.updating):

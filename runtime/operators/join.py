@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import Expr
-from sqlengine.runtime.elements import DELETE, INSERT, data_part, signs, with_rowkind
+from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
 
@@ -322,7 +322,7 @@ class JoinOperator(Operator):
         if not rows or (batch is not None and large and rows < PROBE_ROWS):
             return []  # (a small built side is cheap to probe batch by batch, as rows come)
         waiting, self.pending[side] = self.pending[side], []
-        return self._probe(pa.Table.from_batches(waiting, self.schemas[side]), side)
+        return self._probe(_table(waiting, self.schemas[side]), side)
 
     def _probe(self, rows: pa.Table, side: int) -> list[pa.RecordBatch]:
         """Batch mode: rows of ``side`` against the other (ended, built) side."""
@@ -356,7 +356,7 @@ class JoinOperator(Operator):
         if nothing_built and self.build_side in (None, input_index):
             # The build side (the planner's, else the first to end) is complete; what the
             # other side buffered meanwhile probes it now, batch by batch.
-            built = pa.Table.from_batches(self.buffers[input_index], self.schemas[input_index])
+            built = _table(self.buffers[input_index], self.schemas[input_index])
             self.built[input_index] = built
             self.buffers[input_index] = []
             if self.key_exprs[0]:
@@ -390,3 +390,9 @@ class JoinOperator(Operator):
         sizes = [0 if t is None else int(pc.sum(t[M]).as_py() or 0) for t in self.state]
         return {"left_rows": sizes[0], "right_rows": sizes[1]}
 
+
+
+def _table(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
+    """The batches as one table of ``schema`` (an input may mark a column NOT NULL that the
+    join's declared input leaves nullable, as window columns after a projection)."""
+    return pa.Table.from_batches([conformed(b, schema) for b in batches], schema)

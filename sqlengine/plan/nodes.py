@@ -208,7 +208,17 @@ class Aggregate(UnaryPlan):
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        fields = [Field(n, k.dtype) for k, n in zip(self.keys, self.key_names)]
+        from sqlengine.plan.expressions import ColumnRef
+
+        inputs = self.input.schema.fields
+        grouped = {inputs[k.index].name.lower() for k in self.keys if isinstance(k, ColumnRef)}
+        # A window aggregate (grouped by window_start and window_end) keeps a grouped
+        # rowtime, window_time say, as a time attribute for a window after it (Flink's
+        # cascading windows); any other GROUP BY makes it a plain timestamp.
+        windowed = {"window_start", "window_end"} <= grouped
+        fields = [Field(n, k.dtype, rowtime=windowed and isinstance(k, ColumnRef)
+                        and inputs[k.index].rowtime)
+                  for k, n in zip(self.keys, self.key_names)]
         fields += [Field(n, a.type) for a, n in zip(self.aggs, self.agg_names)]
         object.__setattr__(self, "schema", Schema(tuple(fields)))
 

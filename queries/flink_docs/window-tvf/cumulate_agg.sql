@@ -1,0 +1,9 @@
+-- window-tvf.md: aggregation on the cumulating windowed table
+-- modes: streaming batch
+CREATE TABLE Bid (bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING, supplier_id STRING,
+    WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = 'queries/flink_docs/data/bid.csv', 'format' = 'csv');
+
+SELECT window_start, window_end, SUM(price) AS total_price
+  FROM CUMULATE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '2' MINUTES, INTERVAL '10' MINUTES)
+  GROUP BY window_start, window_end;
