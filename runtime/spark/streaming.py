@@ -264,6 +264,12 @@ def _check_streamable(op: OperatorSpec) -> None:
         raise NotSupportedError(msg)
     if isinstance(op, JoinSpec):
         _check_streamable_join(op)
+    if isinstance(op, TableScanSpec) and op.source.option(
+            "scan.watermark.emit.strategy") == "on-event":
+        msg = (f"table {op.source.table!r}: 'scan.watermark.emit.strategy' = 'on-event' "
+               "cannot run on Spark Structured Streaming (Spark moves its watermark once "
+               "per micro-batch)")
+        raise NotSupportedError(msg)
     if isinstance(op, _AGGREGATES) and any(a.distinct for a in op.aggs):
         msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
                "has no streaming distinct aggregation); use batch mode")

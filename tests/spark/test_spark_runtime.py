@@ -250,3 +250,13 @@ def test_orders_the_optimizer_rewrote_hold_on_spark(sql: str, spark: dict[str, s
                 else ORDERED[sql] in job
         got[name] = [tuple(r.values()) for r in q.collect().to_pylist()]
     assert got["spark"] == got["native"]
+
+
+def test_on_event_watermarks_are_refused_on_structured_streaming(tmp_path: Path) -> None:
+    (tmp_path / "t.csv").write_text("1,2024-01-01 00:00:01\n")
+    s = sqlengine.connect(STREAMING)
+    s.execute(f"CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
+              f"'connector' = 'filesystem', 'path' = '{tmp_path}/t.csv', 'format' = 'csv', "
+              "'scan.watermark.emit.strategy' = 'on-event')")
+    with pytest.raises(NotSupportedError, match="once per micro-batch"):
+        s.sql("SELECT a FROM t").collect()
