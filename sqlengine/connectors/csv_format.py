@@ -21,6 +21,7 @@ from sqlengine.connectors.text_rows import (
     line_from_message,
     message_head,
     row_lines,
+    valid_utf8,
 )
 from sqlengine.errors import ConnectorError
 
@@ -40,12 +41,15 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     if data is None:
         data = Path(path).read_bytes()
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
+    data = valid_utf8(path, data, ignore, stats, first_line, "csv")
     allow_comments = options.get("csv.allow-comments", "false").lower() == "true"
-    lines = row_lines(data, allow_comments) + (first_line - 1)
-    if allow_comments:
-        data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
     quote = None if options.get("csv.disable-quote-character", "false").lower() == "true" \
         else opt_char(options, "csv.quote-character", '"')
+    lines = row_lines(data, allow_comments, quote or None,
+                      opt_char(options, "csv.escape-character", None) or None) \
+        + (first_line - 1)
+    if allow_comments:
+        data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
     bad_rows: list[int] = []
 
     def on_invalid(row: pacsv.InvalidRow) -> str:

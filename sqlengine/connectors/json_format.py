@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -16,15 +18,22 @@ import pyarrow.json as pajson
 from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, text_kind
 from sqlengine.connectors.base import ReadStats
-from sqlengine.connectors.text_rows import BadValue, finish, row_lines
+from sqlengine.connectors.text_rows import BadValue, finish, row_lines, valid_utf8
 from sqlengine.errors import ConnectorError
 
 
 def _json_read_type(t: pa.DataType) -> pa.DataType:
-    # Read text-encoded types as strings and convert with CAST semantics.
-    if pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_decimal(t):
+    # Dates and times are read as strings and converted with CAST semantics; a DECIMAL as a
+    # wider decimal (JSON numbers and strings both read exactly), rounded to its scale after.
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):
         return pa.string()
+    if pa.types.is_decimal(t):
+        whole = t.precision - t.scale
+        return pa.decimal128(38, max(t.scale, min(18, 38 - whole)))
     return t
+
+
+_BLOCK_LINES = 512  # (a bad line costs a parse of the rest of its block)
 
 
 def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
@@ -35,25 +44,95 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
     read_schema = pa.schema([pa.field(f.name, _json_read_type(f.type)) for f in schema])
     if data is None:
         data = Path(path).read_bytes()
+    data = valid_utf8(path, data, ignore, stats, first_line, "json")
     try:
         if ignore or fail_missing:
             raise pa.ArrowInvalid("slow path")
-        table = pajson.read_json(
-            io.BytesIO(data),
-            read_options=pajson.ReadOptions(use_threads=False, block_size=max(1 << 20,
-                                                                                len(data) + 1)),
-            parse_options=pajson.ParseOptions(explicit_schema=read_schema,
-                                              unexpected_field_behavior="ignore"),
-        )
+        table = _parse(data, read_schema)
         if table.num_rows == 0 and data.strip():
             raise pa.ArrowInvalid("no rows")
         lines = row_lines(data, False) + (first_line - 1)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        # Error path (or ignore-parse-errors): parse line by line to name the bad line.
-        table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats,
-                                   first_line)
+        if fail_missing:
+            # Error path (or ignore-parse-errors): parse line by line to name the bad line.
+            table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats,
+                                       first_line)
+        else:
+            table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line)
     converted, ok, detail = _convert_text_types(table, schema)
     yield from finish(converted, ok, lines, path, ignore, stats, "json", detail)
+
+
+def _parse(data: bytes, read_schema: pa.Schema) -> pa.Table:
+    return pajson.read_json(
+        io.BytesIO(data),
+        read_options=pajson.ReadOptions(use_threads=False, block_size=max(1 << 20,
+                                                                            len(data) + 1)),
+        parse_options=pajson.ParseOptions(explicit_schema=read_schema,
+                                          unexpected_field_behavior="ignore"))
+
+
+def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bool,
+                 stats: ReadStats, first_line: int) -> tuple[pa.Table, np.ndarray]:
+    """The rows of ``data`` parsed a block of lines at a time, a failing block split in halves
+    down to its bad lines (so the work stays vectorised: a bad line costs a few parses)."""
+    numbered = [(no, raw) for no, raw in enumerate(data.split(b"\n"), start=first_line)
+                if raw.strip()]
+    tables: list[pa.Table] = []
+    lines: list[int] = []
+
+    def bad(no: int, raw: bytes, e: Exception) -> None:
+        if ignore:
+            stats.skipped += 1
+            if len(stats.skipped_at) < 10:
+                stats.skipped_at.append(f"{path}:{no}")
+            return
+        msg = (f"{path}:{no}: cannot parse JSON row: {_why(raw, e)}; set "
+               "'json.ignore-parse-errors' = 'true' to skip such rows")
+        raise ConnectorError(msg) from None
+
+    def take(chunk: list[tuple[int, bytes]]) -> None:
+        while chunk:
+            try:
+                table = _parse(b"\n".join(raw for _, raw in chunk), read_schema)
+                if table.num_rows != len(chunk):
+                    raise pa.ArrowInvalid("a line is not one JSON object")
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+                if len(chunk) == 1:
+                    bad(*chunk[0], e)
+                    return
+                # Arrow names the row of a parse error: the rows before it parse, the rest
+                # is tried again; a conversion error names none: halve the block.
+                at = re.search(r" in row (\d+)$", str(e))
+                if at is not None and int(at.group(1)) < len(chunk):
+                    x = int(at.group(1))
+                    take(chunk[:x])
+                    take(chunk[x:x + 1])
+                    chunk = chunk[x + 1:]
+                else:
+                    half = len(chunk) // 2
+                    take(chunk[:half])
+                    chunk = chunk[half:]
+                continue
+            tables.append(table)
+            lines.extend(no for no, _ in chunk)
+            return
+
+    for start in range(0, len(numbered), _BLOCK_LINES):
+        take(numbered[start:start + _BLOCK_LINES])
+    table = pa.concat_tables(tables) if tables else read_schema.empty_table()
+    return table, np.array(lines, dtype=np.int64)
+
+
+def _why(raw: bytes, e: Exception) -> str:
+    """What is wrong with one line, in words a user can act on."""
+    try:
+        obj = json.loads(raw)
+    except ValueError as bad:
+        return str(bad)
+    if not isinstance(obj, dict):
+        return "not a JSON object"
+    return str(e).removeprefix("JSON parse error: ")
 
 
 def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bool,
@@ -67,14 +146,14 @@ def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: b
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json.loads(raw, parse_float=Decimal)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
             if fail_missing:
                 missing = [n for n in names if n not in obj]
                 if missing:
                     raise ValueError(f"missing field {missing[0]!r}")
-            row = {n: obj.get(n) for n in names}
+            row = {n: _plain(obj.get(n), read_schema.field(n).type) for n in names}
             pa.Table.from_pylist([row], schema=read_schema)  # type check of this row
         except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as e:
             if ignore:
@@ -90,6 +169,17 @@ def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: b
     return pa.Table.from_pylist(rows, schema=read_schema), np.array(lines, dtype=np.int64)
 
 
+def _plain(value: object, t: pa.DataType) -> object:
+    """A JSON value as the read type takes it (exact decimals, floats for float columns)."""
+    if isinstance(value, Decimal):
+        if pa.types.is_decimal(t):
+            return value
+        return float(value) if not pa.types.is_integer(t) or value != int(value) else int(value)
+    if isinstance(value, str) and pa.types.is_decimal(t):
+        return Decimal(value)
+    return value
+
+
 def _convert_text_types(table: pa.Table, schema: pa.Schema
                         ) -> tuple[pa.Table, np.ndarray, BadValue | None]:
     """Text values of typed columns (dates, times, decimals written as strings) read as their
@@ -100,8 +190,29 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema
     out = []
     for f in schema:
         col = table.column(f.name).combine_chunks()
-        if col.type == f.type or not T.is_string(col.type):
-            out.append(col if col.type == f.type else cast_array(col, f.type, safe=True))
+        if col.type == f.type:
+            out.append(col)
+            continue
+        if not T.is_string(col.type):
+            # (a DECIMAL read wider: rounded to its scale; one out of its range is bad)
+            casted = cast_array(col, f.type, safe=True)
+            bad = np.asarray(pc.and_(pc.is_valid(col), pc.is_null(casted))
+                             .to_numpy(zero_copy_only=False))
+            if pa.types.is_decimal(f.type):
+                # Out of range once rounded half up: |v| >= 10^(p-s) - 5 * 10^-(s+1).
+                p, sc = f.type.precision, f.type.scale
+                limit = pa.scalar(Decimal(10) ** (p - sc) - Decimal(5).scaleb(-(sc + 1)),
+                                  col.type)
+                over = pc.fill_null(pc.greater_equal(pc.abs(col), limit), False)
+                bad |= np.asarray(over.to_numpy(zero_copy_only=False))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                if first is None or i < first[0]:
+                    v = col[i].as_py()
+                    text = format(v.normalize(), "f") if isinstance(v, Decimal) else str(v)
+                    first = (i, f.name, text, T.type_name(f.type))
+            ok &= ~bad
+            out.append(casted)
             continue
         kind = text_kind(f.type)
         valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
@@ -130,10 +241,23 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
         if T.is_temporal(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_decimal(f.type):
-            fields[f.name] = [None if v is None else float(v) for v in col.to_pylist()]
+            # Exact: the number's digits, not a float's (Flink writes a DECIMAL as a JSON
+            # number with all its digits).
+            fields[f.name] = [None if v is None else _Number(format(v, "f"))
+                              for v in col.to_pylist()]
         else:
             fields[f.name] = col.to_pylist()
     names = list(fields)
+    keys = [json.dumps(n, ensure_ascii=False) for n in names]
     rows = zip(*fields.values()) if names else iter(())
-    out = "".join(json.dumps(dict(zip(names, r)), ensure_ascii=False) + "\n" for r in rows)
+    out = "".join("{" + ", ".join(f"{k}: {_value(v)}" for k, v in zip(keys, r)) + "}\n"
+                  for r in rows)
     return out.encode("utf-8")
+
+
+class _Number(str):
+    """A JSON number already written as text."""
+
+
+def _value(v: object) -> str:
+    return str(v) if isinstance(v, _Number) else json.dumps(v, ensure_ascii=False)

@@ -15,10 +15,21 @@ from sqlengine.errors import ConnectorError
 BATCH_ROWS = 65536
 
 
-def row_lines(data: bytes, allow_comments: bool) -> np.ndarray:
-    """1-based line number of each CSV record (blank and comment lines skipped)."""
+def row_lines(data: bytes, allow_comments: bool, quote: str | None = None,
+              escape: str | None = None) -> np.ndarray:
+    """1-based line number where each record starts (blank and comment lines skipped); with a
+    ``quote`` character, a line break inside a quoted field does not start a record."""
     raw = np.frombuffer(data, dtype=np.uint8)
-    starts = np.concatenate([[0], np.nonzero(raw == 10)[0] + 1])
+    breaks = np.nonzero(raw == 10)[0]
+    line_of = None
+    if quote is not None and len(raw) and ord(quote) in raw:
+        quotes = raw == ord(quote)
+        if escape is not None:
+            quotes[1:] &= raw[:-1] != ord(escape)
+        inside = (np.cumsum(quotes) % 2 == 1)
+        line_of = np.concatenate([[0], breaks + 1])  # every physical line's start
+        breaks = breaks[~inside[breaks]]
+    starts = np.concatenate([[0], breaks + 1])
     starts = starts[starts < len(raw)] if len(raw) else starts[:0]
     ends = np.append(starts[1:] - 1, len(raw))
     length = ends - starts
@@ -26,8 +37,10 @@ def row_lines(data: bytes, allow_comments: bool) -> np.ndarray:
     blank = (length == 0) | ((length == 1) & (raw[np.minimum(starts, len(raw) - 1)] == 13))
     keep = ~blank
     if allow_comments and len(raw):
-        keep &= raw[starts] != ord("#")
-    return np.nonzero(keep)[0] + 1
+        keep &= raw[np.minimum(starts, len(raw) - 1)] != ord("#")
+    if line_of is None:
+        return np.nonzero(keep)[0] + 1
+    return np.searchsorted(line_of, starts[keep]) + 1
 
 
 # The first bad value of a read: (row, column name, its text, the column's type).
@@ -50,6 +63,32 @@ def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray, path: Path | str,
         stats.skipped += len(bad)
         stats.skipped_at.extend(f"{path}:{int(lines[i])}" for i in bad[:10] if i < len(lines))
     yield from (b for b in table.to_batches(max_chunksize=BATCH_ROWS) if b.num_rows)
+
+
+def valid_utf8(path: Path | str, data: bytes, ignore: bool, stats: ReadStats,
+               first_line: int, fmt: str) -> bytes:
+    """``data`` if it is UTF-8; otherwise the error naming the first bad line and byte, or,
+    with ignore-parse-errors, ``data`` with its bad lines emptied (and counted as skipped)."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        pass
+    lines = data.split(b"\n")
+    for i, raw in enumerate(lines):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            no = first_line + i
+            if not ignore:
+                msg = (f"{path}:{no}:{e.start + 1}: invalid UTF-8 (byte 0x{raw[e.start]:02x}); "
+                       f"set '{fmt}.ignore-parse-errors' = 'true' to skip such rows")
+                raise ConnectorError(msg) from None
+            stats.skipped += 1
+            if len(stats.skipped_at) < 10:
+                stats.skipped_at.append(f"{path}:{no}")
+            lines[i] = b""
+    return b"\n".join(lines)
 
 
 def message_head(text: str) -> str:
