@@ -308,13 +308,14 @@ def java_to_strftime(pattern: str) -> str:
     table = {"yyyy": "%Y", "yy": "%y", "MM": "%m", "dd": "%d", "HH": "%H", "hh": "%I",
              "mm": "%M", "ss": "%S", "a": "%p", "EEE": "%a", "MMM": "%b", "D": "%j"}
     out = []
-    for token in re.findall(r"'[^']*'|y+|M+|d+|H+|h+|m+|s+|S+|E+|a|D+|.", pattern):
+    for token in (m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)):
         if token.startswith("'"):
             out.append(token[1:-1].replace("%", "%%") or "'")
         elif token in table:
             out.append(table[token])
-        elif token[0] in "yMdHhmsSEaD":
-            msg = f"unsupported DATE_FORMAT pattern letter {token!r}"
+        elif token[0].isascii() and token[0].isalpha():
+            # (Java reserves every letter; one we cannot format is refused, not copied)
+            msg = f"unsupported DATE_FORMAT pattern letter {token!r} in {pattern!r}"
             raise ExecutionError(msg)
         else:
             out.append(token.replace("%", "%%"))
@@ -326,6 +327,9 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     x = args[0]
     if pa.types.is_timestamp(x.type) and x.type.unit != "s":
         x = x.cast(pa.timestamp("s"), safe=False)  # no fractions: %S alone
+    if fmt == "":  # (Java formats with an empty pattern to an empty string)
+        return pc.if_else(pc.is_null(args[0]), pa.scalar(None, pa.string()),
+                          pa.scalar("", pa.string()))
     pieces = fmt.split("SSS")
     texts = [pc.strftime(x, format=java_to_strftime(p)) if p else None for p in pieces]
     if len(pieces) == 1:

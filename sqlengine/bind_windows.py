@@ -46,6 +46,16 @@ def _func_name(n: exp.Expression) -> str | None:
     return None
 
 
+MAX_WINDOWS_PER_ROW = 10_000
+
+
+def _text(ms: int) -> str:
+    for unit, n in (("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if ms % n == 0:
+            return f"{ms // n} {unit}"
+    return f"{ms} ms"
+
+
 def interval_ms(node: exp.Interval, exprs: ExprBinder) -> int:
     """An INTERVAL literal in milliseconds."""
     value = interval_literal(node, exprs).value
@@ -91,6 +101,17 @@ class WindowBinder(ClauseBinder):
             raise self.error(BindError, f"{kind.upper()} needs parameter "
                              f"{', '.join(missing)}", call)
         return [found[n] for n in names if n in found]
+
+    def _bounded_copies(self, kind: str, slide: int, size: int, node: exp.Expression
+                        ) -> None:
+        """Each row goes to size / slide windows: past MAX_WINDOWS_PER_ROW the copies would
+        exhaust memory (Flink slices windows instead; here each window is kept whole)."""
+        copies = size // slide
+        if copies > MAX_WINDOWS_PER_ROW:
+            what = "slide" if kind == "hop" else "step"
+            raise self.error(NotSupportedError, f"{kind.upper()} with a {_text(slide)} {what} "
+                             f"and a {_text(size)} size puts every row in {copies:,} windows; "
+                             f"at most {MAX_WINDOWS_PER_ROW:,} are supported", node)
 
     def window_tvf(self, node: exp.Table, ctes: dict[str, Relation]) -> Relation:
         """``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`` and HOP, CUMULATE, SESSION."""
@@ -174,6 +195,7 @@ class WindowBinder(ClauseBinder):
                 what = "slide" if kind == "hop" else "step"
                 raise self.error(BindError, f"{kind.upper()} size must be a multiple of its "
                                  f"{what}", call)
+            self._bounded_copies(kind, slide, size, call)
         plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition, proctime)
         alias = node.alias or None
         scope = Scope(tuple(
@@ -210,6 +232,7 @@ class WindowBinder(ClauseBinder):
             slide, size = ms
             if size % slide:
                 raise self.error(BindError, "HOP size must be a multiple of its slide", g)
+            self._bounded_copies(kind, slide, size, g)
         else:
             slide, size = 0, ms[0]
         others = []

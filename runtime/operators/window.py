@@ -37,6 +37,9 @@ from sqlengine.runtime.windows import assign, sessions
 _TS = pa.timestamp("ms")
 
 
+_MAX_PAIRS = 1 << 22  # (row, window) pairs a window TVF builds at once
+
+
 class WindowAssignOperator(Operator):
     """The window TVF: one output row per (row, window) pair, with window_start, window_end
     and window_time appended; under a windowed aggregate, join or Top-N (``drop_late``), pairs
@@ -65,6 +68,16 @@ class WindowAssignOperator(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        copies = self.size // self.slide if self.kind in ("hop", "cumulate") and self.slide \
+            else 1
+        step = max(1, _MAX_PAIRS // copies)
+        if batch.num_rows <= step:
+            return self._assign(batch)
+        # (a slice at a time: a row is copied into every window it falls in)
+        return [out for start in range(0, batch.num_rows, step)
+                for out in self._assign(batch.slice(start, step))]
+
+    def _assign(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
         data = data_part(batch)
         ts = millis(data.column(self.time_index))
         row_wm = row_watermarks(batch) if not self.proctime else None
@@ -80,14 +93,14 @@ class WindowAssignOperator(Operator):
         rows = windows.rows[keep]
         self.late_dropped += len(ts) - len(np.unique(rows))
         if len(rows) == 0:
-            return ()
+            return []
         out = data.take(pa.array(rows))
         start = pa.array(windows.start[keep], _TS)
         end = pa.array(windows.end[keep], _TS)
         time = pa.array(windows.end[keep] - 1, _TS)
         arrays = [*out.columns, start, end, time]
         result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-        return (with_meta(result, row_wm[rows]),)
+        return [with_meta(result, row_wm[rows])]
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         if not self.proctime:

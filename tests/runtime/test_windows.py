@@ -369,3 +369,42 @@ def test_processing_time_windows_fire_by_the_wall_clock() -> None:
     rows = [r for b in batches for r in b]
     assert sum(r["n"] for r in rows) == 250
     assert len({r["window_start"] for r in rows}) == len(rows) >= 3
+
+
+def test_hop_with_many_windows_per_row_is_assigned_a_slice_at_a_time() -> None:
+    # 2,000 rows a second apart in 3,600 windows each: 7.2M (row, window) pairs, built in
+    # slices of at most 4M (one batch would hold them all at once).
+    import datetime as dt
+
+    import pyarrow as pa
+
+    base = dt.datetime(2024, 1, 1)
+    t = pa.table({"ts": pa.array([base + dt.timedelta(seconds=i) for i in range(2000)],
+                                 pa.timestamp("ms"))})
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", t, rowtime="ts")
+    got = s.sql("SELECT COUNT(*) AS w, SUM(n) AS pairs FROM (SELECT window_start, COUNT(*) AS n "
+                "FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '1' "
+                "HOUR)) GROUP BY window_start, window_end)").collect().to_pylist()
+    assert got == [{"w": 2000 + 3599, "pairs": 2000 * 3600}]
+
+
+def test_hop_past_the_windows_per_row_bound_is_refused() -> None:
+    from sqlengine.errors import NotSupportedError
+
+    s = session_for_bound()
+    with pytest.raises(NotSupportedError, match="puts every row in 3,600,000 windows") as info:
+        s.sql("SELECT * FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '0.001' SECOND, "
+              "INTERVAL '1' HOUR))").collect()
+    assert info.value.span is not None
+
+
+def session_for_bound() -> sqlengine.Session:
+    import datetime as dt
+
+    import pyarrow as pa
+
+    s = sqlengine.connect()
+    s.register("t", pa.table({"ts": pa.array([dt.datetime(2024, 1, 1)], pa.timestamp("ms"))}),
+               rowtime="ts")
+    return s

@@ -438,3 +438,10 @@ def test_timestamp_units_outside_flinks_are_refused() -> None:
     with pytest.raises(SqlEngineError, match=r"MILLISECOND.*not supported"):
         session("batch").sql("SELECT TIMESTAMPDIFF(MILLISECOND, DATE '2024-01-01', "
                              "DATE '2024-01-02')").collect()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_date_format_with_an_empty_pattern_is_empty(mode: str) -> None:
+    # Java's DateTimeFormatter.ofPattern("") formats to ""; on main: an AttributeError.
+    assert one(mode, "SELECT DATE_FORMAT(TIMESTAMP '2020-01-01 10:00:00', ''), "
+                     "DATE_FORMAT(CAST(NULL AS TIMESTAMP(3)), '')") == ("", None)
