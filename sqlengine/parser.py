@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -82,11 +83,30 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
         ParseError: with the line, column and a caret excerpt of the offending token.
     """
     script = script if script is not None else text
+    _no_control_characters_in_names(text, offset, script)
     try:
         tree = _grammar().parse(text)
     except UnexpectedInput as e:
         raise _lark_error(e, text, offset, script) from None
     return StatementBuilder(text, offset).transform(tree)
+
+
+_QUOTED = re.compile(r"'(?:[^']|'')*'|`(?:[^`]|``)*`")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _no_control_characters_in_names(text: str, offset: int, script: str) -> None:
+    """A quoted name holding a control character (NUL, a line break...) is refused: it would
+    end up in file names, headers and catalogs as an invisible or truncating byte."""
+    for m in _QUOTED.finditer(text):
+        if not m.group(0).startswith("`"):
+            continue
+        bad = _CONTROL.search(m.group(0))
+        if bad is not None:
+            at = offset + m.start() + bad.start()
+            msg = (f"a quoted name holds the control character U+{ord(bad.group(0)):04X}; "
+                   "names cannot hold control characters")
+            raise ParseError(msg, span=Span.from_offset(script, at, at + 1), sql=script)
 
 
 def parse_script(script: str) -> list[Statement]:

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import sqlengine
-from sqlengine.errors import BindError, ExecutionError, NotSupportedError, SqlEngineError
+from sqlengine.errors import BindError, ExecutionError, NotSupportedError
 
 CASES = [
     ("SELECT " + "(" * 60 + "1" + ")" * 60, NotSupportedError, "nests too deeply"),
@@ -57,3 +57,19 @@ def test_register_an_iterator_of_something_else() -> None:
         s.register("t", iter([None]))
     s.register("e", pa.record_batch([pa.array([], pa.int32())], names=["a"]))  # 0 rows: fine
     assert s.sql("SELECT * FROM e").collect().num_rows == 0
+
+
+@pytest.mark.parametrize("sql", ["SELECT 1 AS `a\x00b`", "CREATE TABLE `t\nx` (a INT) WITH "
+                                 "('connector' = 'blackhole')"])
+def test_control_characters_in_a_quoted_name_are_refused(sql: str) -> None:
+    # On main `a\x00b` became a column name holding NUL.
+    from sqlengine.errors import ParseError
+
+    with pytest.raises(ParseError, match="control character") as info:
+        sqlengine.connect().execute(sql)
+    assert info.value.span is not None
+
+
+def test_control_characters_in_strings_are_data() -> None:
+    rows = sqlengine.connect().sql("SELECT '\x01`x\x00`' AS s").collect().to_pylist()
+    assert rows == [{"s": "\x01`x\x00`"}]
