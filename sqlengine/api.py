@@ -38,6 +38,7 @@ from sqlengine.options import check_key, check_option
 from sqlengine.parser import parse_statement, split_script
 from sqlengine.plan.nodes import LogicalPlan
 from sqlengine.query import Query, Result, collect_sink
+from sqlengine.recursion import deep
 from sqlengine.registration import memory_table
 
 
@@ -112,8 +113,9 @@ class Session:
         stmt: S.Statement | None = None
         try:
             try:
-                stmt = parse_statement(text, offset, script)
-                result = self._run(stmt, script, collect_queries)
+                with deep():
+                    stmt = parse_statement(text, offset, script)
+                    result = self._run(stmt, script, collect_queries)
             except (KeyboardInterrupt, GeneratorExit):
                 raise
             except Exception as e:  # no raw exception reaches a user
@@ -138,7 +140,8 @@ class Session:
     def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
         """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""
         try:
-            return self._sql(query, params)
+            with deep():
+                return self._sql(query, params)
         except SqlEngineError:
             raise
         except Exception as e:  # no raw exception reaches a user

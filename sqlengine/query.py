@@ -15,6 +15,7 @@ from sqlengine.errors import ExecutionError, PlanError, SqlEngineError, unexpect
 from sqlengine.optimizer.analysis import bounded_result, is_bounded, unbounded_sources
 from sqlengine.parser import parse_query
 from sqlengine.plan.nodes import LogicalPlan, Sink, SinkSpec
+from sqlengine.recursion import deep
 from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.elements import ROWKIND, ROWKIND_NAMES, data_part, has_rowkind
 from sqlengine.statements import QueryText
@@ -69,11 +70,11 @@ class Query:
     @property
     def is_bounded(self) -> bool:
         """Whether the query ends by itself (every source it reads is bounded)."""
-        return is_bounded(self.logical_plan)
+        return self._guarded(lambda: is_bounded(self.logical_plan))
 
     def explain(self) -> str:
         """The plans, as EXPLAIN prints them."""
-        return self.session.explain_plan(self.logical_plan)
+        return self._guarded(lambda: self.session.explain_plan(self.logical_plan))
 
     def _job(self) -> runtime.JobExecution:
         return self.session.submit(collect_sink(self.logical_plan))
@@ -92,8 +93,8 @@ class Query:
             ExecutionError: a runtime failure, naming the operator.
         """
         job = self._guarded(self._job)  # plan first: plan-time errors are more precise
-        unbounded = [] if bounded_result(self.logical_plan) else \
-            unbounded_sources(self.logical_plan)
+        unbounded = self._guarded(lambda: [] if bounded_result(self.logical_plan) else
+                                  unbounded_sources(self.logical_plan))
         if unbounded:
             raise PlanError(f"collect() needs a bounded result, but table {unbounded[0]!r} is "
                             "unbounded; use stream() (or give the source 'number-of-rows')")
@@ -111,7 +112,8 @@ class Query:
     def _guarded(fn: Callable[[], _T]) -> _T:
         """``fn()``, any non-sqlengine exception raised as a sqlengine error."""
         try:
-            return fn()
+            with deep():
+                return fn()
         except SqlEngineError:
             raise
         except Exception as e:  # no raw exception reaches a user
@@ -123,7 +125,8 @@ class Query:
         try:
             while True:
                 try:
-                    batch = next(it)
+                    with deep():
+                        batch = next(it)
                 except StopIteration:
                     return
                 except SqlEngineError:
