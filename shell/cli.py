@@ -24,8 +24,15 @@ def internal_error(e: BaseException, source: str | None = None) -> SqlEngineErro
     return err
 
 
+# Safe mode, as the command line asked for it (sqlengine --safe --allow DIR ...).
+_SAFE: dict[str, object] = {"safe": False, "allowed_directories": ()}
+
+
 def _session(defines: tuple[str, ...]) -> sqlengine.Session:
-    session = sqlengine.connect()
+    try:
+        session = sqlengine.connect(**_SAFE)  # type: ignore[arg-type]
+    except SqlEngineError as e:
+        raise click.BadParameter(e.message, param_hint="--allow") from None
     for d in defines:
         if "=" not in d:
             raise click.BadParameter(f"expected key=value, got {d!r}", param_hint="-D")
@@ -46,9 +53,17 @@ def _read(path: str) -> str:
 
 @click.group(invoke_without_command=True)
 @click.version_option("0.1.0", prog_name="sqlengine")
+@click.option("--safe", is_flag=True,
+              help="Safe mode: tables read and write files only inside --allow directories; "
+                   "no sockets. SQL cannot switch it off.")
+@click.option("--allow", "allowed", multiple=True, metavar="DIR",
+              help="A directory safe mode allows (repeatable).")
 @click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: click.Context, safe: bool, allowed: tuple[str, ...]) -> None:
     """sqlengine: Flink SQL on a streaming engine in Python. With no command: the shell."""
+    if allowed and not safe:
+        raise click.BadParameter("--allow is for safe mode: add --safe", param_hint="--allow")
+    _SAFE.update(safe=safe, allowed_directories=allowed)
     if ctx.invoked_subcommand is None:
         ctx.invoke(shell)
 

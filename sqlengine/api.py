@@ -21,6 +21,7 @@ from sqlengine import statements as S
 from sqlengine.catalog import Catalog
 from sqlengine.errors import (
     BindError,
+    ConnectorError,
     ExecutionError,
     NotSupportedError,
     ParseError,
@@ -45,8 +46,13 @@ from sqlengine.registration import memory_table
 class Session:
     """A catalog, options, and the statements that change them. ``connect()`` makes one."""
 
-    def __init__(self, options: dict[str, str] | None = None) -> None:
-        self.catalog = Catalog()
+    def __init__(self, options: dict[str, str] | None = None, safe: bool = False,
+                 allowed_directories: list[str] | tuple[str, ...] = ()) -> None:
+        from sqlengine import safety
+
+        if allowed_directories and not safe:
+            raise ConnectorError("allowed_directories is for safe mode: pass safe=True")
+        self.catalog = Catalog(safety.normalized(allowed_directories) if safe else None)
         self.options: dict[str, str] = {"execution.runtime-mode": "streaming"}
         # Called about twice a second while a job runs: (rows read so far, watermark ms).
         self.on_progress: Any = None
@@ -297,9 +303,12 @@ def _check_rule_names(value: str) -> None:
                             "rewrites no runtime can run)")
 
 
-def connect(options: dict[str, str] | None = None) -> Session:
-    """A new session with an empty catalog (options as ``SET`` would give them)."""
-    return Session(options)
+def connect(options: dict[str, str] | None = None, *, safe: bool = False,
+            allowed_directories: list[str] | tuple[str, ...] = ()) -> Session:
+    """A new session with an empty catalog (options as ``SET`` would give them). With
+    ``safe``, tables may only read and write files inside ``allowed_directories`` and may not
+    open sockets (sqlengine/safety.py); SQL cannot switch it off."""
+    return Session(options, safe=safe, allowed_directories=allowed_directories)
 
 
 __all__ = ["BindError", "ExecutionError", "Query", "Result", "Session", "connect"]

@@ -267,6 +267,10 @@ class RelationBinder(ClauseBinder):
         options = hints.merged(table.name, table.options, hint, script)
         connectors.validate(table.name, dict(options), table.schema, dict(hint.key_offsets),
                             script)
+        from sqlengine.ddl import safe_options
+
+        safe_options(self.binder.catalog, table.name, dict(options), script,
+                     dict(hint.key_offsets))
         return replace(table, options=options)
 
     def _detached(self) -> ExprBinder:

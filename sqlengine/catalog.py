@@ -51,9 +51,11 @@ class ViewDef:
 class Catalog:
     """Names -> tables and views, case-insensitive as in Flink's default catalog lookups."""
 
-    def __init__(self) -> None:
+    def __init__(self, safe_directories: tuple[str, ...] | None = None) -> None:
         self._tables: dict[str, TableDef] = {}
         self._views: dict[str, ViewDef] = {}
+        # Safe mode (sqlengine/safety.py): the directories tables may use; None: not safe.
+        self.safe_directories = safe_directories
 
     @staticmethod
     def _key(name: str) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pyarrow as pa
 
-from sqlengine import connectors, hints
+from sqlengine import connectors, hints, safety
 from sqlengine import statements as S
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
@@ -15,6 +16,30 @@ from sqlengine.errors import BindError, ConnectorError, PlanError, Span
 from sqlengine.parser import parse_expression, parse_query
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
+
+
+def safe_options(catalog: Catalog, table: str, options: dict[str, str], script: str,
+                 offsets: dict[str, int] | None = None) -> None:
+    """In safe mode: a table's connector and path, checked (sqlengine/safety.py)."""
+    allowed = catalog.safe_directories
+    if allowed is None:
+        return
+    connector = options.get("connector", "")
+    where = None
+    if offsets and "connector" in offsets:
+        where = Span.from_offset(script, offsets["connector"])
+    if connector in safety.REFUSED_CONNECTORS:
+        raise ConnectorError(f"table {table!r}: connector {connector!r} is refused in safe mode "
+                             f"({safety.REFUSED_CONNECTORS[connector]})", span=where,
+                             sql=script)
+    if "path" in options:
+        try:
+            safety.check_path(table, options["path"], allowed)
+        except ConnectorError as e:
+            if offsets and "path" in offsets:
+                e.span = Span.from_offset(script, offsets["path"])
+                e.sql = script
+            raise
 
 
 def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
@@ -69,7 +94,13 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     schema = Schema(tuple(fields))
     options = dict(stmt.options)
     offsets = dict(zip((k for k, _ in stmt.options), stmt.option_offsets))
+    for key in options:
+        if key.startswith("$"):
+            raise ConnectorError(f"table {stmt.name!r}: option keys starting with '$' are "
+                                 "reserved", span=Span.from_offset(script, offsets[key]),
+                                 sql=script)
     connectors.validate(stmt.name, options, schema, offsets, script)
+    safe_options(catalog, stmt.name, options, script, offsets)
     for key in stmt.primary_key:
         if scope.resolve(key, None) is None:
             raise BindError(f"PRIMARY KEY names unknown column {key!r}")
@@ -83,6 +114,8 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     if partition_keys:
         table_options += ((connectors.PARTITION_KEYS_OPTION,
                            connectors.encode_partition_keys(partition_keys)),)
+    if catalog.safe_directories is not None:
+        table_options += ((safety.DIRS_OPTION, os.pathsep.join(catalog.safe_directories)),)
     catalog.add_table(TableDef(stmt.name, schema, table_options, tuple(computed), watermark,
                                stmt.primary_key, partition_keys=partition_keys))
     return "[INFO] Execute statement succeeded."
@@ -209,6 +242,7 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
         options = hints.merged(table.name, table.options, hint, script)
         connectors.validate(table.name, dict(options), table.schema, dict(hint.key_offsets),
                             script)
+        safe_options(catalog, table.name, dict(options), script, dict(hint.key_offsets))
         table = replace(table, options=options)
     if stmt.overwrite and not connector.supports_overwrite:
         raise PlanError("INSERT OVERWRITE needs a filesystem table", span=span, sql=script)

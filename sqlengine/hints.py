@@ -156,6 +156,10 @@ def table_options(text: str, start: int, script: str) -> TableOptions:
                              span=Span.from_offset(script, start + pos, hint_end), sql=script)
         key = pm.group(1)[1:-1].replace("''", "'")
         value = pm.group(2)[1:-1].replace("''", "'")
+        if key.startswith("$"):
+            raise ParseError("OPTIONS hint: option keys starting with '$' are reserved",
+                             span=Span.from_offset(script, start + pm.start(1),
+                                                   start + pm.end(1)), sql=script)
         if key in dict(pairs):
             raise ParseError(f"OPTIONS hint names {key!r} twice",
                              span=Span.from_offset(script, start + pm.start(1),

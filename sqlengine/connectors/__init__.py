@@ -101,6 +101,8 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
     spec = connector.option_specs()
     columns = {f.name for f in schema.fields}
     for key, value in options.items():
+        if key.startswith("$"):
+            continue  # (the engine's own keys: users cannot write them, see ddl and hints)
         if key == EMIT_STRATEGY and "scan.watermark.idle-timeout" in spec:
             _check_emit_strategy(value, fail)
             continue

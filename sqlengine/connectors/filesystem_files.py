@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sqlengine import safety
 from sqlengine.connectors import filesystem_partitions as P
 from sqlengine.connectors.base import ReadStats, RowFilter, SinkWriter, decode_partition_keys
 from sqlengine.connectors.csv_format import csv_bytes, read_csv
@@ -48,6 +49,8 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
         yield from _read_partitioned(table, options, schema, stats, columns, split, row_filter)
         return
     files = list_files(options["path"], table)
+    for f in files:
+        safety.check_file(table, f, options)
     if fmt == "parquet":
         units = [(f, g) for f in files for g in range(row_groups(f))]
         for f, g in units[index::parallelism]:
@@ -91,6 +94,7 @@ def _read_partitioned(table: str, options: dict[str, str], schema: pa.Schema,
     units: list[tuple[int, Path, int | None]] = []
     for row, part in enumerate(kept):
         for f in P.data_files(part.directory):
+            safety.check_file(table, f, options)
             if fmt == "parquet":
                 units.extend((row, f, g) for g in range(row_groups(f)))
             else:
@@ -113,6 +117,7 @@ class FileWriter(SinkWriter):
         self.schema = schema
         self.format = options["format"]
         root = Path(options["path"])
+        safety.check_file(table, root, options)
         if root.exists() and root.is_file():
             msg = (f"table {table!r}: path {str(root)!r} (option 'path') is a file; INSERT "
                    "writes part files into a directory (a single file is readable, not "

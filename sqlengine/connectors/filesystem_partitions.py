@@ -155,6 +155,9 @@ class PartitionedWriter(SinkWriter):
         self.data_schema = file_schema(schema, self.keys)
         self.default = default_name(options)
         self.root = Path(options["path"])
+        from sqlengine import safety
+
+        safety.check_file(table, self.root, options)
         if self.root.is_file():
             msg = (f"sink path {options['path']!r}: a partitioned table's path must be a "
                    "directory, not a file")
