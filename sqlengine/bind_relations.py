@@ -22,6 +22,7 @@ from sqlengine.bind_common import (
 from sqlengine.bind_expr import ExprBinder, Scope, coerce
 from sqlengine.bind_temporal import temporal_join
 from sqlengine.connectors import is_bounded
+from sqlengine.dialect import Flink
 from sqlengine.errors import BindError, NotSupportedError, PlanError, Span
 from sqlengine.parser import parse_query
 from sqlengine.plan.expressions import (
@@ -209,7 +210,8 @@ class RelationBinder(ClauseBinder):
             return self.rename(rel, sub_alias, cols, node)
         if isinstance(node, exp.Values):
             return self.values(node)
-        raise self.error(NotSupportedError, f"unsupported FROM item {node.sql()!r}", node)
+        raise self.error(NotSupportedError, "unsupported FROM item "
+                         f"{node.sql(dialect=Flink)!r}", node)
 
     def table(self, name: str, alias: str, node: exp.Expression) -> Relation:
         view = self.binder.catalog.view(name)

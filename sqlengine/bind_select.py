@@ -125,6 +125,9 @@ class SelectBinder(ClauseBinder):
                      items: list[exp.Expression]) -> int | None:
         """The output column an ORDER BY item names (alias, position or select item)."""
         if isinstance(node, exp.Literal) and not node.is_string:
+            if not str(node.this).isdigit():
+                raise self.error(BindError, f"ORDER BY {node.this}: a position in the select "
+                                 "list is a whole number", node)
             pos = int(str(node.this))
             if not 1 <= pos <= len(names):
                 raise self.error(BindError, f"ORDER BY position {pos} is not in the select "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlglot import exp, parser, tokens
+from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
@@ -120,3 +120,16 @@ class Flink(Dialect):
                         partition = [self._parse_column()]
                 return self.expression(TableArg(this=table, partition_by=partition))
             return super()._parse_unary()
+
+    class Generator(generator.Generator):
+        # ``TABLE t [PARTITION BY ...]`` back as text (for messages).
+        TRANSFORMS = {**generator.Generator.TRANSFORMS, TableArg: lambda self, e: _table_arg(
+            self, e)}
+
+
+def _table_arg(gen: generator.Generator, e: TableArg) -> str:
+    text = f"TABLE {gen.sql(e, 'this')}"
+    part = e.args.get("partition_by")
+    if part:
+        text += " PARTITION BY " + ", ".join(gen.sql(p) for p in part)
+    return text

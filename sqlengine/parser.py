@@ -168,9 +168,28 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
                          span=Span.from_offset(script, query.offset), sql=script) from None
     if tree is None:
         raise ParseError("empty query", span=Span.from_offset(script, query.offset), sql=script)
+    _table_args_in_calls_only(tree, query, script)
     _no_reserved_aliases(tree, query, script)
     hints.attach(tree, found, query.offset, script)
     return tree
+
+
+def _table_args_in_calls_only(tree: exp.Expression, query: QueryText, script: str) -> None:
+    """``TABLE t`` is an argument of a table function (TUMBLE(TABLE t, ...), DATA => TABLE t);
+    anywhere else it is a syntax error, not an expression."""
+    from sqlengine.dialect import TableArg
+
+    for node in tree.find_all(TableArg):
+        parent = node.parent
+        # (a table function call is an Anonymous call; AND / OR are "functions" in sqlglot)
+        if isinstance(parent, exp.Kwarg | exp.PropertyEQ | exp.EQ) and \
+                isinstance(parent.parent, exp.Anonymous):
+            continue
+        if isinstance(parent, exp.Anonymous):
+            continue
+        raise ParseError("TABLE t stands only as an argument of a table function (TUMBLE, "
+                         "HOP, CUMULATE, SESSION)", span=node_span(node, query, script),
+                         sql=script)
 
 
 # Clause keywords Flink (Calcite) reserves: an unquoted one is not a name (``FROM t ORDER ORDER
