@@ -195,7 +195,8 @@ def test_windows_over_a_partitioned_table(tmp_path: Path) -> None:
     ("CREATE TABLE u (v INT, k INT) PARTITIONED BY (k, k) WITH ('connector' = 'filesystem', "
      "'path' = '/tmp/u', 'format' = 'csv')", "names column 'k' twice"),
     ("CREATE TABLE u (v INT) WITH ('connector' = 'filesystem', 'path' = '/tmp/u', "
-     "'format' = 'csv', '$partition-keys' = '[\"v\"]')", "option keys starting with '$' are reserved"),
+     "'format' = 'csv', '$partition-keys' = '[\"v\"]')",
+     "option keys starting with '$' are reserved"),
     ("INSERT INTO t PARTITION (k = 'a') SELECT 1, DATE '2024-01-01'", "PARTITION"),
 ])
 def test_refusals(tmp_path: Path, ddl: str, message: str) -> None:
