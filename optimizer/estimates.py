@@ -23,13 +23,17 @@ class Estimator:
 
     def __init__(self, tables: dict[str, object] | None = None) -> None:
         self.tables = tables or {}
-        self._memo: dict[int, Estimate] = {}
+        # id -> (the node, its estimate): holding the node keeps its id from being reused by
+        # another node while the memo lives (a rule's rewritten trees drop old nodes)
+        self._memo: dict[int, tuple[N.LogicalPlan, Estimate]] = {}
 
     def estimate(self, plan: N.LogicalPlan) -> Estimate:
         key = id(plan)
-        if key not in self._memo:
-            self._memo[key] = self._estimate(plan)
-        return self._memo[key]
+        hit = self._memo.get(key)
+        if hit is None or hit[0] is not plan:
+            hit = (plan, self._estimate(plan))
+            self._memo[key] = hit
+        return hit[1]
 
     # -- nodes ------------------------------------------------------------------------------
     def _estimate(self, plan: N.LogicalPlan) -> Estimate:
