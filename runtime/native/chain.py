@@ -73,6 +73,24 @@ class ChainedTask:
             raise  # already names its place (operator, or file:line)
         except (SqlEngineError, pa.ArrowException, ArithmeticError, ValueError, TypeError) as e:
             raise self._fail(i, e) from e
+        except MemoryError:
+            raise self._out_of_memory(i) from None
+
+    def _out_of_memory(self, i: int) -> OperatorError:
+        """Memory ran out in operator ``i``: the error names it and how much state it holds."""
+        import resource
+
+        try:
+            held = self.operators[i].state_bytes()
+        except Exception:  # (measuring may fail too, with memory this short)
+            held = -1
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # (KiB on Linux)
+        state = f" (process peak {peak:,.0f} MiB"
+        state += f"; the operator's state counted {held / 2**20:,.0f} MiB)" if held >= 0 \
+            else ")"
+        return OperatorError(self.vertex_id, self.names[i], f"out of memory{state}: give the "
+                             "process more memory or bound the state (fewer keys, a window, "
+                             "or 'table.exec.state.ttl')")
 
     def _push_from(self, i: int, batches: list[pa.RecordBatch]) -> None:
         # Depth-first along the chain: each output of operator i is processed by i + 1 at once.

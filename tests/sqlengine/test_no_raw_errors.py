@@ -91,3 +91,22 @@ def test_statements_as_deep_as_people_write_them_run(name: str, sql: str, rows: 
     assert sum(b.num_rows for b in q.stream()) == rows
     assert q.explain()
     assert s.execute(sql)[-1].table.num_rows == rows
+
+
+def test_memory_running_out_in_an_operator_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (on main: "out of memory: the query's state or a value grew too large", no operator)
+    import pyarrow as pa
+
+    from sqlengine.errors import OperatorError
+    from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
+
+    def exhausted(self: object, batch: object, input_index: int = 0) -> object:
+        raise MemoryError
+
+    monkeypatch.setattr(GroupAggregateOperator, "process_batch", exhausted)
+    s = sqlengine.connect()
+    s.register("t", pa.table({"k": ["a", "b"]}))
+    with pytest.raises(OperatorError, match=r"out of memory \(process peak [\d,]+ MiB; the "
+                                            r"operator's state counted [\d,]+ MiB\)") as info:
+        s.sql("SELECT k, COUNT(*) FROM t GROUP BY k").collect()
+    assert "GroupAggregate" in str(info.value)
