@@ -47,7 +47,7 @@ class SessionOption:
     its kind of value and where it is used."""
 
     key: str
-    kind: str  # enum | bool | int | duration | size | text
+    kind: str  # enum | bool | int | fraction | duration | size | text
     used_by: str
     values: tuple[str, ...] = ()  # an enum's values
     minimum: int = 0  # an int's smallest value
@@ -93,7 +93,11 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
          minimum=1),
     _opt("taskmanager.network.memory.floating-buffers-per-gate", "int",
          "parallel executor's gates"),
-    _opt("io.tmp.dirs", "text", "batch shuffles' spill files"),
+    _opt("io.tmp.dirs", "text", "batch shuffles' and operators' spill files"),
+    _opt("taskmanager.memory.managed.size", "size", "operators' memory budget (runtime/"
+         "memory.py)"),
+    _opt("taskmanager.memory.managed.fraction", "fraction", "operators' memory budget "
+         "(runtime/memory.py)"),
     _opt("metrics.latency.interval", "duration", "latency markers"),
     _opt("execution.checkpoint-location", "text", "Spark streaming (its checkpoint folder)"),
 )}
@@ -162,6 +166,13 @@ def check_option(key: str, value: str) -> str:
             what = "a positive integer" if opt.minimum == 1 else \
                 f"an integer of at least {opt.minimum}"
             raise PlanError(f"option {key!r} must be {what}, got {value!r}") from None
+    if opt.kind == "fraction":
+        try:
+            if not 0.0 < float(value) < 1.0:
+                raise ValueError
+        except ValueError:
+            raise PlanError(f"option {key!r} must be a number between 0 and 1 (exclusive), "
+                            f"got {value!r}") from None
     if opt.kind == "duration":
         parse_duration(value, key)
     if opt.kind == "size":

@@ -7,7 +7,7 @@ StreamInputProcessor (input_processor.py) feeds it, and a Task (task.py) runs it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +21,7 @@ from sqlengine.runtime.elements import (
     row_watermarks,
     with_meta,
 )
+from sqlengine.runtime.memory import MemoryAccount, account_for, mib
 from sqlengine.runtime.native.valve import StatusWatermarkValve
 from sqlengine.runtime.operators.base import Operator, OperatorContext, OperatorMetrics
 
@@ -33,8 +34,11 @@ class ChainedTask:
 
     def __init__(self, vertex_id: str, operators: list[Operator], names: list[str],
                  n_inputs: int, options: dict[str, str],
-                 channels: list[int] | None = None) -> None:
+                 channels: list[int] | None = None,
+                 memory: MemoryAccount | None = None) -> None:
         self.vertex_id = vertex_id
+        # The slot's memory budget, shared with the other chains of the process.
+        self.memory = memory if memory is not None else account_for(options)
         self.operators = operators
         self.names = names
         self.metrics = [OperatorMetrics() for _ in operators]
@@ -54,7 +58,7 @@ class ChainedTask:
         # The task's watermark: the minimum over its active input channels, never backwards.
         self.valve = StatusWatermarkValve(n_channels)
         for i, op in enumerate(operators):
-            op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options))
+            op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options, self.memory))
 
     def _fail(self, i: int, e: Exception) -> OperatorError:
         step = f"{self.names[i]}"
@@ -66,15 +70,64 @@ class ChainedTask:
             message = f"{type(e).__name__}: {e}"
         return OperatorError(self.vertex_id, step, message)
 
-    def _call(self, i: int, fn: Callable[[], Iterable[pa.RecordBatch]]) -> list[pa.RecordBatch]:
+    def _outputs(self, i: int, fn: Callable[[], Iterable[pa.RecordBatch]]
+                 ) -> Iterator[pa.RecordBatch]:
+        """Operator ``i``'s outputs of one call, as it produces them (a spilled operator's
+        end of input yields one partition's rows at a time), with its failures named."""
         try:
-            return list(fn())
+            yield from fn()
         except (OperatorError, ConnectorError):
             raise  # already names its place (operator, or file:line)
-        except (SqlEngineError, pa.ArrowException, ArithmeticError, ValueError, TypeError) as e:
+        except (SqlEngineError, pa.ArrowException, ArithmeticError, ValueError, TypeError,
+                OSError) as e:
             raise self._fail(i, e) from e
         except MemoryError:
             raise self._out_of_memory(i) from None
+
+    def _run(self, i: int, fn: Callable[[], Iterable[pa.RecordBatch]]) -> None:
+        """Call operator ``i`` and push each output on down the chain as it comes; then
+        account its state against the slot's memory budget."""
+        m = self.metrics[i]
+        for out in self._outputs(i, fn):
+            m.records_out += out.num_rows
+            self._push_from(i + 1, [out])
+            if self.finished or i + 1 <= self._cut:
+                break
+        self._account(i)
+
+    def _account(self, i: int) -> None:
+        """Operator ``i``'s state against the budget: past it, the operator spills (batch
+        mode) or the job fails naming it."""
+        memory = self.memory
+        if not memory.limit:
+            return
+        op = self.operators[i]
+        key = (id(self), i)
+        try:
+            size = op.state_bytes()
+        except MemoryError:
+            raise self._out_of_memory(i) from None
+        before = memory.held.get(key, 0)
+        if memory.set(key, size) or size <= before or size < memory.limit // 16:
+            return  # (within the budget, or this operator neither grew nor holds much)
+        try:
+            spilled = op.spill(memory.spill_dir)
+        except OSError as e:
+            raise self._fail(i, e) from e
+        except MemoryError:
+            raise self._out_of_memory(i) from None
+        if spilled:
+            memory.set(key, op.state_bytes())
+            return
+        others = memory.total - size
+        shared = f", with {mib(others)} held by other operators of the slot" if others > 0 \
+            else ""
+        raise OperatorError(self.vertex_id, self.names[i], (
+            f"its state ({mib(size)}) is beyond the memory budget of {mib(memory.limit)} per "
+            f"task slot{shared} ('taskmanager.memory.managed.size', else "
+            f"'taskmanager.memory.managed.fraction' of the machine's memory), and it cannot "
+            f"spill to disk{op.spill_refusal()}: raise the budget or bound the state (fewer "
+            f"keys, a window, or 'table.exec.state.ttl')"))
 
     def _out_of_memory(self, i: int) -> OperatorError:
         """Memory ran out in operator ``i``: the error names it and how much state it holds."""
@@ -106,9 +159,7 @@ class ChainedTask:
             m.records_in += batch.num_rows
             m.batches_in += 1
             op = self.operators[i]
-            outs = self._call(i, lambda op=op, b=batch: op.process_batch(b))
-            m.records_out += sum(o.num_rows for o in outs)
-            self._push_from(i + 1, outs)
+            self._run(i, lambda op=op, b=batch: op.process_batch(b))
             if op.done:
                 self._end_after(i)
                 return
@@ -124,9 +175,7 @@ class ChainedTask:
             if j <= self._cut or j in self._ops_ended:
                 continue  # (a later operator got done while the ends flowed)
             self._ops_ended.add(j)
-            outs = self._call(j, lambda op=self.operators[j]: op.end_input(0))
-            self.metrics[j].records_out += sum(o.num_rows for o in outs)
-            self._push_from(j + 1, outs)
+            self._run(j, lambda op=self.operators[j]: op.end_input(0))
         self.finished = True
 
     def finish_if_done(self) -> bool:
@@ -150,9 +199,7 @@ class ChainedTask:
         m.records_in += batch.num_rows
         m.batches_in += 1
         index = self.channels[channel]
-        outs = self._call(0, lambda: head.process_batch(batch, index))
-        m.records_out += sum(o.num_rows for o in outs)
-        self._push_from(1, outs)
+        self._run(0, lambda: head.process_batch(batch, index))
         if head.done:
             self._end_after(0)
 
@@ -203,9 +250,7 @@ class ChainedTask:
         for i in range(start, len(self.operators)):
             if self.finished:
                 return
-            outs = self._call(i, lambda op=self.operators[i]: op.process_watermark(wm))
-            self.metrics[i].records_out += sum(o.num_rows for o in outs)
-            self._push_from(i + 1, outs)
+            self._run(i, lambda op=self.operators[i]: op.process_watermark(wm))
         self.output_watermark(wm)
 
     @property
@@ -216,9 +261,7 @@ class ChainedTask:
         """Processing-time timers: each operator that keeps them fires those due."""
         for i, op in enumerate(self.operators):
             if op.uses_processing_time and not self.finished:
-                outs = self._call(i, lambda op=op: op.on_processing_time(now_ms))
-                self.metrics[i].records_out += sum(o.num_rows for o in outs)
-                self._push_from(i + 1, outs)
+                self._run(i, lambda op=op: op.on_processing_time(now_ms))
 
     def emit_from_head(self, batches: list[pa.RecordBatch]) -> None:
         """Batches a source head produced itself (counted as its output)."""
@@ -235,17 +278,13 @@ class ChainedTask:
         self.ended.add(channel)
         index = self.channels[channel]
         if all(c in self.ended for c, i in enumerate(self.channels) if i == index):
-            outs = self._call(0, lambda: self.operators[0].end_input(index))
-            self.metrics[0].records_out += sum(o.num_rows for o in outs)
-            self._push_from(1, outs)
+            self._run(0, lambda: self.operators[0].end_input(index))
         if self.finished or len(self.ended) < len(self.channels):
             return self.finished  # (finished: an operator got done on what the end flushed)
         for i in range(1, len(self.operators)):
             if self.finished:
                 return True
-            outs = self._call(i, lambda op=self.operators[i]: op.end_input(0))
-            self.metrics[i].records_out += sum(o.num_rows for o in outs)
-            self._push_from(i + 1, outs)
+            self._run(i, lambda op=self.operators[i]: op.end_input(0))
         self.finished = True
         return True
 
@@ -262,6 +301,8 @@ class ChainedTask:
             used.add(key)
             counters = {"records_in": m.records_in, "records_out": m.records_out,
                         "state_bytes": op.state_bytes()}
+            if op.spilled_bytes:
+                counters["spilled_bytes"] = op.spilled_bytes
             late = getattr(op, "late_dropped", None)
             if late is not None:
                 counters["late_records_dropped"] = late
@@ -271,6 +312,8 @@ class ChainedTask:
         return out
 
     def close(self) -> None:
+        for i in range(len(self.operators)):
+            self.memory.release((id(self), i))
         for op in self.operators:
             try:
                 op.close()

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
+from sqlengine.runtime.memory import account_for
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.factory import build_operator
 from sqlengine.runtime.native.input_processor import StreamInputProcessor
@@ -50,11 +51,13 @@ class Executor:
         self._last_progress = 0.0
         self.cancelled = False
         self._ended: set[str] = set()  # vertices whose end went to their consumers
+        memory = account_for(options)  # (one slot: every task of the job shares it)
         for v in graph.vertices:
             ops = [build_operator(spec, tables or {}) for spec in v.chain]
             names = [spec.label().split("(")[0] for spec in v.chain]
             n_inputs = max(1, len(graph.in_edges(v.id)))
-            self.tasks[v.id] = ChainedTask(v.id, ops, names, n_inputs, options)
+            self.tasks[v.id] = ChainedTask(v.id, ops, names, n_inputs, options,
+                                           memory=memory)
             self.inputs[v.id] = StreamInputProcessor(self.tasks[v.id])
             if isinstance(ops[0], SourceOperator):
                 self.sources.append((v.id, ops[0]))

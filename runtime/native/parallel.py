@@ -33,6 +33,7 @@ from sqlengine import errors
 from sqlengine.errors import ExecutionError, PlanError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec
+from sqlengine.runtime.memory import account_for
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import (
     DistributionPattern,
@@ -151,6 +152,7 @@ class ParallelExecutor:
     def _build_slot(self, slot: int) -> tuple[list[Task], list[Receiver]]:
         eg = self.execution_graph
         tasks: dict[tuple[str, int], Task] = {}
+        memory = account_for(self.options, self.slots)  # (the slot's share of the budget)
         for ejv in eg.vertices:
             jv = ejv.job_vertex
             for sub, channels in zip(ejv.subtasks, ejv.channels):
@@ -166,7 +168,7 @@ class ParallelExecutor:
                     else [c.input_index for c in channels]
                 chain = ChainedTask(sub.name, ops, names,
                                     max(1, len(self.graph.in_edges(jv.id))), self.options,
-                                    mapping or [0])
+                                    mapping or [0], memory)
                 gate = InputGate(self._capacity(sub), self.control)
                 results = self.results if self._ctx is None else \
                     RemoteGate(self.results, self.control)

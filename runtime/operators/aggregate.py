@@ -10,7 +10,7 @@ the final groups are emitted at end of input.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -23,12 +23,16 @@ from sqlengine.runtime.elements import (
     ROWKIND,
     UPDATE_AFTER,
     UPDATE_BEFORE,
+    conformed,
+    data_part,
     signs,
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
+from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import sum_type
+from sqlengine.runtime.spill import MAX_LEVEL, PARTITIONS, PartitionedSpill, SpillDirectory
 
 _OUT_CHUNK = 65536
 
@@ -190,7 +194,9 @@ class GroupAggregateOperator(Operator):
         # ``merge``: the global phase of a two-phase aggregation in streaming mode; the input
         # is a LocalAggregate's partial rows (k0.., then c/n/s/m columns per aggregate, see
         # runtime/operators/partials.py) of an insert-only stream, merged into the state.
+        self._args = (keys, aggs, schema, emit, merge, input_updating)
         self.merge = merge
+        self.input_updating = input_updating
         self.keys = keys
         self.aggs = aggs
         self.schema = schema
@@ -201,6 +207,13 @@ class GroupAggregateOperator(Operator):
         self.rows = np.zeros(0, dtype=np.int64)
         self.accs = [_Accumulator(a, retract=input_updating) for a in aggs]
         self.key_schema = pa.schema([schema.field(i) for i in range(len(keys))])
+        self.key_bytes = 0  # bytes of ``key_chunks``
+        # Batch mode past the memory budget (hybrid hash aggregation): the groups in memory
+        # stay there; rows of any other group go to partitions on disk by the hash of their
+        # keys, aggregated a partition at a time after the groups in memory are emitted.
+        self.spilled: PartitionedSpill | None = None
+        self.directory: SpillDirectory | None = None
+        self.level = 0
 
     # -- state -----------------------------------------------------------------------------
     def _grow(self, n: int) -> None:
@@ -226,6 +239,10 @@ class GroupAggregateOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         if batch.num_rows == 0:
             return ()
+        if self.directory is not None:  # (spilling)
+            batch = self._divert(batch)
+            if batch.num_rows == 0:
+                return ()
         key_names = [f"k{i}" for i in range(len(self.keys))]
         if self.merge:
             table, specs = self._partial_inputs(batch, key_names)
@@ -341,6 +358,7 @@ class GroupAggregateOperator(Operator):
             fresh = grouped.select(key_names).take(pa.array(new[order]))
             fresh = fresh.rename_columns(self.key_schema.names).cast(self.key_schema)
             self.key_chunks.extend(fresh.to_batches())
+            self.key_bytes += fresh.nbytes
             self._key_table = None
             self._grow(len(self.slots))
         return slots
@@ -518,8 +536,116 @@ class GroupAggregateOperator(Operator):
             self._grow(1)
             return (self._final_batch(np.array([0], dtype=np.int64)),)
         live = np.nonzero(self.rows[: len(self.slots)] > 0)[0]
-        return tuple(self._final_batch(live[i:i + _OUT_CHUNK])
-                     for i in range(0, len(live), _OUT_CHUNK))
+        out = tuple(self._final_batch(live[i:i + _OUT_CHUNK])
+                    for i in range(0, len(live), _OUT_CHUNK))
+        if self.spilled is None:
+            return out
+        return itertools.chain(out, self._spilled_groups())
+
+    # -- batch, past the memory budget -----------------------------------------------------
+    def state_bytes(self) -> int:
+        n = len(self.slots)
+        # A dict entry with its key object(s): about 100 bytes, 64 per key column, and the
+        # key's characters once more (Python strings hold their own copy).
+        size = self.rows.nbytes + 2 * self.key_bytes + n * (100 + 64 * len(self.keys))
+        for acc in self.accs:
+            size += acc.count.nbytes
+            if acc.value is not None:
+                size += acc.value.nbytes * (5 if acc.value.dtype == object else 1)
+            if acc.distinct is not None:
+                size += 200 * len(acc.distinct)
+            if acc.multiset is not None:
+                size += 200 * len(acc.multiset)
+        return size
+
+    def spill_refusal(self) -> str:
+        if self.emit_changelog:
+            return " (a streaming aggregation keeps every group)"
+        if not self.keys:
+            return " (an aggregation without GROUP BY has one group)"
+        if self.input_updating:
+            return " (its input is an updating changelog)"
+        return f" (its rows split {MAX_LEVEL} times by key: one group is too large)"
+
+    def spill(self, directory: str | None) -> bool:
+        if self.directory is not None:
+            return True  # (already spilling: its groups in memory no longer grow)
+        if self.emit_changelog or self.merge or not self.keys or self.input_updating or \
+                self.level >= MAX_LEVEL:
+            return False
+        self.directory = SpillDirectory(directory, "aggregate")
+        return True
+
+    def _divert(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """Write the rows of groups not in memory to their partitions; the rest stay."""
+        data = data_part(batch)
+        keys = [evaluate(k, data) for k in self.keys]
+        names = [f"k{i}" for i in range(len(keys))]
+        distinct = pa.table(dict(zip(names, keys))).group_by(names, use_threads=False
+                                                             ).aggregate([])
+        lists = [distinct.column(n).to_pylist() for n in names]
+        index = self.slots
+        group_keys = lists[0] if len(lists) == 1 else list(zip(*lists))
+        known = np.fromiter(map(index.__contains__, group_keys), dtype=bool,
+                            count=distinct.num_rows)
+        if known.all():
+            return data
+        if not known.any():
+            self._write_spilled(data, keys)
+            return data.slice(0, 0)
+        hashes = hash_rows(list(distinct.columns))
+        if len(np.unique(hashes)) == len(hashes):
+            # The batch's groups have distinct hashes: a row's hash tells its group.
+            row_hashes = pa.array(hash_rows(keys))
+            out = pc.is_in(row_hashes, value_set=pa.array(hashes[~known])).to_numpy(
+                zero_copy_only=False)
+        else:  # (two groups of the batch share a hash: look each row up)
+            rows = [c.to_pylist() for c in keys]
+            row_keys = rows[0] if len(rows) == 1 else list(zip(*rows))
+            out = ~np.fromiter(map(index.__contains__, row_keys), dtype=bool,
+                               count=data.num_rows)
+        mask = pa.array(out)
+        self._write_spilled(data.filter(mask), [k.filter(mask) for k in keys])
+        return data.filter(pc.invert(mask))
+
+    def _write_spilled(self, data: pa.RecordBatch, keys: list[pa.Array]) -> None:
+        if self.spilled is None:
+            assert self.directory is not None
+            self.spilled = PartitionedSpill(self.directory, data.schema, self.level)
+        self.spilled.write(conformed(data, self.spilled.schema), keys)
+        self.spilled_bytes += data.nbytes
+
+    def _spilled_groups(self) -> Iterator[pa.RecordBatch]:
+        """The spilled partitions, each aggregated by an aggregation of its own."""
+        spilled = self.spilled
+        assert spilled is not None
+        spilled.finish()
+        self.slots, self.key_chunks, self._key_table = {}, [], None  # (emitted: free them)
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.accs = [_Accumulator(a, retract=self.input_updating) for a in self.aggs]
+        memory = getattr(getattr(self, "ctx", None), "memory", None)
+        limit = memory.limit if memory is not None else 0
+        try:
+            for p in range(PARTITIONS):
+                if not spilled.rows[p]:
+                    continue
+                sub = GroupAggregateOperator(*self._args)
+                sub.level = self.level + 1
+                if hasattr(self, "ctx"):
+                    sub.open(self.ctx)
+                for batch in spilled.partition(p):
+                    sub.process_batch(batch)
+                    if limit and sub.directory is None and sub.state_bytes() > limit:
+                        sub.spill(self.directory.path if self.directory else None)
+                yield from sub.end_input()
+                self.spilled_bytes += sub.spilled_bytes
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.directory is not None and self.level == 0:
+            self.directory.close()
+        self.directory = None
 
     def _final_batch(self, slots: np.ndarray) -> pa.RecordBatch:
         values = self._values_at(slots)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 
 from sqlengine.runtime.elements import Watermark
+from sqlengine.runtime.memory import MemoryAccount
 
 
 @dataclass
@@ -17,6 +19,9 @@ class OperatorContext:
     vertex_id: str = "v0"
     step_id: str = "op0"
     options: dict[str, str] = field(default_factory=dict)
+    # The slot's memory budget (runtime/memory.py): an operator that runs operators of its
+    # own (a spilled join's partitions) checks them against it. None: no budget.
+    memory: MemoryAccount | None = None
 
 
 @dataclass
@@ -68,6 +73,19 @@ class Operator:
         (directly, or in lists and dicts), plus about 100 bytes per dict entry."""
         return sum(_size(v) for v in vars(self).values())
 
+    # Bytes moved to spill files so far (a metric, 'spilled_bytes', when not 0).
+    spilled_bytes = 0
+
+    def spill(self, directory: str | None) -> bool:
+        """The slot is past its memory budget after this operator grew: move state to files
+        under ``directory`` (None: the system's temp dir) and return True, or return False
+        if this operator cannot (the job then fails, naming it)."""
+        return False
+
+    def spill_refusal(self) -> str:
+        """Why this operator cannot spill (' (...)'), for the budget error; '' if unknown."""
+        return ""
+
     def close(self) -> None:
         return None
 
@@ -82,7 +100,10 @@ def _size(value: object, depth: int = 0) -> int:
     if depth > 1:
         return 0
     if isinstance(value, dict):
-        return 100 * len(value) + sum(_size(v, depth + 1) for v in list(value.values())[:1000])
+        counted = sum(_size(v, depth + 1) for v in itertools.islice(value.values(), 1000))
+        return 100 * len(value) + (counted if len(value) <= 1000 else
+                                   counted * len(value) // 1000)
     if isinstance(value, list | tuple):
-        return sum(_size(v, depth + 1) for v in value[:1000])
+        counted = sum(_size(v, depth + 1) for v in value[:1000])
+        return counted if len(value) <= 1000 else counted * len(value) // 1000
     return 0

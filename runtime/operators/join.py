@@ -16,7 +16,7 @@ rows not written for that long are dropped from state (Flink's idle state retent
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Protocol
 
 import numpy as np
@@ -28,6 +28,7 @@ from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.spill import MAX_LEVEL, PARTITIONS, PartitionedSpill, SpillDirectory
 
 M, K, T = "$m", "$k", "$t"  # multiplicity, match count, write time
 
@@ -55,6 +56,9 @@ class JoinOperator(Operator):
                  schema: pa.Schema, emit: str, ttl_ms: int = 0,
                  updating: bool | None = None, clock: Clock = time,
                  build_side: int | None = None) -> None:
+        # (what a spilled join's partitions are joined with: the same join)
+        self._args = (kind, left_keys, right_keys, condition, left_schema, right_schema,
+                      schema, emit, ttl_ms, updating, clock, build_side)
         self.kind = kind
         self.key_exprs = (left_keys, right_keys)
         self.condition = condition
@@ -81,6 +85,13 @@ class JoinOperator(Operator):
         self.matched: list[np.ndarray | None] = [None, None]
         self.built_keys: list[pa.Table | None] = [None, None]  # the built side's key table
         self.pending: list[list[pa.RecordBatch]] = [[], []]  # probing rows not matched yet
+        self.held = [0, 0]  # batch mode: bytes of ``buffers``
+        # Batch mode past the memory budget (a grace hash join): both sides' rows go to
+        # partitions on disk by the hash of their keys, joined a partition at a time at the
+        # end; a partition still too large splits again one level down.
+        self.grace: tuple[PartitionedSpill, PartitionedSpill] | None = None
+        self.directory: SpillDirectory | None = None
+        self.level = 0
 
     # -- matching --------------------------------------------------------------------------
     def _keys(self, table: pa.Table, side: int) -> pa.Table:
@@ -238,9 +249,13 @@ class JoinOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         if not self.streaming:
+            if self.grace is not None:
+                self._to_partitions(data_part(batch), input_index)
+                return ()
             if self.built[1 - input_index] is not None:
                 return self._pend(data_part(batch), input_index)
             self.buffers[input_index].append(data_part(batch))
+            self.held[input_index] += batch.nbytes
             return ()
         self._expire()
         side, other_side = input_index, 1 - input_index
@@ -347,10 +362,81 @@ class JoinOperator(Operator):
             built_matched[build_i] = True
         return out
 
+    # -- batch, past the memory budget ------------------------------------------------------
+    def state_bytes(self) -> int:
+        size = sum(t.nbytes for t in self.state if t is not None) + sum(self.held)
+        return size + sum(t.nbytes for t in self.built if t is not None)
+
+    def spill_refusal(self) -> str:
+        if self.streaming:
+            return " (a streaming join keeps both sides)"
+        if not self.key_exprs[0]:
+            return " (a join without an equality condition cannot be split by key)"
+        if self.level >= MAX_LEVEL:
+            return f" (its rows split {MAX_LEVEL} times by key: one key holds too many rows)"
+        return " (its build side is complete and in memory)"
+
+    def spill(self, directory: str | None) -> bool:
+        if self.streaming or not self.key_exprs[0] or self.grace is not None or \
+                self.level >= MAX_LEVEL or any(b is not None for b in self.built):
+            return False
+        self.directory = SpillDirectory(directory, "join")
+        self.grace = (PartitionedSpill(self.directory, self.schemas[0], self.level),
+                      PartitionedSpill(self.directory, self.schemas[1], self.level))
+        for side in (0, 1):
+            waiting, self.buffers[side] = self.buffers[side], []
+            self.held[side] = 0
+            for b in waiting:
+                self._to_partitions(b, side)
+        return True
+
+    def _to_partitions(self, batch: pa.RecordBatch, side: int) -> None:
+        assert self.grace is not None
+        batch = conformed(batch, self.schemas[side])
+        keys = [evaluate(k, batch) for k in self.key_exprs[side]]
+        self.grace[side].write(batch, keys)
+        self.spilled_bytes += batch.nbytes
+
+    def _grace_join(self) -> Iterator[pa.RecordBatch]:
+        """Each partition of the two sides joined by a join of its own."""
+        assert self.grace is not None
+        for g in self.grace:
+            g.finish()
+        memory = getattr(getattr(self, "ctx", None), "memory", None)
+        limit = memory.limit if memory is not None else 0
+        try:
+            for p in range(PARTITIONS):
+                sizes = (self.grace[0].bytes[p], self.grace[1].bytes[p])
+                if not any(sizes):
+                    continue
+                sub = JoinOperator(*self._args)
+                sub.level = self.level + 1
+                if hasattr(self, "ctx"):
+                    sub.open(self.ctx)
+                build = self.build_side if self.build_side is not None else \
+                    int(sizes[1] < sizes[0])
+                for side in (build, 1 - build):
+                    for batch in self.grace[side].partition(p):
+                        yield from sub.process_batch(batch, side)
+                        if limit and side == build and sub.state_bytes() > limit:
+                            sub.spill(self.directory.path if self.directory else None)
+                    yield from sub.end_input(side)
+                self.spilled_bytes += sub.spilled_bytes
+                sub.close()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.directory is not None and self.level == 0:
+            self.directory.close()
+        self.directory = None
+
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         self.ended[input_index] = True
         if self.streaming:
             return ()
+        if self.grace is not None:
+            return self._grace_join() if all(self.ended) else ()
         out: list[pa.RecordBatch] = []
         nothing_built = self.built[0] is None and self.built[1] is None
         if nothing_built and self.build_side in (None, input_index):
@@ -359,12 +445,14 @@ class JoinOperator(Operator):
             built = _table(self.buffers[input_index], self.schemas[input_index])
             self.built[input_index] = built
             self.buffers[input_index] = []
+            self.held[input_index] = 0
             if self.key_exprs[0]:
                 self.built_keys[input_index] = self._valid_keys(built, input_index)
             if self.tracked[input_index]:
                 self.matched[input_index] = np.zeros(built.num_rows, dtype=bool)
             other = 1 - input_index
             waiting, self.buffers[other] = self.buffers[other], []
+            self.held[other] = 0
             for b in waiting:
                 out += self._pend(b, other)
         elif self.built[1 - input_index] is not None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -12,8 +13,10 @@ from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.elements import data_part, has_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.spill import SpillDirectory, read_batches, write_table
 
 _OUT_CHUNK = 65536
+_RUN_CHUNK = 32768  # rows per chunk of a spilled run (one chunk per run in memory)
 
 
 def _chunks(table: pa.Table) -> list[pa.RecordBatch]:
@@ -21,7 +24,13 @@ def _chunks(table: pa.Table) -> list[pa.RecordBatch]:
 
 
 class SortOperator(Operator):
-    """Buffers its (possibly updating) input, applies the changelog, sorts at end of input."""
+    """Buffers its (possibly updating) input, applies the changelog, sorts at end of input.
+
+    Past the memory budget (batch mode, insert-only input) it sorts what it holds into a run
+    on disk; at the end the runs and the rows still held are merged: each round sorts the
+    runs' current chunks together and emits every row up to the smallest of the chunks' last
+    rows (no run can hold anything smaller), so at most one chunk per run is in memory. With
+    a LIMIT a run keeps only its first OFFSET + LIMIT rows (in memory when that is small)."""
 
     name = "Sort"
 
@@ -32,18 +41,25 @@ class SortOperator(Operator):
         self.offset = offset
         self.schema = schema
         self.batches: list[pa.RecordBatch] = []
+        self.held = 0  # bytes of ``batches``
+        self.updating = False  # a batch came with row kinds
+        self.directory: SpillDirectory | None = None
+        self.runs: list[str] = []
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         self.batches.append(batch)
+        self.held += batch.nbytes
+        self.updating = self.updating or has_rowkind(batch)
         return ()
 
-    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
-        table = apply_changelog(self.batches, self.schema)
-        self.batches = []
-        if table.num_rows == 0:
-            return ()
-        batch = table.combine_chunks().to_batches()[0]
+    def state_bytes(self) -> int:
+        return self.held
+
+    def _order(self, table: pa.Table) -> pa.Array:
+        """The stable sort order of ``table``'s rows by the sort keys."""
+        batch = table.combine_chunks().to_batches()[0] if table.num_rows else \
+            pa.RecordBatch.from_pylist([], schema=table.schema)
         columns: dict[str, pa.Array] = {}
         sort_keys: list[tuple[str, str]] = []
         for i, k in enumerate(self.keys):
@@ -53,10 +69,119 @@ class SortOperator(Operator):
             columns[f"v{i}"] = values
             sort_keys.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
             sort_keys.append((f"v{i}", "ascending" if k.ascending else "descending"))
-        order = pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
+        return pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
+
+    def _sorted_held(self) -> pa.Table:
+        """The rows held, sorted (cut to OFFSET + LIMIT rows with a LIMIT)."""
+        table = pa.Table.from_batches([data_part(b) for b in self.batches], self.schema)
+        self.batches, self.held = [], 0
+        order = self._order(table)
+        if self.fetch is not None:
+            order = order[:self.offset + self.fetch]
+        return table.take(order)
+
+    def spill(self, directory: str | None) -> bool:
+        if self.updating or not self.batches:
+            return False
+        before = self.held
+        run = self._sorted_held()
+        if self.fetch is not None and run.nbytes * 4 <= before:
+            # (a LIMIT's first rows, a fraction of what was held: they stay in memory)
+            self.batches, self.held = run.to_batches(), run.nbytes
+            return True
+        if self.directory is None:
+            self.directory = SpillDirectory(directory, "sort")
+        path = self.directory.new_file()
+        write_table(path, run, _RUN_CHUNK)
+        self.spilled_bytes += run.nbytes
+        self.runs.append(path)
+        return True
+
+    def spill_refusal(self) -> str:
+        return " (its input is an updating changelog)" if self.updating else ""
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        if self.runs:
+            return self._merged()
+        table = apply_changelog(self.batches, self.schema)
+        self.batches, self.held = [], 0
+        if table.num_rows == 0:
+            return ()
+        order = self._order(table)
         end = None if self.fetch is None else self.offset + self.fetch
         order = order[self.offset:end]
         return _chunks(table.take(order))
+
+    def _merged(self) -> Iterator[pa.RecordBatch]:
+        """The runs on disk and the rows held, merged, OFFSET and LIMIT applied."""
+        runs: list[Iterator[pa.Table]] = [
+            (pa.Table.from_batches([b]) for b in read_batches(path)) for path in self.runs]
+        self.runs = []
+        if self.batches:
+            held = self._sorted_held()
+            runs.append(iter([held.slice(i, _RUN_CHUNK)
+                              for i in range(0, held.num_rows, _RUN_CHUNK)]))
+        skip = self.offset
+        left = self.fetch
+        try:
+            for table in _merge_runs(runs, self._order):
+                if skip:
+                    cut = min(skip, table.num_rows)
+                    table, skip = table.slice(cut), skip - cut
+                if left is not None:
+                    table = table.slice(0, left)
+                    left -= table.num_rows
+                if table.num_rows:
+                    yield from _chunks(table)
+                if left == 0:
+                    return
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.directory is not None:
+            self.directory.close()
+            self.directory = None
+
+
+def _merge_runs(runs: list[Iterator[pa.Table]], order_of: Callable[[pa.Table], pa.Array]
+                ) -> Iterator[pa.Table]:
+    """Sorted runs (each an iterator of sorted chunks) merged into sorted tables."""
+    current: list[pa.Table | None] = [_next_chunk(r) for r in runs]
+    while True:
+        active = [r for r, c in enumerate(current) if c is not None]
+        if not active:
+            return
+        if len(active) == 1:
+            r = active[0]
+            chunk = current[r]
+            while chunk is not None:
+                yield chunk
+                chunk = _next_chunk(runs[r])
+            return
+        chunks = [current[r] for r in active]
+        lasts = pa.concat_tables([c.slice(c.num_rows - 1, 1) for c in chunks])
+        fence = int(order_of(lasts)[0].as_py())  # the run whose last row is smallest
+        combined = pa.concat_tables(chunks)
+        order = order_of(combined).to_numpy()
+        starts = np.cumsum([0] + [c.num_rows for c in chunks])
+        fence_row = starts[fence + 1] - 1
+        cut = int(np.nonzero(order == fence_row)[0][0]) + 1
+        taken = order[:cut]
+        yield combined.take(pa.array(taken))
+        # Each run's rows taken are a prefix of its chunk (the sort is stable).
+        counts = np.bincount(np.searchsorted(starts, taken, side="right") - 1,
+                             minlength=len(chunks))
+        for j, r in enumerate(active):
+            rest = chunks[j].slice(int(counts[j]))
+            current[r] = rest if rest.num_rows else _next_chunk(runs[r])
+
+
+def _next_chunk(run: Iterator[pa.Table]) -> pa.Table | None:
+    for chunk in run:
+        if chunk.num_rows:
+            return chunk
+    return None
 
 
 class LimitOperator(Operator):

@@ -6,14 +6,15 @@ partials.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import pyarrow as pa
 
 from sqlengine.plan.expressions import AggCall, ColumnRef, Expr
-from sqlengine.runtime.elements import data_part
+from sqlengine.runtime.elements import conformed, data_part
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import Partials
+from sqlengine.runtime.spill import MAX_LEVEL, PARTITIONS, PartitionedSpill, SpillDirectory
 
 
 class LocalAggregateOperator(Operator):
@@ -32,28 +33,101 @@ class LocalAggregateOperator(Operator):
 
 
 class GlobalAggregateOperator(Operator):
+    """Merges the partials of its keys and finalizes them at the end of input. Past the memory
+    budget the partials go to partitions on disk by the hash of their keys instead, each
+    merged by a GlobalAggregate of its own at the end (one level down, splitting again if
+    still too large)."""
+
     name = "GlobalAggregate"
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...],
                  partial_schema: pa.Schema, schema: pa.Schema) -> None:
+        self._args = (keys, aggs, partial_schema, schema)
         # The partials arrive keyed by position: k0, k1, ... then the partial columns.
         refs = tuple(ColumnRef(i, f"k{i}", partial_schema.field(i).type)
                      for i in range(len(keys)))
+        self.n_keys = len(keys)
+        self.partial_schema = partial_schema
         self.partials = Partials(refs, aggs)
         self.schema = schema
         self.pending: list[pa.Table] = []
+        self.held = 0
+        self.spilled: PartitionedSpill | None = None
+        self.directory: SpillDirectory | None = None
+        self.level = 0
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        self.pending.append(pa.Table.from_batches([data_part(batch)]))
+        data = conformed(data_part(batch), self.partial_schema)
+        if self.spilled is not None:
+            self._write(data)
+            return ()
+        self.pending.append(pa.Table.from_batches([data]))
+        self.held += data.nbytes
         if len(self.pending) > 64:
             self.pending = [self.partials.aggregate(pa.concat_tables(self.pending))]
+            self.held = self.pending[0].nbytes
         return ()
 
+    def state_bytes(self) -> int:
+        return self.held
+
+    def spill_refusal(self) -> str:
+        if not self.n_keys:
+            return " (an aggregation without GROUP BY has one group)"
+        return f" (its rows split {MAX_LEVEL} times by key: one group is too large)"
+
+    def spill(self, directory: str | None) -> bool:
+        if not self.n_keys or self.level >= MAX_LEVEL:
+            return False
+        if self.spilled is None:
+            self.directory = SpillDirectory(directory, "aggregate")
+            self.spilled = PartitionedSpill(self.directory, self.partial_schema, self.level)
+        waiting, self.pending, self.held = self.pending, [], 0
+        for table in waiting:
+            for batch in table.to_batches():
+                self._write(conformed(batch, self.partial_schema))
+        return True
+
+    def _write(self, batch: pa.RecordBatch) -> None:
+        assert self.spilled is not None
+        self.spilled.write(batch, [batch.column(i) for i in range(self.n_keys)])
+        self.spilled_bytes += batch.nbytes
+
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        if self.spilled is not None:
+            return self._spilled_groups()
         if not self.pending:
             return ()
         merged = self.partials.aggregate(pa.concat_tables(self.pending))
-        self.pending = []
+        self.pending, self.held = [], 0
         cols = self.partials.finalize(merged, {}, self.schema)
         return pa.Table.from_arrays(cols, schema=self.schema).to_batches(max_chunksize=65536)
+
+    def _spilled_groups(self) -> Iterator[pa.RecordBatch]:
+        spilled = self.spilled
+        assert spilled is not None
+        spilled.finish()
+        memory = getattr(getattr(self, "ctx", None), "memory", None)
+        limit = memory.limit if memory is not None else 0
+        try:
+            for p in range(PARTITIONS):
+                if not spilled.rows[p]:
+                    continue
+                sub = GlobalAggregateOperator(*self._args)
+                sub.level = self.level + 1
+                if hasattr(self, "ctx"):
+                    sub.open(self.ctx)
+                for batch in spilled.partition(p):
+                    sub.process_batch(batch)
+                    if limit and sub.spilled is None and sub.state_bytes() > limit:
+                        sub.spill(self.directory.path if self.directory else None)
+                yield from sub.end_input()
+                self.spilled_bytes += sub.spilled_bytes
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.directory is not None and self.level == 0:
+            self.directory.close()
+        self.directory = None
