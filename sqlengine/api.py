@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine import ddl, runtime
+from sqlengine import ddl, runtime, safety
 from sqlengine import statements as S
 from sqlengine.catalog import Catalog
 from sqlengine.errors import (
@@ -48,8 +48,6 @@ class Session:
 
     def __init__(self, options: dict[str, str] | None = None, safe: bool = False,
                  allowed_directories: list[str] | tuple[str, ...] = ()) -> None:
-        from sqlengine import safety
-
         if allowed_directories and not safe:
             raise ConnectorError("allowed_directories is for safe mode: pass safe=True")
         self.catalog = Catalog(safety.normalized(allowed_directories) if safe else None)
@@ -64,6 +62,9 @@ class Session:
         """``SET 'key' = 'value'``: the key must be one the engine implements (any other is
         refused, naming it, rather than ignored) and the value of its kind."""
         value = check_option(key, value)
+        allowed = self.catalog.safe_directories
+        if allowed is not None and key in safety.DIRECTORY_OPTIONS:
+            safety.check_directory_option(key, value, allowed)
         if key == "table.optimizer.disabled-rules":
             _check_rule_names(value)
         self.options[key] = value

@@ -62,3 +62,17 @@ def check_file(table: str, f: str | Path, options: dict[str, str]) -> None:
         msg = (f"table {table!r}: file {str(f)!r} leads to {os.path.realpath(f)}, outside "
                "the directories safe mode allows")
         raise ConnectorError(msg)
+
+
+# Options naming a directory the engine writes to: in safe mode it must be an allowed one.
+DIRECTORY_OPTIONS = ("io.tmp.dirs", "execution.checkpoint-location")
+
+
+def check_directory_option(key: str, value: str, allowed: tuple[str, ...]) -> None:
+    """Refuse ``SET key = value`` in safe mode when ``value`` lies outside the allowed
+    directories (spill files and checkpoints would be written there)."""
+    if "://" in value or value.startswith("file:") or not allowed or not inside(value, allowed):
+        where = ", ".join(allowed) if allowed else "none"
+        msg = (f"option {key!r}: directory {value!r} is outside the directories safe mode "
+               f"allows ({where})")
+        raise ConnectorError(msg)

@@ -120,14 +120,14 @@ class ChainedTask:
             memory.set(key, op.state_bytes())
             return
         others = memory.total - size
-        shared = f", with {mib(others)} held by other operators of the slot" if others > 0 \
-            else ""
+        shared = f", with {mib(others)} held by other operators of the slot" \
+            if others >= 1 << 20 else ""
         raise OperatorError(self.vertex_id, self.names[i], (
             f"its state ({mib(size)}) is beyond the memory budget of {mib(memory.limit)} per "
-            f"task slot{shared} ('taskmanager.memory.managed.size', else "
-            f"'taskmanager.memory.managed.fraction' of the machine's memory), and it cannot "
-            f"spill to disk{op.spill_refusal()}: raise the budget or bound the state (fewer "
-            f"keys, a window, or 'table.exec.state.ttl')"))
+            f"task slot{shared} ('taskmanager.memory.managed.size'; by default "
+            f"'taskmanager.memory.managed.fraction' of the memory the slot may use), and it "
+            f"cannot spill to disk{op.spill_refusal()}: raise the budget or bound the state "
+            f"(fewer keys, a window, or 'table.exec.state.ttl')"))
 
     def _out_of_memory(self, i: int) -> OperatorError:
         """Memory ran out in operator ``i``: the error names it and how much state it holds."""

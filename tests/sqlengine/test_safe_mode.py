@@ -123,3 +123,17 @@ def test_an_allowed_directory_must_exist(tmp_path: Path) -> None:
         sqlengine.connect(safe=True, allowed_directories=[str(tmp_path / "nope")])
     with pytest.raises(SqlEngineError, match="safe=True"):
         sqlengine.connect(allowed_directories=[str(tmp_path)])
+
+
+@pytest.mark.parametrize("key", ["io.tmp.dirs", "execution.checkpoint-location"])
+@pytest.mark.parametrize("where", ["/tmp", "/etc", "{out}", "{ok}/../out", "{ok}/link_dir_out",
+                                   "file:///tmp"])
+def test_directories_the_engine_writes_to_stay_inside(dirs: dict[str, str], key: str,
+                                                      where: str) -> None:
+    """Spill files and checkpoints go where these options say: outside the allowed
+    directories they are refused; inside, and without safe mode, they are taken."""
+    s = _safe(dirs)
+    with pytest.raises(SqlEngineError, match="outside the directories safe mode allows"):
+        s.execute(f"SET '{key}' = '{where.format(**dirs)}'")
+    s.execute(f"SET '{key}' = '{dirs['ok']}/sub'")
+    sqlengine.connect().execute(f"SET '{key}' = '{where.format(**dirs)}'")
