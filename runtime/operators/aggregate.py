@@ -31,6 +31,7 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.spill import MAX_LEVEL, PARTITIONS, PartitionedSpill, SpillDirectory
 
@@ -201,7 +202,7 @@ class GroupAggregateOperator(Operator):
         self.aggs = aggs
         self.schema = schema
         self.emit_changelog = emit == "changelog"
-        self.slots: dict[tuple, int] = {}
+        self.slots = KeyIndex([k.dtype for k in keys])
         self.key_chunks: list[pa.RecordBatch] = []
         self._key_table: pa.Table | None = None
         self.rows = np.zeros(0, dtype=np.int64)
@@ -336,22 +337,8 @@ class GroupAggregateOperator(Operator):
 
     def _assign_slots(self, grouped: pa.Table, key_names: list[str]) -> np.ndarray:
         n_before = len(self.slots)
-        if key_names:
-            key_lists = [grouped.column(k).to_pylist() for k in key_names]
-            keys = key_lists[0] if len(key_lists) == 1 else list(zip(*key_lists))
-            index = self.slots
-            # One C-level dict lookup per distinct key of the batch (not per input row);
-            # misses come back as None, which numpy turns into NaN.
-            found = np.array(list(map(index.get, keys)), dtype=np.float64)
-            missing = np.nonzero(np.isnan(found))[0]
-            if len(missing):
-                base = len(index)
-                fresh_ids = range(base, base + len(missing))
-                index.update(zip([keys[i] for i in missing], fresh_ids))
-                found[missing] = np.arange(base, base + len(missing))
-            slots = found.astype(np.int64)
-        else:
-            slots = np.array([self.slots.setdefault((), 0)], dtype=np.int64)
+        # One lookup per distinct key of the batch (not per input row).
+        slots = self.slots.assign([grouped.column(k) for k in key_names])
         if len(self.slots) > n_before:
             new = np.nonzero(slots >= n_before)[0]
             order = np.argsort(slots[new])
@@ -421,13 +408,10 @@ class GroupAggregateOperator(Operator):
             return None
         pairs = sub.group_by([*key_names, f"d{j}"], use_threads=False).aggregate(
             [(f"s{j}", "sum")])
-        key_lists = [pairs.column(k).to_pylist() for k in key_names]
         if not key_names:
             slots = np.zeros(pairs.num_rows, dtype=np.int64)
         else:
-            keys = key_lists[0] if len(key_names) == 1 else list(zip(*key_lists))
-            slots = np.fromiter(map(self.slots.__getitem__, keys), dtype=np.int64,
-                                count=pairs.num_rows)
+            slots = self.slots.lookup([pairs.column(k) for k in key_names])
         values = pairs.column(f"d{j}").to_pylist()
         deltas = pairs.column(f"s{j}_sum").to_numpy(zero_copy_only=False).astype(np.int64)
         return slots, values, deltas
@@ -530,9 +514,9 @@ class GroupAggregateOperator(Operator):
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         if self.emit_changelog:
             return ()
-        if not self.keys and not self.slots:
+        if not self.keys and not len(self.slots):
             # A global aggregate over no rows still yields one row (COUNT 0, SUM NULL).
-            self.slots[()] = 0
+            self.slots.assign([])
             self._grow(1)
             return (self._final_batch(np.array([0], dtype=np.int64)),)
         live = np.nonzero(self.rows[: len(self.slots)] > 0)[0]
@@ -544,10 +528,10 @@ class GroupAggregateOperator(Operator):
 
     # -- batch, past the memory budget -----------------------------------------------------
     def state_bytes(self) -> int:
-        n = len(self.slots)
-        # A dict entry with its key object(s): about 100 bytes, 64 per key column, and the
-        # key's characters once more (Python strings hold their own copy).
-        size = self.rows.nbytes + 2 * self.key_bytes + n * (100 + 64 * len(self.keys))
+        # The index (for a dict, the key's characters once more: Python strings hold their
+        # own copy) and the key columns.
+        size = self.rows.nbytes + self.slots.nbytes() + self.key_bytes * (
+            1 if self.slots.vectorised else 2)
         for acc in self.accs:
             size += acc.count.nbytes
             if acc.value is not None:
@@ -583,27 +567,20 @@ class GroupAggregateOperator(Operator):
         names = [f"k{i}" for i in range(len(keys))]
         distinct = pa.table(dict(zip(names, keys))).group_by(names, use_threads=False
                                                              ).aggregate([])
-        lists = [distinct.column(n).to_pylist() for n in names]
-        index = self.slots
-        group_keys = lists[0] if len(lists) == 1 else list(zip(*lists))
-        known = np.fromiter(map(index.__contains__, group_keys), dtype=bool,
-                            count=distinct.num_rows)
+        known = self.slots.lookup(list(distinct.columns)) >= 0
         if known.all():
             return data
         if not known.any():
             self._write_spilled(data, keys)
             return data.slice(0, 0)
-        hashes = hash_rows(list(distinct.columns))
-        if len(np.unique(hashes)) == len(hashes):
+        hashes = None if self.slots.vectorised else hash_rows(list(distinct.columns))
+        if hashes is not None and len(np.unique(hashes)) == len(hashes):
             # The batch's groups have distinct hashes: a row's hash tells its group.
             row_hashes = pa.array(hash_rows(keys))
             out = pc.is_in(row_hashes, value_set=pa.array(hashes[~known])).to_numpy(
                 zero_copy_only=False)
-        else:  # (two groups of the batch share a hash: look each row up)
-            rows = [c.to_pylist() for c in keys]
-            row_keys = rows[0] if len(rows) == 1 else list(zip(*rows))
-            out = ~np.fromiter(map(index.__contains__, row_keys), dtype=bool,
-                               count=data.num_rows)
+        else:  # (a vectorised index, or two groups of the batch share a hash: look up rows)
+            out = self.slots.lookup(keys) < 0
         mask = pa.array(out)
         self._write_spilled(data.filter(mask), [k.filter(mask) for k in keys])
         return data.filter(pc.invert(mask))
@@ -620,7 +597,9 @@ class GroupAggregateOperator(Operator):
         spilled = self.spilled
         assert spilled is not None
         spilled.finish()
-        self.slots, self.key_chunks, self._key_table = {}, [], None  # (emitted: free them)
+        # (emitted: free them)
+        self.slots, self.key_chunks, self._key_table = KeyIndex([k.dtype for k in self.keys]), \
+            [], None
         self.rows = np.zeros(0, dtype=np.int64)
         self.accs = [_Accumulator(a, retract=self.input_updating) for a in self.aggs]
         memory = getattr(getattr(self, "ctx", None), "memory", None)
