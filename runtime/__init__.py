@@ -41,6 +41,18 @@ class JobExecution:
             cancel()
 
 
+def _refuse_native_memory_options(options: dict[str, str]) -> None:
+    """The native runtime's memory budget does not reach Spark: refuse it rather than
+    ignore it."""
+    from sqlengine.errors import PlanError
+
+    for key in ("taskmanager.memory.managed.size", "taskmanager.memory.managed.fraction"):
+        if options.get(key):
+            raise PlanError(f"option {key!r} sets the native runtime's memory budget; on Spark "
+                            "it would be ignored: use Spark's own ('spark.executor.memory', "
+                            "'spark.memory.fraction')")
+
+
 def _on_spark(options: dict[str, str]) -> bool:
     return options.get("execution.target", "native") == "spark"
 
@@ -61,6 +73,7 @@ def execute(graph: JobGraph, options: dict[str, str], tables: dict[str, object],
     twice a second on the native runtime with (rows read so far, watermark ms)."""
     options = dict(options)
     if _on_spark(options):
+        _refuse_native_memory_options(options)
         return JobExecution(graph, _spark_job(graph, options, tables))
     executor: Any
     if any(v.parallelism > 1 for v in graph.vertices):

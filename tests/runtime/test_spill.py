@@ -203,3 +203,13 @@ def test_merge_of_sorted_runs_is_a_sort(seed):
     expected = pa.concat_tables(tables).sort_by(keys)
     assert got.num_rows == expected.num_rows
     assert got.select(["a", "b"]).to_pylist() == expected.to_pylist()
+
+
+@pytest.mark.parametrize("key", ["taskmanager.memory.managed.size",
+                                 "taskmanager.memory.managed.fraction"])
+def test_the_budget_is_refused_on_spark_rather_than_ignored(key):
+    s = sqlengine.connect({"execution.target": "spark", key: "0.3" if "fraction" in key
+                           else "64 mb"})
+    s.register("r", TABLES["r"])
+    with pytest.raises(SqlEngineError, match=r"spark\.executor\.memory"):
+        s.sql("SELECT COUNT(*) FROM r").collect()
