@@ -13,13 +13,17 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.native.partitioner import hash_rows, split
+
+if TYPE_CHECKING:
+    from sqlengine.runtime.operators.base import Operator
 
 PARTITIONS = 16
 READ_ROWS = 65536  # a partition is read back in batches of about this many rows
@@ -147,3 +151,29 @@ def coalesced(batches: Iterator[pa.RecordBatch], schema: pa.Schema,
             waiting, count = [], 0
     if count:
         yield pa.Table.from_batches(waiting, schema).combine_chunks().to_batches()[0]
+
+
+def budget_of(op: Operator) -> int:
+    """The slot's budget an operator's own sub-operators are held to (0: none)."""
+    memory = getattr(getattr(op, "ctx", None), "memory", None)
+    return memory.limit if memory is not None else 0
+
+
+def aggregate_partitions(op: Operator, spilled: PartitionedSpill, directory: str | None,
+                         make: Callable[[], Operator]) -> Iterator[pa.RecordBatch]:
+    """Each spilled partition of an aggregation ``op`` aggregated by an operator of its own
+    (``make()``, one level down), which spills again if it grows past the budget."""
+    limit = budget_of(op)
+    for p in range(PARTITIONS):
+        if not spilled.rows[p]:
+            continue
+        sub = make()
+        sub.level = op.level + 1  # type: ignore[attr-defined]
+        if hasattr(op, "ctx"):
+            sub.open(op.ctx)
+        for batch in spilled.partition(p):
+            sub.process_batch(batch)
+            if limit and sub.state_bytes() > limit:
+                sub.spill(directory)  # (a no-op once it spills)
+        yield from sub.end_input()
+        op.spilled_bytes += sub.spilled_bytes

@@ -33,7 +33,12 @@ from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.partials import sum_type
-from sqlengine.runtime.spill import MAX_LEVEL, PARTITIONS, PartitionedSpill, SpillDirectory
+from sqlengine.runtime.spill import (
+    MAX_LEVEL,
+    PartitionedSpill,
+    SpillDirectory,
+    aggregate_partitions,
+)
 
 _OUT_CHUNK = 65536
 
@@ -602,22 +607,10 @@ class GroupAggregateOperator(Operator):
             [], None
         self.rows = np.zeros(0, dtype=np.int64)
         self.accs = [_Accumulator(a, retract=self.input_updating) for a in self.aggs]
-        memory = getattr(getattr(self, "ctx", None), "memory", None)
-        limit = memory.limit if memory is not None else 0
         try:
-            for p in range(PARTITIONS):
-                if not spilled.rows[p]:
-                    continue
-                sub = GroupAggregateOperator(*self._args)
-                sub.level = self.level + 1
-                if hasattr(self, "ctx"):
-                    sub.open(self.ctx)
-                for batch in spilled.partition(p):
-                    sub.process_batch(batch)
-                    if limit and sub.directory is None and sub.state_bytes() > limit:
-                        sub.spill(self.directory.path if self.directory else None)
-                yield from sub.end_input()
-                self.spilled_bytes += sub.spilled_bytes
+            yield from aggregate_partitions(
+                self, spilled, self.directory.path if self.directory else None,
+                lambda: GroupAggregateOperator(*self._args))
         finally:
             self.close()
 

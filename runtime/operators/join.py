@@ -28,7 +28,13 @@ from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
-from sqlengine.runtime.spill import MAX_LEVEL, PARTITIONS, PartitionedSpill, SpillDirectory
+from sqlengine.runtime.spill import (
+    MAX_LEVEL,
+    PARTITIONS,
+    PartitionedSpill,
+    SpillDirectory,
+    budget_of,
+)
 
 M, K, T = "$m", "$k", "$t"  # multiplicity, match count, write time
 
@@ -402,8 +408,7 @@ class JoinOperator(Operator):
         assert self.grace is not None
         for g in self.grace:
             g.finish()
-        memory = getattr(getattr(self, "ctx", None), "memory", None)
-        limit = memory.limit if memory is not None else 0
+        limit = budget_of(self)
         try:
             for p in range(PARTITIONS):
                 sizes = (self.grace[0].bytes[p], self.grace[1].bytes[p])

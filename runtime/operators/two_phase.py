@@ -14,7 +14,12 @@ from sqlengine.plan.expressions import AggCall, ColumnRef, Expr
 from sqlengine.runtime.elements import conformed, data_part
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import Partials
-from sqlengine.runtime.spill import MAX_LEVEL, PARTITIONS, PartitionedSpill, SpillDirectory
+from sqlengine.runtime.spill import (
+    MAX_LEVEL,
+    PartitionedSpill,
+    SpillDirectory,
+    aggregate_partitions,
+)
 
 
 class LocalAggregateOperator(Operator):
@@ -108,22 +113,10 @@ class GlobalAggregateOperator(Operator):
         spilled = self.spilled
         assert spilled is not None
         spilled.finish()
-        memory = getattr(getattr(self, "ctx", None), "memory", None)
-        limit = memory.limit if memory is not None else 0
         try:
-            for p in range(PARTITIONS):
-                if not spilled.rows[p]:
-                    continue
-                sub = GlobalAggregateOperator(*self._args)
-                sub.level = self.level + 1
-                if hasattr(self, "ctx"):
-                    sub.open(self.ctx)
-                for batch in spilled.partition(p):
-                    sub.process_batch(batch)
-                    if limit and sub.spilled is None and sub.state_bytes() > limit:
-                        sub.spill(self.directory.path if self.directory else None)
-                yield from sub.end_input()
-                self.spilled_bytes += sub.spilled_bytes
+            yield from aggregate_partitions(
+                self, spilled, self.directory.path if self.directory else None,
+                lambda: GlobalAggregateOperator(*self._args))
         finally:
             self.close()
 
