@@ -1,9 +1,9 @@
 """Spill files: rows an operator moves to disk when its slot is past the memory budget
 (runtime/memory.py), as Arrow IPC streams (LZ4-compressed) under 'io.tmp.dirs'.
 
-``SpilledRun`` is one sorted run of an external sort, read back a chunk at a time;
-``PartitionedSpill`` splits rows by a hash of their keys into partitions that are read back one
-at a time (grace hash join, hybrid hash aggregation). Each spill level hashes other bits of the
+``write_table`` / ``read_batches`` keep an external sort's sorted runs; ``PartitionedSpill``
+splits rows by a hash of their keys into partitions that are read back one at a time (grace
+hash join, hybrid hash aggregation). Each spill level hashes other bits of the
 key's hash, so a partition that is still too large splits again on the next level; the bits
 below 16 pick a subtask (runtime/native/partitioner.py) and are never used here.
 """
@@ -70,17 +70,6 @@ def read_batches(path: str, remove: bool = True) -> Iterator[pa.RecordBatch]:
         yield from reader
     if remove:
         os.unlink(path)
-
-
-class SpilledRun:
-    """A sorted run on disk, read back ``rows`` at a time (chunks may carry more)."""
-
-    def __init__(self, path: str) -> None:
-        self._batches = read_batches(path)
-
-    def next_chunk(self) -> pa.Table | None:
-        batch = next(self._batches, None)
-        return None if batch is None else pa.Table.from_batches([batch])
 
 
 class PartitionedSpill:
