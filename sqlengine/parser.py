@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from importlib import resources
@@ -20,7 +21,32 @@ from sqlengine.statements import QueryText, Statement, StatementBuilder
 @lru_cache(maxsize=1)
 def _grammar() -> Lark:
     text = resources.files("sqlengine").joinpath("grammar/statements.lark").read_text()
-    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(
+        text,
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=True,
+        cache=_grammar_cache_file(),
+    )
+
+
+def _grammar_cache_file() -> str | bool:
+    """Where lark keeps the built LALR tables between runs (building them takes ~150 ms).
+
+    A file of the user's own cache directory rather than lark's default in the shared temporary
+    directory, whose pickle another user could plant. lark checks the grammar's hash (with its
+    own version and Python's) before using the file and rebuilds it when they differ; when the
+    directory cannot be written the tables are built each time.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    directory = os.path.join(base, "sqlengine")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    if not os.access(directory, os.W_OK):
+        return False
+    return os.path.join(directory, "statements-grammar.lark-cache")
 
 
 def split_script(script: str) -> list[tuple[int, str]]:

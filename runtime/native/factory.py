@@ -1,4 +1,8 @@
-"""Operator spec (plan data, optimizer/specs.py) -> live runtime operator."""
+"""Operator spec (plan data, optimizer/specs.py) -> live runtime operator.
+
+An operator's module is imported when a plan first needs it, so a job starts without loading
+the code of operators it does not use.
+"""
 
 from __future__ import annotations
 
@@ -43,23 +47,8 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 from sqlengine.plan.expressions import Expr
-from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
 from sqlengine.runtime.operators.base import Operator
-from sqlengine.runtime.operators.deduplicate import FirstRowOperator
-from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
-from sqlengine.runtime.operators.join import JoinOperator
-from sqlengine.runtime.operators.match_recognize import MatchRecognizeOperator
-from sqlengine.runtime.operators.over import OverAggregateOperator
-from sqlengine.runtime.operators.range_sort import (
-    OrderedConcatOperator,
-    RangeAssignOperator,
-    RangeBoundariesOperator,
-    RangeSampleOperator,
-)
-from sqlengine.runtime.operators.rank import TopNOperator, WindowTopNOperator
-from sqlengine.runtime.operators.session_assign import SessionAssignOperator
 from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
-from sqlengine.runtime.operators.sort import LimitOperator, SortOperator
 from sqlengine.runtime.operators.source import SourceOperator
 from sqlengine.runtime.operators.stateless import (
     ExpandOperator,
@@ -68,15 +57,6 @@ from sqlengine.runtime.operators.stateless import (
     ReplicateRowsOperator,
     UnionOperator,
 )
-from sqlengine.runtime.operators.temporal_join import TemporalJoinOperator
-from sqlengine.runtime.operators.two_phase import GlobalAggregateOperator, LocalAggregateOperator
-from sqlengine.runtime.operators.window import (
-    SessionAggregateOperator,
-    WindowAggregateOperator,
-    WindowAssignOperator,
-)
-from sqlengine.runtime.operators.window_functions import WindowFunctionsOperator
-from sqlengine.runtime.operators.window_join import WindowJoinOperator
 from sqlengine.runtime.values import values_columns
 
 
@@ -91,7 +71,7 @@ class ValuesOperator(Operator):
         if not self.schema.names:
             # SELECT without FROM: one row, no columns; keep a placeholder column so the batch
             # has a row count.
-            return [pa.record_batch([pa.array([0] * len(self.rows))], names=["$dummy"])]
+            return [pa.record_batch([pa.nulls(len(self.rows), pa.int8())], names=["$dummy"])]
         arrays = values_columns(self.rows, self.schema)
         return [pa.RecordBatch.from_arrays(arrays, schema=self.schema)]
 
@@ -138,6 +118,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case ProjectSpec():
             return ProjectOperator(spec.exprs, schema)
         case WindowFunctionsSpec():
+            from sqlengine.runtime.operators.window_functions import WindowFunctionsOperator
             return WindowFunctionsOperator(spec.partition, spec.order, spec.calls, schema,
                                            spec.input_schema.to_arrow())
         case ExpandSpec():
@@ -147,73 +128,96 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case UnionSpec():
             return UnionOperator(schema, spec.updating)
         case GroupAggregateSpec():
+            from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
             return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit,
                                           input_updating=spec.input_updating)
         case JoinSpec():
             left, right = _split(schema, spec.left_width)
             if spec.right_schema is not None:
                 right = spec.right_schema.to_arrow()
+            from sqlengine.runtime.operators.join import JoinOperator
             return JoinOperator(spec.join_kind, spec.left_keys, spec.right_keys, spec.condition,
                                 left, right, schema, spec.emit, spec.ttl, spec.updating,
                                 build_side=spec.build_side)
         case RangeSampleSpec():
+            from sqlengine.runtime.operators.range_sort import RangeSampleOperator
             return RangeSampleOperator(spec.keys, spec.size)
         case RangeBoundariesSpec():
+            from sqlengine.runtime.operators.range_sort import RangeBoundariesOperator
             return RangeBoundariesOperator(spec.keys, spec.parallelism)
         case RangeAssignSpec():
+            from sqlengine.runtime.operators.range_sort import RangeAssignOperator
             return RangeAssignOperator(spec.keys, schema)
         case OrderedConcatSpec():
+            from sqlengine.runtime.operators.range_sort import OrderedConcatOperator
             return OrderedConcatOperator(spec.width)
         case LocalAggregateSpec():
+            from sqlengine.runtime.operators.two_phase import LocalAggregateOperator
             return LocalAggregateOperator(spec.keys, spec.aggs)
         case GlobalAggregateSpec() if spec.emit == "changelog":
+            from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
             return GroupAggregateOperator(spec.keys, spec.aggs, schema, "changelog", merge=True)
         case GlobalAggregateSpec():
+            from sqlengine.runtime.operators.two_phase import GlobalAggregateOperator
             return GlobalAggregateOperator(spec.keys, spec.aggs, spec.partial_schema.to_arrow(),
                                            schema)
         case WindowAssignSpec():
+            from sqlengine.runtime.operators.window import WindowAssignOperator
             return WindowAssignOperator(spec.window_kind, spec.time_index, spec.size,
                                         spec.slide, spec.offset, spec.lateness, schema,
                                         spec.proctime, spec.drop_late)
         case WindowAggregateSpec():
+            from sqlengine.runtime.operators.window import WindowAggregateOperator
             return WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,
                                            spec.lateness, spec.proctime)
         case SessionAggregateSpec():
+            from sqlengine.runtime.operators.window import SessionAggregateOperator
             return SessionAggregateOperator(spec.keys, spec.aggs, schema, spec.start_pos,
                                             spec.end_pos, spec.gap)
         case TopNSpec() if spec.keep == "FirstRow":
+            from sqlengine.runtime.operators.deduplicate import FirstRowOperator
             return FirstRowOperator(spec.partition, schema, spec.time_index
                                     if spec.time_kind == "ROWTIME" else None)
         case TopNSpec():
+            from sqlengine.runtime.operators.rank import TopNOperator
             return TopNOperator(spec.partition, spec.order, spec.limit, schema, spec.emit,
                                 spec.output_rank, spec.keep, spec.time_kind)
         case WindowTopNSpec():
+            from sqlengine.runtime.operators.rank import WindowTopNOperator
             return WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,
                                       spec.end_index, spec.keep)
         case MatchRecognizeSpec():
+            from sqlengine.runtime.operators.match_recognize import MatchRecognizeOperator
             return MatchRecognizeOperator(spec.spec, spec.input_schema.to_arrow(), schema)
         case OverAggregateSpec():
+            from sqlengine.runtime.operators.over import OverAggregateOperator
             return OverAggregateOperator(spec.partition, spec.time_index, spec.frame,
                                          spec.preceding, spec.aggs, schema)
         case WindowJoinSpec():
             left, right = _split(schema, spec.left_width)
+            from sqlengine.runtime.operators.window_join import WindowJoinOperator
             return WindowJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                       spec.condition, left, right, schema, spec.end_indexes)
         case SessionAssignSpec():
+            from sqlengine.runtime.operators.session_assign import SessionAssignOperator
             return SessionAssignOperator(spec.partition, spec.start_pos, spec.gap, schema)
         case TemporalJoinSpec():
             left, right = _split(schema, spec.left_width)
+            from sqlengine.runtime.operators.temporal_join import TemporalJoinOperator
             return TemporalJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                         spec.condition, left, right, schema, spec.left_time,
                                         spec.right_time)
         case IntervalJoinSpec():
             left, right = _split(schema, spec.left_width)
+            from sqlengine.runtime.operators.interval_join import IntervalJoinOperator
             return IntervalJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                         spec.condition, left, right, schema, spec.left_time,
                                         spec.right_time, spec.lower, spec.upper)
         case SortSpec():
+            from sqlengine.runtime.operators.sort import SortOperator
             return SortOperator(spec.keys, spec.fetch, spec.offset, schema)
         case LimitSpec():
+            from sqlengine.runtime.operators.sort import LimitOperator
             return LimitOperator(spec.fetch, spec.offset, schema, spec.input_updating)
         case TableSinkSpec():
             return sink_operator(spec)

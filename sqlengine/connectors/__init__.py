@@ -7,6 +7,7 @@ Adding a connector is adding its module: one that ends with ``CONNECTOR = MyConn
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from typing import TYPE_CHECKING
@@ -48,13 +49,18 @@ def _discover() -> dict[str, Connector]:
     return found
 
 
-_BY_NAME: dict[str, Connector] = _discover()
-_REGISTERED: tuple[Connector, ...] = tuple(_BY_NAME.values())
+@functools.cache
+def _by_name() -> dict[str, Connector]:
+    """The registry, built on first use: importing one connector module (the shell's csv
+    formatting does) does not import them all."""
+    return _discover()
 
 
 def find(name: str) -> Connector | None:
     """The connector called ``name`` (None for an unknown name, or the API's 'collect')."""
-    return _BY_NAME.get(name)
+    if name == "collect":  # the result of a query: no module to load
+        return None
+    return _by_name().get(name)
 
 
 def get(name: str) -> Connector:
@@ -63,7 +69,7 @@ def get(name: str) -> Connector:
     Raises:
         ConnectorError: for an unknown name.
     """
-    found = _BY_NAME.get(name)
+    found = _by_name().get(name)
     if found is None:
         msg = f"unknown connector {name!r} (known: {', '.join(names())})"
         raise ConnectorError(msg)
@@ -73,7 +79,7 @@ def get(name: str) -> Connector:
 def names(listed_only: bool = True) -> list[str]:
     """The connectors' names, sorted (without 'memory', which the API registers, unless
     ``listed_only`` is False)."""
-    return sorted(c.name for c in _REGISTERED if c.listed or not listed_only)
+    return sorted(c.name for c in _by_name().values() if c.listed or not listed_only)
 
 
 def validate(table_name: str, options: dict[str, str], schema: Schema,
@@ -94,7 +100,7 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
     if name is None:
         raise fail("connector", "option 'connector' is missing (one of: "
                    f"{', '.join(names())})")
-    connector = _BY_NAME.get(name)
+    connector = _by_name().get(name)
     if connector is None:
         raise fail("connector", f"unknown connector {name!r} in option 'connector' "
                    f"(known: {', '.join(names())})")
@@ -135,17 +141,17 @@ def _check_emit_strategy(value: str, fail: Fail) -> None:
 
 def is_bounded(table: TableDef) -> bool:
     """Whether scanning the table ends (files and in-memory data do; datagen only with a limit)."""
-    found = _BY_NAME.get(table.connector)
+    found = _by_name().get(table.connector)
     return found is not None and found.bounded(table)
 
 
 def is_sink_connector(connector: str) -> bool:
     """Connectors that can be written by INSERT INTO."""
-    found = _BY_NAME.get(connector)
+    found = _by_name().get(connector)
     return found is not None and found.is_sink
 
 
 def is_source_connector(connector: str) -> bool:
     """Connectors that can be read by a query."""
-    found = _BY_NAME.get(connector)
+    found = _by_name().get(connector)
     return found is not None and found.is_source
