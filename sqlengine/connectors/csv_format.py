@@ -33,6 +33,13 @@ def opt_char(options: dict[str, str], key: str, default: str | None) -> str | No
     return value.encode("utf-8").decode("unicode_escape")
 
 
+def csv_quoting(options: dict[str, str]) -> tuple[str | None, str | None]:
+    """The table's quote and escape characters (None: not set, or quoting disabled)."""
+    quote = None if options.get("csv.disable-quote-character", "false").lower() == "true" \
+        else opt_char(options, "csv.quote-character", '"')
+    return quote or None, opt_char(options, "csv.escape-character", None) or None
+
+
 def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
               stats: ReadStats, data: bytes | None = None,
               first_line: int = 1) -> Iterator[pa.RecordBatch]:
@@ -43,11 +50,8 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
     data = valid_utf8(path, data, ignore, stats, first_line, "csv")
     allow_comments = options.get("csv.allow-comments", "false").lower() == "true"
-    quote = None if options.get("csv.disable-quote-character", "false").lower() == "true" \
-        else opt_char(options, "csv.quote-character", '"')
-    lines = row_lines(data, allow_comments, quote or None,
-                      opt_char(options, "csv.escape-character", None) or None) \
-        + (first_line - 1)
+    quote, escape = csv_quoting(options)
+    lines = row_lines(data, allow_comments, quote, escape) + (first_line - 1)
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
     bad_rows: list[int] = []
@@ -66,7 +70,7 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             parse_options=pacsv.ParseOptions(
                 delimiter=opt_char(options, "csv.field-delimiter", ","),
                 quote_char=quote or False,
-                escape_char=opt_char(options, "csv.escape-character", None) or False,
+                escape_char=escape or False,
                 ignore_empty_lines=True,
                 invalid_row_handler=on_invalid,
             ),
@@ -78,15 +82,15 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         )
     except pa.ArrowInvalid as e:
         msg = f"{path}: malformed CSV: {message_head(str(e))}"
-        line = line_from_message(str(e))
-        if line is not None:
-            msg = f"{path}:{line + first_line - 1}: malformed CSV row: {message_head(str(e))}"
+        row = line_from_message(str(e))  # Arrow numbers records (from 1), not lines
+        if row is not None:
+            line = int(lines[row - 1]) if 0 < row <= len(lines) else row + first_line - 1
+            msg = f"{path}:{line}: malformed CSV row: {message_head(str(e))}"
         raise ConnectorError(msg) from None
     if bad_rows:
         stats.skipped += len(bad_rows)
-        # Rows the CSV reader skipped shift the record -> line mapping.
-        skip_lines = set(bad_rows)
-        lines = np.array([ln for ln in lines if ln not in skip_lines]) if skip_lines else lines
+        # Records the CSV reader skipped (numbered from 1) shift the record -> line mapping.
+        lines = np.delete(lines, [n - 1 for n in bad_rows if 0 < n <= len(lines)])
     null_literal = options.get("csv.null-literal")
     converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True)
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)

@@ -14,9 +14,10 @@ import pyarrow.parquet as pq
 from sqlengine import safety
 from sqlengine.connectors import filesystem_partitions as P
 from sqlengine.connectors.base import ReadStats, RowFilter, SinkWriter, decode_partition_keys
-from sqlengine.connectors.csv_format import csv_bytes, read_csv
+from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, read_csv
 from sqlengine.connectors.json_format import json_bytes, read_json
 from sqlengine.connectors.parquet_format import read_parquet, row_groups
+from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
 
 _PART = re.compile(r"\.?part-0-(\d+)(?:\.inprogress)?")
@@ -57,12 +58,25 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
             stats.files += 1
             yield from read_parquet(f, schema, columns, g)
         return
-    for f in files[index::parallelism]:
+    # Text files: whole files to subtasks while there are enough of them, else each file's
+    # byte ranges (one per subtask).
+    if len(files) >= parallelism:
+        shares = [(f, (0, 1)) for f in files[index::parallelism]]
+    else:
+        shares = [(f, split) for f in files]
+    for f, share in shares:
         stats.files += 1
-        if fmt == "csv":
-            yield from read_csv(f, options, schema, stats)
-        else:
-            yield from read_json(f, options, schema, stats)
+        yield from _read_text(fmt, f, options, schema, stats, share)
+
+
+def _read_text(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
+               stats: ReadStats, share: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+    """A csv or json file (or its ``share`` of byte ranges) block by block: memory stays
+    bounded by the block size, whatever the file's."""
+    quote, escape = csv_quoting(options) if fmt == "csv" else (None, None)
+    read = read_csv if fmt == "csv" else read_json
+    for data, first_line in record_blocks(f, quote, escape, share):
+        yield from read(f, options, schema, stats, data=data, first_line=first_line)
 
 
 def _read_file(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
@@ -70,9 +84,7 @@ def _read_file(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
                ) -> Iterator[pa.RecordBatch]:
     if fmt == "parquet":
         return read_parquet(f, schema, columns, group)
-    if fmt == "csv":
-        return read_csv(f, options, schema, stats)
-    return read_json(f, options, schema, stats)
+    return _read_text(fmt, f, options, schema, stats)
 
 
 def _read_partitioned(table: str, options: dict[str, str], schema: pa.Schema,
