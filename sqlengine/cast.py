@@ -19,6 +19,8 @@ VALID_TEXT = {
                  r"([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?\s*$",
 }
 
+_CANONICAL_TIMESTAMP = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$"
+
 
 def text_kind(t: pa.DataType) -> str | None:
     if pa.types.is_integer(t):
@@ -36,8 +38,10 @@ def text_kind(t: pa.DataType) -> str | None:
     return None
 
 
-def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False) -> pa.Array:
-    """CAST ``arr`` to ``target``; ``safe`` (TRY_CAST) gives NULL where the value does not fit.
+def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
+               checked: bool = False) -> pa.Array:
+    """CAST ``arr`` to ``target``; ``safe`` (TRY_CAST) gives NULL where the value does not fit;
+    ``checked``: a string ``arr``'s values already match ``VALID_TEXT`` of the target's kind.
 
     Raises:
         ExecutionError: naming the first value that cannot be cast.
@@ -48,7 +52,7 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False) -> pa.Arr
     if src == pa.null():
         return pa.nulls(len(arr), target)
     if T.is_string(src) and not T.is_string(target):
-        return _from_string(arr, target, safe)
+        return _from_string(arr, target, safe, checked)
     if T.is_string(target):
         return _to_string(arr)
     try:
@@ -83,14 +87,15 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False) -> pa.Arr
         raise ExecutionError(msg) from None
 
 
-def _from_string(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Array:
+def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool = False
+                 ) -> pa.Array:
     kind = text_kind(target)
     if kind is None:
         msg = f"CAST from STRING to {T.type_name(target)} is not supported"
         raise ExecutionError(msg)
-    valid = pc.match_substring_regex(arr, VALID_TEXT[kind])
-    ok = pc.fill_null(valid, True)
-    if not pc.all(ok).as_py():
+    ok = pa.scalar(True) if checked else pc.fill_null(
+        pc.match_substring_regex(arr, VALID_TEXT[kind]), True)
+    if not (checked or pc.all(ok).as_py()):
         if not safe:
             idx = pc.index(ok, False).as_py()
             msg = f"cannot CAST {arr[idx].as_py()!r} to {T.type_name(target)}: not a valid value"
@@ -108,6 +113,12 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Array:
         if kind == "int":
             return trimmed.cast(pa.int64()).cast(target)
         if kind == "timestamp":
+            if pc.all(pc.fill_null(pc.match_substring_regex(trimmed, _CANONICAL_TIMESTAMP),
+                                   True)).as_py():
+                try:  # all 'yyyy-MM-dd HH:mm[:ss[.f]]': Arrow's parser reads them as they are
+                    return trimmed.cast(target)
+                except pa.ArrowInvalid:
+                    pass
             filled = pc.if_else(pc.match_substring_regex(trimmed, r"^\S+$"),
                                 pc.binary_join_element_wise(trimmed, " 00:00:00", ""), trimmed)
             return pc.replace_substring(filled, "T", " ").cast(target)

@@ -4,7 +4,7 @@ and written quoting only the values that need it."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +51,12 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     data = valid_utf8(path, data, ignore, stats, first_line, "csv")
     allow_comments = options.get("csv.allow-comments", "false").lower() == "true"
     quote, escape = csv_quoting(options)
-    lines = row_lines(data, allow_comments, quote, escape) + (first_line - 1)
+    original = data
+
+    def record_lines() -> np.ndarray:
+        """Each record's line (computed only for an error or a skipped row)."""
+        return row_lines(original, allow_comments, quote, escape) + (first_line - 1)
+
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
     bad_rows: list[int] = []
@@ -84,13 +89,18 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         msg = f"{path}: malformed CSV: {message_head(str(e))}"
         row = line_from_message(str(e))  # Arrow numbers records (from 1), not lines
         if row is not None:
+            lines = record_lines()
             line = int(lines[row - 1]) if 0 < row <= len(lines) else row + first_line - 1
             msg = f"{path}:{line}: malformed CSV row: {message_head(str(e))}"
         raise ConnectorError(msg) from None
+    lines: Callable[[], np.ndarray] = record_lines
     if bad_rows:
         stats.skipped += len(bad_rows)
-        # Records the CSV reader skipped (numbered from 1) shift the record -> line mapping.
-        lines = np.delete(lines, [n - 1 for n in bad_rows if 0 < n <= len(lines)])
+
+        def lines() -> np.ndarray:
+            # Records the CSV reader skipped (numbered from 1) shift the record -> line map.
+            every = record_lines()
+            return np.delete(every, [n - 1 for n in bad_rows if 0 < n <= len(every)])
     null_literal = options.get("csv.null-literal")
     converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True)
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
@@ -122,7 +132,7 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
         valid_np = np.asarray(valid.to_numpy(zero_copy_only=False))
         looks = pc.if_else(valid, col, pa.nulls(len(col), pa.string()))
-        casted = cast_array(looks, f.type, safe=True)
+        casted = cast_array(looks, f.type, safe=True, checked=True)
         lost = valid_np & np.asarray(pc.and_(pc.is_valid(looks), pc.is_null(casted))
                                      .to_numpy(zero_copy_only=False))
         if pa.types.is_decimal(f.type):  # more integral digits than DECIMAL(p, s) holds

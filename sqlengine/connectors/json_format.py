@@ -6,8 +6,9 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,7 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
         table = _parse(data, read_schema)
         if table.num_rows == 0 and data.strip():
             raise pa.ArrowInvalid("no rows")
-        lines = row_lines(data, False) + (first_line - 1)
+        lines: np.ndarray | Callable[[], np.ndarray] = partial(_lines_of, data, first_line)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         if fail_missing:
             # Error path (or ignore-parse-errors): parse line by line to name the bad line.
@@ -61,6 +62,10 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
             table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line)
     converted, ok, detail = _convert_text_types(table, schema)
     yield from finish(converted, ok, lines, path, ignore, stats, "json", detail)
+
+
+def _lines_of(data: bytes, first_line: int) -> np.ndarray:
+    return row_lines(data, False) + (first_line - 1)
 
 
 def _parse(data: bytes, read_schema: pa.Schema) -> pa.Table:

@@ -36,18 +36,21 @@ class _Parity:
         raw = np.frombuffer(chunk, dtype=np.uint8)
         if not len(raw):
             return np.empty(0, dtype=np.int64)
-        newline = raw == 10
+        newlines = np.flatnonzero(raw == 10)
         if self.quote is None or self.quote not in raw:
-            ends = np.flatnonzero(newline) if not self.inside else np.empty(0, dtype=np.int64)
+            ends = newlines if not self.inside else np.empty(0, dtype=np.int64)
         else:
-            quotes = raw == self.quote
+            quotes = np.flatnonzero(raw == self.quote)
             if self.escape is not None:
-                quotes[1:] &= raw[:-1] != self.escape
-                quotes[0] &= self.last != self.escape
-            # uint8 wraps at 256, an even number: the parity stays right.
-            inside = (np.cumsum(quotes, dtype=np.uint8) + np.uint8(self.inside)) & 1
-            ends = np.flatnonzero(newline & (inside == 0))
-            self.inside = bool(inside[-1])
+                before = raw[quotes - 1] if len(quotes) else raw[:0]
+                if len(quotes) and quotes[0] == 0:
+                    before = before.copy()
+                    before[0] = self.last if self.last >= 0 else 0
+                quotes = quotes[before != self.escape]
+            # A line break is inside a field when an odd number of quotes precede it.
+            odd = (np.searchsorted(quotes, newlines) + int(self.inside)) & 1
+            ends = newlines[odd == 0]
+            self.inside = bool((len(quotes) + int(self.inside)) & 1)
         self.last = int(raw[-1])
         return ends
 

@@ -3,7 +3,7 @@ rows that do not parse into file:line errors (or skipped rows)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -47,10 +47,15 @@ def row_lines(data: bytes, allow_comments: bool, quote: str | None = None,
 BadValue = tuple[int, str, object, str]
 
 
-def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray, path: Path | str,
-           ignore: bool, stats: ReadStats, fmt: str,
+def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray | Callable[[], np.ndarray],
+           path: Path | str, ignore: bool, stats: ReadStats, fmt: str,
            detail: BadValue | None = None) -> Iterator[pa.RecordBatch]:
+    """``table``'s rows in batches, its bad rows (``~ok``) an error naming file:line (or
+    skipped and counted); ``lines`` (each row's line, or what computes them when a row is
+    bad) is only read for a bad row."""
     if not ok.all():
+        if callable(lines):
+            lines = lines()
         bad = np.nonzero(~ok)[0]
         if not ignore:
             line = int(lines[bad[0]]) if bad[0] < len(lines) else int(bad[0]) + 1
