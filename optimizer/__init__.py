@@ -48,12 +48,16 @@ RULES: tuple[OptimizerRule, ...] = (
 
 
 def optimize(plan: LogicalPlan, options: dict[str, str] | None = None,
-             observer: Callable[[OptimizerRule, LogicalPlan], None] | None = None
-             ) -> LogicalPlan:
-    """Apply RULES to a fixed point (subject to ``table.optimizer.*`` options)."""
+             observer: Callable[[OptimizerRule, LogicalPlan], None] | None = None,
+             tables: dict[str, object] | None = None,
+             notes: list[str] | None = None) -> LogicalPlan:
+    """Apply RULES to a fixed point (subject to ``table.optimizer.*`` options); ``tables``
+    (registered data) feed the estimates of cost-based rules, which say what they weighed in
+    ``notes`` (EXPLAIN ESTIMATED_COST prints them)."""
     config = OptimizerConfig.from_options(options or {})
     return Optimizer(RULES, config.max_passes, observer).optimize(
-        plan, RuleContext(dict(options or {})))
+        plan, RuleContext(dict(options or {}), dict(tables or {}),
+                          notes if notes is not None else []))
 
 
 def plan_physical(plan: LogicalPlan, options: dict[str, str] | None = None,

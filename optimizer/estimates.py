@@ -6,6 +6,7 @@ better is known)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import replace
 from typing import SupportsFloat
@@ -190,7 +191,12 @@ def _range_fraction(op: str, stats: ColumnStats, lit: Literal | None) -> float:
 
 
 def _as_float(x: object) -> float:
-    """``float(x)``, raising TypeError for what has no number (None, dates, ...)."""
+    """``float(x)`` (a date as its day number, a timestamp as its seconds), raising TypeError
+    for what has no number (None, strings, ...)."""
+    if isinstance(x, dt.datetime):
+        return x.timestamp() if x.tzinfo else (x - dt.datetime(1970, 1, 1)).total_seconds()
+    if isinstance(x, dt.date):
+        return float(x.toordinal() - 719163)
     if isinstance(x, SupportsFloat | str | bytes):
         return float(x)
     raise TypeError(type(x).__name__)

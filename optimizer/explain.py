@@ -188,7 +188,9 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
     def observe(rule: OptimizerRule, p: LogicalPlan) -> None:
         steps.append(f"-- after {rule.name}\n{display_indent(p)}")
 
-    optimized = optimize(plan, options, observer=observe if verbose else None)
+    notes: list[str] = []
+    optimized = optimize(plan, options, observer=observe if verbose else None, tables=tables,
+                         notes=notes)
     passes: list[str] = []
     physical = plan_physical(optimized, options, tables,
                              PassesText(passes, options) if verbose else None)
@@ -203,6 +205,8 @@ def explain_plan(plan: LogicalPlan, options: dict[str, str], verbose: bool = Fal
                   physical_plan_text(physical, options, costs="ESTIMATED_COST" in details,
                                      changelog="CHANGELOG_MODE" in details,
                                      blocking=any(e.blocking for e in job.edges)), ""]
+    if "ESTIMATED_COST" in details and notes:
+        parts += ["== Join Order ==", *notes, ""]
     if "PLAN_ADVICE" in details:
         advice = plan_advice(physical, options)
         parts += ["== Plan Advice ==",

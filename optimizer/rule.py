@@ -20,9 +20,12 @@ class ApplyOrder(Enum):
 
 @dataclass
 class RuleContext:
-    """What a rule may consult: the session options."""
+    """What a rule may consult: the session options and the registered tables' data (for
+    estimates); ``notes`` collects what cost-based rules weighed (for EXPLAIN)."""
 
     options: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, object] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 class OptimizerRule:

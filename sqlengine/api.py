@@ -276,7 +276,8 @@ class Session:
 
     def job_graph(self, plan: LogicalPlan) -> JobGraph:
         """The JobGraph of a bound plan (ending in a sink), as the options plan it."""
-        return plan_job(optimize(plan, self.options), self.options, self.memory_tables())
+        tables = self.memory_tables()
+        return plan_job(optimize(plan, self.options, tables=tables), self.options, tables)
 
     def submit(self, plan: LogicalPlan) -> runtime.JobExecution:
         """Plan a bound plan (ending in a sink) and hand it to the runtime the options choose;

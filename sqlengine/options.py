@@ -75,6 +75,7 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("table.optimizer.agg-phase-strategy", "enum", "aggregate_phases pass",
          ("AUTO", "ONE_PHASE", "TWO_PHASE")),
     _opt("table.optimizer.join.broadcast-threshold", "size", "join_strategy pass"),
+    _opt("table.optimizer.join-reorder-enabled", "bool", "reorder_joins rule"),
     _opt("table.optimizer.reuse-source-enabled", "bool", "reuse_sources pass"),
     _opt("table.optimizer.reuse-sub-plan-enabled", "bool", "reuse_sub_plans pass"),
     _opt("table.exec.range-sort.enabled", "bool", "range_sort pass"),

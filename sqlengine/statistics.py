@@ -57,15 +57,43 @@ def schema_width(schema: Schema) -> float:
     return max(sum(type_width(f.type) for f in schema.fields), 1.0)
 
 
+def estimate_ndv(sample: pa.Array | pa.ChunkedArray, total_rows: float) -> float:
+    """Distinct values of a column of ``total_rows`` rows, from a sample of consecutive rows.
+
+    All distinct in the sample: a key (as many values as rows). Values in runs (as many runs
+    as distinct values: the file is ordered or clustered by the column, as lineitem by
+    l_orderkey): the distinct share of the sample holds for the whole. Otherwise values are
+    spread over the file: the GEE estimator (Charikar et al., 2000), sqrt(N/n) * f1 + the
+    values seen more than once, f1 being those seen once.
+    """
+    n = len(sample)
+    if n == 0:
+        return 0.0
+    counts = pc.value_counts(sample).field("counts")
+    distinct = len(counts)
+    if sample.null_count:
+        distinct -= 1
+    if distinct <= 0:
+        return 0.0
+    if n >= total_rows:
+        return float(distinct)
+    once = pc.sum(pc.equal(counts, 1)).as_py() or 0
+    if once >= n - sample.null_count:
+        return float(total_rows)
+    arr = sample.combine_chunks() if isinstance(sample, pa.ChunkedArray) else sample
+    runs = 1 + (pc.sum(pc.not_equal(arr[1:], arr[:-1])).as_py() or 0)
+    if runs <= 1.5 * distinct and runs <= 0.5 * n:
+        return min(float(total_rows), distinct * total_rows / n)
+    gee = (total_rows / n) ** 0.5 * once + (distinct - once)
+    return min(float(total_rows), max(gee, float(distinct)))
+
+
 def table_stats(table: pa.Table) -> Estimate:
     rows = float(table.num_rows)
     cols = []
     sample = table.slice(0, 200_000)
-    scale = rows / max(sample.num_rows, 1)
     for col in sample.columns:
-        ndv = float(pc.count_distinct(col).as_py() or 0)
-        if scale > 1 and ndv > sample.num_rows * 0.5:
-            ndv = min(rows, ndv * scale)  # (mostly unique: grows with the rows)
+        ndv = estimate_ndv(col, rows)
         lo = hi = None
         t = col.type
         if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):

@@ -63,7 +63,7 @@ class SourceOperator(Operator):
         """This subtask's share of the input, through the connector's source API."""
         read = SourceRead(self.source.table, dict(self.source.options), self.table_schema,
                           self.stats, self.split, self._needed_columns(), self.data,
-                          self._row_filter if self.filters else None)
+                          self._row_filter if self.filters else None, self.event_time)
         found = connectors.find(self.source.connector)
         if found is None:
             msg = f"table {self.source.table!r}: connector {self.source.connector!r} cannot be read"

@@ -105,6 +105,9 @@ class SourceRead:
     columns: list[int] | None = None
     data: object | None = None
     row_filter: RowFilter | None = None  # the pushed filters, for pruning partitions
+    # Whether rows must come in the input's order (event time with watermarks: a file split
+    # between subtasks would change which rows are late), so a file is not split.
+    ordered: bool = False
 
 
 class SinkWriter:

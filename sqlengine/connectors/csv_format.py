@@ -59,6 +59,8 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
 
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
+    if not data.strip():  # (a block of comment lines: Arrow calls an empty input an error)
+        return
     bad_rows: list[int] = []
 
     def on_invalid(row: pacsv.InvalidRow) -> str:

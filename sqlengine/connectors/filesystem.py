@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from sqlengine.connectors.base import (
     Connector,
@@ -22,6 +21,7 @@ from sqlengine.connectors.base import (
 )
 from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
 from sqlengine.connectors.filesystem_partitions import PartitionedWriter
+from sqlengine.connectors.parquet_format import parquet_statistics
 from sqlengine.statistics import ColumnStats, Estimate, schema_width
 
 if TYPE_CHECKING:
@@ -90,24 +90,14 @@ class Filesystem(Connector):
         width = schema_width(schema)
         unknown = tuple(ColumnStats() for _ in schema.fields)
         if source.option("format") == "parquet":
-            rows = 0.0
-            size = 0.0
-            for f in files:
-                try:
-                    meta = pq.ParquetFile(f).metadata
-                except Exception:
-                    return None
-                rows += meta.num_rows
-                size += sum(meta.row_group(g).total_byte_size
-                            for g in range(meta.num_row_groups))
-            return Estimate(max(rows, 1.0), max(size / max(rows, 1.0), 1.0), unknown)
+            return parquet_statistics(files, schema.to_arrow())
         size = float(sum(Path(f).stat().st_size for f in files))
         text_width = width * 1.5  # digits and separators
         return Estimate(max(size / text_width, 1.0), width, unknown)
 
     def open_source(self, read: SourceRead) -> Iterator[object]:
         return read_files(read.table, read.options, read.schema, read.stats, read.columns,
-                          read.split, read.row_filter)
+                          read.split, read.row_filter, split_files=not read.ordered)
 
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:

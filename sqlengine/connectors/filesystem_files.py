@@ -39,10 +39,12 @@ def list_files(path: str, table: str) -> list[Path]:
 def read_files(table: str, options: dict[str, str], schema: pa.Schema,
                stats: ReadStats, columns: list[int] | None = None,
                split: tuple[int, int] = (0, 1),
-               row_filter: RowFilter | None = None) -> Iterator[pa.RecordBatch]:
+               row_filter: RowFilter | None = None,
+               split_files: bool = True) -> Iterator[pa.RecordBatch]:
     """Yield record batches of ``schema`` from this subtask's share of the files under the
-    table's path: csv and json by file, parquet by row group (file i / row group i goes to
-    subtask i mod parallelism). A partitioned table reads only the partitions
+    table's path: parquet by row group (row group i goes to subtask i mod parallelism), csv
+    and json by file, or by byte range when there are fewer files than subtasks and
+    ``split_files`` (text_blocks.py). A partitioned table reads only the partitions
     ``row_filter`` keeps (filesystem_partitions.py)."""
     fmt = options["format"]
     index, parallelism = split
@@ -58,9 +60,9 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
             stats.files += 1
             yield from read_parquet(f, schema, columns, g)
         return
-    # Text files: whole files to subtasks while there are enough of them, else each file's
-    # byte ranges (one per subtask).
-    if len(files) >= parallelism:
+    # Text files: whole files to subtasks while there are enough of them (or the rows must
+    # keep their order: ``split_files`` False), else each file's byte ranges (one per subtask).
+    if len(files) >= parallelism or not split_files:
         shares = [(f, (0, 1)) for f in files[index::parallelism]]
     else:
         shares = [(f, split) for f in files]

@@ -3,6 +3,7 @@ the table's types."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pyarrow.parquet as pq
 from sqlengine.cast import cast_array
 from sqlengine.connectors.text_rows import BATCH_ROWS
 from sqlengine.errors import ConnectorError, ExecutionError
+from sqlengine.statistics import ColumnStats, Estimate, estimate_ndv, type_width
 
 
 def _parquet_file(path: Path) -> pq.ParquetFile:
@@ -51,3 +53,108 @@ def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
             else:
                 arrays.append(pa.nulls(batch.num_rows, f.type))
         yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+SAMPLE_ROWS = 65_536
+NARROW_BYTES = 24
+
+
+def parquet_statistics(files: list[Path], schema: pa.Schema) -> Estimate | None:
+    """Rows and bytes from the files' footers; per column min / max and nulls from the row
+    groups' statistics where the writer kept them, and distinct values estimated from a sample
+    of the first file's first rows (statistics.estimate_ndv). None when a file is unreadable
+    (the reader's error to give)."""
+    parts = []
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            return None
+        found = _file_statistics(str(f), st.st_size, st.st_mtime_ns, schema)
+        if found is None:
+            return None
+        parts.append(found)
+    if not parts:
+        width = max(sum(type_width(f.type) for f in schema), 1.0)
+        return Estimate(1.0, width, tuple(ColumnStats() for _ in schema))
+    rows = sum(p.rows for p in parts)
+    size = sum(p.rows * p.width for p in parts)
+    columns = []
+    for i in range(len(schema)):
+        stats = [p.columns[i] for p in parts]
+        ndv = stats[0].ndv
+        if ndv is not None and len(parts) > 1:
+            ndv = min(rows, ndv * rows / max(parts[0].rows, 1.0))
+        lows = [s.min for s in stats]
+        highs = [s.max for s in stats]
+        lo = min(lows) if None not in lows else None
+        hi = max(highs) if None not in highs else None
+        nulls = sum(s.null_fraction * p.rows for s, p in zip(stats, parts)) / max(rows, 1.0)
+        columns.append(ColumnStats(ndv, lo, hi, nulls))
+    return Estimate(max(rows, 1.0), max(size / max(rows, 1.0), 1.0), tuple(columns))
+
+
+@functools.lru_cache(maxsize=256)
+def _file_statistics(path: str, size: int, mtime_ns: int, schema: pa.Schema
+                     ) -> Estimate | None:
+    """One file's statistics (cached while its size and modification time stay)."""
+    try:
+        pf = pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError):
+        return None
+    meta = pf.metadata
+    rows = float(meta.num_rows)
+    byte_size = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
+    names = pf.schema_arrow.names
+    sample_names = [f.name for f in schema if f.name in names
+                    and _narrow(meta, names.index(f.name))]
+    sample = None
+    if meta.num_row_groups and sample_names:
+        try:
+            sample = next(pf.iter_batches(batch_size=SAMPLE_ROWS, row_groups=[0],
+                                          columns=sample_names, use_threads=False), None)
+        except (pa.ArrowInvalid, OSError):
+            return None
+    columns = []
+    for f in schema:
+        if f.name not in names:
+            columns.append(ColumnStats())
+            continue
+        j = names.index(f.name)
+        lo, hi, nulls = _min_max_nulls(meta, j, f.type)
+        ndv = estimate_ndv(sample.column(f.name), rows) \
+            if sample is not None and f.name in sample_names else None
+        columns.append(ColumnStats(ndv or None, lo, hi, nulls / max(rows, 1.0)))
+    return Estimate(max(rows, 1.0), max(byte_size / max(rows, 1.0), 1.0), tuple(columns))
+
+
+def _narrow(meta: pq.FileMetaData, column: int) -> bool:
+    """Whether a column's values average at most NARROW_BYTES (keys, codes, names: what joins
+    and groups read; long texts are not sampled for their distinct values)."""
+    if not meta.num_row_groups:
+        return False
+    chunk = meta.row_group(0).column(column)
+    return chunk.total_uncompressed_size <= NARROW_BYTES * max(chunk.num_values, 1)
+
+
+def _min_max_nulls(meta: pq.FileMetaData, column: int, t: pa.DataType
+                   ) -> tuple[object, object, float]:
+    """Min, max (numbers, dates and timestamps: what the selectivity of a range compares) and
+    null count over the row groups' statistics; None for min / max when a row group has none."""
+    numeric = pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t) \
+        or pa.types.is_date(t) or pa.types.is_timestamp(t)
+    lo = hi = None
+    nulls = 0.0
+    for g in range(meta.num_row_groups):
+        st = meta.row_group(g).column(column).statistics
+        if st is None:
+            return None, None, 0.0
+        if st.has_null_count:
+            nulls += st.null_count
+        if not numeric:
+            continue
+        if not st.has_min_max:
+            return None, None, nulls
+        lo = st.min if lo is None else min(lo, st.min)
+        hi = st.max if hi is None else max(hi, st.max)
+    return lo, hi, nulls

@@ -114,3 +114,12 @@ def test_json_lines_in_blocks_and_ranges(tmp_path: Path, monkeypatch, parallelis
     got = _session(f, "json", parallelism, "id INT, v STRING").sql(
         "SELECT COUNT(*), SUM(id), MIN(v) FROM t").collect().to_pylist()
     assert [tuple(r.values()) for r in got] == [(300, sum(range(300)), "line 0")]
+
+
+def test_a_range_of_comment_lines_only_reads_nothing(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(text_blocks, "BLOCK_BYTES", 16)
+    f = tmp_path / "t.csv"
+    f.write_text("a,1\n" + "# a comment line\n" * 20 + "b,2\n")
+    s = _session(f, "csv", 3, "k STRING, v INT", ", 'csv.allow-comments' = 'true'")
+    got = s.sql("SELECT k, v FROM t ORDER BY k").collect().to_pylist()
+    assert [tuple(r.values()) for r in got] == [("a", 1), ("b", 2)]
