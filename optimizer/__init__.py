@@ -21,6 +21,7 @@ from sqlengine.optimizer.rules.merge_unions import MergeUnions
 from sqlengine.optimizer.rules.prune_projections import PruneProjections
 from sqlengine.optimizer.rules.push_down_filters import PushDownFilters
 from sqlengine.optimizer.rules.push_down_semi_joins import PushDownSemiJoins
+from sqlengine.optimizer.rules.reduce_aggregate_inputs import ReduceAggregateInputs
 from sqlengine.optimizer.rules.reorder_joins import ReorderJoins
 from sqlengine.optimizer.streamgraph import build_stream_graph
 from sqlengine.plan.nodes import LogicalPlan
@@ -36,6 +37,8 @@ RULES: tuple[OptimizerRule, ...] = (
     PushDownSemiJoins(),
     # With WHERE's conditions in the joins, joins no condition connects are put last.
     ReorderJoins(),
+    # An aggregate joined on its keys aggregates only the groups the other side can meet.
+    ReduceAggregateInputs(),
     # A filter on a row number, once pushed onto its ranking, becomes a Top-N limit; this
     # runs before pruning so that an unread row number is not computed as an output.
     LimitRanks(),

@@ -18,11 +18,13 @@ RULE_BY_NAME = {r.name: r for r in RULES}
 PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters"),
                  "merge_unions": ("merge_projections",),
                  "reorder_joins": ("push_down_filters",),
-                 "push_down_semi_joins": ("decorrelate",)}
+                 "push_down_semi_joins": ("decorrelate",),
+                 "reduce_aggregate_inputs": ("decorrelate",)}
 # Options a rule's fixtures run under (besides none).
-OPTIONS = {"push_down_semi_joins": {"execution.runtime-mode": "batch"}}
+OPTIONS = {"push_down_semi_joins": {"execution.runtime-mode": "batch"},
+           "reduce_aggregate_inputs": {"execution.runtime-mode": "batch"}}
 # Rules that consult the estimates see tables of known size.
-SIZED = {"push_down_semi_joins"}
+SIZED = {"push_down_semi_joins", "reduce_aggregate_inputs"}
 
 
 def _cases() -> list[tuple[str, Case]]:
