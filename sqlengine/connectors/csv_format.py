@@ -42,9 +42,12 @@ def csv_quoting(options: dict[str, str]) -> tuple[str | None, str | None]:
 
 def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
               stats: ReadStats, data: bytes | None = None,
-              first_line: int = 1) -> Iterator[pa.RecordBatch]:
+              first_line: int = 1, columns: list[int] | None = None
+              ) -> Iterator[pa.RecordBatch]:
     """CSV rows of a file (or of ``data``, lines from ``first_line`` of the stream ``path``
-    names: errors say path:line either way)."""
+    names: errors say path:line either way). With ``columns``, only those are converted (as
+    Flink's csv format decodes only the projected fields: a value in another column is not
+    read, so not checked); the others come as NULL."""
     if data is None:
         data = Path(path).read_bytes()
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
@@ -83,6 +86,7 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             ),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.string() for n in names},
+                include_columns=[names[i] for i in columns] if columns is not None else None,
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
                 null_values=[],
             ),
@@ -104,12 +108,14 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             every = record_lines()
             return np.delete(every, [n - 1 for n in bad_rows if 0 < n <= len(every)])
     null_literal = options.get("csv.null-literal")
-    converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True)
+    converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True,
+                                             columns=columns)
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
 
 
 def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | None,
-                     empty_is_null: bool) -> tuple[pa.Table, np.ndarray, BadValue | None]:
+                     empty_is_null: bool, columns: list[int] | None = None
+                     ) -> tuple[pa.Table, np.ndarray, BadValue | None]:
     """Cast string columns to the schema; returns the table, a per-row validity mask and the
     first bad value (row, column, text). A value that does not read as its type (it does not
     look like one, or it is out of its range: INT 99999999999, TINYINT 300, DATE 2020-02-30,
@@ -117,7 +123,11 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
     ok = np.ones(table.num_rows, dtype=bool)
     first: BadValue | None = None
     arrays = []
-    for f in schema:
+    wanted = set(columns) if columns is not None else set(range(len(schema)))
+    for i, f in enumerate(schema):
+        if i not in wanted:
+            arrays.append(pa.nulls(table.num_rows, f.type))
+            continue
         col = table.column(f.name).combine_chunks() if table.num_columns else pa.nulls(0)
         if null_literal is not None:
             col = pc.if_else(pc.equal(col, null_literal), pa.nulls(len(col), col.type), col)

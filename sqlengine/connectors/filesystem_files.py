@@ -68,17 +68,21 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
         shares = [(f, split) for f in files]
     for f, share in shares:
         stats.files += 1
-        yield from _read_text(fmt, f, options, schema, stats, share)
+        yield from _read_text(fmt, f, options, schema, stats, share, columns)
 
 
 def _read_text(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
-               stats: ReadStats, share: tuple[int, int] = (0, 1)) -> Iterator[pa.RecordBatch]:
+               stats: ReadStats, share: tuple[int, int] = (0, 1),
+               columns: list[int] | None = None) -> Iterator[pa.RecordBatch]:
     """A csv or json file (or its ``share`` of byte ranges) block by block: memory stays
-    bounded by the block size, whatever the file's."""
+    bounded by the block size, whatever the file's. csv converts only ``columns``."""
     quote, escape = csv_quoting(options) if fmt == "csv" else (None, None)
-    read = read_csv if fmt == "csv" else read_json
     for data, first_line in record_blocks(f, quote, escape, share):
-        yield from read(f, options, schema, stats, data=data, first_line=first_line)
+        if fmt == "csv":
+            yield from read_csv(f, options, schema, stats, data=data, first_line=first_line,
+                                columns=columns)
+        else:
+            yield from read_json(f, options, schema, stats, data=data, first_line=first_line)
 
 
 def _read_file(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
@@ -86,7 +90,7 @@ def _read_file(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
                ) -> Iterator[pa.RecordBatch]:
     if fmt == "parquet":
         return read_parquet(f, schema, columns, group)
-    return _read_text(fmt, f, options, schema, stats)
+    return _read_text(fmt, f, options, schema, stats, columns=columns)
 
 
 def _read_partitioned(table: str, options: dict[str, str], schema: pa.Schema,

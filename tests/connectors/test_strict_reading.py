@@ -41,9 +41,15 @@ def test_csv_values_out_of_their_type(tmp_path: Path, row: str, column: str,
         _session(f, "csv", False).sql("SELECT * FROM t").collect()
     assert f"{f}:2:" in info.value.message
     assert f"column {column!r}: {value!r} is not a valid" in info.value.message
-    q = _session(f, "csv", True).sql("SELECT id, d FROM t")
-    assert [tuple(r.values()) for r in q.collect().to_pylist()] == [(2, pytest.approx(1.25))]
+    q = _session(f, "csv", True).sql("SELECT id, d, ti + 1 FROM t WHERE i > 0 OR ts IS NULL")
+    assert [tuple(r.values())[:2] for r in q.collect().to_pylist()] == \
+        [(2, pytest.approx(1.25))]
     assert q.skipped_rows == 1
+    # Read without the bad column, the row is whole (Flink's csv decodes projected fields).
+    kept = _session(f, "csv", True).sql(
+        f"SELECT id FROM t WHERE {'i > 0' if column != 'i' else 'ti > 0'}")
+    assert sorted(kept.collect().column(0).to_pylist()) == [1, 2]
+    assert kept.skipped_rows == 0
 
 
 def test_json_impossible_date(tmp_path: Path) -> None:
@@ -60,3 +66,14 @@ def test_decimal_rounds_to_its_scale_as_flink(tmp_path: Path) -> None:
     f.write_text("1,5,3,2020-01-01 00:00:00,1.239\n1,5,3,2020-01-01 00:00:00,999.99\n")
     got = _session(f, "csv", False).sql("SELECT d FROM t").collect().column(0).to_pylist()
     assert [str(v) for v in got] == ["1.24", "999.99"]
+
+
+def test_csv_converts_only_the_columns_a_query_reads(tmp_path: Path) -> None:
+    # As Flink's csv format with projection push-down: a value of a column the query does not
+    # read is not decoded, so it is not an error; read, it is.
+    f = tmp_path / "t.csv"
+    f.write_text(f"{GOOD}\n1,oops,3,2020-01-01 00:00:00,1.25\n")
+    s = _session(f, "csv", False)
+    assert s.sql("SELECT id, d FROM t").collect().column(0).to_pylist() == [2, 1]
+    with pytest.raises(ConnectorError, match="column 'i': 'oops' is not a valid INT"):
+        s.sql("SELECT id, i FROM t").collect()
