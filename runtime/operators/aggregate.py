@@ -192,6 +192,11 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
     return out
 
 
+# Batch mode: input rows aggregated at a time (or input bytes, for wide rows).
+CHUNK_ROWS = 1 << 20
+CHUNK_BYTES = 128 << 20
+
+
 class GroupAggregateOperator(Operator):
     name = "GroupAggregate"
 
@@ -220,6 +225,9 @@ class GroupAggregateOperator(Operator):
         self.spilled: PartitionedSpill | None = None
         self.directory: SpillDirectory | None = None
         self.level = 0
+        # Batch mode: input batches not aggregated yet (see process_batch).
+        self.pending: list[pa.RecordBatch] = []
+        self.pending_rows = self.pending_bytes = 0
 
     # -- state -----------------------------------------------------------------------------
     def _grow(self, n: int) -> None:
@@ -245,6 +253,35 @@ class GroupAggregateOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         if batch.num_rows == 0:
             return ()
+        if self._chunked():
+            # Batch mode: input batches are gathered into chunks and aggregated a chunk at a
+            # time (one hash aggregation and one key lookup per chunk, not per batch).
+            self.pending.append(batch)
+            self.pending_rows += batch.num_rows
+            self.pending_bytes += batch.nbytes
+            if self.pending_rows >= CHUNK_ROWS or self.pending_bytes >= CHUNK_BYTES:
+                self._flush()
+            return ()
+        return self._consume(batch)
+
+    def _chunked(self) -> bool:
+        return not (self.emit_changelog or self.merge or self.input_updating) and \
+            self.directory is None
+
+    def _flush(self) -> None:
+        """Aggregate the gathered input batches (as one batch)."""
+        if not self.pending:
+            return
+        waiting, self.pending = self.pending, []
+        self.pending_rows = self.pending_bytes = 0
+        if len(waiting) == 1:
+            self._consume(waiting[0])
+            return
+        table = pa.Table.from_batches(waiting).combine_chunks()
+        for batch in table.to_batches():
+            self._consume(batch)
+
+    def _consume(self, batch: pa.RecordBatch) -> Iterable[pa.RecordBatch]:
         if self.directory is not None:  # (spilling)
             batch = self._divert(batch)
             if batch.num_rows == 0:
@@ -519,6 +556,7 @@ class GroupAggregateOperator(Operator):
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         if self.emit_changelog:
             return ()
+        self._flush()
         if not self.keys and not len(self.slots):
             # A global aggregate over no rows still yields one row (COUNT 0, SUM NULL).
             self.slots.assign([])
@@ -536,7 +574,7 @@ class GroupAggregateOperator(Operator):
         # The index (for a dict, the key's characters once more: Python strings hold their
         # own copy) and the key columns.
         size = self.rows.nbytes + self.slots.nbytes() + self.key_bytes * (
-            1 if self.slots.vectorised else 2)
+            1 if self.slots.vectorised else 2) + self.pending_bytes
         for acc in self.accs:
             size += acc.count.nbytes
             if acc.value is not None:
@@ -563,6 +601,7 @@ class GroupAggregateOperator(Operator):
                 self.level >= MAX_LEVEL:
             return False
         self.directory = SpillDirectory(directory, "aggregate")
+        self._flush()  # (its rows of groups not in memory go to disk now)
         return True
 
     def _divert(self, batch: pa.RecordBatch) -> pa.RecordBatch:

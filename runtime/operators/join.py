@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError
-from sqlengine.plan.expressions import Expr
+from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
@@ -41,10 +41,11 @@ M, K, T = "$m", "$k", "$t"  # multiplicity, match count, write time
 # Nested loops evaluate the condition on at most this many pairs at a time, and refuse to
 # evaluate more than MAX_PAIRS pairs in one call (a cross product that large is a mistake).
 CHUNK_PAIRS = 1 << 21
-# Batch mode: probing rows are matched against a built side of this many rows or more this many
-# at a time (one hash join per chunk, not per input batch: each join reads the whole built
-# side); a smaller built side is probed batch by batch.
+# Batch mode: probing rows are matched against the built side in chunks of as many rows as it
+# has, up to this many (one hash join per chunk, not per input batch: each join hashes the
+# whole built side).
 PROBE_ROWS = 1 << 20
+SMALL_BUILD = 1 << 16
 MAX_PAIRS = 1 << 31
 
 
@@ -101,11 +102,16 @@ class JoinOperator(Operator):
 
     # -- matching --------------------------------------------------------------------------
     def _keys(self, table: pa.Table, side: int) -> pa.Table:
-        batch = table.select(list(range(len(self.schemas[side])))).combine_chunks()
-        rb = batch.to_batches()[0] if batch.num_rows else None
-        cols = {}
-        for i, k in enumerate(self.key_exprs[side]):
-            cols[f"k{i}"] = evaluate(k, rb) if rb is not None else pa.array([], k.dtype)
+        exprs = self.key_exprs[side]
+        cols: dict[str, pa.Array | pa.ChunkedArray] = {}
+        if all(isinstance(k, ColumnRef) for k in exprs):  # (no copy of the other columns)
+            for i, k in enumerate(exprs):
+                cols[f"k{i}"] = table.column(k.index)
+        else:
+            batch = table.select(list(range(len(self.schemas[side])))).combine_chunks()
+            rb = batch.to_batches()[0] if batch.num_rows else None
+            for i, k in enumerate(exprs):
+                cols[f"k{i}"] = evaluate(k, rb) if rb is not None else pa.array([], k.dtype)
         cols["$pos"] = pa.array(np.arange(table.num_rows, dtype=np.int64))
         return pa.table(cols)
 
@@ -339,9 +345,13 @@ class JoinOperator(Operator):
             self.pending[side].append(batch)
         rows = sum(b.num_rows for b in self.pending[side])
         built = self.built[1 - side]
-        large = built is not None and built.num_rows >= PROBE_ROWS
-        if not rows or (batch is not None and large and rows < PROBE_ROWS):
-            return []  # (a small built side is cheap to probe batch by batch, as rows come)
+        # Each match hashes the built side anew: probing rows wait until they are as many as
+        # its rows (at most PROBE_ROWS), so hashing it costs no more than the probing; a built
+        # side of up to a batch's rows is probed as rows come.
+        enough = min(PROBE_ROWS, built.num_rows) \
+            if built is not None and built.num_rows > SMALL_BUILD else 0
+        if not rows or (batch is not None and rows < enough):
+            return []
         waiting, self.pending[side] = self.pending[side], []
         return self._probe(_table(waiting, self.schemas[side]), side)
 
