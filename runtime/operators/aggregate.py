@@ -193,7 +193,7 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
 
 
 # Batch mode: input rows aggregated at a time (or input bytes, for wide rows).
-CHUNK_ROWS = 1 << 20
+CHUNK_ROWS = 1 << 18
 CHUNK_BYTES = 128 << 20
 
 
