@@ -106,17 +106,21 @@ class KeyIndex:
                 self.lo, self.hi = lo, hi
                 end = self.base + len(self.dense)
                 if not known or lo < self.base or hi >= end:
-                    # (room to grow by half the span each way, or the new span if more)
-                    slack = (hi - lo + 1) // 2 if known else 0
+                    # (room to grow by the span each way, or the new span if more)
+                    slack = hi - lo + 1 if known else 0
                     new_base, new_end = (self.base, end) if known else (lo, hi + 1)
                     if lo < new_base:
                         new_base = min(lo, self.base - slack)
                     if hi >= new_end:
                         new_end = max(hi + 1, end + slack)
-                    grown = np.full(new_end - new_base, -1, dtype=np.int64)
-                    if known:
+                    grown = np.empty(new_end - new_base, dtype=np.int64)
+                    if known:  # (-1 in the new margins, the old entries between them)
                         start = self.base - new_base
+                        grown[:start] = -1
                         grown[start:start + len(self.dense)] = self.dense
+                        grown[start + len(self.dense):] = -1
+                    else:
+                        grown.fill(-1)
                     self.dense, self.base = grown, new_base
                 self.dense[values - self.base] = slots
                 return
