@@ -45,7 +45,7 @@ CHUNK_PAIRS = 1 << 21
 # has, up to this many (one hash join per chunk, not per input batch: each join hashes the
 # whole built side).
 PROBE_ROWS = 1 << 20
-SMALL_BUILD = 1 << 16
+SMALL_BUILD = 1 << 13
 MAX_PAIRS = 1 << 31
 
 
@@ -139,11 +139,11 @@ class JoinOperator(Operator):
         # Acero hashes its right input: the smaller one.
         if lk.num_rows <= rk.num_rows:
             joined = rk.join(lk, keys=names, join_type="inner", right_suffix="_l",
-                             use_threads=False)
+                             use_threads=True)
             li, ri = joined["$pos_l"].to_numpy(), joined["$pos"].to_numpy()
         else:
             joined = lk.join(rk, keys=names, join_type="inner", right_suffix="_r",
-                             use_threads=False)
+                             use_threads=True)
             li, ri = joined["$pos"].to_numpy(), joined["$pos_r"].to_numpy()
         if self.condition is not None and len(li):
             rows = self._pair_rows(left.take(pa.array(li)), right.take(pa.array(ri)))
