@@ -46,6 +46,7 @@ CHUNK_PAIRS = 1 << 21
 # whole built side).
 PROBE_ROWS = 1 << 20
 SMALL_BUILD = 1 << 13
+PROBE_BYTES = 64 << 20  # (probing rows waiting are not counted as state: bounded here)
 MAX_PAIRS = 1 << 31
 
 
@@ -350,7 +351,8 @@ class JoinOperator(Operator):
         # side of up to a batch's rows is probed as rows come.
         enough = min(PROBE_ROWS, built.num_rows) \
             if built is not None and built.num_rows > SMALL_BUILD else 0
-        if not rows or (batch is not None and rows < enough):
+        if not rows or (batch is not None and rows < enough and
+                        sum(b.nbytes for b in self.pending[side]) < PROBE_BYTES):
             return []
         waiting, self.pending[side] = self.pending[side], []
         return self._probe(_table(waiting, self.schemas[side]), side)
