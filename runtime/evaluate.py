@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -60,7 +61,20 @@ def _eval(expr: Expr, batch: pa.RecordBatch, n: int) -> pa.Array:
 
 
 def literal_array(lit: Literal, n: int) -> pa.Array:
-    """A literal repeated ``n`` times."""
+    """A literal repeated ``n`` times (the same array for the same literal and length: arrays
+    are immutable, and every batch of a query repeats its literals)."""
+    try:  # (keyed by the value's text too: 0.0 and -0.0 are equal, not the same literal)
+        return _literal_array(repr(lit.value), lit, n)
+    except TypeError:  # (a value that cannot be hashed)
+        return _repeat(lit, n)
+
+
+@functools.lru_cache(maxsize=256)
+def _literal_array(text: str, lit: Literal, n: int) -> pa.Array:
+    return _repeat(lit, n)
+
+
+def _repeat(lit: Literal, n: int) -> pa.Array:
     if lit.value is None:
         return pa.nulls(n, lit.type)
     return pa.repeat(pa.scalar(lit.value, lit.type), n)

@@ -352,10 +352,15 @@ class JoinOperator(Operator):
         enough = min(PROBE_ROWS, built.num_rows) \
             if built is not None and built.num_rows > SMALL_BUILD else 0
         if not rows or (batch is not None and rows < enough and
-                        sum(b.nbytes for b in self.pending[side]) < PROBE_BYTES):
+                        rows * self._row_bytes(side) < PROBE_BYTES):
             return []
         waiting, self.pending[side] = self.pending[side], []
         return self._probe(_table(waiting, self.schemas[side]), side)
+
+    def _row_bytes(self, side: int) -> float:
+        """Bytes per row of the first waiting batch (what the waiting rows take, roughly)."""
+        first = self.pending[side][0]
+        return first.nbytes / max(first.num_rows, 1)
 
     def _probe(self, rows: pa.Table, side: int) -> list[pa.RecordBatch]:
         """Batch mode: rows of ``side`` against the other (ended, built) side."""

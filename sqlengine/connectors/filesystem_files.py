@@ -16,7 +16,7 @@ from sqlengine.connectors import filesystem_partitions as P
 from sqlengine.connectors.base import ReadStats, RowFilter, SinkWriter, decode_partition_keys
 from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, read_csv
 from sqlengine.connectors.json_format import json_bytes, read_json
-from sqlengine.connectors.parquet_format import read_parquet, row_groups
+from sqlengine.connectors.parquet_format import open_parquet, read_parquet, row_groups
 from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
 
@@ -56,9 +56,12 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
         safety.check_file(table, f, options)
     if fmt == "parquet":
         units = [(f, g) for f in files for g in range(row_groups(f))]
+        opened: tuple[Path, object] | None = None  # (one footer read per file)
         for f, g in units[index::parallelism]:
             stats.files += 1
-            yield from read_parquet(f, schema, columns, g)
+            if opened is None or opened[0] != f:
+                opened = (f, open_parquet(f))
+            yield from read_parquet(f, schema, columns, g, opened[1])  # type: ignore[arg-type]
         return
     # Text files: whole files to subtasks while there are enough of them (or the rows must
     # keep their order: ``split_files`` False), else each file's byte ranges (one per subtask).

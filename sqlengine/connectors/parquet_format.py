@@ -28,9 +28,17 @@ def row_groups(path: Path) -> int:
     return max(1, _parquet_file(path).metadata.num_row_groups)
 
 
+def open_parquet(path: Path) -> pq.ParquetFile:
+    """``path`` open for reading (an error naming it when it is not a parquet file)."""
+    return _parquet_file(path)
+
+
 def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
-                  row_group: int | None = None) -> Iterator[pa.RecordBatch]:
-    pf = _parquet_file(path)
+                  row_group: int | None = None, opened: pq.ParquetFile | None = None
+                  ) -> Iterator[pa.RecordBatch]:
+    """The rows of ``path`` (of one row group), with the table's ``schema``: the ``columns``
+    read (all by default), the others NULL; ``opened``: the file already open."""
+    pf = opened if opened is not None else _parquet_file(path)
     present = set(pf.schema_arrow.names)
     wanted = [schema.field(i).name for i in (columns if columns is not None
                                               else range(len(schema)))]
@@ -52,8 +60,15 @@ def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
                     msg = f"{path}: column {f.name!r}: {e.message}"
                     raise ConnectorError(msg) from None
             else:
-                arrays.append(pa.nulls(batch.num_rows, f.type))
+                arrays.append(null_column(f.type, batch.num_rows))
         yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+@functools.lru_cache(maxsize=64)
+def null_column(t: pa.DataType, n: int) -> pa.Array:
+    """``n`` NULLs of type ``t`` (arrays are immutable: one per type and length serves every
+    batch of a column the query does not read)."""
+    return pa.nulls(n, t)
 
 
 SAMPLE_ROWS = 65_536
