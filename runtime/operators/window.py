@@ -91,7 +91,12 @@ class WindowAssignOperator(Operator):
         else:
             keep = windows.end - 1 + self.lateness > row_wm[windows.rows]
         rows = windows.rows[keep]
-        self.late_dropped += len(ts) - len(np.unique(rows))
+        if len(rows) < len(windows.rows):  # (a row is dropped when none of its windows is kept)
+            kept = np.zeros(len(ts), dtype=bool)
+            kept[rows] = True
+            self.late_dropped += len(ts) - int(np.count_nonzero(kept))
+        elif len(rows) == 0:
+            self.late_dropped += len(ts)
         if len(rows) == 0:
             return []
         out = data.take(pa.array(rows))
