@@ -16,6 +16,7 @@ product), FROM order otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sqlengine import types as T
@@ -208,10 +209,10 @@ def _shape(node: LogicalPlan, counter: list[int]) -> Tree:
     return (_shape(node.left, counter), _shape(node.right, counter))
 
 
-def _with_inputs(node: LogicalPlan, new: object) -> LogicalPlan:
+def _with_inputs(node: LogicalPlan, new: Iterator[LogicalPlan]) -> LogicalPlan:
     """``node``'s inner-join tree with its inputs replaced, in column order."""
     if not (isinstance(node, Join) and node.kind == "inner"):
-        return next(new)  # type: ignore[call-overload]
+        return next(new)
     left = _with_inputs(node.left, new)
     right = _with_inputs(node.right, new)
     return node.with_children((left, right))

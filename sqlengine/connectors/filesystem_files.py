@@ -56,12 +56,12 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
         safety.check_file(table, f, options)
     if fmt == "parquet":
         units = [(f, g) for f in files for g in range(row_groups(f))]
-        opened: tuple[Path, object] | None = None  # (one footer read per file)
+        opened: tuple[Path, pq.ParquetFile] | None = None  # (one footer read per file)
         for f, g in units[index::parallelism]:
             stats.files += 1
             if opened is None or opened[0] != f:
                 opened = (f, open_parquet(f))
-            yield from read_parquet(f, schema, columns, g, opened[1])  # type: ignore[arg-type]
+            yield from read_parquet(f, schema, columns, g, opened[1])
         return
     # Text files: whole files to subtasks while there are enough of them (or the rows must
     # keep their order: ``split_files`` False), else each file's byte ranges (one per subtask).
