@@ -41,16 +41,36 @@ class JobExecution:
             cancel()
 
 
-def _refuse_native_memory_options(options: dict[str, str]) -> None:
-    """The native runtime's memory budget does not reach Spark: refuse it rather than
-    ignore it."""
+# Options only the native runtime reads, and what Spark has instead: on Spark they are refused
+# rather than ignored.
+_NATIVE_ONLY = {
+    "taskmanager.memory.managed.size": "Spark's own ('spark.executor.memory', "
+                                       "'spark.memory.fraction')",
+    "taskmanager.memory.managed.fraction": "Spark's own ('spark.executor.memory', "
+                                           "'spark.memory.fraction')",
+    "execution.native.task-mode": "Spark's executors ('spark.master', "
+                                  "'spark.executor.cores')",
+    "taskmanager.network.memory.buffers-per-channel": "Spark's shuffle settings "
+                                                      "('spark.reducer.maxSizeInFlight')",
+    "taskmanager.network.memory.floating-buffers-per-gate": "Spark's shuffle settings "
+                                                            "('spark.reducer.maxSizeInFlight')",
+    "execution.buffer-timeout": "Spark's shuffle settings",
+    "execution.exchange.batch-rows": "Spark's shuffle settings",
+    "io.tmp.dirs": "Spark's own ('spark.local.dir')",
+}
+
+
+def _refuse_native_options(options: dict[str, str]) -> None:
+    """Options of the native runtime (memory budget, task mode, network buffers, spill
+    directories) do not reach Spark: refuse them rather than ignore them."""
     from sqlengine.errors import PlanError
 
-    for key in ("taskmanager.memory.managed.size", "taskmanager.memory.managed.fraction"):
+    for key, instead in _NATIVE_ONLY.items():
         if options.get(key):
-            raise PlanError(f"option {key!r} sets the native runtime's memory budget; on Spark "
-                            "it would be ignored: use Spark's own ('spark.executor.memory', "
-                            "'spark.memory.fraction')")
+            what = "sets the native runtime's memory budget" if "managed" in key else \
+                "is the native runtime's"
+            raise PlanError(f"option {key!r} {what}; on Spark it would be ignored: use "
+                            f"{instead}")
 
 
 def _on_spark(options: dict[str, str]) -> bool:
@@ -73,7 +93,7 @@ def execute(graph: JobGraph, options: dict[str, str], tables: dict[str, object],
     twice a second on the native runtime with (rows read so far, watermark ms)."""
     options = dict(options)
     if _on_spark(options):
-        _refuse_native_memory_options(options)
+        _refuse_native_options(options)
         return JobExecution(graph, _spark_job(graph, options, tables))
     executor: Any
     if any(v.parallelism > 1 for v in graph.vertices):
