@@ -11,19 +11,34 @@ import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError
-from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+from sqlengine.plan.expressions import (
+    VOLATILE,
+    Call,
+    Case,
+    Cast,
+    ColumnRef,
+    Expr,
+    InList,
+    Literal,
+)
 from sqlengine.runtime.elements import MIN_WATERMARK, row_watermarks
 from sqlengine.runtime.kernels import kernel_for
 
 
-def evaluate(expr: Expr, batch: pa.RecordBatch) -> pa.Array:
+def evaluate(expr: Expr, batch: pa.RecordBatch,
+             memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
     """The value of ``expr`` for every row of ``batch``, as an array of ``expr.dtype``.
+
+    ``memo``: the values of subexpressions already computed over this same batch (filled as
+    they are computed), so that expressions evaluated one after another share their common
+    parts (TPC-H q01's ``l_extendedprice * (1 - l_discount)`` in two sums). Calls of volatile
+    functions are not shared.
 
     Raises:
         ExecutionError: a runtime failure (division by zero, a bad CAST), naming the expression.
     """
     try:
-        out = _eval(expr, batch, batch.num_rows)
+        out = _eval(expr, batch, batch.num_rows, memo)
     except ExecutionError as e:
         msg = f"{e.message} in {expr.sql()}"
         raise ExecutionError(msg) from None
@@ -33,7 +48,24 @@ def evaluate(expr: Expr, batch: pa.RecordBatch) -> pa.Array:
     return out
 
 
-def _eval(expr: Expr, batch: pa.RecordBatch, n: int) -> pa.Array:
+def _eval(expr: Expr, batch: pa.RecordBatch, n: int,
+          memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
+    if memo is not None and isinstance(expr, Call | Cast):
+        try:
+            hit = memo.get(expr)
+        except TypeError:  # (a literal value that cannot be hashed)
+            return _eval_one(expr, batch, n, None)
+        if hit is not None:
+            return hit
+        out = _eval_one(expr, batch, n, memo)
+        if not any(isinstance(x, Call) and x.name in VOLATILE for x in expr.walk()):
+            memo[expr] = out
+        return out
+    return _eval_one(expr, batch, n, memo)
+
+
+def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
+              memo: dict[Expr, pa.Array] | None) -> pa.Array:
     if isinstance(expr, ColumnRef):
         return batch.column(expr.index)
     if isinstance(expr, Literal):
@@ -44,14 +76,14 @@ def _eval(expr: Expr, batch: pa.RecordBatch, n: int) -> pa.Array:
         now = int(time.time() * 1000)  # the wall clock when the batch is processed
         return pa.array(np.full(n, now, dtype=np.int64), pa.timestamp("ms"))
     if isinstance(expr, Call):
-        args = [_eval(a, batch, n) for a in expr.args]
+        args = [_eval(a, batch, n, memo) for a in expr.args]
         lits = [a.value if isinstance(a, Literal) else None for a in expr.args]
         out = kernel_for(expr.name)(args, lits, expr.type)
         if out.type != expr.type:
             out = out.cast(expr.type)
         return out
     if isinstance(expr, Cast):
-        return cast_array(_eval(expr.arg, batch, n), expr.type, expr.safe)
+        return cast_array(_eval(expr.arg, batch, n, memo), expr.type, expr.safe)
     if isinstance(expr, Case):
         return _case(expr, batch, n)
     if isinstance(expr, InList):

@@ -315,8 +315,10 @@ class GroupAggregateOperator(Operator):
         and how a group-by folds them."""
         sign = pa.array(signs(batch))
         cols: dict[str, pa.Array] = {}
+        memo: dict = {}  # (common subexpressions of keys, filters and arguments: once)
+        widened: dict[int, pa.Array] = {}
         for name, k in zip(key_names, self.keys):
-            cols[name] = evaluate(k, batch)
+            cols[name] = evaluate(k, batch, memo)
         cols["$rows"] = sign
         specs: list[tuple[str, str]] = [("$rows", "sum")]
         zero = pa.array(np.zeros(batch.num_rows, np.int64))
@@ -324,27 +326,32 @@ class GroupAggregateOperator(Operator):
         for j, (call, acc) in enumerate(zip(self.aggs, self.accs)):
             keep = None
             if call.filter is not None:
-                keep = pc.fill_null(evaluate(call.filter, batch), False)
+                keep = pc.fill_null(evaluate(call.filter, batch, memo), False)
             if call.func == "count_star":
                 cols[f"c{j}"] = sign if keep is None else pc.if_else(keep, sign, zero)
                 specs.append((f"c{j}", "sum"))
                 continue
-            arg = evaluate(call.args[0], batch)
+            arg = evaluate(call.args[0], batch, memo)
+            every = keep is None and arg.null_count == 0  # (every row counts: no masking)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
             if acc.distinct is not None or acc.multiset is not None:
                 cols[f"d{j}"] = pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 cols[f"s{j}"] = pc.if_else(valid, sign, zero)
                 continue
-            cols[f"n{j}"] = pc.if_else(valid, sign, zero)
+            cols[f"n{j}"] = sign if every else pc.if_else(valid, sign, zero)
             specs.append((f"n{j}", "sum"))
             if call.func in ("sum", "avg"):
-                wide = arg.cast(sum_type(arg.type))
+                wide = widened.get(id(arg))
+                if wide is None:
+                    wide = widened[id(arg)] = arg.cast(sum_type(arg.type))
                 signed = pc.if_else(negative, pc.negate(wide), wide) if negative is not None \
                     else wide
-                cols[f"v{j}"] = pc.if_else(valid, signed, pa.nulls(len(arg), signed.type))
+                cols[f"v{j}"] = signed if every else \
+                    pc.if_else(valid, signed, pa.nulls(len(arg), signed.type))
                 specs.append((f"v{j}", "sum"))
             elif call.func in ("min", "max"):
-                cols[f"v{j}"] = pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
+                cols[f"v{j}"] = arg if every else \
+                    pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 specs.append((f"v{j}", call.func))
         return pa.table(cols), specs
 
