@@ -316,7 +316,7 @@ class GroupAggregateOperator(Operator):
         sign = pa.array(signs(batch))
         cols: dict[str, pa.Array] = {}
         memo: dict = {}  # (common subexpressions of keys, filters and arguments: once)
-        widened: dict[int, pa.Array] = {}
+        widened: dict[int, tuple[pa.Array, pa.Array]] = {}
         for name, k in zip(key_names, self.keys):
             cols[name] = evaluate(k, batch, memo)
         cols["$rows"] = sign
@@ -341,9 +341,12 @@ class GroupAggregateOperator(Operator):
             cols[f"n{j}"] = sign if every else pc.if_else(valid, sign, zero)
             specs.append((f"n{j}", "sum"))
             if call.func in ("sum", "avg"):
-                wide = widened.get(id(arg))
-                if wide is None:
-                    wide = widened[id(arg)] = arg.cast(sum_type(arg.type))
+                hit = widened.get(id(arg))  # (the array is kept with it: ids stay unique)
+                if hit is not None and hit[0] is arg:
+                    wide = hit[1]
+                else:
+                    wide = arg.cast(sum_type(arg.type))
+                    widened[id(arg)] = (arg, wide)
                 signed = pc.if_else(negative, pc.negate(wide), wide) if negative is not None \
                     else wide
                 cols[f"v{j}"] = signed if every else \
