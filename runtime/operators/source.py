@@ -131,12 +131,12 @@ class SourceOperator(Operator):
         for f in self.filters:
             mask = pc.fill_null(evaluate(f, batch), False)
             keep = mask if keep is None else pc.and_(keep, mask)
+        if self.projection is not None:  # (before filtering: only the columns read are taken)
+            batch = batch.select(list(self.projection))
         if keep is not None:
             batch = batch.filter(keep)
             if wm is not None:
                 wm = wm[keep.to_numpy(zero_copy_only=False)]
         if batch.num_rows == 0:
             return ()
-        if self.projection is not None:
-            batch = batch.select(list(self.projection))
         return (with_meta(batch, wm),) if wm is not None else (batch,)
