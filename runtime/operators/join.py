@@ -151,8 +151,13 @@ class JoinOperator(Operator):
             keep = pc.fill_null(evaluate(self.condition, rows), False)
             mask = keep.to_numpy(zero_copy_only=False)
             li, ri = li[mask], ri[mask]
-        order = np.lexsort((ri, li))
-        return li[order], ri[order]
+        # In (left, right) order, whatever order Acero's threads found them in: one key per
+        # pair, sorted only if it is not already.
+        pair = li.astype(np.int64) * right.num_rows + ri
+        if len(pair) > 1 and not (pair[1:] > pair[:-1]).all():
+            order = np.argsort(pair)
+            return li[order], ri[order]
+        return li, ri
 
     def _nested_loops(self, left: pa.Table, right: pa.Table) -> tuple[np.ndarray, np.ndarray]:
         """Every pair (a cross product) that satisfies the condition, a slice of the left
