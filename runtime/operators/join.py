@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError
-from sqlengine.plan.expressions import ColumnRef, Expr
+from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
@@ -108,11 +108,14 @@ class JoinOperator(Operator):
         if all(isinstance(k, ColumnRef) for k in exprs):  # (no copy of the other columns)
             for i, k in enumerate(exprs):
                 cols[f"k{i}"] = table.column(k.index)
-        else:
-            batch = table.select(list(range(len(self.schemas[side])))).combine_chunks()
+        else:  # (the columns the keys read, and the keys over just those)
+            read = sorted({c for k in exprs for c in k.columns()})
+            at = {c: i for i, c in enumerate(read)}
+            batch = table.select(read).combine_chunks()
             rb = batch.to_batches()[0] if batch.num_rows else None
             for i, k in enumerate(exprs):
-                cols[f"k{i}"] = evaluate(k, rb) if rb is not None else pa.array([], k.dtype)
+                cols[f"k{i}"] = evaluate(remap_columns(k, at), rb) if rb is not None \
+                    else pa.array([], k.dtype)
         cols["$pos"] = pa.array(np.arange(table.num_rows, dtype=np.int64))
         return pa.table(cols)
 
