@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -61,6 +62,14 @@ def main() -> None:
               flush=True)
     same = sum(r["answer"] == "same" for r in results)
     print(f"{same} of {len(results)} queries give DuckDB's answer")
+    ratios = [r["sqlengine_s"] / max(r["duckdb_s"], 1e-6) for r in results]
+    if ratios:
+        geomean = math.exp(sum(math.log(max(x, 1e-9)) for x in ratios) / len(ratios))
+        worst = max(range(len(ratios)), key=ratios.__getitem__)
+        print(f"sqlengine / DuckDB: geometric mean {geomean:.2f}x, max {ratios[worst]:.1f}x "
+              f"({results[worst]['query']}); total "
+              f"{sum(r['sqlengine_s'] for r in results):.2f} s vs "
+              f"{sum(r['duckdb_s'] for r in results):.2f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 
