@@ -86,6 +86,7 @@ class JoinOperator(Operator):
         # Batch mode: the side that ended first is the build side (one table); the other
         # side's rows probe it as they come, and are not kept.
         self.built: list[pa.Table | None] = [None, None]
+        self._built_size: dict[int, tuple[pa.Table, int]] = {}
         # The planner's choice (the broadcast or the smaller side): rows of the other side
         # wait for it even if their side ends first. None: whichever ends first.
         self.build_side = build_side
@@ -396,7 +397,18 @@ class JoinOperator(Operator):
     # -- batch, past the memory budget ------------------------------------------------------
     def state_bytes(self) -> int:
         size = sum(t.nbytes for t in self.state if t is not None) + sum(self.held)
-        return size + sum(t.nbytes for t in self.built if t is not None)
+        return size + sum(self._built_bytes(side) for side in (0, 1))
+
+    def _built_bytes(self, side: int) -> int:
+        """Bytes of a built side (measured once: it does not change, and measuring walks
+        every buffer of every chunk)."""
+        built = self.built[side]
+        if built is None:
+            return 0
+        known = self._built_size.get(side)
+        if known is None or known[0] is not built:
+            known = self._built_size[side] = (built, built.nbytes)
+        return known[1]
 
     def spill_refusal(self) -> str:
         if self.streaming:
