@@ -73,10 +73,11 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         return "skip"
 
     names = [f.name for f in schema]
-    try:
-        table = pacsv.read_csv(
+
+    def parse(threads: bool) -> pa.Table:
+        return pacsv.read_csv(
             io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=threads),
             parse_options=pacsv.ParseOptions(
                 delimiter=opt_char(options, "csv.field-delimiter", ","),
                 quote_char=quote or False,
@@ -91,6 +92,17 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
                 null_values=[],
             ),
         )
+
+    try:
+        try:  # Arrow's threads parse the block's parts in parallel ...
+            table = parse(threads=True)
+        except pa.ArrowInvalid:
+            table = None
+        if table is None or bad_rows:
+            # ... but number rows only when parsing alone: a block with a bad row is parsed
+            # again, one thread, for the row numbers its error or skipped rows report.
+            bad_rows.clear()
+            table = parse(threads=False)
     except pa.ArrowInvalid as e:
         msg = f"{path}: malformed CSV: {message_head(str(e))}"
         row = line_from_message(str(e))  # Arrow numbers records (from 1), not lines
