@@ -56,6 +56,20 @@ class SpillDirectory:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+class SpillsToDisk:
+    """What an operator that spills holds: its ``directory`` (None until it spills) and its
+    ``level`` (0 at the top; a partition's sub-operator works one level down, in its parent's
+    directory); ``close`` removes the directory, at the top level only."""
+
+    directory: SpillDirectory | None = None
+    level = 0
+
+    def close(self) -> None:
+        if self.directory is not None and self.level == 0:
+            self.directory.close()
+        self.directory = None
+
+
 def write_table(path: str, table: pa.Table, chunk_rows: int = 65536) -> None:
     with pa.OSFile(path, "wb") as sink, pa.ipc.new_stream(sink, table.schema,
                                                           options=_options()) as writer:

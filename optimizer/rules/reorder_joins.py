@@ -40,8 +40,8 @@ from sqlengine.plan.expressions import (
     remap_columns,
 )
 from sqlengine.plan.join_keys import split_condition
-from sqlengine.plan.nodes import Filter, Join, LogicalPlan, Project
-from sqlengine.plan.tree import Transformed
+from sqlengine.plan.nodes import Field, Filter, Join, LogicalPlan, Project, Scan
+from sqlengine.plan.tree import Transformed, walk
 
 OPTION = "table.optimizer.join-reorder-enabled"
 
@@ -188,9 +188,6 @@ def _graph(inputs: list[_Input], conds: list[Expr], estimator: Estimator
 
 def _label(plan: LogicalPlan) -> str:
     """An input's name in a join order: its table (the first one it scans)."""
-    from sqlengine.plan.nodes import Scan
-    from sqlengine.plan.tree import walk
-
     return next((n.source.table for n in walk(plan) if isinstance(n, Scan)),
                 type(plan).__name__)
 
@@ -239,7 +236,7 @@ def _build(node: Join, inputs: list[_Input], tree: Tree, conds: list[Expr],
                      if reads[i] == frozenset((t,))]
             for m in classes:  # two columns of one input in a class: equal to each other
                 mine = sorted(c for c in m if owner[c] == t)
-                local += [_eq(mine[0], c, positions, plan) for c in mine[1:]]
+                local += [_eq(mine[0], c, positions, plan.schema.fields) for c in mine[1:]]
             if local:
                 plan = Filter(plan, conjunction(local))
             return plan, positions
@@ -249,7 +246,7 @@ def _build(node: Join, inputs: list[_Input], tree: Tree, conds: list[Expr],
         positions = {**lpos, **{c: k + width for c, k in rpos.items()}}
         sl, sr = bits_of(t[0]), bits_of(t[1])
         s = sl | sr
-        row = Join(left, right, "inner", (), ())
+        row = left.schema.fields + right.schema.fields  # (the joined row's fields)
         moved = [remap_columns(c, positions) for i, c in enumerate(conds)
                  if (within(i, s) and not within(i, sl) and not within(i, sr))
                  or (not reads[i] and s == everything)]
@@ -271,8 +268,8 @@ def _build(node: Join, inputs: list[_Input], tree: Tree, conds: list[Expr],
     return Project(plan, exprs, tuple(f.name for f in node.schema.fields))
 
 
-def _eq(a: int, b: int, positions: dict[int, int], plan: LogicalPlan) -> Expr:
-    fields = plan.schema.fields
+def _eq(a: int, b: int, positions: dict[int, int], fields: tuple[Field, ...]) -> Expr:
+    """``a = b`` of two flattened columns, at their ``positions`` in a row of ``fields``."""
     pa_, pb = positions[a], positions[b]
     return Call("eq", (ColumnRef(pa_, fields[pa_].name, fields[pa_].type),
                        ColumnRef(pb, fields[pb].name, fields[pb].type)), T.BOOLEAN)

@@ -37,6 +37,7 @@ from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PartitionedSpill,
     SpillDirectory,
+    SpillsToDisk,
     aggregate_partitions,
 )
 
@@ -197,7 +198,7 @@ CHUNK_ROWS = 1 << 18
 CHUNK_BYTES = 128 << 20
 
 
-class GroupAggregateOperator(Operator):
+class GroupAggregateOperator(SpillsToDisk, Operator):
     name = "GroupAggregate"
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
@@ -662,11 +663,6 @@ class GroupAggregateOperator(Operator):
                 lambda: GroupAggregateOperator(*self._args))
         finally:
             self.close()
-
-    def close(self) -> None:
-        if self.directory is not None and self.level == 0:
-            self.directory.close()
-        self.directory = None
 
     def _final_batch(self, slots: np.ndarray) -> pa.RecordBatch:
         values = self._values_at(slots)

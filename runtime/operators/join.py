@@ -33,6 +33,7 @@ from sqlengine.runtime.spill import (
     PARTITIONS,
     PartitionedSpill,
     SpillDirectory,
+    SpillsToDisk,
     budget_of,
 )
 
@@ -56,7 +57,7 @@ class Clock(Protocol):
     def monotonic(self) -> float: ...
 
 
-class JoinOperator(Operator):
+class JoinOperator(SpillsToDisk, Operator):
     name = "Join"
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
@@ -467,11 +468,6 @@ class JoinOperator(Operator):
                 sub.close()
         finally:
             self.close()
-
-    def close(self) -> None:
-        if self.directory is not None and self.level == 0:
-            self.directory.close()
-        self.directory = None
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         self.ended[input_index] = True

@@ -18,6 +18,7 @@ from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PartitionedSpill,
     SpillDirectory,
+    SpillsToDisk,
     aggregate_partitions,
 )
 
@@ -37,7 +38,7 @@ class LocalAggregateOperator(Operator):
         return table.to_batches()
 
 
-class GlobalAggregateOperator(Operator):
+class GlobalAggregateOperator(SpillsToDisk, Operator):
     """Merges the partials of its keys and finalizes them at the end of input. Past the memory
     budget the partials go to partitions on disk by the hash of their keys instead, each
     merged by a GlobalAggregate of its own at the end (one level down, splitting again if
@@ -119,8 +120,3 @@ class GlobalAggregateOperator(Operator):
                 lambda: GlobalAggregateOperator(*self._args))
         finally:
             self.close()
-
-    def close(self) -> None:
-        if self.directory is not None and self.level == 0:
-            self.directory.close()
-        self.directory = None
