@@ -20,19 +20,43 @@ if TYPE_CHECKING:
 
 class JobExecution:
     """A submitted job: ``run()`` yields what its collect sink receives; ``result`` has the
-    metrics and counts once it ran; ``cancel()`` stops it from another thread."""
+    metrics and counts once it ran; ``cancel()`` stops it from another thread.
 
-    def __init__(self, graph: JobGraph, executor: Any) -> None:
+    Under 'restart-strategy.type' = 'fixed-delay' a failed job is restarted (a new executor,
+    restored from the job's last completed checkpoint) up to the configured attempts, after
+    the configured delay; ``restarts`` lists the failures it got over."""
+
+    def __init__(self, graph: JobGraph, executor: Any,
+                 restart: Callable[[str | None], Any] | None = None) -> None:
         self.graph = graph
         self.executor = executor
         self.result: JobResult | None = None
         self.cancelled = False
+        self.restart = restart  # (a new executor restored from the given checkpoint)
+        self.restarts: list[str] = []
 
     def run(self) -> Iterator[pa.RecordBatch]:
-        try:
-            yield from self.executor.run()
-        finally:
-            self.result = self.executor.result
+        import time
+
+        from sqlengine.errors import SqlEngineError
+        from sqlengine.runtime.checkpoint.config import checkpoint_config
+
+        config = checkpoint_config(self.executor.options)
+        while True:
+            try:
+                yield from self.executor.run()
+                return
+            except SqlEngineError as e:
+                if self.cancelled or self.restart is None or \
+                        len(self.restarts) >= config.restart_attempts:
+                    raise
+                coordinator = getattr(self.executor, "coordinator", None)
+                latest = coordinator.latest if coordinator is not None else None
+                self.restarts.append(e.message)
+                time.sleep(config.restart_delay_ms / 1000)
+                self.executor = self.restart(str(latest) if latest is not None else None)
+            finally:
+                self.result = self.executor.result
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -57,6 +81,19 @@ _NATIVE_ONLY = {
     "execution.buffer-timeout": "Spark's shuffle settings",
     "execution.exchange.batch-rows": "Spark's shuffle settings",
     "io.tmp.dirs": "Spark's own ('spark.local.dir')",
+    "execution.checkpointing.interval": "'execution.checkpoint-location' (Structured "
+                                        "Streaming's checkpointLocation; Spark checkpoints "
+                                        "every micro-batch)",
+    "execution.checkpointing.dir": "'execution.checkpoint-location'",
+    "execution.checkpointing.mode": "'execution.checkpoint-location' (Spark's sinks decide "
+                                    "their guarantee)",
+    "execution.checkpointing.timeout": "'execution.checkpoint-location'",
+    "execution.checkpointing.num-retained": "'execution.checkpoint-location'",
+    "execution.state-recovery.path": "'execution.checkpoint-location' (a query restarted "
+                                     "with it resumes from it)",
+    "$restore-latest": "'execution.checkpoint-location' (a query restarted with it resumes "
+                       "from it)",
+    "restart-strategy.type": "Spark's task retries ('spark.task.maxFailures')",
 }
 
 
@@ -69,7 +106,8 @@ def _refuse_native_options(options: dict[str, str]) -> None:
         if options.get(key):
             what = "sets the native runtime's memory budget" if "managed" in key else \
                 "is the native runtime's"
-            raise PlanError(f"option {key!r} {what}; on Spark it would be ignored: use "
+            name = "--restore" if key.startswith("$") else repr(key)
+            raise PlanError(f"option {name} {what}; on Spark it would be ignored: use "
                             f"{instead}")
 
 
@@ -95,17 +133,32 @@ def execute(graph: JobGraph, options: dict[str, str], tables: dict[str, object],
     if _on_spark(options):
         _refuse_native_options(options)
         return JobExecution(graph, _spark_job(graph, options, tables))
-    executor: Any
-    if any(v.parallelism > 1 for v in graph.vertices):
-        from sqlengine.runtime.native.parallel import ParallelExecutor
 
-        executor = ParallelExecutor(graph, options, tables)
-    else:  # one subtask per vertex: the single-threaded push executor
-        from sqlengine.runtime.native.executor import Executor
+    def native(options: dict[str, str]) -> Any:
+        executor: Any
+        if any(v.parallelism > 1 for v in graph.vertices):
+            from sqlengine.runtime.native.parallel import ParallelExecutor
 
-        executor = Executor(graph, options, tables)
-    executor.on_progress = on_progress
-    return JobExecution(graph, executor)
+            executor = ParallelExecutor(graph, options, tables)
+        else:  # one subtask per vertex: the single-threaded push executor
+            from sqlengine.runtime.native.executor import Executor
+
+            executor = Executor(graph, options, tables)
+        executor.on_progress = on_progress
+        return executor
+
+    def restart(checkpoint: str | None) -> Any:
+        """The job again, from ``checkpoint`` (None: none completed yet, from the start)."""
+        again = {k: v for k, v in options.items()
+                 if k not in ("$restore-latest", "execution.state-recovery.path")}
+        if checkpoint is not None:
+            again["execution.state-recovery.path"] = checkpoint
+        return native(again)
+
+    from sqlengine.runtime.checkpoint.config import checkpoint_config
+
+    config = checkpoint_config(options)  # (bad checkpoint options fail before the job runs)
+    return JobExecution(graph, native(options), restart if config.restart_attempts else None)
 
 
 def explain(graph: JobGraph, options: dict[str, str], tables: dict[str, object]

@@ -104,8 +104,12 @@ def shell(defines: tuple[str, ...], config_path: str | None) -> None:
 @click.option("--progress/--no-progress", default=None,
               help="Show rows, rows/s and the watermark on stderr while a job runs "
                    "(default: when stderr is a terminal).")
+@click.option("--restore", "restore", default=None, metavar="DIR",
+              help="Resume each job from the newest completed checkpoint or savepoint of its "
+                   "query under DIR (none there: a fresh start).")
 def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str | None,
-        continue_on_error: bool, target: str | None, progress: bool | None) -> None:
+        continue_on_error: bool, target: str | None, progress: bool | None,
+        restore: str | None) -> None:
     """Run every statement of each FILE in order; query results go to stdout.
 
     Each FILE runs in a session of its own (as Flink's SQL client runs one ``-f`` file): a
@@ -128,6 +132,8 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
             session = _session(defines)
             if target is not None:
                 session.set("execution.target", target)
+            if restore is not None:
+                session.restore_from(restore)
             session.on_progress = meter
             for offset, text in split_script(script):
                 statements += 1

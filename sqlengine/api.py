@@ -69,6 +69,14 @@ class Session:
             _check_rule_names(value)
         self.options[key] = value
 
+    def restore_from(self, directory: str) -> None:
+        """Jobs resume from the newest completed checkpoint or savepoint of their query under
+        ``directory`` (``sqlengine run --restore DIR``); none there: a fresh start."""
+        allowed = self.catalog.safe_directories
+        if allowed is not None:
+            safety.check_directory_option("execution.state-recovery.path", directory, allowed)
+        self.options["$restore-latest"] = directory
+
     def reset(self, key: str | None = None) -> None:
         """``RESET 'key'`` (the default value again), or ``RESET`` (every option)."""
         if key is None:
@@ -228,7 +236,10 @@ class Session:
             pass
         rows = job.result.sink_rows if job.result else {}
         n = sum(rows.values())
-        return Result("insert", f"[INFO] Inserted {n} rows into {stmt.table}",
+        lines = [f"[WARN] the job failed and restarted from its last checkpoint ({i} of "
+                 f"{len(job.restarts)}): {failure}" for i, failure in enumerate(job.restarts, 1)]
+        message = "\n".join([*lines, f"[INFO] Inserted {n} rows into {stmt.table}"])
+        return Result("insert", message,
                       skipped_rows=job.result.skipped_rows if job.result else 0,
                       sink_rows=rows)
 

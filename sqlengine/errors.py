@@ -98,6 +98,10 @@ class ExecutionError(SqlEngineError):
     """A failure while a query runs."""
 
 
+class CheckpointError(ExecutionError):
+    """A checkpoint or savepoint that cannot be written, found or restored (naming its path)."""
+
+
 class OperatorError(ExecutionError):
     """A failure inside one operator of a chain, naming the vertex and the step."""
 

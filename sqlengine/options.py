@@ -101,13 +101,29 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
          "(runtime/memory.py)"),
     _opt("metrics.latency.interval", "duration", "latency markers"),
     _opt("execution.checkpoint-location", "text", "Spark streaming (its checkpoint folder)"),
+    _opt("execution.checkpointing.interval", "duration", "checkpoint coordinator"),
+    _opt("execution.checkpointing.dir", "text", "checkpoint storage"),
+    _opt("execution.checkpointing.mode", "enum", "checkpoint barriers",
+         ("EXACTLY_ONCE", "AT_LEAST_ONCE")),
+    _opt("execution.checkpointing.timeout", "duration", "checkpoint coordinator"),
+    _opt("execution.checkpointing.num-retained", "int", "checkpoint storage", minimum=1),
+    _opt("execution.state-recovery.path", "text", "restore (a checkpoint or savepoint)"),
+    _opt("restart-strategy.type", "enum", "job restarts", ("none", "disable", "off",
+                                                           "fixed-delay"), lower=True),
+    _opt("restart-strategy.fixed-delay.attempts", "int", "job restarts", minimum=1),
+    _opt("restart-strategy.fixed-delay.delay", "duration", "job restarts"),
 )}
 
 # Flink option families the engine does not implement: why a key of theirs is refused.
 _NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
-    ("execution.checkpointing.", "checkpointing is not implemented yet"),
-    ("state.checkpoints.", "checkpointing is not implemented yet"),
-    ("state.checkpoint-storage", "checkpointing is not implemented yet"),
+    ("execution.checkpointing.", "this checkpointing option is not implemented (implemented: "
+                                 "interval, dir, mode, timeout, num-retained)"),
+    ("execution.state-recovery.", "of the restore options only "
+                                  "'execution.state-recovery.path' is implemented"),
+    ("state.checkpoints.", "Flink 1.x's checkpoint keys are not implemented (use "
+                           "'execution.checkpointing.dir')"),
+    ("state.checkpoint-storage", "checkpoints are always written to "
+                                 "'execution.checkpointing.dir'"),
     ("state.backend", "state backends are not implemented yet (operators keep their state "
                       "in memory)"),
     ("state.savepoints.", "savepoints are not implemented yet"),
@@ -117,8 +133,9 @@ _NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
                                    "update a fired window with 'table.exec.emit.allow-lateness')"),
     ("table.exec.mini-batch.", "mini-batch options are not implemented (every record batch is "
                                "already a mini-batch)"),
-    ("restart-strategy", "restarting failed jobs is not implemented yet (a failure fails the "
-                         "job)"),
+    ("restart-strategy", "of the restart strategies only 'fixed-delay' is implemented "
+                         "(keys 'restart-strategy.type', 'restart-strategy.fixed-delay."
+                         "attempts' and '.delay')"),
 )
 
 

@@ -65,7 +65,8 @@ def check_file(table: str, f: str | Path, options: dict[str, str]) -> None:
 
 
 # Options naming a directory the engine writes to: in safe mode it must be an allowed one.
-DIRECTORY_OPTIONS = ("io.tmp.dirs", "execution.checkpoint-location")
+DIRECTORY_OPTIONS = ("io.tmp.dirs", "execution.checkpoint-location",
+                     "execution.checkpointing.dir", "execution.state-recovery.path")
 
 
 def check_directory_option(key: str, value: str, allowed: tuple[str, ...]) -> None:

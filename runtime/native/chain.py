@@ -35,7 +35,8 @@ class ChainedTask:
     def __init__(self, vertex_id: str, operators: list[Operator], names: list[str],
                  n_inputs: int, options: dict[str, str],
                  channels: list[int] | None = None,
-                 memory: MemoryAccount | None = None) -> None:
+                 memory: MemoryAccount | None = None,
+                 subtask: tuple[int, int] = (0, 1)) -> None:
         self.vertex_id = vertex_id
         # The slot's memory budget, shared with the other chains of the process.
         self.memory = memory if memory is not None else account_for(options)
@@ -58,7 +59,8 @@ class ChainedTask:
         # The task's watermark: the minimum over its active input channels, never backwards.
         self.valve = StatusWatermarkValve(n_channels)
         for i, op in enumerate(operators):
-            op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options, self.memory))
+            op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options, self.memory,
+                                    *subtask))
 
     def _fail(self, i: int, e: Exception) -> OperatorError:
         step = f"{self.names[i]}"

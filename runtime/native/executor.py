@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 
@@ -50,6 +51,7 @@ class Executor:
         self.on_progress: Callable[[int, int], None] | None = None
         self._last_progress = 0.0
         self.cancelled = False
+        self.coordinator: Any = None  # (a CheckpointCoordinator when checkpoints are on)
         self._ended: set[str] = set()  # vertices whose end went to their consumers
         memory = account_for(options)  # (one slot: every task of the job shares it)
         for v in graph.vertices:
@@ -95,9 +97,64 @@ class Executor:
         outs = self.graph.out_edges(vertex_id)
         return not outs or any(self._needed(e.target) for e in outs)
 
+    # -- checkpoints: the executor is single-threaded and pushes each source batch all the
+    # way through before reading the next, so between two polls nothing is in flight: every
+    # task's state together is a consistent cut, taken without barriers.
+    def _setup_checkpoints(self) -> bool:
+        """Start checkpointing and restore, as the options say; False when the restored
+        checkpoint was taken after the job had finished (nothing is left to run)."""
+        from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+        from sqlengine.runtime.checkpoint.snapshot import check_checkpointable, restore_task
+
+        coordinator = CheckpointCoordinator(self.graph, self.options)
+        if not coordinator.enabled:
+            return True
+        self.coordinator = coordinator
+        for task in self.tasks.values():
+            check_checkpointable(task)
+        restored = coordinator.restored
+        if restored is None:
+            return True
+        where = str(restored.path)
+        for v in self.graph.vertices:
+            if restored.finished and self.graph.out_edges(v.id):
+                continue  # (a finished job's checkpoint: only its sinks have what to commit)
+            old = restored.metadata["layout"].get(v.id, {}).get("parallelism", 1)
+            states = [restored.state(f"{v.id}-{i}") for i in range(old)]
+            restore_task(self.tasks[v.id], states, 0, 1, where)
+        return not restored.finished
+
+    def _checkpoint(self, finished: bool = False) -> None:
+        """Snapshot every task now, complete the checkpoint, then let sinks commit."""
+        from sqlengine.runtime.checkpoint.snapshot import snapshot_task
+
+        coordinator = self.coordinator
+        assert coordinator is not None
+        n = coordinator.trigger()
+        try:
+            for vid, task in self.tasks.items():
+                name = f"{vid}-0"
+                entry = coordinator.write_state(n, name, snapshot_task(task, n))
+                coordinator.pending[n].acks[name] = entry
+            coordinator.complete(n, finished)
+        except BaseException:
+            coordinator.abort(n)
+            raise
+        for task in self.tasks.values():
+            for op in task.operators:
+                op.notify_checkpoint_complete(n)
+
+    def _may_checkpoint(self) -> bool:
+        """Periodic checkpoints stop once a task has finished (a restore would have to skip
+        it); the final one is taken when the job ends."""
+        return self.coordinator is not None and self.coordinator.due() and \
+            not any(t.finished for t in self.tasks.values())
+
     def run(self) -> Iterator[pa.RecordBatch]:
         """Run the job; yields the batches that reach the collect sink (if any)."""
         try:
+            if not self._setup_checkpoints():
+                return
             # Sources without a reader (VALUES) emit everything at once.
             for v in self.graph.vertices:
                 task = self.tasks[v.id]
@@ -132,7 +189,12 @@ class Executor:
                         self._last_progress = now
                         self.on_progress(*self.progress())
                     yield from self._drain()
+                    if self._may_checkpoint():
+                        self._checkpoint()
                 drivers = still
+            if self.coordinator is not None and not self.cancelled:
+                self._checkpoint(finished=True)
+                yield from self._drain()
         finally:
             self._collect_metrics()
             for task in self.tasks.values():

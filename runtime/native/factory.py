@@ -6,10 +6,11 @@ the code of operators it does not use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pyarrow as pa
 
+from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
 from sqlengine.optimizer.specs import (
     ExpandSpec,
@@ -47,7 +48,7 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 from sqlengine.plan.expressions import Expr
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import Operator, OperatorContext
 from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
 from sqlengine.runtime.operators.source import SourceOperator
 from sqlengine.runtime.operators.stateless import (
@@ -81,16 +82,41 @@ class ValuesOperator(Operator):
 
 
 class SinkOperator(Operator):
-    """A sink with its table name (for row counts); delegates to the connector's writer."""
+    """A sink with its table name (for row counts); delegates to the connector's writer. In
+    a checkpointing job a connector that commits on checkpoints (the filesystem's) writes
+    through its committing writer instead."""
 
-    def __init__(self, table: str, inner: Operator) -> None:
+    def __init__(self, table: str, inner: Operator, spec: TableSinkSpec | None = None) -> None:
         self.table_name = table
         self.inner = inner
         self.name = inner.name
+        self.spec = spec
 
     @property
     def rows(self) -> int:
         return getattr(self.inner, "rows", 0)
+
+    @property
+    def guarantee(self) -> str | None:
+        """What a restored job promises of this sink's rows (None: it cannot checkpoint)."""
+        if isinstance(self.inner, ConnectorSink):
+            return type(self.inner.writer).guarantee
+        return "at-least-once"  # (the collect sink: rows handed out are not taken back)
+
+    def open(self, ctx: OperatorContext) -> None:
+        super().open(ctx)
+        from sqlengine.runtime.checkpoint.config import INTERVAL
+
+        if ctx.options.get(INTERVAL) and self.spec is not None and \
+                isinstance(self.inner, ConnectorSink):
+            target = self.spec.target
+            options = dict(target.options)
+            found = connectors.find(target.connector)
+            writer = None if found is None or options.get("$overwrite") == "true" else \
+                found.open_committing_sink(target.table, ConnectorSink.clean_options(options),
+                                           target.schema.to_arrow(), ctx.subtask)
+            if writer is not None:  # (the plain writer has not begun a file: dropped)
+                self.inner.writer = writer
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -98,6 +124,19 @@ class SinkOperator(Operator):
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         return self.inner.end_input(input_index)
+
+    def prepare_snapshot(self, checkpoint: int) -> None:
+        self.inner.prepare_snapshot(checkpoint)
+
+    def snapshot_state(self) -> dict[str, object]:
+        return self.inner.snapshot_state()
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        self.inner.restore_from(states, subtask, parallelism)
+
+    def notify_checkpoint_complete(self, checkpoint: int) -> None:
+        self.inner.notify_checkpoint_complete(checkpoint)
 
     def close(self) -> None:
         self.inner.close()
@@ -236,6 +275,6 @@ def sink_operator(spec: TableSinkSpec) -> Operator:
     target = spec.target
     table = target.table
     if target.connector == "collect":
-        return SinkOperator(table, CollectSink())
+        return SinkOperator(table, CollectSink(), spec)
     return SinkOperator(table, ConnectorSink.open(table, target.connector, dict(target.options),
-                                                  target.schema.to_arrow()))
+                                                  target.schema.to_arrow()), spec)

@@ -31,6 +31,7 @@ class Kind(Enum):
     END = 3  # the channel has no more data
     LATENCY = 4  # a latency marker: (source vertex, emitted at, monotonic seconds)
     SPILLED = 5  # a blocking exchange's result for the channel: Arrow IPC files to read
+    BARRIER = 6  # a checkpoint barrier: its checkpoint id
 
 
 class Cancelled(Exception):

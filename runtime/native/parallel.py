@@ -34,6 +34,7 @@ from sqlengine.errors import ExecutionError, PlanError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec
 from sqlengine.runtime.memory import account_for
+from sqlengine.runtime.native.barriers import FINAL, TaskCheckpoints
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import (
     DistributionPattern,
@@ -123,6 +124,77 @@ class ParallelExecutor:
         self._local_tasks: list[Task] = []
         self._workers: list[Any] = []
         self._thread: threading.Thread | None = None
+        self._setup_checkpoints()
+
+    # -- checkpoints (runtime/native/barriers.py) -------------------------------------------
+    def _setup_checkpoints(self) -> None:
+        from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+
+        coordinator = CheckpointCoordinator(self.graph, self.options)
+        self.coordinator = coordinator if coordinator.enabled else None
+        shared = self._ctx if self._ctx is not None else mp
+        self.cp_trigger = shared.Value("q", 0)
+        self.cp_completed = shared.Value("q", 0)
+        self.cp_finished = shared.Value("q", 0)
+        self.final_acks: dict[str, dict[str, Any]] = {}
+        self.sink_subtasks = sum(1 for s in self.subtasks
+                                 if not self.graph.out_edges(s.vertex_id))
+
+    def _ack(self, kind: str, checkpoint: int, subtask: str, entry: dict[str, Any]) -> None:
+        self.reports.put(("ack", kind, checkpoint, subtask, entry))
+
+    def _on_ack(self, kind: str, checkpoint: int, subtask: str, entry: dict[str, Any]) -> None:
+        coordinator = self.coordinator
+        if coordinator is None:
+            return
+        if kind == "final":
+            self.final_acks[subtask] = entry
+            if len(self.final_acks) == self.sink_subtasks:
+                coordinator.complete_final(coordinator.storage.checkpoint_dir(FINAL),
+                                           self.final_acks)
+                self.cp_completed.value = FINAL
+            return
+        if coordinator.acknowledge(checkpoint, subtask, entry):
+            self.cp_completed.value = max(self.cp_completed.value, checkpoint)
+
+    def _checkpoint_tick(self) -> None:
+        """Trigger periodic checkpoints (none once a task has finished: a restore could not
+        skip it), give up on those that timed out."""
+        coordinator = self.coordinator
+        if coordinator is None or self.control.cancelled.is_set():
+            return
+        self._read_reports()
+        if self.cp_finished.value > 0:
+            for n in list(coordinator.pending):
+                coordinator.abort(n)
+            return
+        for n in coordinator.expired():
+            coordinator.abort(n)
+        if coordinator.due():
+            self.cp_trigger.value = coordinator.trigger()
+
+    def _commit_finished(self) -> bool:
+        """Restored from the job's final checkpoint: its sinks commit what it covered, and
+        nothing is left to run. Returns whether that was the case."""
+        coordinator = self.coordinator
+        restored = coordinator.restored if coordinator is not None else None
+        if restored is None or not restored.finished:
+            return False
+        from sqlengine.runtime.checkpoint.snapshot import restore_task
+
+        for v in self.graph.vertices:
+            if self.graph.out_edges(v.id):
+                continue
+            names = sorted(k for k in restored.metadata["subtasks"] if k.startswith(f"{v.id}-"))
+            states = [restored.state(k) for k in names]
+            for i in range(v.parallelism):
+                ops = [build_operator(spec, self.tables) for spec in v.chain]
+                labels = [spec.label().split("(")[0] for spec in v.chain]
+                chain = ChainedTask(f"{v.id}[{i + 1}/{v.parallelism}]", ops, labels, 1,
+                                    self.options, subtask=(i, v.parallelism))
+                restore_task(chain, states, i, v.parallelism, str(restored.path))
+                chain.close()
+        return True
 
     # -- layout -----------------------------------------------------------------------------
     def slot_of(self, sub: ExecutionVertex) -> int:
@@ -168,11 +240,13 @@ class ParallelExecutor:
                     else [c.input_index for c in channels]
                 chain = ChainedTask(sub.name, ops, names,
                                     max(1, len(self.graph.in_edges(jv.id))), self.options,
-                                    mapping or [0], memory)
+                                    mapping or [0], memory, (sub.subtask, sub.parallelism))
                 gate = InputGate(self._capacity(sub), self.control)
                 results = self.results if self._ctx is None else \
                     RemoteGate(self.results, self.control)
                 task = Task(sub, chain, gate, self.control, self.options, results)
+                if self.coordinator is not None:
+                    self._checkpointed(task, jv)
                 task.progress = (self.progress_board, 2 * self.subtasks.index(sub))
                 tasks[(jv.id, sub.subtask)] = task
         for result in eg.results:
@@ -207,6 +281,23 @@ class ParallelExecutor:
                               self.control)
                      for key, t in tasks.items() if key in self.inboxes]
         return list(tasks.values()), receivers
+
+    def _checkpointed(self, task: Task, jv: Any) -> None:
+        """The task takes part in checkpoints, restored from the job's checkpoint if any."""
+        from sqlengine.runtime.checkpoint.snapshot import check_checkpointable, restore_task
+
+        coordinator = self.coordinator
+        assert coordinator is not None and coordinator.storage is not None
+        check_checkpointable(task.chain)
+        task.checkpoints = TaskCheckpoints(
+            coordinator.storage, self.cp_trigger, self.cp_completed, self.cp_finished,
+            self._ack, coordinator.config.exactly_once)
+        restored = coordinator.restored
+        if restored is not None:
+            old = restored.metadata["layout"].get(jv.id, {}).get("parallelism", 1)
+            states = [restored.state(f"{jv.id}-{i}") for i in range(old)]
+            restore_task(task.chain, states, task.vertex.subtask, task.vertex.parallelism,
+                         str(restored.path))
 
     def _run_slot(self, slot: int) -> None:
         """In a worker process: run this slot's tasks to the end, report their metrics."""
@@ -244,6 +335,8 @@ class ParallelExecutor:
         self.control.cancel()
 
     def run(self) -> Iterator[pa.RecordBatch]:
+        if self._commit_finished():
+            return
         self._start()
         last_progress = time.monotonic()
         # The last subtasks (sinks): the job is done when each has said so (a LIMIT over an
@@ -251,6 +344,7 @@ class ParallelExecutor:
         sinks = sum(1 for s in self.subtasks if not self.graph.out_edges(s.vertex_id))
         try:
             while True:
+                self._checkpoint_tick()
                 try:
                     _, kind, batch = self._next_result()
                     if kind is Kind.END:
@@ -352,6 +446,8 @@ class ParallelExecutor:
                 return
             if item[0] == "failure":
                 self.control.fail(item[1], item[2])
+            elif item[0] == "ack":
+                self._on_ack(*item[1:])
             else:
                 self._merge_metrics(item[1])
 

@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from sqlengine.runtime.elements import MAX_WATERMARK
+from sqlengine.runtime.native.barriers import FINAL, BarrierAligner, TaskCheckpoints
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.native.execution_graph import ExecutionVertex
 from sqlengine.runtime.native.input_processor import StreamInputProcessor
@@ -64,6 +65,7 @@ class Task:
         self.progress: tuple[Any, int] | None = None
         self.cpu_s = 0.0  # CPU time of the task's thread
         self.timers = chain.has_timers
+        self.checkpoints: TaskCheckpoints | None = None  # (set when the job checkpoints)
         chain.output = self._emit
         chain.output_watermark = lambda wm: self._broadcast(Kind.WATERMARK, wm.timestamp)
         chain.output_status = lambda idle: self._broadcast(Kind.IDLE, idle)
@@ -85,6 +87,11 @@ class Task:
             w.flush_due(now)
         if self.timers and not self.chain.finished:
             self.chain.fire_processing_time(int(time.time() * 1000))
+        cp = self.checkpoints
+        if cp is not None and cp.completed.value > cp.notified:
+            cp.notified = cp.completed.value
+            for op in self.chain.operators:
+                op.notify_checkpoint_complete(cp.notified)
 
     def _post_progress(self) -> None:
         if self.progress is not None:
@@ -121,6 +128,8 @@ class Task:
             else:
                 self._run_inputs()
             self._drain_collect()
+            if self.checkpoints is not None:
+                self._final_checkpoint()
             self._broadcast(Kind.END, None)
             self.state = TaskState.FINISHED
         except Cancelled:
@@ -147,6 +156,50 @@ class Task:
         with contextlib.suppress(Cancelled):  # (the job was cancelled meanwhile)
             self.results.put((0, Kind.END, self.vertex.name), self.output_metrics)
 
+    # -- checkpoints (runtime/native/barriers.py) -------------------------------------------
+    def _snapshot(self, checkpoint: int) -> None:
+        """Snapshot the chain, acknowledge to the coordinator, send the barrier on."""
+        from sqlengine.runtime.checkpoint.snapshot import snapshot_task
+
+        cp = self.checkpoints
+        assert cp is not None
+        name = self.state_name
+        entry = cp.storage.write_state(checkpoint, name, snapshot_task(self.chain, checkpoint))
+        cp.ack("ack", checkpoint, name, entry)
+        self._broadcast(Kind.BARRIER, checkpoint)
+
+    @property
+    def state_name(self) -> str:
+        return f"{self.vertex.vertex_id}-{self.vertex.subtask}"
+
+    def _final_checkpoint(self) -> None:
+        """A sink subtask that finished stages its state for the job's final checkpoint and
+        waits for it to complete (then commits); other tasks just count as finished (periodic
+        checkpoints stop, as a restore could not skip a finished task)."""
+        from sqlengine.runtime.checkpoint.snapshot import snapshot_task
+
+        cp = self.checkpoints
+        assert cp is not None
+        with cp.finished.get_lock():
+            cp.finished.value += 1
+        if self.writers:
+            return
+        name = self.state_name
+        entry = cp.storage.write_state(FINAL, name, snapshot_task(self.chain, FINAL))
+        cp.ack("final", FINAL, name, entry)
+        while cp.completed.value < FINAL:
+            if self.control.cancelled.is_set():
+                raise Cancelled
+            time.sleep(0.01)
+        self._flush_due()  # (commits)
+
+    def _inject_barrier(self) -> None:
+        cp = self.checkpoints
+        if cp is None or cp.trigger.value <= cp.last_injected:
+            return
+        cp.last_injected = cp.trigger.value
+        self._snapshot(cp.last_injected)
+
     def _run_source(self) -> None:
         driver = SourceDriver(self.chain, self.options)
         marker_every = _latency_interval(self.options)
@@ -159,6 +212,7 @@ class Task:
             self._drain_collect()
             if not more or self.chain.finish_if_done():
                 return
+            self._inject_barrier()
             if marker_every and time.monotonic() >= next_marker:
                 next_marker = time.monotonic() + marker_every
                 self._broadcast(Kind.LATENCY, (self.vertex.vertex_id, time.monotonic()))
@@ -166,8 +220,32 @@ class Task:
     def _run_inputs(self) -> None:
         processor = StreamInputProcessor(self.chain, on_latency=self._on_latency,
                                          after_spilled_batch=self._drain_collect)
+        cp = self.checkpoints
+        if cp is None:
+            while not processor.finished:
+                processor.process_input(self.gate, self._flush_due)
+                self._flush_due()
+                self._drain_collect()
+            return
+        aligner = BarrierAligner(len(self.chain.channels), cp.exactly_once)
         while not processor.finished:
-            processor.process_input(self.gate, self._flush_due)
+            item = aligner.next_released() or self.gate.get(self._flush_due)
+            channel, kind, payload = item
+            if kind is Kind.BARRIER:
+                aligned = aligner.on_barrier(channel, payload)
+                if aligned is not None:
+                    self._snapshot(aligned)
+                    aligner.finish()
+                continue
+            if aligner.holds(channel):
+                aligner.hold(item)
+                continue
+            processor.process(channel, kind, payload)
+            if kind is Kind.END:
+                aligned = aligner.on_end(channel)
+                if aligned is not None and not processor.finished:
+                    self._snapshot(aligned)
+                    aligner.finish()
             self._flush_due()
             self._drain_collect()
 

@@ -669,5 +669,5 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         arrays = [a.cast(f.type) for a, f in zip(values, self.schema)]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"groups": int((self.rows[: len(self.slots)] > 0).sum())}

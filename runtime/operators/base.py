@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import pyarrow as pa
 
@@ -22,6 +23,8 @@ class OperatorContext:
     # The slot's memory budget (runtime/memory.py): an operator that runs operators of its
     # own (a spilled join's partitions) checks them against it. None: no budget.
     memory: MemoryAccount | None = None
+    subtask: int = 0  # this subtask's index among the vertex's ``parallelism``
+    parallelism: int = 1
 
 
 @dataclass
@@ -31,6 +34,22 @@ class OperatorMetrics:
     records_in: int = 0
     records_out: int = 0
     batches_in: int = 0
+
+
+class NotCheckpointable(Exception):
+    """An operator whose state a checkpoint cannot take (yet)."""
+
+    def __init__(self, operator: str) -> None:
+        super().__init__(operator)
+        self.operator = operator
+
+
+class NotRescalable(Exception):
+    """An operator whose state cannot be restored at another parallelism (yet)."""
+
+    def __init__(self, operator: str) -> None:
+        super().__init__(operator)
+        self.operator = operator
 
 
 class Operator:
@@ -65,7 +84,52 @@ class Operator:
         """The processing-time timers up to ``now_ms`` (wall clock, epoch ms) fire."""
         return ()
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    # The attributes that hold what the operator has accumulated (rows, groups, timers, its
+    # watermark, counters): a checkpoint snapshots them and a restore sets them back on a
+    # freshly opened operator of the same spec. None: the operator cannot be checkpointed
+    # yet (a job that would checkpoint it is refused, naming it); () for a stateless one.
+    state_fields: ClassVar[tuple[str, ...] | None] = None
+
+    def snapshot_state(self) -> dict[str, object]:
+        """The operator's state at a checkpoint barrier, as picklable values (Arrow data,
+        numpy arrays, plain Python): serialized at once, before the next batch arrives."""
+        if self.state_fields is None:
+            raise NotCheckpointable(self.name)
+        return {name: getattr(self, name) for name in self.state_fields}
+
+    def restore_state(self, state: Mapping[str, object]) -> None:
+        """Set back what ``snapshot_state`` took (on an opened operator of the same spec)."""
+        if self.state_fields is None:
+            raise NotCheckpointable(self.name)
+        for name in self.state_fields:
+            if name in state:
+                setattr(self, name, state[name])
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """Restore from what the old subtasks of this operator wrote (one state each). At the
+        checkpoint's parallelism each subtask takes its own; at another, only an operator
+        that can redistribute its state (stateless ones, sources, sinks, keyed state by key
+        group) can be restored."""
+        if len(states) == parallelism:
+            self.restore_state(states[subtask])
+            return
+        if self.state_fields == ():
+            return
+        raise NotRescalable(self.name)
+
+    def prepare_snapshot(self, checkpoint: int) -> None:
+        """A checkpoint barrier reached the operator: called just before ``snapshot_state``
+        (a committing sink readies what it wrote since the last one)."""
+        return
+
+    def notify_checkpoint_complete(self, checkpoint: int) -> None:
+        """Checkpoint ``checkpoint`` completed (its metadata is written): a committing sink
+        makes what it covered visible."""
+        return
+
+    def state_summary(self) -> Mapping[str, object]:
+        """A few figures about the state, for tests and metrics."""
         return {}
 
     def state_bytes(self) -> int:

@@ -122,6 +122,6 @@ class FirstRowOperator(Operator):
         cols.append(pa.array(np.ones(table.num_rows, dtype=np.int64)))
         return pa.RecordBatch.from_arrays(cols, schema=self.schema)
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"waiting_rows": 0 if self.waiting is None else self.waiting.num_rows,
                 "late_records_dropped": self.late_dropped}

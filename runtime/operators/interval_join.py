@@ -147,7 +147,7 @@ class IntervalJoinOperator(Operator):
                 self.rows[1] = right.filter(pa.array(~expired))
         return [with_meta(b, np.full(b.num_rows, wm.timestamp, dtype=np.int64)) for b in out]
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"left_rows": 0 if self.rows[0] is None else self.rows[0].num_rows,
                 "right_rows": 0 if self.rows[1] is None else self.rows[1].num_rows,
                 "late_records_dropped": self.late_dropped}

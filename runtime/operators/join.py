@@ -512,7 +512,7 @@ class JoinOperator(SpillsToDisk, Operator):
             self.built_keys = [None, None]
         return out
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         sizes = [0 if t is None else int(pc.sum(t[M]).as_py() or 0) for t in self.state]
         return {"left_rows": sizes[0], "right_rows": sizes[1]}
 

@@ -321,7 +321,7 @@ class MatchRecognizeOperator(Operator):
             values.append(fn([*blank, *nav_values]))
         return tuple(values)
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"waiting_rows": len(self.waiting),
                 "partial_matches": sum(len(s.partials) for s in self.keys.values()),
                 "late_records_dropped": self.late_dropped}

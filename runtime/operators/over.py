@@ -319,6 +319,6 @@ class OverAggregateOperator(Operator):
             avg = total / safe
         return pa.array(avg, mask=empty).cast(a.type, safe=False)
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"history_rows": 0 if self.history is None else self.history.num_rows,
                 "late_records_dropped": self.late_dropped}

@@ -227,7 +227,7 @@ class TopNOperator(Operator):
         ranked = self._ranked(table)
         return [self._output(ranked.slice(i, 65536)) for i in range(0, ranked.num_rows, 65536)]
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"kept_rows": 0 if self.top is None else self.top.num_rows}
 
 
@@ -279,5 +279,5 @@ class WindowTopNOperator(Operator):
         return [with_meta(b, np.full(b.num_rows, before, dtype=np.int64))
                 for b in out.to_batches() if b.num_rows]
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"buffered_rows": self.timers.event_time[0].num_rows}

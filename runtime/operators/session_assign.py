@@ -122,7 +122,7 @@ class SessionAssignOperator(Operator):
         done = sid[closed]
         return self._windowed(out, starts[done], ends[done])
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"waiting_rows": sum(b.num_rows for b in self.rows) +
                 sum(t.num_rows for t in self.closed),
                 "late_records_dropped": self.late_dropped}

@@ -3,7 +3,7 @@ writing through the connector's SinkWriter."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -18,9 +18,12 @@ _KIND_NAMES = np.array(ROWKIND_NAMES, dtype=object)
 
 
 class CollectSink(Operator):
-    """Keeps what arrives for the caller (the API drains ``pending`` as the job runs)."""
+    """Keeps what arrives for the caller (the API drains ``pending`` as the job runs). In a
+    checkpointing job it is at-least-once: rows handed out after the last checkpoint come
+    again after a restore."""
 
     name = "Collect"
+    state_fields = ()
 
     def __init__(self) -> None:
         self.pending: list[pa.RecordBatch] = []
@@ -57,13 +60,18 @@ class ConnectorSink(Operator):
              schema: pa.Schema) -> ConnectorSink:
         """The sink of a table: '$overwrite' (INSERT OVERWRITE) is read off the options."""
         overwrite = options.get("$overwrite") == "true"
-        clean = {k: v for k, v in options.items()
-                 if not k.startswith("$") or k == connectors.PARTITION_KEYS_OPTION}
+        clean = cls.clean_options(options)
         found = connectors.find(connector)
         if found is None:
             msg = f"connector {connector!r} cannot be written"
             raise NotSupportedError(msg)
         return cls(found.open_sink(table, clean, schema, overwrite))
+
+    @staticmethod
+    def clean_options(options: dict[str, str]) -> dict[str, str]:
+        """The table's options without the planner's internal ones (but its partitioning)."""
+        return {k: v for k, v in options.items()
+                if not k.startswith("$") or k == connectors.PARTITION_KEYS_OPTION}
 
     @property
     def rows(self) -> int:
@@ -73,6 +81,24 @@ class ConnectorSink(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         self.writer.write(data_part(batch), row_kind_names(batch))
         return ()
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        self.writer.end_input()
+        return ()
+
+    # (a checkpoint: the writer's two-phase commit, sinks/base.py's SinkWriter)
+    def prepare_snapshot(self, checkpoint: int) -> None:
+        self.writer.prepare_commit(checkpoint)
+
+    def snapshot_state(self) -> dict[str, object]:
+        return {"writer": self.writer.snapshot()}
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        self.writer.restore([s.get("writer") for s in states], subtask, parallelism)
+
+    def notify_checkpoint_complete(self, checkpoint: int) -> None:
+        self.writer.commit(checkpoint)
 
     def close(self) -> None:
         self.writer.close()

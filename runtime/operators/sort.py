@@ -223,5 +223,5 @@ class LimitOperator(Operator):
         end = None if self.fetch is None else self.offset + self.fetch
         return _chunks(table.slice(self.offset, None if end is None else end - self.offset))
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"seen": self.seen}

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import connectors
-from sqlengine.connectors import ReadStats, SourceRead
+from sqlengine.connectors import ReadStats, SourceCursor, SourceRead
 from sqlengine.errors import ConnectorError, ExecutionError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SourceSpec
@@ -45,6 +45,55 @@ class SourceOperator(Operator):
     def state_bytes(self) -> int:
         return 0  # (it reads its input; registered data is not state)
 
+    # -- checkpoints: the splits' positions (connectors/base.py's SourceCursor), the
+    # watermark (so rows read after a restore are judged late exactly as before) and the
+    # skipped-row counts.
+    cursor: SourceCursor | None = None
+
+    def _read(self) -> SourceRead:
+        return SourceRead(self.source.table, dict(self.source.options), self.table_schema,
+                          self.stats, self.split, self._needed_columns(), self.data,
+                          self._row_filter if self.filters else None, self.event_time,
+                          self.cursor)
+
+    def enable_checkpoints(self) -> str | None:
+        """Keep split positions from now on; returns why this source cannot (None: it
+        can)."""
+        found = connectors.find(self.source.connector)
+        if found is None:
+            return f"connector {self.source.connector!r} cannot be read"
+        why = found.checkpoint_refusal(self._read())
+        if why is None and self.cursor is None:
+            self.cursor = SourceCursor()
+        return why
+
+    def snapshot_state(self) -> dict[str, object]:
+        position = dict(self.cursor.position) if self.cursor is not None else {}
+        return {"position": position, "watermark": self.watermark, "idle": self.idle,
+                "stats": self.stats}
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """Each split resumes where the old subtasks left it, whichever subtask reads it
+        now; the watermark is the old subtask's own (after a rescale the lowest of theirs,
+        so that no row becomes late that was not)."""
+        merged: dict[str, object] = {}
+        for s in states:
+            merged.update(s["position"])  # type: ignore[arg-type]
+        self.cursor = SourceCursor(merged)
+        if len(states) == parallelism:
+            own = states[subtask]
+            self.watermark = int(own["watermark"])  # type: ignore[call-overload]
+            self.idle = bool(own["idle"])
+            self.stats = own["stats"]  # type: ignore[assignment]
+        else:
+            self.watermark = min(int(s["watermark"]) for s in states)  # type: ignore[call-overload]
+            if subtask == 0:  # (the counts of skipped rows are reported once)
+                for s in states:
+                    old: ReadStats = s["stats"]  # type: ignore[assignment]
+                    self.stats.skipped += old.skipped
+                    self.stats.skipped_at.extend(old.skipped_at)
+
     def _needed_columns(self) -> list[int] | None:
         """The table columns to read: the projection's, the pushed filters' and, with event
         time, the rowtime column and the columns its WATERMARK expression reads (needed for
@@ -61,9 +110,7 @@ class SourceOperator(Operator):
 
     def _raw(self) -> Iterator[object]:
         """This subtask's share of the input, through the connector's source API."""
-        read = SourceRead(self.source.table, dict(self.source.options), self.table_schema,
-                          self.stats, self.split, self._needed_columns(), self.data,
-                          self._row_filter if self.filters else None, self.event_time)
+        read = self._read()
         found = connectors.find(self.source.connector)
         if found is None:
             msg = f"table {self.source.table!r}: connector {self.source.connector!r} cannot be read"

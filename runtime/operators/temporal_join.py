@@ -181,5 +181,5 @@ class TemporalJoinOperator(Operator):
         self.versions = v.filter(pa.array(keep))
         self.version_seq = self.version_seq[keep]
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"waiting_rows": self.waiting.num_rows, "versions": self.versions.num_rows}

@@ -112,7 +112,7 @@ class WindowAssignOperator(Operator):
             self.timers.move_watermark(wm.timestamp)
         return ()
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"late_records_dropped": self.late_dropped}
 
 
@@ -272,7 +272,7 @@ class WindowAggregateOperator(Operator):
         after = self._emit(new, new_d, self.watermark, UPDATE_AFTER)
         return before + after if old.num_rows else self._emit(new, new_d, self.watermark)
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"late_records_dropped": self.late_dropped,
                 "open_groups": sum(t.num_rows for t in self.pending)}
 
@@ -378,7 +378,7 @@ class SessionAggregateOperator(Operator):
         batch = pa.RecordBatch.from_arrays(cols, schema=self.schema)
         return (with_meta(batch, np.full(batch.num_rows, before, dtype=np.int64)),)
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"buffered_rows": sum(t.num_rows for t in self.rows) +
                 sum(t.num_rows for t in self.closed),
                 "late_records_dropped": self.late_dropped}

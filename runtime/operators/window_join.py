@@ -62,7 +62,7 @@ class WindowJoinOperator(Operator):
         return [with_meta(b, np.full(b.num_rows, before, dtype=np.int64)) for b in out
                 if b.num_rows]
 
-    def snapshot_state(self) -> Mapping[str, object]:
+    def state_summary(self) -> Mapping[str, object]:
         return {"buffered_rows": sum(t.num_rows for t in self.timers.event_time),
                 "late_records_dropped": self.late_dropped}
 

@@ -19,6 +19,7 @@ from sqlengine.connectors.base import (
     OptionSpec,
     ReadStats,
     SinkWriter,
+    SourceCursor,
     SourceRead,
     decode_partition_keys,
     encode_partition_keys,
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
     from sqlengine.plan.nodes import Schema
 
 __all__ = ["PARTITION_KEYS_OPTION", "Connector", "OptionSpec", "ReadStats", "SinkWriter",
-           "SourceRead", "decode_partition_keys", "encode_partition_keys", "find", "get",
-           "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
+           "SourceCursor", "SourceRead", "decode_partition_keys", "encode_partition_keys", "find",
+           "get", "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
 
 
 

@@ -91,6 +91,43 @@ class ReadStats:
     skipped_at: list[str] = field(default_factory=list)
 
 
+class SourceCursor:
+    """Where a source subtask's reading stands, for checkpoints (Flink's split state).
+
+    A reader that can resume sets ``position[split]`` after each batch it yields, to a
+    picklable value meaning "what follows that batch" ('done' once a split is read to its
+    end), keyed by split: a file, a parquet row group, a stride of generated chunks. A restored
+    job hands the union of the old subtasks' positions in as ``start``: each split resumes
+    where its position says, whichever subtask reads it now (so a job can be restored at
+    another parallelism where the splits do not depend on it)."""
+
+    def __init__(self, start: dict[str, object] | None = None) -> None:
+        self.start: dict[str, object] = dict(start or {})
+        # (only the splits this subtask reads: restored positions are merged across
+        # subtasks, so one subtask's stale copy must not overwrite another's progress)
+        self.position: dict[str, object] = {}
+
+    def resume(self, split: str) -> object | None:
+        """The restored position of ``split`` (None: read it from its beginning)."""
+        return self.start.get(split)
+
+
+DONE = "done"  # a split's position once it has been read to its end
+
+
+def strided_done(start: dict[str, object], prefix: str, unit: int) -> bool:
+    """Whether ``unit`` (a chunk, a batch) of a source whose units go round-robin to its
+    subtasks (unit u to subtask u mod parallelism) was read before the checkpoint: positions
+    ``{f"{prefix}:{i}/{n}": next unit of subtask i of n}`` say so whatever the parallelism was."""
+    for key, nxt in start.items():
+        if not key.startswith(prefix + ":"):
+            continue
+        i, n = (int(x) for x in key[len(prefix) + 1:].split("/"))
+        if unit % n == i:
+            return unit < int(nxt)  # type: ignore[call-overload]
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class SourceRead:
     """One subtask's read of a table: its share ``split`` = (subtask, parallelism) of the
@@ -108,19 +145,53 @@ class SourceRead:
     # Whether rows must come in the input's order (event time with watermarks: a file split
     # between subtasks would change which rows are late), so a file is not split.
     ordered: bool = False
+    # Where a checkpointed job resumes, and where the reader records its position (None: the
+    # job does not checkpoint).
+    cursor: SourceCursor | None = None
 
 
 class SinkWriter:
     """Writes a sink's rows: ``write`` per batch (its data columns, and the row kinds' short
-    names, +I / -U / +U / -D, when the input is a changelog), ``close`` at the end."""
+    names, +I / -U / +U / -D, when the input is a changelog), ``close`` at the end.
+
+    In a checkpointing job (Flink's two-phase commit sink): ``prepare_commit`` at a
+    checkpoint barrier readies what was written since the last one to be committed when that
+    checkpoint completes (``commit``), ``snapshot`` is the writer's state in the checkpoint,
+    ``restore`` resumes from it (committing what the checkpoint covered, discarding what was
+    written after it). ``guarantee`` says what a restored job promises of the sink's rows."""
 
     name = "Sink"
+    # 'exactly-once' (rows reach readers only through completed checkpoints), 'at-least-once'
+    # (rows written after the last checkpoint are written again after a restore), or None:
+    # the sink cannot take part in checkpoints.
+    guarantee: ClassVar[str | None] = "at-least-once"
 
     def __init__(self) -> None:
         self.rows = 0
 
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         self.rows += batch.num_rows
+
+    def end_input(self) -> None:
+        """Every row has been written (a committing sink readies the last ones here)."""
+        return
+
+    def prepare_commit(self, checkpoint: int) -> None:
+        return None
+
+    def snapshot(self) -> object:
+        return {"rows": self.rows}
+
+    def commit(self, checkpoint: int) -> None:
+        return None
+
+    def restore(self, states: list[object], subtask: int, parallelism: int) -> None:
+        """Resume from the states the old subtasks wrote (one each; the job may have had
+        another parallelism)."""
+        if parallelism == len(states):
+            state = states[subtask]
+            if isinstance(state, dict):
+                self.rows = int(state.get("rows", 0))
 
     def close(self) -> None:
         return None
@@ -171,6 +242,11 @@ class Connector:
         return None
 
     # -- runtime -----------------------------------------------------------------------------
+    def checkpoint_refusal(self, read: SourceRead) -> str | None:
+        """Why this source cannot resume from a checkpoint (None: its reader keeps
+        ``read.cursor``'s positions, so a restored job reads on exactly where it stood)."""
+        return f"the {self.name} connector cannot resume reading from a checkpoint"
+
     def open_source(self, read: SourceRead) -> Iterator[object]:
         """This subtask's record batches; None when there is no data right now; control
         elements (watermarks) as registered data interleaves them."""
@@ -181,6 +257,13 @@ class Connector:
                   overwrite: bool) -> SinkWriter:
         msg = f"connector {self.name!r} cannot be written"
         raise NotSupportedError(msg)
+
+    def open_committing_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
+                             subtask: int) -> SinkWriter | None:
+        """In a checkpointing job: a writer that commits its rows when a checkpoint completes
+        (exactly-once), or None to write with ``open_sink``'s writer (whose ``guarantee`` then
+        says what a restore promises)."""
+        return None
 
     def spark_read(self, spark: Any, source: SourceSpec, schema_ddl: str) -> Any | None:
         """A Spark DataFrame reading the table (``spark`` a SparkSession; PySpark, if needed,

@@ -9,6 +9,7 @@ from sqlengine.connectors.base import Connector, SinkWriter
 
 class BlackholeWriter(SinkWriter):
     name = "Blackhole"
+    guarantee = "exactly-once"  # (nothing is written: nothing can be written twice)
 
 
 class Blackhole(Connector):

@@ -95,15 +95,29 @@ class Filesystem(Connector):
         text_width = width * 1.5  # digits and separators
         return Estimate(max(size / text_width, 1.0), width, unknown)
 
+    def checkpoint_refusal(self, read: SourceRead) -> str | None:
+        if decode_partition_keys(read.options):
+            return "a PARTITIONED BY table cannot resume reading from a checkpoint yet"
+        return None
+
     def open_source(self, read: SourceRead) -> Iterator[object]:
         return read_files(read.table, read.options, read.schema, read.stats, read.columns,
-                          read.split, read.row_filter, split_files=not read.ordered)
+                          read.split, read.row_filter, split_files=not read.ordered,
+                          cursor=read.cursor)
 
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:
         if decode_partition_keys(options):
             return PartitionedWriter(table, options, schema, overwrite)
         return FileWriter(table, options, schema, overwrite)
+
+    def open_committing_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
+                             subtask: int) -> SinkWriter | None:
+        if decode_partition_keys(options):
+            return None  # (PartitionedWriter cannot take part in checkpoints yet)
+        from sqlengine.connectors.filesystem_commit import CommittingFileWriter
+
+        return CommittingFileWriter(table, options, schema, subtask)
 
     def spark_read(self, spark: Any, source: SourceSpec, schema_ddl: str) -> Any | None:
         """Parquet is read by Spark itself; csv and json by our reader (Flink's formats), and

@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sqlengine import safety
 from sqlengine.connectors import filesystem_partitions as P
-from sqlengine.connectors.base import ReadStats, RowFilter, SinkWriter, decode_partition_keys
+from sqlengine.connectors.base import (
+    DONE,
+    ReadStats,
+    RowFilter,
+    SinkWriter,
+    SourceCursor,
+    decode_partition_keys,
+)
 from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, read_csv
 from sqlengine.connectors.json_format import json_bytes, read_json
 from sqlengine.connectors.parquet_format import open_parquet, read_parquet, row_groups
@@ -40,15 +48,24 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
                stats: ReadStats, columns: list[int] | None = None,
                split: tuple[int, int] = (0, 1),
                row_filter: RowFilter | None = None,
-               split_files: bool = True) -> Iterator[pa.RecordBatch]:
+               split_files: bool = True,
+               cursor: SourceCursor | None = None) -> Iterator[pa.RecordBatch]:
     """Yield record batches of ``schema`` from this subtask's share of the files under the
     table's path: parquet by row group (row group i goes to subtask i mod parallelism), csv
     and json by file, or by byte range when there are fewer files than subtasks and
     ``split_files`` (text_blocks.py). A partitioned table reads only the partitions
-    ``row_filter`` keeps (filesystem_partitions.py)."""
+    ``row_filter`` keeps (filesystem_partitions.py).
+
+    With a ``cursor`` (a checkpointing job), each split's position is kept in it: a parquet
+    row group's rows read, a text file's (block offset, its line, rows read since); a
+    restored cursor resumes each split there."""
     fmt = options["format"]
     index, parallelism = split
     if decode_partition_keys(options):
+        if cursor is not None:
+            msg = (f"table {table!r}: a PARTITIONED BY table cannot resume reading from a "
+                   "checkpoint yet")
+            raise ConnectorError(msg)
         yield from _read_partitioned(table, options, schema, stats, columns, split, row_filter)
         return
     files = list_files(options["path"], table)
@@ -58,10 +75,21 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
         units = [(f, g) for f in files for g in range(row_groups(f))]
         opened: tuple[Path, pq.ParquetFile] | None = None  # (one footer read per file)
         for f, g in units[index::parallelism]:
+            key = f"{f}@{g}"
+            done = cursor.resume(key) if cursor is not None else None
+            if cursor is not None and done is not None:
+                cursor.position[key] = done
+            if done == DONE:
+                continue
             stats.files += 1
             if opened is None or opened[0] != f:
                 opened = (f, open_parquet(f))
-            yield from read_parquet(f, schema, columns, g, opened[1])
+            batches = read_parquet(f, schema, columns, g, opened[1])
+            if cursor is None:
+                yield from batches
+                continue
+            yield from _positioned(batches, cursor, key, int(done or 0), lambda n: n)
+            cursor.position[key] = DONE
         return
     # Text files: whole files to subtasks while there are enough of them (or the rows must
     # keep their order: ``split_files`` False), else each file's byte ranges (one per subtask).
@@ -70,22 +98,91 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
     else:
         shares = [(f, split) for f in files]
     for f, share in shares:
+        key = str(f) if share == (0, 1) else f"{f}#{share[0]}/{share[1]}"
+        start = cursor.resume(key) if cursor is not None else None
+        if cursor is not None and start is None and share != (0, 1) and \
+                any(k.startswith(f"{f}#") for k in cursor.start):
+            msg = (f"table {table!r}: file {str(f)!r} was read in byte ranges by another "
+                   "number of subtasks; it can be restored only at the parallelism it was "
+                   "checkpointed with")
+            raise ConnectorError(msg)
+        if cursor is not None and start is not None:
+            cursor.position[key] = start
+        if start == DONE:
+            continue
         stats.files += 1
-        yield from _read_text(fmt, f, options, schema, stats, share, columns)
+        yield from _read_text(fmt, f, options, schema, stats, share, columns, cursor, key,
+                              start)  # type: ignore[arg-type]
+        if cursor is not None:
+            cursor.position[key] = DONE
+
+
+def _positioned(batches: Iterator[pa.RecordBatch], cursor: SourceCursor, key: str,
+                skip: int, position: Callable[[int], object]) -> Iterator[pa.RecordBatch]:
+    """``batches`` without their first ``skip`` rows (read before the checkpoint), recording
+    ``position(rows read)`` in the cursor before each one goes out."""
+    read = 0
+    for batch in batches:
+        n = batch.num_rows
+        if read + n <= skip:
+            read += n
+            continue
+        if read < skip:
+            batch = batch.slice(skip - read)
+        read += n
+        cursor.position[key] = position(read)
+        yield batch
 
 
 def _read_text(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
                stats: ReadStats, share: tuple[int, int] = (0, 1),
-               columns: list[int] | None = None) -> Iterator[pa.RecordBatch]:
+               columns: list[int] | None = None, cursor: SourceCursor | None = None,
+               key: str = "", start: tuple[int, int, int] | None = None
+               ) -> Iterator[pa.RecordBatch]:
     """A csv or json file (or its ``share`` of byte ranges) block by block: memory stays
-    bounded by the block size, whatever the file's. csv converts only ``columns``."""
+    bounded by the block size, whatever the file's. csv converts only ``columns``. A
+    ``start`` = (offset, line, rows) resumes at the record at offset (on that line), skipping
+    the rows read from there before the checkpoint."""
     quote, escape = csv_quoting(options) if fmt == "csv" else (None, None)
-    for data, first_line in record_blocks(f, quote, escape, share):
-        if fmt == "csv":
-            yield from read_csv(f, options, schema, stats, data=data, first_line=first_line,
-                                columns=columns)
-        else:
-            yield from read_json(f, options, schema, stats, data=data, first_line=first_line)
+    at = (start[0], start[1]) if start is not None else None
+    skip = start[2] if start is not None else 0
+    blocks = record_blocks(f, quote, escape, share, start=at)
+    if cursor is None:
+        for data, first_line, _ in blocks:
+            yield from _parse(fmt, f, options, schema, stats, data, first_line, columns)
+        return
+    # The position is the offset and line of the block being read and the rows read since
+    # it began; resuming skips rows counted from the resumed offset, whatever blocks the
+    # reread cuts (so across blocks too).
+    since: tuple[int, int] | None = None
+    read = 0
+    for data, first_line, offset in blocks:
+        if since is None:
+            since = (offset, first_line)
+        for batch in _parse(fmt, f, options, schema, stats, data, first_line, columns):
+            n = batch.num_rows
+            if skip >= n:
+                skip -= n
+                read += n
+                continue
+            if skip:
+                batch = batch.slice(skip)
+                skip = 0
+            read += n
+            cursor.position[key] = (since[0], since[1], read)
+            yield batch
+        if not skip:  # (the next block starts a new position)
+            since = None
+            read = 0
+
+
+def _parse(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema, stats: ReadStats,
+           data: bytes, first_line: int, columns: list[int] | None
+           ) -> Iterator[pa.RecordBatch]:
+    if fmt == "csv":
+        return read_csv(f, options, schema, stats, data=data, first_line=first_line,
+                        columns=columns)
+    return read_json(f, options, schema, stats, data=data, first_line=first_line)
 
 
 def _read_file(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
@@ -131,6 +228,7 @@ class FileWriter(SinkWriter):
     """Writes one part file under the sink's directory, batch by batch."""
 
     name = "FileSink"
+    guarantee = None  # (one part file renamed at the end: see filesystem_commit.py)
 
     def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
                  overwrite: bool) -> None:
@@ -155,6 +253,14 @@ class FileWriter(SinkWriter):
         self.replaced = [old for old in root.iterdir()
                          if old.is_file() and old.name.startswith("part-")] if overwrite else []
         self.root = root
+        self.overwrite = overwrite
+        self._file: Any = None  # (the part file is begun by the first write, or at close)
+        self._parquet: pq.ParquetWriter | None = None
+        self.rows = 0
+        del table
+
+    def _begin(self) -> None:
+        root = self.root
         taken = [int(m.group(1)) for f in root.iterdir()
                  if (m := _PART.fullmatch(f.name)) is not None]
         n = max(taken, default=-1) + 1
@@ -165,16 +271,15 @@ class FileWriter(SinkWriter):
                 break
             except FileExistsError:
                 n += 1
-        self.index = 0 if overwrite else n
+        self.index = 0 if self.overwrite else n
         self.path = root / f".part-0-{n}.inprogress"
         self._file = os.fdopen(fd, "wb")
-        self._parquet: pq.ParquetWriter | None = None
-        self.rows = 0
-        del table
 
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         if batch.schema != self.schema:
             batch = batch.cast(self.schema)
+        if self._file is None:
+            self._begin()
         self.rows += batch.num_rows
         if self.format == "parquet":
             if self._parquet is None:
@@ -188,6 +293,8 @@ class FileWriter(SinkWriter):
         self._file.flush()
 
     def close(self) -> None:
+        if self._file is None:
+            self._begin()  # (an empty result is an empty part file)
         if self._parquet is not None:
             self._parquet.close()
         self._file.close()

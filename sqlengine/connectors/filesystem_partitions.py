@@ -140,6 +140,8 @@ def file_schema(schema: pa.Schema, keys: tuple[str, ...]) -> pa.Schema:
 class PartitionedWriter(SinkWriter):
     """Writes each row to its partition's directory, one part file per partition written."""
 
+    guarantee = None  # (its files are not committed by checkpoints yet)
+
     name = "FileSink"
 
     def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from sqlengine.connectors.base import Connector, SourceRead
+from sqlengine.connectors.base import Connector, SourceCursor, SourceRead, strided_done
 from sqlengine.errors import ConnectorError
 from sqlengine.statistics import Estimate, table_stats
 
@@ -33,7 +33,8 @@ class MemoryData:
 
 
 def memory_batches(name: str, data: object, schema: pa.Schema,
-                   split: tuple[int, int] = (0, 1)) -> Iterator[object]:
+                   split: tuple[int, int] = (0, 1),
+                   cursor: SourceCursor | None = None) -> Iterator[object]:
     """A registered table's batches (batch i goes to subtask i mod parallelism); an iterator
     is read by the first subtask only (it can be read once)."""
     if not isinstance(data, MemoryData):
@@ -43,7 +44,16 @@ def memory_batches(name: str, data: object, schema: pa.Schema,
     if data.table is not None:
         batches = [b for b in data.table.cast(schema).to_batches(max_chunksize=BATCH_ROWS)
                    if b.num_rows]
-        yield from batches[index::parallelism]
+        if cursor is None:
+            yield from batches[index::parallelism]
+            return
+        key = f"memory:{index}/{parallelism}"  # (its value: the next batch this subtask reads)
+        for b in range(index, len(batches), parallelism):
+            if strided_done(cursor.start, "memory", b):
+                continue
+            cursor.position = {k: v for k, v in cursor.position.items()
+                               if not k.startswith("memory:")} | {key: b + parallelism}
+            yield batches[b]
         return
     if index > 0:
         return
@@ -77,8 +87,14 @@ class Memory(Connector):
         table = getattr(data, "table", None)
         return table_stats(table) if isinstance(table, pa.Table) else None
 
+    def checkpoint_refusal(self, read: SourceRead) -> str | None:
+        if isinstance(read.data, MemoryData) and read.data.table is None:
+            return ("it was registered from an iterator, whose rows cannot be read again "
+                    "after a restore (register a table)")
+        return None
+
     def open_source(self, read: SourceRead) -> Iterator[object]:
-        return memory_batches(read.table, read.data, read.schema, read.split)
+        return memory_batches(read.table, read.data, read.schema, read.split, read.cursor)
 
 
 CONNECTOR = Memory()

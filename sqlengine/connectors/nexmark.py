@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.connectors.base import Clock, Connector, OptionSpec, SourceRead
+from sqlengine.connectors.base import (
+    Clock,
+    Connector,
+    OptionSpec,
+    SourceCursor,
+    SourceRead,
+    strided_done,
+)
 from sqlengine.errors import ConnectorError
 from sqlengine.statistics import UNKNOWN_ROWS, ColumnStats, Estimate, schema_width
 
@@ -201,8 +208,8 @@ class NexmarkGenerator:
 
 
 def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
-                    clock: Clock = time, split: tuple[int, int] = (0, 1)
-                    ) -> Iterator[pa.RecordBatch]:
+                    clock: Clock = time, split: tuple[int, int] = (0, 1),
+                    cursor: SourceCursor | None = None) -> Iterator[pa.RecordBatch]:
     """Rows of one Nexmark table, chunk by chunk (chunk c goes to subtask c mod parallelism),
     throttled to the subtask's share of 'rows-per-second' if given."""
     kind = options.get("nexmark.table", "bid")
@@ -230,9 +237,16 @@ def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
     started = clock.monotonic()
     produced = 0
     c = index
+    key = f"nexmark:{index}/{parallelism}"  # (its value: the next chunk this subtask reads)
     while gen.events is None or c * CHUNK < gen.events:
+        if cursor is not None and strided_done(cursor.start, "nexmark", c):
+            c += parallelism  # (read before the checkpoint)
+            continue
         batch = gen.chunk(c).select(schema.names)
         c += parallelism
+        if cursor is not None:
+            cursor.position = {k: v for k, v in cursor.position.items()
+                               if not k.startswith("nexmark:")} | {key: c}
         if batch.num_rows == 0:
             continue
         produced += batch.num_rows
@@ -272,8 +286,12 @@ class Nexmark(Connector):
                      for f in schema.fields)
         return Estimate(rows, schema_width(schema), cols)
 
+    def checkpoint_refusal(self, read: SourceRead) -> str | None:
+        return None  # (chunks are generated from their number: any can be generated again)
+
     def open_source(self, read: SourceRead) -> Iterator[object]:
-        return nexmark_batches(read.table, read.options, read.schema, split=read.split)
+        return nexmark_batches(read.table, read.options, read.schema, split=read.split,
+                               cursor=read.cursor)
 
 
 CONNECTOR = Nexmark()

@@ -56,11 +56,12 @@ class _Parity:
 
 
 def record_blocks(path: Path | str, quote: str | None = None, escape: str | None = None,
-                  split: tuple[int, int] = (0, 1), block_bytes: int | None = None
-                  ) -> Iterator[tuple[bytes, int]]:
-    """(bytes of whole records, line number of the first) for the records of ``path`` that start
-    in byte range ``split`` (see the module's docstring); blocks of about ``block_bytes``
-    (BLOCK_BYTES by default), longer when one record is."""
+                  split: tuple[int, int] = (0, 1), block_bytes: int | None = None,
+                  start: tuple[int, int] | None = None) -> Iterator[tuple[bytes, int, int]]:
+    """(bytes of whole records, line number of the first, file offset of the first) for the
+    records of ``path`` that start in byte range ``split`` (see the module's docstring); blocks
+    of about ``block_bytes`` (BLOCK_BYTES by default), longer when one record is. ``start`` =
+    (offset, line) resumes at a record that starts there (a checkpointed position)."""
     block_bytes = block_bytes or BLOCK_BYTES
     index, count = split
     size = os.path.getsize(path)
@@ -72,6 +73,10 @@ def record_blocks(path: Path | str, quote: str | None = None, escape: str | None
     line = 1
     with open(path, "rb") as f:
         pos = 0
+        if start is not None:  # (a record starts there: outside quotes by definition)
+            pos, line = start
+            f.seek(pos)
+            lo = pos
         # Scan up to the byte before the range: the record starting in it is found below as
         # the one after the first record end at or past lo - 1.
         skip_to = max(lo - 1, 0)
@@ -82,9 +87,10 @@ def record_blocks(path: Path | str, quote: str | None = None, escape: str | None
             parity.record_ends(chunk)
             line += chunk.count(b"\n")
             pos += len(chunk)
-        started = lo == 0
+        started = lo == 0 or start is not None
         pending = b""  # bytes of records not yet yielded, from file offset pos - len(pending)
         pending_line = line
+        pending_at = pos  # the file offset of pending's first byte
         while True:
             chunk = f.read(block_bytes)
             if not chunk:
@@ -105,21 +111,23 @@ def record_blocks(path: Path | str, quote: str | None = None, escape: str | None
                 base += first
                 started = True
                 pending_line = line
+                pending_at = base
             # Records that start at or past hi belong to the next range.
             past = np.flatnonzero(base + ends + 1 >= hi)
             if len(past):
                 cut = int(ends[past[0]]) + 1
                 block = pending + chunk[:cut]
                 if block:
-                    yield block, pending_line
+                    yield block, pending_line, pending_at
                 return
             if len(ends):
                 cut = int(ends[-1]) + 1
                 block = pending + chunk[:cut]
-                yield block, pending_line
+                yield block, pending_line, pending_at
                 pending_line += block.count(b"\n")
+                pending_at += len(block)
                 pending = chunk[cut:]
             else:
                 pending += chunk
         if started and pending:
-            yield pending, pending_line
+            yield pending, pending_line, pending_at

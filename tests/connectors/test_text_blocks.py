@@ -41,9 +41,10 @@ def test_blocks_of_all_ranges_are_the_file_cut_at_record_ends(tmp_path: Path, se
     for block in (1, 3, 7, 64, 1 << 20):
         for n in (1, 2, 3, 5):
             pieces = [b for i in range(n) for b in record_blocks(f, '"', None, (i, n), block)]
-            assert b"".join(p for p, _ in pieces) == data, (block, n)
+            assert b"".join(p for p, _, _ in pieces) == data, (block, n)
             offset = 0
-            for piece, first_line in pieces:
+            for piece, first_line, at in pieces:
+                assert at == offset
                 assert first_line == data.count(b"\n", 0, offset) + 1
                 # A block ends where a record ends: outside quotes, at a line break (or EOF).
                 assert data[:offset + len(piece)].count(b'"') % 2 == 0
@@ -56,8 +57,28 @@ def test_escaped_quotes_do_not_open_a_field(tmp_path: Path) -> None:
     data = b'1,a\\"b\n2,"x\ny"\n3,c\n'
     f.write_bytes(data)
     pieces = list(record_blocks(f, '"', "\\", (0, 1), 2))
-    assert [p for p, _ in pieces] == [b'1,a\\"b\n', b'2,"x\ny"\n', b"3,c\n"]
-    assert [line for _, line in pieces] == [1, 2, 4]
+    assert [p for p, _, _ in pieces] == [b'1,a\\"b\n', b'2,"x\ny"\n', b"3,c\n"]
+    assert [line for _, line, _ in pieces] == [1, 2, 4]
+    assert [at for _, _, at in pieces] == [0, 7, 15]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_resuming_at_a_block_start_reads_the_rest(tmp_path: Path, seed: int) -> None:
+    """A checkpointed position (offset and line of a block's first record) resumes there: the
+    blocks read from it are the rest of the file, lines numbered as in a whole read."""
+    rng = random.Random(seed)
+    data = _random_csv(rng, rng.randint(5, 60))
+    f = tmp_path / "t.csv"
+    f.write_bytes(data)
+    for n in (1, 2, 3):
+        for i in range(n):
+            whole = list(record_blocks(f, '"', None, (i, n), 5))
+            for k, (_, line, at) in enumerate(whole):
+                rest = list(record_blocks(f, '"', None, (i, n), 7, start=(at, line)))
+                assert b"".join(p for p, _, _ in rest) == b"".join(p for p, _, _ in whole[k:])
+                for piece, first_line, offset in rest:
+                    assert first_line == data.count(b"\n", 0, offset) + 1
+                    assert data[offset:offset + len(piece)] == piece
 
 
 def _session(path: Path, fmt: str, parallelism: int, columns: str,

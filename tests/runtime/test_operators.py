@@ -172,7 +172,7 @@ def test_left_join_follows_retractions_on_both_sides() -> None:
     # deleting an unmatched left row retracts its padded row
     assert h.process(batch([("b", 2)], [DELETE]), 0).take_rows() == [
         ("-D", "b", 2, None, None)]
-    state = h.op.snapshot_state()
+    state = h.op.state_summary()
     assert state == {"left_rows": 1, "right_rows": 0}
 
 

@@ -38,9 +38,12 @@ def test_completion_offers_exactly_the_keys_set_takes() -> None:
 
 
 @pytest.mark.parametrize(("key", "why"), [
-    ("execution.checkpointing.interval", "checkpointing is not implemented yet"),
-    ("execution.checkpointing.mode", "checkpointing is not implemented yet"),
-    ("state.checkpoints.dir", "checkpointing is not implemented yet"),
+    ("execution.checkpointing.unaligned.enabled", "this checkpointing option is not "
+                                                  "implemented"),
+    ("execution.checkpointing.min-pause", "this checkpointing option is not implemented"),
+    ("execution.state-recovery.claim-mode", "only 'execution.state-recovery.path' is "
+                                            "implemented"),
+    ("state.checkpoints.dir", "Flink 1.x's checkpoint keys are not implemented"),
     ("state.savepoints.dir", "savepoints are not implemented yet"),
     ("execution.savepoint.path", "savepoints are not implemented yet"),
     ("state.backend.type", "state backends are not implemented yet"),
@@ -50,7 +53,7 @@ def test_completion_offers_exactly_the_keys_set_takes() -> None:
     ("table.exec.emit.late-fire.enabled", "late firing of windows is not implemented yet"),
     ("table.exec.emit.late-fire.delay", "late firing of windows is not implemented yet"),
     ("table.exec.mini-batch.enabled", "mini-batch options are not implemented"),
-    ("restart-strategy.type", "restarting failed jobs is not implemented yet"),
+    ("restart-strategy.failure-rate.delay", "only 'fixed-delay' is implemented"),
 ])
 def test_unimplemented_flink_options_are_refused_with_the_reason(key: str, why: str) -> None:
     s = sqlengine.connect()
@@ -125,12 +128,13 @@ def test_implemented_options_still_take_effect() -> None:
 
 def test_the_cli_refuses_an_unknown_key_in_d_and_in_a_script(tmp_path: Path) -> None:
     script = tmp_path / "s.sql"
-    script.write_text("SELECT 1 AS one;\nSET 'execution.checkpointing.interval' = '10 s';\n"
-                      "SELECT 2 AS two;\n")
+    script.write_text("SELECT 1 AS one;\nSET 'execution.checkpointing.unaligned.enabled' = "
+                      "'true';\nSELECT 2 AS two;\n")
     result = CliRunner().invoke(main, ["run", str(script), "--format", "csv"])
     assert result.exit_code == 1 and result.stdout == "one\n1\n"
-    assert (f"{script}:2:6: checkpointing is not implemented yet; "
-            "'execution.checkpointing.interval' would be ignored") in result.stderr
+    assert (f"{script}:2:6: this checkpointing option is not implemented (implemented: "
+            "interval, dir, mode, timeout, num-retained); "
+            "'execution.checkpointing.unaligned.enabled' would be ignored") in result.stderr
     bad = CliRunner().invoke(main, ["run", str(script), "-D", "state.backend.type=rocksdb"])
     assert bad.exit_code == 2
     assert "state backends are not implemented yet" in bad.stderr

@@ -1,0 +1,160 @@
+"""The checkpoint coordinator (Flink's CheckpointCoordinator): when to take a checkpoint,
+collecting the subtasks' acknowledgements (their state files), completing it (metadata written
+last), aborting one that timed out or failed, keeping 'num-retained' of them; and finding the
+checkpoint a job restores from."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlengine.errors import CheckpointError
+from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.runtime.checkpoint.config import CheckpointConfig, checkpoint_config
+from sqlengine.runtime.checkpoint.snapshot import fingerprint, job_layout
+from sqlengine.runtime.checkpoint.storage import (
+    Checkpoint,
+    CheckpointStorage,
+    completed_under,
+    load_checkpoint,
+)
+
+
+@dataclass
+class PendingCheckpoint:
+    id: int
+    started: float
+    acks: dict[str, dict[str, Any]] = field(default_factory=dict)  # subtask -> state entry
+
+
+class CheckpointCoordinator:
+    def __init__(self, graph: JobGraph, options: dict[str, str]) -> None:
+        self.config: CheckpointConfig = checkpoint_config(options)
+        self.graph = graph
+        self.fingerprint = fingerprint(graph)
+        self.restored: Checkpoint | None = find_restore(self.config, self.fingerprint)
+        self.storage = CheckpointStorage(self.config.directory) \
+            if self.config.enabled and self.config.directory is not None else None
+        if self.restored is not None and not self.enabled:
+            raise CheckpointError("restoring from a checkpoint needs checkpoints on "
+                                  "('execution.checkpointing.interval' and '.dir'): what the "
+                                  "restored job writes is committed by its checkpoints")
+        self.next_id = self.restored.id + 1 if self.restored is not None else 1
+        self.last_trigger = time.monotonic()
+        self.pending: dict[int, PendingCheckpoint] = {}
+        self.completed: list[Path] = []  # this job's completed checkpoints, oldest first
+        self.subtasks = sorted(f"{v.id}-{i}" for v in graph.vertices
+                               for i in range(v.parallelism))
+
+    @property
+    def enabled(self) -> bool:
+        return self.storage is not None
+
+    def due(self) -> bool:
+        """Time for the next periodic checkpoint (none pending)."""
+        return self.enabled and not self.pending and \
+            (time.monotonic() - self.last_trigger) * 1000 >= self.config.interval_ms
+
+    def trigger(self) -> int:
+        n = self.next_id
+        self.next_id += 1
+        self.last_trigger = time.monotonic()
+        self.pending[n] = PendingCheckpoint(n, self.last_trigger)
+        return n
+
+    def write_state(self, checkpoint: int, subtask: str, state: Any) -> dict[str, Any]:
+        assert self.storage is not None
+        return self.storage.write_state(checkpoint, subtask, state)
+
+    def acknowledge(self, checkpoint: int, subtask: str, entry: dict[str, Any]) -> bool:
+        """A subtask wrote its state; True when that completed the checkpoint."""
+        p = self.pending.get(checkpoint)
+        if p is None:
+            return False  # (aborted meanwhile)
+        p.acks[subtask] = entry
+        if len(p.acks) < len(self.subtasks):
+            return False
+        self.complete(checkpoint)
+        return True
+
+    def complete(self, checkpoint: int, finished: bool = False) -> Path:
+        """Every subtask acknowledged: the metadata goes last, then old ones are pruned."""
+        assert self.storage is not None
+        p = self.pending.pop(checkpoint)
+        meta = {"kind": "checkpoint", "fingerprint": self.fingerprint,
+                "layout": job_layout(self.graph), "finished": finished,
+                "subtasks": dict(sorted(p.acks.items())),
+                "duration_ms": int((time.monotonic() - p.started) * 1000)}
+        path = self.storage.complete(checkpoint, meta)
+        self.completed.append(path)
+        self.storage.prune(self.config.retained)
+        return path
+
+    def complete_final(self, checkpoint_dir: Path, acks: dict[str, dict[str, Any]]) -> int:
+        """The job's final checkpoint: the sinks staged their last state (under
+        ``checkpoint_dir``) when they finished; it becomes the next checkpoint, marked
+        finished (a restore from it only commits what the sinks wrote)."""
+        assert self.storage is not None
+        n = self.trigger()
+        for pending in list(self.pending):
+            if pending != n:
+                self.abort(pending)
+        checkpoint_dir.rename(self.storage.checkpoint_dir(n))
+        self.pending[n].acks = dict(acks)
+        self.complete(n, finished=True)
+        return n
+
+    def abort(self, checkpoint: int) -> None:
+        if self.pending.pop(checkpoint, None) is not None and self.storage is not None:
+            self.storage.discard(checkpoint)
+
+    def expired(self) -> list[int]:
+        """Pending checkpoints past 'execution.checkpointing.timeout'."""
+        now = time.monotonic()
+        return [n for n, p in self.pending.items()
+                if (now - p.started) * 1000 > self.config.timeout_ms]
+
+    @property
+    def latest(self) -> Path | None:
+        """The newest completed checkpoint of this job, else the one it restored from."""
+        if self.completed:
+            return self.completed[-1]
+        return self.restored.path if self.restored is not None else None
+
+
+def find_restore(config: CheckpointConfig, job_fingerprint: str) -> Checkpoint | None:
+    """The checkpoint a job restores from: 'execution.state-recovery.path' names one (it must
+    be there); ``--restore DIR`` takes the newest completed one of this query under DIR (none
+    there, or no DIR yet: a fresh start)."""
+    if config.restore is None:
+        return None
+    path = config.restore
+    if config.restore_latest:
+        if not path.exists():
+            return None
+        if not path.is_dir():
+            raise CheckpointError(f"restore path {str(path)!r} is not a directory")
+        found = completed_under(path)
+        if not found:
+            return None
+        mine = [c for c in found if c.metadata.get("fingerprint") == job_fingerprint]
+        if not mine:
+            raise CheckpointError(_mismatch(found[-1]))
+        return mine[-1]
+    if not path.exists():
+        raise CheckpointError(f"checkpoint {str(path)!r} ('execution.state-recovery.path') "
+                              "does not exist")
+    checkpoint = load_checkpoint(path)
+    if checkpoint.metadata.get("fingerprint") != job_fingerprint:
+        raise CheckpointError(_mismatch(checkpoint))
+    return checkpoint
+
+
+def _mismatch(checkpoint: Checkpoint) -> str:
+    layout = checkpoint.metadata.get("layout", {})
+    shape = "; ".join(f"{vid}: {' -> '.join(v.get('operators', []))}"
+                      for vid, v in layout.items())
+    return (f"checkpoint {str(checkpoint.path)!r} was taken of a different query: its state "
+            f"layout ({shape}) does not match this job's, so it cannot be restored")

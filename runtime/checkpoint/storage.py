@@ -1,0 +1,191 @@
+"""Checkpoints on disk: ``<dir>/<job id>/chk-<n>/`` holds one state file per subtask and,
+written last and atomically (a temporary file renamed into place), ``_metadata``: a checkpoint
+without it never completed and is never restored. The metadata lists every state file with its
+size and CRC-32, so a truncated or altered file is found before anything is restored from it,
+and the job's fingerprint (its vertices and their operators), so state is never restored into
+another query.
+
+A state file is a pickle (protocol 5: Arrow data and numpy arrays go out-of-band, as their
+buffers) of what the subtask's operators snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import time
+import uuid
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlengine.errors import CheckpointError
+
+METADATA = "_metadata"
+FORMAT = 1
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """``data`` at ``path``, all or nothing: written to a temporary name, synced, renamed."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+class CheckpointStorage:
+    """Where one job's checkpoints go: ``<root>/<job_id>/chk-<n>``."""
+
+    def __init__(self, root: Path, job_id: str | None = None) -> None:
+        self.root = root
+        self.job_id = job_id or uuid.uuid4().hex
+        self.job_dir = root / self.job_id
+        try:
+            self.job_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CheckpointError(f"checkpoint directory {str(root)!r} "
+                                  f"('execution.checkpointing.dir'): {e.strerror or e}") from None
+
+    def checkpoint_dir(self, checkpoint: int) -> Path:
+        return self.job_dir / f"chk-{checkpoint}"
+
+    def write_state(self, checkpoint: int, name: str, state: Any) -> dict[str, Any]:
+        """One subtask's state file; returns its entry for the metadata."""
+        data = pickle.dumps(state, protocol=5)
+        folder = self.checkpoint_dir(checkpoint)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.state"
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        return {"file": path.name, "size": len(data), "crc32": zlib.crc32(data)}
+
+    def complete(self, checkpoint: int, metadata: dict[str, Any]) -> Path:
+        """Write the checkpoint's metadata (last: from now on it is complete)."""
+        folder = self.checkpoint_dir(checkpoint)
+        folder.mkdir(parents=True, exist_ok=True)
+        _fsync_dir(folder)
+        body = {"format": FORMAT, "checkpoint": checkpoint, "job": self.job_id,
+                "completed_at": time.time(), **metadata}
+        write_atomically(folder / METADATA, json.dumps(body, indent=1).encode())
+        return folder
+
+    def discard(self, checkpoint: int) -> None:
+        """An aborted checkpoint's files go."""
+        shutil.rmtree(self.checkpoint_dir(checkpoint), ignore_errors=True)
+
+    def prune(self, retained: int) -> None:
+        """Keep this job's ``retained`` newest completed checkpoints; remove older ones and
+        any incomplete one older than the newest complete."""
+        done: list[int] = []
+        partial: list[int] = []
+        for d in self.job_dir.glob("chk-*"):
+            try:
+                n = int(d.name[4:])
+            except ValueError:
+                continue
+            (done if (d / METADATA).exists() else partial).append(n)
+        done.sort()
+        keep = set(done[-retained:])
+        newest = done[-1] if done else -1
+        for n in done:
+            if n not in keep:
+                self.discard(n)
+        for n in partial:
+            if n < newest:
+                self.discard(n)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A completed checkpoint (or savepoint) found on disk."""
+
+    path: Path
+    metadata: dict[str, Any]
+
+    @property
+    def id(self) -> int:
+        return int(self.metadata["checkpoint"])
+
+    @property
+    def finished(self) -> bool:
+        """Taken when the job had finished (every input read, every result written)."""
+        return bool(self.metadata.get("finished"))
+
+    def state(self, name: str) -> Any:
+        """The state a subtask wrote (``name`` as in the metadata's 'subtasks')."""
+        entry = self.metadata["subtasks"].get(name)
+        if entry is None:
+            raise CheckpointError(f"checkpoint {str(self.path)!r} has no state for {name}")
+        path = self.path / entry["file"]
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise CheckpointError(f"checkpoint {str(self.path)!r}: state file "
+                                  f"{entry['file']!r} cannot be read: "
+                                  f"{e.strerror or e}") from None
+        if len(data) != entry["size"] or zlib.crc32(data) != entry["crc32"]:
+            raise CheckpointError(f"checkpoint {str(self.path)!r}: state file "
+                                  f"{entry['file']!r} is corrupt (its size or checksum is not "
+                                  "what the checkpoint's metadata recorded)")
+        try:
+            return pickle.loads(data)
+        except Exception as e:
+            raise CheckpointError(f"checkpoint {str(self.path)!r}: state file "
+                                  f"{entry['file']!r} cannot be read back: "
+                                  f"{type(e).__name__}: {e}") from None
+
+
+def load_checkpoint(path: Path) -> Checkpoint:
+    """The checkpoint whose directory is ``path`` (it holds ``_metadata``)."""
+    meta = path / METADATA
+    try:
+        text = meta.read_text()
+    except FileNotFoundError:
+        raise CheckpointError(f"{str(path)!r} is not a completed checkpoint or savepoint (it "
+                              f"has no {METADATA} file)") from None
+    except OSError as e:
+        raise CheckpointError(f"checkpoint {str(path)!r}: {e.strerror or e}") from None
+    try:
+        metadata = json.loads(text)
+        if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+            raise ValueError("unknown format")
+        int(metadata["checkpoint"])
+        if not isinstance(metadata["subtasks"], dict):
+            raise ValueError("no subtasks")
+    except (ValueError, KeyError, TypeError) as e:
+        raise CheckpointError(f"checkpoint {str(path)!r}: its {METADATA} file is corrupt "
+                              f"({e})") from None
+    return Checkpoint(path, metadata)
+
+
+def completed_under(root: Path) -> list[Checkpoint]:
+    """The completed checkpoints and savepoints in ``root`` (itself one, or up to two levels
+    below: ``<job id>/chk-<n>``), oldest first."""
+    if (root / METADATA).exists():
+        return [load_checkpoint(root)]
+    found: list[Checkpoint] = []
+    for meta in [*root.glob(f"*/{METADATA}"), *root.glob(f"*/*/{METADATA}")]:
+        # (a corrupt one is an error, not skipped: restoring an older checkpoint than the
+        # newest would write again what the newest had committed)
+        found.append(load_checkpoint(meta.parent))
+    found.sort(key=lambda c: (float(c.metadata.get("completed_at", 0)), c.id))
+    return found

@@ -1,0 +1,170 @@
+"""The filesystem sink of a checkpointing job: exactly-once, as Flink's FileSink.
+
+Rows go to an in-progress part file with a hidden name (``.part-<token>-<subtask>-<n>
+.inprogress``: readers skip names starting with '.'). At a checkpoint barrier the file is
+closed and synced and becomes pending; when that checkpoint completes (its metadata is
+written) pending files are committed: linked to their visible name ``part-<token>-<subtask>-
+<n>`` and their hidden name removed. A restored job commits what its checkpoint lists as
+pending (the checkpoint completed, so its files are part of the result, whether or not the
+crash came before their commit) and deletes what was written after it (hidden files of its
+token that the checkpoint does not list). The token is drawn when the job first starts and
+kept in the checkpoint, so part names never collide with another run's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sqlengine import safety
+from sqlengine.connectors.base import SinkWriter
+from sqlengine.connectors.csv_format import csv_bytes
+from sqlengine.connectors.json_format import json_bytes
+from sqlengine.errors import ConnectorError
+
+Pending = tuple[int | None, str, str]  # (checkpoint that covers it, hidden name, visible name)
+
+
+class CommittingFileWriter(SinkWriter):
+    name = "FileSink"
+    guarantee = "exactly-once"
+
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
+                 subtask: int = 0) -> None:
+        super().__init__()
+        self.options = options
+        self.schema = schema
+        self.format = options["format"]
+        root = Path(options["path"])
+        safety.check_file(table, root, options)
+        if root.exists() and root.is_file():
+            msg = (f"table {table!r}: path {str(root)!r} (option 'path') is a file; INSERT "
+                   "writes part files into a directory")
+            raise ConnectorError(msg)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            msg = f"sink path {str(root)!r}: {e.strerror or e}"
+            raise ConnectorError(msg) from None
+        self.root = root
+        self.subtask = subtask
+        self.token = uuid.uuid4().hex[:12]
+        self.count = 0  # part files begun
+        self.pending: list[Pending] = []
+        self._file: object | None = None
+        self._parquet: pq.ParquetWriter | None = None
+        self._current: tuple[str, str] | None = None  # (hidden, visible) being written
+
+    def _names(self, n: int) -> tuple[str, str]:
+        visible = f"part-{self.token}-{self.subtask}-{n}"
+        return f".{visible}.inprogress", visible
+
+    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
+        if batch.schema != self.schema:
+            batch = batch.cast(self.schema)
+        if self._current is None:
+            hidden, visible = self._names(self.count)
+            self.count += 1
+            # (O_TRUNC: a leftover of a failed attempt under this name is not part of it)
+            self._file = open(self.root / hidden, "wb")  # noqa: SIM115
+            self._current = (hidden, visible)
+        self.rows += batch.num_rows
+        f = self._file
+        if self.format == "parquet":
+            if self._parquet is None:
+                self._parquet = pq.ParquetWriter(f, self.schema)
+            self._parquet.write_batch(batch)
+        elif self.format == "csv":
+            f.write(csv_bytes(batch, self.options))  # type: ignore[attr-defined]
+        else:
+            f.write(json_bytes(batch))  # type: ignore[attr-defined]
+
+    def _roll(self) -> None:
+        """The in-progress file is complete: synced, closed and pending."""
+        if self._current is None:
+            return
+        if self._parquet is not None:
+            self._parquet.close()
+            self._parquet = None
+        f = self._file
+        f.flush()  # type: ignore[attr-defined]
+        os.fsync(f.fileno())  # type: ignore[attr-defined]
+        f.close()  # type: ignore[attr-defined]
+        self._file = None
+        self.pending.append((None, *self._current))
+        self._current = None
+
+    def end_input(self) -> None:
+        self._roll()  # (committed by the job's final checkpoint)
+
+    def prepare_commit(self, checkpoint: int) -> None:
+        self._roll()
+        self.pending = [(checkpoint if c is None else c, h, v) for c, h, v in self.pending]
+
+    def snapshot(self) -> object:
+        return {"token": self.token, "subtask": self.subtask, "count": self.count,
+                "rows": self.rows, "pending": list(self.pending)}
+
+    def commit(self, checkpoint: int) -> None:
+        keep: list[Pending] = []
+        for c, hidden, visible in self.pending:
+            if c is not None and c <= checkpoint:
+                self._publish(hidden, visible)
+            else:
+                keep.append((c, hidden, visible))
+        self.pending = keep
+
+    def _publish(self, hidden: str, visible: str) -> None:
+        """Make a pending file visible; done already (a commit repeated after a restore)
+        when only the visible name is there."""
+        src = self.root / hidden
+        try:
+            os.link(src, self.root / visible)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            if not (self.root / visible).exists():
+                msg = (f"sink path {str(self.root)!r}: part file {hidden!r} of a completed "
+                       "checkpoint is missing (removed by someone else?)")
+                raise ConnectorError(msg) from None
+            return
+        src.unlink(missing_ok=True)
+
+    def restore(self, states: list[object], subtask: int, parallelism: int) -> None:
+        mine = [s for s in states if isinstance(s, dict)]
+        # What the checkpoint covered is committed, by the subtask that wrote it or (after a
+        # rescale) by the new subtask its index maps to.
+        for s in mine:
+            if int(s["subtask"]) % parallelism != subtask:
+                continue
+            for _c, hidden, visible in s["pending"]:
+                self._publish(hidden, visible)
+            # What that subtask wrote after the checkpoint is not part of the result.
+            prefix = f".part-{s['token']}-{s['subtask']}-"
+            listed = {h for _c, h, _v in s["pending"]}
+            for f in self.root.iterdir():
+                if f.name.startswith(prefix) and f.name not in listed:
+                    with contextlib.suppress(FileNotFoundError):
+                        f.unlink()
+        same = len(mine) == parallelism and subtask < len(mine) and \
+            int(mine[subtask]["subtask"]) == subtask
+        if same:
+            s = mine[subtask]
+            self.token, self.count = str(s["token"]), int(s["count"])
+        # (rescaled: a fresh token, so the new subtasks' names never meet the old ones)
+        self.rows = sum(int(s["rows"]) for s in mine if int(s["subtask"]) % parallelism ==
+                        subtask)
+
+    def close(self) -> None:
+        # An unfinished part file stays hidden: a restore deletes it.
+        if self._parquet is not None:
+            with contextlib.suppress(Exception):
+                self._parquet.close()
+        if self._file is not None:
+            self._file.close()  # type: ignore[attr-defined]
+            self._file = None

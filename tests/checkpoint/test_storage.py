@@ -1,0 +1,154 @@
+"""Checkpoint storage: metadata written last, corrupt files found, the newest one chosen,
+retention; the options' checks; the barrier aligner."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from sqlengine.errors import CheckpointError, PlanError
+from sqlengine.runtime.checkpoint.config import checkpoint_config
+from sqlengine.runtime.checkpoint.coordinator import find_restore
+from sqlengine.runtime.checkpoint.storage import (
+    METADATA,
+    CheckpointStorage,
+    completed_under,
+    load_checkpoint,
+)
+from sqlengine.runtime.native.barriers import BarrierAligner
+
+
+def _complete(storage: CheckpointStorage, n: int, fingerprint: str = "f") -> Path:
+    entry = storage.write_state(n, "v1-0", {"rows": pa.table({"x": [n, n + 1]})})
+    return storage.complete(n, {"fingerprint": fingerprint, "subtasks": {"v1-0": entry},
+                                "layout": {"v1": {"parallelism": 1, "operators": ["A"]}}})
+
+
+def test_a_checkpoint_reads_back_what_was_written(tmp_path: Path) -> None:
+    storage = CheckpointStorage(tmp_path)
+    path = _complete(storage, 1)
+    cp = load_checkpoint(path)
+    assert cp.id == 1 and not cp.finished
+    assert cp.state("v1-0")["rows"].column("x").to_pylist() == [1, 2]
+
+
+def test_without_metadata_a_checkpoint_is_not_complete(tmp_path: Path) -> None:
+    storage = CheckpointStorage(tmp_path)
+    storage.write_state(1, "v1-0", {"a": 1})  # (the job died before the metadata)
+    with pytest.raises(CheckpointError, match="not a completed checkpoint"):
+        load_checkpoint(storage.checkpoint_dir(1))
+    assert completed_under(tmp_path) == []
+
+
+def test_a_truncated_or_altered_state_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    storage = CheckpointStorage(tmp_path)
+    path = _complete(storage, 1)
+    state = path / "v1-0.state"
+    data = state.read_bytes()
+    state.write_bytes(data[:-5])
+    with pytest.raises(CheckpointError, match="'v1-0.state' is corrupt"):
+        load_checkpoint(path).state("v1-0")
+    state.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(path).state("v1-0")
+
+
+def test_corrupt_metadata_is_an_error_not_skipped(tmp_path: Path) -> None:
+    storage = CheckpointStorage(tmp_path)
+    _complete(storage, 1)
+    newest = _complete(storage, 2)
+    (newest / METADATA).write_text("{not json")
+    # (restoring the older one would write again what the newer one had committed)
+    with pytest.raises(CheckpointError, match="_metadata file is corrupt"):
+        completed_under(tmp_path)
+
+
+def test_the_newest_completed_checkpoint_of_the_query_is_restored(tmp_path: Path) -> None:
+    first = CheckpointStorage(tmp_path)
+    _complete(first, 1)
+    time.sleep(0.01)
+    second = CheckpointStorage(tmp_path)  # (a restarted job: another job directory)
+    newest = _complete(second, 4)
+    config = checkpoint_config({"$restore-latest": str(tmp_path)})
+    found = find_restore(config, "f")
+    assert found is not None and found.path == newest
+    with pytest.raises(CheckpointError, match="taken of a different query"):
+        find_restore(config, "other")
+
+
+def test_restore_latest_from_a_missing_or_empty_directory_starts_fresh(tmp_path: Path) -> None:
+    assert find_restore(checkpoint_config({"$restore-latest": str(tmp_path / "no")}), "f") \
+        is None
+    assert find_restore(checkpoint_config({"$restore-latest": str(tmp_path)}), "f") is None
+
+
+def test_an_exact_recovery_path_must_exist(tmp_path: Path) -> None:
+    config = checkpoint_config({"execution.state-recovery.path": str(tmp_path / "chk-9")})
+    with pytest.raises(CheckpointError, match="does not exist"):
+        find_restore(config, "f")
+    config = checkpoint_config({"execution.state-recovery.path": str(tmp_path)})
+    with pytest.raises(CheckpointError, match="has no _metadata"):
+        find_restore(config, "f")
+
+
+def test_retention_keeps_the_newest_and_drops_incomplete_ones(tmp_path: Path) -> None:
+    storage = CheckpointStorage(tmp_path)
+    for n in (1, 2):
+        _complete(storage, n)
+    storage.write_state(3, "v1-0", {})  # (aborted)
+    _complete(storage, 4)
+    storage.prune(2)
+    assert sorted(d.name for d in storage.job_dir.iterdir()) == ["chk-2", "chk-4"]
+
+
+def test_metadata_is_json_with_the_state_files_checksums(tmp_path: Path) -> None:
+    path = _complete(CheckpointStorage(tmp_path), 1)
+    meta = json.loads((path / METADATA).read_text())
+    assert meta["subtasks"]["v1-0"]["size"] == (path / "v1-0.state").stat().st_size
+    assert not list(path.glob(".*tmp"))  # (the temporary name was renamed)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"execution.checkpointing.interval": "1 s"}, "needs 'execution.checkpointing.dir'"),
+    ({"execution.checkpointing.dir": "/tmp/x"}, "'execution.checkpointing.interval' is not"),
+    ({"execution.checkpointing.interval": "1 s", "execution.checkpointing.dir": "/tmp/x",
+      "execution.checkpointing.mode": "MAYBE"}, "must be one of EXACTLY_ONCE"),
+    ({"restart-strategy.fixed-delay.attempts": "3"}, "is not 'fixed-delay'"),
+])
+def test_inconsistent_options_are_refused_naming_the_key(options: dict[str, str],
+                                                          message: str) -> None:
+    with pytest.raises(PlanError, match=message):
+        checkpoint_config(options)
+
+
+def test_aligned_barriers_hold_back_a_channel_until_all_arrived() -> None:
+    a = BarrierAligner(3, exactly_once=True)
+    assert a.on_barrier(0, 1) is None
+    assert a.holds(0) and not a.holds(1)
+    a.hold((0, "batch", "after"))
+    assert a.on_end(2) is None  # (an ended channel counts as aligned)
+    assert a.on_barrier(1, 1) == 1
+    a.finish()
+    assert a.next_released() == (0, "batch", "after") and a.next_released() is None
+    assert not a.holds(0)
+
+
+def test_at_least_once_barriers_hold_nothing_back() -> None:
+    a = BarrierAligner(2, exactly_once=False)
+    assert a.on_barrier(0, 1) is None
+    assert not a.holds(0)
+    assert a.on_barrier(1, 1) == 1
+
+
+def test_a_newer_barrier_gives_up_the_older_alignment() -> None:
+    a = BarrierAligner(2, exactly_once=True)
+    a.on_barrier(0, 1)
+    a.hold((0, "batch", "x"))
+    assert a.on_barrier(0, 2) is None  # (checkpoint 1 was given up on: 2 is aligned now)
+    assert a.next_released() == (0, "batch", "x")
+    assert a.on_barrier(1, 1) is None  # (a stale barrier)
+    assert a.on_barrier(1, 2) == 2
