@@ -45,6 +45,8 @@ class CheckpointCoordinator:
         self.last_trigger = time.monotonic()
         self.pending: dict[int, PendingCheckpoint] = {}
         self.completed: list[Path] = []  # this job's completed checkpoints, oldest first
+        # Subtasks that have finished: their last state stands for them in later checkpoints.
+        self.finished: dict[str, dict[str, Any]] = {}
         self.subtasks = sorted(f"{v.id}-{i}" for v in graph.vertices
                                for i in range(v.parallelism))
 
@@ -74,15 +76,27 @@ class CheckpointCoordinator:
         if p is None:
             return False  # (aborted meanwhile)
         p.acks[subtask] = entry
-        if len(p.acks) < len(self.subtasks):
+        return self._try_complete(p)
+
+    def finish(self, subtask: str, entry: dict[str, Any]) -> list[int]:
+        """A subtask finished (its last state is ``entry``): returns the pending checkpoints
+        that completed with it."""
+        self.finished[subtask] = entry
+        return [p.id for p in list(self.pending.values()) if self._try_complete(p)]
+
+    def _try_complete(self, p: PendingCheckpoint) -> bool:
+        if len(p.acks.keys() | self.finished.keys()) < len(self.subtasks):
             return False
-        self.complete(checkpoint)
+        self.complete(p.id)
         return True
 
     def complete(self, checkpoint: int, finished: bool = False) -> Path:
         """Every subtask acknowledged: the metadata goes last, then old ones are pruned."""
         assert self.storage is not None
         p = self.pending.pop(checkpoint)
+        for name, entry in self.finished.items():
+            if name not in p.acks:
+                p.acks[name] = self.storage.adopt(checkpoint, entry)
         meta = {"kind": "checkpoint", "fingerprint": self.fingerprint,
                 "layout": job_layout(self.graph), "finished": finished,
                 "subtasks": dict(sorted(p.acks.items())),
@@ -92,17 +106,14 @@ class CheckpointCoordinator:
         self.storage.prune(self.config.retained)
         return path
 
-    def complete_final(self, checkpoint_dir: Path, acks: dict[str, dict[str, Any]]) -> int:
-        """The job's final checkpoint: the sinks staged their last state (under
-        ``checkpoint_dir``) when they finished; it becomes the next checkpoint, marked
-        finished (a restore from it only commits what the sinks wrote)."""
-        assert self.storage is not None
+    def complete_final(self) -> int:
+        """The job's final checkpoint, once its sinks have finished: the finished subtasks'
+        last states, marked finished (a restore from it only commits what the sinks
+        wrote)."""
         n = self.trigger()
         for pending in list(self.pending):
             if pending != n:
                 self.abort(pending)
-        checkpoint_dir.rename(self.storage.checkpoint_dir(n))
-        self.pending[n].acks = dict(acks)
         self.complete(n, finished=True)
         return n
 

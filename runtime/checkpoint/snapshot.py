@@ -52,8 +52,10 @@ def check_checkpointable(chain: ChainedTask) -> None:
                                   "checkpointed yet")
 
 
-def snapshot_task(chain: ChainedTask, checkpoint: int) -> dict[str, Any]:
-    """The subtask's state at a checkpoint barrier."""
+def snapshot_task(chain: ChainedTask, checkpoint: int, finished: bool = False
+                  ) -> dict[str, Any]:
+    """The subtask's state at a checkpoint barrier (or, ``finished``, its last: a restore at
+    the same parallelism does not run it again)."""
     ops = []
     for op in chain.operators:
         op.prepare_snapshot(checkpoint)
@@ -65,7 +67,7 @@ def snapshot_task(chain: ChainedTask, checkpoint: int) -> dict[str, Any]:
                 from None
     valve = chain.valve
     return {"operators": ops, "valve": (list(valve.channel_wm), list(valve.channel_idle),
-                                        valve.watermark)}
+                                        valve.watermark), "finished": finished}
 
 
 def restore_task(chain: ChainedTask, states: list[dict[str, Any]], subtask: int,

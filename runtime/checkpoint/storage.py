@@ -78,6 +78,32 @@ class CheckpointStorage:
             os.fsync(f.fileno())
         return {"file": path.name, "size": len(data), "crc32": zlib.crc32(data)}
 
+    def write_finished(self, name: str, state: Any) -> dict[str, Any]:
+        """The state of a subtask that has finished: every later checkpoint takes it as the
+        subtask's (``adopt``)."""
+        data = pickle.dumps(state, protocol=5)
+        folder = self.job_dir / "finished"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.state"
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        return {"file": path.name, "size": len(data), "crc32": zlib.crc32(data),
+                "path": str(path)}
+
+    def adopt(self, checkpoint: int, entry: dict[str, Any]) -> dict[str, Any]:
+        """A finished subtask's state file, linked into checkpoint ``checkpoint``."""
+        folder = self.checkpoint_dir(checkpoint)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / entry["file"]
+        if not target.exists():
+            try:
+                os.link(entry["path"], target)
+            except OSError:
+                shutil.copyfile(entry["path"], target)
+        return {k: v for k, v in entry.items() if k != "path"}
+
     def complete(self, checkpoint: int, metadata: dict[str, Any]) -> Path:
         """Write the checkpoint's metadata (last: from now on it is complete)."""
         folder = self.checkpoint_dir(checkpoint)

@@ -32,7 +32,6 @@ class TaskCheckpoints:
     storage: CheckpointStorage
     trigger: Any  # .value: the newest checkpoint the coordinator triggered (sources read it)
     completed: Any  # .value: the newest completed checkpoint (sinks commit up to it)
-    finished: Any  # .value: how many tasks have finished (periodic checkpoints stop)
     ack: Callable[[str, int, str, dict[str, Any]], None]  # (kind, id, subtask, entry)
     exactly_once: bool = True
     last_injected: int = 0  # (a source's last barrier)

@@ -135,10 +135,8 @@ class ParallelExecutor:
         shared = self._ctx if self._ctx is not None else mp
         self.cp_trigger = shared.Value("q", 0)
         self.cp_completed = shared.Value("q", 0)
-        self.cp_finished = shared.Value("q", 0)
-        self.final_acks: dict[str, dict[str, Any]] = {}
-        self.sink_subtasks = sum(1 for s in self.subtasks
-                                 if not self.graph.out_edges(s.vertex_id))
+        self.sink_subtasks = {f"{s.vertex_id}-{s.subtask}" for s in self.subtasks
+                              if not self.graph.out_edges(s.vertex_id)}
 
     def _ack(self, kind: str, checkpoint: int, subtask: str, entry: dict[str, Any]) -> None:
         self.reports.put(("ack", kind, checkpoint, subtask, entry))
@@ -147,26 +145,24 @@ class ParallelExecutor:
         coordinator = self.coordinator
         if coordinator is None:
             return
-        if kind == "final":
-            self.final_acks[subtask] = entry
-            if len(self.final_acks) == self.sink_subtasks:
-                coordinator.complete_final(coordinator.storage.checkpoint_dir(FINAL),
-                                           self.final_acks)
+        if kind == "finished":
+            for n in coordinator.finish(subtask, entry):
+                self.cp_completed.value = max(self.cp_completed.value, n)
+            if self.sink_subtasks <= coordinator.finished.keys() and \
+                    self.cp_completed.value < FINAL:
+                coordinator.complete_final()
                 self.cp_completed.value = FINAL
             return
         if coordinator.acknowledge(checkpoint, subtask, entry):
             self.cp_completed.value = max(self.cp_completed.value, checkpoint)
 
     def _checkpoint_tick(self) -> None:
-        """Trigger periodic checkpoints (none once a task has finished: a restore could not
-        skip it), give up on those that timed out."""
+        """Trigger periodic checkpoints, give up on those that timed out."""
         coordinator = self.coordinator
         if coordinator is None or self.control.cancelled.is_set():
             return
         self._read_reports()
-        if self.cp_finished.value > 0:
-            for n in list(coordinator.pending):
-                coordinator.abort(n)
+        if self.cp_completed.value >= FINAL:
             return
         for n in coordinator.expired():
             coordinator.abort(n)
@@ -290,14 +286,17 @@ class ParallelExecutor:
         assert coordinator is not None and coordinator.storage is not None
         check_checkpointable(task.chain)
         task.checkpoints = TaskCheckpoints(
-            coordinator.storage, self.cp_trigger, self.cp_completed, self.cp_finished,
-            self._ack, coordinator.config.exactly_once)
+            coordinator.storage, self.cp_trigger, self.cp_completed, self._ack,
+            coordinator.config.exactly_once)
         restored = coordinator.restored
         if restored is not None:
             old = restored.metadata["layout"].get(jv.id, {}).get("parallelism", 1)
             states = [restored.state(f"{jv.id}-{i}") for i in range(old)]
             restore_task(task.chain, states, task.vertex.subtask, task.vertex.parallelism,
                          str(restored.path))
+            own = states[task.vertex.subtask] if old == task.vertex.parallelism else None
+            if own is not None and own.get("finished"):
+                task.restored_finished = own
 
     def _run_slot(self, slot: int) -> None:
         """In a worker process: run this slot's tasks to the end, report their metrics."""

@@ -66,6 +66,8 @@ class Task:
         self.cpu_s = 0.0  # CPU time of the task's thread
         self.timers = chain.has_timers
         self.checkpoints: TaskCheckpoints | None = None  # (set when the job checkpoints)
+        # Restored from the last state of a task that had finished: it does not run again.
+        self.restored_finished: dict[str, Any] | None = None
         chain.output = self._emit
         chain.output_watermark = lambda wm: self._broadcast(Kind.WATERMARK, wm.timestamp)
         chain.output_status = lambda idle: self._broadcast(Kind.IDLE, idle)
@@ -117,7 +119,9 @@ class Task:
         started = time.thread_time()
         try:
             head = self.chain.operators[0]
-            if self.chain.finish_if_done():
+            if self.restored_finished is not None:
+                self._broadcast(Kind.WATERMARK, MAX_WATERMARK.timestamp)
+            elif self.chain.finish_if_done():
                 pass  # (LIMIT 0: done before any input)
             elif isinstance(head, SourceOperator):
                 self._run_source()
@@ -173,20 +177,20 @@ class Task:
         return f"{self.vertex.vertex_id}-{self.vertex.subtask}"
 
     def _final_checkpoint(self) -> None:
-        """A sink subtask that finished stages its state for the job's final checkpoint and
-        waits for it to complete (then commits); other tasks just count as finished (periodic
-        checkpoints stop, as a restore could not skip a finished task)."""
+        """A finished task's last state: it stands for the task in every later checkpoint
+        (Flink's checkpoints after tasks finished). A sink then waits for the job's final
+        checkpoint, which the coordinator completes once every sink has finished, and
+        commits."""
         from sqlengine.runtime.checkpoint.snapshot import snapshot_task
 
         cp = self.checkpoints
         assert cp is not None
-        with cp.finished.get_lock():
-            cp.finished.value += 1
-        if self.writers:
-            return
         name = self.state_name
-        entry = cp.storage.write_state(FINAL, name, snapshot_task(self.chain, FINAL))
-        cp.ack("final", FINAL, name, entry)
+        state = self.restored_finished if self.restored_finished is not None else \
+            snapshot_task(self.chain, FINAL, finished=True)
+        cp.ack("finished", FINAL, name, cp.storage.write_finished(name, state))
+        if self.writers or self.restored_finished is not None:
+            return
         while cp.completed.value < FINAL:
             if self.control.cancelled.is_set():
                 raise Cancelled
