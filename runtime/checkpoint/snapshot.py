@@ -7,6 +7,7 @@ import hashlib
 import json
 from typing import Any
 
+from sqlengine import failpoints
 from sqlengine.errors import CheckpointError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.native.chain import ChainedTask
@@ -58,6 +59,7 @@ def snapshot_task(chain: ChainedTask, checkpoint: int, finished: bool = False
     the same parallelism does not run it again)."""
     ops = []
     for op in chain.operators:
+        failpoints.hit("snapshot")
         op.prepare_snapshot(checkpoint)
         try:
             ops.append(op.snapshot_state())
@@ -67,13 +69,15 @@ def snapshot_task(chain: ChainedTask, checkpoint: int, finished: bool = False
                 from None
     valve = chain.valve
     return {"operators": ops, "valve": (list(valve.channel_wm), list(valve.channel_idle),
-                                        valve.watermark), "finished": finished}
+                                        valve.watermark),
+            "ended": sorted(chain.ended), "finished": finished}
 
 
 def restore_task(chain: ChainedTask, states: list[dict[str, Any]], subtask: int,
                  parallelism: int, where: str) -> None:
     """Set back the state the old subtasks of this vertex wrote (``states``, one each)."""
     for i, op in enumerate(chain.operators):
+        failpoints.hit("restore")
         try:
             op.restore_from([s["operators"][i] for s in states], subtask, parallelism)
         except NotRescalable as e:
@@ -91,6 +95,9 @@ def restore_task(chain: ChainedTask, states: list[dict[str, Any]], subtask: int,
         valve.channel_wm = list(own[0])
         valve.channel_idle = list(own[1])
         valve.watermark = int(own[2])
+        # (input channels that had ended: their end, sent again by a restored producer,
+        # is not processed twice)
+        chain.ended = set(states[subtask].get("ended", ()))
     else:  # (another layout of channels: each starts at the lowest old watermark)
         low = min(int(s["valve"][2]) for s in states)
         valve.watermark = low

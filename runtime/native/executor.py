@@ -14,6 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sqlengine.errors import CheckpointError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
 from sqlengine.runtime.memory import account_for
@@ -116,12 +117,18 @@ class Executor:
         if restored is None:
             return True
         where = str(restored.path)
+        done: list[str] = []
         for v in self.graph.vertices:
             if restored.finished and self.graph.out_edges(v.id):
                 continue  # (a finished job's checkpoint: only its sinks have what to commit)
             old = restored.metadata["layout"].get(v.id, {}).get("parallelism", 1)
             states = [restored.state(f"{v.id}-{i}") for i in range(old)]
             restore_task(self.tasks[v.id], states, 0, 1, where)
+            if old == 1 and states[0].get("finished"):
+                done.append(v.id)
+        for vid in done:  # (a task that had finished does not run again)
+            self.tasks[vid].finished = True
+            self._finish(vid)
         return not restored.finished
 
     def _checkpoint(self, finished: bool = False) -> None:
@@ -134,21 +141,28 @@ class Executor:
         try:
             for vid, task in self.tasks.items():
                 name = f"{vid}-0"
-                entry = coordinator.write_state(n, name, snapshot_task(task, n))
+                entry = coordinator.write_state(n, name,
+                                                snapshot_task(task, n, task.finished))
                 coordinator.pending[n].acks[name] = entry
             coordinator.complete(n, finished)
-        except BaseException:
+        except SqlEngineError:
             coordinator.abort(n)
             raise
-        for task in self.tasks.values():
-            for op in task.operators:
-                op.notify_checkpoint_complete(n)
+        except Exception as e:
+            coordinator.abort(n)
+            raise CheckpointError(f"checkpoint {n} failed: {type(e).__name__}: {e}") from e
+        try:
+            for task in self.tasks.values():
+                for op in task.operators:
+                    op.notify_checkpoint_complete(n)
+        except SqlEngineError:
+            raise
+        except Exception as e:
+            raise CheckpointError(f"committing checkpoint {n} failed: {type(e).__name__}: "
+                                  f"{e}") from e
 
     def _may_checkpoint(self) -> bool:
-        """Periodic checkpoints stop once a task has finished (a restore would have to skip
-        it); the final one is taken when the job ends."""
-        return self.coordinator is not None and self.coordinator.due() and \
-            not any(t.finished for t in self.tasks.values())
+        return self.coordinator is not None and self.coordinator.due()
 
     def run(self) -> Iterator[pa.RecordBatch]:
         """Run the job; yields the batches that reach the collect sink (if any)."""

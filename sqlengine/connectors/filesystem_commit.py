@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlengine import safety
+from sqlengine import failpoints, safety
 from sqlengine.connectors.base import SinkWriter
 from sqlengine.connectors.csv_format import csv_bytes
 from sqlengine.connectors.json_format import json_bytes
@@ -114,6 +114,7 @@ class CommittingFileWriter(SinkWriter):
         keep: list[Pending] = []
         for c, hidden, visible in self.pending:
             if c is not None and c <= checkpoint:
+                failpoints.hit("commit")
                 self._publish(hidden, visible)
             else:
                 keep.append((c, hidden, visible))

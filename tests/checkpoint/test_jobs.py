@@ -1,0 +1,220 @@
+"""Checkpointed jobs end to end: a windowed aggregation from csv into a csv sink, failed at
+each step of the checkpoint protocol (failpoints) and restored; the committed output equals an
+uninterrupted run's, line for line (none lost, none doubled)."""
+
+from __future__ import annotations
+
+import collections
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import sqlengine
+from sqlengine import failpoints
+from sqlengine.errors import CheckpointError, SqlEngineError
+
+DDL = """
+CREATE TABLE ev (k BIGINT, v BIGINT, ts TIMESTAMP(3),
+                 WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'csv');
+CREATE TABLE out_t (k BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, mx BIGINT)
+WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'csv');
+"""
+INSERT = """INSERT INTO out_t
+SELECT k, window_start, window_end, COUNT(*), MAX(v)
+FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY k, window_start, window_end"""
+
+
+@pytest.fixture(scope="module")
+def events(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rng = random.Random(11)
+    path = tmp_path_factory.mktemp("ev") / "ev.csv"
+    lines = []
+    t = 1_700_000_000_000
+    for i in range(30_000):
+        t += rng.randint(0, 40)
+        jitter = rng.randint(0, 1500)  # (out of order, within the watermark's 2 s mostly)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime((t - jitter) // 1000))
+        lines.append(f"{rng.randint(1, 50)},{i},{stamp}.{(t - jitter) % 1000:03d}\n")
+    path.write_text("".join(lines))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlengine.connectors.text_blocks as tb
+
+    monkeypatch.setattr(tb, "BLOCK_BYTES", 16 << 10)  # (many batches: many checkpoints)
+    monkeypatch.delenv(failpoints.ENV, raising=False)
+    failpoints.reset()
+
+
+def _run(src: Path, out: Path, checkpoints: Path | None = None, restore: bool = False,
+         **options: str) -> sqlengine.Session:
+    s = sqlengine.connect({"execution.runtime-mode": "streaming", **options})
+    if checkpoints is not None:
+        s.set("execution.checkpointing.interval", "1 ms")  # (after every batch)
+        s.set("execution.checkpointing.dir", str(checkpoints))
+    if restore:
+        assert checkpoints is not None
+        s.restore_from(str(checkpoints))
+    s.execute(DDL.format(src=src, out=out))
+    s.execute(INSERT)
+    return s
+
+
+def _lines(out: Path) -> collections.Counter[str]:
+    lines: collections.Counter[str] = collections.Counter()
+    for f in out.glob("part-*"):
+        lines.update(f.read_text().splitlines())
+    return lines
+
+
+@pytest.fixture(scope="module")
+def reference(events: Path, tmp_path_factory: pytest.TempPathFactory
+              ) -> collections.Counter[str]:
+    out = tmp_path_factory.mktemp("ref") / "out"
+    _run(events, out)
+    lines = _lines(out)
+    assert sum(lines.values()) > 1000
+    return lines
+
+
+def test_checkpointing_does_not_change_the_result(events: Path, reference: collections.Counter,
+                                                  tmp_path: Path) -> None:
+    _run(events, tmp_path / "out", tmp_path / "ck")
+    assert _lines(tmp_path / "out") == reference
+    assert not [f for f in (tmp_path / "out").iterdir() if f.name.startswith(".")]
+    assert len(list((tmp_path / "ck").glob("*/chk-*"))) == 1  # (num-retained 1)
+
+
+@pytest.mark.parametrize("points", ["snapshot@7", "metadata@5", "commit@4",
+                                    "snapshot@9,restore@2"])
+def test_a_failure_at_each_step_leaves_a_consistent_last_checkpoint(
+        events: Path, reference: collections.Counter, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, points: str) -> None:
+    out, ck = tmp_path / "out", tmp_path / "ck"
+    monkeypatch.setenv(failpoints.ENV, points)
+    failures = 0
+    for _attempt in range(4):
+        try:
+            _run(events, out, ck, restore=True)
+            break
+        except SqlEngineError as e:
+            assert "failpoint" in e.message
+            failures += 1
+    assert failures == points.count(",") + 1
+    assert _lines(out) == reference
+
+
+def test_a_restored_run_of_a_finished_job_writes_nothing_again(
+        events: Path, reference: collections.Counter, tmp_path: Path) -> None:
+    out, ck = tmp_path / "out", tmp_path / "ck"
+    _run(events, out, ck, restore=True)
+    _run(events, out, ck, restore=True)
+    assert _lines(out) == reference
+
+
+def test_the_restart_strategy_restarts_from_the_last_checkpoint(
+        events: Path, reference: collections.Counter, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(failpoints.ENV, "snapshot@6,commit@20")
+    out = tmp_path / "out"
+    s = _run(events, out, tmp_path / "ck", **{
+        "restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": "2",
+        "restart-strategy.fixed-delay.delay": "10 ms"})
+    assert _lines(out) == reference
+    del s
+
+
+def test_without_a_restart_strategy_a_failure_fails_the_job(
+        events: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(failpoints.ENV, "snapshot@3")
+    with pytest.raises(CheckpointError, match="checkpoint .* failed: InjectedFailure"):
+        _run(events, tmp_path / "out", tmp_path / "ck")
+
+
+def test_a_corrupt_checkpoint_is_an_error_naming_it(events: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    out, ck = tmp_path / "out", tmp_path / "ck"
+    monkeypatch.setenv(failpoints.ENV, "snapshot@8")
+    with pytest.raises(SqlEngineError):
+        _run(events, out, ck)
+    monkeypatch.delenv(failpoints.ENV)
+    state = next(ck.glob("*/chk-*/v2-0.state"))
+    state.write_bytes(state.read_bytes()[:-3])
+    with pytest.raises(CheckpointError) as info:
+        _run(events, out, ck, restore=True)
+    assert f"checkpoint {str(state.parent)!r}: state file 'v2-0.state' is corrupt" \
+        in info.value.message
+
+
+def test_a_checkpoint_of_another_query_is_refused(events: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    ck = tmp_path / "ck"
+    monkeypatch.setenv(failpoints.ENV, "snapshot@8")
+    with pytest.raises(SqlEngineError):
+        _run(events, tmp_path / "out", ck)
+    monkeypatch.delenv(failpoints.ENV)
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "execution.checkpointing.interval": "1 s",
+                           "execution.checkpointing.dir": str(ck)})
+    s.restore_from(str(ck))
+    s.execute(DDL.format(src=events, out=tmp_path / "out2"))
+    with pytest.raises(CheckpointError, match="taken of a different query: its state layout"):
+        s.execute("INSERT INTO out_t SELECT k, ts, ts, v, v FROM ev")
+
+
+@pytest.mark.parametrize("mode", ["process", "thread"])
+def test_parallel_jobs_align_barriers_and_restore(events: Path, reference: collections.Counter,
+                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  mode: str) -> None:
+    out, ck = tmp_path / "out", tmp_path / "ck"
+    monkeypatch.setenv(failpoints.ENV, "snapshot@12")
+    options = {"parallelism.default": "2", "execution.native.task-mode": mode}
+    with pytest.raises(SqlEngineError, match="failpoint"):
+        _run(events, out, ck, **options)
+    assert list(ck.glob("*/chk-*/_metadata")), "no checkpoint completed before the failure"
+    monkeypatch.delenv(failpoints.ENV)
+    _run(events, out, ck, restore=True, **options)
+    assert _lines(out) == reference
+
+
+def test_a_killed_sqlengine_run_resumes_with_restore(events: Path,
+                                                    reference: collections.Counter,
+                                                    tmp_path: Path) -> None:
+    """The whole process group SIGKILLed once a checkpoint has completed; ``sqlengine run
+    --restore`` then finishes the job: the committed output is the reference's."""
+    out, ck = tmp_path / "out", tmp_path / "ck"
+    script = tmp_path / "job.sql"
+    script.write_text("SET 'execution.runtime-mode' = 'streaming';\n"
+                      "SET 'execution.checkpointing.interval' = '200 ms';\n"
+                      f"SET 'execution.checkpointing.dir' = '{ck}';\n"
+                      "SET 'pipeline.auto-watermark-interval' = '200 ms';\n"
+                      + DDL.format(src=events, out=out) + INSERT + ";\n")
+    cli = [sys.executable, "-c", "import sys; from sqlengine.shell.cli import main; "
+           "import sqlengine.connectors.text_blocks as tb; tb.BLOCK_BYTES = 4096; "
+           "sys.exit(main())"]
+    p = subprocess.Popen([*cli, "run", str(script), "--restore", str(ck)],
+                         start_new_session=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while not list(ck.glob("*/chk-*/_metadata")) and p.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    else:  # (it ran to the end before a checkpoint was seen)
+        assert p.returncode == 0, p.stdout.read() if p.stdout else ""
+    done = subprocess.run([*cli, "run", str(script), "--restore", str(ck)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _lines(out) == reference
