@@ -58,6 +58,18 @@ class JobExecution:
             finally:
                 self.result = self.executor.result
 
+    def stop_with_savepoint(self, directory: str) -> str:
+        """Stop after a savepoint under ``directory``; returns its path."""
+        stop = getattr(self.executor, "stop_with_savepoint", None)
+        if stop is None:
+            from sqlengine.errors import NotSupportedError
+
+            raise NotSupportedError("savepoints are taken by the native runtime (on Spark "
+                                    "the query's checkpoint location holds its state)")
+        path = stop(directory)
+        self.cancelled = True
+        return str(path)
+
     def cancel(self) -> None:
         self.cancelled = True
         cancel = getattr(self.executor, "cancel", None)

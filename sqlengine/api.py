@@ -31,6 +31,7 @@ from sqlengine.errors import (
     unexpected,
 )
 from sqlengine.functions import AGGREGATES, SIGNATURES
+from sqlengine.job import Job
 from sqlengine.optimizer import optimize, plan_job
 from sqlengine.optimizer.drawing import FORMATS
 from sqlengine.optimizer.explain import explain_plan
@@ -151,6 +152,24 @@ class Session:
             raise
         result.statement_offset = offset
         return result
+
+    def start(self, statement: str) -> Job:
+        """Start an INSERT in the background and return at once (as Flink's client submits a
+        job): the Job waits, cancels, or stops with a savepoint."""
+        try:
+            with deep():
+                stmt = parse_statement(statement, 0, statement)
+                if not isinstance(stmt, S.Insert):
+                    raise NotSupportedError("start() runs an INSERT statement in the "
+                                            "background (run queries with sql())")
+                execution = self.submit(ddl.bind_insert(self.catalog, stmt, statement))
+        except SqlEngineError as e:
+            if e.sql is None:
+                e.sql = statement
+            raise
+        except Exception as e:  # no raw exception reaches a user
+            raise unexpected(e) from e
+        return Job(execution, f"INSERT INTO {stmt.table}")
 
     def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
         """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""

@@ -7,7 +7,7 @@ import configparser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DOORS = {"api", "query"}
+DOORS = {"api", "query", "job"}
 
 
 def _contract(name: str) -> dict[str, list[str]]:

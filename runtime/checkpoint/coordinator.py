@@ -127,6 +127,28 @@ class CheckpointCoordinator:
         return [n for n, p in self.pending.items()
                 if (now - p.started) * 1000 > self.config.timeout_ms]
 
+    def savepoint(self, checkpoint: Path, directory: Path) -> Path:
+        """A completed checkpoint copied out as a savepoint under ``directory`` (its own: the
+        job's retention never removes it); the metadata is written last, as for a
+        checkpoint."""
+        import json
+        import shutil
+
+        from sqlengine.runtime.checkpoint.storage import METADATA, write_atomically
+
+        meta = json.loads((checkpoint / METADATA).read_text())
+        target = directory / f"savepoint-{meta['job'][:6]}-{meta['checkpoint']}"
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            for entry in meta["subtasks"].values():
+                shutil.copyfile(checkpoint / entry["file"], target / entry["file"])
+        except OSError as e:
+            raise CheckpointError(f"savepoint directory {str(directory)!r}: "
+                                  f"{e.strerror or e}") from None
+        meta.update(kind="savepoint", completed_at=time.time())
+        write_atomically(target / METADATA, json.dumps(meta, indent=1).encode())
+        return target
+
     @property
     def latest(self) -> Path | None:
         """The newest completed checkpoint of this job, else the one it restored from."""

@@ -7,8 +7,8 @@ import hashlib
 import json
 from typing import Any
 
-from sqlengine import failpoints
 from sqlengine.errors import CheckpointError
+from sqlengine.failpoints import hit as failpoint
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable
@@ -59,7 +59,7 @@ def snapshot_task(chain: ChainedTask, checkpoint: int, finished: bool = False
     the same parallelism does not run it again)."""
     ops = []
     for op in chain.operators:
-        failpoints.hit("snapshot")
+        failpoint("snapshot")
         op.prepare_snapshot(checkpoint)
         try:
             ops.append(op.snapshot_state())
@@ -77,7 +77,7 @@ def restore_task(chain: ChainedTask, states: list[dict[str, Any]], subtask: int,
                  parallelism: int, where: str) -> None:
     """Set back the state the old subtasks of this vertex wrote (``states``, one each)."""
     for i, op in enumerate(chain.operators):
-        failpoints.hit("restore")
+        failpoint("restore")
         try:
             op.restore_from([s["operators"][i] for s in states], subtask, parallelism)
         except NotRescalable as e:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlengine import failpoints
 from sqlengine.errors import CheckpointError
+from sqlengine.failpoints import hit as failpoint
 
 METADATA = "_metadata"
 FORMAT = 1
@@ -110,7 +110,7 @@ class CheckpointStorage:
         folder = self.checkpoint_dir(checkpoint)
         folder.mkdir(parents=True, exist_ok=True)
         _fsync_dir(folder)
-        failpoints.hit("metadata")  # (state written, metadata not: never complete)
+        failpoint("metadata")  # (state written, metadata not: never complete)
         body = {"format": FORMAT, "checkpoint": checkpoint, "job": self.job_id,
                 "completed_at": time.time(), **metadata}
         write_atomically(folder / METADATA, json.dumps(body, indent=1).encode())

@@ -7,9 +7,11 @@ caller sees collected results as they are produced and can stop (cancel) at any 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -53,6 +55,8 @@ class Executor:
         self._last_progress = 0.0
         self.cancelled = False
         self.coordinator: Any = None  # (a CheckpointCoordinator when checkpoints are on)
+        self._lock = threading.RLock()
+        self.ended = False
         self._ended: set[str] = set()  # vertices whose end went to their consumers
         memory = account_for(options)  # (one slot: every task of the job shares it)
         for v in graph.vertices:
@@ -161,6 +165,21 @@ class Executor:
             raise CheckpointError(f"committing checkpoint {n} failed: {type(e).__name__}: "
                                   f"{e}") from e
 
+    def stop_with_savepoint(self, directory: str) -> str:
+        """Take a checkpoint now, copy it out as a savepoint under ``directory``, and stop the
+        job (Flink's stop-with-savepoint); from another thread, or between two batches the
+        job yielded."""
+        with self._lock:
+            if self.coordinator is None:
+                raise CheckpointError("a savepoint needs checkpoints on "
+                                      "('execution.checkpointing.interval' and '.dir')")
+            if self.cancelled or self.ended:
+                raise CheckpointError("the job is no longer running: no savepoint was taken")
+            self._checkpoint()
+            path = self.coordinator.savepoint(self.coordinator.completed[-1], Path(directory))
+            self.cancelled = True
+            return str(path)
+
     def _may_checkpoint(self) -> bool:
         return self.coordinator is not None and self.coordinator.due()
 
@@ -186,29 +205,35 @@ class Executor:
             while drivers and not self.cancelled:
                 still = []
                 for vid, driver in drivers:
-                    if not self._needed(vid):
-                        continue  # (what it feeds has finished: the source is cancelled)
-                    if driver.poll():
-                        self._finish_early()
-                        still.append((vid, driver))
-                    else:
-                        self._finish(vid)
-                    now = time.monotonic()
-                    if timed:
-                        wall = int(time.time() * 1000)
-                        for t in timed:
-                            if not t.finished:
-                                t.fire_processing_time(wall)
-                    if self.on_progress is not None and now - self._last_progress >= 0.5:
-                        self._last_progress = now
-                        self.on_progress(*self.progress())
-                    yield from self._drain()
-                    if self._may_checkpoint():
-                        self._checkpoint()
+                    with self._lock:  # (a savepoint is taken between two of these)
+                        if self.cancelled:
+                            break
+                        if not self._needed(vid):
+                            continue  # (what it feeds has finished: the source is cancelled)
+                        if driver.poll():
+                            self._finish_early()
+                            still.append((vid, driver))
+                        else:
+                            self._finish(vid)
+                        now = time.monotonic()
+                        if timed:
+                            wall = int(time.time() * 1000)
+                            for t in timed:
+                                if not t.finished:
+                                    t.fire_processing_time(wall)
+                        if self.on_progress is not None and now - self._last_progress >= 0.5:
+                            self._last_progress = now
+                            self.on_progress(*self.progress())
+                        if self._may_checkpoint():
+                            self._checkpoint()
+                        out = self.collect.drain() if self.collect is not None else []
+                    yield from out
                 drivers = still
-            if self.coordinator is not None and not self.cancelled:
-                self._checkpoint(finished=True)
-                yield from self._drain()
+            with self._lock:
+                if self.coordinator is not None and not self.cancelled:
+                    self._checkpoint(finished=True)
+                self.ended = True
+            yield from self._drain()
         finally:
             self._collect_metrics()
             for task in self.tasks.values():

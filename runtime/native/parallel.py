@@ -25,12 +25,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from sqlengine import errors
-from sqlengine.errors import ExecutionError, PlanError, SqlEngineError
+from sqlengine.errors import CheckpointError, ExecutionError, PlanError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec
 from sqlengine.runtime.memory import account_for
@@ -137,6 +138,8 @@ class ParallelExecutor:
         self.cp_completed = shared.Value("q", 0)
         self.sink_subtasks = {f"{s.vertex_id}-{s.subtask}" for s in self.subtasks
                               if not self.graph.out_edges(s.vertex_id)}
+        self._cp_lock = threading.RLock()
+        self.committed: dict[str, int] = {}  # sink subtask -> the last checkpoint it committed
 
     def _ack(self, kind: str, checkpoint: int, subtask: str, entry: dict[str, Any]) -> None:
         self.reports.put(("ack", kind, checkpoint, subtask, entry))
@@ -144,6 +147,9 @@ class ParallelExecutor:
     def _on_ack(self, kind: str, checkpoint: int, subtask: str, entry: dict[str, Any]) -> None:
         coordinator = self.coordinator
         if coordinator is None:
+            return
+        if kind == "committed":
+            self.committed[subtask] = max(self.committed.get(subtask, 0), checkpoint)
             return
         if kind == "finished":
             for n in coordinator.finish(subtask, entry):
@@ -168,6 +174,47 @@ class ParallelExecutor:
             coordinator.abort(n)
         if coordinator.due():
             self.cp_trigger.value = coordinator.trigger()
+
+    def stop_with_savepoint(self, directory: str) -> str:
+        """Trigger a checkpoint now, wait for it, copy it out as a savepoint under
+        ``directory``, let the sinks commit it, and stop the job (Flink's
+        stop-with-savepoint)."""
+        coordinator = self.coordinator
+        if coordinator is None:
+            raise CheckpointError("a savepoint needs checkpoints on "
+                                  "('execution.checkpointing.interval' and '.dir')")
+        with self._cp_lock:
+            while coordinator.pending:  # (one at a time: a periodic one may be under way)
+                self._read_reports()
+                self._check_workers()
+                if self.control.cancelled.is_set():
+                    break
+                time.sleep(0.005)
+            n = coordinator.trigger()
+            self.cp_trigger.value = n
+        while n in coordinator.pending:
+            with self._cp_lock:
+                self._read_reports()
+                self._check_workers()
+            if self.control.cancelled.is_set() or n in coordinator.expired():
+                coordinator.abort(n)
+                raise CheckpointError("the job stopped or failed before the savepoint "
+                                      "completed: no savepoint was taken")
+            time.sleep(0.005)
+        assert coordinator.storage is not None
+        path = coordinator.savepoint(coordinator.storage.checkpoint_dir(n), Path(directory))
+        # The sinks commit what it covers (finished ones did at their end), then all stop.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not self.control.cancelled.is_set():
+            with self._cp_lock:
+                self._read_reports()
+            waiting = [s for s in self.sink_subtasks if self.committed.get(s, 0) < n and
+                       s not in coordinator.finished]
+            if not waiting:
+                break
+            time.sleep(0.005)
+        self.cancel()
+        return str(path)
 
     def _commit_finished(self) -> bool:
         """Restored from the job's final checkpoint: its sinks commit what it covered, and
@@ -438,6 +485,10 @@ class ParallelExecutor:
             return
 
     def _read_reports(self) -> None:
+        with self._cp_lock:
+            self._read_reports_locked()
+
+    def _read_reports_locked(self) -> None:
         while True:
             try:
                 item = self.reports.get_nowait()

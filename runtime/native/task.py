@@ -94,6 +94,8 @@ class Task:
             cp.notified = cp.completed.value
             for op in self.chain.operators:
                 op.notify_checkpoint_complete(cp.notified)
+            if not self.writers:  # (a sink: a stop with savepoint waits for its commit)
+                cp.ack("committed", cp.notified, self.state_name, {})
 
     def _post_progress(self) -> None:
         if self.progress is not None:

@@ -21,11 +21,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlengine import failpoints, safety
+from sqlengine import safety
 from sqlengine.connectors.base import SinkWriter
 from sqlengine.connectors.csv_format import csv_bytes
 from sqlengine.connectors.json_format import json_bytes
 from sqlengine.errors import ConnectorError
+from sqlengine.failpoints import hit as failpoint
 
 Pending = tuple[int | None, str, str]  # (checkpoint that covers it, hidden name, visible name)
 
@@ -114,7 +115,7 @@ class CommittingFileWriter(SinkWriter):
         keep: list[Pending] = []
         for c, hidden, visible in self.pending:
             if c is not None and c <= checkpoint:
-                failpoints.hit("commit")
+                failpoint("commit")
                 self._publish(hidden, visible)
             else:
                 keep.append((c, hidden, visible))

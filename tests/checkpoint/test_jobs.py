@@ -137,7 +137,7 @@ def test_the_restart_strategy_restarts_from_the_last_checkpoint(
 def test_without_a_restart_strategy_a_failure_fails_the_job(
         events: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(failpoints.ENV, "snapshot@3")
-    with pytest.raises(CheckpointError, match="checkpoint .* failed: InjectedFailure"):
+    with pytest.raises(CheckpointError, match=r"checkpoint .* failed: InjectedFailure"):
         _run(events, tmp_path / "out", tmp_path / "ck")
 
 

@@ -50,7 +50,7 @@ def test_a_truncated_or_altered_state_file_is_an_error_naming_it(tmp_path: Path)
     state = path / "v1-0.state"
     data = state.read_bytes()
     state.write_bytes(data[:-5])
-    with pytest.raises(CheckpointError, match="'v1-0.state' is corrupt"):
+    with pytest.raises(CheckpointError, match=r"'v1-0\.state' is corrupt"):
         load_checkpoint(path).state("v1-0")
     state.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
     with pytest.raises(CheckpointError, match="corrupt"):

@@ -1,0 +1,1 @@
+"""Checkpoints: barrier snapshots of operator state, their storage, restore and restart."""
