@@ -56,6 +56,8 @@ class Shell:
                  pt_input: object = None, pt_output: object = None) -> None:
         self.config = config or load_config()
         self.session = session or sqlengine.connect()
+        # (as Flink's SQL client: an INSERT runs in the background; SHOW JOBS, STOP JOB)
+        self.session.background_inserts = True
         for k, v in self.config.options.items():
             self.session.set(k, v)
         if "sql-client.execution.result-mode" not in self.session.options:

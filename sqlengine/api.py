@@ -55,6 +55,10 @@ class Session:
         self.options: dict[str, str] = {"execution.runtime-mode": "streaming"}
         # Called about twice a second while a job runs: (rows read so far, watermark ms).
         self.on_progress: Any = None
+        # INSERTs start in the background (the shell, as Flink's SQL client; unless
+        # 'table.dml-sync' is 'true'), listed by SHOW JOBS, stopped by STOP JOB.
+        self.background_inserts = False
+        self.jobs: dict[str, Job] = {}
         for k, v in (options or {}).items():
             self.set(k, v)
 
@@ -218,6 +222,14 @@ class Session:
             case S.Reset():
                 self.reset(stmt.key)
                 return Result("ok", "[INFO] Execute statement succeeded: RESET")
+            case S.Show(what="JOBS"):
+                jobs = list(self.jobs.values())
+                return Result("rows", table=pa.table({
+                    "job id": pa.array([j.id for j in jobs], pa.string()),
+                    "job name": pa.array([j.name for j in jobs], pa.string()),
+                    "status": pa.array([j.status for j in jobs], pa.string())}))
+            case S.StopJob():
+                return self._stop_job(stmt)
             case S.Show():
                 return self._show(stmt)
             case S.Describe():
@@ -249,7 +261,34 @@ class Session:
         column = {"TABLES": "table name", "VIEWS": "view name", "FUNCTIONS": "function name"}
         return Result("rows", table=pa.table({column.get(what, "name"): names}))
 
+    def _stop_job(self, stmt: S.StopJob) -> Result:
+        job = self.jobs.get(stmt.job_id)
+        if job is None:
+            known = ", ".join(repr(k) for k in self.jobs) or "none"
+            raise ExecutionError(f"no job {stmt.job_id!r} (jobs of this session: {known})")
+        if stmt.drain:
+            raise NotSupportedError("STOP JOB ... WITH DRAIN is not implemented (it would end "
+                                    "the event time and fire every window): stop WITH "
+                                    "SAVEPOINT and restore instead")
+        if not stmt.savepoint:
+            job.cancel()
+            return Result("ok", f"[INFO] Job {job.id} was stopped.")
+        directory = self.options.get("execution.checkpointing.savepoint-dir")
+        if not directory:
+            raise PlanError("STOP JOB ... WITH SAVEPOINT needs "
+                            "'execution.checkpointing.savepoint-dir' (where savepoints go)")
+        path = job.stop(savepoint=directory)
+        return Result("rows", table=pa.table({"savepoint path": [path]}))
+
     def _insert(self, stmt: S.Insert, script: str) -> Result:
+        if self.background_inserts and \
+                self.options.get("table.dml-sync", "false").lower() != "true":
+            execution = self.submit(ddl.bind_insert(self.catalog, stmt, script))
+            job = Job(execution, f"INSERT INTO {stmt.table}")
+            self.jobs[job.id] = job
+            return Result("ok", "[INFO] Submitting SQL update statement to the cluster...\n"
+                                "[INFO] SQL update statement has been successfully submitted "
+                                f"to the cluster:\nJob ID: {job.id}")
         job = self.submit(ddl.bind_insert(self.catalog, stmt, script))
         for _ in job.run():
             pass

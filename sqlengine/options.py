@@ -108,6 +108,8 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("execution.checkpointing.timeout", "duration", "checkpoint coordinator"),
     _opt("execution.checkpointing.num-retained", "int", "checkpoint storage", minimum=1),
     _opt("execution.state-recovery.path", "text", "restore (a checkpoint or savepoint)"),
+    _opt("execution.checkpointing.savepoint-dir", "text", "STOP JOB ... WITH SAVEPOINT"),
+    _opt("table.dml-sync", "bool", "the shell (INSERT in the background or not)"),
     _opt("restart-strategy.type", "enum", "job restarts", ("none", "disable", "off",
                                                            "fixed-delay"), lower=True),
     _opt("restart-strategy.fixed-delay.attempts", "int", "job restarts", minimum=1),
@@ -117,7 +119,7 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
 # Flink option families the engine does not implement: why a key of theirs is refused.
 _NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
     ("execution.checkpointing.", "this checkpointing option is not implemented (implemented: "
-                                 "interval, dir, mode, timeout, num-retained)"),
+                                 "interval, dir, mode, timeout, num-retained, savepoint-dir)"),
     ("execution.state-recovery.", "of the restore options only "
                                   "'execution.state-recovery.path' is implemented"),
     ("state.checkpoints.", "Flink 1.x's checkpoint keys are not implemented (use "

@@ -98,6 +98,15 @@ class Reset(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class StopJob(Statement):
+    """STOP JOB '<id>' [WITH SAVEPOINT] [WITH DRAIN] (the shell's background jobs)."""
+
+    job_id: str
+    savepoint: bool = False
+    drain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Show(Statement):
     what: str
 
@@ -275,6 +284,10 @@ class StatementBuilder(Transformer):
 
     def reset_stmt(self, items: list) -> Reset:
         return Reset(None if items[0] is None else _setting(items[0]))
+
+    def stop_job(self, items: list) -> StopJob:
+        return StopJob(unquote_string(str(items[0])), items[1] is not None,
+                       items[2] is not None)
 
     def show(self, items: list) -> Show:
         return Show(" ".join(str(items[0]).upper().split()))

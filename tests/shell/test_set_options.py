@@ -133,7 +133,7 @@ def test_the_cli_refuses_an_unknown_key_in_d_and_in_a_script(tmp_path: Path) -> 
     result = CliRunner().invoke(main, ["run", str(script), "--format", "csv"])
     assert result.exit_code == 1 and result.stdout == "one\n1\n"
     assert (f"{script}:2:6: this checkpointing option is not implemented (implemented: "
-            "interval, dir, mode, timeout, num-retained); "
+            "interval, dir, mode, timeout, num-retained, savepoint-dir); "
             "'execution.checkpointing.unaligned.enabled' would be ignored") in result.stderr
     bad = CliRunner().invoke(main, ["run", str(script), "-D", "state.backend.type=rocksdb"])
     assert bad.exit_code == 2
