@@ -165,12 +165,19 @@ def main() -> None:
     parser.add_argument("--worker-kills", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-parallel", action="store_true")
+    parser.add_argument("--bids", type=Path, default=None,
+                        help="a bids csv written by an earlier run (else generated)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="sqlengine-chaos-"))
-    bids = work / "bid.csv"
     start = time.perf_counter()
-    rows = _write_bids(args.events, bids)
+    if args.bids is not None:
+        bids = args.bids
+        with open(bids, "rb") as f:
+            rows = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
+    else:
+        bids = work / "bid.csv"
+        rows = _write_bids(args.events, bids)
     print(f"{rows:,} bids as csv ({bids.stat().st_size / 2**20:,.0f} MiB) in "
           f"{time.perf_counter() - start:.1f} s; work directory {work}")
 

@@ -56,6 +56,7 @@ class Executor:
         self.cancelled = False
         self.coordinator: Any = None  # (a CheckpointCoordinator when checkpoints are on)
         self._lock = threading.RLock()
+        self._request: _SavepointRequest | None = None
         self.ended = False
         self._ended: set[str] = set()  # vertices whose end went to their consumers
         memory = account_for(options)  # (one slot: every task of the job shares it)
@@ -168,17 +169,40 @@ class Executor:
     def stop_with_savepoint(self, directory: str) -> str:
         """Take a checkpoint now, copy it out as a savepoint under ``directory``, and stop the
         job (Flink's stop-with-savepoint); from another thread, or between two batches the
-        job yielded."""
-        with self._lock:
+        job yielded. The running loop serves the request at its next step (a lock alone
+        would starve: the loop takes it again at once); a loop that is not running (the
+        caller's own, suspended) is served here."""
+        request = _SavepointRequest(directory)
+        self._request = request
+        while not request.done.wait(0.01):
+            if self._lock.acquire(timeout=0.01):
+                try:
+                    self._serve(request)
+                finally:
+                    self._lock.release()
+        if request.error is not None:
+            raise request.error
+        assert request.path is not None
+        return request.path
+
+    def _serve(self, request: _SavepointRequest) -> None:
+        if request.done.is_set():
+            return
+        try:
             if self.coordinator is None:
                 raise CheckpointError("a savepoint needs checkpoints on "
                                       "('execution.checkpointing.interval' and '.dir')")
             if self.cancelled or self.ended:
                 raise CheckpointError("the job is no longer running: no savepoint was taken")
             self._checkpoint()
-            path = self.coordinator.savepoint(self.coordinator.completed[-1], Path(directory))
+            request.path = str(self.coordinator.savepoint(self.coordinator.completed[-1],
+                                                          Path(request.directory)))
             self.cancelled = True
-            return str(path)
+        except SqlEngineError as e:
+            request.error = e
+        finally:
+            self._request = None
+            request.done.set()
 
     def _may_checkpoint(self) -> bool:
         return self.coordinator is not None and self.coordinator.due()
@@ -206,6 +230,8 @@ class Executor:
                 still = []
                 for vid, driver in drivers:
                     with self._lock:  # (a savepoint is taken between two of these)
+                        if self._request is not None:
+                            self._serve(self._request)
                         if self.cancelled:
                             break
                         if not self._needed(vid):
@@ -270,6 +296,14 @@ class Executor:
                 self.result.late_records_dropped += counters.get("late_records_dropped", 0)
                 if sink is not None:
                     self.result.sink_rows[sink[0]] = sink[1]
+
+
+@dataclass
+class _SavepointRequest:
+    directory: str
+    done: threading.Event = field(default_factory=threading.Event)
+    path: str | None = None
+    error: SqlEngineError | None = None
 
 
 def _fan_out(targets: list[tuple[StreamInputProcessor, int]]

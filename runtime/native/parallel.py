@@ -139,6 +139,7 @@ class ParallelExecutor:
         self.sink_subtasks = {f"{s.vertex_id}-{s.subtask}" for s in self.subtasks
                               if not self.graph.out_edges(s.vertex_id)}
         self._cp_lock = threading.RLock()
+        self._stopping = False
         self.committed: dict[str, int] = {}  # sink subtask -> the last checkpoint it committed
 
     def _ack(self, kind: str, checkpoint: int, subtask: str, entry: dict[str, Any]) -> None:
@@ -168,7 +169,7 @@ class ParallelExecutor:
         if coordinator is None or self.control.cancelled.is_set():
             return
         self._read_reports()
-        if self.cp_completed.value >= FINAL:
+        if self.cp_completed.value >= FINAL or self._stopping:
             return
         for n in coordinator.expired():
             coordinator.abort(n)
@@ -183,6 +184,7 @@ class ParallelExecutor:
         if coordinator is None:
             raise CheckpointError("a savepoint needs checkpoints on "
                                   "('execution.checkpointing.interval' and '.dir')")
+        self._stopping = True  # (no periodic checkpoint now: it could prune the savepoint's)
         with self._cp_lock:
             while coordinator.pending:  # (one at a time: a periodic one may be under way)
                 self._read_reports()

@@ -218,3 +218,51 @@ def test_a_killed_sqlengine_run_resumes_with_restore(events: Path,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert _lines(out) == reference
+
+
+NEXMARK_DDL = """
+CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
+    dateTime TIMESTAMP(3), extra STRING,
+    WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND)
+WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events' = '200000',
+      'nexmark.events-per-second' = '5000'{throttle});
+CREATE TABLE out_t (auction BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, mx BIGINT)
+WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'csv');
+"""
+NEXMARK_INSERT = """INSERT INTO out_t
+SELECT auction, window_start, window_end, COUNT(*), MAX(price)
+FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND))
+GROUP BY auction, window_start, window_end"""
+
+
+@pytest.fixture(scope="module")
+def nexmark_reference(tmp_path_factory: pytest.TempPathFactory) -> collections.Counter[str]:
+    out = tmp_path_factory.mktemp("nref") / "out"
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute(NEXMARK_DDL.format(throttle="", out=out))
+    s.execute(NEXMARK_INSERT)
+    return _lines(out)
+
+
+@pytest.mark.parametrize(("before", "after"), [(1, 1), (2, 2)])
+def test_stop_with_savepoint_then_restore(nexmark_reference: collections.Counter,
+                                          tmp_path: Path, before: int, after: int) -> None:
+    out = tmp_path / "out"
+    options = {"execution.runtime-mode": "streaming",
+               "execution.checkpointing.interval": "200 ms",
+               "execution.checkpointing.dir": str(tmp_path / "ck")}
+    s = sqlengine.connect({**options, "parallelism.default": str(before)})
+    s.execute(NEXMARK_DDL.format(throttle=", 'rows-per-second' = '40000'", out=out))
+    job = s.start(NEXMARK_INSERT)
+    time.sleep(1.5)
+    path = job.stop(savepoint=str(tmp_path / "savepoints"))
+    assert path is not None and (Path(path) / "_metadata").exists()
+    assert job.status == "STOPPED"
+    partial = _lines(out)
+    assert 0 < sum(partial.values()) < sum(nexmark_reference.values())
+    assert not partial - nexmark_reference  # (what it committed is right, none doubled)
+    s2 = sqlengine.connect({**options, "parallelism.default": str(after),
+                            "execution.state-recovery.path": path})
+    s2.execute(NEXMARK_DDL.format(throttle="", out=out))
+    s2.execute(NEXMARK_INSERT)
+    assert _lines(out) == nexmark_reference
