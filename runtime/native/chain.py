@@ -38,6 +38,8 @@ class ChainedTask:
                  memory: MemoryAccount | None = None,
                  subtask: tuple[int, int] = (0, 1)) -> None:
         self.vertex_id = vertex_id
+        # The operators' StreamGraph node ids (what checkpointed state is matched by).
+        self.nodes: tuple[int, ...] = tuple(-(i + 1) for i in range(len(operators)))
         # The slot's memory budget, shared with the other chains of the process.
         self.memory = memory if memory is not None else account_for(options)
         self.operators = operators

@@ -66,6 +66,8 @@ class Executor:
             n_inputs = max(1, len(graph.in_edges(v.id)))
             self.tasks[v.id] = ChainedTask(v.id, ops, names, n_inputs, options,
                                            memory=memory)
+            if v.stream_nodes:
+                self.tasks[v.id].nodes = tuple(v.stream_nodes)
             self.inputs[v.id] = StreamInputProcessor(self.tasks[v.id])
             if isinstance(ops[0], SourceOperator):
                 self.sources.append((v.id, ops[0]))
@@ -110,7 +112,11 @@ class Executor:
         """Start checkpointing and restore, as the options say; False when the restored
         checkpoint was taken after the job had finished (nothing is left to run)."""
         from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
-        from sqlengine.runtime.checkpoint.snapshot import check_checkpointable, restore_task
+        from sqlengine.runtime.checkpoint.snapshot import (
+            Restored,
+            check_checkpointable,
+            restore_task,
+        )
 
         coordinator = CheckpointCoordinator(self.graph, self.options)
         if not coordinator.enabled:
@@ -121,15 +127,13 @@ class Executor:
         restored = coordinator.restored
         if restored is None:
             return True
-        where = str(restored.path)
+        old = Restored(restored)
         done: list[str] = []
         for v in self.graph.vertices:
             if restored.finished and self.graph.out_edges(v.id):
                 continue  # (a finished job's checkpoint: only its sinks have what to commit)
-            old = restored.metadata["layout"].get(v.id, {}).get("parallelism", 1)
-            states = [restored.state(f"{v.id}-{i}") for i in range(old)]
-            restore_task(self.tasks[v.id], states, 0, 1, where)
-            if old == 1 and states[0].get("finished"):
+            own = restore_task(self.tasks[v.id], old, 0, 1)
+            if own is not None and own.get("finished"):
                 done.append(v.id)
         for vid in done:  # (a task that had finished does not run again)
             self.tasks[vid].finished = True

@@ -207,8 +207,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                                         spec.proctime, spec.drop_late)
         case WindowAggregateSpec():
             from sqlengine.runtime.operators.window import WindowAggregateOperator
-            return WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,
-                                           spec.lateness, spec.proctime)
+            op = WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,
+                                         spec.lateness, spec.proctime)
+            # (the exchange before it hashes the group keys but the window's bounds)
+            op.partition_keys = [f"k{i}" for i in range(len(spec.keys))
+                                 if i not in (spec.start_pos, spec.end_pos)]
+            return op
         case SessionAggregateSpec():
             from sqlengine.runtime.operators.window import SessionAggregateOperator
             return SessionAggregateOperator(spec.keys, spec.aggs, schema, spec.start_pos,

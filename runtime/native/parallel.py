@@ -140,6 +140,7 @@ class ParallelExecutor:
                               if not self.graph.out_edges(s.vertex_id)}
         self._cp_lock = threading.RLock()
         self._stopping = False
+        self._restored: Any = None
         self.committed: dict[str, int] = {}  # sink subtask -> the last checkpoint it committed
 
     def _ack(self, kind: str, checkpoint: int, subtask: str, entry: dict[str, Any]) -> None:
@@ -225,19 +226,19 @@ class ParallelExecutor:
         restored = coordinator.restored if coordinator is not None else None
         if restored is None or not restored.finished:
             return False
-        from sqlengine.runtime.checkpoint.snapshot import restore_task
+        from sqlengine.runtime.checkpoint.snapshot import Restored, restore_task
 
+        old = Restored(restored)
         for v in self.graph.vertices:
             if self.graph.out_edges(v.id):
                 continue
-            names = sorted(k for k in restored.metadata["subtasks"] if k.startswith(f"{v.id}-"))
-            states = [restored.state(k) for k in names]
             for i in range(v.parallelism):
                 ops = [build_operator(spec, self.tables) for spec in v.chain]
                 labels = [spec.label().split("(")[0] for spec in v.chain]
                 chain = ChainedTask(f"{v.id}[{i + 1}/{v.parallelism}]", ops, labels, 1,
                                     self.options, subtask=(i, v.parallelism))
-                restore_task(chain, states, i, v.parallelism, str(restored.path))
+                chain.nodes = tuple(v.stream_nodes) or chain.nodes
+                restore_task(chain, old, i, v.parallelism)
                 chain.close()
         return True
 
@@ -286,6 +287,7 @@ class ParallelExecutor:
                 chain = ChainedTask(sub.name, ops, names,
                                     max(1, len(self.graph.in_edges(jv.id))), self.options,
                                     mapping or [0], memory, (sub.subtask, sub.parallelism))
+                chain.nodes = tuple(jv.stream_nodes) or chain.nodes
                 gate = InputGate(self._capacity(sub), self.control)
                 results = self.results if self._ctx is None else \
                     RemoteGate(self.results, self.control)
@@ -329,7 +331,11 @@ class ParallelExecutor:
 
     def _checkpointed(self, task: Task, jv: Any) -> None:
         """The task takes part in checkpoints, restored from the job's checkpoint if any."""
-        from sqlengine.runtime.checkpoint.snapshot import check_checkpointable, restore_task
+        from sqlengine.runtime.checkpoint.snapshot import (
+            Restored,
+            check_checkpointable,
+            restore_task,
+        )
 
         coordinator = self.coordinator
         assert coordinator is not None and coordinator.storage is not None
@@ -337,13 +343,11 @@ class ParallelExecutor:
         task.checkpoints = TaskCheckpoints(
             coordinator.storage, self.cp_trigger, self.cp_completed, self._ack,
             coordinator.config.exactly_once)
-        restored = coordinator.restored
-        if restored is not None:
-            old = restored.metadata["layout"].get(jv.id, {}).get("parallelism", 1)
-            states = [restored.state(f"{jv.id}-{i}") for i in range(old)]
-            restore_task(task.chain, states, task.vertex.subtask, task.vertex.parallelism,
-                         str(restored.path))
-            own = states[task.vertex.subtask] if old == task.vertex.parallelism else None
+        if coordinator.restored is not None:
+            if self._restored is None:  # (one per process: state files read once)
+                self._restored = Restored(coordinator.restored)
+            own = restore_task(task.chain, self._restored, task.vertex.subtask,
+                               task.vertex.parallelism)
             if own is not None and own.get("finished"):
                 task.restored_finished = own
 

@@ -27,10 +27,11 @@ from sqlengine.runtime.elements import (
     row_watermarks,
     with_meta,
 )
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.partials import Partials
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.session_admission import admit
+from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.windows import assign, sessions
 
@@ -114,6 +115,15 @@ class WindowAssignOperator(Operator):
 
     def state_summary(self) -> Mapping[str, object]:
         return {"late_records_dropped": self.late_dropped}
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism: the lowest of the old watermarks (it holds no rows)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
 
 class WindowAggregateOperator(Operator):
@@ -275,6 +285,42 @@ class WindowAggregateOperator(Operator):
     def state_summary(self) -> Mapping[str, object]:
         return {"late_records_dropped": self.late_dropped,
                 "open_groups": sum(t.num_rows for t in self.pending)}
+
+    # The state columns of the keys its input is hash-partitioned on (the group keys but
+    # window_start / window_end): set by the factory; what a rescaled restore splits by.
+    partition_keys: list[str] | None = None
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes the groups whose partition key it now
+        owns (by key group, as the exchange routes them) from every old subtask's state."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        names = self.partition_keys
+        if not names:
+            raise NotRescalable(self.name)
+
+        def mine(t: pa.Table) -> pa.Table:
+            keep = owned([t[n].combine_chunks() for n in names], subtask, parallelism)
+            return t.filter(pa.array(keep))
+
+        pending = [mine(t) for s in states for t in s["pending"]]  # type: ignore[attr-defined]
+        self.pending = [t for t in pending if t.num_rows]
+        self.pending_rows = sum(t.num_rows for t in self.pending)
+        self.distinct = {j: [mine(t) for s in states
+                             for t in s["distinct"][j]]  # type: ignore[index]
+                         for j in self.partials.distinct}
+        fired = [mine(s["fired"]) for s in states if s["fired"] is not None]  # type: ignore[arg-type]
+        self.fired = pa.concat_tables(fired) if fired else None
+        self.fired_distinct = {}
+        for j in self.partials.distinct:
+            parts = [mine(s["fired_distinct"][j]) for s in states  # type: ignore[index]
+                     if j in s["fired_distinct"]]  # type: ignore[operator]
+            if parts:
+                self.fired_distinct[j] = pa.concat_tables(parts)
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
 
 class SessionAggregateOperator(Operator):

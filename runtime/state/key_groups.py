@@ -49,6 +49,16 @@ def subtask_for_key_group(key_group: int | np.ndarray, parallelism: int,
     return key_group * parallelism // max_parallelism
 
 
+def owned(keys: list[pa.Array], subtask: int, parallelism: int,
+          max_parallelism: int = MAX_PARALLELISM) -> np.ndarray:
+    """Per row: does subtask ``subtask`` of ``parallelism`` own the row's key (the subtask
+    the hash exchange sends it to)? A rescaled restore keeps the state rows it owns."""
+    if not keys or len(keys[0]) == 0:
+        return np.zeros(len(keys[0]) if keys else 0, dtype=bool)
+    groups = assign_key_groups(keys, max_parallelism)
+    return np.asarray(subtask_for_key_group(groups, parallelism, max_parallelism)) == subtask
+
+
 def key_group_range_for_subtask(index: int, parallelism: int,
                                 max_parallelism: int = MAX_PARALLELISM) -> KeyGroupRange:
     """The key groups subtask ``index`` of ``parallelism`` owns."""

@@ -244,7 +244,7 @@ def nexmark_reference(tmp_path_factory: pytest.TempPathFactory) -> collections.C
     return _lines(out)
 
 
-@pytest.mark.parametrize(("before", "after"), [(1, 1), (2, 2)])
+@pytest.mark.parametrize(("before", "after"), [(1, 1), (2, 2), (1, 2), (2, 1)])
 def test_stop_with_savepoint_then_restore(nexmark_reference: collections.Counter,
                                           tmp_path: Path, before: int, after: int) -> None:
     out = tmp_path / "out"
