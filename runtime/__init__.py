@@ -167,9 +167,13 @@ def execute(graph: JobGraph, options: dict[str, str], tables: dict[str, object],
             again["execution.state-recovery.path"] = checkpoint
         return native(again)
 
+    from sqlengine.errors import PlanError
     from sqlengine.runtime.checkpoint.config import checkpoint_config
 
     config = checkpoint_config(options)  # (bad checkpoint options fail before the job runs)
+    if config.enabled and options.get("execution.runtime-mode") == "batch":
+        raise PlanError("checkpoints are taken in streaming mode ('execution.checkpointing."
+                        "interval'): a batch job that fails is run again from the start")
     return JobExecution(graph, native(options), restart if config.restart_attempts else None)
 
 
