@@ -69,6 +69,14 @@ class SpillsToDisk:
             self.directory.close()
         self.directory = None
 
+    def snapshot_state(self) -> dict[str, object]:
+        """State on disk is not in a checkpoint (spilling is batch mode's): refused."""
+        from sqlengine.runtime.operators.base import NotCheckpointable
+
+        if self.directory is not None:
+            raise NotCheckpointable(getattr(self, "name", type(self).__name__))
+        return super().snapshot_state()  # type: ignore[misc]
+
 
 def write_table(path: str, table: pa.Table, chunk_rows: int = 65536) -> None:
     with pa.OSFile(path, "wb") as sink, pa.ipc.new_stream(sink, table.schema,

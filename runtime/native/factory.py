@@ -63,6 +63,7 @@ from sqlengine.runtime.values import values_columns
 
 class ValuesOperator(Operator):
     name = "Values"
+    state_fields = ()
 
     def __init__(self, rows: tuple[tuple[Expr, ...], ...], schema: pa.Schema) -> None:
         self.rows = rows

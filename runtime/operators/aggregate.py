@@ -200,6 +200,8 @@ CHUNK_BYTES = 128 << 20
 
 class GroupAggregateOperator(SpillsToDisk, Operator):
     name = "GroupAggregate"
+    state_fields = ("_key_table", "accs", "key_bytes", "key_chunks", "pending", "pending_bytes",
+                    "pending_rows", "rows", "slots")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
                  emit: str, merge: bool = False, input_updating: bool = False) -> None:

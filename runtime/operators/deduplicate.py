@@ -33,6 +33,7 @@ class FirstRowOperator(Operator):
     when the watermark passes it, or by arrival (``time_index`` None, processing time)."""
 
     name = "Deduplicate"
+    state_fields = ("emitted", "ids", "late_dropped", "seq", "timers", "waiting")
 
     def __init__(self, partition: tuple[Expr, ...], schema: pa.Schema,
                  time_index: int | None) -> None:

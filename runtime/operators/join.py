@@ -59,6 +59,8 @@ class Clock(Protocol):
 
 class JoinOperator(SpillsToDisk, Operator):
     name = "Join"
+    state_fields = ("_built_size", "buffers", "built", "built_keys", "ended", "grace", "held",
+                    "matched", "pending", "state", "tracked")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,

@@ -92,6 +92,8 @@ class _Agg:
 
 class MatchRecognizeOperator(Operator):
     name = "MatchRecognize"
+    state_fields = ("agg_inner", "agg_slots", "completions", "keys", "last_pos", "late_dropped",
+                    "processed", "seq", "waiting", "watermark")
 
     def __init__(self, spec: MatchSpec, input_schema: pa.Schema, schema: pa.Schema) -> None:
         self.spec = spec

@@ -74,6 +74,7 @@ def _range_query(levels: list[np.ndarray], fn: np.ufunc, lo: np.ndarray, hi: np.
 
 class OverAggregateOperator(Operator):
     name = "OverAggregate"
+    state_fields = ("history", "last_fired", "late_dropped", "range_triggers", "seq", "timers")
 
     def __init__(self, partition: tuple[Expr, ...], time_index: int, frame: str,
                  preceding: int | None, aggs: tuple[AggCall, ...], schema: pa.Schema) -> None:

@@ -41,6 +41,7 @@ class RangeSampleOperator(Operator):
     """A reservoir sample (Algorithm R, vectorised per batch) of the sort keys."""
 
     name = "RangeSample"
+    state_fields = ("rng", "sample", "seen")
 
     def __init__(self, keys: tuple[SortKey, ...], size: int, seed: int = 7) -> None:
         self.keys = keys
@@ -90,6 +91,7 @@ class RangeBoundariesOperator(Operator):
     """All subtasks' samples in, p - 1 boundaries out (the quantiles of the sorted sample)."""
 
     name = "RangeBoundaries"
+    state_fields = ("samples",)
 
     def __init__(self, keys: tuple[SortKey, ...], parallelism: int) -> None:
         self.keys = keys
@@ -121,6 +123,7 @@ class RangeAssignOperator(Operator):
     then)."""
 
     name = "RangeAssign"
+    state_fields = ("boundaries", "ready", "waiting")
 
     def __init__(self, keys: tuple[SortKey, ...], schema: pa.Schema) -> None:
         self.keys = keys
@@ -178,6 +181,7 @@ class OrderedConcatOperator(Operator):
     number column is dropped."""
 
     name = "OrderedConcat"
+    state_fields = ("ended", "held", "next")
 
     def __init__(self, width: int) -> None:
         self.width = width

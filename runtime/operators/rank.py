@@ -115,6 +115,7 @@ class TopNOperator(Operator):
     ("LastRow": of equal times the later row) or, by processing time, the first ("FirstRow")."""
 
     name = "Rank"
+    state_fields = ("buffer", "ids", "seq", "top")
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  limit: int | None, schema: pa.Schema, emit: str, output_rank: bool,
@@ -235,6 +236,7 @@ class WindowTopNOperator(Operator):
     """ROW_NUMBER over window_start, window_end [, keys]: ranks each window when it fires."""
 
     name = "WindowRank"
+    state_fields = ("seq", "timers")
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  limit: int | None, schema: pa.Schema, end_index: int, keep: str = "") -> None:

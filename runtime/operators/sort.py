@@ -12,7 +12,7 @@ from sqlengine.plan.nodes import SortKey
 from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.elements import data_part, has_rowkind
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotCheckpointable, Operator
 from sqlengine.runtime.spill import SpillDirectory, read_batches, write_table
 
 _OUT_CHUNK = 65536
@@ -33,6 +33,12 @@ class SortOperator(Operator):
     a LIMIT a run keeps only its first OFFSET + LIMIT rows (in memory when that is small)."""
 
     name = "Sort"
+    state_fields = ("batches", "held", "updating")
+
+    def snapshot_state(self) -> dict[str, object]:
+        if self.runs:  # (sorted runs spilled to disk are not in a checkpoint)
+            raise NotCheckpointable(self.name)
+        return super().snapshot_state()
 
     def __init__(self, keys: tuple[SortKey, ...], fetch: int | None, offset: int,
                  schema: pa.Schema) -> None:
@@ -190,6 +196,7 @@ class LimitOperator(Operator):
     once OFFSET + LIMIT rows have passed, so an unbounded input need not end."""
 
     name = "Limit"
+    state_fields = ("batches", "done", "seen")
 
     def __init__(self, fetch: int | None, offset: int, schema: pa.Schema,
                  input_updating: bool) -> None:

@@ -17,6 +17,7 @@ from sqlengine.runtime.operators.base import Operator
 
 class FilterOperator(Operator):
     name = "Filter"
+    state_fields = ()
 
     def __init__(self, predicate: Expr) -> None:
         self.predicate = predicate
@@ -31,6 +32,7 @@ class FilterOperator(Operator):
 
 class ProjectOperator(Operator):
     name = "Project"
+    state_fields = ()
 
     def __init__(self, exprs: tuple[Expr, ...], schema: pa.Schema) -> None:
         self.exprs = exprs
@@ -55,6 +57,7 @@ class UnionOperator(Operator):
     """UNION ALL: every input's batches pass through (renamed to the union's schema)."""
 
     name = "Union"
+    state_fields = ()
 
     def __init__(self, schema: pa.Schema, updating: bool) -> None:
         self.schema = schema
@@ -73,6 +76,7 @@ class ReplicateRowsOperator(Operator):
     """Row ``(n, c...)`` -> ``n`` copies of ``(c...)``, its row kind with it."""
 
     name = "ReplicateRows"
+    state_fields = ()
 
     def __init__(self, schema: pa.Schema) -> None:
         self.schema = schema
@@ -94,6 +98,7 @@ class ExpandOperator(Operator):
     """Each row once per projection (a grouping set each), row kinds kept."""
 
     name = "Expand"
+    state_fields = ()
 
     def __init__(self, projections: tuple[tuple[Expr, ...], ...], schema: pa.Schema) -> None:
         self.projects = [ProjectOperator(p, schema) for p in projections]

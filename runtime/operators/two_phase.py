@@ -25,6 +25,7 @@ from sqlengine.runtime.spill import (
 
 class LocalAggregateOperator(Operator):
     name = "LocalAggregate"
+    state_fields = ()
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> None:
         self.partials = Partials(keys, aggs)
@@ -45,6 +46,7 @@ class GlobalAggregateOperator(SpillsToDisk, Operator):
     still too large)."""
 
     name = "GlobalAggregate"
+    state_fields = ("held", "pending")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...],
                  partial_schema: pa.Schema, schema: pa.Schema) -> None:

@@ -47,6 +47,7 @@ class WindowAssignOperator(Operator):
     whose window has fired are dropped."""
 
     name = "WindowTVF"
+    state_fields = ("late_dropped", "timers")
 
     def __init__(self, kind: str, time_index: int, size: int, slide: int, offset: int,
                  lateness: int, schema: pa.Schema, proctime: bool = False,
@@ -130,6 +131,8 @@ class WindowAggregateOperator(Operator):
     """GROUP BY window_start, window_end [, keys] over TUMBLE / HOP / CUMULATE windows."""
 
     name = "WindowAggregate"
+    state_fields = ("distinct", "fired", "fired_distinct", "late_dropped", "pending",
+                    "pending_rows", "timers")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
                  end_pos: int, lateness: int, proctime: bool = False) -> None:
@@ -328,6 +331,7 @@ class SessionAggregateOperator(Operator):
     the watermark closes their session (last row + gap - 1 <= watermark)."""
 
     name = "SessionAggregate"
+    state_fields = ("closed", "late_dropped", "rows", "timers")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
                  start_pos: int, end_pos: int, gap: int) -> None:

@@ -30,6 +30,7 @@ _OUT_CHUNK = 65536
 
 class WindowFunctionsOperator(Operator):
     name = "WindowFunctions"
+    state_fields = ("batches",)
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  calls: tuple[WindowCall, ...], schema: pa.Schema, input_schema: pa.Schema

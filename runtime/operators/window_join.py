@@ -19,6 +19,7 @@ from sqlengine.runtime.timers import TimerService
 
 class WindowJoinOperator(Operator):
     name = "WindowJoin"
+    state_fields = ("late_dropped", "timers")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
