@@ -90,7 +90,8 @@ class CheckpointCoordinator:
         self.complete(p.id)
         return True
 
-    def complete(self, checkpoint: int, finished: bool = False) -> Path:
+    def complete(self, checkpoint: int, finished: bool = False,
+                 extra: dict[str, Any] | None = None) -> Path:
         """Every subtask acknowledged: the metadata goes last, then old ones are pruned."""
         assert self.storage is not None
         p = self.pending.pop(checkpoint)
@@ -100,7 +101,7 @@ class CheckpointCoordinator:
         meta = {"kind": "checkpoint", "fingerprint": self.fingerprint,
                 "layout": job_layout(self.graph), "finished": finished,
                 "subtasks": dict(sorted(p.acks.items())),
-                "duration_ms": int((time.monotonic() - p.started) * 1000)}
+                "duration_ms": int((time.monotonic() - p.started) * 1000), **(extra or {})}
         path = self.storage.complete(checkpoint, meta)
         self.completed.append(path)
         self.storage.prune(self.config.retained)

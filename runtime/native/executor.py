@@ -57,6 +57,7 @@ class Executor:
         self.coordinator: Any = None  # (a CheckpointCoordinator when checkpoints are on)
         self._lock = threading.RLock()
         self._request: _SavepointRequest | None = None
+        self._restored_next_source: str | None = None
         self.ended = False
         self._ended: set[str] = set()  # vertices whose end went to their consumers
         memory = account_for(options)  # (one slot: every task of the job shares it)
@@ -128,6 +129,7 @@ class Executor:
         if restored is None:
             return True
         old = Restored(restored)
+        self._restored_next_source = restored.metadata.get("next_source")
         done: list[str] = []
         for v in self.graph.vertices:
             if restored.finished and self.graph.out_edges(v.id):
@@ -140,7 +142,7 @@ class Executor:
             self._finish(vid)
         return not restored.finished
 
-    def _checkpoint(self, finished: bool = False) -> None:
+    def _checkpoint(self, finished: bool = False, next_source: str | None = None) -> None:
         """Snapshot every task now, complete the checkpoint, then let sinks commit."""
         from sqlengine.runtime.checkpoint.snapshot import snapshot_task
 
@@ -153,7 +155,8 @@ class Executor:
                 entry = coordinator.write_state(n, name,
                                                 snapshot_task(task, n, task.finished))
                 coordinator.pending[n].acks[name] = entry
-            coordinator.complete(n, finished)
+            # (the source polled next: a restore keeps the order the sources are read in)
+            coordinator.complete(n, finished, {"next_source": next_source})
         except SqlEngineError:
             coordinator.abort(n)
             raise
@@ -189,7 +192,7 @@ class Executor:
         assert request.path is not None
         return request.path
 
-    def _serve(self, request: _SavepointRequest) -> None:
+    def _serve(self, request: _SavepointRequest, next_source: str | None = None) -> None:
         if request.done.is_set():
             return
         try:
@@ -198,7 +201,7 @@ class Executor:
                                       "('execution.checkpointing.interval' and '.dir')")
             if self.cancelled or self.ended:
                 raise CheckpointError("the job is no longer running: no savepoint was taken")
-            self._checkpoint()
+            self._checkpoint(next_source=next_source)
             request.path = str(self.coordinator.savepoint(self.coordinator.completed[-1],
                                                           Path(request.directory)))
             self.cancelled = True
@@ -228,6 +231,10 @@ class Executor:
                     yield from self._drain()
             drivers = [(vid, SourceDriver(self.tasks[vid], self.options))
                        for vid, _ in self.sources]
+            first = self._restored_next_source
+            if first is not None and first in [vid for vid, _ in drivers]:
+                at = [vid for vid, _ in drivers].index(first)
+                drivers = drivers[at:] + drivers[:at]
             timed = [t for t in self.tasks.values() if t.has_timers]
             self._finish_early()
             while drivers and not self.cancelled:
@@ -235,7 +242,7 @@ class Executor:
                 for vid, driver in drivers:
                     with self._lock:  # (a savepoint is taken between two of these)
                         if self._request is not None:
-                            self._serve(self._request)
+                            self._serve(self._request, vid)
                         if self.cancelled:
                             break
                         if not self._needed(vid):
@@ -255,7 +262,7 @@ class Executor:
                             self._last_progress = now
                             self.on_progress(*self.progress())
                         if self._may_checkpoint():
-                            self._checkpoint()
+                            self._checkpoint(next_source=_after(drivers, vid))
                         out = self.collect.drain() if self.collect is not None else []
                     yield from out
                 drivers = still
@@ -300,6 +307,12 @@ class Executor:
                 self.result.late_records_dropped += counters.get("late_records_dropped", 0)
                 if sink is not None:
                     self.result.sink_rows[sink[0]] = sink[1]
+
+
+def _after(drivers: list[tuple[str, SourceDriver]], vid: str) -> str | None:
+    """The source polled after ``vid`` in the round-robin over ``drivers``."""
+    ids = [v for v, _ in drivers]
+    return ids[(ids.index(vid) + 1) % len(ids)] if vid in ids else None
 
 
 @dataclass
