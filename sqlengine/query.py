@@ -143,6 +143,17 @@ class Query:
         if self._run is not None:
             self._run.cancel()
 
+    def stop(self, savepoint: str | None = None) -> str | None:
+        """Stop the running query (from another thread, or between the batches ``stream()``
+        yields); with ``savepoint`` (a directory), after a savepoint there that a later run
+        restores from ('execution.state-recovery.path'). Returns the savepoint's path."""
+        if self._run is None:
+            raise ExecutionError("the query is not running")
+        if savepoint is None:
+            self._run.cancel()
+            return None
+        return self._guarded(lambda: self._run.stop_with_savepoint(savepoint))  # type: ignore[union-attr]
+
     def to_pandas(self) -> Any:
         """``collect()`` as a pandas DataFrame."""
         return self.collect().to_pandas()
