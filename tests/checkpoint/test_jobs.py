@@ -5,6 +5,7 @@ uninterrupted run's, line for line (none lost, none doubled)."""
 from __future__ import annotations
 
 import collections
+import json
 import os
 import random
 import signal
@@ -328,3 +329,18 @@ def test_a_streamed_query_stops_with_a_savepoint_and_resumes(tmp_path: Path) -> 
     rest = s2.sql("SELECT id FROM g WHERE id % 3 <> 1").collect().column("id").to_pylist()
     assert len(seen) < 66_666
     assert sorted(seen + rest) == [i for i in range(100_000) if i % 3 != 1]
+
+
+def test_checkpoints_past_the_timeout_are_given_up(events: Path,
+                                                   reference: collections.Counter,
+                                                   tmp_path: Path) -> None:
+    """With a timeout hardly any checkpoint can meet, they are aborted (their files removed)
+    and the job still finishes right, with its final checkpoint."""
+    out, ck = tmp_path / "out", tmp_path / "ck"
+    _run(events, out, ck, **{"parallelism.default": "2", "execution.native.task-mode": "thread",
+                             "execution.checkpointing.timeout": "0 ms",
+                             "execution.checkpointing.num-retained": "1000"})
+    assert _lines(out) == reference
+    done = [d for d in ck.glob("*/chk-*") if (d / "_metadata").exists()]
+    assert json.loads((max(done, key=lambda d: int(d.name[4:])) / "_metadata").read_text())[
+        "finished"]

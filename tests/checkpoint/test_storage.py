@@ -105,6 +105,23 @@ def test_retention_keeps_the_newest_and_drops_incomplete_ones(tmp_path: Path) ->
     assert sorted(d.name for d in storage.job_dir.iterdir()) == ["chk-2", "chk-4"]
 
 
+def test_a_checkpoint_past_its_timeout_is_aborted_and_its_files_removed(tmp_path: Path) -> None:
+    from sqlengine.optimizer.jobgraph import JobGraph
+    from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+
+    c = CheckpointCoordinator(JobGraph((), ()), {
+        "execution.checkpointing.interval": "1 ms", "execution.checkpointing.dir": str(tmp_path),
+        "execution.checkpointing.timeout": "20 ms"})
+    n = c.trigger()
+    c.write_state(n, "v1-0", {"a": 1})
+    assert c.expired() == []
+    time.sleep(0.05)
+    assert c.expired() == [n]
+    c.abort(n)
+    assert not c.storage.checkpoint_dir(n).exists() and not c.pending  # type: ignore[union-attr]
+    assert not c.acknowledge(n, "v1-0", {})  # (a late acknowledgement is ignored)
+
+
 def test_metadata_is_json_with_the_state_files_checksums(tmp_path: Path) -> None:
     path = _complete(CheckpointStorage(tmp_path), 1)
     meta = json.loads((path / METADATA).read_text())
