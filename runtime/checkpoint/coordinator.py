@@ -34,7 +34,7 @@ class CheckpointCoordinator:
         self.config: CheckpointConfig = checkpoint_config(options)
         self.graph = graph
         self.fingerprint = fingerprint(graph)
-        self.restored: Checkpoint | None = find_restore(self.config, self.fingerprint)
+        self.restored: Checkpoint | None = find_restore(self.config, self.fingerprint, graph)
         self.storage = CheckpointStorage(self.config.directory) \
             if self.config.enabled and self.config.directory is not None else None
         if self.restored is not None and not self.enabled:
@@ -158,7 +158,8 @@ class CheckpointCoordinator:
         return self.restored.path if self.restored is not None else None
 
 
-def find_restore(config: CheckpointConfig, job_fingerprint: str) -> Checkpoint | None:
+def find_restore(config: CheckpointConfig, job_fingerprint: str, graph: JobGraph
+                 ) -> Checkpoint | None:
     """The checkpoint a job restores from: 'execution.state-recovery.path' names one (it must
     be there); ``--restore DIR`` takes the newest completed one of this query under DIR (none
     there, or no DIR yet: a fresh start)."""
@@ -175,20 +176,27 @@ def find_restore(config: CheckpointConfig, job_fingerprint: str) -> Checkpoint |
             return None
         mine = [c for c in found if c.metadata.get("fingerprint") == job_fingerprint]
         if not mine:
-            raise CheckpointError(_mismatch(found[-1]))
+            raise CheckpointError(_mismatch(found[-1], graph))
         return mine[-1]
     if not path.exists():
         raise CheckpointError(f"checkpoint {str(path)!r} ('execution.state-recovery.path') "
                               "does not exist")
     checkpoint = load_checkpoint(path)
     if checkpoint.metadata.get("fingerprint") != job_fingerprint:
-        raise CheckpointError(_mismatch(checkpoint))
+        raise CheckpointError(_mismatch(checkpoint, graph))
     return checkpoint
 
 
-def _mismatch(checkpoint: Checkpoint) -> str:
+def _mismatch(checkpoint: Checkpoint, graph: JobGraph) -> str:
     layout = checkpoint.metadata.get("layout", {})
     shape = "; ".join(f"{vid}: {' -> '.join(v.get('operators', []))}"
                       for vid, v in layout.items())
-    return (f"checkpoint {str(checkpoint.path)!r} was taken of a different query: its state "
-            f"layout ({shape}) does not match this job's, so it cannot be restored")
+    old = {op for v in layout.values() for op in v.get("operators", [])}
+    new = {spec.label() for v in graph.vertices for spec in v.chain}
+    hint = ""
+    if any(op.startswith(("LocalAggregate", "GlobalAggregate")) for op in old ^ new):
+        hint = (" (or the same query planned otherwise: at parallelism 1 an aggregation runs "
+                "in one phase, above it in two unless 'table.optimizer.agg-phase-strategy' = "
+                "'ONE_PHASE')")
+    return (f"checkpoint {str(checkpoint.path)!r} was taken of a different query{hint}: its "
+            f"state layout ({shape}) does not match this job's, so it cannot be restored")

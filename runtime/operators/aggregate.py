@@ -30,7 +30,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.spill import (
@@ -40,6 +40,7 @@ from sqlengine.runtime.spill import (
     SpillsToDisk,
     aggregate_partitions,
 )
+from sqlengine.runtime.state.key_groups import owned
 
 _OUT_CHUNK = 65536
 
@@ -116,6 +117,25 @@ class _Accumulator:
             self.big = True
             self.value = self.value.astype(object)
         self.value[slots] = self.value[slots] + values.astype(object)
+
+    def adopt(self, old: _Accumulator, old_slots: np.ndarray, new_slots: np.ndarray) -> None:
+        """Copy groups ``old_slots`` of another subtask's accumulator (a rescaled restore)
+        into ``new_slots`` of this one (grown to hold them)."""
+        self.count[new_slots] = old.count[old_slots]
+        if old.value is not None:
+            if old.big and not self.big:
+                self.big = True
+                self.value = self.value.astype(object)
+            self.value[new_slots] = old.value[old_slots]
+        mapping = dict(zip(old_slots.tolist(), new_slots.tolist()))
+        if old.multiset is not None and self.multiset is not None:
+            for o, n in mapping.items():
+                if o in old.multiset:
+                    self.multiset[n] = dict(old.multiset[o])
+        if old.distinct is not None and self.distinct is not None:
+            for (o, v), c in old.distinct.items():
+                if o in mapping:
+                    self.distinct[(mapping[o], v)] = c
 
     def reset(self, slots: np.ndarray) -> None:
         self.count[slots] = 0
@@ -670,6 +690,37 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         values = self._values_at(slots)
         arrays = [a.cast(f.type) for a, f in zip(values, self.schema)]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask's state, the
+        groups whose keys it now owns (the exchange before it hashes all the group keys)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        old = GroupAggregateOperator(*self._args)
+        for state in states:
+            if state["pending"]:  # (batch mode's gathered input: not in streaming state)
+                raise NotRescalable(self.name)
+            old.restore_state(state)
+            old._key_table = None
+            n = len(old.slots)
+            if not n:
+                continue
+            keys = old._keys_at(np.arange(n))
+            live = old.rows[:n] > 0
+            mine = owned(keys, subtask, parallelism) if keys else \
+                np.full(n, subtask == 0)
+            take = np.flatnonzero(live & mine)
+            if not len(take):
+                continue
+            picked = pa.Table.from_arrays([k.take(pa.array(take)) for k in keys],
+                                          schema=self.key_schema)
+            names = [f"k{i}" for i in range(len(self.keys))]
+            slots = self._assign_slots(picked.rename_columns(names), names)
+            self.rows[slots] = old.rows[take]
+            for acc, before in zip(self.accs, old.accs):
+                acc.adopt(before, take, slots)
 
     def state_summary(self) -> Mapping[str, object]:
         return {"groups": int((self.rows[: len(self.slots)] > 0).sum())}

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 from sqlengine.errors import CheckpointError, PlanError
+from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.checkpoint.config import checkpoint_config
 from sqlengine.runtime.checkpoint.coordinator import find_restore
 from sqlengine.runtime.checkpoint.storage import (
@@ -20,6 +21,8 @@ from sqlengine.runtime.checkpoint.storage import (
     load_checkpoint,
 )
 from sqlengine.runtime.native.barriers import BarrierAligner
+
+_EMPTY = JobGraph((), ())
 
 
 def _complete(storage: CheckpointStorage, n: int, fingerprint: str = "f") -> Path:
@@ -74,25 +77,26 @@ def test_the_newest_completed_checkpoint_of_the_query_is_restored(tmp_path: Path
     second = CheckpointStorage(tmp_path)  # (a restarted job: another job directory)
     newest = _complete(second, 4)
     config = checkpoint_config({"$restore-latest": str(tmp_path)})
-    found = find_restore(config, "f")
+    found = find_restore(config, "f", _EMPTY)
     assert found is not None and found.path == newest
     with pytest.raises(CheckpointError, match="taken of a different query"):
-        find_restore(config, "other")
+        find_restore(config, "other", _EMPTY)
 
 
 def test_restore_latest_from_a_missing_or_empty_directory_starts_fresh(tmp_path: Path) -> None:
-    assert find_restore(checkpoint_config({"$restore-latest": str(tmp_path / "no")}), "f") \
-        is None
-    assert find_restore(checkpoint_config({"$restore-latest": str(tmp_path)}), "f") is None
+    assert find_restore(checkpoint_config({"$restore-latest": str(tmp_path / "no")}), "f",
+                        _EMPTY) is None
+    assert find_restore(checkpoint_config({"$restore-latest": str(tmp_path)}), "f",
+                        _EMPTY) is None
 
 
 def test_an_exact_recovery_path_must_exist(tmp_path: Path) -> None:
     config = checkpoint_config({"execution.state-recovery.path": str(tmp_path / "chk-9")})
     with pytest.raises(CheckpointError, match="does not exist"):
-        find_restore(config, "f")
+        find_restore(config, "f", _EMPTY)
     config = checkpoint_config({"execution.state-recovery.path": str(tmp_path)})
     with pytest.raises(CheckpointError, match="has no _metadata"):
-        find_restore(config, "f")
+        find_restore(config, "f", _EMPTY)
 
 
 def test_retention_keeps_the_newest_and_drops_incomplete_ones(tmp_path: Path) -> None:
