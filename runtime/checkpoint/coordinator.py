@@ -54,6 +54,18 @@ class CheckpointCoordinator:
     def enabled(self) -> bool:
         return self.storage is not None
 
+    def sink_tokens(self, options: dict[str, str]) -> None:
+        """Tell committing sinks (through ``options``) the token a fresh start names its part
+        files with (this job's id) and the tokens of the other jobs that checkpoint into the
+        same directory (earlier attempts of this job, killed: what they left uncommitted is
+        deleted, except by the line of attempts the restore continues)."""
+        if self.storage is None:
+            return
+        options["$sink-token"] = self.storage.job_id[:12]
+        others = [d.name[:12] for d in self.storage.root.iterdir()
+                  if d.is_dir() and d.name != self.storage.job_id]
+        options["$stale-sink-tokens"] = ",".join(sorted(others))
+
     def due(self) -> bool:
         """Time for the next periodic checkpoint (none pending)."""
         return self.enabled and not self.pending and \

@@ -116,6 +116,9 @@ class SinkOperator(Operator):
             writer = None if found is None or options.get("$overwrite") == "true" else \
                 found.open_committing_sink(target.table, ConnectorSink.clean_options(options),
                                            target.schema.to_arrow(), ctx.subtask)
+            if writer is not None:
+                writer.set_tokens(ctx.options.get("$sink-token"),
+                                  ctx.options.get("$stale-sink-tokens", ""))
             if writer is not None:  # (the plain writer has not begun a file: dropped)
                 self.inner.writer = writer
 

@@ -132,6 +132,7 @@ class ParallelExecutor:
         from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
 
         coordinator = CheckpointCoordinator(self.graph, self.options)
+        coordinator.sink_tokens(self.options)  # (the sinks are opened in the workers, later)
         self.coordinator = coordinator if coordinator.enabled else None
         shared = self._ctx if self._ctx is not None else mp
         self.cp_trigger = shared.Value("q", 0)

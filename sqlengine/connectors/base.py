@@ -185,6 +185,11 @@ class SinkWriter:
     def commit(self, checkpoint: int) -> None:
         return None
 
+    def set_tokens(self, token: str | None, stale: str) -> None:
+        """The name token of this job's files (None: the writer's own) and a comma list of
+        earlier attempts' tokens whose uncommitted files may be deleted."""
+        return
+
     def restore(self, states: list[object], subtask: int, parallelism: int) -> None:
         """Resume from the states the old subtasks wrote (one each; the job may have had
         another parallelism)."""

@@ -60,6 +60,26 @@ class CommittingFileWriter(SinkWriter):
         self._file: object | None = None
         self._parquet: pq.ParquetWriter | None = None
         self._current: tuple[str, str] | None = None  # (hidden, visible) being written
+        self._stale: set[str] = set()
+
+    def set_tokens(self, token: str | None, stale: str) -> None:
+        if token:
+            self.token = token
+        self._stale = {t for t in stale.split(",") if t}
+
+    def _discard_stale(self, keep: set[str]) -> None:
+        """Delete what earlier attempts (killed before their first checkpoint, or past the
+        one restored) left uncommitted: hidden part files of their tokens. Once, before
+        writing; tokens in ``keep`` (the restored line's) are left to ``restore``."""
+        stale, self._stale = self._stale - keep, set()
+        if not stale:
+            return
+        for f in self.root.iterdir():
+            name = f.name
+            if name.startswith(".part-") and name[6:18] in stale and \
+                    name.endswith(".inprogress"):
+                with contextlib.suppress(FileNotFoundError):
+                    f.unlink()
 
     def _names(self, n: int) -> tuple[str, str]:
         visible = f"part-{self.token}-{self.subtask}-{n}"
@@ -69,6 +89,8 @@ class CommittingFileWriter(SinkWriter):
         if batch.schema != self.schema:
             batch = batch.cast(self.schema)
         if self._current is None:
+            if self._stale:
+                self._discard_stale({self.token})
             hidden, visible = self._names(self.count)
             self.count += 1
             # (O_TRUNC: a leftover of a failed attempt under this name is not part of it)
@@ -139,6 +161,7 @@ class CommittingFileWriter(SinkWriter):
 
     def restore(self, states: list[object], subtask: int, parallelism: int) -> None:
         mine = [s for s in states if isinstance(s, dict)]
+        self._discard_stale({str(s["token"]) for s in mine})
         # What the checkpoint covered is committed, by the subtask that wrote it or (after a
         # rescale) by the new subtask its index maps to.
         for s in mine:

@@ -96,7 +96,7 @@ def test_checkpointing_does_not_change_the_result(events: Path, reference: colle
     assert len(list((tmp_path / "ck").glob("*/chk-*"))) == 1  # (num-retained 1)
 
 
-@pytest.mark.parametrize("points", ["snapshot@7", "metadata@5", "commit@4",
+@pytest.mark.parametrize("points", ["snapshot@1", "snapshot@7", "metadata@5", "commit@4",
                                     "snapshot@9,restore@2"])
 def test_a_failure_at_each_step_leaves_a_consistent_last_checkpoint(
         events: Path, reference: collections.Counter, tmp_path: Path,
@@ -113,6 +113,9 @@ def test_a_failure_at_each_step_leaves_a_consistent_last_checkpoint(
             failures += 1
     assert failures == points.count(",") + 1
     assert _lines(out) == reference
+    # (what the failed attempts left uncommitted is gone, whether or not they had completed a
+    # checkpoint)
+    assert not [f.name for f in out.iterdir() if f.name.startswith(".")]
 
 
 def test_a_restored_run_of_a_finished_job_writes_nothing_again(
