@@ -23,6 +23,7 @@ import collections
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -165,6 +166,8 @@ def main() -> None:
     parser.add_argument("--worker-kills", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-parallel", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs with and without checkpoints, alternating, for the overhead")
     parser.add_argument("--bids", type=Path, default=None,
                         help="a bids csv written by an earlier run (else generated)")
     args = parser.parse_args()
@@ -181,20 +184,30 @@ def main() -> None:
     print(f"{rows:,} bids as csv ({bids.stat().st_size / 2**20:,.0f} MiB) in "
           f"{time.perf_counter() - start:.1f} s; work directory {work}")
 
-    ref_out = work / "out-reference"
-    plain, code, text = _run(_script(work, "reference", bids, ref_out, None))
-    if code:
-        raise SystemExit(text)
+    # The overhead: runs without and with checkpoints alternate (--repeat pairs; medians),
+    # so that a machine busy for a while weighs on both alike.
+    plains, timeds = [], []
+    for i in range(args.repeat):
+        ref_out = work / f"out-reference-{i}"
+        took, code, text = _run(_script(work, f"reference-{i}", bids, ref_out, None))
+        if code:
+            raise SystemExit(text)
+        plains.append(took)
+        cp_out = work / f"out-checkpointed-{i}"
+        took, code, text = _run(_script(work, f"checkpointed-{i}", bids, cp_out,
+                                        work / f"ck-plain-{i}"))
+        if code:
+            raise SystemExit(text)
+        timeds.append(took)
     reference = _lines(ref_out)
-    print(f"uninterrupted, no checkpoints:     {plain:7.1f} s  {rows / plain:12,.0f} rows/s  "
-          f"{sum(reference.values()):,} result lines")
-    cp_out = work / "out-checkpointed"
-    timed, code, text = _run(_script(work, "checkpointed", bids, cp_out, work / "ck-plain"))
-    if code:
-        raise SystemExit(text)
+    plain, timed = statistics.median(plains), statistics.median(timeds)
+    print(f"uninterrupted, no checkpoints:       {plain:5.1f} s  {rows / plain:12,.0f} rows/s  "
+          f"{sum(reference.values()):,} result lines (median of {args.repeat}: "
+          f"{', '.join(f'{t:.1f}' for t in plains)})")
     lost, dup = _compare(reference, _lines(cp_out))
     print(f"uninterrupted, checkpoint every 1 s: {timed:5.1f} s  {rows / timed:12,.0f} rows/s  "
-          f"overhead {100 * (timed - plain) / plain:+.1f} %  lost {lost} duplicated {dup}")
+          f"overhead {100 * (timed - plain) / plain:+.1f} %  lost {lost} duplicated {dup} "
+          f"(median of {args.repeat}: {', '.join(f'{t:.1f}' for t in timeds)})")
 
     window = (0.5, max(1.5, plain / 8))
     cases = [("parallelism 1", "")]
