@@ -27,7 +27,7 @@ from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PARTITIONS,
@@ -36,6 +36,7 @@ from sqlengine.runtime.spill import (
     SpillsToDisk,
     budget_of,
 )
+from sqlengine.runtime.state.key_groups import owned
 
 M, K, T = "$m", "$k", "$t"  # multiplicity, match count, write time
 
@@ -513,6 +514,29 @@ class JoinOperator(SpillsToDisk, Operator):
             self.built = [None, None]
             self.built_keys = [None, None]
         return out
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism (a streaming equi-join) each subtask takes, from every old
+        subtask's state, the rows of each side whose join key it now owns (the exchanges
+        before it hash each side on its join keys)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        if not self.streaming or not self.key_exprs[0]:
+            raise NotRescalable(self.name)
+        for side in (0, 1):
+            parts = [s["state"][side] for s in states  # type: ignore[index]
+                     if s["state"][side] is not None]  # type: ignore[index]
+            if not parts:
+                self.state[side] = None
+                continue
+            table = pa.concat_tables(parts)
+            keys = self._keys(table, side)
+            mine = owned([keys[f"k{i}"].combine_chunks()
+                          for i in range(len(self.key_exprs[side]))], subtask, parallelism)
+            self.state[side] = table.filter(pa.array(mine))
+        # (the inputs end again when the restored sources do)
 
     def state_summary(self) -> Mapping[str, object]:
         sizes = [0 if t is None else int(pc.sum(t[M]).as_py() or 0) for t in self.state]
