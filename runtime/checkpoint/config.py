@@ -47,6 +47,12 @@ class CheckpointConfig:
         return self.interval_ms > 0
 
 
+def wanted(options: dict[str, str]) -> bool:
+    """Whether the job checkpoints or restores (else the coordinator is not even loaded)."""
+    return bool(options.get(INTERVAL) or options.get(RECOVERY_PATH) or
+                options.get(RESTORE_LATEST) or options.get(DIRECTORY))
+
+
 def checkpoint_config(options: dict[str, str]) -> CheckpointConfig:
     """The checkpoint settings of ``options``.
 

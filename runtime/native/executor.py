@@ -60,10 +60,14 @@ class Executor:
         self._restored_next_source: str | None = None
         self.ended = False
         self._ended: set[str] = set()  # vertices whose end went to their consumers
-        from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+        from sqlengine.runtime.checkpoint.config import wanted
 
-        self._coordinator = CheckpointCoordinator(graph, options)
-        self._coordinator.sink_tokens(options)  # (before the sinks are opened)
+        self._coordinator: Any = None
+        if wanted(options):
+            from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+
+            self._coordinator = CheckpointCoordinator(graph, options)
+            self._coordinator.sink_tokens(options)  # (before the sinks are opened)
         memory = account_for(options)  # (one slot: every task of the job shares it)
         for v in graph.vertices:
             ops = [build_operator(spec, tables or {}) for spec in v.chain]
@@ -116,15 +120,15 @@ class Executor:
     def _setup_checkpoints(self) -> bool:
         """Start checkpointing and restore, as the options say; False when the restored
         checkpoint was taken after the job had finished (nothing is left to run)."""
+        coordinator = self._coordinator
+        if coordinator is None or not coordinator.enabled:
+            return True
         from sqlengine.runtime.checkpoint.snapshot import (
             Restored,
             check_checkpointable,
             restore_task,
         )
 
-        coordinator = self._coordinator
-        if not coordinator.enabled:
-            return True
         self.coordinator = coordinator
         for task in self.tasks.values():
             check_checkpointable(task)

@@ -129,11 +129,15 @@ class ParallelExecutor:
 
     # -- checkpoints (runtime/native/barriers.py) -------------------------------------------
     def _setup_checkpoints(self) -> None:
-        from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+        from sqlengine.runtime.checkpoint.config import wanted
 
-        coordinator = CheckpointCoordinator(self.graph, self.options)
-        coordinator.sink_tokens(self.options)  # (the sinks are opened in the workers, later)
-        self.coordinator = coordinator if coordinator.enabled else None
+        self.coordinator = None
+        if wanted(self.options):
+            from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+
+            coordinator = CheckpointCoordinator(self.graph, self.options)
+            coordinator.sink_tokens(self.options)  # (the sinks are opened in the workers)
+            self.coordinator = coordinator if coordinator.enabled else None
         shared = self._ctx if self._ctx is not None else mp
         self.cp_trigger = shared.Value("q", 0)
         self.cp_completed = shared.Value("q", 0)
