@@ -22,7 +22,13 @@ import pyarrow.compute as pc
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
 from sqlengine.runtime.operators.base import Operator
-from sqlengine.runtime.operators.rank import PID, SEQ, partition_ids
+from sqlengine.runtime.operators.rank import (
+    PID,
+    SEQ,
+    partition_ids,
+    remap_rows,
+    rescale_partitions,
+)
 from sqlengine.runtime.timers import TimerService
 
 TS = "$ts"
@@ -50,6 +56,29 @@ class FirstRowOperator(Operator):
     @property
     def watermark(self) -> int:
         return self.timers.watermark
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes the partitions it now owns from every
+        old subtask: whether their row was emitted, and the row waiting for its time."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        self.ids, maps = rescale_partitions(self.partition, [s["ids"] for s in states],  # type: ignore[misc]
+                                            subtask, parallelism)
+        self.emitted = np.zeros(len(self.ids), dtype=bool)
+        waiting = []
+        for s, m in zip(states, maps):
+            old: np.ndarray = s["emitted"]  # type: ignore[assignment]
+            n = min(len(old), len(m))
+            moved = m[:n] >= 0
+            self.emitted[m[:n][moved]] = old[:n][moved]
+            if (t := remap_rows(s["waiting"], m)) is not None:  # type: ignore[arg-type]
+                waiting.append(t)
+        self.waiting = pa.concat_tables(waiting) if waiting else None
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
     def _done(self, pids: np.ndarray) -> np.ndarray:
         if len(pids) and int(pids.max()) >= len(self.emitted):

@@ -35,7 +35,7 @@ from sqlengine.runtime.elements import (
     with_meta,
 )
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.timers import TimerService
 
 PID, SEQ, RN = "$pid", "$seq", "$rn"
@@ -110,6 +110,42 @@ def partition_ids(partition: tuple[Expr, ...], data: pa.RecordBatch,
     return lookup[local]
 
 
+def rescale_partitions(partition: tuple[Expr, ...], old_ids: list[dict[tuple, int]],
+                       subtask: int, parallelism: int
+                       ) -> tuple[dict[tuple, int], list[np.ndarray]]:
+    """A rescaled restore of partition ids (``partition_ids``' index) from every old subtask:
+    the new index of the partitions this subtask now owns (by key group, as the exchange
+    routes their keys) and, per old subtask, old id -> new id (-1: not this subtask's)."""
+    from sqlengine.runtime.state.key_groups import owned  # (state imports this module)
+
+    new: dict[tuple, int] = {}
+    maps: list[np.ndarray] = []
+    for ids in old_ids:
+        if not ids:
+            maps.append(np.zeros(0, dtype=np.int64))
+            continue
+        keys = list(ids)
+        cols = [pa.array([k[i] for k in keys], type=p.dtype) for i, p in enumerate(partition)]
+        mine = owned(cols, subtask, parallelism) if cols else np.full(len(keys), subtask == 0)
+        mapping = np.full(max(ids.values()) + 1, -1, dtype=np.int64)
+        for key, ok in zip(keys, mine.tolist()):  # (once per key, at restore only)
+            if ok:
+                mapping[ids[key]] = new.setdefault(key, len(new))
+        maps.append(mapping)
+    return new, maps
+
+
+def remap_rows(table: pa.Table | None, mapping: np.ndarray) -> pa.Table | None:
+    """The rows of ``table`` whose partition ($pid) maps to this subtask, with new ids."""
+    if table is None or table.num_rows == 0:
+        return None
+    pids = mapping[table[PID].to_numpy()] if len(mapping) else \
+        np.full(table.num_rows, -1, dtype=np.int64)
+    keep = pids >= 0
+    kept = table.filter(pa.array(keep))
+    return kept.set_column(kept.schema.get_field_index(PID), PID, pa.array(pids[keep]))
+
+
 class TopNOperator(Operator):
     """Top-N per partition; with ``keep`` Flink's deduplication keeping the last row
     ("LastRow": of equal times the later row) or, by processing time, the first ("FirstRow")."""
@@ -135,6 +171,23 @@ class TopNOperator(Operator):
 
     def _pids(self, data: pa.RecordBatch) -> np.ndarray:
         return partition_ids(self.partition, data, self.ids)
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes the kept rows of the partitions it now
+        owns from every old subtask (sequence numbers stay ordered within a partition)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        if not self.streaming:
+            raise NotRescalable(self.name)
+        self.ids, maps = rescale_partitions(self.partition, [s["ids"] for s in states],  # type: ignore[misc]
+                                            subtask, parallelism)
+        parts = [t for s, m in zip(states, maps)
+                 if (t := remap_rows(s["top"], m)) is not None]  # type: ignore[arg-type]
+        self.top = pa.concat_tables(parts) if parts else None
+        self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
+        self.buffer = []
 
     def _ranked(self, table: pa.Table) -> pa.Table:
         batch = table.combine_chunks().to_batches()[0]

@@ -359,6 +359,10 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "top_1": "SELECT auction, price, rn FROM (SELECT auction, price, ROW_NUMBER() OVER ("
+             "PARTITION BY auction ORDER BY price DESC) AS rn FROM bid) WHERE rn = 1",
+    "dedup": "SELECT bidder, price, dateTime FROM (SELECT bidder, price, dateTime, ROW_NUMBER() "
+             "OVER (PARTITION BY bidder ORDER BY dateTime) AS rn FROM bid) WHERE rn = 1",
     "join": "SELECT P.id, COUNT(*) AS n, MAX(A.reserve) AS r FROM person P JOIN auction A "
             "ON P.id = A.seller GROUP BY P.id",
     "counts": "SELECT auction, COUNT(*) AS n, MAX(price) AS mx, SUM(price) AS s, "
