@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 
@@ -24,6 +26,23 @@ class RowTimers:
         if rows.num_rows:
             self._batches.append(rows)
             self._times.append(np.asarray(timestamps, dtype=np.int64))
+
+    def absorb(self, other: RowTimers, keep: Callable[[pa.RecordBatch], np.ndarray]) -> None:
+        """Take the rows of ``other`` that ``keep`` selects, with their timers (a rescaled
+        restore: another subtask's rows whose keys this one now owns)."""
+        if not other._batches:
+            return
+        # (the lists are aligned as rows, not batch by batch: ``advance`` keeps the rest as
+        # one array of times over possibly several batches)
+        times = np.concatenate(other._times)
+        table = pa.Table.from_batches(other._batches, other._schema)
+        rows = table.combine_chunks().to_batches()[0] if table.num_rows else None
+        if rows is None:
+            return
+        mask = keep(rows)
+        if mask.any():
+            self._batches.append(rows.filter(pa.array(mask)))
+            self._times.append(times[mask])
 
     def __bool__(self) -> bool:
         return bool(self._batches)

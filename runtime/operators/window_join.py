@@ -12,8 +12,10 @@ import pyarrow as pa
 
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.join import JoinOperator
+from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
 
@@ -34,6 +36,27 @@ class WindowJoinOperator(Operator):
     @property
     def watermark(self) -> int:
         return self.timers.watermark
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask, the waiting rows
+        of each side whose join key it now owns (each side is hashed on its join keys)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        keys = (self.args[1], self.args[2])
+        if not keys[0]:
+            raise NotRescalable(self.name)
+        self.timers = TimerService(sides=2)
+        for side in (0, 1):
+            def mine(rows: pa.RecordBatch, exprs: tuple[Expr, ...] = keys[side]) -> np.ndarray:
+                return owned([evaluate(e, rows) for e in exprs], subtask, parallelism)
+
+            for s in states:
+                self.timers.event_time[side].absorb(
+                    s["timers"].event_time[side], mine)  # type: ignore[attr-defined]
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:

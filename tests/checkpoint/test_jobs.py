@@ -226,12 +226,14 @@ def test_a_killed_sqlengine_run_resumes_with_restore(events: Path,
 
 NEXMARK_DDL = """
 CREATE TABLE person (id BIGINT, name STRING, emailAddress STRING, creditCard STRING,
-    city STRING, state STRING, dateTime TIMESTAMP(3), extra STRING)
+    city STRING, state STRING, dateTime TIMESTAMP(3), extra STRING,
+    WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND)
 WITH ('connector' = 'nexmark', 'nexmark.table' = 'person', 'nexmark.events' = '200000',
       'nexmark.events-per-second' = '5000'{throttle});
 CREATE TABLE auction (id BIGINT, itemName STRING, description STRING, initialBid BIGINT,
     reserve BIGINT, dateTime TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT,
-    category BIGINT, extra STRING)
+    category BIGINT, extra STRING,
+    WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND)
 WITH ('connector' = 'nexmark', 'nexmark.table' = 'auction', 'nexmark.events' = '200000',
       'nexmark.events-per-second' = '5000'{throttle});
 CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
@@ -359,6 +361,11 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "window_join": "SELECT P.id, COUNT(*) AS n, MAX(A.reserve) AS r FROM (SELECT * FROM TABLE("
+                   "TUMBLE(TABLE person, DESCRIPTOR(dateTime), INTERVAL '2' SECOND))) P JOIN "
+                   "(SELECT * FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL "
+                   "'2' SECOND))) A ON P.id = A.seller AND P.window_start = A.window_start AND "
+                   "P.window_end = A.window_end GROUP BY P.id",
     "top_1": "SELECT auction, price, rn FROM (SELECT auction, price, ROW_NUMBER() OVER ("
              "PARTITION BY auction ORDER BY price DESC) AS rn FROM bid) WHERE rn = 1",
     "dedup": "SELECT bidder, price, dateTime FROM (SELECT bidder, price, dateTime, ROW_NUMBER() "
@@ -392,7 +399,7 @@ def test_group_aggregates_restore_at_another_parallelism(tmp_path: Path, name: s
     restored run updates carries on from its restored state (its final values are those of
     an uninterrupted run)."""
     sql = RESCALED[name]
-    rate = "3000" if name == "join" else "60000"
+    rate = "3000" if name in ("join", "window_join") else "60000"
     slow = NEXMARK_DDL.format(throttle=f", 'rows-per-second' = '{rate}'", out=tmp_path / "o")
     ddl = NEXMARK_DDL.format(throttle="", out=tmp_path / "o")  # (the same rows, at once)
     s = sqlengine.connect({"execution.runtime-mode": "streaming"})
@@ -409,7 +416,8 @@ def test_group_aggregates_restore_at_another_parallelism(tmp_path: Path, name: s
     q = s1.sql(sql)
     path = None
     started = time.monotonic()
-    wait = 0.0 if name == "join" else 1.0  # (the join's inputs are short: stop soon)
+    short = name in ("join", "window_join")  # (persons and auctions are few: stop soon)
+    wait = 0.0 if short else 1.0
     for _ in q.stream():
         if path is None and time.monotonic() - started > wait:
             path = q.stop(savepoint=str(tmp_path / "sp"))
