@@ -24,7 +24,8 @@ from sqlengine.runtime.elements import (
     with_meta,
 )
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
 _POS = "$pos"
@@ -55,6 +56,34 @@ class IntervalJoinOperator(Operator):
     @property
     def watermark(self) -> int:
         return self.timers.watermark
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask, the kept rows
+        of each side whose join key it now owns (with the left rows' matched flags)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        if not self.key_exprs[0]:
+            raise NotRescalable(self.name)
+        matched: list[np.ndarray] = []
+        for side in (0, 1):
+            parts: list[pa.Table] = []
+            for s in states:
+                table: pa.Table | None = s["rows"][side]  # type: ignore[index]
+                if table is None or table.num_rows == 0:
+                    continue
+                keys = self._keys(table, side)
+                mask = owned([keys[f"k{i}"].combine_chunks()
+                              for i in range(len(self.key_exprs[side]))], subtask, parallelism)
+                parts.append(table.filter(pa.array(mask)))
+                flags = np.asarray(s["matched"])
+                if side == 0 and len(flags) == len(mask):  # (kept for a LEFT JOIN only)
+                    matched.append(flags[mask])
+            self.rows[side] = pa.concat_tables(parts) if parts else None
+        self.matched = np.concatenate(matched) if matched else np.zeros(0, dtype=bool)
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
     def _keys(self, data: pa.RecordBatch | pa.Table, side: int) -> pa.Table:
         batch = data if isinstance(data, pa.RecordBatch) else \

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -75,6 +76,43 @@ class _Key:
     partials: list[_Partial]
     completed: list[tuple[int, int, _Node]]  # (start, completion order, last node)
 
+    # Pickled (a checkpoint) with the matches' nodes as one flat list: pickle recurses once
+    # per ``prev`` link, so a chain of a few hundred rows (``A+`` over a long run) would
+    # exceed the recursion limit; matches sharing their first rows keep sharing them.
+    def __getstate__(self) -> dict[str, object]:
+        at: dict[int, int] = {}  # id(node) -> its position in ``nodes``
+        nodes: list[tuple[int, str, int, tuple]] = []  # (row, var, prev's position, aggs)
+
+        def position(last: _Node | None) -> int:
+            chain: list[_Node] = []
+            node = last
+            while node is not None and id(node) not in at:
+                chain.append(node)
+                node = node.prev
+            for n in reversed(chain):  # (a node's prev is listed before it)
+                at[id(n)] = len(nodes)
+                nodes.append((n.row, n.var, -1 if n.prev is None else at[id(n.prev)],
+                              n.aggs))
+            return -1 if last is None else at[id(last)]
+
+        partials = [(p.start, p.start_time, p.pos, p.count, position(p.last))
+                    for p in self.partials]
+        completed = [(start, order, position(last)) for start, order, last in self.completed]
+        return {"rows": self.rows, "times": self.times, "nodes": nodes,
+                "partials": partials, "completed": completed}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        built: list[_Node] = []
+        for row, var, prev, aggs in state["nodes"]:
+            built.append(_Node(row, var, built[prev] if prev >= 0 else None, aggs))
+        self.rows = state["rows"]
+        self.times = state["times"]
+        self.partials = [_Partial(start, start_time, pos, count,
+                                  built[last] if last >= 0 else None)
+                         for start, start_time, pos, count, last in state["partials"]]
+        self.completed = [(start, order, built[last])
+                          for start, order, last in state["completed"]]
+
 
 class _Agg:
     """A running aggregate's state: (count, sum, min, max) of the values seen."""
@@ -92,8 +130,10 @@ class _Agg:
 
 class MatchRecognizeOperator(Operator):
     name = "MatchRecognize"
-    state_fields = ("agg_inner", "agg_slots", "completions", "keys", "last_pos", "late_dropped",
-                    "processed", "seq", "waiting", "watermark")
+    # (not the compiled DEFINE / MEASURES functions and aggregate slots: built from the spec,
+    # and lambdas, which do not pickle)
+    state_fields = ("completions", "keys", "late_dropped", "processed", "seq", "waiting",
+                    "watermark")
 
     def __init__(self, spec: MatchSpec, input_schema: pa.Schema, schema: pa.Schema) -> None:
         self.spec = spec

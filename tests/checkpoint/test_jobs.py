@@ -361,6 +361,9 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "interval_join": "SELECT A.id, COUNT(*) AS n, MAX(B.price) AS mx FROM auction A, bid B "
+                     "WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND "
+                     "A.dateTime + INTERVAL '3' SECOND GROUP BY A.id",
     "window_join": "SELECT P.id, COUNT(*) AS n, MAX(A.reserve) AS r FROM (SELECT * FROM TABLE("
                    "TUMBLE(TABLE person, DESCRIPTOR(dateTime), INTERVAL '2' SECOND))) P JOIN "
                    "(SELECT * FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL "
