@@ -27,7 +27,11 @@ from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.base import (
+    NotCheckpointable,
+    NotRescalable,
+    Operator,
+)
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PARTITIONS,
@@ -60,8 +64,10 @@ class Clock(Protocol):
 
 class JoinOperator(SpillsToDisk, Operator):
     name = "Join"
-    state_fields = ("_built_size", "buffers", "built", "built_keys", "ended", "grace", "held",
-                    "matched", "pending", "state", "tracked")
+    # (not ``grace``: a join that spilled refuses a checkpoint; nor the cache of the built
+    # sides' sizes)
+    state_fields = ("buffers", "built", "built_keys", "ended", "held", "matched", "pending",
+                    "state")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
@@ -515,6 +521,32 @@ class JoinOperator(SpillsToDisk, Operator):
             self.built_keys = [None, None]
         return out
 
+    # -- checkpoints -----------------------------------------------------------------------
+    def snapshot_state(self) -> dict[str, object]:
+        """Refused once rows went to disk (a grace hash join, batch mode). Each state row's
+        write time (the TTL's) is a reading of this process's monotonic clock, meaningless
+        in another process: it is kept as the row's age instead."""
+        if self.spilled_bytes or self.grace is not None:
+            raise NotCheckpointable(self.name)
+        state = super().snapshot_state()
+        state["state"] = self._shift_times(self.state)
+        return state
+
+    def restore_state(self, state: Mapping[str, object]) -> None:
+        super().restore_state(state)
+        self.state = self._shift_times(self.state)
+
+    def _shift_times(self, tables: list[pa.Table | None]) -> list[pa.Table | None]:
+        """The state tables with each write time t replaced by now - t, now being this
+        clock's: write times become ages, and ages write times again. (Time that passes
+        while the job is down does not count towards the TTL.)"""
+        if not self.ttl:
+            return list(tables)  # (no TTL: every write time is 0)
+        now = pa.scalar(self.clock.monotonic())
+        return [None if table is None else
+                table.set_column(table.column_names.index(T), T, pc.subtract(now, table[T]))
+                for table in tables]
+
     def restore_from(self, states: list[Mapping[str, object]], subtask: int,
                      parallelism: int) -> None:
         """At another parallelism (a streaming equi-join) each subtask takes, from every old
@@ -536,6 +568,7 @@ class JoinOperator(SpillsToDisk, Operator):
             mine = owned([keys[f"k{i}"].combine_chunks()
                           for i in range(len(self.key_exprs[side]))], subtask, parallelism)
             self.state[side] = table.filter(pa.array(mine))
+        self.state = self._shift_times(self.state)  # (snapshots hold ages)
         # (the inputs end again when the restored sources do)
 
     def state_summary(self) -> Mapping[str, object]:

@@ -351,6 +351,28 @@ class SessionAggregateOperator(Operator):
     def watermark(self) -> int:
         return self.timers.watermark
 
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask, the waiting and
+        closed rows of the keys it now owns (the exchange hashes the keys but the window's)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        names = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
+
+        def mine(t: pa.Table) -> pa.Table:
+            if not names:
+                return t if subtask == 0 else t.slice(0, 0)
+            keep = owned([t[n].combine_chunks() for n in names], subtask, parallelism)
+            return t.filter(pa.array(keep))
+
+        self.rows = [t for s in states for t in map(mine, s["rows"])  # type: ignore[call-overload]
+                     if t.num_rows]
+        self.closed = [t for s in states for t in map(mine, s["closed"])  # type: ignore[call-overload]
+                       if t.num_rows]
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
+
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         # The assigner put each row's own time in window_start.

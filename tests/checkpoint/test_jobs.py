@@ -361,6 +361,10 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "session": "SELECT bidder, COUNT(*) AS n, MAX(c) AS c FROM (SELECT bidder, window_start, "
+               "COUNT(*) AS c FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR("
+               "dateTime), INTERVAL '1' SECOND)) GROUP BY bidder, window_start, window_end) "
+               "GROUP BY bidder",
     "interval_join": "SELECT A.id, COUNT(*) AS n, MAX(B.price) AS mx FROM auction A, bid B "
                      "WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND "
                      "A.dateTime + INTERVAL '3' SECOND GROUP BY A.id",
