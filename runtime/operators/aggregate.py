@@ -30,7 +30,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
-from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.spill import (
@@ -220,7 +220,9 @@ CHUNK_BYTES = 128 << 20
 
 class GroupAggregateOperator(SpillsToDisk, Operator):
     name = "GroupAggregate"
-    state_fields = ("_key_table", "accs", "key_bytes", "key_chunks", "pending", "pending_bytes",
+    # (not ``_key_table``: ``key_chunks`` as one table, a cache; it would store every key
+    # twice)
+    state_fields = ("accs", "key_bytes", "key_chunks", "pending", "pending_bytes",
                     "pending_rows", "rows", "slots")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
@@ -253,6 +255,13 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         self.pending_rows = self.pending_bytes = 0
 
     # -- state -----------------------------------------------------------------------------
+    def snapshot_state(self) -> dict[str, object]:
+        """Refused once groups went to disk (batch mode past the budget): what is in memory
+        is not all the state, even after the spilled partitions were emitted."""
+        if self.spilled_bytes or self.spilled is not None:
+            raise NotCheckpointable(self.name)
+        return super().snapshot_state()
+
     def _grow(self, n: int) -> None:
         if n > len(self.rows):
             cap = max(n, 2 * len(self.rows), 64)

@@ -34,7 +34,7 @@ _POS = "$pos"
 
 class IntervalJoinOperator(Operator):
     name = "IntervalJoin"
-    state_fields = ("late_dropped", "matched", "rows", "timers", "times")
+    state_fields = ("late_dropped", "matched", "rows", "timers")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,

@@ -27,11 +27,7 @@ from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import (
-    NotCheckpointable,
-    NotRescalable,
-    Operator,
-)
+from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PARTITIONS,

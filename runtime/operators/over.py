@@ -36,10 +36,11 @@ from sqlengine.runtime.elements import (
     with_meta,
 )
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.rank import dense_ids
+from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
 _HIST = "$history"
@@ -127,6 +128,43 @@ class OverAggregateOperator(Operator):
         stale = self.history[_EPOCH].to_numpy() < current[ids]
         if stale.any():
             self.history = self.history.filter(pa.array(~stale))
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism (ROWS frames and unbounded RANGE) each subtask takes, from
+        every old subtask, the waiting rows, the history and the emitted times of the
+        partitions it now owns."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        if self.range_triggers is not None or not self.partition:
+            raise NotRescalable(self.name)
+
+        def mine(rows: pa.RecordBatch | pa.Table) -> np.ndarray:
+            if isinstance(rows, pa.Table):
+                rows = rows.combine_chunks().to_batches()[0]
+            return owned([evaluate(p, rows) for p in self.partition], subtask, parallelism)
+
+        self.timers = TimerService()
+        history: list[pa.Table] = []
+        self.last_fired = {}
+        for s in states:
+            self.timers.event_time[0].absorb(s["timers"].event_time[0], mine)  # type: ignore[attr-defined]
+            old: pa.Table | None = s["history"]  # type: ignore[assignment]
+            if old is not None and old.num_rows:
+                history.append(old.filter(pa.array(mine(old))))
+            fired: dict[tuple, int] = s["last_fired"]  # type: ignore[assignment]
+            if fired:
+                keys = list(fired)
+                cols = [pa.array([k[i] for k in keys], type=p.dtype)
+                        for i, p in enumerate(self.partition)]
+                for k, ok in zip(keys, owned(cols, subtask, parallelism).tolist()):
+                    if ok:
+                        self.last_fired[k] = fired[k]
+        self.history = pa.concat_tables(history) if history else None
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
     def _keys(self, data: pa.RecordBatch | pa.Table) -> tuple[np.ndarray, list[tuple]]:
         """Dense key ids per row, and the key (a tuple of values) of each id."""

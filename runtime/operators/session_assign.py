@@ -25,7 +25,7 @@ _END = np.iinfo(np.int64).max
 
 class SessionAssignOperator(Operator):
     name = "SessionAssign"
-    state_fields = ("closed", "late_dropped", "rows", "start_pos", "watermark")
+    state_fields = ("closed", "late_dropped", "rows", "watermark")
 
     def __init__(self, partition: tuple[int, ...], start_pos: int, gap: int,
                  schema: pa.Schema) -> None:

@@ -36,7 +36,7 @@ class SortOperator(Operator):
     state_fields = ("batches", "held", "updating")
 
     def snapshot_state(self) -> dict[str, object]:
-        if self.runs:  # (sorted runs spilled to disk are not in a checkpoint)
+        if self.runs or self.spilled_bytes:  # (sorted runs on disk: not in a checkpoint)
             raise NotCheckpointable(self.name)
         return super().snapshot_state()
 

@@ -31,8 +31,7 @@ _END = np.iinfo(np.int64).max
 
 class TemporalJoinOperator(Operator):
     name = "TemporalJoin"
-    state_fields = ("ended", "next_seq", "times", "version_seq", "versions", "waiting",
-                    "watermark")
+    state_fields = ("ended", "next_seq", "version_seq", "versions", "waiting", "watermark")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,

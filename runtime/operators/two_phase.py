@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from sqlengine.plan.expressions import AggCall, ColumnRef, Expr
 from sqlengine.runtime.elements import conformed, data_part
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotCheckpointable, Operator
 from sqlengine.runtime.operators.partials import Partials
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
@@ -63,6 +63,12 @@ class GlobalAggregateOperator(SpillsToDisk, Operator):
         self.spilled: PartitionedSpill | None = None
         self.directory: SpillDirectory | None = None
         self.level = 0
+
+    def snapshot_state(self) -> dict[str, object]:
+        """Refused once partials went to disk: what is in memory is not all the state."""
+        if self.spilled_bytes or self.spilled is not None:
+            raise NotCheckpointable(self.name)
+        return super().snapshot_state()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:

@@ -361,6 +361,9 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "over_rows": "SELECT auction, SUM(s) AS s, COUNT(*) AS n FROM (SELECT auction, SUM(price) "
+                 "OVER (PARTITION BY auction ORDER BY dateTime ROWS BETWEEN 2 PRECEDING AND "
+                 "CURRENT ROW) AS s FROM bid) GROUP BY auction",
     "session": "SELECT bidder, COUNT(*) AS n, MAX(c) AS c FROM (SELECT bidder, window_start, "
                "COUNT(*) AS c FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR("
                "dateTime), INTERVAL '1' SECOND)) GROUP BY bidder, window_start, window_end) "
