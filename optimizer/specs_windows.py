@@ -108,6 +108,9 @@ class WindowTopNSpec(OperatorSpec):
     text: str
     end_index: int  # the window_end column
     keep: str = ""  # window deduplication (ROW_NUMBER = 1 by rowtime): FirstRow | LastRow
+    # What the exchange before it hashes: the partition keys but the window's bounds (a
+    # rescaled restore splits its rows by them).
+    exchange_keys: tuple[Expr, ...] = ()
 
     def label(self) -> str:
         if self.keep:

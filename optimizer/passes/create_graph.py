@@ -307,7 +307,8 @@ class _Translator:
             window_op = WindowTopNSpec(
                 schema=plan.schema, partition=plan.partition, order=plan.order,
                 limit=plan.limit, text=text, end_index=found["window_end"][0],
-                keep=dedup[0] if dedup is not None and dedup[1] == "ROWTIME" else "")
+                keep=dedup[0] if dedup is not None and dedup[1] == "ROWTIME" else "",
+                exchange_keys=others)
             return PhysicalNode(window_op, ((child, exchange),))
         if plan.limit is None and self.streaming:
             from sqlengine.optimizer.analysis import unbounded_sources

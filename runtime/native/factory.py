@@ -231,8 +231,10 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                                 spec.output_rank, spec.keep, spec.time_kind)
         case WindowTopNSpec():
             from sqlengine.runtime.operators.rank import WindowTopNOperator
-            return WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,
-                                      spec.end_index, spec.keep)
+            top = WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,
+                                     spec.end_index, spec.keep)
+            top.exchange_keys = spec.exchange_keys
+            return top
         case MatchRecognizeSpec():
             from sqlengine.runtime.operators.match_recognize import MatchRecognizeOperator
             return MatchRecognizeOperator(spec.spec, spec.input_schema.to_arrow(), schema)

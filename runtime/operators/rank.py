@@ -307,6 +307,30 @@ class WindowTopNOperator(Operator):
     def watermark(self) -> int:
         return self.timers.watermark
 
+    # What the exchange before it hashes (set by the factory): a rescaled restore's split.
+    exchange_keys: tuple[Expr, ...] = ()
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask, the waiting
+        rows whose partition (but the window's bounds) it now owns."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        keys = self.exchange_keys
+        if not keys:
+            raise NotRescalable(self.name)
+        from sqlengine.runtime.state.key_groups import owned
+
+        def mine(rows: pa.RecordBatch) -> np.ndarray:
+            return owned([evaluate(k, rows) for k in keys], subtask, parallelism)
+
+        self.timers = TimerService()
+        for s in states:
+            self.timers.event_time[0].absorb(s["timers"].event_time[0], mine)  # type: ignore[attr-defined]
+        self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
+        self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
+
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)

@@ -361,6 +361,11 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "window_top_n": "SELECT auction, SUM(price) AS s, COUNT(*) AS n FROM (SELECT * FROM ("
+                    "SELECT auction, price, ROW_NUMBER() OVER (PARTITION BY auction, "
+                    "window_start, window_end ORDER BY price DESC) AS rn FROM TABLE(TUMBLE("
+                    "TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND))) WHERE rn <= 2) "
+                    "GROUP BY auction",
     "over_rows": "SELECT auction, SUM(s) AS s, COUNT(*) AS n FROM (SELECT auction, SUM(price) "
                  "OVER (PARTITION BY auction ORDER BY dateTime ROWS BETWEEN 2 PRECEDING AND "
                  "CURRENT ROW) AS s FROM bid) GROUP BY auction",
