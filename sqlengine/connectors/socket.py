@@ -157,6 +157,11 @@ class Socket(Connector):
     is_source = True
     parallel_source = False  # one connection: a non-parallel source, as Flink's
 
+    def checkpoint_refusal(self, read: SourceRead) -> str | None:
+        return ("a socket cannot be read again: a restored job would lose the rows read since "
+                "its last checkpoint and those sent while it was down (at most once, as "
+                "Flink's socket source); read the data from files, or a replayable source")
+
     def open_source(self, read: SourceRead) -> Iterator[object]:
         if read.split[0] > 0:  # a socket is read once, by the first subtask
             return iter(())
