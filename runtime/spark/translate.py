@@ -351,8 +351,7 @@ class SparkJob:
             cols = [ts, ts + gap, ts + gap - F.expr("INTERVAL 1 MILLISECOND")]
             return df.select("*", *[c.alias(n) for c, n in zip(cols, _names(3, width))])
         if kind == "cumulate":
-            msg = "CUMULATE windows have no Spark translation yet"
-            raise NotSupportedError(msg)
+            return self._cumulate(op, df)
         slide = op.slide if kind == "hop" else op.size
         w = F.window(ts, f"{op.size} {ms}", f"{slide} {ms}", f"{op.offset} {ms}")
         framed = df.select("*", w.alias("w"))
@@ -361,6 +360,28 @@ class SparkJob:
             f"c{width}"), F.col("w.end").cast(t).alias(f"c{width + 1}"),
             (F.col("w.end").cast(t) - F.expr("INTERVAL 1 MILLISECOND"))
             .alias(f"c{width + 2}"))
+
+    def _cumulate(self, op: WindowAssignSpec, df: Any) -> Any:
+        """CUMULATE (Spark has no such window): each row goes to every window of its
+        max-size bucket that ends after it: start = the bucket's start (``size`` aligned at
+        ``offset``), ends = start + k * step up to start + size, as Flink assigns them."""
+        from pyspark.sql import functions as F
+
+        size, step, offset = op.size, op.slide, op.offset
+        t = F.unix_millis(F.col(f"c{op.time_index}").cast("timestamp"))
+        start = t - F.pmod(t - F.lit(offset), F.lit(size))
+        first_end = start + (F.floor((t - start) / F.lit(step)).cast("bigint") + 1) * step
+        ends = F.sequence(first_end, start + F.lit(size), F.lit(step).cast("bigint"))
+        width = len(df.columns)
+        framed = df.select("*", start.alias("$cs"), F.explode(ends).alias("$ce"))
+        tt = self.time_type
+
+        def ts(ms: Any) -> Any:
+            return F.timestamp_millis(ms).cast(tt)
+
+        return framed.select(*df.columns, ts(F.col("$cs")).alias(f"c{width}"),
+                             ts(F.col("$ce")).alias(f"c{width + 1}"),
+                             ts(F.col("$ce") - 1).alias(f"c{width + 2}"))
 
     def _join(self, op: Joining, left: Any, right: Any,
               extra: list[Any] | None = None) -> Any:
