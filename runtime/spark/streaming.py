@@ -181,6 +181,21 @@ class SparkStreamingJob(SparkJob):
         # event time: window_start holds the window struct until the aggregate is done.
         ts = F.col(f"c{op.time_index}")
         ms = "milliseconds"
+        if op.window_kind == "cumulate":
+            # (Spark has no CUMULATE window: window_start is the max-size bucket's window, on
+            # the event time as append mode needs; each row is exploded into the bucket's
+            # windows that end after it, their end a grouping key beside it)
+            bucket = F.window(ts, f"{op.size} {ms}", f"{op.size} {ms}", f"{op.offset} {ms}")
+            t = F.unix_millis(ts.cast("timestamp"))
+            start = t - F.pmod(t - F.lit(op.offset), F.lit(op.size))
+            first = start + (F.floor((t - start) / F.lit(op.slide)).cast("bigint") + 1) * \
+                op.slide
+            ends = F.sequence(first, start + F.lit(op.size), F.lit(op.slide).cast("bigint"))
+            width = len(df.columns)
+            framed = df.select("*", bucket.alias(f"c{width}"), F.explode(ends).alias("$ce"))
+            end = F.timestamp_millis(F.col("$ce"))
+            return framed.select(*df.columns, F.col(f"c{width}"), end.alias(f"c{width + 1}"),
+                                 F.timestamp_millis(F.col("$ce") - 1).alias(f"c{width + 2}"))
         slide = op.slide if op.window_kind == "hop" else op.size
         w = F.window(ts, f"{op.size} {ms}", f"{slide} {ms}", f"{op.offset} {ms}")
         width = len(df.columns)
@@ -255,8 +270,10 @@ def _check_streamable(op: OperatorSpec) -> None:
         msg = (f"{op.label()} has no Spark Structured Streaming translation yet; run "
                "it with 'execution.runtime-mode' = 'batch' or on the native runtime")
         raise NotSupportedError(msg)
-    if isinstance(op, WindowAssignSpec) and op.window_kind == "cumulate":
-        msg = "CUMULATE windows have no Spark translation yet"
+    if isinstance(op, WindowAssignSpec) and op.window_kind == "cumulate" and \
+            not op.drop_late:
+        msg = ("a CUMULATE TVF on its own has no Spark Structured Streaming translation yet "
+               "(under a window aggregation it runs)")
         raise NotSupportedError(msg)
     if isinstance(op, WindowAssignSpec) and op.proctime:
         msg = ("processing-time windows have no Spark Structured Streaming "

@@ -125,7 +125,8 @@ def test_nexmark_on_structured_streaming(name: str, duck, monkeypatch: pytest.Mo
     "TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)",
     "HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '5' SECOND, INTERVAL '10' SECOND)",
     "SESSION(TABLE bid PARTITION BY auction, DESCRIPTOR(dateTime), INTERVAL '2' SECOND)",
-], ids=["tumble", "hop", "session"])
+    "CUMULATE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND)",
+], ids=["tumble", "hop", "session", "cumulate"])
 def test_window_aggregates_flush_every_window(window: str) -> None:
     sql = (f"SELECT auction, window_start, window_end, COUNT(*) AS n, MAX(price) AS top FROM "
            f"TABLE({window}) GROUP BY auction, window_start, window_end")
