@@ -38,7 +38,7 @@ import pyarrow as pa
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.match import UNBOUNDED, Bound, MatchSpec, Navigation
 from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.row_eval import RowFn, compile_row
 
 _MAX = np.iinfo(np.int64).max
@@ -156,6 +156,39 @@ class MatchRecognizeOperator(Operator):
         self.processed = 0
         self.watermark = np.iinfo(np.int64).min
         self.late_dropped = 0
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask, the partial
+        matches and the waiting rows of the partitions it now owns. Row and match numbers
+        continue past every old subtask's (they order rows and matches within a partition,
+        whose rows all came from one old subtask)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        part = list(self.spec.partition)
+        if not part:
+            raise NotRescalable(self.name)
+        from sqlengine.runtime.state.key_groups import owned
+
+        def mine(keys: list[tuple]) -> list[bool]:
+            if not keys:
+                return []
+            cols = [pa.array([k[j] for k in keys], type=self.input_types[p])
+                    for j, p in enumerate(part)]
+            return owned(cols, subtask, parallelism).tolist()
+
+        self.keys = {}
+        self.waiting = []
+        for s in states:
+            keys: dict[tuple, _Key] = s["keys"]  # type: ignore[assignment]
+            self.keys.update((k, keys[k]) for k, ok in zip(keys, mine(list(keys))) if ok)
+            waiting: list[tuple] = s["waiting"]  # type: ignore[assignment]
+            self.waiting += [w for w, ok in zip(waiting, mine([w[0] for w in waiting])) if ok]
+        for name in ("seq", "processed", "completions"):
+            setattr(self, name, max(int(s[name]) for s in states))  # type: ignore[call-overload]
+        self.watermark = min(int(s["watermark"]) for s in states)  # type: ignore[call-overload]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
     # -- compiling -------------------------------------------------------------------------
     def _compile(self, b: Bound) -> tuple[RowFn, list[_Nav]]:

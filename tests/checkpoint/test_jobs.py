@@ -366,6 +366,11 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "match_recognize": "SELECT auction, COUNT(*) AS n, SUM(p2 - p1) AS d FROM bid "
+                       "MATCH_RECOGNIZE (PARTITION BY auction ORDER BY dateTime MEASURES "
+                       "A.price AS p1, C.price AS p2 ONE ROW PER MATCH AFTER MATCH SKIP PAST "
+                       "LAST ROW PATTERN (A B C) DEFINE B AS B.price > A.price, C AS C.price < "
+                       "B.price) GROUP BY auction",
     "window_top_n": "SELECT auction, SUM(price) AS s, COUNT(*) AS n FROM (SELECT * FROM ("
                     "SELECT auction, price, ROW_NUMBER() OVER (PARTITION BY auction, "
                     "window_start, window_end ORDER BY price DESC) AS rn FROM TABLE(TUMBLE("
