@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 
 _SEQ = "$seq"
 _POS = "$pos"
@@ -48,6 +48,40 @@ class TemporalJoinOperator(Operator):
         self.next_seq = 0
         self.watermark = np.iinfo(np.int64).min
         self.ended = [False, False]
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask, the waiting rows
+        and the versions whose join key it now owns (version numbers keep their order within
+        a key, whose versions all came from one old subtask)."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        if not self.key_exprs[0]:
+            raise NotRescalable(self.name)
+        from sqlengine.runtime.state.key_groups import owned
+
+        def mine(table: pa.Table, side: int) -> np.ndarray:
+            if table.num_rows == 0:
+                return np.zeros(0, dtype=bool)
+            rows = table.combine_chunks().to_batches()[0]
+            return owned([evaluate(k, rows) for k in self.key_exprs[side]], subtask,
+                         parallelism)
+
+        waiting, versions, seqs = [], [], []
+        for s in states:
+            w: pa.Table = s["waiting"]  # type: ignore[assignment]
+            waiting.append(w.filter(pa.array(mine(w, 0))))
+            v: pa.Table = s["versions"]  # type: ignore[assignment]
+            keep = mine(v, 1)
+            versions.append(v.filter(pa.array(keep)))
+            seqs.append(np.asarray(s["version_seq"])[keep])
+        self.waiting = pa.concat_tables([self.schemas[0].empty_table(), *waiting])
+        self.versions = pa.concat_tables([self.schemas[1].empty_table(), *versions])
+        self.version_seq = np.concatenate([np.zeros(0, dtype=np.int64), *seqs])
+        self.next_seq = max(int(s["next_seq"]) for s in states)  # type: ignore[call-overload]
+        self.watermark = min(int(s["watermark"]) for s in states)  # type: ignore[call-overload]
+        self.ended = [False, False]  # (the inputs end again when the restored sources do)
 
     # -- input -------------------------------------------------------------------------------
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0

@@ -239,6 +239,12 @@ CREATE TABLE auction (id BIGINT, itemName STRING, description STRING, initialBid
     WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND)
 WITH ('connector' = 'nexmark', 'nexmark.table' = 'auction', 'nexmark.events' = '200000',
       'nexmark.events-per-second' = '5000'{throttle});
+CREATE TABLE auction_v (id BIGINT, itemName STRING, description STRING, initialBid BIGINT,
+    reserve BIGINT, dateTime TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT,
+    category BIGINT, extra STRING, PRIMARY KEY (id) NOT ENFORCED,
+    WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND)
+WITH ('connector' = 'nexmark', 'nexmark.table' = 'auction', 'nexmark.events' = '200000',
+      'nexmark.events-per-second' = '5000'{throttle});
 CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
     dateTime TIMESTAMP(3), extra STRING,
     WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND)
@@ -366,6 +372,9 @@ def test_checkpoints_past_the_timeout_are_given_up(events: Path,
 
 
 RESCALED = {
+    "temporal_join": "SELECT B.auction, COUNT(*) AS n, SUM(A.reserve) AS r FROM bid AS B JOIN "
+                     "auction_v FOR SYSTEM_TIME AS OF B.dateTime AS A ON B.auction = A.id "
+                     "GROUP BY B.auction",
     "match_recognize": "SELECT auction, COUNT(*) AS n, SUM(p2 - p1) AS d FROM bid "
                        "MATCH_RECOGNIZE (PARTITION BY auction ORDER BY dateTime MEASURES "
                        "A.price AS p1, C.price AS p2 ONE ROW PER MATCH AFTER MATCH SKIP PAST "
