@@ -51,6 +51,18 @@ def write_atomically(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def _write_state(folder: Path, name: str, state: Any) -> dict[str, Any]:
+    """``state`` pickled to ``folder/name.state``, synced; its metadata entry."""
+    data = pickle.dumps(state, protocol=5)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.state"
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    return {"file": path.name, "size": len(data), "crc32": zlib.crc32(data)}
+
+
 class CheckpointStorage:
     """Where one job's checkpoints go: ``<root>/<job_id>/chk-<n>``."""
 
@@ -69,29 +81,13 @@ class CheckpointStorage:
 
     def write_state(self, checkpoint: int, name: str, state: Any) -> dict[str, Any]:
         """One subtask's state file; returns its entry for the metadata."""
-        data = pickle.dumps(state, protocol=5)
-        folder = self.checkpoint_dir(checkpoint)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{name}.state"
-        with open(path, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        return {"file": path.name, "size": len(data), "crc32": zlib.crc32(data)}
+        return _write_state(self.checkpoint_dir(checkpoint), name, state)
 
     def write_finished(self, name: str, state: Any) -> dict[str, Any]:
         """The state of a subtask that has finished: every later checkpoint takes it as the
         subtask's (``adopt``)."""
-        data = pickle.dumps(state, protocol=5)
-        folder = self.job_dir / "finished"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{name}.state"
-        with open(path, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        return {"file": path.name, "size": len(data), "crc32": zlib.crc32(data),
-                "path": str(path)}
+        entry = _write_state(self.job_dir / "finished", name, state)
+        return {**entry, "path": str(self.job_dir / "finished" / entry["file"])}
 
     def adopt(self, checkpoint: int, entry: dict[str, Any]) -> dict[str, Any]:
         """A finished subtask's state file, linked into checkpoint ``checkpoint``."""

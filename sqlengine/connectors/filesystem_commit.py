@@ -16,14 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlengine import safety
 from sqlengine.connectors.base import SinkWriter
 from sqlengine.connectors.csv_format import csv_bytes
+from sqlengine.connectors.filesystem_files import sink_directory
 from sqlengine.connectors.json_format import json_bytes
 from sqlengine.errors import ConnectorError
 from sqlengine.failpoints import hit as failpoint
@@ -41,18 +40,7 @@ class CommittingFileWriter(SinkWriter):
         self.options = options
         self.schema = schema
         self.format = options["format"]
-        root = Path(options["path"])
-        safety.check_file(table, root, options)
-        if root.exists() and root.is_file():
-            msg = (f"table {table!r}: path {str(root)!r} (option 'path') is a file; INSERT "
-                   "writes part files into a directory")
-            raise ConnectorError(msg)
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            msg = f"sink path {str(root)!r}: {e.strerror or e}"
-            raise ConnectorError(msg) from None
-        self.root = root
+        self.root = sink_directory(table, options)
         self.subtask = subtask
         self.token = uuid.uuid4().hex[:12]
         self.count = 0  # part files begun

@@ -235,18 +235,7 @@ class FileWriter(SinkWriter):
         self.options = options
         self.schema = schema
         self.format = options["format"]
-        root = Path(options["path"])
-        safety.check_file(table, root, options)
-        if root.exists() and root.is_file():
-            msg = (f"table {table!r}: path {str(root)!r} (option 'path') is a file; INSERT "
-                   "writes part files into a directory (a single file is readable, not "
-                   "writable: writing would replace its rows)")
-            raise ConnectorError(msg)
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            msg = f"sink path {str(root)!r}: {e.strerror or e}"
-            raise ConnectorError(msg) from None
+        root = sink_directory(table, options)
         # As Flink's FileSink: the part file is written under a hidden name (readers skip it,
         # so a query reading the table it inserts into sees only the old rows) and renamed
         # when complete; OVERWRITE removes the old parts then, not before they are read.
@@ -308,6 +297,23 @@ class FileWriter(SinkWriter):
             except FileExistsError:
                 n += 1
         self.path.unlink()
+
+
+def sink_directory(table: str, options: dict[str, str]) -> Path:
+    """The sink's directory (option 'path'), created if missing; a file there is refused."""
+    root = Path(options["path"])
+    safety.check_file(table, root, options)
+    if root.exists() and root.is_file():
+        msg = (f"table {table!r}: path {str(root)!r} (option 'path') is a file; INSERT "
+               "writes part files into a directory (a single file is readable, not "
+               "writable: writing would replace its rows)")
+        raise ConnectorError(msg)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        msg = f"sink path {str(root)!r}: {e.strerror or e}"
+        raise ConnectorError(msg) from None
+    return root
 
 
 def sink_path_ok(options: dict[str, str]) -> None:
