@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.errors import ExecutionError
-from sqlengine.runtime import intervals
+from sqlengine.runtime import decimal_int64, intervals
 from sqlengine.runtime.rounding import rounding
 from sqlengine.runtime.string_kernels import as_int, char_fit, position, substring, varchar_fit
 from sqlengine.runtime.timestamp_units import timestampadd, timestampdiff
@@ -96,8 +96,13 @@ def _decimal_or(fn: Callable[..., Array], precision: Callable[[list[pa.DataType]
     """``fn``, for decimals within Arrow's 38 digits: ``precision`` is Arrow's result
     precision for the operands' types; past 38 the operands are first fitted to their values
     (no attempt that raises: one per batch was a tenth of TPC-H q01)."""
+    op = fn.__name__
+
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         if pa.types.is_decimal(out):
+            fast = decimal_int64.arith(op, args, out)
+            if fast is not None:
+                return fast
             types = [a.type for a in args]
             try:
                 if all(pa.types.is_decimal128(t) for t in types) and precision(types) > 38:

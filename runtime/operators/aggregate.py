@@ -9,6 +9,7 @@ the final groups are emitted at end of input.
 
 from __future__ import annotations
 
+import decimal
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.plan.expressions import AggCall, Expr
+from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.elements import (
     DELETE,
     INSERT,
@@ -105,8 +107,9 @@ class _Accumulator:
             self.value = np.concatenate([self.value, np.empty(extra, dtype=object)])
 
     def add_unscaled(self, slots: np.ndarray, part: pa.Array) -> None:
-        """Add a decimal128 column (no nulls) to the unscaled sums at ``slots``."""
-        values = unscaled_ints(part)
+        """Add a decimal128 column (no nulls), or an int64 column of unscaled values
+        (:func:`_unscaled_sum_input`'s sums), to the unscaled sums at ``slots``."""
+        values = part.to_numpy() if pa.types.is_int64(part.type) else unscaled_ints(part)
         if values.dtype == np.int64 and not self.big:
             old = self.value[slots]
             new = old + values
@@ -180,6 +183,25 @@ class _Accumulator:
             return pc.if_else(pa.array(null), pa.nulls(len(null), out_type), res)
         return pa.array(total.astype(np.float64) / safe_count, pa.float64(),
                         mask=null).cast(out_type)
+
+
+def _unscaled_sum_input(arg: pa.Array) -> pa.Array | None:
+    """SUM's input as int64 unscaled values (value * 10^scale) when a decimal128 ``arg``'s
+    values fit and no sum of all of them can pass int64 (Arrow then sums 64-bit integers,
+    not 128-bit decimals after a cast to DECIMAL(38, s)); else None."""
+    if not pa.types.is_decimal128(arg.type) or len(arg) == 0:
+        return None
+    filled = arg.fill_null(pa.scalar(decimal.Decimal(0), arg.type)) if arg.null_count else arg
+    values = decimal_int64.unscaled64(filled)
+    if values is None:
+        return None
+    top = max(-int(values.min()), int(values.max()))
+    if top * len(values) >= 1 << 63:
+        return None
+    out = pa.array(values, pa.int64())
+    if arg.null_count:
+        out = pc.if_else(pc.is_valid(arg), out, pa.nulls(len(arg), pa.int64()))
+    return out
 
 
 def unscaled_ints(part: pa.Array) -> np.ndarray:
@@ -377,7 +399,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 if hit is not None and hit[0] is arg:
                     wide = hit[1]
                 else:
-                    wide = arg.cast(sum_type(arg.type))
+                    wide = _unscaled_sum_input(arg) if acc.unscaled else None
+                    if wide is None:
+                        wide = arg.cast(sum_type(arg.type))
                     widened[id(arg)] = (arg, wide)
                 signed = pc.if_else(negative, pc.negate(wide), wide) if negative is not None \
                     else wide
