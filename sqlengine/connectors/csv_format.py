@@ -176,23 +176,57 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
     return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
-def _text_columns(batch: pa.RecordBatch) -> list[pa.Array]:
-    return [col if T.is_string(col.type) else cast_array(col, pa.string())
-            for col in batch.columns]
+# The characters the text of a number, date, time or boolean can hold: a column of those
+# types needs no quoting unless the delimiter or the quote character is one of them.
+_PLAIN_TEXT = frozenset("0123456789-+.: TRUEFALS")
+
+
+def _plain(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_decimal(t) or pa.types.is_boolean(t) \
+        or pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_time(t)
 
 
 def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
     delim = opt_char(options, "csv.field-delimiter", ",") or ","
     quote = opt_char(options, "csv.quote-character", '"') or '"'
-    text = csv_text(_text_columns(batch), delim, quote, options.get("csv.null-literal", ""))
-    return text.encode("utf-8")
+    plain_safe = delim not in _PLAIN_TEXT and quote not in _PLAIN_TEXT
+    columns = [col if pa.types.is_string(col.type) else col.cast(pa.string())
+               if T.is_string(col.type) else cast_array(col, pa.string())
+               for col in batch.columns]
+    plain = [plain_safe and _plain(col.type) for col in batch.columns]
+    lines = _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain)
+    if lines is None:
+        return b""
+    # Each line and its newline, taken from the joined array's data buffer (no Python
+    # string per line).
+    text = pc.binary_join_element_wise(lines, "", "\n")
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64 if pa.types.is_large_string(
+        text.type) else np.int32)
+    data = text.buffers()[2]
+    if data is None:
+        return b""
+    first, last = int(offsets[text.offset]), int(offsets[text.offset + len(text)])
+    return data.to_pybytes()[first:last]
 
 
 def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
              null: str = "") -> str:
     """CSV lines from string columns, quoting only the values that need it."""
+    lines = _csv_lines(columns, delim, quote, null, [False] * len(columns))
+    if lines is None:
+        return ""
+    return "\n".join(lines.to_pylist()) + "\n"
+
+
+def _csv_lines(columns: list[pa.Array], delim: str, quote: str, null: str,
+               plain: list[bool]) -> pa.Array | None:
+    """One CSV line per row (None when there are no columns or no rows); ``plain``: the
+    columns whose text never needs quoting."""
     cols = []
-    for col in columns:
+    for col, is_plain in zip(columns, plain):
+        if is_plain:
+            cols.append(pc.fill_null(col, null))
+            continue
         needs = pc.or_(pc.match_substring(col, delim),
                        pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
         escaped = pc.replace_substring(col, quote, quote + quote)
@@ -200,6 +234,5 @@ def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
         text = pc.if_else(pc.fill_null(needs, False), quoted, col)
         cols.append(pc.fill_null(text, null))
     if not cols or len(cols[0]) == 0:
-        return ""
-    lines = pc.binary_join_element_wise(*cols, delim) if len(cols) > 1 else cols[0]
-    return "\n".join(lines.to_pylist()) + "\n"
+        return None
+    return pc.binary_join_element_wise(*cols, delim) if len(cols) > 1 else cols[0]

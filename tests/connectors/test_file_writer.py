@@ -56,3 +56,19 @@ def test_sink_path_ok(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("")
     with pytest.raises(ConnectorError, match="is a file, not a directory"):
         sink_path_ok({"path": str(tmp_path / "f" / "x")})
+
+
+def test_csv_bytes_quotes_number_text_only_when_the_delimiter_could_occur_in_it() -> None:
+    from sqlengine.connectors.csv_format import csv_bytes
+
+    batch = pa.record_batch({
+        "n": pa.array([1, None, -3]), "s": pa.array(["x,y", None, 'q"r']),
+        "l": pa.array(["a", "b", "c"], pa.large_string()),
+        "t": pa.array([0, 1500, None], pa.timestamp("ms"))})
+    assert csv_bytes(batch, {}) == (b'1,"x,y",a,1970-01-01 00:00:00.000\n'
+                                    b',,b,1970-01-01 00:00:01.500\n-3,"q""r",c,\n')
+    # '-' as the delimiter: negative numbers and dates hold it, so they are quoted.
+    assert csv_bytes(batch.slice(1), {"csv.field-delimiter": "-",
+                                      "csv.null-literal": "N"}) == (
+        b'N-N-b-"1970-01-01 00:00:01.500"\n"-3"-"q""r"-c-N\n')
+    assert csv_bytes(batch.slice(0, 0), {}) == b""

@@ -1,0 +1,35 @@
+"""TIMESTAMP to STRING (the csv sink, CAST, the shell) against Python's datetime, for every
+unit, before and after 1970, with NULLs."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from sqlengine.cast import cast_array
+
+PER_SECOND = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}
+
+
+@pytest.mark.parametrize("unit", sorted(PER_SECOND))
+def test_timestamp_text_matches_datetime(unit: str) -> None:
+    rng = np.random.default_rng(7)
+    top = 9 * 10**12 if unit == "ns" else 10**13  # (ns: within int64, 1685 to 2255)
+    ms = rng.integers(-top, top, 3000)
+    scale = PER_SECOND[unit]
+    raw = [int(v) * scale // 1000 + (int(v) % 7 if scale > 1000 else 0) for v in ms]
+    raw += [-1, 0, 1, -scale, scale - 1]
+    ints = pa.array([*raw, None], pa.int64())
+    got = cast_array(ints.cast(pa.timestamp(unit)), pa.string()).to_pylist()
+    digits = len(str(scale)) - 1
+    want = []
+    for v in raw:
+        sec, frac = divmod(v, scale)
+        text = (dt.datetime(1970, 1, 1) + dt.timedelta(seconds=sec)).strftime(
+            "%Y-%m-%d %H:%M:%S")
+        want.append(text + (f".{frac:0{digits}d}" if digits else ""))
+    assert got == [*want, None]
+    assert got[-6] == ("1969-12-31 23:59:59" + ("." + "9" * digits if digits else ""))
