@@ -23,6 +23,8 @@ from sqlengine.plan.expressions import (
 )
 from sqlengine.runtime.elements import MIN_WATERMARK, row_watermarks
 from sqlengine.runtime.kernels import kernel_for
+from sqlengine.runtime.kernels_math import CONSTANTS
+from sqlengine.runtime.kernels_time import CLOCK
 
 
 def evaluate(expr: Expr, batch: pa.RecordBatch,
@@ -75,6 +77,12 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
     if isinstance(expr, Call) and expr.name == "proctime":
         now = int(time.time() * 1000)  # the wall clock when the batch is processed
         return pa.array(np.full(n, now, dtype=np.int64), pa.timestamp("ms"))
+    if isinstance(expr, Call) and expr.name in _RANDOM:
+        return _random(expr, batch, n, memo)
+    if isinstance(expr, Call) and not expr.args and expr.name in CLOCK:
+        return CLOCK[expr.name](n)
+    if isinstance(expr, Call) and expr.name in CONSTANTS:
+        return pa.array(np.full(n, CONSTANTS[expr.name]), expr.type)
     if isinstance(expr, Call):
         args = [_eval(a, batch, n, memo) for a in expr.args]
         lits = [a.value if isinstance(a, Literal) else None for a in expr.args]
@@ -90,6 +98,30 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
         return _in_list(expr, batch, n)
     msg = f"cannot evaluate {type(expr).__name__}"
     raise ExecutionError(msg)
+
+
+_RANDOM = frozenset({"rand", "rand_integer", "uuid"})
+
+
+def _random(expr: Call, batch: pa.RecordBatch, n: int,
+            memo: dict[Expr, pa.Array] | None) -> pa.Array:
+    """RAND / RAND_INTEGER / UUID: a call's own generator (see runtime.random_functions)."""
+    from sqlengine.runtime import random_functions as R
+
+    if expr.name == "uuid":
+        return R.uuids(n)
+    seed = None
+    if (expr.name == "rand" and expr.args) or (expr.name == "rand_integer" and len(expr.args) == 2):
+        first = expr.args[0]
+        seed = first.value if isinstance(first, Literal) else None
+        if not isinstance(first, Literal):
+            msg = f"the seed of {expr.name.upper()} must be a constant"
+            raise ExecutionError(msg)
+        if seed is None:  # (a NULL seed: NULL, as Flink)
+            return pa.nulls(n, expr.type)
+    if expr.name == "rand":
+        return R.rand(expr, seed, n)
+    return R.rand_integer(expr, seed, _eval(expr.args[-1], batch, n, memo), n)
 
 
 def literal_array(lit: Literal, n: int) -> pa.Array:

@@ -488,6 +488,17 @@ KERNELS: dict[str, Kernel] = {
 }
 
 
+def _families() -> None:
+    """The kernels of the function families that have modules of their own."""
+    from sqlengine.runtime import kernels_json, kernels_math, kernels_text, kernels_time
+
+    for family in (kernels_json, kernels_math, kernels_text, kernels_time):
+        KERNELS.update(family.KERNELS)
+
+
+_families()
+
+
 def kernel_for(name: str) -> Kernel:
     """The Arrow kernel of a bound function name."""
     return KERNELS[name]

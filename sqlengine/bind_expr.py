@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlengine import bind_scalar, functions
+from sqlengine import bind_json, bind_scalar, functions
 from sqlengine import types as T
 from sqlengine.bind_interval import interval_literal
 from sqlengine.bind_scalar import coerce
+from sqlengine.dialect import JsonCall
 from sqlengine.errors import BindError, NotSupportedError, SqlEngineError
 from sqlengine.parser import node_span
-from sqlengine.plan.expressions import Case, ColumnRef, Expr, InList, Literal
+from sqlengine.plan.expressions import Call, Case, ColumnRef, Expr, InList, Literal
 
 if TYPE_CHECKING:
     from sqlengine.statements import QueryText
@@ -104,6 +105,10 @@ _FUNCS: dict[type, tuple[str, tuple[str, ...]]] = {
 }
 if hasattr(exp, "Replace"):
     _FUNCS[exp.Replace] = ("replace", ("this", "expression", "replacement"))
+
+
+# Functions called without parentheses that sqlglot reads as column names.
+_NILADIC = {"LOCALTIMESTAMP": "localtimestamp", "CURRENT_ROW_TIMESTAMP": "current_row_timestamp"}
 
 
 class ExprBinder:
@@ -199,6 +204,12 @@ class ExprBinder:
             group = node.args.get("group") or node.args.get("position")
             args = [node.this, node.expression] + ([group] if group is not None else [])
             return self.call("regexp_extract", args, scope, node)
+        if isinstance(node, JsonCall):
+            return bind_json.bind_json_call(self, node, scope)
+        if isinstance(node, exp.JSONObject):
+            return bind_json.bind_json_object(self, node, scope)
+        if isinstance(node, exp.Floor | exp.Ceil) and node.args.get("to") is not None:
+            return self._floor_ceil_time(node, scope)
         if type(node) in _FUNCS:
             name, keys = _FUNCS[type(node)]
             return self.call(name, _args(node, keys), scope, node)
@@ -214,6 +225,21 @@ class ExprBinder:
         raise self.error(NotSupportedError, f"unsupported expression {node.sql()!r}", node)
 
     # -- pieces ----------------------------------------------------------------------------
+    def _floor_ceil_time(self, node: exp.Floor | exp.Ceil, scope: Scope) -> Expr:
+        """FLOOR / CEIL(t TO unit): t rounded down / up to a whole unit."""
+        from sqlengine.functions_time import TIME_FLOOR_UNITS
+
+        to = node.args["to"]
+        unit = to.name.upper() if isinstance(to, exp.Column | exp.Var) else to.sql().upper()
+        if unit not in TIME_FLOOR_UNITS:
+            raise self.error(NotSupportedError, f"{type(node).__name__.upper()}(... TO {unit})"
+                             f" is not supported; use one of {', '.join(TIME_FLOOR_UNITS)}",
+                             to)
+        name = "floor_time" if isinstance(node, exp.Floor) else "ceil_time"
+        arg = self.bind(node.this, scope)
+        return bind_scalar.apply(self, name, [arg, Literal(unit, T.STRING)],
+                                 [node.this, to], node)
+
     def _column(self, node: exp.Column, scope: Scope) -> Expr:
         name = node.name
         qualifier = node.table or None
@@ -227,6 +253,8 @@ class ExprBinder:
             raise self.error(BindError, e.message, node) from None
         if idx is None and self.outer:
             return self._outer_column(node, name, qualifier)
+        if idx is None and not qualifier and name.upper() in _NILADIC:
+            return bind_scalar.apply(self, _NILADIC[name.upper()], [], [], node)
         if idx is None:
             near = _nearest(name, [c.name for c in scope.columns])
             hint = f"; did you mean {near!r}?" if near else ""
@@ -327,6 +355,9 @@ class ExprBinder:
             word = "true" if target.this else "false"
             return self.call(f"is_not_{word}" if negated else f"is_{word}", [node.this],
                              scope, node)
+        if isinstance(target, exp.JSON):
+            test = bind_json.bind_is_json(self, self.bind(node.this, scope), target, node)
+            return Call("not", (test,), T.BOOLEAN) if negated else test
         raise self.error(NotSupportedError, f"unsupported IS {target.sql()}", node)
 
     def _in(self, node: exp.In, scope: Scope, negated: bool) -> Expr:

@@ -15,6 +15,19 @@ class TableArg(exp.Expression):
     arg_types = {"this": True, "partition_by": False}
 
 
+class JsonCall(exp.Expression):
+    """JSON_VALUE / JSON_QUERY / JSON_EXISTS / JSON_ARRAY with their SQL/JSON clauses:
+    ``returning`` a type, ``wrapper`` (JSON_QUERY), the behaviour ``on_empty`` / ``on_error``
+    (a keyword text, or a DEFAULT expression) and ``on_null`` (JSON_ARRAY)."""
+
+    arg_types = {"this": True, "expressions": False, "returning": False, "wrapper": False,
+                 "on_empty": False, "on_error": False, "on_null": False}
+
+
+_BEHAVIOURS = (("EMPTY", "ARRAY"), ("EMPTY", "OBJECT"), ("NULL",), ("ERROR",), ("TRUE",),
+               ("FALSE",), ("UNKNOWN",))
+
+
 class Flink(Dialect):
     """Flink SQL as sqlglot should read it."""
 
@@ -36,6 +49,78 @@ class Flink(Dialect):
             "TIMESTAMPADD": lambda args: exp.Anonymous(this="TIMESTAMPADD", expressions=args),
             "TIMESTAMPDIFF": lambda args: exp.Anonymous(this="TIMESTAMPDIFF", expressions=args),
         }
+
+        FUNCTION_PARSERS = {
+            **parser.Parser.FUNCTION_PARSERS,
+            **{name: (lambda self, name=name: self._parse_json_call(name))
+               for name in ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_ARRAY")},
+        }
+
+        def _parse_json_call(self, name: str) -> exp.Expression:
+            """The arguments and clauses of a SQL/JSON function, after its '('."""
+            args: list[exp.Expression] = []
+            node = JsonCall(this=name)
+            while self._curr and self._curr.token_type != TokenType.R_PAREN:
+                if self._json_clause(node):
+                    continue
+                if args and not self._match(TokenType.COMMA):
+                    self.raise_error(f"Expecting , or a clause of {name}")
+                arg = self._parse_assignment()
+                if arg is None:
+                    self.raise_error(f"Expecting an argument of {name}")
+                args.append(arg)
+            node.set("expressions", args)
+            return node
+
+        def _json_clause(self, node: JsonCall) -> bool:
+            if self._match_text_seq("RETURNING"):
+                node.set("returning", self._parse_types())
+                return True
+            if self._match_text_seq("WITHOUT"):
+                self._match_text_seq("ARRAY")
+                if not self._match_text_seq("WRAPPER"):
+                    self.raise_error("Expecting WRAPPER")
+                node.set("wrapper", exp.var("WITHOUT"))
+                return True
+            if self._curr and self._curr.text.upper() == "WITH" and self._next and \
+                    self._next.text.upper() in ("CONDITIONAL", "UNCONDITIONAL", "ARRAY",
+                                                "WRAPPER"):
+                self._advance()
+                kind = "UNCONDITIONAL"
+                if self._match_text_seq("CONDITIONAL"):
+                    kind = "CONDITIONAL"
+                else:
+                    self._match_text_seq("UNCONDITIONAL")
+                self._match_text_seq("ARRAY")
+                if not self._match_text_seq("WRAPPER"):
+                    self.raise_error("Expecting WRAPPER")
+                node.set("wrapper", exp.var(kind))
+                return True
+            if self._match_text_seq("ABSENT", "ON", "NULL"):
+                node.set("on_null", exp.var("ABSENT"))
+                return True
+            if self._match_text_seq("NULL", "ON", "NULL"):
+                node.set("on_null", exp.var("NULL"))
+                return True
+            start = self._index
+            behaviour: exp.Expression | None = None
+            if self._match(TokenType.DEFAULT):
+                behaviour = self._parse_bitwise()
+            else:
+                for words in _BEHAVIOURS:
+                    if self._match_text_seq(*words):
+                        behaviour = exp.var(" ".join(words))
+                        break
+            if behaviour is None:
+                return False
+            if self._match_text_seq("ON", "EMPTY"):
+                node.set("on_empty", behaviour)
+                return True
+            if self._match_text_seq("ON", "ERROR"):
+                node.set("on_error", behaviour)
+                return True
+            self._retreat(start)
+            return False
 
         def _parse_match_recognize(self) -> exp.MatchRecognize | None:
             """sqlglot's MATCH_RECOGNIZE, plus Flink's ``WITHIN INTERVAL ...`` after PATTERN
@@ -123,8 +208,10 @@ class Flink(Dialect):
 
     class Generator(generator.Generator):
         # ``TABLE t [PARTITION BY ...]`` back as text (for messages).
-        TRANSFORMS = {**generator.Generator.TRANSFORMS, TableArg: lambda self, e: _table_arg(
-            self, e)}
+        TRANSFORMS = {**generator.Generator.TRANSFORMS,
+                      TableArg: lambda self, e: _table_arg(self, e),
+                      JsonCall: lambda self, e: f"{e.this}("
+                      f"{', '.join(self.sql(a) for a in e.expressions)})"}
 
 
 def _table_arg(gen: generator.Generator, e: TableArg) -> str:

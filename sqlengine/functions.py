@@ -248,6 +248,9 @@ def _register(sig: Signature) -> None:
     SIGNATURES[sig.name] = sig
 
 
+register = _register  # (for the function families' modules)
+
+
 for _op in ("add", "subtract", "multiply", "divide", "mod"):
     _register(Signature(_op, 2, 2, _arith(_op)))
 for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
@@ -355,6 +358,42 @@ ALIASES = {
 }
 
 AGGREGATES = {"count", "sum", "min", "max", "avg"}
+
+
+# The families with modules of their own register their signatures when imported.
+from sqlengine import (  # noqa: E402,F401
+    functions_json,
+    functions_math,
+    functions_text,
+    functions_time,
+)
+
+
+# Signatures reached only through operators or their own syntax (``a = b``, ``x IS NULL``,
+# ``EXTRACT(DAY FROM t)``, ``FLOOR(t TO DAY)``, ``s IS JSON``, CAST to CHAR(n)), not by name.
+INTERNAL = frozenset({
+    "add", "subtract", "multiply", "divide", "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
+    "not", "is_true", "is_false", "is_not_true", "is_not_false", "is_null", "is_not_null",
+    "negate", "like", "not_like", "concat_op", "char_fit", "varchar_fit",
+    "scalar_subquery_value", "floor_time", "ceil_time", "is_json",
+    *(f"extract_{u}" for u in EXTRACT_UNITS),
+})
+# Functions with a syntax of their own that SHOW FUNCTIONS lists besides the named ones.
+SYNTAX_FUNCTIONS = ("CAST", "TRY_CAST", "EXTRACT", "CASE", "TIMESTAMPADD", "TIMESTAMPDIFF",
+                    "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP",
+                    "VAR_SAMP", "VARIANCE")
+# The names people call some functions by (sqlglot's spelling is kept as the signature's).
+_SHOWN_AS = {"starts_with": "STARTSWITH", "ends_with": "ENDSWITH"}
+
+
+def callable_names() -> list[str]:
+    """Every function a query can call by name or with its own syntax (SHOW FUNCTIONS)."""
+    names = {_SHOWN_AS.get(n, n.upper()) for n in SIGNATURES if n not in INTERNAL}
+    names |= {a.upper() for a, target in ALIASES.items() if target not in INTERNAL or
+              target.startswith("extract_")}
+    names |= {a.upper() for a in AGGREGATES}
+    names |= set(SYNTAX_FUNCTIONS)
+    return sorted(names)
 
 
 def lookup(name: str) -> Signature | None:

@@ -300,7 +300,11 @@ def conjunction(parts: list[Expr]) -> Expr | None:
     return out
 
 
-VOLATILE = frozenset({"proctime"})  # functions whose value depends on when they run
+# Functions whose value depends on when they run, or that draw random numbers (never folded
+# to a constant, never shared between two calls).
+VOLATILE = frozenset({"proctime", "rand", "rand_integer", "uuid", "current_timestamp",
+                      "localtimestamp", "current_date", "current_row_timestamp",
+                      "unix_timestamp"})
 
 
 def is_constant(expr: Expr) -> bool:

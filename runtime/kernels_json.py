@@ -1,0 +1,262 @@
+"""Kernels of the SQL/JSON functions (Flink's semantics, Calcite's JsonFunctions): JSON_VALUE,
+JSON_QUERY, JSON_EXISTS, IS JSON, JSON_STRING, JSON_OBJECT, JSON_ARRAY.
+
+Documents are parsed once per distinct value of a batch (``per_distinct``); JSON text is
+written as Jackson writes it (compact, no spaces). A behaviour argument is a string constant:
+'NULL', 'ERROR', 'DEFAULT' (the default value's argument follows), 'EMPTY ARRAY',
+'EMPTY OBJECT', 'TRUE', 'FALSE', 'UNKNOWN'.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine.cast import cast_array
+from sqlengine.errors import ExecutionError
+from sqlengine.json_path import PathError, evaluate, parse_path
+from sqlengine.runtime.kernels_text import per_distinct
+
+Array = pa.Array
+Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
+
+_MISSING = object()
+
+
+def dumps(value: object) -> str:
+    """JSON text as Jackson writes it: compact, doubles with a fraction ('1.0')."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _parse(text: str) -> object:
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise PathError("not a JSON document") from None
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(name)
+
+
+class _Failure(Exception):
+    """JSON_VALUE / JSON_QUERY found an error: the ON ERROR behaviour applies."""
+
+
+def _scalar_text(v: object) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return v
+    return dumps(v)
+
+
+def _json_value(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """JSON_VALUE(doc, path, empty, empty_default, error, error_default)."""
+    doc = args[0]
+    if lits[1] is None:
+        return pa.nulls(len(doc), out)
+    path = parse_path(str(lits[1]))
+    empty, error = str(lits[2]), str(lits[4])
+
+    def one(text: str) -> tuple[str, str | None]:
+        """(outcome, text): outcome 'value', 'empty' or 'error'."""
+        try:
+            items = evaluate(path, _parse(text))
+        except PathError as e:
+            return "error", str(e)
+        if not items:
+            return "empty", None
+        if len(items) > 1 or isinstance(items[0], dict | list):
+            return "error", "the path selects no single scalar value"
+        return "value", _scalar_text(items[0])
+
+    found = per_distinct(doc, lambda v: dict(zip(("o", "t"), one(v))),
+                         pa.struct([("o", pa.string()), ("t", pa.string())]))
+    outcome = pc.struct_field(found, [0])
+    text = pc.struct_field(found, [1])
+    is_value = pc.fill_null(pc.equal(outcome, "value"), False)
+    values = cast_array(pc.if_else(is_value, text, pa.nulls(len(text), pa.string())), out,
+                        safe=True)
+    # A value that does not convert to the RETURNING type is an error too.
+    bad_cast = pc.and_(pc.and_(is_value, pc.is_valid(text)), pc.is_null(values))
+    is_error = pc.or_(pc.fill_null(pc.equal(outcome, "error"), False), bad_cast)
+    is_empty = pc.fill_null(pc.equal(outcome, "empty"), False)
+    result = values
+    for mask, kind, default, what in ((is_empty, empty, args[3], "empty"),
+                                      (is_error, error, args[5], "error")):
+        if not pc.any(mask).as_py():
+            continue
+        if kind == "ERROR":
+            detail = _first_detail(found, mask) if what == "error" else "no value"
+            msg = f"JSON_VALUE: {detail} (ERROR ON {what.upper()})"
+            raise ExecutionError(msg)
+        fill = cast_array(default, out) if kind == "DEFAULT" else pa.nulls(len(doc), out)
+        result = pc.if_else(mask, fill, result)
+    return result
+
+
+def _first_detail(found: Array, mask: Array) -> str:
+    i = pc.index(mask, True).as_py()
+    row = found[i].as_py() or {}
+    return str(row.get("t") or "not a JSON document")
+
+
+def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """JSON_QUERY(doc, path, wrapper, empty, error): JSON text of an object or array."""
+    doc = args[0]
+    if lits[1] is None:
+        return pa.nulls(len(doc), out)
+    path = parse_path(str(lits[1]))
+    wrapper, empty, error = str(lits[2]), str(lits[3]), str(lits[4])
+
+    def behave(kind: str, what: str, detail: str) -> str | None:
+        if kind == "ERROR":
+            msg = f"JSON_QUERY: {detail} (ERROR ON {what})"
+            raise ExecutionError(msg)
+        return {"EMPTY ARRAY": "[]", "EMPTY OBJECT": "{}"}.get(kind)
+
+    def one(text: str) -> str | None:
+        try:
+            items = evaluate(path, _parse(text))
+        except PathError as e:
+            return behave(error, "ERROR", str(e))
+        if not items:
+            return behave(empty, "EMPTY", "no value")
+        if wrapper == "UNCONDITIONAL":
+            return dumps(items)
+        if wrapper == "CONDITIONAL":  # (Calcite: only an array is not wrapped again)
+            if len(items) == 1 and isinstance(items[0], list):
+                return dumps(items[0])
+            return dumps(items)
+        if len(items) > 1 or not isinstance(items[0], dict | list):
+            return behave(error, "ERROR", "the path selects no single object or array")
+        return dumps(items[0])
+
+    return per_distinct(doc, one, pa.string())
+
+
+def _json_exists(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """JSON_EXISTS(doc, path, error): whether the path selects anything."""
+    doc = args[0]
+    if lits[1] is None:
+        return pa.nulls(len(doc), out)
+    path = parse_path(str(lits[1]))
+    error = str(lits[2])
+
+    def one(text: str) -> bool | None:
+        try:
+            return bool(evaluate(path, _parse(text)))
+        except PathError as e:
+            if error == "ERROR":
+                msg = f"JSON_EXISTS: {e} (ERROR ON ERROR)"
+                raise ExecutionError(msg) from None
+            return {"TRUE": True, "FALSE": False}.get(error)
+
+    return per_distinct(doc, one, pa.bool_())
+
+
+def _is_json(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """s IS JSON [VALUE | SCALAR | ARRAY | OBJECT]; a NULL string is not JSON (FALSE)."""
+    kind = str(lits[1])
+
+    def one(text: str) -> bool:
+        try:
+            v = _parse(text)
+        except PathError:
+            return False
+        if kind == "OBJECT":
+            return isinstance(v, dict)
+        if kind == "ARRAY":
+            return isinstance(v, list)
+        if kind == "SCALAR":
+            return not isinstance(v, dict | list)
+        return True
+
+    return pc.fill_null(per_distinct(args[0], one, pa.bool_()), False)
+
+
+def json_texts(a: Array, raw: bool) -> Array:
+    """Each value as JSON text ('null' for NULL); ``raw``: the strings are JSON already."""
+    t = a.type
+    if raw:
+        res = a
+    elif pa.types.is_boolean(t):
+        res = pc.if_else(a, "true", "false")
+    elif pa.types.is_integer(t):
+        res = a.cast(pa.string())
+    elif pa.types.is_floating(t):
+        res = per_distinct(a, lambda v: dumps(v) if math.isfinite(v) else dumps(str(v)),
+                           pa.string())
+    elif pa.types.is_decimal(t):
+        res = per_distinct(a, lambda v: str(v), pa.string())
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        res = per_distinct(a, dumps, pa.string())
+    elif t == pa.null():
+        return pa.array(["null"] * len(a), pa.string())
+    else:
+        res = per_distinct(cast_array(a, pa.string()), dumps, pa.string())
+    return pc.fill_null(res, "null")
+
+
+def _json_string(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    a = args[0]
+    text = json_texts(a, raw=False)
+    return pc.if_else(pc.is_valid(a), text, pa.nulls(len(a), pa.string()))
+
+
+def _json_object(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """json_object(on_null, raw flags, key1, value1, ...): '{"k":v,...}' in key order."""
+    n = len(args[0])
+    absent = lits[0] == "ABSENT"
+    raws = str(lits[1])
+    pieces = []
+    for i in range(2, len(args), 2):
+        key, value = args[i], args[i + 1]
+        if key.null_count:
+            raise ExecutionError("JSON_OBJECT: a key is NULL")
+        text = json_texts(value, raw=raws[(i - 2) // 2] == "1")
+        piece = pc.binary_join_element_wise(json_texts(key, raw=False), text, ":")
+        if absent:
+            piece = pc.if_else(pc.is_valid(value), piece, pa.nulls(n, pa.string()))
+        pieces.append(piece)
+    if not pieces:
+        return pa.array(["{}"] * n, pa.string())
+    body = pc.binary_join_element_wise(*pieces, ",", null_handling="skip") \
+        if len(pieces) > 1 else pc.fill_null(pieces[0], "")
+    return pc.binary_join_element_wise("{", body, "}", "")
+
+
+def _json_array(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """json_array(on_null, raw flags, values...): '[v,...]'; ABSENT ON NULL by default."""
+    n = len(args[0])
+    absent = lits[0] != "NULL"
+    raws = str(lits[1])
+    pieces = []
+    for j, value in enumerate(args[2:]):
+        text = json_texts(value, raw=raws[j] == "1")
+        if absent:
+            text = pc.if_else(pc.is_valid(value), text, pa.nulls(n, pa.string()))
+        pieces.append(text)
+    if not pieces:
+        return pa.array(["[]"] * n, pa.string())
+    body = pc.binary_join_element_wise(*pieces, ",", null_handling="skip") \
+        if len(pieces) > 1 else pc.fill_null(pieces[0], "")
+    return pc.binary_join_element_wise("[", body, "]", "")
+
+
+KERNELS: dict[str, Kernel] = {
+    "json_value": _json_value,
+    "json_query": _json_query,
+    "json_exists": _json_exists,
+    "is_json": _is_json,
+    "json_string": _json_string,
+    "json_object": _json_object,
+    "json_array": _json_array,
+}
