@@ -4,6 +4,7 @@ group window auxiliaries (TUMBLE_START ...) and hidden ORDER BY expressions."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 
 import pyarrow as pa
 from sqlglot import exp
@@ -26,6 +27,7 @@ from sqlengine.bind_grouping import (
     grouping_sets,
     has_grouping_sets,
 )
+from sqlengine.bind_reduce import is_reducible, reduce_variance
 from sqlengine.bind_select import SelectItem
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
 from sqlengine.errors import BindError, NotSupportedError
@@ -75,7 +77,7 @@ class AggregateBinder(ClauseBinder):
             gid = ColumnRef(len(keys), GROUPING_ID, T.BIGINT)  # in the Aggregate's output
             key_names = [*key_names, GROUPING_ID]
         aggs: list[AggCall] = []
-        agg_nodes: list[exp.Expression] = []
+        agg_nodes: list[exp.Expression | None] = []  # (None: a call of a reduced one)
         n_keys = len(agg_keys)
 
         def key_position(n: exp.Expression) -> int:
@@ -88,6 +90,16 @@ class AggregateBinder(ClauseBinder):
                     return i
             raise self.error(BindError, f"the argument {n.sql()!r} of GROUPING is not a "
                              "grouping expression", n)
+
+        def add_call(call: AggCall) -> Expr:
+            """The output column of ``call`` (added unless an equal call is there)."""
+            for j, c in enumerate(aggs):
+                if c == call and agg_nodes[j] is None:
+                    return ColumnRef(n_keys + j, f"$agg{j}", c.type)
+            aggs.append(call)
+            agg_nodes.append(None)
+            j = len(aggs) - 1
+            return ColumnRef(n_keys + j, f"$agg{j}", call.type)
 
         def intercept(n: exp.Expression) -> Expr | None:
             aux = group_window_aux(n)
@@ -114,6 +126,8 @@ class AggregateBinder(ClauseBinder):
                 raise self.error(BindError, f"column {n.sql()!r} must appear in GROUP BY or "
                                  "be used in an aggregate function", n)
             base = n.this if isinstance(n, exp.Filter) else n
+            if is_reducible(base):
+                return self.reduced_call(n, rel.scope, add_call)
             if isinstance(base, exp.AggFunc):
                 for j, an in enumerate(agg_nodes):
                     if an == n:
@@ -186,6 +200,32 @@ class AggregateBinder(ClauseBinder):
             return self.exprs.bind(n, scope)
         finally:
             self.exprs.intercept = saved
+
+    def reduced_call(self, node: exp.Expression, scope: Scope,
+                     add: Callable[[AggCall], Expr]) -> Expr:
+        """A variance or standard deviation: an expression over simpler aggregates
+        (sqlengine.bind_reduce)."""
+        filt = None
+        if isinstance(node, exp.Filter):
+            cond = node.expression.this if isinstance(node.expression, exp.Where) \
+                else node.expression
+            filt = coerce(self.bind_plain(cond, scope), T.BOOLEAN)
+            node = node.this
+        arg = node.this
+        is_distinct = isinstance(arg, exp.Distinct)
+        if is_distinct:
+            if len(arg.expressions) != 1:
+                raise self.error(NotSupportedError, f"{node.sql_name()}(DISTINCT ...) takes "
+                                 "one argument", node)
+            arg = arg.expressions[0]
+        no_aggregates(self.binder, arg, "an aggregate argument")
+        bound = self.bind_plain(arg, scope)
+        if bound.dtype == T.NULL:
+            bound = coerce(bound, T.DOUBLE)
+        if not T.is_numeric(bound.dtype):
+            raise self.error(BindError, f"{node.sql_name()} needs a numeric argument, got "
+                             f"{T.type_name(bound.dtype)}", node)
+        return reduce_variance(node, bound, is_distinct, filt, add)
 
     def agg_call(self, node: exp.Expression, scope: Scope) -> AggCall:
         filt = None
