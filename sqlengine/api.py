@@ -30,7 +30,7 @@ from sqlengine.errors import (
     SqlEngineError,
     unexpected,
 )
-from sqlengine.functions import AGGREGATES, SIGNATURES
+from sqlengine.functions import callable_names
 from sqlengine.job import Job
 from sqlengine.optimizer import optimize, plan_job
 from sqlengine.optimizer.drawing import FORMATS
@@ -250,8 +250,7 @@ class Session:
         elif what == "VIEWS":
             names = self.catalog.view_names()
         elif what == "FUNCTIONS":
-            names = sorted({*(n.upper() for n in SIGNATURES if "_" not in n or n in
-                                ("char_length",)), *(a.upper() for a in AGGREGATES)})
+            names = callable_names()
         elif what in ("CATALOGS", "CURRENT CATALOG"):
             names = ["default_catalog"]
         elif what in ("DATABASES", "CURRENT DATABASE"):

@@ -185,6 +185,17 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
     return "[INFO] Execute statement succeeded."
 
 
+def _computed_types(catalog: Catalog, name: str) -> dict[str, pa.DataType]:
+    """The types of a table's computed columns, as a query reading the table binds them."""
+    from sqlengine.binder import bind_query
+
+    quoted = "`" + name.replace("`", "``") + "`"
+    text = f"SELECT * FROM {quoted}"
+    query = S.QueryText(text, 0)
+    plan = bind_query(parse_query(query, text), catalog, query, text)
+    return {f.name: f.type for f in plan.schema.fields}
+
+
 def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
     span = Span.from_offset(script, stmt.offset, stmt.offset + len(stmt.name))
     table = catalog.table(stmt.name)
@@ -193,9 +204,10 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
         types = [T.type_name(f.type) for f in table.schema.fields]
         nulls = [f.nullable for f in table.schema.fields]
         extras = [""] * len(names)
+        computed_types = _computed_types(catalog, stmt.name) if table.computed else {}
         for name, node in table.computed:
             names.append(name)
-            types.append("(computed)")
+            types.append(T.type_name(computed_types[name]))
             nulls.append(True)
             extras.append(f"AS {node.sql()}")
         wm = ["" for _ in names]
