@@ -150,6 +150,19 @@ class ReplicateRowsSpec(OperatorSpec):
         return "ReplicateRows"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnnestSpec(OperatorSpec):
+    """Each row once per element of its last column (runtime.operators.unnest)."""
+
+    type_name: ClassVar[str] = "unnest"
+    ordinality: bool = False
+    outer: bool = False
+
+    def label(self) -> str:
+        return "Unnest" + ("(WITH ORDINALITY)" if self.ordinality else "") + \
+            ("(outer)" if self.outer else "")
+
+
 # -- aggregates -----------------------------------------------------------------------------
 def _aggregate_label(name: str, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> str:
     return f"{name}(keys=[{exprs_text(keys)}], aggs=[{exprs_text(aggs)}])"

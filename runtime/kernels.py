@@ -490,9 +490,15 @@ KERNELS: dict[str, Kernel] = {
 
 def _families() -> None:
     """The kernels of the function families that have modules of their own."""
-    from sqlengine.runtime import kernels_json, kernels_math, kernels_text, kernels_time
+    from sqlengine.runtime import (
+        kernels_json,
+        kernels_math,
+        kernels_nested,
+        kernels_text,
+        kernels_time,
+    )
 
-    for family in (kernels_json, kernels_math, kernels_text, kernels_time):
+    for family in (kernels_json, kernels_math, kernels_nested, kernels_text, kernels_time):
         KERNELS.update(family.KERNELS)
 
 

@@ -234,8 +234,13 @@ class Session:
                 return self._show(stmt)
             case S.Describe():
                 return Result("rows", table=ddl.describe(self.catalog, stmt, script))
+            case S.ShowCreate():
+                text = ddl.show_create(self.catalog, stmt)
+                return Result("rows", table=pa.table({"result": [text]}))
             case S.CreateTable():
                 return Result("ok", ddl.create_table(self.catalog, stmt, script))
+            case S.CreateTableAs():
+                return self._create_table_as(stmt, script)
             case S.CreateView():
                 return Result("ok", ddl.create_view(self.catalog, stmt, script))
             case S.Drop():
@@ -278,6 +283,22 @@ class Session:
                             "'execution.checkpointing.savepoint-dir' (where savepoints go)")
         path = job.stop(savepoint=directory)
         return Result("rows", table=pa.table({"savepoint path": [path]}))
+
+    def _create_table_as(self, stmt: S.CreateTableAs, script: str) -> Result:
+        """CREATE TABLE ... AS query: the table is created with the query's columns, then
+        the query is inserted into it; if the INSERT cannot be planned, the table is dropped
+        again (nothing half-made stays)."""
+        table = ddl.table_of_query(self.catalog, stmt, script)
+        if self.catalog.exists(table.name) and table.if_not_exists:
+            return Result("ok", f"[INFO] Table {table.name} already exists, skipped")
+        ddl.create_table(self.catalog, table, script)
+        insert = S.Insert(table.name, (), stmt.query)
+        try:
+            ddl.bind_insert(self.catalog, insert, script)
+        except Exception:
+            self.catalog.drop("TABLE", table.name, if_exists=True)
+            raise
+        return self._insert(insert, script)
 
     def _insert(self, stmt: S.Insert, script: str) -> Result:
         if self.background_inserts and \

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlengine import bind_json, bind_scalar, functions
+from sqlengine import bind_json, bind_nested, bind_scalar, functions
 from sqlengine import types as T
 from sqlengine.bind_interval import interval_literal
 from sqlengine.bind_scalar import coerce
@@ -206,10 +206,16 @@ class ExprBinder:
             return self.call("regexp_extract", args, scope, node)
         if isinstance(node, JsonCall):
             return bind_json.bind_json_call(self, node, scope)
+        if isinstance(node, exp.Array):
+            if not node.expressions:
+                raise self.error(BindError, "ARRAY[] needs at least one element", node)
+            return self.call("array_value", list(node.expressions), scope, node)
+        if isinstance(node, exp.Bracket):
+            return bind_nested.bracket(self, node, scope)
         if isinstance(node, exp.JSONObject):
             return bind_json.bind_json_object(self, node, scope)
         if isinstance(node, exp.Floor | exp.Ceil) and node.args.get("to") is not None:
-            return self._floor_ceil_time(node, scope)
+            return bind_scalar.floor_ceil_time(self, node, scope)
         if type(node) in _FUNCS:
             name, keys = _FUNCS[type(node)]
             return self.call(name, _args(node, keys), scope, node)
@@ -225,22 +231,10 @@ class ExprBinder:
         raise self.error(NotSupportedError, f"unsupported expression {node.sql()!r}", node)
 
     # -- pieces ----------------------------------------------------------------------------
-    def _floor_ceil_time(self, node: exp.Floor | exp.Ceil, scope: Scope) -> Expr:
-        """FLOOR / CEIL(t TO unit): t rounded down / up to a whole unit."""
-        from sqlengine.functions_time import TIME_FLOOR_UNITS
-
-        to = node.args["to"]
-        unit = to.name.upper() if isinstance(to, exp.Column | exp.Var) else to.sql().upper()
-        if unit not in TIME_FLOOR_UNITS:
-            raise self.error(NotSupportedError, f"{type(node).__name__.upper()}(... TO {unit})"
-                             f" is not supported; use one of {', '.join(TIME_FLOOR_UNITS)}",
-                             to)
-        name = "floor_time" if isinstance(node, exp.Floor) else "ceil_time"
-        arg = self.bind(node.this, scope)
-        return bind_scalar.apply(self, name, [arg, Literal(unit, T.STRING)],
-                                 [node.this, to], node)
-
     def _column(self, node: exp.Column, scope: Scope) -> Expr:
+        path = bind_nested.field_path(self, node, scope)
+        if path is not None:
+            return path
         name = node.name
         qualifier = node.table or None
         if qualifier and qualifier.lower() not in scope.qualifiers():

@@ -19,7 +19,7 @@ from sqlengine.bind_common import (
     require_boolean,
     scope_of,
 )
-from sqlengine.bind_expr import ExprBinder, Scope, coerce
+from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.bind_temporal import temporal_join
 from sqlengine.connectors import is_bounded
 from sqlengine.dialect import Flink
@@ -50,7 +50,9 @@ from sqlengine.plan.nodes import (
     Schema,
     SourceSpec,
     Union,
+    Unnest,
     Values,
+    unnest_fields,
 )
 from sqlengine.plan.subquery import SubqueryExpr, has_subquery, outer_refs
 
@@ -210,6 +212,9 @@ class RelationBinder(ClauseBinder):
             return self.rename(rel, sub_alias, cols, node)
         if isinstance(node, exp.Values):
             return self.values(node)
+        if isinstance(node, exp.Unnest):
+            one = Values(((),), Schema(()))
+            return self.unnest(Relation(one, Scope(())), node, outer=False)
         raise self.error(NotSupportedError, "unsupported FROM item "
                          f"{node.sql(dialect=Flink)!r}", node)
 
@@ -300,10 +305,63 @@ class RelationBinder(ClauseBinder):
                                        enumerate(plan.schema.fields)), tuple(cols))
         return Relation(plan, scope_of(plan, alias))
 
+    # -- UNNEST ----------------------------------------------------------------------------
+    def unnest_join(self, left: Relation, join: exp.Join) -> Relation:
+        """``CROSS JOIN UNNEST(a)``, ``, UNNEST(a)`` and ``LEFT JOIN UNNEST(a) ON TRUE``: the
+        array is read from the left row (a lateral reference)."""
+        side = (join.args.get("side") or "").upper()
+        on = join.args.get("on")
+        if join.args.get("using") or (side and side != "LEFT"):
+            raise self.error(NotSupportedError, "UNNEST joins as CROSS JOIN, a comma or "
+                             "LEFT JOIN ... ON TRUE", join)
+        if on is not None and not (isinstance(on, exp.Boolean) and on.this is True):
+            raise self.error(NotSupportedError, "a join with UNNEST takes ON TRUE only (filter "
+                             "the unnested rows in WHERE)", on)
+        if side == "LEFT" and on is None:
+            raise self.error(BindError, "LEFT JOIN needs an ON or USING condition", join)
+        return self.unnest(left, join.this, outer=side == "LEFT")
+
+    def unnest(self, left: Relation, node: exp.Unnest, outer: bool) -> Relation:
+        args = list(node.expressions)
+        if len(args) != 1:
+            raise self.error(NotSupportedError, "UNNEST takes one ARRAY or MAP (unnest several "
+                             "with one UNNEST each)", node)
+        value = self.exprs.bind(args[0], left.scope)
+        t = value.dtype
+        if not (pa.types.is_list(t) or pa.types.is_map(t)):
+            raise self.error(BindError, f"UNNEST needs an ARRAY or a MAP, got "
+                             f"{T.type_name(t)}", args[0])
+        made = unnest_fields(t)
+        alias = node.args.get("alias")
+        offset = node.args.get("offset")
+        ordinality = offset is not None and offset is not False
+        names = [f.name for f in made]
+        given = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+        if isinstance(offset, exp.Identifier):
+            given.append(offset.name)
+        if ordinality:
+            names.append("ORDINALITY")
+        if given:
+            if len(given) != len(names):
+                raise self.error(BindError, f"UNNEST makes {len(names)} columns, "
+                                 f"{len(given)} named", alias or node)
+            names = given
+        fields = left.plan.schema.fields
+        project = Project(left.plan, (*(ColumnRef(i, f.name, f.type) for i, f in
+                                        enumerate(fields)), value),
+                          (*(f.name for f in fields), "$unnest"))
+        plan = Unnest(project, tuple(names), ordinality, outer)
+        qualifier = alias.name if alias is not None and alias.name else None
+        new = tuple(ScopeColumn(qualifier, f.name, f.type)
+                    for f in plan.schema.fields[len(fields):])
+        return Relation(plan, Scope(left.scope.columns + new))
+
     # -- JOIN ------------------------------------------------------------------------------
     def join(self, left: Relation, join: exp.Join, ctes: dict[str, Relation]) -> Relation:
         if isinstance(join.this, exp.Table) and join.this.args.get("version") is not None:
             return temporal_join(self, left, join, ctes)
+        if isinstance(join.this, exp.Unnest):
+            return self.unnest_join(left, join)
         right = self.from_item(join.this, ctes)
         side = (join.args.get("side") or "").upper()
         kind = (join.args.get("kind") or "").upper()

@@ -133,3 +133,17 @@ def timestamp_function(binder: ExprBinder, node: exp.Anonymous, scope: Scope) ->
                            f"not supported; use one of {', '.join(TIME_UNITS)}", unit_node)
     bound = [Literal(unit, T.STRING)] + [binder.bind(a, scope) for a in args[1:]]
     return apply(binder, name, bound, args, node)
+
+
+def floor_ceil_time(binder: ExprBinder, node: exp.Floor | exp.Ceil, scope: Scope) -> Expr:
+    """FLOOR / CEIL(t TO unit): t rounded down / up to a whole unit."""
+    from sqlengine.functions_time import TIME_FLOOR_UNITS
+
+    to = node.args["to"]
+    unit = to.name.upper() if isinstance(to, exp.Column | exp.Var) else to.sql().upper()
+    if unit not in TIME_FLOOR_UNITS:
+        raise binder.error(NotSupportedError, f"{type(node).__name__.upper()}(... TO {unit}) is "
+                           f"not supported; use one of {', '.join(TIME_FLOOR_UNITS)}", to)
+    name = "floor_time" if isinstance(node, exp.Floor) else "ceil_time"
+    arg = binder.bind(node.this, scope)
+    return apply(binder, name, [arg, Literal(unit, T.STRING)], [node.this, to], node)

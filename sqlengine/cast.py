@@ -137,9 +137,38 @@ def _to_string(arr: pa.Array) -> pa.Array:
         return pc.if_else(arr, "TRUE", "FALSE")
     if pa.types.is_timestamp(t):
         return _timestamp_text(arr)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or \
+            pa.types.is_struct(t):
+        return _nested_text(arr)
     if pa.types.is_date(t):
         return pc.strftime(arr, format="%Y-%m-%d")
     return arr.cast(pa.string())
+
+
+def _nested_text(arr: pa.Array) -> pa.Array:
+    """Flink's text of ARRAY '[1, 2]', MAP '{a=1, b=2}' and ROW '(1, x)' values (a NULL
+    inside is 'NULL'), built from the children's text without a row loop."""
+    t = arr.type
+    if pa.types.is_struct(t):
+        fields = [pc.fill_null(cast_array(pc.struct_field(arr, [i]), pa.string()), "NULL")
+                  for i in range(t.num_fields)]
+        body = pc.binary_join_element_wise(*fields, ", ") if len(fields) > 1 else fields[0]
+        out = pc.binary_join_element_wise("(", body, ")", "")
+    else:
+        offsets = arr.offsets
+        if pa.types.is_map(t):
+            entries = arr.values
+            keys = pc.fill_null(cast_array(pc.struct_field(entries, [0]), pa.string()), "NULL")
+            items = pc.fill_null(cast_array(pc.struct_field(entries, [1]), pa.string()), "NULL")
+            texts = pc.binary_join_element_wise(keys, items, "=")
+            opening, closing = "{", "}"
+        else:
+            texts = pc.fill_null(cast_array(arr.values, pa.string()), "NULL")
+            opening, closing = "[", "]"
+        lists = pa.ListArray.from_arrays(offsets, texts)
+        out = pc.binary_join_element_wise(opening, pc.binary_join(lists, ", "), closing, "")
+    return pc.if_else(pc.is_valid(arr), out, pa.nulls(len(arr), pa.string())) \
+        if arr.null_count else out
 
 
 def _timestamp_text(arr: pa.Array) -> pa.Array:

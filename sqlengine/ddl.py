@@ -12,7 +12,7 @@ from sqlengine import statements as S
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.catalog import Catalog, TableDef, ViewDef
-from sqlengine.errors import BindError, ConnectorError, PlanError, Span
+from sqlengine.errors import BindError, ConnectorError, NotSupportedError, PlanError, Span
 from sqlengine.parser import parse_expression, parse_query
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
@@ -183,6 +183,63 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
         raise BindError(f"{stmt.name!r} is a view; use DROP VIEW")
     catalog.drop(stmt.kind, stmt.name, if_exists=stmt.if_exists)
     return "[INFO] Execute statement succeeded."
+
+
+def table_of_query(catalog: Catalog, stmt: S.CreateTableAs, script: str) -> S.CreateTable:
+    """The CREATE TABLE of a CREATE TABLE ... AS query: the query's columns and types."""
+    from dataclasses import replace as _replace
+
+    from sqlengine.binder import bind_query
+
+    plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+    columns = tuple(S.ColumnDef(f.name, T.type_name(f.type), True, offset=stmt.query.offset)
+                    for f in plan.schema.fields)
+    return _replace(stmt.table, columns=columns)
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
+    """The CREATE statement that makes the table or view again (SHOW CREATE TABLE / VIEW)."""
+    from sqlengine.dialect import Flink
+
+    if stmt.kind == "VIEW":
+        view = catalog.view(stmt.name)
+        if view is None:
+            what = "a table" if catalog.table(stmt.name) is not None else "unknown"
+            raise BindError(f"SHOW CREATE VIEW {stmt.name!r}: {what} view")
+        cols = f" ({', '.join(_quote(c) for c in view.columns)})" if view.columns else ""
+        return f"CREATE VIEW {_quote(view.name)}{cols} AS\n{view.query.sql.strip()}"
+    table = catalog.table(stmt.name)
+    if table is None:
+        what = "a view, use SHOW CREATE VIEW" if catalog.view(stmt.name) is not None \
+            else "unknown table"
+        raise BindError(f"SHOW CREATE TABLE {stmt.name!r}: {what}")
+    if table.data is not None and table.connector == "memory":
+        raise NotSupportedError(f"SHOW CREATE TABLE {stmt.name!r}: the table holds data "
+                                "registered through the API, which no CREATE TABLE makes")
+    lines = [f"  {_quote(f.name)} {T.type_name(f.type)}" + ("" if f.nullable else " NOT NULL")
+             for f in table.schema.fields]
+    lines += [f"  {_quote(name)} AS {node.sql(dialect=Flink)}" for name, node in table.computed]
+    if table.watermark is not None:
+        col, node = table.watermark
+        lines.append(f"  WATERMARK FOR {_quote(col)} AS {node.sql(dialect=Flink)}")
+    if table.primary_key:
+        keys = ", ".join(_quote(k) for k in table.primary_key)
+        lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
+    text = f"CREATE TABLE {_quote(table.name)} (\n" + ",\n".join(lines) + "\n)"
+    if table.partition_keys:
+        text += f" PARTITIONED BY ({', '.join(_quote(k) for k in table.partition_keys)})"
+    options = [(k, v) for k, v in table.options if not k.startswith("$")]
+    text += " WITH (\n" + ",\n".join(f"  {_string(k)} = {_string(v)}" for k, v in options) \
+        + "\n)"
+    return text
 
 
 def _computed_types(catalog: Catalog, name: str) -> dict[str, pa.DataType]:

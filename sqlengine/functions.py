@@ -355,6 +355,7 @@ ALIASES = {
     "dayofweek": "extract_dow", "dayofyear": "extract_doy", "quarter": "extract_quarter",
     "week": "extract_week", "day": "extract_day", "regexp_like": "regexp",
     "day_of_week": "extract_dow", "day_of_year": "extract_doy", "day_of_month": "extract_day",
+    "row": "row_value",
 }
 
 AGGREGATES = {"count", "sum", "min", "max", "avg"}
@@ -364,10 +365,10 @@ AGGREGATES = {"count", "sum", "min", "max", "avg"}
 from sqlengine import (  # noqa: E402,F401
     functions_json,
     functions_math,
+    functions_nested,
     functions_text,
     functions_time,
 )
-
 
 # Signatures reached only through operators or their own syntax (``a = b``, ``x IS NULL``,
 # ``EXTRACT(DAY FROM t)``, ``FLOOR(t TO DAY)``, ``s IS JSON``, CAST to CHAR(n)), not by name.
@@ -375,11 +376,13 @@ INTERNAL = frozenset({
     "add", "subtract", "multiply", "divide", "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
     "not", "is_true", "is_false", "is_not_true", "is_not_false", "is_null", "is_not_null",
     "negate", "like", "not_like", "concat_op", "char_fit", "varchar_fit",
-    "scalar_subquery_value", "floor_time", "ceil_time", "is_json",
+    "scalar_subquery_value", "floor_time", "ceil_time", "is_json", "array_value",
+    "map_value", "row_value", "element_at", "field",
     *(f"extract_{u}" for u in EXTRACT_UNITS),
 })
 # Functions with a syntax of their own that SHOW FUNCTIONS lists besides the named ones.
 SYNTAX_FUNCTIONS = ("CAST", "TRY_CAST", "EXTRACT", "CASE", "TIMESTAMPADD", "TIMESTAMPDIFF",
+                    "ARRAY", "MAP", "ROW",
                     "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP",
                     "VAR_SAMP", "VARIANCE")
 # The names people call some functions by (sqlglot's spelling is kept as the signature's).

@@ -61,6 +61,14 @@ class CreateTable(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class CreateTableAs(Statement):
+    """CREATE TABLE ... WITH (...) AS query: a table of the query's columns, filled by it."""
+
+    table: CreateTable  # (its columns are filled in from the query when it is bound)
+    query: QueryText
+
+
+@dataclass(frozen=True, slots=True)
 class CreateView(Statement):
     name: str
     columns: tuple[str, ...]
@@ -109,6 +117,12 @@ class StopJob(Statement):
 @dataclass(frozen=True, slots=True)
 class Show(Statement):
     what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShowCreate(Statement):
+    kind: str  # TABLE | VIEW
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +227,7 @@ class StatementBuilder(Transformer):
                 self.base + items[0].start_pos)
 
     def with_options(self, items: list) -> list:
-        return items
+        return [i for i in items if not (isinstance(i, Token) and i.type == "WITH_OPTIONS")]
 
     def create_table(self, items: list) -> CreateTable:
         temporary, if_not_exists, name = items[0], items[1], items[2]
@@ -248,6 +262,10 @@ class StatementBuilder(Transformer):
             partitioned_by=partitioned,
             comment=comment,
         )
+
+    def create_table_as(self, items: list) -> CreateTableAs:
+        query = _text(items[-1], self.base)
+        return CreateTableAs(self.create_table(items[:-1]), query)
 
     def view_columns(self, items: list) -> tuple[str, ...]:
         return tuple(unquote_ident(str(i)) for i in items)
@@ -291,6 +309,9 @@ class StatementBuilder(Transformer):
 
     def show(self, items: list) -> Show:
         return Show(" ".join(str(items[0]).upper().split()))
+
+    def show_create(self, items: list) -> ShowCreate:
+        return ShowCreate(str(items[0]).upper(), items[1])
 
     @v_args(meta=True)
     def describe(self, meta: Meta, items: list) -> Describe:

@@ -69,6 +69,10 @@ def estimate_ndv(sample: pa.Array | pa.ChunkedArray, total_rows: float) -> float
     n = len(sample)
     if n == 0:
         return 0.0
+    t = sample.type
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or \
+            pa.types.is_struct(t):
+        return float(total_rows)  # (nested values: taken as all distinct, unsampled)
     counts = pc.value_counts(sample).field("counts")
     distinct = len(counts)
     if sample.null_count:

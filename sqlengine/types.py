@@ -56,17 +56,29 @@ _TYPE_RE = re.compile(
 
 
 def parse_type(text: str) -> pa.DataType:
-    """Parse a Flink SQL type name (``INT``, ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``) to Arrow.
+    """Parse a Flink SQL type name (``INT``, ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``,
+    ``ARRAY<INT>``, ``MAP<STRING, INT>``, ``ROW<a INT, b STRING>``) to Arrow.
 
     Raises:
         BindError: the name is not a type sqlengine knows.
     """
+    nested = _nested_type(text)
+    if nested is not None:
+        return nested
     m = _TYPE_RE.match(text)
     if not m:
         msg = f"unknown type {text.strip()!r}"
         raise BindError(msg)
     name = " ".join(m.group("name").upper().split())
     args = [int(a) for a in (m.group("args") or "").replace(" ", "").split(",") if a]
+    rest = " ".join(m.group("rest").upper().split())
+    if name in ("TIMESTAMP_LTZ", "TIMESTAMPLTZ") or "LOCAL TIME ZONE" in rest:
+        msg = (f"{text.strip()}: TIMESTAMP_LTZ (WITH LOCAL TIME ZONE) is not supported yet; "
+               "the session time zone is UTC, use TIMESTAMP")
+        raise BindError(msg)
+    if rest and (name != "TIMESTAMP" or rest != "WITHOUT TIME ZONE"):
+        msg = f"unknown type {text.strip()!r}"
+        raise BindError(msg)
     if name == "DOUBLE PRECISION":
         return DOUBLE
     if name in ("DECIMAL", "DEC", "NUMERIC"):
@@ -77,13 +89,89 @@ def parse_type(text: str) -> pa.DataType:
                    "scale 0..precision")
             raise BindError(msg)
         return pa.decimal128(precision, scale)
-    if name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATETIME"):
+    if name in ("TIMESTAMP", "DATETIME"):
         precision = args[0] if args else 6
         return timestamp_type(precision)
     if name in _SIMPLE:
         return _SIMPLE[name]
     msg = f"unknown type {text.strip()!r}"
     raise BindError(msg)
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside <...>, (...) and backticks."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == "`":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+_NESTED_RE = re.compile(r"^\s*(ARRAY|MAP|ROW|STRUCT|MULTISET)\s*([<(])(.*)([>)])\s*"
+                        r"(NOT\s+NULL)?\s*$", re.IGNORECASE | re.DOTALL)
+_POSTFIX_RE = re.compile(r"^(.*\S)\s+(ARRAY|MULTISET)\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def _element(text: str) -> pa.Field:
+    """A nested type's element: its type, NOT NULL kept as the field's nullability."""
+    m = re.match(r"^(.*?)\s+NOT\s+NULL\s*$", text, re.IGNORECASE | re.DOTALL)
+    body = m.group(1) if m else text
+    return pa.field("element", parse_type(body), nullable=m is None)
+
+
+def _nested_type(text: str) -> pa.DataType | None:
+    """ARRAY<T> / T ARRAY, MAP<K, V>, ROW<name T, ...> / ROW(name T, ...); None for a type
+    that is not nested. MULTISET is refused (not supported yet)."""
+    post = _POSTFIX_RE.match(text)
+    if post and not _NESTED_RE.match(text):
+        kind = post.group(2).upper()
+        return parse_type(f"{kind}<{post.group(1)}>")
+    m = _NESTED_RE.match(text)
+    if m is None:
+        return None
+    kind, opening, body, closing = m.group(1).upper(), m.group(2), m.group(3), m.group(4)
+    if (opening, closing) not in (("<", ">"), ("(", ")")) or \
+            (opening == "(" and kind not in ("ROW", "STRUCT")):
+        msg = f"unknown type {text.strip()!r}"
+        raise BindError(msg)
+    if kind == "MULTISET":
+        msg = f"{text.strip()}: MULTISET is not supported yet"
+        raise BindError(msg)
+    if kind == "ARRAY":
+        return pa.list_(_element(body))  # (field "element", as array_of names it)
+    if kind == "MAP":
+        parts = _split_top(body)
+        if len(parts) != 2:
+            msg = f"{text.strip()}: MAP takes a key type and a value type"
+            raise BindError(msg)
+        key, value = _element(parts[0]), _element(parts[1])
+        return pa.map_(pa.field("key", key.type, nullable=False),
+                       pa.field("value", value.type, nullable=value.nullable))
+    fields = []
+    for part in _split_top(body):
+        f = re.match(r"^\s*(`(?:[^`]|``)+`|[A-Za-z_][\w$]*)\s+(.*?)\s*"
+                     r"(?:'(?:[^']|'')*')?\s*$", part, re.DOTALL)
+        if f is None:
+            msg = f"{text.strip()}: a ROW field is a name and a type, got {part!r}"
+            raise BindError(msg)
+        name = f.group(1)
+        name = name[1:-1].replace("``", "`") if name.startswith("`") else name
+        element = _element(f.group(2))
+        fields.append(pa.field(name, element.type, nullable=element.nullable))
+    if not fields:
+        msg = f"{text.strip()}: a ROW has at least one field"
+        raise BindError(msg)
+    return pa.struct(fields)
 
 
 def timestamp_type(precision: int) -> pa.DataType:
@@ -115,7 +203,29 @@ def type_name(t: pa.DataType) -> str:
         return "INTERVAL YEAR TO MONTH"
     if pa.types.is_timestamp(t):
         return f"TIMESTAMP({ {'s': 0, 'ms': 3, 'us': 6, 'ns': 9}[t.unit] })"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"ARRAY<{_field_name(t.value_field)}>"
+    if pa.types.is_map(t):
+        return f"MAP<{type_name(t.key_type)}, {_field_name(t.item_field)}>"
+    if pa.types.is_struct(t):
+        inner = ", ".join(f"`{f.name}` {_field_name(f)}" for f in t)
+        return f"ROW<{inner}>"
     return str(t).upper()
+
+
+def _field_name(f: pa.Field) -> str:
+    return type_name(f.type) + ("" if f.nullable else " NOT NULL")
+
+
+def array_of(t: pa.DataType) -> pa.DataType:
+    """ARRAY<t> (its element field named as a declared ARRAY's is)."""
+    return pa.list_(pa.field("element", t))
+
+
+def is_nested(t: pa.DataType) -> bool:
+    """ARRAY, MAP or ROW."""
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or \
+        pa.types.is_struct(t)
 
 
 def is_interval(t: pa.DataType) -> bool:
@@ -261,6 +371,12 @@ def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
 
 def is_supported(t: pa.DataType) -> bool:
     """Whether sqlengine has a SQL type for an Arrow type."""
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return is_supported(t.value_type)
+    if pa.types.is_map(t):
+        return is_supported(t.key_type) and is_supported(t.item_type)
+    if pa.types.is_struct(t):
+        return all(is_supported(f.type) for f in t)
     return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE)
             or pa.types.is_decimal128(t) or is_string(t) or pa.types.is_binary(t)
             or t == DATE or pa.types.is_timestamp(t))

@@ -22,6 +22,7 @@ from sqlengine.optimizer.specs import (
     TableScanSpec,
     TableSinkSpec,
     UnionSpec,
+    UnnestSpec,
     ValuesSpec,
     WindowFunctionsSpec,
 )
@@ -118,6 +119,11 @@ class _Translator:
                 child = self.translate(plan.input)
                 return PhysicalNode(ExpandSpec(schema=plan.schema, updating=child.op.updating,
                                                projections=plan.projections),
+                                    ((child, FORWARD),))
+            case N.Unnest():
+                child = self.translate(plan.input)
+                return PhysicalNode(UnnestSpec(schema=plan.schema, updating=child.op.updating,
+                                               ordinality=plan.ordinality, outer=plan.outer),
                                     ((child, FORWARD),))
             case N.ReplicateRows():
                 child = self.translate(plan.input)

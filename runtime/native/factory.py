@@ -31,6 +31,7 @@ from sqlengine.optimizer.specs import (
     TableScanSpec,
     TableSinkSpec,
     UnionSpec,
+    UnnestSpec,
     ValuesSpec,
     WindowFunctionsSpec,
 )
@@ -168,6 +169,9 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return ExpandOperator(spec.projections, schema)
         case ReplicateRowsSpec():
             return ReplicateRowsOperator(schema)
+        case UnnestSpec():
+            from sqlengine.runtime.operators.unnest import UnnestOperator
+            return UnnestOperator(schema, spec.ordinality, spec.outer)
         case UnionSpec():
             return UnionOperator(schema, spec.updating)
         case GroupAggregateSpec():

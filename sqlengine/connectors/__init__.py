@@ -126,6 +126,12 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
             raise fail("connector", f"connector {name!r} needs option {opt.key!r}")
     connector.check_table(options, fail)
     connector.check_columns(options, schema, fail)
+    for f in schema.fields:
+        why = connector.type_refusal(options, f.type)
+        if why is not None:
+            raise ConnectorError(f"table {table_name!r}: column {f.name!r}: {why}",
+                                 span=Span.from_offset(script, 0) if script else None,
+                                 sql=script)
 
 
 EMIT_STRATEGY = "scan.watermark.emit.strategy"

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from sqlengine.errors import ConnectorError, NotSupportedError
+from sqlengine.types import is_nested, type_name
 
 if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
@@ -231,6 +232,15 @@ class Connector:
     def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
         """Checks of options against the columns' types (after ``check_table``)."""
         return
+
+    # Whether the connector reads and writes ARRAY / MAP / ROW columns.
+    holds_nested = False
+
+    def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
+        """Why a column of type ``t`` cannot be used with these options (None: it can)."""
+        if not self.holds_nested and is_nested(t):
+            return f"connector {self.name!r} does not support {type_name(t)} columns"
+        return None
 
     def bounded(self, table: TableDef) -> bool:
         """Whether scanning the table ends."""

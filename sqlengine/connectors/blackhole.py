@@ -13,6 +13,7 @@ class BlackholeWriter(SinkWriter):
 
 
 class Blackhole(Connector):
+    holds_nested = True
     name = "blackhole"
     is_sink = True
 

@@ -23,6 +23,7 @@ from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_f
 from sqlengine.connectors.filesystem_partitions import PartitionedWriter
 from sqlengine.connectors.parquet_format import parquet_statistics
 from sqlengine.statistics import ColumnStats, Estimate, schema_width
+from sqlengine.types import is_nested, type_name
 
 if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
@@ -68,6 +69,23 @@ class Filesystem(Connector):
             raise fail(key, f"option {key!r} is not implemented yet ({why}); it would be "
                        "ignored")
         return False
+
+    holds_nested = True
+
+    def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
+        """parquet holds every nested type; json holds ARRAY and ROW of JSON's own values
+        (numbers, strings, booleans); csv none."""
+        if not is_nested(t):
+            return None
+        fmt = options.get("format", "")
+        if fmt == "parquet":
+            return None
+        if fmt == "json" and _json_nested_ok(t):
+            return None
+        if fmt == "json":
+            return (f"the json format holds only ARRAY and ROW of numbers, strings and "
+                    f"booleans, not {type_name(t)} (use parquet)")
+        return f"the {fmt} format cannot hold {type_name(t)} (no ARRAY, MAP or ROW; use parquet)"
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
         if "source.monitor-interval" in options:
@@ -129,3 +147,14 @@ class Filesystem(Connector):
 
 
 CONNECTOR = Filesystem()
+
+
+def _json_nested_ok(t: pa.DataType) -> bool:
+    if pa.types.is_list(t):
+        return _json_nested_ok(t.value_type)
+    if pa.types.is_struct(t):
+        return all(_json_nested_ok(f.type) for f in t)
+    if pa.types.is_map(t):
+        return False
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or \
+        pa.types.is_string(t)

@@ -74,6 +74,8 @@ def memory_batches(name: str, data: object, schema: pa.Schema,
 class Memory(Connector):
     """Data registered through the API (not named in CREATE TABLE)."""
 
+    holds_nested = True
+
     name = "memory"
     is_source = True
     listed = False

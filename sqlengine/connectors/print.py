@@ -47,6 +47,7 @@ class PrintWriter(SinkWriter):
 
 
 class Print(Connector):
+    holds_nested = True
     name = "print"
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("print-identifier"),

@@ -356,6 +356,48 @@ class ReplicateRows(UnaryPlan):
         return "ReplicateRows"
 
 
+def unnest_fields(t: pa.DataType) -> tuple[Field, ...]:
+    """The columns UNNEST makes of an ARRAY or MAP's elements: a ROW's fields, a MAP's key
+    and value, else the element itself."""
+    if pa.types.is_map(t):
+        return (Field("key", t.key_type, True), Field("value", t.item_type, True))
+    element = t.value_type
+    if pa.types.is_struct(element):
+        return tuple(Field(f.name, f.type, True) for f in element)
+    return (Field("EXPR$0", element, True),)
+
+
+@dataclass(frozen=True, slots=True)
+class Unnest(UnaryPlan):
+    """Each input row once per element of its last column (an ARRAY or MAP), that column
+    replaced by the element's columns (``unnest_fields``) named ``names``, then its 1-based
+    position if ``ordinality``; ``outer`` keeps a row whose array is empty or NULL once, with
+    NULL elements (LEFT JOIN UNNEST ... ON TRUE)."""
+
+    input: LogicalPlan
+    names: tuple[str, ...]
+    ordinality: bool = False
+    outer: bool = False
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        fields = self.input.schema.fields
+        if not fields or not (pa.types.is_list(fields[-1].type) or
+                              pa.types.is_map(fields[-1].type)):
+            raise PlanError("UNNEST needs an ARRAY or MAP")
+        made = unnest_fields(fields[-1].type)
+        if self.ordinality:
+            made = (*made, Field("ORDINALITY", pa.int32(), False))
+        if len(self.names) != len(made):
+            raise PlanError(f"UNNEST makes {len(made)} columns, {len(self.names)} named")
+        out = tuple(Field(n, f.type, True) for n, f in zip(self.names, made))
+        object.__setattr__(self, "schema", Schema(fields[:-1] + out))
+
+    def explain_label(self) -> str:
+        return f"Unnest: {self.input.schema.fields[-1].name}" + \
+            (" WITH ORDINALITY" if self.ordinality else "") + (", outer" if self.outer else "")
+
+
 @dataclass(frozen=True, slots=True)
 class Expand(UnaryPlan):
     """Each input row once per projection (Flink's Expand, for GROUPING SETS / ROLLUP / CUBE):

@@ -1,0 +1,57 @@
+"""SHOW CREATE TABLE / VIEW: the statement printed, run in a new session, creates the same
+table (the same catalog entry) or view."""
+
+from __future__ import annotations
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+TABLES = [
+    "CREATE TABLE t (a INT NOT NULL, `b c` STRING, d AS a * 2, ts TIMESTAMP(3), "
+    "tags ARRAY<STRING>, r ROW<x INT, `y z` DOUBLE>, m MAP<STRING, BIGINT>, "
+    "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (a) NOT ENFORCED) "
+    "PARTITIONED BY (`b c`) WITH ('connector' = 'filesystem', 'path' = '/tmp/show-create', "
+    "'format' = 'parquet')",
+    "CREATE TABLE g (id BIGINT, price DECIMAL(10, 2), name VARCHAR, day DATE, "
+    "u AS UPPER(name)) WITH ('connector' = 'datagen', 'number-of-rows' = '10', "
+    "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '10')",
+    "CREATE TABLE `it's` (x DOUBLE) WITH ('connector' = 'filesystem', "
+    "'path' = '/tmp/it''s', 'format' = 'csv', 'csv.field-delimiter' = ';')",
+]
+
+
+@pytest.mark.parametrize("ddl", TABLES)
+def test_show_create_table_round_trips(ddl: str) -> None:
+    first = sqlengine.connect()
+    first.execute(ddl)
+    name = next(iter(first.catalog.table_names()))
+    text = first.execute(f"SHOW CREATE TABLE `{name}`")[0].table.column(0)[0].as_py()
+    second = sqlengine.connect()
+    second.execute(text)
+    assert second.catalog.table(name) == first.catalog.table(name)
+    again = second.execute(f"SHOW CREATE TABLE `{name}`")[0].table.column(0)[0].as_py()
+    assert again == text
+
+
+def test_show_create_view_round_trips() -> None:
+    s = sqlengine.connect()
+    s.execute(TABLES[1])
+    s.execute("CREATE VIEW v (k, n) AS SELECT id % 2, COUNT(*) FROM g GROUP BY id % 2")
+    text = s.execute("SHOW CREATE VIEW v")[0].table.column(0)[0].as_py()
+    other = sqlengine.connect()
+    other.execute(TABLES[1])
+    other.execute(text)
+    assert sorted(other.sql("SELECT * FROM v").collect().to_pylist(), key=repr) == \
+        sorted(s.sql("SELECT * FROM v").collect().to_pylist(), key=repr)
+
+
+@pytest.mark.parametrize("sql", ["SHOW CREATE TABLE nope", "SHOW CREATE VIEW g",
+                                 "SHOW CREATE TABLE v"])
+def test_show_create_errors(sql: str) -> None:
+    s = sqlengine.connect()
+    s.execute(TABLES[1])
+    s.execute("CREATE VIEW v AS SELECT id FROM g")
+    with pytest.raises(SqlEngineError):
+        s.execute(sql)
