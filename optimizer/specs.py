@@ -151,6 +151,16 @@ class ReplicateRowsSpec(OperatorSpec):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StatementSetSpec(OperatorSpec):
+    """The end of a statement set's job: its sinks' (empty) outputs meet here."""
+
+    type_name: ClassVar[str] = "statement_set"
+
+    def label(self) -> str:
+        return "StatementSet"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnnestSpec(OperatorSpec):
     """Each row once per element of its last column (runtime.operators.unnest)."""
 

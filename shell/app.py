@@ -41,7 +41,10 @@ def statement_complete(text: str) -> bool:
         return True
     from sqlengine.parser import split_script
 
-    parts = split_script(stripped)
+    try:
+        parts = split_script(stripped)
+    except SqlEngineError:  # (a statement set without its END yet, an open comment: more)
+        return False
     if not parts:
         return stripped.endswith(";")
     offset, last = parts[-1]
@@ -74,7 +77,11 @@ class Shell:
         False when the shell should end."""
         from sqlengine.parser import split_script
 
-        parts = split_script(text)
+        try:
+            parts = split_script(text)
+        except SqlEngineError as e:
+            self._error(str(e))
+            return True
         if not parts and text.strip():
             parts = [(0, text.strip())]
         for offset, stmt in parts:

@@ -241,6 +241,8 @@ class Session:
                 return Result("ok", ddl.create_table(self.catalog, stmt, script))
             case S.CreateTableAs():
                 return self._create_table_as(stmt, script)
+            case S.StatementSet():
+                return self._statement_set(stmt, script)
             case S.CreateView():
                 return Result("ok", ddl.create_view(self.catalog, stmt, script))
             case S.Drop():
@@ -283,6 +285,30 @@ class Session:
                             "'execution.checkpointing.savepoint-dir' (where savepoints go)")
         path = job.stop(savepoint=directory)
         return Result("rows", table=pa.table({"savepoint path": [path]}))
+
+    def _statement_set(self, stmt: S.StatementSet, script: str) -> Result:
+        """The INSERTs of a statement set as one job (all are planned before any runs; equal
+        sources are read once)."""
+        from sqlengine.plan.nodes import StatementSet
+
+        plan = StatementSet(tuple(ddl.bind_insert(self.catalog, i, script)
+                                  for i in stmt.inserts))
+        tables = ", ".join(i.table for i in stmt.inserts)
+        if self.background_inserts and \
+                self.options.get("table.dml-sync", "false").lower() != "true":
+            job = Job(self.submit(plan), f"STATEMENT SET ({tables})")
+            self.jobs[job.id] = job
+            return Result("ok", "[INFO] Submitting SQL update statement to the cluster...\n"
+                                "[INFO] SQL update statement has been successfully submitted "
+                                f"to the cluster:\nJob ID: {job.id}")
+        execution = self.submit(plan)
+        for _ in execution.run():
+            pass
+        rows = execution.result.sink_rows if execution.result else {}
+        lines = [f"[INFO] Inserted {n} rows into {t}" for t, n in rows.items()]
+        return Result("insert", "\n".join(lines) or f"[INFO] Inserted 0 rows into {tables}",
+                      skipped_rows=execution.result.skipped_rows if execution.result else 0,
+                      sink_rows=rows)
 
     def _create_table_as(self, stmt: S.CreateTableAs, script: str) -> Result:
         """CREATE TABLE ... AS query: the table is created with the query's columns, then

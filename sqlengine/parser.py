@@ -49,12 +49,43 @@ def _grammar_cache_file() -> str | bool:
     return os.path.join(directory, "statements-grammar.lark-cache")
 
 
+_SET_BEGIN = re.compile(r"(?is)\s*(EXECUTE\s+STATEMENT\s+SET\s+BEGIN|BEGIN\s+STATEMENT\s+SET)\b")
+_SET_END = re.compile(r"(?is)\s*END\s*$")
+
+
 def split_script(script: str) -> list[tuple[int, str]]:
     """Split a script at top-level ``;`` into (offset, statement text) pairs.
 
     Quotes, backtick identifiers and comments are respected; statements that hold only
-    white space and comments are dropped.
+    white space and comments are dropped. A statement set (``EXECUTE STATEMENT SET BEGIN
+    ... END`` or the SQL client's ``BEGIN STATEMENT SET; ... END;``) stays one statement,
+    from its BEGIN to its END.
     """
+    parts = _split_plain(script)
+    out: list[tuple[int, str]] = []
+    i = 0
+    while i < len(parts):
+        offset, text = parts[i]
+        m = _SET_BEGIN.match(text)
+        if m is None:
+            out.append((offset, text))
+            i += 1
+            continue
+        j = i
+        if not _SET_END.fullmatch(text[m.end():]):  # (else BEGIN END: an empty set)
+            j = i + 1
+            while j < len(parts) and not _SET_END.fullmatch(parts[j][1]):
+                j += 1
+        if j == len(parts):
+            raise ParseError("this statement set has no END", span=Span.from_offset(
+                script, offset, offset + m.end()), sql=script)
+        end_offset, end_text = parts[j]
+        out.append((offset, script[offset:end_offset + len(end_text)]))
+        i = j + 1
+    return out
+
+
+def _split_plain(script: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     start = i = 0
     n = len(script)
@@ -109,12 +140,39 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
         ParseError: with the line, column and a caret excerpt of the offending token.
     """
     script = script if script is not None else text
+    begin = _SET_BEGIN.match(text)
+    if begin is not None:
+        return _statement_set(text, offset, script, begin.end())
     _no_control_characters_in_names(text, offset, script)
     try:
         tree = _grammar().parse(text)
     except UnexpectedInput as e:
         raise _lark_error(e, text, offset, script) from None
     return StatementBuilder(text, offset).transform(tree)
+
+
+def _statement_set(text: str, offset: int, script: str, start: int) -> Statement:
+    """EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END: INSERT statements only."""
+    from sqlengine.statements import Insert, StatementSet
+
+    end = re.search(r"(?is)\bEND\s*$", text)
+    if end is None:
+        raise ParseError("this statement set has no END",
+                         span=Span.from_offset(script, offset, offset + start), sql=script)
+    inner = text[start:end.start()]
+    inserts = []
+    for o, part in _split_plain(inner):
+        stmt = parse_statement(part, offset + start + o, script)
+        if not isinstance(stmt, Insert):
+            at = offset + start + o
+            raise ParseError("a statement set holds INSERT statements only",
+                             span=Span.from_offset(script, at, at + len(part.split()[0])),
+                             sql=script)
+        inserts.append(stmt)
+    if not inserts:
+        raise ParseError("this statement set holds no INSERT",
+                         span=Span.from_offset(script, offset, offset + start), sql=script)
+    return StatementSet(tuple(inserts))
 
 
 _QUOTED = re.compile(r"'(?:[^']|'')*'|`(?:[^`]|``)*`")

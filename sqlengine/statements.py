@@ -95,6 +95,13 @@ class Insert(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class StatementSet(Statement):
+    """EXECUTE STATEMENT SET BEGIN ... END: INSERTs planned and run as one job."""
+
+    inserts: tuple[Insert, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Set(Statement):
     key: str | None
     value: str | None

@@ -19,6 +19,7 @@ from sqlengine.optimizer.specs import (
     ProjectSpec,
     ReplicateRowsSpec,
     SortSpec,
+    StatementSetSpec,
     TableScanSpec,
     TableSinkSpec,
     UnionSpec,
@@ -120,6 +121,10 @@ class _Translator:
                 return PhysicalNode(ExpandSpec(schema=plan.schema, updating=child.op.updating,
                                                projections=plan.projections),
                                     ((child, FORWARD),))
+            case N.StatementSet():
+                sinks = [self.translate(sink) for sink in plan.sinks]
+                return PhysicalNode(StatementSetSpec(schema=plan.schema, updating=False),
+                                    tuple((sink, FORWARD) for sink in sinks))
             case N.Unnest():
                 child = self.translate(plan.input)
                 return PhysicalNode(UnnestSpec(schema=plan.schema, updating=child.op.updating,

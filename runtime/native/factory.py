@@ -28,6 +28,7 @@ from sqlengine.optimizer.specs import (
     RangeSampleSpec,
     ReplicateRowsSpec,
     SortSpec,
+    StatementSetSpec,
     TableScanSpec,
     TableSinkSpec,
     UnionSpec,
@@ -57,6 +58,7 @@ from sqlengine.runtime.operators.stateless import (
     FilterOperator,
     ProjectOperator,
     ReplicateRowsOperator,
+    StatementSetOperator,
     UnionOperator,
 )
 from sqlengine.runtime.values import values_columns
@@ -169,6 +171,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return ExpandOperator(spec.projections, schema)
         case ReplicateRowsSpec():
             return ReplicateRowsOperator(schema)
+        case StatementSetSpec():
+            return StatementSetOperator()
         case UnnestSpec():
             from sqlengine.runtime.operators.unnest import UnnestOperator
             return UnnestOperator(schema, spec.ordinality, spec.outer)

@@ -94,6 +94,17 @@ class ReplicateRowsOperator(Operator):
         return (pa.RecordBatch.from_arrays(arrays, names=names),)
 
 
+class StatementSetOperator(Operator):
+    """Where a statement set's sinks meet: they emit nothing, so neither does it."""
+
+    name = "StatementSet"
+    state_fields = ()
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        return ()
+
+
 class ExpandOperator(Operator):
     """Each row once per projection (a grouping set each), row kinds kept."""
 

@@ -499,6 +499,27 @@ class Sink(UnaryPlan):
         return f"Sink: {self.target.table} ({self.target.connector})"
 
 
+@dataclass(frozen=True, slots=True)
+class StatementSet(LogicalPlan):
+    """Several sinks planned as one job (EXECUTE STATEMENT SET): equal sources and sub-plans
+    of its INSERTs are read once (the reuse passes merge them)."""
+
+    sinks: tuple[LogicalPlan, ...]
+    schema: Schema = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", Schema(()))
+
+    def children(self) -> tuple[LogicalPlan, ...]:
+        return self.sinks
+
+    def with_children(self, children: tuple[LogicalPlan, ...]) -> LogicalPlan:
+        return replace(self, sinks=tuple(children))
+
+    def explain_label(self) -> str:
+        return f"StatementSet: {len(self.sinks)} INSERTs"
+
+
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 
 
