@@ -212,6 +212,9 @@ class ExprBinder:
             return self.call("array_value", list(node.expressions), scope, node)
         if isinstance(node, exp.Bracket):
             return bind_nested.bracket(self, node, scope)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+            return bind_nested.field_of(self, self.bind(node.this, scope),
+                                        node.expression.name, node)
         if isinstance(node, exp.JSONObject):
             return bind_json.bind_json_object(self, node, scope)
         if isinstance(node, exp.Floor | exp.Ceil) and node.args.get("to") is not None:

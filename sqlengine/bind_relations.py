@@ -248,7 +248,7 @@ class RelationBinder(ClauseBinder):
         if hint is not None:
             table = self._with_hint(table, hint)
         spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table),
-                          watermark)
+                          watermark, connectors.is_changelog(table))
         plan: LogicalPlan = Scan(spec, table.schema)
         if table.computed:
             plan = self._computed_columns(table, plan)

@@ -1,6 +1,7 @@
 """Runs queries/*.sql end to end and compares every result with queries/<name>.expected.
 
-A first line ``-- fail: <substring>`` makes the scenario an expected-error test. Results are
+A first line ``-- fail: <substring>`` makes the scenario an expected-error test; a first line
+``-- clean: <directory>`` names a directory (under /tmp) the scenario writes, removed first. Results are
 CSV with a header (NULL spelled out); rows are sorted unless the statement has an ORDER BY.
 """
 
@@ -39,6 +40,12 @@ def run_scenario(path: Path) -> str:
 def test_query_file(path: Path, monkeypatch: pytest.MonkeyPatch, update_golden: bool) -> None:
     monkeypatch.chdir(ROOT)
     first = path.read_text().splitlines()[0]
+    if first.startswith("-- clean:"):
+        import shutil
+
+        target = Path(first.removeprefix("-- clean:").strip())
+        assert target.parts[:2] == ("/", "tmp"), target
+        shutil.rmtree(target, ignore_errors=True)
     if first.startswith("-- fail:"):
         expected_error = first.removeprefix("-- fail:").strip()
         with pytest.raises(SqlEngineError) as info:

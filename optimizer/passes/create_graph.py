@@ -88,8 +88,14 @@ class _Translator:
                     msg = (f"table {plan.source.table!r} is unbounded and cannot be read in "
                            "batch mode (set 'execution.runtime-mode' = 'streaming')")
                     raise PlanError(msg)
+                if plan.source.changelog and not self.streaming:
+                    msg = (f"table {plan.source.table!r} reads a changelog "
+                           f"({plan.source.option('format')}), which batch mode cannot "
+                           "consume (set 'execution.runtime-mode' = 'streaming')")
+                    raise PlanError(msg)
                 return PhysicalNode(TableScanSpec(
                     schema=plan.schema, chain_strategy=ChainStrategy.HEAD,
+                    updating=plan.source.changelog,
                     table=plan.source.table, source=plan.source,
                     table_schema=plan.table_schema, projection=plan.projection,
                     filters=plan.filters, bounded=plan.source.bounded,
@@ -209,10 +215,9 @@ class _Translator:
                 sink = connectors.find(target.connector)
                 if child.op.updating and sink is not None and not sink.sink_accepts_updates:
                     msg = (f"table sink {target.table!r} ({target.connector}) does not support "
-                           "consuming "
-                           "update changes; the query produces an updating result (a GROUP BY "
-                           "or a join in streaming mode). Use 'execution.runtime-mode' = "
-                           "'batch' or a window aggregation")
+                           "consuming update changes; the query produces an updating result (a "
+                           "GROUP BY, a join or a changelog source in streaming mode). Use "
+                           "'execution.runtime-mode' = 'batch' or a window aggregation")
                     raise PlanError(msg)
                 return PhysicalNode(TableSinkSpec(
                     schema=plan.schema, updating=child.op.updating, table=target.table,

@@ -53,8 +53,10 @@ class SourceOperator(Operator):
     def _read(self) -> SourceRead:
         return SourceRead(self.source.table, dict(self.source.options), self.table_schema,
                           self.stats, self.split, self._needed_columns(), self.data,
-                          self._row_filter if self.filters else None, self.event_time,
-                          self.cursor)
+                          self._row_filter if self.filters else None,
+                          # (a changelog keeps its order: the updates of a key follow each
+                          # other, so a file is not split between subtasks)
+                          self.event_time or self.source.changelog, self.cursor)
 
     def enable_checkpoints(self) -> str | None:
         """Keep split positions from now on; returns why this source cannot (None: it
@@ -173,6 +175,11 @@ class SourceOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         if batch.num_rows == 0:
             return ()
+        kinds = None
+        if self.source.changelog:  # (the row kinds travel beside the data, see with_meta)
+            kinds = batch.column(batch.num_columns - 1)
+            batch = pa.RecordBatch.from_arrays(batch.columns[:-1],
+                                               names=batch.schema.names[:-1])
         wm = self._row_watermarks(batch) if self.event_time else None
         keep = None
         for f in self.filters:
@@ -184,6 +191,10 @@ class SourceOperator(Operator):
             batch = batch.filter(keep)
             if wm is not None:
                 wm = wm[keep.to_numpy(zero_copy_only=False)]
+            if kinds is not None:
+                kinds = kinds.filter(keep)
         if batch.num_rows == 0:
             return ()
-        return (with_meta(batch, wm),) if wm is not None else (batch,)
+        if wm is not None or kinds is not None:
+            return (with_meta(batch, wm, kinds),)
+        return (batch,)

@@ -152,6 +152,12 @@ def is_bounded(table: TableDef) -> bool:
     return found is not None and found.bounded(table)
 
 
+def is_changelog(table: TableDef) -> bool:
+    """Whether scanning the table reads a changelog (a CDC format such as debezium-json)."""
+    found = _by_name().get(table.connector)
+    return found is not None and found.changelog(dict(table.options))
+
+
 def is_sink_connector(connector: str) -> bool:
     """Connectors that can be written by INSERT INTO."""
     found = _by_name().get(connector)

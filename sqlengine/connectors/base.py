@@ -34,6 +34,9 @@ RowFilter = Callable[[pa.RecordBatch, frozenset[int]], np.ndarray]
 # PARTITIONED BY's columns reach the connector among the table's options under this internal
 # key (as INSERT OVERWRITE's '$overwrite'); users cannot set it (it fails validation).
 PARTITION_KEYS_OPTION = "$partition-keys"
+# A changelog source's batches end with this column of row kinds (0 +I, 1 -U, 2 +U, 3 -D), as
+# the runtime's batches do (runtime.elements.ROWKIND).
+CHANGELOG_COLUMN = "$row_kind"
 
 
 def encode_partition_keys(keys: tuple[str, ...]) -> str:
@@ -235,6 +238,11 @@ class Connector:
 
     # Whether the connector reads and writes ARRAY / MAP / ROW columns.
     holds_nested = False
+
+    def changelog(self, options: dict[str, str]) -> bool:
+        """Whether the source reads a changelog (+I / -U / +U / -D rows: each batch then ends
+        with the CHANGELOG_COLUMN of row kinds) rather than inserts only."""
+        return False
 
     def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
         """Why a column of type ``t`` cannot be used with these options (None: it can)."""

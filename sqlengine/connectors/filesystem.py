@@ -22,6 +22,7 @@ from sqlengine.connectors.base import (
 from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
 from sqlengine.connectors.filesystem_partitions import PartitionedWriter
 from sqlengine.connectors.parquet_format import parquet_statistics
+from sqlengine.errors import ConnectorError
 from sqlengine.statistics import ColumnStats, Estimate, schema_width
 from sqlengine.types import is_nested, type_name
 
@@ -40,7 +41,8 @@ class Filesystem(Connector):
     name = "filesystem"
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("path", required=True),
-        OptionSpec("format", "enum", ("csv", "json", "parquet"), required=True),
+        OptionSpec("format", "enum", ("csv", "json", "parquet", "debezium-json"),
+                   required=True),
         OptionSpec("csv.field-delimiter", "char"),
         OptionSpec("csv.quote-character", "char"),
         OptionSpec("csv.disable-quote-character", "bool"),
@@ -50,6 +52,8 @@ class Filesystem(Connector):
         OptionSpec("csv.escape-character", "char"),
         OptionSpec("json.ignore-parse-errors", "bool"),
         OptionSpec("json.fail-on-missing-field", "bool"),
+        OptionSpec("debezium-json.schema-include", "bool"),
+        OptionSpec("debezium-json.ignore-parse-errors", "bool"),
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),
@@ -80,12 +84,15 @@ class Filesystem(Connector):
         fmt = options.get("format", "")
         if fmt == "parquet":
             return None
-        if fmt == "json" and _json_nested_ok(t):
+        if fmt in ("json", "debezium-json") and _json_nested_ok(t):
             return None
-        if fmt == "json":
-            return (f"the json format holds only ARRAY and ROW of numbers, strings and "
+        if fmt in ("json", "debezium-json"):
+            return (f"the {fmt} format holds only ARRAY and ROW of numbers, strings and "
                     f"booleans, not {type_name(t)} (use parquet)")
         return f"the {fmt} format cannot hold {type_name(t)} (no ARRAY, MAP or ROW; use parquet)"
+
+    def changelog(self, options: dict[str, str]) -> bool:
+        return options.get("format") == "debezium-json"
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
         if "source.monitor-interval" in options:
@@ -96,6 +103,10 @@ class Filesystem(Connector):
         return True
 
     def check_sink(self, options: dict[str, str]) -> None:
+        if options.get("format") == "debezium-json":
+            msg = ("writing the debezium-json format is not supported yet (it is read as a "
+                   "changelog); write csv, json or parquet")
+            raise ConnectorError(msg)
         sink_path_ok(options)
 
     def statistics(self, source: SourceSpec, schema: Schema, data: object | None
@@ -116,6 +127,8 @@ class Filesystem(Connector):
     def checkpoint_refusal(self, read: SourceRead) -> str | None:
         if decode_partition_keys(read.options):
             return "a PARTITIONED BY table cannot resume reading from a checkpoint yet"
+        if read.options.get("format") == "debezium-json":
+            return "a debezium-json table cannot resume reading from a checkpoint yet"
         return None
 
     def open_source(self, read: SourceRead) -> Iterator[object]:

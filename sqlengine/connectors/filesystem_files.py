@@ -182,6 +182,10 @@ def _parse(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema, stats:
     if fmt == "csv":
         return read_csv(f, options, schema, stats, data=data, first_line=first_line,
                         columns=columns)
+    if fmt == "debezium-json":
+        from sqlengine.connectors.debezium_format import read_debezium
+
+        return read_debezium(f, options, schema, stats, data=data, first_line=first_line)
     return read_json(f, options, schema, stats, data=data, first_line=first_line)
 
 

@@ -78,7 +78,8 @@ def _parse(data: bytes, read_schema: pa.Schema) -> pa.Table:
 
 
 def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bool,
-                 stats: ReadStats, first_line: int) -> tuple[pa.Table, np.ndarray]:
+                 stats: ReadStats, first_line: int,
+                 option: str = "json.ignore-parse-errors") -> tuple[pa.Table, np.ndarray]:
     """The rows of ``data`` parsed a block of lines at a time, a failing block split in halves
     down to its bad lines (so the work stays vectorised: a bad line costs a few parses)."""
     numbered = [(no, raw) for no, raw in enumerate(data.split(b"\n"), start=first_line)
@@ -93,7 +94,7 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
                 stats.skipped_at.append(f"{path}:{no}")
             return
         msg = (f"{path}:{no}: cannot parse JSON row: {_why(raw, e)}; set "
-               "'json.ignore-parse-errors' = 'true' to skip such rows")
+               f"'{option}' = 'true' to skip such rows")
         raise ConnectorError(msg) from None
 
     def take(chunk: list[tuple[int, bytes]]) -> None:

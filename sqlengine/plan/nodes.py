@@ -54,6 +54,7 @@ class SourceSpec:
     bounded: bool
     # WATERMARK FOR: the rowtime column's position in the table and the bound expression.
     watermark: tuple[int, Expr] | None = None
+    changelog: bool = False  # it reads +I / -U / +U / -D rows (a CDC format)
 
     def option(self, key: str, default: str | None = None) -> str | None:
         return dict(self.options).get(key, default)
