@@ -1,8 +1,9 @@
 """Runs queries/*.sql end to end and compares every result with queries/<name>.expected.
 
 A first line ``-- fail: <substring>`` makes the scenario an expected-error test; a first line
-``-- clean: <directory>`` names a directory (under /tmp) the scenario writes, removed first. Results are
-CSV with a header (NULL spelled out); rows are sorted unless the statement has an ORDER BY.
+``-- clean: <directory>`` names a directory (under /tmp) the scenario writes, removed first.
+Results are CSV with a header (NULL spelled out); rows are sorted unless the statement has
+an ORDER BY.
 """
 
 from __future__ import annotations
