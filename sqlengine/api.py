@@ -241,6 +241,8 @@ class Session:
                 return Result("ok", ddl.create_table(self.catalog, stmt, script))
             case S.CreateTableAs():
                 return self._create_table_as(stmt, script)
+            case S.AlterTable():
+                return Result("ok", ddl.alter_table(self.catalog, stmt, script))
             case S.StatementSet():
                 return self._statement_set(stmt, script)
             case S.CreateView():

@@ -12,7 +12,14 @@ from sqlengine import statements as S
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.catalog import Catalog, TableDef, ViewDef
-from sqlengine.errors import BindError, ConnectorError, NotSupportedError, PlanError, Span
+from sqlengine.errors import (
+    BindError,
+    ConnectorError,
+    NotSupportedError,
+    PlanError,
+    Span,
+    SqlEngineError,
+)
 from sqlengine.parser import parse_expression, parse_query
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
@@ -183,6 +190,126 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
         raise BindError(f"{stmt.name!r} is a view; use DROP VIEW")
     catalog.drop(stmt.kind, stmt.name, if_exists=stmt.if_exists)
     return "[INFO] Execute statement succeeded."
+
+
+def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
+    """ALTER TABLE: the table's CREATE TABLE (as SHOW CREATE TABLE prints it) with the change
+    applied is validated as a new CREATE TABLE would be, then replaces the table; a column
+    that a computed column, the watermark, the primary key or PARTITIONED BY uses is neither
+    dropped nor renamed (as in Flink)."""
+    from dataclasses import replace as _replace
+
+    from sqlengine.parser import parse_statement
+
+    table = catalog.table(stmt.name)
+    if table is None:
+        if stmt.if_exists:
+            return f"[INFO] Table {stmt.name} does not exist, skipped"
+        what = "a view" if catalog.view(stmt.name) is not None else "unknown"
+        raise BindError(f"ALTER TABLE {stmt.name!r}: {what} table")
+    text = show_create(catalog, S.ShowCreate("TABLE", stmt.name))
+    create = parse_statement(text)
+    assert isinstance(create, S.CreateTable)
+    physical = [c for c in create.columns if c.expr is None]
+    names = [c.name.lower() for c in create.columns]
+
+    def used(column: str) -> str | None:
+        low = column.lower()
+        for c in create.columns:
+            if c.expr is not None and low in _names_in(c.expr.sql):
+                return f"the computed column {c.name!r}"
+        wm = create.watermark
+        if wm is not None and (wm.column.lower() == low or low in _names_in(wm.expr.sql)):
+            return "the watermark"
+        if low in (k.lower() for k in create.primary_key):
+            return "the primary key"
+        if low in (k.lower() for k in create.partitioned_by):
+            return "PARTITIONED BY"
+        return None
+
+    def column_named(column: str) -> None:
+        if column.upper() == "WATERMARK" and column.lower() not in names:
+            raise NotSupportedError(f"ALTER TABLE {stmt.name!r} DROP WATERMARK is not "
+                                    "supported yet; create the table again without it")
+        if column.lower() not in names:
+            raise BindError(f"ALTER TABLE {stmt.name!r}: no column {column!r}")
+
+    options = list(create.options)
+    if stmt.action == "rename":
+        if catalog.exists(stmt.new_name):
+            raise BindError(f"ALTER TABLE {stmt.name!r} RENAME TO {stmt.new_name!r}: a table "
+                            "or view of that name exists")
+        create = _replace(create, name=stmt.new_name)
+    elif stmt.action == "rename_column":
+        column_named(stmt.column)
+        if stmt.new_name.lower() in names:
+            raise BindError(f"ALTER TABLE {stmt.name!r}: column {stmt.new_name!r} exists")
+        why = used(stmt.column)
+        if why is not None:
+            raise BindError(f"ALTER TABLE {stmt.name!r}: column {stmt.column!r} is used by "
+                            f"{why}")
+        create = _replace(create, columns=tuple(
+            _replace(c, name=stmt.new_name) if c.name.lower() == stmt.column.lower() else c
+            for c in create.columns))
+    elif stmt.action == "set":
+        given = dict(stmt.options)
+        options = [(k, given.pop(k, v)) for k, v in options] + list(given.items())
+    elif stmt.action == "reset":
+        for key in stmt.keys:
+            if key == "connector":
+                raise BindError(f"ALTER TABLE {stmt.name!r} RESET: 'connector' cannot be reset")
+            if key not in dict(options):
+                raise BindError(f"ALTER TABLE {stmt.name!r} RESET: the table has no option "
+                                f"{key!r}")
+        options = [(k, v) for k, v in options if k not in stmt.keys]
+    elif stmt.action == "drop":
+        for column in stmt.keys:
+            column_named(column)
+            why = used(column)
+            if why is not None:
+                raise BindError(f"ALTER TABLE {stmt.name!r}: column {column!r} is used by "
+                                f"{why}")
+        gone = {k.lower() for k in stmt.keys}
+        if all(c.name.lower() in gone for c in physical):
+            raise BindError(f"ALTER TABLE {stmt.name!r}: a table keeps at least one column")
+        create = _replace(create, columns=tuple(c for c in create.columns
+                                                if c.name.lower() not in gone))
+    elif stmt.action == "add":
+        columns = list(create.columns)
+        for c in stmt.columns:
+            if c.name.lower() in names:
+                raise BindError(f"ALTER TABLE {stmt.name!r}: column {c.name!r} exists")
+        if stmt.position == "FIRST":
+            at = 0
+        elif stmt.position:
+            column_named(stmt.position)
+            at = [c.name.lower() for c in columns].index(stmt.position.lower()) + 1
+        else:
+            at = len(physical)  # (after the physical columns, before the computed ones)
+        added = [_replace(c, offset=0) for c in stmt.columns]
+        create = _replace(create, columns=tuple(columns[:at] + added + columns[at:]))
+    create = _replace(create, options=tuple(options), option_offsets=tuple(
+        0 for _ in options))
+    scratch = Catalog(catalog.safe_directories)
+    try:
+        create_table(scratch, create, text)
+    except SqlEngineError as e:
+        raise BindError(f"ALTER TABLE {stmt.name!r}: {e.message}") from None
+    new = scratch.table(create.name)
+    assert new is not None
+    catalog.drop("TABLE", stmt.name, if_exists=False)
+    catalog.add_table(new)
+    return "[INFO] Execute statement succeeded."
+
+
+def _names_in(expr_text: str) -> set[str]:
+    """The (lower-case) column names an expression reads."""
+    from sqlglot import exp, parse_one
+
+    from sqlengine.dialect import Flink
+
+    tree = parse_one(expr_text, read=Flink)
+    return {c.name.lower() for c in tree.find_all(exp.Column)}
 
 
 def table_of_query(catalog: Catalog, stmt: S.CreateTableAs, script: str) -> S.CreateTable:

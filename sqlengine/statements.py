@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lark import Token, Transformer, Tree, v_args
 from lark.tree import Meta
@@ -92,6 +92,24 @@ class Insert(Statement):
     overwrite: bool = False
     table_offset: int = 0
     hint: QueryText | None = None  # INSERT INTO t /*+ OPTIONS(...) */: the hint's text
+
+
+@dataclass(frozen=True, slots=True)
+class AlterTable(Statement):
+    """ALTER TABLE name <action>: ``action`` is 'rename' (``new_name``), 'rename_column'
+    (``column`` -> ``new_name``), 'set' (``options``), 'reset' (``keys``), 'add'
+    (``columns``, at ``position``: '' the end, 'FIRST' or the column to follow) or 'drop'
+    (``keys`` as column names)."""
+
+    name: str
+    if_exists: bool
+    action: str
+    new_name: str = ""
+    column: str = ""
+    options: tuple[tuple[str, str], ...] = ()
+    keys: tuple[str, ...] = ()
+    columns: tuple[ColumnDef, ...] = ()
+    position: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +303,37 @@ class StatementBuilder(Transformer):
             columns = rest[0]
         return CreateView(name, columns, _text(rest[-1], self.base),
                           temporary is not None, if_not_exists is not None)
+
+    def alter_table(self, items: list) -> AlterTable:
+        if_exists, name, action = items
+        return replace(action, name=name, if_exists=if_exists is not None)
+
+    def alter_rename(self, items: list) -> AlterTable:
+        return AlterTable("", False, "rename", new_name=items[0])
+
+    def alter_rename_column(self, items: list) -> AlterTable:
+        return AlterTable("", False, "rename_column", column=unquote_ident(str(items[0])),
+                          new_name=unquote_ident(str(items[1])))
+
+    def alter_set(self, items: list) -> AlterTable:
+        return AlterTable("", False, "set", options=tuple((k, v) for k, v, _ in items))
+
+    def alter_reset(self, items: list) -> AlterTable:
+        return AlterTable("", False, "reset",
+                          keys=tuple(unquote_string(str(i)) for i in items))
+
+    def column_position(self, items: list) -> str:
+        if str(items[0]).upper() == "FIRST":
+            return "FIRST"
+        return unquote_ident(str(items[1]))
+
+    def alter_add(self, items: list) -> AlterTable:
+        columns = tuple(i for i in items if isinstance(i, ColumnDef))
+        position = next((i for i in items if isinstance(i, str)), "")
+        return AlterTable("", False, "add", columns=columns, position=position)
+
+    def alter_drop(self, items: list) -> AlterTable:
+        return AlterTable("", False, "drop", keys=tuple(unquote_ident(str(i)) for i in items))
 
     def drop(self, items: list) -> Drop:
         _temporary, kind, if_exists, name = items
