@@ -55,6 +55,8 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
         if stmt.if_not_exists:
             return f"[INFO] Table {stmt.name} already exists, skipped"
         raise BindError(f"table or view {stmt.name!r} already exists")
+    if stmt.like is not None:
+        stmt, script = _merged_like(catalog, stmt, script)
     fields: list[Field] = []
     seen: set[str] = set()
     for col in stmt.columns:
@@ -190,6 +192,110 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
         raise BindError(f"{stmt.name!r} is a view; use DROP VIEW")
     catalog.drop(stmt.kind, stmt.name, if_exists=stmt.if_exists)
     return "[INFO] Execute statement succeeded."
+
+
+_LIKE_FEATURES = ("CONSTRAINTS", "PARTITIONS", "GENERATED", "OPTIONS", "WATERMARKS",
+                  "METADATA")
+
+
+def _like_strategies(stmt: S.CreateTable) -> dict[str, str]:
+    """Each feature's strategy: Flink's defaults (INCLUDING ALL, OVERWRITING OPTIONS), then
+    the LIKE options in order."""
+    assert stmt.like is not None
+    out = dict.fromkeys(_LIKE_FEATURES, "INCLUDING")
+    out["OPTIONS"] = "OVERWRITING"
+    for strategy, feature in stmt.like[1]:
+        if feature == "ALL":
+            if strategy == "OVERWRITING":
+                raise BindError("LIKE: OVERWRITING ALL is not allowed (INCLUDING ALL or "
+                                "EXCLUDING ALL)")
+            out = dict.fromkeys(_LIKE_FEATURES, strategy)
+            continue
+        if strategy == "OVERWRITING" and feature in ("CONSTRAINTS", "PARTITIONS"):
+            raise BindError(f"LIKE: OVERWRITING {feature} is not allowed (INCLUDING or "
+                            "EXCLUDING)")
+        out[feature] = strategy
+    return out
+
+
+def _merged_like(catalog: Catalog, stmt: S.CreateTable, script: str
+                 ) -> tuple[S.CreateTable, str]:
+    """CREATE TABLE ... LIKE source: the source's columns first, then this table's, its
+    constraints, partitions, computed columns, options and watermark merged by the LIKE
+    options (Flink's semantics); returns the merged statement and the text it refers to."""
+    from dataclasses import replace as _replace
+
+    from sqlengine.parser import parse_statement
+
+    assert stmt.like is not None
+    source_name = stmt.like[0]
+    if catalog.table(source_name) is None:
+        what = "a view" if catalog.view(source_name) is not None else "an unknown table"
+        raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: {what}")
+    text = show_create(catalog, S.ShowCreate("TABLE", source_name))
+    source = parse_statement(text)
+    assert isinstance(source, S.CreateTable)
+    how = _like_strategies(stmt)
+    new_physical = [c for c in stmt.columns if c.expr is None]
+    new_generated = [c for c in stmt.columns if c.expr is not None]
+    src_physical = [c for c in source.columns if c.expr is None]
+    src_generated = [c for c in source.columns if c.expr is not None] \
+        if how["GENERATED"] != "EXCLUDING" else []
+    names = {c.name.lower() for c in src_physical}
+    for c in new_physical:
+        if c.name.lower() in names:
+            raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: column "
+                            f"{c.name!r} is in both tables")
+    mine = {c.name.lower() for c in new_generated}
+    if how["GENERATED"] == "INCLUDING" and mine & {c.name.lower() for c in src_generated}:
+        dup = sorted(mine & {c.name.lower() for c in src_generated})[0]
+        raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: the computed "
+                        f"column {dup!r} is in both tables (use OVERWRITING GENERATED)")
+    src_generated = [c for c in src_generated if c.name.lower() not in mine]
+    watermark = stmt.watermark
+    if source.watermark is not None and how["WATERMARKS"] != "EXCLUDING":
+        if watermark is not None and how["WATERMARKS"] == "INCLUDING":
+            raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: both tables "
+                            "define a watermark (use OVERWRITING WATERMARKS)")
+        watermark = watermark or source.watermark
+    pk = stmt.primary_key
+    if source.primary_key and how["CONSTRAINTS"] == "INCLUDING":
+        if pk:
+            raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: both tables "
+                            "define a primary key")
+        pk = source.primary_key
+    partitions = stmt.partitioned_by
+    if source.partitioned_by and how["PARTITIONS"] == "INCLUDING":
+        if partitions:
+            raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: both tables "
+                            "are PARTITIONED BY")
+        partitions = source.partitioned_by
+    options = list(stmt.options)
+    if how["OPTIONS"] != "EXCLUDING":
+        given = dict(stmt.options)
+        if how["OPTIONS"] == "INCLUDING":
+            both = sorted(set(given) & set(dict(source.options)))
+            if both:
+                raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: option "
+                                f"{both[0]!r} is in both tables (use OVERWRITING OPTIONS)")
+        options = [(k, given.pop(k, v)) for k, v in source.options] + list(given.items())
+    # (one text holds both: the source's parts are re-read from SHOW CREATE TABLE's)
+    shift = len(script) + 1
+    combined = script + "\n" + text
+
+    def moved(c: S.ColumnDef) -> S.ColumnDef:
+        expr = S.QueryText(c.expr.sql, c.expr.offset + shift) if c.expr is not None else None
+        return _replace(c, expr=expr, offset=c.offset + shift)
+
+    if watermark is not None and watermark is source.watermark:
+        watermark = S.WatermarkDef(watermark.column, S.QueryText(
+            watermark.expr.sql, watermark.expr.offset + shift), watermark.offset + shift)
+    columns = [*map(moved, src_physical), *new_physical, *map(moved, src_generated),
+               *new_generated]
+    merged = _replace(stmt, columns=tuple(columns), watermark=watermark, primary_key=pk,
+                      partitioned_by=partitions, options=tuple(options),
+                      option_offsets=tuple(0 for _ in options), like=None)
+    return merged, combined
 
 
 def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:

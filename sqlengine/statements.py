@@ -58,6 +58,8 @@ class CreateTable(Statement):
     if_not_exists: bool = False
     partitioned_by: tuple[str, ...] = ()
     comment: str | None = None
+    # LIKE source: (the source table, ((strategy, feature), ...)) as written
+    like: tuple[str, tuple[tuple[str, str], ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +264,7 @@ class StatementBuilder(Transformer):
         comment = None
         partitioned: tuple[str, ...] = ()
         options: list = []
+        like = None
         for item in items[3:]:
             if isinstance(item, ColumnDef):
                 columns.append(item)
@@ -275,6 +278,8 @@ class StatementBuilder(Transformer):
                 comment = item
             elif isinstance(item, list):
                 options = item
+            elif isinstance(item, _Like):
+                like = (item[0], item[1])
         return CreateTable(
             name=name,
             columns=tuple(columns),
@@ -286,7 +291,14 @@ class StatementBuilder(Transformer):
             if_not_exists=if_not_exists is not None,
             partitioned_by=partitioned,
             comment=comment,
+            like=like,
         )
+
+    def like_option(self, items: list[Token]) -> tuple[str, str]:
+        return (str(items[0]).upper(), str(items[1]).upper())
+
+    def like_clause(self, items: list) -> _Like:
+        return _Like((items[0], tuple(i for i in items[1:] if i is not None)))
 
     def create_table_as(self, items: list) -> CreateTableAs:
         query = _text(items[-1], self.base)
@@ -382,6 +394,10 @@ class StatementBuilder(Transformer):
 
 
 class _PrimaryKey(tuple):
+    pass
+
+
+class _Like(tuple):
     pass
 
 

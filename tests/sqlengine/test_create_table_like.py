@@ -1,0 +1,67 @@
+"""CREATE TABLE ... LIKE source [(options)]: the source's columns first, then the new ones;
+constraints, partitions, computed columns, options and the watermark merged by Flink's rules
+(INCLUDING ALL, OVERWRITING OPTIONS by default); conflicts refused with the option to use."""
+
+from __future__ import annotations
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+SOURCE = ("CREATE TABLE src (id INT, ts TIMESTAMP(3), c AS id * 2, "
+          "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) "
+          "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
+
+
+def _same(s: sqlengine.Session, name: str, ddl: str) -> None:
+    """The LIKE table equals the table its spelled-out DDL makes."""
+    other = sqlengine.connect()
+    other.execute(ddl)
+    assert s.catalog.table(name) == other.catalog.table(name)
+
+
+@pytest.mark.parametrize(("like", "spelled"), [
+    ("CREATE TABLE a LIKE src",
+     "CREATE TABLE a (id INT, ts TIMESTAMP(3), c AS id * 2, WATERMARK FOR ts AS ts - "
+     "INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'datagen', "
+     "'number-of-rows' = '5')"),
+    ("CREATE TABLE b (extra STRING) WITH ('number-of-rows' = '7') LIKE src",
+     "CREATE TABLE b (id INT, ts TIMESTAMP(3), extra STRING, c AS id * 2, WATERMARK FOR ts AS "
+     "ts - INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
+     "'datagen', 'number-of-rows' = '7')"),
+    ("CREATE TABLE c (x INT) WITH ('connector' = 'blackhole') LIKE src (EXCLUDING OPTIONS "
+     "EXCLUDING CONSTRAINTS)",
+     "CREATE TABLE c (id INT, ts TIMESTAMP(3), x INT, c AS id * 2, WATERMARK FOR ts AS ts - "
+     "INTERVAL '5' SECOND) WITH ('connector' = 'blackhole')"),
+    ("CREATE TABLE d (WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) LIKE src "
+     "(OVERWRITING WATERMARKS EXCLUDING GENERATED)",
+     "CREATE TABLE d (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, "
+     "PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'datagen', 'number-of-rows' = '5')"),
+    ("CREATE TABLE e LIKE src (EXCLUDING ALL INCLUDING OPTIONS)",
+     "CREATE TABLE e (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen', "
+     "'number-of-rows' = '5')"),
+])
+def test_like_merges_as_flink(like: str, spelled: str) -> None:
+    s = sqlengine.connect()
+    s.execute(SOURCE)
+    s.execute(like)
+    _same(s, like.split()[2], spelled)
+
+
+@pytest.mark.parametrize(("ddl", "message"), [
+    ("CREATE TABLE f (id INT) LIKE src", "column 'id' is in both tables"),
+    ("CREATE TABLE g (WATERMARK FOR ts AS ts) LIKE src", "use OVERWRITING WATERMARKS"),
+    ("CREATE TABLE h WITH ('number-of-rows' = '1') LIKE src (INCLUDING OPTIONS)",
+     "use OVERWRITING OPTIONS"),
+    ("CREATE TABLE i LIKE nope", "an unknown table"),
+    ("CREATE TABLE j LIKE src (OVERWRITING ALL)", "OVERWRITING ALL is not allowed"),
+    ("CREATE TABLE k (PRIMARY KEY (id) NOT ENFORCED) LIKE src", "both tables define a primary"),
+    ("CREATE TABLE m (c AS id + 1) LIKE src", "use OVERWRITING GENERATED"),
+])
+def test_like_conflicts(ddl: str, message: str) -> None:
+    s = sqlengine.connect()
+    s.execute(SOURCE)
+    with pytest.raises(SqlEngineError, match=message):
+        s.execute(ddl)
+    assert s.catalog.table(ddl.split()[2]) is None
