@@ -241,6 +241,8 @@ class Session:
                 return Result("ok", ddl.create_table(self.catalog, stmt, script))
             case S.CreateTableAs():
                 return self._create_table_as(stmt, script)
+            case S.CatalogStatement():
+                return Result("ok", ddl.catalog_statement(self.catalog, stmt))
             case S.AlterTable():
                 return Result("ok", ddl.alter_table(self.catalog, stmt, script))
             case S.StatementSet():
@@ -260,10 +262,14 @@ class Session:
             names = self.catalog.view_names()
         elif what == "FUNCTIONS":
             names = callable_names()
-        elif what in ("CATALOGS", "CURRENT CATALOG"):
-            names = ["default_catalog"]
-        elif what in ("DATABASES", "CURRENT DATABASE"):
-            names = ["default_database"]
+        elif what == "CATALOGS":
+            names = self.catalog.catalog_names()
+        elif what == "CURRENT CATALOG":
+            names = [self.catalog.current_names()[0]]
+        elif what == "DATABASES":
+            names = self.catalog.database_names()
+        elif what == "CURRENT DATABASE":
+            names = [self.catalog.current_names()[1]]
         else:
             raise NotSupportedError(f"SHOW {what} is not supported")
         column = {"TABLES": "table name", "VIEWS": "view name", "FUNCTIONS": "function name"}
@@ -385,10 +391,9 @@ class Session:
     def memory_tables(self) -> dict[str, object]:
         """Registered in-memory data by table name (what the runtimes read)."""
         out = {}
-        for name in self.catalog.table_names():
-            t = self.catalog.table(name)
-            if t is not None and t.data is not None:
-                out[name.lower()] = t.data
+        for t in self.catalog.all_tables():
+            if t.data is not None:
+                out[t.name.lower()] = t.data
         return out
 
     def job_graph(self, plan: LogicalPlan) -> JobGraph:

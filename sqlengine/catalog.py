@@ -48,21 +48,134 @@ class ViewDef:
     columns: tuple[str, ...] = ()
 
 
+DEFAULT_CATALOG = "default_catalog"
+DEFAULT_DATABASE = "default_database"
+
+Key = tuple[str, str, str]
+
+
 class Catalog:
-    """Names -> tables and views, case-insensitive as in Flink's default catalog lookups."""
+    """Catalogs -> databases -> tables and views (Flink's generic in-memory catalogs; names
+    are case-insensitive as in Flink's default catalog lookups). A name is ``t``, ``db.t`` or
+    ``catalog.db.t``; the parts left out are the current catalog and database (USE)."""
 
     def __init__(self, safe_directories: tuple[str, ...] | None = None) -> None:
-        self._tables: dict[str, TableDef] = {}
-        self._views: dict[str, ViewDef] = {}
+        self._tables: dict[Key, TableDef] = {}
+        self._views: dict[Key, ViewDef] = {}
+        # catalog (lower case) -> (its name as created, {database (lower): its name})
+        self._catalogs: dict[str, tuple[str, dict[str, str]]] = {
+            DEFAULT_CATALOG: (DEFAULT_CATALOG, {DEFAULT_DATABASE: DEFAULT_DATABASE})}
+        self.current: tuple[str, str] = (DEFAULT_CATALOG, DEFAULT_DATABASE)
         # Safe mode (sqlengine/safety.py): the directories tables may use; None: not safe.
         self.safe_directories = safe_directories
 
-    @staticmethod
-    def _key(name: str) -> str:
-        # `default_catalog.default_database.t` and `t` name the same table.
+    # -- names -------------------------------------------------------------------------------
+    def _key(self, name: str) -> Key:
+        """(catalog, database, object) of a name, lower case; an unknown catalog or database
+        is an error naming it."""
         parts = name.split(".")
-        return parts[-1].lower()
+        if len(parts) > 3:
+            raise BindError(f"{name!r}: a name has at most three parts (catalog.database.name)")
+        cat, db = self.current
+        if len(parts) == 3:
+            cat, db = parts[0].lower(), parts[1].lower()
+        elif len(parts) == 2:
+            db = parts[0].lower()
+        self._database(cat, db)
+        return cat, db, parts[-1].lower()
 
+    def _database(self, cat: str, db: str) -> None:
+        if cat not in self._catalogs:
+            raise BindError(f"unknown catalog {cat!r} (catalogs: "
+                            f"{', '.join(self.catalog_names())})")
+        if db not in self._catalogs[cat][1]:
+            raise BindError(f"unknown database {db!r} in catalog {cat!r} (databases: "
+                            f"{', '.join(self.database_names(cat))})")
+
+    def _split_database(self, name: str) -> tuple[str, str]:
+        parts = name.split(".")
+        if len(parts) > 2:
+            raise BindError(f"{name!r}: a database is named db or catalog.db")
+        return (parts[0].lower(), parts[1]) if len(parts) == 2 else (self.current[0], parts[0])
+
+    # -- catalogs and databases ----------------------------------------------------------
+    def create_catalog(self, name: str, *, if_not_exists: bool = False) -> bool:
+        if name.lower() in self._catalogs:
+            if if_not_exists:
+                return False
+            raise BindError(f"catalog {name!r} already exists")
+        self._catalogs[name.lower()] = (name, {DEFAULT_DATABASE: DEFAULT_DATABASE})
+        return True
+
+    def drop_catalog(self, name: str, *, if_exists: bool = False) -> bool:
+        key = name.lower()
+        if key not in self._catalogs:
+            if if_exists:
+                return False
+            raise BindError(f"catalog {name!r} does not exist")
+        if key == self.current[0]:
+            raise BindError(f"catalog {name!r} is the current catalog; USE another first")
+        del self._catalogs[key]
+        self._tables = {k: v for k, v in self._tables.items() if k[0] != key}
+        self._views = {k: v for k, v in self._views.items() if k[0] != key}
+        return True
+
+    def create_database(self, name: str, *, if_not_exists: bool = False) -> bool:
+        cat, db = self._split_database(name)
+        if cat not in self._catalogs:
+            raise BindError(f"unknown catalog {cat!r}")
+        if db.lower() in self._catalogs[cat][1]:
+            if if_not_exists:
+                return False
+            raise BindError(f"database {db!r} already exists in catalog {cat!r}")
+        self._catalogs[cat][1][db.lower()] = db
+        return True
+
+    def drop_database(self, name: str, *, if_exists: bool = False,
+                      cascade: bool = False) -> bool:
+        cat, db = self._split_database(name)
+        db = db.lower()
+        if cat not in self._catalogs or db not in self._catalogs[cat][1]:
+            if if_exists:
+                return False
+            raise BindError(f"database {name!r} does not exist")
+        if (cat, db) == self.current:
+            raise BindError(f"database {name!r} is the current database; USE another first")
+        inside = [k for k in (*self._tables, *self._views) if k[:2] == (cat, db)]
+        if inside and not cascade:
+            raise BindError(f"database {name!r} is not empty ({len(inside)} tables and "
+                            "views); DROP DATABASE ... CASCADE drops them too")
+        self._tables = {k: v for k, v in self._tables.items() if k[:2] != (cat, db)}
+        self._views = {k: v for k, v in self._views.items() if k[:2] != (cat, db)}
+        del self._catalogs[cat][1][db]
+        return True
+
+    def use_catalog(self, name: str) -> None:
+        key = name.lower()
+        if key not in self._catalogs:
+            raise BindError(f"unknown catalog {name!r}")
+        databases = self._catalogs[key][1]
+        db = DEFAULT_DATABASE if DEFAULT_DATABASE in databases else next(iter(databases), "")
+        self.current = (key, db)
+
+    def use_database(self, name: str) -> None:
+        cat, db = self._split_database(name)
+        self._database(cat, db.lower())
+        self.current = (cat, db.lower())
+
+    def catalog_names(self) -> list[str]:
+        return sorted(shown for shown, _ in self._catalogs.values())
+
+    def database_names(self, catalog: str | None = None) -> list[str]:
+        cat = (catalog or self.current[0]).lower()
+        return sorted(self._catalogs[cat][1].values()) if cat in self._catalogs else []
+
+    def current_names(self) -> tuple[str, str]:
+        cat, db = self.current
+        shown, databases = self._catalogs[cat]
+        return shown, databases[db]
+
+    # -- tables and views ------------------------------------------------------------------
     def add_table(self, table: TableDef, *, replace: bool = False,
                   span: Span | None = None) -> None:
         key = self._key(table.name)
@@ -77,7 +190,12 @@ class Catalog:
         self._views[key] = view
 
     def drop(self, kind: str, name: str, *, if_exists: bool, span: Span | None = None) -> bool:
-        key = self._key(name)
+        try:
+            key = self._key(name)
+        except BindError:
+            if if_exists:
+                return False
+            raise
         store = self._tables if kind == "TABLE" else self._views
         if key not in store:
             if if_exists:
@@ -97,13 +215,21 @@ class Catalog:
         return key in self._tables or key in self._views
 
     def table_names(self) -> list[str]:
-        return sorted(t.name for t in self._tables.values())
+        """The tables of the current database."""
+        return sorted(t.name.split(".")[-1] for k, t in self._tables.items()
+                      if k[:2] == self.current)
 
     def view_names(self) -> list[str]:
-        return sorted(v.name for v in self._views.values())
+        """The views of the current database."""
+        return sorted(v.name.split(".")[-1] for k, v in self._views.items()
+                      if k[:2] == self.current)
 
     def names(self) -> list[str]:
         return sorted(self.table_names() + self.view_names())
+
+    def all_tables(self) -> list[TableDef]:
+        """Every table of every catalog and database."""
+        return list(self._tables.values())
 
 
 def arrow_schema_of(table: TableDef) -> pa.Schema:

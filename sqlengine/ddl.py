@@ -194,6 +194,35 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
     return "[INFO] Execute statement succeeded."
 
 
+def catalog_statement(catalog: Catalog, stmt: S.CatalogStatement) -> str:
+    """CREATE / DROP CATALOG and DATABASE, USE [CATALOG] (in-memory catalogs only)."""
+    ok = "[INFO] Execute statement succeeded."
+    if stmt.action == "create_catalog":
+        options = dict(stmt.options)
+        kind = options.pop("type", None)
+        if kind != "generic_in_memory":
+            raise NotSupportedError(f"CREATE CATALOG {stmt.name!r}: only catalogs of 'type' = "
+                                    f"'generic_in_memory' are supported, got {kind!r}")
+        if options:
+            raise NotSupportedError(f"CREATE CATALOG {stmt.name!r}: option "
+                                    f"{sorted(options)[0]!r} is not supported")
+        catalog.create_catalog(stmt.name, if_not_exists=stmt.if_exists)
+    elif stmt.action == "create_database":
+        if stmt.options:
+            raise NotSupportedError(f"CREATE DATABASE {stmt.name!r}: database properties "
+                                    f"({stmt.options[0][0]!r}) are not supported")
+        catalog.create_database(stmt.name, if_not_exists=stmt.if_exists)
+    elif stmt.action == "drop_catalog":
+        catalog.drop_catalog(stmt.name, if_exists=stmt.if_exists)
+    elif stmt.action == "drop_database":
+        catalog.drop_database(stmt.name, if_exists=stmt.if_exists, cascade=stmt.cascade)
+    elif stmt.action == "use_catalog":
+        catalog.use_catalog(stmt.name)
+    else:
+        catalog.use_database(stmt.name)
+    return ok
+
+
 _LIKE_FEATURES = ("CONSTRAINTS", "PARTITIONS", "GENERATED", "OPTIONS", "WATERMARKS",
                   "METADATA")
 
@@ -448,7 +477,8 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
             what = "a table" if catalog.table(stmt.name) is not None else "unknown"
             raise BindError(f"SHOW CREATE VIEW {stmt.name!r}: {what} view")
         cols = f" ({', '.join(_quote(c) for c in view.columns)})" if view.columns else ""
-        return f"CREATE VIEW {_quote(view.name)}{cols} AS\n{view.query.sql.strip()}"
+        return f"CREATE VIEW {_quote(view.name.split('.')[-1])}{cols} AS\n" \
+            f"{view.query.sql.strip()}"
     table = catalog.table(stmt.name)
     if table is None:
         what = "a view, use SHOW CREATE VIEW" if catalog.view(stmt.name) is not None \
@@ -466,7 +496,7 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
     if table.primary_key:
         keys = ", ".join(_quote(k) for k in table.primary_key)
         lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
-    text = f"CREATE TABLE {_quote(table.name)} (\n" + ",\n".join(lines) + "\n)"
+    text = f"CREATE TABLE {_quote(table.name.split('.')[-1])} (\n" + ",\n".join(lines) + "\n)"
     if table.partition_keys:
         text += f" PARTITIONED BY ({', '.join(_quote(k) for k in table.partition_keys)})"
     options = [(k, v) for k, v in table.options if not k.startswith("$")]

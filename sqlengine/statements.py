@@ -97,6 +97,19 @@ class Insert(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class CatalogStatement(Statement):
+    """CREATE / DROP CATALOG / DATABASE and USE [CATALOG]: ``action`` is 'create_catalog',
+    'create_database', 'drop_catalog', 'drop_database', 'use_catalog' or 'use_database'."""
+
+    action: str
+    name: str
+    if_exists: bool = False  # (IF NOT EXISTS for a create)
+    cascade: bool = False
+    options: tuple[tuple[str, str], ...] = ()
+    comment: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class AlterTable(Statement):
     """ALTER TABLE name <action>: ``action`` is 'rename' (``new_name``), 'rename_column'
     (``column`` -> ``new_name``), 'set' (``options``), 'reset' (``keys``), 'add'
@@ -315,6 +328,32 @@ class StatementBuilder(Transformer):
             columns = rest[0]
         return CreateView(name, columns, _text(rest[-1], self.base),
                           temporary is not None, if_not_exists is not None)
+
+    def create_catalog(self, items: list) -> CatalogStatement:
+        options = items[2] if len(items) > 2 and items[2] is not None else []
+        return CatalogStatement("create_catalog", unquote_ident(str(items[1])),
+                                items[0] is not None, options=tuple((k, v) for k, v, _ in options))
+
+    def create_database(self, items: list) -> CatalogStatement:
+        comment = next((i for i in items[2:] if isinstance(i, str)), None)
+        options = next((i for i in items[2:] if isinstance(i, list)), [])
+        return CatalogStatement("create_database", items[1], items[0] is not None,
+                                options=tuple((k, v) for k, v, _ in options), comment=comment)
+
+    def drop_catalog(self, items: list) -> CatalogStatement:
+        return CatalogStatement("drop_catalog", unquote_ident(str(items[1])),
+                                items[0] is not None)
+
+    def drop_database(self, items: list) -> CatalogStatement:
+        return CatalogStatement("drop_database", items[1], items[0] is not None,
+                                cascade=items[2] is not None and
+                                str(items[2]).upper() == "CASCADE")
+
+    def use_catalog(self, items: list) -> CatalogStatement:
+        return CatalogStatement("use_catalog", unquote_ident(str(items[1])))
+
+    def use_database(self, items: list) -> CatalogStatement:
+        return CatalogStatement("use_database", items[0])
 
     def alter_table(self, items: list) -> AlterTable:
         if_exists, name, action = items
