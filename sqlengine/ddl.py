@@ -108,6 +108,10 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
             raise ConnectorError(f"table {stmt.name!r}: option keys starting with '$' are "
                                  "reserved", span=Span.from_offset(script, offsets[key]),
                                  sql=script)
+    metadata = tuple((c.name, c.metadata, c.virtual) for c in stmt.columns
+                     if c.metadata is not None)
+    if metadata:
+        options[connectors.METADATA_OPTION] = connectors.encode_metadata(metadata)
     connectors.validate(stmt.name, options, schema, offsets, script)
     safe_options(catalog, stmt.name, options, script, offsets)
     for key in stmt.primary_key:
@@ -120,6 +124,11 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                              "PARTITIONED BY; here it would be ignored",
                              span=Span.from_offset(script, offsets["partition.default-name"]),
                              sql=script)
+    if metadata:
+        if partition_keys:
+            raise NotSupportedError(f"table {stmt.name!r}: METADATA columns on a PARTITIONED "
+                                    "BY table are not supported yet")
+        table_options += ((connectors.METADATA_OPTION, options[connectors.METADATA_OPTION]),)
     if partition_keys:
         table_options += ((connectors.PARTITION_KEYS_OPTION,
                            connectors.encode_partition_keys(partition_keys)),)
@@ -487,8 +496,16 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
     if table.data is not None and table.connector == "memory":
         raise NotSupportedError(f"SHOW CREATE TABLE {stmt.name!r}: the table holds data "
                                 "registered through the API, which no CREATE TABLE makes")
+    meta = {c: (k, v) for c, k, v in connectors.decode_metadata(dict(table.options))}
+
+    def metadata_text(name: str) -> str:
+        if name not in meta:
+            return ""
+        key, virtual = meta[name]
+        return f" METADATA FROM {_string(key)}" + (" VIRTUAL" if virtual else "")
+
     lines = [f"  {_quote(f.name)} {T.type_name(f.type)}" + ("" if f.nullable else " NOT NULL")
-             for f in table.schema.fields]
+             + metadata_text(f.name) for f in table.schema.fields]
     lines += [f"  {_quote(name)} AS {node.sql(dialect=Flink)}" for name, node in table.computed]
     if table.watermark is not None:
         col, node = table.watermark
@@ -523,7 +540,9 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
         names = [f.name for f in table.schema.fields]
         types = [T.type_name(f.type) for f in table.schema.fields]
         nulls = [f.nullable for f in table.schema.fields]
-        extras = [""] * len(names)
+        meta = {c: (k, v) for c, k, v in connectors.decode_metadata(dict(table.options))}
+        extras = [f"METADATA FROM '{meta[n][0]}'" + (" VIRTUAL" if meta[n][1] else "")
+                  if n in meta else "" for n in names]
         computed_types = _computed_types(catalog, stmt.name) if table.computed else {}
         for name, node in table.computed:
             names.append(name)
@@ -568,6 +587,9 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
     if table.computed:
         raise PlanError(f"cannot INSERT INTO {stmt.table!r}: it has computed columns",
                         span=span, sql=script)
+    if connectors.decode_metadata(dict(table.options)):
+        raise NotSupportedError(f"cannot INSERT INTO {stmt.table!r}: writing a table with "
+                                "METADATA columns is not supported yet", span=span, sql=script)
     if stmt.hint is not None:
         text, start = stmt.hint.sql, stmt.hint.offset + len(hints.START)
         hint = hints.table_options(text[len(hints.START):-len(hints.END)], start, script)

@@ -25,6 +25,8 @@ class ColumnDef:
     nullable: bool = True
     expr: QueryText | None = None
     offset: int = 0
+    metadata: str | None = None  # METADATA [FROM 'key']: the key (the column's name if none)
+    virtual: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,8 +237,17 @@ class StatementBuilder(Transformer):
     def physical_column(self, meta: Meta, items: list) -> ColumnDef:
         name, type_text = items[0], items[1]
         nullable = not any(isinstance(i, Tree) and i.data == "not_null" for i in items[2:])
-        return ColumnDef(unquote_ident(str(name)), type_text, nullable,
-                         offset=self.base + meta.start_pos)
+        spec = next((i for i in items[2:] if isinstance(i, tuple)), None)
+        column = unquote_ident(str(name))
+        return ColumnDef(column, type_text, nullable, offset=self.base + meta.start_pos,
+                         metadata=(spec[0] or column) if spec else None,
+                         virtual=bool(spec and spec[1]))
+
+    def metadata_spec(self, items: list) -> tuple[str | None, bool]:
+        key = next((unquote_string(str(i)) for i in items
+                    if isinstance(i, Token) and i.type == "STRING"), None)
+        virtual = any(isinstance(i, Token) and i.type == "VIRTUAL_KW" for i in items)
+        return (key, virtual)
 
     @v_args(meta=True)
     def computed_column(self, meta: Meta, items: list) -> ColumnDef:

@@ -12,7 +12,10 @@ import importlib
 import pkgutil
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+
 from sqlengine.connectors.base import (
+    METADATA_OPTION,
     PARTITION_KEYS_OPTION,
     Connector,
     Fail,
@@ -21,7 +24,9 @@ from sqlengine.connectors.base import (
     SinkWriter,
     SourceCursor,
     SourceRead,
+    decode_metadata,
     decode_partition_keys,
+    encode_metadata,
     encode_partition_keys,
 )
 from sqlengine.errors import ConnectorError, Span
@@ -30,9 +35,10 @@ if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
     from sqlengine.plan.nodes import Schema
 
-__all__ = ["PARTITION_KEYS_OPTION", "Connector", "OptionSpec", "ReadStats", "SinkWriter",
-           "SourceCursor", "SourceRead", "decode_partition_keys", "encode_partition_keys", "find",
-           "get", "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
+__all__ = ["METADATA_OPTION", "PARTITION_KEYS_OPTION", "Connector", "OptionSpec", "ReadStats",
+           "SinkWriter", "SourceCursor", "SourceRead", "decode_metadata",
+           "decode_partition_keys", "encode_metadata", "encode_partition_keys", "find", "get",
+           "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
 
 
 
@@ -126,11 +132,35 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
             raise fail("connector", f"connector {name!r} needs option {opt.key!r}")
     connector.check_table(options, fail)
     connector.check_columns(options, schema, fail)
+    _check_metadata(connector, table_name, options, schema, script)
     for f in schema.fields:
         why = connector.type_refusal(options, f.type)
         if why is not None:
             raise ConnectorError(f"table {table_name!r}: column {f.name!r}: {why}",
                                  span=Span.from_offset(script, 0) if script else None,
+                                 sql=script)
+
+
+def _check_metadata(connector: Connector, table_name: str, options: dict[str, str],
+                    schema: Schema, script: str | None) -> None:
+    """METADATA columns: keys the connector has, of a type it can give."""
+    from sqlengine.connectors.base import decode_metadata
+    from sqlengine.types import type_name
+
+    known = connector.metadata_types(options)
+    types = {f.name: f.type for f in schema.fields}
+    for column, key, _virtual in decode_metadata(options):
+        span = Span.from_offset(script, 0) if script else None
+        if key not in known:
+            have = ", ".join(repr(k) for k in known) or "none"
+            raise ConnectorError(f"table {table_name!r}: column {column!r}: connector "
+                                 f"{connector.name!r} has no metadata {key!r} (it has: "
+                                 f"{have})", span=span, sql=script)
+        want, got = known[key], types[column]
+        same = got == want or (pa.types.is_timestamp(got) and pa.types.is_timestamp(want))
+        if not same:
+            raise ConnectorError(f"table {table_name!r}: column {column!r}: metadata {key!r} "
+                                 f"is a {type_name(want)}, not {type_name(got)}", span=span,
                                  sql=script)
 
 

@@ -48,6 +48,20 @@ def decode_partition_keys(options: dict[str, str]) -> tuple[str, ...]:
     text = options.get(PARTITION_KEYS_OPTION)
     return tuple(json.loads(text)) if text else ()
 
+# METADATA columns: [(column, key, virtual)] as JSON under this engine-only option.
+METADATA_OPTION = "$metadata"
+
+
+def encode_metadata(columns: tuple[tuple[str, str, bool], ...]) -> str:
+    return json.dumps([list(c) for c in columns])
+
+
+def decode_metadata(options: dict[str, str]) -> tuple[tuple[str, str, bool], ...]:
+    """The table's METADATA columns as (column, key, virtual); () when it has none."""
+    text = options.get(METADATA_OPTION)
+    return tuple((c, k, bool(v)) for c, k, v in json.loads(text)) if text else ()
+
+
 _BOOL = ("true", "false")
 
 
@@ -238,6 +252,10 @@ class Connector:
 
     # Whether the connector reads and writes ARRAY / MAP / ROW columns.
     holds_nested = False
+
+    def metadata_types(self, options: dict[str, str]) -> dict[str, pa.DataType]:
+        """The METADATA keys a table of this connector can read, with their types."""
+        return {}
 
     def changelog(self, options: dict[str, str]) -> bool:
         """Whether the source reads a changelog (+I / -U / +U / -D rows: each batch then ends

@@ -17,6 +17,7 @@ from sqlengine.connectors.base import (
     OptionSpec,
     SinkWriter,
     SourceRead,
+    decode_metadata,
     decode_partition_keys,
 )
 from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
@@ -131,7 +132,15 @@ class Filesystem(Connector):
             return "a debezium-json table cannot resume reading from a checkpoint yet"
         return None
 
+    def metadata_types(self, options: dict[str, str]) -> dict[str, pa.DataType]:
+        """Flink's filesystem metadata (file.modification-time is a TIMESTAMP_LTZ(3) there;
+        here, with the session in UTC, a TIMESTAMP(3))."""
+        return {"file.path": pa.string(), "file.name": pa.string(), "file.size": pa.int64(),
+                "file.modification-time": pa.timestamp("ms")}
+
     def open_source(self, read: SourceRead) -> Iterator[object]:
+        if decode_metadata(read.options):
+            return read_with_metadata(read)
         return read_files(read.table, read.options, read.schema, read.stats, read.columns,
                           read.split, read.row_filter, split_files=not read.ordered,
                           cursor=read.cursor)
@@ -171,3 +180,35 @@ def _json_nested_ok(t: pa.DataType) -> bool:
         return False
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or \
         pa.types.is_string(t)
+
+
+def read_with_metadata(read: SourceRead) -> Iterator[pa.RecordBatch]:
+    """A table with METADATA columns, file by file: the files' columns read as without them,
+    each file's metadata values added where the table declares them."""
+    import os
+
+    meta = {column: key for column, key, _ in decode_metadata(read.options)}
+    schema = read.schema
+    file_fields = [f for f in schema if f.name not in meta]
+    file_schema = pa.schema(file_fields)
+    columns = None
+    if read.columns is not None:
+        wanted = {schema.field(i).name for i in read.columns}
+        columns = [j for j, f in enumerate(file_fields) if f.name in wanted]
+    for f in list_files(read.options.get("path") or "", read.table):
+        one = {**read.options, "path": str(f)}
+        st = os.stat(f)
+        values = {"file.path": str(f), "file.name": Path(f).name, "file.size": st.st_size,
+                  "file.modification-time": st.st_mtime_ns // 1_000_000}
+        for batch in read_files(read.table, one, file_schema, read.stats, columns, read.split,
+                                read.row_filter, split_files=not read.ordered,
+                                cursor=read.cursor):
+            arrays, names = [], []
+            for field in schema:
+                if field.name in meta:
+                    arrays.append(pa.array([values[meta[field.name]]] * batch.num_rows,
+                                           field.type))
+                else:
+                    arrays.append(batch.column(field.name))
+                names.append(field.name)
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
