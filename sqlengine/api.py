@@ -234,6 +234,8 @@ class Session:
                 return self._show(stmt)
             case S.Describe():
                 return Result("rows", table=ddl.describe(self.catalog, stmt, script))
+            case S.ShowColumns():
+                return Result("rows", table=ddl.show_columns(self.catalog, stmt))
             case S.ShowCreate():
                 text = ddl.show_create(self.catalog, stmt)
                 return Result("rows", table=pa.table({"result": [text]}))

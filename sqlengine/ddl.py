@@ -476,6 +476,23 @@ def _string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def show_columns(catalog: Catalog, stmt: S.ShowColumns) -> pa.Table:
+    """SHOW COLUMNS FROM t [[NOT] LIKE 'pattern']: DESCRIBE's rows whose name matches (SQL
+    LIKE: % any run, _ one character; case-sensitive as Flink's)."""
+    import re
+
+    if catalog.table(stmt.name) is None and catalog.view(stmt.name) is None:
+        raise BindError(f"SHOW COLUMNS: unknown table or view {stmt.name!r}")
+    rows = describe(catalog, S.Describe(stmt.name), stmt.name)
+    if stmt.pattern is None:
+        return rows
+    regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
+                    for c in stmt.pattern)
+    keep = [bool(re.fullmatch(regex, n, re.DOTALL)) != stmt.negated
+            for n in rows.column("name").to_pylist()]
+    return rows.filter(pa.array(keep, pa.bool_()))
+
+
 def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
     """The CREATE statement that makes the table or view again (SHOW CREATE TABLE / VIEW)."""
     from sqlengine.dialect import Flink

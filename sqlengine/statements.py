@@ -168,6 +168,15 @@ class ShowCreate(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class ShowColumns(Statement):
+    """SHOW COLUMNS FROM t [[NOT] LIKE 'pattern']: DESCRIBE's rows, filtered by name."""
+
+    name: str
+    pattern: str | None = None
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Describe(Statement):
     name: str
     offset: int = 0
@@ -427,6 +436,11 @@ class StatementBuilder(Transformer):
 
     def show(self, items: list) -> Show:
         return Show(" ".join(str(items[0]).upper().split()))
+
+    def show_columns(self, items: list) -> ShowColumns:
+        _from, name, negated, _like, pattern = items
+        return ShowColumns(name, unquote_string(str(pattern)) if pattern is not None else None,
+                           negated is not None)
 
     def show_create(self, items: list) -> ShowCreate:
         return ShowCreate(str(items[0]).upper(), items[1])

@@ -55,3 +55,20 @@ def test_show_create_errors(sql: str) -> None:
     s.execute("CREATE VIEW v AS SELECT id FROM g")
     with pytest.raises(SqlEngineError):
         s.execute(sql)
+
+
+def test_show_columns_filters_describe() -> None:
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE t (amount INT, account STRING, ts TIMESTAMP(3)) "
+              "WITH ('connector' = 'datagen')")
+
+    def names(sql: str) -> list[str]:
+        return s.execute(sql)[0].table.column(0).to_pylist()
+
+    assert names("SHOW COLUMNS FROM t") == ["amount", "account", "ts"]
+    assert names("SHOW COLUMNS IN t LIKE 'a%'") == ["amount", "account"]
+    assert names("SHOW COLUMNS FROM t NOT LIKE '%t'") == ["ts"]
+    assert names("SHOW COLUMNS FROM t LIKE 'a_count'") == ["account"]
+    assert s.execute("SHOW COLUMNS FROM t")[0].table.equals(s.execute("DESCRIBE t")[0].table)
+    with pytest.raises(SqlEngineError, match="unknown table or view"):
+        s.execute("SHOW COLUMNS FROM nope")
