@@ -11,12 +11,25 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
 
 
+def clean_outputs(text: str) -> None:
+    """A script whose first line is ``-- clean: /tmp/<dir>`` writes there: removed first, so
+    every run starts from nothing."""
+    first = text.splitlines()[0] if text else ""
+    if first.startswith("-- clean:"):
+        import shutil
+
+        target = Path(first.removeprefix("-- clean:").strip())
+        assert target.parts[:2] == ("/", "tmp"), target
+        shutil.rmtree(target, ignore_errors=True)
+
+
 def scenario_results(path: Path, options: dict[str, str]) -> list[object]:
     """Each query's rows (sorted unless it has an ORDER BY), then the error type if the
     script stops on one."""
     s = sqlengine.connect(options)
     out: list[object] = []
     text = path.read_text()
+    clean_outputs(text)
     try:
         for r in s.iter_execute(text):
             if r.table is not None:

@@ -15,6 +15,7 @@ import pytest
 import sqlengine
 from sqlengine.errors import SqlEngineError
 from sqlengine.shell.formatting import render_csv
+from tests.scenarios import clean_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = sorted((ROOT / "queries").glob("*.sql"))
@@ -41,12 +42,7 @@ def run_scenario(path: Path) -> str:
 def test_query_file(path: Path, monkeypatch: pytest.MonkeyPatch, update_golden: bool) -> None:
     monkeypatch.chdir(ROOT)
     first = path.read_text().splitlines()[0]
-    if first.startswith("-- clean:"):
-        import shutil
-
-        target = Path(first.removeprefix("-- clean:").strip())
-        assert target.parts[:2] == ("/", "tmp"), target
-        shutil.rmtree(target, ignore_errors=True)
+    clean_outputs(path.read_text())
     if first.startswith("-- fail:"):
         expected_error = first.removeprefix("-- fail:").strip()
         with pytest.raises(SqlEngineError) as info:
