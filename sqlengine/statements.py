@@ -331,7 +331,7 @@ class StatementBuilder(Transformer):
         return (str(items[0]).upper(), str(items[1]).upper())
 
     def like_clause(self, items: list) -> _Like:
-        return _Like((items[0], tuple(i for i in items[1:] if i is not None)))
+        return _Like((items[1], tuple(i for i in items[2:] if i is not None)))
 
     def create_table_as(self, items: list) -> CreateTableAs:
         query = _text(items[-1], self.base)

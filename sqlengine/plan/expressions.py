@@ -109,7 +109,36 @@ class Call(Expr):
         if self.name in ("like", "not_like"):
             word = "LIKE" if self.name == "like" else "NOT LIKE"
             return f"{self.args[0].sql()} {word} {self.args[1].sql()}"
+        nested = _nested_sql(self)
+        if nested is not None:
+            return nested
         return f"{self.name.upper()}({', '.join(a.sql() for a in self.args)})"
+
+
+def _nested_sql(call: Call) -> str | None:
+    """How the calls behind ARRAY / MAP / ROW syntax and the SQL/JSON clauses read in SQL
+    (EXPLAIN shows ``items[1].sku``, not its internal calls)."""
+    name, args = call.name, call.args
+    text = [a.sql() for a in args]
+    if name == "element_at":
+        return f"{text[0]}[{text[1]}]"
+    if name == "field" and isinstance(args[1], Literal) and pa.types.is_struct(args[0].dtype):
+        return f"{text[0]}.{args[0].dtype.field(int(args[1].value)).name}"  # type: ignore[call-overload]
+    if name == "array_value":
+        return f"ARRAY[{', '.join(text)}]"
+    if name == "map_value":
+        return f"MAP[{', '.join(text)}]"
+    if name == "row_value":
+        return f"ROW({', '.join(text)})"
+    if name in ("json_value", "json_query", "json_exists"):
+        return f"{name.upper()}({text[0]}, {text[1]})"
+    if name in ("json_object", "json_array"):
+        return f"{name.upper()}({', '.join(text[2:])})"
+    if name in ("floor_time", "ceil_time") and isinstance(args[1], Literal):
+        return f"{name[:-5].upper()}({text[0]} TO {args[1].value})"
+    if name == "is_json" and isinstance(args[1], Literal):
+        return f"{text[0]} IS JSON {args[1].value}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
