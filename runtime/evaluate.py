@@ -12,7 +12,6 @@ import pyarrow.compute as pc
 from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import (
-    VOLATILE,
     Call,
     Case,
     Cast,
@@ -20,6 +19,7 @@ from sqlengine.plan.expressions import (
     Expr,
     InList,
     Literal,
+    is_volatile,
 )
 from sqlengine.runtime.elements import MIN_WATERMARK, row_watermarks
 from sqlengine.runtime.kernels import kernel_for
@@ -60,7 +60,7 @@ def _eval(expr: Expr, batch: pa.RecordBatch, n: int,
         if hit is not None:
             return hit
         out = _eval_one(expr, batch, n, memo)
-        if not any(isinstance(x, Call) and x.name in VOLATILE for x in expr.walk()):
+        if not any(isinstance(x, Call) and is_volatile(x.name) for x in expr.walk()):
             memo[expr] = out
         return out
     return _eval_one(expr, batch, n, memo)
@@ -86,7 +86,10 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
     if isinstance(expr, Call):
         args = [_eval(a, batch, n, memo) for a in expr.args]
         lits = [a.value if isinstance(a, Literal) else None for a in expr.args]
-        out = kernel_for(expr.name)(args, lits, expr.type)
+        if expr.name.startswith("py:"):  # (a Python function: told the row count too)
+            out = kernel_for(expr.name)(args, lits, expr.type, n)
+        else:
+            out = kernel_for(expr.name)(args, lits, expr.type)
         if out.type != expr.type:
             out = out.cast(expr.type)
         return out

@@ -506,6 +506,10 @@ _families()
 
 
 def kernel_for(name: str) -> Kernel:
-    """The Arrow kernel of a bound function name."""
+    """The Arrow kernel of a bound function name (a Python function's: its caller)."""
+    if name.startswith("py:"):
+        from sqlengine.runtime.kernels_python import kernel
+
+        return kernel(name)
     return KERNELS[name]
 

@@ -24,9 +24,11 @@ from sqlengine.errors import (
 
 if TYPE_CHECKING:
     from sqlengine.api import Session, connect
+    from sqlengine.functions_python import udf
     from sqlengine.query import Query
 
-_DOOR = {"connect": "sqlengine.api", "Session": "sqlengine.api", "Query": "sqlengine.query"}
+_DOOR = {"connect": "sqlengine.api", "Session": "sqlengine.api", "Query": "sqlengine.query",
+         "udf": "sqlengine.functions_python"}
 
 
 def __getattr__(name: str) -> Any:
@@ -52,4 +54,5 @@ __all__ = [
     "Session",
     "SqlEngineError",
     "connect",
+    "udf",
 ]

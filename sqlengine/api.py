@@ -243,6 +243,8 @@ class Session:
                 return Result("ok", ddl.create_table(self.catalog, stmt, script))
             case S.CreateTableAs():
                 return self._create_table_as(stmt, script)
+            case S.FunctionStatement():
+                return Result("ok", self._function_statement(stmt))
             case S.CatalogStatement():
                 return Result("ok", ddl.catalog_statement(self.catalog, stmt))
             case S.AlterTable():
@@ -263,7 +265,7 @@ class Session:
         elif what == "VIEWS":
             names = self.catalog.view_names()
         elif what == "FUNCTIONS":
-            names = callable_names()
+            names = sorted({*callable_names(), *(n.upper() for n in self.catalog.functions)})
         elif what == "CATALOGS":
             names = self.catalog.catalog_names()
         elif what == "CURRENT CATALOG":
@@ -295,6 +297,51 @@ class Session:
                             "'execution.checkpointing.savepoint-dir' (where savepoints go)")
         path = job.stop(savepoint=directory)
         return Result("rows", table=pa.table({"savepoint path": [path]}))
+
+    # -- Python functions ------------------------------------------------------------------
+    def create_function(self, name: str, fn: object, result_type: str | None = None, *,
+                        kind: str = "row", deterministic: bool = True,
+                        replace: bool = False) -> None:
+        """Make the Python function ``fn`` callable from SQL as ``name``: a function declared
+        with ``@sqlengine.udf(...)``, or any callable with ``result_type`` (a SQL type name)
+        and ``kind`` ('row', 'arrow' or 'pandas')."""
+        from sqlengine import functions, functions_python
+
+        if not isinstance(fn, functions_python.UserFunction):
+            if result_type is None:
+                raise BindError(f"create_function {name!r}: give result_type, or declare the "
+                                "function with @sqlengine.udf(result_type=...)")
+            fn = functions_python.udf(fn, result_type=result_type, kind=kind,  # type: ignore[arg-type]
+                                      deterministic=deterministic, name=name)
+        elif result_type is not None:
+            raise BindError(f"create_function {name!r}: the function declares its result "
+                            "type already")
+        if functions.lookup(name) is not None or name.lower() in functions.AGGREGATES:
+            raise BindError(f"create_function {name!r}: a built-in function has that name")
+        if name.lower() in self.catalog.functions and not replace:
+            raise BindError(f"function {name!r} already exists")
+        key = functions_python.register(name, fn)  # type: ignore[arg-type]
+        self.catalog.functions[name.lower()] = key
+
+    def drop_function(self, name: str, *, if_exists: bool = False) -> bool:
+        if name.lower() not in self.catalog.functions:
+            if if_exists:
+                return False
+            raise BindError(f"function {name!r} does not exist")
+        del self.catalog.functions[name.lower()]
+        return True
+
+    def _function_statement(self, stmt: S.FunctionStatement) -> str:
+        from sqlengine import functions_python
+
+        if not stmt.create:
+            self.drop_function(stmt.name, if_exists=stmt.if_exists)
+            return "[INFO] Execute statement succeeded."
+        functions_python.refuse_language(stmt.language, stmt.name)
+        if stmt.name.lower() in self.catalog.functions and stmt.if_exists:
+            return f"[INFO] Function {stmt.name} already exists, skipped"
+        self.create_function(stmt.name, functions_python.load(stmt.path, stmt.name))
+        return "[INFO] Execute statement succeeded."
 
     def _statement_set(self, stmt: S.StatementSet, script: str) -> Result:
         """The INSERTs of a statement set as one job (all are planned before any runs; equal

@@ -127,6 +127,8 @@ class ExprBinder:
         # Subqueries: the enclosing rows (innermost last) and the binder that takes them.
         self.outer: list[OuterScope] = []
         self.subqueries: Callable[[exp.Expression, Scope, bool], Expr] | None = None
+        # The session's Python functions: name (lower case) -> the key its calls carry.
+        self.udfs: dict[str, str] = {}
 
     def error(self, cls: type[SqlEngineError], msg: str, node: exp.Expression) -> SqlEngineError:
         return cls(msg, span=node_span(node, self.query, self.script), sql=self.script)
@@ -395,6 +397,10 @@ class ExprBinder:
     def call(self, name: str, arg_nodes: list[exp.Expression], scope: Scope,
              node: exp.Expression) -> Expr:
         """Bind a scalar function call: arity, literal-only arguments, implicit casts."""
+        key = self.udfs.get(name.lower())
+        if key is not None:  # (a session's Python function shadows nothing built in)
+            return bind_scalar.python_call(self, key, [self.bind(a, scope) for a in arg_nodes],
+                                           node)
         bind_scalar.signature(self, name, len(arg_nodes), node)  # fails before the arguments
         args = [self.bind(a, scope) for a in arg_nodes]
         return bind_scalar.apply(self, name, args, arg_nodes, node)

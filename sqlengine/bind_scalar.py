@@ -147,3 +147,18 @@ def floor_ceil_time(binder: ExprBinder, node: exp.Floor | exp.Ceil, scope: Scope
     name = "floor_time" if isinstance(node, exp.Floor) else "ceil_time"
     arg = binder.bind(node.this, scope)
     return apply(binder, name, [arg, Literal(unit, T.STRING)], [node.this, to], node)
+
+
+def python_call(binder: ExprBinder, key: str, args: list[Expr], node: exp.Expression) -> Expr:
+    """A call of a session's Python function: its arguments as they are, its declared
+    result type."""
+    from sqlengine.functions_python import display_name, registered
+
+    function = registered(key)
+    if function is None:
+        raise binder.error(BindError, f"the Python function {display_name(key)} is gone", node)
+    for a in args:
+        if not T.is_supported(a.dtype) and a.dtype != T.NULL:
+            raise binder.error(BindError, f"{display_name(key)}: an argument of type "
+                               f"{T.type_name(a.dtype)} cannot be passed to Python", node)
+    return Call(key, tuple(args), function.result_type)

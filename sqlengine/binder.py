@@ -61,6 +61,7 @@ class Binder:
         self.script = script
         self.depth = depth
         self.exprs = ExprBinder(query, script, params, positional)
+        self.exprs.udfs = catalog.functions
         self.relations = RelationBinder(self)
         self.selects = SelectBinder(self)
         self.aggregates = AggregateBinder(self)

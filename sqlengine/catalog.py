@@ -66,6 +66,8 @@ class Catalog:
         self._catalogs: dict[str, tuple[str, dict[str, str]]] = {
             DEFAULT_CATALOG: (DEFAULT_CATALOG, {DEFAULT_DATABASE: DEFAULT_DATABASE})}
         self.current: tuple[str, str] = (DEFAULT_CATALOG, DEFAULT_DATABASE)
+        # Python functions: name (lower case) -> their registry key (functions_python)
+        self.functions: dict[str, str] = {}
         # Safe mode (sqlengine/safety.py): the directories tables may use; None: not safe.
         self.safe_directories = safe_directories
 

@@ -99,6 +99,17 @@ class Insert(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class FunctionStatement(Statement):
+    """CREATE / DROP [TEMPORARY] [SYSTEM] FUNCTION: ``path`` 'package.module.attr'."""
+
+    create: bool
+    name: str
+    path: str = ""
+    language: str | None = None
+    if_exists: bool = False  # (IF NOT EXISTS for a create)
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogStatement(Statement):
     """CREATE / DROP CATALOG / DATABASE and USE [CATALOG]: ``action`` is 'create_catalog',
     'create_database', 'drop_catalog', 'drop_database', 'use_catalog' or 'use_database'."""
@@ -348,6 +359,16 @@ class StatementBuilder(Transformer):
             columns = rest[0]
         return CreateView(name, columns, _text(rest[-1], self.base),
                           temporary is not None, if_not_exists is not None)
+
+    def create_function(self, items: list) -> FunctionStatement:
+        _temporary, _system, if_not_exists, name, path, _lang, language = items
+        return FunctionStatement(True, name, unquote_string(str(path)),
+                                 str(language) if language is not None else None,
+                                 if_not_exists is not None)
+
+    def drop_function(self, items: list) -> FunctionStatement:
+        _temporary, _system, if_exists, name = items
+        return FunctionStatement(False, name, if_exists=if_exists is not None)
 
     def create_catalog(self, items: list) -> CatalogStatement:
         options = items[2] if len(items) > 2 and items[2] is not None else []

@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from sqlengine.errors import SqlEngineError
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
-from sqlengine.plan.expressions import VOLATILE, Call, Cast, ColumnRef, Expr, Literal
+from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, Literal, is_volatile
 from sqlengine.plan.nodes import Filter, LogicalPlan
 from sqlengine.plan.tree import Transformed, map_expressions
 
@@ -55,7 +55,7 @@ def fold_expr(e: Expr) -> Expr:
     if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) or not x.foldable
                                                  for x in e.walk()):
         return e
-    if any(isinstance(x, Call) and x.name in VOLATILE for x in e.walk()):
+    if any(isinstance(x, Call) and is_volatile(x.name) for x in e.walk()):
         return e  # its value depends on when it runs
     if isinstance(e, Cast) and isinstance(e.arg, Literal) and e.arg.value is None:
         return Literal(None, e.type)

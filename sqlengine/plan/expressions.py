@@ -134,6 +134,10 @@ def _nested_sql(call: Call) -> str | None:
         return f"{name.upper()}({text[0]}, {text[1]})"
     if name in ("json_object", "json_array"):
         return f"{name.upper()}({', '.join(text[2:])})"
+    if name.startswith("py:"):
+        from sqlengine.functions_python import display_name
+
+        return f"{display_name(name)}({', '.join(text)})"
     if name in ("floor_time", "ceil_time") and isinstance(args[1], Literal):
         return f"{name[:-5].upper()}({text[0]} TO {args[1].value})"
     if name == "is_json" and isinstance(args[1], Literal):
@@ -336,8 +340,17 @@ VOLATILE = frozenset({"proctime", "rand", "rand_integer", "uuid", "current_times
                       "unix_timestamp"})
 
 
+def is_volatile(name: str) -> bool:
+    """Whether a call of ``name`` must run every time (never folded, never shared)."""
+    if name in VOLATILE:
+        return True
+    from sqlengine.functions_python import is_volatile as python_volatile
+
+    return python_volatile(name)
+
+
 def is_constant(expr: Expr) -> bool:
     """True when ``expr`` reads no column and calls no volatile function: one value, known
     before the query runs (literals, ``1 + 2``, ``CAST('1' AS INT)``)."""
-    return not any(isinstance(x, ColumnRef) or (isinstance(x, Call) and x.name in VOLATILE)
+    return not any(isinstance(x, ColumnRef) or (isinstance(x, Call) and is_volatile(x.name))
                    or not x.foldable for x in expr.walk())

@@ -1,0 +1,146 @@
+"""Python functions called from SQL (user-defined scalar functions).
+
+A function is declared with ``@sqlengine.udf(result_type='BIGINT')`` (or ``udf(fn,
+result_type=...)``), registered in a session with ``Session.create_function(name, fn)`` or
+``CREATE [TEMPORARY] [SYSTEM] FUNCTION name AS 'package.module.attr' [LANGUAGE PYTHON]``.
+Its ``kind`` says how it is called: 'row' once per row with Python values (NULLs as None),
+'arrow' once per batch with ``pyarrow.Array`` arguments, 'pandas' once per batch with
+``pandas.Series``; a batch function returns as many values as it was given rows.
+
+Registered functions live in a process-wide registry under a key of their own (``py:name:n``)
+that the plan's calls carry: the parallel runtime's forked workers inherit it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from sqlengine import types as T
+from sqlengine.errors import BindError, NotSupportedError
+
+PREFIX = "py:"
+KINDS = ("row", "arrow", "pandas")
+
+
+@dataclass(frozen=True)
+class UserFunction:
+    """A Python function with its SQL result type."""
+
+    fn: Callable[..., Any]
+    result_type: pa.DataType
+    kind: str = "row"
+    deterministic: bool = True
+    name: str = ""
+
+    def __call__(self, *args: Any) -> Any:  # (still callable from Python)
+        return self.fn(*args)
+
+
+def udf(fn: Callable[..., Any] | None = None, *, result_type: str | pa.DataType,
+        kind: str = "row", deterministic: bool = True,
+        name: str | None = None) -> Any:
+    """Declare a Python function for SQL: ``@udf(result_type='BIGINT')`` (row at a time),
+    ``@udf(result_type='DOUBLE', kind='arrow')`` (vectorised over pyarrow arrays) or
+    ``kind='pandas'`` (over pandas Series)."""
+    if kind not in KINDS:
+        msg = f"udf kind must be one of {', '.join(KINDS)}, got {kind!r}"
+        raise BindError(msg)
+    t = T.parse_type(result_type) if isinstance(result_type, str) else result_type
+    if not T.is_supported(t):
+        msg = f"udf result type {T.type_name(t)} is not a SQL type sqlengine has"
+        raise BindError(msg)
+
+    def wrap(f: Callable[..., Any]) -> UserFunction:
+        if isinstance(f, UserFunction):
+            f = f.fn
+        return UserFunction(f, t, kind, deterministic, name or getattr(f, "__name__", "udf"))
+
+    return wrap(fn) if fn is not None else wrap
+
+
+_REGISTRY: dict[str, UserFunction] = {}
+_COUNTER = itertools.count()
+_LOCK = threading.Lock()
+
+
+def register(name: str, function: UserFunction) -> str:
+    """Keep ``function`` for calls; returns the key the plan's calls carry."""
+    with _LOCK:
+        key = f"{PREFIX}{name.lower()}:{next(_COUNTER)}"
+        _REGISTRY[key] = function
+    return key
+
+
+def registered(key: str) -> UserFunction | None:
+    return _REGISTRY.get(key)
+
+
+def is_python(name: str) -> bool:
+    return name.startswith(PREFIX)
+
+
+def is_volatile(name: str) -> bool:
+    """A call of a non-deterministic Python function (never folded or shared)."""
+    f = _REGISTRY.get(name) if name.startswith(PREFIX) else None
+    return f is not None and not f.deterministic
+
+
+def display_name(key: str) -> str:
+    """``py:name:n`` -> ``NAME`` (as SHOW FUNCTIONS and EXPLAIN print it)."""
+    return key[len(PREFIX):].rsplit(":", 1)[0].upper()
+
+
+def load(path: str, name: str) -> UserFunction:
+    """CREATE FUNCTION name AS 'package.module.attr': the attribute, a UserFunction (declared
+    with @udf) or a function whose return annotation names its SQL type."""
+    module_name, _, attr = path.rpartition(".")
+    if not module_name:
+        msg = f"CREATE FUNCTION {name}: {path!r} must be 'package.module.function'"
+        raise BindError(msg)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        msg = f"CREATE FUNCTION {name}: cannot import module {module_name!r}: {e}"
+        raise BindError(msg) from None
+    found = getattr(module, attr, None)
+    if found is None:
+        msg = f"CREATE FUNCTION {name}: module {module_name!r} has no {attr!r}"
+        raise BindError(msg)
+    if isinstance(found, UserFunction):
+        return found
+    if not callable(found):
+        msg = f"CREATE FUNCTION {name}: {path!r} is not a function"
+        raise BindError(msg)
+    annotation = getattr(found, "__annotations__", {}).get("return")
+    result = _annotation_type(annotation)
+    if result is None:
+        msg = (f"CREATE FUNCTION {name}: the SQL result type of {path!r} is unknown; declare "
+               "it with @sqlengine.udf(result_type='...') or a return annotation (int, float, "
+               "str, bool)")
+        raise BindError(msg)
+    return UserFunction(found, result, "row", True, name)
+
+
+def _annotation_type(annotation: object) -> pa.DataType | None:
+    simple = {int: T.BIGINT, float: T.DOUBLE, str: T.STRING, bool: T.BOOLEAN,
+              "int": T.BIGINT, "float": T.DOUBLE, "str": T.STRING, "bool": T.BOOLEAN}
+    if isinstance(annotation, str) and annotation not in simple:
+        try:
+            return T.parse_type(annotation)
+        except BindError:
+            return None
+    return simple.get(annotation)  # type: ignore[call-overload]
+
+
+def refuse_language(language: str | None, name: str) -> None:
+    if language is not None and language.upper() != "PYTHON":
+        msg = (f"CREATE FUNCTION {name} LANGUAGE {language.upper()}: only Python functions "
+               "run here (LANGUAGE PYTHON)")
+        raise NotSupportedError(msg)

@@ -1,0 +1,140 @@
+"""Python scalar functions in SQL: row-at-a-time, vectorised on pyarrow arrays and on pandas
+Series, declared with @sqlengine.udf or create_function or CREATE FUNCTION ... AS
+'module.attr' [LANGUAGE PYTHON]; in batch and streaming mode at parallelism 1 and 2 (worker
+processes), inside aggregations, joins' conditions and window aggregations; errors name the
+function and the failing row; non-deterministic ones are never folded."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+
+@sqlengine.udf(result_type="BIGINT")
+def add_one(x):  # type: ignore[no-untyped-def]
+    return None if x is None else x + 1
+
+
+@sqlengine.udf(result_type="BIGINT", kind="arrow")
+def twice(a):  # type: ignore[no-untyped-def]
+    return pc.multiply(a, 2)
+
+
+@sqlengine.udf(result_type="DOUBLE", kind="pandas")
+def half(s):  # type: ignore[no-untyped-def]
+    return s / 2
+
+
+@sqlengine.udf(result_type="DOUBLE", deterministic=False)
+def noise():  # type: ignore[no-untyped-def]
+    return random.random()
+
+
+def _session(opts: dict[str, str]) -> sqlengine.Session:
+    s = sqlengine.connect(opts)
+    for name, f in (("add_one", add_one), ("twice", twice), ("half", half), ("noise", noise)):
+        s.create_function(name, f)
+    s.execute("CREATE TABLE g (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '40', 'fields.id.kind' = 'sequence', 'fields.id.start' = "
+              "'1', 'fields.id.end' = '40', 'fields.name.length' = '3')")
+    return s
+
+
+OPTIONS = [{"execution.runtime-mode": "batch"},
+           {"execution.runtime-mode": "batch", "parallelism.default": "2"},
+           {"execution.runtime-mode": "streaming"},
+           {"execution.runtime-mode": "streaming", "parallelism.default": "2"}]
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: "-".join(o.values()))
+def test_each_kind_gives_the_built_in_rows(opts: dict[str, str]) -> None:
+    s = _session(opts)
+    got = s.sql("SELECT id, add_one(id) AS a, twice(id) AS b, half(id) AS c FROM g "
+                "WHERE add_one(id) % 3 = 0").collect().to_pylist()
+    want = s.sql("SELECT id, id + 1 AS a, id * 2 AS b, CAST(id AS DOUBLE) / 2 AS c FROM g "
+                 "WHERE (id + 1) % 3 = 0").collect().to_pylist()
+    assert sorted(got, key=repr) == sorted(want, key=repr) and len(got) == 13
+    agg = s.sql("SELECT id % 4 AS k, SUM(twice(id)) AS s, MAX(add_one(id)) AS m FROM g "
+                "GROUP BY id % 4").collect().to_pylist()
+    assert {r["k"]: (r["s"], r["m"]) for r in agg} == {
+        k: (sum(2 * i for i in range(1, 41) if i % 4 == k),
+            max(i + 1 for i in range(1, 41) if i % 4 == k)) for k in range(4)}
+    joined = s.sql("SELECT COUNT(*) AS n FROM g AS a JOIN g AS b ON add_one(a.id) = b.id"
+                   ).collect().to_pylist()
+    assert joined == [{"n": 39}]
+
+
+def test_inside_a_window_aggregation() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.create_function("twice", twice)
+    s.execute("CREATE TABLE e (v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
+              "'connector' = 'datagen', 'number-of-rows' = '100', 'fields.v.kind' = "
+              "'sequence', 'fields.v.start' = '1', 'fields.v.end' = '100')")
+    with_udf = s.sql("SELECT window_start, SUM(twice(v)) AS s FROM TABLE(TUMBLE(TABLE e, "
+                     "DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end"
+                     ).collect().to_pylist()
+    built_in = s.sql("SELECT window_start, SUM(v * 2) AS s FROM TABLE(TUMBLE(TABLE e, "
+                     "DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end"
+                     ).collect().to_pylist()
+    assert sorted(with_udf, key=repr) == sorted(built_in, key=repr)
+
+
+def test_create_function_from_a_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "my_udfs.py").write_text(
+        "import sqlengine\n\n"
+        "def plain(x: int) -> int:\n    return x * 10\n\n"
+        "@sqlengine.udf(result_type='STRING')\n"
+        "def shout(s):\n    return None if s is None else s.upper() + '!'\n\n"
+        "def untyped(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "my_udfs", raising=False)
+    s = sqlengine.connect()
+    s.execute("CREATE FUNCTION plain AS 'my_udfs.plain'")
+    s.execute("CREATE TEMPORARY SYSTEM FUNCTION IF NOT EXISTS shout AS 'my_udfs.shout' "
+              "LANGUAGE PYTHON")
+    assert s.sql("SELECT plain(4) AS p, shout('hi') AS s").collect().to_pylist() == [
+        {"p": 40, "s": "HI!"}]
+    names = s.execute("SHOW FUNCTIONS")[0].table.column(0).to_pylist()
+    assert "PLAIN" in names and "SHOUT" in names
+    s.execute("DROP FUNCTION plain")
+    with pytest.raises(SqlEngineError, match="unknown function PLAIN"):
+        s.sql("SELECT plain(1)").collect()
+    for sql, message in [("CREATE FUNCTION u AS 'my_udfs.untyped'", "result type"),
+                         ("CREATE FUNCTION j AS 'com.Foo' LANGUAGE JAVA", "LANGUAGE PYTHON"),
+                         ("CREATE FUNCTION k AS 'no_such_module.f'", "cannot import"),
+                         ("CREATE FUNCTION upper AS 'my_udfs.plain'", "built-in"),
+                         ("DROP FUNCTION nope", "does not exist")]:
+        with pytest.raises(SqlEngineError, match=message):
+            s.execute(sql)
+
+
+def test_errors_name_the_function_and_the_row() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+
+    def boom(x):  # type: ignore[no-untyped-def]
+        return 1 // (x - 3)
+
+    s.create_function("boom", boom, "INT")
+    s.create_function("short", lambda a: a[:1], "BIGINT", kind="arrow")
+    with pytest.raises(SqlEngineError) as e:
+        s.sql("SELECT boom(x) FROM (VALUES (1), (3)) AS t(x)").collect()
+    text = str(e.value)
+    assert "BOOM failed on the row (3)" in text and "ZeroDivisionError" in text
+    assert "in boom" in text  # (the user's frame)
+    with pytest.raises(SqlEngineError, match="returned 1 values for a batch of 2 rows"):
+        s.sql("SELECT short(x) FROM (VALUES (1), (3)) AS t(x)").collect()
+
+
+def test_non_deterministic_functions_run_per_row() -> None:
+    s = _session({"execution.runtime-mode": "batch"})
+    rows = s.sql("SELECT noise() AS a, noise() AS b FROM g").collect().to_pylist()
+    assert len({r["a"] for r in rows}) == 40 and any(r["a"] != r["b"] for r in rows)
+    assert s.sql("SELECT add_one(CAST(NULL AS BIGINT)) AS n").collect().to_pylist() == [
+        {"n": None}]
