@@ -28,6 +28,8 @@ def kernel(key: str) -> Kernel:
     def call(args: list[Array], lits: list[object], out: pa.DataType,
              rows: int | None = None) -> Array:
         n = len(args[0]) if args else (rows or 0)
+        if function.kind == "table":
+            return _table_rows(function, name, args, n, out)
         if function.kind == "row":
             values = []
             fn = function.fn
@@ -57,6 +59,31 @@ def kernel(key: str) -> Kernel:
         return result
 
     return call
+
+
+def _table_rows(function: object, name: str, args: list[Array], n: int,
+                out: pa.DataType) -> Array:
+    """A table function's rows for each input row, as one ARRAY<ROW<...>> value per row (the
+    Unnest after it makes them rows)."""
+    fields = [f.name for f in out.value_type]
+    single = len(fields) == 1
+    fn = function.fn  # type: ignore[attr-defined]
+    values = []
+    inputs = zip(*(a.to_pylist() for a in args)) if args else (() for _ in range(n))
+    for row in inputs:
+        try:
+            made = fn(*row)
+            rows = [] if made is None else [
+                dict(zip(fields, (r,) if single and not isinstance(r, tuple | list) else r))
+                for r in made]
+        except Exception as e:  # (the user's code)
+            raise _user_error(name, e, row) from None
+        values.append(rows)
+    try:
+        return pa.array(values, out)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
+        msg = f"the table function {name} made rows that are not {out.value_type}: {e}"
+        raise ExecutionError(msg) from None
 
 
 def _user_error(name: str, e: Exception, row: tuple | None) -> ExecutionError:

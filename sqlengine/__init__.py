@@ -24,11 +24,11 @@ from sqlengine.errors import (
 
 if TYPE_CHECKING:
     from sqlengine.api import Session, connect
-    from sqlengine.functions_python import udf
+    from sqlengine.functions_python import udf, udtf
     from sqlengine.query import Query
 
 _DOOR = {"connect": "sqlengine.api", "Session": "sqlengine.api", "Query": "sqlengine.query",
-         "udf": "sqlengine.functions_python"}
+         "udf": "sqlengine.functions_python", "udtf": "sqlengine.functions_python"}
 
 
 def __getattr__(name: str) -> Any:
@@ -55,4 +55,5 @@ __all__ = [
     "SqlEngineError",
     "connect",
     "udf",
+    "udtf",
 ]

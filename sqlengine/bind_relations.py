@@ -321,19 +321,22 @@ class RelationBinder(ClauseBinder):
             raise self.error(BindError, "LEFT JOIN needs an ON or USING condition", join)
         return self.unnest(left, join.this, outer=side == "LEFT")
 
-    def unnest(self, left: Relation, node: exp.Unnest, outer: bool) -> Relation:
-        args = list(node.expressions)
-        if len(args) != 1:
-            raise self.error(NotSupportedError, "UNNEST takes one ARRAY or MAP (unnest several "
-                             "with one UNNEST each)", node)
-        value = self.exprs.bind(args[0], left.scope)
+    def unnest(self, left: Relation, node: exp.Unnest | exp.Lateral, outer: bool) -> Relation:
+        if isinstance(node, exp.Lateral):
+            value, at = self._table_function(node, left)
+        else:
+            args = list(node.expressions)
+            if len(args) != 1:
+                raise self.error(NotSupportedError, "UNNEST takes one ARRAY or MAP (unnest "
+                                 "several with one UNNEST each)", node)
+            value, at = self.exprs.bind(args[0], left.scope), args[0]
         t = value.dtype
         if not (pa.types.is_list(t) or pa.types.is_map(t)):
             raise self.error(BindError, f"UNNEST needs an ARRAY or a MAP, got "
-                             f"{T.type_name(t)}", args[0])
+                             f"{T.type_name(t)}", at)
         made = unnest_fields(t)
         alias = node.args.get("alias")
-        offset = node.args.get("offset")
+        offset = node.args.get("offset") if isinstance(node, exp.Unnest) else None
         ordinality = offset is not None and offset is not False
         names = [f.name for f in made]
         given = [c.name for c in alias.columns] if alias is not None and alias.columns else []
@@ -356,11 +359,30 @@ class RelationBinder(ClauseBinder):
                     for f in plan.schema.fields[len(fields):])
         return Relation(plan, Scope(left.scope.columns + new))
 
+    def _table_function(self, node: exp.Lateral, left: Relation) -> tuple[Expr, exp.Expression]:
+        """LATERAL TABLE(f(args)): the call of a Python table function over the left row."""
+        inner = node.this.expressions[0] if node.this.expressions else None
+        if not isinstance(inner, exp.Anonymous | exp.Func):
+            raise self.error(BindError, "LATERAL TABLE takes a table function call", node)
+        name = str(inner.this) if isinstance(inner, exp.Anonymous) else inner.sql_name()
+        key = self.binder.catalog.functions.get(name.lower())
+        from sqlengine.functions_python import registered
+
+        function = registered(key) if key is not None else None
+        if function is None or function.kind != "table":
+            raise self.error(BindError, f"{name.upper()} is not a table function (declare one "
+                             "with @sqlengine.udtf and create_function)", inner)
+        args = [self.exprs.bind(a, left.scope) for a in inner.expressions]
+        return Call(key, tuple(args), function.result_type), inner
+
     # -- JOIN ------------------------------------------------------------------------------
     def join(self, left: Relation, join: exp.Join, ctes: dict[str, Relation]) -> Relation:
         if isinstance(join.this, exp.Table) and join.this.args.get("version") is not None:
             return temporal_join(self, left, join, ctes)
         if isinstance(join.this, exp.Unnest):
+            return self.unnest_join(left, join)
+        if isinstance(join.this, exp.Lateral) and isinstance(join.this.this, exp.Anonymous) \
+                and str(join.this.this.this).upper() == "TABLE":
             return self.unnest_join(left, join)
         right = self.from_item(join.this, ctes)
         side = (join.args.get("side") or "").upper()

@@ -157,6 +157,9 @@ def python_call(binder: ExprBinder, key: str, args: list[Expr], node: exp.Expres
     function = registered(key)
     if function is None:
         raise binder.error(BindError, f"the Python function {display_name(key)} is gone", node)
+    if function.kind == "table":
+        raise binder.error(BindError, f"{display_name(key)} is a table function: call it in "
+                           "FROM ... LATERAL TABLE(...)", node)
     for a in args:
         if not T.is_supported(a.dtype) and a.dtype != T.NULL:
             raise binder.error(BindError, f"{display_name(key)}: an argument of type "

@@ -26,7 +26,7 @@ from sqlengine import types as T
 from sqlengine.errors import BindError, NotSupportedError
 
 PREFIX = "py:"
-KINDS = ("row", "arrow", "pandas")
+KINDS = ("row", "arrow", "pandas", "table")
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,29 @@ def udf(fn: Callable[..., Any] | None = None, *, result_type: str | pa.DataType,
         if isinstance(f, UserFunction):
             f = f.fn
         return UserFunction(f, t, kind, deterministic, name or getattr(f, "__name__", "udf"))
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def udtf(fn: Callable[..., Any] | None = None, *, result_types: list[str] | str,
+         names: list[str] | None = None, deterministic: bool = True,
+         name: str | None = None) -> Any:
+    """Declare a Python table function: called once per row, it yields the rows it makes
+    (tuples, or single values for one column); used as ``CROSS JOIN LATERAL TABLE(f(x)) AS
+    t(a, b)`` or ``LEFT JOIN LATERAL TABLE(f(x)) AS t(a, b) ON TRUE``."""
+    types = [result_types] if isinstance(result_types, str) else list(result_types)
+    parsed = [T.parse_type(t) for t in types]
+    columns = names or [f"f{i}" for i in range(len(parsed))]
+    if len(columns) != len(parsed):
+        msg = f"udtf: {len(columns)} names for {len(parsed)} result types"
+        raise BindError(msg)
+    row = pa.struct([pa.field(n, t) for n, t in zip(columns, parsed)])
+
+    def wrap(f: Callable[..., Any]) -> UserFunction:
+        if isinstance(f, UserFunction):
+            f = f.fn
+        return UserFunction(f, pa.list_(pa.field("element", row)), "table", deterministic,
+                            name or getattr(f, "__name__", "udtf"))
 
     return wrap(fn) if fn is not None else wrap
 

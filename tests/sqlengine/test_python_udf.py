@@ -138,3 +138,45 @@ def test_non_deterministic_functions_run_per_row() -> None:
     assert len({r["a"] for r in rows}) == 40 and any(r["a"] != r["b"] for r in rows)
     assert s.sql("SELECT add_one(CAST(NULL AS BIGINT)) AS n").collect().to_pylist() == [
         {"n": None}]
+
+
+@sqlengine.udtf(result_types=["STRING", "INT"], names=["word", "len"])
+def split_words(s):  # type: ignore[no-untyped-def]
+    for w in (s or "").split():
+        yield w, len(w)
+
+
+@sqlengine.udtf(result_types="BIGINT")
+def upto(n):  # type: ignore[no-untyped-def]
+    return range(n)
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: "-".join(o.values()))
+def test_table_functions(opts: dict[str, str]) -> None:
+    s = _session(opts)
+    s.create_function("split_words", split_words)
+    s.create_function("upto", upto)
+    rows = "(1, 'a bb ccc'), (2, ''), (3, CAST(NULL AS STRING)), (4, 'dd')"
+    got = s.sql(f"SELECT id, word, len FROM (VALUES {rows}) AS t(id, s), "
+                "LATERAL TABLE(split_words(s)) AS w(word, len)").collect().to_pylist()
+    assert sorted(tuple(r.values()) for r in got) == [
+        (1, "a", 1), (1, "bb", 2), (1, "ccc", 3), (4, "dd", 2)]
+    outer = s.sql(f"SELECT id, word FROM (VALUES {rows}) AS t(id, s) LEFT JOIN LATERAL "
+                  "TABLE(split_words(s)) AS w(word, len) ON TRUE").collect().to_pylist()
+    assert sorted((r["id"], r["word"] or "") for r in outer) == [
+        (1, "a"), (1, "bb"), (1, "ccc"), (2, ""), (3, ""), (4, "dd")]
+    counted = s.sql("SELECT id % 3 AS k, COUNT(*) AS n FROM g CROSS JOIN LATERAL "
+                    "TABLE(upto(id % 5)) GROUP BY id % 3").collect().to_pylist()
+    want: dict[int, int] = {}
+    for i in range(1, 41):
+        want[i % 3] = want.get(i % 3, 0) + i % 5
+    assert {r["k"]: r["n"] for r in counted} == {k: v for k, v in want.items() if v}
+
+
+def test_table_function_misuse() -> None:
+    s = sqlengine.connect()
+    s.create_function("split_words", split_words)
+    with pytest.raises(SqlEngineError, match="is a table function"):
+        s.sql("SELECT split_words('a b')").collect()
+    with pytest.raises(SqlEngineError, match="ABS is not a table function"):
+        s.sql("SELECT * FROM (VALUES (1)) AS t(n), LATERAL TABLE(abs(n))").collect()
