@@ -51,11 +51,11 @@ OURS = textwrap.dedent("""
         s.create_function(f.name, f)
     s.execute(f"CREATE TABLE t (id BIGINT, s STRING) WITH ('connector' = 'filesystem', "
               f"'path' = '{path}', 'format' = 'csv')")
-    s.execute("CREATE TABLE out (a BIGINT, b STRING) WITH ('connector' = 'blackhole')")
+    s.execute("CREATE TABLE sink_out (a BIGINT, b STRING) WITH ('connector' = 'blackhole')")
     query = {"none": "SELECT id * 2 + 1, UPPER(TRIM(s)) FROM t",
              "vectorised": "SELECT times_two_plus_one(id), normalise(s) FROM t",
              "row": "SELECT times_two_plus_one_row(id), normalise_row(s) FROM t"}[case]
-    s.execute("INSERT INTO out " + query)
+    s.execute("INSERT INTO sink_out " + query)
 """)
 
 FLINK = textwrap.dedent("""
@@ -89,11 +89,11 @@ FLINK = textwrap.dedent("""
         env.create_temporary_function(name, f)
     env.execute_sql(f"CREATE TABLE t (id BIGINT, s STRING) WITH ('connector' = 'filesystem', "
                     f"'path' = '{path}', 'format' = 'csv')")
-    env.execute_sql("CREATE TABLE out (a BIGINT, b STRING) WITH ('connector' = 'blackhole')")
+    env.execute_sql("CREATE TABLE sink_out (a BIGINT, b STRING) WITH ('connector' = 'blackhole')")
     query = {"none": "SELECT id * 2 + 1, UPPER(TRIM(s)) FROM t",
              "vectorised": "SELECT times_two_plus_one(id), normalise(s) FROM t",
              "row": "SELECT times_two_plus_one_row(id), normalise_row(s) FROM t"}[case]
-    env.execute_sql("INSERT INTO out " + query).wait()
+    env.execute_sql("INSERT INTO sink_out " + query).wait()
 """)
 
 
