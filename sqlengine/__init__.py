@@ -13,13 +13,21 @@ from typing import TYPE_CHECKING, Any
 from sqlengine.errors import (
     BindError,
     ConnectorError,
+    DatabaseError,
+    DataError,
+    Error,
     ExecutionError,
+    IntegrityError,
+    InterfaceError,
     InternalError,
     NotSupportedError,
+    OperationalError,
     OperatorError,
     ParseError,
     PlanError,
+    ProgrammingError,
     SqlEngineError,
+    Warning,
 )
 
 if TYPE_CHECKING:
@@ -31,7 +39,19 @@ _DOOR = {"connect": "sqlengine.api", "Session": "sqlengine.api", "Query": "sqlen
          "udf": "sqlengine.functions_python", "udtf": "sqlengine.functions_python"}
 
 
+# PEP 249's module globals and exceptions (the cursor lives in sqlengine/dbapi.py).
+apilevel = "2.0"
+threadsafety = 1
+paramstyle = "named"
+_DBAPI = ("STRING", "BINARY", "NUMBER", "DATETIME", "ROWID", "Date", "Time", "Timestamp",
+          "Binary", "DateFromTicks", "TimeFromTicks", "TimestampFromTicks")
+
+
 def __getattr__(name: str) -> Any:
+    if name in _DBAPI:
+        value = getattr(importlib.import_module("sqlengine.dbapi"), name)
+        globals()[name] = value
+        return value
     if name in _DOOR:
         value = getattr(importlib.import_module(_DOOR[name]), name)
         globals()[name] = value
@@ -44,6 +64,17 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "BindError",
     "ConnectorError",
+    "DataError",
+    "DatabaseError",
+    "Error",
+    "IntegrityError",
+    "InterfaceError",
+    "OperationalError",
+    "ProgrammingError",
+    "Warning",
+    "apilevel",
+    "paramstyle",
+    "threadsafety",
     "ExecutionError",
     "InternalError",
     "NotSupportedError",

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -63,6 +64,37 @@ class Session:
             self.set(k, v)
 
     # -- options ---------------------------------------------------------------------------
+    # -- PEP 249: the session is a DB-API connection ------------------------------------------
+    closed = False
+
+    def cursor(self) -> Any:
+        """A PEP 249 cursor (sqlengine.dbapi.Cursor)."""
+        from sqlengine.dbapi import Cursor
+        from sqlengine.errors import InterfaceError
+
+        if self.closed:
+            raise InterfaceError("the connection is closed")
+        return Cursor(self)
+
+    def commit(self) -> None:
+        """Nothing to do: every statement takes effect when it runs (no transactions)."""
+
+    def rollback(self) -> None:
+        raise NotSupportedError("sqlengine has no transactions: nothing can be rolled back")
+
+    def close(self) -> None:
+        """Close the connection: background jobs are cancelled, cursors stop working."""
+        for job in list(getattr(self, "jobs", {}).values()):
+            with contextlib.suppress(Exception):
+                job.cancel()
+        self.closed = True
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def set(self, key: str, value: str) -> None:
         """``SET 'key' = 'value'``: the key must be one the engine implements (any other is
         refused, naming it, rather than ignored) and the value of its kind."""

@@ -32,7 +32,39 @@ def highlight(text: str, span: Span) -> str:
     return f"  {line}\n  {' ' * (span.column - 1)}{'^' * width}"
 
 
-class SqlEngineError(Exception):
+class Warning(Exception):
+    """PEP 249's Warning (sqlengine reports warnings in results, never raises this)."""
+
+
+class Error(Exception):
+    """PEP 249's Error: the base of every database error."""
+
+
+class InterfaceError(Error):
+    """PEP 249: a misuse of the interface (a closed cursor, fetching before execute)."""
+
+
+class DatabaseError(Error):
+    """PEP 249: an error of the database (every SqlEngineError is one)."""
+
+
+class DataError(DatabaseError):
+    """PEP 249: bad data (a malformed row, a value out of range)."""
+
+
+class OperationalError(DatabaseError):
+    """PEP 249: an error while running (a failed operator, a checkpoint)."""
+
+
+class IntegrityError(DatabaseError):
+    """PEP 249 (not raised: constraints are NOT ENFORCED, as in Flink)."""
+
+
+class ProgrammingError(DatabaseError):
+    """PEP 249: the SQL is wrong (does not parse, an unknown name or a type error)."""
+
+
+class SqlEngineError(DatabaseError):
     """Base class of every error sqlengine raises to its users."""
 
     def __init__(
@@ -74,15 +106,15 @@ class SqlEngineError(Exception):
         return text
 
 
-class ParseError(SqlEngineError):
+class ParseError(SqlEngineError, ProgrammingError):
     """The SQL text does not parse."""
 
 
-class BindError(SqlEngineError):
+class BindError(SqlEngineError, ProgrammingError):
     """A name or type in the SQL does not resolve (unknown table, column, function, ...)."""
 
 
-class PlanError(SqlEngineError):
+class PlanError(SqlEngineError, ProgrammingError):
     """The query is well formed but cannot be planned as asked."""
 
 
@@ -90,11 +122,11 @@ class NotSupportedError(SqlEngineError):
     """A known gap: valid Flink SQL that sqlengine does not run yet."""
 
 
-class ConnectorError(SqlEngineError):
+class ConnectorError(SqlEngineError, DataError):
     """A connector option, path or data row is wrong; the message names the key or file:line."""
 
 
-class ExecutionError(SqlEngineError):
+class ExecutionError(SqlEngineError, OperationalError):
     """A failure while a query runs."""
 
 

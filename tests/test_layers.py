@@ -7,7 +7,7 @@ import configparser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DOORS = {"api", "query", "job"}
+DOORS = {"api", "query", "job", "dbapi"}
 
 
 def _contract(name: str) -> dict[str, list[str]]:
