@@ -58,14 +58,87 @@ def _read(path: str) -> str:
                    "no sockets. SQL cannot switch it off.")
 @click.option("--allow", "allowed", multiple=True, metavar="DIR",
               help="A directory safe mode allows (repeatable).")
+@click.option("-c", "command", default=None, metavar="SQL",
+              help="Run these statements, print their results and exit (as duckdb -c).")
+@click.option("-f", "script_files", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False),
+              help="Run this file's statements and exit (as Flink's sql-client -f; "
+                   "repeatable).")
+@click.option("-i", "init_files", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False),
+              help="Run this file first (DDL, SET ...), then -c / -f or the shell "
+                   "(repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True, help="How -c / -f results are written.")
+@click.option("-D", "defines", multiple=True, metavar="KEY=VALUE",
+              help="Set an option for -c / -f / -i, as SET 'KEY' = 'VALUE' would.")
 @click.pass_context
-def main(ctx: click.Context, safe: bool, allowed: tuple[str, ...]) -> None:
-    """sqlengine: Flink SQL on a streaming engine in Python. With no command: the shell."""
+def main(ctx: click.Context, safe: bool, allowed: tuple[str, ...], command: str | None,
+         script_files: tuple[str, ...], init_files: tuple[str, ...], fmt: str,
+         defines: tuple[str, ...]) -> None:
+    """sqlengine: Flink SQL on a streaming engine in Python. With no command: the shell.
+
+    One-liners: ``sqlengine -c "SELECT 1"``, ``sqlengine -f job.sql``, ``sqlengine -i init.sql``
+    (then the shell, or -c / -f in the session the init file prepared)."""
     if allowed and not safe:
         raise click.BadParameter("--allow is for safe mode: add --safe", param_hint="--allow")
     _SAFE.update(safe=safe, allowed_directories=allowed)
-    if ctx.invoked_subcommand is None:
+    if ctx.invoked_subcommand is not None:
+        if command or script_files or init_files:
+            raise click.UsageError("-c, -f and -i come without a command "
+                                   f"({ctx.invoked_subcommand!r} was given)")
+        return
+    if not (command or script_files or init_files):
         ctx.invoke(shell)
+        return
+    session = _session(defines)
+    scripts = [(f, _read(f)) for f in init_files]
+    scripts += [(f, _read(f)) for f in script_files]
+    if command is not None:
+        scripts.append(("<-c>", command))
+    status = _run_in_session(session, scripts, fmt)
+    if status or command is not None or script_files:
+        sys.exit(status)
+    from sqlengine.shell.app import Shell, run_piped
+    from sqlengine.shell.config import load_config
+
+    if not sys.stdin.isatty():
+        sys.exit(run_piped(sys.stdin, sys.stdout, session))
+    sys.exit(Shell(session, load_config(None)).run())
+
+
+def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
+                    fmt: str) -> int:
+    """Run each (source, text) in one session, as ``run`` does; 1 at the first failure."""
+    from sqlengine.parser import split_script
+
+    err = sys.stderr
+    writer = _Output(None, fmt)
+    try:
+        for source, script in scripts:
+            try:
+                parts = split_script(script)
+            except SqlEngineError as e:
+                e.source = source
+                err.write(render_error(e) + "\n")
+                return 1
+            for offset, text in parts:
+                try:
+                    result = session.run_statement(text, offset, script, source,
+                                                   collect_queries=False)
+                    _show(result, fmt, err, writer.target(source), None)
+                except (SqlEngineError, Exception) as e:
+                    if not isinstance(e, SqlEngineError):
+                        e = internal_error(e, source)
+                    _locate(e, source, script, offset, text)
+                    err.write(render_error(e) + "\n")
+                    return 1
+    except KeyboardInterrupt:
+        err.write("cancelled\n")
+        return 130
+    finally:
+        writer.close()
+    return 0
 
 
 @main.command()

@@ -180,3 +180,30 @@ def test_explain_draws_the_job_graph_as_dot_mermaid_and_svg(tmp_path: Path) -> N
     assert len(doc.getElementsByTagName("rect")) == 3  # source, aggregate, sink vertices
     assert "HASH(k)" in texts and any("GroupAggregate" in t for t in texts)
     assert any("(parallelism 2)" in t for t in texts)
+
+
+def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_one_liners_and_their_exit_codes(tmp_path: Path) -> None:
+    done = _cli("-c", "SELECT 1 AS one, 'x' AS s", "--format", "csv")
+    assert done.returncode == 0 and done.stdout == "one,s\n1,x\n"
+    done = _cli("-c", "SELECT nope")
+    assert done.returncode == 1 and "<-c>:1:8: unknown column 'nope'" in done.stderr
+    init = tmp_path / "init.sql"
+    init.write_text("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', "
+                    "'number-of-rows' = '3');\n")
+    done = _cli("-i", str(init), "-c", "SELECT COUNT(*) AS n FROM t", "--format", "json")
+    assert done.returncode == 0 and done.stdout.strip() == '{"n": 3}'
+    script = tmp_path / "job.sql"
+    script.write_text("SELECT 2 AS two;\nSELECT 3 AS three;\n")
+    done = _cli("-f", str(script), "--format", "csv")
+    assert done.returncode == 0 and done.stdout == "two\n2\nthree\n3\n"
+    done = _cli("-i", str(init), stdin="SELECT COUNT(*) AS n FROM t;\n")  # (then the shell)
+    assert done.returncode == 0 and "3" in done.stdout
+    done = _cli("-f", str(tmp_path / "missing.sql"))
+    assert done.returncode != 0 and "missing.sql" in done.stderr
+    done = _cli("-c", "SELECT 1", "run", str(script))
+    assert done.returncode != 0 and "without a command" in done.stderr
