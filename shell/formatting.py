@@ -27,19 +27,38 @@ def _float(v: float) -> str:
     return repr(v)
 
 
+def display_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal (CJK and emoji take two; wcwidth)."""
+    from wcwidth import wcswidth
+
+    width = wcswidth(text)
+    return width if width >= 0 else len(text)  # (a control character: counted as one)
+
+
+def _pad(text: str, width: int, align: str) -> str:
+    gap = max(width - display_width(text), 0)
+    if align == ">":
+        return " " * gap + text
+    if align == "^":
+        return " " * (gap // 2) + text + " " * (gap - gap // 2)
+    return text + " " * gap
+
+
 def render_table(table: pa.Table, null: str = "NULL") -> str:
-    """An ASCII table with a header, as Flink's SQL client (tableau mode) prints one."""
+    """An ASCII table with a header, as Flink's SQL client (tableau mode) prints one; columns
+    are as wide as their widest value on a terminal (wide characters count twice)."""
     names = table.column_names
     cols = [_text(table.column(i), null) for i in range(table.num_columns)]
-    widths = [max([len(n)] + [len(v) for v in c]) for n, c in zip(names, cols)]
+    widths = [max([display_width(n)] + [display_width(v) for v in c])
+              for n, c in zip(names, cols)]
     numeric = [T.is_numeric(f.type) for f in table.schema]
     sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    lines = [sep, "|" + "|".join(f" {n:^{w}} " for n, w in zip(names, widths)) + "|", sep]
+    lines = [sep, "|" + "|".join(f" {_pad(n, w, '^')} " for n, w in zip(names, widths)) + "|",
+             sep]
     for r in range(table.num_rows):
         cells = []
         for c, w, num in zip(cols, widths, numeric):
-            v = c[r]
-            cells.append(f" {v:>{w}} " if num else f" {v:<{w}} ")
+            cells.append(f" {_pad(c[r], w, '>' if num else '<')} ")
         lines.append("|" + "|".join(cells) + "|")
     if table.num_rows:
         lines.append(sep)

@@ -13,7 +13,7 @@ import pyarrow as pa
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
-from sqlengine.shell.formatting import _text
+from sqlengine.shell.formatting import _pad, _text, display_width
 
 _MAX_WIDTH = 40
 
@@ -23,8 +23,17 @@ def _cells(batch: pa.RecordBatch) -> list[list[str]]:
     return [list(r) for r in zip(*cols)] if cols else []
 
 
-def _fit(value: str, width: int) -> str:
-    return value if len(value) <= width else value[: width - 3] + "..."
+def _fit(value: str, width: int, align: str = "<") -> str:
+    """``value`` cut to ``width`` terminal columns (with '...') and padded to it; wide
+    characters (CJK, emoji) count twice (wcwidth)."""
+    if display_width(value) > width:
+        cut = ""
+        for ch in value:
+            if display_width(cut + ch) > width - 3:
+                break
+            cut += ch
+        value = cut + "..."
+    return _pad(value, width, align)
 
 
 def show_tableau(stream: Iterator[pa.RecordBatch], out: TextIO, with_kind: bool) -> int:
@@ -40,14 +49,15 @@ def show_tableau(stream: Iterator[pa.RecordBatch], out: TextIO, with_kind: bool)
         rows = _cells(batch)
         if widths is None:
             names = batch.schema.names
-            widths = [min(_MAX_WIDTH, max([len(n)] + [len(r[i]) for r in rows]))
+            widths = [min(_MAX_WIDTH, max([display_width(n)] +
+                                          [display_width(r[i]) for r in rows]))
                       for i, n in enumerate(names)]
             widths = [max(w, 4) for w in widths]
             sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-            out.write(sep + "\n|" + "|".join(f" {_fit(n, w):^{w}} " for n, w in
+            out.write(sep + "\n|" + "|".join(f" {_fit(n, w, '^')} " for n, w in
                                              zip(names, widths)) + "|\n" + sep + "\n")
         for r in rows:
-            out.write("|" + "|".join(f" {_fit(v, w):<{w}} " for v, w in zip(r, widths))
+            out.write("|" + "|".join(f" {_fit(v, w)} " for v, w in zip(r, widths))
                       + "|\n")
         count += len(rows)
         out.flush()
@@ -142,11 +152,12 @@ def show_table(stream: Iterator[pa.RecordBatch], title: str, app_input: Input | 
         height = max(1, app.output.get_size().rows - 5)
         off = min(state["offset"], max(0, len(rows) - height))
         shown = rows[off: off + height]
-        widths = [min(_MAX_WIDTH, max([len(n)] + [len(r[i]) for r in shown]))
+        widths = [min(_MAX_WIDTH, max([display_width(n)] +
+                                      [display_width(r[i]) for r in shown]))
                   for i, n in enumerate(names)]
-        lines = [" ".join(f"{_fit(n, w):<{w}}" for n, w in zip(names, widths)),
+        lines = [" ".join(_fit(n, w) for n, w in zip(names, widths)),
                  " ".join("-" * w for w in widths)]
-        lines += [" ".join(f"{_fit(v, w):<{w}}" for v, w in zip(r, widths)) for r in shown]
+        lines += [" ".join(_fit(v, w) for v, w in zip(r, widths)) for r in shown]
         return "\n".join(lines)
 
     def status() -> str:

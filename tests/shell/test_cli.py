@@ -207,3 +207,30 @@ def test_one_liners_and_their_exit_codes(tmp_path: Path) -> None:
     assert done.returncode != 0 and "missing.sql" in done.stderr
     done = _cli("-c", "SELECT 1", "run", str(script))
     assert done.returncode != 0 and "without a command" in done.stderr
+
+
+def test_wide_characters_keep_table_columns_aligned() -> None:
+    import pyarrow as pa
+    from wcwidth import wcswidth
+
+    from sqlengine.shell.formatting import render_table
+
+    text = render_table(pa.table({"name": ["北京", "ab", "🎉x"], "n": [1, 22, 333]}))
+    widths = {wcswidth(line) for line in text.splitlines()}
+    assert len(widths) == 1  # (every line as wide on a terminal)
+    assert "| 北京 |   1 |" in text
+
+
+def test_streamed_tableau_aligns_and_cuts_wide_characters() -> None:
+    import io
+
+    import pyarrow as pa
+    from wcwidth import wcswidth
+
+    from sqlengine.shell.results import _fit, show_tableau
+
+    out = io.StringIO()
+    batch = pa.record_batch({"op": ["+I", "+I"], "name": ["北京北京", "ab"], "n": ["1", "22"]})
+    show_tableau(iter([batch]), out, False)
+    assert len({wcswidth(line) for line in out.getvalue().splitlines()}) == 1
+    assert wcswidth(_fit("北京" * 20, 9)) == 9 and _fit("北京" * 20, 9).endswith("...")
