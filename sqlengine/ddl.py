@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import replace
 
@@ -124,6 +125,8 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                              "PARTITIONED BY; here it would be ignored",
                              span=Span.from_offset(script, offsets["partition.default-name"]),
                              sql=script)
+    if stmt.primary_key:
+        table_options += ((connectors.PRIMARY_KEY_OPTION, json.dumps(list(stmt.primary_key))),)
     if metadata:
         if partition_keys:
             raise NotSupportedError(f"table {stmt.name!r}: METADATA columns on a PARTITIONED "

@@ -213,7 +213,8 @@ class _Translator:
                 child = self.translate(plan.input)
                 target = plan.target
                 sink = connectors.find(target.connector)
-                if child.op.updating and sink is not None and not sink.sink_accepts_updates:
+                if child.op.updating and sink is not None and \
+                        not sink.accepts_updates(dict(target.options)):
                     msg = (f"table sink {target.table!r} ({target.connector}) does not support "
                            "consuming update changes; the query produces an updating result (a "
                            "GROUP BY, a join or a changelog source in streaming mode). Use "

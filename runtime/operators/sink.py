@@ -69,9 +69,11 @@ class ConnectorSink(Operator):
 
     @staticmethod
     def clean_options(options: dict[str, str]) -> dict[str, str]:
-        """The table's options without the planner's internal ones (but its partitioning)."""
+        """The table's options without the planner's internal ones (but its partitioning and
+        primary key)."""
         return {k: v for k, v in options.items()
-                if not k.startswith("$") or k == connectors.PARTITION_KEYS_OPTION}
+                if not k.startswith("$") or k in (connectors.PARTITION_KEYS_OPTION,
+                                                  connectors.PRIMARY_KEY_OPTION)}
 
     @property
     def rows(self) -> int:

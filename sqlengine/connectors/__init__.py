@@ -17,6 +17,7 @@ import pyarrow as pa
 from sqlengine.connectors.base import (
     METADATA_OPTION,
     PARTITION_KEYS_OPTION,
+    PRIMARY_KEY_OPTION,
     Connector,
     Fail,
     OptionSpec,
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
     from sqlengine.plan.nodes import Schema
 
-__all__ = ["METADATA_OPTION", "PARTITION_KEYS_OPTION", "Connector", "OptionSpec", "ReadStats",
-           "SinkWriter", "SourceCursor", "SourceRead", "decode_metadata",
+__all__ = ["METADATA_OPTION", "PARTITION_KEYS_OPTION", "PRIMARY_KEY_OPTION", "Connector",
+           "OptionSpec", "ReadStats", "SinkWriter", "SourceCursor", "SourceRead", "decode_metadata",
            "decode_partition_keys", "encode_metadata", "encode_partition_keys", "find", "get",
            "is_bounded", "is_sink_connector", "is_source_connector", "names", "validate"]
 

@@ -48,6 +48,8 @@ def decode_partition_keys(options: dict[str, str]) -> tuple[str, ...]:
     text = options.get(PARTITION_KEYS_OPTION)
     return tuple(json.loads(text)) if text else ()
 
+# The table's PRIMARY KEY columns as JSON (what an upsert sink keys on).
+PRIMARY_KEY_OPTION = "$primary-key"
 # METADATA columns: [(column, key, virtual)] as JSON under this engine-only option.
 METADATA_OPTION = "$metadata"
 
@@ -252,6 +254,10 @@ class Connector:
 
     # Whether the connector reads and writes ARRAY / MAP / ROW columns.
     holds_nested = False
+
+    def accepts_updates(self, options: dict[str, str]) -> bool:
+        """Whether this table, as a sink, takes an updating result (+I/-U/+U/-D)."""
+        return self.sink_accepts_updates
 
     def metadata_types(self, options: dict[str, str]) -> dict[str, pa.DataType]:
         """The METADATA keys a table of this connector can read, with their types."""

@@ -1,0 +1,138 @@
+"""The jdbc connector against the real PostgreSQL 15 (127.0.0.1:5432, trust auth, database
+test): a scan with projection, types both ways, an append sink, an upsert sink kept equal to
+an updating GROUP BY's result in streaming and batch mode, and what is refused."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import subprocess
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+URL = "jdbc:postgresql://127.0.0.1:5432/test"
+
+
+def _ready() -> bool:
+    done = subprocess.run(["pg_isready", "-h", "127.0.0.1", "-p", "5432"],
+                          capture_output=True, timeout=30)
+    return done.returncode == 0
+
+
+@pytest.fixture(scope="module")
+def pg():  # type: ignore[no-untyped-def]
+    """A connection to the local PostgreSQL, started if it has stopped."""
+    pytest.importorskip("adbc_driver_postgresql")
+    if shutil.which("pg_isready") is None:
+        pytest.fail("PostgreSQL's client tools are missing on this machine")
+    if not _ready():
+        versions = [p.name for p in Path("/etc/postgresql").iterdir()]
+        subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", versions[0], "main",
+                        "start"], capture_output=True, timeout=120)
+        for _ in range(60):
+            if _ready():
+                break
+            time.sleep(1)
+    import adbc_driver_postgresql.dbapi as dbapi
+
+    con = dbapi.connect("postgresql://root@127.0.0.1:5432/test")
+    yield con
+    con.close()
+
+
+def _sql(con, *statements: str) -> list:  # type: ignore[no-untyped-def]
+    rows: list = []
+    with con.cursor() as cur:
+        for stmt in statements:
+            cur.execute(stmt)
+            rows = cur.fetchall() if cur.description else []
+    con.commit()
+    return rows
+
+
+@pytest.fixture
+def names(pg):  # type: ignore[no-untyped-def]
+    tag = uuid.uuid4().hex[:8]
+    made = {"items": f"items_{tag}", "agg": f"agg_{tag}", "log": f"log_{tag}"}
+    _sql(pg, f"CREATE TABLE {made['items']} (id INT PRIMARY KEY, name TEXT, "
+             "price NUMERIC(10, 2), ts TIMESTAMP)",
+         f"INSERT INTO {made['items']} VALUES (1, 'a', 1.50, '2020-01-01 00:00:00'), "
+         "(2, 'b', 2.25, '2020-01-02 12:30:00'), (3, 'a', NULL, NULL), "
+         "(4, 'c', 10.00, '2021-06-01 00:00:00')",
+         f"CREATE TABLE {made['agg']} (name TEXT PRIMARY KEY, n BIGINT, total NUMERIC(38, 2))",
+         f"CREATE TABLE {made['log']} (id INT, name TEXT)")
+    yield made
+    _sql(pg, *(f"DROP TABLE IF EXISTS {t}" for t in made.values()))
+
+
+def _session(mode: str, names: dict[str, str]) -> sqlengine.Session:
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.execute(f"CREATE TABLE items (id INT, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(3), "
+              f"PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = '{URL}', "
+              f"'table-name' = '{names['items']}', 'username' = 'root')")
+    s.execute(f"CREATE TABLE agg (name STRING, n BIGINT, total DECIMAL(38, 2), PRIMARY KEY "
+              f"(name) NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = '{URL}', "
+              f"'table-name' = '{names['agg']}')")
+    s.execute(f"CREATE TABLE log (id INT, name STRING) WITH ('connector' = 'jdbc', 'url' = "
+              f"'{URL}', 'table-name' = '{names['log']}', 'username' = 'root')")
+    return s
+
+
+def test_scan_with_types_and_projection(names: dict[str, str]) -> None:
+    s = _session("batch", names)
+    got = s.sql("SELECT id, name, price, ts FROM items").collect().to_pylist()
+    assert sorted(got, key=lambda r: r["id"]) == [
+        {"id": 1, "name": "a", "price": Decimal("1.50"), "ts": dt.datetime(2020, 1, 1)},
+        {"id": 2, "name": "b", "price": Decimal("2.25"), "ts": dt.datetime(2020, 1, 2, 12, 30)},
+        {"id": 3, "name": "a", "price": None, "ts": None},
+        {"id": 4, "name": "c", "price": Decimal("10.00"), "ts": dt.datetime(2021, 6, 1)}]
+    assert s.sql("SELECT COUNT(*) AS n FROM items WHERE price > 2").collect().to_pylist() == [
+        {"n": 2}]
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_upsert_keeps_the_table_equal_to_the_result(pg, names: dict[str, str],  # type: ignore[no-untyped-def]
+                                                    mode: str) -> None:
+    s = _session(mode, names)
+    _sql(pg, f"INSERT INTO {names['agg']} VALUES ('stale', 1, 1)")  # (a key the query keeps)
+    s.execute("INSERT INTO agg SELECT name, COUNT(*), SUM(price) FROM items GROUP BY name")
+    rows = _sql(pg, f"SELECT name, n, total FROM {names['agg']} ORDER BY name")
+    # (ADBC hands NUMERIC over as text)
+    assert [(r[0], r[1], Decimal(r[2])) for r in rows] == [
+        ("a", 2, Decimal("1.50")), ("b", 1, Decimal("2.25")), ("c", 1, Decimal("10.00")),
+        ("stale", 1, Decimal("1"))]
+    # Again: an upsert is idempotent.
+    s.execute("INSERT INTO agg SELECT name, COUNT(*), SUM(price) FROM items GROUP BY name")
+    assert _sql(pg, f"SELECT COUNT(*) FROM {names['agg']}") == [(4,)]
+
+
+def test_append_sink_and_refusals(pg, names: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    s = _session("streaming", names)
+    s.execute("INSERT INTO log SELECT id, name FROM items WHERE id < 3")
+    assert sorted(_sql(pg, f"SELECT id, name FROM {names['log']}")) == [(1, "a"), (2, "b")]
+    with pytest.raises(SqlEngineError, match="does not support consuming update changes"):
+        s.execute("INSERT INTO log SELECT MAX(id), name FROM items GROUP BY name")
+    for option, message in [("'scan.partition.column' = 'id'", "partitioned scans"),
+                             ("'lookup.cache' = 'PARTIAL'", "lookup joins"),
+                             ("'sink.buffer-flush.max-rows' = '10'", "each record batch")]:
+        with pytest.raises(SqlEngineError, match=message):
+            s.execute(f"CREATE TABLE x (a INT) WITH ('connector' = 'jdbc', 'url' = '{URL}', "
+                      f"'table-name' = 't', {option})")
+    with pytest.raises(SqlEngineError, match="jdbc:postgresql://host:port/database"):
+        s.execute("CREATE TABLE y (a INT) WITH ('connector' = 'jdbc', 'url' = "
+                  "'jdbc:mysql://h/db', 'table-name' = 't')")
+    s.execute(f"CREATE TABLE missing (a INT) WITH ('connector' = 'jdbc', 'url' = '{URL}', "
+              "'table-name' = 'no_such_table_here')")
+    with pytest.raises(SqlEngineError, match="no_such_table_here"):
+        s.sql("SELECT * FROM missing").collect()
+    s.execute("CREATE TABLE nohost (a INT) WITH ('connector' = 'jdbc', 'url' = "
+              "'jdbc:postgresql://127.0.0.1:1/test', 'table-name' = 't')")
+    with pytest.raises(SqlEngineError, match="cannot connect"):
+        s.sql("SELECT * FROM nohost").collect()
