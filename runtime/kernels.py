@@ -160,7 +160,25 @@ def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 def _compare(fn: Callable[..., Array]) -> Kernel:
-    return lambda args, lits, out: fn(args[0], args[1])
+    """A comparison (or AND / OR); a literal side is passed as a scalar, not as a repeated
+    array (half the memory traffic: string equality in TPC-H q19 and q12)."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        a, b = args
+        if lits[1] is not None and len(b):
+            b = _scalar(lits[1], b)
+        elif lits[0] is not None and len(a):
+            a = _scalar(lits[0], a)
+        return fn(a, b)
+
+    return kernel
+
+
+def _scalar(value: object, like: Array) -> object:
+    """``value`` as a scalar of ``like``'s type (the array itself when it will not convert)."""
+    try:
+        return pa.scalar(value, like.type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+        return like
 
 
 def _is_bool(value: bool, negated: bool) -> Kernel:
