@@ -115,7 +115,12 @@ def _decimal_or(fn: Callable[..., Array], precision: Callable[[list[pa.DataType]
                 except pa.ArrowInvalid:
                     res = fn(*[_wide(a) for a in fitted])
             return _to_decimal(res, out)
-        res = fn(*args)
+        a, b = args
+        if lits[1] is not None and len(b):  # (a literal side as a scalar)
+            b = _scalar(lits[1], b)
+        elif lits[0] is not None and len(a):
+            a = _scalar(lits[0], a)
+        res = fn(a, b)
         if res.type != out:
             res = res.cast(out, safe=False)
         return res
