@@ -34,7 +34,9 @@ from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
 
-_AGGREGATES = ("count", "sum", "min", "max", "avg")
+_AGGREGATES = ("count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg")
+# sqlglot's keys of the aggregates whose SQL names differ
+_NAMES = {"firstvalue": "first_value", "lastvalue": "last_value", "groupconcat": "listagg"}
 
 
 class AggregateBinder(ClauseBinder):
@@ -234,7 +236,7 @@ class AggregateBinder(ClauseBinder):
                 else node.expression
             filt = coerce(self.bind_plain(cond, scope), T.BOOLEAN)
             node = node.this
-        func = node.key.lower()
+        func = _NAMES.get(node.key.lower(), node.key.lower())
         if func not in _AGGREGATES:
             raise self.error(NotSupportedError, f"aggregate function {func.upper()} is not "
                              "supported yet", node)
@@ -253,6 +255,21 @@ class AggregateBinder(ClauseBinder):
         t = bound.dtype
         if func == "count":
             return AggCall("count", (bound,), T.BIGINT, is_distinct, filt)
+        if func in ("first_value", "last_value", "listagg") and is_distinct:
+            raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) is not "
+                             "supported yet", node)
+        if func == "listagg":
+            if not (T.is_string(t) or t == T.NULL):
+                raise self.error(BindError, f"LISTAGG needs a STRING argument, got "
+                                 f"{T.type_name(t)}", node)
+            sep_node = node.args.get("separator")
+            sep = self.bind_plain(sep_node, scope) if sep_node is not None else \
+                Literal(",", T.STRING)
+            if not isinstance(sep, Literal) or not (T.is_string(sep.dtype) or
+                                                    sep.dtype == T.NULL):
+                raise self.error(NotSupportedError, "the separator of LISTAGG must be a "
+                                 "constant STRING", sep_node or node)
+            return AggCall("listagg", (coerce(bound, T.STRING), sep), T.STRING, False, filt)
         if func in ("sum", "avg"):
             if t == T.NULL:
                 bound, t = coerce(bound, T.INT), T.INT

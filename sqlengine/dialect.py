@@ -48,6 +48,10 @@ class Flink(Dialect):
             **parser.Parser.FUNCTIONS,
             "TIMESTAMPADD": lambda args: exp.Anonymous(this="TIMESTAMPADD", expressions=args),
             "TIMESTAMPDIFF": lambda args: exp.Anonymous(this="TIMESTAMPDIFF", expressions=args),
+            # LISTAGG(s [, separator]): an aggregate (sqlglot's GROUP_CONCAT node)
+            "LISTAGG": lambda args: exp.GroupConcat(
+                this=args[0] if args else None,
+                separator=args[1] if len(args) > 1 else None),
         }
 
         FUNCTION_PARSERS = {

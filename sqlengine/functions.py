@@ -358,7 +358,7 @@ ALIASES = {
     "row": "row_value",
 }
 
-AGGREGATES = {"count", "sum", "min", "max", "avg"}
+AGGREGATES = {"count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg"}
 
 
 # The families with modules of their own register their signatures when imported.

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.elements import (
@@ -68,6 +69,9 @@ class _Accumulator:
         # (Flink's MinWithRetract/MaxWithRetract): slot -> value -> count.
         self.multiset: dict[int, dict[object, int]] | None = {} if retract and \
             self.func in ("min", "max") else None
+        if retract and self.func in _ORDERED:
+            raise NotSupportedError(f"{self.func.upper()} over an updating input (with "
+                                    "retractions) is not supported yet")
         self.numeric = self.multiset is None and self.func in ("min", "max") and (
             pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type)
             or pa.types.is_timestamp(arg_type) or pa.types.is_date(arg_type))
@@ -76,7 +80,7 @@ class _Accumulator:
             self.value = self._empty(0)
         elif self.numeric:
             self.value = np.zeros(0, dtype=self.np_type)
-        elif self.func in ("min", "max"):
+        elif self.func in ("min", "max", *_ORDERED):
             self.value = np.empty(0, dtype=object)
         else:
             self.value = None
@@ -103,7 +107,7 @@ class _Accumulator:
             self.value = np.concatenate([self.value, self._empty(extra)])
         elif self.numeric:
             self.value = np.concatenate([self.value, np.zeros(extra, dtype=self.np_type)])
-        elif self.func in ("min", "max"):
+        elif self.func in ("min", "max", *_ORDERED):
             self.value = np.concatenate([self.value, np.empty(extra, dtype=object)])
 
     def add_unscaled(self, slots: np.ndarray, part: pa.Array) -> None:
@@ -144,6 +148,8 @@ class _Accumulator:
         self.count[slots] = 0
         if self.func in ("sum", "avg"):
             self.value[slots] = 0
+        elif self.func in _ORDERED:
+            self.value[slots] = None
 
     def result(self, slots: np.ndarray, rows: np.ndarray) -> pa.Array:
         """The aggregate's current value at ``slots``."""
@@ -156,7 +162,12 @@ class _Accumulator:
             raw = pa.array(self.value[slots], mask=null)
             return raw.cast(out_type) if not pa.types.is_date(out_type) else \
                 raw.cast(pa.int32()).cast(out_type)
-        if self.func in ("min", "max"):
+        if self.func == "listagg":
+            sep = self.call.args[1].value if len(self.call.args) > 1 else ","  # type: ignore[attr-defined]
+            joined = [None if v is None or sep is None else str(sep).join(v)
+                      for v in self.value[slots]]
+            return pa.array(joined, pa.string(), mask=null)
+        if self.func in ("min", "max", "first_value", "last_value"):
             return pa.array(self.value[slots], out_type, mask=null)
         total = self.value[slots]
         if self.unscaled:
@@ -234,6 +245,11 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
         out = pc.if_else(pa.array(~null), out, pa.nulls(n, dtype))
     return out
 
+
+# Aggregates whose result depends on the rows' order (arrival order, as Flink's), and the
+# Arrow hash aggregations that gather them per chunk.
+_ORDERED = ("first_value", "last_value", "listagg")
+_ARROW_AGG = {"first_value": "first", "last_value": "last", "listagg": "list"}
 
 # Batch mode: input rows aggregated at a time (or input bytes, for wide rows).
 CHUNK_ROWS = 1 << 18
@@ -345,7 +361,12 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             table, specs = self._partial_inputs(batch, key_names)
         else:
             table, specs = self._row_inputs(batch, key_names)
-        grouped = table.group_by(key_names, use_threads=False).aggregate(specs)
+        if key_names or not any(op == "list" for _, op in specs):
+            grouped = table.group_by(key_names, use_threads=False).aggregate(specs)
+        else:  # (Arrow's "list" is a hash aggregation only: one constant key for it)
+            table = table.append_column("$all", pa.array(np.zeros(table.num_rows, np.int8)))
+            grouped = table.group_by(["$all"], use_threads=False).aggregate(specs) \
+                .drop_columns(["$all"])
         slots = self._assign_slots(grouped, key_names)
         before = self._snapshot(slots) if self.emit_changelog else None
         self._update(grouped, slots)
@@ -408,10 +429,10 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 cols[f"v{j}"] = signed if every else \
                     pc.if_else(valid, signed, pa.nulls(len(arg), signed.type))
                 specs.append((f"v{j}", "sum"))
-            elif call.func in ("min", "max"):
+            elif call.func in ("min", "max", *_ORDERED):
                 cols[f"v{j}"] = arg if every else \
                     pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
-                specs.append((f"v{j}", call.func))
+                specs.append((f"v{j}", _ARROW_AGG.get(call.func, call.func)))
         return pa.table(cols), specs
 
     def _partial_inputs(self, batch: pa.RecordBatch, key_names: list[str]
@@ -491,6 +512,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 take = has_new & (~has_old | better)
                 old[take] = new[take]
                 acc.value[slots] = old
+            elif call.func in _ORDERED:
+                self._update_ordered(acc, call.func, grouped.column(
+                    f"v{j}_{_ARROW_AGG[call.func]}"), slots)
             elif call.func in ("min", "max"):
                 part = grouped.column(f"v{j}_{call.func}")
                 new = np.array(part.to_pylist(), dtype=object)
@@ -506,6 +530,28 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 take_new = has_new & (~has_old | better)
                 old[take_new] = new[take_new]
                 acc.value[slots] = old
+
+    @staticmethod
+    def _update_ordered(acc: _Accumulator, func: str, part: pa.ChunkedArray,
+                        slots: np.ndarray) -> None:
+        """FIRST_VALUE keeps a group's first non-NULL value, LAST_VALUE its last (in arrival
+        order: the chunk's own first / last), LISTAGG every non-NULL one in order (joined
+        when the result is read)."""
+        new = np.empty(len(slots), dtype=object)
+        new[:] = part.to_pylist()
+        old = acc.value[slots]
+        if func == "first_value":
+            take = np.array([o is None and v is not None for o, v in zip(old, new)], bool)
+            old[take] = new[take]
+        elif func == "last_value":
+            take = np.array([v is not None for v in new], bool)
+            old[take] = new[take]
+        else:
+            for i, values in enumerate(new):
+                kept = [v for v in (values or ()) if v is not None]
+                if kept:
+                    old[i] = (old[i] or []) + kept
+        acc.value[slots] = old
 
     def _value_deltas(self, j: int, table: pa.Table, key_names: list[str]
                       ) -> tuple[np.ndarray, list[object], np.ndarray] | None:

@@ -29,6 +29,12 @@ class Partials:
         self.specs: list[tuple[str, str]] = partial_columns(aggs)
         self.distinct = [j for j, a in enumerate(aggs)
                          if a.distinct and a.func in ("count", "sum", "avg")]
+        for a in aggs:
+            if a.func == "listagg":
+                from sqlengine.errors import NotSupportedError
+
+                msg = "LISTAGG in a window aggregation is not supported yet (GROUP BY only)"
+                raise NotSupportedError(msg)
 
     # -- per row ----------------------------------------------------------------------------
     def row_columns(self, batch: pa.RecordBatch, keys: list[pa.Array] | None = None

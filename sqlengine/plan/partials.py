@@ -38,8 +38,13 @@ def partial_columns(aggs: tuple[AggCall, ...]) -> list[tuple[str, str]]:
         elif a.func in ("sum", "avg"):
             columns += [(f"s{j}", "sum"), (f"n{j}", "sum")]
         else:
-            columns.append((f"m{j}", a.func))
+            columns.append((f"m{j}", _ARROW.get(a.func, a.func)))
     return columns
+
+
+# Aggregates whose Arrow hash aggregation has another name (FIRST_VALUE / LAST_VALUE: the
+# first / last non-NULL value in arrival order; the input order is kept, no threads).
+_ARROW = {"first_value": "first", "last_value": "last"}
 
 
 def partial_fields(keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> list[Field] | None:
