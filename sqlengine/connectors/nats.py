@@ -1,0 +1,199 @@
+"""The nats connector: NATS JetStream streams as sources and sinks (first part: JSON
+messages, one row each).
+
+- Source: the messages of 'stream' on 'subject' from 'scan.startup.mode' = 'earliest' (or
+  'latest': only those published after the job starts), read by an ordered consumer in
+  batches; rows parsed with the json format, vectorised per batch of messages (a bad message
+  is named ``nats <subject>:<stream sequence>``). Unbounded, or bounded with
+  'scan.bounded.mode' = 'latest-offset' (the stream's last sequence when the job starts, as
+  Flink's Kafka source). A single reader (a non-parallel source); the stream sequence it
+  reached is not yet part of checkpoints, so checkpointed jobs refuse it by name.
+- Sink: each row published to 'subject' as a JSON message, acknowledged by JetStream
+  (at-least-once).
+The NATS client (nats-py) is asyncio: the connector drives its own event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import pyarrow as pa
+
+from sqlengine.connectors.base import Connector, OptionSpec, SinkWriter, SourceRead
+from sqlengine.errors import ConnectorError
+
+_FETCH = 1000  # messages per fetch
+_WAIT = 0.2  # seconds a fetch waits for messages before the reader yields None
+
+
+def _client() -> Any:
+    try:
+        import nats
+    except ImportError:
+        msg = "the nats connector needs the NATS client: pip install 'sqlengine[nats]'"
+        raise ConnectorError(msg) from None
+    return nats
+
+
+class _Loop:
+    """An event loop of one reader or writer, and its NATS connection."""
+
+    def __init__(self, table: str, options: dict[str, str]) -> None:
+        self.table = table
+        self.servers = options.get("servers", "nats://127.0.0.1:4222")
+        self.loop = asyncio.new_event_loop()
+        nats = _client()
+        try:
+            self.nc = self.run(nats.connect(self.servers, connect_timeout=5,
+                                            max_reconnect_attempts=2, allow_reconnect=False))
+        except Exception as e:  # (the client's errors: no server, refused)
+            self.loop.close()
+            msg = f"table {table!r}: cannot connect to NATS at {self.servers!r}: {e}"
+            raise ConnectorError(msg) from None
+        self.js = self.nc.jetstream()
+
+    def run(self, coro: Any) -> Any:
+        return self.loop.run_until_complete(coro)
+
+    def close(self) -> None:
+        try:
+            self.run(self.nc.close())
+        finally:
+            self.loop.close()
+
+
+class NatsReader:
+    def __init__(self, read: SourceRead) -> None:
+        self.read = read
+        self.options = read.options
+        self.subject = self.options["subject"]
+        self.stream = self.options["stream"]
+        self.where = f"nats {self.subject}"
+
+    def batches(self) -> Iterator[pa.RecordBatch | None]:
+        from nats.js.api import ConsumerConfig, DeliverPolicy
+
+        io = _Loop(self.read.table, self.options)
+        try:
+            try:
+                info = io.run(io.js.stream_info(self.stream))
+            except Exception as e:
+                msg = (f"table {self.read.table!r}: JetStream stream {self.stream!r}: "
+                       f"{type(e).__name__}: {e}")
+                raise ConnectorError(msg) from None
+            last = info.state.last_seq
+            bounded = self.options.get("scan.bounded.mode") == "latest-offset"
+            latest = self.options.get("scan.startup.mode", "earliest") == "latest"
+            if bounded and (latest or last == 0):
+                return
+            policy = DeliverPolicy.NEW if latest else DeliverPolicy.ALL
+            sub = io.run(io.js.pull_subscribe(
+                self.subject, stream=self.stream,
+                config=ConsumerConfig(deliver_policy=policy, ack_policy="none",
+                                      inactive_threshold=60.0)))
+            while True:
+                try:
+                    msgs = io.run(sub.fetch(_FETCH, timeout=_WAIT))
+                except Exception as e:  # (a timeout: nothing new yet)
+                    if type(e).__name__ not in ("TimeoutError", "FetchTimeoutError"):
+                        raise ConnectorError(f"table {self.read.table!r}: reading "
+                                             f"{self.where}: {e}") from None
+                    msgs = []
+                if not msgs:
+                    yield None
+                    continue
+                yield from self._rows(msgs)
+                if bounded and msgs[-1].metadata.sequence.stream >= last:
+                    return
+        finally:
+            io.close()
+
+    def _rows(self, msgs: list[Any]) -> Iterator[pa.RecordBatch]:
+        from sqlengine.connectors.json_format import read_json
+
+        data = b"\n".join(m.data.replace(b"\n", b" ") for m in msgs) + b"\n"
+        first = msgs[0].metadata.sequence.stream
+        yield from read_json(f"{self.where}:seq", self.options, self.read.schema,
+                             self.read.stats, data=data, first_line=first)
+
+
+class NatsWriter(SinkWriter):
+    name = "NatsSink"
+    guarantee: ClassVar[str | None] = "at-least-once"
+
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema) -> None:
+        super().__init__()
+        self.table = table
+        self.subject = options["subject"]
+        self.io = _Loop(table, options)
+
+    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
+        from sqlengine.connectors.json_format import json_bytes
+
+        if kinds is not None and any(k != "+I" for k in kinds.to_pylist()):
+            msg = f"table {self.table!r}: the nats sink takes insert-only rows"
+            raise ConnectorError(msg)
+        lines = [line for line in json_bytes(batch).split(b"\n") if line]
+
+        async def publish() -> None:
+            for line in lines:
+                await self.io.js.publish(self.subject, line)
+
+        try:
+            self.io.run(publish())
+        except Exception as e:
+            msg = f"table {self.table!r}: publishing to {self.subject!r} failed: {e}"
+            raise ConnectorError(msg) from None
+        self.rows += batch.num_rows
+
+    def close(self) -> None:
+        self.io.close()
+
+
+class Nats(Connector):
+    name = "nats"
+    options: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("servers"),
+        OptionSpec("subject", required=True),
+        OptionSpec("stream"),
+        OptionSpec("format", "enum", ("json",)),
+        OptionSpec("scan.startup.mode", "enum", ("earliest", "latest")),
+        OptionSpec("scan.bounded.mode", "enum", ("unbounded", "latest-offset")),
+        OptionSpec("json.ignore-parse-errors", "bool"),
+        OptionSpec("scan.watermark.idle-timeout"),
+        OptionSpec("sink.parallelism", "int"),
+    )
+    is_source = True
+    is_sink = True
+    sink_accepts_updates = False
+    parallel_source = False  # (one ordered consumer)
+
+    def check_table(self, options: dict[str, str], fail: Any) -> None:
+        if options.get("format", "json") != "json":
+            raise fail("format", "the nats connector reads and writes json messages only")
+
+    def bounded(self, table: Any) -> bool:
+        return dict(table.options).get("scan.bounded.mode") == "latest-offset"
+
+    def checkpoint_refusal(self, read: SourceRead) -> str | None:
+        return ("the nats source does not keep its stream sequence in checkpoints yet, so a "
+                "restored job could not resume where it stopped")
+
+    def open_source(self, read: SourceRead) -> Iterator[object]:
+        if "stream" not in read.options:
+            msg = f"table {read.table!r}: a nats source needs option 'stream' (the JetStream)"
+            raise ConnectorError(msg)
+        if read.split[0] > 0:
+            return iter(())
+        return NatsReader(read).batches()
+
+    def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
+                  overwrite: bool) -> SinkWriter:
+        if overwrite:
+            raise ConnectorError(f"table {table!r}: INSERT OVERWRITE into a nats subject")
+        return NatsWriter(table, options, schema)
+
+
+CONNECTOR = Nats()

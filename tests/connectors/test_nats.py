@@ -1,0 +1,137 @@
+"""The nats connector against the real NATS server with JetStream (127.0.0.1:4222, started if
+it has stopped): a bounded read up to the stream's last sequence, an unbounded read ended by
+LIMIT, a sink whose messages read back, bad messages named by sequence, and refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+
+def _up() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 4222), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def server() -> None:
+    nats = pytest.importorskip("nats")
+    del nats
+    if not _up():
+        binary = shutil.which("nats-server")
+        if binary is None:
+            pytest.fail("nats-server is not installed on this machine")
+        subprocess.Popen([binary, "-a", "127.0.0.1", "-p", "4222", "-js", "-sd",
+                          "/var/lib/nats-server"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+        for _ in range(50):
+            if _up():
+                break
+            time.sleep(0.2)
+
+
+def _run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+@pytest.fixture
+def stream(server: None) -> Iterator[tuple[str, str]]:
+    import nats
+
+    name = "T" + uuid.uuid4().hex[:10]
+    subject = f"sqlengine.{name}"
+
+    async def make() -> None:
+        nc = await nats.connect("nats://127.0.0.1:4222")
+        await nc.jetstream().add_stream(name=name, subjects=[subject])
+        await nc.close()
+
+    async def drop() -> None:
+        nc = await nats.connect("nats://127.0.0.1:4222")
+        await nc.jetstream().delete_stream(name)
+        await nc.close()
+
+    _run(make())
+    yield name, subject
+    _run(drop())
+
+
+def _publish(subject: str, payloads: list[bytes]) -> None:
+    import nats
+
+    async def go() -> None:
+        nc = await nats.connect("nats://127.0.0.1:4222")
+        js = nc.jetstream()
+        for p in payloads:
+            await js.publish(subject, p)
+        await nc.close()
+
+    _run(go())
+
+
+def _table(s: sqlengine.Session, name: str, subject: str, extra: str = "") -> None:
+    s.execute(f"CREATE TABLE o (id INT, item STRING, price DOUBLE) WITH ('connector' = "
+              f"'nats', 'subject' = '{subject}', 'stream' = '{name}'{extra})")
+
+
+def test_bounded_read_and_sink(stream: tuple[str, str]) -> None:
+    name, subject = stream
+    rows = [{"id": i, "item": f"x{i}", "price": i * 1.5} for i in range(1, 2501)]
+    _publish(subject, [json.dumps(r).encode() for r in rows])
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    _table(s, name, subject, ", 'scan.bounded.mode' = 'latest-offset'")
+    got = s.sql("SELECT id, item, price FROM o").collect().to_pylist()
+    assert got == rows  # (in stream order)
+    s.execute(f"CREATE TABLE out (id INT, item STRING, price DOUBLE) WITH ("
+              f"'connector' = 'nats', 'subject' = '{subject}')")
+    s.execute("INSERT INTO out SELECT id + 10000, item, price FROM o WHERE id <= 3")
+    ids = s.sql("SELECT id FROM o").collect().column(0).to_pylist()
+    assert ids[-3:] == [10001, 10002, 10003] and len(ids) == 2503
+
+
+def test_unbounded_read_ends_with_limit(stream: tuple[str, str]) -> None:
+    name, subject = stream
+    _publish(subject, [json.dumps({"id": i, "item": "y", "price": 1.0}).encode()
+                       for i in range(10)])
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    _table(s, name, subject)
+    got = s.sql("SELECT id FROM o LIMIT 4").collect().column(0).to_pylist()
+    assert sorted(got) == [0, 1, 2, 3]
+
+
+def test_bad_messages_and_refusals(stream: tuple[str, str]) -> None:
+    name, subject = stream
+    _publish(subject, [b'{"id": 1, "item": "a", "price": 2.0}', b'{"id": "oops"}'])
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    _table(s, name, subject, ", 'scan.bounded.mode' = 'latest-offset'")
+    with pytest.raises(SqlEngineError, match=f"nats {subject}:seq:2"):
+        s.sql("SELECT * FROM o").collect()
+    for extra, message in [(", 'format' = 'csv'", "format"),
+                           (", 'scan.startup.mode' = 'timestamp'", "scan.startup.mode")]:
+        with pytest.raises(SqlEngineError, match=message):
+            s.execute(f"CREATE TABLE b (id INT) WITH ('connector' = 'nats', "
+                      f"'subject' = '{subject}', 'stream' = '{name}'{extra})")
+    s.execute(f"CREATE TABLE gone (id INT) WITH ('connector' = 'nats', 'subject' = 'x', "
+              f"'stream' = 'NO_SUCH_STREAM_{name}', 'scan.bounded.mode' = 'latest-offset')")
+    with pytest.raises(SqlEngineError, match="NO_SUCH_STREAM"):
+        s.sql("SELECT * FROM gone").collect()
+    with pytest.raises(SqlEngineError, match=r"updating|insert-only|update changes"):
+        s2 = sqlengine.connect({"execution.runtime-mode": "streaming"})
+        _table(s2, name, subject, ", 'scan.bounded.mode' = 'latest-offset'")
+        s2.execute(f"CREATE TABLE sink (n BIGINT) WITH ('connector' = 'nats', "
+                   f"'subject' = '{subject}')")
+        s2.execute("INSERT INTO sink SELECT COUNT(*) FROM o")
