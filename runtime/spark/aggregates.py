@@ -50,6 +50,9 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
         return w(F.min(value)).cast(t)
     if call.func == "max":
         return w(F.max(value)).cast(t)
+    if call.func != "avg":
+        msg = f"the aggregate {call.func.upper()} has no Spark translation yet"
+        raise NotSupportedError(msg)
     return avg_column(w(F.sum(value)), w(F.count(value)), out)
 
 

@@ -33,8 +33,10 @@ def spark_type(t: pa.DataType) -> str:
         return "BINARY"
     if pa.types.is_null(t):
         return "VOID"
-    msg = f"no Spark type for {t}"
-    raise TypeError(msg)
+    from sqlengine.errors import NotSupportedError
+
+    msg = f"{T.type_name(t)} values have no Spark translation yet (run natively)"
+    raise NotSupportedError(msg)
 
 
 def ddl(schema: pa.Schema, names: list[str] | None = None) -> str:
@@ -133,6 +135,12 @@ def _positive(e: Expr, least: int = 1) -> bool:
 
 def _call(e: Call, k: list[str]) -> str | None:
     name, t = e.name, e.type
+    if name.startswith("py:"):
+        from sqlengine.errors import NotSupportedError
+        from sqlengine.functions_python import display_name
+
+        msg = f"the Python function {display_name(name)} does not run on Spark yet"
+        raise NotSupportedError(msg)
     out = spark_type(t)
     if name == "divide":
         if pa.types.is_integer(t):

@@ -209,6 +209,10 @@ class SparkJob:
     # -- operators --------------------------------------------------------------------------
     def _op_source(self, op: TableScanSpec) -> Any:
         source = op.source
+        if source.changelog:
+            msg = (f"table {source.table!r} reads a changelog ({source.option('format')}): "
+                   "changelog sources have no Spark translation yet")
+            raise NotSupportedError(msg)
         schema = op.table_schema.to_arrow()
         df = connectors.get(source.connector).spark_read(self.spark, source,
                                                          ddl(schema, schema.names))

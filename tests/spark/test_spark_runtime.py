@@ -37,9 +37,18 @@ NOTIMPL: dict[str, str] = {}
 SCENARIOS = sorted((ROOT / "queries").glob("*.sql"))
 
 
+# Scenarios Spark cannot run yet (refused before a Spark job starts): declared gaps.
+SCENARIO_SPARK_NOTIMPL = {
+    "flink_features": "ARRAY / ROW values, UNNEST and changelog sources",
+}
+
+
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_scenario_same_rows(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
+    if path.stem in SCENARIO_SPARK_NOTIMPL:
+        assert scenario_results(path, SPARK)[0] == ("error", "NotSupportedError")
+        return
     assert scenario_results(path, SPARK) == scenario_results(path, NATIVE)
 
 
@@ -181,6 +190,9 @@ def test_scenario_on_structured_streaming(path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(ROOT)
     streaming = {k: v for k, v in SPARK.items() if k != "execution.runtime-mode"}
     got = scenario_results(path, streaming)
+    if path.stem in SCENARIO_SPARK_NOTIMPL:
+        assert got[0] == ("error", "NotSupportedError")
+        return
     if path.stem in SCENARIO_STREAMING_NOTIMPL:
         assert got[-1] == ("error", "NotSupportedError")
         return
@@ -293,3 +305,19 @@ def test_cumulate_windows_on_spark_batch(tvf: str) -> None:
             ).collect().to_pylist()])}
     assert len(got["native"]["tvf"]) > len(ts)  # (rows land in several windows)
     assert got["spark"] == got["native"]
+
+
+@pytest.mark.parametrize(("setup", "sql", "message"), [
+    ("", "SELECT FIRST_VALUE(x) FROM (VALUES (1), (2)) AS t(x)", "FIRST_VALUE"),
+    ("", "SELECT LISTAGG(s) FROM (VALUES ('a')) AS t(s)", "LISTAGG"),
+    ("", "SELECT ARRAY[x, 2] AS a FROM (VALUES (1)) AS t(x)", "ARRAY<INT>"),
+    ("udf", "SELECT plus_one(x) FROM (VALUES (1)) AS t(x)", "PLUS_ONE"),
+])
+def test_new_features_are_refused_on_spark(setup: str, sql: str, message: str) -> None:
+    """What has no Spark translation yet is refused by name, never run with other semantics
+    (an unknown aggregate used to fall through to AVG)."""
+    s = sqlengine.connect(SPARK)
+    if setup == "udf":
+        s.create_function("plus_one", lambda x: x + 1, "INT")
+    with pytest.raises(NotSupportedError, match=message):
+        s.sql(sql).collect()
