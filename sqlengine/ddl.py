@@ -279,7 +279,8 @@ def _merged_like(catalog: Catalog, stmt: S.CreateTable, script: str
     how = _like_strategies(stmt)
     new_physical = [c for c in stmt.columns if c.expr is None]
     new_generated = [c for c in stmt.columns if c.expr is not None]
-    src_physical = [c for c in source.columns if c.expr is None]
+    src_physical = [c for c in source.columns if c.expr is None
+                    and (c.metadata is None or how["METADATA"] != "EXCLUDING")]
     src_generated = [c for c in source.columns if c.expr is not None] \
         if how["GENERATED"] != "EXCLUDING" else []
     names = {c.name.lower() for c in src_physical}

@@ -65,3 +65,16 @@ def test_like_conflicts(ddl: str, message: str) -> None:
     with pytest.raises(SqlEngineError, match=message):
         s.execute(ddl)
     assert s.catalog.table(ddl.split()[2]) is None
+
+
+def test_like_metadata_columns() -> None:
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE msrc (a INT, p STRING METADATA FROM 'file.path' VIRTUAL) WITH "
+              "('connector' = 'filesystem', 'path' = '/tmp', 'format' = 'csv')")
+    s.execute("CREATE TABLE without_meta LIKE msrc (EXCLUDING METADATA)")
+    s.execute("CREATE TABLE with_meta LIKE msrc")
+    names = [r["name"] for r in s.execute("DESCRIBE without_meta")[0].table.to_pylist()]
+    assert names == ["a"]
+    rows = s.execute("DESCRIBE with_meta")[0].table.to_pylist()
+    assert [(r["name"], r["extras"]) for r in rows] == [
+        ("a", ""), ("p", "METADATA FROM 'file.path' VIRTUAL")]
