@@ -12,9 +12,10 @@ in apache/flink). Each call is one of:
 The expected answers are Flink 2.3's own (``generate_flink.py`` -> ``flink_expected.json``).
 A call with ``prop`` is non-deterministic (RAND(), UUID(), NOW()...): only its type and the
 property named (see ``PROPERTIES`` in ``compare.py``) are checked, not its value. A call with
-``unordered`` aggregates in an order Flink leaves undefined (LISTAGG, ARRAY_AGG, JSON_ARRAYAGG:
-Flink 2.3's LISTAGG order changes from run to run): its elements are compared as a multiset
-(``unordered`` is the LISTAGG separator, or "array" / "json-array").
+``unordered`` aggregates in an order Flink leaves undefined (LISTAGG, ARRAY_AGG, JSON_ARRAYAGG,
+JSON_OBJECTAGG, and FIRST_VALUE / LAST_VALUE without OVER: Flink 2.3's LISTAGG order and
+LAST_VALUE change from run to run): both answers are put in an order-free form first
+(``compare.unordered``: elements sorted; for FIRST_VALUE / LAST_VALUE only NULL or not).
 """
 # ruff: noqa: E501  (the SQL calls stay one per line, whatever their length)
 
@@ -1008,7 +1009,6 @@ ARRAY_AGG(i)
 ARRAY_AGG(DISTINCT s)
 JSON_ARRAYAGG(s)
 JSON_ARRAYAGG(s NULL ON NULL)
-JSON_OBJECTAGG(KEY s VALUE i)
 COUNT(*) FILTER (WHERE i > 1)
 SUM(i) FILTER (WHERE g = 'a')
 PERCENTILE(i, 0.5)
@@ -1029,7 +1029,6 @@ LISTAGG(s)
 COLLECT(s)
 FIRST_VALUE(i)
 LAST_VALUE(i)
-JSON_OBJECTAGG(KEY s VALUE i)
 """
 _AGG_EMPTY = """
 COUNT(*)
@@ -1090,6 +1089,11 @@ _QUERIES: dict[str, list[str]] = {
         " GROUP BY GROUPING SETS ((g), (g))",
         "SELECT g, SUM(i) AS s FROM (VALUES ('a', 1), ('a', 2), ('b', 3)) AS t(g, i)"
         " GROUP BY g HAVING SUM(i) > 2",
+        "SELECT JSON_OBJECTAGG(KEY g VALUE i) AS j FROM (VALUES ('a', 1), ('b', 3),"
+        " ('c', CAST(NULL AS INT))) AS t(g, i)",
+        "SELECT JSON_OBJECTAGG(KEY g VALUE i ABSENT ON NULL) AS j FROM (VALUES ('a', 1),"
+        " ('b', 3), ('c', CAST(NULL AS INT))) AS t(g, i)",
+        "SELECT JSON_OBJECTAGG(KEY g VALUE i) AS j FROM (VALUES ('a', 1), ('a', 2)) AS t(g, i)",
     ],
     "value": [
         "SELECT t.r.x, t.r.y FROM (SELECT CAST(ROW(1, 'a') AS ROW<x INT, y STRING>) AS r) AS t",
@@ -1103,6 +1107,10 @@ _QUERIES: dict[str, list[str]] = {
 
 
 def _unordered(sql: str) -> str | None:
+    if sql.startswith(("FIRST_VALUE(", "LAST_VALUE(")):
+        return "any"
+    if sql.startswith("JSON_OBJECTAGG("):
+        return "json-object"
     if sql.startswith("LISTAGG("):
         return "|" if "'|'" in sql else ","
     if sql.startswith("ARRAY_AGG("):
@@ -1137,7 +1145,9 @@ def all_calls() -> list[Call]:
     for _, sql in _lines(_WINDOW):
         calls.append(Call("window", sql, kind="table", table="W"))
     for family, queries in _QUERIES.items():
-        calls.extend(Call(family, q, kind="query") for q in queries)
+        calls.extend(Call(family, q, kind="query",
+                          unordered="json-object" if "JSON_OBJECTAGG" in q else None)
+                     for q in queries)
     ids = [c.id for c in calls]
     dup = {i for i in ids if ids.count(i) > 1}
     assert not dup, f"duplicate calls: {dup}"

@@ -77,18 +77,26 @@ def values_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+ANY_VALUE = "(some value)"
+
+
 def unordered(v: Any, how: str) -> Any:
-    """An order-free aggregate's value with its elements sorted (see calls.Call.unordered)."""
+    """An order-dependent aggregate's value in an order-free form (see calls.Call.unordered):
+    its elements sorted ("array", "json-array", or the LISTAGG separator), a JSON object as
+    a dict ("json-object"), or only whether it is NULL ("any"). Idempotent."""
     if v is None:
         return None
+    if how == "any":
+        return ANY_VALUE
     if how == "array":
         return sorted(v, key=sort_key) if isinstance(v, list) else v
-    if how == "json-array":
+    if how in ("json-array", "json-object"):
         try:
-            return sorted(json.loads(v), key=sort_key)
-        except (TypeError, ValueError):
+            parsed = json.loads(v) if isinstance(v, str) else v
+        except ValueError:
             return v
-    return sorted(v.split(how)) if isinstance(v, str) else v
+        return sorted(parsed, key=sort_key) if isinstance(parsed, list) else parsed
+    return how.join(sorted(v.split(how))) if isinstance(v, str) else v
 
 
 def sort_key(v: Any) -> str:

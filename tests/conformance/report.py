@@ -1,6 +1,7 @@
 """Conformance summary: per family calls / passing / %, and the known failures by reason.
 
-    python -m tests.conformance.report                        # the summary
+    python -m tests.conformance.report [--brief]              # the summary (--brief: the
+                                                              # reasons without their calls)
     python -m tests.conformance.report --write-known-failures # rewrite known_failures.py
                                                               # from the current state
 
@@ -35,7 +36,7 @@ KNOWN_FAILURES: dict[str, str] = {
 '''
 
 
-def summary(results: tuple[Outcome, ...]) -> str:
+def summary(results: tuple[Outcome, ...], brief: bool = False) -> str:
     lines = [f"{'family':<12} {'calls':>6} {'passing':>8} {'%':>7}"]
     total = ok = 0
     for fam in FAMILIES:
@@ -52,6 +53,8 @@ def summary(results: tuple[Outcome, ...]) -> str:
         by_reason[reason].append(key)
     for reason, keys in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         lines.append(f"  {len(keys):>4}  {reason}")
+        if not brief:
+            lines += [f"          {k}" for k in keys]
     listed = set(KNOWN_FAILURES)
     new = [r for r in failing if r.call.id not in listed]
     fixed = [r for r in results if r.passed and r.call.id in listed]
@@ -85,7 +88,7 @@ def main() -> None:
     if "--write-known-failures" in sys.argv:
         write_known_failures(results)
         return
-    print(summary(results))
+    print(summary(results, brief="--brief" in sys.argv))
     top = Counter(r.reason for r in results if not r.passed)
     if top:
         print("\ncurrent failures by category:")

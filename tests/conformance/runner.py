@@ -210,8 +210,12 @@ def judge(call: Call, exp: dict, got: dict) -> tuple[bool, str, str]:
         return False, "different value", f"{_short(got['value'])} fails {call.prop}"
     ev, gv = exp["value"], got["value"]
     if call.unordered and isinstance(ev, list) and isinstance(gv, list):
-        ev = [unordered(x, call.unordered) for x in ev]
-        gv = [unordered(x, call.unordered) for x in gv]
+        if call.kind == "query":
+            ev = [[unordered(x, call.unordered) for x in row] for row in ev]
+            gv = [[unordered(x, call.unordered) for x in row] for row in gv]
+        else:
+            ev = [unordered(x, call.unordered) for x in ev]
+            gv = [unordered(x, call.unordered) for x in gv]
     value_ok = values_equal(ev, gv)
     if type_ok and value_ok:
         return True, "", ""
