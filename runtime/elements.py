@@ -112,9 +112,21 @@ def millis(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 
+def rows_only(num_rows: int) -> pa.RecordBatch:
+    """A batch of rows without columns (a SELECT without FROM): Arrow loses the row count of
+    a table without columns in take and concatenation, so one placeholder column keeps it."""
+    return pa.record_batch([pa.nulls(num_rows, pa.int8())], names=[ROWS_ONLY])
+
+
+ROWS_ONLY = "$rows"
+
+
 def conformed(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """``batch`` with ``schema``'s fields when they differ only in what the planner declared
-    (a column's NOT NULL, say, which one operator marks and a later projection drops)."""
+    (a column's NOT NULL, say, which one operator marks and a later projection drops); a
+    batch of a relation without columns keeps its placeholder (``rows_only``)."""
     if batch.schema == schema:
         return batch
+    if not schema.names:
+        return rows_only(batch.num_rows)
     return pa.RecordBatch.from_arrays(batch.columns, schema=schema)

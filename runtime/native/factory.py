@@ -50,6 +50,7 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 from sqlengine.plan.expressions import Expr
+from sqlengine.runtime.elements import rows_only
 from sqlengine.runtime.operators.base import Operator, OperatorContext
 from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
 from sqlengine.runtime.operators.source import SourceOperator
@@ -74,9 +75,7 @@ class ValuesOperator(Operator):
 
     def values_batches(self) -> list[pa.RecordBatch]:
         if not self.schema.names:
-            # SELECT without FROM: one row, no columns; keep a placeholder column so the batch
-            # has a row count.
-            return [pa.record_batch([pa.nulls(len(self.rows), pa.int8())], names=["$dummy"])]
+            return [rows_only(len(self.rows))]  # SELECT without FROM
         arrays = values_columns(self.rows, self.schema)
         return [pa.RecordBatch.from_arrays(arrays, schema=self.schema)]
 

@@ -25,7 +25,15 @@ import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
-from sqlengine.runtime.elements import DELETE, INSERT, conformed, data_part, signs, with_rowkind
+from sqlengine.runtime.elements import (
+    DELETE,
+    INSERT,
+    conformed,
+    data_part,
+    rows_only,
+    signs,
+    with_rowkind,
+)
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.spill import (
@@ -208,6 +216,8 @@ class JoinOperator(SpillsToDisk, Operator):
         """Output rows: joined (left then right columns), or the left rows alone for semi
         and anti joins."""
         nl, nr = len(self.schemas[0]), len(self.schemas[1])
+        if not self.schema.names:
+            return rows_only(left.num_rows)
         cols = [left.column(i).combine_chunks() for i in range(nl)]
         if self.kind not in ("semi", "anti"):
             cols += [right.column(i).combine_chunks() for i in range(nr)]
@@ -218,7 +228,8 @@ class JoinOperator(SpillsToDisk, Operator):
         if self.kind in ("semi", "anti"):
             return self._rows(rows, rows)
         other = self.schemas[1 - side]
-        nulls = pa.table([pa.nulls(rows.num_rows, f.type) for f in other], schema=other)
+        nulls = pa.table([pa.nulls(rows.num_rows, f.type) for f in other], schema=other) \
+            if other.names else pa.Table.from_batches([rows_only(rows.num_rows)])
         return self._rows(rows, nulls) if side == 0 else self._rows(nulls, rows)
 
     def _padded(self, left: pa.Table) -> pa.RecordBatch:
@@ -576,4 +587,6 @@ class JoinOperator(SpillsToDisk, Operator):
 def _table(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     """The batches as one table of ``schema`` (an input may mark a column NOT NULL that the
     join's declared input leaves nullable, as window columns after a projection)."""
+    if not schema.names:  # rows without columns keep their placeholder
+        return pa.Table.from_batches([rows_only(sum(b.num_rows for b in batches))])
     return pa.Table.from_batches([conformed(b, schema) for b in batches], schema)

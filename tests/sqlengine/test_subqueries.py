@@ -81,6 +81,13 @@ CASES = {
     "full non-equi join": "SELECT t.k, u.v FROM t FULL JOIN u ON t.x * 10 > u.v",
     "scalar subquery in an inner join's on": "SELECT t.k, u.v FROM t JOIN u ON t.k = u.k AND "
                                              "u.v > (SELECT MIN(v) FROM u)",
+    # Subqueries over a SELECT without FROM (a relation of rows without columns): the
+    # semi join of such a row failed in batch mode and gave no row in streaming mode.
+    "exists without from": "SELECT 1 AS one WHERE EXISTS (SELECT 1)",
+    "not exists without from": "SELECT 1 AS one WHERE NOT EXISTS (SELECT 1 WHERE 1 = 0)",
+    "in over a select without from": "SELECT 2 IN (SELECT 2) AS a, 3 NOT IN (SELECT 2) AS b",
+    "exists as a value without from": "SELECT EXISTS (SELECT 1) AS a",
+    "table filtered by exists without from": "SELECT k FROM t WHERE EXISTS (SELECT 1)",
     "exists in on, reading both sides": "SELECT t.k, u.v FROM t JOIN u ON t.k = u.k AND EXISTS "
                                         "(SELECT 1 FROM u AS w WHERE w.k = t.k AND w.v > u.v)",
 }
