@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -178,6 +179,24 @@ def _compare(fn: Callable[..., Array]) -> Kernel:
     return kernel
 
 
+def _float_equal(negated: bool) -> Kernel:
+    """= / <> that treat NaN as equal to NaN (Flink, PostgreSQL and DuckDB do); other types
+    compare as Arrow does."""
+    plain = _compare(pc.not_equal if negated else pc.equal)
+
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        res = plain(args, lits, out)
+        a, b = args
+        if not (pa.types.is_floating(a.type) and pa.types.is_floating(b.type)):
+            return res
+        both_nan = pc.and_(pc.is_nan(a), pc.is_nan(b))
+        if not pc.any(both_nan).as_py():
+            return res
+        return pc.if_else(both_nan, not negated, res)
+
+    return kernel
+
+
 def _scalar(value: object, like: Array) -> object:
     """``value`` as a scalar of ``like``'s type (the array itself when it will not convert)."""
     try:
@@ -195,11 +214,86 @@ def _is_bool(value: bool, negated: bool) -> Kernel:
 
 
 def _like(negated: bool) -> Kernel:
+    """``x [NOT] LIKE p [ESCAPE e]``: a backslash escapes without ESCAPE (as Arrow's
+    match_like); with ESCAPE the pattern is rewritten into that form."""
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         pattern = lits[1]
-        if pattern is None:
+        escape = lits[2] if len(lits) > 2 else None
+        if pattern is None or (len(lits) > 2 and escape is None):
             return pa.nulls(len(args[0]), pa.bool_())
+        if escape is not None:
+            pattern = like_with_escape(str(pattern), str(escape))
         res = pc.match_like(args[0], str(pattern))
+        return pc.invert(res) if negated else res
+
+    return kernel
+
+
+def _escaped(pattern: str, escape: str, name: str) -> list[tuple[bool, str]]:
+    """The pattern's characters, each marked as escaped (taken literally) or not."""
+    if len(escape) != 1:
+        raise ExecutionError(f"the ESCAPE of {name} must be one character, got {escape!r}")
+    out: list[tuple[bool, str]] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == escape:
+            if i + 1 == len(pattern):
+                raise ExecutionError(f"invalid escape sequence in {name} pattern {pattern!r}: "
+                                     f"{escape!r} at its end")
+            out.append((True, pattern[i + 1]))
+            i += 2
+            continue
+        out.append((False, c))
+        i += 1
+    return out
+
+
+def like_with_escape(pattern: str, escape: str) -> str:
+    """A LIKE pattern with its own escape character as Arrow's (backslash) form."""
+    out = []
+    for literal, c in _escaped(pattern, escape, "LIKE"):
+        if literal and c in "%_\\":
+            out.append("\\" + c)
+        elif not literal and c == "\\":
+            out.append("\\\\")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def similar_to_regex(pattern: str, escape: str | None) -> str:
+    """A SIMILAR TO pattern as an anchored regular expression: ``%`` any text, ``_`` one
+    character, the regular-expression operators (``|``, ``*``, ``+``, ``?``, ``{m,n}``,
+    ``(...)``, ``[...]``) as they are; an escaped character stands for itself."""
+    chars = _escaped(pattern, escape, "SIMILAR TO") if escape is not None else \
+        [(False, c) for c in pattern]
+    out = []
+    for literal, c in chars:
+        if literal:
+            out.append(re.escape(c))
+        elif c == "%":
+            out.append(".*")
+        elif c == "_":
+            out.append(".")
+        else:
+            out.append(c)
+    regex = "(?s)^(?:" + "".join(out) + ")$"
+    try:
+        re.compile(regex)
+    except re.error as e:
+        raise ExecutionError(f"invalid SIMILAR TO pattern {pattern!r}: {e}") from None
+    return regex
+
+
+def _similar(negated: bool) -> Kernel:
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        pattern = lits[1]
+        escape = lits[2] if len(lits) > 2 else None
+        if pattern is None or (len(lits) > 2 and escape is None):
+            return pa.nulls(len(args[0]), pa.bool_())
+        regex = similar_to_regex(str(pattern), None if escape is None else str(escape))
+        res = pc.match_substring_regex(args[0], regex)
         return pc.invert(res) if negated else res
 
     return kernel
@@ -449,8 +543,8 @@ KERNELS: dict[str, Kernel] = {
     "divide": _divide,
     "mod": _mod,
     "negate": _negate,
-    "eq": _compare(pc.equal),
-    "ne": _compare(pc.not_equal),
+    "eq": _float_equal(False),
+    "ne": _float_equal(True),
     "lt": _compare(pc.less),
     "le": _compare(pc.less_equal),
     "gt": _compare(pc.greater),
@@ -467,6 +561,8 @@ KERNELS: dict[str, Kernel] = {
     "is_not_false": _is_bool(False, True),
     "like": _like(False),
     "not_like": _like(True),
+    "similar_to": _similar(False),
+    "not_similar_to": _similar(True),
     "concat_op": _concat,
     "concat": _concat,
     "upper": _unary(pc.utf8_upper),

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlengine import bind_json, bind_nested, bind_scalar, functions
+from sqlengine import bind_compare, bind_json, bind_nested, bind_scalar, functions
 from sqlengine import types as T
 from sqlengine.bind_interval import interval_literal
 from sqlengine.bind_scalar import coerce
 from sqlengine.dialect import JsonCall
 from sqlengine.errors import BindError, NotSupportedError, SqlEngineError
 from sqlengine.parser import node_span
-from sqlengine.plan.expressions import Call, Case, ColumnRef, Expr, InList, Literal
+from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
 
 if TYPE_CHECKING:
     from sqlengine.statements import QueryText
@@ -180,8 +180,12 @@ class ExprBinder:
             return bind_scalar.between(self, node, scope)
         if isinstance(node, exp.In):
             return self._in(node, scope, negated=False)
-        if isinstance(node, exp.Like | exp.ILike):
-            return self._like(node, scope)
+        if isinstance(node, exp.Like | exp.ILike | exp.SimilarTo):
+            return bind_compare.like(self, node, scope)
+        if isinstance(node, exp.Escape):
+            return bind_compare.like(self, node.this, scope, escape=node.expression)
+        if isinstance(node, exp.NullSafeEQ | exp.NullSafeNEQ):
+            return bind_compare.distinct(self, node, scope)
         if isinstance(node, exp.Case):
             return self._case(node, scope)
         if isinstance(node, exp.Trim):
@@ -326,24 +330,12 @@ class ExprBinder:
             return self._is(inner, scope, negated=True)
         if isinstance(inner, exp.In):
             return self._in(inner, scope, negated=True)
-        if isinstance(inner, exp.Like) and not inner.args.get("negate"):
-            return self.call("not_like", [inner.this, inner.expression], scope, inner)
+        if isinstance(inner, exp.Like | exp.SimilarTo) and not inner.args.get("negate"):
+            return bind_compare.like(self, inner, scope, negated=True)
+        if isinstance(inner, exp.Escape) and isinstance(inner.this, exp.Like | exp.SimilarTo):
+            return bind_compare.like(self, inner.this, scope, escape=inner.expression,
+                                     negated=True)
         return self.call("not", [inner], scope, node)
-
-    def _like(self, node: exp.Like | exp.ILike, scope: Scope) -> Expr:
-        """``x [NOT] LIKE p`` and ``x [NOT] ILIKE p`` (sqlglot marks NOT as ``negate``); ILIKE
-        compares lower-cased text, with a string-literal pattern lowered here so that it
-        stays the constant LIKE needs."""
-        name = "not_like" if node.args.get("negate") else "like"
-        args: list[exp.Expression] = [node.this, node.expression]
-        if isinstance(node, exp.ILike):
-            pattern = node.expression
-            if isinstance(pattern, exp.Literal) and pattern.is_string:
-                pattern = exp.Literal.string(pattern.this.lower())
-            else:
-                pattern = exp.Lower(this=pattern)
-            args = [exp.Lower(this=node.this), pattern]
-        return self.call(name, args, scope, node)
 
     def _is(self, node: exp.Is, scope: Scope, negated: bool) -> Expr:
         negated = negated != bool(node.args.get("negate"))
@@ -402,8 +394,15 @@ class ExprBinder:
             return bind_scalar.python_call(self, key, [self.bind(a, scope) for a in arg_nodes],
                                            node)
         bind_scalar.signature(self, name, len(arg_nodes), node)  # fails before the arguments
-        args = [self.bind(a, scope) for a in arg_nodes]
+        args = [_null_literal(self.bind(a, scope)) for a in arg_nodes]
         return bind_scalar.apply(self, name, args, arg_nodes, node)
+
+
+def _null_literal(e: Expr) -> Expr:
+    """``CAST(NULL AS t)`` as the NULL literal of type t (a constant argument)."""
+    if isinstance(e, Cast) and isinstance(e.arg, Literal) and e.arg.value is None:
+        return Literal(None, e.type)
+    return e
 
 
 def _args(node: exp.Expression, keys: tuple[str, ...]) -> list[exp.Expression]:

@@ -263,8 +263,10 @@ for _op in ("is_true", "is_false", "is_not_true", "is_not_false"):
 _register(Signature("is_null", 1, 1, _any_to_bool))
 _register(Signature("is_not_null", 1, 1, _any_to_bool))
 _register(Signature("negate", 1, 1, _negate))
-_register(Signature("like", 2, 2, _strings("like", T.BOOLEAN), literal_args=(1,)))
-_register(Signature("not_like", 2, 2, _strings("like", T.BOOLEAN), literal_args=(1,)))
+# The third argument is the ESCAPE character.
+for _op in ("like", "not_like", "similar_to", "not_similar_to"):
+    _register(Signature(_op, 2, 3, _strings(_op.removeprefix("not_"), T.BOOLEAN),
+                        literal_args=(1, 2)))
 _register(Signature("concat_op", 2, 2, _concat))
 _register(Signature("concat", 1, None, _concat))
 _register(Signature("upper", 1, 1, _strings("upper", T.STRING)))
@@ -375,7 +377,8 @@ from sqlengine import (  # noqa: E402,F401
 INTERNAL = frozenset({
     "add", "subtract", "multiply", "divide", "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
     "not", "is_true", "is_false", "is_not_true", "is_not_false", "is_null", "is_not_null",
-    "negate", "like", "not_like", "concat_op", "char_fit", "varchar_fit",
+    "negate", "like", "not_like", "similar_to", "not_similar_to", "concat_op", "char_fit",
+    "varchar_fit",
     "scalar_subquery_value", "floor_time", "ceil_time", "is_json", "array_value",
     "map_value", "row_value", "element_at", "field",
     *(f"extract_{u}" for u in EXTRACT_UNITS),

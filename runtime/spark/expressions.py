@@ -168,7 +168,8 @@ def _call(e: Call, k: list[str]) -> str | None:
     if name in simple:
         return f"({k[0]} {simple[name]})"
     if name in ("like", "not_like"):
-        return f"({k[0]} {'NOT ' if name == 'not_like' else ''}LIKE {k[1]})"
+        escape = f" ESCAPE {k[2]}" if len(k) > 2 else ""
+        return f"({k[0]} {'NOT ' if name == 'not_like' else ''}LIKE {k[1]}{escape})"
     if name == "concat_op":
         return f"concat({k[0]}, {k[1]})"
     if name in ("trim", "ltrim", "rtrim"):

@@ -106,9 +106,10 @@ class Call(Expr):
         if self.name in ("is_null", "is_not_null", "is_true", "is_false"):
             word = self.name.upper().replace("_", " ")[3:]
             return f"{self.args[0].sql()} IS {word}"
-        if self.name in ("like", "not_like"):
-            word = "LIKE" if self.name == "like" else "NOT LIKE"
-            return f"{self.args[0].sql()} {word} {self.args[1].sql()}"
+        if self.name in ("like", "not_like", "similar_to", "not_similar_to"):
+            word = self.name.upper().replace("_", " ")
+            escape = f" ESCAPE {self.args[2].sql()}" if len(self.args) > 2 else ""
+            return f"{self.args[0].sql()} {word} {self.args[1].sql()}{escape}"
         nested = _nested_sql(self)
         if nested is not None:
             return nested

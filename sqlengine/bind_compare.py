@@ -1,0 +1,50 @@
+"""Comparison predicates with a syntax of their own: ``[NOT] LIKE`` / ``ILIKE`` / ``SIMILAR TO``
+with an optional ``ESCAPE``, and ``IS [NOT] DISTINCT FROM``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from sqlengine import bind_scalar
+from sqlengine import types as T
+from sqlengine.errors import NotSupportedError
+from sqlengine.plan.expressions import Call, Expr
+
+if TYPE_CHECKING:
+    from sqlengine.bind_expr import ExprBinder, Scope
+
+
+def like(binder: ExprBinder, node: exp.Expression, scope: Scope,
+         escape: exp.Expression | None = None, negated: bool = False) -> Expr:
+    """``x [NOT] LIKE p``, ``x [NOT] ILIKE p`` and ``x [NOT] SIMILAR TO p``, each with an
+    optional ``ESCAPE e`` (sqlglot marks NOT as ``negate``); ILIKE compares lower-cased
+    text, with a string-literal pattern lowered here so that it stays the constant LIKE
+    needs."""
+    if not isinstance(node, exp.Like | exp.ILike | exp.SimilarTo):
+        raise binder.error(NotSupportedError, f"ESCAPE after {node.sql()!r}: only LIKE and "
+                           "SIMILAR TO take an ESCAPE", node)
+    base = "similar_to" if isinstance(node, exp.SimilarTo) else "like"
+    name = f"not_{base}" if negated != bool(node.args.get("negate")) else base
+    args: list[exp.Expression] = [node.this, node.expression]
+    if isinstance(node, exp.ILike):
+        pattern = node.expression
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
+            pattern = exp.Literal.string(pattern.this.lower())
+        else:
+            pattern = exp.Lower(this=pattern)
+        args = [exp.Lower(this=node.this), pattern]
+    return binder.call(name, args + ([escape] if escape is not None else []), scope, node)
+
+
+def distinct(binder: ExprBinder, node: exp.NullSafeEQ | exp.NullSafeNEQ, scope: Scope) -> Expr:
+    """``a IS [NOT] DISTINCT FROM b``: never NULL; two NULLs are not distinct.
+    ``a IS NOT DISTINCT FROM b`` = ``COALESCE(a = b, a IS NULL AND b IS NULL)``."""
+    a, b = binder.bind(node.this, scope), binder.bind(node.expression, scope)
+    nodes = [node.this, node.expression]
+    eq = bind_scalar.apply(binder, "eq", [a, b], nodes, node)
+    both_null = Call("and", (Call("is_null", (a,), T.BOOLEAN),
+                             Call("is_null", (b,), T.BOOLEAN)), T.BOOLEAN)
+    same = Call("coalesce", (eq, both_null), T.BOOLEAN)
+    return same if isinstance(node, exp.NullSafeEQ) else Call("not", (same,), T.BOOLEAN)
