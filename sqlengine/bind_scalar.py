@@ -95,12 +95,24 @@ def between(binder: ExprBinder, node: exp.Between, scope: Scope) -> Expr:
 def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
     """CAST / TRY_CAST. To CHAR(n) Flink pads with spaces or cuts to n characters (CHAR alone
     is CHAR(1)); to VARCHAR(n) it cuts to n characters."""
+    if node.meta.get("hex"):  # X'616263': a BINARY literal
+        text = str(node.this.name)
+        if len(text) % 2 or not all(c in "0123456789abcdefABCDEF" for c in text):
+            raise binder.error(BindError, f"malformed binary literal X'{text}'", node)
+        return Literal(bytes.fromhex(text), pa.binary())
     arg = binder.bind(node.this, scope)
     to = node.to
     target = data_type(to, binder, node)
     safe = isinstance(node, exp.TryCast)
     out = arg if arg.dtype == target and not safe else Cast(arg, target, safe)
     kind = to.this if isinstance(to, exp.DataType) else None
+    if kind == exp.DataType.Type.BINARY and to.expressions and target == pa.binary():
+        # BINARY(n): Flink pads with zero bytes or cuts to n bytes
+        width = _length(to.expressions[0])
+        if width < 1:
+            raise binder.error(BindError, f"BINARY({width}): the length must be at least 1",
+                               node)
+        return Cast(Cast(out, pa.binary(width), safe), target)
     if kind not in (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR,
                     exp.DataType.Type.VARCHAR, exp.DataType.Type.NVARCHAR):
         return out
@@ -108,13 +120,16 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
     params = to.expressions
     if not params:
         return Call("char_fit", (out, Literal(1, T.INT)), T.STRING) if fixed else out
-    length = int(params[0].this.name) if isinstance(params[0], exp.DataTypeParam) else \
-        int(params[0].name)
+    length = _length(params[0])
     if length < 1:
         raise binder.error(BindError, f"{'CHAR' if fixed else 'VARCHAR'}({length}): the "
                            "length must be at least 1", node)
     return Call("char_fit" if fixed else "varchar_fit", (out, Literal(length, T.INT)),
                 T.STRING)
+
+
+def _length(param: exp.Expression) -> int:
+    return int(param.this.name) if isinstance(param, exp.DataTypeParam) else int(param.name)
 
 
 def timestamp_function(binder: ExprBinder, node: exp.Anonymous, scope: Scope) -> Expr:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import decimal
+import math
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -11,13 +15,15 @@ from sqlengine.errors import ExecutionError
 
 # What a string must look like to cast to a type (used by TRY_CAST and to name a bad value).
 VALID_TEXT = {
-    "int": r"^\s*[+-]?[0-9]+\s*$",
+    "int": r"^\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*$",  # (a fraction is dropped)
     "float": r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|NaN|Infinity|inf)\s*$",
     "decimal": r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$",
     "bool": r"^\s*(?i:true|false|t|f|yes|no|y|n|1|0)\s*$",
     "date": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}\s*$",
     "timestamp": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
                  r"([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?\s*$",
+    "time": r"^\s*[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?\s*$",
+    "bytes": r"(?s)^.*$",
 }
 
 _CANONICAL_TIMESTAMP = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$"
@@ -36,6 +42,10 @@ def text_kind(t: pa.DataType) -> str | None:
         return "date"
     if pa.types.is_timestamp(t):
         return "timestamp"
+    if pa.types.is_time(t):
+        return "time"
+    if pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):
+        return "bytes"
     return None
 
 
@@ -57,17 +67,21 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
     if T.is_string(target):
         return _to_string(arr)
     try:
+        special = _special(arr, src, target)
+        if special is not None:
+            return special
         if pa.types.is_floating(src) and pa.types.is_integer(target):
-            return pc.trunc(arr).cast(target)  # Java narrowing: toward zero
+            return _float_to_int(arr, target)
+        if pa.types.is_integer(src) and pa.types.is_integer(target):
+            return arr.cast(target, safe=False)  # Java narrowing wraps around
         if pa.types.is_decimal(src) and pa.types.is_integer(target):
             return pc.trunc(arr).cast(target, safe=False)
-        if pa.types.is_decimal(target) and (pa.types.is_floating(src) or
-                                            pa.types.is_decimal(src)):
-            if pa.types.is_decimal(src) and src.scale <= target.scale:
-                return arr.cast(target)
-            rounded = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
-            return rounded.cast(target, safe=False) if pa.types.is_decimal(src) \
-                else rounded.cast(target)
+        if pa.types.is_floating(src) and pa.types.is_decimal(target):
+            return _float_to_decimal(arr, target)
+        if pa.types.is_decimal(target) and pa.types.is_decimal(src):
+            if src.scale > target.scale:
+                arr = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
+            return _fit_decimal(arr, target)
         if pa.types.is_decimal(src) and pa.types.is_floating(target):
             # Through the decimal's text: Arrow's own cast multiplies by a power of ten and is
             # off by an ulp (0.3 became 0.30000000000000004); Java's doubleValue is exact.
@@ -76,7 +90,7 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
             return pc.floor_temporal(arr, unit="day").cast(target)
         if pa.types.is_integer(src) and pa.types.is_decimal(target):
             # Arrow wants room for every int32/int64 value; check the actual values instead.
-            return arr.cast(pa.decimal128(38, target.scale)).cast(target)
+            return _fit_decimal(arr.cast(pa.decimal128(38, target.scale)), target)
         if pa.types.is_boolean(src) and T.is_numeric(target):
             return arr.cast(pa.int8()).cast(target)
         return arr.cast(target)
@@ -86,6 +100,136 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
         bad = _first_bad(arr, target)
         msg = f"cannot CAST {bad} from {T.type_name(src)} to {T.type_name(target)}: {e}"
         raise ExecutionError(msg) from None
+
+
+_DAY = 86_400
+_PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def _ticks(arr: pa.Array) -> np.ndarray:
+    raw = arr.cast(pa.int32() if pa.types.is_time32(arr.type) else pa.int64())
+    return raw.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _mask(arr: pa.Array) -> np.ndarray | None:
+    return pc.is_null(arr).to_numpy(zero_copy_only=False) if arr.null_count else None
+
+
+def _rescale(ticks: np.ndarray, src_unit: str, dst_unit: str) -> np.ndarray:
+    """Ticks of one unit in another: more digits multiply, fewer floor (Flink drops the
+    digits beyond the precision)."""
+    a, b = _PER_SECOND[src_unit], _PER_SECOND[dst_unit]
+    return ticks * (b // a) if b >= a else np.floor_divide(ticks, a // b)
+
+
+def _special(arr: pa.Array, src: pa.DataType, target: pa.DataType) -> pa.Array | None:
+    """The casts of TIME, between TIMESTAMP precisions and to BINARY(n) (None: another)."""
+    if pa.types.is_timestamp(src) and pa.types.is_timestamp(target):
+        ticks = _rescale(_ticks(arr), src.unit, target.unit)
+        return pa.array(ticks, pa.int64(), mask=_mask(arr)).cast(target)
+    if pa.types.is_time(target) and (pa.types.is_timestamp(src) or pa.types.is_time(src)):
+        per = _PER_SECOND[src.unit]
+        of_day = np.mod(_ticks(arr), _DAY * per)
+        ticks = _rescale(of_day, src.unit, target.unit)
+        store = pa.int32() if pa.types.is_time32(target) else pa.int64()
+        return pa.array(ticks.astype(store.to_pandas_dtype()), store,
+                        mask=_mask(arr)).cast(target)
+    if pa.types.is_time(src) and pa.types.is_timestamp(target):
+        ticks = _rescale(_ticks(arr), src.unit, target.unit)  # on 1970-01-01
+        return pa.array(ticks, pa.int64(), mask=_mask(arr)).cast(target)
+    if pa.types.is_fixed_size_binary(target) and (pa.types.is_binary(src) or
+                                                  pa.types.is_fixed_size_binary(src)):
+        width = target.byte_width
+        values = [None if v is None else v[:width].ljust(width, b"\0")
+                  for v in arr.to_pylist()]
+        return pa.array(values, target)
+    return None
+
+
+def _float_to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    """Java's narrowing of a double: toward zero, NaN is 0, beyond the range of an int (long
+    for BIGINT) the nearest bound, then an INT's bits kept for TINYINT / SMALLINT."""
+    x = np.trunc(arr.cast(pa.float64()).fill_null(0).to_numpy(zero_copy_only=False))
+    x = np.where(np.isnan(x), 0.0, x)
+    bits = 63 if target == T.BIGINT else 31
+    big, small = x >= 2.0**bits, x < -(2.0**bits)
+    inside = np.where(big | small, 0.0, x).astype(np.int64)
+    out = np.where(big, 2**bits - 1, np.where(small, -(2**bits), inside))
+    return pa.array(out.astype(np.int64), pa.int64(), mask=_mask(arr)).cast(target,
+                                                                           safe=False)
+
+
+def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    """``arr`` (a decimal with the target's scale or fewer digits) as ``target``; a value
+    with too many digits is NULL, as Flink's DecimalData.fromBigDecimal gives."""
+    try:
+        return arr.cast(target)
+    except pa.ArrowInvalid:
+        pass
+    wide = arr.cast(pa.decimal128(38, target.scale))
+    bound = pa.scalar(decimal.Decimal(10) ** (target.precision - target.scale), wide.type)
+    fits = pc.less(pc.abs(wide), bound)
+    return pc.if_else(fits, wide, pa.nulls(len(wide), wide.type)).cast(target)
+
+
+def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    """Flink's BigDecimal.valueOf(double): the double's shortest decimal text, rounded
+    HALF_UP to the scale; NULL where the digits do not fit (NaN and infinity cannot be)."""
+    quantum = decimal.Decimal(1).scaleb(-target.scale)
+    limit = decimal.Decimal(10) ** (target.precision - target.scale)
+
+    def one(v: float) -> decimal.Decimal | None:
+        if math.isnan(v) or math.isinf(v):
+            msg = f"cannot CAST {v!r} to {T.type_name(target)}: not a number"
+            raise ExecutionError(msg)
+        d = decimal.Decimal(_shortest(v, arr.type == T.FLOAT))
+        if abs(d) >= limit:
+            return None
+        d = d.quantize(quantum, rounding=decimal.ROUND_HALF_UP)
+        return d if abs(d) < limit else None
+
+    return _per_distinct(arr, one, target)
+
+
+def _per_distinct(arr: pa.Array, fn: Callable[[object], object], out: pa.DataType
+                  ) -> pa.Array:
+    """``fn`` of each distinct non-NULL value, spread back over ``arr``."""
+    encoded = pc.dictionary_encode(arr)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    results = pa.array([fn(v) for v in encoded.dictionary.to_pylist()], out)
+    return pc.take(results, encoded.indices)
+
+
+def _shortest(v: float, single: bool) -> str:
+    """The shortest decimal text that reads back as ``v`` (as a FLOAT if ``single``)."""
+    if single:
+        return np.format_float_positional(np.float32(v), unique=True, trim="0")
+    return repr(float(v))
+
+
+def java_double_text(v: float, single: bool = False) -> str:
+    """Java's Double.toString (Float.toString if ``single``): '1.0', '0.001', '1.0E20',
+    '1.0E-5', 'NaN', 'Infinity'."""
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == 0:
+        return "-0.0" if math.copysign(1.0, v) < 0 else "0.0"
+    d = decimal.Decimal(_shortest(v, single)).normalize()
+    sign, digits, exponent = d.as_tuple()
+    text = "".join(map(str, digits))
+    e = len(digits) + int(exponent) - 1  # the scientific exponent
+    if -3 <= e < 7:
+        if e >= 0:
+            whole, frac = text[:e + 1].ljust(e + 1, "0"), text[e + 1:]
+        else:
+            whole, frac = "0", "0" * (-e - 1) + text
+        body = f"{whole}.{frac or '0'}"
+    else:
+        body = f"{text[0]}.{text[1:] or '0'}E{e}"
+    return ("-" if sign else "") + body
 
 
 def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool = False
@@ -111,9 +255,18 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
         if kind == "decimal":
             as_dec = trimmed.cast(pa.decimal128(38, min(target.scale + 1, 38)))
             return cast_array(as_dec, target)
-        if kind == "int":
-            return trimmed.cast(pa.int64()).cast(target)
+        if kind == "int":  # ('+42' is 42; '42.5' is 42: Flink drops a fraction)
+            digits = pc.replace_substring_regex(trimmed, r"^\+|\.[0-9]*$", "")
+            digits = pc.replace_substring_regex(digits, r"^([+-]?)$", r"\10")
+            return digits.cast(pa.int64()).cast(target)
+        if kind == "time":
+            return _parse_time(trimmed, target)
+        if kind == "bytes":
+            return cast_array(arr.cast(pa.binary()), target)  # (UTF-8, untrimmed)
+        if kind == "date":
+            return _pad_date(trimmed).cast(target)
         if kind == "timestamp":
+            trimmed = _drop_digits(_pad_date(trimmed), T.precision_of(target))
             if pc.all(pc.fill_null(pc.match_substring_regex(trimmed, _CANONICAL_TIMESTAMP),
                                    True)).as_py():
                 try:  # all 'yyyy-MM-dd HH:mm[:ss[.f]]': Arrow's parser reads them as they are
@@ -131,10 +284,60 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
         raise ExecutionError(msg) from None
 
 
+def _pad_date(s: pa.Array) -> pa.Array:
+    """'2020-1-2 ...' as '2020-01-02 ...' (Flink reads one-digit months and days)."""
+    s = pc.replace_substring_regex(s, r"^([0-9]{4})-([0-9])([^0-9])", r"\1-0\2\3")
+    s = pc.replace_substring_regex(s, r"^([0-9]{4}-[0-9]{2})-([0-9])([^0-9]|$)", r"\1-0\2\3")
+    return pc.replace_substring_regex(s, r"^([0-9-]{10}[ T])([0-9]):", r"\10\2:")
+
+
+def _drop_digits(s: pa.Array, keep: int) -> pa.Array:
+    """The fraction of a second cut to ``keep`` digits (Flink truncates the rest)."""
+    pattern = r"\.[0-9]*$" if keep == 0 else rf"(\.[0-9]{{{keep}}})[0-9]+$"
+    return pc.replace_substring_regex(s, pattern, "" if keep == 0 else r"\1")
+
+
+def _parse_time(s: pa.Array, target: pa.DataType) -> pa.Array:
+    """'H:mm[:ss[.f...]]' as TIME(p) (digits beyond p dropped); a bad hour, minute or second
+    fails."""
+    parts = pc.extract_regex(s, pattern=r"^(?P<h>[0-9]{1,2}):(?P<m>[0-9]{2})"
+                                        r"(?::(?P<s>[0-9]{2})(?:\.(?P<f>[0-9]{1,9}))?)?$")
+    if parts.null_count > s.null_count:
+        msg = "not a time of day"
+        raise pa.ArrowInvalid(msg)
+
+    def field(name: str) -> np.ndarray:
+        text = pc.struct_field(parts, name)
+        text = pc.if_else(pc.equal(text, ""), "0", text)
+        return text.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+
+    h, m, sec = field("h"), field("m"), field("s")
+    if np.any((h > 23) | (m > 59) | (sec > 59)):
+        msg = "hour, minute or second out of range"
+        raise pa.ArrowInvalid(msg)
+    frac = pc.utf8_rpad(pc.struct_field(parts, "f"), width=9, padding="0")
+    nanos = frac.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    per = _PER_SECOND[target.unit]
+    ticks = (h * 3600 + m * 60 + sec) * per + nanos // (1_000_000_000 // per)
+    store = pa.int32() if pa.types.is_time32(target) else pa.int64()
+    return pa.array(ticks.astype(store.to_pandas_dtype()), store, mask=_mask(s)).cast(target)
+
+
 def _to_string(arr: pa.Array) -> pa.Array:
     t = arr.type
     if pa.types.is_boolean(t):
         return pc.if_else(arr, "TRUE", "FALSE")
+    if pa.types.is_floating(t):
+        single = t == T.FLOAT
+        return _per_distinct(arr, lambda v: java_double_text(v, single), pa.string())
+    if pa.types.is_time(t):
+        return _time_text(arr)
+    if t == T.INTERVAL_DAY_TIME:
+        return _per_distinct(arr.cast(pa.int64()), _day_time_text, pa.string())
+    if t == T.INTERVAL_YEAR_MONTH:
+        return _per_distinct(arr, lambda v: _year_month_text(v.months), pa.string())
+    if pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):
+        return arr.cast(pa.binary()).cast(pa.string())  # (UTF-8)
     if pa.types.is_timestamp(t):
         return _timestamp_text(arr)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or \
@@ -196,6 +399,39 @@ def _timestamp_text(arr: pa.Array) -> pa.Array:
     if arr.null_count:
         out = pc.if_else(pc.is_valid(arr), out, pa.nulls(len(arr), pa.string()))
     return out
+
+
+def _time_text(arr: pa.Array) -> pa.Array:
+    """'HH:mm:ss[.f]' with the precision's digits (TIME(0): none)."""
+    digits = T.precision_of(arr.type)
+    per = _PER_SECOND[arr.type.unit]
+    ticks = _ticks(arr)
+    secs, frac = np.divmod(ticks, per)
+    parts = [pc.utf8_lpad(pa.array(v).cast(pa.string()), width=2, padding="0")
+             for v in (secs // 3600, secs // 60 % 60, secs % 60)]
+    out = pc.binary_join_element_wise(*parts, ":")
+    if digits:
+        text = pc.utf8_lpad(pa.array(frac).cast(pa.string()), width=digits, padding="0")
+        out = pc.binary_join_element_wise(out, text, ".")
+    if arr.null_count:
+        out = pc.if_else(pc.is_valid(arr), out, pa.nulls(len(arr), pa.string()))
+    return out
+
+
+def _day_time_text(ms: int) -> str:
+    """Flink's text of a day-time interval: '+2 00:00:00.000'."""
+    sign = "-" if ms < 0 else "+"
+    ms = abs(ms)
+    secs, frac = divmod(ms, 1000)
+    days, rem = divmod(secs, _DAY)
+    return f"{sign}{days} {rem // 3600:02d}:{rem // 60 % 60:02d}:{rem % 60:02d}.{frac:03d}"
+
+
+def _year_month_text(months: int) -> str:
+    """Flink's text of a year-month interval: '+1-02'."""
+    sign = "-" if months < 0 else "+"
+    years, rest = divmod(abs(months), 12)
+    return f"{sign}{years}-{rest:02d}"
 
 
 def _first_bad(arr: pa.Array, target: pa.DataType) -> str:

@@ -36,6 +36,7 @@ class Flink(Dialect):
     class Tokenizer(tokens.Tokenizer):
         IDENTIFIERS = ["`"]
         QUOTES = ["'"]
+        HEX_STRINGS = [("X'", "'"), ("x'", "'")]  # X'616263': a BINARY literal
         STRING_ESCAPES = ["'"]
         # SESSION is a window table function in Flink, not a keyword.
         KEYWORDS = {**{k: v for k, v in tokens.Tokenizer.KEYWORDS.items() if k != "SESSION"},
@@ -52,6 +53,20 @@ class Flink(Dialect):
             "LISTAGG": lambda args: exp.GroupConcat(
                 this=args[0] if args else None,
                 separator=args[1] if len(args) > 1 else None),
+        }
+
+        # TIMESTAMP '...' / TIME '...' literals are typed by their fraction's digits, as
+        # Flink's: TIMESTAMP '2020-01-02 10:11:12' is a TIMESTAMP(0), '... .5' a TIMESTAMP(1).
+        TYPE_LITERAL_PARSERS = {
+            **parser.Parser.TYPE_LITERAL_PARSERS,
+            exp.DataType.Type.TIMESTAMP: lambda self, this, to: _temporal_literal(this, to),
+            exp.DataType.Type.TIME: lambda self, this, to: _temporal_literal(this, to),
+        }
+
+        # X'616263' as CAST('616263' AS BYTES) marked as hex (bind_scalar.cast reads it).
+        PRIMARY_PARSERS = {
+            **parser.Parser.PRIMARY_PARSERS,
+            TokenType.HEX_STRING: lambda self, token: _hex_literal(token.text),
         }
 
         FUNCTION_PARSERS = {
@@ -216,6 +231,26 @@ class Flink(Dialect):
                       TableArg: lambda self, e: _table_arg(self, e),
                       JsonCall: lambda self, e: f"{e.this}("
                       f"{', '.join(self.sql(a) for a in e.expressions)})"}
+
+
+def _hex_literal(text: str) -> exp.Expression:
+    node = exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("VARBINARY"))
+    node.meta["hex"] = True
+    return node
+
+
+def _temporal_literal(this: exp.Expression, to: exp.DataType) -> exp.Expression:
+    """``TIMESTAMP '...'`` / ``TIME '...'`` as a CAST to the precision its text has."""
+    if to.expressions or not isinstance(this, exp.Literal) or not this.is_string:
+        return exp.Cast(this=this, to=to)
+    text = this.name.strip()
+    frac = text.rpartition(".")[2] if "." in text.rpartition(":")[2] else ""
+    digits = len(frac) if frac.isdigit() else 0
+    typed = exp.DataType(this=to.this, expressions=[
+        exp.DataTypeParam(this=exp.Literal.number(min(digits, 9)))])
+    node = exp.Cast(this=this, to=typed)
+    node.meta["type_literal"] = True
+    return node
 
 
 def _table_arg(gen: generator.Generator, e: TableArg) -> str:

@@ -20,6 +20,7 @@ DOUBLE = pa.float64()
 STRING = pa.string()
 DATE = pa.date32()
 TIMESTAMP = pa.timestamp("ms")
+TIME = pa.time32("s")  # TIME(0); TIME(p) by time_type
 NULL = pa.null()
 INTERVAL_DAY_TIME = pa.duration("ms")  # INTERVAL DAY TO SECOND(3): milliseconds
 INTERVAL_YEAR_MONTH = pa.month_day_nano_interval()  # INTERVAL YEAR TO MONTH: months only
@@ -76,7 +77,7 @@ def parse_type(text: str) -> pa.DataType:
         msg = (f"{text.strip()}: TIMESTAMP_LTZ (WITH LOCAL TIME ZONE) is not supported yet; "
                "the session time zone is UTC, use TIMESTAMP")
         raise BindError(msg)
-    if rest and (name != "TIMESTAMP" or rest != "WITHOUT TIME ZONE"):
+    if rest and (name not in ("TIMESTAMP", "TIME") or rest != "WITHOUT TIME ZONE"):
         msg = f"unknown type {text.strip()!r}"
         raise BindError(msg)
     if name == "DOUBLE PRECISION":
@@ -91,7 +92,16 @@ def parse_type(text: str) -> pa.DataType:
         return pa.decimal128(precision, scale)
     if name in ("TIMESTAMP", "DATETIME"):
         precision = args[0] if args else 6
+        if not 0 <= precision <= 9:
+            msg = f"TIMESTAMP({precision}) is out of range: precision 0..9"
+            raise BindError(msg)
         return timestamp_type(precision)
+    if name == "TIME":
+        precision = args[0] if args else 0
+        if not 0 <= precision <= 9:
+            msg = f"TIME({precision}) is out of range: precision 0..9"
+            raise BindError(msg)
+        return time_type(precision)
     if name in _SIMPLE:
         return _SIMPLE[name]
     msg = f"unknown type {text.strip()!r}"
@@ -175,12 +185,36 @@ def _nested_type(text: str) -> pa.DataType | None:
 
 
 def timestamp_type(precision: int) -> pa.DataType:
-    """Flink's TIMESTAMP(p) as the narrowest Arrow unit that holds p fractional digits."""
+    """Flink's TIMESTAMP(p) as the narrowest Arrow unit that holds p fractional digits
+    (TIMESTAMP(0) whole seconds; TIMESTAMP(1) and (2) are held, and named, as TIMESTAMP(3),
+    and so on: the Arrow unit carries the precision)."""
+    if precision <= 0:
+        return pa.timestamp("s")
     if precision <= 3:
         return pa.timestamp("ms")
     if precision <= 6:
         return pa.timestamp("us")
     return pa.timestamp("ns")
+
+
+def time_type(precision: int) -> pa.DataType:
+    """Flink's TIME(p) as Arrow: TIME(0) whole seconds (time32[s]), TIME(1..3) milliseconds,
+    TIME(4..6) microseconds, TIME(7..9) nanoseconds (named by the unit's digits)."""
+    if precision <= 0:
+        return pa.time32("s")
+    if precision <= 3:
+        return pa.time32("ms")
+    if precision <= 6:
+        return pa.time64("us")
+    return pa.time64("ns")
+
+
+UNIT_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+
+
+def precision_of(t: pa.DataType) -> int:
+    """The fractional digits of a TIMESTAMP or TIME type (its Arrow unit's)."""
+    return UNIT_DIGITS[t.unit]
 
 
 def type_name(t: pa.DataType) -> str:
@@ -202,7 +236,11 @@ def type_name(t: pa.DataType) -> str:
     if t == INTERVAL_YEAR_MONTH:
         return "INTERVAL YEAR TO MONTH"
     if pa.types.is_timestamp(t):
-        return f"TIMESTAMP({ {'s': 0, 'ms': 3, 'us': 6, 'ns': 9}[t.unit] })"
+        return f"TIMESTAMP({UNIT_DIGITS[t.unit]})"
+    if is_time(t):
+        return f"TIME({UNIT_DIGITS[t.unit]})"
+    if pa.types.is_fixed_size_binary(t):
+        return f"BINARY({t.byte_width})"
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return f"ARRAY<{_field_name(t.value_field)}>"
     if pa.types.is_map(t):
@@ -246,6 +284,11 @@ def is_numeric(t: pa.DataType) -> bool:
 def is_string(t: pa.DataType) -> bool:
     """True for character strings."""
     return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def is_time(t: pa.DataType) -> bool:
+    """True for TIME(p)."""
+    return pa.types.is_time(t)
 
 
 def is_temporal(t: pa.DataType) -> bool:
@@ -353,6 +396,8 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
             units = ["s", "ms", "us", "ns"]
             return pa.timestamp(max((t.unit for t in ts), key=units.index))
         return DATE
+    if all(is_time(t) for t in real):
+        return time_type(max(precision_of(t) for t in real))
     names = ", ".join(sorted({type_name(t) for t in real}))
     msg = f"{what} have incompatible types: {names}"
     raise BindError(msg)
@@ -365,6 +410,8 @@ def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
     if is_numeric(src) and is_numeric(dst):
         return True
     if is_string(src) and is_string(dst):
+        return True
+    if is_time(src) and is_time(dst):
         return True
     return is_temporal(src) and is_temporal(dst)
 
@@ -379,4 +426,4 @@ def is_supported(t: pa.DataType) -> bool:
         return all(is_supported(f.type) for f in t)
     return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE)
             or pa.types.is_decimal128(t) or is_string(t) or pa.types.is_binary(t)
-            or t == DATE or pa.types.is_timestamp(t))
+            or t == DATE or pa.types.is_timestamp(t) or is_time(t))
