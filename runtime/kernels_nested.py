@@ -1,10 +1,12 @@
 """Kernels of ARRAY / MAP / ROW values: constructors, element and field access, CARDINALITY,
-ELEMENT, ARRAY_CONTAINS, SPLIT (Flink's semantics: an index out of range or a missing key is
+ELEMENT, ARRAY_CONTAINS, SPLIT, the ARRAY_* / MAP_* collection functions, STR_TO_MAP and
+REGEXP_EXTRACT_ALL (Flink's semantics: an index out of range or a missing key is
 NULL; a NULL container gives NULL). Vectorised over the offsets of Arrow's list and map
 arrays."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -168,7 +170,8 @@ def _array_contains(args: list[Array], lits: list[object], out: pa.DataType) -> 
 
 def _split(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """SPLIT(s, delimiter): the pieces between delimiters (empty ones kept); an empty
-    delimiter splits into characters; NULL if either is NULL."""
+    delimiter splits into characters; an empty string is an empty array; NULL if either is
+    NULL."""
     s = args[0]
     if lits[1] is None:
         return pa.nulls(len(s), out)
@@ -177,7 +180,387 @@ def _split(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         from sqlengine.runtime.kernels_text import per_distinct
 
         return per_distinct(s, list, out)
-    return pc.split_pattern(s, pattern=delim)
+    parts = pc.split_pattern(s, pattern=delim)
+    empty = pc.fill_null(pc.equal(s, ""), False).to_numpy(zero_copy_only=False)
+    if not empty.any():
+        return parts
+    parents, flat = _flat(parts)  # (Flink: SPLIT('', d) is an empty array)
+    keep = ~empty[parents]
+    return _list(len(s), parents[keep], flat.filter(pa.array(keep)), out, _null_rows(parts))
+
+
+# -- the collection functions: on the flattened elements with each one's row ---------------
+def _flat(a: Array) -> tuple[np.ndarray, Array]:
+    """(row of each element, the elements) of a list or map array, in order; the elements
+    of a NULL row are left out."""
+    parents, positions = entries(a)
+    return parents, a.values.take(pa.array(positions, pa.int64()))
+
+
+def _null_rows(*arrays: Array) -> np.ndarray:
+    """Per row: whether any of ``arrays`` is NULL there."""
+    out = np.zeros(len(arrays[0]), bool)
+    for x in arrays:
+        if x.null_count:
+            out |= x.is_null().to_numpy(zero_copy_only=False)
+    return out
+
+
+def _offsets(n: int, parents: np.ndarray) -> pa.Array:
+    counts = np.bincount(parents, minlength=n) if len(parents) else np.zeros(n, np.int64)
+    offsets = np.zeros(n + 1, np.int32)
+    offsets[1:] = np.cumsum(counts)
+    return pa.array(offsets, pa.int32())
+
+
+def _list(n: int, parents: np.ndarray, values: Array, out: pa.DataType,
+          null: np.ndarray) -> Array:
+    """A list array of ``n`` rows from elements ordered by their row (``parents``); NULL
+    where ``null`` (such rows have no elements)."""
+    return pa.ListArray.from_arrays(_offsets(n, parents), values.cast(out.value_type),
+                                    type=out, mask=pa.array(null) if null.any() else None)
+
+
+def _map(n: int, parents: np.ndarray, keys: Array, items: Array, out: pa.DataType,
+         null: np.ndarray) -> Array:
+    if keys.null_count:
+        raise ExecutionError("a MAP key is NULL")
+    return pa.MapArray.from_arrays(_offsets(n, parents), keys.cast(out.key_type),
+                                   items.cast(out.item_type), type=out,
+                                   mask=pa.array(null) if null.any() else None)
+
+
+def _codes(values: Array) -> np.ndarray:
+    """An integer per value, equal for equal values and -1 for NULL."""
+    if len(values) == 0:
+        return np.zeros(0, np.int64)
+    try:
+        enc = pc.dictionary_encode(values)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+        msg = f"elements of type {values.type} cannot be compared"
+        raise ExecutionError(msg) from None
+    return pc.fill_null(enc.indices.cast(pa.int64()), -1).to_numpy(zero_copy_only=False)
+
+
+def _keys(parents: np.ndarray, codes: np.ndarray, width: int) -> np.ndarray:
+    return parents.astype(np.int64) * (width + 2) + codes + 1
+
+
+def _first_each(keys: np.ndarray, last: bool = False) -> np.ndarray:
+    """Whether each position holds the first (``last``: the last) occurrence of its key."""
+    keep = np.zeros(len(keys), bool)
+    if len(keys):
+        if last:
+            _, idx = np.unique(keys[::-1], return_index=True)
+            keep[len(keys) - 1 - idx] = True
+        else:
+            _, idx = np.unique(keys, return_index=True)
+            keep[idx] = True
+    return keep
+
+
+def _by_row(pieces: list[tuple[np.ndarray, Array]], value_type: pa.DataType
+            ) -> tuple[np.ndarray, Array]:
+    """The elements of several pieces (each ordered by row) together, row by row, each
+    row's elements in the order of the pieces."""
+    parents = np.concatenate([p for p, _ in pieces]).astype(np.int64)
+    values = pa.concat_arrays([v.cast(value_type) for _, v in pieces])
+    order = np.argsort(parents, kind="stable")
+    return parents[order], values.take(pa.array(order))
+
+
+def _valid_flat(a: Array, null: np.ndarray) -> tuple[np.ndarray, Array]:
+    """_flat without the elements of the rows where ``null``."""
+    parents, flat = _flat(a)
+    if null.any() and len(parents):
+        keep = ~null[parents]
+        return parents[keep], flat.filter(pa.array(keep))
+    return parents, flat
+
+
+def _row_starts(n: int, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(where each row's elements start among the flattened ones, how many it has)."""
+    counts = np.bincount(parents, minlength=n) if len(parents) else np.zeros(n, np.int64)
+    return np.cumsum(counts) - counts, counts
+
+
+def _equal_to(flat: Array, v: Array, parents: np.ndarray) -> np.ndarray:
+    """Per element: whether it equals its row's ``v`` (NULL equals NULL)."""
+    if len(flat) == 0:
+        return np.zeros(0, bool)
+    wanted = v.cast(flat.type).take(pa.array(parents))
+    equal = pc.fill_null(pc.equal(flat, wanted), False)
+    both_null = pc.and_(pc.is_null(flat), pc.is_null(wanted))
+    return pc.or_(equal, both_null).to_numpy(zero_copy_only=False)
+
+
+def _array_distinct(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ARRAY_DISTINCT(a): the first occurrence of each element (one NULL), in order."""
+    a = args[0]
+    parents, flat = _flat(a)
+    codes = _codes(flat)
+    keep = _first_each(_keys(parents, codes, int(codes.max(initial=0))))
+    return _list(len(a), parents[keep], flat.filter(pa.array(keep)), out, _null_rows(a))
+
+
+def _array_reverse(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    a = args[0]
+    parents, flat = _flat(a)
+    starts, counts = _row_starts(len(a), parents)
+    i = np.arange(len(parents))
+    src = 2 * starts[parents] + counts[parents] - 1 - i
+    return _list(len(a), parents, flat.take(pa.array(src, pa.int64())), out, _null_rows(a))
+
+
+def _array_position(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ARRAY_POSITION(a, v): the 1-based position of the first element equal to v, 0 when
+    there is none; NULL when a or v is NULL."""
+    a, v = args
+    n = len(a)
+    parents, flat = _flat(a)
+    starts, _ = _row_starts(n, parents)
+    hit = _equal_to(flat, v, parents) & flat.is_valid().to_numpy(zero_copy_only=False) \
+        if len(flat) else np.zeros(0, bool)
+    first = np.full(n, np.iinfo(np.int64).max, np.int64)
+    at = np.arange(len(parents)) - starts[parents] + 1
+    np.minimum.at(first, parents[hit], at[hit])
+    res = np.where(first == np.iinfo(np.int64).max, 0, first).astype(np.int32)
+    return pa.array(res, pa.int32(), mask=_null_rows(a, v))
+
+
+def _array_remove(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ARRAY_REMOVE(a, v): a without the elements equal to v (a NULL v removes NULLs)."""
+    a, v = args
+    parents, flat = _flat(a)
+    keep = ~_equal_to(flat, v, parents)
+    return _list(len(a), parents[keep], flat.filter(pa.array(keep)), out, _null_rows(a))
+
+
+def _add_element(at_end: bool) -> Kernel:
+    """ARRAY_APPEND / ARRAY_PREPEND(a, v): v (also NULL) added; NULL for a NULL array."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        a, v = args
+        null = _null_rows(a)
+        rows = np.flatnonzero(~null)
+        one = (rows, v.take(pa.array(rows, pa.int64())))
+        pieces = [_flat(a), one] if at_end else [one, _flat(a)]
+        parents, values = _by_row(pieces, out.value_type)
+        return _list(len(a), parents, values, out, null)
+    return kernel
+
+
+def _array_concat(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ARRAY_CONCAT(a, b, ...): NULL if any array is NULL."""
+    null = _null_rows(*args)
+    parents, values = _by_row([_valid_flat(a, null) for a in args], out.value_type)
+    return _list(len(args[0]), parents, values, out, null)
+
+
+def _array_minmax(how: str) -> Kernel:
+    """ARRAY_MAX / ARRAY_MIN: of the non-NULL elements; NULL when there are none."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        a = args[0]
+        parents, flat = _flat(a)
+        if len(flat) == 0:
+            return pa.nulls(len(a), out)
+        groups = pa.table({"p": pa.array(parents, pa.int64()), "v": flat}) \
+            .group_by("p").aggregate([("v", how)])
+        where = np.full(len(a), -1, np.int64)
+        where[groups.column("p").to_numpy()] = np.arange(groups.num_rows)
+        values = groups.column(f"v_{how}").combine_chunks()
+        return values.take(pa.array(np.maximum(where, 0), mask=where < 0))
+    return kernel
+
+
+def _array_slice(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ARRAY_SLICE(a, start[, end]) as Flink: 1-based and inclusive, a negative offset
+    counts from the end, 0 is the first element, an omitted end is the last; empty when
+    start is after end; NULL when an argument is NULL."""
+    a = args[0]
+    n = len(a)
+    null = _null_rows(*args)
+    parents, flat = _flat(a)
+    starts, length = _row_starts(n, parents)
+    s = args[1].cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    e = args[2].cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False) \
+        if len(args) > 2 else length
+    s = np.maximum(1, np.where(s < 0, s + length + 1, s))
+    e = np.where(e < 0, e + length + 1, e)
+    e = np.where(e == 0, 1, np.minimum(e, length))
+    count = np.where((length == 0) | null, 0, np.maximum(0, e - s + 1))
+    total = int(count.sum())
+    before = np.cumsum(count) - count
+    src = np.repeat(starts + s - 1 - before, count) + np.arange(total)
+    out_parents = np.repeat(np.arange(n), count)
+    return _list(n, out_parents, flat.take(pa.array(src, pa.int64())), out, null)
+
+
+def _set_op(kind: str) -> Kernel:
+    """ARRAY_UNION / ARRAY_EXCEPT / ARRAY_INTERSECT(a, b): without duplicates (one NULL at
+    most, NULL equal to NULL), in the order of a (then b); NULL if either is NULL."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        a, b = args
+        n = len(a)
+        null = _null_rows(a, b)
+        pa_, fa = _valid_flat(a, null)
+        pb, fb = _valid_flat(b, null)
+        if kind == "union":
+            parents, values = _by_row([(pa_, fa), (pb, fb)], out.value_type)
+            codes = _codes(values)
+            keep = _first_each(_keys(parents, codes, int(codes.max(initial=0))))
+            return _list(n, parents[keep], values.filter(pa.array(keep)), out, null)
+        codes = _codes(pa.concat_arrays([fa.cast(out.value_type), fb.cast(out.value_type)]))
+        width = int(codes.max(initial=0))
+        ka, kb = _keys(pa_, codes[:len(fa)], width), _keys(pb, codes[len(fa):], width)
+        found = np.isin(ka, kb)
+        keep = _first_each(ka) & (found if kind == "intersect" else ~found)
+        return _list(n, pa_[keep], fa.filter(pa.array(keep)), out, null)
+    return kernel
+
+
+def _array_join(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ARRAY_JOIN(a, delimiter[, null_replacement]): the elements joined; NULL elements
+    replaced, or left out without a replacement; NULL if an argument is NULL."""
+    a, delim = args[0], args[1]
+    null = _null_rows(*args)
+    parents, flat = _valid_flat(a, null)
+    flat = flat.cast(pa.string())
+    if len(args) > 2:
+        flat = pc.coalesce(flat, args[2].cast(pa.string()).take(pa.array(parents, pa.int64())))
+    elif flat.null_count:
+        keep = flat.is_valid()
+        parents, flat = parents[keep.to_numpy(zero_copy_only=False)], flat.filter(keep)
+    lists = _list(len(a), parents, flat, pa.list_(pa.string()), null)
+    return pc.binary_join(lists, delim.cast(pa.string()))
+
+
+def _array_sort(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ARRAY_SORT(a[, ascending[, nulls_first]]): ascending with NULLs first by default;
+    ``ascending`` alone also decides where NULLs go (Flink); NULL if a flag is NULL."""
+    a = args[0]
+    if any(lit is None for lit in lits[1:]):
+        return pa.nulls(len(a), out)
+    ascending = bool(lits[1]) if len(lits) > 1 else True
+    nulls_first = bool(lits[2]) if len(lits) > 2 else ascending
+    parents, flat = _flat(a)
+    if len(flat):
+        order = pc.sort_indices(
+            pa.table({"p": pa.array(parents, pa.int64()), "v": flat}),
+            sort_keys=[("p", "ascending"), ("v", "ascending" if ascending else "descending",
+                                             "at_start" if nulls_first else "at_end")])
+        flat = flat.take(order)
+    return _list(len(a), parents, flat, out, _null_rows(a))
+
+
+def _map_part(part: str) -> Kernel:
+    """MAP_KEYS / MAP_VALUES / MAP_ENTRIES: as an ARRAY, in the map's order."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        m = args[0]
+        parents, flat = _flat(m)
+        values = flat if part == "entries" else pc.struct_field(
+            flat, [0 if part == "keys" else 1])
+        if part == "entries":
+            values = pa.StructArray.from_arrays(
+                [pc.struct_field(flat, [0]), pc.struct_field(flat, [1])],
+                fields=list(out.value_type))
+        return _list(len(m), parents, values, out, _null_rows(m))
+    return kernel
+
+
+def _map_from_arrays(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """MAP_FROM_ARRAYS(keys, values): arrays of the same length (else an error); a later
+    equal key replaces an earlier one; NULL if either is NULL."""
+    k, v = args
+    n = len(k)
+    null = _null_rows(k, v)
+    kl, vl = _lengths(k), _lengths(v)
+    bad = np.flatnonzero((kl != vl) & ~null)
+    if len(bad):
+        i = bad[0]
+        msg = (f"Invalid function MAP_FROM_ARRAYS call: the length of the keys array "
+               f"({kl[i]}) is not equal to the length of the values array ({vl[i]})")
+        raise ExecutionError(msg)
+    parents, keys = _valid_flat(k, null)
+    _, items = _valid_flat(v, null)
+    keep = _first_each(_keys(parents, _codes(keys), len(keys)), last=True)
+    return _map(n, parents[keep], keys.filter(pa.array(keep)), items.filter(pa.array(keep)),
+                out, null)
+
+
+def _map_union(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """MAP_UNION(m1, m2, ...): the entries of all; a later map's value wins for an equal
+    key; NULL if any map is NULL."""
+    n = len(args[0])
+    null = _null_rows(*args)
+    parents, entries_ = _by_row([_valid_flat(m, null) for m in args],
+                                pa.struct([out.key_field, out.item_field]))
+    keys = pc.struct_field(entries_, [0])
+    keep = _first_each(_keys(parents, _codes(keys), len(keys)), last=True)
+    kept = entries_.filter(pa.array(keep))
+    return _map(n, parents[keep], pc.struct_field(kept, [0]), pc.struct_field(kept, [1]),
+                out, null)
+
+
+def _java_split(rx: re.Pattern[str], text: str, limit: int = 0) -> list[str]:
+    """java.lang.String#split: at most ``limit`` pieces (0: any, trailing empty ones
+    dropped); no leading empty piece for a zero-width match at the start."""
+    parts = rx.split(text, maxsplit=max(limit - 1, 0))
+    if len(parts) > 1 and parts[0] == "" and (m := rx.match(text)) is not None \
+            and m.end() == 0:
+        parts = parts[1:]
+    if limit == 0 and len(parts) > 1:
+        while parts and parts[-1] == "":
+            parts.pop()
+    return parts
+
+
+def _str_to_map(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """STR_TO_MAP(s[, pair_delimiter, key_value_delimiter]): pairs split by ',' and '=' by
+    default (both regular expressions, as Flink); a pair without the delimiter maps its text
+    to NULL; a later equal key wins; an empty string is an empty MAP."""
+    s = args[0]
+    if any(lit is None for lit in lits[1:]):
+        return pa.nulls(len(s), out)
+    try:
+        pairs_rx = re.compile(str(lits[1]) if len(lits) > 1 else ",")
+        kv_rx = re.compile(str(lits[2]) if len(lits) > 2 else "=")
+    except re.error as e:
+        msg = f"STR_TO_MAP: invalid delimiter: {e}"
+        raise ExecutionError(msg) from None
+
+    def parse(text: str) -> list[tuple[str, str | None]]:
+        if text == "":
+            return []
+        found: dict[str, str | None] = {}
+        for pair in _java_split(pairs_rx, text):
+            kv = _java_split(kv_rx, pair, 2)
+            found[kv[0]] = kv[1] if len(kv) > 1 else None
+        return list(found.items())
+
+    from sqlengine.runtime.kernels_text import per_distinct
+
+    return per_distinct(s.cast(pa.string()), parse, out)
+
+
+def _regexp_extract_all(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """REGEXP_EXTRACT_ALL(s, regex[, group]): group ``group`` (default 1, 0 the whole
+    match) of every match; NULL for a group the regex does not have (as Flink 2.3)."""
+    s = args[0]
+    if any(lit is None for lit in lits[1:]):
+        return pa.nulls(len(s), out)
+    try:
+        rx = re.compile(str(lits[1]))
+    except re.error as e:
+        msg = f"REGEXP_EXTRACT_ALL: invalid regex {lits[1]!r}: {e}"
+        raise ExecutionError(msg) from None
+    group = int(lits[2]) if len(lits) > 2 else 1  # type: ignore[call-overload]
+    if group < 0 or group > rx.groups:
+        return pa.nulls(len(s), out)
+
+    from sqlengine.runtime.kernels_text import per_distinct
+
+    return per_distinct(s.cast(pa.string()),
+                        lambda text: [m.group(group) for m in rx.finditer(text)], out)
 
 
 KERNELS: dict[str, Kernel] = {
@@ -190,4 +573,26 @@ KERNELS: dict[str, Kernel] = {
     "element": _element,
     "array_contains": _array_contains,
     "split": _split,
+    "array_distinct": _array_distinct,
+    "array_reverse": _array_reverse,
+    "array_position": _array_position,
+    "array_remove": _array_remove,
+    "array_append": _add_element(at_end=True),
+    "array_prepend": _add_element(at_end=False),
+    "array_concat": _array_concat,
+    "array_max": _array_minmax("max"),
+    "array_min": _array_minmax("min"),
+    "array_slice": _array_slice,
+    "array_union": _set_op("union"),
+    "array_except": _set_op("except"),
+    "array_intersect": _set_op("intersect"),
+    "array_join": _array_join,
+    "array_sort": _array_sort,
+    "map_keys": _map_part("keys"),
+    "map_values": _map_part("values"),
+    "map_entries": _map_part("entries"),
+    "map_from_arrays": _map_from_arrays,
+    "map_union": _map_union,
+    "str_to_map": _str_to_map,
+    "regexp_extract_all": _regexp_extract_all,
 }
