@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.errors import BindError
-from sqlengine.plan.expressions import Call, ColumnRef, Expr, Literal
+from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, Literal
 
 if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
@@ -67,4 +67,16 @@ def bracket(binder: ExprBinder, node: exp.Bracket, scope: Scope) -> Expr:
         return binder.call("map_value", list(node.expressions), scope, node)
     if len(node.expressions) != 1:
         raise binder.error(BindError, "an ARRAY or MAP is indexed by one value", node)
-    return binder.call("element_at", [this, node.expressions[0]], scope, node)
+    call = binder.call("element_at", [this, node.expressions[0]], scope, node)
+    if isinstance(call, Call) and (pa.types.is_list(call.args[0].dtype) or
+                                   pa.types.is_large_list(call.args[0].dtype)):
+        index = call.args[1]
+        while isinstance(index, Cast):
+            index = index.arg
+        # (Flink refuses a constant index below 1 when it validates the query; an index
+        # computed per row that is out of range gives NULL)
+        if isinstance(index, Literal) and isinstance(index.value, int) and \
+                not isinstance(index.value, bool) and index.value < 1:
+            raise binder.error(BindError, "Array element access needs an index starting at 1 "
+                               f"but was {index.value}", node.expressions[0])
+    return call
