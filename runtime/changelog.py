@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from sqlengine.cast import cast_array
 from sqlengine.runtime.elements import conformed, data_part, has_rowkind, signs
 
 _COUNT = "$count"
@@ -27,16 +28,17 @@ def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Tabl
         n = int(sign.sum())
         return pa.table({}).slice(0, 0) if n <= 0 else schema.empty_table()
     # Keep arrival order: number every row, and order the survivors by first appearance.
+    # (ARRAY / MAP / ROW columns, which Arrow cannot group by, compare by their text.)
     order = pa.array(np.arange(data.num_rows, dtype=np.int64))
-    keyed = data.append_column(_COUNT, pa.array(sign)).append_column("$pos", order)
-    names = list(schema.names)
-    grouped = keyed.group_by(names, use_threads=False).aggregate(
+    keys = {f"k{i}": cast_array(c.combine_chunks(), pa.string()) if pa.types.is_nested(c.type)
+            else c for i, c in enumerate(data.columns)}
+    keyed = pa.table({**keys, _COUNT: pa.array(sign), "$pos": order})
+    grouped = keyed.group_by(list(keys), use_threads=False).aggregate(
         [(_COUNT, "sum"), ("$pos", "min")])
     counts = grouped.column(f"{_COUNT}_sum").to_numpy()
     keep = counts > 0
-    grouped = grouped.filter(pa.array(keep))
     counts = counts[keep]
-    firsts = grouped.column("$pos_min").to_numpy()
+    firsts = grouped.column("$pos_min").to_numpy()[keep]
     by_first = np.argsort(firsts, kind="stable")
-    idx = np.repeat(by_first, counts[by_first])
-    return grouped.select(names).take(pa.array(idx)).cast(schema)
+    idx = np.repeat(firsts[by_first], counts[by_first])
+    return data.take(pa.array(idx, pa.int64())).cast(schema)

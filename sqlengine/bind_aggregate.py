@@ -34,9 +34,12 @@ from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
 
-_AGGREGATES = ("count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg")
+_AGGREGATES = ("count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg",
+               "array_agg", "json_arrayagg", "json_objectagg")
 # sqlglot's keys of the aggregates whose SQL names differ
-_NAMES = {"firstvalue": "first_value", "lastvalue": "last_value", "groupconcat": "listagg"}
+_NAMES = {"firstvalue": "first_value", "lastvalue": "last_value", "groupconcat": "listagg",
+          "arrayagg": "array_agg", "jsonarrayagg": "json_arrayagg",
+          "jsonobjectagg": "json_objectagg"}
 
 
 class AggregateBinder(ClauseBinder):
@@ -115,8 +118,8 @@ class AggregateBinder(ClauseBinder):
             for i, g in enumerate(group_nodes):
                 if not isinstance(g, int) and n == g:
                     return ColumnRef(i, key_names[i], keys[i].dtype)
-            if isinstance(n, exp.Grouping) or (isinstance(n, exp.Anonymous) and
-                                               str(n.this).lower() == "grouping_id"):
+            if isinstance(n, exp.Grouping | exp.GroupingId) or (
+                    isinstance(n, exp.Anonymous) and str(n.this).lower() == "grouping_id"):
                 positions = [key_position(a) for a in n.expressions]
                 return grouping_call(positions, len(keys), gid)
             if isinstance(n, exp.Column):
@@ -240,6 +243,8 @@ class AggregateBinder(ClauseBinder):
         if func not in _AGGREGATES:
             raise self.error(NotSupportedError, f"aggregate function {func.upper()} is not "
                              "supported yet", node)
+        if func == "json_objectagg":
+            return json_objectagg(self, node, scope, filt)
         arg = node.this
         is_distinct = False
         if isinstance(arg, exp.Distinct):
@@ -255,9 +260,17 @@ class AggregateBinder(ClauseBinder):
         t = bound.dtype
         if func == "count":
             return AggCall("count", (bound,), T.BIGINT, is_distinct, filt)
-        if func in ("first_value", "last_value", "listagg") and is_distinct:
+        if func in ("first_value", "last_value", "json_arrayagg") and is_distinct:
             raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) is not "
                              "supported yet", node)
+        if func == "array_agg":
+            element = T.STRING if t == T.NULL else t
+            return AggCall("array_agg", (coerce(bound, element),), T.array_of(element),
+                           is_distinct, filt)
+        if func == "json_arrayagg":
+            null_on_null = str(node.args.get("null_handling") or "").upper() == "NULL ON NULL"
+            return AggCall("json_arrayagg", (bound, Literal(null_on_null, T.BOOLEAN)),
+                           T.STRING, False, filt)
         if func == "listagg":
             if not (T.is_string(t) or t == T.NULL):
                 raise self.error(BindError, f"LISTAGG needs a STRING argument, got "
@@ -269,7 +282,8 @@ class AggregateBinder(ClauseBinder):
                                                     sep.dtype == T.NULL):
                 raise self.error(NotSupportedError, "the separator of LISTAGG must be a "
                                  "constant STRING", sep_node or node)
-            return AggCall("listagg", (coerce(bound, T.STRING), sep), T.STRING, False, filt)
+            return AggCall("listagg", (coerce(bound, T.STRING), sep), T.STRING, is_distinct,
+                           filt)
         if func in ("sum", "avg"):
             if t == T.NULL:
                 bound, t = coerce(bound, T.INT), T.INT
@@ -279,3 +293,23 @@ class AggregateBinder(ClauseBinder):
             out = T.sum_type(t) if func == "sum" else T.avg_type(t)
             return AggCall(func, (bound,), out, is_distinct, filt)
         return AggCall(func, (bound,), t, is_distinct, filt)
+
+
+def json_objectagg(b: AggregateBinder, node: exp.Expression, scope: Scope,
+                   filt: Expr | None) -> AggCall:
+    """JSON_OBJECTAGG(KEY k VALUE v [NULL | ABSENT ON NULL]): one argument, the ROW (k, v)."""
+    pairs = node.expressions
+    if len(pairs) != 1 or not isinstance(pairs[0], exp.JSONKeyValue):
+        raise b.error(NotSupportedError, "JSON_OBJECTAGG takes one KEY ... VALUE ... pair",
+                      node)
+    key = b.bind_plain(pairs[0].this, scope)
+    value = b.bind_plain(pairs[0].expression, scope)
+    if not T.is_string(key.dtype):
+        raise b.error(BindError, f"the KEY of JSON_OBJECTAGG must be a STRING, got "
+                      f"{T.type_name(key.dtype)}", pairs[0].this)
+    value = coerce(value, T.STRING) if value.dtype == T.NULL else value
+    pair = Call("row_value", (key, value), pa.struct([pa.field("k", key.dtype),
+                                                       pa.field("v", value.dtype)]))
+    absent = str(node.args.get("null_handling") or "").upper() == "ABSENT ON NULL"
+    return AggCall("json_objectagg", (pair, Literal(not absent, T.BOOLEAN)), T.STRING, False,
+                   filt)

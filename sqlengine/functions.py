@@ -360,7 +360,8 @@ ALIASES = {
     "row": "row_value",
 }
 
-AGGREGATES = {"count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg"}
+AGGREGATES = {"count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg",
+              "array_agg", "json_arrayagg", "json_objectagg"}
 
 
 # The families with modules of their own register their signatures when imported.

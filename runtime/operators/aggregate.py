@@ -35,6 +35,7 @@ from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.operators.key_index import KeyIndex
+from sqlengine.runtime.operators.list_aggregates import list_result
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
@@ -54,6 +55,12 @@ class _Accumulator:
     def __init__(self, call: AggCall, retract: bool = False) -> None:
         self.call = call
         self.func = call.func
+        # ARRAY_AGG, JSON_OBJECTAGG and JSON_ARRAYAGG(... NULL ON NULL) gather NULL values
+        # too: the hash aggregation gathers the rows' positions (NULL for a row the FILTER
+        # leaves out), ``batch_values`` the batch's values they point at.
+        self.batch_values: pa.Array | None = None
+        self.keeps_nulls = call.func in ("array_agg", "json_objectagg") or (
+            call.func == "json_arrayagg" and call.args[1].value is True)  # type: ignore[attr-defined]
         arg_type = call.args[0].dtype if call.args else pa.int64()
         self.arg_type = arg_type
         self.object_values = pa.types.is_decimal(arg_type) or not (
@@ -162,11 +169,8 @@ class _Accumulator:
             raw = pa.array(self.value[slots], mask=null)
             return raw.cast(out_type) if not pa.types.is_date(out_type) else \
                 raw.cast(pa.int32()).cast(out_type)
-        if self.func == "listagg":
-            sep = self.call.args[1].value if len(self.call.args) > 1 else ","  # type: ignore[attr-defined]
-            joined = [None if v is None or sep is None else str(sep).join(v)
-                      for v in self.value[slots]]
-            return pa.array(joined, pa.string(), mask=null)
+        if self.func in _LISTS:
+            return list_result(self.call, self.value[slots], null)
         if self.func in ("min", "max", "first_value", "last_value"):
             return pa.array(self.value[slots], out_type, mask=null)
         total = self.value[slots]
@@ -248,8 +252,9 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
 
 # Aggregates whose result depends on the rows' order (arrival order, as Flink's), and the
 # Arrow hash aggregations that gather them per chunk.
-_ORDERED = ("first_value", "last_value", "listagg")
-_ARROW_AGG = {"first_value": "first", "last_value": "last", "listagg": "list"}
+_LISTS = ("listagg", "array_agg", "json_arrayagg", "json_objectagg")
+_ORDERED = ("first_value", "last_value", *_LISTS)
+_ARROW_AGG = {"first_value": "first", "last_value": "last", **{f: "list" for f in _LISTS}}
 
 # Batch mode: input rows aggregated at a time (or input bytes, for wide rows).
 CHUNK_ROWS = 1 << 18
@@ -409,6 +414,12 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             arg = evaluate(call.args[0], batch, memo)
             every = keep is None and arg.null_count == 0  # (every row counts: no masking)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
+            if acc.keeps_nulls:
+                acc.batch_values = arg
+                arg = pa.array(np.arange(batch.num_rows, dtype=np.int64))
+                every = keep is None
+                valid = keep if keep is not None else \
+                    pa.array(np.ones(batch.num_rows, dtype=bool))
             if acc.distinct is not None or acc.multiset is not None:
                 cols[f"d{j}"] = pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 cols[f"s{j}"] = pc.if_else(valid, sign, zero)
@@ -535,10 +546,19 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
     def _update_ordered(acc: _Accumulator, func: str, part: pa.ChunkedArray,
                         slots: np.ndarray) -> None:
         """FIRST_VALUE keeps a group's first non-NULL value, LAST_VALUE its last (in arrival
-        order: the chunk's own first / last), LISTAGG every non-NULL one in order (joined
-        when the result is read)."""
+        order: the chunk's own first / last), LISTAGG and the other list aggregates every
+        value in order (see list_result)."""
         new = np.empty(len(slots), dtype=object)
         new[:] = part.to_pylist()
+        if acc.keeps_nulls:  # positions into the batch's values
+            values, acc.batch_values = acc.batch_values, None
+            flat = pc.list_flatten(part)
+            taken = values.take(flat.fill_null(0)).to_pylist()
+            lengths = pc.list_value_length(part).fill_null(0).to_numpy(zero_copy_only=False)
+            starts = np.concatenate([[0], np.cumsum(lengths)])
+            valid_pos = flat.is_valid().to_numpy(zero_copy_only=False)
+            new[:] = [[taken[k] for k in range(starts[i], starts[i + 1]) if valid_pos[k]]
+                      for i in range(len(lengths))]
         old = acc.value[slots]
         if func == "first_value":
             take = np.array([o is None and v is not None for o, v in zip(old, new)], bool)
@@ -548,7 +568,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             old[take] = new[take]
         else:
             for i, values in enumerate(new):
-                kept = [v for v in (values or ()) if v is not None]
+                kept = list(values or ()) if acc.keeps_nulls else \
+                    [v for v in (values or ()) if v is not None]
                 if kept:
                     old[i] = (old[i] or []) + kept
         acc.value[slots] = old
@@ -642,6 +663,10 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         new_vals = self._values_at(slots)
         changed = np.zeros(len(slots), dtype=bool)
         for o, n in zip(old_vals[len(self.keys):], new_vals[len(self.keys):]):
+            if pa.types.is_nested(o.type):  # (ARRAY_AGG: Arrow compares no lists)
+                changed |= np.array([a != b for a, b in zip(o.to_pylist(), n.to_pylist())],
+                                    dtype=bool)
+                continue
             same = pc.or_kleene(pc.equal(o, n), pc.and_(pc.is_null(o), pc.is_null(n)))
             changed |= ~pc.fill_null(same, False).to_numpy(zero_copy_only=False)
         upd = existed & exists & changed

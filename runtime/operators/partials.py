@@ -30,10 +30,11 @@ class Partials:
         self.distinct = [j for j, a in enumerate(aggs)
                          if a.distinct and a.func in ("count", "sum", "avg")]
         for a in aggs:
-            if a.func == "listagg":
+            if a.func in ("listagg", "array_agg", "json_arrayagg", "json_objectagg"):
                 from sqlengine.errors import NotSupportedError
 
-                msg = "LISTAGG in a window aggregation is not supported yet (GROUP BY only)"
+                msg = (f"{a.func.upper()} in a window aggregation is not supported yet "
+                       "(GROUP BY only)")
                 raise NotSupportedError(msg)
 
     # -- per row ----------------------------------------------------------------------------

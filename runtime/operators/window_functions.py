@@ -254,6 +254,8 @@ def _aggregate(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.n
     null = count == 0
     if agg.func in ("min", "max"):
         return _extreme(values, valid, agg.func, lo, hi, null)
+    if agg.func == "listagg":
+        return _frame_lists(values, valid, lo, hi, null, agg.args[1].value)  # type: ignore[attr-defined]
     total = _frame_sums(values, valid, lo, hi)
     if agg.func == "sum":
         t = T.sum_type(values.type)
@@ -272,6 +274,29 @@ def _aggregate(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.n
                                    [None, None], call.type)
         return pc.if_else(pa.array(null), pa.nulls(n, call.type), res)
     return pa.array(np.asarray(total, dtype=np.float64) / safe, mask=null).cast(call.type)
+
+
+def _frame_lists(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                 null: np.ndarray, sep: object) -> pa.Array:
+    """LISTAGG over each row's frame: its non-NULL values joined in row order (a frame that
+    only grows, as ``UNBOUNDED PRECEDING .. CURRENT ROW``, extends the previous text)."""
+    texts = [v if ok else None for v, ok in zip(values.to_pylist(), valid)]
+    out: list[str | None] = []
+    prev_lo, prev_hi, prev = -1, -1, ""
+    sep_s = "" if sep is None else str(sep)
+    for i in range(len(texts)):
+        if null[i] or sep is None:
+            out.append(None)
+            continue
+        a, b = int(lo[i]), int(hi[i])
+        if a == prev_lo and b >= prev_hi and prev_hi >= a:
+            more = [t for t in texts[prev_hi + 1:b + 1] if t is not None]
+            cur = sep_s.join([prev, *more]) if prev and more else (prev or sep_s.join(more))
+        else:
+            cur = sep_s.join(t for t in texts[a:b + 1] if t is not None)
+        out.append(cur)
+        prev_lo, prev_hi, prev = a, b, cur
+    return pa.array(out, pa.string())
 
 
 def _frame_sums(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray

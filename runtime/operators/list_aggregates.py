@@ -1,0 +1,79 @@
+"""The results of the aggregates that gather a group's values in arrival order (Flink's
+LISTAGG, ARRAY_AGG, JSON_ARRAYAGG and JSON_OBJECTAGG): the accumulator keeps each group's
+values as a Python list (``aggregate._Accumulator``); this turns them into the result column.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+
+import numpy as np
+import pyarrow as pa
+
+from sqlengine.errors import ExecutionError
+from sqlengine.plan.expressions import AggCall, Literal
+from sqlengine.runtime.kernels_json import dumps
+
+
+def _distinct(values: list[object]) -> list[object]:
+    """The values without repeats, in the order of their first arrival."""
+    seen: set[object] = set()
+    out = []
+    for v in values:
+        key = repr(v) if isinstance(v, list | dict) else v
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
+
+
+def _json(v: object) -> str:
+    """A Python value (as Arrow gives it) as JSON text, as Flink's JSON functions write it."""
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return dumps(str(v))
+    if isinstance(v, list):
+        return "[" + ",".join(_json(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{dumps(str(k))}:{_json(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, bool | int | float | str) or v is None:
+        return dumps(v)
+    return dumps(str(v))
+
+
+def _object(pairs: list[object], null_on_null: bool) -> str:
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, value = list(pair.values())  # type: ignore[attr-defined]
+        if key is None:
+            raise ExecutionError("JSON_OBJECTAGG: a key is NULL")
+        if key in out:
+            raise ExecutionError(f"JSON_OBJECTAGG: key {key!r} is already present; duplicate "
+                                 "keys are not allowed")
+        if value is not None or null_on_null:
+            out[key] = value
+    return _json(out)
+
+
+def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array:
+    """The aggregate's value per group: ``values`` holds each group's list (None when the
+    group has none), ``null`` marks groups without a counted value."""
+    func = call.func
+    lists = [[] if v is None or empty else (_distinct(v) if call.distinct else v)
+             for v, empty in zip(values, null)]
+    if func == "listagg":
+        sep = call.args[1].value  # type: ignore[attr-defined]
+        joined = [None if empty or sep is None else str(sep).join(v)  # type: ignore[arg-type]
+                  for v, empty in zip(lists, null)]
+        return pa.array(joined, pa.string())
+    if func == "array_agg":
+        return pa.array([None if empty else v for v, empty in zip(lists, null)], call.type)
+    flag = call.args[1]
+    null_on_null = isinstance(flag, Literal) and flag.value is True
+    if func == "json_arrayagg":
+        return pa.array([_json(v) for v in lists], pa.string())
+    if func == "json_objectagg":
+        return pa.array([_object(v, null_on_null) for v in lists], pa.string())
+    raise AssertionError(func)

@@ -1,0 +1,119 @@
+"""ARRAY_AGG, LISTAGG(DISTINCT ...), JSON_OBJECTAGG and GROUPING_ID: ARRAY_AGG and LISTAGG
+against DuckDB (as multisets: both gather in arrival order, which neither promises), the JSON
+aggregates hand-checked against Flink 2.3's documented forms; batch and streaming mode."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+MODES = ["batch", "streaming"]
+T = pa.table({"g": ["a", "a", "a", "b", "b", "c"],
+              "i": pa.array([1, 2, None, 3, 3, None], pa.int32()),
+              "s": ["x", "y", "x", None, "z", None]})
+
+
+def _ours(mode: str, sql: str) -> list[dict]:
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("t", T)
+    return sorted(s.sql(sql).collect().to_pylist(), key=lambda r: repr(r.get("g")))
+
+
+def _multiset(values: list | None) -> list | None:
+    return None if values is None else sorted(values, key=repr)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_array_agg_matches_duckdb(mode: str) -> None:
+    sql = ("SELECT g, ARRAY_AGG(i) AS a, ARRAY_AGG(DISTINCT s) AS d, "
+           "ARRAY_AGG(s) FILTER (WHERE i > 1) AS f FROM t GROUP BY g")
+    ours = _ours(mode, sql)
+    con = duckdb.connect()
+    con.register("t", T)
+    theirs = con.sql(sql + " ORDER BY g").fetchall()
+    assert [r["g"] for r in ours] == [g for g, *_ in theirs]
+    for row, (_, a, d, f) in zip(ours, theirs):
+        assert _multiset(row["a"]) == _multiset(a)  # NULL elements kept
+        assert _multiset(row["d"]) == _multiset(d)
+        assert _multiset(row["f"]) == _multiset(f)  # a group FILTER leaves empty: NULL
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_listagg_distinct_matches_duckdb(mode: str) -> None:
+    ours = _ours(mode, "SELECT g, LISTAGG(DISTINCT s) AS l FROM t GROUP BY g")
+    con = duckdb.connect()
+    con.register("t", T)
+    theirs = dict(con.sql("SELECT g, string_agg(DISTINCT s, ',') FROM t GROUP BY g").fetchall())
+    for row in ours:
+        got, want = row["l"], theirs[row["g"]]
+        assert (None if got is None else sorted(got.split(","))) == \
+            (None if want is None else sorted(want.split(",")))
+
+
+def test_array_agg_type_and_empty_input() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", T)
+    q = s.sql("SELECT ARRAY_AGG(i) AS a, LISTAGG(s) AS l FROM t WHERE i > 100")
+    assert q.schema.field("a").type == pa.list_(pa.int32())
+    assert q.collect().to_pylist() == [{"a": None, "l": None}]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_json_objectagg(mode: str) -> None:
+    sql = ("SELECT g, JSON_OBJECTAGG(KEY CAST(i AS STRING) VALUE s) AS o, "
+           "JSON_OBJECTAGG(KEY s VALUE i ABSENT ON NULL) AS p FROM t "
+           "WHERE i IS NOT NULL AND g = 'a' GROUP BY g")
+    assert _ours(mode, sql) == [{"g": "a", "o": '{"1":"x","2":"y"}', "p": '{"x":1,"y":2}'}]
+    nulls = ("SELECT JSON_OBJECTAGG(KEY s VALUE i) AS o FROM t WHERE g = 'a' AND s = 'x'")
+    with pytest.raises(SqlEngineError, match="duplicate"):
+        _ours(mode, nulls)
+    kept = _ours(mode, "SELECT JSON_OBJECTAGG(KEY g VALUE i) AS o FROM t WHERE g = 'c'")
+    assert kept == [{"o": '{"c":null}'}]
+
+
+def test_json_objectagg_of_no_rows_is_an_empty_object() -> None:
+    rows = _ours("batch", "SELECT JSON_OBJECTAGG(KEY g VALUE i) AS o FROM t WHERE i > 100")
+    assert rows == [{"o": "{}"}]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_grouping_id(mode: str) -> None:
+    sql = ("SELECT g, s, GROUPING_ID(g, s) AS gid, GROUPING(s) AS gs, COUNT(*) AS n FROM t "
+           "WHERE g <> 'c' GROUP BY ROLLUP (g, s)")
+    ours = sorted(((r["g"], r["s"], r["gid"], r["gs"], r["n"]) for r in _ours(mode, sql)),
+                  key=repr)
+    con = duckdb.connect()
+    con.register("t", T)
+    theirs = sorted(con.sql(sql).fetchall(), key=repr)
+    assert ours == theirs
+
+
+def test_list_aggregates_refused_in_window_aggregations() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute("CREATE TABLE b (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH "
+              "('connector' = 'datagen', 'number-of-rows' = '10')")
+    with pytest.raises(SqlEngineError, match="ARRAY_AGG in a window aggregation"):
+        s.sql("SELECT window_start, ARRAY_AGG(k) FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), "
+              "INTERVAL '1' SECOND)) GROUP BY window_start, window_end").collect()
+
+
+W = ("(VALUES (1, 'a', 10), (2, 'a', 20), (3, CAST(NULL AS STRING), 20), (4, 'b', 5), "
+     "(5, 'b', CAST(NULL AS INT)), (6, 'b', 7), (7, 'c', 1)) AS w(id, g, v)")
+
+
+@pytest.mark.parametrize(("ours", "duck"), [
+    ("LISTAGG(g) OVER (ORDER BY id)", "string_agg(g, ',') OVER (ORDER BY id)"),
+    ("LISTAGG(g, '-') OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
+     "string_agg(g, '-') OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)"),
+    ("LISTAGG(CAST(v AS STRING)) OVER (PARTITION BY g ORDER BY id)",
+     "string_agg(CAST(v AS STRING), ',') OVER (PARTITION BY g ORDER BY id)"),
+])
+def test_listagg_over_matches_duckdb(ours: str, duck: str) -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    got = sorted(tuple(r.values()) for r in s.sql(f"SELECT id, {ours} AS l FROM {W}")
+                 .collect().to_pylist())
+    assert got == sorted(duckdb.sql(f"SELECT id, {duck} AS l FROM {W}").fetchall())
