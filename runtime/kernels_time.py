@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine import types as T
 from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.kernels_text import per_distinct
@@ -77,10 +78,84 @@ def _unix_timestamp(args: list[Array], lits: list[object], out: pa.DataType) -> 
     if len(args) > 1 and lits[1] is None:
         return pa.nulls(len(args[0]), out)
     pattern = str(lits[1]) if len(args) > 1 else DEFAULT_FORMAT
-    ts = parse_timestamps(args[0], pattern)
-    secs = pc.floor(pc.divide(ts.cast(pa.int64()).cast(pa.float64()), 1000.0)).cast(pa.int64())
+    try:
+        ts = parse_timestamps(args[0], pattern)
+        secs = pc.floor(pc.divide(ts.cast(pa.int64()).cast(pa.float64()), 1000.0)
+                        ).cast(pa.int64())
+    except ExecutionError:  # (a pattern Arrow's strptime cannot take)
+        ts = secs = pa.nulls(len(args[0]), pa.int64())
     bad = pc.and_(pc.is_valid(args[0]), pc.is_null(ts))
-    return pc.if_else(bad, pa.scalar(-(2**63), pa.int64()), secs)
+    if pc.any(bad).as_py():  # as SimpleDateFormat: a leading match, a zone offset 'X'
+        lenient = per_distinct(args[0], _lenient_seconds(pattern), pa.int64())
+        secs = pc.if_else(bad, lenient, secs)
+    return secs
+
+
+_NUMBER_FIELDS = {"y": "y", "M": "M", "d": "d", "H": "H", "k": "k", "h": "h", "K": "K",
+                  "m": "m", "s": "s", "S": "S", "D": "D"}
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def _java_regex(pattern: str) -> str:
+    """A Java date pattern as a regular expression with a group per field (SimpleDateFormat's
+    reading: a field of two letters or more next to a number takes that many digits)."""
+    out = []
+    for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern):
+        token = m.group(0)
+        letter = token[0]
+        if token.startswith("'"):
+            out.append(re.escape(token[1:-1] or "'"))
+        elif letter == "M" and len(token) >= 3:
+            out.append(r"(?P<Mname>[A-Za-z]+)")
+        elif letter in _NUMBER_FIELDS:
+            width = rf"\d{{{len(token)}}}" if len(token) >= 2 else r"\d+"
+            out.append(rf"(?P<{letter}>{'[+-]?' if letter == 'y' else ''}{width})")
+        elif letter in "XZz":
+            out.append(r"(?P<zone>Z|[+-]\d{2}(?::?\d{2})?|GMT|UTC)")
+        elif letter == "a":
+            out.append(r"(?P<a>[AaPp][Mm])")
+        elif letter == "E":
+            out.append(r"[A-Za-z]+")
+        elif letter.isalpha():
+            msg = f"unsupported pattern letter {token!r} in {pattern!r}"
+            raise ExecutionError(msg)
+        else:
+            out.append(r"\s*" if token.isspace() else re.escape(token))
+    return "".join(out)
+
+
+def _lenient_seconds(pattern: str) -> Callable[[str], int]:
+    """UNIX_TIMESTAMP's reading of one string, as Flink's (SimpleDateFormat): the pattern
+    matched at the start (text after it ignored), a zone offset applied; Long.MIN_VALUE
+    where it does not match."""
+    regex = re.compile(_java_regex(pattern))
+
+    def one(text: str) -> int:
+        m = regex.match(text)
+        if m is None:
+            return -(2**63)
+        f = {k: v for k, v in m.groupdict().items() if v is not None}
+        try:
+            month = int(f["M"]) if "M" in f else \
+                _MONTHS.index(f["Mname"][:3].lower()) + 1 if "Mname" in f else 1
+            hour = int(f.get("H", f.get("k", 0))) % 24
+            if "h" in f or "K" in f:
+                hour = int(f.get("h", f.get("K", 0))) % 12 + \
+                    (12 if f.get("a", "am").lower() == "pm" else 0)
+            day = dt.datetime(int(f.get("y", 1970)), month, 1) + \
+                dt.timedelta(days=int(f.get("d", 1)) - 1 + (int(f["D"]) - 1 if "D" in f else 0))
+            stamp = day.replace(tzinfo=dt.UTC) + dt.timedelta(
+                hours=hour, minutes=int(f.get("m", 0)), seconds=int(f.get("s", 0)),
+                milliseconds=int(f.get("S", 0)))
+        except (ValueError, OverflowError):
+            return -(2**63)
+        zone = f.get("zone", "Z")
+        if zone[0] in "+-":
+            hh, mm = int(zone[1:3]), int(zone[-2:]) if len(zone) > 3 else 0
+            stamp -= (1 if zone[0] == "+" else -1) * dt.timedelta(hours=hh, minutes=mm)
+        return int(stamp.timestamp() // 1)
+
+    return one
 
 
 def unix_now(n: int) -> Array:
@@ -131,21 +206,206 @@ def _zone(name: str) -> dt.tzinfo:
     return zoneinfo.ZoneInfo(name)
 
 
-_ARROW_UNITS = {"YEAR": "year", "QUARTER": "quarter", "MONTH": "month", "DAY": "day",
-                "HOUR": "hour", "MINUTE": "minute", "SECOND": "second",
+_ARROW_UNITS = {"YEAR": "year", "QUARTER": "quarter", "MONTH": "month", "WEEK": "week",
+                "DAY": "day", "HOUR": "hour", "MINUTE": "minute", "SECOND": "second",
                 "MILLISECOND": "millisecond"}
+_PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}
+_DAY = 86_400
 
 
 def _round_time(fn: Callable[..., Array]) -> Kernel:
+    """FLOOR / CEIL(t TO unit); weeks start on Sunday (as Calcite's); a TIME's CEIL past
+    23:00 wraps to midnight."""
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         unit = _ARROW_UNITS[str(lits[1])]
         t = args[0]
         if pa.types.is_date(t.type):
-            res = fn(t.cast(_TS), unit=unit)
+            res = fn(t.cast(_TS), unit=unit, week_starts_monday=False)
             return res.cast(pa.date32())
-        return fn(t, unit=unit)
+        res = fn(t, unit=unit, week_starts_monday=False)
+        if pa.types.is_time(t.type):
+            return _time_of_day(_time_ticks(res), res.type, _mask(res))
+        return res
 
     return kernel
+
+
+def _mask(*arrays: Array) -> np.ndarray | None:
+    masks = [pc.is_null(a).to_numpy(zero_copy_only=False) for a in arrays if a.null_count]
+    return np.logical_or.reduce(masks) if masks else None
+
+
+def _time_ticks(a: Array) -> np.ndarray:
+    raw = a.cast(pa.int32() if pa.types.is_time32(a.type) else pa.int64())
+    return raw.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _time_of_day(ticks: np.ndarray, t: pa.DataType, mask: np.ndarray | None) -> Array:
+    """Ticks of ``t``'s unit wrapped into one day, as a TIME ``t``."""
+    ticks = np.mod(ticks, _DAY * _PER_SECOND[t.unit])
+    store = pa.int32() if pa.types.is_time32(t) else pa.int64()
+    return pa.array(ticks.astype(store.to_pandas_dtype()), store, mask=mask).cast(t)
+
+
+def _time_shift(sign: int) -> Kernel:
+    """TIME +/- a day-time interval, around the clock (TIME '23:00' + 2 hours is 01:00)."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        t, interval = args
+        ms = interval.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+        per = _PER_SECOND[t.type.unit]
+        delta = ms * (per // 1000) if per >= 1000 else np.floor_divide(ms, 1000 // per)
+        return _time_of_day(_time_ticks(t) + sign * delta, out, _mask(t, interval))
+
+    return kernel
+
+
+def _interval_times(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """An interval times an integer."""
+    interval, n = args
+    count = n.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    mask = _mask(interval, n)
+    if out == T.INTERVAL_YEAR_MONTH:
+        months = [0 if v is None else v.months for v in interval.to_pylist()]
+        values = [None if mask is not None and mask[i] else
+                  pa.MonthDayNano([int(m * c), 0, 0])
+                  for i, (m, c) in enumerate(zip(months, count))]
+        return pa.array(values, out)
+    ms = interval.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    return pa.array(ms * count, pa.int64(), mask=mask).cast(out)
+
+
+def _toward_zero(a: np.ndarray, b: int) -> np.ndarray:
+    q = np.abs(a) // b
+    return np.where(a < 0, -q, q)
+
+
+def _extract(unit: str) -> Kernel:
+    """EXTRACT(unit FROM x) as Flink: of a DATE, TIME or TIMESTAMP, or a field of an interval
+    (Java's truncating division); MILLISECOND / MICROSECOND / NANOSECOND are the fraction of
+    the second, EPOCH the seconds since 1970, DOW 1 = Sunday, ISODOW 1 = Monday."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        x = args[0]
+        t = x.type
+        if t == T.INTERVAL_DAY_TIME:
+            ms = x.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+            span = {"day": 86_400_000, "hour": 3_600_000, "minute": 60_000, "second": 1000,
+                    "millisecond": 1}[unit]
+            within = {"day": None, "hour": 86_400_000, "minute": 3_600_000, "second": 60_000,
+                      "millisecond": 1000}[unit]
+            if within is not None:
+                ms = np.fmod(ms, within)
+            return pa.array(_toward_zero(ms, span), pa.int64(), mask=_mask(x))
+        if t == T.INTERVAL_YEAR_MONTH:
+            months = np.array([0 if v is None else v.months for v in x.to_pylist()], np.int64)
+            res = _toward_zero(months, 12) if unit == "year" else np.fmod(months, 12)
+            return pa.array(res, pa.int64(), mask=_mask(x))
+        if pa.types.is_date(t) and unit in ("hour", "minute", "second", "millisecond",
+                                            "microsecond", "nanosecond"):
+            x = x.cast(pa.timestamp("s"))
+        return _part(unit, x).cast(pa.int64())
+
+    return kernel
+
+
+def _part(unit: str, x: Array) -> Array:
+    if unit == "dow":  # Flink: 1 = Sunday ... 7 = Saturday
+        return pc.day_of_week(x, count_from_zero=False, week_start=7)
+    if unit == "isodow":
+        return pc.day_of_week(x, count_from_zero=False, week_start=1)
+    if unit == "microsecond":
+        return pc.add(pc.multiply(pc.millisecond(x).cast(pa.int64()), 1000),
+                      pc.microsecond(x).cast(pa.int64()))
+    if unit == "nanosecond":
+        micro = _part("microsecond", x)
+        return pc.add(pc.multiply(micro, 1000), pc.nanosecond(x).cast(pa.int64()))
+    if unit == "epoch":
+        if pa.types.is_date(x.type):
+            return pc.multiply(x.cast(pa.int32()).cast(pa.int64()), _DAY)
+        ticks = x.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+        secs = np.floor_divide(ticks, _PER_SECOND[x.type.unit])
+        return pa.array(secs, pa.int64(), mask=_mask(x))
+    if unit in ("century", "millennium", "decade"):
+        year = pc.year(x).cast(pa.int64())
+        if unit == "decade":
+            return pc.floor(pc.divide(year.cast(pa.float64()), 10.0)).cast(pa.int64())
+        span = 100 if unit == "century" else 1000
+        years = year.fill_null(0).to_numpy(zero_copy_only=False)
+        res = np.where(years > 0, (years + span - 1) // span,
+                       -((-years + span - 1) // span))
+        return pa.array(res, pa.int64(), mask=_mask(x))
+    fn = {"year": pc.year, "quarter": pc.quarter, "month": pc.month, "week": pc.iso_week,
+          "day": pc.day, "doy": pc.day_of_year, "hour": pc.hour, "minute": pc.minute,
+          "second": pc.second, "millisecond": pc.millisecond, "isoyear": pc.iso_year}[unit]
+    return fn(x)
+
+
+_JAVA_NAMES = {"EEE": "%a", "EEEE": "%A", "MMM": "%b", "MMMM": "%B"}
+
+
+def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
+    """A Java DateTimeFormatter pattern as a function of one datetime (its nanoseconds in
+    ``.nanos`` when it has them)."""
+    tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
+    for token in tokens:
+        if token[0].isascii() and token[0].isalpha() and token[0] not in "yMdDHhkKmsSEa" \
+                and not token.startswith("'"):
+            msg = f"unsupported DATE_FORMAT pattern letter {token!r} in {pattern!r}"
+            raise ExecutionError(msg)
+
+    def one(v: dt.datetime, nanos: int) -> str:
+        out = []
+        for token in tokens:
+            letter, n = token[0], len(token)
+            if token.startswith("'"):
+                out.append(token[1:-1] or "'")
+            elif letter == "y":
+                out.append(f"{v.year % 100:02d}" if n == 2 else f"{v.year:0{n}d}")
+            elif letter == "M":
+                out.append(v.strftime(_JAVA_NAMES["MMMM" if n >= 4 else "MMM"]) if n >= 3
+                           else f"{v.month:0{n}d}")
+            elif letter == "E":
+                out.append(v.strftime(_JAVA_NAMES["EEEE" if n >= 4 else "EEE"]))
+            elif letter == "S":
+                out.append(f"{nanos:09d}"[:n].ljust(n, "0"))
+            elif letter == "a":
+                out.append("AM" if v.hour < 12 else "PM")
+            elif letter in "dDHhkKms":
+                value = {"d": v.day, "D": v.timetuple().tm_yday, "H": v.hour,
+                         "h": (v.hour % 12) or 12, "k": v.hour or 24, "K": v.hour % 12,
+                         "m": v.minute, "s": v.second}[letter]
+                out.append(f"{value:0{n}d}")
+            else:
+                out.append(token)
+        return "".join(out)
+
+    return one
+
+
+def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """DATE_FORMAT(TIMESTAMP | STRING [, format]): a string that is not a timestamp gives
+    NULL (as Flink); the Java pattern through strftime when it has a translation, else per
+    distinct value."""
+    from sqlengine.runtime import kernels as core
+
+    x = args[0]
+    if T.is_string(x.type):
+        x = cast_array(x, _TS, safe=True)
+    if len(lits) > 1 and lits[1] is None:
+        return pa.nulls(len(x), pa.string())
+    try:
+        return core._date_format([x, *args[1:]], lits, out)
+    except ExecutionError:
+        pass
+    fmt = _java_format_one(str(lits[1]) if len(lits) > 1 else DEFAULT_FORMAT)
+    per = _PER_SECOND[x.type.unit]
+    ticks = x.cast(pa.int64())
+
+    def one(tick: int) -> str:
+        secs, frac = divmod(tick, per)
+        v = dt.datetime(1970, 1, 1) + dt.timedelta(seconds=secs)
+        return fmt(v, frac * (1_000_000_000 // per))
+
+    return per_distinct(ticks, one, pa.string())
 
 
 KERNELS: dict[str, Kernel] = {
@@ -156,6 +416,14 @@ KERNELS: dict[str, Kernel] = {
     "convert_tz": _convert_tz,
     "floor_time": _round_time(pc.floor_temporal),
     "ceil_time": _round_time(pc.ceil_temporal),
+    "time_add": _time_shift(1),
+    "time_subtract": _time_shift(-1),
+    "interval_times": _interval_times,
+    "date_format": _date_format,
+    **{f"extract_{u}": _extract(u) for u in (
+        "year", "quarter", "month", "week", "day", "doy", "dow", "hour", "minute", "second",
+        "millisecond", "microsecond", "nanosecond", "epoch", "century", "millennium",
+        "decade", "isodow", "isoyear")},
 }
 
 # The clock functions, per batch of n rows.
@@ -163,6 +431,8 @@ CLOCK: dict[str, Callable[[int], Array]] = {
     "current_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),
     "localtimestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),
     "current_row_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),
+    "current_time": lambda n: pa.array(np.full(n, int(time.time()) % _DAY, np.int32),
+                                       pa.time32("s")),
     "current_date": lambda n: pa.array(np.full(n, int(time.time() // 86400), np.int32),
                                        pa.date32()),
     "unix_timestamp": unix_now,

@@ -63,6 +63,9 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
     """The call of scalar function ``name`` on bound ``args`` (bound from ``nodes``): arity,
     constant-only arguments, Flink's result type and the implicit casts of the arguments."""
     sig = signature(binder, name, len(args), node)
+    special = _time_arithmetic(sig.name, args)
+    if special is not None:
+        return special
     for pos in sig.literal_args:
         if pos < len(args) and not isinstance(args[pos], Literal):
             raise binder.error(NotSupportedError, f"argument {pos + 1} of {name.upper()} "
@@ -73,6 +76,23 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
     except BindError as e:
         raise binder.error(BindError, e.message, node) from None
     return Call(sig.name, tuple(coerce(a, t) for a, t in zip(args, want)), result)
+
+
+def _time_arithmetic(name: str, args: list[Expr]) -> Expr | None:
+    """TIME +/- a day-time interval (wrapping around midnight, as Flink) and an interval
+    times an integer: calls of their own kernels; None for any other arithmetic."""
+    if len(args) != 2:
+        return None
+    a, b = args
+    if name in ("add", "subtract") and T.is_time(a.dtype) and b.dtype == T.INTERVAL_DAY_TIME:
+        return Call(f"time_{name}", (a, b), a.dtype)
+    if name == "add" and a.dtype == T.INTERVAL_DAY_TIME and T.is_time(b.dtype):
+        return Call("time_add", (b, a), b.dtype)
+    if name == "multiply":
+        for x, y in ((a, b), (b, a)):
+            if T.is_interval(x.dtype) and T.is_integer(y.dtype):
+                return Call("interval_times", (x, coerce(y, T.BIGINT)), x.dtype)
+    return None
 
 
 def between(binder: ExprBinder, node: exp.Between, scope: Scope) -> Expr:

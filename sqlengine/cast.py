@@ -180,8 +180,8 @@ def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
 
     def one(v: float) -> decimal.Decimal | None:
         if math.isnan(v) or math.isinf(v):
-            msg = f"cannot CAST {v!r} to {T.type_name(target)}: not a number"
-            raise ExecutionError(msg)
+            msg = "not a number"
+            raise pa.ArrowInvalid(msg)
         d = decimal.Decimal(_shortest(v, arr.type == T.FLOAT))
         if abs(d) >= limit:
             return None

@@ -63,6 +63,16 @@ class Flink(Dialect):
             exp.DataType.Type.TIME: lambda self, this, to: _temporal_literal(this, to),
         }
 
+        # LOCALTIME is CURRENT_TIME (the session's time zone is UTC).
+        NO_PAREN_FUNCTIONS = {**parser.Parser.NO_PAREN_FUNCTIONS,
+                              TokenType.LOCALTIME: exp.CurrentTime}
+
+        # (s1, e1) OVERLAPS (s2, e2), an end an instant or an interval after the start.
+        RANGE_PARSERS = {
+            **parser.Parser.RANGE_PARSERS,
+            TokenType.OVERLAPS: lambda self, this: _overlaps(self, this, self._parse_bitwise()),
+        }
+
         # X'616263' as CAST('616263' AS BYTES) marked as hex (bind_scalar.cast reads it).
         PRIMARY_PARSERS = {
             **parser.Parser.PRIMARY_PARSERS,
@@ -231,6 +241,33 @@ class Flink(Dialect):
                       TableArg: lambda self, e: _table_arg(self, e),
                       JsonCall: lambda self, e: f"{e.this}("
                       f"{', '.join(self.sql(a) for a in e.expressions)})"}
+
+
+def _overlaps(parser_: parser.Parser, left: exp.Expression | None,
+              right: exp.Expression | None) -> exp.Expression | None:
+    """``(s1, e1) OVERLAPS (s2, e2)`` as Calcite rewrites it: with each period's ends in
+    order, ``GREATEST(s1, e1) >= LEAST(s2, e2) AND GREATEST(s2, e2) >= LEAST(s1, e1)``; an end
+    written as an INTERVAL is the start plus it."""
+    periods = []
+    for side in (left, right):
+        if not isinstance(side, exp.Tuple) or len(side.expressions) != 2:
+            parser_.raise_error("OVERLAPS compares two periods: (start, end | interval)")
+            return None
+        start, end = side.expressions
+        if isinstance(end, exp.Interval):
+            end = exp.Add(this=start.copy(), expression=end)
+        periods.append((start, end))
+    (s1, e1), (s2, e2) = periods
+
+    def later(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+        return exp.Greatest(this=a.copy(), expressions=[b.copy()])
+
+    def earlier(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+        return exp.Least(this=a.copy(), expressions=[b.copy()])
+
+    return exp.Paren(this=exp.And(
+        this=exp.GTE(this=later(s1, e1), expression=earlier(s2, e2)),
+        expression=exp.GTE(this=later(s2, e2), expression=earlier(s1, e1))))
 
 
 def _hex_literal(text: str) -> exp.Expression:

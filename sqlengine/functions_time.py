@@ -11,12 +11,22 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from sqlengine import functions as F
 from sqlengine import types as T
 from sqlengine.functions import ALIASES, Inference, Signature, _err, register
 
 # FLOOR / CEIL(t TO unit)
-TIME_FLOOR_UNITS = ("YEAR", "QUARTER", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND",
+TIME_FLOOR_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
                     "MILLISECOND")
+# The units FLOOR / CEIL and EXTRACT take on a TIME.
+_TIME_OF_DAY = ("hour", "minute", "second", "millisecond", "microsecond", "nanosecond")
+# EXTRACT's units beyond functions.EXTRACT_UNITS (added to it here, so that they stay
+# internal names: EXTRACT(EPOCH FROM t) binds to extract_epoch).
+_MORE_EXTRACT = ("microsecond", "nanosecond", "epoch", "century", "millennium", "decade",
+                 "isodow", "isoyear")
+# EXTRACT from an interval: the fields of a day-time or of a year-month interval.
+_DAY_TIME_FIELDS = ("day", "hour", "minute", "second", "millisecond")
+_YEAR_MONTH_FIELDS = ("year", "month")
 
 
 def _parse(result: pa.DataType, name: str) -> Inference:
@@ -53,12 +63,39 @@ def _convert_tz(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType
 def _floor_time(name: str) -> Inference:
     def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
         t = types[0]
-        if not (T.is_temporal(t) or t == T.NULL):
-            raise _err(name, types[:1], "a DATE or TIMESTAMP")
+        if not (T.is_temporal(t) or T.is_time(t) or t == T.NULL):
+            raise _err(name, types[:1], "a DATE, TIME or TIMESTAMP")
         t = T.TIMESTAMP if t == T.NULL else t
         return t, [t, T.STRING]
 
     return infer
+
+
+def _extract(unit: str) -> Inference:
+    """EXTRACT(unit FROM t): a BIGINT from a DATE or TIMESTAMP, a TIME for the units of a
+    time of day, an interval for its own fields."""
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        t = types[0]
+        ok = T.is_temporal(t) or t == T.NULL or \
+            (T.is_time(t) and unit in _TIME_OF_DAY) or \
+            (t == T.INTERVAL_DAY_TIME and unit in _DAY_TIME_FIELDS) or \
+            (t == T.INTERVAL_YEAR_MONTH and unit in _YEAR_MONTH_FIELDS)
+        if not ok:
+            what = "a DATE, TIME or TIMESTAMP" if unit in _TIME_OF_DAY else "a DATE or TIMESTAMP"
+            raise _err(unit, types, what)
+        return T.BIGINT, [t if t != T.NULL else T.TIMESTAMP]
+
+    return infer
+
+
+def _date_format(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    """DATE_FORMAT(TIMESTAMP | STRING [, format]): as Flink, not a DATE (a string that is not
+    a timestamp gives NULL)."""
+    t = types[0]
+    if not (pa.types.is_timestamp(t) or T.is_string(t) or t == T.NULL):
+        raise _err("date_format", types, "a TIMESTAMP or STRING and a format STRING")
+    arg = T.STRING if t == T.NULL else t
+    return T.STRING, [arg, *([T.STRING] if len(types) > 1 else [])]
 
 
 def _now(t: pa.DataType) -> Inference:
@@ -77,5 +114,11 @@ register(Signature("current_timestamp", 0, 0, _now(T.TIMESTAMP)))
 register(Signature("localtimestamp", 0, 0, _now(T.TIMESTAMP)))
 register(Signature("current_date", 0, 0, _now(T.DATE)))
 register(Signature("current_row_timestamp", 0, 0, _now(T.TIMESTAMP)))
+register(Signature("current_time", 0, 0, _now(T.TIME)))
+register(Signature("date_format", 1, 2, _date_format, literal_args=(1,)))
+F.EXTRACT_UNITS = (*F.EXTRACT_UNITS, *(u for u in _MORE_EXTRACT if u not in F.EXTRACT_UNITS))
+for _unit in F.EXTRACT_UNITS:
+    register(Signature(f"extract_{_unit}", 1, 1, _extract(_unit)))
 
-ALIASES.update({"now": "current_timestamp", "localtime_stamp": "localtimestamp"})
+ALIASES.update({"now": "current_timestamp", "localtime_stamp": "localtimestamp",
+                "localtime": "current_time"})

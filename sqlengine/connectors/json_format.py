@@ -26,7 +26,7 @@ from sqlengine.errors import ConnectorError
 def _json_read_type(t: pa.DataType) -> pa.DataType:
     # Dates and times are read as strings and converted with CAST semantics; a DECIMAL as a
     # wider decimal (JSON numbers and strings both read exactly), rounded to its scale after.
-    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+    if pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_time(t):
         return pa.string()
     if pa.types.is_decimal(t):
         whole = t.precision - t.scale
@@ -244,7 +244,7 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
     # Temporal and decimal values as SQL text, as Flink's json format writes them.
     fields = {}
     for f, col in zip(batch.schema, batch.columns):
-        if T.is_temporal(f.type):
+        if T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_decimal(f.type):
             # Exact: the number's digits, not a float's (Flink writes a DECIMAL as a JSON
