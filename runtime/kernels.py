@@ -364,6 +364,8 @@ def _floor_ceil(fn: Callable[..., Array]) -> Kernel:
         x = args[0]
         if pa.types.is_integer(x.type):
             return x
+        if pa.types.is_decimal(x.type) and x.type.precision < 38:  # (room for a carry: 99.5)
+            x = x.cast(pa.decimal128(x.type.precision + 1, x.type.scale))
         res = fn(x)
         return res.cast(out, safe=False) if res.type != out else res
 
@@ -371,7 +373,12 @@ def _floor_ceil(fn: Callable[..., Array]) -> Kernel:
 
 
 def _sign(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    res = pc.sign(args[0])
+    x = args[0]
+    if pa.types.is_decimal(x.type):  # (Arrow's sign has no decimal kernel)
+        zero = pa.scalar(0, pa.int8())
+        res = pc.subtract(pc.greater(x, zero).cast(pa.int8()), pc.less(x, zero).cast(pa.int8()))
+        return res.cast(pa.decimal128(38, out.scale)).cast(out, safe=False)
+    res = pc.sign(x)
     return res.cast(out, safe=False) if res.type != out else res
 
 

@@ -1,5 +1,5 @@
 """Comparison predicates with a syntax of their own: ``[NOT] LIKE`` / ``ILIKE`` / ``SIMILAR TO``
-with an optional ``ESCAPE``, and ``IS [NOT] DISTINCT FROM``."""
+with an optional ``ESCAPE``, ``IS [NOT] DISTINCT FROM`` and ``(a, b) [NOT] IN ((1, 2), ...)``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from sqlengine import bind_scalar
 from sqlengine import types as T
-from sqlengine.errors import NotSupportedError
+from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import Call, Expr
 
 if TYPE_CHECKING:
@@ -48,3 +48,24 @@ def distinct(binder: ExprBinder, node: exp.NullSafeEQ | exp.NullSafeNEQ, scope: 
                              Call("is_null", (b,), T.BOOLEAN)), T.BOOLEAN)
     same = Call("coalesce", (eq, both_null), T.BOOLEAN)
     return same if isinstance(node, exp.NullSafeEQ) else Call("not", (same,), T.BOOLEAN)
+
+
+def row_in(binder: ExprBinder, node: exp.In, scope: Scope, negated: bool) -> Expr:
+    """``(a, b) [NOT] IN ((x1, y1), (x2, y2), ...)``: ``(a = x1 AND b = y1) OR ...`` (three
+    valued: a NULL field makes a comparison UNKNOWN, as in a row comparison)."""
+    fields = node.this.expressions
+    alternatives: list[Expr] = []
+    for value in node.expressions:
+        items = value.expressions if isinstance(value, exp.Tuple) else [value]
+        if len(items) != len(fields):
+            raise binder.error(BindError, f"IN compares rows of {len(fields)} values, but "
+                               f"{value.sql()!r} has {len(items)}", value)
+        eqs = [binder.call("eq", [f, v], scope, value) for f, v in zip(fields, items)]
+        both = eqs[0]
+        for e in eqs[1:]:
+            both = Call("and", (both, e), T.BOOLEAN)
+        alternatives.append(both)
+    out = alternatives[0]
+    for a in alternatives[1:]:
+        out = Call("or", (out, a), T.BOOLEAN)
+    return Call("not", (out,), T.BOOLEAN) if negated else out

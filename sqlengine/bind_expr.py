@@ -129,6 +129,7 @@ class ExprBinder:
         self.subqueries: Callable[[exp.Expression, Scope, bool], Expr] | None = None
         # The session's Python functions: name (lower case) -> the key its calls carry.
         self.udfs: dict[str, str] = {}
+        self.current_names = ("default_catalog", "default_database")  # (the session's)
 
     def error(self, cls: type[SqlEngineError], msg: str, node: exp.Expression) -> SqlEngineError:
         return cls(msg, span=node_span(node, self.query, self.script), sql=self.script)
@@ -188,6 +189,10 @@ class ExprBinder:
             return bind_compare.distinct(self, node, scope)
         if isinstance(node, exp.Case):
             return self._case(node, scope)
+        if isinstance(node, exp.CurrentCatalog | exp.CurrentDatabase):
+            return Literal(self.current_names[isinstance(node, exp.CurrentDatabase)], T.STRING)
+        if isinstance(node, exp.Tuple):  # (a, b, ...): the ROW constructor
+            return self.call("row_value", list(node.expressions), scope, node)
         if isinstance(node, exp.Trim):
             return self._trim(node, scope)
         if isinstance(node, exp.Pad):
@@ -354,6 +359,8 @@ class ExprBinder:
     def _in(self, node: exp.In, scope: Scope, negated: bool) -> Expr:
         if node.args.get("query") is not None:
             return self._subquery(node, scope, negated)
+        if isinstance(node.this, exp.Tuple):
+            return bind_compare.row_in(self, node, scope, negated)
         arg = self.bind(node.this, scope)
         values = [self.bind(v, scope) for v in node.expressions]
         common = T.common_type([arg.dtype] + [v.dtype for v in values], "IN list values")

@@ -62,6 +62,7 @@ class Binder:
         self.depth = depth
         self.exprs = ExprBinder(query, script, params, positional)
         self.exprs.udfs = catalog.functions
+        self.exprs.current_names = catalog.current_names()
         self.relations = RelationBinder(self)
         self.selects = SelectBinder(self)
         self.aggregates = AggregateBinder(self)

@@ -55,7 +55,8 @@ def _arith(name: str) -> Inference:
         if not (T.is_numeric(a) and T.is_numeric(b)):
             raise _err(name, types, "numeric arguments")
         if pa.types.is_floating(a) or pa.types.is_floating(b):
-            out = T.common_type([a, b])
+            # Flink: FLOAT with an exact number (an integer or a DECIMAL) stays FLOAT.
+            out = T.DOUBLE if T.DOUBLE in (a, b) else T.FLOAT
             return out, [out, out]
         if pa.types.is_decimal(a) or pa.types.is_decimal(b):
             da, db = T.as_decimal(a), T.as_decimal(b)
@@ -137,8 +138,8 @@ def _floor_ceil(name: str) -> Inference:
         t = types[0]
         if not (T.is_numeric(t) or t == T.NULL):
             raise _err(name, types, "a numeric argument")
-        if pa.types.is_decimal(t):
-            return pa.decimal128(max(1, t.precision - t.scale + (1 if t.scale else 0)), 0), [t]
+        if pa.types.is_decimal(t):  # Flink keeps the precision: DECIMAL(p, s) -> (p, 0)
+            return pa.decimal128(t.precision, 0), [t]
         t = T.DOUBLE if t == T.NULL else t
         return t, [t]
 

@@ -1,0 +1,72 @@
+"""Scalar forms that followed Flink 2.3 only after its conformance run (tests/conformance):
+result types of FLOAT arithmetic and of FLOOR / CEIL / SIGN over DECIMAL (values checked with
+DuckDB), the ROW constructor ``(a, b)``, row IN lists (three-valued, as PostgreSQL), and
+CURRENT_CATALOG / CURRENT_DATABASE."""
+
+from __future__ import annotations
+
+import decimal
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+import sqlengine
+from sqlengine.errors import BindError
+
+D = decimal.Decimal
+
+
+def _one(sql: str, session: sqlengine.Session | None = None) -> tuple[pa.Schema, dict]:
+    s = session or sqlengine.connect({"execution.runtime-mode": "batch"})
+    q = s.sql(sql)
+    rows = q.collect().to_pylist()
+    assert len(rows) == 1
+    return q.schema, rows[0]
+
+
+def test_float_with_an_exact_number_stays_float() -> None:
+    schema, row = _one("SELECT CAST(1.5 AS FLOAT) + 1 AS a, CAST(1.5 AS FLOAT) * 2.5 AS b, "
+                       "CAST(1.5 AS FLOAT) + 1.5E0 AS c")
+    assert [f.type for f in schema] == [pa.float32(), pa.float32(), pa.float64()]
+    assert row == {"a": 2.5, "b": 3.75, "c": 3.0}
+
+
+@pytest.mark.parametrize("value", ["1.25", "-1.25", "99.5", "-99.5", "0.0", "-0.05"])
+def test_floor_ceil_sign_of_decimals_match_duckdb(value: str) -> None:
+    scale = 2 if abs(D(value)) < 10 else 1
+    expr = f"CAST({value} AS DECIMAL(3, {scale}))"
+    schema, row = _one(f"SELECT FLOOR({expr}) AS f, CEIL({expr}) AS c, SIGN({expr}) AS s")
+    assert schema.field("f").type == pa.decimal128(3, 0)  # Flink keeps the precision
+    assert schema.field("c").type == pa.decimal128(3, 0)
+    assert schema.field("s").type == pa.decimal128(3, scale)  # SIGN: the input's type
+    f, c, s = duckdb.sql(f"SELECT FLOOR({expr}), CEIL({expr}), SIGN({expr})").fetchone()
+    assert (row["f"], row["c"], row["s"]) == (D(f), D(c), D(s))
+
+
+def test_row_constructor() -> None:
+    schema, row = _one("SELECT (1, 'a') AS r")
+    assert pa.types.is_struct(schema.field("r").type)
+    assert row == {"r": {"EXPR$0": 1, "EXPR$1": "a"}}
+
+
+def test_row_in_list_is_three_valued() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    got = s.sql("SELECT x, y, (x, y) IN ((1, 2), (3, CAST(NULL AS INT))) AS a, "
+                "(x, y) NOT IN ((1, 2)) AS b FROM (VALUES (1, 2), (3, 4), (5, 6), "
+                "(3, CAST(NULL AS INT))) AS t(x, y)").collect().to_pylist()
+    by_row = {(r["x"], r["y"]): (r["a"], r["b"]) for r in got}
+    # (3, 4) = (3, NULL) is UNKNOWN, so IN is UNKNOWN (PostgreSQL agrees).
+    assert by_row == {(1, 2): (True, False), (3, 4): (None, True), (5, 6): (False, True),
+                      (3, None): (None, True)}
+    with pytest.raises(BindError, match="rows of 2 values"):
+        s.sql("SELECT (1, 2) IN ((1, 2, 3))").collect()
+
+
+def test_current_catalog_and_database_follow_use() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    assert _one("SELECT CURRENT_CATALOG() AS c, CURRENT_DATABASE() AS d", s)[1] == \
+        {"c": "default_catalog", "d": "default_database"}
+    s.execute("CREATE DATABASE other")
+    s.execute("USE other")
+    assert _one("SELECT CURRENT_DATABASE() AS d", s)[1] == {"d": "other"}
