@@ -8,8 +8,9 @@ PARSE_URL) call Python once per distinct value of the batch (``per_distinct``), 
 from __future__ import annotations
 
 import base64
-import binascii
+import decimal
 import hashlib
+import math
 import re
 import urllib.parse
 from collections.abc import Callable
@@ -18,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.string_kernels import as_int
 
@@ -35,6 +37,59 @@ def per_distinct(a: Array, fn: Callable[[str], object | None], out: pa.DataType)
     return pc.take(pa.array(values, out), enc.indices)
 
 
+def per_distinct_rows(args: list[Array], fn: Callable[..., object | None],
+                      out: pa.DataType) -> Array:
+    """``fn(*values)`` for each distinct combination of the arguments' values in a row (NULLs
+    given as None), taken back to the rows: one Python call per distinct combination."""
+    n = len(args[0])
+    if n == 0:
+        return pa.array([], out)
+    codes, values = [], []
+    for a in args:
+        enc = pc.dictionary_encode(a)
+        codes.append(pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False))
+        values.append(enc.dictionary.to_pylist())
+    uniq, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    results = [fn(*(None if c < 0 else vals[c] for c, vals in zip(row, values)))
+               for row in uniq.tolist()]
+    return pc.take(pa.array(results, out), pa.array(inverse.reshape(-1)))
+
+
+def constants_or_columns(kernel: Kernel, positions: tuple[int, ...]) -> Kernel:
+    """``kernel``, written for constant arguments at ``positions`` (their values in ``lits``),
+    made to take columns there too: the rows are grouped by their values at ``positions`` and
+    each group computed with those values as constants (a NULL column is a NULL constant)."""
+    def wrapped(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        lits = list(lits)
+        columns = [i for i in positions if i < len(args) and lits[i] is None and
+                   args[i].null_count != len(args[i])]
+        if not columns:
+            return kernel(args, lits, out)
+        codes, groups = [], []
+        for i in columns:
+            enc = pc.dictionary_encode(args[i])
+            codes.append(pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False))
+            groups.append(enc.dictionary.to_pylist())
+        uniq, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        pieces, order = [], []
+        for g, row in enumerate(uniq.tolist()):
+            rows = np.nonzero(inverse == g)[0]
+            sub_lits = list(lits)
+            for i, c, vals in zip(columns, row, groups):
+                sub_lits[i] = None if c < 0 else vals[c]
+            taken = pa.array(rows)
+            piece = kernel([a.take(taken) for a in args], sub_lits, out)
+            pieces.append(piece if piece.type == out else piece.cast(out))
+            order.append(rows)
+        perm = np.concatenate(order)
+        back = np.empty_like(perm)
+        back[perm] = np.arange(len(perm))
+        return pa.concat_arrays(pieces).take(pa.array(back))
+
+    return wrapped
+
+
 def _nulls_if_null_literal(args: list[Array], lits: list[object], positions: tuple[int, ...],
                            out: pa.DataType) -> Array | None:
     if any(lits[i] is None for i in positions):
@@ -42,33 +97,40 @@ def _nulls_if_null_literal(args: list[Array], lits: list[object], positions: tup
     return None
 
 
-_JAVA_GROUP = re.compile(r"\\(.)|\$(\d)|(\\)")
+def _python_regex(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except (re.error, OverflowError, RecursionError):
+        return None
 
 
-def _java_replacement(text: str) -> str:
-    """A java.util.regex replacement ($1 for a group, \\x for a literal x) in RE2's form
-    (\\1 for a group, \\\\ for a backslash)."""
-    def sub(m: re.Match[str]) -> str:
-        if m.group(1) is not None:
-            return "\\\\" if m.group(1) == "\\" else m.group(1)
-        if m.group(2) is not None:
-            return "\\" + m.group(2)
-        return "\\\\"
-
-    return _JAVA_GROUP.sub(sub, text)
+def _may_match_empty(compiled: re.Pattern[str]) -> bool:
+    """Whether the regex can match an empty string somewhere (Java and RE2 differ on where
+    an empty match may follow another match: 'aaa' ~ 'a*' replaced is 'XX' in Java)."""
+    try:
+        return re._parser.parse(compiled.pattern).getwidth()[0] == 0  # type: ignore[attr-defined]
+    except Exception:
+        return True
 
 
 def _regexp_replace(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """REGEXP_REPLACE(s, regex, replacement): every match replaced; NULL when the regex is
-    invalid (Flink logs and returns NULL)."""
+    """REGEXP_REPLACE(s, regex, replacement): every match replaced by the replacement taken
+    literally (Flink quotes it: '$1' is not a group); NULL when the regex is invalid (Flink
+    logs and returns NULL). Java's matching of empty matches (after a match, at the end)."""
     none = _nulls_if_null_literal(args, lits, (1, 2), out)
     if none is not None:
         return none
-    try:
-        return pc.replace_substring_regex(args[0], pattern=str(lits[1]),
-                                          replacement=_java_replacement(str(lits[2])))
-    except pa.ArrowInvalid:
-        return pa.nulls(len(args[0]), out)
+    pattern, replacement = str(lits[1]), str(lits[2])
+    compiled = _python_regex(pattern)
+    if compiled is None or not _may_match_empty(compiled):
+        try:
+            return pc.replace_substring_regex(args[0], pattern=pattern,
+                                              replacement=replacement.replace("\\", "\\\\"))
+        except pa.ArrowInvalid:
+            if compiled is None:
+                return pa.nulls(len(args[0]), out)
+    assert compiled is not None
+    return per_distinct(args[0], lambda v: compiled.sub(lambda m: replacement, v), pa.string())
 
 
 def _concat_ws(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -206,7 +268,8 @@ def _translate(args: list[Array], lits: list[object], out: pa.DataType) -> Array
 
 def _overlay(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """OVERLAY(s PLACING r FROM pos [FOR len]): s with ``len`` characters from ``pos``
-    replaced by r (len defaults to r's length)."""
+    replaced by r (len defaults to r's length); s itself when pos is not one of its
+    characters' positions (Flink's SqlFunctionUtils.overlay)."""
     s, r, pos = args[0], args[1], args[2]
     length = args[3] if len(args) > 3 else pc.utf8_length(r).cast(pa.int32())
     p = pc.subtract(pos.cast(pa.int64()), 1)
@@ -215,6 +278,10 @@ def _overlay(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     tail = _slice_rows(s, pc.max_element_wise(tail_start, 0),
                        pa.array(np.full(len(s), 2**31 - 1, np.int64)))
     res = pc.binary_join_element_wise(head, r, tail, "")
+    # Flink: a position before the first or after the last character leaves s as it is.
+    outside = pc.or_(pc.less_equal(pos.cast(pa.int64()), 0),
+                     pc.greater(pos.cast(pa.int64()), pc.utf8_length(s).cast(pa.int64())))
+    res = pc.if_else(pc.fill_null(outside, False), s, res)
     valid = pc.and_(pc.and_(pc.is_valid(s), pc.is_valid(r)), pc.and_(pc.is_valid(pos),
                                                                          pc.is_valid(length)))
     return pc.if_else(valid, res, pa.nulls(len(s), pa.string()))
@@ -229,11 +296,24 @@ def _elt(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     return res
 
 
-def _from_base64(v: str) -> str | None:
-    try:
-        return base64.b64decode(v, validate=False).decode("utf-8", errors="replace")
-    except (binascii.Error, ValueError):
-        return None
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*")
+
+
+def _from_base64(v: str) -> str:
+    """java.util.Base64's basic decoder: padding optional, nothing outside the alphabet (an
+    error naming the character, as Java)."""
+    body = _BASE64.match(v).group()  # type: ignore[union-attr]
+    rest = v[len(body):]
+    bad = next((c for c in rest if c != "="), None)
+    if bad is not None:
+        msg = f"Illegal base64 character {ord(bad):x}"
+        raise ExecutionError(msg)
+    if len(body) % 4 == 1:
+        raise ExecutionError("Last unit does not have enough valid bits")
+    if rest and (len(body) % 4 == 0 or len(rest) != 4 - len(body) % 4):
+        raise ExecutionError("Input byte array has wrong 4-byte ending unit")
+    raw = base64.b64decode(body + "=" * (-len(body) % 4))
+    return raw.decode("utf-8", errors="replace")
 
 
 def _url_encode(v: str) -> str:
@@ -259,10 +339,427 @@ _SHA2 = {224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512", 0: "sha256"
 
 
 def _sha2(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """SHA2(s, bits): bits 224, 256, 384 or 512 (0 is 256); another length is NULL."""
-    if lits[1] is None or as_int(lits[1]) not in _SHA2:
+    """SHA2(s, bits): bits 224, 256, 384 or 512 (0 is 256); NULL bits give NULL, another
+    length is an error (Flink: 'Unsupported algorithm.')."""
+    if lits[1] is None:
         return pa.nulls(len(args[0]), out)
-    return _hash(_SHA2[as_int(lits[1])])(args[:1], lits[:1], out)
+    bits = as_int(lits[1])
+    if bits not in _SHA2:
+        msg = f"SHA2: unsupported bit length {bits} (224, 256, 384 or 512)"
+        raise ExecutionError(msg)
+    return _hash(_SHA2[bits])(args[:1], lits[:1], out)
+
+
+def _replace(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """REPLACE(s, search, replacement) as Java's String.replace: an empty search string is
+    found before every character and at the end ('abc', '', 'x' -> 'xaxbxcx')."""
+    none = _nulls_if_null_literal(args, lits, (1, 2), out)
+    if none is not None:
+        return none
+    search, replacement = str(lits[1]), str(lits[2])
+    if search == "":
+        return pc.replace_substring_regex(args[0], pattern="",
+                                          replacement=replacement.replace("\\", "\\\\"))
+    return pc.replace_substring(args[0], pattern=search, replacement=replacement)
+
+
+def _regexp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """REGEXP(s, regex): whether the regex matches a part of s; FALSE for an empty or an
+    invalid regex (Flink's SqlFunctionUtils.regExp)."""
+    s = args[0]
+    if lits[1] is None:
+        return pa.nulls(len(s), pa.bool_())
+    pattern = str(lits[1])
+    if pattern == "":
+        found = pa.array(np.zeros(len(s), bool))
+    else:
+        try:
+            found = pc.match_substring_regex(s, pattern)
+        except pa.ArrowInvalid:
+            compiled = _python_regex(pattern)
+            if compiled is None:
+                found = pa.array(np.zeros(len(s), bool))
+            else:
+                return per_distinct(s, lambda v: compiled.search(v) is not None, pa.bool_())
+    return pc.if_else(pc.is_valid(s), found, pa.nulls(len(s), pa.bool_()))
+
+
+def _numbered_groups(pattern: str) -> tuple[str, int]:
+    """The regex with every capturing group named g1, g2, ... (Arrow's extract_regex wants
+    named groups), and their number. Escapes and character classes are skipped."""
+    out, n, i, in_class = [], 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
+                out.append(pattern[i:i + (2 if pattern[i + 1] == "]" else 3)])
+                i += 2 if pattern[i + 1] == "]" else 3
+                continue
+        elif c == "(":
+            named = re.match(r"\(\?P?<([A-Za-z]\w*)>", pattern[i:])
+            if named or not pattern.startswith("(?", i):
+                n += 1
+                out.append(f"(?P<g{n}>")
+                i += named.end() if named else 1
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out), n
+
+
+def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """REGEXP_EXTRACT(s, regex [, group]): the group (0, the whole match, by default) of the
+    first match; NULL when nothing matches, the group does not exist or the regex is
+    invalid (Flink's SqlFunctionUtils.regexpExtract)."""
+    s = args[0]
+    if lits[1] is None or (len(lits) > 2 and lits[2] is None):
+        return pa.nulls(len(s), pa.string())
+    group = as_int(lits[2]) if len(lits) > 2 else 0
+    pattern, n = _numbered_groups(f"({lits[1]})")
+    if group < 0 or group + 1 > n:
+        return pa.nulls(len(s), pa.string())
+    try:
+        found = pc.extract_regex(s, pattern=pattern)
+    except pa.ArrowInvalid:
+        compiled = _python_regex(str(lits[1]))
+        if compiled is None or group > compiled.groups:
+            return pa.nulls(len(s), pa.string())
+
+        def one(v: str) -> str | None:
+            m = compiled.search(v)
+            return None if m is None else m.group(group)
+
+        return per_distinct(s, one, pa.string())
+    return pc.struct_field(found, f"g{group + 1}")
+
+
+def _initcap_one(v: str) -> str:
+    """Calcite's SqlFunctions.initcap: words are runs of ASCII letters and digits; the first
+    letter of a word upper-cased, the other ASCII letters lower-cased, the rest unchanged."""
+    chars, start = [], True
+    for ch in v:
+        alnum = ch.isascii() and ch.isalnum()
+        if start:
+            if alnum:
+                start = False
+                ch = ch.upper()
+        elif alnum:
+            ch = ch.lower()
+        else:
+            start = True
+        chars.append(ch)
+    return "".join(chars)
+
+
+def _initcap(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    return per_distinct(args[0], _initcap_one, pa.string())
+
+
+# Java's charsets by their names and aliases (case-insensitive) -> Python's codec; UTF-16
+# writes a big-endian byte order mark, and reads one (big-endian when there is none).
+_CHARSETS = {
+    "US-ASCII": "ascii", "ASCII": "ascii", "ISO646-US": "ascii",
+    "ISO-8859-1": "latin-1", "ISO8859_1": "latin-1", "ISO_8859_1": "latin-1",
+    "LATIN1": "latin-1", "L1": "latin-1", "8859_1": "latin-1",
+    "UTF-8": "utf-8", "UTF8": "utf-8",
+    "UTF-16BE": "utf-16-be", "UTF_16BE": "utf-16-be", "X-UTF-16BE": "utf-16-be",
+    "UTF-16LE": "utf-16-le", "UTF_16LE": "utf-16-le", "X-UTF-16LE": "utf-16-le",
+    "UTF-16": "utf-16", "UTF_16": "utf-16", "UTF16": "utf-16",
+}
+
+
+def _charset(name: str, fn: str) -> str:
+    codec = _CHARSETS.get(name.upper())
+    if codec is None:
+        msg = (f"{fn}: unsupported charset {name!r} (US-ASCII, ISO-8859-1, UTF-8, UTF-16BE, "
+               "UTF-16LE or UTF-16)")
+        raise ExecutionError(msg)
+    return codec
+
+
+def _encode_one(codec: str) -> Callable[[str], bytes]:
+    if codec == "utf-16":
+        return lambda v: (b"\xfe\xff" + v.encode("utf-16-be", errors="replace")) if v else b""
+    return lambda v: v.encode(codec, errors="replace")
+
+
+def _decode_one(codec: str) -> Callable[[bytes], str]:
+    if codec == "utf-16":
+        def one(v: bytes) -> str:
+            if v[:2] == b"\xff\xfe":
+                return v[2:].decode("utf-16-le", errors="replace")
+            return v[2 if v[:2] == b"\xfe\xff" else 0:].decode("utf-16-be", errors="replace")
+
+        return one
+    return lambda v: v.decode(codec, errors="replace")
+
+
+def _encode(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ENCODE(s, charset): the bytes of s in the charset (Java's String.getBytes: a character
+    the charset has not is '?')."""
+    if lits[1] is None:
+        return pa.nulls(len(args[0]), pa.binary())
+    codec = _charset(str(lits[1]), "ENCODE")
+    return per_distinct(args[0], _encode_one(codec), pa.binary())
+
+
+def _decode(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """DECODE(b, charset): the string the bytes are in the charset (malformed input is
+    U+FFFD, as Java's new String(bytes, charset))."""
+    if lits[1] is None:
+        return pa.nulls(len(args[0]), pa.string())
+    codec = _charset(str(lits[1]), "DECODE")
+    return per_distinct(args[0], _decode_one(codec), pa.string())
+
+
+# IS_DECIMAL: what Java's Double.parseDouble accepts (Integer/Long.parseLong accept less).
+_JAVA_DOUBLE = (r"^[\x00-\x20]*[+-]?(?:NaN|Infinity|(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
+                r"(?:[eE][+-]?[0-9]+)?|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+                r"[pP][+-]?[0-9]+)[fFdD]?)[\x00-\x20]*$")
+
+
+def _char_test(pattern: str) -> Kernel:
+    """A test of a whole string by a regex; FALSE for NULL (Flink's IS_ALPHA / IS_DIGIT /
+    IS_DECIMAL)."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        ok = pc.match_substring_regex(args[0], pattern)
+        # (Java tests each UTF-16 unit: a character beyond U+FFFF is never a letter/digit)
+        if pattern != _JAVA_DOUBLE:
+            ok = pc.and_(ok, pc.invert(pc.match_substring_regex(
+                args[0], "[\\x{10000}-\\x{10FFFF}]")))
+        return pc.fill_null(ok, False)
+
+    return kernel
+
+
+# PRINTF: java.util.Formatter (Locale.US) for %s %S %b %B %c %C %d %o %x %X %e %E %f %g %G
+# %% %n, with argument indexes (2$, <), flags (- # + space 0 , ( ), width and precision.
+_SPEC = re.compile(r"%(?:(\d+)\$|(<))?([-#+ 0,(]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])")
+_BITS = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64}
+
+
+class _Java:
+    """An argument as Java sees it: its value and the Java class Flink gives it."""
+
+    __slots__ = ("bits", "kind", "value")
+
+    def __init__(self, value: object, t: pa.DataType) -> None:
+        self.value = value
+        self.bits = _BITS.get(t, 64)
+        if pa.types.is_integer(t):
+            self.kind = {8: "Byte", 16: "Short", 32: "Integer"}.get(self.bits, "Long")
+        elif pa.types.is_floating(t):
+            self.kind = "Float" if t == pa.float32() else "Double"
+        elif pa.types.is_decimal(t):
+            self.kind = "DecimalData"
+        elif pa.types.is_boolean(t):
+            self.kind = "Boolean"
+        else:
+            self.kind = "BinaryStringData" if T.is_string(t) else "Object"
+
+    def text(self) -> str:
+        v = self.value
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return java_double_text(v, self.kind == "Float")
+        if isinstance(v, decimal.Decimal):
+            return f"{v:f}"
+        return str(v)
+
+
+def java_double_text(x: float, single: bool = False) -> str:
+    """Java's Double.toString (Float.toString when ``single``)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1, x) < 0 else "0.0"
+    digits = str(np.float32(x)) if single else repr(x)
+    sign, ds, exp = decimal.Decimal(digits).as_tuple()
+    text = "".join(map(str, ds)).rstrip("0") or "0"
+    point = len(ds) + int(exp)  # digits before the decimal point
+    head = "-" if sign else ""
+    if 1e-3 <= abs(x) < 1e7:
+        if point <= 0:
+            return f"{head}0.{'0' * -point}{text}"
+        whole, frac = text[:point].ljust(point, "0"), text[point:]
+        return f"{head}{whole}.{frac or '0'}"
+    return f"{head}{text[0]}.{text[1:] or '0'}E{point - 1}"
+
+
+def _conversion_error(conv: str, arg: _Java) -> ExecutionError:
+    cls = "java.lang.String" if arg.kind == "BinaryStringData" else arg.kind
+    return ExecutionError(f"PRINTF: IllegalFormatConversionException: {conv} != {cls}")
+
+
+def _pad(text: str, flags: str, width: int | None, zero_ok: bool = False) -> str:
+    if width is None or len(text) >= width:
+        return text
+    if "-" in flags:
+        return text.ljust(width)
+    if "0" in flags and zero_ok:
+        sign = text[0] if text[:1] in "+- (" and text[:1] else ""
+        return sign + text[len(sign):].rjust(width - len(sign), "0")
+    return text.rjust(width)
+
+
+def _signed(digits: str, negative: bool, flags: str) -> str:
+    if "," in flags and digits.replace(".", "").isdigit():
+        whole, _, frac = digits.partition(".")
+        digits = f"{int(whole):,}" + (f".{frac}" if _ else "")
+    if negative:
+        return f"({digits})" if "(" in flags else f"-{digits}"
+    return ("+" if "+" in flags else " " if " " in flags else "") + digits
+
+
+def _number(arg: _Java, conv: str) -> decimal.Decimal:
+    v = arg.value
+    if isinstance(v, bool) or not isinstance(v, float | decimal.Decimal):
+        raise _conversion_error(conv, arg)
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            raise _NonFinite(java_double_text(v))
+        return decimal.Decimal(java_double_text(v, arg.kind == "Float").replace("E", "e"))
+    return v
+
+
+class _NonFinite(Exception):
+    """The text of NaN / Infinity, which no conversion rounds."""
+
+
+def _format_one(spec: re.Match[str], arg: _Java | None) -> str:
+    flags, width, prec, conv = spec.group(3), spec.group(4), spec.group(5), spec.group(6)
+    w = int(width) if width else None
+    p = int(prec) if prec is not None else None
+    lower = conv.lower()
+    if arg is None or (arg.value is None and lower != "b"):
+        text = "null" if lower != "b" else "false"
+        text = text[:p] if p is not None else text
+        return _pad(text.upper() if conv.isupper() else text, flags, w)
+    upper = conv.isupper()
+    if lower == "b":
+        text = ("true" if arg.value else "false") if isinstance(arg.value, bool) else \
+            ("false" if arg.value is None else "true")
+        text = text[:p] if p is not None else text
+    elif lower == "s":
+        text = arg.text()
+        text = text[:p] if p is not None else text
+    elif lower == "c":
+        if arg.kind not in ("Byte", "Short", "Integer"):
+            raise _conversion_error(conv, arg)
+        text = chr(int(arg.value))  # type: ignore[call-overload]
+    elif conv in ("d", "o", "x", "X"):
+        if arg.kind not in ("Byte", "Short", "Integer", "Long"):
+            raise _conversion_error(conv, arg)
+        v = int(arg.value)  # type: ignore[call-overload]
+        if conv == "d":
+            return _pad(_signed(str(abs(v)), v < 0, flags), flags, w, True)
+        v &= (1 << arg.bits) - 1  # (Java: a negative value in two's complement)
+        text = format(v, "o" if conv == "o" else "x")
+        if "#" in flags:
+            text = ("0" if conv == "o" else "0x") + text
+        return _pad(text.upper() if upper else text, flags, w, True)
+    elif lower in ("e", "f", "g"):
+        try:
+            d = _number(arg, conv)
+        except _NonFinite as e:
+            return _pad(str(e), flags, w)
+        text = _float_text(d, lower, 6 if p is None else p, "#" in flags)
+        negative = text.startswith("-")
+        text = _signed(text.lstrip("-"), negative, flags if lower != "e" else
+                       flags.replace(",", ""))
+        return _pad(text.upper() if upper else text, flags, w, True)
+    else:
+        msg = f"PRINTF: UnknownFormatConversionException: Conversion = '{conv}'"
+        raise ExecutionError(msg)
+    return _pad(text.upper() if upper else text, flags, w)
+
+
+def _float_text(d: decimal.Decimal, conv: str, p: int, alternate: bool) -> str:
+    up = decimal.ROUND_HALF_UP
+    if conv == "g":
+        p = max(p, 1)
+        if d == 0:
+            return _float_text(d, "f", p - 1, alternate)
+        rounded = d.quantize(decimal.Decimal(1).scaleb(d.adjusted() - p + 1), rounding=up)
+        if decimal.Decimal("1e-4") <= abs(rounded) < decimal.Decimal(10) ** p:
+            return _float_text(d, "f", max(p - rounded.adjusted() - 1, 0), alternate)
+        return _float_text(d, "e", p - 1, alternate)
+    if conv == "f":
+        text = f"{d.quantize(decimal.Decimal(1).scaleb(-p), rounding=up):f}"
+        return text + "." if alternate and p == 0 else text
+    if d == 0:
+        mantissa, exp = decimal.Decimal(0), 0
+    else:
+        exp = d.adjusted()
+        mantissa = d.scaleb(-exp).quantize(decimal.Decimal(1).scaleb(-p), rounding=up)
+        if abs(mantissa) >= 10:
+            exp += 1
+            mantissa = d.scaleb(-exp).quantize(decimal.Decimal(1).scaleb(-p), rounding=up)
+    body = f"{mantissa.quantize(decimal.Decimal(1).scaleb(-p)):f}"
+    if alternate and p == 0:
+        body += "."
+    return f"{body}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+
+
+def java_format(fmt: str, args: list[_Java]) -> str:
+    """``String.format(Locale.US, fmt, args)``."""
+    out, pos, ordinary, last = [], 0, 0, -1
+    for spec in _SPEC.finditer(fmt):
+        literal = fmt[pos:spec.start()]
+        if "%" in literal:
+            bad = literal[literal.index("%"):][:2]
+            msg = f"PRINTF: UnknownFormatConversionException: Conversion = '{bad[1:] or '%'}'"
+            raise ExecutionError(msg)
+        out.append(literal)
+        pos = spec.end()
+        conv = spec.group(6)
+        if conv == "%":
+            out.append(_pad("%", spec.group(3), int(spec.group(4)) if spec.group(4) else None))
+            continue
+        if conv == "n":
+            out.append("\n")
+            continue
+        if spec.group(1):
+            index = int(spec.group(1)) - 1
+        elif spec.group(2):
+            index = last
+        else:
+            index = ordinary
+            ordinary += 1
+        if not 0 <= index < len(args):
+            msg = f"PRINTF: MissingFormatArgumentException: Format specifier '{spec.group()}'"
+            raise ExecutionError(msg)
+        last = index
+        out.append(_format_one(spec, args[index]))
+    tail = fmt[pos:]
+    if "%" in tail:
+        bad = tail[tail.index("%") + 1:][:1] or "%"
+        msg = f"PRINTF: UnknownFormatConversionException: Conversion = '{bad}'"
+        raise ExecutionError(msg)
+    out.append(tail)
+    return "".join(out)
+
+
+def _printf(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """PRINTF(format, args...): java.util.Formatter's text; NULL when the format is NULL."""
+    types = [a.type for a in args[1:]]
+
+    def one(fmt: str | None, *values: object) -> str | None:
+        if fmt is None:
+            return None
+        return java_format(fmt, [_Java(v, t) for v, t in zip(values, types)])
+
+    return per_distinct_rows(list(args), one, pa.string())
 
 
 _URL_PARTS = ("HOST", "PATH", "QUERY", "REF", "PROTOCOL", "FILE", "AUTHORITY", "USERINFO")
@@ -322,7 +819,7 @@ def _checked(fn: Callable[[str], str | None], name: str) -> Kernel:
 
 
 KERNELS: dict[str, Kernel] = {
-    "regexp_replace": _regexp_replace,
+    "regexp_replace": constants_or_columns(_regexp_replace, (1, 2)),
     "concat_ws": _concat_ws,
     "left": _left_right(True),
     "right": _left_right(False),
@@ -348,6 +845,16 @@ KERNELS: dict[str, Kernel] = {
     "sha256": _hash("sha256"),
     "sha384": _hash("sha384"),
     "sha512": _hash("sha512"),
-    "sha2": _sha2,
+    "sha2": constants_or_columns(_sha2, (1,)),
     "parse_url": _parse_url,
+    "replace": constants_or_columns(_replace, (1, 2)),
+    "regexp": constants_or_columns(_regexp, (1,)),
+    "regexp_extract": constants_or_columns(_regexp_extract, (1, 2)),
+    "initcap": _initcap,
+    "encode": constants_or_columns(_encode, (1,)),
+    "decode": constants_or_columns(_decode, (1,)),
+    "printf": _printf,
+    "is_alpha": _char_test(r"^\p{L}+$"),
+    "is_digit": _char_test(r"^\p{Nd}+$"),
+    "is_decimal": _char_test(_JAVA_DOUBLE),
 }

@@ -1,8 +1,9 @@
 """Flink's string functions beyond the basic ones in ``sqlengine.functions``: REGEXP_REPLACE,
 CONCAT_WS, LEFT / RIGHT, ASCII / CHR, BTRIM, STARTSWITH / ENDSWITH, REGEXP_COUNT /
 REGEXP_INSTR / REGEXP_SUBSTR, TRANSLATE, OVERLAY, ELT, TO_BASE64 / FROM_BASE64, URL_ENCODE /
-URL_DECODE, PARSE_URL, and the hash functions MD5 / SHA1 / SHA2 / SHA224 ... SHA512
-(signatures; kernels in ``runtime.kernels_text``)."""
+URL_DECODE, PARSE_URL, REPLACE / REGEXP / REGEXP_EXTRACT (any pattern expression), ENCODE /
+DECODE, PRINTF, IS_ALPHA / IS_DIGIT / IS_DECIMAL, and the hash functions MD5 / SHA1 / SHA2 /
+SHA224 ... SHA512 (signatures; kernels in ``runtime.kernels_text``)."""
 
 from __future__ import annotations
 
@@ -43,8 +44,27 @@ def _overlay(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     return T.STRING, [T.STRING, T.STRING] + [T.INT] * (len(types) - 2)
 
 
-register(Signature("regexp_replace", 3, 3, _strings("regexp_replace", T.STRING),
-                   literal_args=(1, 2)))
+def _encode(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    for t in types:
+        if not (T.is_string(t) or t == T.NULL):
+            raise _err("encode", types, "a STRING and a charset name")
+    return pa.binary(), [T.STRING, T.STRING]
+
+
+def _decode(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    if not (pa.types.is_binary(types[0]) or types[0] == T.NULL) or \
+            not (T.is_string(types[1]) or types[1] == T.NULL):
+        raise _err("decode", types, "BYTES and a charset name")
+    return T.STRING, [pa.binary(), T.STRING]
+
+
+def _printf(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    if not (T.is_string(types[0]) or types[0] == T.NULL):
+        raise _err("printf", types, "a STRING format, then the values")
+    return T.STRING, [T.STRING] + [T.STRING if t == T.NULL else t for t in types[1:]]
+
+
+register(Signature("regexp_replace", 3, 3, _strings("regexp_replace", T.STRING)))
 register(Signature("concat_ws", 1, None, _concat_ws))
 register(Signature("left", 2, 2, _strings("left", T.STRING, (T.INT,), 1)))
 register(Signature("right", 2, 2, _strings("right", T.STRING, (T.INT,), 1)))
@@ -63,7 +83,19 @@ register(Signature("elt", 2, None, _elt))
 for _fn in ("to_base64", "from_base64", "url_encode", "url_decode", "md5", "sha1", "sha224",
             "sha256", "sha384", "sha512"):
     register(Signature(_fn, 1, 1, _strings(_fn, T.STRING)))
-register(Signature("sha2", 2, 2, _strings("sha2", T.STRING, (T.INT,), 1), literal_args=(1,)))
+register(Signature("sha2", 2, 2, _strings("sha2", T.STRING, (T.INT,), 1)))
 register(Signature("parse_url", 2, 3, _strings("parse_url", T.STRING), literal_args=(1, 2)))
+
+# (These replace the signatures of ``sqlengine.functions``, which wanted constant patterns:
+# Flink takes any expression, a NULL one giving NULL.)
+register(Signature("replace", 3, 3, _strings("replace", T.STRING)))
+register(Signature("regexp", 2, 2, _strings("regexp", T.BOOLEAN)))
+register(Signature("regexp_extract", 2, 3, _strings("regexp_extract", T.STRING, (T.STRING,
+                                                                                 T.INT), 1)))
+register(Signature("encode", 2, 2, _encode))
+register(Signature("decode", 2, 2, _decode))
+register(Signature("printf", 1, None, _printf))
+for _fn in ("is_alpha", "is_digit", "is_decimal"):
+    register(Signature(_fn, 1, 1, _strings(_fn, T.BOOLEAN)))
 
 ALIASES.update({"sha": "sha1", "startswith": "starts_with", "endswith": "ends_with"})
