@@ -9,6 +9,7 @@ written as Jackson writes it (compact, no spaces). A behaviour argument is a str
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from collections.abc import Callable
@@ -18,8 +19,8 @@ import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError
-from sqlengine.json_path import PathError, evaluate, parse_path
-from sqlengine.runtime.kernels_text import per_distinct
+from sqlengine.json_path import PathError, evaluate, parse_path, path_is_indefinite
+from sqlengine.runtime.kernels_text import java_double_text, per_distinct
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -71,6 +72,8 @@ def _json_value(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
             items = evaluate(path, _parse(text))
         except PathError as e:
             return "error", str(e)
+        if path_is_indefinite(path):
+            items = [items]  # (Jayway: an indefinite path's value is the list it selects)
         if not items:
             return "empty", None
         if len(items) > 1 or isinstance(items[0], dict | list):
@@ -127,6 +130,8 @@ def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
             items = evaluate(path, _parse(text))
         except PathError as e:
             return behave(error, "ERROR", str(e))
+        if path_is_indefinite(path):
+            items = [items]  # (Jayway: an indefinite path's value is the list it selects)
         if not items:
             return behave(empty, "EMPTY", "no value")
         if wrapper == "UNCONDITIONAL":
@@ -183,7 +188,9 @@ def _is_json(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 def json_texts(a: Array, raw: bool) -> Array:
-    """Each value as JSON text ('null' for NULL); ``raw``: the strings are JSON already."""
+    """Each value as JSON text ('null' for NULL) as Jackson writes it; ``raw``: the strings
+    are JSON already. Arrays, maps and rows become JSON arrays and objects (a row's fields
+    by name)."""
     t = a.type
     if raw:
         res = a
@@ -192,17 +199,49 @@ def json_texts(a: Array, raw: bool) -> Array:
     elif pa.types.is_integer(t):
         res = a.cast(pa.string())
     elif pa.types.is_floating(t):
-        res = per_distinct(a, lambda v: dumps(v) if math.isfinite(v) else dumps(str(v)),
-                           pa.string())
+        single = t == pa.float32()
+        res = per_distinct(a, lambda v: java_double_text(v, single) if math.isfinite(v)
+                           else dumps(java_double_text(v)), pa.string())
     elif pa.types.is_decimal(t):
         res = per_distinct(a, lambda v: str(v), pa.string())
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
         res = per_distinct(a, dumps, pa.string())
+    elif pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        res = per_distinct(a, lambda v: dumps(base64.b64encode(v).decode("ascii")),
+                           pa.string())
+    elif pa.types.is_map(t):
+        pairs = pc.binary_join_element_wise(_member_names(a.keys), json_texts(a.items, False),
+                                            ":")
+        res = _wrap(pa.ListArray.from_arrays(a.offsets, pairs, mask=a.is_null()), "{", "}")
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        texts = json_texts(a.values, raw=False)
+        res = _wrap(type(a).from_arrays(a.offsets, texts, mask=a.is_null()), "[", "]")
+    elif pa.types.is_struct(t):
+        if t.num_fields == 0:
+            res = pa.array(["{}"] * len(a), pa.string())
+        else:
+            members = [pc.binary_join_element_wise(dumps(f.name),
+                                                   json_texts(pc.struct_field(a, [i]), False),
+                                                   ":")
+                       for i, f in enumerate(t)]
+            body = pc.binary_join_element_wise(*members, ",")
+            res = pc.binary_join_element_wise("{", body, "}", "")
+        res = pc.if_else(pc.is_valid(a), res, pa.nulls(len(a), pa.string()))
     elif t == pa.null():
         return pa.array(["null"] * len(a), pa.string())
     else:
         res = per_distinct(cast_array(a, pa.string()), dumps, pa.string())
     return pc.fill_null(res, "null")
+
+
+def _member_names(keys: Array) -> Array:
+    """Map keys as JSON member names (a key that is not a string: its text)."""
+    text = keys if pa.types.is_string(keys.type) else cast_array(keys, pa.string())
+    return pc.fill_null(per_distinct(text, dumps, pa.string()), '"null"')
+
+
+def _wrap(lists: Array, left: str, right: str) -> Array:
+    return pc.binary_join_element_wise(left, pc.binary_join(lists, ","), right, "")
 
 
 def _json_string(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -251,7 +290,47 @@ def _json_array(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
     return pc.binary_join_element_wise("[", body, "]", "")
 
 
+def _quote_char(c: str) -> str:
+    code = ord(c)
+    if code < 128:
+        return _QUOTE_ASCII.get(c, c)
+    if code > 0xFFFF:  # (Flink writes the code point, then the low surrogate of its pair)
+        return f"\\u{code:04x}\\u{0xDC00 + ((code - 0x10000) & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+_QUOTE_ASCII = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f",
+                "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _json_quote(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """JSON_QUOTE(s): s as a JSON string literal as Flink's JsonQuoteFunction writes it
+    ('/' escaped, every character beyond ASCII as \\uXXXX)."""
+    return per_distinct(args[0], lambda v: '"' + "".join(map(_quote_char, v)) + '"',
+                        pa.string())
+
+
+def _unquote_one(v: str) -> str:
+    if len(v) < 2 or v[0] != '"' or v[-1] != '"':
+        return v
+    try:
+        text = json.loads(v)
+    except ValueError:
+        return v  # (not JSON: as it is)
+    if not isinstance(text, str):
+        return v
+    # (a lone surrogate escape cannot be UTF-8: the input as it is)
+    return text if not any(0xD800 <= ord(c) <= 0xDFFF for c in text) else v
+
+
+def _json_unquote(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """JSON_UNQUOTE(s): the value of a JSON string literal; anything else as it is."""
+    return per_distinct(args[0], _unquote_one, pa.string())
+
+
 KERNELS: dict[str, Kernel] = {
+    "json_quote": _json_quote,
+    "json_unquote": _json_unquote,
     "json_value": _json_value,
     "json_query": _json_query,
     "json_exists": _json_exists,

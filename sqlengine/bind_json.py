@@ -13,6 +13,7 @@ from sqlengine import types as T
 from sqlengine.bind_scalar import coerce, data_type
 from sqlengine.dialect import JsonCall
 from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.functions_json import not_json_convertible
 from sqlengine.plan.expressions import Call, Expr, Literal
 
 if TYPE_CHECKING:
@@ -105,14 +106,27 @@ def bind_json_call(binder: ExprBinder, node: JsonCall, scope: Scope) -> Expr:
     for key in ("on_empty", "on_error"):
         kind, default = _behaviour(binder, node, key, ("NULL", "ERROR", "DEFAULT"), "NULL",
                                    name)
-        value = coerce(binder.bind(default, scope), out) if default is not None else \
-            Literal(None, out)
+        bound = binder.bind(default, scope) if default is not None else None
+        value = coerce(bound, out) if bound is not None else Literal(None, out)
+        if bound is not None and bound.dtype == T.BOOLEAN and out == T.STRING:
+            # (Flink writes a boolean default as JSON does: 'true' / 'false')
+            value = Call("lower", (value,), T.STRING)
         if default is not None and not (T.can_implicitly_cast(value.dtype, out) or
                                         value.dtype == out):
             raise binder.error(BindError, f"the DEFAULT of JSON_VALUE must be a "
                                f"{T.type_name(out)}", default)
         parts += [Literal(kind, T.STRING), value]
     return Call("json_value", tuple(parts), out)
+
+
+def _convertible(binder: ExprBinder, value: Expr, node: exp.Expression, name: str) -> None:
+    """Refuse a value Flink cannot write as JSON (a DATE, TIME or interval, also inside an
+    array, map or row)."""
+    bad = not_json_convertible(value.dtype)
+    if bad is not None:
+        raise binder.error(BindError, f"{name} cannot convert a {T.type_name(bad)} to JSON "
+                           "(strings, binary strings, numbers, booleans, timestamps, arrays, "
+                           "maps and rows)", node)
 
 
 def _raw_flags(values: list[Expr]) -> str:
@@ -126,6 +140,8 @@ def _json_array(binder: ExprBinder, node: JsonCall, nodes: list[exp.Expression],
         if node.args.get(key) is not None:
             raise binder.error(BindError, "JSON_ARRAY takes only NULL / ABSENT ON NULL", node)
     values = [binder.bind(n, scope) for n in nodes]
+    for v, n in zip(values, nodes):
+        _convertible(binder, v, n, "JSON_ARRAY")
     on_null = node.args.get("on_null")
     flags = _raw_flags(values)
     return Call("json_array", (Literal(on_null.name if on_null else "ABSENT", T.STRING),
@@ -146,6 +162,7 @@ def bind_json_object(binder: ExprBinder, node: exp.JSONObject, scope: Scope) -> 
             raise binder.error(BindError, "JSON_OBJECT takes KEY k VALUE v pairs", kv)
         k = _text(binder, binder.bind(kv.this, scope), kv.this, "a JSON_OBJECT key")
         v = binder.bind(kv.expression, scope)
+        _convertible(binder, v, kv.expression, "JSON_OBJECT")
         parts += [k, v]
         values.append(v)
     return Call("json_object", (Literal("ABSENT" if handling.startswith("ABSENT") else "NULL",

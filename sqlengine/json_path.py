@@ -83,6 +83,13 @@ def _bracket(inner: str, text: str) -> Step:
     raise ExecutionError(f"invalid JSON path {text!r}: [{inner}]")
 
 
+def path_is_indefinite(path: Path) -> bool:
+    """Whether the path may select several items ('.*', '[*]', '[0, 1]', "['a', 'b']"):
+    Jayway, which Flink's JSON functions use, gives such a path's items as one JSON array."""
+    return any(step.kind in ("members", "all") or len(step.names) > 1 or
+               len(step.indexes) > 1 for step in path.steps)
+
+
 def evaluate(path: Path, doc: object) -> list[object]:
     """The items ``path`` selects in the parsed document."""
     items = [doc]
