@@ -33,7 +33,8 @@ CASES = [
     ("HEX('hello,world')", "68656C6C6F2C776F726C64"), ("BIN(CAST(NULL AS INT))", None),
     # strings (Flink's documentation examples)
     ("REGEXP_REPLACE('foobar', 'oo|ar', '')", "fb"),
-    ("REGEXP_REPLACE('abc', '(b)', '[$1]')", "a[b]c"),
+    # (Flink quotes the replacement: '$1' is not the group; Flink 2.3 answers 'a[$1]c')
+    ("REGEXP_REPLACE('abc', '(b)', '[$1]')", "a[$1]c"),
     ("CONCAT_WS('~', 'AA', CAST(NULL AS STRING), 'BB', '', 'CC')", "AA~BB~~CC"),
     ("CONCAT_WS(CAST(NULL AS STRING), 'a')", None),
     ("LEFT('Hello', 2)", "He"), ("RIGHT('Hello', 3)", "llo"), ("LEFT('Hello', -1)", ""),
@@ -59,7 +60,7 @@ CASES = [
     ("SHA1('abc')", "a9993e364706816aba3e25717850c26c9cd0d89d"),
     ("SHA256('abc')", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
     ("SHA2('abc', 224)", "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"),
-    ("SHA2('abc', 100)", None), ("MD5(CAST(NULL AS STRING))", None),
+    ("MD5(CAST(NULL AS STRING))", None),
     # temporal (UTC session)
     ("TO_TIMESTAMP('2020-01-01 10:00:00')", dt.datetime(2020, 1, 1, 10)),
     ("TO_TIMESTAMP('2020/01/02 03:04', 'yyyy/MM/dd HH:mm')", dt.datetime(2020, 1, 2, 3, 4)),
@@ -151,7 +152,7 @@ def test_clock_functions(s: sqlengine.Session) -> None:
 
 
 @pytest.mark.parametrize("sql", [
-    "SELECT REGEXP_REPLACE(s, s, 'x') FROM (VALUES ('a')) AS t(s)",
+    "SELECT SHA2('abc', 100)",  # (Flink 2.3: 'Unsupported algorithm.')
     "SELECT FLOOR(TIMESTAMP '2020-01-01 00:00:00' TO EPOCH)",  # (WEEK is a FLOOR unit now)
     "SELECT JSON_VALUE('{}', 'a.b')",
     "SELECT JSON_QUERY('{}', '$' RETURNING INT)",
