@@ -4,6 +4,7 @@ group window auxiliaries (TUMBLE_START ...) and hidden ORDER BY expressions."""
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 from collections.abc import Callable
 
 import pyarrow as pa
@@ -35,7 +36,7 @@ from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
 
 _AGGREGATES = ("count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg",
-               "array_agg", "json_arrayagg", "json_objectagg")
+               "array_agg", "json_arrayagg", "json_objectagg", "percentile")
 # sqlglot's keys of the aggregates whose SQL names differ
 _NAMES = {"firstvalue": "first_value", "lastvalue": "last_value", "groupconcat": "listagg",
           "arrayagg": "array_agg", "jsonarrayagg": "json_arrayagg",
@@ -263,6 +264,8 @@ class AggregateBinder(ClauseBinder):
         if func in ("first_value", "last_value", "json_arrayagg") and is_distinct:
             raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) is not "
                              "supported yet", node)
+        if func == "percentile":
+            return percentile(self, node, bound, is_distinct, filt)
         if func == "array_agg":
             element = T.STRING if t == T.NULL else t
             return AggCall("array_agg", (coerce(bound, element),), T.array_of(element),
@@ -313,3 +316,23 @@ def json_objectagg(b: AggregateBinder, node: exp.Expression, scope: Scope,
     absent = str(node.args.get("null_handling") or "").upper() == "ABSENT ON NULL"
     return AggCall("json_objectagg", (pair, Literal(not absent, T.BOOLEAN)), T.STRING, False,
                    filt)
+
+
+def percentile(b: AggregateBinder, node: exp.Expression, bound: Expr, is_distinct: bool,
+               filt: Expr | None) -> AggCall:
+    """PERCENTILE(value, p): the continuous percentile (linear between the two nearest
+    values, as Flink's and PERCENTILE_CONT); p a constant in [0, 1]."""
+    if not (T.is_numeric(bound.dtype) or bound.dtype == T.NULL):
+        raise b.error(BindError, f"PERCENTILE needs a numeric value, got "
+                      f"{T.type_name(bound.dtype)}", node)
+    if node.args.get("frequency") is not None:
+        raise b.error(NotSupportedError, "PERCENTILE with a frequency is not supported yet",
+                      node.args["frequency"])
+    p = b.bind_plain(node.expression, Scope(()))
+    if not (isinstance(p, Literal) and isinstance(p.value, int | float | decimal.Decimal)
+            and not isinstance(p.value, bool) and 0 <= p.value <= 1):
+        raise b.error(NotSupportedError, "the percentage of PERCENTILE must be a constant "
+                      "number between 0 and 1 (an ARRAY of them is not supported yet)",
+                      node.expression)
+    return AggCall("percentile", (coerce(bound, T.DOUBLE), Literal(float(p.value), T.DOUBLE)),
+                   T.DOUBLE, is_distinct, filt)

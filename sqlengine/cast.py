@@ -49,6 +49,21 @@ def text_kind(t: pa.DataType) -> str | None:
     return None
 
 
+def _row_to_row(arr: pa.Array, target: pa.StructType, safe: bool) -> pa.Array:
+    """A ROW cast field by field in order (Flink's: the names are the target's; Arrow would
+    match fields by name)."""
+    src = arr.type
+    if src.num_fields != target.num_fields:
+        raise ExecutionError(f"cannot CAST {T.type_name(src)} to {T.type_name(target)}: "
+                             f"{src.num_fields} fields to {target.num_fields}")
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    children = [cast_array(arr.field(i), target.field(i).type, safe)
+                for i in range(src.num_fields)]
+    return pa.StructArray.from_arrays(children, fields=list(target),
+                                      mask=arr.is_null() if arr.null_count else None)
+
+
 def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
                checked: bool = False) -> pa.Array:
     """CAST ``arr`` to ``target``; ``safe`` (TRY_CAST) gives NULL where the value does not fit;
@@ -66,6 +81,8 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
         return _from_string(arr, target, safe, checked)
     if T.is_string(target):
         return _to_string(arr)
+    if pa.types.is_struct(src) and pa.types.is_struct(target):
+        return _row_to_row(arr, target, safe)
     try:
         special = _special(arr, src, target)
         if special is not None:

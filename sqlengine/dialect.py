@@ -15,6 +15,12 @@ class TableArg(exp.Expression):
     arg_types = {"this": True, "partition_by": False}
 
 
+class Percentile(exp.Expression, exp.AggFunc):
+    """Flink's PERCENTILE(value, percentage [, frequency]): the continuous percentile."""
+
+    arg_types = {"this": True, "expression": True, "frequency": False}
+
+
 class JsonCall(exp.Expression):
     """JSON_VALUE / JSON_QUERY / JSON_EXISTS / JSON_ARRAY with their SQL/JSON clauses:
     ``returning`` a type, ``wrapper`` (JSON_QUERY), the behaviour ``on_empty`` / ``on_error``
@@ -83,7 +89,88 @@ class Flink(Dialect):
             **parser.Parser.FUNCTION_PARSERS,
             **{name: (lambda self, name=name: self._parse_json_call(name))
                for name in ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_ARRAY")},
+            "JSON_ARRAYAGG": lambda self: self._parse_json_arrayagg(),
+            "PERCENTILE": lambda self: self.expression(Percentile(
+                **dict(zip(("this", "expression", "frequency"),
+                           self._parse_csv(self._parse_assignment))))),
         }
+
+        def _parse_types(self, check_func: bool = False, schema: bool = False,
+                         allow_identifiers: bool = True, with_collation: bool = False
+                         ) -> exp.Expression | None:
+            """Flink's ROW<name type, ...> and ROW(name type, ...) as a STRUCT type (in CAST);
+            anything else as sqlglot reads it."""
+            row = self._row_type()
+            if row is not None:
+                return row
+            return super()._parse_types(check_func=check_func, schema=schema,
+                                        allow_identifiers=allow_identifiers,
+                                        with_collation=with_collation)
+
+        def _row_type(self) -> exp.Expression | None:
+            if not (self._curr and self._curr.text.upper() == "ROW" and self._next and
+                    self._next.token_type in (TokenType.LT, TokenType.L_PAREN)):
+                return None
+            start = self._index
+            close = TokenType.GT if self._next.token_type == TokenType.LT else TokenType.R_PAREN
+            self._advance(2)
+            fields: list[exp.Expression] = []
+            while True:
+                name = self._parse_id_var(any_token=True)
+                kind = self._parse_types() if name is not None else None
+                if kind is None:
+                    self._retreat(start)
+                    return None
+                fields.append(exp.ColumnDef(this=name, kind=kind))
+                if not self._match(TokenType.COMMA):
+                    break
+            if not self._match(close):
+                self._retreat(start)
+                return None
+            return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=fields, nested=True)
+
+        def _parse_json_arrayagg(self) -> exp.Expression:
+            """JSON_ARRAYAGG([DISTINCT] value [NULL | ABSENT ON NULL]), after its '('."""
+            distinct = self._match(TokenType.DISTINCT)
+            value = self._parse_assignment()
+            if distinct:
+                value = exp.Distinct(expressions=[value])
+            handling = None
+            if self._match_text_seq("NULL", "ON", "NULL"):
+                handling = "NULL ON NULL"
+            elif self._match_text_seq("ABSENT", "ON", "NULL"):
+                handling = "ABSENT ON NULL"
+            return self.expression(exp.JSONArrayAgg(this=value, null_handling=handling))
+
+        def _parse_case(self) -> exp.Expression | None:
+            """CASE, where a simple CASE may list several values in a WHEN
+            (``CASE x WHEN 1, 2 THEN ...``, as Flink): such a CASE reads as a searched one,
+            ``CASE WHEN x = 1 OR x = 2 THEN ...``."""
+            if self._match(TokenType.DOT, advance=False):
+                self._retreat(self._index - 1)  # (case.*: not a CASE)
+                return None
+            comments = self._prev_comments
+            subject = self._parse_disjunction()
+            whens: list[tuple[list[exp.Expression], exp.Expression]] = []
+            while self._match(TokenType.WHEN):
+                values = [self._parse_disjunction()]
+                while subject is not None and self._match(TokenType.COMMA):
+                    values.append(self._parse_disjunction())
+                if not self._match(TokenType.THEN):
+                    self.raise_error("Expected THEN after WHEN")
+                whens.append((values, self._parse_disjunction()))
+            default = self._parse_disjunction() if self._match(TokenType.ELSE) else None
+            if not self._match(TokenType.END):
+                self.raise_error("Expected END after CASE", self._prev)
+            if subject is not None and any(len(v) > 1 for v, _ in whens):
+                ifs = [exp.If(this=exp.or_(*(exp.EQ(this=subject.copy(), expression=v)
+                                             for v in values)), true=then)
+                       for values, then in whens]
+                subject = None
+            else:
+                ifs = [exp.If(this=values[0], true=then) for values, then in whens]
+            return self.expression(exp.Case(this=subject, ifs=ifs, default=default),
+                                   comments=comments)
 
         def _parse_json_call(self, name: str) -> exp.Expression:
             """The arguments and clauses of a SQL/JSON function, after its '('."""

@@ -362,7 +362,7 @@ ALIASES = {
 }
 
 AGGREGATES = {"count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg",
-              "array_agg", "json_arrayagg", "json_objectagg"}
+              "array_agg", "json_arrayagg", "json_objectagg", "percentile"}
 
 
 # The families with modules of their own register their signatures when imported.

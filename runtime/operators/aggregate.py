@@ -252,7 +252,7 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
 
 # Aggregates whose result depends on the rows' order (arrival order, as Flink's), and the
 # Arrow hash aggregations that gather them per chunk.
-_LISTS = ("listagg", "array_agg", "json_arrayagg", "json_objectagg")
+_LISTS = ("listagg", "array_agg", "json_arrayagg", "json_objectagg", "percentile")
 _ORDERED = ("first_value", "last_value", *_LISTS)
 _ARROW_AGG = {"first_value": "first", "last_value": "last", **{f: "list" for f in _LISTS}}
 

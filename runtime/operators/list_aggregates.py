@@ -1,6 +1,7 @@
 """The results of the aggregates that gather a group's values in arrival order (Flink's
-LISTAGG, ARRAY_AGG, JSON_ARRAYAGG and JSON_OBJECTAGG): the accumulator keeps each group's
-values as a Python list (``aggregate._Accumulator``); this turns them into the result column.
+LISTAGG, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE): the accumulator keeps
+each group's values as a Python list (``aggregate._Accumulator``); this turns them into the
+result column.
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array
         return pa.array(joined, pa.string())
     if func == "array_agg":
         return pa.array([None if empty else v for v, empty in zip(lists, null)], call.type)
+    if func == "percentile":
+        p = float(call.args[1].value)  # type: ignore[attr-defined]
+        return pa.array([None if empty else float(np.percentile(np.asarray(v, np.float64), p * 100))
+                         for v, empty in zip(lists, null)], pa.float64())
     flag = call.args[1]
     null_on_null = isinstance(flag, Literal) and flag.value is True
     if func == "json_arrayagg":

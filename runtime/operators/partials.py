@@ -30,7 +30,8 @@ class Partials:
         self.distinct = [j for j, a in enumerate(aggs)
                          if a.distinct and a.func in ("count", "sum", "avg")]
         for a in aggs:
-            if a.func in ("listagg", "array_agg", "json_arrayagg", "json_objectagg"):
+            if a.func in ("listagg", "array_agg", "json_arrayagg", "json_objectagg",
+                          "percentile"):
                 from sqlengine.errors import NotSupportedError
 
                 msg = (f"{a.func.upper()} in a window aggregation is not supported yet "

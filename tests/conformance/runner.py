@@ -73,7 +73,8 @@ def canon(s: pa.Scalar) -> Any:
         d = s.as_py()
         return fmt_date(d.year, d.month, d.day)
     if pa.types.is_time(t):
-        nanos = s.cast(pa.int64()).as_py() * _UNITS[t.unit]
+        raw = s.cast(pa.int32() if pa.types.is_time32(t) else pa.int64()).as_py()
+        nanos = raw * _UNITS[t.unit]
         secs, frac = divmod(nanos, 1_000_000_000)
         return fmt_time(secs // 3600, secs // 60 % 60, secs % 60, frac)
     if pa.types.is_timestamp(t):

@@ -117,3 +117,29 @@ def test_listagg_over_matches_duckdb(ours: str, duck: str) -> None:
     got = sorted(tuple(r.values()) for r in s.sql(f"SELECT id, {ours} AS l FROM {W}")
                  .collect().to_pylist())
     assert got == sorted(duckdb.sql(f"SELECT id, {duck} AS l FROM {W}").fetchall())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_percentile_matches_duckdb_quantile_cont(mode: str) -> None:
+    sql = "SELECT g, PERCENTILE(i, 0.5) AS p, PERCENTILE(i, 0.25) AS q FROM t GROUP BY g"
+    ours = [(r["g"], r["p"], r["q"]) for r in _ours(mode, sql)]
+    con = duckdb.connect()
+    con.register("t", T)
+    theirs = con.sql("SELECT g, quantile_cont(i, 0.5), quantile_cont(i, 0.25) FROM t "
+                     "GROUP BY g ORDER BY g").fetchall()
+    assert ours == theirs
+
+
+def test_percentile_refuses_a_percentage_outside_0_1() -> None:
+    with pytest.raises(SqlEngineError, match="between 0 and 1"):
+        _ours("batch", "SELECT PERCENTILE(i, 1.5) FROM t")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_json_arrayagg(mode: str) -> None:
+    sql = ("SELECT g, JSON_ARRAYAGG(s) AS a, JSON_ARRAYAGG(s NULL ON NULL) AS n, "
+           "JSON_ARRAYAGG(i ABSENT ON NULL) AS i FROM t GROUP BY g")
+    assert _ours(mode, sql) == [
+        {"g": "a", "a": '["x","y","x"]', "n": '["x","y","x"]', "i": "[1,2]"},
+        {"g": "b", "a": '["z"]', "n": '[null,"z"]', "i": "[3,3]"},
+        {"g": "c", "a": "[]", "n": "[null]", "i": "[]"}]

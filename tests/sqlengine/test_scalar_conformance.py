@@ -70,3 +70,23 @@ def test_current_catalog_and_database_follow_use() -> None:
     s.execute("CREATE DATABASE other")
     s.execute("USE other")
     assert _one("SELECT CURRENT_DATABASE() AS d", s)[1] == {"d": "other"}
+
+
+def test_simple_case_with_several_values_in_a_when() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    got = s.sql("SELECT x, CASE x WHEN 1 THEN 'one' WHEN 2, 3 THEN 'two-three' ELSE 'other' "
+                "END AS c FROM (VALUES (1), (2), (3), (4), (CAST(NULL AS INT))) AS t(x)"
+                ).collect().to_pylist()
+    assert {r["x"]: r["c"] for r in got} == {1: "one", 2: "two-three", 3: "two-three",
+                                             4: "other", None: "other"}
+
+
+def test_cast_row_to_row_is_by_position() -> None:
+    schema, row = _one("SELECT CAST(ROW(1, ROW(2, 3)) AS ROW<a BIGINT, b ROW<c INT, d "
+                       "STRING>>) AS n, CAST((1, 'x') AS ROW(p INT, q STRING)) AS m")
+    assert schema.field("n").type == pa.struct([
+        ("a", pa.int64()), ("b", pa.struct([("c", pa.int32()), ("d", pa.string())]))])
+    assert row == {"n": {"a": 1, "b": {"c": 2, "d": "3"}}, "m": {"p": 1, "q": "x"}}
+    fields = _one("SELECT r.x, r.y FROM (SELECT CAST(ROW(1, 'a') AS ROW<x INT, y STRING>) "
+                  "AS r) AS t")[1]
+    assert fields == {"x": 1, "y": "a"}
