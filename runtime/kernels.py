@@ -312,14 +312,6 @@ def _trim(where: str) -> Kernel:
     return kernel
 
 
-def _replace(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    if lits[1] is None or lits[2] is None:
-        return pa.nulls(len(args[0]), pa.string())
-    if lits[1] == "":
-        return args[0]
-    return pc.replace_substring(args[0], pattern=str(lits[1]), replacement=str(lits[2]))
-
-
 def _pad(left: bool) -> Kernel:
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         s = args[0]
@@ -491,38 +483,6 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     return pc.binary_join_element_wise(*parts, "")
 
 
-def _numbered_groups(pattern: str) -> tuple[str, int]:
-    # Arrow's extract_regex wants named groups: name every capturing "(" in order.
-    out, n, i = [], 0, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if c == "(" and not pattern.startswith("(?", i):
-            n += 1
-            out.append(f"(?P<g{n}>")
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out), n
-
-
-def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    s = args[0]
-    if lits[1] is None:
-        return pa.nulls(len(s), pa.string())
-    group = as_int(lits[2]) if len(lits) > 2 and lits[2] is not None else 1
-    pattern, n = _numbered_groups(f"({lits[1]})")
-    group += 1  # group 0 (the whole match) is the wrapper added above
-    if group > n:
-        msg = f"REGEXP_EXTRACT group {group - 1} does not exist in {lits[1]!r}"
-        raise ExecutionError(msg)
-    found = pc.extract_regex(s, pattern=pattern)
-    return pc.struct_field(found, f"g{group}")
-
-
 def _split_index(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     s = args[0]
     sep, idx = lits[1], lits[2]
@@ -535,12 +495,6 @@ def _split_index(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     pos = np.full(len(s), -1, dtype=np.int64)
     pos[parents] = np.arange(len(flat))
     return flat.take(pa.array(pos, mask=pos < 0))
-
-
-def _regexp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    if lits[1] is None:
-        return pa.nulls(len(args[0]), pa.bool_())
-    return pc.match_substring_regex(args[0], str(lits[1]))
 
 
 KERNELS: dict[str, Kernel] = {
@@ -574,14 +528,12 @@ KERNELS: dict[str, Kernel] = {
     "concat": _concat,
     "upper": _unary(pc.utf8_upper),
     "lower": _unary(pc.utf8_lower),
-    "initcap": _unary(pc.utf8_title),
     "reverse": _unary(pc.utf8_reverse),
     "char_length": _char_length,
     "trim": _trim("both"),
     "ltrim": _trim("left"),
     "rtrim": _trim("right"),
     "substring": substring,
-    "replace": _replace,
     "position": position,
     "char_fit": char_fit,
     "varchar_fit": varchar_fit,
@@ -607,9 +559,7 @@ KERNELS: dict[str, Kernel] = {
     "if": _if,
     "nullif": _nullif,
     "date_format": _date_format,
-    "regexp_extract": _regexp_extract,
     "split_index": _split_index,
-    "regexp": _regexp,
     **{f"extract_{u}": _extract(u) for u in (*_EXTRACT, "dow")},
 }
 

@@ -271,8 +271,8 @@ for _op in ("like", "not_like", "similar_to", "not_similar_to"):
 _register(Signature("concat_op", 2, 2, _concat))
 _register(Signature("concat", 1, None, _concat))
 _register(Signature("upper", 1, 1, _strings("upper", T.STRING)))
-_register(Signature("lower", 1, 1, _strings("lower", T.STRING)))
 _register(Signature("initcap", 1, 1, _strings("initcap", T.STRING)))
+_register(Signature("lower", 1, 1, _strings("lower", T.STRING)))
 _register(Signature("reverse", 1, 1, _strings("reverse", T.STRING)))
 _register(Signature("char_length", 1, 1, _strings("char_length", T.INT)))
 _register(Signature("trim", 1, 2, _strings("trim", T.STRING), literal_args=(1,)))
@@ -280,7 +280,6 @@ _register(Signature("ltrim", 1, 2, _strings("ltrim", T.STRING), literal_args=(1,
 _register(Signature("rtrim", 1, 2, _strings("rtrim", T.STRING), literal_args=(1,)))
 _register(Signature("substring", 2, 3, _strings("substring", T.STRING, (T.INT, T.INT), 1),
                     literal_args=(1, 2)))
-_register(Signature("replace", 3, 3, _strings("replace", T.STRING), literal_args=(1, 2)))
 _register(Signature("position", 2, 3, _strings("position", T.INT, (T.INT,), 2),
                     literal_args=(0, 2)))
 _register(Signature("lpad", 3, 3, _strings("lpad", T.STRING, (T.INT, T.STRING), 1),
@@ -342,12 +341,8 @@ def _date_format(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataTyp
 
 
 _register(Signature("date_format", 1, 2, _date_format, literal_args=(1,)))
-_register(Signature("regexp_extract", 2, 3, _strings("regexp_extract", T.STRING, (T.STRING,
-                                                                                   T.INT), 1),
-                    literal_args=(1, 2)))
 _register(Signature("split_index", 3, 3, _strings("split_index", T.STRING, (T.STRING, T.INT),
                                                   1), literal_args=(1, 2)))
-_register(Signature("regexp", 2, 2, _strings("regexp", T.BOOLEAN), literal_args=(1,)))
 
 ALIASES = {
     "character_length": "char_length", "length": "char_length", "len": "char_length",

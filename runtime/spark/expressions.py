@@ -206,7 +206,7 @@ def _call(e: Call, k: list[str]) -> str | None:
             return None
         return f"CAST({_EXTRACT[unit]}({k[0]}) AS BIGINT)"
     if name == "regexp_extract":
-        group = k[2] if len(k) > 2 else "1"
+        group = k[2] if len(k) > 2 else "0"  # (Flink's default: the whole match)
         return f"nullif(regexp_extract({k[0]}, {k[1]}, {group}), '')"
     if name == "split_index":
         sep = e.args[1]
@@ -215,7 +215,8 @@ def _call(e: Call, k: list[str]) -> str | None:
         pattern = "'" + re.escape(str(sep.value)).replace("\\", "\\\\").replace("'", "\\'") + "'"
         return f"try_element_at(split({k[0]}, {pattern}), CAST({k[2]} AS INT) + 1)"
     if name == "regexp":
-        return f"({k[0]} RLIKE {k[1]})"
+        # Flink: an empty regex matches nothing.
+        return f"IF({k[1]} = '', IF({k[0]} IS NULL, NULL, false), ({k[0]} RLIKE {k[1]}))"
     if name in _SAME:
         return f"CAST({_SAME[name]}({', '.join(k)}) AS {out})"
     return None

@@ -310,6 +310,8 @@ def test_cumulate_windows_on_spark_batch(tvf: str) -> None:
 @pytest.mark.parametrize(("setup", "sql", "message"), [
     ("", "SELECT FIRST_VALUE(x) FROM (VALUES (1), (2)) AS t(x)", "FIRST_VALUE"),
     ("", "SELECT LISTAGG(s) FROM (VALUES ('a')) AS t(s)", "LISTAGG"),
+    ("", "SELECT ARRAY_AGG(x) FROM (VALUES (1), (2)) AS t(x)", "ARRAY<INT>"),
+    ("", "SELECT PERCENTILE(x, 0.5) FROM (VALUES (1), (2)) AS t(x)", "PERCENTILE"),
     ("", "SELECT ARRAY[x, 2] AS a FROM (VALUES (1)) AS t(x)", "ARRAY<INT>"),
     ("udf", "SELECT plus_one(x) FROM (VALUES (1)) AS t(x)", "PLUS_ONE"),
 ])
@@ -321,3 +323,21 @@ def test_new_features_are_refused_on_spark(setup: str, sql: str, message: str) -
         s.create_function("plus_one", lambda x: x + 1, "INT")
     with pytest.raises(NotSupportedError, match=message):
         s.sql(sql).collect()
+
+
+STRINGS = ("(VALUES (1, 'foothebar', 'a%c'), (2, 'abc', 'a_c'), (3, '', CAST(NULL AS STRING)), "
+           "(4, CAST(NULL AS STRING), 'x')) AS t(i, s, p)")
+
+
+def test_string_predicates_and_regexps_on_spark() -> None:
+    """REGEXP_EXTRACT's default group (the whole match), REGEXP with an empty pattern, LIKE
+    with ESCAPE, SIMILAR TO (through the native kernel) and IS [NOT] DISTINCT FROM give
+    native's rows."""
+    sql = (f"SELECT i, REGEXP_EXTRACT(s, 'o+') AS e0, REGEXP_EXTRACT(s, 'f(o+)', 1) AS e1, "
+           f"REGEXP(s, '') AS r0, REGEXP(s, 'b.') AS r1, p LIKE 'a!%c' ESCAPE '!' AS l, "
+           f"s SIMILAR TO '%(b|o)a?r' AS st, "
+           f"s IS DISTINCT FROM p AS d, s IS NOT DISTINCT FROM 'abc' AS nd FROM {STRINGS}")
+    got = {name: sorted(tuple(r.values()) for r in sqlengine.connect(conf).sql(sql).collect()
+                        .to_pylist()) for name, conf in (("native", NATIVE), ("spark", SPARK))}
+    assert got["spark"] == got["native"]
+    assert got["native"][0][1:3] == ("oo", "oo")
