@@ -237,9 +237,7 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
     """The decimal128 array of unscaled ``total`` (int64 or Python ints), NULL where ``null``."""
     n = len(total)
     if total.dtype == np.int64:
-        words = np.empty(2 * n, dtype=np.int64)
-        words[0::2] = total
-        words[1::2] = total >> 63
+        words = decimal_int64.words_of(total)
     else:
         words = np.array([w for v in total.tolist() for w in (
             ((int(v) & ((1 << 64) - 1)) ^ (1 << 63)) - (1 << 63),
