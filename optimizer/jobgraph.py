@@ -69,6 +69,34 @@ class JobGraph:
             chain = " -> ".join(op.label() for op in v.chain)
             group = f", slot-sharing={v.slot_sharing_group}" if groups else ""
             lines.append(f"{v.id} [parallelism={v.parallelism}{group}]: {chain}")
+            lines += _iterations(v)
             for e in self.out_edges(v.id):
                 lines.append(f"  --{e.label()}--> {e.target}")
         return "\n".join(lines)
+
+
+def _iterations(v: JobVertex) -> list[str]:
+    """The job an iteration's step runs in its vertex's task: its head (IterationSource) and
+    tail (IterationSink) co-located there, joined by a broker."""
+    from sqlengine.optimizer.specs_iteration import IterateSpec
+
+    lines = []
+    for op in v.chain:
+        if not isinstance(op, IterateSpec):
+            continue
+        from sqlengine.optimizer import plan_job
+        from sqlengine.plan.nodes import Sink, SinkSpec
+
+        step = plan_job(Sink(op.step, SinkSpec("collect", "collect", (), op.step.schema)),
+                        {"execution.runtime-mode": "batch"})
+        lines.append(f"  iteration {op.name} (co-located in {v.id}: IterationSource and "
+                     "IterationSink share a broker; each round feeds the sink's new rows back "
+                     "to the source)")
+        for text in step.explain().replace("Sink(collect)", f"IterationSink({op.name})") \
+                .splitlines():
+            if text.startswith(" "):  # an edge: its target is a vertex of the step's job
+                head, _, target = text.rpartition("--> ")
+                lines.append(f"    {head}--> {v.id}.{target}")
+            else:
+                lines.append(f"    {v.id}.{text}")
+    return lines

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlengine import connectors, hints
+from sqlengine import bind_recursive, connectors, hints
 from sqlengine import types as T
 from sqlengine.bind_common import (
     ClauseBinder,
@@ -68,15 +68,15 @@ class RelationBinder(ClauseBinder):
     def query(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
         with_ = node.args.get("with_") or node.args.get("with")
         if with_ is not None:
-            if with_.args.get("recursive"):
-                raise self.error(NotSupportedError, "WITH RECURSIVE is not supported yet", node)
             ctes = dict(ctes)
             for cte in with_.expressions:
-                rel = self.query(cte.this, ctes)
                 name = cte.alias
                 cols = [c.name for c in (cte.args["alias"].columns or [])] \
                     if cte.args.get("alias") else []
-                ctes[name.lower()] = self.rename(rel, name, cols, cte)
+                if with_.args.get("recursive") and bind_recursive.reads_itself(cte):
+                    ctes[name.lower()] = bind_recursive.recursive_cte(self, cte, cols, ctes)
+                    continue
+                ctes[name.lower()] = self.rename(self.query(cte.this, ctes), name, cols, cte)
         if isinstance(node, exp.Select):
             return self.binder.selects.select(node, ctes)
         if isinstance(node, exp.Union):

@@ -27,6 +27,7 @@ from sqlengine.optimizer.specs import (
     ValuesSpec,
     WindowFunctionsSpec,
 )
+from sqlengine.optimizer.specs_iteration import MAX_ROUNDS, IterateSpec, IterationSourceSpec
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     MatchRecognizeSpec,
@@ -43,6 +44,7 @@ from sqlengine.optimizer.specs_windows import (
 from sqlengine.options import parse_duration
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, Expr
+from sqlengine.plan.iteration import Iterate, WorkingTable
 
 
 class CreateGraph:
@@ -72,6 +74,7 @@ class _Translator:
         # TVFs under a windowed aggregate or Top-N (which must not see late rows)
         self.windowed_tvfs: set[int] = set()
         self.memo: dict[int, PhysicalNode] = {}  # (a logical DAG stays a DAG)
+        self.options = options
 
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         if id(plan) not in self.memo:
@@ -224,9 +227,29 @@ class _Translator:
                     schema=plan.schema, updating=child.op.updating, table=target.table,
                     target=target, input_updating=child.op.updating),
                     ((child, FORWARD),))
+            case Iterate():
+                return self._iterate(plan)
+            case WorkingTable():
+                return PhysicalNode(IterationSourceSpec(schema=plan.schema, name=plan.name,
+                                                        chain_strategy=ChainStrategy.HEAD))
             case _:
                 msg = f"no physical operator for {type(plan).__name__}"
                 raise NotSupportedError(msg)
+
+    def _iterate(self, plan: Iterate) -> PhysicalNode:
+        """A recursive query: one task gathers the base rows and runs the step's rounds
+        (a SINGLE exchange: the fixpoint is decided over every row)."""
+        self._require_bounded(plan, "WITH RECURSIVE")
+        child = self.translate(plan.base)
+        if child.op.updating or any(isinstance(n, N.Scan) and n.source.changelog
+                                    for n in _walk(plan.step)):
+            msg = "WITH RECURSIVE needs insert-only inputs; an input here is updating"
+            raise NotSupportedError(msg)
+        key = "table.exec.iteration.max-rounds"
+        rounds = int(self.options[key]) if self.options.get(key) else MAX_ROUNDS
+        op = IterateSpec(schema=plan.schema, name=plan.name, distinct=plan.distinct,
+                         step=plan.step, max_rounds=rounds)
+        return PhysicalNode(op, ((child, Exchange(Partitioning.SINGLE)),))
 
     def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:
         child = self.translate(plan.input)
@@ -399,6 +422,15 @@ class _Translator:
             raise PlanError(msg)
 
 
+
+
+def _walk(plan: N.LogicalPlan) -> list[N.LogicalPlan]:
+    out, stack = [], [plan]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.children())
+    return out
 
 
 def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str] | None:

@@ -224,64 +224,72 @@ class Executor:
     def run(self) -> Iterator[pa.RecordBatch]:
         """Run the job; yields the batches that reach the collect sink (if any)."""
         try:
-            if not self._setup_checkpoints():
-                return
-            # Sources without a reader (VALUES) emit everything at once.
-            for v in self.graph.vertices:
-                task = self.tasks[v.id]
-                head = task.operators[0]
-                if hasattr(head, "values_batches"):
-                    task.emit_from_head(list(head.values_batches()))
-                    task.fire_watermark(MAX_WATERMARK, start=1)
-                    task.end_input(0)
-                    self._finish(v.id)
-                    yield from self._drain()
-            drivers = [(vid, SourceDriver(self.tasks[vid], self.options))
-                       for vid, _ in self.sources]
-            first = self._restored_next_source
-            if first is not None and first in [vid for vid, _ in drivers]:
-                at = [vid for vid, _ in drivers].index(first)
-                drivers = drivers[at:] + drivers[:at]
-            timed = [t for t in self.tasks.values() if t.has_timers]
-            self._finish_early()
-            while drivers and not self.cancelled:
-                still = []
-                for vid, driver in drivers:
-                    with self._lock:  # (a savepoint is taken between two of these)
-                        if self._request is not None:
-                            self._serve(self._request, vid)
-                        if self.cancelled:
-                            break
-                        if not self._needed(vid):
-                            continue  # (what it feeds has finished: the source is cancelled)
-                        if driver.poll():
-                            self._finish_early()
-                            still.append((vid, driver))
-                        else:
-                            self._finish(vid)
-                        now = time.monotonic()
-                        if timed:
-                            wall = int(time.time() * 1000)
-                            for t in timed:
-                                if not t.finished:
-                                    t.fire_processing_time(wall)
-                        if self.on_progress is not None and now - self._last_progress >= 0.5:
-                            self._last_progress = now
-                            self.on_progress(*self.progress())
-                        if self._may_checkpoint():
-                            self._checkpoint(next_source=_after(drivers, vid))
-                        out = self.collect.drain() if self.collect is not None else []
-                    yield from out
-                drivers = still
-            with self._lock:
-                if self.coordinator is not None and not self.cancelled:
-                    self._checkpoint(finished=True)
-                self.ended = True
-            yield from self._drain()
+            yield from self.run_open()
         finally:
-            self._collect_metrics()
-            for task in self.tasks.values():
-                task.close()
+            self.close()
+
+    def close(self) -> None:
+        self._collect_metrics()
+        for task in self.tasks.values():
+            task.close()
+
+    def run_open(self) -> Iterator[pa.RecordBatch]:
+        """Run the sources to their end, leaving the tasks open (an iteration's step runs
+        this way, then has its head fed round after round; ``close`` ends it)."""
+        if not self._setup_checkpoints():
+            return
+        # Sources without a reader (VALUES) emit everything at once.
+        for v in self.graph.vertices:
+            task = self.tasks[v.id]
+            head = task.operators[0]
+            if hasattr(head, "values_batches"):
+                task.emit_from_head(list(head.values_batches()))
+                task.fire_watermark(MAX_WATERMARK, start=1)
+                task.end_input(0)
+                self._finish(v.id)
+                yield from self._drain()
+        drivers = [(vid, SourceDriver(self.tasks[vid], self.options))
+                   for vid, _ in self.sources]
+        first = self._restored_next_source
+        if first is not None and first in [vid for vid, _ in drivers]:
+            at = [vid for vid, _ in drivers].index(first)
+            drivers = drivers[at:] + drivers[:at]
+        timed = [t for t in self.tasks.values() if t.has_timers]
+        self._finish_early()
+        while drivers and not self.cancelled:
+            still = []
+            for vid, driver in drivers:
+                with self._lock:  # (a savepoint is taken between two of these)
+                    if self._request is not None:
+                        self._serve(self._request, vid)
+                    if self.cancelled:
+                        break
+                    if not self._needed(vid):
+                        continue  # (what it feeds has finished: the source is cancelled)
+                    if driver.poll():
+                        self._finish_early()
+                        still.append((vid, driver))
+                    else:
+                        self._finish(vid)
+                    now = time.monotonic()
+                    if timed:
+                        wall = int(time.time() * 1000)
+                        for t in timed:
+                            if not t.finished:
+                                t.fire_processing_time(wall)
+                    if self.on_progress is not None and now - self._last_progress >= 0.5:
+                        self._last_progress = now
+                        self.on_progress(*self.progress())
+                    if self._may_checkpoint():
+                        self._checkpoint(next_source=_after(drivers, vid))
+                    out = self.collect.drain() if self.collect is not None else []
+                yield from out
+            drivers = still
+        with self._lock:
+            if self.coordinator is not None and not self.cancelled:
+                self._checkpoint(finished=True)
+            self.ended = True
+        yield from self._drain()
 
     def cancel(self) -> None:
         """Stop at the next source read (from another thread, or a progress callback)."""

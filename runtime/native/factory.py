@@ -36,6 +36,7 @@ from sqlengine.optimizer.specs import (
     ValuesSpec,
     WindowFunctionsSpec,
 )
+from sqlengine.optimizer.specs_iteration import IterateSpec, IterationSourceSpec
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     MatchRecognizeSpec,
@@ -177,6 +178,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return UnnestOperator(schema, spec.ordinality, spec.outer)
         case UnionSpec():
             return UnionOperator(schema, spec.updating)
+        case IterateSpec():
+            from sqlengine.runtime.operators.iterate import IterateOperator
+            return IterateOperator(spec, schema, tables)
+        case IterationSourceSpec():
+            from sqlengine.runtime.operators.iterate import IterationSourceOperator
+            return IterationSourceOperator()
         case GroupAggregateSpec():
             from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
             return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit,

@@ -285,6 +285,10 @@ class JoinOperator(SpillsToDisk, Operator):
         out = pa.Table.from_arrays(cols, names=[*self.schemas[side].names, M, T, K])
         return out.select(table.column_names)
 
+    # In an iteration's step (runtime/operators/iterate.py) probing rows are matched as they
+    # come: a round ends when its rows have gone through, none may wait for more.
+    eager = False
+
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         if not self.streaming:
@@ -376,7 +380,7 @@ class JoinOperator(SpillsToDisk, Operator):
         # its rows (at most PROBE_ROWS), so hashing it costs no more than the probing; a built
         # side of up to a batch's rows is probed as rows come.
         enough = min(PROBE_ROWS, built.num_rows) \
-            if built is not None and built.num_rows > SMALL_BUILD else 0
+            if built is not None and built.num_rows > SMALL_BUILD and not self.eager else 0
         if not rows or (batch is not None and rows < enough and
                         rows * self._row_bytes(side) < PROBE_BYTES):
             return []

@@ -500,6 +500,11 @@ CASES: dict[str, Case] = {
         "PATTERN (A+ B) WITHIN INTERVAL '2' SECOND DEFINE A AS AVG(A.price) < 14, "
         "B AS B.price > LAST(A.price, 0) + 1)",
         {"MatchRecognizeOperator"}),
+    "iterate_batch": Case(
+        BATCH, lambda: _tables(37),
+        "WITH RECURSIVE t(item, p) AS (SELECT item, CAST(price AS DOUBLE) FROM bids UNION "
+        "SELECT item, p * 2 FROM t WHERE p BETWEEN 1 AND 1000) SELECT item, p FROM t",
+        {"IterateOperator"}),
     "sort_limit_batch": Case(
         BATCH, lambda: _tables(34),
         "SELECT * FROM bids ORDER BY price DESC, ts LIMIT 6 OFFSET 2",

@@ -1,0 +1,45 @@
+"""Operator specs of a recursive query's iteration (``sqlengine.plan.iteration``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlengine.optimizer.specs import OperatorSpec
+from sqlengine.plan import nodes as N
+
+# Rounds an iteration may take before it fails ('table.exec.iteration.max-rounds'): a query
+# that never reaches a fixpoint stops with this named, never hangs.
+MAX_ROUNDS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IterateSpec(OperatorSpec):
+    """Gathers the base rows (its input), then runs ``step`` (the optimized logical plan of
+    the step, whose working table is its IterationSource) round after round, each round's
+    new rows fed back from the step's output (the IterationSink) to its head through a
+    broker, until a round adds none. Head, step and tail run in this operator's task (one
+    co-location group: the broker is in memory)."""
+
+    type_name: ClassVar[str] = "iterate"
+
+    name: str
+    distinct: bool
+    step: N.LogicalPlan
+    max_rounds: int = MAX_ROUNDS
+
+    def label(self) -> str:
+        kind = "UNION" if self.distinct else "UNION ALL"
+        return f"Iterate({self.name}, {kind}, IterationSource -> step -> IterationSink)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IterationSourceSpec(OperatorSpec):
+    """The iteration's head: emits each round's new rows, as the broker hands them over."""
+
+    type_name: ClassVar[str] = "iteration_source"
+
+    name: str
+
+    def label(self) -> str:
+        return f"IterationSource({self.name})"

@@ -1,0 +1,153 @@
+"""The iteration of a recursive query (``WITH RECURSIVE``; optimizer/specs_iteration.py).
+
+The operator gathers the base rows (its input). When they end, it plans the step (whose
+working table is an IterationSource head) as a job of its own and runs it in this task: the
+step's static inputs (the tables it joins with) are read to their end first, so that its
+joins hold them; then round after round the head emits the previous round's new rows, they
+go through the step synchronously (pushed, as the native executor pushes every batch), and
+what reaches the step's collecting sink (the IterationSink) is the round's output. For
+UNION, a row already found is not new (a KeyIndex over every row found so far: semi-naive
+evaluation, each row goes round once); for UNION ALL every output row is new. The rows
+found each round are emitted at once and handed back to the head (the broker); a round
+that finds none is the fixpoint, and the job's head input ends. The head, the step and the
+tail share this task, as Flink co-locates an iteration's head and tail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import pyarrow as pa
+
+from sqlengine.errors import ExecutionError
+from sqlengine.optimizer.specs_iteration import IterateSpec
+from sqlengine.runtime.elements import conformed, data_part
+from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.key_index import KeyIndex
+
+MAX_ROUNDS_KEY = "table.exec.iteration.max-rounds"
+OUT_ROWS = 65_536  # rows found before they are emitted (many rounds find a few rows each)
+
+
+class IterationSourceOperator(Operator):
+    """The iteration's head: passes on what the broker hands it (see IterateOperator)."""
+
+    name = "IterationSource"
+    state_fields = ()
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        return (batch,)
+
+
+class IterateOperator(Operator):
+    name = "Iterate"
+    # (the rounds run at once when the base ends, within one step of the task: a checkpoint
+    # sees the base rows gathered so far, never a half-run iteration)
+    state_fields = ("base", "seen", "rounds", "rows_derived")
+
+    def __init__(self, spec: IterateSpec, schema: pa.Schema,
+                 tables: dict[str, object]) -> None:
+        self.spec = spec
+        self.schema = schema
+        self.tables = tables
+        self.base: list[pa.RecordBatch] = []
+        self.rounds = 0  # rounds run (a metric)
+        self.rows_derived = 0  # rows the step produced, new or not (a metric)
+        self.seen: KeyIndex | None = KeyIndex([f.type for f in schema]) \
+            if spec.distinct else None
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        self.base.append(conformed(data_part(batch), self.schema))
+        return ()
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        return self._iterate()
+
+    def _new(self, rows: pa.Table) -> pa.Table:
+        """The rows not found before (UNION), each once; all of them (UNION ALL)."""
+        if self.seen is None or rows.num_rows == 0:
+            return rows
+        rows = rows.group_by(rows.column_names, use_threads=False).aggregate([])
+        before = len(self.seen)
+        slots = self.seen.assign([c.combine_chunks() for c in rows.columns])
+        return rows.filter(pa.array(slots >= before))
+
+    def _iterate(self) -> Iterator[pa.RecordBatch]:
+        base = pa.Table.from_batches(self.base, self.schema)
+        self.base = []
+        working = self._new(base)
+        if working.num_rows == 0:
+            return
+        found: list[pa.Table] = [working]  # (emitted in batches of OUT_ROWS, not per round)
+        held = working.num_rows
+        step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables)
+        try:
+            while working.num_rows:
+                self.rounds += 1
+                if self.rounds > self.spec.max_rounds:
+                    raise ExecutionError(
+                        f"the recursive query {self.spec.name!r} did not reach a fixpoint in "
+                        f"{self.spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round "
+                        "found new rows)")
+                out = step.round(working)
+                self.rows_derived += out.num_rows
+                working = self._new(out)
+                found.append(working)
+                held += working.num_rows
+                if held >= OUT_ROWS:
+                    yield from pa.concat_tables(found).combine_chunks().to_batches()
+                    found, held = [], 0
+        finally:
+            step.close()
+        if held:
+            yield from pa.concat_tables(found).combine_chunks().to_batches()
+
+    def state_summary(self) -> dict[str, object]:
+        return {"rounds": self.rounds, "rows_derived": self.rows_derived}
+
+
+class _StepJob:
+    """The step planned and run as a job of its own in this task, its head fed by hand."""
+
+    def __init__(self, spec: IterateSpec, ctx: object, tables: dict[str, object]) -> None:
+        from sqlengine.optimizer import plan_job
+        from sqlengine.plan.nodes import Sink, SinkSpec
+        from sqlengine.runtime.native.executor import Executor
+        from sqlengine.runtime.operators.join import JoinOperator
+
+        options = dict(getattr(ctx, "options", {}) or {})
+        options.update({"execution.runtime-mode": "batch", "parallelism.default": "1"})
+        for key in [k for k in options if k.startswith("execution.checkpointing.")]:
+            del options[key]
+        plan = Sink(spec.step, SinkSpec("collect", "collect", (), spec.step.schema))
+        self.graph = plan_job(plan, options, tables)
+        self.executor = Executor(self.graph, options, tables)
+        heads = [vid for vid, task in self.executor.tasks.items()
+                 if isinstance(task.operators[0], IterationSourceOperator)]
+        assert len(heads) == 1, heads
+        self.head = heads[0]
+        for task in self.executor.tasks.values():
+            for op in task.operators:
+                if isinstance(op, JoinOperator):
+                    op.eager = True  # (match each round's rows at once)
+                    op.build_side = None  # (the static side ends first: it is built)
+        # The step's static inputs, read to their end (nothing reaches its sink yet: every
+        # row of the step comes from the head).
+        for batch in self.executor.run_open():
+            if batch.num_rows:
+                raise ExecutionError("the step of a recursive query produced rows without "
+                                     "reading the recursive table")
+        self.collect = self.executor.collect
+        assert self.collect is not None
+        self.schema = spec.step.schema.to_arrow()
+
+    def round(self, working: pa.Table) -> pa.Table:
+        """The step's output for one round's rows."""
+        self.executor.tasks[self.head].emit_from_head(working.to_batches())
+        out = [conformed(data_part(b), self.schema) for b in self.collect.drain()]
+        return pa.Table.from_batches(out, self.schema) if out else self.schema.empty_table()
+
+    def close(self) -> None:
+        self.executor.close()
