@@ -310,6 +310,7 @@ class ChainedTask:
             late = getattr(op, "late_dropped", None)
             if late is not None:
                 counters["late_records_dropped"] = late
+            counters.update(op.extra_metrics())
             rows = getattr(op, "rows", None)
             table = getattr(op, "table_name", None)
             out.append((key, counters, (table, rows) if rows is not None and table else None))

@@ -128,6 +128,10 @@ class Operator:
         makes what it covered visible."""
         return
 
+    def extra_metrics(self) -> dict[str, int]:
+        """Counters of the operator's own, reported with its metrics (an iteration's rounds)."""
+        return {}
+
     def state_summary(self) -> Mapping[str, object]:
         """A few figures about the state, for tests and metrics."""
         return {}

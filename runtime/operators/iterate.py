@@ -104,7 +104,7 @@ class IterateOperator(Operator):
         if held:
             yield from pa.concat_tables(found).combine_chunks().to_batches()
 
-    def state_summary(self) -> dict[str, object]:
+    def extra_metrics(self) -> dict[str, int]:
         return {"rounds": self.rounds, "rows_derived": self.rows_derived}
 
 

@@ -137,3 +137,11 @@ def test_unbounded_input_is_refused_in_streaming_mode() -> None:
     with pytest.raises(SqlEngineError, match="WITH RECURSIVE needs a bounded input"):
         s.sql("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM g UNION SELECT r.x, g.b FROM r "
               "JOIN g ON r.y = g.a) SELECT * FROM r").collect()
+
+
+def test_rounds_and_derived_rows_are_metrics() -> None:
+    q = _session("batch", 1).sql(QUERIES["counting"])
+    q.collect()
+    iterate = [m for k, m in q.metrics().items() if k.endswith(".Iterate")][0]
+    assert iterate["rounds"] == 1000  # (the last round finds nothing: the fixpoint)
+    assert iterate["rows_derived"] == 999

@@ -1,0 +1,104 @@
+"""Recursive queries (WITH RECURSIVE): sqlengine next to DuckDB 1.5.5 in the same run.
+
+    python -m bench.iteration [--edges 100000] [--count 100000] [--mode batch]
+
+Cases (the same SQL on both engines, over the same in-memory Arrow tables; answers compared):
+- ``counting``: ``t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < count)``, one
+  row a round (``count`` rounds: the cost of a round);
+- ``closure``: the transitive closure (UNION) of a random graph of ``edges`` edges in
+  clusters of 20 nodes (each cluster a small graph with cycles; the closure stays within it);
+- ``hops``: hop-count shortest paths from the clusters' first node, up to 6 legs;
+- ``bom``: a bill-of-materials explosion (UNION ALL) down a 4-level tree.
+Printed: each engine's wall time for the query (warm process, best of ``--runs``), the ratio,
+the rows, and the iteration's rounds (sqlengine's metrics).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tables(edges: int) -> dict[str, pa.Table]:
+    rng = random.Random(42)
+    clusters = max(edges // 20, 1)
+    a, b = [], []
+    for c in range(clusters):
+        base = c * 20
+        for _ in range(20):
+            a.append(base + rng.randrange(20))
+            b.append(base + rng.randrange(20))
+    parts = [(p, p * 4 + k, k) for p in range(1 + 4 + 16 + 64) for k in range(1, 5)]
+    return {
+        "e": pa.table({"a": pa.array(a[:edges], pa.int64()), "b": pa.array(b[:edges], pa.int64())}),
+        "bom": pa.table({"assembly": pa.array([p[0] for p in parts], pa.int64()),
+                         "part": pa.array([p[1] for p in parts], pa.int64()),
+                         "qty": pa.array([p[2] for p in parts], pa.int64())}),
+    }
+
+
+def queries(count: int) -> dict[str, str]:
+    return {
+        "counting": f"WITH RECURSIVE t(n) AS (VALUES (CAST(1 AS BIGINT)) UNION ALL SELECT n + 1 "
+                    f"FROM t WHERE n < {count}) SELECT COUNT(*) AS c, SUM(n) AS s FROM t",
+        "closure": "WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e UNION SELECT r.x, e.b FROM r "
+                   "JOIN e ON r.y = e.a) SELECT COUNT(*) AS c, SUM(x) AS sx, SUM(y) AS sy "
+                   "FROM r",
+        "hops": "WITH RECURSIVE p(src, dst, hops) AS (SELECT a, b, 1 FROM e WHERE a % 20 = 0 "
+                "UNION SELECT p.src, e.b, p.hops + 1 FROM p JOIN e ON p.dst = e.a "
+                "WHERE p.hops < 6) SELECT COUNT(*) AS c, SUM(h) AS s FROM (SELECT src, dst, "
+                "MIN(hops) AS h FROM p GROUP BY src, dst)",
+        "bom": "WITH RECURSIVE x(part, qty) AS (SELECT part, qty FROM bom WHERE assembly = 0 "
+               "UNION ALL SELECT bom.part, x.qty * bom.qty FROM x JOIN bom ON "
+               "bom.assembly = x.part) SELECT COUNT(*) AS c, SUM(qty) AS s FROM x",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edges", type=int, default=100_000)
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("--mode", default="batch", choices=["batch", "streaming"])
+    parser.add_argument("--runs", type=int, default=1)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    import duckdb
+
+    import sqlengine
+
+    data = tables(args.edges)
+    con = duckdb.connect()
+    for name, t in data.items():
+        con.register(name, t)
+    print(f"{'case':10} {'sqlengine s':>12} {'duckdb s':>9} {'ratio':>6} {'rounds':>7}  answer")
+    for case, sql in queries(args.count).items():
+        theirs = ours = None
+        duck = mine = float("inf")
+        rounds = 0
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            theirs = con.sql(sql).fetchall()
+            duck = min(duck, time.perf_counter() - start)
+            s = sqlengine.connect({"execution.runtime-mode": args.mode})
+            for name, t in data.items():
+                s.register(name, t)
+            start = time.perf_counter()
+            q = s.sql(sql)
+            ours = [tuple(r.values()) for r in q.collect().to_pylist()]
+            mine = min(mine, time.perf_counter() - start)
+            rounds = sum(m.get("rounds", 0) for m in q.metrics().values())
+        same = "same" if [tuple(int(v) for v in r) for r in ours or []] == \
+            [tuple(int(v) for v in r) for r in theirs or []] else f"DIFFERENT {ours} {theirs}"
+        print(f"{case:10} {mine:12.3f} {duck:9.3f} {mine / duck:6.1f} {rounds:7d}  {same} "
+              f"{theirs}")
+
+
+if __name__ == "__main__":
+    main()
