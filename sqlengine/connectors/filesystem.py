@@ -1,16 +1,20 @@
-"""The filesystem connector (Flink's): a file or a directory of csv, json or parquet files;
-bounded, a source and a sink; its subtasks share the files (parquet: the row groups). The
-files are handled in filesystem_files.py, the formats in csv_format.py, json_format.py and
-parquet_format.py."""
+"""The filesystem connector (Flink's): a file or a directory of csv, json, raw, parquet, orc or
+avro files, or of a changelog format's messages (debezium-json, canal-json, maxwell-json);
+bounded, a source and a sink; its subtasks share the files (parquet: the row groups, orc:
+the stripes). The files are handled in filesystem_files.py, the formats in csv_format.py,
+json_format.py, raw_format.py, parquet_format.py, orc_format.py, avro_format.py,
+debezium_format.py, canal_format.py and maxwell_format.py."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
+from sqlengine.connectors import avro_format, orc_format, raw_format
 from sqlengine.connectors.base import (
     Connector,
     Fail,
@@ -20,6 +24,7 @@ from sqlengine.connectors.base import (
     decode_metadata,
     decode_partition_keys,
 )
+from sqlengine.connectors.canal_format import nested_refusal
 from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
 from sqlengine.connectors.filesystem_partitions import PartitionedWriter
 from sqlengine.connectors.parquet_format import parquet_statistics
@@ -35,15 +40,26 @@ if TYPE_CHECKING:
 _NOT_IMPLEMENTED = {
     "csv.write-bom": "csv files are written without a byte order mark",
     "json.timestamp-format.standard": "json timestamps are read and written in one format",
+    **{f"{fmt}.{key}": why for fmt in ("canal-json", "maxwell-json") for key, why in (
+        ("timestamp-format.standard", "json timestamps are read in one format"),
+        ("map-null-key.mode", "writing the format is not supported"),
+        ("map-null-key.literal", "writing the format is not supported"),
+        ("encode.decimal-as-plain-number", "writing the format is not supported"))},
 }
+
+# Formats read as a changelog (+I / -U / +U / -D): read only, in streaming mode.
+CHANGELOG_FORMATS = ("debezium-json", "canal-json", "maxwell-json")
+FORMATS = ("csv", "json", "parquet", *CHANGELOG_FORMATS, "raw", "orc", "avro")
+# Each format's own option prefix: such an option set for another format is refused.
+_PREFIXES = {"csv": "csv.", "json": "json.", "raw": "raw.", "orc": "orc.", "avro": "avro.",
+             **{f: f + "." for f in CHANGELOG_FORMATS}}
 
 
 class Filesystem(Connector):
     name = "filesystem"
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("path", required=True),
-        OptionSpec("format", "enum", ("csv", "json", "parquet", "debezium-json"),
-                   required=True),
+        OptionSpec("format", "enum", FORMATS, required=True),
         OptionSpec("csv.field-delimiter", "char"),
         OptionSpec("csv.quote-character", "char"),
         OptionSpec("csv.disable-quote-character", "bool"),
@@ -55,6 +71,21 @@ class Filesystem(Connector):
         OptionSpec("json.fail-on-missing-field", "bool"),
         OptionSpec("debezium-json.schema-include", "bool"),
         OptionSpec("debezium-json.ignore-parse-errors", "bool"),
+        OptionSpec("canal-json.ignore-parse-errors", "bool"),
+        OptionSpec("canal-json.database.include"),
+        OptionSpec("canal-json.table.include"),
+        OptionSpec("maxwell-json.ignore-parse-errors", "bool"),
+        OptionSpec("raw.charset"),
+        OptionSpec("raw.endianness", "enum", raw_format.ENDIANNESS),
+        OptionSpec("orc.compress"),
+        OptionSpec("orc.compress.size", "int"),
+        OptionSpec("orc.stripe.size", "int"),
+        OptionSpec("orc.row.index.stride", "int"),
+        OptionSpec("orc.bloom.filter.columns"),
+        OptionSpec("orc.bloom.filter.fpp"),
+        OptionSpec("orc.dictionary.key.threshold"),
+        OptionSpec("avro.codec", "enum", avro_format.CODECS),
+        OptionSpec("avro.timestamp_mapping.legacy", "bool"),
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),
@@ -78,11 +109,20 @@ class Filesystem(Connector):
     holds_nested = True
 
     def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
-        """parquet holds every nested type; json holds ARRAY and ROW of JSON's own values
-        (numbers, strings, booleans); csv none."""
+        """parquet holds every nested type; orc and avro the types they have; json holds
+        ARRAY and ROW of JSON's own values (numbers, strings, booleans); csv none; raw one
+        STRING or BYTES."""
+        fmt = options.get("format", "")
+        if fmt == "raw":
+            return raw_format.type_refusal(t)
+        if fmt == "orc":
+            return orc_format.orc_type_refusal(t)
+        if fmt == "avro":
+            return avro_format.avro_type_refusal(t)
         if not is_nested(t):
             return None
-        fmt = options.get("format", "")
+        if fmt in ("canal-json", "maxwell-json"):
+            return nested_refusal(fmt, t)
         if fmt == "parquet":
             return None
         if fmt in ("json", "debezium-json") and _json_nested_ok(t):
@@ -93,20 +133,63 @@ class Filesystem(Connector):
         return f"the {fmt} format cannot hold {type_name(t)} (no ARRAY, MAP or ROW; use parquet)"
 
     def changelog(self, options: dict[str, str]) -> bool:
-        return options.get("format") == "debezium-json"
+        return options.get("format") in CHANGELOG_FORMATS
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
         if "source.monitor-interval" in options:
             raise fail("source.monitor-interval", "option 'source.monitor-interval' "
                        "(continuous directory monitoring) is not supported yet")
+        fmt = options.get("format", "")
+        for key in options:
+            owner = next((f for f, prefix in _PREFIXES.items() if key.startswith(prefix)),
+                         None)
+            if owner is not None and owner != fmt:
+                raise fail(key, f"option {key!r} is an option of the {owner} format; this "
+                           f"table's format is {fmt!r}, so it would be ignored")
+        for key in ("canal-json.database.include", "canal-json.table.include"):
+            if key in options:
+                try:
+                    re.compile(options[key])
+                except re.error as e:
+                    raise fail(key, f"option {key!r}: {options[key]!r} is not a regular "
+                               f"expression ({e})") from None
+        if "raw.charset" in options:
+            why = raw_format.charset_refusal(options["raw.charset"])
+            if why is not None:
+                raise fail("raw.charset", why)
+        if "orc.compress" in options and \
+                options["orc.compress"].upper() not in orc_format.COMPRESS_CHOICES:
+            raise fail("orc.compress", "option 'orc.compress' must be one of "
+                       + ", ".join(repr(c) for c in orc_format.COMPRESS_CHOICES)
+                       + f", got {options['orc.compress']!r}")
+
+    def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
+        """raw: a single physical column (as Flink's raw format); avro: column names Avro
+        can hold; orc: the writer properties that name columns."""
+        fmt = options.get("format", "")
+        meta = {c for c, _, _ in decode_metadata(options)}
+        keys = set(decode_partition_keys(options))
+        physical = [f.name for f in schema.fields if f.name not in meta | keys]
+        if fmt == "raw" and len(physical) != 1:
+            raise fail("format", "the raw format reads and writes a single physical column; "
+                       f"this table has {len(physical)}: "
+                       + ", ".join(repr(n) for n in physical))
+        if fmt == "avro":
+            for n in physical:
+                why = avro_format.avro_name_refusal(n)
+                if why is not None:
+                    raise fail("format", f"column {n!r}: {why}")
+        if fmt == "orc":
+            orc_format.check_orc_options(options, set(physical), fail)
 
     def bounded(self, table: TableDef) -> bool:
         return True
 
     def check_sink(self, options: dict[str, str]) -> None:
-        if options.get("format") == "debezium-json":
-            msg = ("writing the debezium-json format is not supported yet (it is read as a "
-                   "changelog); write csv, json or parquet")
+        fmt = options.get("format")
+        if fmt in CHANGELOG_FORMATS:
+            msg = (f"writing the {fmt} format is not supported yet (it is read as a "
+                   "changelog); write csv, json, raw, parquet, orc or avro")
             raise ConnectorError(msg)
         sink_path_ok(options)
 
@@ -121,6 +204,11 @@ class Filesystem(Connector):
         unknown = tuple(ColumnStats() for _ in schema.fields)
         if source.option("format") == "parquet":
             return parquet_statistics(files, schema.to_arrow())
+        if source.option("format") == "orc":
+            counts = [orc_format.orc_rows(f) for f in files]
+            if None not in counts:
+                rows = float(sum(c or 0 for c in counts))
+                return Estimate(max(rows, 1.0), width, unknown)
         size = float(sum(Path(f).stat().st_size for f in files))
         text_width = width * 1.5  # digits and separators
         return Estimate(max(size / text_width, 1.0), width, unknown)
@@ -128,8 +216,9 @@ class Filesystem(Connector):
     def checkpoint_refusal(self, read: SourceRead) -> str | None:
         if decode_partition_keys(read.options):
             return "a PARTITIONED BY table cannot resume reading from a checkpoint yet"
-        if read.options.get("format") == "debezium-json":
-            return "a debezium-json table cannot resume reading from a checkpoint yet"
+        fmt = read.options.get("format")
+        if fmt in CHANGELOG_FORMATS:
+            return f"a {fmt} table cannot resume reading from a checkpoint yet"
         return None
 
     def metadata_types(self, options: dict[str, str]) -> dict[str, pa.DataType]:

@@ -21,9 +21,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sqlengine.connectors.base import SinkWriter
-from sqlengine.connectors.csv_format import csv_bytes
-from sqlengine.connectors.filesystem_files import sink_directory
-from sqlengine.connectors.json_format import json_bytes
+from sqlengine.connectors.filesystem_files import (
+    BULK_FORMATS,
+    bulk_writer,
+    sink_directory,
+    text_bytes,
+)
 from sqlengine.errors import ConnectorError
 from sqlengine.failpoints import hit as failpoint
 
@@ -47,6 +50,7 @@ class CommittingFileWriter(SinkWriter):
         self.pending: list[Pending] = []
         self._file: object | None = None
         self._parquet: pq.ParquetWriter | None = None
+        self._bulk: object | None = None  # (orc, avro: their file writer)
         self._current: tuple[str, str] | None = None  # (hidden, visible) being written
         self._stale: set[str] = set()
 
@@ -90,10 +94,12 @@ class CommittingFileWriter(SinkWriter):
             if self._parquet is None:
                 self._parquet = pq.ParquetWriter(f, self.schema)
             self._parquet.write_batch(batch)
-        elif self.format == "csv":
-            f.write(csv_bytes(batch, self.options))  # type: ignore[attr-defined]
+        elif self.format in BULK_FORMATS:
+            if self._bulk is None:
+                self._bulk = bulk_writer(self.format, f, self.schema, self.options)
+            self._bulk.write(batch)  # type: ignore[attr-defined]
         else:
-            f.write(json_bytes(batch))  # type: ignore[attr-defined]
+            f.write(text_bytes(self.format, batch, self.options))  # type: ignore[attr-defined]
 
     def _roll(self) -> None:
         """The in-progress file is complete: synced, closed and pending."""
@@ -102,6 +108,9 @@ class CommittingFileWriter(SinkWriter):
         if self._parquet is not None:
             self._parquet.close()
             self._parquet = None
+        if self._bulk is not None:
+            self._bulk.close()  # type: ignore[attr-defined]
+            self._bulk = None
         f = self._file
         f.flush()  # type: ignore[attr-defined]
         os.fsync(f.fileno())  # type: ignore[attr-defined]
@@ -178,6 +187,9 @@ class CommittingFileWriter(SinkWriter):
         if self._parquet is not None:
             with contextlib.suppress(Exception):
                 self._parquet.close()
+        if self._bulk is not None:
+            with contextlib.suppress(Exception):
+                self._bulk.close()  # type: ignore[attr-defined]
         if self._file is not None:
             self._file.close()  # type: ignore[attr-defined]
             self._file = None

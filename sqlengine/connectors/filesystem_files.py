@@ -13,7 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sqlengine import safety
+from sqlengine.connectors import avro_format as A
 from sqlengine.connectors import filesystem_partitions as P
+from sqlengine.connectors import orc_format as O
 from sqlengine.connectors.base import (
     DONE,
     ReadStats,
@@ -25,6 +27,7 @@ from sqlengine.connectors.base import (
 from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, read_csv
 from sqlengine.connectors.json_format import json_bytes, read_json
 from sqlengine.connectors.parquet_format import open_parquet, read_parquet, row_groups
+from sqlengine.connectors.raw_format import raw_bytes, read_raw
 from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
 
@@ -71,9 +74,12 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
     files = list_files(options["path"], table)
     for f in files:
         safety.check_file(table, f, options)
-    if fmt == "parquet":
-        units = [(f, g) for f in files for g in range(row_groups(f))]
-        opened: tuple[Path, pq.ParquetFile] | None = None  # (one footer read per file)
+    if fmt in ("parquet", "orc"):
+        # (parquet by row group, orc by stripe)
+        count, open_file, read = (row_groups, open_parquet, read_parquet) if fmt == "parquet" \
+            else (O.stripes, O.open_orc, O.read_orc)
+        units = [(f, g) for f in files for g in range(count(f))]
+        opened: tuple[Path, Any] | None = None  # (one footer read per file)
         for f, g in units[index::parallelism]:
             key = f"{f}@{g}"
             done = cursor.resume(key) if cursor is not None else None
@@ -83,8 +89,24 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
                 continue
             stats.files += 1
             if opened is None or opened[0] != f:
-                opened = (f, open_parquet(f))
-            batches = read_parquet(f, schema, columns, g, opened[1])
+                opened = (f, open_file(f))
+            batches = read(f, schema, columns, g, opened[1])
+            if cursor is None:
+                yield from batches
+                continue
+            yield from _positioned(batches, cursor, key, int(done or 0), lambda n: n)
+            cursor.position[key] = DONE
+        return
+    if fmt == "avro":  # (by file: its records are read in order)
+        for f in files[index::parallelism]:
+            key = str(f)
+            done = cursor.resume(key) if cursor is not None else None
+            if cursor is not None and done is not None:
+                cursor.position[key] = done
+            if done == DONE:
+                continue
+            stats.files += 1
+            batches = A.read_avro(f, schema, columns)
             if cursor is None:
                 yield from batches
                 continue
@@ -186,6 +208,16 @@ def _parse(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema, stats:
         from sqlengine.connectors.debezium_format import read_debezium
 
         return read_debezium(f, options, schema, stats, data=data, first_line=first_line)
+    if fmt == "canal-json":
+        from sqlengine.connectors.canal_format import read_canal
+
+        return read_canal(f, options, schema, stats, data=data, first_line=first_line)
+    if fmt == "maxwell-json":
+        from sqlengine.connectors.maxwell_format import read_maxwell
+
+        return read_maxwell(f, options, schema, stats, data=data, first_line=first_line)
+    if fmt == "raw":
+        return read_raw(f, options, schema, stats, data=data, first_line=first_line)
     return read_json(f, options, schema, stats, data=data, first_line=first_line)
 
 
@@ -194,6 +226,10 @@ def _read_file(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
                ) -> Iterator[pa.RecordBatch]:
     if fmt == "parquet":
         return read_parquet(f, schema, columns, group)
+    if fmt == "orc":
+        return O.read_orc(f, schema, columns, group)
+    if fmt == "avro":
+        return A.read_avro(f, schema, columns)
     return _read_text(fmt, f, options, schema, stats, columns=columns)
 
 
@@ -219,6 +255,8 @@ def _read_partitioned(table: str, options: dict[str, str], schema: pa.Schema,
             safety.check_file(table, f, options)
             if fmt == "parquet":
                 units.extend((row, f, g) for g in range(row_groups(f)))
+            elif fmt == "orc":
+                units.extend((row, f, g) for g in range(O.stripes(f)))
             else:
                 units.append((row, f, None))
     index, parallelism = split
@@ -249,6 +287,7 @@ class FileWriter(SinkWriter):
         self.overwrite = overwrite
         self._file: Any = None  # (the part file is begun by the first write, or at close)
         self._parquet: pq.ParquetWriter | None = None
+        self._bulk: Any = None  # (orc, avro: their file writer)
         self.rows = 0
         del table
 
@@ -279,15 +318,22 @@ class FileWriter(SinkWriter):
                 self._parquet = pq.ParquetWriter(self._file, self.schema)
             self._parquet.write_batch(batch)
             return
-        if self.format == "csv":
-            self._file.write(csv_bytes(batch, self.options))
-        else:
-            self._file.write(json_bytes(batch))
+        if self.format in BULK_FORMATS:
+            if self._bulk is None:
+                self._bulk = bulk_writer(self.format, self._file, self.schema, self.options)
+            self._bulk.write(batch)
+            return
+        self._file.write(text_bytes(self.format, batch, self.options))
         self._file.flush()
 
     def close(self) -> None:
         if self._file is None:
             self._begin()  # (an empty result is an empty part file)
+        if self.format in BULK_FORMATS and self._bulk is None:
+            # (an empty orc / avro file still holds its schema)
+            self._bulk = bulk_writer(self.format, self._file, self.schema, self.options)
+        if self._bulk is not None:
+            self._bulk.close()
         if self._parquet is not None:
             self._parquet.close()
         self._file.close()
@@ -301,6 +347,26 @@ class FileWriter(SinkWriter):
             except FileExistsError:
                 n += 1
         self.path.unlink()
+
+
+BULK_FORMATS = ("orc", "avro")
+
+
+def bulk_writer(fmt: str, file: Any, schema: pa.Schema, options: dict[str, str]) -> Any:
+    """The writer of an orc or avro file onto ``file``: ``write(batch)``, ``close()`` (which
+    leaves ``file`` open)."""
+    if fmt == "orc":
+        return O.OrcWriter(file, schema, options)
+    return A.AvroWriter(file, schema, options)
+
+
+def text_bytes(fmt: str, batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
+    """A batch as the lines of a text format's file."""
+    if fmt == "csv":
+        return csv_bytes(batch, options)
+    if fmt == "raw":
+        return raw_bytes(batch, options)
+    return json_bytes(batch)
 
 
 def sink_directory(table: str, options: dict[str, str]) -> Path:

@@ -85,7 +85,7 @@ def test_bad_connector_option_names_the_key() -> None:
            "'format' = 'xml')")
     e = _err(sql, ConnectorError)
     assert ("option 'format' must be one of 'csv', 'json', 'parquet', 'debezium-json', "
-            "got 'xml'") in e.message
+            "'canal-json', 'maxwell-json', 'raw', 'orc', 'avro', got 'xml'") in e.message
     assert e.span is not None and e.span.column == sql.index("'format'") + 1
     e = _err("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'rows-per-sec' = '5')",
              ConnectorError)
