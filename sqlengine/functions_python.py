@@ -8,7 +8,8 @@ Its ``kind`` says how it is called: 'row' once per row with Python values (NULLs
 ``pandas.Series``; a batch function returns as many values as it was given rows.
 
 Registered functions live in a process-wide registry under a key of their own (``py:name:n``)
-that the plan's calls carry: the parallel runtime's forked workers inherit it.
+that the plan's calls carry: the parallel runtime's forked workers inherit it; the Spark
+runtime pickles the functions a plan calls and installs them in its Python workers.
 """
 
 from __future__ import annotations
@@ -103,6 +104,13 @@ def register(name: str, function: UserFunction) -> str:
 
 def registered(key: str) -> UserFunction | None:
     return _REGISTRY.get(key)
+
+
+def install(key: str, function: UserFunction) -> None:
+    """Keep ``function`` under the key another process registered it with (a Spark Python
+    worker receives the functions its plan calls this way)."""
+    with _LOCK:
+        _REGISTRY[key] = function
 
 
 def is_python(name: str) -> bool:

@@ -136,11 +136,7 @@ def _positive(e: Expr, least: int = 1) -> bool:
 def _call(e: Call, k: list[str]) -> str | None:
     name, t = e.name, e.type
     if name.startswith("py:"):
-        from sqlengine.errors import NotSupportedError
-        from sqlengine.functions_python import display_name
-
-        msg = f"the Python function {display_name(name)} does not run on Spark yet"
-        raise NotSupportedError(msg)
+        return None  # our kernel calls it in mapInArrow (the function shipped with the plan)
     out = spark_type(t)
     if name == "divide":
         if pa.types.is_integer(t):
@@ -193,6 +189,13 @@ def _call(e: Call, k: list[str]) -> str | None:
         return f"substring({k[0]}, 1, {k[1]})"
     if name in ("sign", "floor", "ceil", "round"):
         fn = {"sign": "signum", "floor": "floor", "ceil": "ceil", "round": "round"}[name]
+        bits = {8: 8, 16: 16, 32: 32}.get(t.bit_width) if pa.types.is_integer(t) else None
+        if name == "round" and bits:
+            # Flink's ROUND(TINYINT 125, -1) is 130 wrapped around to -126; Spark (ANSI)
+            # raises on the overflow: round as BIGINT, then wrap as Java's narrowing does.
+            half, full = 1 << (bits - 1), 1 << bits
+            wide = f"round(CAST({k[0]} AS BIGINT), {', '.join(k[1:]) or '0'})"
+            return f"CAST(pmod({wide} + {half}, {full}) - {half} AS {out})"
         return f"CAST({fn}({', '.join(k)}) AS {out})"
     if name in ("greatest", "least"):
         # Flink: NULL if any argument is NULL (Spark skips NULLs).

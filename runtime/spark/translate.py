@@ -9,8 +9,10 @@ name); the final result gets the query's column names back.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import Any, TypeAlias
 
 import pyarrow as pa
@@ -53,7 +55,7 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import ColumnRef, Expr
+from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.native.executor import JobResult
 from sqlengine.runtime.spark import arrow_ops
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
@@ -109,13 +111,19 @@ class SparkJob:
 
     def _chain(self, v: JobVertex, inputs: list[Any]) -> Any:
         df = inputs[0] if inputs else None
-        for i, op in enumerate(v.chain):
+        chain = list(v.chain)
+        for i, op in enumerate(chain):
+            if i and arrow_ops.is_lateral_table(chain[i - 1], op):
+                continue  # (ran with the projection before it)
             try:
+                if arrow_ops.is_lateral_table(op, chain[i + 1] if i + 1 < len(chain) else None):
+                    df = arrow_ops.lateral_table(self, op, chain[i + 1], df)  # type: ignore[arg-type]
+                    continue
                 df = self._operator(op, df, inputs if i == 0 else [df])
             except SqlEngineError:
                 raise
             except Exception as e:
-                msg = f"{op.label()} on Spark: {str(e).splitlines()[0]}"
+                msg = f"{op.label()} on Spark: {(str(e).splitlines() or [repr(e)])[0]}"
                 raise ExecutionError(msg) from None
         return df
 
@@ -188,7 +196,10 @@ class SparkJob:
         """Run one of our Arrow operators over every partition (exact Flink semantics)."""
         from sqlengine.runtime.elements import data_part
 
+        shipped = arrow_ops.ship(operator)  # (the Python functions it calls)
+
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            arrow_ops.install(shipped)
             for batch in batches:
                 # Spark hands timestamps over in microseconds and takes them back so too;
                 # our kernels work in milliseconds (TIMESTAMP(3)).
@@ -255,43 +266,72 @@ class SparkJob:
         return self._from_arrow(self._values_table(op))
 
     def _filter(self, df: Any, predicate: Expr) -> Any:
-        from sqlengine.runtime.operators.stateless import FilterOperator
+        from pyspark.sql import functions as F
 
         cond = self._expr(predicate)
         if cond is not None:
             return df.where(cond)
-        schema = self._arrow_schema(df)
-        return self._arrow_map(df, FilterOperator(predicate), schema)
-
-    def _arrow_schema(self, df: Any) -> pa.Schema:
-        from pyspark.sql.pandas.types import to_arrow_schema
-
-        return to_arrow_schema(df.schema)
+        # (our kernels compute the predicate as one more column; NULL drops the row too)
+        with_mask, names = self._arrow_columns(df, [predicate])
+        return with_mask.where(F.col(names[0])).drop(names[0])
 
     def _op_project(self, op: ProjectSpec, df: Any) -> Any:
-        from sqlengine.runtime.operators.stateless import ProjectOperator
+        from pyspark.sql import functions as F
 
         cols = [self._expr(e) for e in op.exprs]
         out = op.schema.to_arrow()
-        if all(c is not None for c in cols):
-            return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)])
-        return self._arrow_map(df, ProjectOperator(op.exprs, out), out)
+        missing = [i for i, c in enumerate(cols) if c is None]
+        if missing:
+            df, names = self._arrow_columns(df, [op.exprs[i] for i in missing],
+                                            [out.field(i).type for i in missing])
+            for i, name in zip(missing, names):
+                cols[i] = F.col(name)
+        return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)])
 
     def _prepare(self, df: Any, exprs: list[Expr]) -> tuple[Any, list[str]]:
         """Columns p0, p1, ... holding ``exprs`` (by Spark, or by our kernels if needed)."""
-        from sqlengine.plan.nodes import Field, Schema
-        from sqlengine.runtime.operators.stateless import ProjectOperator
+        from pyspark.sql import functions as F
 
         cols = [self._expr(e) for e in exprs]
         names = [f"p{i}" for i in range(len(exprs))]
-        if all(c is not None for c in cols):
-            return df.select("*", *[c.alias(n) for c, n in zip(cols, names)]), names
-        keep = [ColumnRef(i, f"c{i}", f.type) for i, f in enumerate(self._arrow_schema(df))]
-        schema = Schema(tuple(Field(f"c{i}", e.dtype) for i, e in
-                              enumerate([*keep, *exprs])))
-        mapped = self._arrow_map(df, ProjectOperator((*keep, *exprs), schema.to_arrow()),
-                                 schema.to_arrow())
-        return mapped.toDF(*df.columns, *names), names
+        missing = [i for i, c in enumerate(cols) if c is None]
+        given = list(df.columns)
+        if missing:
+            df, made = self._arrow_columns(df, [exprs[i] for i in missing])
+            for i, name in zip(missing, made):
+                cols[i] = F.col(name)
+        return df.select(*given, *[c.alias(n) for c, n in zip(cols, names)]), names
+
+    def _arrow_columns(self, df: Any, exprs: list[Expr], types: list[pa.DataType] | None = None
+                       ) -> tuple[Any, list[str]]:
+        """``df`` with one more column per expression, computed by our kernels in mapInArrow
+        (exact Flink semantics; the Python functions they call shipped with the plan). Every
+        column of ``df`` passes through untouched (whatever its type: a streaming window's
+        struct, an event time with its watermark)."""
+        from pyspark.sql.types import StructType, _parse_datatype_string
+
+        from sqlengine.runtime.operators.stateless import ProjectOperator
+
+        types = types or [e.dtype for e in exprs]
+        names = [f"$x{len(df.columns) + i}" for i in range(len(exprs))]
+        made = pa.schema([pa.field(f"c{i}", t) for i, t in enumerate(types)])
+        added = _parse_datatype_string(ddl(made, names))
+        schema = StructType([*df.schema.fields, *added.fields])
+        operator = ProjectOperator(tuple(exprs), made)
+        shipped = arrow_ops.ship(exprs)
+
+        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            arrow_ops.install(shipped)
+            for batch in batches:
+                # Spark hands timestamps over in microseconds (an event time: with its time
+                # zone) and takes computed ones back so; our kernels work in milliseconds.
+                (out,) = operator.process_batch(_retime(batch, "ms"))
+                computed = _retime(pa.RecordBatch.from_arrays(
+                    out.columns[:len(names)], names=names), "us")
+                yield pa.RecordBatch.from_arrays([*batch.columns, *computed.columns],
+                                                 names=[*batch.schema.names, *names])
+
+        return df.mapInArrow(run, schema), names
 
     def _aggregate(self, op: Aggregating, df: Any, window: Any = None) -> Any:
         keys, aggs = op.keys, op.aggs
@@ -466,14 +506,15 @@ class SparkJob:
         last = self.graph.vertices[-1]
         return self.frame(last.id), last.tail
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass's own run() (Structured Streaming's) reports Spark's failures so too.
+        super().__init_subclass__(**kwargs)
+        if "run" in cls.__dict__:
+            cls.run = _reporting(cls.__dict__["run"])  # type: ignore[method-assign]
+
     def run(self) -> Iterator[pa.RecordBatch]:
         df, sink = self.final_frame()
-        try:
-            yield from write_frame(df, sink_target(sink), self.result)
-        except SqlEngineError:
-            raise
-        except Exception as e:  # a failure while Spark ran the job
-            raise ExecutionError(f"on Spark: {spark_error_text(e)}") from None
+        yield from write_frame(df, sink_target(sink), self.result)
 
     def explain(self) -> str:
         df, _ = self.final_frame()
@@ -483,9 +524,37 @@ class SparkJob:
         return buf.getvalue().rstrip()
 
 
+def _reporting(run: Callable[[SparkJob], Iterator[pa.RecordBatch]]
+               ) -> Callable[[SparkJob], Iterator[pa.RecordBatch]]:
+    """``run`` with a failure while Spark ran the job as an ExecutionError (its text:
+    spark_error_text), never a raw Py4J trace."""
+
+    @functools.wraps(run)
+    def reporting(job: SparkJob) -> Iterator[pa.RecordBatch]:
+        try:
+            yield from run(job)
+        except SqlEngineError:
+            raise
+        except Exception as e:  # a failure while Spark ran the job
+            raise ExecutionError(f"on Spark: {spark_error_text(e)}") from None
+
+    return reporting
+
+
+SparkJob.run = _reporting(SparkJob.run)  # type: ignore[method-assign]
+
+# Our own error raised in a Spark Python worker (a kernel's, a Python function's), as the
+# worker's traceback ends: its message and the indented lines after it (the user's frames).
+_OUR_ERROR = re.compile(r"^sqlengine\.errors\.\w+: (.*(?:\n  .*)*)", re.MULTILINE)
+
+
 def spark_error_text(e: Exception) -> str:
     """The first line of a Spark error, without the class and state of an error the query
-    raised itself (raise_error: a scalar subquery's second row)."""
+    raised itself (raise_error: a scalar subquery's second row); an error of ours that a
+    Spark Python worker raised (a Python function's failure), as we raise it natively."""
+    ours = _OUR_ERROR.search(str(e))
+    if ours:
+        return ours.group(1).rstrip()
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     if text.startswith("[USER_RAISED_EXCEPTION] "):
         text = text.removeprefix("[USER_RAISED_EXCEPTION] ").split(" SQLSTATE: ")[0]

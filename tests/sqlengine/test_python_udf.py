@@ -180,3 +180,53 @@ def test_table_function_misuse() -> None:
         s.sql("SELECT split_words('a b')").collect()
     with pytest.raises(SqlEngineError, match="ABS is not a table function"):
         s.sql("SELECT * FROM (VALUES (1)) AS t(n), LATERAL TABLE(abs(n))").collect()
+
+
+# -- at parallelism 2 (worker processes) against parallelism 1 --------------------------------
+def _events_session(opts: dict[str, str]) -> sqlengine.Session:
+    import datetime as dt
+
+    import pyarrow as pa
+
+    s = sqlengine.connect(opts)
+    for name, f in (("add_one", add_one), ("twice", twice), ("half", half)):
+        s.create_function(name, f)
+    start = dt.datetime(2024, 1, 1)
+    n = 300
+    s.register("e", pa.table({
+        "k": pa.array([(i * 7) % 5 for i in range(n)], pa.int64()),
+        "v": pa.array([(i * 37) % 101 for i in range(n)], pa.int64()),
+        "ts": pa.array([start + dt.timedelta(milliseconds=700 * i) for i in range(n)],
+                       pa.timestamp("ms"))}), rowtime="ts")
+    return s
+
+
+PARALLEL_QUERIES = {
+    "window-aggregation": (
+        "SELECT add_one(k) AS key, window_start, window_end, SUM(twice(v)) AS s, "
+        "MAX(half(v)) AS m, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), "
+        "INTERVAL '10' SECOND)) WHERE add_one(v) % 3 <> 0 "
+        "GROUP BY add_one(k), window_start, window_end"),
+    "join-condition": (
+        "SELECT a.v AS av, b.v AS bv, half(a.v + b.v) AS h FROM e AS a JOIN e AS b "
+        "ON add_one(a.k) = b.k + 1 AND twice(a.v) > add_one(b.v) * 3"),
+    "over": (
+        "SELECT k, v, ts, SUM(twice(v)) OVER (PARTITION BY add_one(k) ORDER BY ts ROWS "
+        "BETWEEN 2 PRECEDING AND CURRENT ROW) AS s, MAX(half(v)) OVER (PARTITION BY "
+        "add_one(k) ORDER BY ts RANGE BETWEEN INTERVAL '5' SECOND PRECEDING AND CURRENT "
+        "ROW) AS m FROM e"),
+}
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("query", list(PARALLEL_QUERIES))
+def test_at_parallelism_2_as_at_parallelism_1(query: str, mode: str) -> None:
+    sql = PARALLEL_QUERIES[query]
+    got = {}
+    for p in ("1", "2"):
+        s = _events_session({"execution.runtime-mode": mode, "parallelism.default": p})
+        q = s.sql(sql)
+        if p == "2":
+            assert "parallelism=2" in q.explain()
+        got[p] = sorted((tuple(r.values()) for r in q.collect().to_pylist()), key=repr)
+    assert got["2"] == got["1"] and len(got["1"]) > 20
