@@ -263,7 +263,10 @@ class SparkJob:
         return pa.table(values_columns(op.rows, schema), schema=schema)
 
     def _op_values(self, op: ValuesSpec) -> Any:
-        return self._from_arrow(self._values_table(op))
+        df = self._from_arrow(self._values_table(op))
+        # A SELECT without FROM: rows without columns (Spark keeps their count), so that
+        # joins number the other side's columns from c0, as the plan does.
+        return df.select() if not len(op.schema) else df
 
     def _filter(self, df: Any, predicate: Expr) -> Any:
         from pyspark.sql import functions as F

@@ -142,6 +142,6 @@ def test_unbounded_input_is_refused_in_streaming_mode() -> None:
 def test_rounds_and_derived_rows_are_metrics() -> None:
     q = _session("batch", 1).sql(QUERIES["counting"])
     q.collect()
-    iterate = [m for k, m in q.metrics().items() if k.endswith(".Iterate")][0]
+    iterate = next(m for k, m in q.metrics().items() if k.endswith(".Iterate"))
     assert iterate["rounds"] == 1000  # (the last round finds nothing: the fixpoint)
     assert iterate["rows_derived"] == 999
