@@ -28,6 +28,30 @@ def internal_error(e: BaseException, source: str | None = None) -> SqlEngineErro
 _SAFE: dict[str, object] = {"safe": False, "allowed_directories": ()}
 
 
+def _defer_pandas() -> None:
+    """Keep pyarrow from importing pandas (~0.17 s) on the first array it builds from Python
+    values, where it only checks whether the values are pandas objects: in this process none
+    can be, as nothing has imported pandas. pyarrow's lazy check runs once here while the
+    import fails, and remembers "no pandas"; the first call that needs pandas (to_pandas, a
+    pandas UDF, a DataFrame read) imports it then, as pyarrow retries on such calls."""
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    class _NoPandas:
+        @staticmethod
+        def find_spec(name: str, path: object = None, target: object = None) -> None:
+            if name == "pandas":
+                raise ImportError("pandas is deferred")
+
+    blocker = _NoPandas()
+    sys.meta_path.insert(0, blocker)  # type: ignore[arg-type]
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(blocker)  # type: ignore[arg-type]
+
+
 def _session(defines: tuple[str, ...]) -> sqlengine.Session:
     try:
         session = sqlengine.connect(**_SAFE)  # type: ignore[arg-type]
@@ -80,6 +104,7 @@ def main(ctx: click.Context, safe: bool, allowed: tuple[str, ...], command: str 
 
     One-liners: ``sqlengine -c "SELECT 1"``, ``sqlengine -f job.sql``, ``sqlengine -i init.sql``
     (then the shell, or -c / -f in the session the init file prepared)."""
+    _defer_pandas()
     if allowed and not safe:
         raise click.BadParameter("--allow is for safe mode: add --safe", param_hint="--allow")
     _SAFE.update(safe=safe, allowed_directories=allowed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -234,3 +235,27 @@ def test_streamed_tableau_aligns_and_cuts_wide_characters() -> None:
     show_tableau(iter([batch]), out, False)
     assert len({wcswidth(line) for line in out.getvalue().splitlines()}) == 1
     assert wcswidth(_fit("北京" * 20, 9)) == 9 and _fit("北京" * 20, 9).endswith("...")
+
+
+def test_the_command_line_does_not_import_pandas_until_a_query_needs_it(tmp_path: Path) -> None:
+    """pyarrow imports pandas (~0.17 s) to check Python values on its first array; the command
+    line defers that, and a pandas UDF still gets pandas when it runs."""
+    probe = ("import sys; sys.argv = ['sqlengine', '-c', 'SELECT 1 + 1 AS two']\n"
+             "from sqlengine.shell.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print('pandas imported:', 'pandas' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert "pandas imported: False" in proc.stdout, proc.stdout + proc.stderr
+    (tmp_path / "pudfs.py").write_text(
+        "import sqlengine\n\n@sqlengine.udf(result_type='BIGINT', kind='pandas')\n"
+        "def plus_one(x):\n    return x + 1\n")
+    script = tmp_path / "udf.sql"
+    script.write_text("CREATE FUNCTION plus_one AS 'pudfs.plus_one' LANGUAGE PYTHON;\n"
+                      "SELECT plus_one(x) AS y FROM (VALUES (1), (2)) AS t(x);\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", "run", str(script),
+                           "--format", "csv"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["y", "2", "3"]
