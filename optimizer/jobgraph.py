@@ -87,8 +87,9 @@ def _iterations(v: JobVertex) -> list[str]:
         from sqlengine.optimizer import plan_job
         from sqlengine.plan.nodes import Sink, SinkSpec
 
+        mode = "streaming" if op.streaming else "batch"
         step = plan_job(Sink(op.step, SinkSpec("collect", "collect", (), op.step.schema)),
-                        {"execution.runtime-mode": "batch"})
+                        {"execution.runtime-mode": mode})
         lines.append(f"  iteration {op.name} (co-located in {v.id}: IterationSource and "
                      "IterationSink share a broker; each round feeds the sink's new rows back "
                      "to the source)")

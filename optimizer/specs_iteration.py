@@ -27,6 +27,10 @@ class IterateSpec(OperatorSpec):
     distinct: bool
     step: N.LogicalPlan
     max_rounds: int = MAX_ROUNDS
+    # Streaming mode: the step's other tables are the iteration's inputs 1.. (StepInput
+    # leaves), fed to a streaming step job as they arrive; each input batch (base rows or
+    # new rows of a step table) runs rounds until they add nothing.
+    streaming: bool = False
 
     def label(self) -> str:
         kind = "UNION" if self.distinct else "UNION ALL"
@@ -40,6 +44,9 @@ class IterationSourceSpec(OperatorSpec):
     type_name: ClassVar[str] = "iteration_source"
 
     name: str
+    index: int = 0  # 0: the recursive table's new rows; i > 0: the iteration's input i
 
     def label(self) -> str:
+        if self.index:
+            return f"IterationInput({self.name}, input {self.index})"
         return f"IterationSource({self.name})"

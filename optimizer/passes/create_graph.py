@@ -44,7 +44,7 @@ from sqlengine.optimizer.specs_windows import (
 from sqlengine.options import parse_duration
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, Expr
-from sqlengine.plan.iteration import Iterate, WorkingTable
+from sqlengine.plan.iteration import Iterate, StepInput, WorkingTable
 
 
 class CreateGraph:
@@ -232,14 +232,18 @@ class _Translator:
             case WorkingTable():
                 return PhysicalNode(IterationSourceSpec(schema=plan.schema, name=plan.name,
                                                         chain_strategy=ChainStrategy.HEAD))
+            case StepInput():
+                return PhysicalNode(IterationSourceSpec(
+                    schema=plan.schema, name=plan.table, index=plan.index,
+                    chain_strategy=ChainStrategy.HEAD))
             case _:
                 msg = f"no physical operator for {type(plan).__name__}"
                 raise NotSupportedError(msg)
 
     def _iterate(self, plan: Iterate) -> PhysicalNode:
         """A recursive query: one task gathers the base rows and runs the step's rounds
-        (a SINGLE exchange: the fixpoint is decided over every row)."""
-        self._require_bounded(plan, "WITH RECURSIVE")
+        (a SINGLE exchange: the fixpoint is decided over every row). In streaming mode the
+        step's tables become the iteration's inputs too, fed as they arrive."""
         child = self.translate(plan.base)
         if child.op.updating or any(isinstance(n, N.Scan) and n.source.changelog
                                     for n in _walk(plan.step)):
@@ -247,9 +251,14 @@ class _Translator:
             raise NotSupportedError(msg)
         key = "table.exec.iteration.max-rounds"
         rounds = int(self.options[key]) if self.options.get(key) else MAX_ROUNDS
+        inputs = [(child, Exchange(Partitioning.SINGLE))]
+        step = plan.step
+        if self.streaming:
+            step, scans = _step_inputs(step, plan.name)
+            inputs += [(self.translate(scan), Exchange(Partitioning.SINGLE)) for scan in scans]
         op = IterateSpec(schema=plan.schema, name=plan.name, distinct=plan.distinct,
-                         step=plan.step, max_rounds=rounds)
-        return PhysicalNode(op, ((child, Exchange(Partitioning.SINGLE)),))
+                         step=step, max_rounds=rounds, streaming=self.streaming)
+        return PhysicalNode(op, tuple(inputs))
 
     def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:
         child = self.translate(plan.input)
@@ -422,6 +431,33 @@ class _Translator:
             raise PlanError(msg)
 
 
+
+
+def _step_inputs(step: N.LogicalPlan, name: str
+                 ) -> tuple[N.LogicalPlan, list[N.LogicalPlan]]:
+    """The step with each table it reads (a scan) as a StepInput leaf, and the scans. Only
+    what keeps an insert-only stream insert-only may sit in a maintained step: an outer,
+    semi or anti join would retract rows the iteration already built on."""
+    scans: list[N.LogicalPlan] = []
+
+    def swap(node: N.LogicalPlan) -> N.LogicalPlan:
+        if isinstance(node, N.Join) and node.kind != "inner":
+            msg = (f"a {node.kind.upper()} join in the step of the recursive query {name!r} "
+                   "is not supported in streaming mode (it would retract rows the iteration "
+                   "already built on); run it in batch mode")
+            raise NotSupportedError(msg)
+        if isinstance(node, N.Scan):
+            for i, seen in enumerate(scans):
+                if seen is node:
+                    return StepInput(node.source.table, i + 1, node.schema)
+            scans.append(node)
+            return StepInput(node.source.table, len(scans), node.schema)
+        kids = node.children()
+        if not kids:
+            return node
+        return node.with_children(tuple(swap(k) for k in kids))
+
+    return swap(step), scans
 
 
 def _walk(plan: N.LogicalPlan) -> list[N.LogicalPlan]:

@@ -183,7 +183,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return IterateOperator(spec, schema, tables)
         case IterationSourceSpec():
             from sqlengine.runtime.operators.iterate import IterationSourceOperator
-            return IterationSourceOperator()
+            return IterationSourceOperator(spec.index)
         case GroupAggregateSpec():
             from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
             return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit,

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from sqlengine.errors import ExecutionError
 from sqlengine.optimizer.specs_iteration import IterateSpec
-from sqlengine.runtime.elements import conformed, data_part
+from sqlengine.runtime.elements import conformed, data_part, signs
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.key_index import KeyIndex
 
@@ -35,6 +35,9 @@ class IterationSourceOperator(Operator):
     name = "IterationSource"
     state_fields = ()
 
+    def __init__(self, index: int = 0) -> None:
+        self.index = index  # 0: the recursive table's new rows; i > 0: iteration input i
+
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         return (batch,)
@@ -44,7 +47,7 @@ class IterateOperator(Operator):
     name = "Iterate"
     # (the rounds run at once when the base ends, within one step of the task: a checkpoint
     # sees the base rows gathered so far, never a half-run iteration)
-    state_fields = ("base", "seen", "rounds", "rows_derived")
+    state_fields = ("base", "seen", "rounds", "rows_derived", "rows_fed")
 
     def __init__(self, spec: IterateSpec, schema: pa.Schema,
                  tables: dict[str, object]) -> None:
@@ -54,16 +57,69 @@ class IterateOperator(Operator):
         self.base: list[pa.RecordBatch] = []
         self.rounds = 0  # rounds run (a metric)
         self.rows_derived = 0  # rows the step produced, new or not (a metric)
+        self.rows_fed = 0  # rows the step was fed: each round's new rows, new step rows
         self.seen: KeyIndex | None = KeyIndex([f.type for f in schema]) \
             if spec.distinct else None
+        self.step: _StepJob | None = None  # (streaming: the step's job, kept running)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        if self.spec.streaming:
+            return self._maintain(data_part(batch), input_index)
         self.base.append(conformed(data_part(batch), self.schema))
         return ()
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        if self.spec.streaming:
+            return ()
         return self._iterate()
+
+    # -- streaming: the iteration maintained as its inputs grow -----------------------------
+    def snapshot_state(self) -> dict[str, object]:
+        if self.spec.streaming:  # (the step's join state lives in its own job)
+            from sqlengine.runtime.operators.base import NotCheckpointable
+
+            raise NotCheckpointable(self.name)
+        return super().snapshot_state()
+
+    def _maintain(self, batch: pa.RecordBatch, input_index: int) -> list[pa.RecordBatch]:
+        """New base rows go round from the start; new rows of a step table meet every row
+        found so far in the step's joins (they hold both sides), and what they derive goes
+        round. Either way only the new rows move: the iteration's result is maintained."""
+        if self.step is None:
+            self.step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables,
+                                 streaming=True)
+        if input_index == 0:
+            working = self._new(pa.Table.from_batches([conformed(batch, self.schema)]))
+        else:
+            self.rows_fed += batch.num_rows
+            out = self.step.feed(input_index, batch)
+            self.rows_derived += out.num_rows
+            working = self._new(out)
+        found = [working]
+        rounds = 0
+        while working.num_rows:
+            rounds += 1
+            self.rounds += 1
+            if rounds > self.spec.max_rounds:
+                self._fail_rounds()
+            self.rows_fed += working.num_rows
+            out = self.step.round(working)
+            self.rows_derived += out.num_rows
+            working = self._new(out)
+            found.append(working)
+        table = pa.concat_tables(found).combine_chunks()
+        return table.to_batches() if table.num_rows else []
+
+    def _fail_rounds(self) -> None:
+        raise ExecutionError(
+            f"the recursive query {self.spec.name!r} did not reach a fixpoint in "
+            f"{self.spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round found new rows)")
+
+    def close(self) -> None:
+        if self.step is not None:
+            self.step.close()
+            self.step = None
 
     def _new(self, rows: pa.Table) -> pa.Table:
         """The rows not found before (UNION), each once; all of them (UNION ALL)."""
@@ -87,10 +143,8 @@ class IterateOperator(Operator):
             while working.num_rows:
                 self.rounds += 1
                 if self.rounds > self.spec.max_rounds:
-                    raise ExecutionError(
-                        f"the recursive query {self.spec.name!r} did not reach a fixpoint in "
-                        f"{self.spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round "
-                        "found new rows)")
+                    self._fail_rounds()
+                self.rows_fed += working.num_rows
                 out = step.round(working)
                 self.rows_derived += out.num_rows
                 working = self._new(out)
@@ -105,29 +159,32 @@ class IterateOperator(Operator):
             yield from pa.concat_tables(found).combine_chunks().to_batches()
 
     def extra_metrics(self) -> dict[str, int]:
-        return {"rounds": self.rounds, "rows_derived": self.rows_derived}
+        return {"rounds": self.rounds, "rows_derived": self.rows_derived,
+                "rows_fed": self.rows_fed}
 
 
 class _StepJob:
     """The step planned and run as a job of its own in this task, its head fed by hand."""
 
-    def __init__(self, spec: IterateSpec, ctx: object, tables: dict[str, object]) -> None:
+    def __init__(self, spec: IterateSpec, ctx: object, tables: dict[str, object],
+                 streaming: bool = False) -> None:
         from sqlengine.optimizer import plan_job
         from sqlengine.plan.nodes import Sink, SinkSpec
         from sqlengine.runtime.native.executor import Executor
         from sqlengine.runtime.operators.join import JoinOperator
 
         options = dict(getattr(ctx, "options", {}) or {})
-        options.update({"execution.runtime-mode": "batch", "parallelism.default": "1"})
+        options.update({"execution.runtime-mode": "streaming" if streaming else "batch",
+                        "parallelism.default": "1"})
         for key in [k for k in options if k.startswith("execution.checkpointing.")]:
             del options[key]
         plan = Sink(spec.step, SinkSpec("collect", "collect", (), spec.step.schema))
         self.graph = plan_job(plan, options, tables)
         self.executor = Executor(self.graph, options, tables)
-        heads = [vid for vid, task in self.executor.tasks.items()
-                 if isinstance(task.operators[0], IterationSourceOperator)]
-        assert len(heads) == 1, heads
-        self.head = heads[0]
+        self.heads = {task.operators[0].index: vid
+                      for vid, task in self.executor.tasks.items()
+                      if isinstance(task.operators[0], IterationSourceOperator)}
+        self.head = self.heads[0]
         for task in self.executor.tasks.values():
             for op in task.operators:
                 if isinstance(op, JoinOperator):
@@ -145,8 +202,17 @@ class _StepJob:
 
     def round(self, working: pa.Table) -> pa.Table:
         """The step's output for one round's rows."""
-        self.executor.tasks[self.head].emit_from_head(working.to_batches())
-        out = [conformed(data_part(b), self.schema) for b in self.collect.drain()]
+        return self.feed(0, working)
+
+    def feed(self, index: int, rows: pa.Table | pa.RecordBatch) -> pa.Table:
+        """The step's output for rows of input ``index`` (0: the recursive table's)."""
+        batches = rows.to_batches() if isinstance(rows, pa.Table) else [rows]
+        self.executor.tasks[self.heads[index]].emit_from_head(batches)
+        out = []
+        for b in self.collect.drain():
+            if (signs(b) < 0).any():
+                raise ExecutionError("the step of a recursive query retracted rows")
+            out.append(conformed(data_part(b), self.schema))
         return pa.Table.from_batches(out, self.schema) if out else self.schema.empty_table()
 
     def close(self) -> None:

@@ -65,3 +65,17 @@ def working_tables(plan: LogicalPlan) -> list[WorkingTable]:
             found.append(node)
         stack.extend(node.children())
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class StepInput(LogicalPlan):
+    """In streaming mode, a table the step reads besides the recursive one, as it arrives:
+    input ``index`` of the iteration (its rows are fed to the step as they come, so that
+    each new row meets every row found so far: the iteration is maintained, not re-run)."""
+
+    table: str
+    index: int
+    schema: Schema
+
+    def explain_label(self) -> str:
+        return f"IterationInput: {self.table} (input {self.index} of the iteration)"
