@@ -10,7 +10,7 @@ from sqlengine.plan import nodes as N
 
 # Rounds an iteration may take before it fails ('table.exec.iteration.max-rounds'): a query
 # that never reaches a fixpoint stops with this named, never hangs.
-MAX_ROUNDS = 1_000_000
+MAX_ROUNDS = 100_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -206,3 +206,13 @@ def test_rounds_and_derived_rows_are_metrics() -> None:
     iterate = next(m for k, m in q.metrics().items() if k.endswith(".Iterate"))
     assert iterate["rounds"] == 1000  # (the last round finds nothing: the fixpoint)
     assert iterate["rows_derived"] == 999
+
+
+def test_the_default_round_limit_admits_counting_to_100000_and_stops_a_runaway() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    got = s.sql("WITH RECURSIVE t(n) AS (VALUES (CAST(1 AS BIGINT)) UNION ALL SELECT n + 1 "
+                "FROM t WHERE n < 100000) SELECT COUNT(*) AS c, MAX(n) AS m FROM t").collect()
+    assert got.to_pylist() == [{"c": 100000, "m": 100000}]
+    with pytest.raises(SqlEngineError, match="did not reach a fixpoint in 100000 rounds"):
+        s.sql("WITH RECURSIVE t(n) AS (VALUES (CAST(1 AS BIGINT)) UNION ALL SELECT n + 1 "
+              "FROM t) SELECT COUNT(*) FROM t").collect()
