@@ -211,19 +211,8 @@ class AggregateBinder(ClauseBinder):
                      add: Callable[[AggCall], Expr]) -> Expr:
         """A variance or standard deviation: an expression over simpler aggregates
         (sqlengine.bind_reduce)."""
-        filt = None
-        if isinstance(node, exp.Filter):
-            cond = node.expression.this if isinstance(node.expression, exp.Where) \
-                else node.expression
-            filt = coerce(self.bind_plain(cond, scope), T.BOOLEAN)
-            node = node.this
-        arg = node.this
-        is_distinct = isinstance(arg, exp.Distinct)
-        if is_distinct:
-            if len(arg.expressions) != 1:
-                raise self.error(NotSupportedError, f"{node.sql_name()}(DISTINCT ...) takes "
-                                 "one argument", node)
-            arg = arg.expressions[0]
+        node, filt = self._filter(node, scope)
+        arg, is_distinct = self._distinct(node, node.sql_name())
         no_aggregates(self.binder, arg, "an aggregate argument")
         bound = self.bind_plain(arg, scope)
         if bound.dtype == T.NULL:
@@ -233,27 +222,33 @@ class AggregateBinder(ClauseBinder):
                              f"{T.type_name(bound.dtype)}", node)
         return reduce_variance(node, bound, is_distinct, filt, add)
 
+    def _filter(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, Expr | None]:
+        """The aggregate call under ``FILTER (WHERE cond)``, and the bound condition."""
+        if not isinstance(node, exp.Filter):
+            return node, None
+        cond = node.expression.this if isinstance(node.expression, exp.Where) \
+            else node.expression
+        return node.this, coerce(self.bind_plain(cond, scope), T.BOOLEAN)
+
+    def _distinct(self, node: exp.Expression, name: str) -> tuple[exp.Expression, bool]:
+        """The call's argument, and whether it was written ``DISTINCT arg``."""
+        arg = node.this
+        if not isinstance(arg, exp.Distinct):
+            return arg, False
+        if len(arg.expressions) != 1:
+            raise self.error(NotSupportedError, f"{name.upper()}(DISTINCT ...) takes one "
+                             "argument", node)
+        return arg.expressions[0], True
+
     def agg_call(self, node: exp.Expression, scope: Scope) -> AggCall:
-        filt = None
-        if isinstance(node, exp.Filter):
-            cond = node.expression.this if isinstance(node.expression, exp.Where) \
-                else node.expression
-            filt = coerce(self.bind_plain(cond, scope), T.BOOLEAN)
-            node = node.this
+        node, filt = self._filter(node, scope)
         func = _NAMES.get(node.key.lower(), node.key.lower())
         if func not in _AGGREGATES:
             raise self.error(NotSupportedError, f"aggregate function {func.upper()} is not "
                              "supported yet", node)
         if func == "json_objectagg":
             return json_objectagg(self, node, scope, filt)
-        arg = node.this
-        is_distinct = False
-        if isinstance(arg, exp.Distinct):
-            is_distinct = True
-            if len(arg.expressions) != 1:
-                raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) takes one "
-                                 "argument", node)
-            arg = arg.expressions[0]
+        arg, is_distinct = self._distinct(node, func)
         if func == "count" and (arg is None or isinstance(arg, exp.Star)):
             return AggCall("count_star", (), T.BIGINT, False, filt)
         no_aggregates(self.binder, arg, "an aggregate argument")

@@ -375,6 +375,11 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
             return "PARTITIONED BY"
         return None
 
+    def unused(column: str) -> None:
+        why = used(column)
+        if why is not None:
+            raise BindError(f"ALTER TABLE {stmt.name!r}: column {column!r} is used by {why}")
+
     def column_named(column: str) -> None:
         if column.upper() == "WATERMARK" and column.lower() not in names:
             raise NotSupportedError(f"ALTER TABLE {stmt.name!r} DROP WATERMARK is not "
@@ -392,10 +397,7 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
         column_named(stmt.column)
         if stmt.new_name.lower() in names:
             raise BindError(f"ALTER TABLE {stmt.name!r}: column {stmt.new_name!r} exists")
-        why = used(stmt.column)
-        if why is not None:
-            raise BindError(f"ALTER TABLE {stmt.name!r}: column {stmt.column!r} is used by "
-                            f"{why}")
+        unused(stmt.column)
         create = _replace(create, columns=tuple(
             _replace(c, name=stmt.new_name) if c.name.lower() == stmt.column.lower() else c
             for c in create.columns))
@@ -413,10 +415,7 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
     elif stmt.action == "drop":
         for column in stmt.keys:
             column_named(column)
-            why = used(column)
-            if why is not None:
-                raise BindError(f"ALTER TABLE {stmt.name!r}: column {column!r} is used by "
-                                f"{why}")
+            unused(column)
         gone = {k.lower() for k in stmt.keys}
         if all(c.name.lower() in gone for c in physical):
             raise BindError(f"ALTER TABLE {stmt.name!r}: a table keeps at least one column")
