@@ -1,4 +1,6 @@
-"""Kernels of ``sqlengine.functions_time`` (Flink's semantics; the session time zone is UTC).
+"""Kernels of ``sqlengine.functions_time`` (Flink's semantics). The session time zone
+('table.local-time-zone') reaches a kernel as a constant argument the binder adds (casts to
+and from TIMESTAMP_LTZ, TO_TIMESTAMP_LTZ of a string); the other functions read UTC.
 
 Parsing with a format goes through Arrow's strptime on the Java pattern turned into a strftime
 one (fractions of a second 'S...' after the last separator are read apart); a string that
@@ -18,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
-from sqlengine.cast import cast_array
+from sqlengine.cast import cast_array, from_local
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.kernels_text import per_distinct
 
@@ -408,7 +410,74 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     return per_distinct(ticks, one, pa.string())
 
 
+# Flink's range of TO_TIMESTAMP_LTZ (years 0001 to 9999): beyond it the value is NULL.
+_MIN_MS, _MAX_MS = -62_135_596_800_000, 253_402_300_799_999
+
+
+def _cast_ltz(safe: bool) -> Kernel:
+    """CAST / TRY_CAST to or from TIMESTAMP_LTZ: (value, the session time zone)."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        return cast_array(args[0], out, safe, zone=str(lits[1]))
+
+    return kernel
+
+
+def _epoch_ms(x: Array, precision: int) -> Array:
+    """Seconds (precision 0) or milliseconds (3) since 1970 as whole milliseconds: a
+    fraction is cut toward zero (as Flink's (long) cast); NULL beyond years 1..9999."""
+    scale = 1000 if precision == 0 else 1
+    if T.is_integer(x.type):
+        v = x.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+        bound = _MAX_MS // scale + 1
+        inside = (v > -bound) & (v < bound)
+        ms = np.where(inside, v, 0) * scale
+    elif pa.types.is_decimal(x.type):
+        import decimal
+
+        def one(d: decimal.Decimal) -> int | None:
+            ms = int(d * scale)  # (toward zero)
+            return ms if _MIN_MS <= ms <= _MAX_MS else None
+
+        return per_distinct(x, one, pa.int64())
+    else:
+        f = x.cast(pa.float64()).fill_null(0).to_numpy(zero_copy_only=False) * scale
+        with np.errstate(invalid="ignore"):
+            inside = np.isfinite(f) & (f >= _MIN_MS) & (f <= _MAX_MS)
+        ms = np.trunc(np.where(inside, f, 0)).astype(np.int64)
+    ms = np.where(inside, ms, 0)
+    mask = ~inside | (_mask(x) if x.null_count else False)
+    return pa.array(ms, pa.int64(), mask=np.asarray(mask, dtype=bool))
+
+
+def _to_timestamp_ltz(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """TO_TIMESTAMP_LTZ(number [, precision]) and (string [, format [, zone]], session zone):
+    a string that does not read as a time is NULL."""
+    x = args[0]
+    n = len(x)
+    if not T.is_string(x.type):
+        if len(args) > 1 and lits[1] is None:
+            return pa.nulls(n, out)
+        precision = int(lits[1]) if len(args) > 1 else 3
+        return _epoch_ms(x, precision).cast(out)
+    zone = str(lits[-1])
+    given = lits[1:-1]
+    if len(given) > 1:
+        if given[1] is None:
+            return pa.nulls(n, out)
+        zone = str(given[1])
+    if given and given[0] is None:
+        return pa.nulls(n, out)
+    if given:
+        local = parse_timestamps(x, str(given[0]))
+    else:
+        local = cast_array(x, _TS, safe=True)
+    return from_local(local, zone).cast(out)
+
+
 KERNELS: dict[str, Kernel] = {
+    "cast_ltz": _cast_ltz(False),
+    "try_cast_ltz": _cast_ltz(True),
+    "to_timestamp_ltz": _to_timestamp_ltz,
     "to_timestamp": _to_timestamp,
     "to_date": _to_date,
     "unix_timestamp": _unix_timestamp,

@@ -26,7 +26,30 @@ def coerce(e: Expr, target: pa.DataType) -> Expr:
         return e
     if isinstance(e, Literal) and e.value is None:
         return Literal(None, target)
-    return Cast(e, target)
+    return make_cast(e, target)
+
+
+def zoned(src: pa.DataType, target: pa.DataType) -> bool:
+    """Whether a cast from ``src`` to ``target`` reads the session time zone (to or from a
+    TIMESTAMP_LTZ, not both)."""
+    return src != T.NULL and T.is_ltz(src) != T.is_ltz(target)
+
+
+def make_cast(e: Expr, target: pa.DataType, safe: bool = False) -> Expr:
+    """CAST(e AS target); a cast to or from TIMESTAMP_LTZ is a call that carries the session
+    time zone ('table.local-time-zone' when it is bound) as a constant, so that the plan
+    keeps it."""
+    if zoned(e.dtype, target):
+        from sqlengine.options import session_time_zone
+
+        return Call("try_cast_ltz" if safe else "cast_ltz",
+                    (e, Literal(session_time_zone(), T.STRING)), target)
+    return Cast(e, target, safe)
+
+
+def _local(e: Expr) -> Expr:
+    """A TIMESTAMP_LTZ as the wall-clock TIMESTAMP of the session time zone."""
+    return make_cast(e, pa.timestamp(e.dtype.unit))
 
 
 def data_type(node: exp.DataType, binder: ExprBinder, at: exp.Expression) -> pa.DataType:
@@ -66,6 +89,12 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
     special = _time_arithmetic(sig.name, args)
     if special is not None:
         return special
+    if args and T.is_ltz(args[0].dtype) and sig.name in _IN_SESSION_ZONE:
+        # Flink reads a TIMESTAMP_LTZ's fields in the session time zone; FLOOR / CEIL give
+        # the instant of the rounded wall-clock time.
+        local = apply(binder, name, [_local(args[0]), *args[1:]], nodes, node)
+        return make_cast(local, args[0].dtype) if sig.name in ("floor_time", "ceil_time") \
+            else local
     for pos in sig.literal_args:
         if pos < len(args) and not isinstance(args[pos], Literal):
             raise binder.error(NotSupportedError, f"argument {pos + 1} of {name.upper()} "
@@ -75,7 +104,23 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
         result, want = sig.resolve([a.dtype for a in args], values)
     except BindError as e:
         raise binder.error(BindError, e.message, node) from None
-    return Call(sig.name, tuple(coerce(a, t) for a, t in zip(args, want)), result)
+    bound = tuple(coerce(a, t) for a, t in zip(args, want))
+    if sig.name == "to_timestamp_ltz" and T.is_string(want[0]):  # (+ the session zone)
+        from sqlengine.options import session_time_zone
+
+        bound = (*bound, Literal(session_time_zone(), T.STRING))
+    return Call(sig.name, bound, result)
+
+
+# Functions of a TIMESTAMP that read a TIMESTAMP_LTZ in the session time zone (EXTRACT(EPOCH)
+# and the arithmetic take the instant).
+_IN_SESSION_ZONE = frozenset({
+    "date_format", "floor_time", "ceil_time",
+    *(f"extract_{u}" for u in ("year", "quarter", "month", "week", "day", "doy", "dow",
+                               "hour", "minute", "second", "millisecond", "microsecond",
+                               "nanosecond", "century", "millennium", "decade", "isodow",
+                               "isoyear")),
+})
 
 
 def _time_arithmetic(name: str, args: list[Expr]) -> Expr | None:
@@ -124,7 +169,7 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
     to = node.to
     target = data_type(to, binder, node)
     safe = isinstance(node, exp.TryCast)
-    out = arg if arg.dtype == target and not safe else Cast(arg, target, safe)
+    out = arg if arg.dtype == target and not safe else make_cast(arg, target, safe)
     kind = to.this if isinstance(to, exp.DataType) else None
     if kind == exp.DataType.Type.BINARY and to.expressions and target == pa.binary():
         # BINARY(n): Flink pads with zero bytes or cuts to n bytes

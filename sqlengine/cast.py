@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -22,6 +23,10 @@ VALID_TEXT = {
     "date": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}\s*$",
     "timestamp": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
                  r"([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?\s*$",
+    # TIMESTAMP_LTZ: a TIMESTAMP's text (in the session time zone) or one in UTC ending 'Z'
+    # (as Flink's csv and json formats write it: '2020-12-30T12:13:14.123Z').
+    "ltz": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+           r"([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?Z?\s*$",
     "time": r"^\s*[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?\s*$",
     "bytes": r"(?s)^.*$",
 }
@@ -41,7 +46,7 @@ def text_kind(t: pa.DataType) -> str | None:
     if pa.types.is_date(t):
         return "date"
     if pa.types.is_timestamp(t):
-        return "timestamp"
+        return "ltz" if t.tz is not None else "timestamp"
     if pa.types.is_time(t):
         return "time"
     if pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):
@@ -65,9 +70,11 @@ def _row_to_row(arr: pa.Array, target: pa.StructType, safe: bool) -> pa.Array:
 
 
 def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
-               checked: bool = False) -> pa.Array:
+               checked: bool = False, zone: str = "UTC") -> pa.Array:
     """CAST ``arr`` to ``target``; ``safe`` (TRY_CAST) gives NULL where the value does not fit;
-    ``checked``: a string ``arr``'s values already match ``VALID_TEXT`` of the target's kind.
+    ``checked``: a string ``arr``'s values already match ``VALID_TEXT`` of the target's kind;
+    ``zone``: the session time zone a TIMESTAMP_LTZ is read and written in (its casts to and
+    from STRING, TIMESTAMP, DATE and TIME).
 
     Raises:
         ExecutionError: naming the first value that cannot be cast.
@@ -77,10 +84,12 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
         return arr
     if src == pa.null():
         return pa.nulls(len(arr), target)
+    if T.is_ltz(src) != T.is_ltz(target) and (T.is_ltz(src) or T.is_ltz(target)):
+        return _ltz_cast(arr, target, safe, checked, zone)
     if T.is_string(src) and not T.is_string(target):
         return _from_string(arr, target, safe, checked)
     if T.is_string(target):
-        return _to_string(arr)
+        return _to_string(arr, zone)
     if pa.types.is_struct(src) and pa.types.is_struct(target):
         return _row_to_row(arr, target, safe)
     try:
@@ -121,6 +130,100 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
 
 _DAY = 86_400
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def arrow_zone(zone: str) -> str:
+    """A session time zone as Arrow names it: 'UTC', an IANA name, or an offset '+08:00'
+    (Java's 'GMT+8' / 'UTC+08:00')."""
+    m = re.fullmatch(r"(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?", zone.strip())
+    if m:
+        return f"{m.group(1)}{int(m.group(2)):02d}:{m.group(3) or '00'}"
+    return "UTC" if zone.strip().upper() in ("UTC", "GMT", "Z", "") else zone.strip()
+
+
+def to_local(arr: pa.Array, zone: str) -> pa.Array:
+    """TIMESTAMP_LTZ values (instants) as the wall-clock TIMESTAMPs of ``zone``."""
+    naive = pa.timestamp(arr.type.unit)
+    z = arrow_zone(zone)
+    if z == "UTC":
+        return arr.cast(naive)
+    return pc.local_timestamp(arr.cast(pa.timestamp(arr.type.unit, tz=z))).cast(naive)
+
+
+def from_local(arr: pa.Array, zone: str) -> pa.Array:
+    """Wall-clock TIMESTAMPs of ``zone`` as TIMESTAMP_LTZ instants, as Java's
+    LocalDateTime.atZone: a time the clocks skip (a DST gap) moves on by the gap's length, a
+    time they pass twice (the fall back) takes the earlier offset."""
+    unit = arr.type.unit
+    ltz = pa.timestamp(unit, tz="UTC")
+    z = arrow_zone(zone)
+    if z == "UTC":
+        return arr.cast(ltz)
+    first = pc.assume_timezone(arr, timezone=z, ambiguous="earliest", nonexistent="earliest")
+    back = pc.local_timestamp(first)
+    gap = pc.fill_null(pc.not_equal(back.cast(pa.int64()), arr.cast(pa.int64())), False)
+    if pc.any(gap).as_py():  # offset before the gap: local(T - 1) - (T - 1)
+        before = pc.subtract(first.cast(pa.int64()), 1)
+        local_before = pc.local_timestamp(before.cast(pa.timestamp(unit, tz=z)))
+        offset = pc.subtract(local_before.cast(pa.int64()), before)
+        shifted = pc.subtract(arr.cast(pa.int64()), offset)
+        first = pc.if_else(gap, shifted, first.cast(pa.int64())).cast(
+            pa.timestamp(unit, tz=z))
+    return first.cast(ltz)
+
+
+def _ltz_cast(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool,
+              zone: str) -> pa.Array:
+    """A cast to or from TIMESTAMP_LTZ (not both): through the wall clock of ``zone``;
+    numbers are seconds since 1970 (as Flink's CAST of a number to TIMESTAMP_LTZ)."""
+    src = arr.type
+    if T.is_ltz(src):
+        if T.is_numeric(target) or pa.types.is_boolean(target):
+            if not T.is_numeric(target):
+                msg = f"cannot CAST {T.type_name(src)} to {T.type_name(target)}"
+                raise ExecutionError(msg)
+            ticks = arr.cast(pa.int64())
+            secs = pc.floor(pc.divide(ticks.cast(pa.float64()), float(_PER_SECOND[src.unit])))
+            return cast_array(secs.cast(pa.int64()) if T.is_integer(target) else
+                              pc.divide(ticks.cast(pa.float64()),
+                                        float(_PER_SECOND[src.unit])), target, safe)
+        return cast_array(to_local(arr, zone), target, safe, checked, zone)
+    unit = target.unit
+    if T.is_numeric(src):
+        per = _PER_SECOND[unit]
+        if T.is_integer(src):
+            ticks = pc.multiply_checked(arr.cast(pa.int64()), per)
+        else:
+            ticks = pc.floor(pc.multiply(arr.cast(pa.float64()), float(per))).cast(pa.int64())
+        return ticks.cast(target)
+    if T.is_string(src):
+        if not checked:
+            ok = pc.fill_null(pc.match_substring_regex(arr, VALID_TEXT["ltz"]), True)
+            if not pc.all(ok).as_py():
+                if not safe:
+                    idx = pc.index(ok, False).as_py()
+                    msg = (f"cannot CAST {arr[idx].as_py()!r} to {T.type_name(target)}: not "
+                           "a valid value")
+                    raise ExecutionError(msg)
+                arr = pc.if_else(ok, arr, pa.nulls(len(arr), arr.type))
+        utc = pc.fill_null(pc.match_substring_regex(arr, r"Z\s*$"), False)
+        naive = cast_array(pc.replace_substring_regex(arr, r"Z(\s*)$", r"\1"),
+                           pa.timestamp(unit), safe, True, zone)
+        local = from_local(naive, zone)
+        if pc.any(utc).as_py():  # (text ending 'Z' is a UTC time)
+            return pc.if_else(utc, naive.cast(target), local)
+        return local
+    naive = cast_array(arr, pa.timestamp(unit), safe, checked, zone)
+    return from_local(naive, zone)
+
+
+def ltz_text(arr: pa.Array, iso: bool) -> pa.Array:
+    """TIMESTAMP_LTZ values as UTC text ending 'Z', as Flink's formats write them: json's
+    'SQL' standard '2020-12-30 12:13:14.123Z', csv's (``iso``) '2020-12-30T12:13:14.123Z'."""
+    text = cast_array(arr, pa.string())
+    if iso:
+        text = pc.replace_substring(text, " ", "T", max_replacements=1)
+    return pc.binary_join_element_wise(text, pa.scalar("Z"), "")
 
 
 def _ticks(arr: pa.Array) -> np.ndarray:
@@ -284,6 +387,8 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             return _pad_date(trimmed).cast(target)
         if kind == "timestamp":
             trimmed = _drop_digits(_pad_date(trimmed), T.precision_of(target))
+            trimmed = pc.replace_substring_regex(trimmed, r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T",
+                                                 r"\1 ")  # ('T' between date and time)
             if pc.all(pc.fill_null(pc.match_substring_regex(trimmed, _CANONICAL_TIMESTAMP),
                                    True)).as_py():
                 try:  # all 'yyyy-MM-dd HH:mm[:ss[.f]]': Arrow's parser reads them as they are
@@ -292,7 +397,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
                     pass
             filled = pc.if_else(pc.match_substring_regex(trimmed, r"^\S+$"),
                                 pc.binary_join_element_wise(trimmed, " 00:00:00", ""), trimmed)
-            return pc.replace_substring(filled, "T", " ").cast(target)
+            return filled.cast(target)
         return trimmed.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         if safe:
@@ -340,7 +445,7 @@ def _parse_time(s: pa.Array, target: pa.DataType) -> pa.Array:
     return pa.array(ticks.astype(store.to_pandas_dtype()), store, mask=_mask(s)).cast(target)
 
 
-def _to_string(arr: pa.Array) -> pa.Array:
+def _to_string(arr: pa.Array, zone: str = "UTC") -> pa.Array:
     t = arr.type
     if pa.types.is_boolean(t):
         return pc.if_else(arr, "TRUE", "FALSE")
@@ -359,18 +464,19 @@ def _to_string(arr: pa.Array) -> pa.Array:
         return _timestamp_text(arr)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or \
             pa.types.is_struct(t):
-        return _nested_text(arr)
+        return _nested_text(arr, zone)
     if pa.types.is_date(t):
         return pc.strftime(arr, format="%Y-%m-%d")
     return arr.cast(pa.string())
 
 
-def _nested_text(arr: pa.Array) -> pa.Array:
+def _nested_text(arr: pa.Array, zone: str = "UTC") -> pa.Array:
     """Flink's text of ARRAY '[1, 2]', MAP '{a=1, b=2}' and ROW '(1, x)' values (a NULL
     inside is 'NULL'), built from the children's text without a row loop."""
     t = arr.type
     if pa.types.is_struct(t):
-        fields = [pc.fill_null(cast_array(pc.struct_field(arr, [i]), pa.string()), "NULL")
+        fields = [pc.fill_null(cast_array(pc.struct_field(arr, [i]), pa.string(),
+                                              zone=zone), "NULL")
                   for i in range(t.num_fields)]
         body = pc.binary_join_element_wise(*fields, ", ") if len(fields) > 1 else fields[0]
         out = pc.binary_join_element_wise("(", body, ")", "")
@@ -378,12 +484,14 @@ def _nested_text(arr: pa.Array) -> pa.Array:
         offsets = arr.offsets
         if pa.types.is_map(t):
             entries = arr.values
-            keys = pc.fill_null(cast_array(pc.struct_field(entries, [0]), pa.string()), "NULL")
-            items = pc.fill_null(cast_array(pc.struct_field(entries, [1]), pa.string()), "NULL")
+            keys = pc.fill_null(cast_array(pc.struct_field(entries, [0]), pa.string(),
+                                                  zone=zone), "NULL")
+            items = pc.fill_null(cast_array(pc.struct_field(entries, [1]), pa.string(),
+                                                   zone=zone), "NULL")
             texts = pc.binary_join_element_wise(keys, items, "=")
             opening, closing = "{", "}"
         else:
-            texts = pc.fill_null(cast_array(arr.values, pa.string()), "NULL")
+            texts = pc.fill_null(cast_array(arr.values, pa.string(), zone=zone), "NULL")
             opening, closing = "[", "]"
         lists = pa.ListArray.from_arrays(offsets, texts)
         out = pc.binary_join_element_wise(opening, pc.binary_join(lists, ", "), closing, "")

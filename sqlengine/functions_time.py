@@ -3,8 +3,12 @@ TO_TIMESTAMP, TO_DATE, UNIX_TIMESTAMP, FROM_UNIXTIME, CONVERT_TZ, FLOOR / CEIL(t
 CURRENT_TIMESTAMP / NOW / LOCALTIMESTAMP / CURRENT_DATE (signatures; kernels in
 ``runtime.kernels_time``).
 
-The session's time zone is UTC ('table.local-time-zone' is not implemented and is refused as
-an unknown option): UNIX_TIMESTAMP and FROM_UNIXTIME read and write UTC wall-clock times.
+TO_TIMESTAMP_LTZ gives a TIMESTAMP_LTZ(3) (an instant): from seconds or milliseconds since
+1970, or from a string read in the session time zone ('table.local-time-zone', which the
+binder hands the kernel as a last, constant argument) or in the zone it names. EXTRACT,
+DATE_FORMAT and FLOOR / CEIL of a TIMESTAMP_LTZ read it in the session time zone (the binder
+casts it to its wall-clock TIMESTAMP first). UNIX_TIMESTAMP and FROM_UNIXTIME still read and
+write UTC wall-clock times.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ import pyarrow as pa
 
 from sqlengine import functions as F
 from sqlengine import types as T
+from sqlengine.errors import BindError, PlanError
 from sqlengine.functions import ALIASES, Inference, Signature, _err, register
+from sqlengine.options import check_time_zone
 
 # FLOOR / CEIL(t TO unit)
 TIME_FLOOR_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
@@ -98,6 +104,40 @@ def _date_format(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataTyp
     return T.STRING, [arg, *([T.STRING] if len(types) > 1 else [])]
 
 
+# TO_TIMESTAMP_LTZ's default format (Flink's; a string without a format is read as CAST reads
+# a TIMESTAMP, so the fraction of a second may be left out).
+LTZ_DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss.SSS"
+
+
+def _to_timestamp_ltz(types: list[pa.DataType], values: list[object]
+                      ) -> tuple[pa.DataType, list[pa.DataType]]:
+    """TO_TIMESTAMP_LTZ(numeric [, precision 0 | 3]) or (string [, format [, zone]]): a
+    TIMESTAMP_LTZ(3)."""
+    first = types[0]
+    out = T.ltz_type(3)
+    if T.is_numeric(first) or (first == T.NULL and len(types) == 2 and
+                               T.is_integer(types[1])):
+        if len(types) > 2 or (len(types) == 2 and not (T.is_integer(types[1]) or
+                                                        types[1] == T.NULL)):
+            raise _err("to_timestamp_ltz", types, "a number and a precision (0 or 3), or a "
+                       "STRING [, a format STRING [, a time zone STRING]]")
+        if len(values) > 1 and values[1] is not None and values[1] not in (0, 3):
+            msg = (f"TO_TIMESTAMP_LTZ: the precision must be 0 (seconds) or 3 "
+                   f"(milliseconds), got {values[1]}")
+            raise BindError(msg)
+        return out, [T.BIGINT if first == T.NULL else first, T.INT][:len(types)]
+    if not all(T.is_string(t) or t == T.NULL for t in types):
+        raise _err("to_timestamp_ltz", types, "a number and a precision (0 or 3), or a "
+                   "STRING [, a format STRING [, a time zone STRING]]")
+    if len(values) > 2 and values[2] is not None:
+        try:
+            check_time_zone(str(values[2]))
+        except PlanError:
+            msg = f"TO_TIMESTAMP_LTZ: unknown time zone {values[2]!r}"
+            raise BindError(msg) from None
+    return out, [T.STRING] * len(types)
+
+
 def _now(t: pa.DataType) -> Inference:
     return lambda types: (t, [])
 
@@ -116,6 +156,8 @@ register(Signature("current_date", 0, 0, _now(T.DATE)))
 register(Signature("current_row_timestamp", 0, 0, _now(T.TIMESTAMP)))
 register(Signature("current_time", 0, 0, _now(T.TIME)))
 register(Signature("date_format", 1, 2, _date_format, literal_args=(1,)))
+register(Signature("to_timestamp_ltz", 1, 3, lambda types: _to_timestamp_ltz(types, []),
+                   literal_args=(1, 2), by_value=_to_timestamp_ltz))
 F.EXTRACT_UNITS = (*F.EXTRACT_UNITS, *(u for u in _MORE_EXTRACT if u not in F.EXTRACT_UNITS))
 for _unit in F.EXTRACT_UNITS:
     register(Signature(f"extract_{_unit}", 1, 1, _extract(_unit)))

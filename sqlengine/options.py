@@ -7,8 +7,12 @@ a PlanError naming the option key.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
+import zoneinfo
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sqlengine.errors import PlanError
@@ -58,6 +62,8 @@ def _opt(key: str, kind: str, used_by: str, values: tuple[str, ...] = (), minimu
          lower: bool = False) -> SessionOption:
     return SessionOption(key, kind, used_by, values, minimum, lower)
 
+
+LOCAL_TIME_ZONE_KEY = "table.local-time-zone"
 
 # Every key SET takes, and the layer that reads it (keep in step with their uses: an option
 # here that nothing reads would be accepted and ignored).
@@ -116,6 +122,8 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
                                                            "fixed-delay"), lower=True),
     _opt("restart-strategy.fixed-delay.attempts", "int", "job restarts", minimum=1),
     _opt("restart-strategy.fixed-delay.delay", "duration", "job restarts"),
+    _opt("table.local-time-zone", "text",
+         "binder (TIMESTAMP_LTZ casts, EXTRACT, DATE_FORMAT, TO_TIMESTAMP_LTZ)"),
 )}
 
 # Flink option families the engine does not implement: why a key of theirs is refused.
@@ -199,7 +207,52 @@ def check_option(key: str, value: str) -> str:
         parse_duration(value, key)
     if opt.kind == "size":
         parse_size(value, key)
+    if key == LOCAL_TIME_ZONE_KEY:
+        check_time_zone(value, key)
     if key == "io.tmp.dirs" and "," in value:
         raise PlanError(f"option {key!r} takes one directory (spill files go there), got "
                         f"{value!r}")
     return value
+
+
+DEFAULT_TIME_ZONE = "UTC"  # (Flink's default is the JVM's zone; here UTC)
+_TIME_ZONE: ContextVar[str] = ContextVar("table.local-time-zone", default=DEFAULT_TIME_ZONE)
+
+
+def check_time_zone(value: str, key: str = "table.local-time-zone") -> str:
+    """``value`` if it names a time zone (an IANA name such as 'Europe/Berlin', 'UTC', or an
+    offset 'GMT+08:00' / '+08:00' as Java's ZoneId reads it).
+
+    Raises:
+        PlanError: naming the key and the value.
+    """
+    text = value.strip()
+    if re.fullmatch(r"(?:GMT|UTC)?[+-]\d{1,2}(?::?\d{2})?", text) or text.upper() in ("Z", "UTC",
+                                                                                   "GMT"):
+        return text
+    try:
+        if not text or text.startswith("/") or ".." in text:
+            raise ValueError
+        zoneinfo.ZoneInfo(text)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise PlanError(f"option {key!r} must be a time zone such as 'UTC', 'Europe/Berlin' "
+                        f"or 'GMT+08:00', got {value!r}") from None
+    return text
+
+
+def session_time_zone() -> str:
+    """The session time zone ('table.local-time-zone') the statement being bound sees."""
+    return _TIME_ZONE.get()
+
+
+@contextlib.contextmanager
+def local_time_zone(zone: str | dict[str, str] | None) -> Iterator[str]:
+    """Binding inside it sees ``zone`` as the session time zone (a session's options: their
+    'table.local-time-zone', UTC without one)."""
+    if isinstance(zone, dict):
+        zone = zone.get(LOCAL_TIME_ZONE_KEY)
+    token = _TIME_ZONE.set(check_time_zone(zone) if zone else DEFAULT_TIME_ZONE)
+    try:
+        yield _TIME_ZONE.get()
+    finally:
+        _TIME_ZONE.reset(token)

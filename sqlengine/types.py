@@ -74,9 +74,15 @@ def parse_type(text: str) -> pa.DataType:
     args = [int(a) for a in (m.group("args") or "").replace(" ", "").split(",") if a]
     rest = " ".join(m.group("rest").upper().split())
     if name in ("TIMESTAMP_LTZ", "TIMESTAMPLTZ") or "LOCAL TIME ZONE" in rest:
-        msg = (f"{text.strip()}: TIMESTAMP_LTZ (WITH LOCAL TIME ZONE) is not supported yet; "
-               "the session time zone is UTC, use TIMESTAMP")
-        raise BindError(msg)
+        if (rest and rest != "WITH LOCAL TIME ZONE") or \
+                name not in ("TIMESTAMP_LTZ", "TIMESTAMPLTZ", "TIMESTAMP"):
+            msg = f"unknown type {text.strip()!r}"
+            raise BindError(msg)
+        precision = args[0] if args else 6
+        if not 0 <= precision <= 9:
+            msg = f"TIMESTAMP_LTZ({precision}) is out of range: precision 0..9"
+            raise BindError(msg)
+        return ltz_type(precision)
     if rest and (name not in ("TIMESTAMP", "TIME") or rest != "WITHOUT TIME ZONE"):
         msg = f"unknown type {text.strip()!r}"
         raise BindError(msg)
@@ -197,6 +203,17 @@ def timestamp_type(precision: int) -> pa.DataType:
     return pa.timestamp("ns")
 
 
+def ltz_type(precision: int) -> pa.DataType:
+    """Flink's TIMESTAMP_LTZ(p) (TIMESTAMP(p) WITH LOCAL TIME ZONE): an instant, held as an
+    Arrow timestamp in UTC with the unit of TIMESTAMP(p); shown in the session time zone."""
+    return pa.timestamp(timestamp_type(precision).unit, tz="UTC")
+
+
+def is_ltz(t: pa.DataType) -> bool:
+    """True for TIMESTAMP_LTZ(p) (a time-zone-aware Arrow timestamp)."""
+    return pa.types.is_timestamp(t) and t.tz is not None
+
+
 def time_type(precision: int) -> pa.DataType:
     """Flink's TIME(p) as Arrow: TIME(0) whole seconds (time32[s]), TIME(1..3) milliseconds,
     TIME(4..6) microseconds, TIME(7..9) nanoseconds (named by the unit's digits)."""
@@ -236,6 +253,8 @@ def type_name(t: pa.DataType) -> str:
     if t == INTERVAL_YEAR_MONTH:
         return "INTERVAL YEAR TO MONTH"
     if pa.types.is_timestamp(t):
+        if t.tz is not None:
+            return f"TIMESTAMP_LTZ({UNIT_DIGITS[t.unit]})"
         return f"TIMESTAMP({UNIT_DIGITS[t.unit]})"
     if is_time(t):
         return f"TIME({UNIT_DIGITS[t.unit]})"
@@ -390,10 +409,12 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
         return max(real, key=_numeric_rank)
     if all(is_string(t) for t in real):
         return STRING
-    if all(pa.types.is_timestamp(t) or pa.types.is_date(t) for t in real):
+    units = ["s", "ms", "us", "ns"]
+    if all(is_ltz(t) for t in real):
+        return pa.timestamp(max((t.unit for t in real), key=units.index), tz="UTC")
+    if all((pa.types.is_timestamp(t) and not is_ltz(t)) or pa.types.is_date(t) for t in real):
         ts = [t for t in real if pa.types.is_timestamp(t)]
         if ts:
-            units = ["s", "ms", "us", "ns"]
             return pa.timestamp(max((t.unit for t in ts), key=units.index))
         return DATE
     if all(is_time(t) for t in real):
@@ -413,6 +434,8 @@ def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
         return True
     if is_time(src) and is_time(dst):
         return True
+    if is_ltz(src) or is_ltz(dst):  # (between TIMESTAMP_LTZ and TIMESTAMP / DATE: a CAST,
+        return is_ltz(src) and is_ltz(dst)  # which reads the session time zone)
     return is_temporal(src) and is_temporal(dst)
 
 
@@ -426,4 +449,5 @@ def is_supported(t: pa.DataType) -> bool:
         return all(is_supported(f.type) for f in t)
     return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE)
             or pa.types.is_decimal128(t) or is_string(t) or pa.types.is_binary(t)
-            or t == DATE or pa.types.is_timestamp(t) or is_time(t))
+            or t == DATE or (pa.types.is_timestamp(t) and t.tz in (None, "UTC"))
+            or is_time(t))

@@ -196,9 +196,6 @@ def test_json_arrays_and_rows(tmp_path: Path) -> None:
     ("CREATE TABLE c (x ROW<a INT>) WITH ('connector' = 'filesystem', 'path' = '/tmp', "
      "'format' = 'csv')", "csv format cannot hold"),
     ("CREATE TABLE d (x MULTISET<INT>) WITH ('connector' = 'datagen')", "MULTISET"),
-    ("CREATE TABLE e (x TIMESTAMP_LTZ(3)) WITH ('connector' = 'datagen')", "TIMESTAMP_LTZ"),
-    ("CREATE TABLE f (x TIMESTAMP(3) WITH LOCAL TIME ZONE) WITH ('connector' = 'datagen')",
-     "TIMESTAMP_LTZ"),
 ])
 def test_refused_with_the_reason(ddl: str, message: str) -> None:
     session = sqlengine.connect()
