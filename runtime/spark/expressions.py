@@ -27,7 +27,7 @@ def spark_type(t: pa.DataType) -> str:
         return f"DECIMAL({t.precision},{t.scale})"
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return "STRING"
-    if pa.types.is_timestamp(t):
+    if pa.types.is_timestamp(t) and t.tz is None:
         return "TIMESTAMP_NTZ"
     if pa.types.is_binary(t):
         return "BINARY"

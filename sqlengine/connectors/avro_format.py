@@ -298,7 +298,7 @@ def _avro_type(t: pa.DataType, name: str, legacy: bool) -> object:
         return {"type": "int", "logicalType": "time-millis"}
     if pa.types.is_timestamp(t):
         unit = "micros" if t.unit == "us" else "millis"
-        kind = "timestamp" if legacy else "local-timestamp"
+        kind = "timestamp" if legacy or t.tz is not None else "local-timestamp"
         return {"type": "long", "logicalType": f"{kind}-{unit}"}
     if pa.types.is_list(t):
         return {"type": "array", "items": _nullable(t.value_type, name, legacy)}
@@ -336,7 +336,7 @@ def _writable_type(t: pa.DataType) -> pa.DataType:
 def _unit_type(t: pa.DataType) -> pa.DataType:
     """``t`` with its timestamps in Avro's units (s -> ms) and times in milliseconds."""
     if pa.types.is_timestamp(t):
-        return pa.timestamp("us" if t.unit == "us" else "ms")
+        return pa.timestamp("us" if t.unit == "us" else "ms", tz=t.tz)
     if pa.types.is_time(t):
         return pa.time32("ms")
     if pa.types.is_list(t):

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from sqlengine import types as T
-from sqlengine.cast import VALID_TEXT, cast_array, text_kind
+from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.text_rows import (
     BadValue,
@@ -178,7 +178,7 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
 
 # The characters the text of a number, date, time or boolean can hold: a column of those
 # types needs no quoting unless the delimiter or the quote character is one of them.
-_PLAIN_TEXT = frozenset("0123456789-+.: TRUEFALS")
+_PLAIN_TEXT = frozenset("0123456789-+.: TRUEFALSZ")
 
 
 def _plain(t: pa.DataType) -> bool:
@@ -191,7 +191,8 @@ def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
     quote = opt_char(options, "csv.quote-character", '"') or '"'
     plain_safe = delim not in _PLAIN_TEXT and quote not in _PLAIN_TEXT
     columns = [col if pa.types.is_string(col.type) else col.cast(pa.string())
-               if T.is_string(col.type) else cast_array(col, pa.string())
+               if T.is_string(col.type) else ltz_text(col, iso=True) if T.is_ltz(col.type)
+               else cast_array(col, pa.string())
                for col in batch.columns]
     plain = [plain_safe and _plain(col.type) for col in batch.columns]
     lines = _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain)

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from sqlengine import types as T
-from sqlengine.cast import VALID_TEXT, cast_array, text_kind
+from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.text_rows import BadValue, finish, row_lines, valid_utf8
 from sqlengine.errors import ConnectorError
@@ -244,7 +244,9 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
     # Temporal and decimal values as SQL text, as Flink's json format writes them.
     fields = {}
     for f, col in zip(batch.schema, batch.columns):
-        if T.is_temporal(f.type) or T.is_time(f.type):
+        if T.is_ltz(f.type):  # (UTC, ending 'Z': Flink's 'SQL' timestamp standard)
+            fields[f.name] = ltz_text(col, iso=False).to_pylist()
+        elif T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_decimal(f.type):
             # Exact: the number's digits, not a float's (Flink writes a DECIMAL as a JSON
