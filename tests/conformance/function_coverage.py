@@ -352,7 +352,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 EXPECTED_MISSING: dict[str, str] = {
     # not implemented at all
     "UNHEX": "not implemented (unknown function)",
-    "TO_TIMESTAMP_LTZ": "TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)",
     "TYPEOF": "not implemented: sqlengine's types carry no NOT NULL and no CHAR(n), so its text could not be Flink's",
     "GROUP_ID": "not implemented (unknown function); GROUPING / GROUPING_ID are",
     "COLLECT": "not implemented: it returns a MULTISET, which is not a sqlengine type",

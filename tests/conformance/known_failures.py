@@ -27,33 +27,15 @@ KNOWN_FAILURES: dict[str, str] = {
     # --- temporal ---
     "CEIL(TIMESTAMP '2020-05-17 12:44:31.5' TO SECOND)":
         "TIMESTAMP(1), (2), (4), (5), (7), (8) are held with the next Arrow unit's precision (3, 6 or 9 digits)",  # got TIMESTAMP(3); Flink TIMESTAMP(1)
-    'TO_TIMESTAMP_LTZ(0, 0)':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:8: unknown function TO_TIMESTAMP_LTZ
-    'TO_TIMESTAMP_LTZ(1600000000, 0)':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:8: unknown function TO_TIMESTAMP_LTZ
-    'TO_TIMESTAMP_LTZ(1600000000123, 3)':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:8: unknown function TO_TIMESTAMP_LTZ
-    'TO_TIMESTAMP_LTZ(1600000000123)':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:8: unknown function TO_TIMESTAMP_LTZ
-    "TO_TIMESTAMP_LTZ('2020-01-02 10:11:12')":
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:8: unknown function TO_TIMESTAMP_LTZ
-    'TO_TIMESTAMP_LTZ(1.5E0, 0)':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:8: unknown function TO_TIMESTAMP_LTZ
-    'TO_TIMESTAMP_LTZ(CAST(NULL AS BIGINT), 3)':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:8: unknown function TO_TIMESTAMP_LTZ
     'CURRENT_TIMESTAMP':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (CURRENT_TIMESTAMP / NOW are TIMESTAMP(3) here)',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
+        'CURRENT_TIMESTAMP / NOW / CURRENT_ROW_TIMESTAMP stay TIMESTAMP(3): as TIMESTAMP_LTZ they would not compare with TIMESTAMP columns without a CAST',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
     'NOW()':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (CURRENT_TIMESTAMP / NOW are TIMESTAMP(3) here)',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
+        'CURRENT_TIMESTAMP / NOW / CURRENT_ROW_TIMESTAMP stay TIMESTAMP(3): as TIMESTAMP_LTZ they would not compare with TIMESTAMP columns without a CAST',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
     'CURRENT_ROW_TIMESTAMP()':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (CURRENT_TIMESTAMP / NOW are TIMESTAMP(3) here)',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
+        'CURRENT_TIMESTAMP / NOW / CURRENT_ROW_TIMESTAMP stay TIMESTAMP(3): as TIMESTAMP_LTZ they would not compare with TIMESTAMP columns without a CAST',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
     # --- conversion ---
     "CAST(TIMESTAMP '2020-01-02 10:11:12.5' AS STRING)":
         "TIMESTAMP(1), (2), (4), (5), (7), (8) are held with the next Arrow unit's precision (3, 6 or 9 digits)",  # got "2020-01-02 10:11:12.500"; Flink "2020-01-02 10:11:12.5"
-    "CAST(TIMESTAMP '2020-01-02 10:11:12' AS TIMESTAMP_LTZ(3))":
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:23: TIMESTAMPLTZ(3): TIMESTAMP_LTZ (WITH LOCAL TIME ZONE) is not supported yet; the session time zone is UTC, use TIMESTAMP
-    'CAST(TO_TIMESTAMP_LTZ(0, 3) AS TIMESTAMP(3))':
-        'TIMESTAMP_LTZ is not a sqlengine type yet (refused by name; the session time zone is UTC)',  # BindError: 1:13: unknown function TO_TIMESTAMP_LTZ
     'TYPEOF(1)':
         "TYPEOF not implemented: sqlengine's types carry no NOT NULL and no CHAR(n), so its text could not be Flink's",  # BindError: 1:8: unknown function TYPEOF
     "TYPEOF('abc')":
