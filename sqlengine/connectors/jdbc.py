@@ -7,8 +7,9 @@ ADBC PostgreSQL driver: Arrow in and out, no row-by-row Python.
   each batch's last change per key is applied, +I / +U as ``INSERT ... ON CONFLICT (key) DO
   UPDATE``, -D as ``DELETE`` (-U rows are superseded by their +U), so an updating query keeps
   the PostgreSQL table equal to its result. Without a key an updating query is refused.
-Flink's other jdbc options (partitioned scans, lookup caches, flush buffering, retries) are
-refused by name until they are implemented.
+A lookup join reads it by key (jdbc_lookup.py) through the lookup.* cache options. Flink's
+other jdbc options (partitioned scans, flush buffering, write retries) are refused by name
+until they are implemented.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from sqlengine.connectors.base import (
     SinkWriter,
     SourceRead,
 )
-from sqlengine.errors import ConnectorError
+from sqlengine.errors import ConnectorError, PlanError
+from sqlengine.options import parse_duration
 
 _NOT_IMPLEMENTED = {
     "driver": "the ADBC PostgreSQL driver is always used",
@@ -39,11 +41,12 @@ _NOT_IMPLEMENTED = {
     "scan.partition.lower-bound": "partitioned scans",
     "scan.partition.upper-bound": "partitioned scans",
     "scan.fetch-size": "ADBC fetches in batches of its own size",
-    "scan.auto-commit": "scans run in one read", "lookup.cache": "lookup joins",
-    "lookup.partial-cache.max-rows": "lookup joins",
-    "lookup.partial-cache.expire-after-write": "lookup joins",
-    "lookup.partial-cache.expire-after-access": "lookup joins",
-    "lookup.partial-cache.cache-missing-key": "lookup joins", "lookup.max-retries": "lookup joins",
+    "scan.auto-commit": "scans run in one read",
+    "lookup.cache.max-rows": "deprecated in Flink: use 'lookup.cache' = 'PARTIAL' and "
+                             "'lookup.partial-cache.max-rows'",
+    "lookup.cache.ttl": "deprecated in Flink: use 'lookup.partial-cache.expire-after-write'",
+    "lookup.cache.caching-missing-key": "deprecated in Flink: use "
+                                        "'lookup.partial-cache.cache-missing-key'",
     "sink.buffer-flush.max-rows": "each record batch is written when it arrives",
     "sink.buffer-flush.interval": "each record batch is written when it arrives",
     "sink.max-retries": "a failed write fails the job", "connection.max-retry-timeout": "retries",
@@ -178,6 +181,14 @@ class Jdbc(Connector):
         OptionSpec("password"),
         OptionSpec("sink.parallelism", "int"),
         OptionSpec("scan.parallelism", "int"),
+        # A lookup join's cache (runtime/operators/lookup_join.py) and retries
+        # (connectors/jdbc_lookup.py), as Flink's jdbc connector names them.
+        OptionSpec("lookup.cache", "enum", ("NONE", "PARTIAL")),
+        OptionSpec("lookup.partial-cache.max-rows", "int"),
+        OptionSpec("lookup.partial-cache.expire-after-write"),
+        OptionSpec("lookup.partial-cache.expire-after-access"),
+        OptionSpec("lookup.partial-cache.cache-missing-key", "bool"),
+        OptionSpec("lookup.max-retries", "int"),
     )
     is_source = True
     is_sink = True
@@ -191,12 +202,27 @@ class Jdbc(Connector):
         return False
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
+        for key in ("lookup.partial-cache.expire-after-write",
+                    "lookup.partial-cache.expire-after-access"):
+            if key in options:
+                try:
+                    parse_duration(options[key], key)
+                except PlanError as e:
+                    raise fail(key, e.message) from None
         if not re.fullmatch(r"jdbc:postgresql://[^/?]+/[^?]+(\?.*)?", options.get("url", "")):
             raise fail("url", "option 'url' must be jdbc:postgresql://host:port/database "
                        "(PostgreSQL is the database this connector reaches)")
 
     def accepts_updates(self, options: dict[str, str]) -> bool:
         return bool(primary_key(options))
+
+    def lookup_refusal(self, options: dict[str, str]) -> str | None:
+        return None
+
+    def open_lookup(self, source: Any, schema: pa.Schema, keys: list[str]) -> Any:
+        from sqlengine.connectors.jdbc_lookup import JdbcLookup
+
+        return JdbcLookup(source, schema, keys)
 
     def bounded(self, table: object) -> bool:
         return True

@@ -1,0 +1,77 @@
+"""Lookups in a PostgreSQL table for the jdbc connector (the dimension side of a lookup join):
+a batch of distinct keys goes to the server in one COPY (ADBC's bulk ingest into a temporary
+table) and comes back joined with the table in one query, so a batch costs two round trips
+whatever its number of keys. 'lookup.max-retries' (Flink's, default 3) retries a failed
+lookup on a new connection."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import pyarrow as pa
+
+from sqlengine.cast import cast_array
+from sqlengine.errors import ConnectorError
+from sqlengine.plan.nodes import SourceSpec
+
+_KEYS = "sqlengine_lookup_keys"
+
+
+class JdbcLookup:
+    def __init__(self, source: SourceSpec, schema: pa.Schema, keys: list[str]) -> None:
+        from sqlengine.connectors.jdbc import _quote, _table_ref
+
+        self.options = dict(source.options)
+        self.table = source.table
+        self.schema = schema
+        self.keys = keys
+        self.retries = int(self.options.get("lookup.max-retries", "3"))
+        self.con: Any = None
+        cols = ", ".join(f"t.{_quote(f.name)}" for f in schema)
+        on = " AND ".join(f"t.{_quote(k)} = k.{_quote(f'k{i}')}" for i, k in enumerate(keys))
+        self.sql = f"SELECT {cols} FROM {_table_ref(self.options['table-name'])} AS t " \
+                   f"JOIN {_KEYS} AS k ON {on}"
+
+    def lookup(self, keys: pa.Table) -> pa.Table:
+        for attempt in range(self.retries + 1):
+            try:
+                return self._query(keys)
+            except ConnectorError:
+                raise
+            except Exception as e:  # (the server's errors; the connection may be gone)
+                self.close()
+                if attempt == self.retries:
+                    msg = (f"table {self.table!r}: looking up keys in "
+                           f"{self.options['table-name']!r} failed after {attempt + 1} "
+                           f"attempts: {str(e).splitlines()[0]}")
+                    raise ConnectorError(msg) from None
+        raise AssertionError("unreachable")
+
+    def _query(self, keys: pa.Table) -> pa.Table:
+        from sqlengine.connectors.jdbc import _connect
+
+        if self.con is None:
+            self.con = _connect(self.table, self.options)
+        named = keys.rename_columns([f"k{i}" for i in range(keys.num_columns)])
+        with self.con.cursor() as cur:
+            cur.execute(f"DROP TABLE IF EXISTS {_KEYS}")
+            cur.adbc_ingest(_KEYS, named, mode="create", temporary=True)
+            cur.execute(self.sql)
+            found = cur.fetch_arrow_table()
+            cur.execute(f"DROP TABLE IF EXISTS {_KEYS}")
+        self.con.commit()
+        cols = []
+        for i, f in enumerate(self.schema):
+            col = found.column(i).combine_chunks()
+            if pa.types.is_timestamp(col.type) and col.type.tz is not None and \
+                    not (pa.types.is_timestamp(f.type) and f.type.tz is not None):
+                col = col.cast(pa.timestamp(col.type.unit))
+            cols.append(col if col.type == f.type else cast_array(col, f.type))
+        return pa.Table.from_arrays(cols, schema=self.schema)
+
+    def close(self) -> None:
+        if self.con is not None:
+            with contextlib.suppress(Exception):  # (closing a broken connection)
+                self.con.close()
+            self.con = None
