@@ -1,14 +1,19 @@
 """The jdbc connector for PostgreSQL (Flink's 'connector' = 'jdbc' options), through the
 ADBC PostgreSQL driver: Arrow in and out, no row-by-row Python.
 
-- Source: a bounded scan of 'table-name' (the columns the query reads, in one SELECT; at
-  parallelism > 1 the first subtask reads it all).
+- Source: a bounded scan of 'table-name', the columns the query reads only. Without
+  'scan.partition.*' options it is one SELECT (at parallelism > 1 the first subtask reads it
+  all); with them, Flink's partitioned scan (jdbc_splits.py): the range [lower-bound,
+  upper-bound] of the partition column cut into 'scan.partition.num' ranges, each one split
+  (``WHERE col BETWEEN start AND end``), split j read by subtask j mod parallelism; as in
+  Flink, rows outside the bounds (or NULL there) are not read. The query's filters are
+  applied to the rows read (the connector is handed none it could put into its SELECT).
 - Sink: append (COPY through ADBC's bulk ingest), or, when the table has a PRIMARY KEY, upsert:
   each batch's last change per key is applied, +I / +U as ``INSERT ... ON CONFLICT (key) DO
   UPDATE``, -D as ``DELETE`` (-U rows are superseded by their +U), so an updating query keeps
   the PostgreSQL table equal to its result. Without a key an updating query is refused.
 A lookup join reads it by key (jdbc_lookup.py) through the lookup.* cache options. Flink's
-other jdbc options (partitioned scans, flush buffering, write retries) are refused by name
+other jdbc options ('scan.fetch-size', flush buffering, write retries) are refused by name
 until they are implemented.
 """
 
@@ -17,13 +22,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array
+from sqlengine.connectors import jdbc_splits
 from sqlengine.connectors.base import (
     PRIMARY_KEY_OPTION,
     Connector,
@@ -34,13 +40,15 @@ from sqlengine.connectors.base import (
 )
 from sqlengine.errors import ConnectorError, PlanError
 from sqlengine.options import parse_duration
+from sqlengine.types import type_name
+
+if TYPE_CHECKING:
+    from sqlengine.plan.nodes import Schema
 
 _NOT_IMPLEMENTED = {
     "driver": "the ADBC PostgreSQL driver is always used",
-    "scan.partition.column": "partitioned scans", "scan.partition.num": "partitioned scans",
-    "scan.partition.lower-bound": "partitioned scans",
-    "scan.partition.upper-bound": "partitioned scans",
-    "scan.fetch-size": "ADBC fetches in batches of its own size",
+    "scan.fetch-size": "the ADBC driver reads through COPY, in batches of a size in bytes "
+                       "rather than a number of rows per round trip",
     "scan.auto-commit": "scans run in one read",
     "lookup.cache.max-rows": "deprecated in Flink: use 'lookup.cache' = 'PARTIAL' and "
                              "'lookup.partial-cache.max-rows'",
@@ -92,6 +100,34 @@ def _table_ref(name: str) -> str:
 def primary_key(options: dict[str, str]) -> tuple[str, ...]:
     text = options.get(PRIMARY_KEY_OPTION)
     return tuple(json.loads(text)) if text else ()
+
+
+def _refuse(table: str) -> Fail:
+    return lambda _key, msg: ConnectorError(f"table {table!r}: {msg}")
+
+
+def _read(read: SourceRead, con: Any, sql: str, wanted: list[int]) -> Iterator[pa.RecordBatch]:
+    """The batches of one SELECT of the columns ``wanted``, laid out as the table's."""
+    schema = read.schema
+    with con.cursor() as cur:
+        try:
+            cur.execute(sql)
+            reader = cur.fetch_record_batch()
+        except Exception as e:
+            msg = (f"table {read.table!r}: reading {read.options['table-name']!r} failed: "
+                   f"{str(e).splitlines()[0]}")
+            raise ConnectorError(msg) from None
+        for batch in reader:
+            arrays = []
+            for i, f in enumerate(schema):
+                if i in wanted:
+                    col = batch.column(wanted.index(i))
+                    if pa.types.is_timestamp(col.type) and col.type.tz is not None:
+                        col = col.cast(pa.timestamp(col.type.unit))
+                    arrays.append(col if col.type == f.type else cast_array(col, f.type))
+                else:
+                    arrays.append(pa.nulls(batch.num_rows, f.type))
+            yield pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 class JdbcWriter(SinkWriter):
@@ -189,6 +225,11 @@ class Jdbc(Connector):
         OptionSpec("lookup.partial-cache.expire-after-access"),
         OptionSpec("lookup.partial-cache.cache-missing-key", "bool"),
         OptionSpec("lookup.max-retries", "int"),
+        # A partitioned scan (jdbc_splits.py checks the four together, in check_table).
+        OptionSpec(jdbc_splits.COLUMN),
+        OptionSpec(jdbc_splits.NUM),
+        OptionSpec(jdbc_splits.LOWER),
+        OptionSpec(jdbc_splits.UPPER),
     )
     is_source = True
     is_sink = True
@@ -212,6 +253,21 @@ class Jdbc(Connector):
         if not re.fullmatch(r"jdbc:postgresql://[^/?]+/[^?]+(\?.*)?", options.get("url", "")):
             raise fail("url", "option 'url' must be jdbc:postgresql://host:port/database "
                        "(PostgreSQL is the database this connector reaches)")
+        jdbc_splits.partitioning(options, fail)
+
+    def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
+        """The partition column is one of the table's, numeric, DATE or TIMESTAMP."""
+        column = options.get(jdbc_splits.COLUMN)
+        if column is None:
+            return
+        types = {f.name: f.type for f in schema.fields}
+        if column not in types:
+            raise fail(jdbc_splits.COLUMN, f"option {jdbc_splits.COLUMN!r} names no column of "
+                       f"the table: {column!r} (columns: {', '.join(types)})")
+        why = jdbc_splits.type_refusal(types[column])
+        if why is not None:
+            raise fail(jdbc_splits.COLUMN, f"option {jdbc_splits.COLUMN!r}: column {column!r} "
+                       f"is {type_name(types[column])}; a partitioned scan needs {why}")
 
     def accepts_updates(self, options: dict[str, str]) -> bool:
         return bool(primary_key(options))
@@ -228,39 +284,30 @@ class Jdbc(Connector):
         return True
 
     def open_source(self, read: SourceRead) -> Iterator[object]:
-        index, _parallelism = read.split
-        if index != 0:
+        index, parallelism = read.split
+        parts = jdbc_splits.partitioning(read.options, _refuse(read.table))
+        if parts is None:
+            return self._scan(read, [None]) if index == 0 else iter(())
+        ranges = parts.ranges()[index::parallelism]  # (split j: subtask j mod parallelism)
+        if not ranges:
             return iter(())
-        return self._scan(read)
+        t = read.schema.field(parts.column).type
+        col = _quote(parts.column)
+        return self._scan(read, [jdbc_splits.predicate(col, t, lo, hi) for lo, hi in ranges])
 
-    def _scan(self, read: SourceRead) -> Iterator[pa.RecordBatch]:
+    def _scan(self, read: SourceRead, wheres: list[str | None]) -> Iterator[pa.RecordBatch]:
+        """The columns the query reads, one SELECT per WHERE clause (None: the whole table),
+        over one connection."""
         schema = read.schema
         wanted = list(read.columns) if read.columns is not None else list(range(len(schema)))
         names = [schema.field(i).name for i in wanted]
-        sql = f"SELECT {', '.join(_quote(n) for n in names) or '1'} FROM " \
-              f"{_table_ref(read.options['table-name'])}"
+        base = f"SELECT {', '.join(_quote(n) for n in names) or '1'} FROM " \
+               f"{_table_ref(read.options['table-name'])}"
         con = _connect(read.table, read.options)
         try:
-            with con.cursor() as cur:
-                try:
-                    cur.execute(sql)
-                    reader = cur.fetch_record_batch()
-                except Exception as e:
-                    msg = (f"table {read.table!r}: reading {read.options['table-name']!r} "
-                           f"failed: {str(e).splitlines()[0]}")
-                    raise ConnectorError(msg) from None
-                for batch in reader:
-                    arrays = []
-                    for i, f in enumerate(schema):
-                        if i in wanted:
-                            col = batch.column(wanted.index(i))
-                            if pa.types.is_timestamp(col.type) and col.type.tz is not None:
-                                col = col.cast(pa.timestamp(col.type.unit))
-                            arrays.append(col if col.type == f.type
-                                          else cast_array(col, f.type))
-                        else:
-                            arrays.append(pa.nulls(batch.num_rows, f.type))
-                    yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+            for where in wheres:
+                sql = base if where is None else f"{base} WHERE ({where})"
+                yield from _read(read, con, sql, wanted)
         finally:
             con.close()
 
