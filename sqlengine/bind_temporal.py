@@ -3,8 +3,9 @@ rules and refusals.
 
 Event time (the left time is a rowtime attribute): the right side must be a table with a
 PRIMARY KEY and a WATERMARK (a versioned table), the ON condition must equate every primary-key
-column with the left side, and the join is INNER or LEFT. Processing time (PROCTIME()) needs a
-lookup table, which no connector here offers: refused, as Flink refuses it for such tables.
+column with the left side, and the join is INNER or LEFT. Processing time (PROCTIME()): a lookup
+join, on a table whose connector looks rows up (jdbc); the ON condition must equate at least
+one of its columns with the left side (the lookup keys).
 """
 
 from __future__ import annotations
@@ -54,9 +55,7 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
     right = binder.from_item(bare, ctes)
     name = table.name
     if at_col.proctime:
-        raise binder.error(NotSupportedError, f"a processing-time temporal join needs a lookup "
-                           f"table, and table {name!r} is not one (no connector here offers "
-                           "lookups; Flink refuses this join for such tables too)", version)
+        return lookup_join(binder, left, right, join, "left" if side == "LEFT" else "inner")
     if not at_col.rowtime:
         raise binder.error(BindError, f"FOR SYSTEM_TIME AS OF {version.expression.sql()}: "
                            "the column is not a time attribute (declare a WATERMARK on it, "
@@ -108,3 +107,66 @@ def _column(e: Expr) -> int | None:
     if isinstance(e, Cast) and isinstance(e.arg, ColumnRef):
         return e.arg.index
     return None
+
+
+def lookup_join(binder: RelationBinder, left: Relation, right: Relation, join: exp.Join,
+                kind: str) -> Relation:
+    """``JOIN dim FOR SYSTEM_TIME AS OF left.proctime`` on a lookup table (Flink's rules: an
+    equality on the table's columns is the lookup key; other conditions filter the pairs)."""
+    from sqlengine import connectors
+    from sqlengine.plan.lookup import LookupJoin
+    from sqlengine.plan.nodes import Scan
+
+    table = join.this
+    name = table.name
+    scan = right.plan
+    if not isinstance(scan, Scan) or scan.projection is not None:
+        raise binder.error(NotSupportedError, f"a processing-time temporal join needs a lookup "
+                           f"table, and {name!r} is not a plain table (a view, a subquery or "
+                           "computed columns)", table)
+    connector = connectors.find(scan.source.connector)
+    why = connector.lookup_refusal(dict(scan.source.options)) if connector is not None \
+        else "unknown connector"
+    if why is not None:
+        raise binder.error(NotSupportedError, f"a processing-time temporal join needs a lookup "
+                           f"table, and table {name!r} is not one: {why}", table)
+    on_node = join.args.get("on")
+    if on_node is None:
+        raise binder.error(BindError, "a lookup join needs an ON condition equating a column "
+                           f"of {name!r} with the left side", join)
+    n_left = len(left.scope.columns)
+    on = binder.exprs.bind(on_node, Scope(left.scope.columns + right.scope.columns))
+    require_boolean(binder.binder, on, on_node, "ON")
+    if has_subquery(on):
+        raise binder.error(NotSupportedError, "subqueries in a lookup join's ON condition are "
+                           "not supported", on_node)
+    try:
+        lkeys, rkeys, residual = split_condition([on], n_left)
+    except BindError as e:
+        raise binder.error(BindError, e.message, on_node) from None
+    keys: list[Expr] = []
+    columns: list[int] = []
+    for lk, rk in zip(lkeys, rkeys):
+        col = _column(rk)
+        if col is None:
+            residual.append(_equality(lk, rk, n_left))
+            continue
+        want = scan.schema.fields[col].type
+        keys.append(lk if lk.dtype == want else Cast(lk, want))
+        columns.append(col)
+    if not keys:
+        raise binder.error(BindError, f"a lookup join's ON condition must equate a column of "
+                           f"{name!r} with the left side (the lookup key)", on_node)
+    plan = LookupJoin(left.plan, scan.source, scan.table_schema, kind, tuple(keys),
+                      tuple(columns), conjunction(residual))
+    cols = (*left.scope.columns, *(replace(c, rowtime=False, proctime=False)
+                                   for c in right.scope.columns))
+    return Relation(plan, Scope(tuple(cols)))
+
+
+def _equality(lk: Expr, rk: Expr, n_left: int) -> Expr:
+    """``lk = rk`` over (left ++ right) again (a key pair the lookup cannot use)."""
+    from sqlengine.plan.expressions import Call, remap_columns
+    from sqlengine.types import BOOLEAN
+
+    return Call("eq", (lk, remap_columns(rk, {i: i + n_left for i in rk.columns()})), BOOLEAN)

@@ -28,6 +28,7 @@ from sqlengine.optimizer.specs import (
     WindowFunctionsSpec,
 )
 from sqlengine.optimizer.specs_iteration import MAX_ROUNDS, IterateSpec, IterationSourceSpec
+from sqlengine.optimizer.specs_lookup import LookupJoinSpec
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     MatchRecognizeSpec,
@@ -45,6 +46,7 @@ from sqlengine.options import parse_duration
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.iteration import Iterate, StepInput, WorkingTable
+from sqlengine.plan.lookup import LookupJoin
 
 
 class CreateGraph:
@@ -229,6 +231,14 @@ class _Translator:
                     ((child, FORWARD),))
             case Iterate():
                 return self._iterate(plan)
+            case LookupJoin():
+                child = self.translate(plan.left)
+                return PhysicalNode(LookupJoinSpec(
+                    schema=plan.schema, updating=child.op.updating, join_kind=plan.kind,
+                    source=plan.source, table_schema=plan.table_schema,
+                    left_keys=plan.left_keys, key_columns=plan.key_columns,
+                    condition=plan.condition, left_width=len(plan.left.schema)),
+                    ((child, FORWARD),))
             case WorkingTable():
                 return PhysicalNode(IterationSourceSpec(schema=plan.schema, name=plan.name,
                                                         chain_strategy=ChainStrategy.HEAD))

@@ -37,6 +37,7 @@ from sqlengine.optimizer.specs import (
     WindowFunctionsSpec,
 )
 from sqlengine.optimizer.specs_iteration import IterateSpec, IterationSourceSpec
+from sqlengine.optimizer.specs_lookup import LookupJoinSpec
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     MatchRecognizeSpec,
@@ -178,6 +179,9 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return UnnestOperator(schema, spec.ordinality, spec.outer)
         case UnionSpec():
             return UnionOperator(schema, spec.updating)
+        case LookupJoinSpec():
+            from sqlengine.runtime.operators.lookup_join import LookupJoinOperator
+            return LookupJoinOperator(spec, schema)
         case IterateSpec():
             from sqlengine.runtime.operators.iterate import IterateOperator
             return IterateOperator(spec, schema, tables)

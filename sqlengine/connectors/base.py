@@ -222,6 +222,14 @@ class SinkWriter:
         return None
 
 
+class LookupFunction(Protocol):
+    """What ``Connector.open_lookup`` returns."""
+
+    def lookup(self, keys: pa.Table) -> pa.Table: ...
+
+    def close(self) -> None: ...
+
+
 class Connector:
     """A connector: its options and capabilities, and the hooks each layer calls."""
 
@@ -311,6 +319,17 @@ class Connector:
         (exactly-once), or None to write with ``open_sink``'s writer (whose ``guarantee`` then
         says what a restore promises)."""
         return None
+
+    # -- lookups (the dimension side of a processing-time temporal join) ----------------------
+    def lookup_refusal(self, options: dict[str, str]) -> str | None:
+        """Why a lookup join cannot read this table (None: ``open_lookup`` looks rows up)."""
+        return f"the {self.name} connector offers no lookups (jdbc does)"
+
+    def open_lookup(self, source: SourceSpec, schema: pa.Schema, keys: list[str]
+                    ) -> LookupFunction:
+        """A function from key rows (a table of the ``keys`` columns, distinct, no NULLs) to
+        the table's rows with those key values (every column of ``schema``)."""
+        raise NotSupportedError(self.lookup_refusal(dict(source.options)) or self.name)
 
     def spark_read(self, spark: Any, source: SourceSpec, schema_ddl: str) -> Any | None:
         """A Spark DataFrame reading the table (``spark`` a SparkSession; PySpark, if needed,
