@@ -38,67 +38,90 @@ class LookupCache:
         self.access_s = access_ms / 1000 if access_ms else None
         self.keep_missing = keep_missing
         # key -> (table index, first row, rows, written at, read at)
-        self.entries: OrderedDict[tuple, list] = OrderedDict()
+        self.entries: OrderedDict[object, list] = OrderedDict()
         self.tables: list[pa.Table] = []
         self.hits = self.misses = 0
 
-    def find(self, keys: list[tuple]) -> tuple[list[int], list[list]]:
-        """Positions of ``keys`` the cache misses, and the entries of those it holds."""
+    def find(self, keys: list[object], held: Held) -> list[int]:
+        """Positions of ``keys`` the cache misses; those it holds are added to ``held``."""
         now = time.monotonic()
+        expiring = self.write_s or self.access_s
         missing: list[int] = []
-        held: list[list] = []
+        entries = self.entries
         for i, k in enumerate(keys):
-            e = self.entries.get(k)
-            if e is not None and ((self.write_s and now - e[3] > self.write_s) or
-                                  (self.access_s and now - e[4] > self.access_s)):
-                del self.entries[k]
+            e = entries.get(k)
+            if e is not None and expiring and (
+                    (self.write_s and now - e[3] > self.write_s) or
+                    (self.access_s and now - e[4] > self.access_s)):
+                del entries[k]
                 e = None
             if e is None:
                 missing.append(i)
                 continue
             e[4] = now
-            self.entries.move_to_end(k)
-            held.append(e)
-        self.hits += len(held)
+            entries.move_to_end(k)
+            held.add(e)
+        self.hits += len(keys) - len(missing)
         self.misses += len(missing)
-        return missing, held
+        return missing
 
-    def put(self, keys: list[tuple], rows: pa.Table, starts: np.ndarray,
-            counts: np.ndarray) -> list:
+    def put(self, keys: list[object], rows: pa.Table, starts: np.ndarray,
+            counts: np.ndarray, held: Held) -> None:
         """Keep ``keys`` with their rows (``rows`` sorted by key: key i's rows start at
-        ``starts[i]``, ``counts[i]`` of them); the new entries."""
+        ``starts[i]``, ``counts[i]`` of them), and add them to ``held``."""
         now = time.monotonic()
         self.tables.append(rows)
         t = len(self.tables) - 1
-        out = []
+        entries = self.entries
         for k, start, n in zip(keys, starts.tolist(), counts.tolist()):
             e = [t, start, n, now, now]
-            out.append(e)
+            held.add(e)
             if n or self.keep_missing:
-                self.entries[k] = e
-                self.entries.move_to_end(k)
-        while self.max_rows is not None and len(self.entries) > self.max_rows:
-            self.entries.popitem(last=False)
+                entries[k] = e
+                entries.move_to_end(k)
+        while self.max_rows is not None and len(entries) > self.max_rows:
+            entries.popitem(last=False)
         if len(self.tables) > 64:
             self._compact()
-        return out
 
     def _compact(self) -> None:
         """The kept rows in one table (the looked-up tables hold rows of evicted keys too)."""
-        live = list(self.entries.items())
-        rows = gather(self.tables, [e for _, e in live])
+        live = list(self.entries.values())
+        held = Held()
+        for e in live:
+            held.add(e)
+        rows = gather(self.tables, held)
         pos = 0
-        for _, e in live:
+        for e in live:
             e[0], e[1] = 0, pos
             pos += e[2]
         self.tables = [rows]
 
 
-def gather(tables: list[pa.Table], entries: list[list]) -> pa.Table:
-    """The rows of ``entries`` (table index, first row, count, ...), in their order."""
-    if not entries:
+class Held:
+    """The (table, first row, count) of the entries a batch reads, as three lists."""
+
+    def __init__(self) -> None:
+        self.t: list[int] = []
+        self.start: list[int] = []
+        self.n: list[int] = []
+
+    def add(self, e: list) -> None:
+        self.t.append(e[0])
+        self.start.append(e[1])
+        self.n.append(e[2])
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+
+def gather(tables: list[pa.Table], held: Held) -> pa.Table:
+    """The rows of the ``held`` entries, in their order."""
+    if not len(held):
         return tables[0].slice(0, 0) if tables else pa.table({})
-    spec = np.array([e[:3] for e in entries], dtype=np.int64).reshape(-1, 3)
+    spec = np.column_stack([np.asarray(held.t, dtype=np.int64),
+                            np.asarray(held.start, dtype=np.int64),
+                            np.asarray(held.n, dtype=np.int64)])
     parts = []
     for t in np.unique(spec[:, 0]):
         mine = spec[spec[:, 0] == t]
@@ -214,14 +237,17 @@ class LookupJoinOperator(Operator):
             return self.table_schema.empty_table()
         if self.cache is None:
             return self._ask(distinct)
-        tuples = list(zip(*[c.to_pylist() for c in distinct.columns]))
-        missing, held = self.cache.find(tuples)
+        cols = [c.to_pylist() for c in distinct.columns]
+        keys = cols[0] if len(cols) == 1 else list(zip(*cols))
+        held = Held()
+        missing = self.cache.find(keys, held)
         if missing:
             asked = distinct.take(pa.array(missing, pa.int64()))
             found = self._ask(asked)
             ordered, starts, counts = _by_key(found, asked, self.key_names)
-            held += self.cache.put([tuples[i] for i in missing], ordered, starts, counts)
-        return gather(self.cache.tables, held) if held else self.table_schema.empty_table()
+            self.cache.put([keys[i] for i in missing], ordered, starts, counts, held)
+        return gather(self.cache.tables, held) if len(held) else \
+            self.table_schema.empty_table()
 
     def _ask(self, keys: pa.Table) -> pa.Table:
         assert self.function is not None
