@@ -207,8 +207,10 @@ def _ltz_cast(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool,
                     raise ExecutionError(msg)
                 arr = pc.if_else(ok, arr, pa.nulls(len(arr), arr.type))
         utc = pc.fill_null(pc.match_substring_regex(arr, r"Z\s*$"), False)
-        naive = cast_array(pc.replace_substring_regex(arr, r"Z(\s*)$", r"\1"),
-                           pa.timestamp(unit), safe, True, zone)
+        text = pc.replace_substring_regex(arr, r"Z(\s*)$", r"\1")
+        text = pc.replace_substring_regex(  # (ISO-8601's 'T' between the date and the time)
+            text, r"^(\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2})T", r"\1 ")
+        naive = cast_array(text, pa.timestamp(unit), safe, True, zone)
         local = from_local(naive, zone)
         if pc.any(utc).as_py():  # (text ending 'Z' is a UTC time)
             return pc.if_else(utc, naive.cast(target), local)
@@ -387,8 +389,6 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             return _pad_date(trimmed).cast(target)
         if kind == "timestamp":
             trimmed = _drop_digits(_pad_date(trimmed), T.precision_of(target))
-            trimmed = pc.replace_substring_regex(trimmed, r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T",
-                                                 r"\1 ")  # ('T' between date and time)
             if pc.all(pc.fill_null(pc.match_substring_regex(trimmed, _CANONICAL_TIMESTAMP),
                                    True)).as_py():
                 try:  # all 'yyyy-MM-dd HH:mm[:ss[.f]]': Arrow's parser reads them as they are
@@ -397,7 +397,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
                     pass
             filled = pc.if_else(pc.match_substring_regex(trimmed, r"^\S+$"),
                                 pc.binary_join_element_wise(trimmed, " 00:00:00", ""), trimmed)
-            return filled.cast(target)
+            return pc.replace_substring(filled, "T", " ").cast(target)
         return trimmed.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         if safe:
