@@ -4,7 +4,10 @@ statements piped in, in order, and prints plainly."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -25,7 +28,8 @@ HELP = """Statements end with ';' and may span lines. Besides SQL:
   SET 'sql-client.execution.result-mode' = 'table' | 'changelog' | 'tableau';
   \\timing              print how long each statement took (toggle)
   quit, exit, Ctrl-D   leave the shell
-Ctrl-C cancels a running query (and clears the line at the prompt); Ctrl-R searches history.
+Ctrl-C (or Ctrl-D) cancels a running query; Ctrl-C clears the line at the prompt;
+Ctrl-R searches history.
 """
 
 _META = ("help", "quit", "exit", "\\q", "\\timing", "\\t")
@@ -51,6 +55,85 @@ def statement_complete(text: str) -> bool:
     return stripped[offset + len(last):].strip().startswith(";")
 
 
+class _QueryKeys:
+    """The keys typed at the terminal while a query prints rows (tableau, changelog).
+
+    The terminal then reads key by key instead of line by line (echo and Ctrl-C's signal as
+    before), so Ctrl-D stops the query as Ctrl-C does, at once, instead of waiting in the
+    terminal's line until the query ends. What else was typed meanwhile is kept
+    (``typed``) for the next prompt, as the terminal's line would have kept it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.typed = ""
+        self._raw = b""
+        self._saved: list | None = None
+        self._wake: tuple[int, int] | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> _QueryKeys:
+        import termios
+
+        try:
+            self._saved = termios.tcgetattr(self.fd)
+        except termios.error:
+            return self
+        mode = termios.tcgetattr(self.fd)
+        mode[3] &= ~termios.ICANON
+        mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
+        termios.tcsetattr(self.fd, termios.TCSANOW, mode)
+        self._wake = os.pipe()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def _watch(self) -> None:
+        import select
+        import signal
+
+        assert self._wake is not None
+        while True:
+            ready, _, _ = select.select([self.fd, self._wake[0]], [], [])
+            if self._wake[0] in ready:
+                return
+            try:
+                data = os.read(self.fd, 1024)
+            except OSError:
+                return
+            if not data:
+                return
+            if b"\x04" in data:  # Ctrl-D: stop the query (the main thread's KeyboardInterrupt)
+                self._raw += data[: data.index(b"\x04")]
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+                return
+            self._raw += data
+
+    def __exit__(self, *exc: object) -> None:
+        import termios
+
+        try:
+            if self._thread is not None and self._wake is not None:
+                os.write(self._wake[1], b".")
+                self._thread.join()
+                os.close(self._wake[0])
+                os.close(self._wake[1])
+        finally:  # (a Ctrl-D just as the query ended interrupts the join: still restore)
+            if self._saved is not None:
+                termios.tcsetattr(self.fd, termios.TCSANOW, self._saved)
+            self._keep_typed()
+
+    def _keep_typed(self) -> None:
+        text = ""
+        for ch in self._raw.decode(errors="ignore"):
+            if ch in "\x7f\b":  # (erase, as the terminal's line would have)
+                text = text[:-1]
+            elif ch == "\r" or ch == "\n":
+                text += "\n"
+            elif ch >= " " or ch == "\t":
+                text += ch
+        self.typed = text.rstrip("\n")
+
+
 class Shell:
     """One interactive session. ``input``/``output`` are prompt-toolkit's (tests pass pipes)."""
 
@@ -70,6 +153,7 @@ class Shell:
         self.pt_output = pt_output
         self.timing = self.config.timing
         self.errors = 0
+        self.typed_ahead = ""  # typed while a query printed: the next prompt's text
 
     # -- running statements --------------------------------------------------------------
     def run_text(self, text: str, source: str | None = None) -> bool:
@@ -152,13 +236,17 @@ class Shell:
         stream = q.stream()
         count = 0
         cancelled = False
+        table = mode == "table" and self.pt_input is not False
+        # at a terminal, Ctrl-D stops a query that prints its rows (as Ctrl-C does)
+        keys = _QueryKeys(sys.stdin.fileno()) if not table and self._at_terminal() else None
         try:
-            if mode == "table" and self.pt_input is not False:
-                count = show_table(stream, "sqlengine", self.pt_input, self.pt_output)
-            elif mode == "changelog":
-                count = show_changelog(stream, self.out)
-            else:
-                count = show_tableau(stream, self.out, updating)
+            with keys if keys is not None else contextlib.nullcontext():
+                if table:
+                    count = show_table(stream, "sqlengine", self.pt_input, self.pt_output)
+                elif mode == "changelog":
+                    count = show_changelog(stream, self.out)
+                else:
+                    count = show_tableau(stream, self.out, updating)
         except KeyboardInterrupt:
             cancelled = True
         except SqlEngineError as e:
@@ -169,6 +257,8 @@ class Shell:
             return
         finally:
             stream.close()
+            if keys is not None:
+                self.typed_ahead = keys.typed
         secs = time.monotonic() - started
         if cancelled:
             self.out.write("[INFO] Query cancelled.\n")
@@ -180,6 +270,15 @@ class Shell:
             self.out.write(f"[WARNING] dropped {q.late_records_dropped} late rows\n")
         if q.skipped_rows:
             self.out.write(f"[WARNING] skipped {q.skipped_rows} malformed rows\n")
+
+    def _at_terminal(self) -> bool:
+        """Whether this shell reads a person's terminal (not tests' pipes, not a script)."""
+        if self.pt_input is not None:
+            return False
+        try:
+            return sys.stdin.isatty()
+        except (AttributeError, ValueError):
+            return False
 
     # -- the prompt -----------------------------------------------------------------------
     def prompt_session(self) -> PromptSession[str]:
@@ -230,16 +329,20 @@ class Shell:
         ps = self.prompt_session()
         self.out.write("sqlengine shell. Type help for help, quit or Ctrl-D to leave.\n")
         while True:
+            typed, self.typed_ahead = self.typed_ahead, ""
             try:
-                text = ps.prompt()
+                text = ps.prompt(default=typed)
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 break
             if not text.strip():
                 continue
-            if not self.run_text(text):
-                break
+            try:
+                if not self.run_text(text):
+                    break
+            except KeyboardInterrupt:  # (Ctrl-C or Ctrl-D as a query ended: nothing to stop)
+                self.out.write("\n")
         self.out.write("Bye.\n")
         return 0
 

@@ -119,7 +119,7 @@ class LiveResult:
 
 def show_table(stream: Iterator[pa.RecordBatch], title: str, app_input: Input | None = None,
                app_output: Output | None = None) -> int:
-    """A full-screen live table of the current result; q (or Ctrl-C) quits, the arrows and
+    """A full-screen live table of the current result; q (or Ctrl-C, Ctrl-D) quits, the arrows and
     PgUp/PgDn scroll. Returns the number of rows when it was closed."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
@@ -174,6 +174,7 @@ def show_table(stream: Iterator[pa.RecordBatch], title: str, app_input: Input | 
     @kb.add("q")
     @kb.add("Q")
     @kb.add("c-c")
+    @kb.add("c-d")
     def _quit(event: object) -> None:
         state["stop"] = True
         app.exit()
