@@ -6,10 +6,14 @@ messages, one row each).
   batches; rows parsed with the json format, vectorised per batch of messages (a bad message
   is named ``nats <subject>:<stream sequence>``). Unbounded, or bounded with
   'scan.bounded.mode' = 'latest-offset' (the stream's last sequence when the job starts, as
-  Flink's Kafka source). A single reader (a non-parallel source); the stream sequence it
-  reached is not yet part of checkpoints, so checkpointed jobs refuse it by name.
+  Flink's Kafka source). A single reader (a non-parallel source). In a checkpointing job its
+  position is the stream sequence of the last message it turned into rows (and the bound):
+  a restored job resumes at the next sequence (a consumer from that start sequence), so no
+  message is lost or read twice. A gap in the consumer's sequence (messages the client
+  dropped) restarts the consumer after the last message read, as an ordered consumer does.
 - Sink: each row published to 'subject' as a JSON message, acknowledged by JetStream
-  (at-least-once).
+  (at-least-once); a checkpointing job refuses it (rows published after the last checkpoint
+  would be published again after a restore).
 The NATS client (nats-py) is asyncio: the connector drives its own event loop.
 """
 
@@ -71,57 +75,107 @@ class NatsReader:
         self.subject = self.options["subject"]
         self.stream = self.options["stream"]
         self.where = f"nats {self.subject}"
+        # The split's key in a checkpoint's positions: (the stream sequence of the last
+        # message turned into rows, the bounded read's last sequence or None).
+        self.key = f"nats:{self.stream}:{self.subject}"
 
     def batches(self) -> Iterator[pa.RecordBatch | None]:
-        from nats.js.api import ConsumerConfig, DeliverPolicy
-
         io = _Loop(self.read.table, self.options)
         try:
-            try:
-                info = io.run(io.js.stream_info(self.stream))
-            except Exception as e:
-                msg = (f"table {self.read.table!r}: JetStream stream {self.stream!r}: "
-                       f"{type(e).__name__}: {e}")
-                raise ConnectorError(msg) from None
-            last = info.state.last_seq
-            bounded = self.options.get("scan.bounded.mode") == "latest-offset"
-            latest = self.options.get("scan.startup.mode", "earliest") == "latest"
-            if bounded and (latest or last == 0):
-                return
-            policy = DeliverPolicy.NEW if latest else DeliverPolicy.ALL
-            sub = io.run(io.js.pull_subscribe(
-                self.subject, stream=self.stream,
-                config=ConsumerConfig(deliver_policy=policy, ack_policy="none",
-                                      inactive_threshold=60.0)))
-            while True:
-                try:
-                    msgs = io.run(sub.fetch(_FETCH, timeout=_WAIT))
-                except Exception as e:  # (a timeout: nothing new yet)
-                    if type(e).__name__ not in ("TimeoutError", "FetchTimeoutError"):
-                        raise ConnectorError(f"table {self.read.table!r}: reading "
-                                             f"{self.where}: {e}") from None
-                    msgs = []
-                if not msgs:
-                    yield None
-                    continue
-                yield from self._rows(msgs)
-                if bounded and msgs[-1].metadata.sequence.stream >= last:
-                    return
+            yield from self._batches(io)
         finally:
             io.close()
 
-    def _rows(self, msgs: list[Any]) -> Iterator[pa.RecordBatch]:
+    def _batches(self, io: _Loop) -> Iterator[pa.RecordBatch | None]:
+        try:
+            info = io.run(io.js.stream_info(self.stream))
+        except Exception as e:
+            msg = (f"table {self.read.table!r}: JetStream stream {self.stream!r}: "
+                   f"{type(e).__name__}: {e}")
+            raise ConnectorError(msg) from None
+        cursor = self.read.cursor
+        resumed = cursor.resume(self.key) if cursor is not None else None
+        if resumed is not None:  # (a restored job: on after the last message read)
+            done, end = resumed  # type: ignore[misc]
+        else:
+            latest = self.options.get("scan.startup.mode", "earliest") == "latest"
+            done = info.state.last_seq if latest else 0
+            bounded = self.options.get("scan.bounded.mode") == "latest-offset"
+            end = info.state.last_seq if bounded else None
+        if cursor is not None:
+            cursor.position[self.key] = (done, end)
+        if end is not None and done >= end:
+            return
+        sub = self._subscribe(io, done)
+        if end is not None and io.run(sub.consumer_info()).num_pending == 0:
+            return  # (no message of the subject up to the bound)
+        expected = 1  # the next consumer sequence (no ack, no redelivery: one by one)
+        while True:
+            try:
+                msgs = io.run(sub.fetch(_FETCH, timeout=_WAIT))
+            except Exception as e:  # (a timeout: nothing new yet)
+                if type(e).__name__ not in ("TimeoutError", "FetchTimeoutError"):
+                    raise ConnectorError(f"table {self.read.table!r}: reading "
+                                         f"{self.where}: {e}") from None
+                msgs = []
+            if not msgs:
+                yield None
+                continue
+            kept, gap, past = [], False, False
+            for m in msgs:
+                if m.metadata.sequence.consumer != expected:
+                    gap = True  # (messages lost in between: read again after the last kept)
+                    break
+                expected += 1
+                if end is not None and m.metadata.sequence.stream > end:
+                    past = True
+                    break
+                kept.append(m)
+            if kept:
+                done = kept[-1].metadata.sequence.stream
+                batch = self._batch(kept)
+                if cursor is not None:  # (before the rows go out: a snapshot follows them)
+                    cursor.position[self.key] = (done, end)
+                if batch is not None:
+                    yield batch
+            if end is not None and (past or done >= end or
+                                    (kept and kept[-1].metadata.num_pending == 0)):
+                return
+            if gap:  # (a new consumer from the next sequence, as an ordered consumer does)
+                io.run(sub.unsubscribe())
+                sub = self._subscribe(io, done)
+                expected = 1
+
+    def _subscribe(self, io: _Loop, done: int) -> Any:
+        """A consumer of the subject's messages after stream sequence ``done``."""
+        from nats.js.api import ConsumerConfig, DeliverPolicy
+
+        start = {"deliver_policy": DeliverPolicy.ALL} if done == 0 else {
+            "deliver_policy": DeliverPolicy.BY_START_SEQUENCE, "opt_start_seq": done + 1}
+        return io.run(io.js.pull_subscribe(
+            self.subject, stream=self.stream,
+            config=ConsumerConfig(ack_policy="none", inactive_threshold=60.0, **start)))
+
+    def _batch(self, msgs: list[Any]) -> pa.RecordBatch | None:
+        """The messages' rows as one batch (None: every one skipped as bad)."""
         from sqlengine.connectors.json_format import read_json
 
         data = b"\n".join(m.data.replace(b"\n", b" ") for m in msgs) + b"\n"
         first = msgs[0].metadata.sequence.stream
-        yield from read_json(f"{self.where}:seq", self.options, self.read.schema,
-                             self.read.stats, data=data, first_line=first)
+        batches = list(read_json(f"{self.where}:seq", self.options, self.read.schema,
+                                 self.read.stats, data=data, first_line=first))
+        if not batches:
+            return None
+        return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
 
 
 class NatsWriter(SinkWriter):
     name = "NatsSink"
-    guarantee: ClassVar[str | None] = "at-least-once"
+    # At-least-once, so a checkpointing job refuses it: rows published after the last
+    # checkpoint would be published again after a restore (message deduplication by
+    # 'Nats-Msg-Id' would need the rows replayed in the same order, within the stream's
+    # duplicate window).
+    guarantee: ClassVar[str | None] = None
 
     def __init__(self, table: str, options: dict[str, str], schema: pa.Schema) -> None:
         super().__init__()
@@ -178,8 +232,7 @@ class Nats(Connector):
         return dict(table.options).get("scan.bounded.mode") == "latest-offset"
 
     def checkpoint_refusal(self, read: SourceRead) -> str | None:
-        return ("the nats source does not keep its stream sequence in checkpoints yet, so a "
-                "restored job could not resume where it stopped")
+        return None  # (the reader keeps its stream sequence in read.cursor)
 
     def open_source(self, read: SourceRead) -> Iterator[object]:
         if "stream" not in read.options:
