@@ -398,6 +398,7 @@ def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
 
     session = _session(defines)
     script = _read(file)
+    drawings: list[str] = []  # (svg: one document for the whole file, written at the end)
     try:
         for offset, text in split_script(script):
             stmt = parse_statement(text, offset, script)
@@ -405,9 +406,16 @@ def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
                 stmt = S.Explain((), stmt)
             if isinstance(stmt, S.Explain):
                 plans = session.explain_statement(stmt, script, fmt)
-                sys.stdout.write(plans + ("\n\n" if fmt == "text" else "\n"))
+                if fmt == "svg":
+                    drawings.append(plans)
+                else:
+                    sys.stdout.write(plans + ("\n\n" if fmt == "text" else "\n"))
             else:
                 session.run_statement(text, offset, script, file, collect_queries=False)
+        if drawings:
+            from sqlengine.optimizer.drawing import combine_svg
+
+            sys.stdout.write(combine_svg(drawings) + "\n")
     except Exception as e:
         if not isinstance(e, SqlEngineError):
             e = internal_error(e, file)

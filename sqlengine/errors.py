@@ -29,7 +29,15 @@ def highlight(text: str, span: Span) -> str:
     idx = min(max(span.line - 1, 0), len(lines) - 1)
     line = lines[idx]
     width = max(1, min(span.end - span.start, len(line) - span.column + 1))
-    return f"  {line}\n  {' ' * (span.column - 1)}{'^' * width}"
+    before, marked = line[: span.column - 1], line[span.column - 1: span.column - 1 + width]
+    # in terminal columns: a wide character (CJK, emoji) takes two
+    return f"  {line}\n  {' ' * _columns(before)}{'^' * max(1, _columns(marked))}"
+
+
+def _columns(text: str) -> int:
+    from wcwidth import wcwidth
+
+    return sum(w if (w := wcwidth(ch)) >= 0 else 1 for ch in text)
 
 
 class Warning(Exception):

@@ -209,8 +209,6 @@ def test_an_error_puts_its_caret_under_the_column(pane: Pane) -> None:
     assert "Received a total of 1 row" in pane.run("SELECT 1 + 1 AS two;", r"Received a total")
 
 
-@pytest.mark.xfail(reason="sqlengine.errors.highlight counts characters, not terminal columns: "
-                   "after a wide character the caret lands left of the column", strict=False)
 def test_the_caret_counts_wide_characters_twice(pane: Pane) -> None:
     pane.run(ORDERS, r"succeeded")
     text = pane.run("SELECT '日本語' AS s, nope FROM orders;", r"\[ERROR\]")
