@@ -42,6 +42,7 @@ from sqlengine.optimizer.specs import (
     ValuesSpec,
     WindowFunctionsSpec,
 )
+from sqlengine.optimizer.specs_iteration import IterateSpec, IterationSourceSpec
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
     OverAggregateSpec,
@@ -57,7 +58,7 @@ from sqlengine.optimizer.specs_windows import (
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.native.executor import JobResult
-from sqlengine.runtime.spark import arrow_ops
+from sqlengine.runtime.spark import arrow_ops, iteration
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
 from sqlengine.runtime.spark.expressions import ddl, to_sql
 from sqlengine.runtime.spark.joins import Joining, join_frames
@@ -181,6 +182,10 @@ class SparkJob:
                 return arrow_ops.temporal_join(self, op, inputs)
             case SessionAssignSpec():
                 return arrow_ops.session_assign(self, op, df)
+            case IterateSpec():  # (WITH RECURSIVE: a loop of rounds, batch mode)
+                return iteration.iterate(self, op, df)
+            case IterationSourceSpec():  # (in a step: the round's working rows)
+                return iteration.working_frame(self, op)
             case _:
                 msg = f"operator {op.label()} has no Spark translation yet"
                 raise NotSupportedError(msg)

@@ -1,0 +1,172 @@
+"""WITH RECURSIVE on Spark (batch mode): the iteration as a loop of DataFrames on the driver,
+Spark's own way to iterate.
+
+The base (the Iterate's input) is the first part of the result, distinct for UNION. The
+step (IterateSpec.step, a logical plan whose working table is its IterationSource) is planned
+as a job of its own, as the native operator does (runtime/operators/iterate.py), and
+translated by a SparkJob whose IterationSource yields the round's working DataFrame; the
+step's static inputs (the tables it joins with) are translated once and cached, only the
+vertices downstream of the head are translated again each round. Each round the step runs
+over the previous round's new rows (semi-naive evaluation): for UNION the new rows are its
+distinct output rows not found before (EXCEPT DISTINCT against every part so far), for
+UNION ALL every output row. A round adding nothing is the fixpoint. Each round's rows are
+materialized (localCheckpoint), so no round's plan holds the lineage of the rounds before
+it; the parts found so far are merged now and then (eight of a size into one), so that
+neither the EXCEPT of UNION nor the final union grows a leaf per round. Past
+'table.exec.iteration.max-rounds' rounds the query fails as natively.
+
+The loop runs while the job's DataFrames are built (running or explaining the query): the
+result is the union of materialized parts, its columns c0, c1, ... as the base's.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from typing import TYPE_CHECKING, Any
+
+from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
+from sqlengine.optimizer.specs_iteration import IterateSpec, IterationSourceSpec
+
+if TYPE_CHECKING:
+    from sqlengine.runtime.spark.translate import SparkJob
+
+MAX_ROUNDS_KEY = "table.exec.iteration.max-rounds"
+FAN_IN = 8  # parts of one size merged into one (their number stays logarithmic in rounds)
+
+
+def working_frame(job: SparkJob, op: IterationSourceSpec) -> Any:
+    """The IterationSource of a step: this round's working rows."""
+    working = getattr(job, "working", None)
+    if working is None or op.index:
+        msg = f"{op.label()} on Spark: read outside the rounds of its iteration"
+        raise ExecutionError(msg)
+    return working
+
+
+def iterate(job: SparkJob, op: IterateSpec, base: Any) -> Any:
+    """The rows of the recursive query ``op`` whose base rows are ``base``."""
+    from sqlengine.runtime.spark.translate import spark_error_text
+
+    if job.streaming or op.streaming:
+        msg = (f"WITH RECURSIVE ({op.name!r}) has no Spark Structured Streaming translation: "
+               "its rounds are a loop of batch jobs, each over the previous one's new rows, "
+               "which a streaming query cannot feed back to itself; run it with "
+               "'execution.runtime-mode' = 'batch' or on the native runtime")
+        raise NotSupportedError(msg)
+    try:
+        return _Iteration(job, op).run(base)
+    except SqlEngineError:
+        raise
+    except Exception as e:  # a failure while Spark ran a round
+        raise ExecutionError(f"{op.label()} on Spark: {spark_error_text(e)}") from None
+
+
+def _materialized(df: Any) -> tuple[Any, bool]:
+    """``df`` computed once (a local checkpoint: its lineage truncated), and whether it
+    holds any row."""
+    checkpointed = df.localCheckpoint(eager=True)
+    return checkpointed, not checkpointed.isEmpty()
+
+
+class _Step:
+    """The step as a SparkJob: its static inputs translated once (cached), the vertices
+    downstream of its IterationSource translated again for each round's working rows."""
+
+    def __init__(self, job: SparkJob, spec: IterateSpec) -> None:
+        from sqlengine.optimizer import plan_job
+        from sqlengine.plan.nodes import Sink, SinkSpec
+        from sqlengine.runtime.spark.translate import SparkJob
+
+        options = {**job.options, "execution.runtime-mode": "batch"}
+        plan = Sink(spec.step, SinkSpec("collect", "collect", (), spec.step.schema))
+        graph = plan_job(plan, options, job.tables)
+        self.job = SparkJob(graph, options, job.tables)
+        self.job.result = job.result  # (rows a static input skips count for the query)
+        heads = [v.id for v in graph.vertices
+                 if isinstance(v.head, IterationSourceSpec) and not v.head.index]
+        if len(heads) != 1:
+            msg = f"the step of {spec.name!r} reads its working table {len(heads)} times"
+            raise ExecutionError(msg)
+        self.dynamic = {heads[0]}
+        for v in graph.vertices:  # (in topological order)
+            if any(e.source in self.dynamic for e in graph.in_edges(v.id)):
+                self.dynamic.add(v.id)
+        # The static vertices the rounds read: translated now, cached at their first use.
+        self.cached = []
+        for v in graph.vertices:
+            if v.id not in self.dynamic and \
+                    any(e.target in self.dynamic for e in graph.out_edges(v.id)):
+                df = self.job.frame(v.id).cache()
+                self.job._frames[v.id] = df
+                self.cached.append(df)
+
+    def round(self, working: Any) -> Any:
+        """The step's output over ``working`` (a lazy DataFrame)."""
+        self.job.working = working  # type: ignore[attr-defined]
+        for vid in self.dynamic:
+            self.job._frames.pop(vid, None)
+        return self.job.final_frame()[0]
+
+    def close(self) -> None:
+        for df in self.cached:
+            df.unpersist()
+
+
+class _Iteration:
+    def __init__(self, job: SparkJob, spec: IterateSpec) -> None:
+        self.job = job
+        self.spec = spec
+        self.parts: list[tuple[int, Any]] = []  # (size level, materialized rows)
+        self.width = max(1, job.spark.sparkContext.defaultParallelism)
+
+    def run(self, base: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        spec = self.spec
+        fields = base.schema.fields
+        names = [f"c{i}" for i in range(len(fields))]
+
+        def conformed(df: Any) -> Any:  # (the base's columns and types, as natively)
+            return df.select(*[F.col(c).cast(f.dataType).alias(n)
+                               for c, f, n in zip(df.columns, fields, names)])
+
+        working = conformed(base)
+        working, any_rows = _materialized(working.distinct() if spec.distinct else working)
+        if not any_rows:
+            return working
+        self._add(working)
+        step = _Step(self.job, spec)
+        rounds = 0
+        try:
+            while True:
+                rounds += 1
+                if rounds > spec.max_rounds:
+                    raise ExecutionError(
+                        f"the recursive query {spec.name!r} did not reach a fixpoint in "
+                        f"{spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round found new "
+                        "rows)")
+                out = conformed(step.round(working))
+                if spec.distinct:  # (rows not found before, each once)
+                    out = out.subtract(self._found())
+                working, any_rows = _materialized(out)
+                if not any_rows:
+                    break
+                self._add(working)
+        finally:
+            step.close()
+        return self._found()
+
+    def _found(self) -> Any:
+        return reduce(lambda a, b: a.unionByName(b), [df for _, df in self.parts])
+
+    def _add(self, df: Any) -> None:
+        """One more part; FAN_IN parts of one level merged into one of the next."""
+        self.parts.append((0, df))
+        while len(self.parts) >= FAN_IN and \
+                len({level for level, _ in self.parts[-FAN_IN:]}) == 1:
+            level = self.parts[-1][0]
+            merged = reduce(lambda a, b: a.unionByName(b),
+                            [d for _, d in self.parts[-FAN_IN:]])
+            del self.parts[-FAN_IN:]
+            self.parts.append((level + 1,
+                               merged.coalesce(self.width).localCheckpoint(eager=True)))

@@ -1,0 +1,74 @@
+"""WITH RECURSIVE on Spark (batch mode: a loop of rounds on the driver, each a DataFrame over
+the previous round's new rows) gives the native runtime's rows; the round limit fails as
+natively; Structured Streaming refuses it by name."""
+
+from __future__ import annotations
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import ExecutionError, NotSupportedError
+from tests.sqlengine.test_recursive import BOM, EDGES, QUERIES
+
+pytest.importorskip("pyspark")
+pytestmark = pytest.mark.spark
+
+SPARK = {"execution.target": "spark", "execution.runtime-mode": "batch",
+         "spark.master": "local[2]"}
+NATIVE = {"execution.runtime-mode": "batch"}
+STREAMING = {k: v for k, v in SPARK.items() if k != "execution.runtime-mode"}
+
+# The native tests' queries, counting to 30 instead of 1000 (each round is a Spark job).
+SPARK_QUERIES = {name: sql.replace("n < 1000", "n < 30") for name, sql in QUERIES.items()}
+SPARK_QUERIES["several step terms"] = (
+    "WITH RECURSIVE t(n) AS (VALUES (1) UNION SELECT n * 2 FROM t WHERE n < 500 "
+    "UNION SELECT n * 3 FROM t WHERE n < 500) SELECT n FROM t")
+SPARK_QUERIES["empty base"] = (
+    "WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e WHERE a < 0 UNION SELECT r.x, e.b "
+    "FROM r JOIN e ON r.y = e.a) SELECT x, y FROM r")
+
+
+def _session(options: dict[str, str]) -> sqlengine.Session:
+    s = sqlengine.connect(options)
+    s.register("e", EDGES)
+    s.register("bom", BOM)
+    return s
+
+
+def _rows(options: dict[str, str], sql: str) -> list[tuple]:
+    return sorted(tuple(r.values()) for r in _session(options).sql(sql).collect().to_pylist())
+
+
+@pytest.mark.parametrize("name", sorted(SPARK_QUERIES))
+def test_same_rows_as_native(name: str) -> None:
+    sql = SPARK_QUERIES[name]
+    want = _rows(NATIVE, sql)
+    assert _rows(SPARK, sql) == want
+    assert len(want) > 1 or name == "empty base"
+
+
+def test_a_query_without_a_fixpoint_fails_naming_the_round_limit() -> None:
+    s = _session(SPARK)
+    s.execute("SET 'table.exec.iteration.max-rounds' = '12'")
+    with pytest.raises(ExecutionError, match=r"did not reach a fixpoint in 12 rounds "
+                                             r"\('table\.exec\.iteration\.max-rounds'"):
+        s.sql("WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) "
+              "SELECT n FROM t").collect()
+
+
+def test_the_round_limit_counts_the_last_round() -> None:
+    """As natively: the round that finds nothing counts (counting to 10: ten rounds)."""
+    s = _session(SPARK)
+    s.execute("SET 'table.exec.iteration.max-rounds' = '10'")
+    sql = "WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < 10) " \
+          "SELECT n FROM t"
+    assert s.sql(sql).collect().num_rows == 10
+    s.execute("SET 'table.exec.iteration.max-rounds' = '9'")
+    with pytest.raises(ExecutionError, match=r"table\.exec\.iteration\.max-rounds"):
+        s.sql(sql).collect()
+
+
+def test_structured_streaming_refuses_it_by_name() -> None:
+    with pytest.raises(NotSupportedError, match=r"Iterate\(t, UNION ALL.*has no Spark "
+                                                r"Structured Streaming translation"):
+        _session(STREAMING).sql(SPARK_QUERIES["counting"]).collect()
