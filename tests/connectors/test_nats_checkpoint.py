@@ -156,6 +156,40 @@ def _checkpoints(ck: Path) -> set[Path]:
     return set(ck.glob("*/chk-*/_metadata"))
 
 
+def _chaos(script: Path, ck: Path, rng: random.Random) -> tuple[int, int, int]:
+    """Run ``script`` with --restore, SIGKILLing its process group KILLS times (each 0.3-1.5 s
+    after a run's first completed checkpoint), until a run ends by itself; (kills, runs,
+    runs restored from a checkpoint)."""
+    argv = [sys.executable, "-c", PRELUDE, "run", str(script), "--restore", str(ck)]
+    kills = runs = restored = 0
+    while True:
+        runs += 1
+        before = _checkpoints(ck)
+        restored += bool(before)
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, start_new_session=True)
+        try:
+            if kills < KILLS:
+                deadline = time.monotonic() + 60
+                while not _checkpoints(ck) - before and p.poll() is None:
+                    assert time.monotonic() < deadline, "no checkpoint completed in 60 s"
+                    time.sleep(0.01)
+                try:
+                    p.wait(timeout=rng.uniform(*WINDOW))
+                except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+                    kills += 1
+                    continue
+            out, _ = p.communicate(timeout=300)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        assert p.returncode == 0, out
+        return kills, runs, restored
+
+
 def test_killed_and_restored_job_upserts_exactly_the_batch_result(
         stream: tuple[str, str], pg, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     name, subject = stream
@@ -177,34 +211,7 @@ def test_killed_and_restored_job_upserts_exactly_the_batch_result(
               f"NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = '{URL}', 'table-name' = "
               f"'{target}', 'username' = 'root');\n"
             f"INSERT INTO agg {QUERY};\n")
-        argv = [sys.executable, "-c", PRELUDE, "run", str(script), "--restore", str(ck)]
-        kills = runs = restored = 0
-        while True:
-            runs += 1
-            before = _checkpoints(ck)
-            restored += bool(before)
-            p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 text=True, start_new_session=True)
-            try:
-                if kills < KILLS:
-                    deadline = time.monotonic() + 60
-                    while not _checkpoints(ck) - before and p.poll() is None:
-                        assert time.monotonic() < deadline, "no checkpoint completed in 60 s"
-                        time.sleep(0.01)
-                    try:
-                        p.wait(timeout=rng.uniform(*WINDOW))
-                    except subprocess.TimeoutExpired:
-                        os.killpg(p.pid, signal.SIGKILL)
-                        p.wait()
-                        kills += 1
-                        continue
-                out, _ = p.communicate(timeout=300)
-            finally:
-                if p.poll() is None:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    p.wait()
-            assert p.returncode == 0, out
-            break
+        kills, runs, restored = _chaos(script, ck, rng)
 
         got = {r[0]: tuple(int(x) for x in r[1:])
                for r in _sql(pg, f"SELECT k, n, total, top FROM {target}")}
@@ -221,5 +228,71 @@ def test_killed_and_restored_job_upserts_exactly_the_batch_result(
           f"duplicated {duplicated}")
     assert kills == KILLS and restored >= KILLS
     assert sum(n for n, _, _ in want.values()) == EVENTS
+    assert (lost, duplicated) == (0, 0)
+    assert got == want
+
+
+PIPELINE_DDL = """
+CREATE TABLE ev (k STRING, v BIGINT, ts TIMESTAMP(3),
+    WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'nats',
+    'subject' = '{subject}', 'stream' = '{stream}', 'scan.bounded.mode' = 'latest-offset');
+CREATE TABLE regions (k STRING, region STRING) WITH ('connector' = 'jdbc', 'url' = '{url}',
+    'table-name' = '{regions}', 'username' = 'root', 'lookup.cache' = 'PARTIAL',
+    'lookup.partial-cache.max-rows' = '100');
+"""
+PIPELINE = ("SELECT w.k, w.window_start, d.region, w.n, w.total FROM (SELECT k, window_start, "
+            "COUNT(*) AS n, SUM(v) AS total, PROCTIME() AS pt FROM TABLE(TUMBLE(TABLE ev, "
+            "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end) AS w "
+            "JOIN regions FOR SYSTEM_TIME AS OF w.pt AS d ON w.k = d.k")
+
+
+def test_a_nexmark_style_pipeline_survives_five_kills(
+        stream: tuple[str, str], pg, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Events from NATS, a TUMBLE window aggregation, a lookup join with a PostgreSQL
+    dimension table, upserted into PostgreSQL: after 5 SIGKILLs and restores the table equals
+    the same query's batch result (0 lost, 0 duplicated)."""
+    name, subject = stream
+    rng = random.Random(31)
+    start = 1_600_000_000_000
+    events = [{"k": f"k{rng.randrange(37)}", "v": rng.randrange(-500, 10_000),
+               "ts": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime((start + i * 50) // 1000))
+               + f".{(start + i * 50) % 1000:03d}"} for i in range(EVENTS)]
+    _publish(subject, [json.dumps(e).encode() for e in events])
+    tag = uuid.uuid4().hex[:8]
+    regions, target = f"regions_{tag}", f"win_{tag}"
+    _sql(pg, f"CREATE TABLE {regions} (k TEXT PRIMARY KEY, region TEXT)",
+         f"INSERT INTO {regions} VALUES " + ", ".join(f"('k{i}', 'r{i % 5}')"
+                                                      for i in range(34)),  # (k34..36: none)
+         f"CREATE TABLE {target} (k TEXT, window_start TIMESTAMP, region TEXT, n BIGINT, "
+         "total BIGINT, PRIMARY KEY (k, window_start))")
+    ddl = PIPELINE_DDL.format(subject=subject, stream=name, url=URL, regions=regions)
+    try:
+        ck = tmp_path / "ck"
+        script = tmp_path / "job.sql"
+        script.write_text(
+            "SET 'execution.runtime-mode' = 'streaming';\n"
+            "SET 'execution.checkpointing.interval' = '150 ms';\n"
+            f"SET 'execution.checkpointing.dir' = '{ck}';\n" + ddl
+            + f"CREATE TABLE out (k STRING, window_start TIMESTAMP(3), region STRING, n BIGINT, "
+              f"total BIGINT, PRIMARY KEY (k, window_start) NOT ENFORCED) WITH ('connector' = "
+              f"'jdbc', 'url' = '{URL}', 'table-name' = '{target}', 'username' = 'root');\n"
+            f"INSERT INTO out {PIPELINE};\n")
+        kills, runs, restored = _chaos(script, ck, rng)
+        got = sorted((r[0], r[1], r[2], int(r[3]), int(r[4]))
+                     for r in _sql(pg, f"SELECT k, window_start, region, n, total FROM {target}"))
+        s = sqlengine.connect({"execution.runtime-mode": "batch"})
+        s.execute(ddl)
+        want = sorted(tuple(r.values()) for r in s.sql(PIPELINE).collect().to_pylist())
+    finally:
+        _sql(pg, f"DROP TABLE IF EXISTS {target}", f"DROP TABLE IF EXISTS {regions}")
+    counted = {(r[0], r[1]): r[3] for r in got}
+    expected = {(r[0], r[1]): r[3] for r in want}
+    lost = sum(max(0, n - counted.get(key, 0)) for key, n in expected.items())
+    duplicated = sum(max(0, n - expected.get(key, 0)) for key, n in counted.items())
+    print(f"\nnats -> window -> lookup -> PostgreSQL chaos: {EVENTS} messages, {kills} kills, "
+          f"{runs} runs ({restored} restored), {len(got)} rows; lost {lost}, duplicated "
+          f"{duplicated}")
+    assert kills == KILLS and restored >= KILLS
+    assert len(want) > 300 and all(r[2] is not None for r in want)
     assert (lost, duplicated) == (0, 0)
     assert got == want
