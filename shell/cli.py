@@ -413,7 +413,7 @@ def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
             else:
                 session.run_statement(text, offset, script, file, collect_queries=False)
         if drawings:
-            from sqlengine.optimizer.drawing import combine_svg
+            from sqlengine.api import combine_svg
 
             sys.stdout.write(combine_svg(drawings) + "\n")
     except Exception as e:

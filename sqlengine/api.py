@@ -34,7 +34,7 @@ from sqlengine.errors import (
 from sqlengine.functions import callable_names
 from sqlengine.job import Job
 from sqlengine.optimizer import optimize, plan_job
-from sqlengine.optimizer.drawing import FORMATS
+from sqlengine.optimizer.drawing import FORMATS, combine_svg
 from sqlengine.optimizer.explain import explain_plan
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.options import check_key, check_option
@@ -516,4 +516,4 @@ def connect(options: dict[str, str] | None = None, *, safe: bool = False,
     return Session(options, safe=safe, allowed_directories=allowed_directories)
 
 
-__all__ = ["BindError", "ExecutionError", "Query", "Result", "Session", "connect"]
+__all__ = ["BindError", "ExecutionError", "Query", "Result", "Session", "combine_svg", "connect"]

@@ -120,7 +120,7 @@ def test_append_sink_and_refusals(pg, names: dict[str, str]) -> None:  # type: i
     with pytest.raises(SqlEngineError, match="does not support consuming update changes"):
         s.execute("INSERT INTO log SELECT MAX(id), name FROM items GROUP BY name")
     for option, message in [("'scan.partition.column' = 'id'", "partitioned scans"),
-                             ("'lookup.cache' = 'PARTIAL'", "lookup joins"),
+                             ("'lookup.cache.ttl' = '10 s'", "expire-after-write"),
                              ("'sink.buffer-flush.max-rows' = '10'", "each record batch")]:
         with pytest.raises(SqlEngineError, match=message):
             s.execute(f"CREATE TABLE x (a INT) WITH ('connector' = 'jdbc', 'url' = '{URL}', "
