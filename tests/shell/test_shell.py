@@ -141,14 +141,41 @@ def test_meta_commands(tmp_path: Path) -> None:
 
 
 def test_config_file_sets_keys(tmp_path: Path) -> None:
-    cfg = tmp_path / "config"
-    cfg.write_text("result_mode = changelog\ntiming = off\nset.execution.runtime-mode = batch\n")
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('result_mode = "changelog"\ntiming = false\nhistory_file = false\n'
+                   '[set]\n"execution.runtime-mode" = "batch"\n"parallelism.default" = 2\n')
     c = load_config(str(cfg))
-    assert (c.result_mode, c.timing, c.options) == ("changelog", False,
-                                                    {"execution.runtime-mode": "batch"})
-    cfg.write_text("colour = blue\n")
+    assert (c.result_mode, c.timing, c.history_file, c.options) == (
+        "changelog", False, None, {"execution.runtime-mode": "batch",
+                                   "parallelism.default": "2"})
+    cfg.write_text('colour = "blue"\n')
     with pytest.raises(ValueError, match="unknown key 'colour'"):
         load_config(str(cfg))
+    cfg.write_text('result_mode = "grid"\n')
+    with pytest.raises(ValueError, match="'result_mode' must be one of"):
+        load_config(str(cfg))
+    cfg.write_text('timing = "off"\n')
+    with pytest.raises(ValueError, match="'timing' must be true or false"):
+        load_config(str(cfg))
+    cfg.write_text('timing = true\nstyle = \n')
+    with pytest.raises(ValueError, match=r"config.toml: .*line 2"):
+        load_config(str(cfg))
+
+
+def test_the_user_config_lives_in_the_platform_config_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sqlengine.shell.config import user_config_path
+
+    monkeypatch.delenv("SQLENGINE_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert user_config_path() == tmp_path / "sqlengine" / "config.toml"
+    (tmp_path / "sqlengine").mkdir()
+    (tmp_path / "sqlengine" / "config.toml").write_text('style = "monokai"\n')
+    assert load_config().style == "monokai"
+    monkeypatch.setenv("SQLENGINE_CONFIG", str(tmp_path / "other.toml"))
+    (tmp_path / "other.toml").write_text("timing = false\n")
+    c = load_config()
+    assert (c.style, c.timing) == ("default", False)
 
 
 def test_piped_stdin_runs_statements_in_order() -> None:
