@@ -170,7 +170,8 @@ def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
 @click.option("-D", "defines", multiple=True, metavar="KEY=VALUE",
               help="Set an option, as SET 'KEY' = 'VALUE' would.")
 @click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False),
-              help="A shell configuration file (default ~/.config/sqlengine/config).")
+              help="A shell configuration file, TOML (default: config.toml in the "
+                   "platform's config directory, ~/.config/sqlengine on Linux).")
 def shell(defines: tuple[str, ...], config_path: str | None) -> None:
     """The interactive SQL shell (statements piped into stdin run in order)."""
     from sqlengine.shell.app import Shell, run_piped
