@@ -37,7 +37,7 @@ from sqlengine.optimizer import optimize, plan_job
 from sqlengine.optimizer.drawing import FORMATS, combine_svg
 from sqlengine.optimizer.explain import explain_plan
 from sqlengine.optimizer.jobgraph import JobGraph
-from sqlengine.options import check_key, check_option
+from sqlengine.options import check_key, check_option, local_time_zone
 from sqlengine.parser import parse_statement, split_script
 from sqlengine.plan.nodes import LogicalPlan
 from sqlengine.query import Query, Result, collect_sink
@@ -165,7 +165,7 @@ class Session:
         stmt: S.Statement | None = None
         try:
             try:
-                with deep():
+                with deep(), local_time_zone(self.options.get("table.local-time-zone")):
                     stmt = parse_statement(text, offset, script)
                     result = self._run(stmt, script, collect_queries)
             except (KeyboardInterrupt, GeneratorExit):
@@ -193,7 +193,7 @@ class Session:
         """Start an INSERT in the background and return at once (as Flink's client submits a
         job): the Job waits, cancels, or stops with a savepoint."""
         try:
-            with deep():
+            with deep(), local_time_zone(self.options.get("table.local-time-zone")):
                 stmt = parse_statement(statement, 0, statement)
                 if not isinstance(stmt, S.Insert):
                     raise NotSupportedError("start() runs an INSERT statement in the "
@@ -210,7 +210,7 @@ class Session:
     def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
         """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""
         try:
-            with deep():
+            with deep(), local_time_zone(self.options.get("table.local-time-zone")):
                 return self._sql(query, params)
         except SqlEngineError:
             raise

@@ -70,8 +70,8 @@ def test_an_unknown_key_is_refused_with_a_suggestion() -> None:
                                         r"not implement it, so it would be ignored \(did you "
                                         r"mean 'parallelism\.default'\?\)"):
         sqlengine.connect({"paralelism.default": "2"})
-    with pytest.raises(PlanError, match=r"unknown option 'table\.local-time-zone'"):
-        sqlengine.connect().set("table.local-time-zone", "UTC")
+    with pytest.raises(PlanError, match=r"unknown option 'sql-client\.display\.max-column-"):
+        sqlengine.connect().set("sql-client.display.max-column-width", "10")
 
 
 def test_reset_of_an_unknown_key_is_refused_and_of_a_known_one_works() -> None:

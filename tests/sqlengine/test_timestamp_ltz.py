@@ -13,7 +13,6 @@ import pytest
 
 import sqlengine
 from sqlengine.errors import SqlEngineError
-from sqlengine.options import local_time_zone
 
 UTC = dt.UTC
 
@@ -27,9 +26,8 @@ def s() -> Iterator[sqlengine.Session]:
 
 def one(s: sqlengine.Session, sql: str, zone: str = "UTC") -> object:
     """The single value of ``sql`` bound with the session time zone ``zone``."""
-    with local_time_zone(zone):
-        q = s.sql(sql)
-    return q.collect().to_pylist()[0]["v"]
+    s.execute(f"SET 'table.local-time-zone' = '{zone}'")
+    return s.sql(sql).collect().to_pylist()[0]["v"]
 
 
 def instant(*fields: int) -> dt.datetime:
@@ -74,8 +72,7 @@ def test_bad_zone_name_is_refused_naming_the_key(s: sqlengine.Session) -> None:
 
 def test_session_options_select_the_zone(s: sqlengine.Session) -> None:
     s.execute("SET 'table.local-time-zone' = 'America/New_York'")
-    with local_time_zone(s.options):
-        q = s.sql("SELECT CAST(TO_TIMESTAMP_LTZ(0, 3) AS STRING) AS v")
+    q = s.sql("SELECT CAST(TO_TIMESTAMP_LTZ(0, 3) AS STRING) AS v")
     assert q.collect().to_pylist()[0]["v"] == "1969-12-31 19:00:00.000"
     # the zone is kept in the plan: running it later, elsewhere, gives the same
     assert "America/New_York" in q.explain()
@@ -235,3 +232,19 @@ def test_spark_refuses_ltz_by_name() -> None:
     with pytest.raises(NotSupportedError, match=r"TIMESTAMP_LTZ\(3\)"):
         spark_type(pa.timestamp("ms", tz="UTC"))
     assert spark_type(pa.timestamp("ms")) == "TIMESTAMP_NTZ"
+
+
+def test_the_session_option_reaches_every_statement() -> None:
+    """SET 'table.local-time-zone' (and connect's options) change how later statements see an
+    instant; the zone is fixed into a query's plan when it is bound."""
+    sql = ("SELECT CAST(TO_TIMESTAMP_LTZ(0, 3) AS STRING) AS s, "
+           "EXTRACT(HOUR FROM TO_TIMESTAMP_LTZ(0, 3)) AS h")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    assert s.sql(sql).collect().to_pylist() == [{"s": "1970-01-01 00:00:00.000", "h": 0}]
+    bound_in_utc = s.sql(sql)
+    s.execute("SET 'table.local-time-zone' = 'Asia/Tokyo'")
+    assert s.sql(sql).collect().to_pylist() == [{"s": "1970-01-01 09:00:00.000", "h": 9}]
+    assert bound_in_utc.collect().to_pylist()[0]["h"] == 0
+    other = sqlengine.connect({"execution.runtime-mode": "batch",
+                               "table.local-time-zone": "America/New_York"})
+    assert other.sql(sql).collect().to_pylist() == [{"s": "1969-12-31 19:00:00.000", "h": 19}]
