@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-import zoneinfo
 from collections.abc import Callable
 
 import numpy as np
@@ -184,7 +183,7 @@ def _convert_tz(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
         return pa.nulls(len(args[0]), out)
     try:
         src, dst = _zone(str(lits[1])), _zone(str(lits[2]))
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    except (LookupError, ValueError):  # (zoneinfo.ZoneInfoNotFoundError is a KeyError)
         msg = f"CONVERT_TZ: unknown time zone {lits[1]!r} or {lits[2]!r}"
         raise ExecutionError(msg) from None
 
@@ -205,6 +204,8 @@ def _zone(name: str) -> dt.tzinfo:
         return dt.timezone(delta if m.group(1) == "+" else -delta)
     if name.upper() in ("UTC", "GMT", "Z"):
         return dt.UTC
+    import zoneinfo  # (only when a zone is named)
+
     return zoneinfo.ZoneInfo(name)
 
 
