@@ -73,6 +73,26 @@ def _hex(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     return _integer_digits(a, 4)
 
 
+_HEX = set("0123456789abcdefABCDEF")
+
+
+def _unhex_one(text: str) -> bytes | None:
+    """Flink's UNHEX (EncodingUtils.unhex): digit pairs from the end; of an odd number of
+    digits the first is checked but dropped, its byte left 0; a non-hex character gives
+    NULL."""
+    if not set(text) <= _HEX:
+        return None
+    if len(text) % 2:
+        return b"\x00" + bytes.fromhex(text[1:])
+    return bytes.fromhex(text)
+
+
+def _unhex(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    from sqlengine.runtime.kernels_text import per_distinct
+
+    return per_distinct(args[0], _unhex_one, pa.binary())
+
+
 def hex_bytes(a: Array) -> Array:
     """Every byte of each (UTF-8) value as two upper-case hex digits."""
     b = a.cast(pa.binary()) if not pa.types.is_binary(a.type) else a
@@ -108,6 +128,7 @@ KERNELS: dict[str, Kernel] = {
     "log": _log,
     "bin": _bin,
     "hex": _hex,
+    "unhex": _unhex,
 }
 
 # Functions of no argument: the value for a batch of ``n`` rows.

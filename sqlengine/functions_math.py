@@ -57,3 +57,12 @@ register(Signature("rand_integer", 1, 2, _rand_integer))
 register(Signature("uuid", 0, 0, _constant(T.STRING)))
 register(Signature("bin", 1, 1, _bin))
 register(Signature("hex", 1, 1, _hex))
+
+
+def _unhex(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    if not (T.is_string(types[0]) or types[0] == T.NULL):
+        raise _err("unhex", types, "a STRING of hexadecimal digits")
+    return pa.binary(), [T.STRING]
+
+
+register(Signature("unhex", 1, 1, _unhex))

@@ -351,7 +351,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 # on the example is in the report). Exact: the test fails when one of these works now.
 EXPECTED_MISSING: dict[str, str] = {
     # not implemented at all
-    "UNHEX": "not implemented (unknown function)",
     "TYPEOF": "not implemented: sqlengine's types carry no NOT NULL and no CHAR(n), so its text could not be Flink's",
     "GROUP_ID": "not implemented (unknown function); GROUPING / GROUPING_ID are",
     "COLLECT": "not implemented: it returns a MULTISET, which is not a sqlengine type",

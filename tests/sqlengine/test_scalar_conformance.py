@@ -90,3 +90,13 @@ def test_cast_row_to_row_is_by_position() -> None:
     fields = _one("SELECT r.x, r.y FROM (SELECT CAST(ROW(1, 'a') AS ROW<x INT, y STRING>) "
                   "AS r) AS t")[1]
     assert fields == {"x": 1, "y": "a"}
+
+
+def test_unhex_as_flink() -> None:
+    """Flink 2.3's answers (PyFlink): digit pairs from the end; an odd first digit is checked
+    and dropped, its byte left 0; a non-hex character gives NULL."""
+    _, row = _one("SELECT UNHEX('414243') AS a, UNHEX('123') AS b, UNHEX('zz') AS c, "
+                  "UNHEX('') AS d, UNHEX('g12') AS e, UNHEX(CAST(NULL AS STRING)) AS f, "
+                  "HEX(UNHEX('0AFF')) AS g")
+    assert row == {"a": b"ABC", "b": b"\x00#", "c": None, "d": b"", "e": None, "f": None,
+                   "g": "0AFF"}
