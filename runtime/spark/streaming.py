@@ -50,6 +50,7 @@ from sqlengine.optimizer.specs import (
     TableScanSpec,
     TableSinkSpec,
     UnionSpec,
+    UnnestSpec,
     ValuesSpec,
 )
 from sqlengine.optimizer.specs_windows import (
@@ -72,7 +73,11 @@ STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
     # (the two phases of an aggregation are one Spark aggregation, a range-partitioned sort
     # one orderBy)
     LocalAggregateSpec, GlobalAggregateSpec, RangeSampleSpec, RangeBoundariesSpec,
-    RangeAssignSpec, OrderedConcatSpec)
+    RangeAssignSpec, OrderedConcatSpec,
+    # (a Python table function's rows: fused with its projection into one mapInArrow, a
+    # flatMap that runs on streams as on static DataFrames; an UNNEST of an ARRAY column is
+    # refused before, as ARRAY values have no Spark translation)
+    UnnestSpec)
 # Operators that may follow a deferred one (they run on static DataFrames too).
 _AFTER_DEFERRED: tuple[type[OperatorSpec], ...] = (
     FilterSpec, ProjectSpec, WindowTopNSpec, SortSpec, LimitSpec, TableSinkSpec,
