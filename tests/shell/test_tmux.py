@@ -49,8 +49,11 @@ class Pane:
         env.update({"HOME": str(home), "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8",
                     "TERM": "xterm-256color"})
         self.env = env
-        command = shlex.join([sys.executable, "-m", "sqlengine.shell.cli"])
-        # remain-on-exit: when the shell ends, the pane stays (dead) to tell its exit status
+        # The shell's exit status is printed after it (tmux's pane_dead_status is sometimes
+        # left empty for a pane that has died); remain-on-exit keeps the pane to read it.
+        shell = shlex.join([sys.executable, "-m", "sqlengine.shell.cli"])
+        script = shell + '; echo "[shell exited: $?]"'
+        command = "sh -c " + shlex.quote(script)
         self.tmux("start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
                   "set-option", "-g", "history-limit", "5000", ";",
                   "new-session", "-d", "-x", "120", "-y", "40", "-s", self.target,
@@ -116,11 +119,9 @@ class Pane:
         return text[before:]
 
     def status(self) -> tuple[bool, int | None]:
-        """Whether the shell's process has ended, and its exit status (None until tmux has
-        it)."""
-        dead, code = self.tmux("display-message", "-p", "-t", self.target,
-                               "#{pane_dead}|#{pane_dead_status}").strip().split("|")
-        return dead == "1", (int(code) if dead == "1" and code else None)
+        """Whether the shell's process has ended, and its exit status (None while it runs)."""
+        found = re.search(r"^\[shell exited: (\d+)\]$", self.screen(), re.M)
+        return (True, int(found.group(1))) if found else (False, None)
 
     def wait_exit(self) -> int:
         """Wait for the shell's process to end; its exit status."""
