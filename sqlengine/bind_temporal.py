@@ -74,17 +74,7 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
     if on_node is None:
         raise binder.error(BindError, "a temporal join needs an ON condition on the versioned "
                            "table's primary key", join)
-    n_left = len(left.scope.columns)
-    scope = Scope(left.scope.columns + right.scope.columns)
-    on = binder.exprs.bind(on_node, scope)
-    require_boolean(binder.binder, on, on_node, "ON")
-    if has_subquery(on):
-        raise binder.error(NotSupportedError, "subqueries in a temporal join's ON condition "
-                           "are not supported", on_node)
-    try:
-        lkeys, rkeys, residual = split_condition([on], n_left)
-    except BindError as e:
-        raise binder.error(BindError, e.message, on_node) from None
+    lkeys, rkeys, residual = _split_on(binder, left, right, on_node, "a temporal join")
     keyed = {i for i in map(_column, rkeys) if i is not None}
     names = [c.name.lower() for c in right.scope.columns]
     missing = [pk for pk in tdef.primary_key if pk.lower() not in
@@ -98,6 +88,21 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
                         right_time[0])
     cols = (*left.scope.columns, *(replace(c, rowtime=False) for c in right.scope.columns))
     return Relation(plan, Scope(tuple(cols)))
+
+
+def _split_on(binder: RelationBinder, left: Relation, right: Relation,
+              on_node: exp.Expression, what: str) -> tuple[list[Expr], list[Expr], list[Expr]]:
+    """The ON condition over (left ++ right) bound and split into left keys, right keys
+    (over the right side) and the rest."""
+    on = binder.exprs.bind(on_node, Scope(left.scope.columns + right.scope.columns))
+    require_boolean(binder.binder, on, on_node, "ON")
+    if has_subquery(on):
+        raise binder.error(NotSupportedError, f"subqueries in {what}'s ON condition are not "
+                           "supported", on_node)
+    try:
+        return split_condition([on], len(left.scope.columns))
+    except BindError as e:
+        raise binder.error(BindError, e.message, on_node) from None
 
 
 def _column(e: Expr) -> int | None:
@@ -135,15 +140,7 @@ def lookup_join(binder: RelationBinder, left: Relation, right: Relation, join: e
         raise binder.error(BindError, "a lookup join needs an ON condition equating a column "
                            f"of {name!r} with the left side", join)
     n_left = len(left.scope.columns)
-    on = binder.exprs.bind(on_node, Scope(left.scope.columns + right.scope.columns))
-    require_boolean(binder.binder, on, on_node, "ON")
-    if has_subquery(on):
-        raise binder.error(NotSupportedError, "subqueries in a lookup join's ON condition are "
-                           "not supported", on_node)
-    try:
-        lkeys, rkeys, residual = split_condition([on], n_left)
-    except BindError as e:
-        raise binder.error(BindError, e.message, on_node) from None
+    lkeys, rkeys, residual = _split_on(binder, left, right, on_node, "a lookup join")
     keys: list[Expr] = []
     columns: list[int] = []
     for lk, rk in zip(lkeys, rkeys):

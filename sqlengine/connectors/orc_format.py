@@ -11,10 +11,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.cast import cast_array
-from sqlengine.connectors.parquet_format import null_column
+from sqlengine.connectors.parquet_format import conform_columns
 from sqlengine.connectors.text_rows import BATCH_ROWS
-from sqlengine.errors import ConnectorError, ExecutionError
+from sqlengine.errors import ConnectorError
 from sqlengine.types import type_name
 
 # ORC's 'orc.compress' values and pyarrow's names for them (LZO: pyarrow has no writer).
@@ -65,18 +64,7 @@ def read_orc(path: Path, schema: pa.Schema, columns: list[int] | None,
             msg = f"{path}: stripe {s}: cannot read: {e}"
             raise ConnectorError(msg) from None
         for batch in table.to_batches(max_chunksize=BATCH_ROWS):
-            arrays = []
-            for f in schema:
-                if f.name in wanted:
-                    col = batch.column(f.name)
-                    try:
-                        arrays.append(col if col.type == f.type else cast_array(col, f.type))
-                    except ExecutionError as e:
-                        msg = f"{path}: column {f.name!r}: {e.message}"
-                        raise ConnectorError(msg) from None
-                else:
-                    arrays.append(null_column(f.type, batch.num_rows))
-            yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+            yield conform_columns(batch, schema, wanted, path)
 
 
 def orc_rows(path: Path) -> int | None:

@@ -50,18 +50,25 @@ def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
     # Arrow decodes the columns on its thread pool (half the time on two cores).
     for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=wanted, row_groups=groups,
                                  use_threads=True):
-        arrays = []
-        for f in schema:
-            if f.name in wanted:
-                col = batch.column(f.name)
-                try:
-                    arrays.append(col if col.type == f.type else cast_array(col, f.type))
-                except ExecutionError as e:
-                    msg = f"{path}: column {f.name!r}: {e.message}"
-                    raise ConnectorError(msg) from None
-            else:
-                arrays.append(null_column(f.type, batch.num_rows))
-        yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+        yield conform_columns(batch, schema, wanted, path)
+
+
+def conform_columns(batch: pa.RecordBatch, schema: pa.Schema, wanted: list[str],
+                    path: object) -> pa.RecordBatch:
+    """A batch read from a columnar file as ``schema``: the ``wanted`` columns cast to the
+    table's types (a failure names the file and column), the others NULL."""
+    arrays = []
+    for f in schema:
+        if f.name in wanted:
+            col = batch.column(f.name)
+            try:
+                arrays.append(col if col.type == f.type else cast_array(col, f.type))
+            except ExecutionError as e:
+                msg = f"{path}: column {f.name!r}: {e.message}"
+                raise ConnectorError(msg) from None
+        else:
+            arrays.append(null_column(f.type, batch.num_rows))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 @functools.lru_cache(maxsize=64)

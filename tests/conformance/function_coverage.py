@@ -20,10 +20,7 @@ one works now. ``python -m tests.conformance.function_coverage`` prints the coun
 
 from __future__ import annotations
 
-import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -31,6 +28,7 @@ from typing import Any
 import sqlengine
 
 from .flink_functions import FLINK_23_EXTRA, FLINK_DOCS_SOURCE, FLINK_FUNCTIONS, all_documented
+from .runner import _timeout
 
 # A three-row table for the aggregate, window and grouping examples.
 V = "(VALUES (1, 'a', 1.5E0), (2, 'b', 2.5E0), (3, 'a', CAST(NULL AS DOUBLE))) AS t(x, s, d)"
@@ -384,18 +382,6 @@ class Coverage:
     reason: str  # the first failing example and sqlengine's error; "" when implemented
 
 
-@contextmanager
-def _timeout(seconds: int) -> Iterator[None]:
-    def fire(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"no answer in {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _session(mode: str) -> Any:
