@@ -43,7 +43,12 @@ from sqlengine.runtime.native.execution_graph import (
     ExecutionVertex,
     build_execution_graph,
 )
-from sqlengine.runtime.native.executor import JobResult, watermark_lag
+from sqlengine.runtime.native.executor import (
+    JobResult,
+    checkpoint_stats,
+    late_dropped,
+    watermark_lag,
+)
 from sqlengine.runtime.native.factory import build_operator
 from sqlengine.runtime.native.network import (
     BlockingWriter,
@@ -560,6 +565,38 @@ class ParallelExecutor:
                 ends.append(self.progress_board[2 * i + 1])
         end = min(ends, default=0)
         return rows, end, watermark_lag(sources, end)
+
+    def live_metrics(self) -> dict[str, Any]:
+        """The job so far, per vertex (its subtasks summed; the lowest watermark; the most
+        backpressured subtask's time blocked on a full output), and the checkpoints completed;
+        safe to read from another thread while the job runs (the live web view). Worker
+        processes ('process' task mode) post only their head operator's records out and their
+        watermark while they run: then that is all there is ("partial")."""
+        vertices: dict[str, dict[str, Any]] = {}
+        if self._ctx is None:
+            for t in list(self._local_tasks):
+                v = vertices.setdefault(t.vertex.vertex_id, {
+                    "records_in": 0, "records_out": 0, "watermark": None, "idle": True,
+                    "late_records_dropped": 0, "backpressured_ms": 0, "subtasks": 0})
+                v["records_in"] += t.chain.metrics[0].records_in
+                v["records_out"] += t.chain.metrics[-1].records_out
+                wm = t.chain.watermark
+                v["watermark"] = wm if v["watermark"] is None else min(v["watermark"], wm)
+                v["idle"] = v["idle"] and t.chain.idle
+                v["late_records_dropped"] += late_dropped(t.chain)
+                v["backpressured_ms"] = max(v["backpressured_ms"],
+                                            int(t.output_metrics.blocked_s * 1000))
+                v["subtasks"] += 1
+        else:
+            for i, sub in enumerate(self.subtasks):
+                v = vertices.setdefault(sub.vertex_id, {"head_records_out": 0,
+                                                        "watermark": None, "subtasks": 0,
+                                                        "partial": True})
+                v["head_records_out"] += self.progress_board[2 * i]
+                wm = self.progress_board[2 * i + 1]
+                v["watermark"] = wm if v["watermark"] is None else min(v["watermark"], wm)
+                v["subtasks"] += 1
+        return {"vertices": vertices, "checkpoints": checkpoint_stats(self.coordinator)}
 
     def task_states(self) -> dict[str, str]:
         return {t.vertex.name: t.state.value for t in self._local_tasks}
