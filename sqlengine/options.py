@@ -63,6 +63,7 @@ def _opt(key: str, kind: str, used_by: str, values: tuple[str, ...] = (), minimu
 
 
 LOCAL_TIME_ZONE_KEY = "table.local-time-zone"
+REST_PORT_KEY = "rest.port"  # (Flink's: the port of its web UI; 0 here: no web view)
 
 # Every key SET takes, and the layer that reads it (keep in step with their uses: an option
 # here that nothing reads would be accepted and ignored).
@@ -121,6 +122,7 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
                                                            "fixed-delay"), lower=True),
     _opt("restart-strategy.fixed-delay.attempts", "int", "job restarts", minimum=1),
     _opt("restart-strategy.fixed-delay.delay", "duration", "job restarts"),
+    _opt(REST_PORT_KEY, "int", "the live web view of running jobs (shell/web.py)"),
     _opt("table.local-time-zone", "text",
          "binder (TIMESTAMP_LTZ casts, EXTRACT, DATE_FORMAT, TO_TIMESTAMP_LTZ)"),
 )}
@@ -187,6 +189,9 @@ def check_option(key: str, value: str) -> str:
         return value.lower() if opt.lower else value
     if opt.kind == "bool" and value.strip().lower() not in ("true", "false"):
         raise PlanError(f"option {key!r} must be 'true' or 'false', got {value!r}")
+    if key == REST_PORT_KEY and not (value.strip().isdigit() and int(value) <= 65535):
+        raise PlanError(f"option {key!r} must be a port number (1 to 65535, or 0 for no web "
+                        f"view), got {value!r}")
     if opt.kind == "int":
         try:
             if int(value) < opt.minimum:
