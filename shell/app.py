@@ -17,6 +17,7 @@ from sqlengine.errors import SqlEngineError
 from sqlengine.shell.config import ShellConfig, load_config
 from sqlengine.shell.formatting import render_table
 from sqlengine.shell.results import show_changelog, show_table, show_tableau
+from sqlengine.shell.web_hook import WebHook
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -154,6 +155,8 @@ class Shell:
         self.timing = self.config.timing
         self.errors = 0
         self.typed_ahead = ""  # typed while a query printed: the next prompt's text
+        # The live web view of the session's jobs, while 'rest.port' names a port.
+        self.web = WebHook(self._info)
 
     # -- running statements --------------------------------------------------------------
     def run_text(self, text: str, source: str | None = None) -> bool:
@@ -174,14 +177,37 @@ class Shell:
                 return False
             if meta == "done":
                 continue
+            self._web_follow()
+            self.web.begin(stmt)
+            error = None
             try:
                 self._show(self.session.run_statement(stmt, offset, text, source,
                                                       collect_queries=False))
             except SqlEngineError as e:
+                error = e.message
                 self._error(str(e))
             except Exception as e:
-                self._error(f"unexpected {type(e).__name__}: {e} (this is a bug in sqlengine)")
+                error = f"unexpected {type(e).__name__}: {e}"
+                self._error(f"{error} (this is a bug in sqlengine)")
+            self.web.end(error)
+            self._web_follow()
         return True
+
+    def _info(self, message: str) -> None:
+        self.out.write(message + "\n")
+        self.out.flush()
+
+    def _web_follow(self) -> None:
+        """Start, move or stop the web view as 'rest.port' says (SET 'rest.port' = '8081')."""
+        try:
+            self.web.watch(self.session)
+        except SqlEngineError as e:
+            self.session.reset("rest.port")  # (not serving: the option says so)
+            self._error(str(e))
+
+    def close(self) -> None:
+        """The session's web view stops (background jobs end with the process)."""
+        self.web.stop()
 
     def _meta(self, stmt: str) -> str | None:
         """Handle a shell command: "quit", "done", or None for a SQL statement."""
@@ -343,6 +369,7 @@ class Shell:
                     break
             except KeyboardInterrupt:  # (Ctrl-C or Ctrl-D as a query ended: nothing to stop)
                 self.out.write("\n")
+        self.close()
         self.out.write("Bye.\n")
         return 0
 
@@ -355,5 +382,8 @@ def run_piped(stream: TextIO, out: TextIO, session: sqlengine.Session | None = N
     mode = shell.session.options.get("sql-client.execution.result-mode")
     if mode == "table":
         shell.session.set("sql-client.execution.result-mode", "tableau")
-    shell.run_text(stream.read())
+    try:
+        shell.run_text(stream.read())
+    finally:
+        shell.close()
     return 1 if shell.errors else 0

@@ -6,13 +6,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 import sqlengine
 from sqlengine.errors import SqlEngineError
 from sqlengine.shell.formatting import render, render_error
+
+if TYPE_CHECKING:
+    from sqlengine.shell.web_hook import WebHook
 
 
 def internal_error(e: BaseException, source: str | None = None) -> SqlEngineError:
@@ -238,9 +241,15 @@ def shell(defines: tuple[str, ...], config_path: str | None) -> None:
 @click.option("--restore", "restore", default=None, metavar="DIR",
               help="Resume each job from the newest completed checkpoint or savepoint of its "
                    "query under DIR (none there: a fresh start).")
+@click.option("--web", is_flag=True,
+              help="Serve a live view of the running jobs (graph, records/s, watermarks, "
+                   "backpressure) on http://127.0.0.1:8081/ until the last statement ends.")
+@click.option("--web-port", "web_port", type=click.IntRange(0, 65535), default=None,
+              metavar="N", help="The web view's port (implies --web; 0: a free port, "
+                                "printed on stderr).")
 def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str | None,
         continue_on_error: bool, target: str | None, progress: bool | None,
-        restore: str | None) -> None:
+        restore: str | None, web: bool, web_port: int | None) -> None:
     """Run every statement of each FILE in order; query results go to stdout.
 
     Each FILE runs in a session of its own (as Flink's SQL client runs one ``-f`` file): a
@@ -256,6 +265,7 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
     failures: list[str] = []
     stopped: list[str] = []
     statements = 0
+    web_view = _web_view(err, web, web_port)
     writer = _Output(output, fmt)
     try:
         for path in files:
@@ -266,17 +276,25 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
             if restore is not None:
                 session.restore_from(restore)
             session.on_progress = meter
+            try:
+                web_view.watch(session)  # (and -D rest.port=N asks for one)
+            except SqlEngineError as e:
+                raise click.BadParameter(e.message, param_hint="-D") from None
             for offset, text in split_script(script):
                 statements += 1
                 try:
+                    web_view.begin(text)
                     result = session.run_statement(text, offset, script, path,
                                                    collect_queries=False)
                     _show(result, fmt, err, writer.target(path), meter)
+                    web_view.end()
+                    web_view.follow(session)  # (a SET 'rest.port' in the file)
                 except (SqlEngineError, Exception) as e:
                     if meter is not None:
                         meter.clear()
                     if not isinstance(e, SqlEngineError):
                         e = internal_error(e, path)
+                    web_view.end(e.message)
                     _locate(e, path, script, offset, text)
                     err.write(render_error(e) + "\n")
                     failures.append(f"{path}:{e.span.line if e.span else '?'}")
@@ -288,6 +306,7 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
         sys.exit(130)
     finally:
         writer.close()
+        web_view.stop()
     if continue_on_error:
         err.write(f"{statements} statements, {len(failures)} failed"
                   f"{': ' + ', '.join(failures) if failures else ''}\n")
@@ -295,6 +314,25 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
         err.write(f"{len(files)} files, {len(stopped)} stopped by an error: "
                   f"{', '.join(failures)}\n")
     sys.exit(1 if failures else 0)
+
+
+def _web_view(err: TextIO, web: bool, port: int | None) -> WebHook:
+    """The live web view of ``run`` (shell/web.py, imported only when asked for)."""
+    from sqlengine.shell.web_hook import WebHook
+
+    def say(message: str) -> None:
+        err.write(message + "\n")
+        err.flush()
+
+    hook = WebHook(say)
+    if web or port is not None:
+        try:
+            hook.serve(8081 if port is None else port)
+        except SqlEngineError as e:
+            raise click.BadParameter(e.message, param_hint="--web-port" if port is not None
+                                     else "--web (port 8081; choose one with --web-port)"
+                                     ) from None
+    return hook
 
 
 def _locate(e: SqlEngineError, path: str, script: str, offset: int, text: str) -> None:
