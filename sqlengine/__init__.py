@@ -32,11 +32,12 @@ from sqlengine.errors import (
 
 if TYPE_CHECKING:
     from sqlengine.api import Session, connect
-    from sqlengine.functions_python import udf, udtf
+    from sqlengine.functions_python import udaf, udf, udtf
     from sqlengine.query import Query
 
 _DOOR = {"connect": "sqlengine.api", "Session": "sqlengine.api", "Query": "sqlengine.query",
-         "udf": "sqlengine.functions_python", "udtf": "sqlengine.functions_python"}
+         "udf": "sqlengine.functions_python", "udtf": "sqlengine.functions_python",
+         "udaf": "sqlengine.functions_python"}
 
 
 # PEP 249's module globals and exceptions (the cursor lives in sqlengine/dbapi.py).
@@ -85,6 +86,7 @@ __all__ = [
     "Session",
     "SqlEngineError",
     "connect",
+    "udaf",
     "udf",
     "udtf",
 ]

@@ -343,8 +343,13 @@ class Session:
             if result_type is None:
                 raise BindError(f"create_function {name!r}: give result_type, or declare the "
                                 "function with @sqlengine.udf(result_type=...)")
-            fn = functions_python.udf(fn, result_type=result_type, kind=kind,  # type: ignore[arg-type]
-                                      deterministic=deterministic, name=name)
+            if kind in functions_python.AGGREGATE_KINDS or hasattr(fn, "accumulate"):
+                fn = functions_python.udaf(  # (an AggregateFunction object or class)
+                    fn, result_type=result_type, deterministic=deterministic, name=name,
+                    kind=kind if kind in functions_python.AGGREGATE_KINDS else "aggregate")
+            else:
+                fn = functions_python.udf(fn, result_type=result_type, kind=kind,  # type: ignore[arg-type]
+                                          deterministic=deterministic, name=name)
         elif result_type is not None:
             raise BindError(f"create_function {name!r}: the function declares its result "
                             "type already")

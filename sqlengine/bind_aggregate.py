@@ -30,6 +30,7 @@ from sqlengine.bind_grouping import (
 )
 from sqlengine.bind_reduce import is_reducible, reduce_variance
 from sqlengine.bind_select import SelectItem
+from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Expr, Literal
@@ -242,6 +243,8 @@ class AggregateBinder(ClauseBinder):
 
     def agg_call(self, node: exp.Expression, scope: Scope) -> AggCall:
         node, filt = self._filter(node, scope)
+        if isinstance(node, PythonAgg):
+            return udaf_call(self, node, scope, filt)
         func = _NAMES.get(node.key.lower(), node.key.lower())
         if func not in _AGGREGATES:
             raise self.error(NotSupportedError, f"aggregate function {func.upper()} is not "

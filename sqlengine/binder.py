@@ -27,6 +27,7 @@ from sqlengine.bind_over import OverBinder
 from sqlengine.bind_relations import RelationBinder
 from sqlengine.bind_select import SelectBinder
 from sqlengine.bind_subquery import SubqueryBinder
+from sqlengine.bind_udaf import mark_python_aggregates
 from sqlengine.bind_windows import WindowBinder
 from sqlengine.errors import SqlEngineError
 from sqlengine.parser import node_span
@@ -77,6 +78,7 @@ class Binder:
 
     def query(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
         """A query (SELECT, UNION, VALUES, a parenthesised query) with its WITH clause."""
+        mark_python_aggregates(node, self.catalog.functions)
         return self.relations.query(node, ctes)
 
     def nested(self, query: QueryText, script: str) -> Binder:

@@ -7,6 +7,11 @@ Its ``kind`` says how it is called: 'row' once per row with Python values (NULLs
 'arrow' once per batch with ``pyarrow.Array`` arguments, 'pandas' once per batch with
 ``pandas.Series``; a batch function returns as many values as it was given rows.
 
+Aggregate functions (``@sqlengine.udaf``, PyFlink's AggregateFunction): kind 'aggregate' is an
+object with ``create_accumulator()``, ``accumulate(acc, *args)``, optional ``retract(acc,
+*args)`` and ``merge(acc, others)``, and ``get_value(acc)``; kinds 'pandas_agg' / 'arrow_agg'
+are functions of a group's argument columns (pandas Series / pyarrow arrays) to one value.
+
 Registered functions live in a process-wide registry under a key of their own (``py:name:n``)
 that the plan's calls carry: the parallel runtime's forked workers inherit it; the Spark
 runtime pickles the functions a plan calls and installs them in its Python workers.
@@ -28,6 +33,7 @@ from sqlengine.errors import BindError, NotSupportedError
 
 PREFIX = "py:"
 KINDS = ("row", "arrow", "pandas", "table")
+AGGREGATE_KINDS = ("aggregate", "pandas_agg", "arrow_agg")
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,16 @@ class UserFunction:
     kind: str = "row"
     deterministic: bool = True
     name: str = ""
+    accumulator_type: pa.DataType | None = None  # (aggregates: declared, informative)
+
+    @property
+    def is_aggregate(self) -> bool:
+        return self.kind in AGGREGATE_KINDS
+
+    def can(self, method: str) -> bool:
+        """Whether an aggregate has ``method`` (retract, merge); vectorised aggregates keep
+        their groups' rows, so they can always retract and merge."""
+        return self.kind != "aggregate" or callable(getattr(self.fn, method, None))
 
     def __call__(self, *args: Any) -> Any:  # (still callable from Python)
         return self.fn(*args)
@@ -87,6 +103,63 @@ def udtf(fn: Callable[..., Any] | None = None, *, result_types: list[str] | str,
                             name or getattr(f, "__name__", "udtf"))
 
     return wrap(fn) if fn is not None else wrap
+
+
+_METHODS = ("create_accumulator", "accumulate", "get_value")
+
+
+def udaf(obj: Any = None, *, result_type: str | pa.DataType,
+         accumulator_type: str | pa.DataType | None = None, kind: str = "aggregate",
+         deterministic: bool = True, name: str | None = None) -> Any:
+    """Declare a Python aggregate function (PyFlink's ``udaf``).
+
+    ``kind='aggregate'`` (the default): a class (or an instance of it) with PyFlink's
+    AggregateFunction methods ``create_accumulator()``, ``accumulate(acc, *args)``,
+    ``get_value(acc)`` and optionally ``retract(acc, *args)`` (needed over an updating
+    input) and ``merge(acc, others)``; ``accumulate`` and ``retract`` may return a new
+    accumulator instead of changing the one given (for immutable ones such as numbers).
+    ``kind='pandas'`` / ``'arrow'``: a function of the group's argument columns as pandas
+    Series / pyarrow arrays returning one value (PyFlink's vectorised aggregate)."""
+    kinds = {"aggregate": "aggregate", "class": "aggregate", "pandas": "pandas_agg",
+             "arrow": "arrow_agg", **{k: k for k in AGGREGATE_KINDS}}
+    if kind not in kinds:
+        msg = f"udaf kind must be 'aggregate', 'pandas' or 'arrow', got {kind!r}"
+        raise BindError(msg)
+    t = T.parse_type(result_type) if isinstance(result_type, str) else result_type
+    if not T.is_supported(t):
+        msg = f"udaf result type {T.type_name(t)} is not a SQL type sqlengine has"
+        raise BindError(msg)
+    acc_t = T.parse_type(accumulator_type) if isinstance(accumulator_type, str) \
+        else accumulator_type
+
+    def wrap(f: Any) -> UserFunction:
+        if isinstance(f, UserFunction):
+            f = f.fn
+        label = name or getattr(f, "__name__", None) or type(f).__name__
+        if kinds[kind] == "aggregate":
+            if isinstance(f, type):
+                try:
+                    f = f()
+                except TypeError as e:
+                    msg = f"udaf {label}: the class must be constructible without arguments: {e}"
+                    raise BindError(msg) from None
+            missing = [m for m in _METHODS if not callable(getattr(f, m, None))]
+            if missing:
+                msg = f"udaf {label}: an aggregate function needs the method(s) " + \
+                    ", ".join(missing)
+                raise BindError(msg)
+        elif not callable(f):
+            msg = f"udaf {label}: a {kind} aggregate must be a function"
+            raise BindError(msg)
+        return UserFunction(f, t, kinds[kind], deterministic, label, acc_t)
+
+    return wrap(obj) if obj is not None else wrap
+
+
+def is_aggregate(key: str) -> bool:
+    """A registry key of a Python aggregate function."""
+    f = _REGISTRY.get(key) if key.startswith(PREFIX) else None
+    return f is not None and f.is_aggregate
 
 
 _REGISTRY: dict[str, UserFunction] = {}

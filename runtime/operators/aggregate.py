@@ -37,6 +37,7 @@ from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, O
 from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.list_aggregates import list_result
 from sqlengine.runtime.operators.partials import sum_type
+from sqlengine.runtime.operators.python_aggregate import PythonAggregate, group_bounds, is_python
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PartitionedSpill,
@@ -55,6 +56,13 @@ class _Accumulator:
     def __init__(self, call: AggCall, retract: bool = False) -> None:
         self.call = call
         self.func = call.func
+        # A Python aggregate (functions_python.udaf): one accumulator object per slot in
+        # ``value`` (None until the group's first row), DISTINCT rows counted in ``distinct``.
+        self.py = PythonAggregate(call) if is_python(call) else None
+        if self.py is not None and retract:
+            self.py.require("retract", "an updating input (with retractions) needs")
+        self.batch_args: list[pa.Array] = []
+        self.batch_keep: pa.Array | None = None
         # ARRAY_AGG, JSON_OBJECTAGG and JSON_ARRAYAGG(... NULL ON NULL) gather NULL values
         # too: the hash aggregation gathers the rows' positions (NULL for a row the FILTER
         # leaves out), ``batch_values`` the batch's values they point at.
@@ -85,6 +93,8 @@ class _Accumulator:
         self.np_type = np.float64 if pa.types.is_floating(arg_type) else np.int64
         if self.func in ("sum", "avg"):
             self.value = self._empty(0)
+        elif self.py is not None:
+            self.value = np.empty(0, dtype=object)
         elif self.numeric:
             self.value = np.zeros(0, dtype=self.np_type)
         elif self.func in ("min", "max", *_ORDERED):
@@ -93,7 +103,7 @@ class _Accumulator:
             self.value = None
         # COUNT/SUM/AVG(DISTINCT x): (slot, value) -> multiplicity
         self.distinct: dict[tuple[int, object], int] | None = {} if call.distinct and \
-            self.func in ("count", "sum", "avg") else None
+            (self.func in ("count", "sum", "avg") or self.py is not None) else None
 
     def _empty(self, n: int) -> np.ndarray:
         if self.unscaled and not self.big:
@@ -114,7 +124,7 @@ class _Accumulator:
             self.value = np.concatenate([self.value, self._empty(extra)])
         elif self.numeric:
             self.value = np.concatenate([self.value, np.zeros(extra, dtype=self.np_type)])
-        elif self.func in ("min", "max", *_ORDERED):
+        elif self.func in ("min", "max", *_ORDERED) or self.py is not None:
             self.value = np.concatenate([self.value, np.empty(extra, dtype=object)])
 
     def add_unscaled(self, slots: np.ndarray, part: pa.Array) -> None:
@@ -155,12 +165,18 @@ class _Accumulator:
         self.count[slots] = 0
         if self.func in ("sum", "avg"):
             self.value[slots] = 0
-        elif self.func in _ORDERED:
+        elif self.func in _ORDERED or self.py is not None:
             self.value[slots] = None
+            if self.py is not None and self.distinct:
+                gone = set(slots.tolist())
+                for k in [k for k in self.distinct if k[0] in gone]:
+                    del self.distinct[k]
 
     def result(self, slots: np.ndarray, rows: np.ndarray) -> pa.Array:
         """The aggregate's current value at ``slots``."""
         out_type = self.call.type
+        if self.py is not None:
+            return self.py.values(self.value[slots])
         count = self.count[slots]
         if self.func in ("count", "count_star"):
             return pa.array(count, pa.int64())
@@ -374,7 +390,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         before = self._snapshot(slots) if self.emit_changelog else None
         self._update(grouped, slots)
         for j, acc in enumerate(self.accs):
-            if acc.distinct is not None:
+            if acc.py is not None:
+                self._update_python(acc, grouped, slots, table)
+            elif acc.distinct is not None:
                 self._update_distinct(j, acc, table, key_names)
             elif acc.multiset is not None:
                 self._update_extreme(j, acc, table, key_names)
@@ -408,6 +426,14 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             if call.func == "count_star":
                 cols[f"c{j}"] = sign if keep is None else pc.if_else(keep, sign, zero)
                 specs.append((f"c{j}", "sum"))
+                continue
+            if acc.py is not None:  # (its rows' positions, grouped: see _update_python)
+                acc.batch_args = [evaluate(a, batch, memo) for a in call.args]
+                acc.batch_keep = keep
+                if "$pos" not in cols:
+                    cols["$pos"] = pa.array(np.arange(batch.num_rows, dtype=np.int64))
+                    cols["$sign"] = sign
+                    specs.append(("$pos", "list"))
                 continue
             arg = evaluate(call.args[0], batch, memo)
             every = keep is None and arg.null_count == 0  # (every row counts: no masking)
@@ -494,7 +520,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             if call.func == "count_star":
                 acc.count[slots] += grouped.column(f"c{j}_sum").to_numpy()
                 continue
-            if acc.distinct is not None or acc.multiset is not None:
+            if acc.distinct is not None or acc.multiset is not None or acc.py is not None:
                 continue
             acc.count[slots] += grouped.column(f"n{j}_sum").to_numpy()
             if call.func in ("sum", "avg") and acc.unscaled:
@@ -571,6 +597,41 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 if kept:
                     old[i] = (old[i] or []) + kept
         acc.value[slots] = old
+
+    @staticmethod
+    def _update_python(acc: _Accumulator, grouped: pa.Table, slots: np.ndarray,
+                       table: pa.Table) -> None:
+        """A Python aggregate: each group's rows (grouped by the hash aggregation of their
+        positions) accumulated, or retracted, into the group's accumulator."""
+        py = acc.py
+        assert py is not None
+        flat, bounds = group_bounds(grouped.column("$pos_list"))
+        args, acc.batch_args = acc.batch_args, []
+        keep, acc.batch_keep = acc.batch_keep, None
+        sign = table.column("$sign").to_numpy()[flat]
+        if keep is not None or acc.distinct is not None:
+            use = np.ones(len(flat), dtype=bool) if keep is None else \
+                keep.to_numpy(zero_copy_only=False)[flat]
+            group_of = np.repeat(np.arange(len(slots)), np.diff(bounds))
+            if acc.distinct is not None:  # (a row counts when its first copy comes or goes)
+                rows = list(zip(*(a.take(pa.array(flat)).to_pylist() for a in args)))
+                seen = acc.distinct
+                slot_of = slots[group_of].tolist()
+                for i, (row, s) in enumerate(zip(rows, sign.tolist())):
+                    if not use[i]:
+                        continue
+                    k = (slot_of[i], row)
+                    before = seen.get(k, 0)
+                    after = before + (1 if s > 0 else -1)
+                    if after > 0:
+                        seen[k] = after
+                    else:
+                        seen.pop(k, None)
+                    use[i] = (before == 0) if s > 0 else (after == 0)
+            flat, sign = flat[use], sign[use]
+            bounds = np.r_[0, np.cumsum(np.bincount(group_of[use], minlength=len(slots)))]
+        taken = pa.array(flat)
+        py.update(acc.value, slots, [a.take(taken) for a in args], bounds, sign)
 
     def _value_deltas(self, j: int, table: pa.Table, key_names: list[str]
                       ) -> tuple[np.ndarray, list[object], np.ndarray] | None:

@@ -39,6 +39,7 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
+from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
@@ -275,8 +276,9 @@ class OverAggregateOperator(Operator):
         else:
             hi = idx
             lo = first if self.preceding is None else np.maximum(first, idx - self.preceding)
-        values = [self._aggregate(a, sorted_data, lo, hi) for a in self.aggs]
         is_new = ~sorted_rows[_HIST].to_numpy()
+        values = [self._python(a, sorted_data, lo, hi, is_new, first) if is_python(a) else
+                  self._aggregate(a, sorted_data, lo, hi) for a in self.aggs]
         # Each key's latest emitted time (for lateness, and for what history must keep).
         ids, keys = self._keys(sorted_data)
         if is_new.any():
@@ -308,6 +310,15 @@ class OverAggregateOperator(Operator):
                                kind="stable")
         result = result.take(pa.array(order_out))
         return [b for b in result.to_batches(65536) if b.num_rows]
+
+    @staticmethod
+    def _python(a: AggCall, data: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
+                want: np.ndarray, first: np.ndarray) -> pa.Array:
+        """A Python aggregate over each new row's frame (python_aggregate.py)."""
+        keep = pc.fill_null(evaluate(a.filter, data), False).to_numpy(zero_copy_only=False) \
+            if a.filter is not None else None
+        return PythonAggregate(a).over([evaluate(x, data) for x in a.args], keep, lo, hi,
+                                       want, first)
 
     def _aggregate(self, a: AggCall, data: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray
                    ) -> pa.Array:

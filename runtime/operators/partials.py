@@ -14,6 +14,7 @@ from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.plan.partials import partial_columns, sum_type
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
+from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python, merge_lists
 
 __all__ = ["Partials", "sum_type"]
 
@@ -27,6 +28,12 @@ class Partials:
         self.key_names = [f"k{i}" for i in range(len(keys))]
         # (partial column, Arrow aggregation): the layout of sqlengine/plan/partials.py
         self.specs: list[tuple[str, str]] = partial_columns(aggs)
+        # Python aggregates (functions_python.udaf) keep each group's argument rows: u<j>, a
+        # list<struct> per row / group, concatenated when partials merge (Arrow's hash_list
+        # takes no nested values: the lists are merged by row positions, merge_lists)
+        self.python = {j: PythonAggregate(a) for j, a in enumerate(aggs) if is_python(a)}
+        self.specs = [s for s in self.specs if not (s[0][0] == "m" and int(s[0][1:])
+                                                    in self.python)]
         self.distinct = [j for j, a in enumerate(aggs)
                          if a.distinct and a.func in ("count", "sum", "avg")]
         for a in aggs:
@@ -54,6 +61,11 @@ class Partials:
             if a.func == "count_star":
                 cols[f"c{j}"] = ones if keep is None else pc.if_else(keep, ones, zeros)
                 continue
+            if j in self.python:
+                cols[f"u{j}"] = self.python[j].row_lists(
+                    [evaluate(x, batch) for x in a.args],
+                    keep.to_numpy(zero_copy_only=False) if keep is not None else None)
+                continue
             arg = evaluate(a.args[0], batch)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
             value = pc.if_else(valid, arg, pa.nulls(n, arg.type))
@@ -71,11 +83,20 @@ class Partials:
     # -- tables -----------------------------------------------------------------------------
     def aggregate(self, table: pa.Table) -> pa.Table:
         """Group ``table`` (keys + partial inputs, or partials) by the keys and combine."""
-        grouped = table.group_by(self.key_names, use_threads=False).aggregate(
-            [(c, op) for c, op in self.specs])
+        specs = list(self.specs)
+        if self.python:
+            table = table.append_column("$pos", pa.array(np.arange(table.num_rows,
+                                                                   dtype=np.int64)))
+            specs.append(("$pos", "list"))
+        grouped = table.group_by(self.key_names, use_threads=False).aggregate(specs)
         names = [f"{c}_{op}" for c, op in self.specs]
-        return grouped.select([*self.key_names, *names]).rename_columns(
+        out = grouped.select([*self.key_names, *names]).rename_columns(
             [*self.key_names, *[c for c, _ in self.specs]])
+        for j in self.python:
+            column = table[f"u{j}"]
+            out = out.append_column(f"u{j}", merge_lists(column, grouped["$pos_list"],
+                                                         column.type))
+        return out
 
     def distinct_values(self, table: pa.Table, j: int) -> pa.Table:
         """The distinct (keys, value) pairs of a DISTINCT aggregate (NULL values dropped)."""
@@ -90,7 +111,9 @@ class Partials:
         out: list[pa.Array] = [partials[k].combine_chunks() for k in self.key_names]
         for j, a in enumerate(self.aggs):
             t = out_schema.field(n_keys + j).type
-            if j in self.distinct:
+            if j in self.python:
+                out.append(self.python[j].values_of_lists(partials[f"u{j}"]))
+            elif j in self.distinct:
                 out.append(self._distinct_result(partials, distinct[j], j, a, t))
             elif a.func == "count_star":
                 out.append(partials[f"c{j}"].combine_chunks())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import pyarrow as pa
@@ -225,6 +225,8 @@ class AggCall:
     type: pa.DataType
     distinct: bool = False
     filter: Expr | None = None
+    # A Python aggregate's (func 'py:name:n') line:column in the SQL text, for its errors.
+    where: str | None = field(default=None, compare=False)
 
     def sql(self) -> str:
         if self.func == "count_star":
@@ -232,6 +234,10 @@ class AggCall:
         else:
             inner = ("DISTINCT " if self.distinct else "") + ", ".join(a.sql() for a in self.args)
         name = "count" if self.func == "count_star" else self.func
+        if name.startswith("py:"):
+            from sqlengine.functions_python import display_name
+
+            name = display_name(name)
         text = f"{name}({inner})"
         if self.filter is not None:
             text += f" FILTER (WHERE {self.filter.sql()})"

@@ -1,0 +1,84 @@
+"""Bind calls of Python aggregate functions (sqlengine.functions_python.udaf).
+
+sqlglot reads ``f(x)`` of an unknown ``f`` as an anonymous function; before a query is bound,
+calls of the session's Python aggregates become :class:`PythonAgg` nodes, which are
+aggregates to sqlglot (``exp.AggFunc``), so GROUP BY, HAVING, OVER and the checks that keep
+aggregates out of WHERE see them as the built-in ones. Bound, a call is an ``AggCall`` whose
+``func`` is the function's registry key (``py:name:n``), with every argument, DISTINCT,
+FILTER (WHERE ...) and the call's place in the SQL text (for errors in the user's code).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.errors import BindError
+from sqlengine.functions_python import display_name, is_aggregate, registered
+from sqlengine.plan.expressions import AggCall, Expr
+
+if TYPE_CHECKING:
+    from sqlengine.bind_aggregate import AggregateBinder
+    from sqlengine.bind_expr import Scope
+
+
+class PythonAgg(exp.Expression, exp.AggFunc):
+    """A call of a Python aggregate function: ``this`` its registry key, ``expressions`` its
+    arguments (one ``exp.Distinct`` holding them for ``f(DISTINCT ...)``)."""
+
+    arg_types = {"this": True, "expressions": False, "name": False}
+    is_var_len_args = True
+
+    @property
+    def name(self) -> str:  # (as the user wrote it)
+        return str(self.args.get("name") or display_name(str(self.this)))
+
+    def sql_name(self) -> str:
+        return self.name.upper()
+
+
+def mark_python_aggregates(tree: exp.Expression, udfs: Mapping[str, str]) -> None:
+    """Turn the calls of Python aggregate functions in ``tree`` into PythonAgg nodes (in
+    place; the nodes keep their positions in the SQL text)."""
+    if not udfs:
+        return
+    for node in list(tree.find_all(exp.Anonymous)):
+        key = udfs.get(str(node.this).lower())
+        if key is None or not is_aggregate(key):
+            continue
+        call = PythonAgg(this=key, expressions=list(node.expressions), name=str(node.this))
+        call.meta.update(node.meta)
+        node.replace(call)
+
+
+def udaf_call(b: AggregateBinder, node: PythonAgg, scope: Scope, filt: Expr | None
+              ) -> AggCall:
+    """The AggCall of a Python aggregate: its arguments as they are (NULL-typed ones as
+    STRING), its declared result type."""
+    from sqlengine.bind_common import no_aggregates
+    from sqlengine.bind_expr import coerce
+
+    key = str(node.this)
+    function = registered(key)
+    if function is None:
+        raise b.error(BindError, f"the Python function {node.sql_name()} is gone", node)
+    nodes = list(node.expressions)
+    distinct = len(nodes) == 1 and isinstance(nodes[0], exp.Distinct)
+    if distinct:
+        nodes = list(nodes[0].expressions)
+    args: list[Expr] = []
+    for n in nodes:
+        no_aggregates(b.binder, n, "an aggregate argument")
+        bound = b.bind_plain(n, scope)
+        if bound.dtype == T.NULL:
+            bound = coerce(bound, T.STRING)
+        if not T.is_supported(bound.dtype):
+            raise b.error(BindError, f"{node.sql_name()}: an argument of type "
+                          f"{T.type_name(bound.dtype)} cannot be passed to Python", n)
+        args.append(bound)
+    span = b.binder.error(BindError, "", node).span
+    where = f"{span.line}:{span.column}" if span is not None else None
+    return AggCall(key, tuple(args), function.result_type, distinct, filt, where)
