@@ -36,6 +36,7 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
+from sqlengine.runtime.operators.build_index import BuildIndex
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PARTITIONS,
@@ -107,6 +108,9 @@ class JoinOperator(SpillsToDisk, Operator):
         # Batch mode, per built side that is tracked: which of its rows found a match.
         self.matched: list[np.ndarray | None] = [None, None]
         self.built_keys: list[pa.Table | None] = [None, None]  # the built side's key table
+        # Per built side: (the built table, its index or None) — made on its first probe,
+        # not part of the state (a restored join makes it again).
+        self._indexes: list[tuple[pa.Table, BuildIndex | None] | None] = [None, None]
         self.pending: list[list[pa.RecordBatch]] = [[], []]  # probing rows not matched yet
         self.held = [0, 0]  # batch mode: bytes of ``buffers``
         # Batch mode past the memory budget (a grace hash join): both sides' rows go to
@@ -148,6 +152,15 @@ class JoinOperator(SpillsToDisk, Operator):
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         if not self.key_exprs[0]:
             return self._nested_loops(left, right)
+        for built_side in (0, 1):
+            if (left, right)[built_side] is self.built[built_side]:
+                index = self._index(built_side)
+                if index is not None:
+                    probing = self._valid_keys((left, right)[1 - built_side], 1 - built_side)
+                    pi, bi = index.probe(probing)
+                    li, ri = (bi, pi) if built_side == 0 else (pi, bi)
+                    return self._ordered(*self._conditioned(left, right, li, ri),
+                                         right.num_rows)
         lk = self.built_keys[0] if left is self.built[0] and self.built_keys[0] is not None \
             else self._valid_keys(left, 0)
         rk = self.built_keys[1] if right is self.built[1] and self.built_keys[1] is not None \
@@ -164,14 +177,35 @@ class JoinOperator(SpillsToDisk, Operator):
             joined = lk.join(rk, keys=names, join_type="inner", right_suffix="_r",
                              use_threads=True)
             li, ri = joined["$pos"].to_numpy(), joined["$pos_r"].to_numpy()
+        return self._ordered(*self._conditioned(left, right, li, ri), right.num_rows)
+
+    def _index(self, side: int) -> BuildIndex | None:
+        """The index of built side ``side``'s keys (made once; None: its keys need Acero)."""
+        built = self.built[side]
+        cached = self._indexes[side]
+        if cached is None or cached[0] is not built:
+            keys = self.built_keys[side]
+            index = BuildIndex.build(keys) if keys is not None and built is not None else None
+            cached = self._indexes[side] = (built, index)  # type: ignore[assignment]
+        return cached[1]  # type: ignore[index]
+
+    def _conditioned(self, left: pa.Table, right: pa.Table, li: np.ndarray, ri: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of equal keys that also satisfy the rest of the ON condition."""
         if self.condition is not None and len(li):
             rows = self._pair_rows(left.take(pa.array(li)), right.take(pa.array(ri)))
             keep = pc.fill_null(evaluate(self.condition, rows), False)
             mask = keep.to_numpy(zero_copy_only=False)
             li, ri = li[mask], ri[mask]
-        # In (left, right) order, whatever order Acero's threads found them in: one key per
-        # pair, sorted only if it is not already.
-        pair = li.astype(np.int64) * right.num_rows + ri
+        return li, ri
+
+    @staticmethod
+    def _ordered(li: np.ndarray, ri: np.ndarray, right_rows: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs in (left, right) order, whatever order they were found in (Acero's
+        threads, or a built left side's index): one key per pair, sorted only if it is not
+        already."""
+        pair = li.astype(np.int64) * right_rows + ri
         if len(pair) > 1 and not (pair[1:] > pair[:-1]).all():
             order = np.argsort(pair)
             return li[order], ri[order]
@@ -376,11 +410,13 @@ class JoinOperator(SpillsToDisk, Operator):
             self.pending[side].append(batch)
         rows = sum(b.num_rows for b in self.pending[side])
         built = self.built[1 - side]
-        # Each match hashes the built side anew: probing rows wait until they are as many as
-        # its rows (at most PROBE_ROWS), so hashing it costs no more than the probing; a built
-        # side of up to a batch's rows is probed as rows come.
+        # A built side with an index (integer-like keys) is probed as rows come. Otherwise each
+        # match hashes the built side anew (Acero): probing rows wait until they are as many
+        # as its rows (at most PROBE_ROWS), so hashing it costs no more than the probing; a
+        # built side of up to a batch's rows is probed as rows come.
         enough = min(PROBE_ROWS, built.num_rows) \
-            if built is not None and built.num_rows > SMALL_BUILD and not self.eager else 0
+            if built is not None and built.num_rows > SMALL_BUILD and not self.eager and \
+            self._index(1 - side) is None else 0
         if not rows or (batch is not None and rows < enough and
                         rows * self._row_bytes(side) < PROBE_BYTES):
             return []
@@ -530,6 +566,7 @@ class JoinOperator(SpillsToDisk, Operator):
             self.matched = [None, None]
             self.built = [None, None]
             self.built_keys = [None, None]
+            self._indexes = [None, None]
         return out
 
     # -- checkpoints -----------------------------------------------------------------------

@@ -27,6 +27,7 @@ from sqlengine.connectors.base import (
 from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, read_csv
 from sqlengine.connectors.json_format import json_bytes, read_json
 from sqlengine.connectors.parquet_format import open_parquet, read_parquet, row_groups
+from sqlengine.connectors.prefetch import prefetched
 from sqlengine.connectors.raw_format import raw_bytes, read_raw
 from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
@@ -45,6 +46,17 @@ def list_files(path: str, table: str) -> list[Path]:
                                   f.relative_to(p).parts))
     msg = f"table {table!r}: path {path!r} (option 'path') does not exist"
     raise ConnectorError(msg)
+
+
+def _columnar(units: list[tuple[Path, int]], open_file: Any, read: Any, schema: pa.Schema,
+              columns: list[int] | None, stats: ReadStats) -> Iterator[pa.RecordBatch]:
+    """The batches of parquet row groups (orc stripes) ``units``, one footer read per file."""
+    opened: tuple[Path, Any] | None = None
+    for f, g in units:
+        stats.files += 1
+        if opened is None or opened[0] != f:
+            opened = (f, open_file(f))
+        yield from read(f, schema, columns, g, opened[1])
 
 
 def read_files(table: str, options: dict[str, str], schema: pa.Schema,
@@ -78,9 +90,12 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
         # (parquet by row group, orc by stripe)
         count, open_file, read = (row_groups, open_parquet, read_parquet) if fmt == "parquet" \
             else (O.stripes, O.open_orc, O.read_orc)
-        units = [(f, g) for f in files for g in range(count(f))]
+        units = [(f, g) for f in files for g in range(count(f))][index::parallelism]
+        if cursor is None:
+            yield from prefetched(_columnar(units, open_file, read, schema, columns, stats))
+            return
         opened: tuple[Path, Any] | None = None  # (one footer read per file)
-        for f, g in units[index::parallelism]:
+        for f, g in units:
             key = f"{f}@{g}"
             done = cursor.resume(key) if cursor is not None else None
             if cursor is not None and done is not None:
@@ -91,9 +106,6 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
             if opened is None or opened[0] != f:
                 opened = (f, open_file(f))
             batches = read(f, schema, columns, g, opened[1])
-            if cursor is None:
-                yield from batches
-                continue
             yield from _positioned(batches, cursor, key, int(done or 0), lambda n: n)
             cursor.position[key] = DONE
         return

@@ -64,7 +64,7 @@ S = 1000  # one second in ms
 BIDS = pa.schema([("item", pa.string()), ("price", pa.int64()), ("ts", pa.timestamp("ms"))])
 CALLS = ("process_batch", "process_watermark", "end_input", "on_processing_time")
 # Attributes that are caches of other state (rebuilt on demand), or the task's context.
-NOT_STATE = {"_key_table", "_built_size", "ctx"}
+NOT_STATE = {"_key_table", "_built_size", "_indexes", "ctx"}  # (caches, made again)
 
 
 # -- inputs -----------------------------------------------------------------------------------

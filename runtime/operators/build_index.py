@@ -1,0 +1,175 @@
+"""BuildIndex: a batch join's built side, hashed once and probed by every batch of the other.
+
+A hash join in batch mode builds one side and probes it with the other side's batches. Arrow's
+join (Acero) hashes its build input on every call, so probing batch by batch would hash the
+built side once per batch. For integer-like keys (integers, dates, times, timestamps; several
+of them packed into one int64 when their ranges allow) the built side's keys are indexed once
+here, in numpy, with no Python object per key:
+
+- keys spanning a range at most a few times their number (ids, dates: TPC-H's keys) get a
+  dense offsets array (a counting sort): the rows of key ``k`` are ``rows[offsets[k - lo]:
+  offsets[k - lo + 1]]``, one gather per probing batch;
+- other keys are sorted once and found by binary search (``np.searchsorted``).
+
+``probe`` answers the pairs (probing row, built row) of equal keys, probing rows in their
+order and, for each, its built rows in theirs. Keys of any other type (strings, decimals,
+floats) get no index (``build`` answers None): the join hashes them with Acero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+# A dense offsets array while the keys' range is at most this many times their number (plus
+# a little, so that small sides always get one).
+DENSE_FACTOR = 4
+DENSE_SLACK = 1 << 16
+MAX_CANDIDATES = 8  # built rows per indexed key when other key columns are compared after
+_BITS = 62  # packed keys stay below 2^62: no overflow in the arithmetic on them
+
+
+def integer_like(t: pa.DataType) -> bool:
+    return (pa.types.is_integer(t) and t != pa.uint64()) or pa.types.is_date(t) or \
+        pa.types.is_timestamp(t) or pa.types.is_time(t) or pa.types.is_duration(t)
+
+
+def _int64(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Values without NULLs as int64 (a view where the type is 64 bits wide)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    t = arr.type
+    if not pa.types.is_integer(t):
+        arr = arr.view(pa.int32() if t.bit_width == 32 else pa.int64())
+    values = arr.to_numpy(zero_copy_only=False)
+    return values.astype(np.int64, copy=False)
+
+
+class BuildIndex:
+    """The built side's keys -> its rows (see the module's note)."""
+
+    def __init__(self, cols: list[np.ndarray], positions: np.ndarray) -> None:
+        n = len(positions)
+        lows = [int(v.min()) for v in cols]
+        widths = [int(v.max()) - lo + 1 for v, lo in zip(cols, lows, strict=True)]
+        # The key columns indexed: the widest ones (the most selective, as a rule) while
+        # their packed range stays dense; the others (``rest``) are compared on the candidate
+        # pairs. With no dense column, all columns packed (when they fit) and sorted.
+        limit = DENSE_FACTOR * n + DENSE_SLACK
+        indexed: list[int] = []
+        span = 1
+        for i in sorted(range(len(cols)), key=widths.__getitem__, reverse=True):
+            if span * widths[i] <= limit:
+                indexed.append(i)
+                span *= widths[i]
+        if indexed and len(indexed) < len(cols):
+            # Too many candidates a probing key would compare (a dense column repeats, the
+            # selective one is sparse): all columns sorted instead.
+            distinct = int(np.unique(_pack([cols[i] for i in indexed], [lows[i] for i in indexed],
+                                           [widths[i] for i in indexed])[0]).size)
+            if n > MAX_CANDIDATES * distinct:
+                indexed = []
+        self.dense = bool(indexed)
+        if not indexed:
+            indexed = list(range(len(cols)))
+        self.indexed = sorted(indexed)
+        self.rest = [i for i in range(len(cols)) if i not in indexed]
+        self.lows = [lows[i] for i in self.indexed]
+        self.widths = [widths[i] for i in self.indexed]
+        keys, _ = _pack([cols[i] for i in self.indexed], self.lows, self.widths)
+        order = np.argsort(keys, kind="stable")
+        self.rows = positions[order]  # built rows, grouped by key, in their order per key
+        self.rest_values = [cols[i][order] for i in self.rest]  # aligned with ``rows``
+        self.offsets: np.ndarray | None = None
+        self.sorted_keys: np.ndarray | None = None
+        if self.dense:
+            counts = np.bincount(keys, minlength=span)
+            self.offsets = np.zeros(span + 1, dtype=np.int64)
+            np.cumsum(counts, out=self.offsets[1:])
+            self.unique = bool(counts.max(initial=0) <= 1)
+        else:
+            self.sorted_keys = keys[order]
+            self.unique = bool(n < 2 or (self.sorted_keys[1:] != self.sorted_keys[:-1]).all())
+
+    @classmethod
+    def build(cls, keys: pa.Table) -> BuildIndex | None:
+        """The index of a built side's valid keys (columns ``k0, k1, ...`` without NULLs,
+        then ``$pos``), or None when a key is not integer-like, or no key column is dense
+        and the packed keys would not fit 62 bits."""
+        names = [c for c in keys.column_names if c != "$pos"]
+        if not names or keys.num_rows == 0 or \
+                not all(integer_like(keys.schema.field(n).type) for n in names):
+            return None
+        cols = [_int64(keys[n]) for n in names]
+        bits = sum(max(int(v.max()) - int(v.min()), 1).bit_length() for v in cols)
+        index = cls(cols, keys["$pos"].to_numpy())
+        if not index.dense and bits > _BITS:
+            return None
+        return index
+
+    def probe(self, keys: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (probing row position, built row position) of equal keys; ``keys`` are the
+        probing side's valid keys (``k0, k1, ..., $pos``)."""
+        names = [c for c in keys.column_names if c != "$pos"]
+        positions = keys["$pos"].to_numpy()
+        empty = np.zeros(0, np.int64)
+        if keys.num_rows == 0:
+            return empty, empty
+        cols = [_int64(keys[n]) for n in names]
+        packed, inside = _pack([cols[i] for i in self.indexed], self.lows, self.widths)
+        rest = [cols[i] for i in self.rest]
+        if inside is not None:
+            positions, packed = positions[inside], packed[inside]
+            rest = [v[inside] for v in rest]
+            if not len(packed):
+                return empty, empty
+        if self.offsets is not None:
+            start = self.offsets[packed]
+            count = self.offsets[packed + 1] - start
+        else:
+            assert self.sorted_keys is not None
+            start = np.searchsorted(self.sorted_keys, packed, side="left")
+            count = np.searchsorted(self.sorted_keys, packed, side="right") - start
+        if self.unique:
+            hit = count > 0
+            probing, at = np.flatnonzero(hit), start[hit]
+        else:
+            total = int(count.sum())
+            if total == 0:
+                return empty, empty
+            probing = np.repeat(np.arange(len(packed), dtype=np.int64), count)
+            # Each probing row's built rows: start, start + 1, ... (count of them).
+            at = np.repeat(start - (np.cumsum(count) - count), count) + \
+                np.arange(total, dtype=np.int64)
+        if rest:
+            same = rest[0][probing] == self.rest_values[0][at]
+            for v, built in zip(rest[1:], self.rest_values[1:], strict=True):
+                same &= v[probing] == built[at]
+            probing, at = probing[same], at[same]
+        return positions[probing], self.rows[at]
+
+    def nbytes(self) -> int:
+        size = self.rows.nbytes + sum(v.nbytes for v in self.rest_values)
+        if self.offsets is not None:
+            size += self.offsets.nbytes
+        if self.sorted_keys is not None:
+            size += self.sorted_keys.nbytes
+        return size
+
+
+def _pack(cols: list[np.ndarray], lows: list[int], widths: list[int]
+          ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The key columns packed into one int64 (relative to the built side's lows), and the
+    mask of the rows whose keys lie within the built side's ranges (None: all)."""
+    inside: np.ndarray | None = None
+    packed: np.ndarray | None = None
+    for v, lo, width in zip(cols, lows, widths, strict=True):
+        rel = v - lo
+        ok = (rel >= 0) & (rel < width)
+        if not ok.all():
+            inside = ok if inside is None else inside & ok
+        packed = rel if packed is None else packed * width + rel
+    assert packed is not None
+    if inside is not None:  # (outside values may have wrapped: masked out by the caller)
+        packed = np.where(inside, packed, 0)
+    return packed, inside
