@@ -22,6 +22,8 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
         return c if over is None else c.over(over)
 
     t = spark_type(out)
+    if call.func.startswith("py:"):
+        return w(python_aggregate(call, arg, flag, out)).cast(t)
     if call.func == "count_star":
         return w(F.count(F.lit(1)) if flag is None else F.count(F.when(F.col(flag), 1)))
     if not arg:
@@ -63,7 +65,10 @@ def agg_inputs(aggs: tuple[AggCall, ...], exprs: list[Expr]
     slots: list[tuple[int | None, int | None]] = []
     for a in aggs:
         arg = flag = None
-        if a.args:
+        if a.func.startswith("py:"):  # (every argument, one after the other)
+            arg = len(exprs) if a.args else None
+            exprs.extend(a.args)
+        elif a.args:
             exprs.append(a.args[0])
             arg = len(exprs) - 1
         if a.filter is not None:
@@ -80,3 +85,57 @@ def avg_column(total: Any, count: Any, out: pa.DataType) -> Any:
     if pa.types.is_integer(out):  # Flink: AVG of an integer column truncates
         return F.when(count > 0, (total.cast("long") / count).cast("long")).cast(t)
     return F.when(count > 0, total / count).cast(t)
+
+
+def python_aggregate(call: AggCall, arg: str | None, flag: str | None, out: pa.DataType
+                     ) -> Any:
+    """A Python aggregate function (functions_python.udaf) as a grouped-aggregate pandas UDF:
+    Spark hands it a group's (or a window frame's) argument columns, our accumulator code
+    (runtime/operators/python_aggregate.py) makes the value. Its arguments are the prepared
+    columns p<i>, p<i+1>, ... from ``arg`` on (agg_inputs puts them one after the other);
+    with FILTER the condition's column comes last and rows it leaves out are dropped. The
+    function travels pickled with the plan, as scalar functions do (arrow_ops.ship)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.functions import PandasUDFType, pandas_udf
+
+    from sqlengine.runtime.spark import arrow_ops
+
+    shipped = arrow_ops.ship(call)
+    n = len(call.args)
+    if arg is None:
+        columns = [F.lit(0)]
+    else:
+        first = int(arg[1:])
+        columns = [F.col(f"p{first + i}") for i in range(n)]
+    if flag is not None:
+        columns.append(F.col(flag))
+    types = [a.dtype for a in call.args]
+
+    def run(*series: Any) -> Any:
+        import numpy as np
+
+        from sqlengine.runtime.operators.python_aggregate import PythonAggregate
+
+        arrow_ops.install(shipped)
+        py = PythonAggregate(call)
+        args = [pa.Array.from_pandas(s).cast(t) for s, t in zip(series, types)]
+        rows = len(series[0])
+        bounds = np.array([0, rows], dtype=np.int64)
+        if flag is not None:
+            keep = pa.Array.from_pandas(series[-1]).fill_null(False)
+            args = [a.filter(keep) for a in args]
+            bounds[1] = len(args[0]) if args else int(np.count_nonzero(keep))
+        if call.distinct:
+            from sqlengine.runtime.operators.python_aggregate import _distinct_rows
+
+            args, bounds = _distinct_rows(args, bounds)
+        state = np.empty(1, dtype=object)
+        py.update(state, np.zeros(1, dtype=np.int64), args, bounds)
+        return py.values(list(state))[0].as_py()
+
+    import warnings
+
+    with warnings.catch_warnings():  # (PandasUDFType: the form that takes no type hints)
+        warnings.simplefilter("ignore", UserWarning)
+        udf = pandas_udf(run, spark_type(out), PandasUDFType.GROUPED_AGG)  # type: ignore[call-overload]
+    return udf(*columns)

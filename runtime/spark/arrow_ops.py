@@ -56,6 +56,8 @@ def python_keys(*roots: object) -> list[str]:
                         if isinstance(e, Call) and e.name.startswith("py:"))
             return
         if isinstance(o, AggCall):
+            if o.func.startswith("py:"):  # (a Python aggregate function)
+                keys.add(o.func)
             visit(o.args)
             visit(o.filter)
             return

@@ -292,6 +292,12 @@ def _check_streamable(op: OperatorSpec) -> None:
                "cannot run on Spark Structured Streaming (Spark moves its watermark once "
                "per micro-batch)")
         raise NotSupportedError(msg)
+    python = [a for a in getattr(op, "aggs", ()) if a.func.startswith("py:")]
+    if python:
+        msg = (f"the Python aggregate function {python[0].sql()} has no Spark Structured "
+               "Streaming translation (Spark runs grouped-aggregate pandas UDFs in batch "
+               "queries only); use 'execution.runtime-mode' = 'batch' or the native runtime")
+        raise NotSupportedError(msg)
     if isinstance(op, _AGGREGATES) and any(a.distinct for a in op.aggs):
         msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
                "has no streaming distinct aggregation); use batch mode")

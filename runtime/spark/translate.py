@@ -357,6 +357,23 @@ class SparkJob:
             grouped = df.select(*group).distinct()
         elif not measures:  # a streaming distinct must be an aggregation for complete mode
             grouped = df.groupBy(*group).count().drop("count")
+        elif any(a.func.startswith("py:") for a in aggs) and \
+                not all(a.func.startswith("py:") for a in aggs):
+            # Spark runs a grouped-aggregate pandas UDF (a Python aggregate) in an aggregation
+            # of its own: the built-in and the Python aggregates apart, joined on the groups.
+            python = [m for a, m in zip(aggs, measures) if a.func.startswith("py:")]
+            others = [m for a, m in zip(aggs, measures) if not a.func.startswith("py:")]
+            if not group:
+                grouped = df.agg(*others).crossJoin(df.agg(*python))
+            else:
+                keys = [f"$g{i}" for i in range(len(group))]
+                left = df.groupBy(*group).agg(*others)
+                right = df.groupBy(*group).agg(*python)
+                right = right.select(*[right[c].alias(k) if i < len(keys) else right[c]
+                                       for i, (c, k) in enumerate(zip(right.columns,
+                                                                      keys + right.columns))])
+                on = [left[c].eqNullSafe(right[k]) for c, k in zip(left.columns, keys)]
+                grouped = left.join(right, on, "inner").drop(*keys)
         else:
             grouped = df.groupBy(*group).agg(*measures) if group else df.agg(*measures)
         return grouped, names
