@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.errors import ExecutionError
-from sqlengine.plan.expressions import Expr, Literal
+from sqlengine.plan.expressions import AggCall, Expr, Literal
 from sqlengine.plan.nodes import SortKey, WindowCall, WindowFrame
 from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.evaluate import evaluate
@@ -201,7 +201,20 @@ def _call(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
     lo_c, hi_c = np.clip(lo, 0, rows.n - 1), np.clip(hi, 0, rows.n - 1)
     if f in ("first_value", "last_value"):
         return _first_last(evaluate(call.args[0], batch), f, lo_c, hi_c, empty, rows.n)
+    if call.agg is not None and call.agg.func.startswith("py:"):
+        return _python(call.agg, batch, lo_c, hi_c, empty, rows.part_start)
     return _aggregate(call, batch, lo_c, hi_c, empty, rows.n)
+
+
+def _python(agg: AggCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
+            empty: np.ndarray, first: np.ndarray) -> pa.Array:
+    """A Python aggregate over each row's frame (NULL over an empty one)."""
+    from sqlengine.runtime.operators.python_aggregate import PythonAggregate
+
+    keep = pc.fill_null(evaluate(agg.filter, batch), False).to_numpy(zero_copy_only=False) \
+        if agg.filter is not None else None
+    return PythonAggregate(agg).over([evaluate(a, batch) for a in agg.args], keep, lo, hi,
+                                     ~empty, first)
 
 
 def _shifted(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:

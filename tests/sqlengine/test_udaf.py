@@ -190,6 +190,21 @@ def test_python_aggregates_match_the_built_in_ones(shape: str, opts: str) -> Non
     _same(_rows(s, py), _rows(s, sql))
 
 
+@pytest.mark.parametrize("opts", ["batch-p1", "batch-p2"])
+def test_window_functions_over_any_order(opts: str) -> None:
+    """Batch OVER frames ordered by a non-time column, with FOLLOWING, or the whole
+    partition (WindowFunctions), against the built-in aggregates."""
+    s = _session(OPTIONS[opts])
+    for spec in ("PARTITION BY k ORDER BY v, ts ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING",
+                 "PARTITION BY k ORDER BY w RANGE BETWEEN 1 PRECEDING AND CURRENT ROW",
+                 "PARTITION BY k"):
+        _same(_rows(s, f"SELECT k, ts, py_sum(v) OVER ({spec}) AS s, wavg(v, w) OVER ({spec})"
+                       f" AS wa, pavg(v) OVER ({spec}) AS pa FROM e"),
+              _rows(s, f"SELECT k, ts, SUM(v) OVER ({spec}) AS s, CAST(SUM(v * w) OVER ({spec})"
+                       f" AS DOUBLE) / SUM(CASE WHEN v IS NULL THEN NULL ELSE w END) OVER "
+                       f"({spec}) AS wa, AVG(CAST(v AS DOUBLE)) OVER ({spec}) AS pa FROM e"))
+
+
 RETRACTING = ("SELECT c, {} FROM (SELECT k, COUNT(*) AS c, SUM(v) AS v, MAX(w) AS w FROM e "
               "GROUP BY k) GROUP BY c")
 
