@@ -216,6 +216,34 @@ class _Accumulator:
                         mask=null).cast(out_type)
 
 
+def _group_by(table: pa.Table, key_names: list[str], specs: list[tuple[str, str]]
+              ) -> pa.Table:
+    """``table`` grouped by ``key_names`` with ``specs`` folded, each distinct (input array,
+    fold) once: aggregates over the same argument (SUM(x) and AVG(x)), and counts of rows that
+    all count (the same sign array), share one column of Arrow's hash aggregation."""
+    first: dict[tuple[int, str], str] = {}
+    unique: list[tuple[str, str]] = []
+    alias: list[tuple[str, str]] = []  # (output name, the output name it copies)
+    for name, op in specs:
+        seen = first.setdefault((_identity(table.column(name)), op), name)
+        if seen == name:
+            unique.append((name, op))
+        else:
+            alias.append((f"{name}_{op}", f"{seen}_{op}"))
+    grouped = table.group_by(key_names, use_threads=False).aggregate(unique)
+    for out, source in alias:
+        grouped = grouped.append_column(out, grouped.column(source))
+    return grouped
+
+
+def _identity(column: pa.ChunkedArray) -> tuple[object, ...]:
+    """What tells two columns built on the same array apart from others: its buffers'
+    addresses (pyarrow gives a new Python object for each access to a chunk)."""
+    return tuple((str(c.type), c.offset, len(c),
+                  *(b.address if b is not None else 0 for b in c.buffers()))
+                 for c in column.chunks)
+
+
 def _unscaled_sum_input(arg: pa.Array) -> pa.Array | None:
     """SUM's input as int64 unscaled values (value * 10^scale) when a decimal128 ``arg``'s
     values fit and no sum of all of them can pass int64 (Arrow then sums 64-bit integers,
@@ -381,7 +409,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         else:
             table, specs = self._row_inputs(batch, key_names)
         if key_names or not any(op == "list" for _, op in specs):
-            grouped = table.group_by(key_names, use_threads=False).aggregate(specs)
+            grouped = _group_by(table, key_names, specs)
         else:  # (Arrow's "list" is a hash aggregation only: one constant key for it)
             table = table.append_column("$all", pa.array(np.zeros(table.num_rows, np.int8)))
             grouped = table.group_by(["$all"], use_threads=False).aggregate(specs) \

@@ -6,8 +6,8 @@ built side once per batch. For integer-like keys (integers, dates, times, timest
 of them packed into one int64 when their ranges allow) the built side's keys are indexed once
 here, in numpy, with no Python object per key:
 
-- keys spanning a range at most a few times their number (ids, dates: TPC-H's keys) get a
-  dense offsets array (a counting sort): the rows of key ``k`` are ``rows[offsets[k - lo]:
+- keys spanning a range at most a few times their number, or a few million (ids, dates:
+  TPC-H's keys), get a dense offsets array (a counting sort): the rows of key ``k`` are ``rows[offsets[k - lo]:
   offsets[k - lo + 1]]``, one gather per probing batch;
 - other keys are sorted once and found by binary search (``np.searchsorted``).
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-# A dense offsets array while the keys' range is at most this many times their number (plus
-# a little, so that small sides always get one).
+# A dense offsets array while the keys' range is at most this many times their number, or
+# at most DENSE_SLACK keys (16 MB of int32 offsets: a gather beats a binary search by far).
 DENSE_FACTOR = 4
-DENSE_SLACK = 1 << 16
+DENSE_SLACK = 1 << 22
 MAX_CANDIDATES = 8  # built rows per indexed key when other key columns are compared after
 _BITS = 62  # packed keys stay below 2^62: no overflow in the arithmetic on them
 
@@ -84,7 +84,7 @@ class BuildIndex:
         self.sorted_keys: np.ndarray | None = None
         if self.dense:
             counts = np.bincount(keys, minlength=span)
-            self.offsets = np.zeros(span + 1, dtype=np.int64)
+            self.offsets = np.zeros(span + 1, dtype=np.int32 if n < 2**31 else np.int64)
             np.cumsum(counts, out=self.offsets[1:])
             self.unique = bool(counts.max(initial=0) <= 1)
         else:
@@ -124,7 +124,7 @@ class BuildIndex:
             if not len(packed):
                 return empty, empty
         if self.offsets is not None:
-            start = self.offsets[packed]
+            start = self.offsets[packed].astype(np.int64)
             count = self.offsets[packed + 1] - start
         else:
             assert self.sorted_keys is not None
