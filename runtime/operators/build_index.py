@@ -7,8 +7,11 @@ of them packed into one int64 when their ranges allow) the built side's keys are
 here, in numpy, with no Python object per key:
 
 - keys spanning a range at most a few times their number, or a few million (ids, dates:
-  TPC-H's keys), get a dense offsets array (a counting sort): the rows of key ``k`` are ``rows[offsets[k - lo]:
-  offsets[k - lo + 1]]``, one gather per probing batch;
+  TPC-H's keys), are dense: unique ones (a primary key) get a slot array, the row of key
+  ``k`` at ``slot[k - lo]`` (one scatter to build, one gather per probing batch); repeated
+  ones an offsets array (a counting sort), the rows of ``k`` at ``rows[offsets[k - lo]:
+  offsets[k - lo + 1]]``; keys that come sorted (a file written in key order) are not
+  sorted again;
 - other keys are sorted once and found by binary search (``np.searchsorted``).
 
 ``probe`` answers the pairs (probing row, built row) of equal keys, probing rows in their
@@ -77,18 +80,27 @@ class BuildIndex:
         self.lows = [lows[i] for i in self.indexed]
         self.widths = [widths[i] for i in self.indexed]
         keys, _ = _pack([cols[i] for i in self.indexed], self.lows, self.widths)
-        order = np.argsort(keys, kind="stable")
-        self.rows = positions[order]  # built rows, grouped by key, in their order per key
-        self.rest_values = [cols[i][order] for i in self.rest]  # aligned with ``rows``
-        self.offsets: np.ndarray | None = None
+        self.offsets: np.ndarray | None = None  # dense, repeated keys: rows[off[k]:off[k+1]]
+        self.slot: np.ndarray | None = None  # dense, unique keys: the row of key k, or -1
         self.sorted_keys: np.ndarray | None = None
+        self.rest_values: list[np.ndarray] = []
+        small = np.int32 if n < 2**31 else np.int64
         if self.dense:
             counts = np.bincount(keys, minlength=span)
-            self.offsets = np.zeros(span + 1, dtype=np.int32 if n < 2**31 else np.int64)
-            np.cumsum(counts, out=self.offsets[1:])
             self.unique = bool(counts.max(initial=0) <= 1)
-        else:
-            self.sorted_keys = keys[order]
+            if self.unique:  # (a primary key: no sort, one scatter)
+                self.slot = np.full(span, -1, dtype=small)
+                self.slot[keys] = np.arange(n, dtype=small)
+                self.rows = positions
+                self.rest_values = [cols[i] for i in self.rest]
+                return
+            self.offsets = np.zeros(span + 1, dtype=small)
+            np.cumsum(counts, out=self.offsets[1:])
+        order = _grouping_order(keys)
+        self.rows = positions if order is None else positions[order]  # grouped by key
+        self.rest_values = [cols[i] if order is None else cols[i][order] for i in self.rest]
+        if not self.dense:
+            self.sorted_keys = keys if order is None else keys[order]
             self.unique = bool(n < 2 or (self.sorted_keys[1:] != self.sorted_keys[:-1]).all())
 
     @classmethod
@@ -123,6 +135,11 @@ class BuildIndex:
             rest = [v[inside] for v in rest]
             if not len(packed):
                 return empty, empty
+        if self.slot is not None:
+            at = self.slot[packed]
+            hit = at >= 0
+            probing, at = np.flatnonzero(hit), at[hit].astype(np.int64)
+            return self._checked(positions, rest, probing, at)
         if self.offsets is not None:
             start = self.offsets[packed].astype(np.int64)
             count = self.offsets[packed + 1] - start
@@ -141,6 +158,12 @@ class BuildIndex:
             # Each probing row's built rows: start, start + 1, ... (count of them).
             at = np.repeat(start - (np.cumsum(count) - count), count) + \
                 np.arange(total, dtype=np.int64)
+        return self._checked(positions, rest, probing, at)
+
+    def _checked(self, positions: np.ndarray, rest: list[np.ndarray], probing: np.ndarray,
+                 at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The candidate pairs (probing index, index into ``rows``) whose other key columns
+        are equal too, as (probing row position, built row position)."""
         if rest:
             same = rest[0][probing] == self.rest_values[0][at]
             for v, built in zip(rest[1:], self.rest_values[1:], strict=True):
@@ -150,11 +173,20 @@ class BuildIndex:
 
     def nbytes(self) -> int:
         size = self.rows.nbytes + sum(v.nbytes for v in self.rest_values)
-        if self.offsets is not None:
-            size += self.offsets.nbytes
+        for part in (self.offsets, self.slot):
+            if part is not None:
+                size += part.nbytes
         if self.sorted_keys is not None:
             size += self.sorted_keys.nbytes
         return size
+
+
+def _grouping_order(keys: np.ndarray) -> np.ndarray | None:
+    """The stable order that groups equal keys (None: they already come sorted, as a file
+    written in key order gives them)."""
+    if len(keys) < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return None
+    return np.argsort(keys, kind="stable")
 
 
 def _pack(cols: list[np.ndarray], lows: list[int], widths: list[int]

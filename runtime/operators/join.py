@@ -421,7 +421,7 @@ class JoinOperator(SpillsToDisk, Operator):
                         rows * self._row_bytes(side) < PROBE_BYTES):
             return []
         waiting, self.pending[side] = self.pending[side], []
-        return self._probe(_table(waiting, self.schemas[side]), side)
+        return self._probe(_table(waiting, self.schemas[side]).combine_chunks(), side)
 
     def _row_bytes(self, side: int) -> float:
         """Bytes per row of the first waiting batch (what the waiting rows take, roughly)."""
@@ -536,7 +536,10 @@ class JoinOperator(SpillsToDisk, Operator):
         if nothing_built and self.build_side in (None, input_index):
             # The build side (the planner's, else the first to end) is complete; what the
             # other side buffered meanwhile probes it now, batch by batch.
-            built = _table(self.buffers[input_index], self.schemas[input_index])
+            # (one chunk: taking rows from a table of many chunks concatenates them first,
+            # on every probe)
+            built = _table(self.buffers[input_index], self.schemas[input_index]) \
+                .combine_chunks()
             self.built[input_index] = built
             self.buffers[input_index] = []
             self.held[input_index] = 0

@@ -19,7 +19,6 @@ The NATS client (nats-py) is asyncio: the connector drives its own event loop.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -47,6 +46,8 @@ class _Loop:
     def __init__(self, table: str, options: dict[str, str]) -> None:
         self.table = table
         self.servers = options.get("servers", "nats://127.0.0.1:4222")
+        import asyncio  # (here: every connector module is imported to find one by name)
+
         self.loop = asyncio.new_event_loop()
         nats = _client()
         try:

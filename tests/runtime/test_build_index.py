@@ -29,6 +29,7 @@ CASES = {
     # (build key columns, probe key columns): dense unique, dense repeated, sparse, packed
     "dense unique": ([np.arange(500)], [np.arange(-20, 700, 3)]),
     "dense repeated": ([np.arange(600) % 97], [np.arange(-5, 120)]),
+    "dense repeated, sorted": ([np.sort(np.arange(600) % 97)], [np.arange(-5, 120)]),
     "sparse": ([np.arange(300) * 1_000_003 - 7], [np.arange(-2, 400) * 1_000_003 - 7]),
     "two dense columns": ([np.arange(400) % 20, np.arange(400) // 20],
                           [np.arange(500) % 23, np.arange(500) // 23]),
@@ -43,7 +44,8 @@ CASES = {
 def test_probe_matches_nested_loops(case: str) -> None:
     build_cols, probe_cols = CASES[case]
     rng = np.random.default_rng(7)
-    order = rng.permutation(len(build_cols[0]))
+    order = np.arange(len(build_cols[0])) if case.endswith("sorted") else \
+        rng.permutation(len(build_cols[0]))
     build = _keys([pa.array(c[order]) for c in build_cols])
     probe = _keys([pa.array(c) for c in probe_cols])
     index = BuildIndex.build(build)
