@@ -41,6 +41,9 @@ class KeyIndex:
         self.vectorised = self.width == 1 and _integer_like(key_types[0])
         self.size = 0
         self.map: dict[object, int] = {}
+        # Keys given slots but not put in ``map`` yet (the first batch's, in slot order):
+        # a batch aggregation that sees all its keys at once never builds the dict.
+        self.deferred: list[pa.Array] | None = None
         self.sorted_keys = np.zeros(0, dtype=np.int64)
         self.sorted_slots = np.zeros(0, dtype=np.int64)
         self.null_slot = -1
@@ -58,6 +61,13 @@ class KeyIndex:
             return dense + self.sorted_keys.nbytes + self.sorted_slots.nbytes
         return self.size * (100 + 64 * self.width)
 
+    def _undefer(self) -> None:
+        """Put the deferred keys (slots 0, 1, ...) into ``map``."""
+        if self.deferred is not None:
+            keys = self._python_keys(self.deferred)
+            self.map.update(zip(keys, range(len(keys))))
+            self.deferred = None
+
     def _python_keys(self, columns: list[pa.Array]) -> list[object]:
         lists = [c.to_pylist() for c in columns]
         return lists[0] if len(lists) == 1 else list(zip(*lists))
@@ -68,6 +78,7 @@ class KeyIndex:
         if not self.width:
             return np.full(rows, 0 if self.size else -1, dtype=np.int64)
         if not self.vectorised:
+            self._undefer()
             keys = self._python_keys(columns)
             return np.fromiter(map(self.map.get, keys, itertools.repeat(-1)), dtype=np.int64,
                                count=len(keys))
@@ -138,6 +149,12 @@ class KeyIndex:
     def assign(self, columns: list[pa.Array], rows: int = 1) -> np.ndarray:
         """Each row's slot, new keys getting the next slots in order of first appearance
         (the rows' keys must be distinct)."""
+        if self.width and not self.vectorised and self.size == 0 and self.deferred is None:
+            n = len(columns[0])
+            self.deferred = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c
+                             for c in columns]
+            self.size = n
+            return np.arange(n, dtype=np.int64)
         found = self.lookup(columns, rows)
         missing = np.nonzero(found < 0)[0]
         if not len(missing):
