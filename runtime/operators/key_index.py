@@ -78,6 +78,8 @@ class KeyIndex:
         if not self.width:
             return np.full(rows, 0 if self.size else -1, dtype=np.int64)
         if not self.vectorised:
+            if self.size == 0:  # (nothing to find: no conversion of the keys)
+                return np.full(len(columns[0]), -1, dtype=np.int64)
             self._undefer()
             keys = self._python_keys(columns)
             return np.fromiter(map(self.map.get, keys, itertools.repeat(-1)), dtype=np.int64,
