@@ -17,10 +17,13 @@ Arrow path's ``half_towards_infinity``.
 from __future__ import annotations
 
 import decimal
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from sqlengine.plan.expressions import Call, Expr
 
 _LIMIT = (1 << 63) - 1
 
@@ -105,28 +108,14 @@ def _plan(op: str, sa: int, ba: int, sb: int, bb: int) -> tuple[int, int, int, i
     return None
 
 
-def arith(op: str, args: list[pa.Array], out: pa.DataType) -> pa.Array | None:
-    """``op`` ("add", "subtract" or "multiply") of two decimal/integer arrays, as ``out``
-    (decimal128), in int64 arithmetic; None when it cannot be done exactly that way."""
-    if not pa.types.is_decimal128(out) or len(args) != 2:
-        return None
-    a, b = args
-    if len(a) != len(b):
-        return None
-    validity, nulls, valid = None, 0, None
-    if a.null_count or b.null_count:
-        valid = pc.and_(pc.is_valid(a), pc.is_valid(b))
-        nulls = len(valid) - valid.true_count
-        if nulls == len(valid):
-            return None
-        validity = valid.buffers()[1] if valid.offset == 0 else None
-        if validity is None:
-            return None
-        a = a.fill_null(_zero(a.type)) if a.null_count else a
-        b = b.fill_null(_zero(b.type)) if b.null_count else b
-    left, right = _operand(a), _operand(b)
-    if left is None or right is None:
-        return None
+Operand = tuple[np.ndarray, int, int]  # (unscaled int64 values, scale, bound on magnitude)
+
+
+def combine(op: str, left: Operand, right: Operand, out: pa.DataType,
+            valid: pa.Array | None = None) -> Operand | None:
+    """``op`` of two int64 operands as ``out``'s unscaled values (rounded HALF_UP to its
+    scale), or None when an intermediate could pass int64 or the result overflows ``out``
+    (``valid``: the rows that count for that check)."""
     (va, sa, ba), (vb, sb, bb) = left, right
     planned = _plan(op, sa, ba, sb, bb)
     if planned is None:  # (the declared precisions allow an overflow: the values may not)
@@ -156,4 +145,63 @@ def arith(op: str, args: list[pa.Array], out: pa.DataType) -> pa.Array | None:
         counted = res if valid is None else res[valid.to_numpy(zero_copy_only=False)]
         if _magnitude(counted) >= 10 ** out.precision:
             return None  # (an overflow of the result type: Arrow's path reports it)
+    return res, out.scale, bound
+
+
+def unscaled(expr: Expr, batch: pa.RecordBatch, memo: dict | None,
+             evaluate: Callable[..., pa.Array]) -> Operand | None:
+    """A DECIMAL expression's unscaled int64 values at its type's scale, computed without
+    building the decimal128 arrays of ``+ - *`` on the way (an aggregate summing it takes
+    int64 values: TPC-H's ``SUM(l_extendedprice * (1 - l_discount))``); None when a value is
+    NULL or does not fit, and the caller evaluates the expression as usual."""
+    key = ("$unscaled", expr)
+    try:
+        if memo is not None and key in memo:
+            return memo[key]
+    except TypeError:  # (a literal value that cannot be hashed)
+        memo = None
+    found: Operand | None = None
+    t = expr.dtype
+    if isinstance(expr, Call) and expr.name in ("add", "subtract", "multiply") and \
+            len(expr.args) == 2 and pa.types.is_decimal128(t):
+        left = unscaled(expr.args[0], batch, memo, evaluate)
+        right = unscaled(expr.args[1], batch, memo, evaluate) if left is not None else None
+        if left is not None and right is not None:
+            found = combine(expr.name, left, right, t)
+    if found is None:
+        arr = evaluate(expr, batch, memo)
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        found = None if arr.null_count else _operand(arr)
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
+def arith(op: str, args: list[pa.Array], out: pa.DataType) -> pa.Array | None:
+    """``op`` ("add", "subtract" or "multiply") of two decimal/integer arrays, as ``out``
+    (decimal128), in int64 arithmetic; None when it cannot be done exactly that way."""
+    if not pa.types.is_decimal128(out) or len(args) != 2:
+        return None
+    a, b = args
+    if len(a) != len(b):
+        return None
+    validity, nulls, valid = None, 0, None
+    if a.null_count or b.null_count:
+        valid = pc.and_(pc.is_valid(a), pc.is_valid(b))
+        nulls = len(valid) - valid.true_count
+        if nulls == len(valid):
+            return None
+        validity = valid.buffers()[1] if valid.offset == 0 else None
+        if validity is None:
+            return None
+        a = a.fill_null(_zero(a.type)) if a.null_count else a
+        b = b.fill_null(_zero(b.type)) if b.null_count else b
+    left, right = _operand(a), _operand(b)
+    if left is None or right is None:
+        return None
+    done = combine(op, left, right, out, valid)
+    if done is None:
+        return None
+    res = done[0]
     return from_unscaled64(res, out, validity, nulls)

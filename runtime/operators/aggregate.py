@@ -463,6 +463,23 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                     cols["$sign"] = sign
                     specs.append(("$pos", "list"))
                 continue
+            if call.func in ("sum", "avg") and acc.unscaled and acc.distinct is None and \
+                    acc.multiset is None and not acc.keeps_nulls and \
+                    pa.types.is_decimal128(call.args[0].dtype):
+                # A decimal argument without NULLs summed as int64 unscaled values, its
+                # + - * done in int64 too (no decimal128 arrays built and read back).
+                found = decimal_int64.unscaled(call.args[0], batch, memo, evaluate)
+                if found is not None and found[1] == call.args[0].dtype.scale and \
+                        found[2] * max(batch.num_rows, 1) < 1 << 63:
+                    wide = pa.array(found[0], pa.int64())
+                    cols[f"n{j}"] = sign if keep is None else pc.if_else(keep, sign, zero)
+                    specs.append((f"n{j}", "sum"))
+                    signed = pc.if_else(negative, pc.negate(wide), wide) \
+                        if negative is not None else wide
+                    cols[f"v{j}"] = signed if keep is None else \
+                        pc.if_else(keep, signed, pa.nulls(len(wide), pa.int64()))
+                    specs.append((f"v{j}", "sum"))
+                    continue
             arg = evaluate(call.args[0], batch, memo)
             every = keep is None and arg.null_count == 0  # (every row counts: no masking)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)

@@ -51,3 +51,55 @@ def test_sum_with_retractions_stays_exact() -> None:
     got = s.sql("SELECT SUM(s) AS total FROM (SELECT k, SUM(v) AS s FROM t GROUP BY k)"
                 ).collect().to_pylist()[0]["total"]
     assert got == sum(t["v"].to_pylist(), Decimal(0))
+
+
+def _priced(nulls: bool) -> pa.Table:
+    import random
+
+    r = random.Random(5)
+    rows = {"k": [], "p": [], "d": [], "t": []}
+    for i in range(4000):
+        rows["k"].append("xyz"[i % 3])
+        rows["p"].append(None if nulls and i % 97 == 0 else
+                         Decimal(r.randint(-10**13, 10**13)) / 100)
+        rows["d"].append(Decimal(r.randint(0, 10)) / 100)
+        rows["t"].append(Decimal(r.randint(0, 8)) / 100)
+    return pa.table({"k": rows["k"], "p": pa.array(rows["p"], pa.decimal128(15, 2)),
+                     "d": pa.array(rows["d"], pa.decimal128(15, 2)),
+                     "t": pa.array(rows["t"], pa.decimal128(15, 2))})
+
+
+@pytest.mark.parametrize("nulls", [False, True])
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_sums_of_decimal_products_are_exact(mode: str, nulls: bool) -> None:
+    # TPC-H's shapes: SUM(p * (1 - d)), SUM(p * (1 - d) * (1 + t)), AVG of a product, and
+    # the same under FILTER; the products are summed as int64 unscaled values where no
+    # value is NULL (decimal_int64.unscaled), else through decimal128 arrays.
+    t = _priced(nulls)
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("t", pa.Table.from_batches(t.to_batches(max_chunksize=700)))
+    result = s.sql(
+        "SELECT k, SUM(p * (1 - d)) AS a, SUM(p * (1 - d) * (1 + t)) AS b, AVG(p * d) AS c, "
+        "SUM(p * (1 - d)) FILTER (WHERE d > 0.05) AS f, SUM(p) AS s FROM t GROUP BY k"
+    ).collect()
+    got = {r["k"]: r for r in result.to_pylist()}
+    cols = {c: t[c].to_pylist() for c in t.column_names}
+    for k in "xyz":
+        rows = [i for i, kk in enumerate(cols["k"]) if kk == k]
+        live = [i for i in rows if cols["p"][i] is not None]
+
+        def col(c: str, i: int) -> Decimal:
+            return cols[c][i]
+
+        a = sum((col("p", i) * (1 - col("d", i)) for i in live), Decimal(0))
+        b = sum((col("p", i) * (1 - col("d", i)) * (1 + col("t", i)) for i in live),
+                Decimal(0))
+        c = sum((col("p", i) * col("d", i) for i in live), Decimal(0)) / len(live)
+        f = sum((col("p", i) * (1 - col("d", i)) for i in live if col("d", i) > Decimal(
+            "0.05")), Decimal(0))
+        assert got[k]["a"] == a
+        assert got[k]["b"] == b
+        scale = result.schema.field("c").type.scale
+        assert got[k]["c"] == c.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        assert got[k]["f"] == f
+        assert got[k]["s"] == sum((col("p", i) for i in live), Decimal(0))
