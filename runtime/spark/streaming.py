@@ -57,6 +57,7 @@ from sqlengine.optimizer.specs_windows import (
     SessionAggregateSpec,
     WindowAggregateSpec,
     WindowAssignSpec,
+    WindowJoinSpec,
     WindowTopNSpec,
 )
 from sqlengine.plan import nodes as N
@@ -68,7 +69,8 @@ from sqlengine.runtime.spark.translate import SparkJob, _names
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
     TableScanSpec, ValuesSpec, FilterSpec, ProjectSpec, WindowAssignSpec, WindowAggregateSpec,
-    SessionAggregateSpec, GroupAggregateSpec, UnionSpec, JoinSpec, SortSpec, LimitSpec,
+    SessionAggregateSpec, GroupAggregateSpec, UnionSpec, JoinSpec, WindowJoinSpec, SortSpec,
+    LimitSpec,
     WindowTopNSpec, TableSinkSpec,
     # (the two phases of an aggregation are one Spark aggregation, a range-partitioned sort
     # one orderBy)
@@ -85,6 +87,20 @@ _AFTER_DEFERRED: tuple[type[OperatorSpec], ...] = (
 _AGGREGATES = (GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
                WindowAggregateSpec, SessionAggregateSpec)
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
+_EXCLUDED = "spark.sql.optimizer.excludedRules"
+# Settings of the session while a streaming query runs (the query keeps its own copy, taken
+# when it starts; the session gets its own back when it ends):
+_STREAMING_CONF = {
+    # The watermark is the sources': Spark would push a filter below withWatermark (an inner
+    # join's inferred IS NOT NULL, a WHERE), so that the rows it drops never move the
+    # watermark (the native runtime's watermark counts every row a source reads), and the
+    # end-of-input row that closes the last windows would be lost. Filters stay above it.
+    _EXCLUDED: "org.apache.spark.sql.catalyst.optimizer.PushDownPredicates",
+    # A stream read twice (q5: one window aggregation feeding both sides of a join) would
+    # share an exchange, and Spark would not see the watermark under the reused exchange:
+    # the stateful operators above it would never evict (never emit in append mode).
+    "spark.sql.exchange.reuse": "false",
+}
 
 
 class SparkStreamingJob(SparkJob):
@@ -96,9 +112,12 @@ class SparkStreamingJob(SparkJob):
         grouped = any(isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for op in ops)
         self.windowed = any(isinstance(op, WindowAggregateSpec | SessionAggregateSpec)
                             for op in ops)
-        if any(isinstance(op, JoinSpec) for op in ops) and (self.windowed or grouped):
-            msg = ("a join together with an aggregation has no Spark Structured Streaming "
-                   "translation yet")
+        if any(isinstance(op, JoinSpec | WindowJoinSpec) for op in ops) and grouped:
+            msg = ("a join together with a GROUP BY without an event-time window cannot run "
+                   "on Spark Structured Streaming: Spark joins two streams in append mode "
+                   "only, and such a GROUP BY emits updates (complete or update mode); "
+                   "group by a window (TUMBLE / HOP / CUMULATE / SESSION) or use "
+                   "'execution.runtime-mode' = 'batch' or the native runtime")
             raise NotSupportedError(msg)
         if self.windowed and grouped:
             msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
@@ -211,11 +230,23 @@ class SparkStreamingJob(SparkJob):
 
     def _op_window_aggregate(self, op: WindowAggregateSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
+        from pyspark.sql.types import StructType
 
         out = self._op_group_aggregate(op, df)
-        start = f"c{op.start_pos}"
-        return out.select(*[F.col(f"{c}.start").alias(c) if c == start else F.col(c)
-                            for c in out.columns])
+        start, end = f"c{op.start_pos}", f"c{op.end_pos}"
+        window = out.schema[start]
+        if not isinstance(window.dataType, StructType):
+            # (a window aggregate over a window aggregate's rows: grouped by their bounds,
+            # window_end still the event time)
+            return out
+        # window_start held Spark's window struct, the event time of append mode; the
+        # output keeps window_end as the event time (Spark's watermark metadata, which it
+        # compares with a window struct's end too), so that a window join, a join or a
+        # window aggregation after this one can run in append mode: each evicts and drops
+        # late a window once the watermark passes its end.
+        return out.select(*[F.col(f"{c}.start").alias(c) if c == start else
+                            F.col(c).alias(c, metadata=window.metadata) if c == end else
+                            F.col(c) for c in out.columns])
 
     def run(self) -> Iterator[pa.RecordBatch]:
         from pyspark.sql import functions as F
@@ -232,12 +263,21 @@ class SparkStreamingJob(SparkJob):
         def each(b: Any, i: int) -> None:
             batches.append((i, self._static(self.per_batch, b).toArrow()))
 
+        conf = self.spark.conf
+        before = {k: conf.get(k, None) for k in _STREAMING_CONF}
+        for k, v in _STREAMING_CONF.items():
+            conf.set(k, ",".join(r for r in (before[k], v) if r) if k == _EXCLUDED else v)
         try:
             query = (df.writeStream.outputMode(self.output_mode).trigger(availableNow=True)
                      .option("checkpointLocation", str(self.workdir / "checkpoint"))
                      .foreachBatch(each).start())
             query.awaitTermination()
         finally:
+            for k, old in before.items():
+                if old is None:
+                    conf.unset(k)
+                else:
+                    conf.set(k, old)
             if self.temporary:
                 shutil.rmtree(self.workdir, ignore_errors=True)
         if self.output_mode == "complete":  # the last batch holds the whole result
@@ -284,7 +324,7 @@ def _check_streamable(op: OperatorSpec) -> None:
         msg = ("processing-time windows have no Spark Structured Streaming "
                "translation yet (Spark windows need a watermarked event time)")
         raise NotSupportedError(msg)
-    if isinstance(op, JoinSpec):
+    if isinstance(op, JoinSpec | WindowJoinSpec):
         _check_streamable_join(op)
     if isinstance(op, TableScanSpec) and op.source.option(
             "scan.watermark.emit.strategy") == "on-event":
@@ -310,7 +350,7 @@ _JOIN_ORIGINS = {"semi": " (from EXISTS, IN or ANY)", "anti": " (from NOT EXISTS
                  "full": " (from FULL JOIN)"}
 
 
-def _check_streamable_join(op: JoinSpec) -> None:
+def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
     """Spark joins two streams inner only, on an equality: its outer and semi joins
     of streams need watermarks on both sides and an event-time range in the condition
     (a regular join keeps its state for ever), and it has no anti join of two streams."""
