@@ -155,13 +155,24 @@ def _case(expr: Case, batch: pa.RecordBatch, n: int) -> pa.Array:
     return pc.case_when(cond_struct, *values, default)
 
 
+_FEW = 4  # IN lists of up to this many literal values are tested as comparisons
+
+
 def _in_list(expr: InList, batch: pa.RecordBatch, n: int) -> pa.Array:
     arg = _eval(expr.arg, batch, n)
     literals = [v for v in expr.values if isinstance(v, Literal)]
     if len(literals) == len(expr.values):
         present = [v.value for v in literals if v.value is not None]
         has_null = len(present) != len(expr.values)
-        found = pc.is_in(arg, value_set=pa.array(present, arg.type))
+        if 0 < len(present) <= _FEW:  # (a few comparisons beat hashing the values)
+            found = pc.equal(arg, pa.scalar(present[0], arg.type))
+            for value in present[1:]:
+                found = pc.or_(found, pc.equal(arg, pa.scalar(value, arg.type)))
+            found = pc.fill_null(found, False) if arg.null_count else found
+        else:
+            found = pc.is_in(arg, value_set=pa.array(present, arg.type))
+        if not has_null and not arg.null_count:
+            return pc.invert(found) if expr.negated else found
     else:
         found = pa.array([False] * n)
         has_null_arr = pa.array([False] * n)
