@@ -13,9 +13,11 @@ from sqlengine.runtime.spark.expressions import spark_type
 
 
 def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataType,
-               over: Any = None) -> Any:
+               over: Any = None, streaming: bool = False) -> Any:
     """``call`` over the prepared column ``arg`` (rows where column ``flag`` holds, if any);
-    with ``over`` (a window spec) each aggregate runs over that window, before any cast."""
+    with ``over`` (a window spec) each aggregate runs over that window, before any cast.
+    ``streaming``: in a Structured Streaming aggregation, which has no DISTINCT aggregates
+    (a DISTINCT one is computed from the set of the group's values then)."""
     from pyspark.sql import functions as F
 
     def w(c: Any) -> Any:
@@ -37,6 +39,8 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
             msg = f"{call.sql()} over a window has no Spark translation (Spark has no " \
                   "DISTINCT window aggregates)"
             raise NotSupportedError(msg)
+        if streaming:
+            return distinct_from_set(call.func, value, out)
         if call.func == "count":
             return F.countDistinct(value)
         total = F.sum_distinct(value)
@@ -56,6 +60,29 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
         msg = f"the aggregate {call.func.upper()} has no Spark translation yet"
         raise NotSupportedError(msg)
     return avg_column(w(F.sum(value)), w(F.count(value)), out)
+
+
+def distinct_from_set(func: str, value: Any, out: pa.DataType) -> Any:
+    """COUNT / SUM / AVG (DISTINCT x) from ``collect_set(x)``, the group's distinct non-NULL
+    values (the state Spark keeps for the group, as the native runtime keeps them): Spark's
+    streaming aggregations refuse DISTINCT aggregates but take collect_set; exact, and NULL
+    for SUM and AVG of no values, as SQL says."""
+    from pyspark.sql import functions as F
+
+    values = F.collect_set(value)
+    n = F.size(values)
+    if func == "count":
+        return n.cast("long")
+    if pa.types.is_decimal(out):
+        msg = (f"{func.upper()}(DISTINCT ...) of a DECIMAL has no Spark Structured Streaming "
+               "translation yet (Spark's streaming aggregations have no DISTINCT aggregates)")
+        raise NotSupportedError(msg)
+    t = spark_type(out)
+    zero = F.lit(0).cast("double" if pa.types.is_floating(out) else "long")
+    total = F.when(n > 0, F.aggregate(values, zero, lambda acc, x: acc + x))
+    if func == "sum":
+        return total.cast(t)
+    return avg_column(total, n, out)
 
 
 def agg_inputs(aggs: tuple[AggCall, ...], exprs: list[Expr]

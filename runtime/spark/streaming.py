@@ -338,10 +338,8 @@ def _check_streamable(op: OperatorSpec) -> None:
                "Streaming translation (Spark runs grouped-aggregate pandas UDFs in batch "
                "queries only); use 'execution.runtime-mode' = 'batch' or the native runtime")
         raise NotSupportedError(msg)
-    if isinstance(op, _AGGREGATES) and any(a.distinct for a in op.aggs):
-        msg = ("DISTINCT aggregates cannot run on Spark Structured Streaming (Spark "
-               "has no streaming distinct aggregation); use batch mode")
-        raise NotSupportedError(msg)
+    # (COUNT / SUM / AVG (DISTINCT x) run as aggregates of collect_set(x), MIN / MAX
+    # (DISTINCT x) as MIN / MAX (x): aggregates.distinct_from_set)
 
 
 # Where the optimizer's joins of these kinds come from (named in refusals).

@@ -351,7 +351,8 @@ class SparkJob:
             group = [g for i, g in enumerate(group) if i not in window[0]] + [window[1]]
         measures = [agg_column(a, names[s] if s is not None else None,
                                names[f] if f is not None else None,
-                               out_types[len(keys) + j]).alias(f"m{j}")
+                               out_types[len(keys) + j], streaming=self.streaming
+                               ).alias(f"m{j}")
                     for j, (a, (s, f)) in enumerate(zip(aggs, slots))]
         if not measures and not self.streaming:  # SELECT DISTINCT / GROUP BY, no aggregates
             grouped = df.select(*group).distinct()

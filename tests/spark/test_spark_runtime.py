@@ -111,7 +111,6 @@ STREAMING = {"execution.target": "spark", "spark.master": "local[2]"}
 STREAMING_NOTIMPL = {
     "q4": "a join and a GROUP BY without a window (append mode vs updates)",
     "q9": "Top-N", "q12": "processing time",
-    "q15": "COUNT(DISTINCT): Spark streaming has none", "q16": "COUNT(DISTINCT)",
     "q18": "Top-N", "q19": "Top-N",
 }
 
@@ -205,6 +204,43 @@ def test_a_join_and_a_group_by_without_a_window_are_refused_with_the_reason() ->
     s = session(100, STREAMING)
     with pytest.raises(NotSupportedError, match="append mode only, and such a GROUP BY emits"):
         query(s, queries()["q4"]).collect()
+
+
+@pytest.mark.parametrize("group", [
+    "GROUP BY k",
+    "GROUP BY k, window_start, window_end",
+], ids=["group-by", "tumble"])
+def test_distinct_aggregates_on_structured_streaming(group: str) -> None:
+    """COUNT / SUM / AVG / MIN (DISTINCT x), with FILTER, NULLs among the values and groups
+    with no value: Spark's streaming aggregations have no DISTINCT aggregates; they run as
+    aggregates of collect_set(x)."""
+    import random
+
+    import pyarrow as pa
+
+    rng = random.Random(7)
+    n = 3000
+    ts = [dt.datetime(2024, 1, 1) + dt.timedelta(milliseconds=i * 20) for i in range(n)]
+    data = pa.table({
+        # (a NULL key only without a window: the native window aggregate counts no
+        # DISTINCT value in a NULL key's group, a bug of its own, reported)
+        "k": [rng.choice(["a", "b", "c", None if "window" not in group else "d"])
+              for _ in ts],
+        "x": [rng.choice([None, *range(40)]) for _ in ts],
+        "d": [rng.choice([None, 0.5, 1.25, 2.0]) for _ in ts],
+        "ts": pa.array(ts, pa.timestamp("ms"))})
+    source = ("TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND))"
+              if "window" in group else "t")
+    sql = (f"SELECT k, COUNT(DISTINCT x) AS cx, COUNT(DISTINCT x) FILTER (WHERE x > 30) AS cf, "
+           f"SUM(DISTINCT x) AS sx, SUM(DISTINCT x) FILTER (WHERE x > 100) AS snone, "
+           f"AVG(DISTINCT x) AS ax, SUM(DISTINCT d) AS sd, AVG(DISTINCT d) AS ad, "
+           f"MIN(DISTINCT x) AS mx, COUNT(*) AS n FROM {source} {group}")
+    got = {}
+    for name, options in (("spark", STREAMING), ("native", {})):
+        s = sqlengine.connect(options)
+        s.register("t", data, rowtime="ts")
+        got[name] = rows([tuple(r.values()) for r in s.sql(sql).collect().to_pylist()])
+    assert got["spark"] == got["native"] and len(got["native"]) >= 4
 
 
 def test_order_by_limit_over_an_append_stream() -> None:
