@@ -24,10 +24,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-# A dense offsets array while the keys' range is at most this many times their number, or
-# at most DENSE_SLACK keys (16 MB of int32 offsets: a gather beats a binary search by far).
+# A dense array while the keys' range is at most this many times their number, or at most
+# DENSE_SLACK keys (32 MB of int32 slots or offsets: a gather beats a binary search by far).
 DENSE_FACTOR = 4
-DENSE_SLACK = 1 << 22
+DENSE_SLACK = 1 << 23
 MAX_CANDIDATES = 8  # built rows per indexed key when other key columns are compared after
 _BITS = 62  # packed keys stay below 2^62: no overflow in the arithmetic on them
 
@@ -86,14 +86,18 @@ class BuildIndex:
         self.rest_values: list[np.ndarray] = []
         small = np.int32 if n < 2**31 else np.int64
         if self.dense:
-            counts = np.bincount(keys, minlength=span)
-            self.unique = bool(counts.max(initial=0) <= 1)
-            if self.unique:  # (a primary key: no sort, one scatter)
-                self.slot = np.full(span, -1, dtype=small)
-                self.slot[keys] = np.arange(n, dtype=small)
+            # Unique keys (a primary key): one scatter, no sort. A repeated key overwrote a
+            # slot, so fewer slots are taken than there are keys.
+            slot = np.full(span, -1, dtype=small)
+            slot[keys] = np.arange(n, dtype=small)
+            self.unique = int(np.count_nonzero(slot >= 0)) == n
+            if self.unique:
+                self.slot = slot
                 self.rows = positions
                 self.rest_values = [cols[i] for i in self.rest]
                 return
+            del slot
+            counts = np.bincount(keys, minlength=span)
             self.offsets = np.zeros(span + 1, dtype=small)
             np.cumsum(counts, out=self.offsets[1:])
         order = _grouping_order(keys)
