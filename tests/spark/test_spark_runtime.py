@@ -200,6 +200,39 @@ def test_window_joins_and_joins_over_window_aggregates_on_structured_streaming(
     assert spark == native and len(native) >= 10
 
 
+JOIN_SHAPES = {
+    # a join, then a window aggregation of its rows (the sources' end-of-input rows never
+    # pass the join: the watermark, taken at the sources before any filter, closes the
+    # last window)
+    "join-then-tumble": (
+        "CREATE TEMPORARY VIEW j AS SELECT B.auction, B.price, B.dateTime, A.category "
+        "FROM bid AS B JOIN auction AS A ON B.auction = A.id",
+        "SELECT category, window_start, window_end, COUNT(*) AS n, MAX(price) AS m FROM "
+        "TABLE(TUMBLE(TABLE j, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)) "
+        "GROUP BY category, window_start, window_end"),
+    # a window join of two window TVFs (no aggregation)
+    "tvf-window-join": (
+        "",
+        "SELECT L.auction, L.price, R.seller, L.window_start FROM (SELECT * FROM TABLE(TUMBLE("
+        "TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) AS L JOIN (SELECT * FROM "
+        "TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) AS R "
+        "ON L.auction = R.id AND L.window_start = R.window_start "
+        "AND L.window_end = R.window_end"),
+}
+
+
+@pytest.mark.parametrize("shape", list(JOIN_SHAPES))
+def test_other_joins_with_windows_on_structured_streaming(shape: str) -> None:
+    setup, sql = JOIN_SHAPES[shape]
+    got = {}
+    for name, options in (("spark", STREAMING), ("native", None)):
+        s = _slow_nexmark(20_000, options)
+        if setup:
+            s.execute(setup)
+        got[name] = rows([tuple(r.values()) for r in s.sql(sql).collect().to_pylist()])
+    assert got["spark"] == got["native"] and len(got["native"]) >= 40
+
+
 def test_a_join_and_a_group_by_without_a_window_are_refused_with_the_reason() -> None:
     s = session(100, STREAMING)
     with pytest.raises(NotSupportedError, match="append mode only, and such a GROUP BY emits"):
