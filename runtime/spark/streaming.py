@@ -55,6 +55,7 @@ from sqlengine.optimizer.specs import (
 )
 from sqlengine.optimizer.specs_windows import (
     SessionAggregateSpec,
+    TopNSpec,
     WindowAggregateSpec,
     WindowAssignSpec,
     WindowJoinSpec,
@@ -314,6 +315,16 @@ class SparkStreamingJob(SparkJob):
 
 def _check_streamable(op: OperatorSpec) -> None:
     """Refuses, at plan time, an operator Structured Streaming cannot run."""
+    if isinstance(op, TopNSpec):
+        what = "a deduplication (ROW_NUMBER() = 1 by a time attribute)" if op.keep else \
+            "a Top-N (ROW_NUMBER() over a PARTITION BY without a window)"
+        msg = (f"{what} has no Spark Structured Streaming translation: Spark ranks no "
+               "stream (it refuses window functions but time windows on streams), and the "
+               "rows it keeps change as rows arrive, which append mode cannot emit and "
+               "complete mode cannot rank; it would need an arbitrary stateful operator "
+               "(transformWithStateInPandas), not written yet; use "
+               "'execution.runtime-mode' = 'batch' or the native runtime")
+        raise NotSupportedError(msg)
     if not isinstance(op, STREAMING_OPERATORS):
         msg = (f"{op.label()} has no Spark Structured Streaming translation yet; run "
                "it with 'execution.runtime-mode' = 'batch' or on the native runtime")
@@ -324,8 +335,9 @@ def _check_streamable(op: OperatorSpec) -> None:
                "(under a window aggregation it runs)")
         raise NotSupportedError(msg)
     if isinstance(op, WindowAssignSpec) and op.proctime:
-        msg = ("processing-time windows have no Spark Structured Streaming "
-               "translation yet (Spark windows need a watermarked event time)")
+        msg = ("processing-time windows cannot run on Spark Structured Streaming: a "
+               "window aggregation there is emitted in append mode by the watermark of an "
+               "event-time column (withWatermark), and PROCTIME() has none")
         raise NotSupportedError(msg)
     if isinstance(op, JoinSpec | WindowJoinSpec):
         _check_streamable_join(op)

@@ -110,8 +110,9 @@ STREAMING = {"execution.target": "spark", "spark.master": "local[2]"}
 # Streaming mode on Structured Streaming: what is not translated yet, with the reason.
 STREAMING_NOTIMPL = {
     "q4": "a join and a GROUP BY without a window (append mode vs updates)",
-    "q9": "Top-N", "q12": "processing time",
-    "q18": "Top-N", "q19": "Top-N",
+    "q9": "a non-windowed Top-N (no arbitrary stateful operator yet)",
+    "q12": "processing time (Spark's append mode needs an event-time watermark)",
+    "q18": "a non-windowed Top-N", "q19": "a non-windowed Top-N",
 }
 
 
