@@ -277,6 +277,17 @@ def test_distinct_aggregates_on_structured_streaming(group: str) -> None:
     assert got["spark"] == got["native"] and len(got["native"]) >= 4
 
 
+@pytest.mark.parametrize(("name", "reason"), [
+    ("q9", "Spark ranks no stream"), ("q19", "Spark ranks no stream"),
+    ("q12", "PROCTIME\\(\\) has none"),
+])
+def test_what_structured_streaming_cannot_run_is_refused_with_the_reason(
+        name: str, reason: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(NotSupportedError, match=reason):
+        query(session(100, STREAMING), queries()[name]).collect()
+
+
 def test_order_by_limit_over_an_append_stream() -> None:
     sql = ("SELECT auction, price FROM bid WHERE price > 1000 ORDER BY price DESC, auction "
            "LIMIT 7")
