@@ -52,7 +52,7 @@ def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partit
     if isinstance(op, TableScanSpec):
         return _source_parallelism(op, default)
     if isinstance(op, TableSinkSpec):
-        return _sink_parallelism(op)
+        return _sink_parallelism(op, inputs, default)
     if isinstance(op, ValuesSpec):
         return 1
     if any(part is Partitioning.SINGLE for _, part in inputs):
@@ -71,14 +71,26 @@ def _source_parallelism(op: TableScanSpec, default: int) -> int:
     return max(1, int(given)) if given else default
 
 
-def _sink_parallelism(op: TableSinkSpec) -> int:
+def _sink_parallelism(op: TableSinkSpec, inputs: list[tuple[StreamNode, Partitioning]],
+                      default: int) -> int:
+    """A sink whose connector writes in parallel (filesystem, blackhole) takes
+    'sink.parallelism', else the default, except behind a SINGLE exchange or fed FORWARD by
+    parallelism-1 operators (an ordered result is written in order by one subtask); other
+    sinks run once."""
     target = op.target
-    given = dict(target.options).get("sink.parallelism")
-    if given is not None and int(given) > 1:
-        msg = (f"table {target.table!r}: option 'sink.parallelism' = '{given}': sinks run "
-               "with one subtask so far")
+    options = dict(target.options)
+    given = options.get("sink.parallelism")
+    connector = connectors.find(target.connector)
+    parallel = connector is not None and connector.parallel_sink(options)
+    if given is not None and int(given) > 1 and not parallel:
+        msg = (f"table {target.table!r}: option 'sink.parallelism' = '{given}': the "
+               f"{target.connector!r} sink of this table runs with one subtask")
         raise NotSupportedError(msg)
-    return 1
+    if not parallel or any(part is Partitioning.SINGLE for _, part in inputs) or \
+            (inputs and all(part is Partitioning.FORWARD and node.parallelism == 1
+                            for node, part in inputs)):
+        return 1
+    return max(1, int(given)) if given else default
 
 
 def build_stream_graph(root: PhysicalNode, parallelism: int = 1) -> StreamGraph:

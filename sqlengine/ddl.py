@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import replace
 
 import pyarrow as pa
@@ -647,6 +648,10 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
                             sql=script)
         exprs.append(coerce(ColumnRef(source_of[i], src.name, src.type), f.type))
     projected = Project(plan, tuple(exprs), tuple(f.name for f in target))
-    options = table.options + ((("$overwrite", "true"),) if stmt.overwrite else ())
+    # (OVERWRITE: the parts older than this statement go; the sink's parallel subtasks
+    # open at different times, and none may take a part another wrote for a replaced one)
+    options = table.options + ((("$overwrite", "true"),
+                                ("$overwrite-before", str(time.time_ns()))) if stmt.overwrite
+                               else ())
     connector.check_sink(dict(table.options))
     return Sink(projected, SinkSpec(table.name, table.connector, options, Schema(target)))

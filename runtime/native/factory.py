@@ -112,6 +112,10 @@ class SinkOperator(Operator):
         super().open(ctx)
         from sqlengine.runtime.checkpoint.config import INTERVAL
 
+        if isinstance(self.inner, ConnectorSink) and \
+                isinstance(getattr(self.inner.writer, "subtask", None), int):
+            self.inner.writer.subtask = ctx.subtask  # (part files named by subtask)
+
         if ctx.options.get(INTERVAL) and self.spec is not None and \
                 isinstance(self.inner, ConnectorSink):
             target = self.spec.target

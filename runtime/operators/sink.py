@@ -73,7 +73,8 @@ class ConnectorSink(Operator):
         primary key)."""
         return {k: v for k, v in options.items()
                 if not k.startswith("$") or k in (connectors.PARTITION_KEYS_OPTION,
-                                                  connectors.PRIMARY_KEY_OPTION)}
+                                                  connectors.PRIMARY_KEY_OPTION,
+                                                  "$overwrite-before")}
 
     @property
     def rows(self) -> int:

@@ -239,6 +239,13 @@ class Connector:
     is_sink: ClassVar[bool] = False
     listed: ClassVar[bool] = True  # named in CREATE TABLE's error messages and completion
     parallel_source: ClassVar[bool] = True  # its source splits over parallel subtasks
+
+    def parallel_sink(self, options: dict[str, str]) -> bool:
+        """Whether the sink of a table with these options may run as parallel subtasks, each
+        writing its share (as Flink's sinks run at the default parallelism); one subtask
+        otherwise."""
+        del options
+        return False
     sink_accepts_updates: ClassVar[bool] = True  # its sink can consume a changelog
     supports_overwrite: ClassVar[bool] = False  # INSERT OVERWRITE
     supports_partitioning: ClassVar[bool] = False  # PARTITIONED BY

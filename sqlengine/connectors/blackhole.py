@@ -17,6 +17,9 @@ class Blackhole(Connector):
     name = "blackhole"
     is_sink = True
 
+    def parallel_sink(self, options: dict[str, str]) -> bool:
+        return True
+
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:
         return BlackholeWriter()

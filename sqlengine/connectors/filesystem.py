@@ -234,6 +234,11 @@ class Filesystem(Connector):
                           read.split, read.row_filter, split_files=not read.ordered,
                           cursor=read.cursor)
 
+    def parallel_sink(self, options: dict[str, str]) -> bool:
+        """Each subtask writes part files of its own (``part-<subtask>-<n>``); a PARTITIONED
+        BY table is written by one subtask."""
+        return not decode_partition_keys(options)
+
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:
         if decode_partition_keys(options):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,6 @@ from sqlengine.connectors.prefetch import prefetched
 from sqlengine.connectors.raw_format import raw_bytes, read_raw
 from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
-
-_PART = re.compile(r"\.?part-0-(\d+)(?:\.inprogress)?")
 
 
 def list_files(path: str, table: str) -> list[Path]:
@@ -293,30 +292,37 @@ class FileWriter(SinkWriter):
         # As Flink's FileSink: the part file is written under a hidden name (readers skip it,
         # so a query reading the table it inserts into sees only the old rows) and renamed
         # when complete; OVERWRITE removes the old parts then, not before they are read.
-        self.replaced = [old for old in root.iterdir()
-                         if old.is_file() and old.name.startswith("part-")] if overwrite else []
+        # OVERWRITE removes the parts last written before the statement was planned (its
+        # parallel subtasks open at different times: a part another subtask of this job has
+        # written since is not an old part).
+        given = options.get("$overwrite-before")
+        self.before = int(given) if given else time.time_ns()
         self.root = root
         self.overwrite = overwrite
         self._file: Any = None  # (the part file is begun by the first write, or at close)
         self._parquet: pq.ParquetWriter | None = None
         self._bulk: Any = None  # (orc, avro: their file writer)
         self.rows = 0
+        # The sink subtask writing (set when its operator opens): its part files are
+        # ``part-<subtask>-<n>``, so parallel subtasks never claim the same names.
+        self.subtask = 0
         del table
 
     def _begin(self) -> None:
         root = self.root
+        part = re.compile(rf"\.?part-{self.subtask}-(\d+)(?:\.inprogress)?")
         taken = [int(m.group(1)) for f in root.iterdir()
-                 if (m := _PART.fullmatch(f.name)) is not None]
+                 if (m := part.fullmatch(f.name)) is not None]
         n = max(taken, default=-1) + 1
         while True:  # claim a name no other writer of this directory holds
             try:
-                fd = os.open(root / f".part-0-{n}.inprogress",
+                fd = os.open(root / f".part-{self.subtask}-{n}.inprogress",
                              os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
                 break
             except FileExistsError:
                 n += 1
         self.index = 0 if self.overwrite else n
-        self.path = root / f".part-0-{n}.inprogress"
+        self.path = root / f".part-{self.subtask}-{n}.inprogress"
         self._file = os.fdopen(fd, "wb")
 
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
@@ -338,9 +344,28 @@ class FileWriter(SinkWriter):
         self._file.write(text_bytes(self.format, batch, self.options))
         self._file.flush()
 
+    def _remove_replaced(self) -> None:
+        """INSERT OVERWRITE: remove the parts written before the statement."""
+        if not self.overwrite:
+            return
+        for old in self.root.iterdir():
+            if not old.name.startswith("part-"):
+                continue
+            try:
+                if old.is_file() and old.stat().st_mtime_ns < self.before:
+                    old.unlink()
+            except FileNotFoundError:  # (another subtask removed it)
+                pass
+
     def close(self) -> None:
         if self._file is None:
+            if self.subtask > 0:  # (a parallel subtask that got no rows writes no file)
+                self._remove_replaced()
+                return
             self._begin()  # (an empty result is an empty part file)
+        if self.format == "parquet" and self._parquet is None:
+            # (an empty parquet file still holds its schema: 0 bytes would not be readable)
+            self._parquet = pq.ParquetWriter(self._file, self.schema)
         if self.format in BULK_FORMATS and self._bulk is None:
             # (an empty orc / avro file still holds its schema)
             self._bulk = bulk_writer(self.format, self._file, self.schema, self.options)
@@ -349,12 +374,11 @@ class FileWriter(SinkWriter):
         if self._parquet is not None:
             self._parquet.close()
         self._file.close()
-        for old in self.replaced:
-            old.unlink(missing_ok=True)
+        self._remove_replaced()
         n = self.index
         while True:  # the complete part's name: never one that exists (link, not replace)
             try:
-                os.link(self.path, self.root / f"part-0-{n}")
+                os.link(self.path, self.root / f"part-{self.subtask}-{n}")
                 break
             except FileExistsError:
                 n += 1

@@ -430,11 +430,37 @@ def test_range_partitioning_sends_each_key_range_to_its_subtask() -> None:
     assert routed[3].column(0).to_pylist() == [20, 25, None]
 
 
-def test_sink_parallelism_above_one_is_refused_not_ignored(tmp_path: Path) -> None:
+def test_sink_parallelism_is_honoured_where_the_sink_writes_in_parallel(tmp_path: Path) -> None:
+    # A filesystem sink runs at 'sink.parallelism' (else the default), each subtask writing
+    # part files of its own; every row is written once.
     s = sqlengine.connect({"parallelism.default": "2"})
-    s.register("t", pa.table({"a": [1, 2]}))
+    s.execute("CREATE TABLE g (a BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = "
+              "'5000', 'fields.a.kind' = 'sequence', 'fields.a.start' = '1', "
+              "'fields.a.end' = '5000')")
     s.execute(f"CREATE TABLE out (a BIGINT) WITH ('connector' = 'filesystem', 'path' = "
               f"'{tmp_path}/o', 'format' = 'csv', 'sink.parallelism' = '2')")
+    plan = s.execute("EXPLAIN INSERT INTO out SELECT a * 2 FROM g")[0].message
+    assert "parallelism=2]: Source(g) -> Project" in plan and "Sink(out)" in plan
+    s.execute("INSERT INTO out SELECT a * 2 FROM g")
+    parts = sorted(p.name for p in (tmp_path / "o").iterdir())
+    assert parts == ["part-0-0", "part-1-0"]
+    values = sorted(int(line) for p in (tmp_path / "o").iterdir()
+                    for line in p.read_text().splitlines())
+    assert values == list(range(2, 10_001, 2))
+    # INSERT OVERWRITE at another parallelism leaves only the new parts.
+    s.execute("SET 'parallelism.default' = '1'")
+    s.execute("INSERT OVERWRITE out SELECT a FROM g WHERE a <= 3")
+    rows = sorted(int(line) for p in (tmp_path / "o").iterdir()
+                  for line in p.read_text().splitlines())
+    assert rows == [1, 2, 3]
+
+
+def test_sink_parallelism_above_one_is_refused_where_the_sink_writes_once(tmp_path: Path
+                                                                          ) -> None:
+    s = sqlengine.connect({"parallelism.default": "2"})
+    s.register("t", pa.table({"a": [1, 2]}))
+    s.execute("CREATE TABLE out (a BIGINT) WITH ('connector' = 'print', "
+              "'sink.parallelism' = '2')")
     with pytest.raises(SqlEngineError, match=r"'sink\.parallelism' = '2'"):
         s.execute("INSERT INTO out SELECT a FROM t")
 
