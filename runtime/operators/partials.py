@@ -15,6 +15,7 @@ from sqlengine.plan.partials import partial_columns, sum_type
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python, merge_lists
+from sqlengine.runtime.operators.rank import dense_ids
 
 __all__ = ["Partials", "sum_type"]
 
@@ -138,15 +139,27 @@ class Partials:
                                   f"{col}_count": pa.array([], pa.int64()),
                                   f"{col}_sum": pa.array([], pairs.schema.field(col).type
                                                          if pairs.num_columns else pa.int64())})
-        # Line the per-group results up with the partials' groups (a left join on the keys).
-        pos = pa.array(np.arange(partials.num_rows, dtype=np.int64))
-        left = partials.select(self.key_names).append_column("$pos", pos)
-        joined = left.join(per_group, keys=self.key_names, join_type="left outer",
-                           use_threads=False).sort_by("$pos")
-        count = pc.fill_null(joined[f"{col}_count"], 0).combine_chunks()
+        # Line the per-group results up with the partials' groups: by the groups' ids over
+        # both tables' keys (NULL is a key value like any other; a join would match no NULL).
+        n, m = partials.num_rows, per_group.num_rows
+        ids = dense_ids([pa.concat_arrays([partials[k].combine_chunks(),
+                                           per_group[k].combine_chunks().cast(partials[k].type)])
+                         for k in self.key_names], n + m)
+        row_of = np.full(int(ids.max(initial=-1)) + 1, -1, dtype=np.int64)
+        row_of[ids[n:]] = np.arange(m, dtype=np.int64)  # (per_group's keys are distinct)
+        at = row_of[ids[:n]]
+        found = at >= 0
+        taken = pa.array(np.where(found, at, 0))
+        missing = pa.array(~found)
+        count = per_group[f"{col}_count"].combine_chunks().take(taken) if m else \
+            pa.array(np.zeros(n, dtype=np.int64))
+        count = pc.if_else(missing, 0, count) if m else count
         if a.func == "count":
             return count
-        total = joined[f"{col}_sum"].combine_chunks()
+        total_type = per_group.schema.field(f"{col}_sum").type
+        total = per_group[f"{col}_sum"].combine_chunks().take(taken) if m else \
+            pa.nulls(n, total_type)
+        total = pc.if_else(missing, pa.nulls(n, total.type), total) if m else total
         return _sum_or_avg(a.func, total.cast(sum_type(total.type)), count, t)
 
 
