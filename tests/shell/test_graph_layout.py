@@ -127,7 +127,7 @@ def test_the_crossing_check_itself() -> None:
 
 def assert_no_edge_crosses_a_box(svg: ET.Element) -> None:
     rects, edges, _ = geometry(svg)
-    assert rects and edges
+    assert rects and (edges or len(rects) == 1)  # (one vertex: a job chained whole)
     for el in edges:
         pts = edge_points(el)
         ends = {el.get("data-source"), el.get("data-target")}
