@@ -38,6 +38,7 @@ from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.list_aggregates import list_result
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, group_bounds, is_python
+from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PartitionedSpill,
@@ -690,10 +691,22 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         if not key_names:
             slots = np.zeros(pairs.num_rows, dtype=np.int64)
         else:
-            slots = self.slots.lookup([pairs.column(k) for k in key_names])
+            slots = self._slots_of(pairs, key_names)
         values = pairs.column(f"d{j}").to_pylist()
         deltas = pairs.column(f"s{j}_sum").to_numpy(zero_copy_only=False).astype(np.int64)
         return slots, values, deltas
+
+    def _slots_of(self, table: pa.Table, key_names: list[str]) -> np.ndarray:
+        """Each row's group slot, looking up each distinct key once (a batch's (group,
+        value) pairs repeat a few groups many times; a key of strings is looked up as
+        Python values)."""
+        cols = [table.column(k).combine_chunks() for k in key_names]
+        ids = dense_ids(cols, table.num_rows)
+        unique, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        if len(unique) == table.num_rows:
+            return self.slots.lookup(cols)
+        picked = pa.array(first)
+        return self.slots.lookup([c.take(picked) for c in cols])[inverse.reshape(-1)]
 
     def _update_extreme(self, j: int, acc: _Accumulator, table: pa.Table,
                         key_names: list[str]) -> None:
