@@ -72,19 +72,36 @@ def _ddl(paths: dict[str, Path]) -> str:
     return _quoted("\n".join(out))
 
 
-def _query(name: str) -> str:
+def _query(name: str) -> tuple[str, str]:
+    """The statements a query's script runs first (each ending ';\n': views, side tables),
+    and the query whose rows go to the blackhole sink: the script's last statement, or the
+    SELECT of its INSERT (q10 writes to a file table; here its rows go to the blackhole)."""
+    from sqlengine.parser import split_script
+
     text = (ROOT / "queries" / "nexmark" / f"{name}.sql").read_text()
+    text = text.replace("'queries/", f"'{ROOT}/queries/")
     body = "\n".join(ln for ln in text.splitlines() if not ln.startswith("--")).strip()
-    return _quoted(body.rstrip(";"))
+    statements = [st.strip().rstrip(";") for _, st in split_script(body) if st.strip()]
+    inserts = [st for st in statements if st.upper().startswith("INSERT")]
+    if inserts:
+        target = inserts[0].split()[2]  # INSERT INTO|OVERWRITE <table> SELECT ...
+        query = inserts[0][inserts[0].upper().index("SELECT"):]
+        prelude = [st for st in statements if st not in inserts and
+                   not st.upper().startswith("SELECT") and target not in st.split("(")[0]]
+    else:
+        query, prelude = statements[-1], statements[:-1]
+    return "".join(f"{_quoted(st)};\n" for st in prelude), _quoted(query)
 
 
-def _sink(ddl: str, query: str) -> str:
+def _sink(ddl: str, query: str, prelude: str = "") -> str:
     """The blackhole sink's DDL, with the query's columns (asked of sqlengine)."""
     import sqlengine
     from sqlengine import types as T
 
     s = sqlengine.connect({"execution.runtime-mode": "streaming"})
     s.execute(ddl)
+    if prelude:
+        s.execute(prelude)
     schema = s.sql(query).schema
     columns = ", ".join(f"`{f.name}` {T.type_name(f.type)}" for f in schema)
     return f"CREATE TABLE sink ({columns}) WITH ('connector' = 'blackhole')"
@@ -148,15 +165,15 @@ def main() -> None:
     print(f"{'query':<6}{'sqlengine s':>12}{'RSS MB':>8}{'Flink s':>10}{'RSS MB':>8}"
           f"{'Flink/ours':>12}")
     for name in args.queries.split(","):
-        query = _query(name)
+        prelude, query = _query(name)
         try:
-            sink = _sink(ddl, query)
+            sink = _sink(ddl, query, prelude)
         except Exception as e:  # the bench reports, it does not stop
             print(f"{name:<6} cannot plan: {e}")
             continue
         script = (f"SET 'execution.runtime-mode' = 'streaming';\n"
                   f"SET 'parallelism.default' = '{args.parallelism}';\n"
-                  f"{ddl}\n{sink};\nINSERT INTO sink {query};\n")
+                  f"{ddl}\n{prelude}{sink};\nINSERT INTO sink {query};\n")
         ours_file = work / f"{name}.sql"
         ours_file.write_text(script)
         ours, ours_rss, ours_err = _run([*sqlengine_bin, "run", str(ours_file)])
@@ -165,7 +182,7 @@ def main() -> None:
             row += f"  sqlengine failed: {ours_err}"
         if with_flink:
             flink_file = work / f"{name}.flink.sql"
-            flink_file.write_text(f"{ddl}\n{sink};\nINSERT INTO sink {query}\n")
+            flink_file.write_text(f"{ddl}\n{prelude}{sink};\nINSERT INTO sink {query}\n")
             theirs, rss, err = _run([str(flink), "-c", FLINK, str(flink_file)])
             if err:
                 row += f"  Flink failed: {err}"
