@@ -461,15 +461,47 @@ def java_to_strftime(pattern: str) -> str:
     return "".join(out)
 
 
+_FORMAT_DISTINCT = 1024  # longer columns are formatted a distinct value at a time
+
+
+def _format_distinct(x: Array, fmt: str) -> Array | None:
+    """DATE_FORMAT of a TIMESTAMP(0) column through its distinct values at the finest unit
+    the pattern shows (a day for 'yyyy-MM-dd', a minute for 'HH:mm'): Arrow's strftime takes
+    ~1 us a value, and a column of event times repeats its days and minutes. None for a
+    pattern with quoted text (its letters are not fields)."""
+    if "'" in fmt:
+        return None
+    step = 1 if any(c in fmt for c in "sS") else 60 if any(c in fmt for c in "HhkKma") \
+        else 86400
+    secs = pc.fill_null(x.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    if step > 1:
+        secs = secs // step * step
+    encoded = pc.dictionary_encode(pa.array(secs))
+    values = encoded.dictionary.cast(pa.timestamp("s"))
+    texts = pc.strftime(values, format=java_to_strftime(fmt)).take(encoded.indices)
+    if x.null_count:
+        texts = pc.if_else(pc.is_valid(x), texts, pa.nulls(len(texts), pa.string()))
+    return texts
+
+
 def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     fmt = str(lits[1]) if len(lits) > 1 and lits[1] is not None else "yyyy-MM-dd HH:mm:ss"
     x = args[0]
     if pa.types.is_timestamp(x.type) and x.type.unit != "s":
-        x = x.cast(pa.timestamp("s"), safe=False)  # no fractions: %S alone
+        # No fractions (%S alone), floored: a cast truncates toward zero, so 1969's
+        # 15:23:38.5 came out as 15:23:39.
+        per = {"ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[x.type.unit]
+        ticks = pc.fill_null(x.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+        nulls = x.is_null().to_numpy(zero_copy_only=False) if x.null_count else None
+        x = pa.array(ticks // per, pa.timestamp("s"), mask=nulls)
     if fmt == "":  # (Java formats with an empty pattern to an empty string)
         return pc.if_else(pc.is_null(args[0]), pa.scalar(None, pa.string()),
                           pa.scalar("", pa.string()))
     pieces = fmt.split("SSS")
+    if len(pieces) == 1 and pa.types.is_timestamp(x.type) and len(x) > _FORMAT_DISTINCT:
+        coarse = _format_distinct(x, fmt)
+        if coarse is not None:
+            return coarse
     texts = [pc.strftime(x, format=java_to_strftime(p)) if p else None for p in pieces]
     if len(pieces) == 1:
         return texts[0]
