@@ -60,6 +60,15 @@ class UserFunction:
         return self.fn(*args)
 
 
+def _result_type(result_type: str | pa.DataType, what: str) -> pa.DataType:
+    """A declared result type (SQL text or Arrow type), refused unless sqlengine has it."""
+    t = T.parse_type(result_type) if isinstance(result_type, str) else result_type
+    if not T.is_supported(t):
+        msg = f"{what} result type {T.type_name(t)} is not a SQL type sqlengine has"
+        raise BindError(msg)
+    return t
+
+
 def udf(fn: Callable[..., Any] | None = None, *, result_type: str | pa.DataType,
         kind: str = "row", deterministic: bool = True,
         name: str | None = None) -> Any:
@@ -69,10 +78,7 @@ def udf(fn: Callable[..., Any] | None = None, *, result_type: str | pa.DataType,
     if kind not in KINDS:
         msg = f"udf kind must be one of {', '.join(KINDS)}, got {kind!r}"
         raise BindError(msg)
-    t = T.parse_type(result_type) if isinstance(result_type, str) else result_type
-    if not T.is_supported(t):
-        msg = f"udf result type {T.type_name(t)} is not a SQL type sqlengine has"
-        raise BindError(msg)
+    t = _result_type(result_type, "udf")
 
     def wrap(f: Callable[..., Any]) -> UserFunction:
         if isinstance(f, UserFunction):
@@ -125,10 +131,7 @@ def udaf(obj: Any = None, *, result_type: str | pa.DataType,
     if kind not in kinds:
         msg = f"udaf kind must be 'aggregate', 'pandas' or 'arrow', got {kind!r}"
         raise BindError(msg)
-    t = T.parse_type(result_type) if isinstance(result_type, str) else result_type
-    if not T.is_supported(t):
-        msg = f"udaf result type {T.type_name(t)} is not a SQL type sqlengine has"
-        raise BindError(msg)
+    t = _result_type(result_type, "udaf")
     acc_t = T.parse_type(accumulator_type) if isinstance(accumulator_type, str) \
         else accumulator_type
 

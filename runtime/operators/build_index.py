@@ -116,10 +116,8 @@ class BuildIndex:
         if not names or keys.num_rows == 0 or \
                 not all(integer_like(keys.schema.field(n).type) for n in names):
             return None
-        cols = [_int64(keys[n]) for n in names]
-        bits = sum(max(int(v.max()) - int(v.min()), 1).bit_length() for v in cols)
-        index = cls(cols, keys["$pos"].to_numpy())
-        if not index.dense and bits > _BITS:
+        index = cls([_int64(keys[n]) for n in names], keys["$pos"].to_numpy())
+        if not index.dense and sum(max(w - 1, 1).bit_length() for w in index.widths) > _BITS:
             return None
         return index
 
