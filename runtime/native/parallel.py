@@ -179,13 +179,14 @@ class ParallelExecutor:
         coordinator = self.coordinator
         if coordinator is None or self.control.cancelled.is_set():
             return
-        self._read_reports()
-        if self.cp_completed.value >= FINAL or self._stopping:
-            return
-        for n in coordinator.expired():
-            coordinator.abort(n)
-        if coordinator.due():
-            self.cp_trigger.value = coordinator.trigger()
+        with self._cp_lock:  # (a savepoint triggers from another thread: one at a time)
+            self._read_reports_locked()
+            if self.cp_completed.value >= FINAL or self._stopping:
+                return
+            for n in coordinator.expired():
+                coordinator.abort(n)
+            if coordinator.due():
+                self.cp_trigger.value = coordinator.trigger()
 
     def stop_with_savepoint(self, directory: str) -> str:
         """Trigger a checkpoint now, wait for it, copy it out as a savepoint under

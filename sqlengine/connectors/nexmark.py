@@ -234,28 +234,48 @@ def nexmark_batches(table: str, options: dict[str, str], schema: pa.Schema,
                            int(options.get("nexmark.out-of-orderness", "0")))
     index, parallelism = split
     limit = options.get("rows-per-second")
+    share = int(limit) / parallelism if limit else 0.0
+    # Throttled, a chunk goes out in slices of ~0.1 s of rows: a barrier or a cancel waits
+    # for one slice, not for a whole chunk's share of seconds.
+    piece = max(1, int(share // 10)) if share else 0
     started = clock.monotonic()
     produced = 0
     c = index
     key = f"nexmark:{index}/{parallelism}"  # (its value: the next chunk this subtask reads)
+    part = f"nexmark-rows:{index}/{parallelism}"  # ((chunk, rows of it already read))
     while gen.events is None or c * CHUNK < gen.events:
         if cursor is not None and strided_done(cursor.start, "nexmark", c):
             c += parallelism  # (read before the checkpoint)
             continue
         batch = gen.chunk(c).select(schema.names)
+        skip = _rows_read(cursor, c) if cursor is not None else 0
         c += parallelism
-        if cursor is not None:
+        at = skip
+        while at < batch.num_rows:
+            n = batch.num_rows - at if not piece else min(piece, batch.num_rows - at)
+            at += n
+            if cursor is not None:
+                cursor.position = {k: v for k, v in cursor.position.items()
+                                   if not k.startswith("nexmark")} | \
+                    ({key: c} if at == batch.num_rows else
+                     {key: c - parallelism, part: (c - parallelism, at)})
+            produced += n
+            if share:
+                wait = started + produced / share - clock.monotonic()
+                if wait > 0:
+                    clock.sleep(wait)
+            yield batch.slice(at - n, n)
+        if cursor is not None and at == skip:  # (nothing left of it: an empty chunk)
             cursor.position = {k: v for k, v in cursor.position.items()
-                               if not k.startswith("nexmark:")} | {key: c}
-        if batch.num_rows == 0:
-            continue
-        produced += batch.num_rows
-        if limit:
-            share = int(limit) / parallelism
-            wait = started + produced / share - clock.monotonic()
-            if wait > 0:
-                clock.sleep(wait)
-        yield batch
+                               if not k.startswith("nexmark")} | {key: c}
+
+
+def _rows_read(cursor: SourceCursor, chunk: int) -> int:
+    """How many rows of ``chunk`` a restored job had read (it stopped inside the chunk)."""
+    for k, v in cursor.start.items():
+        if k.startswith("nexmark-rows:") and v[0] == chunk:  # type: ignore[index]
+            return int(v[1])  # type: ignore[index]
+    return 0
 
 
 class Nexmark(Connector):

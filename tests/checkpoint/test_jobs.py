@@ -280,7 +280,7 @@ def test_stop_with_savepoint_then_restore(nexmark_reference: collections.Counter
     # the machine; the restored run reads the rest at full speed)
     s.execute(NEXMARK_DDL.format(throttle=", 'rows-per-second' = '15000'", out=out))
     job = s.start(NEXMARK_INSERT)
-    time.sleep(1.5)
+    time.sleep(3.0)  # (~45,000 bids, ~9 s of event time: some windows have fired)
     path = job.stop(savepoint=str(tmp_path / "savepoints"))
     assert path is not None and (Path(path) / "_metadata").exists()
     assert job.status == "STOPPED"
@@ -292,6 +292,38 @@ def test_stop_with_savepoint_then_restore(nexmark_reference: collections.Counter
     s2.execute(NEXMARK_DDL.format(throttle="", out=out))
     s2.execute(NEXMARK_INSERT)
     assert _lines(out) == nexmark_reference
+
+
+def test_savepoint_while_a_periodic_checkpoint_is_being_triggered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job's loop triggers periodic checkpoints while the caller's thread takes the
+    savepoint: the two must not interleave (a periodic trigger landing after the savepoint's
+    overwrote the sources' trigger, the savepoint's barrier was never sent, and the savepoint
+    waited for the job's end and failed). ``due`` here waits, once it has
+    decided to trigger, until something else triggers (or 0.3 s)."""
+    from sqlengine.runtime.checkpoint.coordinator import CheckpointCoordinator
+
+    due = CheckpointCoordinator.due
+
+    def slow_due(self: CheckpointCoordinator) -> bool:
+        answer = due(self)
+        deadline = time.monotonic() + 0.3
+        while answer and not self.pending and time.monotonic() < deadline:
+            time.sleep(0.005)  # (decided to trigger; a savepoint may trigger meanwhile)
+        return answer
+
+    monkeypatch.setattr(CheckpointCoordinator, "due", slow_due)
+    out = tmp_path / "out"
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "execution.checkpointing.interval": "10 ms",
+                           "execution.checkpointing.dir": str(tmp_path / "ck"),
+                           "parallelism.default": "2", "execution.native.task-mode": "thread"})
+    s.execute(NEXMARK_DDL.format(throttle=", 'rows-per-second' = '5000'", out=out))
+    for _ in range(5):
+        job = s.start(NEXMARK_INSERT)
+        time.sleep(0.3)
+        path = job.stop(savepoint=str(tmp_path / "savepoints"))
+        assert (Path(path) / "_metadata").exists()
 
 
 def test_at_least_once_barriers_lose_nothing(events: Path, reference: collections.Counter,

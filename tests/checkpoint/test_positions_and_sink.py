@@ -98,6 +98,44 @@ def test_nexmark_chunks_resume_at_another_parallelism() -> None:
     assert sorted(first + rest) == whole
 
 
+class _FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.mark.parametrize("after", [1, 2, 3])
+def test_throttled_nexmark_resumes_inside_a_chunk(after: int) -> None:
+    """Throttled, a chunk goes out in slices of ~0.1 s of rows; a checkpoint between two
+    slices resumes at the next row of that chunk, at any parallelism."""
+    options = {"nexmark.table": "bid", "nexmark.events": "30000", "rows-per-second": "20000"}
+    from sqlengine.connectors.nexmark import SCHEMAS
+
+    schema = SCHEMAS["bid"]
+    whole = sorted(tuple(r.values()) for b in nexmark_batches("bid", options, schema)
+                   for r in b.to_pylist())
+    cursor = SourceCursor()
+    clock = _FakeClock()
+    it = nexmark_batches("bid", options, schema, clock=clock, split=(0, 2), cursor=cursor)
+    first = [next(it) for _ in range(3)]
+    assert all(b.num_rows == 1000 for b in first)  # (10,000 rows a second each subtask)
+    assert 0.29 < clock.now < 0.31  # (3,000 rows at 10,000 a second)
+    position = dict(cursor.position)
+    assert any(k.startswith("nexmark-rows:") for k in position)  # (inside chunk 0)
+    rest = [tuple(r.values()) for i in range(after)
+            for b in nexmark_batches("bid", options, schema, split=(i, after),
+                                     cursor=SourceCursor(position))
+            for r in b.to_pylist()]
+    # (what subtask 1 of 2 never read is read after the restore too)
+    got = [tuple(r.values()) for b in first for r in b.to_pylist()] + rest
+    assert sorted(got) == whole
+
+
 def test_strided_units_done_whatever_the_old_parallelism() -> None:
     start = {"memory:0/2": 4, "memory:1/2": 3}  # subtask 0 read 0, 2; subtask 1 read 1
     assert [u for u in range(6) if strided_done(start, "memory", u)] == [0, 1, 2]
