@@ -34,6 +34,7 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
+from sqlengine.runtime.operators.distinct_counts import DistinctCounts
 from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.list_aggregates import list_result
 from sqlengine.runtime.operators.partials import sum_type
@@ -102,9 +103,12 @@ class _Accumulator:
             self.value = np.empty(0, dtype=object)
         else:
             self.value = None
-        # COUNT/SUM/AVG(DISTINCT x): (slot, value) -> multiplicity
+        # A Python aggregate's DISTINCT rows: (slot, value) -> multiplicity.
         self.distinct: dict[tuple[int, object], int] | None = {} if call.distinct and \
-            (self.func in ("count", "sum", "avg") or self.py is not None) else None
+            self.py is not None else None
+        # COUNT/SUM/AVG(DISTINCT x): each (slot, value)'s multiplicity, in numpy.
+        self.distinct_counts = DistinctCounts(arg_type) if call.distinct and \
+            self.py is None and self.func in ("count", "sum", "avg") else None
 
     def _empty(self, n: int) -> np.ndarray:
         if self.unscaled and not self.big:
@@ -161,6 +165,11 @@ class _Accumulator:
             for (o, v), c in old.distinct.items():
                 if o in mapping:
                     self.distinct[(mapping[o], v)] = c
+        if old.distinct_counts is not None and self.distinct_counts is not None and \
+                len(old_slots):
+            slot_map = np.full(int(old_slots.max()) + 1, -1, dtype=np.int64)
+            slot_map[old_slots] = new_slots
+            self.distinct_counts.adopt(old.distinct_counts, slot_map)
 
     def reset(self, slots: np.ndarray) -> None:
         self.count[slots] = 0
@@ -418,11 +427,15 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         slots = self._assign_slots(grouped, key_names)
         before = self._snapshot(slots) if self.emit_changelog else None
         self._update(grouped, slots)
+        row_slots: np.ndarray | None = None  # (each row's slot, if a DISTINCT needs it)
         for j, acc in enumerate(self.accs):
             if acc.py is not None:
                 self._update_python(acc, grouped, slots, table)
-            elif acc.distinct is not None:
-                self._update_distinct(j, acc, table, key_names)
+            elif acc.distinct_counts is not None:
+                if row_slots is None:
+                    row_slots = self._slots_of(table, key_names) if key_names else \
+                        np.zeros(table.num_rows, dtype=np.int64)
+                self._update_distinct(j, acc, table, row_slots)
             elif acc.multiset is not None:
                 self._update_extreme(j, acc, table, key_names)
         gone = slots[self.rows[slots] <= 0]
@@ -490,7 +503,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 every = keep is None
                 valid = keep if keep is not None else \
                     pa.array(np.ones(batch.num_rows, dtype=bool))
-            if acc.distinct is not None or acc.multiset is not None:
+            if acc.distinct_counts is not None or acc.multiset is not None:
                 cols[f"d{j}"] = pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 cols[f"s{j}"] = pc.if_else(valid, sign, zero)
                 continue
@@ -566,7 +579,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             if call.func == "count_star":
                 acc.count[slots] += grouped.column(f"c{j}_sum").to_numpy()
                 continue
-            if acc.distinct is not None or acc.multiset is not None or acc.py is not None:
+            if acc.distinct_counts is not None or acc.multiset is not None or \
+                    acc.py is not None:
                 continue
             acc.count[slots] += grouped.column(f"n{j}_sum").to_numpy()
             if call.func in ("sum", "avg") and acc.unscaled:
@@ -743,31 +757,33 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             if not group:
                 multiset.pop(slot, None)
 
-    def _update_distinct(self, j: int, acc: _Accumulator, table: pa.Table,
-                         key_names: list[str]) -> None:
-        found = self._value_deltas(j, table, key_names)
-        if found is None:
+    @staticmethod
+    def _update_distinct(j: int, acc: _Accumulator, table: pa.Table,
+                         row_slots: np.ndarray) -> None:
+        """COUNT/SUM/AVG(DISTINCT): the batch's rows counted into their (group, value) pairs
+        (DistinctCounts); a value counts in its group while a copy of it is there."""
+        counts = acc.distinct_counts
+        assert counts is not None
+        signs = table.column(f"s{j}").to_numpy()
+        values = table.column(f"d{j}")
+        use = signs != 0  # (NULL values and rows the FILTER leaves out carry sign 0)
+        if values.null_count:
+            use &= values.is_valid().to_numpy(zero_copy_only=False)
+        rows = np.flatnonzero(use)
+        if not len(rows):
             return
-        slots, values, deltas = found
-        seen = acc.distinct
-        assert seen is not None
-        # C-level map/zip over the batch's distinct (slot, value) pairs; numpy for the rest.
-        pair_keys = list(zip(slots.tolist(), values))
-        old = np.fromiter(map(seen.get, pair_keys, itertools.repeat(0)), dtype=np.int64,
-                          count=len(pair_keys))
-        new = old + deltas
-        alive = new > 0
-        seen.update(zip(itertools.compress(pair_keys, alive), new[alive].tolist()))
-        for k in itertools.compress(pair_keys, ~alive & (old > 0)):
-            del seen[k]  # (retractions only)
-        became = (old <= 0) & alive
-        gone = (old > 0) & ~alive
-        np.add.at(acc.count, slots[became], 1)
-        np.add.at(acc.count, slots[gone], -1)
+        taken = values.take(pa.array(rows)).combine_chunks() if len(rows) < len(use) else \
+            values.combine_chunks()
+        change = counts.update(row_slots[rows], taken, signs[rows])
+        became, gone = change.became, change.gone
+        np.add.at(acc.count, change.slots[became], 1)
+        np.add.at(acc.count, change.slots[gone], -1)
         if acc.func in ("sum", "avg") and (became.any() or gone.any()):
-            typed = np.array(values, dtype=acc.value.dtype)
-            np.add.at(acc.value, slots[became], typed[became])
-            np.subtract.at(acc.value, slots[gone], typed[gone])
+            touched = became | gone
+            picked = taken.take(pa.array(change.first[touched])).to_pylist()
+            typed = np.array(picked, dtype=acc.value.dtype)
+            np.add.at(acc.value, change.slots[touched],
+                      typed * np.where(became[touched], 1, -1))
 
     def _snapshot(self, slots: np.ndarray) -> tuple[np.ndarray, list[pa.Array]]:
         exists = self.rows[slots] > 0
@@ -833,8 +849,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             size += acc.count.nbytes
             if acc.value is not None:
                 size += acc.value.nbytes * (5 if acc.value.dtype == object else 1)
-            if acc.distinct is not None:
-                size += 200 * len(acc.distinct)
+            if acc.distinct_counts is not None:
+                size += acc.distinct_counts.nbytes()
             if acc.multiset is not None:
                 size += 200 * len(acc.multiset)
         return size

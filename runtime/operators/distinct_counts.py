@@ -1,0 +1,158 @@
+"""DistinctCounts: how many rows of each group hold each value, for COUNT/SUM/AVG(DISTINCT x)
+over a changelog (a row counts when the first copy of its value comes into its group and stops
+counting when the last copy is retracted).
+
+Held in numpy, with no Python object per (group, value) pair: each distinct value gets a
+small integer id (a :class:`KeyIndex` over the values: vectorised for integer-like values), a
+pair is the int64 ``slot << 32 | id``, and the pairs' counts are kept in sorted arrays found
+by binary search. New pairs go into a second, smaller sorted level that is merged into the
+first once it has grown past about the square root of the first's size (an insert moves the
+small level only; a merge, now and then, the large one). A pair whose count falls to zero
+keeps its place (absent and zero are the same) until the next merge drops it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlengine.errors import ExecutionError
+from sqlengine.runtime.operators.key_index import KeyIndex
+
+_ID_BITS = 32
+_MAX_SLOT = (1 << (63 - _ID_BITS)) - 1
+MIN_RECENT = 1 << 16  # (pairs the recent level holds before a merge, at least)
+
+
+@dataclass(frozen=True, slots=True)
+class PairChanges:
+    """What a batch changed, one entry per distinct (slot, value) pair it touched."""
+
+    slots: np.ndarray  # the pair's group slot
+    first: np.ndarray  # the batch row that first held the pair (for its value)
+    became: np.ndarray  # the pair's count went from 0 to positive: the value counts now
+    gone: np.ndarray  # from positive to 0: it stops counting
+
+
+class _Level:
+    """Sorted packed pairs with their counts."""
+
+    __slots__ = ("counts", "keys")
+
+    def __init__(self) -> None:
+        self.keys = np.zeros(0, dtype=np.int64)
+        self.counts = np.zeros(0, dtype=np.int64)
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of ``keys`` (sorted) and whether each is held."""
+        pos = np.searchsorted(self.keys, keys)
+        if not len(self.keys):
+            return pos, np.zeros(len(keys), dtype=bool)
+        hit = self.keys[np.minimum(pos, len(self.keys) - 1)] == keys
+        return pos, hit & (pos < len(self.keys))
+
+
+class DistinctCounts:
+    def __init__(self, value_type: pa.DataType) -> None:
+        self.value_type = value_type
+        self.ids = KeyIndex([value_type])
+        self.values: list[pa.Array] = []  # id -> value, in id order, a chunk per batch
+        self.main = _Level()
+        self.recent = _Level()
+        self.live = 0  # pairs with a positive count
+
+    def __len__(self) -> int:
+        return self.live
+
+    def nbytes(self) -> int:
+        return (self.main.keys.nbytes * 2 + self.recent.keys.nbytes * 2 + self.ids.nbytes()
+                + sum(v.nbytes for v in self.values))
+
+    def _value_ids(self, values: pa.Array) -> np.ndarray:
+        """Each row's value id (new values get the next ids)."""
+        enc = pc.dictionary_encode(values)
+        unique = enc.dictionary
+        before = len(self.ids)
+        ids = self.ids.assign([unique])
+        if len(self.ids) > before:
+            self.values.append(unique.filter(pa.array(ids >= before)))
+        if len(self.ids) >= 1 << _ID_BITS:
+            raise ExecutionError(f"DISTINCT aggregate: more than {1 << _ID_BITS} distinct "
+                                 "values")
+        return ids[enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+
+    def update(self, slots: np.ndarray, values: pa.Array, signs: np.ndarray) -> PairChanges:
+        """Count rows in (sign +1) or out (-1): row i is value ``values[i]`` (not NULL) of the
+        group at ``slots[i]``."""
+        if len(slots) and int(slots.max()) > _MAX_SLOT:
+            raise ExecutionError(f"DISTINCT aggregate: more than {_MAX_SLOT} groups")
+        packed = (slots.astype(np.int64) << _ID_BITS) | self._value_ids(values)
+        keys, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        deltas = np.zeros(len(keys), dtype=np.int64)
+        np.add.at(deltas, inverse.reshape(-1), signs.astype(np.int64))
+        old = np.zeros(len(keys), dtype=np.int64)
+        main_pos, in_main = self.main.find(keys)
+        old[in_main] = self.main.counts[main_pos[in_main]]
+        rest = ~in_main
+        recent_pos, in_recent = self.recent.find(keys[rest])
+        old_rest = np.zeros(int(rest.sum()), dtype=np.int64)
+        old_rest[in_recent] = self.recent.counts[recent_pos[in_recent]]
+        old[rest] = old_rest
+        new = old + deltas
+        self.main.counts[main_pos[in_main]] = new[in_main]
+        new_rest = new[rest]
+        self.recent.counts[recent_pos[in_recent]] = new_rest[in_recent]
+        fresh = ~in_recent & (new_rest != 0)
+        if fresh.any():
+            at = recent_pos[fresh]
+            self.recent.keys = np.insert(self.recent.keys, at, keys[rest][fresh])
+            self.recent.counts = np.insert(self.recent.counts, at, new_rest[fresh])
+        became = (old <= 0) & (new > 0)
+        gone = (old > 0) & (new <= 0)
+        self.live += int(became.sum()) - int(gone.sum())
+        if len(self.recent.keys) > max(MIN_RECENT, 64 * math.isqrt(len(self.main.keys))):
+            self._merge()
+        return PairChanges(keys >> _ID_BITS, first, became, gone)
+
+    def _merge(self) -> None:
+        """The recent level merged into the main one (both sorted, no key in both)."""
+        at = np.searchsorted(self.main.keys, self.recent.keys)
+        keys = np.insert(self.main.keys, at, self.recent.keys)
+        counts = np.insert(self.main.counts, at, self.recent.counts)
+        keep = counts != 0  # (pairs counted out are dropped here)
+        self.main.keys, self.main.counts = keys[keep], counts[keep]
+        self.recent = _Level()
+
+    def pairs(self) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+        """Every pair with a non-zero count: its slot, its value, its count."""
+        self._merge()
+        keys, counts = self.main.keys, self.main.counts
+        ids = keys & ((1 << _ID_BITS) - 1)
+        values = pa.concat_arrays(self.values) if self.values else \
+            pa.array([], self.value_type)
+        return keys >> _ID_BITS, values.take(pa.array(ids)), counts
+
+    def adopt(self, old: DistinctCounts, mapping: np.ndarray) -> None:
+        """Take ``old``'s pairs of the slots ``mapping`` names (old slot -> new slot, -1: not
+        taken): a restore at another parallelism."""
+        slots, values, counts = old.pairs()
+        if not len(slots):
+            return
+        inside = slots < len(mapping)
+        new_slots = np.full(len(slots), -1, dtype=np.int64)
+        new_slots[inside] = mapping[slots[inside]]
+        take = np.flatnonzero(new_slots >= 0)
+        if not len(take):
+            return
+        ids = self._value_ids(values.take(pa.array(take)))
+        keys = (new_slots[take] << _ID_BITS) | ids
+        merged = np.concatenate([self.main.keys, self.recent.keys, keys])
+        all_counts = np.concatenate([self.main.counts, self.recent.counts, counts[take]])
+        order = np.argsort(merged, kind="stable")
+        self.main.keys, self.main.counts = merged[order], all_counts[order]
+        self.recent = _Level()
+        self.live += int((counts[take] > 0).sum())
