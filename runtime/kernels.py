@@ -515,18 +515,35 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     return pc.binary_join_element_wise(*parts, "")
 
 
+_last_split: tuple[object, str, pa.ListArray] | None = None
+
+
+def _split(s: Array, sep: str) -> pa.ListArray:
+    """``s`` split at ``sep``; the last split is kept, so SPLIT_INDEX(url, '/', 3),
+    SPLIT_INDEX(url, '/', 4)... of one batch's column (the same array) split it once."""
+    global _last_split
+    last = _last_split
+    if last is not None and last[0] is s and last[1] == sep:
+        return last[2]
+    parts = pc.split_pattern(s, sep)
+    if isinstance(parts, pa.ChunkedArray):
+        parts = parts.combine_chunks()
+    _last_split = (s, sep, parts)
+    return parts
+
+
 def _split_index(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     s = args[0]
     sep, idx = lits[1], lits[2]
     if sep is None or idx is None or as_int(idx) < 0:
         return pa.nulls(len(s), pa.string())
-    parts = pc.split_pattern(s, str(sep))
-    one = pc.list_slice(parts, as_int(idx), as_int(idx) + 1)
-    flat = pc.list_flatten(one)
-    parents = pc.list_parent_indices(one).to_numpy(zero_copy_only=False)
-    pos = np.full(len(s), -1, dtype=np.int64)
-    pos[parents] = np.arange(len(flat))
-    return flat.take(pa.array(pos, mask=pos < 0))
+    parts = _split(s, str(sep))
+    offsets = parts.offsets.to_numpy()
+    at = offsets[:-1] + as_int(idx)
+    present = at < offsets[1:]  # (a NULL string's list is empty here)
+    if parts.null_count:
+        present &= parts.is_valid().to_numpy(zero_copy_only=False)
+    return parts.values.take(pa.array(np.where(present, at, 0), mask=~present))
 
 
 KERNELS: dict[str, Kernel] = {

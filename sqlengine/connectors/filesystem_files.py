@@ -180,9 +180,10 @@ def _read_text(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
     at = (start[0], start[1]) if start is not None else None
     skip = start[2] if start is not None else 0
     blocks = record_blocks(f, quote, escape, share, start=at)
-    if cursor is None:
-        for data, first_line, _ in blocks:
-            yield from _parse(fmt, f, options, schema, stats, data, first_line, columns)
+    if cursor is None:  # (parsed a block ahead on a thread: Arrow's parser frees the GIL)
+        yield from prefetched(batch for data, first_line, _ in blocks
+                              for batch in _parse(fmt, f, options, schema, stats, data,
+                                                  first_line, columns))
         return
     # The position is the offset and line of the block being read and the rows read since
     # it began; resuming skips rows counted from the resumed offset, whatever blocks the
