@@ -83,18 +83,9 @@ class JobMonitor:
 
     def watch(self, session: sqlengine.Session) -> None:
         """See every job ``session`` submits from now on (queries, INSERTs, background
-        INSERTs): its ``submit`` is wrapped on this instance."""
-        if getattr(session, "_web_monitor", None) is self:
-            return
-        submit = session.submit
-
-        def watched(plan: Any) -> Any:
-            execution = submit(plan)
-            self.add(execution)
-            return execution
-
-        session.submit = watched  # type: ignore[method-assign]
-        session._web_monitor = self  # type: ignore[attr-defined]
+        INSERTs)."""
+        if self.add not in session.on_submit:
+            session.on_submit.append(self.add)
 
     def add(self, execution: Any) -> None:
         name = " ".join(self.statement.split())

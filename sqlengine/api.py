@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -56,6 +56,8 @@ class Session:
         self.options: dict[str, str] = {"execution.runtime-mode": "streaming"}
         # Called about twice a second while a job runs: (rows read so far, watermark ms).
         self.on_progress: Any = None
+        # Called with each job's runtime execution as it is submitted (the web view).
+        self.on_submit: list[Callable[[runtime.JobExecution], None]] = []
         # INSERTs start in the background (the shell, as Flink's SQL client; unless
         # 'table.dml-sync' is 'true'), listed by SHOW JOBS, stopped by STOP JOB.
         self.background_inserts = False
@@ -490,8 +492,11 @@ class Session:
     def submit(self, plan: LogicalPlan) -> runtime.JobExecution:
         """Plan a bound plan (ending in a sink) and hand it to the runtime the options choose;
         it runs when the execution's ``run()`` is iterated."""
-        return runtime.execute(self.job_graph(plan), self.options, self.memory_tables(),
-                               self.on_progress)
+        execution = runtime.execute(self.job_graph(plan), self.options,
+                                    self.memory_tables(), self.on_progress)
+        for listener in self.on_submit:
+            listener(execution)
+        return execution
 
 
 def _check_rule_names(value: str) -> None:
