@@ -174,7 +174,12 @@ def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
 
     err = sys.stderr
     writer = _Output(None, fmt)
+    web_view = _web_view(err, False, None)  # (-D rest.port=N or a SET 'rest.port' asks)
     try:
+        try:
+            web_view.watch(session)
+        except SqlEngineError as e:
+            raise click.BadParameter(e.message, param_hint="-D") from None
         for source, script in scripts:
             try:
                 parts = split_script(script)
@@ -184,12 +189,16 @@ def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
                 return 1
             for offset, text in parts:
                 try:
+                    web_view.begin(text)
                     result = session.run_statement(text, offset, script, source,
                                                    collect_queries=False)
                     _show(result, fmt, err, writer.target(source), None)
+                    web_view.end()
+                    web_view.follow(session)
                 except (SqlEngineError, Exception) as e:
                     if not isinstance(e, SqlEngineError):
                         e = internal_error(e, source)
+                    web_view.end(e.message)
                     _locate(e, source, script, offset, text)
                     err.write(render_error(e) + "\n")
                     return 1
@@ -198,6 +207,7 @@ def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
         return 130
     finally:
         writer.close()
+        web_view.stop()
     return 0
 
 

@@ -46,8 +46,9 @@ def nexmark_q5(tmp_path: Path, events: int, rate: int) -> Path:
 class Job:
     """``sqlengine run FILE --web-port 0`` as a subprocess; ``url`` once it serves."""
 
-    def __init__(self, script: Path) -> None:
-        self.proc = subprocess.Popen([*CLI, "run", str(script), "--web-port", "0"], cwd=ROOT,
+    def __init__(self, script: Path, argv: list[str] | None = None) -> None:
+        argv = argv if argv is not None else ["run", str(script), "--web-port", "0"]
+        self.proc = subprocess.Popen([*CLI, *argv], cwd=ROOT,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True)
         self.lines: queue.Queue[str] = queue.Queue()
@@ -160,6 +161,22 @@ def test_run_web_serves_the_running_jobs_graph_and_live_counters(tmp_path: Path)
                 after = {v["id"]: v["records_in"] for v in snap["vertices"]}
                 assert after["v2"] > before["v2"]  # (the window aggregate read more rows)
         assert moved and ended
+        job.finish()
+    finally:
+        job.kill()
+
+
+@pytest.mark.parametrize("flag", ["-f", "-c"])
+def test_one_liners_serve_the_web_view_when_rest_port_is_set(tmp_path: Path,
+                                                              flag: str) -> None:
+    script = nexmark_q5(tmp_path, 30_000, 6_000)  # about 5 s
+    port = _free_port()
+    job = Job(script, ["-D", f"rest.port={port}", flag,
+                       str(script) if flag == "-f" else script.read_text()])
+    try:
+        assert job.port == port
+        running = job.wait_running()
+        assert running["vertices"] and running["status"] == "RUNNING"
         job.finish()
     finally:
         job.kill()
