@@ -295,9 +295,13 @@ class JoinOperator(SpillsToDisk, Operator):
                 self.state[side] = table.filter(pc.greater(table[T], now - self.ttl))
 
     def _store(self, side: int, delta: pa.Table, matches: np.ndarray) -> None:
-        now = self.clock.monotonic() if self.ttl else 0.0
-        delta = delta.append_column(T, pa.array(np.full(delta.num_rows, now)))
-        delta = delta.append_column(K, pa.array(matches))
+        # Each row's write time only with a TTL, its match count only on a side whose rows
+        # may be output alone (16 bytes a row of state otherwise).
+        if self.ttl:
+            delta = delta.append_column(T, pa.array(np.full(delta.num_rows,
+                                                            self.clock.monotonic())))
+        if self.tracked[side]:
+            delta = delta.append_column(K, pa.array(matches))
         old = self.state[side]
         # (by position: a join's columns may share a name)
         table = delta if old is None else pa.concat_tables(
@@ -312,11 +316,11 @@ class JoinOperator(SpillsToDisk, Operator):
         extra = list(table.column_names[width:])
         renamed = table.rename_columns(names + extra)
         grouped = renamed.group_by(names, use_threads=False).aggregate(
-            [(M, "sum"), (T, "max"), (K, "max")])
+            [(M, "sum"), *((c, "max") for c in extra if c != M)])
         grouped = grouped.filter(pc.greater(grouped[f"{M}_sum"], 0))
-        cols = [grouped[n] for n in names] + [grouped[f"{M}_sum"], grouped[f"{T}_max"],
-                                              grouped[f"{K}_max"]]
-        out = pa.Table.from_arrays(cols, names=[*self.schemas[side].names, M, T, K])
+        cols = [grouped[n] for n in names] + [grouped[f"{c}_{'sum' if c == M else 'max'}"]
+                                              for c in extra]
+        out = pa.Table.from_arrays(cols, names=[*self.schemas[side].names, *extra])
         return out.select(table.column_names)
 
     # In an iteration's step (runtime/operators/iterate.py) probing rows are matched as they
