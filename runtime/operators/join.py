@@ -143,7 +143,8 @@ class JoinOperator(SpillsToDisk, Operator):
         non-NULL (SQL equality: NULL keys never match)."""
         keys = self._keys(table, side)
         for n in keys.column_names[:-1]:
-            keys = keys.filter(pc.is_valid(keys[n]))
+            if keys[n].null_count:  # (no copy of the keys when none is NULL)
+                keys = keys.filter(pc.is_valid(keys[n]))
         return keys
 
     def _match(self, left: pa.Table, right: pa.Table) -> tuple[np.ndarray, np.ndarray]:
