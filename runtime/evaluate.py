@@ -96,9 +96,9 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
     if isinstance(expr, Cast):
         return cast_array(_eval(expr.arg, batch, n, memo), expr.type, expr.safe)
     if isinstance(expr, Case):
-        return _case(expr, batch, n)
+        return _case(expr, batch, n, memo)
     if isinstance(expr, InList):
-        return _in_list(expr, batch, n)
+        return _in_list(expr, batch, n, memo)
     msg = f"cannot evaluate {type(expr).__name__}"
     raise ExecutionError(msg)
 
@@ -147,10 +147,12 @@ def _repeat(lit: Literal, n: int) -> pa.Array:
     return pa.repeat(pa.scalar(lit.value, lit.type), n)
 
 
-def _case(expr: Case, batch: pa.RecordBatch, n: int) -> pa.Array:
-    conds = [pc.fill_null(_eval(c, batch, n), False) for c, _ in expr.whens]
-    values = [_eval(v, batch, n) for _, v in expr.whens]
-    default = _eval(expr.default, batch, n) if expr.default is not None else pa.nulls(n, expr.type)
+def _case(expr: Case, batch: pa.RecordBatch, n: int,
+          memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
+    conds = [pc.fill_null(_eval(c, batch, n, memo), False) for c, _ in expr.whens]
+    values = [_eval(v, batch, n, memo) for _, v in expr.whens]
+    default = _eval(expr.default, batch, n, memo) if expr.default is not None else \
+        pa.nulls(n, expr.type)
     cond_struct = pa.StructArray.from_arrays(conds, names=[f"c{i}" for i in range(len(conds))])
     return pc.case_when(cond_struct, *values, default)
 
@@ -158,8 +160,9 @@ def _case(expr: Case, batch: pa.RecordBatch, n: int) -> pa.Array:
 _FEW = 4  # IN lists of up to this many literal values are tested as comparisons
 
 
-def _in_list(expr: InList, batch: pa.RecordBatch, n: int) -> pa.Array:
-    arg = _eval(expr.arg, batch, n)
+def _in_list(expr: InList, batch: pa.RecordBatch, n: int,
+             memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
+    arg = _eval(expr.arg, batch, n, memo)
     literals = [v for v in expr.values if isinstance(v, Literal)]
     if len(literals) == len(expr.values):
         present = [v.value for v in literals if v.value is not None]
@@ -177,7 +180,7 @@ def _in_list(expr: InList, batch: pa.RecordBatch, n: int) -> pa.Array:
         found = pa.array([False] * n)
         has_null_arr = pa.array([False] * n)
         for v in expr.values:
-            other = _eval(v, batch, n)
+            other = _eval(v, batch, n, memo)
             found = pc.or_(found, pc.fill_null(pc.equal(arg, other), False))
             has_null_arr = pc.or_(has_null_arr, pc.is_null(other))
         has_null = None

@@ -21,7 +21,7 @@ from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.runtime.elements import MAX_WATERMARK, MIN_WATERMARK, Watermark
 from sqlengine.runtime.memory import account_for
 from sqlengine.runtime.native.chain import ChainedTask
-from sqlengine.runtime.native.factory import build_operator
+from sqlengine.runtime.native.factory import build_chain
 from sqlengine.runtime.native.input_processor import StreamInputProcessor
 from sqlengine.runtime.native.source_driver import SourceDriver
 from sqlengine.runtime.operators.sink import CollectSink
@@ -70,7 +70,7 @@ class Executor:
             self._coordinator.sink_tokens(options)  # (before the sinks are opened)
         memory = account_for(options)  # (one slot: every task of the job shares it)
         for v in graph.vertices:
-            ops = [build_operator(spec, tables or {}) for spec in v.chain]
+            ops = build_chain(v.chain, tables or {})
             names = [spec.label().split("(")[0] for spec in v.chain]
             n_inputs = max(1, len(graph.in_edges(v.id)))
             self.tasks[v.id] = ChainedTask(v.id, ops, names, n_inputs, options,

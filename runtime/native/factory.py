@@ -6,7 +6,8 @@ the code of operators it does not use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 
 import pyarrow as pa
 
@@ -63,6 +64,7 @@ from sqlengine.runtime.operators.stateless import (
     ReplicateRowsOperator,
     StatementSetOperator,
     UnionOperator,
+    carry_into,
 )
 from sqlengine.runtime.values import values_columns
 
@@ -152,6 +154,18 @@ class SinkOperator(Operator):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def build_chain(specs: Sequence[OperatorSpec], tables: dict[str, object]) -> list[Operator]:
+    """The live operators of a chain, in order; a Filter (or a Source applying pushed
+    filters) followed by a Project hands the Project what both compute
+    (runtime/operators/stateless.py: carry_into)."""
+    ops = [build_operator(spec, tables) for spec in specs]
+    for first, second in itertools.pairwise(ops):
+        if isinstance(first, FilterOperator | SourceOperator) and \
+                isinstance(second, ProjectOperator):
+            carry_into(first, second)
+    return ops
 
 
 def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:

@@ -49,7 +49,7 @@ from sqlengine.runtime.native.executor import (
     late_dropped,
     watermark_lag,
 )
-from sqlengine.runtime.native.factory import build_operator
+from sqlengine.runtime.native.factory import build_chain
 from sqlengine.runtime.native.network import (
     BlockingWriter,
     Cancelled,
@@ -248,7 +248,7 @@ class ParallelExecutor:
             if self.graph.out_edges(v.id):
                 continue
             for i in range(v.parallelism):
-                ops = [build_operator(spec, self.tables) for spec in v.chain]
+                ops = build_chain(v.chain, self.tables)
                 labels = [spec.label().split("(")[0] for spec in v.chain]
                 chain = ChainedTask(f"{v.id}[{i + 1}/{v.parallelism}]", ops, labels, 1,
                                     self.options, subtask=(i, v.parallelism))
@@ -291,7 +291,7 @@ class ParallelExecutor:
             for sub, channels in zip(ejv.subtasks, ejv.channels):
                 if self.slot_of(sub) != slot:
                     continue
-                ops = [build_operator(spec, self.tables) for spec in jv.chain]
+                ops = build_chain(jv.chain, self.tables)
                 if isinstance(ops[0], SourceOperator):
                     ops[0].split = (sub.subtask, sub.parallelism)
                 names = [spec.label().split("(")[0] for spec in jv.chain]

@@ -11,11 +11,12 @@ import pyarrow.compute as pc
 from sqlengine import connectors
 from sqlengine.connectors import ReadStats, SourceCursor, SourceRead
 from sqlengine.errors import ConnectorError, ExecutionError
-from sqlengine.plan.expressions import Expr
+from sqlengine.plan.expressions import Expr, remap_columns
 from sqlengine.plan.nodes import SourceSpec
 from sqlengine.runtime.elements import MIN_WATERMARK, Watermark, WatermarkStatus, with_meta
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.stateless import calls_in, carried_values
 from sqlengine.runtime.watermark_emission import emitted_before
 
 
@@ -182,8 +183,10 @@ class SourceOperator(Operator):
                                                names=batch.schema.names[:-1])
         wm = self._row_watermarks(batch) if self.event_time else None
         keep = None
+        memo: dict[Expr, pa.Array] | None = {} if self.carry else None
+        rows = batch.num_rows
         for f in self.filters:
-            mask = pc.fill_null(evaluate(f, batch), False)
+            mask = pc.fill_null(evaluate(f, batch, memo), False)
             keep = mask if keep is None else pc.and_(keep, mask)
         if self.projection is not None:  # (before filtering: only the columns read are taken)
             batch = batch.select(list(self.projection))
@@ -195,6 +198,26 @@ class SourceOperator(Operator):
                 kinds = kinds.filter(keep)
         if batch.num_rows == 0:
             return ()
-        if wm is not None or kinds is not None:
-            return (with_meta(batch, wm, kinds),)
-        return (batch,)
+        out = with_meta(batch, wm, kinds) if wm is not None or kinds is not None else batch
+        if memo and keep is not None:
+            self.carried = (out, carried_values(self.carry, memo, keep, rows))
+        return (out,)
+
+    # The calls of pushed filters that the Project chained after it computes too (see
+    # runtime/operators/stateless.py: carry_into), and their values for the last batch.
+    carry: dict[Expr, Expr] = {}  # (replaced, never changed in place)
+    carried: tuple[pa.RecordBatch, dict[Expr, pa.Array]] | None = None
+
+    def offered_calls(self) -> dict[Expr, Expr]:
+        """The pushed filters' calls over the columns it outputs, as the next operator
+        writes them (by output position)."""
+        position = {c: i for i, c in enumerate(self.projection)} \
+            if self.projection is not None else None
+        offered: dict[Expr, Expr] = {}
+        for f in self.filters:
+            for x in calls_in(f):
+                if position is None:
+                    offered[x] = x
+                elif x.columns() <= position.keys():
+                    offered[x] = remap_columns(x, position)
+        return offered

@@ -9,10 +9,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.plan.expressions import ColumnRef, Expr
+from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr
 from sqlengine.runtime.elements import INSERT, has_rowkind, meta_columns, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+
+
+def calls_in(expr: Expr) -> set[Expr]:
+    """The calls and casts in ``expr`` (what an evaluation memo holds)."""
+    return {x for x in expr.walk() if isinstance(x, Call | Cast)}
 
 
 class FilterOperator(Operator):
@@ -21,13 +26,33 @@ class FilterOperator(Operator):
 
     def __init__(self, predicate: Expr) -> None:
         self.predicate = predicate
+        # Subexpressions of the predicate that the Project chained after it computes too
+        # (see carry_into): their values for the rows kept are handed over, not recomputed.
+        self.carry: dict[Expr, Expr] = {}
+        self.carried: tuple[pa.RecordBatch, dict[Expr, pa.Array]] | None = None
+
+    def offered_calls(self) -> dict[Expr, Expr]:
+        """The calls it computes, each as the operator after it would write it."""
+        return {x: x for x in calls_in(self.predicate)}
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        mask = evaluate(self.predicate, batch)
+        memo: dict[Expr, pa.Array] | None = {} if self.carry else None
+        mask = evaluate(self.predicate, batch, memo)
         # SQL keeps a row only when the predicate is TRUE (NULL drops it).
-        out = batch.filter(pc.fill_null(mask, False))
+        keep = pc.fill_null(mask, False)
+        out = batch.filter(keep)
+        if memo:
+            self.carried = (out, carried_values(self.carry, memo, keep, batch.num_rows))
         return (out,) if out.num_rows else ()
+
+
+def carried_values(carry: dict[Expr, Expr], memo: dict[Expr, pa.Array], keep: pa.Array,
+                   rows: int) -> dict[Expr, pa.Array]:
+    """The memo's values of the carried calls, for the rows ``keep`` keeps, keyed as the
+    next operator writes them."""
+    return {carry[e]: v.filter(keep) for e, v in memo.items()
+            if e in carry and len(v) == rows}
 
 
 class ProjectOperator(Operator):
@@ -37,12 +62,16 @@ class ProjectOperator(Operator):
     def __init__(self, exprs: tuple[Expr, ...], schema: pa.Schema) -> None:
         self.exprs = exprs
         self.schema = schema
+        self.after: Operator | None = None  # (a Filter or Source handing values over)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        # The projections share their common parts (and what the Filter before computed).
+        carried = self.after.carried if self.after is not None else None  # type: ignore[attr-defined]
+        memo = dict(carried[1]) if carried is not None and carried[0] is batch else {}
         arrays = []
         for e, f in zip(self.exprs, self.schema):
-            a = batch.column(e.index) if isinstance(e, ColumnRef) else evaluate(e, batch)
+            a = batch.column(e.index) if isinstance(e, ColumnRef) else evaluate(e, batch, memo)
             if a.type != f.type:
                 a = a.cast(f.type)
             arrays.append(a)
@@ -51,6 +80,21 @@ class ProjectOperator(Operator):
             arrays.append(col)
             names.append(name)
         return (pa.RecordBatch.from_arrays(arrays, names=names),)
+
+
+def carry_into(producer: Operator, project: ProjectOperator) -> None:
+    """Chain ``project`` after ``producer`` (a Filter, or a Source applying pushed filters):
+    the calls both compute are computed once, by the producer, and handed over for the rows
+    it keeps (Flink generates one Calc for a filter and a projection)."""
+    try:
+        wanted = set().union(*(calls_in(e) for e in project.exprs))
+        shared = {own: out for own, out in producer.offered_calls().items()  # type: ignore[attr-defined]
+                  if out in wanted}
+    except TypeError:  # (a literal value that cannot be hashed: nothing is shared)
+        return
+    if shared:
+        producer.carry = shared  # type: ignore[attr-defined]
+        project.after = producer
 
 
 class UnionOperator(Operator):
