@@ -11,10 +11,11 @@ messages, one row each).
   a restored job resumes at the next sequence (a consumer from that start sequence), so no
   message is lost or read twice. A gap in the consumer's sequence (messages the client
   dropped) restarts the consumer after the last message read, as an ordered consumer does.
-- Sink: each row published to 'subject' as a JSON message, acknowledged by JetStream
-  (at-least-once); a checkpointing job refuses it (rows published after the last checkpoint
-  would be published again after a restore).
-The NATS client (nats-py) is asyncio: the connector drives its own event loop.
+- Sink (nats_sink.py): each row published to 'subject' as a JSON message, acknowledged by
+  JetStream; in a checkpointing job exactly-once, each epoch's rows published when its
+  checkpoint completes with message ids that JetStream deduplicates after a restore.
+The NATS client (nats-py) is asyncio: the connector drives its own event loop
+(nats_client.py).
 """
 
 from __future__ import annotations
@@ -25,48 +26,11 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from sqlengine.connectors.base import Connector, OptionSpec, SinkWriter, SourceRead
+from sqlengine.connectors.nats_client import NatsIO
 from sqlengine.errors import ConnectorError
 
 _FETCH = 1000  # messages per fetch
 _WAIT = 0.2  # seconds a fetch waits for messages before the reader yields None
-
-
-def _client() -> Any:
-    try:
-        import nats
-    except ImportError:
-        msg = "the nats connector needs the NATS client: pip install 'sqlengine[nats]'"
-        raise ConnectorError(msg) from None
-    return nats
-
-
-class _Loop:
-    """An event loop of one reader or writer, and its NATS connection."""
-
-    def __init__(self, table: str, options: dict[str, str]) -> None:
-        self.table = table
-        self.servers = options.get("servers", "nats://127.0.0.1:4222")
-        import asyncio  # (here: every connector module is imported to find one by name)
-
-        self.loop = asyncio.new_event_loop()
-        nats = _client()
-        try:
-            self.nc = self.run(nats.connect(self.servers, connect_timeout=5,
-                                            max_reconnect_attempts=2, allow_reconnect=False))
-        except Exception as e:  # (the client's errors: no server, refused)
-            self.loop.close()
-            msg = f"table {table!r}: cannot connect to NATS at {self.servers!r}: {e}"
-            raise ConnectorError(msg) from None
-        self.js = self.nc.jetstream()
-
-    def run(self, coro: Any) -> Any:
-        return self.loop.run_until_complete(coro)
-
-    def close(self) -> None:
-        try:
-            self.run(self.nc.close())
-        finally:
-            self.loop.close()
 
 
 class NatsReader:
@@ -81,13 +45,13 @@ class NatsReader:
         self.key = f"nats:{self.stream}:{self.subject}"
 
     def batches(self) -> Iterator[pa.RecordBatch | None]:
-        io = _Loop(self.read.table, self.options)
+        io = NatsIO(self.read.table, self.options)
         try:
             yield from self._batches(io)
         finally:
             io.close()
 
-    def _batches(self, io: _Loop) -> Iterator[pa.RecordBatch | None]:
+    def _batches(self, io: NatsIO) -> Iterator[pa.RecordBatch | None]:
         try:
             info = io.run(io.js.stream_info(self.stream))
         except Exception as e:
@@ -147,7 +111,7 @@ class NatsReader:
                 sub = self._subscribe(io, done)
                 expected = 1
 
-    def _subscribe(self, io: _Loop, done: int) -> Any:
+    def _subscribe(self, io: NatsIO, done: int) -> Any:
         """A consumer of the subject's messages after stream sequence ``done``."""
         from nats.js.api import ConsumerConfig, DeliverPolicy
 
@@ -168,43 +132,6 @@ class NatsReader:
         if not batches:
             return None
         return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
-
-
-class NatsWriter(SinkWriter):
-    name = "NatsSink"
-    # At-least-once, so a checkpointing job refuses it: rows published after the last
-    # checkpoint would be published again after a restore (message deduplication by
-    # 'Nats-Msg-Id' would need the rows replayed in the same order, within the stream's
-    # duplicate window).
-    guarantee: ClassVar[str | None] = None
-
-    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema) -> None:
-        super().__init__()
-        self.table = table
-        self.subject = options["subject"]
-        self.io = _Loop(table, options)
-
-    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
-        from sqlengine.connectors.json_format import json_bytes
-
-        if kinds is not None and any(k != "+I" for k in kinds.to_pylist()):
-            msg = f"table {self.table!r}: the nats sink takes insert-only rows"
-            raise ConnectorError(msg)
-        lines = [line for line in json_bytes(batch).split(b"\n") if line]
-
-        async def publish() -> None:
-            for line in lines:
-                await self.io.js.publish(self.subject, line)
-
-        try:
-            self.io.run(publish())
-        except Exception as e:
-            msg = f"table {self.table!r}: publishing to {self.subject!r} failed: {e}"
-            raise ConnectorError(msg) from None
-        self.rows += batch.num_rows
-
-    def close(self) -> None:
-        self.io.close()
 
 
 class Nats(Connector):
@@ -247,7 +174,15 @@ class Nats(Connector):
                   overwrite: bool) -> SinkWriter:
         if overwrite:
             raise ConnectorError(f"table {table!r}: INSERT OVERWRITE into a nats subject")
+        from sqlengine.connectors.nats_sink import NatsWriter
+
         return NatsWriter(table, options, schema)
+
+    def open_committing_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
+                             subtask: int) -> SinkWriter | None:
+        from sqlengine.connectors.nats_sink import CommittingNatsWriter
+
+        return CommittingNatsWriter(table, options, schema, subtask)
 
 
 CONNECTOR = Nats()

@@ -1,7 +1,7 @@
 """The nats source under checkpoints, against the real NATS server (JetStream) and the real
 PostgreSQL: a restored reader resumes at the message after the last one it turned into rows
-(bounded and 'latest' reads keep their bounds), the nats sink is refused by checkpointing
-jobs, and a checkpointed GROUP BY from a stream upserted into PostgreSQL through the jdbc
+(bounded and 'latest' reads keep their bounds), a checkpointing job writes to the nats sink,
+and a checkpointed GROUP BY from a stream upserted into PostgreSQL through the jdbc
 sink, its ``sqlengine run --restore`` process group SIGKILLed five times at random moments,
 ends with the table equal to the same query's batch result (no message lost or counted
 twice)."""
@@ -24,7 +24,6 @@ import pytest
 
 import sqlengine
 from sqlengine.connectors.base import ReadStats, SourceCursor, SourceRead
-from sqlengine.errors import SqlEngineError
 from tests.connectors import test_jdbc_postgres as jdbc_tests
 from tests.connectors import test_nats as nats_tests
 from tests.connectors.test_jdbc_postgres import URL, _sql
@@ -114,8 +113,8 @@ def test_a_restored_reader_resumes_at_the_next_message(stream: tuple[str, str],
                         **{"scan.startup.mode": "latest"}), limit=5) == list(range(111, 116))
 
 
-def test_checkpointing_jobs_take_the_source_and_refuse_the_sink(stream: tuple[str, str],
-                                                                tmp_path: Path) -> None:
+def test_checkpointing_jobs_take_the_source_and_the_sink(stream: tuple[str, str],
+                                                         tmp_path: Path) -> None:
     name, subject = stream
     _publish(subject, [json.dumps({"id": i}).encode() for i in range(1, 51)])
     s = sqlengine.connect({"execution.runtime-mode": "streaming",
@@ -127,9 +126,13 @@ def test_checkpointing_jobs_take_the_source_and_refuse_the_sink(stream: tuple[st
         {"total": 1275}
     s.execute(f"CREATE TABLE out (id BIGINT) WITH ('connector' = 'nats', 'subject' = "
               f"'{subject}')")
-    with pytest.raises(SqlEngineError, match=r"'out' \(NatsSink\) cannot take part in "
-                                             "checkpoints"):
-        s.execute("INSERT INTO out SELECT id FROM src")
+    # (exactly-once: test_nats_sink.py)
+    s.execute("INSERT INTO out SELECT id + 100 FROM src")
+    b = sqlengine.connect({"execution.runtime-mode": "batch"})
+    b.execute(f"CREATE TABLE src (id BIGINT) WITH ('connector' = 'nats', 'subject' = "
+              f"'{subject}', 'stream' = '{name}', 'scan.bounded.mode' = 'latest-offset')")
+    assert b.sql("SELECT id FROM src").collect().column(0).to_pylist() == \
+        list(range(1, 51)) + list(range(101, 151))
 
 
 # -- chaos: kill -9 the job five times, restore it each time, compare with the batch result --
