@@ -75,6 +75,14 @@ class SourceOperator(Operator):
         return {"position": position, "watermark": self.watermark, "idle": self.idle,
                 "stats": self.stats}
 
+    def prepare_snapshot(self, checkpoint: int) -> None:
+        if self.cursor is not None:
+            self.cursor.barrier(checkpoint)
+
+    def notify_checkpoint_complete(self, checkpoint: int) -> None:
+        if self.cursor is not None:  # (a broker's reader acknowledges what it covers)
+            self.cursor.completed(checkpoint)
+
     def restore_from(self, states: list[Mapping[str, object]], subtask: int,
                      parallelism: int) -> None:
         """Each split resumes where the old subtasks left it, whichever subtask reads it

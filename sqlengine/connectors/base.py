@@ -126,10 +126,31 @@ class SourceCursor:
         # (only the splits this subtask reads: restored positions are merged across
         # subtasks, so one subtask's stale copy must not overwrite another's progress)
         self.position: dict[str, object] = {}
+        # Told the positions a completed checkpoint holds (a reader acknowledging its
+        # broker's messages up to them, as Flink's sources commit offsets on completion).
+        self.on_complete: list[Callable[[dict[str, object]], None]] = []
+        self._barriers: dict[int, dict[str, object]] = {}
 
     def resume(self, split: str) -> object | None:
         """The restored position of ``split`` (None: read it from its beginning)."""
         return self.start.get(split)
+
+    def barrier(self, checkpoint: int) -> None:
+        """A checkpoint's barrier: the positions it holds are kept until it completes."""
+        if self.on_complete:
+            self._barriers[checkpoint] = dict(self.position)
+
+    def completed(self, checkpoint: int) -> None:
+        """Checkpoint ``checkpoint`` completed: the listeners are told its positions (and
+        those of earlier checkpoints are dropped: a later one covers them)."""
+        done = [c for c in self._barriers if c <= checkpoint]
+        if not done:
+            return
+        position = self._barriers[max(done)]
+        for c in done:
+            del self._barriers[c]
+        for listener in self.on_complete:
+            listener(position)
 
 
 DONE = "done"  # a split's position once it has been read to its end

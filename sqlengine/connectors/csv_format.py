@@ -215,7 +215,9 @@ def _plain(t: pa.DataType) -> bool:
         or pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_time(t)
 
 
-def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
+def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
+    """Each row's CSV text, without its newline (None when there are no columns or no
+    rows)."""
     delim = opt_char(options, "csv.field-delimiter", ",") or ","
     quote = opt_char(options, "csv.quote-character", '"') or '"'
     plain_safe = delim not in _PLAIN_TEXT and quote not in _PLAIN_TEXT
@@ -224,7 +226,11 @@ def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
                else cast_array(col, pa.string())
                for col in batch.columns]
     plain = [plain_safe and _plain(col.type) for col in batch.columns]
-    lines = _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain)
+    return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain)
+
+
+def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
+    lines = csv_rows(batch, options)
     if lines is None:
         return b""
     # Each line and its newline, taken from the joined array's data buffer (no Python

@@ -1,137 +1,63 @@
-"""The nats connector: NATS JetStream streams as sources and sinks (first part: JSON
-messages, one row each).
+"""The nats connector: NATS JetStream streams as sources and sinks, in the shape of Flink's
+Kafka connector (a replayable, sequenced log; a Kafka connector would sit behind the same
+options: 'scan.startup.mode', 'scan.bounded.mode', 'format' and its options).
 
-- Source: the messages of 'stream' on 'subject' from 'scan.startup.mode' = 'earliest' (or
-  'latest': only those published after the job starts), read by an ordered consumer in
-  batches; rows parsed with the json format, vectorised per batch of messages (a bad message
-  is named ``nats <subject>:<stream sequence>``). Unbounded, or bounded with
-  'scan.bounded.mode' = 'latest-offset' (the stream's last sequence when the job starts, as
-  Flink's Kafka source). A single reader (a non-parallel source). In a checkpointing job its
-  position is the stream sequence of the last message it turned into rows (and the bound):
-  a restored job resumes at the next sequence (a consumer from that start sequence), so no
-  message is lost or read twice. A gap in the consumer's sequence (messages the client
-  dropped) restarts the consumer after the last message read, as an ordered consumer does.
-- Sink (nats_sink.py): each row published to 'subject' as a JSON message, acknowledged by
-  JetStream; in a checkpointing job exactly-once, each epoch's rows published when its
-  checkpoint completes with message ids that JetStream deduplicates after a restore.
+- Source (nats_source.py): the messages of 'stream' on 'subject', from 'scan.startup.mode' =
+  'earliest', 'latest', 'timestamp' ('scan.startup.timestamp-millis') or 'sequence'
+  ('scan.startup.specific-offset': the stream sequence read first), one record each in
+  'format' json, csv, raw or debezium-json (a changelog) with the format's options
+  (nats_format.py; a bad message is named ``nats <subject>:seq:<stream sequence>``, or skipped
+  and counted with '<format>.ignore-parse-errors'). Unbounded, or bounded with
+  'scan.bounded.mode' = 'latest-offset'. A single reader (a non-parallel source) whose
+  position, the stream sequence, is part of a checkpointing job's checkpoints. 'durable' names
+  a durable consumer that keeps the committed position on the server, acknowledged as
+  checkpoints complete.
+- Sink (nats_sink.py): each row published to 'subject' as one message (json, csv or raw),
+  acknowledged by JetStream; in a checkpointing job exactly-once, each epoch's rows published
+  when its checkpoint completes with message ids that JetStream deduplicates after a restore.
 The NATS client (nats-py) is asyncio: the connector drives its own event loop
 (nats_client.py).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
-from sqlengine.connectors.base import Connector, OptionSpec, SinkWriter, SourceRead
-from sqlengine.connectors.nats_client import NatsIO
+from sqlengine.connectors import raw_format
+from sqlengine.connectors.base import Connector, Fail, OptionSpec, SinkWriter, SourceRead
+from sqlengine.connectors.nats_format import FORMATS, PREFIXES, SINK_FORMATS
+from sqlengine.connectors.nats_source import OFFSET, STARTUP, TIMESTAMP
 from sqlengine.errors import ConnectorError
+from sqlengine.types import is_nested, type_name
 
-_FETCH = 1000  # messages per fetch
-_WAIT = 0.2  # seconds a fetch waits for messages before the reader yields None
+if TYPE_CHECKING:
+    from sqlengine.plan.nodes import Schema
 
-
-class NatsReader:
-    def __init__(self, read: SourceRead) -> None:
-        self.read = read
-        self.options = read.options
-        self.subject = self.options["subject"]
-        self.stream = self.options["stream"]
-        self.where = f"nats {self.subject}"
-        # The split's key in a checkpoint's positions: (the stream sequence of the last
-        # message turned into rows, the bounded read's last sequence or None).
-        self.key = f"nats:{self.stream}:{self.subject}"
-
-    def batches(self) -> Iterator[pa.RecordBatch | None]:
-        io = NatsIO(self.read.table, self.options)
-        try:
-            yield from self._batches(io)
-        finally:
-            io.close()
-
-    def _batches(self, io: NatsIO) -> Iterator[pa.RecordBatch | None]:
-        try:
-            info = io.run(io.js.stream_info(self.stream))
-        except Exception as e:
-            msg = (f"table {self.read.table!r}: JetStream stream {self.stream!r}: "
-                   f"{type(e).__name__}: {e}")
-            raise ConnectorError(msg) from None
-        cursor = self.read.cursor
-        resumed = cursor.resume(self.key) if cursor is not None else None
-        if resumed is not None:  # (a restored job: on after the last message read)
-            done, end = resumed  # type: ignore[misc]
-        else:
-            latest = self.options.get("scan.startup.mode", "earliest") == "latest"
-            done = info.state.last_seq if latest else 0
-            bounded = self.options.get("scan.bounded.mode") == "latest-offset"
-            end = info.state.last_seq if bounded else None
-        if cursor is not None:
-            cursor.position[self.key] = (done, end)
-        if end is not None and done >= end:
-            return
-        sub = self._subscribe(io, done)
-        if end is not None and io.run(sub.consumer_info()).num_pending == 0:
-            return  # (no message of the subject up to the bound)
-        expected = 1  # the next consumer sequence (no ack, no redelivery: one by one)
-        while True:
-            try:
-                msgs = io.run(sub.fetch(_FETCH, timeout=_WAIT))
-            except Exception as e:  # (a timeout: nothing new yet)
-                if type(e).__name__ not in ("TimeoutError", "FetchTimeoutError"):
-                    raise ConnectorError(f"table {self.read.table!r}: reading "
-                                         f"{self.where}: {e}") from None
-                msgs = []
-            if not msgs:
-                yield None
-                continue
-            kept, gap, past = [], False, False
-            for m in msgs:
-                if m.metadata.sequence.consumer != expected:
-                    gap = True  # (messages lost in between: read again after the last kept)
-                    break
-                expected += 1
-                if end is not None and m.metadata.sequence.stream > end:
-                    past = True
-                    break
-                kept.append(m)
-            if kept:
-                done = kept[-1].metadata.sequence.stream
-                batch = self._batch(kept)
-                if cursor is not None:  # (before the rows go out: a snapshot follows them)
-                    cursor.position[self.key] = (done, end)
-                if batch is not None:
-                    yield batch
-            if end is not None and (past or done >= end or
-                                    (kept and kept[-1].metadata.num_pending == 0)):
-                return
-            if gap:  # (a new consumer from the next sequence, as an ordered consumer does)
-                io.run(sub.unsubscribe())
-                sub = self._subscribe(io, done)
-                expected = 1
-
-    def _subscribe(self, io: NatsIO, done: int) -> Any:
-        """A consumer of the subject's messages after stream sequence ``done``."""
-        from nats.js.api import ConsumerConfig, DeliverPolicy
-
-        start = {"deliver_policy": DeliverPolicy.ALL} if done == 0 else {
-            "deliver_policy": DeliverPolicy.BY_START_SEQUENCE, "opt_start_seq": done + 1}
-        return io.run(io.js.pull_subscribe(
-            self.subject, stream=self.stream,
-            config=ConsumerConfig(ack_policy="none", inactive_threshold=60.0, **start)))
-
-    def _batch(self, msgs: list[Any]) -> pa.RecordBatch | None:
-        """The messages' rows as one batch (None: every one skipped as bad)."""
-        from sqlengine.connectors.json_format import read_json
-
-        data = b"\n".join(m.data.replace(b"\n", b" ") for m in msgs) + b"\n"
-        first = msgs[0].metadata.sequence.stream
-        batches = list(read_json(f"{self.where}:seq", self.options, self.read.schema,
-                                 self.read.stats, data=data, first_line=first))
-        if not batches:
-            return None
-        return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
+_NOT_IMPLEMENTED = {
+    "scan.startup.specific-offsets": f"a stream has one sequence: use '{STARTUP}' = "
+                                     f"'sequence' with '{OFFSET}'",
+    "properties.group.id": "a durable consumer keeps the committed position: use 'durable'",
+    "scan.bounded.timestamp-millis": "a bounded read ends at the stream's last sequence "
+                                     "('scan.bounded.mode' = 'latest-offset')",
+    "scan.bounded.specific-offsets": "a bounded read ends at the stream's last sequence "
+                                     "('scan.bounded.mode' = 'latest-offset')",
+    "sink.delivery-guarantee": "the sink is exactly-once in a checkpointing job, and "
+                               "publishes each row once otherwise",
+    "sink.transactional-id-prefix": "message ids are drawn by the sink",
+    "key.format": "a message has no key (its subject is the table's 'subject')",
+    "value.format": "use 'format'",
+    "csv.write-bom": "messages are written without a byte order mark",
+    "json.timestamp-format.standard": "json timestamps are read and written in one format",
+    "json.map-null-key.mode": "json maps are not supported",
+    "json.encode.decimal-as-plain-number": "a DECIMAL is written with all its digits",
+    "raw.endianness": "the raw format reads STRING and BYTES only",
+}
+# NATS's rules for a consumer's name (no whitespace, '.', '*', '>', path separators).
+_DURABLE = re.compile(r"[^\s.*>/\\]+")
 
 
 class Nats(Connector):
@@ -140,10 +66,24 @@ class Nats(Connector):
         OptionSpec("servers"),
         OptionSpec("subject", required=True),
         OptionSpec("stream"),
-        OptionSpec("format", "enum", ("json",)),
-        OptionSpec("scan.startup.mode", "enum", ("earliest", "latest")),
+        OptionSpec("durable"),
+        OptionSpec("format", "enum", FORMATS),
+        OptionSpec(STARTUP, "enum", ("earliest", "latest", "timestamp", "sequence")),
+        OptionSpec(TIMESTAMP, "int"),
+        OptionSpec(OFFSET, "int"),
         OptionSpec("scan.bounded.mode", "enum", ("unbounded", "latest-offset")),
         OptionSpec("json.ignore-parse-errors", "bool"),
+        OptionSpec("json.fail-on-missing-field", "bool"),
+        OptionSpec("csv.field-delimiter", "char"),
+        OptionSpec("csv.quote-character", "char"),
+        OptionSpec("csv.disable-quote-character", "bool"),
+        OptionSpec("csv.allow-comments", "bool"),
+        OptionSpec("csv.ignore-parse-errors", "bool"),
+        OptionSpec("csv.null-literal"),
+        OptionSpec("csv.escape-character", "char"),
+        OptionSpec("debezium-json.schema-include", "bool"),
+        OptionSpec("debezium-json.ignore-parse-errors", "bool"),
+        OptionSpec("raw.charset"),
         OptionSpec("scan.watermark.idle-timeout"),
         OptionSpec("sink.parallelism", "int"),
     )
@@ -152,9 +92,61 @@ class Nats(Connector):
     sink_accepts_updates = False
     parallel_source = False  # (one ordered consumer)
 
-    def check_table(self, options: dict[str, str], fail: Any) -> None:
-        if options.get("format", "json") != "json":
-            raise fail("format", "the nats connector reads and writes json messages only")
+    def check_extra_option(self, key: str, value: str, columns: set[str], fail: Fail) -> bool:
+        why = _NOT_IMPLEMENTED.get(key)
+        if why is not None:
+            raise fail(key, f"option {key!r} is not implemented ({why}); it would be ignored")
+        return False
+
+    def check_table(self, options: dict[str, str], fail: Fail) -> None:
+        fmt = options.get("format", "json")
+        for key in options:
+            owner = next((f for f, prefix in PREFIXES.items() if key.startswith(prefix)), None)
+            if owner is not None and owner != fmt:
+                raise fail(key, f"option {key!r} is an option of the {owner} format; this "
+                           f"table's format is {fmt!r}, so it would be ignored")
+        mode = options.get(STARTUP, "earliest")
+        for key, needs in ((TIMESTAMP, "timestamp"), (OFFSET, "sequence")):
+            if key in options and mode != needs:
+                raise fail(key, f"option {key!r} is only read with '{STARTUP}' = '{needs}' "
+                           f"(here {mode!r}): it would be ignored")
+            if mode == needs and key not in options:
+                raise fail(STARTUP, f"'{STARTUP}' = '{needs}' needs option {key!r}")
+        if OFFSET in options and int(options[OFFSET]) < 1:
+            raise fail(OFFSET, f"option {OFFSET!r} is a stream sequence, from 1; got "
+                       f"{options[OFFSET]!r}")
+        durable = options.get("durable")
+        if durable is not None and _DURABLE.fullmatch(durable) is None:
+            raise fail("durable", f"option 'durable' must be a JetStream consumer name (no "
+                       f"whitespace, '.', '*', '>', '/' or '\\\\'), got {durable!r}")
+        if "raw.charset" in options:
+            why = raw_format.charset_refusal(options["raw.charset"])
+            if why is not None:
+                raise fail("raw.charset", why)
+
+    def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
+        if options.get("format") == "raw" and len(schema.fields) != 1:
+            raise fail("format", "the raw format reads and writes a single column; this "
+                       f"table has {len(schema.fields)}: "
+                       + ", ".join(repr(f.name) for f in schema.fields))
+
+    def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
+        fmt = options.get("format", "json")
+        if fmt == "raw":
+            return raw_format.type_refusal(t)
+        if is_nested(t):
+            return f"the nats connector does not read or write {type_name(t)} columns yet"
+        return None
+
+    def changelog(self, options: dict[str, str]) -> bool:
+        return options.get("format") == "debezium-json"
+
+    def check_sink(self, options: dict[str, str]) -> None:
+        fmt = options.get("format", "json")
+        if fmt not in SINK_FORMATS:
+            msg = (f"writing the {fmt} format to nats is not supported (it is read as a "
+                   f"changelog); write {', '.join(SINK_FORMATS)}")
+            raise ConnectorError(msg)
 
     def bounded(self, table: Any) -> bool:
         return dict(table.options).get("scan.bounded.mode") == "latest-offset"
@@ -168,6 +160,8 @@ class Nats(Connector):
             raise ConnectorError(msg)
         if read.split[0] > 0:
             return iter(())
+        from sqlengine.connectors.nats_source import NatsReader
+
         return NatsReader(read).batches()
 
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,

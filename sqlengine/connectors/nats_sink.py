@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 
 from sqlengine.connectors.base import SinkWriter
 from sqlengine.connectors.nats_client import NatsIO
+from sqlengine.connectors.nats_format import encode
 from sqlengine.errors import ConnectorError
 
 MSG_ID = "Nats-Msg-Id"
@@ -40,19 +41,6 @@ ACK_TIMEOUT = 60.0  # seconds for JetStream to acknowledge the messages of one p
 # already stored rather than trust the window (seconds; the server's clock may differ).
 WINDOW_MARGIN = 10.0
 CLOCK_SKEW = 60.0
-
-
-def payloads(table: str, options: dict[str, str], batch: pa.RecordBatch) -> pa.Array:
-    """The batch's rows encoded as messages (one binary value per row) in the table's
-    format."""
-    from sqlengine.connectors.json_format import json_bytes
-
-    fmt = options.get("format", "json")
-    if fmt != "json":
-        msg = f"table {table!r}: the nats sink writes json messages only (format {fmt!r})"
-        raise ConnectorError(msg)
-    text = json_bytes(batch)
-    return pa.array(text.split(b"\n")[:-1] if text else [], pa.binary())
 
 
 def insert_only(table: str, kinds: pa.Array | None) -> None:
@@ -133,7 +121,7 @@ class NatsWriter(SinkWriter):
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         insert_only(self.table, kinds)
         publish(self.io, self.where, self.subject, self.stream,
-                payloads(self.table, self.options, batch))
+                encode(self.table, self.options, batch))
         self.rows += batch.num_rows
 
     def close(self) -> None:
@@ -163,7 +151,7 @@ class CommittingNatsWriter(NatsWriter):
 
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         insert_only(self.table, kinds)
-        self.buffer.append(payloads(self.table, self.options, batch))
+        self.buffer.append(encode(self.table, self.options, batch))
         self.rows += batch.num_rows
 
     def prepare_commit(self, checkpoint: int) -> None:

@@ -120,8 +120,13 @@ def test_bad_messages_and_refusals(stream: tuple[str, str]) -> None:
     _table(s, name, subject, ", 'scan.bounded.mode' = 'latest-offset'")
     with pytest.raises(SqlEngineError, match=f"nats {subject}:seq:2"):
         s.sql("SELECT * FROM o").collect()
-    for extra, message in [(", 'format' = 'csv'", "format"),
-                           (", 'scan.startup.mode' = 'timestamp'", "scan.startup.mode")]:
+    for extra, message in [(", 'format' = 'avro'", "format"),
+                           (", 'scan.startup.mode' = 'timestamp'",
+                            "'scan.startup.mode' = 'timestamp' needs option "
+                            "'scan.startup.timestamp-millis'"),
+                           (", 'scan.startup.specific-offsets' = 'partition:0,offset:4'",
+                            "'scan.startup.specific-offsets' is not implemented .a stream "
+                            "has one sequence")]:
         with pytest.raises(SqlEngineError, match=message):
             s.execute(f"CREATE TABLE b (id INT) WITH ('connector' = 'nats', "
                       f"'subject' = '{subject}', 'stream' = '{name}'{extra})")

@@ -38,7 +38,7 @@ SCHEMA = pa.schema([("id", pa.int64())])
 
 def _reader(name: str, subject: str, cursor: SourceCursor, **extra: str
             ) -> Iterator[pa.RecordBatch | None]:
-    from sqlengine.connectors.nats import NatsReader
+    from sqlengine.connectors.nats_source import NatsReader
 
     options = {"subject": subject, "stream": name, **extra}
     return NatsReader(SourceRead("t", options, SCHEMA, ReadStats(), cursor=cursor)).batches()
@@ -68,7 +68,7 @@ def _ids(batches: Iterator[pa.RecordBatch | None], limit: int | None = None) -> 
 def test_a_restored_reader_resumes_at_the_next_message(stream: tuple[str, str],
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
-    import sqlengine.connectors.nats as nats_connector
+    import sqlengine.connectors.nats_source as nats_connector
 
     monkeypatch.setattr(nats_connector, "_FETCH", 7)  # (many batches)
     name, subject = stream
@@ -144,7 +144,7 @@ WINDOW = (0.3, 1.5)  # seconds after a run's first checkpoint
 # 200 batches, at least 10 s, so that five kills (each at most 1.5 s after the run's first
 # checkpoint) land before the end whatever the machine's speed.
 PRELUDE = ("import sys, time; from sqlengine.shell.cli import main; "
-           "import sqlengine.connectors.nats as n; n._FETCH = 20; b = n.NatsReader._batch; "
+           "import sqlengine.connectors.nats_source as n; n._FETCH = 20; b = n.NatsReader._batch; "
            "n.NatsReader._batch = lambda self, m: (time.sleep(0.05), b(self, m))[1]; "
            "sys.exit(main())")
 
