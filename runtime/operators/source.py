@@ -57,7 +57,8 @@ class SourceOperator(Operator):
                           self._row_filter if self.filters else None,
                           # (a changelog keeps its order: the updates of a key follow each
                           # other, so a file is not split between subtasks)
-                          self.event_time or self.source.changelog, self.cursor)
+                          self.event_time or self.source.changelog, self.cursor,
+                          self.filters)
 
     def enable_checkpoints(self) -> str | None:
         """Keep split positions from now on; returns why this source cannot (None: it

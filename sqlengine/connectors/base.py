@@ -189,6 +189,9 @@ class SourceRead:
     # Where a checkpointed job resumes, and where the reader records its position (None: the
     # job does not checkpoint).
     cursor: SourceCursor | None = None
+    # The query's filters on the table (bound expressions on its column positions; every one
+    # is applied to the rows read all the same): what a connector may push into its reads.
+    filters: tuple[Any, ...] = ()
 
 
 class SinkWriter:
@@ -323,6 +326,12 @@ class Connector:
                    ) -> Estimate | None:
         """The table's statistics (None: unknown)."""
         return None
+
+    def explain_scan(self, options: dict[str, str], schema: pa.Schema,
+                     filters: tuple[Any, ...]) -> str:
+        """What EXPLAIN adds to a scan of this table (", key=[...]"): the filters the connector
+        pushes into its own reads ("" when none)."""
+        return ""
 
     # -- runtime -----------------------------------------------------------------------------
     def checkpoint_refusal(self, read: SourceRead) -> str | None:

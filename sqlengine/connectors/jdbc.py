@@ -6,27 +6,28 @@ ADBC PostgreSQL driver: Arrow in and out, no row-by-row Python.
   all); with them, Flink's partitioned scan (jdbc_splits.py): the range [lower-bound,
   upper-bound] of the partition column cut into 'scan.partition.num' ranges, each one split
   (``WHERE col BETWEEN start AND end``), split j read by subtask j mod parallelism; as in
-  Flink, rows outside the bounds (or NULL there) are not read. The query's filters are
-  applied to the rows read (the connector is handed none it could put into its SELECT).
-- Sink: append (COPY through ADBC's bulk ingest), or, when the table has a PRIMARY KEY, upsert:
-  each batch's last change per key is applied, +I / +U as ``INSERT ... ON CONFLICT (key) DO
-  UPDATE``, -D as ``DELETE`` (-U rows are superseded by their +U), so an updating query keeps
-  the PostgreSQL table equal to its result. Without a key an updating query is refused.
+  Flink, rows outside the bounds (or NULL there) are not read. The query's filters that
+  PostgreSQL evaluates exactly go into the SELECT's WHERE clause, their literals as parameters
+  (jdbc_pushdown.py; EXPLAIN lists them as ``jdbc-pushed``); the engine applies every filter
+  to the rows read all the same. The rows come through COPY in one stream, or, with
+  'scan.fetch-size' = n > 0, from a server-side cursor n rows per round trip (Flink's JDBC
+  fetch size: memory bounded by n rows).
+- Sink (jdbc_sink.py): append, or upsert when the table has a PRIMARY KEY, so an updating
+  query keeps the PostgreSQL table equal to its result (without a key it is refused);
+  'sink.buffer-flush.max-rows' / '.interval' buffering and 'sink.max-retries' retries.
 A lookup join reads it by key (jdbc_lookup.py) through the lookup.* cache options. Flink's
-other jdbc options ('scan.fetch-size', flush buffering, write retries) are refused by name
-until they are implemented.
+other jdbc options are refused by name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array
 from sqlengine.connectors import jdbc_splits
@@ -38,7 +39,8 @@ from sqlengine.connectors.base import (
     SinkWriter,
     SourceRead,
 )
-from sqlengine.errors import ConnectorError, PlanError
+from sqlengine.connectors.jdbc_pushdown import COLUMN_TYPES_SQL, Pushed, columns_safe, push
+from sqlengine.errors import ConnectorError, PlanError, SqlEngineError
 from sqlengine.options import parse_duration
 from sqlengine.types import type_name
 
@@ -47,17 +49,14 @@ if TYPE_CHECKING:
 
 _NOT_IMPLEMENTED = {
     "driver": "the ADBC PostgreSQL driver is always used",
-    "scan.fetch-size": "the ADBC driver reads through COPY, in batches of a size in bytes "
-                       "rather than a number of rows per round trip",
-    "scan.auto-commit": "scans run in one read",
+    "scan.auto-commit": "a scan runs in one transaction (its cursor needs one)",
     "lookup.cache.max-rows": "deprecated in Flink: use 'lookup.cache' = 'PARTIAL' and "
                              "'lookup.partial-cache.max-rows'",
     "lookup.cache.ttl": "deprecated in Flink: use 'lookup.partial-cache.expire-after-write'",
     "lookup.cache.caching-missing-key": "deprecated in Flink: use "
                                         "'lookup.partial-cache.cache-missing-key'",
-    "sink.buffer-flush.max-rows": "each record batch is written when it arrives",
-    "sink.buffer-flush.interval": "each record batch is written when it arrives",
-    "sink.max-retries": "a failed write fails the job", "connection.max-retry-timeout": "retries",
+    "connection.max-retry-timeout": "a connection is tried once per attempt "
+                                    "('sink.max-retries', 'lookup.max-retries')",
 }
 
 
@@ -72,6 +71,12 @@ def _uri(options: dict[str, str]) -> str:
         auth = options["username"] + (f":{options['password']}" if options.get("password")
                                       else "") + "@"
     return f"postgresql://{auth}{m.group(1)}/{m.group(2)}{m.group(3) or ''}"
+
+
+def server_name(options: dict[str, str]) -> str:
+    """host:port/database of the table's url, for error messages."""
+    m = re.fullmatch(r"jdbc:postgresql://([^/?]+)/([^?]+)(\?.*)?", options["url"])
+    return f"{m.group(1)}/{m.group(2)}" if m else options["url"]
 
 
 def _connect(table: str, options: dict[str, str]) -> Any:
@@ -106,106 +111,52 @@ def _refuse(table: str) -> Fail:
     return lambda _key, msg: ConnectorError(f"table {table!r}: {msg}")
 
 
-def _read(read: SourceRead, con: Any, sql: str, wanted: list[int]) -> Iterator[pa.RecordBatch]:
-    """The batches of one SELECT of the columns ``wanted``, laid out as the table's."""
+def _read(read: SourceRead, con: Any, sql: str, params: tuple[str, ...], wanted: list[int],
+          fetch: int) -> Iterator[pa.RecordBatch]:
+    """The batches of one SELECT of the columns ``wanted``, laid out as the table's: through
+    COPY, or (``fetch`` > 0) from a server-side cursor ``fetch`` rows at a time."""
     schema = read.schema
+    where = f"table {read.table!r}: reading {read.options['table-name']!r} at " \
+            f"{server_name(read.options)}"
     with con.cursor() as cur:
         try:
-            cur.execute(sql)
-            reader = cur.fetch_record_batch()
-        except Exception as e:
-            msg = (f"table {read.table!r}: reading {read.options['table-name']!r} failed: "
-                   f"{str(e).splitlines()[0]}")
-            raise ConnectorError(msg) from None
-        for batch in reader:
-            arrays = []
-            for i, f in enumerate(schema):
-                if i in wanted:
-                    col = batch.column(wanted.index(i))
-                    if pa.types.is_timestamp(col.type) and col.type.tz is not None:
-                        col = col.cast(pa.timestamp(col.type.unit))
-                    arrays.append(col if col.type == f.type else cast_array(col, f.type))
-                else:
-                    arrays.append(pa.nulls(batch.num_rows, f.type))
-            yield pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-
-class JdbcWriter(SinkWriter):
-    name = "JdbcSink"
-    guarantee: ClassVar[str | None] = "at-least-once"
-
-    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema) -> None:
-        super().__init__()
-        self.table = table
-        self.target = _table_ref(options["table-name"])
-        self.schema = schema
-        self.key = primary_key(options)
-        self.con = _connect(table, options)
-
-    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
-        try:
-            if not self.key:
-                if kinds is not None and pc.any(pc.not_equal(kinds, "+I")).as_py():
-                    msg = (f"table {self.table!r}: an updating result needs a PRIMARY KEY "
-                           "on the jdbc table")
-                    raise ConnectorError(msg)
-                self._ingest(pa.Table.from_batches([batch]), self.target, "append")
+            if fetch > 0:
+                cur.execute(f"DECLARE sqlengine_scan NO SCROLL CURSOR FOR {sql}",
+                            parameters=params or None)
+                cur.adbc_statement.set_options(**{"adbc.postgresql.use_copy": "false"})
+                batches = _fetched(cur, fetch)
             else:
-                self._upsert(batch, kinds)
-            self.con.commit()
-        except ConnectorError:
+                cur.execute(sql, parameters=params or None)
+                batches = iter(cur.fetch_record_batch())
+            for batch in batches:
+                arrays = []
+                for i, f in enumerate(schema):
+                    if i in wanted:
+                        col = batch.column(wanted.index(i))
+                        if pa.types.is_timestamp(col.type) and col.type.tz is not None:
+                            col = col.cast(pa.timestamp(col.type.unit))
+                        arrays.append(col if col.type == f.type else cast_array(col, f.type))
+                    else:
+                        arrays.append(pa.nulls(batch.num_rows, f.type))
+                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+            if fetch > 0:
+                cur.execute("CLOSE sqlengine_scan")
+                con.commit()
+        except SqlEngineError:
             raise
-        except Exception as e:  # (the server's errors: a missing table, a type mismatch)
-            self.con.rollback()
-            msg = f"table {self.table!r}: writing to PostgreSQL failed: {str(e).splitlines()[0]}"
-            raise ConnectorError(msg) from None
-        self.rows += batch.num_rows
+        except Exception as e:
+            with contextlib.suppress(Exception):
+                con.rollback()
+            raise ConnectorError(f"{where} failed: {str(e).splitlines()[0]}") from None
 
-    def _ingest(self, table: pa.Table, target: str, mode: str) -> None:
-        with self.con.cursor() as cur:
-            cur.adbc_ingest(target.strip('"'), table, mode=mode)
 
-    def _upsert(self, batch: pa.RecordBatch, kinds: pa.Array | None) -> None:
-        n = batch.num_rows
-        kind = np.asarray(kinds.to_pylist() if kinds is not None else ["+I"] * n, dtype=object)
-        keep = kind != "-U"  # (a -U is followed by its +U, or stands for nothing upsert-wise)
-        rows = np.flatnonzero(keep)
-        if not len(rows):
+def _fetched(cur: Any, fetch: int) -> Iterator[pa.RecordBatch]:
+    while True:
+        cur.execute(f"FETCH FORWARD {fetch} FROM sqlengine_scan")
+        table = cur.fetch_arrow_table()
+        if table.num_rows == 0:
             return
-        table = pa.Table.from_batches([batch]).take(pa.array(rows))
-        kind = kind[rows]
-        # The last change per key wins.
-        keys = table.select(list(self.key))
-        order = pa.table({**{c: keys.column(c) for c in self.key},
-                          "$i": pa.array(np.arange(len(rows)))})
-        last = order.group_by(list(self.key), use_threads=False).aggregate([("$i", "max")])
-        chosen = np.sort(last.column("$i_max").to_numpy())
-        table, kind = table.take(pa.array(chosen)), kind[chosen]
-        deletes = table.filter(pa.array(kind == "-D"))
-        upserts = table.filter(pa.array(kind != "-D"))
-        stage = "sqlengine_stage"
-        cols = ", ".join(_quote(c) for c in table.column_names)
-        with self.con.cursor() as cur:
-            for part, sql in (
-                (upserts, f"INSERT INTO {self.target} ({cols}) SELECT {cols} FROM {stage} "
-                          f"ON CONFLICT ({', '.join(_quote(k) for k in self.key)}) DO "
-                          + ("UPDATE SET " + ", ".join(f"{_quote(c)} = EXCLUDED.{_quote(c)}"
-                                                       for c in table.column_names
-                                                       if c not in self.key)
-                             if len(self.key) < len(table.column_names) else "NOTHING")),
-                (deletes.select(list(self.key)),
-                 f"DELETE FROM {self.target} AS t USING {stage} AS s WHERE "
-                 + " AND ".join(f"t.{_quote(k)} = s.{_quote(k)}" for k in self.key)),
-            ):
-                if part.num_rows == 0:
-                    continue
-                cur.execute(f"DROP TABLE IF EXISTS {stage}")
-                cur.adbc_ingest(stage, part, mode="create", temporary=True)
-                cur.execute(sql)
-                cur.execute(f"DROP TABLE IF EXISTS {stage}")
-
-    def close(self) -> None:
-        self.con.close()
+        yield from table.to_batches()
 
 
 class Jdbc(Connector):
@@ -225,6 +176,10 @@ class Jdbc(Connector):
         OptionSpec("lookup.partial-cache.expire-after-access"),
         OptionSpec("lookup.partial-cache.cache-missing-key", "bool"),
         OptionSpec("lookup.max-retries", "int"),
+        OptionSpec("scan.fetch-size", "int"),
+        OptionSpec("sink.buffer-flush.max-rows", "int"),
+        OptionSpec("sink.buffer-flush.interval"),
+        OptionSpec("sink.max-retries", "int"),
         # A partitioned scan (jdbc_splits.py checks the four together, in check_table).
         OptionSpec(jdbc_splits.COLUMN),
         OptionSpec(jdbc_splits.NUM),
@@ -244,7 +199,7 @@ class Jdbc(Connector):
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
         for key in ("lookup.partial-cache.expire-after-write",
-                    "lookup.partial-cache.expire-after-access"):
+                    "lookup.partial-cache.expire-after-access", "sink.buffer-flush.interval"):
             if key in options:
                 try:
                     parse_duration(options[key], key)
@@ -296,26 +251,58 @@ class Jdbc(Connector):
         return self._scan(read, [jdbc_splits.predicate(col, t, lo, hi) for lo, hi in ranges])
 
     def _scan(self, read: SourceRead, wheres: list[str | None]) -> Iterator[pa.RecordBatch]:
-        """The columns the query reads, one SELECT per WHERE clause (None: the whole table),
-        over one connection."""
+        """The columns the query reads, one SELECT per WHERE clause of a split (None: the
+        whole table) with the pushed filters, over one connection."""
         schema = read.schema
         wanted = list(read.columns) if read.columns is not None else list(range(len(schema)))
         names = [schema.field(i).name for i in wanted]
         base = f"SELECT {', '.join(_quote(n) for n in names) or '1'} FROM " \
                f"{_table_ref(read.options['table-name'])}"
+        fetch = int(read.options.get("scan.fetch-size", "0"))
         con = _connect(read.table, read.options)
         try:
+            pushed = self._pushed(read, con)
             for where in wheres:
-                sql = base if where is None else f"{base} WHERE ({where})"
-                yield from _read(read, con, sql, wanted)
+                clauses = [c for c in (where, pushed.sql) if c]
+                sql = base + (" WHERE " + " AND ".join(f"({c})" for c in clauses)
+                              if clauses else "")
+                yield from _read(read, con, sql, pushed.params, wanted, fetch)
         finally:
             con.close()
+
+    def _pushed(self, read: SourceRead, con: Any) -> Pushed:
+        """The filters pushed into the SELECT: those on columns the server holds in a type
+        that compares as the declared one (read off the server's catalog)."""
+        if not read.filters:
+            return Pushed("", (), ())
+        server: dict[str, tuple[str, int]] = {}
+        with con.cursor() as cur:
+            try:
+                cur.execute(COLUMN_TYPES_SQL, parameters=(
+                    _table_ref(read.options["table-name"]),))
+                server = {name: (typ, int(mod)) for name, typ, mod in cur.fetchall()}
+            except Exception as e:  # (a missing table: named when it is read)
+                del e
+                with contextlib.suppress(Exception):
+                    con.rollback()
+                return Pushed("", (), ())
+        safe = columns_safe(read.schema, server)
+        return push(tuple(read.filters), read.schema, _quote, lambda i: i in safe)
+
+    def explain_scan(self, options: dict[str, str], schema: pa.Schema,
+                     filters: tuple[Any, ...]) -> str:
+        pushed = push(filters, schema, _quote)
+        if not pushed.filters:
+            return ""
+        return ", jdbc-pushed=[" + ", ".join(f.sql() for f in pushed.filters) + "]"
 
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:
         if overwrite:
             msg = f"table {table!r}: INSERT OVERWRITE is not supported by the jdbc connector"
             raise ConnectorError(msg)
+        from sqlengine.connectors.jdbc_sink import JdbcWriter
+
         return JdbcWriter(table, options, schema)
 
 

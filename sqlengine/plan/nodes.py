@@ -63,19 +63,24 @@ class SourceSpec:
 def partition_detail(source: SourceSpec, table_schema: Schema, filters: tuple[Expr, ...]
                      ) -> str:
     """A PARTITIONED BY table's scan in EXPLAIN: its partition columns and the pushed filters
-    that prune partitions (those reading only partition columns)."""
+    that prune partitions (those reading only partition columns); and the filters the connector
+    pushes into its own reads (jdbc: into the SELECT it sends)."""
+    from sqlengine.connectors import find
     from sqlengine.connectors.base import decode_partition_keys
 
+    connector = find(source.connector)
+    pushed = connector.explain_scan(dict(source.options), table_schema.to_arrow(), filters) \
+        if connector is not None and filters else ""
     keys = set(decode_partition_keys(dict(source.options)))
     if not keys:
-        return ""
+        return pushed
     cols = {i for i, f in enumerate(table_schema.fields) if f.name in keys}
     text = ", partitioned=[" + ", ".join(f.name for f in table_schema.fields
                                          if f.name in keys) + "]"
     pruning = [f.sql() for f in filters if f.columns() <= cols]
     if pruning:
         text += ", partition-filter=[" + ", ".join(pruning) + "]"
-    return text
+    return text + pushed
 
 
 class LogicalPlan:

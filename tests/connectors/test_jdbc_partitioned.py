@@ -205,7 +205,7 @@ def test_date_timestamp_and_double_partition_columns(table: Any, parallelism: in
     (_options("name", 2, 0, 9), "scan.partition.column",
      "column 'name' is STRING; a partitioned scan needs a numeric, DATE or TIMESTAMP column"),
     (_options("nope", 2, 0, 9), "scan.partition.column", "names no column of the table"),
-    ("'scan.fetch-size' = '1000'", "scan.fetch-size", "not implemented"),
+    ("'scan.auto-commit' = 'true'", "scan.auto-commit", "not implemented"),
 ])
 def test_refused_naming_the_key(options: str, key: str, message: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})

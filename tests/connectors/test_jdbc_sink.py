@@ -1,0 +1,162 @@
+"""The jdbc sink's buffering and retries against the real PostgreSQL 15: rows held until
+'sink.buffer-flush.max-rows' rows or 'sink.buffer-flush.interval' (a background flush), and at
+a checkpoint barrier; a write whose connection the server terminated is tried again on a new
+connection ('sink.max-retries'), then the job fails naming the server and the table; a
+failure that retrying cannot mend (a missing table) fails at once."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import sqlengine
+from sqlengine.errors import ConnectorError, SqlEngineError
+from tests.connectors.test_jdbc_postgres import URL, _sql, pg  # noqa: F401  (the fixture)
+
+SCHEMA = pa.schema([("id", pa.int32()), ("name", pa.string())])
+
+
+@pytest.fixture
+def target(pg: Any) -> Any:  # noqa: F811
+    names = {"log": f"log_{uuid.uuid4().hex[:8]}", "kv": f"kv_{uuid.uuid4().hex[:8]}"}
+    _sql(pg, f"CREATE TABLE {names['log']} (id INT, name TEXT)",
+         f"CREATE TABLE {names['kv']} (id INT PRIMARY KEY, name TEXT)")
+    yield names
+    _sql(pg, *(f"DROP TABLE IF EXISTS {n}" for n in names.values()))
+
+
+def _writer(table: str, key: bool = False, **options: str) -> Any:
+    from sqlengine.connectors.jdbc_sink import JdbcWriter
+
+    opts = {"url": URL, "table-name": table, "username": "root", **options}
+    if key:
+        opts["$primary-key"] = '["id"]'
+    return JdbcWriter("out", opts, SCHEMA)
+
+
+def _batch(ids: range) -> pa.RecordBatch:
+    return pa.record_batch([pa.array(list(ids), pa.int32()),
+                            pa.array([f"n'{i}" for i in ids])], schema=SCHEMA)
+
+
+def _count(pg: Any, table: str) -> int:  # noqa: F811
+    return int(_sql(pg, f"SELECT COUNT(*) FROM {table}")[0][0])
+
+
+def test_buffered_rows_are_written_by_count_time_and_checkpoint(pg: Any, target: Any  # noqa: F811
+                                                                ) -> None:
+    log = target["log"]
+    w = _writer(log, **{"sink.buffer-flush.max-rows": "10", "sink.buffer-flush.interval": "0"})
+    try:
+        w.write(_batch(range(0, 4)))
+        w.write(_batch(range(4, 8)))
+        assert _count(pg, log) == 0  # (8 rows held)
+        w.write(_batch(range(8, 12)))
+        assert _count(pg, log) == 12  # (12 >= 10: written together)
+        w.write(_batch(range(12, 14)))
+        w.prepare_commit(1)  # (a checkpoint barrier: what it covers is in the table)
+        assert _count(pg, log) == 14
+        w.write(_batch(range(14, 15)))
+    finally:
+        w.close()  # (the end: written)
+    assert _count(pg, log) == 15 and w.attempts == 3
+
+    # By time: a background flush, with no write after the rows.
+    w = _writer(log, **{"sink.buffer-flush.max-rows": "0",
+                        "sink.buffer-flush.interval": "200 ms"})
+    try:
+        w.write(_batch(range(100, 103)))
+        assert _count(pg, log) == 15
+        deadline = time.monotonic() + 30
+        while _count(pg, log) != 18:
+            assert time.monotonic() < deadline, "no background flush in 30 s"
+            time.sleep(0.05)
+        assert w.attempts == 1
+    finally:
+        w.close()
+
+
+def test_upserts_of_a_flush_keep_the_last_change(pg: Any, target: Any) -> None:  # noqa: F811
+    kv = target["kv"]
+    w = _writer(kv, key=True, **{"sink.buffer-flush.max-rows": "100"})
+    try:
+        w.write(_batch(range(0, 5)), pa.array(["+I"] * 5))
+        w.write(pa.record_batch([pa.array([1, 1, 2, 3], pa.int32()),
+                                 pa.array(["n'1", "one", None, "n'3"])], schema=SCHEMA),
+                pa.array(["-U", "+U", "-D", "-D"]))
+        w.end_input()
+    finally:
+        w.close()
+    assert sorted(_sql(pg, f"SELECT id, name FROM {kv}")) == [(0, "n'0"), (1, "one"),
+                                                              (4, "n'4")]
+
+
+def _terminate(pg: Any, writer: Any) -> None:  # noqa: F811
+    """The server ends the writer's connection (as a restart or a failover would)."""
+    with writer.con.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+    writer.con.commit()
+    assert _sql(pg, f"SELECT pg_terminate_backend({pid})") == [(True,)]
+
+
+def test_a_lost_connection_is_retried_then_named(pg: Any, target: Any,  # noqa: F811
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlengine.connectors.jdbc_sink as sink
+
+    monkeypatch.setattr(sink, "BACKOFF", 0.01)
+    log = target["log"]
+    w = _writer(log)
+    try:
+        w.write(_batch(range(0, 3)))
+        _terminate(pg, w)
+        w.write(_batch(range(3, 6)))  # (fails, reconnects, succeeds)
+        assert w.attempts == 3 and _count(pg, log) == 6
+    finally:
+        w.close()
+
+    # The server stays away: the retries run out, and the error names server and table.
+    w = _writer(log, **{"sink.max-retries": "2"})
+    try:
+        _terminate(pg, w)
+        w._connect = lambda: (_ for _ in ()).throw(ConnectorError(
+            "table 'out': cannot connect to 'jdbc:postgresql://127.0.0.1:5432/test': "
+            "Connection refused"))
+        with pytest.raises(ConnectorError) as info:
+            w.write(_batch(range(6, 9)))
+        assert info.value.message.startswith(
+            f"table 'out': writing to '{log}' at 127.0.0.1:5432/test failed after 3 attempts: ")
+        assert "Connection refused" in info.value.message and w.attempts == 3
+    finally:
+        w.close()
+
+    # A missing table is not retried.
+    w = _writer(f"no_such_{uuid.uuid4().hex[:6]}", **{"sink.max-retries": "5"})
+    try:
+        with pytest.raises(ConnectorError, match=r"writing to 'no_such_\w+' at "
+                                                 r"127\.0\.0\.1:5432/test failed: "):
+            w.write(_batch(range(3)))
+        assert w.attempts == 1
+    finally:
+        w.close()
+
+
+def test_sql_options(pg: Any, target: Any) -> None:  # noqa: F811
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE out (id INT, name STRING) WITH ('connector' = 'jdbc', 'url' = "
+              f"'{URL}', 'table-name' = '{target['log']}', 'username' = 'root', "
+              "'sink.buffer-flush.max-rows' = '1000', 'sink.buffer-flush.interval' = '1 s', "
+              "'sink.max-retries' = '1')")
+    s.execute("INSERT INTO out VALUES (1, 'a'), (2, 'b')")
+    assert sorted(_sql(pg, f"SELECT id, name FROM {target['log']}")) == [(1, "a"), (2, "b")]
+    for option, message in [("'sink.buffer-flush.interval' = 'soon'",
+                             "sink.buffer-flush.interval"),
+                            ("'sink.max-retries' = '-1'", "must be a non-negative integer"),
+                            ("'connection.max-retry-timeout' = '1 s'", "not implemented yet")]:
+        with pytest.raises(SqlEngineError, match=message):
+            s.execute(f"CREATE TABLE x (a INT) WITH ('connector' = 'jdbc', 'url' = '{URL}', "
+                      f"'table-name' = 't', {option})")
