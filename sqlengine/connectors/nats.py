@@ -6,7 +6,7 @@ options: 'scan.startup.mode', 'scan.bounded.mode', 'format' and its options).
   'earliest', 'latest', 'timestamp' ('scan.startup.timestamp-millis') or 'sequence'
   ('scan.startup.specific-offset': the stream sequence read first), one record each in
   'format' json, csv, raw or debezium-json (a changelog) with the format's options
-  (nats_format.py; a bad message is named ``nats <subject>:seq:<stream sequence>``, or skipped
+  (message_format.py; a bad message is named ``nats <subject>:seq:<stream sequence>``, or skipped
   and counted with '<format>.ignore-parse-errors'). Unbounded, or bounded with
   'scan.bounded.mode' = 'latest-offset'. A single reader (a non-parallel source) whose
   position, the stream sequence, is part of a checkpointing job's checkpoints. 'durable' names
@@ -29,7 +29,12 @@ import pyarrow as pa
 
 from sqlengine.connectors import raw_format
 from sqlengine.connectors.base import Connector, Fail, OptionSpec, SinkWriter, SourceRead
-from sqlengine.connectors.nats_format import FORMATS, PREFIXES, SINK_FORMATS
+from sqlengine.connectors.message_format import (
+    FORMATS,
+    SINK_FORMATS,
+    check_format_options,
+    format_options,
+)
 from sqlengine.connectors.nats_source import OFFSET, STARTUP, TIMESTAMP
 from sqlengine.errors import ConnectorError
 from sqlengine.types import is_nested, type_name
@@ -67,23 +72,11 @@ class Nats(Connector):
         OptionSpec("subject", required=True),
         OptionSpec("stream"),
         OptionSpec("durable"),
-        OptionSpec("format", "enum", FORMATS),
+        *format_options(FORMATS),
         OptionSpec(STARTUP, "enum", ("earliest", "latest", "timestamp", "sequence")),
         OptionSpec(TIMESTAMP, "int"),
         OptionSpec(OFFSET, "int"),
         OptionSpec("scan.bounded.mode", "enum", ("unbounded", "latest-offset")),
-        OptionSpec("json.ignore-parse-errors", "bool"),
-        OptionSpec("json.fail-on-missing-field", "bool"),
-        OptionSpec("csv.field-delimiter", "char"),
-        OptionSpec("csv.quote-character", "char"),
-        OptionSpec("csv.disable-quote-character", "bool"),
-        OptionSpec("csv.allow-comments", "bool"),
-        OptionSpec("csv.ignore-parse-errors", "bool"),
-        OptionSpec("csv.null-literal"),
-        OptionSpec("csv.escape-character", "char"),
-        OptionSpec("debezium-json.schema-include", "bool"),
-        OptionSpec("debezium-json.ignore-parse-errors", "bool"),
-        OptionSpec("raw.charset"),
         OptionSpec("scan.watermark.idle-timeout"),
         OptionSpec("sink.parallelism", "int"),
     )
@@ -99,12 +92,7 @@ class Nats(Connector):
         return False
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
-        fmt = options.get("format", "json")
-        for key in options:
-            owner = next((f for f, prefix in PREFIXES.items() if key.startswith(prefix)), None)
-            if owner is not None and owner != fmt:
-                raise fail(key, f"option {key!r} is an option of the {owner} format; this "
-                           f"table's format is {fmt!r}, so it would be ignored")
+        check_format_options(options, fail)
         mode = options.get(STARTUP, "earliest")
         for key, needs in ((TIMESTAMP, "timestamp"), (OFFSET, "sequence")):
             if key in options and mode != needs:
@@ -119,10 +107,6 @@ class Nats(Connector):
         if durable is not None and _DURABLE.fullmatch(durable) is None:
             raise fail("durable", f"option 'durable' must be a JetStream consumer name (no "
                        f"whitespace, '.', '*', '>', '/' or '\\\\'), got {durable!r}")
-        if "raw.charset" in options:
-            why = raw_format.charset_refusal(options["raw.charset"])
-            if why is not None:
-                raise fail("raw.charset", why)
 
     def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
         if options.get("format") == "raw" and len(schema.fields) != 1:

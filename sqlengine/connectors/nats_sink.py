@@ -31,8 +31,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.connectors.base import SinkWriter
+from sqlengine.connectors.message_format import encode
 from sqlengine.connectors.nats_client import NatsIO
-from sqlengine.connectors.nats_format import encode
 from sqlengine.errors import ConnectorError
 
 MSG_ID = "Nats-Msg-Id"

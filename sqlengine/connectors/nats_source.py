@@ -1,5 +1,5 @@
 """The nats connector's reader: the messages of 'subject' in 'stream', in stream order, turned
-into rows a batch of messages at a time (nats_format.py).
+into rows a batch of messages at a time (message_format.py).
 
 Where it starts ('scan.startup.mode', as Flink's Kafka source names its modes): 'earliest'
 (the stream's first message), 'latest' (those published after the job starts), 'timestamp'
@@ -35,8 +35,8 @@ from typing import Any
 import pyarrow as pa
 
 from sqlengine.connectors.base import SourceRead
+from sqlengine.connectors.message_format import Messages, decode
 from sqlengine.connectors.nats_client import NatsIO
-from sqlengine.connectors.nats_format import Messages, decode
 from sqlengine.errors import ConnectorError
 
 _FETCH = 1000  # messages per fetch

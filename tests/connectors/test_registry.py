@@ -15,7 +15,7 @@ SCHEMA = Schema((Field("a", BIGINT), Field("s", STRING)))
 
 
 def test_every_connector_is_registered_once_by_name() -> None:
-    assert connectors.names() == ["blackhole", "datagen", "filesystem", "jdbc", "nats",
+    assert connectors.names() == ["blackhole", "datagen", "filesystem", "jdbc", "mqtt", "nats",
                                   "nexmark", "print", "socket"]
     assert "memory" in connectors.names(listed_only=False)
     for name in connectors.names(listed_only=False):
@@ -72,7 +72,7 @@ def _error(options: dict[str, str]) -> str:
 
 def test_validation_messages() -> None:
     assert _error({}) == ("table 't': option 'connector' is missing (one of: blackhole, "
-                          "datagen, filesystem, jdbc, nats, nexmark, print, socket)")
+                          "datagen, filesystem, jdbc, mqtt, nats, nexmark, print, socket)")
     assert "unknown connector 'x' in option 'connector'" in _error({"connector": "x"})
     assert _error({"connector": "datagen", "bad": "1"}) == (
         "table 't': unsupported option 'bad' for connector 'datagen' (supported: "

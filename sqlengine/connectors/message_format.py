@@ -1,6 +1,6 @@
-"""The nats connector's formats: one message is one record (as a Kafka record is in Flink's
-formats), decoded a batch of messages at a time by the file formats' readers, and rows encoded
-one message each.
+"""The formats of the message connectors (nats, mqtt): one message is one record (as a Kafka
+record is in Flink's formats), decoded a batch of messages at a time by the file formats'
+readers, and rows encoded one message each.
 
 - json, debezium-json: the messages as the lines of one JSON-lines block (a line break in a
   message, JSON whitespace, becomes a space once the message is checked to be JSON); an empty
@@ -11,7 +11,8 @@ one message each.
   row. If the rows parsed together are fewer than their messages (an unbalanced quote joined a
   message with the next), each is parsed alone, so the bad one is named.
 - raw: a message is the value of the single column, as it is (a line break is part of it).
-A bad message is named ``nats <subject>:seq:<stream sequence>`` in the error, or, with the
+A bad message is named by its place (``nats <subject>:seq:<stream sequence>``, ``mqtt
+<topic>:msg:<n-th message read>``) in the error, or, with the
 format's '<format>.ignore-parse-errors', skipped and counted in the read's skipped rows (the
 job's metrics), named in its ``skipped_at``.
 """
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from sqlengine.connectors import raw_format
-from sqlengine.connectors.base import ReadStats
+from sqlengine.connectors.base import Fail, OptionSpec, ReadStats
 from sqlengine.errors import ConnectorError
 
 FORMATS = ("json", "csv", "raw", "debezium-json")
@@ -34,6 +35,39 @@ SINK_FORMATS = ("json", "csv", "raw")
 # The formats' option prefixes: an option of another format than the table's is refused.
 PREFIXES = {f: f + "." for f in FORMATS}
 _BREAKS = re.compile(rb"[\r\n]")
+# The formats' own options (as the filesystem connector's formats take them).
+_FORMAT_OPTIONS = {
+    "json": (OptionSpec("json.ignore-parse-errors", "bool"),
+             OptionSpec("json.fail-on-missing-field", "bool")),
+    "csv": (OptionSpec("csv.field-delimiter", "char"), OptionSpec("csv.quote-character", "char"),
+            OptionSpec("csv.disable-quote-character", "bool"),
+            OptionSpec("csv.allow-comments", "bool"), OptionSpec("csv.ignore-parse-errors", "bool"),
+            OptionSpec("csv.null-literal"), OptionSpec("csv.escape-character", "char")),
+    "debezium-json": (OptionSpec("debezium-json.schema-include", "bool"),
+                      OptionSpec("debezium-json.ignore-parse-errors", "bool")),
+    "raw": (OptionSpec("raw.charset"),),
+}
+
+
+def format_options(formats: tuple[str, ...]) -> tuple[OptionSpec, ...]:
+    """'format' (one of ``formats``) and the options of those formats."""
+    return (OptionSpec("format", "enum", formats),
+            *(o for f in formats for o in _FORMAT_OPTIONS[f]))
+
+
+def check_format_options(options: dict[str, str], fail: Fail) -> None:
+    """An option of another format than the table's is refused (it would be ignored); a
+    'raw.charset' Python cannot encode is refused."""
+    fmt = options.get("format", "json")
+    for key in options:
+        owner = next((f for f, prefix in PREFIXES.items() if key.startswith(prefix)), None)
+        if owner is not None and owner != fmt:
+            raise fail(key, f"option {key!r} is an option of the {owner} format; this "
+                       f"table's format is {fmt!r}, so it would be ignored")
+    if "raw.charset" in options:
+        why = raw_format.charset_refusal(options["raw.charset"])
+        if why is not None:
+            raise fail("raw.charset", why)
 
 
 def ignoring(fmt: str, options: dict[str, str]) -> bool:
@@ -41,10 +75,10 @@ def ignoring(fmt: str, options: dict[str, str]) -> bool:
 
 
 class Messages:
-    """A batch of messages of one subject: their payloads and stream sequences."""
+    """A batch of messages: their payloads and numbers (a stream sequence, a count)."""
 
     def __init__(self, where: str, data: list[bytes], seqs: list[int]) -> None:
-        self.where = where  # 'nats <subject>:seq': a message is named where:<sequence>
+        self.where = where  # ('nats <subject>:seq': a message is named where:<number>)
         self.data = data
         self.seqs = seqs
 
@@ -286,5 +320,5 @@ def encode(table: str, options: dict[str, str], batch: pa.RecordBatch) -> pa.Arr
                        f"cannot be written in {cs}: {e.reason}")
                 raise ConnectorError(msg) from None
         return col.cast(pa.binary())
-    msg = f"table {table!r}: the nats sink cannot write the {fmt} format"
+    msg = f"table {table!r}: the {fmt} format cannot be written as messages"
     raise ConnectorError(msg)
