@@ -47,35 +47,52 @@ def broker() -> None:
             time.sleep(0.2)
 
 
-def _client(client_id: str = "") -> object:
+def _client(client_id: str = "", clean: bool = False) -> object:
     from paho.mqtt.enums import CallbackAPIVersion
     from paho.mqtt.packettypes import PacketTypes
     from paho.mqtt.properties import Properties
 
     c = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=paho.MQTTv5)
     props = Properties(PacketTypes.CONNECT)
-    if client_id:
+    if client_id and not clean:
         props.SessionExpiryInterval = 300
-    c.connect("127.0.0.1", 1883, clean_start=not client_id, properties=props)
+    c.connect("127.0.0.1", 1883, clean_start=clean or not client_id, properties=props)
     c.loop_start()
     return c
 
 
-@pytest.fixture
-def topic(broker: None) -> Iterator[tuple[str, str]]:
+def _persistent(tag: str) -> tuple[str, str]:
     """A fresh topic and a client id whose persistent session subscribes to it (so what is
     published from now on is queued for it)."""
-    tag = uuid.uuid4().hex[:8]
     name, client_id = f"sqlengine/{tag}/events", f"sqlengine-test-{tag}"
     c = _client(client_id)
-    c.subscribe(name, qos=1)[1]  # type: ignore[attr-defined]
+    c.subscribe(name, qos=1)  # type: ignore[attr-defined]
     time.sleep(0.3)
     c.disconnect()  # type: ignore[attr-defined]
     c.loop_stop()  # type: ignore[attr-defined]
-    yield name, client_id
-    end = _client(client_id)  # (the session ends with a clean start)
-    end.disconnect()  # type: ignore[attr-defined]
-    end.loop_stop()  # type: ignore[attr-defined]
+    return name, client_id
+
+
+@pytest.fixture
+def topics(broker: None) -> Iterator[object]:
+    """Makes (topic, client id) pairs on demand; ends their sessions after the test."""
+    made: list[str] = []
+
+    def make() -> tuple[str, str]:
+        name, client_id = _persistent(uuid.uuid4().hex[:8])
+        made.append(client_id)
+        return name, client_id
+
+    yield make
+    for client_id in made:  # (the session ends with a clean start)
+        end = _client(client_id, clean=True)
+        end.disconnect()  # type: ignore[attr-defined]
+        end.loop_stop()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def topic(topics: object) -> tuple[str, str]:
+    return topics()  # type: ignore[operator,no-any-return]
 
 
 def _publish(name: str, payloads: list[bytes]) -> None:
@@ -94,23 +111,28 @@ def _session(name: str, client_id: str, columns: str, extra: str = "",
     return s
 
 
-def test_formats_and_bad_messages(topic: tuple[str, str]) -> None:
-    name, client_id = topic
+def test_formats_and_bad_messages(topics: object) -> None:
+    # (a topic and session for each query: a reader closed late by its job would take the
+    # session back from the next one, and what it had not acknowledged go to that one)
+    name, client_id = topics()  # type: ignore[operator]
     _publish(name, [json.dumps({"id": i, "v": f"x{i}"}).encode() for i in range(5)])
     got = _session(name, client_id, "id INT, v STRING").sql(
         "SELECT id, v FROM t LIMIT 5").collect().to_pylist()
     assert sorted((r["id"], r["v"]) for r in got) == [(i, f"x{i}") for i in range(5)]
 
+    name, client_id = topics()  # type: ignore[operator]
     _publish(name, [b'1,"a, b"', b'2,"two\nlines"', b"3,"])
     got = _session(name, client_id, "id INT, v STRING", ", 'format' = 'csv'").sql(
         "SELECT id, v FROM t LIMIT 3").collect().to_pylist()
     assert sorted((r["id"], r["v"]) for r in got) == [(1, "a, b"), (2, "two\nlines"), (3, "")]
 
+    name, client_id = topics()  # type: ignore[operator]
     _publish(name, [b"plain", b"line\nbreak"])
     got = _session(name, client_id, "v STRING", ", 'format' = 'raw'").sql(
         "SELECT v FROM t LIMIT 2").collect().column(0).to_pylist()
     assert sorted(got) == ["line\nbreak", "plain"]
 
+    name, client_id = topics()  # type: ignore[operator]
     _publish(name, [b'{"id": "one"}', b'{"id": 7}', b'{"id": 8}'])
     with pytest.raises(SqlEngineError, match=f"mqtt {name}:msg:1: cannot parse JSON row"):
         _session(name, client_id, "id INT").sql("SELECT id FROM t LIMIT 3").collect()
