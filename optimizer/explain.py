@@ -164,8 +164,9 @@ class PassesText:
     def __call__(self, name: str, root: PhysicalNode, ctx: PassContext) -> None:
         notes = ctx.notes[self.seen_notes:]
         self.seen_notes += len(notes)
-        if root is self.previous:
+        if root is self.previous:  # (what it weighed, if anything, and kept the plan)
             self.lines.append(f"-- after {name}: unchanged")
+            self.lines += [f"   chose: {what}" for _, what in notes]
             return
         self.previous = root
         self.lines.append(f"-- after {name}")

@@ -18,7 +18,7 @@ from sqlengine.optimizer.physical import (
 from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec, LocalAggregateSpec
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef
-from sqlengine.plan.partials import partial_fields
+from sqlengine.plan.partials import partial_fields, python_blocker
 
 STRATEGY = "table.optimizer.agg-phase-strategy"
 BATCH_ROWS = 65536  # rows per batch a source reads (memory and file sources)
@@ -26,12 +26,15 @@ BATCH_ROWS = 65536  # rows per batch a source reads (memory and file sources)
 
 class AggregatePhases(PhysicalPass):
     """A GROUP BY whose input is shuffled on its keys at parallelism > 1, with aggregates
-    whose partial results merge (COUNT, SUM, AVG, MIN, MAX; no DISTINCT), over an insert-only
-    input: one phase or two, by cost ('table.optimizer.agg-phase-strategy' = 'AUTO'), or as
-    the option forces ('ONE_PHASE' | 'TWO_PHASE'). In batch mode the global phase merges the
-    partials and emits at the end; in streaming mode it merges each batch of partials into its
-    state and emits the changes (Flink's local-global aggregation, whose mini-batches are our
-    record batches: each batch a source reads is pre-aggregated as one)."""
+    whose partial results merge (COUNT, SUM, AVG, MIN, MAX; no DISTINCT; Python aggregate
+    functions of the class kind with a merge() method), over an insert-only input: one phase
+    or two, by cost ('table.optimizer.agg-phase-strategy' = 'AUTO'), or as the option forces
+    ('ONE_PHASE' | 'TWO_PHASE'; as Flink, 'TWO_PHASE' leaves a GROUP BY whose aggregates do
+    not merge in one phase, with a note naming the Python function that keeps it there). In
+    batch mode the global phase merges the partials and emits at the end; in streaming mode
+    it merges each batch of partials into its state and emits the changes (Flink's
+    local-global aggregation, whose mini-batches are our record batches: each batch a source
+    reads is pre-aggregated as one)."""
 
     name = "aggregate_phases"
 
@@ -45,8 +48,15 @@ class AggregatePhases(PhysicalPass):
             return root
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
-            two = _two_phase(node, node.op, ctx.parallelism, ctx.streaming) \
-                if isinstance(node.op, GroupAggregateSpec) else None
+            if not isinstance(node.op, GroupAggregateSpec) or not _splittable(node, node.op):
+                return node
+            blocked = next(filter(None, map(python_blocker, node.op.aggs)), None)
+            if blocked is not None:
+                forced = f" although {STRATEGY!r} is 'TWO_PHASE'" \
+                    if strategy == "TWO_PHASE" else ""
+                ctx.note(self.name, f"{node.op.label()}: ONE_PHASE{forced} ({blocked})")
+                return node
+            two = _two_phase(node, node.op, ctx.parallelism, ctx.streaming)
             if two is None:
                 return node
             if strategy == "TWO_PHASE":
@@ -61,12 +71,16 @@ class AggregatePhases(PhysicalPass):
         return transform_up(root, rewrite)
 
 
+def _splittable(node: PhysicalNode, op: GroupAggregateSpec) -> bool:
+    """A GROUP BY with keys whose insert-only input is shuffled on them."""
+    (child, ex), = node.inputs
+    return ex.partitioning is Partitioning.HASH and bool(op.keys) and not child.op.updating
+
+
 def _two_phase(node: PhysicalNode, op: GroupAggregateSpec, parallelism: int,
                streaming: bool) -> PhysicalNode | None:
-    (child, ex), = node.inputs
+    (child, _), = node.inputs
     keys, aggs = op.keys, op.aggs
-    if ex.partitioning is not Partitioning.HASH or not keys or child.op.updating:
-        return None
     fields = partial_fields(keys, aggs)
     if fields is None:
         return None

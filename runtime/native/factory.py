@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
+from sqlengine.functions_python import is_python
 from sqlengine.optimizer.specs import (
     ExpandSpec,
     FilterSpec,
@@ -233,9 +234,11 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case LocalAggregateSpec():
             from sqlengine.runtime.operators.two_phase import LocalAggregateOperator
             return LocalAggregateOperator(spec.keys, spec.aggs)
-        case GlobalAggregateSpec() if spec.emit == "changelog":
+        case GlobalAggregateSpec() if spec.emit == "changelog" or any(
+                is_python(a.func) for a in spec.aggs):
+            # (streaming; or batch with Python aggregates, whose accumulators it merges)
             from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
-            return GroupAggregateOperator(spec.keys, spec.aggs, schema, "changelog", merge=True)
+            return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit, merge=True)
         case GlobalAggregateSpec():
             from sqlengine.runtime.operators.two_phase import GlobalAggregateOperator
             return GlobalAggregateOperator(spec.keys, spec.aggs, spec.partial_schema.to_arrow(),

@@ -429,7 +429,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         self._update(grouped, slots)
         row_slots: np.ndarray | None = None  # (each row's slot, if a DISTINCT needs it)
         for j, acc in enumerate(self.accs):
-            if acc.py is not None:
+            if acc.py is not None and self.merge:
+                self._merge_python(j, acc, grouped, slots, table)
+            elif acc.py is not None:
                 self._update_python(acc, grouped, slots, table)
             elif acc.distinct_counts is not None:
                 if row_slots is None:
@@ -533,7 +535,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                         ) -> tuple[pa.Table, list[tuple[str, str]]]:
         """A LocalAggregate's partial rows in the same shape as :meth:`_row_inputs`: each
         partial row is at least one input row of its group ($rows only tells that the group
-        exists: the input is insert-only); MIN/MAX count their non-null partials."""
+        exists: the input is insert-only); MIN/MAX count their non-null partials; a Python
+        aggregate's pickled accumulators (p<j>) are gathered by their rows' positions, as
+        :meth:`_row_inputs` gathers its input rows (see :meth:`_merge_python`)."""
         names = batch.schema.names
         cols: dict[str, pa.Array] = {k: batch.column(i) for i, k in enumerate(key_names)}
         n = batch.num_rows
@@ -551,6 +555,11 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 cols[f"n{j}"] = at[f"n{j}"]
                 cols[f"v{j}"] = at[f"s{j}"]
                 specs += [(f"n{j}", "sum"), (f"v{j}", "sum")]
+            elif is_python(call):
+                cols[f"p{j}"] = at[f"p{j}"]
+                if "$pos" not in cols:
+                    cols["$pos"] = pa.array(np.arange(n, dtype=np.int64))
+                    specs.append(("$pos", "list"))
             else:
                 value = at[f"m{j}"]
                 cols[f"n{j}"] = pc.cast(pc.is_valid(value), pa.int64())
@@ -692,6 +701,16 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             bounds = np.r_[0, np.cumsum(np.bincount(group_of[use], minlength=len(slots)))]
         taken = pa.array(flat)
         py.update(acc.value, slots, [a.take(taken) for a in args], bounds, sign)
+
+    @staticmethod
+    def _merge_python(j: int, acc: _Accumulator, grouped: pa.Table, slots: np.ndarray,
+                      table: pa.Table) -> None:
+        """The global phase of a two-phase aggregation: each group's pickled partial
+        accumulators merged into the group's accumulator (the function's merge())."""
+        assert acc.py is not None
+        flat, bounds = group_bounds(grouped.column("$pos_list"))
+        partials = table.column(f"p{j}").combine_chunks().take(pa.array(flat))
+        acc.py.merge_partials(acc.value, slots, partials, bounds)
 
     def _value_deltas(self, j: int, table: pa.Table, key_names: list[str]
                       ) -> tuple[np.ndarray, list[object], np.ndarray] | None:
@@ -867,7 +886,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
     def spill(self, directory: str | None) -> bool:
         if self.directory is not None:
             return True  # (already spilling: its groups in memory no longer grow)
-        if self.emit_changelog or self.merge or not self.keys or self.input_updating or \
+        if self.emit_changelog or not self.keys or self.input_updating or \
                 self.level >= MAX_LEVEL:
             return False
         self.directory = SpillDirectory(directory, "aggregate")
@@ -877,7 +896,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
     def _divert(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         """Write the rows of groups not in memory to their partitions; the rest stay."""
         data = data_part(batch)
-        keys = [evaluate(k, data) for k in self.keys]
+        # (partial rows, in batch mode's global phase: their keys first, k0, k1, ...)
+        keys = [data.column(i) for i in range(len(self.keys))] if self.merge else \
+            [evaluate(k, data) for k in self.keys]
         names = [f"k{i}" for i in range(len(keys))]
         distinct = pa.table(dict(zip(names, keys))).group_by(names, use_threads=False
                                                              ).aggregate([])

@@ -16,6 +16,7 @@ failing input row, and keep the user's own traceback.
 
 from __future__ import annotations
 
+import pickle
 import traceback
 from collections import Counter
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ import pyarrow.compute as pc
 from sqlengine.errors import ExecutionError, NotSupportedError
 from sqlengine.functions_python import UserFunction, display_name, registered
 from sqlengine.plan.expressions import AggCall
+from sqlengine.plan.partials import ACCUMULATOR
 
 
 def is_python(call: AggCall) -> bool:
@@ -123,12 +125,18 @@ class PythonAggregate:
     def _accumulate(self, state: np.ndarray, slots: np.ndarray, args: Sequence[pa.Array],
                     bounds: np.ndarray, signs: np.ndarray | None) -> None:
         n = int(bounds[-1]) if len(bounds) else 0
-        rows = list(zip(*(a.to_pylist() for a in args))) if args else [()] * n
         accumulate = self.fn.accumulate
         retract = getattr(self.fn, "retract", None)
         sign = signs.tolist() if signs is not None and bool((signs < 0).any()) else None
+        # One argument, no retractions: its values passed as they are (a call with *row
+        # costs about twice as much as the call itself)
+        values = args[0].to_pylist() if len(args) == 1 and sign is None else None
+        rows = [] if values is not None else \
+            list(zip(*(a.to_pylist() for a in args))) if args else [()] * n
         create = self.fn.create_accumulator
         row: tuple = ()
+        value: Any = None
+        single = False  # (in the loop over ``values``: a failing row is (value,))
         method = "accumulate"
         try:
             for g, slot in enumerate(slots.tolist()):
@@ -137,7 +145,14 @@ class PythonAggregate:
                     method = "create_accumulator"
                     acc = create()
                 lo, hi = int(bounds[g]), int(bounds[g + 1])
-                if sign is None:
+                if values is not None:
+                    method, single = "accumulate", True
+                    for value in values[lo:hi]:
+                        made = accumulate(acc, value)
+                        if made is not None:
+                            acc = made
+                    single = False
+                elif sign is None:
                     method = "accumulate"
                     for row in rows[lo:hi]:
                         made = accumulate(acc, *row)
@@ -161,7 +176,8 @@ class PythonAggregate:
         except Exception as e:  # (the user's code)
             if isinstance(e, NotSupportedError):
                 raise
-            raise self._error(e, method, row) from None
+            failed = None if method == "create_accumulator" else (value,) if single else row
+            raise self._error(e, method, failed) from None
 
     def merge(self, acc: Any, others: list[Any]) -> Any:
         if self.kind != "aggregate":
@@ -175,6 +191,54 @@ class PythonAggregate:
         except Exception as e:  # (the user's code)
             raise self._error(e, "merge", None) from None
         return acc if made is None else made
+
+    # -- two phases: accumulators as partials ----------------------------------------------
+    def dump(self, accs: Sequence[Any], present: np.ndarray) -> pa.Array:
+        """The local phase's partial column: each accumulator pickled (NULL where not
+        ``present``: its group had no row for this call)."""
+        dumps, protocol = pickle.dumps, pickle.HIGHEST_PROTOCOL
+        out: list[bytes | None] = [None] * len(accs)
+        try:
+            for i in np.flatnonzero(present).tolist():
+                out[i] = dumps(accs[i], protocol=protocol)
+        except Exception as e:  # (what the user's accumulator holds)
+            msg = (f"the Python aggregate function {self.label}: its accumulator cannot be "
+                   f"pickled for the global phase of a two-phase aggregation "
+                   f"({type(e).__name__}: {e}); set 'table.optimizer.agg-phase-strategy' = "
+                   "'ONE_PHASE' to aggregate it in one phase")
+            raise ExecutionError(msg) from None
+        return pa.array(out, ACCUMULATOR)
+
+    def merge_partials(self, state: np.ndarray, slots: np.ndarray, partials: pa.Array,
+                       bounds: np.ndarray) -> None:
+        """The global phase: merge the pickled accumulators ``partials[bounds[g]:bounds[g +
+        1]]`` (NULLs skipped) into the accumulator ``state[slots[g]]`` of each group g (the
+        first partial becomes a group's accumulator when it has none yet)."""
+        self.require("merge", "the global phase of a two-phase aggregation needs")
+        loads = pickle.loads
+        try:
+            accs = [None if b is None else loads(b) for b in partials.to_pylist()]
+        except Exception as e:  # (the user's accumulator class, e.g. not importable here)
+            msg = (f"the Python aggregate function {self.label}: a pickled accumulator of the "
+                   f"local phase cannot be read in the global phase ({type(e).__name__}: "
+                   f"{e}); set 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE' to "
+                   "aggregate it in one phase")
+            raise ExecutionError(msg) from None
+        merge = self.fn.merge
+        try:
+            for g, slot in enumerate(slots.tolist()):
+                parts = [a for a in accs[int(bounds[g]):int(bounds[g + 1])] if a is not None]
+                if not parts:
+                    continue
+                acc = state[slot]
+                if acc is None:
+                    acc = parts.pop(0)
+                if parts:
+                    made = merge(acc, parts)
+                    acc = acc if made is None else made
+                state[slot] = acc
+        except Exception as e:  # (the user's code)
+            raise self._error(e, "merge", None) from None
 
     # -- results ----------------------------------------------------------------------------
     def values(self, accs: Sequence[Any]) -> pa.Array:
