@@ -1,6 +1,7 @@
 """Python UDFs: sqlengine against PyFlink 2.3 in the same run, whole processes.
 
     python -m bench.udf [--rows 1000000] [--flink-python /tmp/flinkvenv/bin/python] [--no-flink]
+    python -m bench.udf --udaf [--rows 1000000] [--groups 1000] [--repeat 3]
 
 A csv of ``rows`` rows (id BIGINT, s STRING) is written once. Each case runs as a fresh
 process per engine, reading the csv in batch mode into a blackhole sink:
@@ -9,6 +10,12 @@ process per engine, reading the csv in batch mode into a blackhole sink:
   arrays; PyFlink: ``func_type='pandas'``);
 - ``row``: the same through row-at-a-time UDFs (PyFlink's general Python UDF).
 Printed: each side's wall time, the ratio, and sqlengine's UDF overhead over its baseline.
+
+``--udaf``: a GROUP BY of ``rows`` rows into ``groups`` groups (an in-memory table read in
+batches of 65,536 rows, batch mode, the query's own time, best of ``repeat`` runs) through
+the built-in SUM and through a class UDAF with merge() (a Python SUM), at parallelism 1 and
+2, in one phase and in two (local pre-aggregation of pickled accumulators, merged after the
+shuffle), in the default task mode (process) and with threads.
 """
 
 from __future__ import annotations
@@ -108,12 +115,83 @@ def _run(python: str, script: Path, case: str, data: Path) -> float:
     return secs
 
 
+class PySum:
+    """SUM as a class UDAF with merge (PyFlink's AggregateFunction)."""
+
+    def create_accumulator(self) -> list[int]:
+        return [0, 0]
+
+    def accumulate(self, acc: list[int], v: int | None) -> None:
+        if v is not None:
+            acc[0] += v
+            acc[1] += 1
+
+    def merge(self, acc: list[int], others: list[list[int]]) -> None:
+        for o in others:
+            acc[0] += o[0]
+            acc[1] += o[1]
+
+    def get_value(self, acc: list[int]) -> int | None:
+        return acc[0] if acc[1] else None
+
+
+def udaf_cases(rows: int, groups: int, repeat: int) -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    import sqlengine
+
+    data = pa.table({"k": np.arange(rows, dtype=np.int64) % groups,
+                     "v": np.arange(rows, dtype=np.int64) % 97})
+    batches = data.to_batches(max_chunksize=65536)
+    cases = [  # (label, function, parallelism, phases, task mode)
+        ("SUM", "SUM", 1, "AUTO", "process"),
+        ("SUM", "SUM", 2, "ONE_PHASE", "process"),
+        ("SUM", "SUM", 2, "TWO_PHASE", "process"),
+        ("class UDAF", "py_sum", 1, "AUTO", "process"),
+        ("class UDAF", "py_sum", 2, "ONE_PHASE", "process"),
+        ("class UDAF", "py_sum", 2, "TWO_PHASE", "process"),
+        ("class UDAF", "py_sum", 2, "AUTO", "process"),
+        ("class UDAF", "py_sum", 2, "ONE_PHASE", "thread"),
+        ("class UDAF", "py_sum", 2, "TWO_PHASE", "thread"),
+    ]
+    print(f"{rows:,} rows, {groups:,} groups, batch mode, best of {repeat} "
+          "(the query's own time)")
+    print(f"{'aggregate':11} {'p':>2} {'strategy':10} {'phases':6} {'tasks':8} {'s':>7}")
+    want = None
+    for label, fn, p, phases, mode in cases:
+        s = sqlengine.connect({"execution.runtime-mode": "batch", "parallelism.default": str(p),
+                               "table.optimizer.agg-phase-strategy": phases,
+                               "execution.native.task-mode": mode})
+        s.create_function("py_sum", sqlengine.udaf(PySum, result_type="BIGINT"))
+        s.register("t", pa.Table.from_batches(batches))
+        query = s.sql(f"SELECT k, {fn}(v) AS s FROM t GROUP BY k")
+        local = "LocalAggregate" in query.explain().split("== Job Graph ==")[1]
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            got = query.collect()
+            best = min(best, time.perf_counter() - start)
+        got = got.sort_by("k")
+        want = want or got
+        assert got.equals(want.cast(got.schema)), f"{label} p{p} {phases}: other rows"
+        print(f"{label:11} {p:2} {phases:10} {'two' if local else 'one':6} {mode:8} "
+              f"{best:7.3f}",
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--flink-python", default="/tmp/flinkvenv/bin/python")
     parser.add_argument("--no-flink", action="store_true")
+    parser.add_argument("--udaf", action="store_true", help="the aggregate (UDAF) cases")
+    parser.add_argument("--groups", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    if args.udaf:
+        udaf_cases(args.rows, args.groups, args.repeat)
+        return
     work = Path(tempfile.mkdtemp(prefix="bench-udf-"))
     data = work / "t.csv"
     with data.open("w") as f:
