@@ -93,8 +93,12 @@ def python_blocker(a: AggCall) -> str | None:
     if not function.can("merge"):
         return f"{what} has no merge() method"
     try:  # (the global phase receives its accumulators pickled)
-        pickle.dumps(function.fn.create_accumulator(), protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as e:  # (the user's code)
+        acc = function.fn.create_accumulator()
+    except Exception as e:  # (the user's code: it fails again, with its traceback, at run)
+        return f"{what}'s create_accumulator() failed: {type(e).__name__}: {e}"
+    try:
+        pickle.dumps(acc, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:  # (what the accumulator holds)
         return (f"{what}'s accumulator cannot be pickled to cross the exchange: "
                 f"{type(e).__name__}: {e}")
     return None
