@@ -74,7 +74,8 @@ def _source_parallelism(op: TableScanSpec, default: int) -> int:
 def _sink_parallelism(op: TableSinkSpec, inputs: list[tuple[StreamNode, Partitioning]],
                       default: int) -> int:
     """A sink whose connector writes in parallel (filesystem, blackhole) takes
-    'sink.parallelism', else the default, except behind a SINGLE exchange or fed FORWARD by
+    'sink.parallelism' when the table gives it (its input then rebalanced to it, as in
+    Flink), else the default, except behind a SINGLE exchange or fed FORWARD by
     parallelism-1 operators (an ordered result is written in order by one subtask); other
     sinks run once."""
     target = op.target
@@ -86,6 +87,8 @@ def _sink_parallelism(op: TableSinkSpec, inputs: list[tuple[StreamNode, Partitio
         msg = (f"table {target.table!r}: option 'sink.parallelism' = '{given}': the "
                f"{target.connector!r} sink of this table runs with one subtask")
         raise NotSupportedError(msg)
+    if parallel and given is not None:
+        return max(1, int(given))
     if not parallel or any(part is Partitioning.SINGLE for _, part in inputs) or \
             (inputs and all(part is Partitioning.FORWARD and node.parallelism == 1
                             for node, part in inputs)):

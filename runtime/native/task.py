@@ -137,6 +137,7 @@ class Task:
             if self.checkpoints is not None:
                 self._final_checkpoint()
             self._broadcast(Kind.END, None)
+            self._await_final_checkpoint(head)
             self.state = TaskState.FINISHED
         except Cancelled:
             self.state = TaskState.CANCELED
@@ -198,6 +199,22 @@ class Task:
                 raise Cancelled
             time.sleep(0.01)
         self._flush_due()  # (commits)
+
+    def _await_final_checkpoint(self, head: object) -> None:
+        """A source whose reader acknowledges what completed checkpoints cover (a broker's
+        durable consumer, an MQTT session) hears of the job's final checkpoint too: after
+        its end went down (the sinks finish, then the checkpoint completes), it waits for it,
+        so that the last rows read are acknowledged (Flink's tasks wait for the final
+        checkpoint before they close)."""
+        cp = self.checkpoints
+        cursor = getattr(head, "cursor", None)
+        if cp is None or cursor is None or not getattr(cursor, "on_complete", None):
+            return
+        while cp.completed.value < FINAL:
+            if self.control.cancelled.is_set():
+                return
+            time.sleep(0.01)
+        self._flush_due()  # (notifies the operators: the reader acknowledges)
 
     def _inject_barrier(self) -> None:
         cp = self.checkpoints

@@ -324,6 +324,34 @@ def test_a_durable_consumer_keeps_the_committed_position(stream: tuple[str, str,
     assert _consumer(name, durable).ack_floor.stream_seq == more[-1]
 
 
+@pytest.mark.parametrize("mode", ["thread", "process"])
+def test_a_parallel_job_acknowledges_its_last_rows_at_the_final_checkpoint(
+        stream: tuple[str, str, str], tmp_path: Any, mode: str) -> None:
+    """At parallelism 2 the source task ends before the job's final checkpoint completes: it
+    waits for it, so a durable consumer acknowledges the job's last rows too (no periodic
+    checkpoint completes here: a fresh start would otherwise read them all again)."""
+    name, subject, other = stream
+    seqs = _mixed(subject, other, [json.dumps({"id": i}).encode() for i in range(40)])
+    durable = "d" + uuid.uuid4().hex[:6]
+    out = tmp_path / "out"
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "parallelism.default": "2", "execution.native.task-mode": mode,
+                           "execution.checkpointing.interval": "10 min",
+                           "execution.checkpointing.dir": str(tmp_path / "ck")})
+    s.execute(f"CREATE TABLE t (id BIGINT) WITH ('connector' = 'nats', 'subject' = "
+              f"'{subject}', 'stream' = '{name}', 'scan.bounded.mode' = 'latest-offset', "
+              f"'durable' = '{durable}')")
+    s.execute(f"CREATE TABLE o (k BIGINT, n BIGINT) WITH ('connector' = 'filesystem', "
+              f"'path' = '{out}', 'format' = 'csv', 'sink.parallelism' = '2')")
+    s.execute("INSERT INTO o SELECT id, id * 2 FROM t")  # (the sink in tasks of its own)
+    assert _consumer(name, durable).ack_floor.stream_seq == seqs[-1]
+    fresh = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    fresh.execute(f"CREATE TABLE t (id BIGINT) WITH ('connector' = 'nats', 'subject' = "
+                  f"'{subject}', 'stream' = '{name}', 'scan.bounded.mode' = "
+                  f"'latest-offset', 'durable' = '{durable}')")
+    assert fresh.sql("SELECT id FROM t").collect().num_rows == 0
+
+
 def test_sink_formats_read_back(stream: tuple[str, str, str]) -> None:
     name, subject, _ = stream
     s = sqlengine.connect({"execution.runtime-mode": "batch"})

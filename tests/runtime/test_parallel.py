@@ -455,6 +455,19 @@ def test_sink_parallelism_is_honoured_where_the_sink_writes_in_parallel(tmp_path
     assert rows == [1, 2, 3]
 
 
+def test_sink_parallelism_given_is_kept_behind_a_parallelism_1_input(tmp_path: Path) -> None:
+    # (it was 1 then, the option ignored): the input is rebalanced to the sink's subtasks
+    s = sqlengine.connect({"parallelism.default": "1"})
+    s.register("t", pa.table({"a": list(range(1000))}))
+    s.execute(f"CREATE TABLE out (a BIGINT) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{tmp_path}/o', 'format' = 'csv', 'sink.parallelism' = '2')")
+    plan = s.execute("EXPLAIN INSERT INTO out SELECT a FROM t")[0].message
+    assert "--REBALANCE-->" in plan and "[parallelism=2]: Sink(out)" in plan
+    s.execute("INSERT INTO out SELECT a FROM t")
+    assert sorted(int(line) for p in (tmp_path / "o").iterdir()
+                  for line in p.read_text().splitlines()) == list(range(1000))
+
+
 def test_sink_parallelism_above_one_is_refused_where_the_sink_writes_once(tmp_path: Path
                                                                           ) -> None:
     s = sqlengine.connect({"parallelism.default": "2"})
