@@ -143,7 +143,8 @@ class SourceOperator(Operator):
         """Batches as read; None when only the source's watermark or idleness changed."""
         explicit = bool(getattr(self.data, "explicit_watermarks", False))
         self.explicit = explicit
-        for item in self._raw():
+        self._reader = reader = self._raw()
+        for item in reader:
             if isinstance(item, Watermark):
                 self.watermark = max(self.watermark, item.timestamp)
                 yield None
@@ -211,6 +212,16 @@ class SourceOperator(Operator):
         if memo and keep is not None:
             self.carried = (out, carried_values(self.carry, memo, keep, rows))
         return (out,)
+
+    _reader: Iterator[object] | None = None
+
+    def close(self) -> None:
+        """The connector's reader is closed when the task ends, however it ends (a broker's
+        connection, files, a read-ahead thread), not when it is garbage collected."""
+        reader, self._reader = self._reader, None
+        close = getattr(reader, "close", None)
+        if close is not None:
+            close()
 
     # The calls of pushed filters that the Project chained after it computes too (see
     # runtime/operators/stateless.py: carry_into), and their values for the last batch.
