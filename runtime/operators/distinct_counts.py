@@ -9,6 +9,11 @@ by binary search. New pairs go into a second, smaller sorted level that is merge
 first once it has grown past about the square root of the first's size (an insert moves the
 small level only; a merge, now and then, the large one). A pair whose count falls to zero
 keeps its place (absent and zero are the same) until the next merge drops it.
+
+While groups x values stays small (a few groups of many values, as a GROUP BY channel, day
+counting distinct bidders), the counts are a dense array indexed by ``slot * id_cap + id``
+instead: no sort and no search per batch, one scatter-add. It turns into the sorted levels,
+for good, once it would outgrow ``DENSE_MIN`` entries and 8 per pair counted.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from sqlengine.runtime.operators.key_index import KeyIndex
 _ID_BITS = 32
 _MAX_SLOT = (1 << (63 - _ID_BITS)) - 1
 MIN_RECENT = 1 << 16  # (pairs the recent level holds before a merge, at least)
+DENSE_MIN = 1 << 21  # (entries a dense count array may always have: 16 MB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +70,37 @@ class DistinctCounts:
         self.main = _Level()
         self.recent = _Level()
         self.live = 0  # pairs with a positive count
+        # Dense counts (None: the sorted levels), row-major by slot: [slot * id_cap + id].
+        self.dense: np.ndarray | None = np.zeros(0, dtype=np.int64)
+        self.slot_cap = self.id_cap = 0
+
+    def __getstate__(self) -> dict[str, object]:
+        state = {k: getattr(self, k) for k in ("value_type", "ids", "values", "main", "recent",
+                                                "live", "slot_cap", "id_cap")}
+        if self.dense is not None:  # (its non-zero entries only)
+            at = np.flatnonzero(self.dense)
+            state["dense"] = (at, self.dense[at])
+        else:
+            state["dense"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        dense = state.pop("dense")
+        self.__dict__.update(state)
+        if dense is not None:
+            at, counts = dense  # type: ignore[misc]
+            self.dense = np.zeros(self.slot_cap * self.id_cap, dtype=np.int64)
+            self.dense[at] = counts
+        else:
+            self.dense = None
 
     def __len__(self) -> int:
         return self.live
 
     def nbytes(self) -> int:
+        dense = self.dense.nbytes if self.dense is not None else 0
         return (self.main.keys.nbytes * 2 + self.recent.keys.nbytes * 2 + self.ids.nbytes()
-                + sum(v.nbytes for v in self.values))
+                + dense + sum(v.nbytes for v in self.values))
 
     def _value_ids(self, values: pa.Array) -> np.ndarray:
         """Each row's value id (new values get the next ids)."""
@@ -90,7 +120,11 @@ class DistinctCounts:
         group at ``slots[i]``."""
         if len(slots) and int(slots.max()) > _MAX_SLOT:
             raise ExecutionError(f"DISTINCT aggregate: more than {_MAX_SLOT} groups")
-        packed = (slots.astype(np.int64) << _ID_BITS) | self._value_ids(values)
+        ids = self._value_ids(values)
+        if self.dense is not None and self._dense_fits(int(slots.max()) + 1 if len(slots)
+                                                       else 0):
+            return self._update_dense(slots.astype(np.int64), ids, signs.astype(np.int64))
+        packed = (slots.astype(np.int64) << _ID_BITS) | ids
         keys, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
         deltas = np.zeros(len(keys), dtype=np.int64)
         np.add.at(deltas, inverse.reshape(-1), signs.astype(np.int64))
@@ -118,6 +152,56 @@ class DistinctCounts:
             self._merge()
         return PairChanges(keys >> _ID_BITS, first, became, gone)
 
+    def _dense_fits(self, slots: int) -> bool:
+        """Grow the dense array to hold ``slots`` slots and every value id, if that stays
+        within its budget; else turn it into the sorted levels (for good) and say no."""
+        assert self.dense is not None
+        ids = len(self.ids)
+        if slots <= self.slot_cap and ids <= self.id_cap:
+            return True
+        slot_cap = max(self.slot_cap, 8)
+        while slot_cap < slots:
+            slot_cap *= 2
+        id_cap = max(self.id_cap, 1024)
+        while id_cap < ids:
+            id_cap *= 2
+        if slot_cap * id_cap > max(DENSE_MIN, 8 * self.live):
+            self._to_levels()
+            return False
+        grown = np.zeros((slot_cap, id_cap), dtype=np.int64)
+        grown[:self.slot_cap, :self.id_cap] = self.dense.reshape(self.slot_cap, self.id_cap)
+        self.dense, self.slot_cap, self.id_cap = grown.reshape(-1), slot_cap, id_cap
+        return True
+
+    def _to_levels(self) -> None:
+        """The dense counts become the main sorted level (slot-major order is key order)."""
+        if self.dense is None:
+            return
+        at = np.flatnonzero(self.dense)
+        if self.id_cap:
+            self.main.keys = ((at // self.id_cap) << _ID_BITS) | (at % self.id_cap)
+        self.main.counts = self.dense[at]
+        self.dense = None
+        self.slot_cap = self.id_cap = 0
+
+    def _update_dense(self, slots: np.ndarray, ids: np.ndarray, signs: np.ndarray
+                      ) -> PairChanges:
+        dense = self.dense
+        assert dense is not None
+        at = slots * self.id_cap + ids
+        old = dense[at]
+        np.add.at(dense, at, signs)
+        new = dense[at]  # (rows of one pair all read the same counts, before and after)
+        became = (old <= 0) & (new > 0)
+        gone = (old > 0) & (new <= 0)
+        flipped = np.flatnonzero(became | gone)
+        if len(flipped):
+            _, first = np.unique(at[flipped], return_index=True)
+            flipped = flipped[first]  # (one row per pair: its first)
+        became, gone = became[flipped], gone[flipped]
+        self.live += int(became.sum()) - int(gone.sum())
+        return PairChanges(slots[flipped], flipped, became, gone)
+
     def _merge(self) -> None:
         """The recent level merged into the main one (both sorted, no key in both)."""
         at = np.searchsorted(self.main.keys, self.recent.keys)
@@ -129,6 +213,13 @@ class DistinctCounts:
 
     def pairs(self) -> tuple[np.ndarray, pa.Array, np.ndarray]:
         """Every pair with a non-zero count: its slot, its value, its count."""
+        if self.dense is not None:
+            at = np.flatnonzero(self.dense)
+            counts = self.dense[at]
+            slots, ids = (at // self.id_cap, at % self.id_cap) if self.id_cap else (at, at)
+            values = pa.concat_arrays(self.values) if self.values else \
+                pa.array([], self.value_type)
+            return slots, values.take(pa.array(ids)), counts
         self._merge()
         keys, counts = self.main.keys, self.main.counts
         ids = keys & ((1 << _ID_BITS) - 1)
@@ -139,6 +230,7 @@ class DistinctCounts:
     def adopt(self, old: DistinctCounts, mapping: np.ndarray) -> None:
         """Take ``old``'s pairs of the slots ``mapping`` names (old slot -> new slot, -1: not
         taken): a restore at another parallelism."""
+        self._to_levels()
         slots, values, counts = old.pairs()
         if not len(slots):
             return

@@ -27,16 +27,26 @@ def _values(kind: str, rng: random.Random, n: int) -> list[object]:
 TYPES = {"int": pa.int64(), "str": pa.string(), "float": pa.float64()}
 
 
+# The dense array all along (up to 1400 groups x 400 values fit), the sorted levels all along (no
+# dense budget), and dense turning into the levels midway (the budget passed after a few
+# batches, once slot_cap * id_cap outgrows 8 per pair counted).
+DENSE_MIN = {"dense": 1 << 22, "levels": 0, "dense-then-levels": 1 << 18}
+
+
+@pytest.mark.parametrize("mode", list(DENSE_MIN))
 @pytest.mark.parametrize("kind", ["int", "str", "float"])
-def test_against_a_dict_of_pairs(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_against_a_dict_of_pairs(kind: str, mode: str, monkeypatch: pytest.MonkeyPatch
+                                 ) -> None:
     monkeypatch.setattr(distinct_counts, "MIN_RECENT", 500)  # (merges every few batches)
+    monkeypatch.setattr(distinct_counts, "DENSE_MIN", DENSE_MIN[mode])
     rng = random.Random(7)
+    seen_dense = seen_levels = False
     state = DistinctCounts(TYPES[kind])
     model: collections.Counter[tuple[int, object]] = collections.Counter()
     live: list[tuple[int, object]] = []
     for step in range(60):
         n = rng.randrange(1, 1500)
-        slots = [rng.randrange(200) for _ in range(n)]
+        slots = [rng.randrange(200 + 20 * step) for _ in range(n)]  # (more groups in time)
         values = _values(kind, rng, n)
         signs = [1] * n
         # (retract some rows counted in before: a changelog never retracts what is not there)
@@ -51,6 +61,8 @@ def test_against_a_dict_of_pairs(kind: str, monkeypatch: pytest.MonkeyPatch) -> 
                 live.append((s, v))
         arr = pa.array(values, TYPES[kind])
         change = state.update(np.array(slots), arr, np.array(signs))
+        seen_dense |= state.dense is not None
+        seen_levels |= state.dense is None
         got_became = {(int(s), values[f]) for s, f, b in
                       zip(change.slots, change.first, change.became) if b}
         got_gone = {(int(s), values[f]) for s, f, g in
@@ -64,6 +76,8 @@ def test_against_a_dict_of_pairs(kind: str, monkeypatch: pytest.MonkeyPatch) -> 
     slots_, values_, counts_ = state.pairs()
     got = {(int(s), v): int(c) for s, v, c in zip(slots_, values_.to_pylist(), counts_)}
     assert got == {k: c for k, c in model.items() if c != 0}
+    assert (seen_dense, seen_levels) == {"dense": (True, False), "levels": (False, True),
+                                         "dense-then-levels": (True, True)}[mode]
 
 
 def test_adopt_takes_the_mapped_slots_only() -> None:
