@@ -35,6 +35,7 @@ import pytest
 
 import sqlengine
 import sqlengine.runtime.native.executor as executor
+import sqlengine.runtime.native.factory as factory
 import sqlengine.runtime.operators as operators_package
 from sqlengine.optimizer.specs import OperatorSpec
 from sqlengine.optimizer.specs_windows import MatchRecognizeSpec
@@ -129,7 +130,7 @@ def record(monkeypatch: pytest.MonkeyPatch, sql: str, tables: dict[str, tuple[An
             setattr(op, name, _logged(calls, name, getattr(op, name)))
         return op
 
-    monkeypatch.setattr(executor, "build_operator", recording)
+    monkeypatch.setattr(factory, "build_operator", recording)  # (build_chain calls it)
     s = sqlengine.connect(options)
     for name, (data, keywords) in tables.items():
         s.register(name, data, **keywords)
