@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import decimal
 import itertools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -50,6 +50,24 @@ from sqlengine.runtime.spill import (
 from sqlengine.runtime.state.key_groups import owned
 
 _OUT_CHUNK = 65536
+
+
+def _accumulators(aggs: Sequence[AggCall], retract: bool) -> list[_Accumulator]:
+    """An accumulator per call; COUNT/SUM/AVG(DISTINCT x) calls of one argument share one
+    DistinctCounts, a count column each (their FILTERs differ)."""
+    accs = [_Accumulator(a, retract=retract) for a in aggs]
+    for j, acc in enumerate(accs):
+        acc.index = j  # (its input columns' suffix: s<j>, ...)
+    peers: dict[object, list[_Accumulator]] = {}
+    for call, acc in zip(aggs, accs):
+        if acc.distinct_counts is not None:
+            peers.setdefault((call.args[0], str(acc.arg_type)), []).append(acc)
+    for group in peers.values():
+        if len(group) > 1:
+            shared = DistinctCounts(group[0].arg_type, columns=len(group))
+            for column, acc in enumerate(group):
+                acc.distinct_counts, acc.distinct_column = shared, column
+    return accs
 
 
 class _Accumulator:
@@ -109,6 +127,12 @@ class _Accumulator:
         # COUNT/SUM/AVG(DISTINCT x): each (slot, value)'s multiplicity, in numpy.
         self.distinct_counts = DistinctCounts(arg_type) if call.distinct and \
             self.py is None and self.func in ("count", "sum", "avg") else None
+        # Its column in ``distinct_counts``, shared by the DISTINCT aggregates of one argument
+        # (see _accumulators); the first of them updates it for all.
+        self.distinct_column = 0
+        # The batch's argument before its FILTER (the pairs' values for all the peers).
+        self.batch_arg: pa.Array | None = None
+        self.index = 0  # (its position among the operator's aggregates)
 
     def _empty(self, n: int) -> np.ndarray:
         if self.unscaled and not self.big:
@@ -166,7 +190,7 @@ class _Accumulator:
                 if o in mapping:
                     self.distinct[(mapping[o], v)] = c
         if old.distinct_counts is not None and self.distinct_counts is not None and \
-                len(old_slots):
+                len(old_slots) and old.distinct_column == 0:  # (once per shared instance)
             slot_map = np.full(int(old_slots.max()) + 1, -1, dtype=np.int64)
             slot_map[old_slots] = new_slots
             self.distinct_counts.adopt(old.distinct_counts, slot_map)
@@ -336,7 +360,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         self.key_chunks: list[pa.RecordBatch] = []
         self._key_table: pa.Table | None = None
         self.rows = np.zeros(0, dtype=np.int64)
-        self.accs = [_Accumulator(a, retract=input_updating) for a in aggs]
+        self.accs = _accumulators(aggs, input_updating)
         self.key_schema = pa.schema([schema.field(i) for i in range(len(keys))])
         self.key_bytes = 0  # bytes of ``key_chunks``
         # Batch mode past the memory budget (hybrid hash aggregation): the groups in memory
@@ -433,11 +457,13 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 self._merge_python(j, acc, grouped, slots, table)
             elif acc.py is not None:
                 self._update_python(acc, grouped, slots, table)
-            elif acc.distinct_counts is not None:
+            elif acc.distinct_counts is not None and acc.distinct_column == 0:
                 if row_slots is None:
                     row_slots = self._slots_of(table, key_names) if key_names else \
                         np.zeros(table.num_rows, dtype=np.int64)
-                self._update_distinct(j, acc, table, row_slots)
+                self._update_distinct([a for a in self.accs  # (in column order)
+                                       if a.distinct_counts is acc.distinct_counts],
+                                      table, row_slots)
             elif acc.multiset is not None:
                 self._update_extreme(j, acc, table, key_names)
         gone = slots[self.rows[slots] <= 0]
@@ -505,7 +531,11 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 every = keep is None
                 valid = keep if keep is not None else \
                     pa.array(np.ones(batch.num_rows, dtype=bool))
-            if acc.distinct_counts is not None or acc.multiset is not None:
+            if acc.distinct_counts is not None:
+                acc.batch_arg = arg
+                cols[f"s{j}"] = sign if every else pc.if_else(valid, sign, zero)
+                continue
+            if acc.multiset is not None:
                 cols[f"d{j}"] = pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 cols[f"s{j}"] = pc.if_else(valid, sign, zero)
                 continue
@@ -777,32 +807,35 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 multiset.pop(slot, None)
 
     @staticmethod
-    def _update_distinct(j: int, acc: _Accumulator, table: pa.Table,
+    def _update_distinct(peers: list[_Accumulator], table: pa.Table,
                          row_slots: np.ndarray) -> None:
-        """COUNT/SUM/AVG(DISTINCT): the batch's rows counted into their (group, value) pairs
-        (DistinctCounts); a value counts in its group while a copy of it is there."""
-        counts = acc.distinct_counts
-        assert counts is not None
-        signs = table.column(f"s{j}").to_numpy()
-        values = table.column(f"d{j}")
-        use = signs != 0  # (NULL values and rows the FILTER leaves out carry sign 0)
-        if values.null_count:
-            use &= values.is_valid().to_numpy(zero_copy_only=False)
-        rows = np.flatnonzero(use)
+        """COUNT/SUM/AVG(DISTINCT x) of one argument: the batch's rows counted into their
+        (group, value) pairs (DistinctCounts, a column per aggregate: its FILTER's rows); a
+        value counts in its group while a copy of it is there."""
+        counts = peers[0].distinct_counts
+        values = peers[0].batch_arg
+        assert counts is not None and values is not None
+        # (NULL values and rows a FILTER leaves out carry sign 0 in that aggregate's column)
+        signs = np.column_stack([table.column(f"s{acc.index}").to_numpy() for acc in peers])
+        rows = np.flatnonzero(signs.any(axis=1))
         if not len(rows):
             return
-        taken = values.take(pa.array(rows)).combine_chunks() if len(rows) < len(use) else \
-            values.combine_chunks()
+        taken = values.take(pa.array(rows)) if len(rows) < len(signs) else values
+        if isinstance(taken, pa.ChunkedArray):
+            taken = taken.combine_chunks()
         change = counts.update(row_slots[rows], taken, signs[rows])
-        became, gone = change.became, change.gone
-        np.add.at(acc.count, change.slots[became], 1)
-        np.add.at(acc.count, change.slots[gone], -1)
-        if acc.func in ("sum", "avg") and (became.any() or gone.any()):
-            touched = became | gone
-            picked = taken.take(pa.array(change.first[touched])).to_pylist()
-            typed = np.array(picked, dtype=acc.value.dtype)
-            np.add.at(acc.value, change.slots[touched],
-                      typed * np.where(became[touched], 1, -1))
+        for acc in peers:
+            acc.batch_arg = None  # (not kept in the state)
+        for column, acc in enumerate(peers):
+            became, gone = change.became[:, column], change.gone[:, column]
+            np.add.at(acc.count, change.slots[became], 1)
+            np.add.at(acc.count, change.slots[gone], -1)
+            if acc.func in ("sum", "avg") and (became.any() or gone.any()):
+                touched = became | gone
+                picked = taken.take(pa.array(change.first[touched])).to_pylist()
+                typed = np.array(picked, dtype=acc.value.dtype)
+                np.add.at(acc.value, change.slots[touched],
+                          typed * np.where(became[touched], 1, -1))
 
     def _snapshot(self, slots: np.ndarray) -> tuple[np.ndarray, list[pa.Array]]:
         exists = self.rows[slots] > 0
@@ -868,7 +901,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             size += acc.count.nbytes
             if acc.value is not None:
                 size += acc.value.nbytes * (5 if acc.value.dtype == object else 1)
-            if acc.distinct_counts is not None:
+            if acc.distinct_counts is not None and acc.distinct_column == 0:
                 size += acc.distinct_counts.nbytes()
             if acc.multiset is not None:
                 size += 200 * len(acc.multiset)
@@ -936,7 +969,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         self.slots, self.key_chunks, self._key_table = KeyIndex([k.dtype for k in self.keys]), \
             [], None
         self.rows = np.zeros(0, dtype=np.int64)
-        self.accs = [_Accumulator(a, retract=self.input_updating) for a in self.aggs]
+        self.accs = _accumulators(self.aggs, self.input_updating)
         try:
             yield from aggregate_partitions(
                 self, spilled, self.directory.path if self.directory else None,

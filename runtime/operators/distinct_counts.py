@@ -10,6 +10,10 @@ first once it has grown past about the square root of the first's size (an inser
 small level only; a merge, now and then, the large one). A pair whose count falls to zero
 keeps its place (absent and zero are the same) until the next merge drops it.
 
+Several DISTINCT aggregates of one argument (COUNT(DISTINCT bidder), COUNT(DISTINCT bidder)
+FILTER (WHERE ...), SUM(DISTINCT bidder)) share one instance, a count column each (as Flink's
+distinct views shared by filter): the pairs are found once per batch for all of them.
+
 While groups x values stays small (a few groups of many values, as a GROUP BY channel, day
 counting distinct bidders), the counts are a dense array indexed by ``slot * id_cap + id``
 instead: no sort and no search per batch, one scatter-add. It turns into the sorted levels,
@@ -36,22 +40,23 @@ DENSE_MIN = 1 << 21  # (entries a dense count array may always have: 16 MB)
 
 @dataclass(frozen=True, slots=True)
 class PairChanges:
-    """What a batch changed, one entry per distinct (slot, value) pair it touched."""
+    """What a batch changed, one entry per distinct (slot, value) pair it touched (at least
+    every pair whose count crossed zero in some column)."""
 
     slots: np.ndarray  # the pair's group slot
     first: np.ndarray  # the batch row that first held the pair (for its value)
-    became: np.ndarray  # the pair's count went from 0 to positive: the value counts now
-    gone: np.ndarray  # from positive to 0: it stops counting
+    became: np.ndarray  # [pair, column]: the count went from 0 to positive: the value counts
+    gone: np.ndarray  # [pair, column]: from positive to 0: it stops counting
 
 
 class _Level:
-    """Sorted packed pairs with their counts."""
+    """Sorted packed pairs with their counts (a row of ``columns`` counts per pair)."""
 
     __slots__ = ("counts", "keys")
 
-    def __init__(self) -> None:
+    def __init__(self, columns: int) -> None:
         self.keys = np.zeros(0, dtype=np.int64)
-        self.counts = np.zeros(0, dtype=np.int64)
+        self.counts = np.zeros((0, columns), dtype=np.int64)
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions of ``keys`` (sorted) and whether each is held."""
@@ -63,22 +68,23 @@ class _Level:
 
 
 class DistinctCounts:
-    def __init__(self, value_type: pa.DataType) -> None:
+    def __init__(self, value_type: pa.DataType, columns: int = 1) -> None:
         self.value_type = value_type
+        self.columns = columns
         self.ids = KeyIndex([value_type])
         self.values: list[pa.Array] = []  # id -> value, in id order, a chunk per batch
-        self.main = _Level()
-        self.recent = _Level()
-        self.live = 0  # pairs with a positive count
+        self.main = _Level(columns)
+        self.recent = _Level(columns)
+        self.live = np.zeros(columns, dtype=np.int64)  # pairs with a positive count, per column
         # Dense counts (None: the sorted levels), row-major by slot: [slot * id_cap + id].
-        self.dense: np.ndarray | None = np.zeros(0, dtype=np.int64)
+        self.dense: np.ndarray | None = np.zeros((0, columns), dtype=np.int64)
         self.slot_cap = self.id_cap = 0
 
     def __getstate__(self) -> dict[str, object]:
-        state = {k: getattr(self, k) for k in ("value_type", "ids", "values", "main", "recent",
-                                                "live", "slot_cap", "id_cap")}
+        state = {k: getattr(self, k) for k in ("value_type", "columns", "ids", "values", "main",
+                                                "recent", "live", "slot_cap", "id_cap")}
         if self.dense is not None:  # (its non-zero entries only)
-            at = np.flatnonzero(self.dense)
+            at = np.flatnonzero(self.dense.any(axis=1))
             state["dense"] = (at, self.dense[at])
         else:
             state["dense"] = None
@@ -89,18 +95,20 @@ class DistinctCounts:
         self.__dict__.update(state)
         if dense is not None:
             at, counts = dense  # type: ignore[misc]
-            self.dense = np.zeros(self.slot_cap * self.id_cap, dtype=np.int64)
+            self.dense = np.zeros((self.slot_cap * self.id_cap, self.columns), dtype=np.int64)
             self.dense[at] = counts
         else:
             self.dense = None
 
     def __len__(self) -> int:
-        return self.live
+        """Pairs counted, over all columns."""
+        return int(self.live.sum())
 
     def nbytes(self) -> int:
         dense = self.dense.nbytes if self.dense is not None else 0
-        return (self.main.keys.nbytes * 2 + self.recent.keys.nbytes * 2 + self.ids.nbytes()
-                + dense + sum(v.nbytes for v in self.values))
+        return (self.main.keys.nbytes + self.main.counts.nbytes + self.recent.keys.nbytes
+                + self.recent.counts.nbytes + self.ids.nbytes() + dense
+                + sum(v.nbytes for v in self.values))
 
     def _value_ids(self, values: pa.Array) -> np.ndarray:
         """Each row's value id (new values get the next ids)."""
@@ -116,38 +124,50 @@ class DistinctCounts:
         return ids[enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
 
     def update(self, slots: np.ndarray, values: pa.Array, signs: np.ndarray) -> PairChanges:
-        """Count rows in (sign +1) or out (-1): row i is value ``values[i]`` (not NULL) of the
-        group at ``slots[i]``."""
+        """Count rows in (sign +1) or out (-1), 0 leaving a column alone: row i is value
+        ``values[i]`` (not NULL) of the group at ``slots[i]``; ``signs`` is [row, column]
+        (or [row] for one column, and then so are the changes' ``became`` / ``gone``)."""
+        flat = signs.ndim == 1
+        signs = signs.astype(np.int64).reshape(len(signs), -1)
         if len(slots) and int(slots.max()) > _MAX_SLOT:
             raise ExecutionError(f"DISTINCT aggregate: more than {_MAX_SLOT} groups")
         ids = self._value_ids(values)
         if self.dense is not None and self._dense_fits(int(slots.max()) + 1 if len(slots)
                                                        else 0):
-            return self._update_dense(slots.astype(np.int64), ids, signs.astype(np.int64))
+            change = self._update_dense(slots.astype(np.int64), ids, signs)
+        else:
+            change = self._update_levels(slots, ids, signs)
+        if flat:
+            return PairChanges(change.slots, change.first, change.became[:, 0],
+                               change.gone[:, 0])
+        return change
+
+    def _update_levels(self, slots: np.ndarray, ids: np.ndarray, signs: np.ndarray
+                       ) -> PairChanges:
         packed = (slots.astype(np.int64) << _ID_BITS) | ids
         keys, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        deltas = np.zeros(len(keys), dtype=np.int64)
-        np.add.at(deltas, inverse.reshape(-1), signs.astype(np.int64))
-        old = np.zeros(len(keys), dtype=np.int64)
+        deltas = np.zeros((len(keys), self.columns), dtype=np.int64)
+        np.add.at(deltas, inverse.reshape(-1), signs)
+        old = np.zeros_like(deltas)
         main_pos, in_main = self.main.find(keys)
         old[in_main] = self.main.counts[main_pos[in_main]]
         rest = ~in_main
         recent_pos, in_recent = self.recent.find(keys[rest])
-        old_rest = np.zeros(int(rest.sum()), dtype=np.int64)
+        old_rest = np.zeros((int(rest.sum()), self.columns), dtype=np.int64)
         old_rest[in_recent] = self.recent.counts[recent_pos[in_recent]]
         old[rest] = old_rest
         new = old + deltas
         self.main.counts[main_pos[in_main]] = new[in_main]
         new_rest = new[rest]
         self.recent.counts[recent_pos[in_recent]] = new_rest[in_recent]
-        fresh = ~in_recent & (new_rest != 0)
+        fresh = ~in_recent & new_rest.any(axis=1)
         if fresh.any():
             at = recent_pos[fresh]
             self.recent.keys = np.insert(self.recent.keys, at, keys[rest][fresh])
-            self.recent.counts = np.insert(self.recent.counts, at, new_rest[fresh])
+            self.recent.counts = np.insert(self.recent.counts, at, new_rest[fresh], axis=0)
         became = (old <= 0) & (new > 0)
         gone = (old > 0) & (new <= 0)
-        self.live += int(became.sum()) - int(gone.sum())
+        self.live += became.sum(axis=0) - gone.sum(axis=0)
         if len(self.recent.keys) > max(MIN_RECENT, 64 * math.isqrt(len(self.main.keys))):
             self._merge()
         return PairChanges(keys >> _ID_BITS, first, became, gone)
@@ -165,19 +185,21 @@ class DistinctCounts:
         id_cap = max(self.id_cap, 1024)
         while id_cap < ids:
             id_cap *= 2
-        if slot_cap * id_cap > max(DENSE_MIN, 8 * self.live):
+        if slot_cap * id_cap * self.columns > max(DENSE_MIN, 8 * len(self)):
             self._to_levels()
             return False
-        grown = np.zeros((slot_cap, id_cap), dtype=np.int64)
-        grown[:self.slot_cap, :self.id_cap] = self.dense.reshape(self.slot_cap, self.id_cap)
-        self.dense, self.slot_cap, self.id_cap = grown.reshape(-1), slot_cap, id_cap
+        grown = np.zeros((slot_cap, id_cap, self.columns), dtype=np.int64)
+        grown[:self.slot_cap, :self.id_cap] = self.dense.reshape(
+            self.slot_cap, self.id_cap, self.columns)
+        self.dense = grown.reshape(-1, self.columns)
+        self.slot_cap, self.id_cap = slot_cap, id_cap
         return True
 
     def _to_levels(self) -> None:
         """The dense counts become the main sorted level (slot-major order is key order)."""
         if self.dense is None:
             return
-        at = np.flatnonzero(self.dense)
+        at = np.flatnonzero(self.dense.any(axis=1))
         if self.id_cap:
             self.main.keys = ((at // self.id_cap) << _ID_BITS) | (at % self.id_cap)
         self.main.counts = self.dense[at]
@@ -194,44 +216,44 @@ class DistinctCounts:
         new = dense[at]  # (rows of one pair all read the same counts, before and after)
         became = (old <= 0) & (new > 0)
         gone = (old > 0) & (new <= 0)
-        flipped = np.flatnonzero(became | gone)
+        flipped = np.flatnonzero((became | gone).any(axis=1))
         if len(flipped):
             _, first = np.unique(at[flipped], return_index=True)
             flipped = flipped[first]  # (one row per pair: its first)
         became, gone = became[flipped], gone[flipped]
-        self.live += int(became.sum()) - int(gone.sum())
+        self.live += became.sum(axis=0) - gone.sum(axis=0)
         return PairChanges(slots[flipped], flipped, became, gone)
 
     def _merge(self) -> None:
         """The recent level merged into the main one (both sorted, no key in both)."""
         at = np.searchsorted(self.main.keys, self.recent.keys)
         keys = np.insert(self.main.keys, at, self.recent.keys)
-        counts = np.insert(self.main.counts, at, self.recent.counts)
-        keep = counts != 0  # (pairs counted out are dropped here)
+        counts = np.insert(self.main.counts, at, self.recent.counts, axis=0)
+        keep = counts.any(axis=1)  # (pairs counted out of every column are dropped here)
         self.main.keys, self.main.counts = keys[keep], counts[keep]
-        self.recent = _Level()
+        self.recent = _Level(self.columns)
 
     def pairs(self) -> tuple[np.ndarray, pa.Array, np.ndarray]:
-        """Every pair with a non-zero count: its slot, its value, its count."""
+        """Every pair with a non-zero count: its slot, its value, its counts ([pair, column],
+        or [pair] for one column)."""
         if self.dense is not None:
-            at = np.flatnonzero(self.dense)
+            at = np.flatnonzero(self.dense.any(axis=1))
             counts = self.dense[at]
             slots, ids = (at // self.id_cap, at % self.id_cap) if self.id_cap else (at, at)
-            values = pa.concat_arrays(self.values) if self.values else \
-                pa.array([], self.value_type)
-            return slots, values.take(pa.array(ids)), counts
-        self._merge()
-        keys, counts = self.main.keys, self.main.counts
-        ids = keys & ((1 << _ID_BITS) - 1)
+        else:
+            self._merge()
+            keys, counts = self.main.keys, self.main.counts
+            slots, ids = keys >> _ID_BITS, keys & ((1 << _ID_BITS) - 1)
         values = pa.concat_arrays(self.values) if self.values else \
             pa.array([], self.value_type)
-        return keys >> _ID_BITS, values.take(pa.array(ids)), counts
+        return slots, values.take(pa.array(ids)), counts[:, 0] if self.columns == 1 else counts
 
     def adopt(self, old: DistinctCounts, mapping: np.ndarray) -> None:
         """Take ``old``'s pairs of the slots ``mapping`` names (old slot -> new slot, -1: not
         taken): a restore at another parallelism."""
         self._to_levels()
         slots, values, counts = old.pairs()
+        counts = counts.reshape(len(counts), -1)
         if not len(slots):
             return
         inside = slots < len(mapping)
@@ -246,5 +268,5 @@ class DistinctCounts:
         all_counts = np.concatenate([self.main.counts, self.recent.counts, counts[take]])
         order = np.argsort(merged, kind="stable")
         self.main.keys, self.main.counts = merged[order], all_counts[order]
-        self.recent = _Level()
-        self.live += int((counts[take] > 0).sum())
+        self.recent = _Level(self.columns)
+        self.live += (counts[take] > 0).sum(axis=0)

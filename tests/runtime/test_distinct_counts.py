@@ -80,6 +80,53 @@ def test_against_a_dict_of_pairs(kind: str, mode: str, monkeypatch: pytest.Monke
                                          "dense-then-levels": (True, True)}[mode]
 
 
+@pytest.mark.parametrize("mode", ["dense", "levels"])
+def test_columns_shared_by_aggregates_of_one_argument(mode: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three count columns (three FILTERs over one argument), each row counted in a random
+    subset of them, against a dict per column; pickled and adopted along the way."""
+    monkeypatch.setattr(distinct_counts, "MIN_RECENT", 300)
+    monkeypatch.setattr(distinct_counts, "DENSE_MIN", DENSE_MIN[mode])
+    rng = random.Random(5)
+    state = DistinctCounts(pa.int64(), columns=3)
+    models = [collections.Counter() for _ in range(3)]  # type: ignore[var-annotated]
+    live: list[tuple[int, int, list[int]]] = []
+    for step in range(40):
+        n = rng.randrange(1, 800)
+        rows = [(rng.randrange(150), rng.randrange(250), [rng.choice((0, 1)) for _ in range(3)])
+                for _ in range(n)]
+        for i in range(min(len(live), n // 3)):  # (retract rows counted in before)
+            s, v, cols = live.pop(rng.randrange(len(live)))
+            rows[i] = (s, v, [-c for c in cols])
+        before = [{k for k, c in m.items() if c > 0} for m in models]
+        for s, v, cols in rows:
+            for m, c in zip(models, cols):
+                m[(s, v)] += c
+            if all(c >= 0 for c in cols):
+                live.append((s, v, cols))
+        change = state.update(np.array([r[0] for r in rows]),
+                              pa.array([r[1] for r in rows], pa.int64()),
+                              np.array([r[2] for r in rows]))
+        for column, m in enumerate(models):
+            after = {k for k, c in m.items() if c > 0}
+            became = {(int(s), rows[f][1]) for s, f, b in
+                      zip(change.slots, change.first, change.became[:, column]) if b}
+            gone = {(int(s), rows[f][1]) for s, f, g in
+                    zip(change.slots, change.first, change.gone[:, column]) if g}
+            assert (became, gone) == (after - before[column], before[column] - after)
+        if step % 10 == 9:
+            state = pickle.loads(pickle.dumps(state))
+    assert len(state) == sum(sum(1 for c in m.values() if c > 0) for m in models)
+    moved = DistinctCounts(pa.int64(), columns=3)
+    moved.adopt(state, np.arange(150))
+    for held in (state, moved):
+        slots, values, counts = held.pairs()
+        got = {(int(s), v): tuple(int(x) for x in c)
+               for s, v, c in zip(slots, values.to_pylist(), counts)}
+        assert got == {k: tuple(m[k] for m in models)
+                       for k in set().union(*models) if any(m[k] for m in models)}
+
+
 def test_adopt_takes_the_mapped_slots_only() -> None:
     rng = random.Random(3)
     old = [DistinctCounts(pa.int64()) for _ in range(2)]
@@ -121,15 +168,17 @@ def test_distinct_aggregates_over_retractions_match_duckdb(parallelism: int) -> 
                            for _ in range(n)]})
     query = ("SELECT MOD(m, 7) AS k, COUNT(DISTINCT m) AS dm, SUM(DISTINCT m) AS sm, "
              "AVG(DISTINCT CAST(m AS DOUBLE)) AS am, COUNT(DISTINCT s) AS ds, "
-             "COUNT(DISTINCT m) FILTER (WHERE m > 100) AS fm "
+             "COUNT(DISTINCT m) FILTER (WHERE m > 100) AS fm, "
+             "SUM(DISTINCT m) FILTER (WHERE m < 3000) AS fs "
              "FROM (SELECT a, MAX(b) AS m, MAX(s) AS s FROM t GROUP BY a) AS g GROUP BY MOD(m, 7)")
     s = sqlengine.connect({"execution.runtime-mode": "streaming",
                            "parallelism.default": str(parallelism)})
     s.register("t", data.to_batches(max_chunksize=500))  # (many batches: many changes)
-    got = sorted((r["k"], r["dm"], r["sm"], round(r["am"], 6), r["ds"], r["fm"])
+    got = sorted((r["k"], r["dm"], r["sm"], round(r["am"], 6), r["ds"], r["fm"], r["fs"])
                  for r in s.sql(query).collect().to_pylist())
     con = duckdb.connect()
     con.register("t", data)
-    want = sorted((k, dm, int(sm), round(am, 6), ds, fm) for k, dm, sm, am, ds, fm in
+    want = sorted((k, dm, int(sm), round(am, 6), ds, fm, None if fs is None else int(fs))
+                  for k, dm, sm, am, ds, fm, fs in
                   con.execute(query.replace("MOD(m, 7)", "m % 7")).fetchall())
     assert got == want
