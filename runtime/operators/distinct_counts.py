@@ -50,13 +50,14 @@ class PairChanges:
 
 
 class _Level:
-    """Sorted packed pairs with their counts (a row of ``columns`` counts per pair)."""
+    """Sorted packed pairs with their counts: ``counts[column]`` is a contiguous array per
+    column (inserting into a 2-D array's rows is many times slower)."""
 
     __slots__ = ("counts", "keys")
 
     def __init__(self, columns: int) -> None:
         self.keys = np.zeros(0, dtype=np.int64)
-        self.counts = np.zeros((0, columns), dtype=np.int64)
+        self.counts = np.zeros((columns, 0), dtype=np.int64)
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions of ``keys`` (sorted) and whether each is held."""
@@ -76,16 +77,16 @@ class DistinctCounts:
         self.main = _Level(columns)
         self.recent = _Level(columns)
         self.live = np.zeros(columns, dtype=np.int64)  # pairs with a positive count, per column
-        # Dense counts (None: the sorted levels), row-major by slot: [slot * id_cap + id].
-        self.dense: np.ndarray | None = np.zeros((0, columns), dtype=np.int64)
+        # Dense counts (None: the sorted levels): [column, slot * id_cap + id].
+        self.dense: np.ndarray | None = np.zeros((columns, 0), dtype=np.int64)
         self.slot_cap = self.id_cap = 0
 
     def __getstate__(self) -> dict[str, object]:
         state = {k: getattr(self, k) for k in ("value_type", "columns", "ids", "values", "main",
                                                 "recent", "live", "slot_cap", "id_cap")}
         if self.dense is not None:  # (its non-zero entries only)
-            at = np.flatnonzero(self.dense.any(axis=1))
-            state["dense"] = (at, self.dense[at])
+            at = np.flatnonzero(self.dense.any(axis=0))
+            state["dense"] = (at, self.dense[:, at])
         else:
             state["dense"] = None
         return state
@@ -95,8 +96,8 @@ class DistinctCounts:
         self.__dict__.update(state)
         if dense is not None:
             at, counts = dense  # type: ignore[misc]
-            self.dense = np.zeros((self.slot_cap * self.id_cap, self.columns), dtype=np.int64)
-            self.dense[at] = counts
+            self.dense = np.zeros((self.columns, self.slot_cap * self.id_cap), dtype=np.int64)
+            self.dense[:, at] = counts
         else:
             self.dense = None
 
@@ -146,31 +147,34 @@ class DistinctCounts:
                        ) -> PairChanges:
         packed = (slots.astype(np.int64) << _ID_BITS) | ids
         keys, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        deltas = np.zeros((len(keys), self.columns), dtype=np.int64)
-        np.add.at(deltas, inverse.reshape(-1), signs)
+        inverse = inverse.reshape(-1)
+        # (a weighted bincount per column: exact, the weights are small integers)
+        deltas = np.stack([np.bincount(inverse, weights=signs[:, c], minlength=len(keys))
+                           for c in range(self.columns)]).astype(np.int64)
         old = np.zeros_like(deltas)
         main_pos, in_main = self.main.find(keys)
-        old[in_main] = self.main.counts[main_pos[in_main]]
+        old[:, in_main] = self.main.counts[:, main_pos[in_main]]
         rest = ~in_main
         recent_pos, in_recent = self.recent.find(keys[rest])
-        old_rest = np.zeros((int(rest.sum()), self.columns), dtype=np.int64)
-        old_rest[in_recent] = self.recent.counts[recent_pos[in_recent]]
-        old[rest] = old_rest
+        old_rest = np.zeros((self.columns, int(rest.sum())), dtype=np.int64)
+        old_rest[:, in_recent] = self.recent.counts[:, recent_pos[in_recent]]
+        old[:, rest] = old_rest
         new = old + deltas
-        self.main.counts[main_pos[in_main]] = new[in_main]
-        new_rest = new[rest]
-        self.recent.counts[recent_pos[in_recent]] = new_rest[in_recent]
-        fresh = ~in_recent & new_rest.any(axis=1)
+        self.main.counts[:, main_pos[in_main]] = new[:, in_main]
+        new_rest = new[:, rest]
+        self.recent.counts[:, recent_pos[in_recent]] = new_rest[:, in_recent]
+        fresh = ~in_recent & new_rest.any(axis=0)
         if fresh.any():
             at = recent_pos[fresh]
             self.recent.keys = np.insert(self.recent.keys, at, keys[rest][fresh])
-            self.recent.counts = np.insert(self.recent.counts, at, new_rest[fresh], axis=0)
+            self.recent.counts = np.stack([np.insert(c, at, n[fresh]) for c, n in
+                                           zip(self.recent.counts, new_rest)])
         became = (old <= 0) & (new > 0)
         gone = (old > 0) & (new <= 0)
-        self.live += became.sum(axis=0) - gone.sum(axis=0)
+        self.live += became.sum(axis=1) - gone.sum(axis=1)
         if len(self.recent.keys) > max(MIN_RECENT, 64 * math.isqrt(len(self.main.keys))):
             self._merge()
-        return PairChanges(keys >> _ID_BITS, first, became, gone)
+        return PairChanges(keys >> _ID_BITS, first, became.T, gone.T)
 
     def _dense_fits(self, slots: int) -> bool:
         """Grow the dense array to hold ``slots`` slots and every value id, if that stays
@@ -188,10 +192,10 @@ class DistinctCounts:
         if slot_cap * id_cap * self.columns > max(DENSE_MIN, 8 * len(self)):
             self._to_levels()
             return False
-        grown = np.zeros((slot_cap, id_cap, self.columns), dtype=np.int64)
-        grown[:self.slot_cap, :self.id_cap] = self.dense.reshape(
-            self.slot_cap, self.id_cap, self.columns)
-        self.dense = grown.reshape(-1, self.columns)
+        grown = np.zeros((self.columns, slot_cap, id_cap), dtype=np.int64)
+        grown[:, :self.slot_cap, :self.id_cap] = self.dense.reshape(
+            self.columns, self.slot_cap, self.id_cap)
+        self.dense = grown.reshape(self.columns, -1)
         self.slot_cap, self.id_cap = slot_cap, id_cap
         return True
 
@@ -199,10 +203,10 @@ class DistinctCounts:
         """The dense counts become the main sorted level (slot-major order is key order)."""
         if self.dense is None:
             return
-        at = np.flatnonzero(self.dense.any(axis=1))
+        at = np.flatnonzero(self.dense.any(axis=0))
         if self.id_cap:
             self.main.keys = ((at // self.id_cap) << _ID_BITS) | (at % self.id_cap)
-        self.main.counts = self.dense[at]
+        self.main.counts = self.dense[:, at]
         self.dense = None
         self.slot_cap = self.id_cap = 0
 
@@ -211,34 +215,36 @@ class DistinctCounts:
         dense = self.dense
         assert dense is not None
         at = slots * self.id_cap + ids
-        old = dense[at]
-        np.add.at(dense, at, signs)
-        new = dense[at]  # (rows of one pair all read the same counts, before and after)
+        old = dense[:, at]
+        for column, counts in enumerate(dense):
+            np.add.at(counts, at, signs[:, column])
+        new = dense[:, at]  # (rows of one pair all read the same counts, before and after)
         became = (old <= 0) & (new > 0)
         gone = (old > 0) & (new <= 0)
-        flipped = np.flatnonzero((became | gone).any(axis=1))
+        flipped = np.flatnonzero((became | gone).any(axis=0))
         if len(flipped):
             _, first = np.unique(at[flipped], return_index=True)
             flipped = flipped[first]  # (one row per pair: its first)
-        became, gone = became[flipped], gone[flipped]
-        self.live += became.sum(axis=0) - gone.sum(axis=0)
-        return PairChanges(slots[flipped], flipped, became, gone)
+        became, gone = became[:, flipped], gone[:, flipped]
+        self.live += became.sum(axis=1) - gone.sum(axis=1)
+        return PairChanges(slots[flipped], flipped, became.T, gone.T)
 
     def _merge(self) -> None:
         """The recent level merged into the main one (both sorted, no key in both)."""
         at = np.searchsorted(self.main.keys, self.recent.keys)
         keys = np.insert(self.main.keys, at, self.recent.keys)
-        counts = np.insert(self.main.counts, at, self.recent.counts, axis=0)
-        keep = counts.any(axis=1)  # (pairs counted out of every column are dropped here)
-        self.main.keys, self.main.counts = keys[keep], counts[keep]
+        counts = np.stack([np.insert(c, at, r) for c, r in
+                           zip(self.main.counts, self.recent.counts)])
+        keep = counts.any(axis=0)  # (pairs counted out of every column are dropped here)
+        self.main.keys, self.main.counts = keys[keep], counts[:, keep]
         self.recent = _Level(self.columns)
 
     def pairs(self) -> tuple[np.ndarray, pa.Array, np.ndarray]:
         """Every pair with a non-zero count: its slot, its value, its counts ([pair, column],
         or [pair] for one column)."""
         if self.dense is not None:
-            at = np.flatnonzero(self.dense.any(axis=1))
-            counts = self.dense[at]
+            at = np.flatnonzero(self.dense.any(axis=0))
+            counts = self.dense[:, at]
             slots, ids = (at // self.id_cap, at % self.id_cap) if self.id_cap else (at, at)
         else:
             self._merge()
@@ -246,14 +252,14 @@ class DistinctCounts:
             slots, ids = keys >> _ID_BITS, keys & ((1 << _ID_BITS) - 1)
         values = pa.concat_arrays(self.values) if self.values else \
             pa.array([], self.value_type)
-        return slots, values.take(pa.array(ids)), counts[:, 0] if self.columns == 1 else counts
+        return slots, values.take(pa.array(ids)), counts[0] if self.columns == 1 else counts.T
 
     def adopt(self, old: DistinctCounts, mapping: np.ndarray) -> None:
         """Take ``old``'s pairs of the slots ``mapping`` names (old slot -> new slot, -1: not
         taken): a restore at another parallelism."""
         self._to_levels()
         slots, values, counts = old.pairs()
-        counts = counts.reshape(len(counts), -1)
+        counts = counts.reshape(len(counts), -1).T  # ([column, pair])
         if not len(slots):
             return
         inside = slots < len(mapping)
@@ -265,8 +271,9 @@ class DistinctCounts:
         ids = self._value_ids(values.take(pa.array(take)))
         keys = (new_slots[take] << _ID_BITS) | ids
         merged = np.concatenate([self.main.keys, self.recent.keys, keys])
-        all_counts = np.concatenate([self.main.counts, self.recent.counts, counts[take]])
+        all_counts = np.concatenate([self.main.counts, self.recent.counts, counts[:, take]],
+                                    axis=1)
         order = np.argsort(merged, kind="stable")
-        self.main.keys, self.main.counts = merged[order], all_counts[order]
+        self.main.keys, self.main.counts = merged[order], all_counts[:, order]
         self.recent = _Level(self.columns)
-        self.live += (counts[take] > 0).sum(axis=0)
+        self.live += (counts[:, take] > 0).sum(axis=1)
