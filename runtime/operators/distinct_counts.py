@@ -80,10 +80,12 @@ class DistinctCounts:
         # Dense counts (None: the sorted levels): [column, slot * id_cap + id].
         self.dense: np.ndarray | None = np.zeros((columns, 0), dtype=np.int64)
         self.slot_cap = self.id_cap = 0
+        self.retracted = False  # (a count went down since the last merge: zeros to drop)
 
     def __getstate__(self) -> dict[str, object]:
         state = {k: getattr(self, k) for k in ("value_type", "columns", "ids", "values", "main",
-                                                "recent", "live", "slot_cap", "id_cap")}
+                                                "recent", "live", "slot_cap", "id_cap",
+                                                "retracted")}
         if self.dense is not None:  # (its non-zero entries only)
             at = np.flatnonzero(self.dense.any(axis=0))
             state["dense"] = (at, self.dense[:, at])
@@ -164,7 +166,8 @@ class DistinctCounts:
         new_rest = new[:, rest]
         self.recent.counts[:, recent_pos[in_recent]] = new_rest[:, in_recent]
         fresh = ~in_recent & new_rest.any(axis=0)
-        if fresh.any():
+        added = int(fresh.sum())
+        if added:
             at = recent_pos[fresh]
             self.recent.keys = np.insert(self.recent.keys, at, keys[rest][fresh])
             self.recent.counts = np.stack([np.insert(c, at, n[fresh]) for c, n in
@@ -172,7 +175,10 @@ class DistinctCounts:
         became = (old <= 0) & (new > 0)
         gone = (old > 0) & (new <= 0)
         self.live += became.sum(axis=1) - gone.sum(axis=1)
-        if len(self.recent.keys) > max(MIN_RECENT, 64 * math.isqrt(len(self.main.keys))):
+        self.retracted = self.retracted or bool((deltas < 0).any())
+        # (merged when it holds about sqrt(main x pairs added per batch): an insert moves the
+        # recent level, a merge the main one; this balances the two)
+        if len(self.recent.keys) > max(MIN_RECENT, math.isqrt(len(self.main.keys) * added)):
             self._merge()
         return PairChanges(keys >> _ID_BITS, first, became.T, gone.T)
 
@@ -232,11 +238,21 @@ class DistinctCounts:
     def _merge(self) -> None:
         """The recent level merged into the main one (both sorted, no key in both)."""
         at = np.searchsorted(self.main.keys, self.recent.keys)
-        keys = np.insert(self.main.keys, at, self.recent.keys)
-        counts = np.stack([np.insert(c, at, r) for c, r in
-                           zip(self.main.counts, self.recent.counts)])
-        keep = counts.any(axis=0)  # (pairs counted out of every column are dropped here)
-        self.main.keys, self.main.counts = keys[keep], counts[:, keep]
+        n, m = len(self.main.keys), len(self.recent.keys)
+        new_at = at + np.arange(m)  # (the recent pairs' places in the merged arrays)
+        old = np.ones(n + m, dtype=bool)
+        old[new_at] = False
+        keys = np.empty(n + m, dtype=np.int64)
+        keys[new_at], keys[old] = self.recent.keys, self.main.keys
+        counts = np.empty((self.columns, n + m), dtype=np.int64)
+        for column in range(self.columns):
+            counts[column, new_at] = self.recent.counts[column]
+            counts[column, old] = self.main.counts[column]
+        if self.retracted:  # (pairs counted out of every column are dropped here)
+            keep = counts.any(axis=0)
+            keys, counts = keys[keep], counts[:, keep]
+            self.retracted = False
+        self.main.keys, self.main.counts = keys, counts
         self.recent = _Level(self.columns)
 
     def pairs(self) -> tuple[np.ndarray, pa.Array, np.ndarray]:
