@@ -515,20 +515,30 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     return pc.binary_join_element_wise(*parts, "")
 
 
-_last_split: tuple[object, str, pa.ListArray] | None = None
+_last_split: tuple[object, object, str, pa.ListArray] | None = None
+
+
+def _same_data(s: Array) -> object:
+    """What tells one array's data from another's: a column read twice from a batch is two
+    Python objects over the same buffers (held by the cache, so their addresses are not
+    reused meanwhile)."""
+    chunks = s.chunks if isinstance(s, pa.ChunkedArray) else [s]
+    return tuple((c.offset, len(c), tuple(b.address if b is not None else 0
+                                          for b in c.buffers())) for c in chunks)
 
 
 def _split(s: Array, sep: str) -> pa.ListArray:
     """``s`` split at ``sep``; the last split is kept, so SPLIT_INDEX(url, '/', 3),
-    SPLIT_INDEX(url, '/', 4)... of one batch's column (the same array) split it once."""
+    SPLIT_INDEX(url, '/', 4)... of one batch's column split it once."""
     global _last_split
     last = _last_split
-    if last is not None and last[0] is s and last[1] == sep:
-        return last[2]
+    key = _same_data(s)
+    if last is not None and last[1] == key and last[2] == sep and last[0].type == s.type:
+        return last[3]
     parts = pc.split_pattern(s, sep)
     if isinstance(parts, pa.ChunkedArray):
         parts = parts.combine_chunks()
-    _last_split = (s, sep, parts)
+    _last_split = (s, key, sep, parts)
     return parts
 
 

@@ -53,3 +53,37 @@ def test_a_non_deterministic_function_runs_for_every_use(where: str) -> None:
     s.sql(f"SELECT slow(x) AS y, slow(x) AS z FROM t WHERE {where}").collect()
     filtered = 1000 if where.startswith("slow") else 0
     assert sum(calls) == filtered + 2 * 249
+
+
+def test_split_index_splits_a_batch_column_once_per_separator(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPLIT_INDEX(url, '/', 3), (url, '/', 4), ... of one batch split its column once (each
+    reads the column anew: another Python object over the same buffers); another separator or
+    column splits again. Values against Python's str.split."""
+    import pyarrow.compute as pc
+
+    from sqlengine.runtime import kernels
+
+    splits: list[int] = []
+    split_pattern = pc.split_pattern
+
+    def counted(values, *args, **kwargs):  # type: ignore[no-untyped-def]
+        splits.append(len(values))
+        return split_pattern(values, *args, **kwargs)
+
+    monkeypatch.setattr(kernels.pc, "split_pattern", counted)
+    urls = ["https://h/a/b/c/item", None, "x/y", "", "/lead/", "p/q/r/s/t/u/v"] * 5
+    other = ["1/2/3/4/5"] * len(urls)
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", pa.table({"url": urls, "other": other}))
+    rows = s.sql("SELECT SPLIT_INDEX(url, '/', 3) AS a, SPLIT_INDEX(url, '/', 4) AS b, "
+                 "SPLIT_INDEX(url, '/', 9) AS c, SPLIT_INDEX(other, '/', 2) AS d, "
+                 "SPLIT_INDEX(url, 'b', 0) AS e FROM t").collect().to_pylist()
+
+    def pick(text: str | None, sep: str, i: int) -> str | None:
+        parts = None if text is None else text.split(sep)
+        return parts[i] if parts is not None and i < len(parts) else None
+
+    assert rows == [{"a": pick(u, "/", 3), "b": pick(u, "/", 4), "c": pick(u, "/", 9),
+                     "d": pick(o, "/", 2), "e": pick(u, "b", 0)} for u, o in zip(urls, other)]
+    assert splits == [len(urls)] * 3  # (url at '/', other at '/', url at 'b')
