@@ -59,16 +59,32 @@ def _discover() -> dict[str, Connector]:
 
 @functools.cache
 def _by_name() -> dict[str, Connector]:
-    """The registry, built on first use: importing one connector module (the shell's csv
-    formatting does) does not import them all."""
+    """Every connector (imports every connector module: for listing their names)."""
     return _discover()
+
+
+# The module of each connector: a lookup by name imports that module only (importing all of
+# them, drivers and clients included, took a noticeable share of a short job's start-up).
+# tests/connectors/test_registry.py checks it against _discover().
+MODULES = {"blackhole": "blackhole", "datagen": "datagen", "filesystem": "filesystem",
+           "jdbc": "jdbc", "memory": "memory", "mqtt": "mqtt", "nats": "nats",
+           "nexmark": "nexmark", "print": "print", "socket": "socket"}
+
+
+@functools.cache
+def _named(name: str) -> Connector | None:
+    module = MODULES.get(name)
+    if module is None:
+        return None
+    connector = getattr(importlib.import_module(f"{__name__}.{module}"), "CONNECTOR", None)
+    return connector if isinstance(connector, Connector) and connector.name == name else None
 
 
 def find(name: str) -> Connector | None:
     """The connector called ``name`` (None for an unknown name, or the API's 'collect')."""
     if name == "collect":  # the result of a query: no module to load
         return None
-    return _by_name().get(name)
+    return _named(name)
 
 
 def get(name: str) -> Connector:
@@ -77,7 +93,7 @@ def get(name: str) -> Connector:
     Raises:
         ConnectorError: for an unknown name.
     """
-    found = _by_name().get(name)
+    found = _named(name)
     if found is None:
         msg = f"unknown connector {name!r} (known: {', '.join(names())})"
         raise ConnectorError(msg)
@@ -108,7 +124,7 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
     if name is None:
         raise fail("connector", "option 'connector' is missing (one of: "
                    f"{', '.join(names())})")
-    connector = _by_name().get(name)
+    connector = _named(name)
     if connector is None:
         raise fail("connector", f"unknown connector {name!r} in option 'connector' "
                    f"(known: {', '.join(names())})")
@@ -179,23 +195,23 @@ def _check_emit_strategy(value: str, fail: Fail) -> None:
 
 def is_bounded(table: TableDef) -> bool:
     """Whether scanning the table ends (files and in-memory data do; datagen only with a limit)."""
-    found = _by_name().get(table.connector)
+    found = _named(table.connector)
     return found is not None and found.bounded(table)
 
 
 def is_changelog(table: TableDef) -> bool:
     """Whether scanning the table reads a changelog (a CDC format such as debezium-json)."""
-    found = _by_name().get(table.connector)
+    found = _named(table.connector)
     return found is not None and found.changelog(dict(table.options))
 
 
 def is_sink_connector(connector: str) -> bool:
     """Connectors that can be written by INSERT INTO."""
-    found = _by_name().get(connector)
+    found = _named(connector)
     return found is not None and found.is_sink
 
 
 def is_source_connector(connector: str) -> bool:
     """Connectors that can be read by a query."""
-    found = _by_name().get(connector)
+    found = _named(connector)
     return found is not None and found.is_source

@@ -23,6 +23,27 @@ def test_every_connector_is_registered_once_by_name() -> None:
         assert connectors.find(name) is connectors.get(name)
 
 
+def test_the_static_module_table_names_every_connector() -> None:
+    """connectors.MODULES (a lookup imports one module) is what importing every module of the
+    package finds."""
+    found = connectors._discover()
+    assert connectors.MODULES == {name: type(c).__module__.rsplit(".", 1)[1]
+                                  for name, c in found.items()}
+
+
+def test_a_lookup_imports_its_connector_only() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; import sqlengine.connectors as c; c.get('filesystem'); "
+            "c.is_sink_connector('blackhole'); "
+            "print(sorted(m for m in sys.modules if m.startswith('sqlengine.connectors.') and "
+            "m.split('.')[2] in c.MODULES))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "['sqlengine.connectors.blackhole', 'sqlengine.connectors.filesystem']"
+
+
 def test_unknown_names() -> None:
     assert connectors.find("collect") is None
     with pytest.raises(ConnectorError, match="unknown connector 'kafka'"):
