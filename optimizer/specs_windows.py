@@ -30,9 +30,13 @@ class WindowAssignSpec(OperatorSpec):
     # Top-N above, which would otherwise take a late row into a window already emitted. On
     # its own the TVF keeps every row, late or not, as Flink's window table function does.
     drop_late: bool = False
+    # HOP into a slicing window aggregate: each row once, window_end its slide-long slice's
+    # end, window_start the end of its first window still open by the row's watermark (the
+    # slice's end for a row on time); see WindowAggregateSpec.slice_size.
+    sliced: bool = False
 
     def label(self) -> str:
-        return f"WindowTableFunction({self.text})"
+        return f"WindowTableFunction({self.text}{', sliced' if self.sliced else ''})"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,9 +52,16 @@ class WindowAggregateSpec(OperatorSpec):
     end_pos: int
     lateness: int = 0
     proctime: bool = False
+    # Slicing (HOP windows of slice_size ms every slice_step ms; 0: not sliced): its input
+    # rows carry their slice as window_start / window_end; each window is merged from its
+    # slices when it fires (Flink's SliceSharedAssigner / SlicingWindowOperator).
+    slice_size: int = 0
+    slice_step: int = 0
 
     def label(self) -> str:
-        return f"WindowAggregate(keys=[{exprs_text(self.keys)}], aggs=[{exprs_text(self.aggs)}])"
+        sliced = f", slices of {self.slice_step} ms" if self.slice_step else ""
+        return (f"WindowAggregate(keys=[{exprs_text(self.keys)}], "
+                f"aggs=[{exprs_text(self.aggs)}]{sliced})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -60,7 +60,9 @@ class CreateGraph:
     name = "create_graph"
 
     def translate(self, plan: N.LogicalPlan, ctx: PassContext) -> PhysicalNode:
-        return _Translator(ctx).translate(plan)
+        translator = _Translator(ctx)
+        translator.count_consumers(plan)
+        return translator.translate(plan)
 
 
 class _Translator:
@@ -75,8 +77,22 @@ class _Translator:
         self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
         # TVFs under a windowed aggregate or Top-N (which must not see late rows)
         self.windowed_tvfs: set[int] = set()
+        # HOP TVFs whose window aggregate adds up slices (see _sliceable)
+        self.sliced_tvfs: set[int] = set()
         self.memo: dict[int, PhysicalNode] = {}  # (a logical DAG stays a DAG)
         self.options = options
+        self.consumers: dict[int, int] = {}  # (node id -> how many nodes read it)
+
+    def count_consumers(self, root: N.LogicalPlan) -> None:
+        seen: set[int] = set()
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            for child in node.children():
+                self.consumers[id(child)] = self.consumers.get(id(child), 0) + 1
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append(child)
 
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         if id(plan) not in self.memo:
@@ -290,7 +306,7 @@ class _Translator:
             schema=plan.schema, window_kind=plan.kind, time_index=plan.time_index,
             size=plan.size, slide=plan.slide, offset=plan.offset, lateness=self.lateness,
             proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "),
-            drop_late=id(plan) in self.windowed_tvfs)
+            drop_late=id(plan) in self.windowed_tvfs, sliced=id(plan) in self.sliced_tvfs)
         assign = PhysicalNode(op, ((child, FORWARD),))
         if not alone:
             return assign
@@ -329,11 +345,18 @@ class _Translator:
                 schema=plan.schema, keys=plan.keys, aggs=plan.aggs, key_names=plan.key_names,
                 start_pos=start_pos, end_pos=end_pos, gap=tvf.size)
         else:
+            # (Spark's window operators take the windows whole; a TVF read by another node
+            # too must give its rows their windows)
+            sliced = self.lateness == 0 and self.options.get("execution.target") != "spark" \
+                and _sliceable(plan, tvf, window_pos, self.consumers)
+            if sliced:
+                self.sliced_tvfs.add(id(tvf))
             child = self.translate(plan.input)
             op = WindowAggregateSpec(
                 schema=plan.schema, updating=self.lateness > 0, keys=plan.keys, aggs=plan.aggs,
                 key_names=plan.key_names, start_pos=start_pos, end_pos=end_pos,
-                lateness=self.lateness, proctime=tvf.proctime)
+                lateness=self.lateness, proctime=tvf.proctime,
+                slice_size=tvf.size if sliced else 0, slice_step=tvf.slide if sliced else 0)
         return PhysicalNode(op, ((child, exchange),))
 
     def _rank(self, plan: N.Rank) -> PhysicalNode:
@@ -590,6 +613,51 @@ def window_join_ends(plan: N.Join) -> tuple[int, int] | None:
     if {"window_start", "window_end"} <= set(found):
         return found["window_end"]
     return None
+
+
+_SLICEABLE = frozenset({"count_star", "count", "sum", "avg", "min", "max"})
+
+
+def _sliceable(plan: N.Aggregate, tvf: N.WindowTVF, window_pos: set[int],
+               consumers: dict[int, int]) -> bool:
+    """Whether a HOP window aggregate can add up slices (Flink's slicing window aggregation):
+    each row aggregated once into its slide-long slice, a window's result merged from its
+    size / slide slices when it fires, instead of each row copied into every window. Only
+    for event-time HOP windows a whole number of slides long, aggregates whose partial
+    results merge in any order (no DISTINCT, no order-sensitive or Python aggregates), and
+    when nothing between the TVF and the aggregate, nor any other key, argument or FILTER,
+    reads a window column (a slice's bounds are not its windows'), and when the TVF and
+    what is between are read by this aggregate only."""
+    if tvf.kind != "hop" or tvf.proctime or not tvf.slide or tvf.size % tvf.slide or \
+            tvf.size == tvf.slide:
+        return False
+    if any(a.func not in _SLICEABLE or a.distinct for a in plan.aggs):
+        return False
+
+    def reads_window(node: N.LogicalPlan, exprs: list[Expr]) -> bool:
+        return any(isinstance(x, ColumnRef) and trace_window_column(node, x.index)
+                   is not None for e in exprs for x in e.walk())
+
+    others = [k for i, k in enumerate(plan.keys) if i not in window_pos]
+    args = [a for call in plan.aggs for a in call.args] + \
+        [call.filter for call in plan.aggs if call.filter is not None]
+    if reads_window(plan.input, others + args):
+        return False
+    node = plan.input
+    while True:
+        if consumers.get(id(node)) != 1:
+            return False
+        if node is tvf:
+            return True
+        if isinstance(node, N.Project):
+            if not all(isinstance(e, ColumnRef) for e in node.exprs):
+                return False
+        elif isinstance(node, N.Filter):
+            if reads_window(node.input, [node.condition]):
+                return False
+        else:
+            return False
+        node = node.input
 
 
 def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:

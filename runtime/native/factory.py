@@ -247,11 +247,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             from sqlengine.runtime.operators.window import WindowAssignOperator
             return WindowAssignOperator(spec.window_kind, spec.time_index, spec.size,
                                         spec.slide, spec.offset, spec.lateness, schema,
-                                        spec.proctime, spec.drop_late)
+                                        spec.proctime, spec.drop_late, spec.sliced)
         case WindowAggregateSpec():
             from sqlengine.runtime.operators.window import WindowAggregateOperator
             op = WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,
-                                         spec.lateness, spec.proctime)
+                                         spec.lateness, spec.proctime, spec.start_pos,
+                                         spec.slice_size, spec.slice_step)
             # (the exchange before it hashes the group keys but the window's bounds)
             op.partition_keys = [f"k{i}" for i in range(len(spec.keys))
                                  if i not in (spec.start_pos, spec.end_pos)]

@@ -51,8 +51,11 @@ class WindowAssignOperator(Operator):
 
     def __init__(self, kind: str, time_index: int, size: int, slide: int, offset: int,
                  lateness: int, schema: pa.Schema, proctime: bool = False,
-                 drop_late: bool = True) -> None:
+                 drop_late: bool = True, sliced: bool = False) -> None:
         self.kind = kind
+        # HOP into a slicing aggregate: a row's window columns are its slide-long slice's,
+        # and it is late when the last window holding it has fired.
+        self.sliced = sliced
         self.drop_late = drop_late  # (a TVF on its own keeps late rows, as Flink's)
         self.time_index = time_index
         self.size = size
@@ -71,7 +74,7 @@ class WindowAssignOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         copies = self.size // self.slide if self.kind in ("hop", "cumulate") and self.slide \
-            else 1
+            and not self.sliced else 1
         step = max(1, _MAX_PAIRS // copies)
         if batch.num_rows <= step:
             return self._assign(batch)
@@ -85,13 +88,16 @@ class WindowAssignOperator(Operator):
         row_wm = row_watermarks(batch) if not self.proctime else None
         if row_wm is None:
             row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
+        if self.sliced:
+            return self._assign_slices(data, ts, row_wm)
         windows = assign(self.kind, ts, self.size, self.slide, self.offset)
+        last_time = windows.end - 1
         if self.kind == "session" or not self.drop_late:
             # A row whose own window [ts, ts + gap) has passed may still merge into its key's
             # open session (Flink merges first, then judges): the session operator decides.
             keep = np.ones(len(windows.rows), dtype=bool)
         else:
-            keep = windows.end - 1 + self.lateness > row_wm[windows.rows]
+            keep = last_time + self.lateness > row_wm[windows.rows]
         rows = windows.rows[keep]
         if len(rows) < len(windows.rows):  # (a row is dropped when none of its windows is kept)
             kept = np.zeros(len(ts), dtype=bool)
@@ -106,6 +112,31 @@ class WindowAssignOperator(Operator):
         end = pa.array(windows.end[keep], _TS)
         time = pa.array(windows.end[keep] - 1, _TS)
         arrays = [*out.columns, start, end, time]
+        result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        return [with_meta(result, row_wm[rows])]
+
+    def _assign_slices(self, data: pa.RecordBatch, ts: np.ndarray, row_wm: np.ndarray
+                       ) -> list[pa.RecordBatch]:
+        """Each row once, with its slice's end as window_end and, as window_start, the end of
+        the first of its windows that had not fired by the row's watermark (the slice's end
+        for a row on time): a row partly late counts only in its windows still open, as
+        when it is copied into each of its windows. Dropped (and counted) when all of its
+        windows have fired."""
+        step = self.slide
+        slices = assign("tumble", ts, step, 0, self.offset)
+        ends = slices.end
+        # (>= 0: the slice's first window has fired; watermarks clipped to the slice's
+        # neighbourhood, as the start's or the end of input's would overflow int64)
+        behind = np.clip(row_wm, ends - 2 * step, ends + self.size) + 1 - ends
+        first = ends + np.where(behind >= 0, behind // step + 1, 0) * step
+        keep = first <= ends + self.size - step
+        rows = np.flatnonzero(keep)
+        self.late_dropped += len(ts) - len(rows)
+        if not len(rows):
+            return []
+        out = data.take(pa.array(rows)) if len(rows) < len(ts) else data
+        arrays = [*out.columns, pa.array(first[rows], _TS), pa.array(ends[rows], _TS),
+                  pa.array(ends[rows] - 1, _TS)]
         result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         return [with_meta(result, row_wm[rows])]
 
@@ -135,10 +166,18 @@ class WindowAggregateOperator(Operator):
                     "pending_rows", "timers")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
-                 end_pos: int, lateness: int, proctime: bool = False) -> None:
+                 end_pos: int, lateness: int, proctime: bool = False, start_pos: int = -1,
+                 slice_size: int = 0, slice_step: int = 0) -> None:
         self.partials = Partials(keys, aggs)
         self.schema = schema
         self.end_key = f"k{end_pos}"
+        self.start_key = f"k{start_pos}"
+        # Slicing (HOP windows slice_size long every slice_step): its rows come with their
+        # slice as window bounds and ``pending`` holds per-slice partial aggregates; a window
+        # firing merges its slices (see _fire_slices). A slice is kept until the last window
+        # holding it fires (its end - 1 + size - step: what ``_process`` judges lateness by).
+        self.slice_size, self.slice_step = slice_size, slice_step
+        self.slice_extra = slice_size - slice_step if slice_step else 0
         self.lateness = lateness
         self.pending: list[pa.Table] = []
         self.pending_rows = 0
@@ -176,7 +215,7 @@ class WindowAggregateOperator(Operator):
     def _process(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
         table = pa.table(self.partials.row_columns(batch))
         ends = millis(table[self.end_key].combine_chunks())
-        fired = self.timers.fired(ends - 1)
+        fired = self.timers.fired(ends - 1 + self.slice_extra)
         out: list[pa.RecordBatch] = []
         if fired.any():
             late = table.filter(pa.array(fired))
@@ -203,6 +242,8 @@ class WindowAggregateOperator(Operator):
             self.distinct[j] = [_dedupe(pa.concat_tables(self.distinct[j]))]
 
     def _fire(self, timestamp: int) -> list[pa.RecordBatch]:
+        if self.slice_step:
+            return self._fire_slices(timestamp)
         wm = Watermark(timestamp)
         before = self.timers.move_watermark(wm.timestamp)
         out: list[pa.RecordBatch] = []
@@ -225,6 +266,41 @@ class WindowAggregateOperator(Operator):
                 if self.lateness > 0:
                     self._keep_fired(done, done_distinct)
         self._expire(wm.timestamp)
+        return out
+
+    def _fire_slices(self, timestamp: int) -> list[pa.RecordBatch]:
+        """The windows whose time (end - 1) the watermark passed since the last one: each
+        merged from the partials of the slices it covers (a slice's windows end at its end,
+        its end + step, ..., its end + size - step); slices whose last window fired go."""
+        before = self.timers.move_watermark(timestamp)
+        if not self.pending:
+            return []
+        self._compact()
+        state = self.pending[0]
+        ends = millis(state[self.end_key].combine_chunks())
+        # (window_start holds the end of the first window the slice's rows count in)
+        firsts = millis(state[self.start_key].combine_chunks())
+        step, n = self.slice_step, self.slice_size // self.slice_step
+        out: list[pa.RecordBatch] = []
+        # (slices with a window firing now: the first at or before the watermark, the last
+        # after the one before)
+        touched = np.flatnonzero((ends - 1 <= timestamp) & (ends - 1 + self.slice_extra > before))
+        if len(touched):
+            rows = np.repeat(touched, n)
+            window_ends = ends[rows] + np.tile(np.arange(n, dtype=np.int64) * step, len(touched))
+            now = (window_ends - 1 > before) & (window_ends - 1 <= timestamp) & \
+                (window_ends >= firsts[rows])
+            rows, window_ends = rows[now], window_ends[now]
+            picked = state.take(pa.array(rows))
+            ts_type = state.schema.field(self.end_key).type
+            for key, values in ((self.end_key, window_ends),
+                                (self.start_key, window_ends - self.slice_size)):
+                i = picked.schema.get_field_index(key)
+                picked = picked.set_column(i, key, pa.array(values, _TS).cast(ts_type))
+            out += self._emit(self.partials.aggregate(picked), {}, before)
+        gone = ends - 1 + self.slice_extra <= timestamp
+        if gone.any():
+            self.pending = [state.filter(pa.array(~gone))]
         return out
 
     def _emit(self, groups: pa.Table, distinct: dict[int, pa.Table], wm_before: int,
