@@ -1,6 +1,7 @@
 """Recursive queries (WITH RECURSIVE): sqlengine next to DuckDB 1.5.5 in the same run.
 
     python -m bench.iteration [--edges 100000] [--count 100000] [--mode batch]
+        [--parallelism 1,2] [--task-mode process|thread] [--cases closure] [--runs 3]
 
 Cases (the same SQL on both engines, over the same in-memory Arrow tables; answers compared):
 - ``counting``: ``t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < count)``, one
@@ -73,7 +74,15 @@ def main() -> None:
     parser.add_argument("--mode", default="batch", choices=["batch", "streaming"])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--added", type=int, default=100)
+    parser.add_argument("--parallelism", default="1",
+                        help="comma-separated: each case at each (e.g. 1,2); a step with an "
+                             "equi-join of the recursive table runs partitioned at p > 1")
+    parser.add_argument("--task-mode", default="process", choices=["process", "thread"])
+    parser.add_argument("--cases", default="", help="comma-separated subset of the cases")
+    parser.add_argument("--no-incremental", action="store_true")
     args = parser.parse_args()
+    parallelisms = [int(p) for p in args.parallelism.split(",")]
+    wanted = set(args.cases.split(",")) if args.cases else None
     sys.path.insert(0, str(ROOT))
     import duckdb
 
@@ -83,8 +92,10 @@ def main() -> None:
     con = duckdb.connect()
     for name, t in data.items():
         con.register(name, t)
-    print(f"{'case':10} {'sqlengine s':>12} {'duckdb s':>9} {'ratio':>6} {'rounds':>7}  answer")
-    for case, sql in queries(args.count).items():
+    print(f"{'case':13} {'sqlengine s':>12} {'duckdb s':>9} {'ratio':>6} {'rounds':>7}  answer")
+    runs = [(case, sql, p) for case, sql in queries(args.count).items()
+            if wanted is None or case in wanted for p in parallelisms]
+    for case, sql, parallelism in runs:
         theirs = ours = None
         duck = mine = float("inf")
         rounds = 0
@@ -92,7 +103,9 @@ def main() -> None:
             start = time.perf_counter()
             theirs = con.sql(sql).fetchall()
             duck = min(duck, time.perf_counter() - start)
-            s = sqlengine.connect({"execution.runtime-mode": args.mode})
+            s = sqlengine.connect({"execution.runtime-mode": args.mode,
+                                   "parallelism.default": str(parallelism),
+                                   "execution.native.task-mode": args.task_mode})
             for name, t in data.items():
                 s.register(name, t)
             start = time.perf_counter()
@@ -102,9 +115,11 @@ def main() -> None:
             rounds = sum(m.get("rounds", 0) for m in q.metrics().values())
         same = "same" if [tuple(int(v) for v in r) for r in ours or []] == \
             [tuple(int(v) for v in r) for r in theirs or []] else f"DIFFERENT {ours} {theirs}"
-        print(f"{case:10} {mine:12.3f} {duck:9.3f} {mine / duck:6.1f} {rounds:7d}  {same} "
+        label = f"{case} p{parallelism}" if parallelisms != [1] else case
+        print(f"{label:13} {mine:12.3f} {duck:9.3f} {mine / duck:6.1f} {rounds:7d}  {same} "
               f"{theirs}")
-    incremental(data["e"], args.added, con)
+    if not args.no_incremental:
+        incremental(data["e"], args.added, con)
 
 
 def _streamed(batches: list[pa.Table]) -> tuple[list[tuple], int, float]:

@@ -93,6 +93,23 @@ def _iterations(v: JobVertex) -> list[str]:
         lines.append(f"  iteration {op.name} (co-located in {v.id}: IterationSource and "
                      "IterationSink share a broker; each round feeds the sink's new rows back "
                      "to the source)")
+        if op.partition and v.parallelism > 1:
+            cols = ", ".join(op.schema.fields[i].name for i in op.partition)
+            rounds = ("supersteps aligned across the subtasks: a round ends when every "
+                      "subtask's step has drained, the fixpoint when no subtask had new rows"
+                      ) if not op.streaming else \
+                ("rows go round as they are derived; at the end of input the loop ends "
+                 "when every subtask's inputs ended and no message is in flight")
+            lines.append(f"  partitioned: {v.parallelism} subtasks of {v.id}, each a head and "
+                         f"tail pair running the step on its keys; working rows routed by "
+                         f"hash({cols}), input 1 by hash({', '.join(op.static_keys)}) "
+                         f"(co-located); each round's derived rows go to the subtask of "
+                         f"hash({cols}) through the broker"
+                         f"{', deduplicated there' if op.distinct else ''}; {rounds}; the "
+                         "step's job below runs in each subtask")
+        elif op.single_reason:
+            lines.append(f"  in one task (not partitioned at parallelism > 1): "
+                         f"{op.single_reason}")
         for text in step.explain().replace("Sink(collect)", f"IterationSink({op.name})") \
                 .splitlines():
             if text.startswith(" "):  # an edge: its target is a vertex of the step's job

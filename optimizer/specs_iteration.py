@@ -31,10 +31,25 @@ class IterateSpec(OperatorSpec):
     # leaves), fed to a streaming step job as they arrive; each input batch (base rows or
     # new rows of a step table) runs rounds until they add nothing.
     streaming: bool = False
+    # Partitioned (parallelism > 1): the iteration's working rows are routed by these of
+    # its columns (the recursive table's side of the step's equi-join), its input 1 (the
+    # join's static side) by ``static_keys``: each subtask runs the step on its share, the
+    # rows a round derives go to the subtask of their key (runtime/native/iteration_broker).
+    # Empty: the whole loop runs in one task (``single_reason`` says why, at parallelism > 1).
+    partition: tuple[int, ...] = ()
+    static_keys: tuple[str, ...] = ()  # (the static side's join keys, for EXPLAIN)
+    single_reason: str = ""
 
     def label(self) -> str:
         kind = "UNION" if self.distinct else "UNION ALL"
-        return f"Iterate({self.name}, {kind}, IterationSource -> step -> IterationSink)"
+        text = f"Iterate({self.name}, {kind}, IterationSource -> step -> IterationSink"
+        if self.partition:
+            cols = ", ".join(self.schema.fields[i].name for i in self.partition)
+            text += f", partitioned by [{cols}] co-located with input 1 by " \
+                    f"[{', '.join(self.static_keys)}]"
+        elif self.single_reason:
+            text += ", in one task"
+        return text + ")"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

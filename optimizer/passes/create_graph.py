@@ -267,9 +267,14 @@ class _Translator:
                 raise NotSupportedError(msg)
 
     def _iterate(self, plan: Iterate) -> PhysicalNode:
-        """A recursive query: one task gathers the base rows and runs the step's rounds
-        (a SINGLE exchange: the fixpoint is decided over every row). In streaming mode the
-        step's tables become the iteration's inputs too, fed as they arrive."""
+        """A recursive query. At parallelism > 1, when the step is an equi-join of the
+        recursive table with a static side, the iteration is partitioned: its base rows are
+        hash-partitioned by the recursive table's join columns and the static side (its
+        input 1) by its own join keys, so each subtask runs the step on co-located rows and
+        the rows a round derives go to the subtask of their key (a superstep aligned across
+        the subtasks in batch mode). Otherwise one task gathers the base rows and runs the
+        rounds (a SINGLE exchange: the fixpoint is decided over every row). In streaming
+        mode the step's tables become the iteration's inputs too, fed as they arrive."""
         child = self.translate(plan.base)
         if child.op.updating or any(isinstance(n, N.Scan) and n.source.changelog
                                     for n in _walk(plan.step)):
@@ -277,13 +282,33 @@ class _Translator:
             raise NotSupportedError(msg)
         key = "table.exec.iteration.max-rounds"
         rounds = int(self.options[key]) if self.options.get(key) else MAX_ROUNDS
+        parallel = int(self.options.get("parallelism.default", "1") or "1") > 1 and \
+            str(self.options.get("execution.target", "native")).lower() != "spark"
+        found = _colocation(plan) if parallel else None
+        if isinstance(found, tuple):
+            cols, static, static_keys = found
+            fields = plan.schema.fields
+            refs = tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in cols)
+            static_node = self.translate(static)
+            if not static_node.op.updating:
+                label = static.source.table if isinstance(static, N.Scan) else "static side"
+                step = _replace_node(plan.step, static, StepInput(label, 1, static.schema))
+                op = IterateSpec(schema=plan.schema, name=plan.name, distinct=plan.distinct,
+                                 step=step, max_rounds=rounds, streaming=self.streaming,
+                                 partition=cols,
+                                 static_keys=tuple(k.sql() for k in static_keys))
+                return PhysicalNode(op, ((child, Exchange(Partitioning.HASH, refs)),
+                                         (static_node,
+                                          Exchange(Partitioning.HASH, static_keys))))
+            found = "its static side is an updating stream"
         inputs = [(child, Exchange(Partitioning.SINGLE))]
         step = plan.step
         if self.streaming:
             step, scans = _step_inputs(step, plan.name)
             inputs += [(self.translate(scan), Exchange(Partitioning.SINGLE)) for scan in scans]
         op = IterateSpec(schema=plan.schema, name=plan.name, distinct=plan.distinct,
-                         step=step, max_rounds=rounds, streaming=self.streaming)
+                         step=step, max_rounds=rounds, streaming=self.streaming,
+                         single_reason=found or "")
         return PhysicalNode(op, tuple(inputs))
 
     def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:
@@ -491,6 +516,71 @@ def _step_inputs(step: N.LogicalPlan, name: str
         return node.with_children(tuple(swap(k) for k in kids))
 
     return swap(step), scans
+
+
+def _colocation(plan: Iterate
+                ) -> tuple[tuple[int, ...], N.LogicalPlan, tuple[Expr, ...]] | str:
+    """How the step of ``plan`` can run partitioned: the recursive table's columns its
+    rows are routed by, the static side of the step's join and that side's join keys (its
+    rows are routed by them: co-located). Else why not (the iteration runs in one task):
+    the step must be projections and filters over one equi-join whose one side reads the
+    recursive table (through projections and filters of its columns) and whose other side
+    does not."""
+    from sqlengine.plan.iteration import working_tables
+
+    why = ("the step has no equi-join of the recursive table with a static side to "
+           "partition by")
+    if len(working_tables(plan.step)) != 1:
+        return "the step reads the recursive table more than once (several step terms)"
+    node = plan.step
+    while isinstance(node, (N.Project, N.Filter)):
+        node = node.input
+    if not isinstance(node, N.Join) or not node.left_keys:
+        return why
+    sides = [(node.left, node.left_keys, node.right, node.right_keys)]
+    if node.kind == "inner":
+        sides.append((node.right, node.right_keys, node.left, node.left_keys))
+    elif node.kind not in ("semi", "anti", "left"):
+        return why
+    for side, keys, static, static_keys in sides:
+        if not working_tables(side) or working_tables(static):
+            continue
+        cols = [_working_column(side, k) for k in keys]
+        if any(c is None for c in cols):
+            return why + " (its join keys are not columns of the recursive table)"
+        return tuple(c for c in cols if c is not None), static, static_keys
+    return why
+
+
+def _working_column(plan: N.LogicalPlan, key: Expr) -> int | None:
+    """The recursive table's column ``key`` (over ``plan``) is, through projections and
+    filters, or None."""
+    if not isinstance(key, ColumnRef):
+        return None
+    index = key.index
+    while True:
+        match plan:
+            case WorkingTable():
+                return index
+            case N.Filter():
+                plan = plan.input
+            case N.Project():
+                e = plan.exprs[index]
+                if not isinstance(e, ColumnRef):
+                    return None
+                index, plan = e.index, plan.input
+            case _:
+                return None
+
+
+def _replace_node(plan: N.LogicalPlan, old: N.LogicalPlan, new: N.LogicalPlan
+                  ) -> N.LogicalPlan:
+    if plan is old:
+        return new
+    kids = plan.children()
+    if not kids:
+        return plan
+    return plan.with_children(tuple(_replace_node(k, old, new) for k in kids))
 
 
 def _walk(plan: N.LogicalPlan) -> list[N.LogicalPlan]:

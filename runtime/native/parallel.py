@@ -124,6 +124,16 @@ class ParallelExecutor:
             self.reports = queue.Queue()
             self.inboxes = {}
             self.progress_board = [0] * (2 * len(self.subtasks))
+        # A partitioned iteration's subtasks hand each other the rows their rounds derive
+        # through a broker (runtime/native/iteration_broker.py): its inboxes are made here,
+        # before the workers fork.
+        from sqlengine.optimizer.specs_iteration import IterateSpec
+        from sqlengine.runtime.native.iteration_broker import make_inboxes
+
+        self.iteration_inboxes = {
+            v.id: make_inboxes(v.parallelism, self._ctx) for v in graph.vertices
+            if v.parallelism > 1 and any(isinstance(op, IterateSpec) and op.partition
+                                         for op in v.chain)}
         # Blocking results are spilled here ('io.tmp.dirs', else the system's temp dir); made
         # when the job starts, removed when it stops.
         self.spill_dir = ""
@@ -294,6 +304,14 @@ class ParallelExecutor:
                 ops = build_chain(jv.chain, self.tables)
                 if isinstance(ops[0], SourceOperator):
                     ops[0].split = (sub.subtask, sub.parallelism)
+                if jv.id in self.iteration_inboxes:
+                    from sqlengine.runtime.native.iteration_broker import IterationBroker
+
+                    inboxes, counters, lock = self.iteration_inboxes[jv.id]
+                    for op in ops:
+                        if hasattr(op, "broker"):
+                            op.broker = IterationBroker(inboxes, counters, lock,
+                                                        self.control.cancelled, sub.subtask)
                 names = [spec.label().split("(")[0] for spec in jv.chain]
                 # (an ordered concatenation reads each channel as an input of its own)
                 per_channel = isinstance(jv.head, OrderedConcatSpec) and jv.head.per_channel
@@ -387,6 +405,9 @@ class ParallelExecutor:
                 self.results.cancel_join_thread()
                 for q in self.inboxes.values():
                     q.cancel_join_thread()
+                for inboxes, _, _ in self.iteration_inboxes.values():
+                    for q in inboxes:
+                        q.cancel_join_thread()
 
     def _worker_main(self, slot: int) -> None:
         # Returning lets multiprocessing flush this process's queues before it exits.

@@ -11,11 +11,21 @@ evaluation, each row goes round once); for UNION ALL every output row is new. Th
 found each round are emitted at once and handed back to the head (the broker); a round
 that finds none is the fixpoint, and the job's head input ends. The head, the step and the
 tail share this task, as Flink co-locates an iteration's head and tail.
+
+Partitioned (``spec.partition``, parallelism > 1): each subtask holds the base rows and the
+static side's rows of its keys (both hash-partitioned by the step's join keys: co-located)
+and runs the step on its working rows; the rows a round derives are routed by the same key
+to their subtask through the broker (runtime/native/iteration_broker.py), which dedups them
+there (UNION: equal rows have equal keys, so one subtask's KeyIndex sees every copy). Batch
+mode runs aligned supersteps: the fixpoint is the round in which no subtask had working
+rows, seen by all at once; streaming mode sends rows as they are derived and ends, once its
+inputs have, when the broker is quiescent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -24,6 +34,9 @@ from sqlengine.optimizer.specs_iteration import IterateSpec
 from sqlengine.runtime.elements import conformed, data_part, signs
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.key_index import KeyIndex
+
+if TYPE_CHECKING:
+    from sqlengine.runtime.native.iteration_broker import IterationBroker
 
 MAX_ROUNDS_KEY = "table.exec.iteration.max-rounds"
 OUT_ROWS = 65_536  # rows found before they are emitted (many rounds find a few rows each)
@@ -61,18 +74,33 @@ class IterateOperator(Operator):
         self.seen: KeyIndex | None = KeyIndex([f.type for f in schema]) \
             if spec.distinct else None
         self.step: _StepJob | None = None  # (streaming: the step's job, kept running)
+        # Partitioned: the static side's rows (batch), the inputs ended, the broker to the
+        # other subtasks (set by the parallel runtime; None: this is the only subtask).
+        self.static: list[pa.RecordBatch] = []
+        self.ended: set[int] = set()
+        self.broker: IterationBroker | None = None
+        self.uses_processing_time = spec.streaming and bool(spec.partition)
+        self._taken = 0  # (messages the last _go_round took)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         if self.spec.streaming:
+            if self.spec.partition:
+                return self._maintain_partitioned(data_part(batch), input_index)
             return self._maintain(data_part(batch), input_index)
+        if input_index:
+            self.static.append(data_part(batch))
+            return ()
         self.base.append(conformed(data_part(batch), self.schema))
         return ()
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
-        if self.spec.streaming:
+        if not self.spec.partition:
+            return () if self.spec.streaming else self._iterate()
+        self.ended.add(input_index)
+        if len(self.ended) < 2:
             return ()
-        return self._iterate()
+        return self._quiesce() if self.spec.streaming else self._iterate_partitioned()
 
     # -- streaming: the iteration maintained as its inputs grow -----------------------------
     def snapshot_state(self) -> dict[str, object]:
@@ -158,6 +186,158 @@ class IterateOperator(Operator):
         if held:
             yield from pa.concat_tables(found).combine_chunks().to_batches()
 
+    # -- partitioned (parallelism > 1) ------------------------------------------------------
+    @property
+    def _me(self) -> int:
+        return self.broker.subtask if self.broker is not None else 0
+
+    def _route(self, rows: pa.Table) -> list[pa.Table | None]:
+        """``rows`` for each subtask, by the hash of their partition columns (as the
+        exchange into this vertex routes the base rows: the same key groups)."""
+        from sqlengine.runtime.native.partitioner import MAX_PARALLELISM, key_groups
+
+        p = self.broker.parallelism if self.broker is not None else 1
+        if p == 1 or rows.num_rows == 0:
+            return [rows if rows.num_rows else None] + [None] * (p - 1)
+        rows = rows.combine_chunks()
+        targets = key_groups([rows.column(i).combine_chunks() for i in self.spec.partition]) \
+            * p // MAX_PARALLELISM
+        out: list[pa.Table | None] = []
+        for j in range(p):
+            mask = targets == j
+            out.append(rows.filter(pa.array(mask)) if mask.any() else None)
+        return out
+
+    def _iterate_partitioned(self) -> Iterator[pa.RecordBatch]:
+        """Aligned supersteps: each round every subtask runs the step on its working rows
+        and sends the rows derived to their subtasks; a round in which no subtask had any
+        working rows is the fixpoint (every subtask sees it in the same round)."""
+        base = pa.Table.from_batches(self.base, self.schema)
+        self.base = []
+        working = self._new(base)
+        step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables, static=self.static)
+        self.static = []
+        found: list[pa.Table] = [working]
+        held = working.num_rows
+        empty = self.schema.empty_table()
+        round_no = 0
+        try:
+            while True:
+                out = empty
+                if working.num_rows:
+                    self.rows_fed += working.num_rows
+                    out = step.round(working)
+                    self.rows_derived += out.num_rows
+                parts = self._route(out)
+                if self.broker is None:
+                    rows, total = [p for p in parts if p is not None], working.num_rows
+                else:
+                    rows, total = self.broker.exchange(round_no, parts, working.num_rows)
+                if total == 0:
+                    break
+                round_no += 1
+                if self._me == 0:  # (metrics are summed over the subtasks)
+                    self.rounds = round_no
+                if round_no > self.spec.max_rounds:
+                    self._fail_rounds()
+                working = self._new(pa.concat_tables(rows) if rows else empty)
+                found.append(working)
+                held += working.num_rows
+                if held >= OUT_ROWS:
+                    yield from pa.concat_tables(found).combine_chunks().to_batches()
+                    found, held = [], 0
+        finally:
+            step.close()
+        if held:
+            yield from pa.concat_tables(found).combine_chunks().to_batches()
+
+    def _step_job(self) -> _StepJob:
+        if self.step is None:
+            self.step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables,
+                                 streaming=True)
+        return self.step
+
+    def _spread(self, out: pa.Table, depth: int) -> pa.Table:
+        """The rows of ``out`` routed here; the others sent to their subtasks."""
+        parts = self._route(out)
+        if self.broker is not None:
+            self.broker.send(depth, parts)
+        mine = parts[self._me]
+        return mine if mine is not None else self.schema.empty_table()
+
+    def _go_round(self, working: pa.Table, depth: int) -> list[pa.Table]:
+        """Rounds over this subtask's new rows, with the rows other subtasks sent meanwhile
+        joining each round's working rows, until none stay here (those routed elsewhere go
+        on there); the new rows found. The messages taken count as processed only at the
+        end, when what they derived has all been sent (the quiescence check relies on it)."""
+        step = self._step_job()
+        found = [working]
+        taken = 0
+        while True:
+            if self.broker is not None:
+                messages = self.broker.poll()
+                if messages:
+                    taken += len(messages)
+                    depth = max(depth, *(d for d, _ in messages))
+                    fresh = self._new(pa.concat_tables([conformed_table(r, self.schema)
+                                                        for _, r in messages]))
+                    found.append(fresh)
+                    working = pa.concat_tables([working, fresh])
+            if not working.num_rows:
+                break
+            depth += 1
+            self.rounds += 1
+            if depth > self.spec.max_rounds:
+                self._fail_rounds()
+            self.rows_fed += working.num_rows
+            out = step.round(working)
+            self.rows_derived += out.num_rows
+            working = self._new(self._spread(out, depth))
+            found.append(working)
+        if taken and self.broker is not None:
+            self.broker.processed(taken)
+        self._taken = taken
+        return found
+
+    def _maintain_partitioned(self, batch: pa.RecordBatch, input_index: int
+                              ) -> list[pa.RecordBatch]:
+        step = self._step_job()
+        if input_index == 0:  # (routed here by the exchange: this subtask's key)
+            found = self._go_round(self._new(pa.Table.from_batches(
+                [conformed(batch, self.schema)])), 0)
+        else:  # new static rows meet every row found so far here
+            self.rows_fed += batch.num_rows
+            out = step.feed(input_index, batch)
+            self.rows_derived += out.num_rows
+            found = self._go_round(self._new(self._spread(out, 1)), 1)
+        return _batches(found)
+
+    def _received(self) -> list[pa.Table]:
+        """The rows other subtasks sent here, gone round."""
+        return self._go_round(self.schema.empty_table(), 0)
+
+    def on_processing_time(self, now_ms: int) -> Iterable[pa.RecordBatch]:
+        if not self.uses_processing_time or self.broker is None:
+            return ()
+        return _batches(self._received())
+
+    def _quiesce(self) -> Iterator[pa.RecordBatch]:
+        """This subtask's inputs ended: take what the others send until every subtask's
+        inputs have ended and no message is in flight."""
+        if self.broker is None:
+            return
+        self.broker.end()
+        while True:
+            found = self._received()
+            if self._taken:
+                yield from _batches(found)
+                continue
+            if self.broker.quiescent():
+                found = self._received()  # (nothing can be left; taken if it were)
+                yield from _batches(found)
+                return
+            self.broker.wait()
+
     def extra_metrics(self) -> dict[str, int]:
         return {"rounds": self.rounds, "rows_derived": self.rows_derived,
                 "rows_fed": self.rows_fed}
@@ -167,7 +347,8 @@ class _StepJob:
     """The step planned and run as a job of its own in this task, its head fed by hand."""
 
     def __init__(self, spec: IterateSpec, ctx: object, tables: dict[str, object],
-                 streaming: bool = False) -> None:
+                 streaming: bool = False, static: list[pa.RecordBatch] | None = None
+                 ) -> None:
         from sqlengine.optimizer import plan_job
         from sqlengine.plan.nodes import Sink, SinkSpec
         from sqlengine.runtime.native.executor import Executor
@@ -196,6 +377,18 @@ class _StepJob:
             if batch.num_rows:
                 raise ExecutionError("the step of a recursive query produced rows without "
                                      "reading the recursive table")
+        if static is not None:  # (batch, partitioned: this subtask's share, built)
+            from sqlengine.runtime.elements import MAX_WATERMARK
+
+            vid = self.heads[1]
+            task = self.executor.tasks[vid]
+            task.emit_from_head([b for b in static if b.num_rows])
+            task.fire_watermark(MAX_WATERMARK, start=1)
+            task.end_input(0)
+            self.executor._finish(vid)
+            if any(b.num_rows for b in self.executor.collect.drain()):
+                raise ExecutionError("the step of a recursive query produced rows without "
+                                     "reading the recursive table")
         self.collect = self.executor.collect
         assert self.collect is not None
         self.schema = spec.step.schema.to_arrow()
@@ -217,3 +410,12 @@ class _StepJob:
 
     def close(self) -> None:
         self.executor.close()
+
+
+def conformed_table(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    return rows if rows.schema == schema else rows.cast(schema)
+
+
+def _batches(tables: list[pa.Table]) -> list[pa.RecordBatch]:
+    tables = [t for t in tables if t.num_rows]
+    return pa.concat_tables(tables).combine_chunks().to_batches() if tables else []
