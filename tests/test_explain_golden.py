@@ -34,6 +34,24 @@ CASES = {
                            "ORDER BY total DESC LIMIT 3"),
     "batch_mode": ("SET 'execution.runtime-mode' = 'batch';",
                    "SELECT status, COUNT(*) AS n FROM orders GROUP BY status"),
+    # WITH RECURSIVE at parallelism 2: the iteration partitioned by the step's join key
+    # (head and tail in each subtask, the static side co-located), batch and streaming...
+    "recursive_partitioned_batch": (
+        "SET 'execution.runtime-mode' = 'batch'; SET 'parallelism.default' = '2';",
+        "WITH RECURSIVE chain(customer, n) AS (SELECT customer, 1 FROM orders WHERE status = "
+        "'shipped' UNION SELECT o.customer, c.n + 1 FROM chain AS c JOIN orders AS o ON "
+        "o.customer = c.customer WHERE c.n < 3) SELECT customer, MAX(n) AS n FROM chain "
+        "GROUP BY customer"),
+    "recursive_partitioned_streaming": (
+        "SET 'parallelism.default' = '2';",
+        "WITH RECURSIVE chain(customer, n) AS (SELECT customer, 1 FROM orders WHERE status = "
+        "'shipped' UNION ALL SELECT o.customer, c.n + 1 FROM chain AS c JOIN orders AS o ON "
+        "o.customer = c.customer WHERE c.n < 3) SELECT customer, n FROM chain"),
+    # ... and in one task when no join key co-locates the step (said so)
+    "recursive_in_one_task": (
+        "SET 'execution.runtime-mode' = 'batch'; SET 'parallelism.default' = '2';",
+        "WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < 10) "
+        "SELECT n FROM t"),
 }
 
 

@@ -1,7 +1,8 @@
 """WITH RECURSIVE as an iteration (head, step, tail; semi-naive rounds to a fixpoint),
 against DuckDB's WITH RECURSIVE on the same data: counting, transitive closure, hop-count
 shortest paths and a bill-of-materials explosion, in batch and streaming mode at parallelism
-1 and 2; what a round-by-round evaluation cannot keep exact is refused by name."""
+1, 2 and 3 (partitioned where the step equi-joins the recursive table; process and thread
+task modes); what a round-by-round evaluation cannot keep exact is refused by name."""
 
 from __future__ import annotations
 
@@ -43,9 +44,10 @@ QUERIES = {
 }
 
 
-def _session(mode: str, parallelism: int) -> sqlengine.Session:
+def _session(mode: str, parallelism: int, task_mode: str = "process") -> sqlengine.Session:
     s = sqlengine.connect({"execution.runtime-mode": mode,
-                           "parallelism.default": str(parallelism)})
+                           "parallelism.default": str(parallelism),
+                           "execution.native.task-mode": task_mode})
     s.register("e", EDGES)
     s.register("bom", BOM)
     return s
@@ -58,7 +60,7 @@ def _duck(sql: str) -> list[tuple]:
     return sorted(con.sql(sql).fetchall())
 
 
-@pytest.mark.parametrize("parallelism", [1, 2])
+@pytest.mark.parametrize("parallelism", [1, 2, 3])
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
 @pytest.mark.parametrize("name", sorted(QUERIES))
 def test_matches_duckdb(name: str, mode: str, parallelism: int) -> None:
@@ -67,6 +69,71 @@ def test_matches_duckdb(name: str, mode: str, parallelism: int) -> None:
                  .to_pylist())
     want = _duck(sql)
     assert got == want and len(want) > 1
+
+
+# The queries whose step equi-joins the recursive table with a static side: partitioned at
+# parallelism > 1 (the others run in one task).
+PARTITIONED = ["bill of materials", "closure", "shortest paths"]
+
+
+@pytest.mark.parametrize("parallelism", [2, 3])
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("name", PARTITIONED)
+def test_partitioned_in_thread_task_mode_matches_duckdb(name: str, mode: str,
+                                                        parallelism: int) -> None:
+    """(test_matches_duckdb runs the default 'process' task mode: subtasks in worker
+    processes, the broker's inboxes multiprocessing queues; here they are threads.)"""
+    q = _session(mode, parallelism, "thread").sql(QUERIES[name])
+    got = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    assert got == _duck(QUERIES[name])
+    # every subtask ran the step on its share
+    fed = {k: m for k, m in q.metrics().items() if ".Iterate" in k}
+    assert fed and all(m["rows_fed"] > 0 for m in fed.values())
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("name", PARTITIONED)
+def test_explain_shows_the_partitioned_iteration(name: str, mode: str) -> None:
+    text = _session(mode, 2).sql(QUERIES[name]).explain().split("== Job Graph ==")[1]
+    iterate = next(line for line in text.splitlines() if "Iterate(" in line)
+    assert iterate.startswith("v") and "[parallelism=2]" in iterate
+    assert "partitioned by [" in iterate and "co-located with input 1 by [" in iterate
+    assert "partitioned: 2 subtasks of" in text
+    assert "IterationSource(" in text and "IterationInput(" in text and "IterationSink(" in text
+    assert ("supersteps aligned" in text) == (mode == "batch")
+
+
+def test_explain_says_why_an_iteration_runs_in_one_task() -> None:
+    text = _session("batch", 2).sql(QUERIES["counting"]).explain()
+    assert "Iterate(t, UNION ALL, IterationSource -> step -> IterationSink, in one task)" in text
+    assert "in one task (not partitioned at parallelism > 1): the step has no equi-join" in text
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("task_mode", ["process", "thread"])
+def test_a_partitioned_iteration_without_a_fixpoint_fails_naming_the_round_limit(
+        mode: str, task_mode: str) -> None:
+    """UNION ALL round a cyclic graph never ends: every subtask stops at the limit (batch:
+    all in the same superstep), the job fails naming it, nothing hangs."""
+    s = _session(mode, 2, task_mode)
+    s.register("ring", pa.table({"a": pa.array(range(10), pa.int64()),
+                                 "b": pa.array([(i + 1) % 10 for i in range(10)], pa.int64())}))
+    s.execute("SET 'table.exec.iteration.max-rounds' = '30'")
+    sql = ("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM ring UNION ALL SELECT r.x, ring.b "
+           "FROM r JOIN ring ON r.y = ring.a) SELECT COUNT(*) FROM r")
+    assert "partitioned by [y]" in s.sql(sql).explain()
+    with pytest.raises(SqlEngineError, match=r"table\.exec\.iteration\.max-rounds"):
+        s.sql(sql).collect()
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_the_recursive_table_on_the_join_s_right_side_is_partitioned(mode: str) -> None:
+    sql = ("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e WHERE a < 50 UNION SELECT r.x, e.b "
+           "FROM e JOIN r ON e.a = r.y) SELECT x, y FROM r")
+    s = _session(mode, 2, "thread")
+    assert "partitioned by [y] co-located with input 1 by [a]" in s.sql(sql).explain()
+    got = sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
+    assert got == _duck(sql) and len(got) > 100
 
 
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
@@ -79,6 +146,8 @@ def test_several_step_terms(mode: str) -> None:
         frontier = [m for n in frontier if n < 500 for m in (n * 2, n * 3) if m not in want]
         want |= set(frontier)
     got = _session(mode, 1).sql(sql).collect().column("n").to_pylist()
+    assert sorted(got) == sorted(want)
+    got = _session(mode, 2).sql(sql).collect().column("n").to_pylist()  # (in one task)
     assert sorted(got) == sorted(want)
 
 
