@@ -239,9 +239,12 @@ def test_streaming_maintains_the_closure_as_edges_arrive() -> None:
     assert fed_both - fed_first < fed_whole / 5, (fed_first, fed_both, fed_whole)
 
 
-def test_streaming_iteration_over_an_unbounded_stream_emits_as_rows_arrive() -> None:
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_streaming_iteration_over_an_unbounded_stream_emits_as_rows_arrive(
+        parallelism: int) -> None:
     """An unbounded input (an iterator that has not ended): the closure of what arrived is
-    emitted as it arrives."""
+    emitted as it arrives (partitioned at p2: the rows one subtask derives for another are
+    taken there on its next processing-time tick)."""
     edges = [pa.record_batch({"a": pa.array([1], pa.int64()), "b": pa.array([2], pa.int64())}),
              pa.record_batch({"a": pa.array([2], pa.int64()), "b": pa.array([3], pa.int64())})]
 
@@ -250,9 +253,12 @@ def test_streaming_iteration_over_an_unbounded_stream_emits_as_rows_arrive() -> 
         while True:
             yield None
 
-    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "parallelism.default": str(parallelism),
+                           "execution.native.task-mode": "thread"})
     s.register("g", stream(), bounded=False)
     q = s.sql(CLOSURE)
+    assert ("partitioned by [y]" in q.explain()) == (parallelism > 1)
     seen: set[tuple] = set()
     for batch in q.stream():
         seen |= set(zip(batch.column("x").to_pylist(), batch.column("y").to_pylist()))
