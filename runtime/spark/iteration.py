@@ -15,8 +15,10 @@ it; the parts found so far are merged now and then (eight of a size into one), s
 neither the EXCEPT of UNION nor the final union grows a leaf per round. Past
 'table.exec.iteration.max-rounds' rounds the query fails as natively.
 
-The loop runs while the job's DataFrames are built (running or explaining the query): the
-result is the union of materialized parts, its columns c0, c1, ... as the base's.
+The loop runs while the job's DataFrames are built to run the query: the result is the union
+of materialized parts, its columns c0, c1, ... as the base's. EXPLAIN does not run it (no
+round, no materialization): its frame is the base and one round of the step over it, lazily,
+with a note that the rest is a loop of rounds on the driver.
 """
 
 from __future__ import annotations
@@ -53,12 +55,40 @@ def iterate(job: SparkJob, op: IterateSpec, base: Any) -> Any:
                "which a streaming query cannot feed back to itself; run it with "
                "'execution.runtime-mode' = 'batch' or on the native runtime")
         raise NotSupportedError(msg)
+    if getattr(job, "explaining", False):
+        return _explained(job, op, base)
     try:
         return _Iteration(job, op).run(base)
     except SqlEngineError:
         raise
     except Exception as e:  # a failure while Spark ran a round
         raise ExecutionError(f"{op.label()} on Spark: {spark_error_text(e)}") from None
+
+
+def _explained(job: SparkJob, op: IterateSpec, base: Any) -> Any:
+    """For EXPLAIN: the iteration's frame without running its loop (Spark plans only): the
+    base (distinct for UNION) and the step over it once, and a note of what runs after."""
+    kind = "UNION" if op.distinct else "UNION ALL"
+    notes = job.__dict__.setdefault("explain_notes", [])
+    notes.append(f"Iterate({op.name}, {kind}): a loop of rounds on the driver, not run by "
+                 "EXPLAIN; below, its base and the step over the base rows (round 1); each "
+                 "later round is the step over the previous round's new rows"
+                 f"{' (EXCEPT the rows found)' if op.distinct else ''}, materialized, until "
+                 f"a round adds none or {MAX_ROUNDS_KEY!r} ({op.max_rounds}) is passed")
+    fields = base.schema.fields
+    working = _conformed(base, fields)
+    if op.distinct:
+        working = working.distinct()
+    step = _Step(job, op, cache=False)
+    return working.unionByName(_conformed(step.round(working), fields))
+
+
+def _conformed(df: Any, fields: list[Any]) -> Any:
+    """``df`` with the base's columns (c0, c1, ...) and types, as natively."""
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.col(c).cast(f.dataType).alias(f"c{i}")
+                       for i, (c, f) in enumerate(zip(df.columns, fields))])
 
 
 def _materialized(df: Any) -> tuple[Any, bool]:
@@ -72,7 +102,7 @@ class _Step:
     """The step as a SparkJob: its static inputs translated once (cached), the vertices
     downstream of its IterationSource translated again for each round's working rows."""
 
-    def __init__(self, job: SparkJob, spec: IterateSpec) -> None:
+    def __init__(self, job: SparkJob, spec: IterateSpec, cache: bool = True) -> None:
         from sqlengine.optimizer import plan_job
         from sqlengine.plan.nodes import Sink, SinkSpec
         from sqlengine.runtime.spark.translate import SparkJob
@@ -96,6 +126,8 @@ class _Step:
         for v in graph.vertices:
             if v.id not in self.dynamic and \
                     any(e.target in self.dynamic for e in graph.out_edges(v.id)):
+                if not cache:  # (EXPLAIN: nothing is computed)
+                    continue
                 df = self.job.frame(v.id).cache()
                 self.job._frames[v.id] = df
                 self.cached.append(df)

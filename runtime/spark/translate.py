@@ -543,11 +543,16 @@ class SparkJob:
         yield from write_frame(df, sink_target(sink), self.result)
 
     def explain(self) -> str:
-        df, _ = self.final_frame()
+        self.explaining = True  # (an iteration's loop is not run: runtime/spark/iteration.py)
+        try:
+            df, _ = self.final_frame()
+        finally:
+            self.explaining = False
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             df.explain(mode="formatted")
-        return buf.getvalue().rstrip()
+        notes = "".join(f"{note}\n" for note in getattr(self, "explain_notes", []))
+        return notes + buf.getvalue().rstrip()
 
 
 def _reporting(run: Callable[[SparkJob], Iterator[pa.RecordBatch]]

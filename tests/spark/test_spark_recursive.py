@@ -72,3 +72,23 @@ def test_structured_streaming_refuses_it_by_name() -> None:
     with pytest.raises(NotSupportedError, match=r"Iterate\(t, UNION ALL.*has no Spark "
                                                 r"Structured Streaming translation"):
         _session(STREAMING).sql(SPARK_QUERIES["counting"]).collect()
+
+
+def test_explain_does_not_run_the_loop() -> None:
+    """EXPLAIN on Spark plans the iteration (its base and one round of the step), it does not
+    run its rounds: a query without a fixpoint, whose loop would fail at the round limit, is
+    explained; the same session then runs a query as before."""
+    s = _session(SPARK)
+    s.execute("SET 'table.exec.iteration.max-rounds' = '3'")
+    endless = ("WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) "
+               "SELECT n FROM t")
+    text = s.sql(endless).explain()
+    assert "== Spark Plan ==" in text
+    assert "Iterate(t, UNION ALL): a loop of rounds on the driver, not run by EXPLAIN" in text
+    assert "Union" in text.split("== Spark Plan ==")[1]
+    with pytest.raises(ExecutionError, match=r"table\.exec\.iteration\.max-rounds"):
+        s.sql(endless).collect()  # (running it does run the loop)
+    closure = SPARK_QUERIES["closure"]
+    assert "Iterate(r, UNION)" in s.sql(closure).explain()
+    s.execute("SET 'table.exec.iteration.max-rounds' = '1000'")
+    assert _rows(SPARK, closure) == _rows(NATIVE, closure)
