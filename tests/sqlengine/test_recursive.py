@@ -127,6 +127,21 @@ def test_a_partitioned_iteration_without_a_fixpoint_fails_naming_the_round_limit
 
 
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("task_mode", ["process", "thread"])
+def test_a_failure_in_one_subtask_s_step_fails_the_job_without_a_hang(
+        mode: str, task_mode: str) -> None:
+    """Only the subtask holding key 7 fails (in its step); the others, waiting for its
+    round's rows (batch) or for quiescence (streaming), are cancelled."""
+    sql = ("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e UNION SELECT r.x, "
+           "CAST(e.b / (e.a - 7) * 0 AS BIGINT) + e.b FROM r JOIN e ON r.y = e.a) "
+           "SELECT x, y FROM r")
+    s = _session(mode, 2, task_mode)
+    assert "partitioned by [y]" in s.sql(sql).explain()
+    with pytest.raises(SqlEngineError, match="division by zero"):
+        s.sql(sql).collect()
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
 def test_the_recursive_table_on_the_join_s_right_side_is_partitioned(mode: str) -> None:
     sql = ("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e WHERE a < 50 UNION SELECT r.x, e.b "
            "FROM e JOIN r ON e.a = r.y) SELECT x, y FROM r")
