@@ -298,6 +298,20 @@ def test_rounds_and_derived_rows_are_metrics() -> None:
     assert iterate["rows_derived"] == 999
 
 
+@pytest.mark.parametrize("parallelism", [2, 3])
+def test_a_partitioned_iteration_counts_its_supersteps_once(parallelism: int) -> None:
+    """Batch at p > 1: the subtasks run the same supersteps (reported once, not per
+    subtask), as many as the one-task loop's rounds; the rows fed and derived are summed."""
+    def metrics(p: int) -> dict[str, int]:
+        q = _session("batch", p, "thread").sql(QUERIES["closure"])
+        q.collect()
+        return next(m for k, m in q.metrics().items() if k.endswith(".Iterate"))
+
+    one, many = metrics(1), metrics(parallelism)
+    assert many["rounds"] == one["rounds"] > 3
+    assert many["rows_fed"] == one["rows_fed"] and many["rows_derived"] == one["rows_derived"]
+
+
 def test_the_default_round_limit_admits_counting_to_100000_and_stops_a_runaway() -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
     got = s.sql("WITH RECURSIVE t(n) AS (VALUES (CAST(1 AS BIGINT)) UNION ALL SELECT n + 1 "
