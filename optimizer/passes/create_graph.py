@@ -284,6 +284,8 @@ class _Translator:
         rounds = int(self.options[key]) if self.options.get(key) else MAX_ROUNDS
         parallel = int(self.options.get("parallelism.default", "1") or "1") > 1 and \
             str(self.options.get("execution.target", "native")).lower() != "spark"
+        if self.streaming:  # (what a maintained step cannot hold is refused either way)
+            _step_inputs(plan.step, plan.name)
         found = _colocation(plan) if parallel else None
         if isinstance(found, tuple):
             cols, static, static_keys = found

@@ -283,8 +283,9 @@ def test_streaming_iteration_over_an_unbounded_stream_emits_as_rows_arrive(
     assert seen == {(1, 2), (2, 3), (1, 3)}
 
 
-def test_outer_joins_in_a_streaming_step_are_refused() -> None:
-    s = _session("streaming", 1)
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_outer_joins_in_a_streaming_step_are_refused(parallelism: int) -> None:
+    s = _session("streaming", parallelism)
     with pytest.raises(SqlEngineError, match="LEFT join in the step"):
         s.sql("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e UNION SELECT r.x, e.b FROM r "
               "LEFT JOIN e ON r.y = e.a WHERE e.b IS NOT NULL) SELECT * FROM r").collect()
