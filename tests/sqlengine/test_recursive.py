@@ -142,6 +142,24 @@ def test_a_failure_in_one_subtask_s_step_fails_the_job_without_a_hang(
 
 
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_a_step_joining_on_two_keys_is_partitioned_by_both(mode: str) -> None:
+    """A closure within each colour: the working rows go by (y, c), the edges by (a, c)."""
+    r = random.Random(3)
+    g = pa.table({"c": pa.array([r.randrange(3) for _ in range(400)], pa.int64()),
+                  "a": pa.array([r.randrange(60) for _ in range(400)], pa.int64()),
+                  "b": pa.array([r.randrange(60) for _ in range(400)], pa.int64())})
+    sql = ("WITH RECURSIVE t(c, x, y) AS (SELECT c, a, b FROM g UNION SELECT t.c, t.x, g.b "
+           "FROM t JOIN g ON t.y = g.a AND t.c = g.c) SELECT c, x, y FROM t")
+    s = _session(mode, 2, "thread")
+    s.register("g", g)
+    assert "partitioned by [y, c] co-located with input 1 by [a, c]" in s.sql(sql).explain()
+    con = duckdb.connect()
+    con.register("g", g)
+    got = sorted(tuple(row.values()) for row in s.sql(sql).collect().to_pylist())
+    assert got == sorted(con.sql(sql).fetchall()) and len(got) > 1000
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
 def test_the_recursive_table_on_the_join_s_right_side_is_partitioned(mode: str) -> None:
     sql = ("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e WHERE a < 50 UNION SELECT r.x, e.b "
            "FROM e JOIN r ON e.a = r.y) SELECT x, y FROM r")
