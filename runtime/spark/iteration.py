@@ -152,15 +152,11 @@ class _Iteration:
         self.width = max(1, job.spark.sparkContext.defaultParallelism)
 
     def run(self, base: Any) -> Any:
-        from pyspark.sql import functions as F
-
         spec = self.spec
         fields = base.schema.fields
-        names = [f"c{i}" for i in range(len(fields))]
 
-        def conformed(df: Any) -> Any:  # (the base's columns and types, as natively)
-            return df.select(*[F.col(c).cast(f.dataType).alias(n)
-                               for c, f, n in zip(df.columns, fields, names)])
+        def conformed(df: Any) -> Any:
+            return _conformed(df, fields)
 
         working = conformed(base)
         working, any_rows = _materialized(working.distinct() if spec.distinct else working)
