@@ -42,6 +42,25 @@ MAX_ROUNDS_KEY = "table.exec.iteration.max-rounds"
 OUT_ROWS = 65_536  # rows found before they are emitted (many rounds find a few rows each)
 
 
+class _Gathered:
+    """A loop's new rows, handed on in batches of about OUT_ROWS rather than per round."""
+
+    def __init__(self, first: pa.Table) -> None:
+        self.parts, self.held = [first], first.num_rows
+
+    def add(self, rows: pa.Table) -> list[pa.RecordBatch]:
+        self.parts.append(rows)
+        self.held += rows.num_rows
+        return self.rest() if self.held >= OUT_ROWS else []
+
+    def rest(self) -> list[pa.RecordBatch]:
+        if not self.held:
+            return []
+        out = pa.concat_tables(self.parts).combine_chunks().to_batches()
+        self.parts, self.held = [], 0
+        return out
+
+
 class IterationSourceOperator(Operator):
     """The iteration's head: passes on what the broker hands it (see IterateOperator)."""
 
@@ -164,8 +183,7 @@ class IterateOperator(Operator):
         working = self._new(base)
         if working.num_rows == 0:
             return
-        found: list[pa.Table] = [working]  # (emitted in batches of OUT_ROWS, not per round)
-        held = working.num_rows
+        found = _Gathered(working)  # (emitted in batches of OUT_ROWS, not per round)
         step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables)
         try:
             while working.num_rows:
@@ -176,15 +194,10 @@ class IterateOperator(Operator):
                 out = step.round(working)
                 self.rows_derived += out.num_rows
                 working = self._new(out)
-                found.append(working)
-                held += working.num_rows
-                if held >= OUT_ROWS:
-                    yield from pa.concat_tables(found).combine_chunks().to_batches()
-                    found, held = [], 0
+                yield from found.add(working)
         finally:
             step.close()
-        if held:
-            yield from pa.concat_tables(found).combine_chunks().to_batches()
+        yield from found.rest()
 
     # -- partitioned (parallelism > 1) ------------------------------------------------------
     @property
@@ -217,8 +230,7 @@ class IterateOperator(Operator):
         working = self._new(base)
         step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables, static=self.static)
         self.static = []
-        found: list[pa.Table] = [working]
-        held = working.num_rows
+        found = _Gathered(working)
         empty = self.schema.empty_table()
         round_no = 0
         try:
@@ -241,15 +253,10 @@ class IterateOperator(Operator):
                 if round_no > self.spec.max_rounds:
                     self._fail_rounds()
                 working = self._new(pa.concat_tables(rows) if rows else empty)
-                found.append(working)
-                held += working.num_rows
-                if held >= OUT_ROWS:
-                    yield from pa.concat_tables(found).combine_chunks().to_batches()
-                    found, held = [], 0
+                yield from found.add(working)
         finally:
             step.close()
-        if held:
-            yield from pa.concat_tables(found).combine_chunks().to_batches()
+        yield from found.rest()
 
     def _step_job(self) -> _StepJob:
         if self.step is None:
