@@ -6,9 +6,14 @@ Spark does not emit the windows still open when an availableNow run ends (its wa
 moves with data). To close that gap, a source with a watermark gets one more row after its data,
 far in the future: it moves the watermark past every real window (so they are emitted, as a
 bounded Flink source's final watermark does) and opens a window of its own that is never emitted.
-Spark judges lateness per micro-batch, not per row; a source's rows arrive in one micro-batch,
-so rows are identical to the native runtime's whenever the input's disorder stays within the
-watermark bound (the native runtime drops rows that arrive later than that; Spark keeps them).
+Spark judges lateness per micro-batch, not per row: a source's rows arrive in one micro-batch,
+so Spark itself drops none. The native runtime judges each row against the watermark its
+source emitted before it. When a source has rows behind that watermark (more out of order than
+its WATERMARK bound), each row carries it (the ``$wm`` column, computed as the native source
+computes it, over the same batches) through filters and projections to the window TVF, which
+drops and counts late rows as the native one does (``late_records_dropped``); operators that
+judge no lateness take them as they are, and those whose judging has no Spark translation
+(session windows, window joins of TVFs, deduplication by event time) refuse them by name.
 
 Two kinds of operators run after the streaming query, on the static DataFrames it hands over:
 - a window Top-N over a window aggregate runs on each micro-batch (``foreachBatch``): append
@@ -28,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -63,9 +69,10 @@ from sqlengine.optimizer.specs_windows import (
 )
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Call, ColumnRef, Literal
+from sqlengine.runtime.elements import millis, row_watermarks
 from sqlengine.runtime.spark.expressions import ddl
 from sqlengine.runtime.spark.sink import sink_target
-from sqlengine.runtime.spark.translate import SparkJob, _names
+from sqlengine.runtime.spark.translate import WM, SparkJob, _names
 
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
@@ -85,6 +92,13 @@ STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
 _AFTER_DEFERRED: tuple[type[OperatorSpec], ...] = (
     FilterSpec, ProjectSpec, WindowTopNSpec, SortSpec, LimitSpec, TableSinkSpec,
     OrderedConcatSpec)
+# Operators that judge no lateness: rows behind the watermark go through them as they are
+# (a window TVF on its own keeps late rows, as Flink's; a session TVF leaves the judging to
+# the session aggregation, refused; a deduplication by event time is refused).
+_NO_LATENESS: tuple[type[OperatorSpec], ...] = (
+    FilterSpec, ProjectSpec, GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
+    JoinSpec, UnionSpec, SortSpec, LimitSpec, TopNSpec, TableSinkSpec, WindowAssignSpec,
+    UnnestSpec)
 _AGGREGATES = (GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
                WindowAggregateSpec, SessionAggregateSpec)
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
@@ -136,7 +150,11 @@ class SparkStreamingJob(SparkJob):
         # Operators run on the streaming query's output: per micro-batch, and at the end.
         self.per_batch: list[OperatorSpec] = []
         self.at_end: list[OperatorSpec] = []
+        # DataFrames holding rows that may be late, by id (with the table they come from)
+        self._behind: dict[int, tuple[Any, str]] = {}
         super().__init__(graph, options, tables)
+        # Rows the window TVFs drop as late (as the native runtime counts them)
+        self.late_counter = self.spark.sparkContext.accumulator(0)
         self.time_type = "timestamp_ltz"
         self.streaming = True
         given = options.get("execution.checkpoint-location")
@@ -144,6 +162,83 @@ class SparkStreamingJob(SparkJob):
         self.temporary = given is None  # removed after the run
 
     def _operator(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
+        behind = [self._behind[id(x)][1] for x in inputs if x is not None and
+                  id(x) in self._behind]
+        if behind:
+            return self._late_rows(op, df, inputs, behind[0])
+        return self._in_order(op, df, inputs)
+
+    def _late_rows(self, op: OperatorSpec, df: Any, inputs: list[Any], table: str) -> Any:
+        """``op`` over rows of which some may be late (behind the watermark before them).
+
+        The native runtime judges lateness per row, against the watermark its source emitted
+        before the row (the ``$wm`` column here, carried from the source through filters and
+        projections): a window TVF under a window aggregation drops the (row, window) pairs
+        whose window has fired and counts the rows left with none. That is done here too,
+        before Spark's own window (which, all rows in one micro-batch, drops none).
+        Operators that judge no lateness (filters, projections, regular joins, GROUP BY,
+        unions, Top-N, sorts) take the rows as they are; the operators that do judge it
+        another way (session windows, window joins of TVFs, deduplication by event time)
+        are refused by name rather than keeping late rows."""
+        carries = WM in df.columns if df is not None else False
+        if isinstance(op, WindowAssignSpec) and op.drop_late and not op.proctime and \
+                op.window_kind != "session" and carries:
+            return self._judged_window_assign(op, df)
+        passes = isinstance(op, _NO_LATENESS) and not (isinstance(op, TopNSpec) and op.keep) \
+            and not (isinstance(op, WindowAssignSpec) and op.drop_late and
+                     op.window_kind != "session")
+        if not passes:
+            why = ("a row behind the watermark may find its key's session already fired "
+                   "and open a session of its own, or be late: the native session "
+                   "aggregate judges that per key, row by row, and Spark's session_window "
+                   "would merge it") if isinstance(op, SessionAggregateSpec) else \
+                "it judges late rows, which its Spark translation would keep"
+            msg = (f"table {table!r} has rows behind its watermark (more out of order than "
+                   f"its WATERMARK allows) that reach {op.label()} on Spark Structured "
+                   f"Streaming: {why}; widen the WATERMARK bound or use the native runtime")
+            raise NotSupportedError(msg)
+        if not isinstance(op, FilterSpec | ProjectSpec):
+            inputs = [x.drop(WM) if x is not None and WM in x.columns else x for x in inputs]
+            df = df.drop(WM) if carries else df
+        out = self._in_order(op, df, inputs)
+        self._mark_behind(out, table)
+        return out
+
+    def _judged_window_assign(self, op: WindowAssignSpec, df: Any) -> Any:
+        """The window TVF over rows carrying the watermark before them: the rows none of
+        whose windows is still open are dropped and counted (our own assigner, as the native
+        WindowAssignOperator judges them), then Spark's windows, without the (row, window)
+        pairs whose window had fired."""
+        from pyspark.sql import functions as F
+
+        from sqlengine.runtime.windows import assign
+
+        counter = self.late_counter
+        time, kind, lateness = f"c{op.time_index}", op.window_kind, op.lateness
+        size, slide, offset = op.size, op.slide, op.offset
+
+        def judge(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                names = batch.schema.names
+                ts = millis(batch.column(names.index(time)))
+                wm = batch.column(names.index(WM)).to_numpy(zero_copy_only=False)
+                windows = assign(kind, ts, size, slide, offset)
+                alive = windows.end - 1 + lateness > wm[windows.rows]
+                keep = np.zeros(len(ts), dtype=bool)
+                keep[windows.rows[alive]] = True
+                dropped = len(ts) - int(np.count_nonzero(keep))
+                if dropped:
+                    counter.add(dropped)
+                    batch = batch.filter(pa.array(keep))
+                yield batch
+
+        # (the schema as it is, the event time's watermark metadata kept)
+        judged = df.mapInArrow(judge, df.schema)
+        out = self._op_window_assign(op, judged)
+        end = F.unix_millis(F.col(f"c{_width(judged) + 1}").cast("timestamp"))
+        return out.where(end - 1 + F.lit(lateness) > F.col(WM)).drop(WM)
+
+    def _in_order(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
         deferring = bool(self.per_batch or self.at_end)
         if deferring and not isinstance(op, _AFTER_DEFERRED):
             msg = (f"{op.label()} after a window Top-N or an ORDER BY has no Spark Structured "
@@ -173,22 +268,81 @@ class SparkStreamingJob(SparkJob):
                    "bounded sources only so far")
             raise NotSupportedError(msg)
         schema = op.table_schema.to_arrow()
-        data = self._read_native(source, schema)
+        data, marks = self._read_judged(op, schema)
         folder = self.workdir / f"source-{op.table}-{id(op)}"
         folder.mkdir(parents=True, exist_ok=True)
-        pq.write_table(data.rename_columns(_names(len(schema))), folder / "part-0.parquet")
+        data = data.rename_columns(_names(len(schema)))
+        if marks is not None:  # (rows behind the watermark: each carries the one before it)
+            data = data.append_column(WM, marks)
+        pq.write_table(data, folder / "part-0.parquet")
         delay = _delay(source.watermark)
         if source.watermark is not None and self.windowed:
             sentinel = {f"c{i}": pa.nulls(1, f.type) for i, f in enumerate(schema)}
             sentinel[f"c{source.watermark[0]}"] = pa.array([_SENTINEL_MS], pa.timestamp("ms"))
-            pq.write_table(pa.table(sentinel).cast(pa.schema(
-                [(f"c{i}", f.type) for i, f in enumerate(schema)])), folder / "part-1.parquet")
-        df = self.spark.readStream.schema(ddl(schema)).parquet(str(folder))
+            if marks is not None:
+                # (never late itself: it only moves Spark's watermark)
+                sentinel[WM] = pa.array([np.iinfo(np.int64).min], pa.int64())
+            pq.write_table(pa.table(sentinel).cast(data.schema), folder / "part-1.parquet")
+        fields = ddl(schema) + (f", `{WM}` BIGINT" if marks is not None else "")
+        df = self.spark.readStream.schema(fields).parquet(str(folder))
         if source.watermark is not None:
             col = f"c{source.watermark[0]}"
             df = df.withColumn(col, F.col(col).cast("timestamp_ltz"))
             df = df.withWatermark(col, f"{delay} milliseconds")
-        return self._scan_tail(op, df)
+        df = self._scan_tail(op, df)
+        if marks is not None:
+            self._mark_behind(df, source.table)
+        return df
+
+    def _read_judged(self, op: TableScanSpec, schema: pa.Schema
+                     ) -> tuple[pa.Table, pa.Array | None]:
+        """The source's rows as the native runtime reads them and, when some row is behind
+        the watermark in effect before it (a row a window operator may find late), the
+        watermark before each row (int64 ms).
+
+        The watermarks are the native source's own (SourceOperator: the running maximum of
+        the WATERMARK expression, emitted by Flink's periodic rule within each batch the
+        connector reads), over the same batches in the same order, so a row is judged late
+        on Spark exactly when it is on the native runtime (which reads a source in one split
+        at parallelism 1)."""
+        from sqlengine.runtime.elements import data_part
+        from sqlengine.runtime.native.source_driver import emit_interval
+        from sqlengine.runtime.operators.source import SourceOperator
+
+        source = op.source
+        if source.watermark is None or source.changelog:
+            return self._read_native(source, schema), None
+        reader = SourceOperator(source, schema, None, (),
+                                self.tables.get(source.table.lower()), event_time=True)
+        reader.emit_interval = emit_interval(reader, self.options)
+        batches, marks = [], []
+        for b in reader.batches():
+            if b is None:
+                continue
+            batches.append(data_part(b))
+            marks.append(row_watermarks(b))
+        self.result.skipped_rows += reader.stats.skipped
+        data = pa.Table.from_batches(batches, schema)
+        if not batches:
+            return data, None
+        wm = np.concatenate(marks)
+        times = millis(data.column(source.watermark[0]))
+        behind = int(np.count_nonzero(times <= wm))
+        if not behind:
+            return data, None
+        parallelism = int(self.options.get("parallelism.default", "1"))
+        if parallelism > 1:
+            msg = (f"table {source.table!r}: {behind} row(s) arrive behind the watermark "
+                   "(more out of order than its WATERMARK allows), and at "
+                   f"'parallelism.default' = {parallelism} the native runtime judges them "
+                   "against watermarks that depend on how its subtasks interleave; Spark "
+                   "cannot judge them the same way (run at parallelism 1)")
+            raise NotSupportedError(msg)
+        return data, pa.array(wm, pa.int64())
+
+    def _mark_behind(self, df: Any, table: str) -> None:
+        """``df`` holds rows of ``table`` that may be late (see _late_rows)."""
+        self._behind[id(df)] = (df, table)
 
     def _op_values(self, op: ValuesSpec) -> Any:
         # VALUES becomes a (one-file) stream too: a streaming query has no static inputs.
@@ -219,14 +373,14 @@ class SparkStreamingJob(SparkJob):
             first = start + (F.floor((t - start) / F.lit(op.slide)).cast("bigint") + 1) * \
                 op.slide
             ends = F.sequence(first, start + F.lit(op.size), F.lit(op.slide).cast("bigint"))
-            width = len(df.columns)
+            width = _width(df)
             framed = df.select("*", bucket.alias(f"c{width}"), F.explode(ends).alias("$ce"))
             end = F.timestamp_millis(F.col("$ce"))
             return framed.select(*df.columns, F.col(f"c{width}"), end.alias(f"c{width + 1}"),
                                  F.timestamp_millis(F.col("$ce") - 1).alias(f"c{width + 2}"))
         slide = op.slide if op.window_kind == "hop" else op.size
         w = F.window(ts, f"{op.size} {ms}", f"{slide} {ms}", f"{op.offset} {ms}")
-        width = len(df.columns)
+        width = _width(df)
         framed = df.select("*", w.alias(f"c{width}"))
         return framed.select(*framed.columns, F.col(f"c{width}.end").alias(f"c{width + 1}"),
                              (F.col(f"c{width}.end") - F.expr("INTERVAL 1 MILLISECOND"))
@@ -258,6 +412,8 @@ class SparkStreamingJob(SparkJob):
 
         df, sink = self.final_frame()
         target = sink_target(sink)
+        if WM in df.columns:
+            df = df.drop(WM)
         # Event-time columns go back to TIMESTAMP without time zone.
         df = df.select(*[F.col(f.name).cast("timestamp_ntz").alias(f.name)
                          if isinstance(f.dataType, TimestampType) else F.col(f.name)
@@ -284,6 +440,7 @@ class SparkStreamingJob(SparkJob):
                     conf.set(k, old)
             if self.temporary:
                 shutil.rmtree(self.workdir, ignore_errors=True)
+        self.result.late_records_dropped = int(self.late_counter.value)
         if self.output_mode == "complete":  # the last batch holds the whole result
             batches = batches[-1:]
         tables = [t for _, t in batches if t.num_rows]
@@ -311,6 +468,11 @@ class SparkStreamingJob(SparkJob):
         for b in table.to_batches():
             op.process_batch(b)
         op.close()
+
+
+def _width(df: Any) -> int:
+    """The columns c0.. of ``df`` (not the watermark it may carry)."""
+    return len(df.columns) - (WM in df.columns)
 
 
 def _check_streamable(op: OperatorSpec) -> None:

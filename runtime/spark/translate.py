@@ -70,6 +70,11 @@ Aggregating: TypeAlias = (GroupAggregateSpec | GlobalAggregateSpec | WindowAggre
                           | SessionAggregateSpec)
 
 
+# On Structured Streaming, rows that may be late carry the watermark before them in this
+# column, from their source through filters and projections (runtime/spark/streaming.py).
+WM = "$wm"
+
+
 def _names(n: int, start: int = 0) -> list[str]:
     return [f"c{i}" for i in range(start, start + n)]
 
@@ -255,8 +260,9 @@ class SparkJob:
         for f in op.filters:
             df = self._filter(df, f)
         if op.projection is not None:
-            df = df.select(*[df.columns[i] for i in op.projection]).toDF(
-                *_names(len(op.projection)))
+            wm = [WM] if WM in df.columns else []
+            df = df.select(*[df.columns[i] for i in op.projection], *wm).toDF(
+                *_names(len(op.projection)), *wm)
         return df
 
     @staticmethod
@@ -294,7 +300,8 @@ class SparkJob:
                                             [out.field(i).type for i in missing])
             for i, name in zip(missing, names):
                 cols[i] = F.col(name)
-        return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)])
+        wm = [WM] if WM in df.columns else []
+        return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)], *wm)
 
     def _prepare(self, df: Any, exprs: list[Expr]) -> tuple[Any, list[str]]:
         """Columns p0, p1, ... holding ``exprs`` (by Spark, or by our kernels if needed)."""
