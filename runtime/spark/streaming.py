@@ -69,10 +69,12 @@ from sqlengine.optimizer.specs_windows import (
 )
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import Call, ColumnRef, Literal
-from sqlengine.runtime.elements import millis, row_watermarks
+from sqlengine.runtime.elements import ROWKIND, millis, row_watermarks
 from sqlengine.runtime.spark.expressions import ddl
 from sqlengine.runtime.spark.sink import sink_target
 from sqlengine.runtime.spark.translate import WM, SparkJob, _names
+
+KIND = ROWKIND  # (the row kinds of our stateful operators' changes: runtime/spark/stateful.py)
 
 # Operators the streaming translation knows; anything else is refused at plan time.
 STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
@@ -80,6 +82,8 @@ STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
     SessionAggregateSpec, GroupAggregateSpec, UnionSpec, JoinSpec, WindowJoinSpec, SortSpec,
     LimitSpec,
     WindowTopNSpec, TableSinkSpec,
+    # (a non-windowed Top-N: runtime/spark/stateful.py)
+    TopNSpec,
     # (the two phases of an aggregation are one Spark aggregation, a range-partitioned sort
     # one orderBy)
     LocalAggregateSpec, GlobalAggregateSpec, RangeSampleSpec, RangeBoundariesSpec,
@@ -99,6 +103,12 @@ _NO_LATENESS: tuple[type[OperatorSpec], ...] = (
     FilterSpec, ProjectSpec, GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
     JoinSpec, UnionSpec, SortSpec, LimitSpec, TopNSpec, TableSinkSpec, WindowAssignSpec,
     UnnestSpec)
+# Operators that take a changelog (our stateful operators' changes) as it is, or (sorts,
+# limits: at the end) after the driver applied it.
+_OVER_CHANGELOG: tuple[type[OperatorSpec], ...] = (
+    FilterSpec, ProjectSpec, TableSinkSpec, GroupAggregateSpec, LocalAggregateSpec,
+    GlobalAggregateSpec, SortSpec, LimitSpec, OrderedConcatSpec, RangeSampleSpec,
+    RangeBoundariesSpec, RangeAssignSpec)
 _AGGREGATES = (GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
                WindowAggregateSpec, SessionAggregateSpec)
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
@@ -130,12 +140,20 @@ class SparkStreamingJob(SparkJob):
         grouped = any(isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for op in ops)
         self.windowed = any(isinstance(op, WindowAggregateSpec | SessionAggregateSpec)
                             for op in ops)
-        if any(isinstance(op, JoinSpec | WindowJoinSpec) for op in ops) and grouped:
-            msg = ("a join together with a GROUP BY without an event-time window cannot run "
-                   "on Spark Structured Streaming: Spark joins two streams in append mode "
-                   "only, and such a GROUP BY emits updates (complete or update mode); "
-                   "group by a window (TUMBLE / HOP / CUMULATE / SESSION) or use "
-                   "'execution.runtime-mode' = 'batch' or the native runtime")
+        # A non-windowed Top-N, or a GROUP BY with a join (Spark joins streams in append
+        # mode only, and its own GROUP BY emits updates), runs as our stateful operators
+        # (runtime/spark/stateful.py), every GROUP BY of the query with them: append mode,
+        # their rows a changelog the driver applies.
+        self.stateful = any(isinstance(op, TopNSpec) for op in ops) or (grouped and any(
+            isinstance(op, JoinSpec | WindowJoinSpec) for op in ops))
+        states = [op for op in ops if isinstance(op, TopNSpec | GroupAggregateSpec |
+                                                  GlobalAggregateSpec)] if self.stateful else []
+        if len(states) > 1:
+            msg = (f"{states[0].label()} and {states[1].label()} would be two arbitrary "
+                   "stateful operators (applyInPandasWithState) in one Spark Structured "
+                   "Streaming query, which Spark does not allow (a GROUP BY of a GROUP BY's "
+                   "or a Top-N's changes, with a join); use 'execution.runtime-mode' = "
+                   "'batch' or the native runtime")
             raise NotSupportedError(msg)
         if self.windowed and grouped:
             msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
@@ -146,7 +164,7 @@ class SparkStreamingJob(SparkJob):
                    "translation yet (Spark emits the rows before their window closes); rank "
                    "the result of a window aggregation instead")
             raise NotSupportedError(msg)
-        self.output_mode = "complete" if grouped else "append"
+        self.output_mode = "complete" if grouped and not self.stateful else "append"
         # Operators run on the streaming query's output: per micro-batch, and at the end.
         self.per_batch: list[OperatorSpec] = []
         self.at_end: list[OperatorSpec] = []
@@ -239,6 +257,11 @@ class SparkStreamingJob(SparkJob):
         return out.where(end - 1 + F.lit(lateness) > F.col(WM)).drop(WM)
 
     def _in_order(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
+        if any(x is not None and KIND in x.columns for x in inputs) and \
+                not isinstance(op, _OVER_CHANGELOG):
+            msg = (f"{op.label()} over an updating input (a Top-N's or a GROUP BY's "
+                   "changes) has no Spark Structured Streaming translation yet")
+            raise NotSupportedError(msg)
         deferring = bool(self.per_batch or self.at_end)
         if deferring and not isinstance(op, _AFTER_DEFERRED):
             msg = (f"{op.label()} after a window Top-N or an ORDER BY has no Spark Structured "
@@ -386,11 +409,25 @@ class SparkStreamingJob(SparkJob):
                              (F.col(f"c{width}.end") - F.expr("INTERVAL 1 MILLISECOND"))
                              .alias(f"c{width + 2}"))
 
+    def _op_top_n(self, op: TopNSpec | WindowTopNSpec, df: Any) -> Any:
+        if isinstance(op, TopNSpec):
+            from sqlengine.runtime.spark.stateful import top_n
+
+            return top_n(self, op, df)
+        return super()._op_top_n(op, df)
+
+    def _op_group_aggregate(self, op: Any, df: Any) -> Any:
+        if self.stateful and isinstance(op, GroupAggregateSpec | GlobalAggregateSpec):
+            from sqlengine.runtime.spark.stateful import group_aggregate
+
+            return group_aggregate(self, op, df)
+        return super()._op_group_aggregate(op, df)
+
     def _op_window_aggregate(self, op: WindowAggregateSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructType
 
-        out = self._op_group_aggregate(op, df)
+        out = super()._op_group_aggregate(op, df)
         start, end = f"c{op.start_pos}", f"c{op.end_pos}"
         window = out.schema[start]
         if not isinstance(window.dataType, StructType):
@@ -444,6 +481,15 @@ class SparkStreamingJob(SparkJob):
         if self.output_mode == "complete":  # the last batch holds the whole result
             batches = batches[-1:]
         tables = [t for _, t in batches if t.num_rows]
+        if any(KIND in t.column_names for t in tables):
+            # (our stateful operators' changes: the final rows, as collect() has them)
+            from sqlengine.runtime.changelog import apply_changelog
+
+            kinds = [b.set_column(b.num_columns - 1, KIND, b.column(KIND).cast(pa.int8()))
+                     for t in tables for b in t.combine_chunks().to_batches()]
+            data = [t.drop_columns([KIND]) for t in tables]
+            applied = apply_changelog(kinds, data[0].schema)
+            tables = [applied] if applied.num_rows else []
         if self.at_end and tables:  # (sorting or limiting no rows gives no rows)
             whole = pa.concat_tables(tables)
             tables = [self._static(self.at_end, self._from_arrow(whole)).toArrow()]
@@ -477,16 +523,6 @@ def _width(df: Any) -> int:
 
 def _check_streamable(op: OperatorSpec) -> None:
     """Refuses, at plan time, an operator Structured Streaming cannot run."""
-    if isinstance(op, TopNSpec):
-        what = "a deduplication (ROW_NUMBER() = 1 by a time attribute)" if op.keep else \
-            "a Top-N (ROW_NUMBER() over a PARTITION BY without a window)"
-        msg = (f"{what} has no Spark Structured Streaming translation: Spark ranks no "
-               "stream (it refuses window functions but time windows on streams), and the "
-               "rows it keeps change as rows arrive, which append mode cannot emit and "
-               "complete mode cannot rank; it would need an arbitrary stateful operator "
-               "(transformWithStateInPandas), not written yet; use "
-               "'execution.runtime-mode' = 'batch' or the native runtime")
-        raise NotSupportedError(msg)
     if not isinstance(op, STREAMING_OPERATORS):
         msg = (f"{op.label()} has no Spark Structured Streaming translation yet; run "
                "it with 'execution.runtime-mode' = 'batch' or on the native runtime")

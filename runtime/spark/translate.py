@@ -73,6 +73,9 @@ Aggregating: TypeAlias = (GroupAggregateSpec | GlobalAggregateSpec | WindowAggre
 # On Structured Streaming, rows that may be late carry the watermark before them in this
 # column, from their source through filters and projections (runtime/spark/streaming.py).
 WM = "$wm"
+# Columns that ride along beside c0.. through scans' projections and projections: WM, and the
+# row kinds of a changelog (runtime/spark/stateful.py).
+_META = (WM, "$row_kind")
 
 
 def _names(n: int, start: int = 0) -> list[str]:
@@ -260,7 +263,7 @@ class SparkJob:
         for f in op.filters:
             df = self._filter(df, f)
         if op.projection is not None:
-            wm = [WM] if WM in df.columns else []
+            wm = [c for c in _META if c in df.columns]
             df = df.select(*[df.columns[i] for i in op.projection], *wm).toDF(
                 *_names(len(op.projection)), *wm)
         return df
@@ -300,8 +303,8 @@ class SparkJob:
                                             [out.field(i).type for i in missing])
             for i, name in zip(missing, names):
                 cols[i] = F.col(name)
-        wm = [WM] if WM in df.columns else []
-        return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)], *wm)
+        meta = [c for c in _META if c in df.columns]
+        return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)], *meta)
 
     def _prepare(self, df: Any, exprs: list[Expr]) -> tuple[Any, list[str]]:
         """Columns p0, p1, ... holding ``exprs`` (by Spark, or by our kernels if needed)."""

@@ -1,0 +1,297 @@
+"""Non-windowed Top-N and updating GROUP BY on Structured Streaming: arbitrary stateful
+operators (``applyInPandasWithState``) keeping each key's exact state across micro-batches
+and emitting a changelog, as the native runtime's Rank and GroupAggregate operators do.
+
+Spark's own operators cannot: it ranks no stream, and its streaming aggregations emit updates
+(complete / update mode) that it joins with nothing and feeds into no other aggregation. Here
+every stateful operator of ours runs in append mode, its rows carrying their kind in the
+``$row_kind`` column (the native runtime's, runtime/elements.py: +I, -U, +U, -D) through
+filters and projections to the next operator (a GROUP BY of a changelog retracts what a -U /
+-D row takes back) and to the driver, which applies the changelog (runtime/changelog.py).
+
+- Top-N (ROW_NUMBER() OVER (PARTITION BY k ORDER BY ...) <= N, over an insert-only input):
+  each key keeps its top N rows (no other row can come back), each with its arrival number
+  (of equal ORDER BY values the earlier row ranks first, as the native operator ranks them);
+  a micro-batch that changes a key's top N retracts the rows (and row numbers) that left it
+  and inserts those that came.
+- GROUP BY: each key keeps its row count and one accumulator per aggregate: COUNT, SUM, AVG
+  (a sum and a count, finished by the native runtime's own arithmetic), MIN / MAX (a multiset
+  of the values, so that a retraction can take the extreme back). A changed result is emitted
+  as -U old, +U new (+I for a new key, -D when a key's rows are all retracted).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections import Counter
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from sqlengine.errors import NotSupportedError
+from sqlengine.runtime.elements import DELETE, INSERT, ROWKIND, UPDATE_AFTER, UPDATE_BEFORE
+
+if TYPE_CHECKING:
+    from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec
+    from sqlengine.optimizer.specs_windows import TopNSpec
+    from sqlengine.runtime.spark.streaming import SparkStreamingJob
+
+KIND = ROWKIND
+_RETRACTING = (UPDATE_BEFORE, DELETE)
+_STATE = "blob BINARY"
+# The aggregates a key's state can keep exactly, with retractions.
+_FUNCS = ("count_star", "count", "sum", "avg", "min", "max")
+
+
+# Keys go to this many buckets, each one call of the stateful function with the state of its
+# keys (a call per key would cost Spark a pandas frame and a state row per key).
+_BUCKETS = 64
+
+
+def _bucketed(df: Any, keys: list[str]) -> Any:
+    from pyspark.sql import functions as F
+
+    bucket = F.pmod(F.hash(*keys), F.lit(_BUCKETS)) if keys else F.lit(0)
+    return df.withColumn("$bucket", bucket).groupBy("$bucket")
+
+
+def _keys(batch: Any, names: list[str]) -> list[tuple[Any, ...]]:
+    """Each row's key (NULL as None, so that equal keys are equal dict keys)."""
+    if not names:
+        return [()] * len(batch)
+    return [tuple(None if _null(v) else v for v in k)
+            for k in zip(*(batch[n].tolist() for n in names))]
+
+
+def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
+    """ROW_NUMBER() <= N per key over an insert-only stream (see the module's note)."""
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    from pyspark.sql.types import ByteType, LongType, StructField, StructType
+
+    if op.keep:
+        msg = (f"{op.label()}: a deduplication keeps, of rows with equal times, the first or "
+               "the last to arrive, an order Spark does not keep between the rows of a "
+               "micro-batch; it has no Spark Structured Streaming translation yet; use "
+               "'execution.runtime-mode' = 'batch' or the native runtime")
+        raise NotSupportedError(msg)
+    if KIND in df.columns:
+        msg = f"{op.label()} over an updating input has no Spark Structured Streaming translation"
+        raise NotSupportedError(msg)
+    parts = [job._expr(e) for e in op.partition]
+    orders = [job._expr(k.expr) for k in op.order]
+    if any(c is None for c in parts + orders):
+        msg = (f"{op.label()}: a PARTITION BY or ORDER BY expression Spark evaluates "
+               "differently has no Structured Streaming translation yet")
+        raise NotSupportedError(msg)
+    data = list(df.columns)
+    # (copies of an event time without its watermark metadata: a stream has one event time)
+    from pyspark.sql import functions as F
+
+    keyed = df.select(*[F.col(c).alias(c, metadata={}) for c in data],
+                      *[c.alias(f"$k{i}", metadata={}) for i, c in enumerate(parts)],
+                      *[c.alias(f"$o{i}", metadata={}) for i, c in enumerate(orders)])
+    order = [(len(data) + i, k.ascending, k.nulls_first) for i, k in enumerate(op.order)]
+    limit, ranked = op.limit, op.output_rank
+    width = len(data)
+    # (its rows are changes, not an event-time stream: no watermark metadata)
+    fields = [StructField(f.name, f.dataType, f.nullable) for f in df.schema.fields]
+    if ranked:
+        fields.append(StructField(f"c{width}", LongType()))
+    out_schema = StructType([*fields, StructField(KIND, ByteType())])
+
+    columns = [*data, *[f"$o{i}" for i in range(len(orders))]]
+    key_columns = [f"$k{i}" for i in range(len(parts))]
+
+    def update(bucket: tuple[Any, ...], frames: Iterator[Any], state: Any) -> Iterator[Any]:
+        # (Python tuples per key, not pandas operations: keys are many and small)
+        import pandas as pd
+
+        parts_ = list(frames)
+        batch = parts_[0] if len(parts_) == 1 else pd.concat(parts_, ignore_index=True)
+        keys_state: dict[tuple[Any, ...], tuple[list[Any], int]] = \
+            pickle.loads(state.get[0]) if state.exists else {}
+        arrived: dict[tuple[Any, ...], list[Any]] = {}
+        for k, r in zip(_keys(batch, key_columns),
+                        zip(*(batch[c].tolist() for c in columns))):
+            arrived.setdefault(k, []).append(r)
+        changes: list[tuple[int, Any, int]] = []
+        for k, rows in arrived.items():
+            old, seq = keys_state.get(k, ([], 0))
+            entries = old + [(seq + i, r) for i, r in enumerate(rows)]
+            seq += len(rows)
+            # Stable sorts, the last ORDER BY key first, over the arrival order.
+            for at, ascending, nulls_first in reversed(order):
+                nulls = [e for e in entries if _null(e[1][at])]
+                values = [e for e in entries if not _null(e[1][at])]
+                values.sort(key=lambda e, at=at: e[1][at], reverse=not ascending)
+                entries = nulls + values if nulls_first else values + nulls
+            top = entries[:limit] if limit is not None else entries
+            after = {(e[0], r) for r, e in enumerate(top, 1)}
+            before = {(e[0], r) for r, e in enumerate(old, 1)}
+            changes += [(r, e[1], DELETE) for r, e in enumerate(old, 1)
+                        if (e[0], r) not in after]
+            changes += [(r, e[1], INSERT) for r, e in enumerate(top, 1)
+                        if (e[0], r) not in before]
+            keys_state[k] = (top, seq)
+        state.update((pickle.dumps(keys_state),))
+        if not changes:
+            return
+        out = {c: _series([ch[1][i] for ch in changes], batch[c].dtype)
+               for i, c in enumerate(data)}
+        if ranked:
+            out[f"c{width}"] = pd.Series([ch[0] for ch in changes], dtype="int64")
+        out[KIND] = pd.Series([ch[2] for ch in changes], dtype="int8")
+        yield pd.DataFrame(out)
+
+    return _bucketed(keyed, key_columns).applyInPandasWithState(
+        update, out_schema, _STATE, "append", GroupStateTimeout.NoTimeout)
+
+
+def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggregateSpec,
+                    df: Any) -> Any:
+    """A GROUP BY emitting its changes (see the module's note)."""
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    from pyspark.sql.types import ByteType, StructField, StructType, _parse_datatype_string
+
+    from sqlengine.runtime.spark.aggregates import agg_inputs
+    from sqlengine.runtime.spark.expressions import ddl
+
+    for a in op.aggs:
+        if a.func not in _FUNCS or a.distinct:
+            msg = (f"the aggregate {a.sql()} in a GROUP BY of a join or of a changelog has "
+                   "no Spark Structured Streaming translation yet (COUNT, SUM, AVG, MIN and "
+                   "MAX have)")
+            raise NotSupportedError(msg)
+    exprs, slots = agg_inputs(op.aggs, list(op.keys))
+    prepared, names = job._prepare(df, exprs)
+    changelog = KIND in prepared.columns
+    n_keys = len(op.keys)
+    from pyspark.sql import functions as F
+
+    # (a stream has one event time: the copies are plain values)
+    picked = prepared.select(*[F.col(n).alias(n, metadata={}) for n in names],
+                             *([KIND] if changelog else []))
+    out = op.schema.to_arrow()
+    spark_out = _parse_datatype_string(ddl(out))
+    out_schema = StructType([*spark_out.fields, StructField(KIND, ByteType())])
+    aggs = [(a.func, s, f, exprs[s].dtype if s is not None else None, out.field(n_keys + j).type)
+            for j, (a, (s, f)) in enumerate(zip(op.aggs, slots))]
+    arg_names = {s: names[s] for _, s, _, _, _ in aggs if s is not None}
+    flag_names = {f: names[f] for _, _, f, _, _ in aggs if f is not None}
+    key_names = names[:n_keys]
+    columns = [f"c{i}" for i in range(len(out))]
+
+    def update(bucket: tuple[Any, ...], frames: Iterator[Any], state: Any) -> Iterator[Any]:
+        import pandas as pd
+
+        parts = list(frames)
+        batch = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        groups: dict[tuple[Any, ...], Any] = pickle.loads(state.get[0]) if state.exists else {}
+        kinds = batch[KIND].tolist() if changelog else [INSERT] * len(batch)
+        values = {s: batch[n].tolist() for s, n in arg_names.items()}
+        flags = {f: [v is True or v == 1 for v in batch[n].tolist()]
+                 for f, n in flag_names.items()}
+        raw = list(zip(*(batch[n].tolist() for n in key_names))) if key_names \
+            else [()] * len(batch)
+        rows_of: dict[tuple[Any, ...], list[int]] = {}
+        for i, k in enumerate(_keys(batch, key_names)):
+            rows_of.setdefault(k, []).append(i)
+        changes: list[tuple[tuple[Any, ...], tuple[Any, ...], int]] = []
+        for k, at in rows_of.items():
+            count, accs, last, shown = groups.get(k) or (
+                0, [_empty(func) for func, *_ in aggs], None, raw[at[0]])
+            signs = [-1 if kinds[i] in _RETRACTING else 1 for i in at]
+            count += sum(signs)
+            for j, (func, s, f, dtype, _) in enumerate(aggs):
+                accs[j] = _accumulate(
+                    func, accs[j], [values[s][i] for i in at] if s is not None else None,
+                    [flags[f][i] for i in at] if f is not None else None, signs, dtype)
+            measures = tuple(_result(func, acc, dtype, t) for (func, _, _, dtype, t), acc
+                             in zip(aggs, accs)) if count > 0 else None
+            groups[k] = (count, accs, measures, shown)
+            if measures == last:
+                continue
+            if last is not None:
+                changes.append((shown, last, UPDATE_BEFORE if measures is not None
+                                else DELETE))
+            if measures is not None:
+                changes.append((shown, measures, UPDATE_AFTER if last is not None
+                                else INSERT))
+        state.update((pickle.dumps(groups),))
+        if not changes:
+            return
+        out = {columns[i]: _series([c[0][i] for c in changes], batch[n].dtype)
+               for i, n in enumerate(key_names)}
+        for j in range(len(aggs)):
+            out[columns[n_keys + j]] = pd.Series([c[1][j] for c in changes], dtype=object)
+        out[KIND] = pd.Series([c[2] for c in changes], dtype="int8")
+        yield pd.DataFrame(out)
+
+    return _bucketed(picked, key_names).applyInPandasWithState(
+        update, out_schema, _STATE, "append", GroupStateTimeout.NoTimeout)
+
+
+def _empty(func: str) -> Any:
+    if func in ("count_star", "count"):
+        return 0
+    if func in ("sum", "avg"):
+        return [0, 0]  # (the sum of the values, how many)
+    return Counter()  # min / max: the multiset of the values
+
+
+def _series(values: list[Any], dtype: Any) -> Any:
+    """``values`` as a pandas column of the type Spark handed them over in (a column of
+    earlier batches' values may need another: then plain objects)."""
+    import pandas as pd
+
+    try:
+        return pd.Series(values, dtype=dtype)
+    except (TypeError, ValueError):
+        return pd.Series(values, dtype=object)
+
+
+def _null(v: Any) -> bool:
+    import pandas as pd
+
+    return v is None or (not isinstance(v, str | bytes) and bool(pd.isna(v)))
+
+
+def _accumulate(func: str, acc: Any, values: list[Any] | None, flags: list[bool] | None,
+                signs: list[int], dtype: pa.DataType | None) -> Any:
+    integral = dtype is not None and pa.types.is_integer(dtype)
+    for i, sign in enumerate(signs):
+        if flags is not None and not flags[i]:
+            continue
+        if func == "count_star":
+            acc += sign
+            continue
+        v = values[i]  # type: ignore[index]
+        if _null(v):
+            continue
+        if integral:
+            v = int(v)
+        if func == "count":
+            acc += sign
+        elif func in ("sum", "avg"):
+            acc[0] += v if sign > 0 else -v
+            acc[1] += sign
+        else:
+            acc[v] += sign
+            if acc[v] <= 0:
+                del acc[v]
+    return acc
+
+
+def _result(func: str, acc: Any, dtype: pa.DataType | None, t: pa.DataType) -> Any:
+    from sqlengine.runtime.operators.partials import _sum_or_avg, sum_type
+
+    if func in ("count_star", "count"):
+        return acc
+    if func in ("sum", "avg"):
+        total, n = acc
+        typed = pa.array([total if n > 0 else None], sum_type(dtype))  # type: ignore[arg-type]
+        return _sum_or_avg(func, typed, pa.array([n], pa.int64()), t)[0].as_py()
+    if not acc:
+        return None
+    return min(acc) if func == "min" else max(acc)
