@@ -148,38 +148,62 @@ def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
         update, out_schema, _STATE, "append", GroupStateTimeout.NoTimeout)
 
 
-def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggregateSpec,
-                    df: Any) -> Any:
-    """A GROUP BY emitting its changes (see the module's note)."""
-    from pyspark.sql.streaming.state import GroupStateTimeout
-    from pyspark.sql.types import ByteType, StructField, StructType, _parse_datatype_string
-
-    from sqlengine.runtime.spark.aggregates import agg_inputs
-    from sqlengine.runtime.spark.expressions import ddl
-
+def _checked(op: GroupAggregateSpec | GlobalAggregateSpec) -> None:
     for a in op.aggs:
         if a.func not in _FUNCS or a.distinct:
             msg = (f"the aggregate {a.sql()} in a GROUP BY of a join or of a changelog has "
                    "no Spark Structured Streaming translation yet (COUNT, SUM, AVG, MIN and "
                    "MAX have)")
             raise NotSupportedError(msg)
+
+
+def _specs(op: GroupAggregateSpec | GlobalAggregateSpec, exprs: list[Any],
+           slots: list[tuple[int | None, int | None]]) -> list[tuple[Any, ...]]:
+    """Each aggregate: (function, argument slot, FILTER slot, argument type, result type)."""
+    out = op.schema.to_arrow()
+    n_keys = len(op.keys)
+    return [(a.func, s, f, exprs[s].dtype if s is not None else None,
+             out.field(n_keys + j).type)
+            for j, (a, (s, f)) in enumerate(zip(op.aggs, slots))]
+
+
+def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggregateSpec,
+                    df: Any, then: tuple[list[Any], Any] | None = None) -> Any:
+    """A GROUP BY emitting its changes (see the module's note); with ``then`` (filters and
+    projections, then a second GROUP BY of its changes) both in one stateful operator, as
+    Spark allows one per query: all keys in one bucket, the second GROUP BY over the
+    first's changes as our own kernels compute the operators between."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    from pyspark.sql.types import ByteType, StructField, StructType, _parse_datatype_string
+
+    from sqlengine.runtime.spark import arrow_ops
+    from sqlengine.runtime.spark.aggregates import agg_inputs
+    from sqlengine.runtime.spark.expressions import ddl
+
+    _checked(op)
     exprs, slots = agg_inputs(op.aggs, list(op.keys))
     prepared, names = job._prepare(df, exprs)
     changelog = KIND in prepared.columns
     n_keys = len(op.keys)
-    from pyspark.sql import functions as F
-
     # (a stream has one event time: the copies are plain values)
     picked = prepared.select(*[F.col(n).alias(n, metadata={}) for n in names],
                              *([KIND] if changelog else []))
-    out = op.schema.to_arrow()
-    spark_out = _parse_datatype_string(ddl(out))
-    out_schema = StructType([*spark_out.fields, StructField(KIND, ByteType())])
-    aggs = [(a.func, s, f, exprs[s].dtype if s is not None else None, out.field(n_keys + j).type)
-            for j, (a, (s, f)) in enumerate(zip(op.aggs, slots))]
+    aggs = _specs(op, exprs, slots)
     arg_names = {s: names[s] for _, s, _, _, _ in aggs if s is not None}
     flag_names = {f: names[f] for _, _, f, _, _ in aggs if f is not None}
     key_names = names[:n_keys]
+    first_out = op.schema.to_arrow()
+    second = None
+    if then is not None:
+        between, last = then
+        _checked(last)
+        exprs2, slots2 = agg_inputs(last.aggs, list(last.keys))
+        second = (between, exprs2, _specs(last, exprs2, slots2), len(last.keys))
+        shipped = arrow_ops.ship([*between, *exprs2])
+    out = (then[1] if then is not None else op).schema.to_arrow()
+    spark_out = _parse_datatype_string(ddl(out))
+    out_schema = StructType([*spark_out.fields, StructField(KIND, ByteType())])
     columns = [f"c{i}" for i in range(len(out))]
 
     def update(bucket: tuple[Any, ...], frames: Iterator[Any], state: Any) -> Iterator[Any]:
@@ -187,49 +211,105 @@ def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggre
 
         parts = list(frames)
         batch = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-        groups: dict[tuple[Any, ...], Any] = pickle.loads(state.get[0]) if state.exists else {}
+        groups, groups2 = pickle.loads(state.get[0]) if state.exists else ({}, {})
         kinds = batch[KIND].tolist() if changelog else [INSERT] * len(batch)
         values = {s: batch[n].tolist() for s, n in arg_names.items()}
         flags = {f: [v is True or v == 1 for v in batch[n].tolist()]
                  for f, n in flag_names.items()}
         raw = list(zip(*(batch[n].tolist() for n in key_names))) if key_names \
             else [()] * len(batch)
-        rows_of: dict[tuple[Any, ...], list[int]] = {}
-        for i, k in enumerate(_keys(batch, key_names)):
-            rows_of.setdefault(k, []).append(i)
-        changes: list[tuple[tuple[Any, ...], tuple[Any, ...], int]] = []
-        for k, at in rows_of.items():
-            count, accs, last, shown = groups.get(k) or (
-                0, [_empty(func) for func, *_ in aggs], None, raw[at[0]])
-            signs = [-1 if kinds[i] in _RETRACTING else 1 for i in at]
-            count += sum(signs)
-            for j, (func, s, f, dtype, _) in enumerate(aggs):
-                accs[j] = _accumulate(
-                    func, accs[j], [values[s][i] for i in at] if s is not None else None,
-                    [flags[f][i] for i in at] if f is not None else None, signs, dtype)
-            measures = tuple(_result(func, acc, dtype, t) for (func, _, _, dtype, t), acc
-                             in zip(aggs, accs)) if count > 0 else None
-            groups[k] = (count, accs, measures, shown)
-            if measures == last:
-                continue
-            if last is not None:
-                changes.append((shown, last, UPDATE_BEFORE if measures is not None
-                                else DELETE))
-            if measures is not None:
-                changes.append((shown, measures, UPDATE_AFTER if last is not None
-                                else INSERT))
-        state.update((pickle.dumps(groups),))
+        changes = _changes(groups, aggs, _keys(batch, key_names), raw, values, flags, kinds)
+        if second is not None and changes:
+            arrow_ops.install(shipped)
+            changes = _then(groups2, second, changes, first_out)
+        state.update((pickle.dumps((groups, groups2)),))
         if not changes:
             return
-        out = {columns[i]: _series([c[0][i] for c in changes], batch[n].dtype)
-               for i, n in enumerate(key_names)}
-        for j in range(len(aggs)):
-            out[columns[n_keys + j]] = pd.Series([c[1][j] for c in changes], dtype=object)
-        out[KIND] = pd.Series([c[2] for c in changes], dtype="int8")
-        yield pd.DataFrame(out)
+        width = len(changes[0][0])
+        if second is not None:  # (Python values: Arrow types them)
+            frame = pa.table([pa.array([c[0][i] for c in changes] if i < width else
+                                       [c[1][i - width] for c in changes], f.type)
+                              for i, f in enumerate(out)], names=columns).to_pandas()
+        else:
+            frame = pd.DataFrame({columns[i]: _series([c[0][i] for c in changes],
+                                                      batch[n].dtype)
+                                  for i, n in enumerate(key_names)})
+            for j in range(len(aggs)):
+                frame[columns[n_keys + j]] = pd.Series([c[1][j] for c in changes],
+                                                       dtype=object)
+        frame[KIND] = pd.Series([c[2] for c in changes], dtype="int8")
+        yield frame
 
-    return _bucketed(picked, key_names).applyInPandasWithState(
-        update, out_schema, _STATE, "append", GroupStateTimeout.NoTimeout)
+    keyed = _bucketed(picked, key_names if then is None else [])
+    return keyed.applyInPandasWithState(update, out_schema, _STATE, "append",
+                                        GroupStateTimeout.NoTimeout)
+
+
+def _changes(groups: dict[tuple[Any, ...], Any], aggs: list[tuple[Any, ...]],
+             keys: list[tuple[Any, ...]], raw: list[tuple[Any, ...]],
+             values: dict[int, list[Any]], flags: dict[int, list[bool]], kinds: list[int]
+             ) -> list[tuple[tuple[Any, ...], tuple[Any, ...], int]]:
+    """The rows (key, kind) into each key's state in ``groups``; the changes of the results:
+    (the key as shown, the aggregates, the row kind)."""
+    rows_of: dict[tuple[Any, ...], list[int]] = {}
+    for i, k in enumerate(keys):
+        rows_of.setdefault(k, []).append(i)
+    changes: list[tuple[tuple[Any, ...], tuple[Any, ...], int]] = []
+    for k, at in rows_of.items():
+        count, accs, last, shown = groups.get(k) or (
+            0, [_empty(func) for func, *_ in aggs], None, raw[at[0]])
+        signs = [-1 if kinds[i] in _RETRACTING else 1 for i in at]
+        count += sum(signs)
+        for j, (func, s, f, dtype, _) in enumerate(aggs):
+            accs[j] = _accumulate(
+                func, accs[j], [values[s][i] for i in at] if s is not None else None,
+                [flags[f][i] for i in at] if f is not None else None, signs, dtype)
+        measures = tuple(_result(func, acc, dtype, t) for (func, _, _, dtype, t), acc
+                         in zip(aggs, accs)) if count > 0 else None
+        groups[k] = (count, accs, measures, shown)
+        if measures == last:
+            continue
+        if last is not None:
+            changes.append((shown, last, UPDATE_BEFORE if measures is not None else DELETE))
+        if measures is not None:
+            changes.append((shown, measures, UPDATE_AFTER if last is not None else INSERT))
+    return changes
+
+
+def _then(groups: dict[tuple[Any, ...], Any], second: tuple[Any, ...],
+          changes: list[tuple[tuple[Any, ...], tuple[Any, ...], int]], schema: pa.Schema
+          ) -> list[tuple[tuple[Any, ...], tuple[Any, ...], int]]:
+    """The first GROUP BY's ``changes`` (rows of ``schema``) through the filters and
+    projections between, our own kernels computing them, into the second GROUP BY."""
+    import pyarrow.compute as pc
+
+    from sqlengine.optimizer.specs import FilterSpec
+    from sqlengine.runtime.evaluate import evaluate
+    from sqlengine.runtime.operators.stateless import ProjectOperator
+
+    between, exprs, aggs, n_keys = second
+    width = len(changes[0][0])
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array([c[0][i] for c in changes] if i < width else
+                  [c[1][i - width] for c in changes], f.type) for i, f in enumerate(schema)],
+        schema=schema)
+    kinds = pa.array([c[2] for c in changes], pa.int8())
+    for op in between:
+        if isinstance(op, FilterSpec):
+            mask = pc.fill_null(evaluate(op.predicate, batch), False)
+            batch, kinds = batch.filter(mask), kinds.filter(mask)
+        else:
+            (batch,) = ProjectOperator(op.exprs, op.schema.to_arrow()).process_batch(batch)
+    if not batch.num_rows:
+        return []
+    (computed,) = ProjectOperator(tuple(exprs), pa.schema(
+        [pa.field(f"c{i}", e.dtype) for i, e in enumerate(exprs)])).process_batch(batch)
+    cols = [computed.column(i).to_pylist() for i in range(len(exprs))]
+    raw = list(zip(*cols[:n_keys])) if n_keys else [()] * batch.num_rows
+    keys = [tuple(v for v in k) for k in raw]
+    values = {s: cols[s] for _, s, _, _, _ in aggs if s is not None}
+    flags = {f: [v is True for v in cols[f]] for _, _, f, _, _ in aggs if f is not None}
+    return _changes(groups, aggs, keys, raw, values, flags, kinds.to_pylist())
 
 
 def _empty(func: str) -> Any:

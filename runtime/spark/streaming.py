@@ -146,8 +146,14 @@ class SparkStreamingJob(SparkJob):
         # their rows a changelog the driver applies.
         self.stateful = any(isinstance(op, TopNSpec) for op in ops) or (grouped and any(
             isinstance(op, JoinSpec | WindowJoinSpec) for op in ops))
+        # A GROUP BY of a GROUP BY's changes (through filters and projections): one stateful
+        # operator for both (first's id -> (the operators between, the second)).
+        self.fused = _fused_group_bys(graph) if self.stateful else {}
+        absorbed = [op for between, last in self.fused.values() for op in (*between, last)]
+        self.absorbed = {id(op) for op in absorbed}
         states = [op for op in ops if isinstance(op, TopNSpec | GroupAggregateSpec |
-                                                  GlobalAggregateSpec)] if self.stateful else []
+                                                  GlobalAggregateSpec) and
+                  id(op) not in self.absorbed] if self.stateful else []
         if len(states) > 1:
             msg = (f"{states[0].label()} and {states[1].label()} would be two arbitrary "
                    "stateful operators (applyInPandasWithState) in one Spark Structured "
@@ -262,6 +268,8 @@ class SparkStreamingJob(SparkJob):
             msg = (f"{op.label()} over an updating input (a Top-N's or a GROUP BY's "
                    "changes) has no Spark Structured Streaming translation yet")
             raise NotSupportedError(msg)
+        if id(op) in self.absorbed:  # (run by the stateful operator before it)
+            return df
         deferring = bool(self.per_batch or self.at_end)
         if deferring and not isinstance(op, _AFTER_DEFERRED):
             msg = (f"{op.label()} after a window Top-N or an ORDER BY has no Spark Structured "
@@ -420,7 +428,7 @@ class SparkStreamingJob(SparkJob):
         if self.stateful and isinstance(op, GroupAggregateSpec | GlobalAggregateSpec):
             from sqlengine.runtime.spark.stateful import group_aggregate
 
-            return group_aggregate(self, op, df)
+            return group_aggregate(self, op, df, self.fused.get(id(op)))
         return super()._op_group_aggregate(op, df)
 
     def _op_window_aggregate(self, op: WindowAggregateSpec, df: Any) -> Any:
@@ -514,6 +522,35 @@ class SparkStreamingJob(SparkJob):
         for b in table.to_batches():
             op.process_batch(b)
         op.close()
+
+
+def _fused_group_bys(graph: JobGraph) -> dict[int, tuple[list[OperatorSpec], OperatorSpec]]:
+    """GROUP BYs whose changes go, through filters and projections only, into a second
+    GROUP BY: first's id -> (the filters and projections between, the second)."""
+    nxt: dict[int, OperatorSpec] = {}
+    for v in graph.vertices:
+        for a, b in zip(v.chain, v.chain[1:]):
+            nxt[id(a)] = b
+        outs = graph.out_edges(v.id)
+        if len(outs) == 1 and len(graph.in_edges(outs[0].target)) == 1:
+            nxt[id(v.tail)] = graph.vertex(outs[0].target).head
+    grouping = (GroupAggregateSpec, GlobalAggregateSpec)
+    fused: dict[int, tuple[list[OperatorSpec], OperatorSpec]] = {}
+    taken: set[int] = set()
+    for v in graph.vertices:
+        for op in v.chain:
+            if not isinstance(op, grouping) or id(op) in taken:
+                continue
+            between: list[OperatorSpec] = []
+            cur = nxt.get(id(op))
+            while isinstance(cur, FilterSpec | ProjectSpec | LocalAggregateSpec):
+                if not isinstance(cur, LocalAggregateSpec):
+                    between.append(cur)
+                cur = nxt.get(id(cur))
+            if isinstance(cur, grouping):
+                fused[id(op)] = (between, cur)
+                taken.add(id(cur))
+    return fused
 
 
 def _width(df: Any) -> int:
