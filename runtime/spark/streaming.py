@@ -15,6 +15,11 @@ drops and counts late rows as the native one does (``late_records_dropped``); op
 judge no lateness take them as they are, and those whose judging has no Spark translation
 (session windows, window joins of TVFs, deduplication by event time) refuse them by name.
 
+A non-windowed Top-N and a GROUP BY with a join run as our own stateful operators
+(runtime/spark/stateful.py, applyInPandasWithState in append mode): their rows are a
+changelog the driver applies; Spark allows one such operator per query, so a GROUP BY of a
+GROUP BY's changes runs in the same one.
+
 Two kinds of operators run after the streaming query, on the static DataFrames it hands over:
 - a window Top-N over a window aggregate runs on each micro-batch (``foreachBatch``): append
   mode emits every row of a window in the micro-batch in which the watermark passes its end, so
