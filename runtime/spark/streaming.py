@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sqlengine.errors import NotSupportedError
@@ -249,11 +250,14 @@ class SparkStreamingJob(SparkJob):
         def judge(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             for batch in batches:
                 names = batch.schema.names
-                ts = millis(batch.column(names.index(time)))
+                times = batch.column(names.index(time))
                 wm = batch.column(names.index(WM)).to_numpy(zero_copy_only=False)
+                # (a NULL time has no window: Spark's drops the row, not as late)
+                timed = np.asarray(pc.is_valid(times), dtype=bool)
+                ts = millis(pc.fill_null(times, 0).cast(pa.timestamp("ms")))
                 windows = assign(kind, ts, size, slide, offset)
                 alive = windows.end - 1 + lateness > wm[windows.rows]
-                keep = np.zeros(len(ts), dtype=bool)
+                keep = ~timed
                 keep[windows.rows[alive]] = True
                 dropped = len(ts) - int(np.count_nonzero(keep))
                 if dropped:
