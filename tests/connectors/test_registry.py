@@ -27,8 +27,8 @@ def test_the_static_module_table_names_every_connector() -> None:
     """connectors.MODULES (a lookup imports one module) is what importing every module of the
     package finds."""
     found = connectors._discover()
-    assert connectors.MODULES == {name: type(c).__module__.rsplit(".", 1)[1]
-                                  for name, c in found.items()}
+    modules = {name: type(c).__module__.rsplit(".", 1)[1] for name, c in found.items()}
+    assert modules == connectors.MODULES
 
 
 def test_a_lookup_imports_its_connector_only() -> None:

@@ -35,7 +35,6 @@ import pytest
 
 import sqlengine
 import sqlengine.runtime.native.executor as executor
-import sqlengine.runtime.native.factory as factory
 import sqlengine.runtime.operators as operators_package
 from sqlengine.optimizer.specs import OperatorSpec
 from sqlengine.optimizer.specs_windows import MatchRecognizeSpec
