@@ -242,11 +242,20 @@ class JoinSpec(OperatorSpec):
     emit: str = "final"  # "stream" | "final"
     ttl: int = 0  # ms of state retention (0: for ever)
     build_side: int | None = None  # the side a batch join builds its hash table on
+    # State rows that can no longer match (optimizer/passes/create_graph.py: _evictions):
+    # (side, column of that side, offset): rows with column < watermark + offset are dropped.
+    evict: tuple[tuple[int, int, int], ...] = ()
 
     def label(self) -> str:
         side = "" if self.build_side is None else \
             f", build={('left', 'right')[self.build_side]}"
-        return f"Join({self.join_kind}{side})"
+        evict = "".join(
+            f", {('left', 'right')[s]} rows dropped at {self._column(s, c)} < watermark "
+            f"{'+' if o >= 0 else '-'} {abs(o)} ms" for s, c, o in self.evict)
+        return f"Join({self.join_kind}{side}{evict})"
+
+    def _column(self, side: int, column: int) -> str:
+        return self.schema.fields[column + (self.left_width if side else 0)].name
 
 
 # -- order and limits -----------------------------------------------------------------------

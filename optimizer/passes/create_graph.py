@@ -472,11 +472,13 @@ class _Translator:
                       (right, Exchange(Partitioning.HASH, plan.right_keys)))
         else:  # a nested-loop join: every pair meets in one subtask
             inputs = ((left, Exchange(Partitioning.SINGLE)), (right, Exchange(Partitioning.SINGLE)))
+        evict = _evictions(plan) if self.streaming and plan.kind == "inner" and \
+            self.lateness == 0 and not (left.op.updating or right.op.updating) else ()
         op = JoinSpec(
             schema=plan.schema, updating=updating, join_kind=plan.kind,
             left_keys=plan.left_keys, right_keys=plan.right_keys, condition=plan.condition,
             left_width=len(plan.left.schema), emit="stream" if self.streaming else "final",
-            ttl=self.ttl, right_schema=plan.right.schema)
+            ttl=self.ttl, right_schema=plan.right.schema, evict=evict)
         return PhysicalNode(op, inputs)
 
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
@@ -647,6 +649,110 @@ def _time_term(e: Expr, fields: tuple[N.Field, ...]) -> tuple[int, int] | None:
         ms = int(e.args[1].value.total_seconds() * 1000)
         return e.args[0].index, ms if e.name == "add" else -ms
     return None
+
+
+def _column_term(e: Expr) -> tuple[int, int] | None:
+    """``column [+|- INTERVAL]`` as (column, offset ms)."""
+    import datetime as dt
+
+    from sqlengine.plan.expressions import Call, Literal
+
+    if isinstance(e, ColumnRef):
+        return e.index, 0
+    if isinstance(e, Call) and e.name in ("add", "subtract") and \
+            isinstance(e.args[0], ColumnRef) and isinstance(e.args[1], Literal) and \
+            isinstance(e.args[1].value, dt.timedelta):
+        ms = int(e.args[1].value.total_seconds() * 1000)
+        return e.args[0].index, ms if e.name == "add" else -ms
+    return None
+
+
+# How far above the watermark a window aggregate's window column is in every row it will
+# still emit: a window fires when the watermark reaches its end - 1, so one not fired yet
+# has end - 1 > watermark.
+_FIRED_AHEAD = {"window_end": 2, "window_time": 1}
+
+
+def _fired_window_column(plan: N.LogicalPlan, idx: int) -> str | None:
+    """'window_end' / 'window_time' when column ``idx`` of ``plan`` is that key of an
+    event-time TUMBLE / HOP / CUMULATE window aggregate below (through projections and
+    filters): its rows come as windows fire, so each row still to come holds a later value
+    than the watermark (see _FIRED_AHEAD)."""
+    match plan:
+        case N.Project():
+            e = plan.exprs[idx]
+            return _fired_window_column(plan.input, e.index) if isinstance(e, ColumnRef) \
+                else None
+        case N.Filter():
+            return _fired_window_column(plan.input, idx)
+        case N.Aggregate() if idx < len(plan.keys):
+            key = plan.keys[idx]
+            if not isinstance(key, ColumnRef):
+                return None
+            hit = trace_window_column(plan.input, key.index)
+            if hit is None or hit[1] not in _FIRED_AHEAD:
+                return None
+            tvf = hit[0]
+            names = set()
+            for k in plan.keys:
+                found = trace_window_column(plan.input, k.index) \
+                    if isinstance(k, ColumnRef) else None
+                if found is not None and found[0] is tvf:
+                    names.add(found[1])
+            windowed = {"window_start", "window_end"} <= names
+            if not windowed or tvf.kind not in ("tumble", "hop", "cumulate") or tvf.proctime:
+                return None
+            return hit[1]
+    return None
+
+
+def _evictions(plan: N.Join) -> tuple[tuple[int, int, int], ...]:
+    """An inner join's state rows that can never meet a row still to come: for a condition
+    ``x >= y + c`` (or >, or BETWEEN's lower bound) where y is a window aggregate's window
+    end (or time) on one side, every row still to come on that side has y >= watermark + a
+    (a: _FIRED_AHEAD), so the other side's rows with x < watermark + a + c match none of them
+    and are dropped from the state as the watermark moves (Flink keeps them: its window_end
+    is no time attribute). Rows arriving late still meet every row kept on the other side:
+    the answer is a regular join's. As (side, column within that side, offset): rows of
+    ``side`` with column < watermark + offset go."""
+    from sqlengine.plan.expressions import Call, conjuncts
+
+    if plan.condition is None:
+        return ()
+    n_left = len(plan.left.schema)
+    flip = {"ge": "le", "gt": "lt", "le": "ge", "lt": "gt"}
+    out: dict[tuple[int, int], int] = {}
+    for c in conjuncts(plan.condition):
+        if not (isinstance(c, Call) and c.name in flip):
+            continue
+        a, b = _column_term(c.args[0]), _column_term(c.args[1])
+        if a is None or b is None or (a[0] < n_left) == (b[0] < n_left):
+            continue
+        op = c.name
+        if op in ("le", "lt"):  # as "a >= b": the bounded term first
+            a, b, op = b, a, flip[op]
+        # a.col + a.off >= b.col + b.off: a.col >= b.col + (b.off - a.off); b the window side
+        bounded, window = a, b
+        w_side = 0 if window[0] < n_left else 1
+        w_plan = plan.left if w_side == 0 else plan.right
+        w_index = window[0] - (0 if w_side == 0 else n_left)
+        name = _fired_window_column(w_plan, w_index)
+        if name is None:
+            continue
+        side = 1 - w_side
+        column = bounded[0] - (0 if side == 0 else n_left)
+        if not _is_timestamp(plan.schema.fields[bounded[0]].type):
+            continue
+        offset = _FIRED_AHEAD[name] + window[1] - bounded[1]
+        key = (side, column)
+        out[key] = max(out.get(key, offset), offset)  # (the tightest bound)
+    return tuple((side, column, offset) for (side, column), offset in sorted(out.items()))
+
+
+def _is_timestamp(t: object) -> bool:
+    import pyarrow as pa
+
+    return isinstance(t, pa.DataType) and pa.types.is_timestamp(t)
 
 
 def interval_bounds(plan: N.Join) -> tuple[int, int, int, int, Expr | None] | None:

@@ -216,9 +216,11 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             if spec.right_schema is not None:
                 right = spec.right_schema.to_arrow()
             from sqlengine.runtime.operators.join import JoinOperator
-            return JoinOperator(spec.join_kind, spec.left_keys, spec.right_keys, spec.condition,
+            join = JoinOperator(spec.join_kind, spec.left_keys, spec.right_keys, spec.condition,
                                 left, right, schema, spec.emit, spec.ttl, spec.updating,
                                 build_side=spec.build_side)
+            join.evict = spec.evict
+            return join
         case RangeSampleSpec():
             from sqlengine.runtime.operators.range_sort import RangeSampleOperator
             return RangeSampleOperator(spec.keys, spec.size)

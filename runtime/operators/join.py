@@ -28,8 +28,11 @@ from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.elements import (
     DELETE,
     INSERT,
+    MAX_WATERMARK,
+    Watermark,
     conformed,
     data_part,
+    millis,
     rows_only,
     signs,
     with_rowkind,
@@ -327,6 +330,24 @@ class JoinOperator(SpillsToDisk, Operator):
     # In an iteration's step (runtime/operators/iterate.py) probing rows are matched as they
     # come: a round ends when its rows have gone through, none may wait for more.
     eager = False
+
+    # State rows that can no longer match anything to come (set by the factory, see JoinSpec
+    # .evict): (side, column, offset): rows of ``side`` whose column < watermark + offset.
+    evict: tuple[tuple[int, int, int], ...] = ()
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        if self.streaming and wm.timestamp != MAX_WATERMARK.timestamp:
+            for side, column, offset in self.evict:
+                table = self.state[side]
+                if table is None or not table.num_rows:
+                    continue
+                times = table.column(column).combine_chunks()
+                keep = millis(times) >= wm.timestamp + offset
+                if times.null_count:  # (a NULL time meets no row: the condition is not TRUE)
+                    keep &= times.is_valid().to_numpy(zero_copy_only=False)
+                if not keep.all():
+                    self.state[side] = table.filter(pa.array(keep))
+        return ()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
