@@ -69,14 +69,18 @@ def test_sliced_windows_equal_copied_rows(name: str, p: int, disorder_ms: int,
         assert copied_late == 0
 
 
-def test_sliced_windows_equal_duckdb() -> None:
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_sliced_windows_equal_duckdb(mode: str) -> None:
     duckdb = pytest.importorskip("duckdb")
     s = _bids(1, 0)
+    s.execute(f"SET 'execution.runtime-mode' = '{mode}'")
     bids = s.sql("SELECT auction, price, dateTime FROM bid").collect()
-    got = collections.Counter(tuple(r.values()) for r in s.sql(
+    query = s.sql(
         "SELECT auction, window_start, window_end, COUNT(*) AS n, SUM(price) AS sp FROM "
         "TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) "
-        "GROUP BY auction, window_start, window_end").collect().to_pylist())
+        "GROUP BY auction, window_start, window_end")
+    assert ", sliced" in query.explain()
+    got = collections.Counter(tuple(r.values()) for r in query.collect().to_pylist())
     con = duckdb.connect()
     con.register("bids", bids)
     want = collections.Counter(con.execute(
