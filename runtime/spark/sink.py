@@ -1,5 +1,5 @@
 """The batch Spark job's result: collected as Arrow, written by Spark (filesystem), or handed
-to our own connector sink (print; blackhole drops it)."""
+to our own connector sink (print, jdbc, ...; blackhole drops it)."""
 
 from __future__ import annotations
 
@@ -58,12 +58,18 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         writer.format(fmt).save(options["path"])
         result.sink_rows[target.table] = -1
         return
-    table = df.toArrow().rename_columns(names)
+    table = df.toArrow().rename_columns(names).cast(target.schema.to_arrow())
     result.sink_rows[target.table] = table.num_rows
-    if target.connector == "print":
-        from sqlengine.runtime.operators.sink import ConnectorSink
+    if target.connector == "blackhole":
+        return
+    # Any other connector (print, jdbc, nats, ...): its own sink, as on the native runtime
+    # (the rows had been counted and dropped: a jdbc table stayed empty without a word).
+    from sqlengine.runtime.operators.sink import ConnectorSink
 
-        sink_op = ConnectorSink.open(target.table, "print", {
-            k: v for k, v in options.items() if k == "print-identifier"}, table.schema)
+    sink_op = ConnectorSink.open(target.table, target.connector, options, table.schema)
+    try:
         for b in table.to_batches():
             sink_op.process_batch(b)
+        sink_op.end_input()
+    finally:
+        sink_op.close()
