@@ -25,6 +25,8 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
 
     t = spark_type(out)
     if call.func.startswith("py:"):
+        if streaming and over is None:
+            return python_rows(call, arg, flag)
         return w(python_aggregate(call, arg, flag, out)).cast(t)
     if call.func == "count_star":
         return w(F.count(F.lit(1)) if flag is None else F.count(F.when(F.col(flag), 1)))
@@ -112,6 +114,21 @@ def avg_column(total: Any, count: Any, out: pa.DataType) -> Any:
     if pa.types.is_integer(out):  # Flink: AVG of an integer column truncates
         return F.when(count > 0, (total.cast("long") / count).cast("long")).cast(t)
     return F.when(count > 0, total / count).cast(t)
+
+
+def python_rows(call: AggCall, arg: str | None, flag: str | None) -> Any:
+    """A Python aggregate function in a Structured Streaming aggregation (which runs no
+    grouped-aggregate pandas UDF): the group's argument rows, collected (a list of structs
+    a0, a1, ...; rows FILTER leaves out are not), for the function to run on when the group
+    is emitted (streaming._python_values)."""
+    from pyspark.sql import functions as F
+
+    if arg is None:
+        row = F.struct(F.lit(0).alias("_"))
+    else:
+        first = int(arg[1:])
+        row = F.struct(*[F.col(f"p{first + i}").alias(f"a{i}") for i in range(len(call.args))])
+    return F.collect_list(row if flag is None else F.when(F.col(flag), row))
 
 
 def python_aggregate(call: AggCall, arg: str | None, flag: str | None, out: pa.DataType

@@ -16,8 +16,12 @@ filters and projections to the next operator (a GROUP BY of a changelog retracts
   and inserts those that came.
 - GROUP BY: each key keeps its row count and one accumulator per aggregate: COUNT, SUM, AVG
   (a sum and a count, finished by the native runtime's own arithmetic), MIN / MAX (a multiset
-  of the values, so that a retraction can take the extreme back). A changed result is emitted
-  as -U old, +U new (+I for a new key, -D when a key's rows are all retracted).
+  of the values, so that a retraction can take the extreme back), a Python aggregate function's
+  own accumulator (runtime/operators/python_aggregate.py, as the native GroupAggregateOperator
+  keeps it: accumulate / retract per row, get_value for the result; a vectorised one's is the
+  key's rows; with DISTINCT, beside it the count of each distinct argument row). A changed
+  result is emitted as -U old, +U new (+I for a new key, -D when a key's rows are all
+  retracted).
 """
 
 from __future__ import annotations
@@ -150,20 +154,30 @@ def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
 
 def _checked(op: GroupAggregateSpec | GlobalAggregateSpec) -> None:
     for a in op.aggs:
+        if a.func.startswith("py:"):  # (any Python aggregate function, DISTINCT too)
+            if op.input_updating:  # (as the native GroupAggregateOperator refuses it)
+                from sqlengine.runtime.operators.python_aggregate import PythonAggregate
+
+                PythonAggregate(a).require("retract", "an updating input (with "
+                                           "retractions) needs")
+            continue
         if a.func not in _FUNCS or a.distinct:
-            msg = (f"the aggregate {a.sql()} in a GROUP BY of a join or of a changelog has "
-                   "no Spark Structured Streaming translation yet (COUNT, SUM, AVG, MIN and "
-                   "MAX have)")
+            msg = (f"the aggregate {a.sql()} in a GROUP BY of a join, of a changelog or with "
+                   "a Python aggregate function has no Spark Structured Streaming "
+                   "translation yet (COUNT, SUM, AVG, MIN, MAX and Python aggregate "
+                   "functions have)")
             raise NotSupportedError(msg)
 
 
 def _specs(op: GroupAggregateSpec | GlobalAggregateSpec, exprs: list[Any],
            slots: list[tuple[int | None, int | None]]) -> list[tuple[Any, ...]]:
-    """Each aggregate: (function, argument slot, FILTER slot, argument type, result type)."""
+    """Each aggregate: (function, argument slot, FILTER slot, argument type, result type,
+    the call if a Python aggregate function's, whose arguments are the slots from the
+    argument slot on)."""
     out = op.schema.to_arrow()
     n_keys = len(op.keys)
     return [(a.func, s, f, exprs[s].dtype if s is not None else None,
-             out.field(n_keys + j).type)
+             out.field(n_keys + j).type, a if a.func.startswith("py:") else None)
             for j, (a, (s, f)) in enumerate(zip(op.aggs, slots))]
 
 
@@ -190,8 +204,13 @@ def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggre
     picked = prepared.select(*[F.col(n).alias(n, metadata={}) for n in names],
                              *([KIND] if changelog else []))
     aggs = _specs(op, exprs, slots)
-    arg_names = {s: names[s] for _, s, _, _, _ in aggs if s is not None}
-    flag_names = {f: names[f] for _, _, f, _, _ in aggs if f is not None}
+    arg_names = {s: names[s] for _, s, _, _, _, py in aggs if s is not None and py is None}
+    flag_names = {f: names[f] for _, _, f, *_ in aggs if f is not None}
+    # (a Python aggregate's arguments: Arrow arrays of their own types, as the native kernels
+    # hand them over)
+    py_args = {s + i: (names[s + i], exprs[s + i].dtype) for _, s, _, _, _, py in aggs
+               if py is not None and s is not None for i in range(len(py.args))}
+    shipped_aggs = arrow_ops.ship([a for a in op.aggs if a.func.startswith("py:")])
     key_names = names[:n_keys]
     first_out = op.schema.to_arrow()
     second = None
@@ -200,7 +219,7 @@ def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggre
         _checked(last)
         exprs2, slots2 = agg_inputs(last.aggs, list(last.keys))
         second = (between, exprs2, _specs(last, exprs2, slots2), len(last.keys))
-        shipped = arrow_ops.ship([*between, *exprs2])
+        shipped = arrow_ops.ship([*between, *exprs2, *last.aggs])
     out = (then[1] if then is not None else op).schema.to_arrow()
     spark_out = _parse_datatype_string(ddl(out))
     out_schema = StructType([*spark_out.fields, StructField(KIND, ByteType())])
@@ -218,7 +237,11 @@ def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggre
                  for f, n in flag_names.items()}
         raw = list(zip(*(batch[n].tolist() for n in key_names))) if key_names \
             else [()] * len(batch)
-        changes = _changes(groups, aggs, _keys(batch, key_names), raw, values, flags, kinds)
+        if shipped_aggs:
+            arrow_ops.install(shipped_aggs)
+        arrays = {s: pa.Array.from_pandas(batch[n]).cast(t) for s, (n, t) in py_args.items()}
+        changes = _changes(groups, aggs, _keys(batch, key_names), raw, values, flags, kinds,
+                           arrays)
         if second is not None and changes:
             arrow_ops.install(shipped)
             changes = _then(groups2, second, changes, first_out)
@@ -247,25 +270,37 @@ def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggre
 
 def _changes(groups: dict[tuple[Any, ...], Any], aggs: list[tuple[Any, ...]],
              keys: list[tuple[Any, ...]], raw: list[tuple[Any, ...]],
-             values: dict[int, list[Any]], flags: dict[int, list[bool]], kinds: list[int]
-             ) -> list[tuple[tuple[Any, ...], tuple[Any, ...], int]]:
+             values: dict[int, list[Any]], flags: dict[int, list[bool]], kinds: list[int],
+             arrays: dict[int, pa.Array]) -> list[tuple[tuple[Any, ...], tuple[Any, ...], int]]:
     """The rows (key, kind) into each key's state in ``groups``; the changes of the results:
-    (the key as shown, the aggregates, the row kind)."""
+    (the key as shown, the aggregates, the row kind). A Python aggregate's arguments are in
+    ``arrays``."""
+    from sqlengine.runtime.operators.python_aggregate import PythonAggregate
+
     rows_of: dict[tuple[Any, ...], list[int]] = {}
     for i, k in enumerate(keys):
         rows_of.setdefault(k, []).append(i)
+    entries = {k: groups.get(k) or (0, [_empty(func, py) for func, *_, py in aggs], None,
+                                     raw[at[0]])
+               for k, at in rows_of.items()}
+    pys = {j: PythonAggregate(spec[5]) for j, spec in enumerate(aggs) if spec[5] is not None}
+    for j, py in pys.items():
+        _python_update(py, j, aggs[j], entries, rows_of, arrays, flags, kinds)
     changes: list[tuple[tuple[Any, ...], tuple[Any, ...], int]] = []
     for k, at in rows_of.items():
-        count, accs, last, shown = groups.get(k) or (
-            0, [_empty(func) for func, *_ in aggs], None, raw[at[0]])
+        count, accs, last, shown = entries[k]
         signs = [-1 if kinds[i] in _RETRACTING else 1 for i in at]
         count += sum(signs)
-        for j, (func, s, f, dtype, _) in enumerate(aggs):
+        for j, (func, s, f, dtype, _, py) in enumerate(aggs):
+            if py is not None:
+                continue
             accs[j] = _accumulate(
                 func, accs[j], [values[s][i] for i in at] if s is not None else None,
                 [flags[f][i] for i in at] if f is not None else None, signs, dtype)
-        measures = tuple(_result(func, acc, dtype, t) for (func, _, _, dtype, t), acc
-                         in zip(aggs, accs)) if count > 0 else None
+        measures = tuple(_python_value(pys[j], acc) if j in pys else
+                         _result(func, acc, dtype, t)
+                         for j, ((func, _, _, dtype, t, _), acc) in enumerate(zip(aggs, accs))
+                         ) if count > 0 else None
         groups[k] = (count, accs, measures, shown)
         if measures == last:
             continue
@@ -307,12 +342,67 @@ def _then(groups: dict[tuple[Any, ...], Any], second: tuple[Any, ...],
     cols = [computed.column(i).to_pylist() for i in range(len(exprs))]
     raw = list(zip(*cols[:n_keys])) if n_keys else [()] * batch.num_rows
     keys = [tuple(v for v in k) for k in raw]
-    values = {s: cols[s] for _, s, _, _, _ in aggs if s is not None}
-    flags = {f: [v is True for v in cols[f]] for _, _, f, _, _ in aggs if f is not None}
-    return _changes(groups, aggs, keys, raw, values, flags, kinds.to_pylist())
+    values = {s: cols[s] for _, s, *_ in aggs if s is not None}
+    flags = {f: [v is True for v in cols[f]] for _, _, f, *_ in aggs if f is not None}
+    arrays = {i: computed.column(i) for i in range(len(exprs))}
+    return _changes(groups, aggs, keys, raw, values, flags, kinds.to_pylist(), arrays)
 
 
-def _empty(func: str) -> Any:
+def _python_update(py: Any, j: int, spec: tuple[Any, ...],
+                   entries: dict[tuple[Any, ...], Any], rows_of: dict[tuple[Any, ...], list[int]],
+                   arrays: dict[int, pa.Array], flags: dict[int, list[bool]], kinds: list[int]
+                   ) -> None:
+    """A Python aggregate function's rows of the batch, accumulated (retracted) into each
+    key's accumulator, the keys in one call of the native kernel (runtime/operators/
+    python_aggregate.py), as the native GroupAggregateOperator does: rows FILTER leaves out
+    skipped; with DISTINCT a row counts when its first copy comes or its last goes."""
+    import numpy as np
+
+    _, s, f, _, _, call = spec
+    args = [arrays[s + i] for i in range(len(call.args))] if s is not None else []
+    rows = list(zip(*(a.to_pylist() for a in args))) if call.distinct else []
+    order: list[int] = []
+    bounds = [0]
+    state = np.empty(len(rows_of), dtype=object)
+    for g, (k, at) in enumerate(rows_of.items()):
+        held = entries[k][1][j]
+        state[g] = held[0] if call.distinct else held
+        for i in at:
+            if f is not None and not flags[f][i]:
+                continue
+            if call.distinct:
+                seen = held[1]
+                before = seen[rows[i]]
+                after = before + (-1 if kinds[i] in _RETRACTING else 1)
+                if after > 0:
+                    seen[rows[i]] = after
+                else:
+                    del seen[rows[i]]
+                if (before != 0) if after > before else (after != 0):
+                    continue
+            order.append(i)
+        bounds.append(len(order))
+    signs = np.array([-1 if kinds[i] in _RETRACTING else 1 for i in order], dtype=np.int64)
+    taken = pa.array(order, pa.int64())
+    py.update(state, np.arange(len(rows_of)), [a.take(taken) for a in args],
+              np.array(bounds, dtype=np.int64), signs)
+    for g, k in enumerate(rows_of):
+        if call.distinct:
+            entries[k][1][j][0] = state[g]
+        else:
+            entries[k][1][j] = state[g]
+
+
+def _python_value(py: Any, acc: Any) -> Any:
+    """A Python aggregate's result from its accumulator (DISTINCT: beside its counts)."""
+    if py.call.distinct:
+        acc = acc[0]
+    return py.values([acc])[0].as_py()
+
+
+def _empty(func: str, py: Any = None) -> Any:
+    if py is not None:  # (created by its first row; DISTINCT: with its rows' counts)
+        return [None, Counter()] if py.distinct else None
     if func in ("count_star", "count"):
         return 0
     if func in ("sum", "avg"):

@@ -150,8 +150,12 @@ class SparkStreamingJob(SparkJob):
         # mode only, and its own GROUP BY emits updates), runs as our stateful operators
         # (runtime/spark/stateful.py), every GROUP BY of the query with them: append mode,
         # their rows a changelog the driver applies.
+        # So does a GROUP BY of a Python aggregate function (Spark runs no pandas UDF in a
+        # streaming aggregation): its accumulator is kept per key in our operator's state.
         self.stateful = any(isinstance(op, TopNSpec) for op in ops) or (grouped and any(
-            isinstance(op, JoinSpec | WindowJoinSpec) for op in ops))
+            isinstance(op, JoinSpec | WindowJoinSpec) for op in ops)) or any(
+            a.func.startswith("py:") for op in ops
+            if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for a in op.aggs)
         # A GROUP BY of a GROUP BY's changes (through filters and projections): one stateful
         # operator for both (first's id -> (the operators between, the second)).
         self.fused = _fused_group_bys(graph) if self.stateful else {}
@@ -440,11 +444,14 @@ class SparkStreamingJob(SparkJob):
             return group_aggregate(self, op, df, self.fused.get(id(op)))
         return super()._op_group_aggregate(op, df)
 
+    def _op_session_aggregate(self, op: SessionAggregateSpec, df: Any) -> Any:
+        return _python_values(op, super()._op_session_aggregate(op, df))
+
     def _op_window_aggregate(self, op: WindowAggregateSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructType
 
-        out = super()._op_group_aggregate(op, df)
+        out = _python_values(op, super()._op_group_aggregate(op, df))
         start, end = f"c{op.start_pos}", f"c{op.end_pos}"
         window = out.schema[start]
         if not isinstance(window.dataType, StructType):
@@ -562,6 +569,58 @@ def _fused_group_bys(graph: JobGraph) -> dict[int, tuple[list[OperatorSpec], Ope
     return fused
 
 
+def _python_values(op: WindowAggregateSpec | SessionAggregateSpec, df: Any) -> Any:
+    """A window aggregation's Python aggregate functions (Spark refuses grouped-aggregate
+    pandas UDFs in a streaming aggregation): the aggregation collected each window's argument
+    rows (aggregates.python_rows, as the native window operators keep a Python aggregate's
+    rows in its partials); the function runs on them in the Python workers (mapInArrow)
+    when Spark emits the window. Other columns pass through untouched (the window's event
+    time keeps its watermark metadata)."""
+    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+
+    from sqlengine.runtime.spark import arrow_ops
+    from sqlengine.runtime.spark.expressions import spark_type
+    from sqlengine.runtime.spark.translate import _retime
+
+    n_keys = len(op.keys)
+    out = op.schema.to_arrow()
+    calls = {f"c{n_keys + j}": (a, out.field(n_keys + j).type)
+             for j, a in enumerate(op.aggs) if a.func.startswith("py:")}
+    if not calls:
+        return df
+    shipped = arrow_ops.ship([a for a, _ in calls.values()])
+    schema = StructType([StructField(f.name, _parse_datatype_string(
+                                     spark_type(calls[f.name][1])), True)
+                         if f.name in calls else f for f in df.schema.fields])
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from sqlengine.runtime.operators.python_aggregate import PythonAggregate
+
+        arrow_ops.install(shipped)
+        pys = {name: PythonAggregate(a) for name, (a, _) in calls.items()}
+        for batch in batches:
+            names = batch.schema.names
+            cols = [_retime(pa.RecordBatch.from_arrays(
+                        [pys[n].values_of_lists(_typed_rows(c, pys[n]))], names=[n]),
+                        "us").column(0) if n in pys else c
+                    for n, c in zip(names, batch.columns)]
+            yield pa.RecordBatch.from_arrays(cols, names=names)
+
+    return df.mapInArrow(run, schema)
+
+
+def _typed_rows(lists: pa.Array, py: Any) -> pa.Array:
+    """Spark's list<struct> of a window's argument rows, with the call's argument types."""
+    if not py.names:
+        return lists
+    lengths = pc.list_value_length(lists).fill_null(0).to_numpy(zero_copy_only=False)
+    offsets = pa.array(np.r_[0, np.cumsum(lengths)].astype(np.int32))
+    flat = pc.list_flatten(lists)
+    fields = [flat.field(i).cast(f.type, safe=False) for i, f in enumerate(py.schema)]
+    struct = pa.StructArray.from_arrays(fields, names=py.names)
+    return pa.ListArray.from_arrays(offsets, struct, type=py.list_type(struct.type))
+
+
 def _width(df: Any) -> int:
     """The columns c0.. of ``df`` (not the watermark it may carry)."""
     return len(df.columns) - (WM in df.columns)
@@ -591,12 +650,10 @@ def _check_streamable(op: OperatorSpec) -> None:
                "cannot run on Spark Structured Streaming (Spark moves its watermark once "
                "per micro-batch)")
         raise NotSupportedError(msg)
-    python = [a for a in getattr(op, "aggs", ()) if a.func.startswith("py:")]
-    if python:
-        msg = (f"the Python aggregate function {python[0].sql()} has no Spark Structured "
-               "Streaming translation (Spark runs grouped-aggregate pandas UDFs in batch "
-               "queries only); use 'execution.runtime-mode' = 'batch' or the native runtime")
-        raise NotSupportedError(msg)
+    # (a Python aggregate function: in a window aggregation its rows are collected per
+    # window and the function runs on them when the window is emitted (_python_values); in a
+    # GROUP BY its accumulator is kept by our stateful operator; OVER has no streaming
+    # translation)
     # (COUNT / SUM / AVG (DISTINCT x) run as aggregates of collect_set(x), MIN / MAX
     # (DISTINCT x) as MIN / MAX (x): aggregates.distinct_from_set)
 

@@ -368,8 +368,10 @@ class SparkJob:
             grouped = df.select(*group).distinct()
         elif not measures:  # a streaming distinct must be an aggregation for complete mode
             grouped = df.groupBy(*group).count().drop("count")
-        elif any(a.func.startswith("py:") for a in aggs) and \
+        elif not self.streaming and any(a.func.startswith("py:") for a in aggs) and \
                 not all(a.func.startswith("py:") for a in aggs):
+            # (on a stream a Python aggregate collects its rows, a built-in aggregate:
+            # aggregates.python_rows)
             # Spark runs a grouped-aggregate pandas UDF (a Python aggregate) in an aggregation
             # of its own: the built-in and the Python aggregates apart, joined on the groups.
             python = [m for a, m in zip(aggs, measures) if a.func.startswith("py:")]
