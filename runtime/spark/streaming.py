@@ -20,6 +20,12 @@ A non-windowed Top-N and a GROUP BY with a join run as our own stateful operator
 changelog the driver applies; Spark allows one such operator per query, so a GROUP BY of a
 GROUP BY's changes runs in the same one.
 
+Python aggregate functions (Spark refuses grouped-aggregate pandas UDFs in a streaming
+aggregation): in a window aggregation each window's argument rows are collected (collect_list,
+a built-in aggregate) and the function runs on them when Spark emits the window
+(_python_values); a GROUP BY of one runs as our stateful operator, which keeps each key's
+accumulator. OVER has no streaming translation.
+
 Two kinds of operators run after the streaming query, on the static DataFrames it hands over:
 - a window Top-N over a window aggregate runs on each micro-batch (``foreachBatch``): append
   mode emits every row of a window in the micro-batch in which the watermark passes its end, so
