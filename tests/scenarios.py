@@ -23,12 +23,24 @@ def clean_outputs(text: str) -> None:
         shutil.rmtree(target, ignore_errors=True)
 
 
+def _private_outputs(text: str) -> str:
+    """The script with its ``-- clean:`` directory made this process's own (two test runs on
+    one machine, say CI's and a developer's, would otherwise write into each other's)."""
+    first = text.splitlines()[0] if text else ""
+    if not first.startswith("-- clean:"):
+        return text
+    import os
+
+    target = first.removeprefix("-- clean:").strip()
+    return text.replace(target, f"{target}-{os.getpid()}")
+
+
 def scenario_results(path: Path, options: dict[str, str]) -> list[object]:
     """Each query's rows (sorted unless it has an ORDER BY), then the error type if the
     script stops on one."""
     s = sqlengine.connect(options)
     out: list[object] = []
-    text = path.read_text()
+    text = _private_outputs(path.read_text())
     clean_outputs(text)
     try:
         for r in s.iter_execute(text):
@@ -38,4 +50,7 @@ def scenario_results(path: Path, options: dict[str, str]) -> list[object]:
                 out.append(data if "ORDER BY" in stmt else sorted(data, key=str))
     except SqlEngineError as e:
         out.append(("error", type(e).__name__))
+    finally:
+        if text != path.read_text():
+            clean_outputs(text)  # (this process's own directory: not left behind)
     return out
