@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pyarrow as pa
+
 from sqlengine import connectors
 from sqlengine import types as T
 from sqlengine.errors import NotSupportedError, PlanError
@@ -637,18 +639,8 @@ def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str
 
 def _time_term(e: Expr, fields: tuple[N.Field, ...]) -> tuple[int, int] | None:
     """``rowtime_column [+|- INTERVAL]`` as (column, offset ms)."""
-    import datetime as dt
-
-    from sqlengine.plan.expressions import Call, ColumnRef, Literal
-
-    if isinstance(e, ColumnRef):
-        return (e.index, 0) if fields[e.index].rowtime else None
-    if isinstance(e, Call) and e.name in ("add", "subtract") and \
-            isinstance(e.args[0], ColumnRef) and isinstance(e.args[1], Literal) and \
-            isinstance(e.args[1].value, dt.timedelta) and fields[e.args[0].index].rowtime:
-        ms = int(e.args[1].value.total_seconds() * 1000)
-        return e.args[0].index, ms if e.name == "add" else -ms
-    return None
+    term = _column_term(e)
+    return term if term is not None and fields[term[0]].rowtime else None
 
 
 def _column_term(e: Expr) -> tuple[int, int] | None:
@@ -741,18 +733,12 @@ def _evictions(plan: N.Join) -> tuple[tuple[int, int, int], ...]:
             continue
         side = 1 - w_side
         column = bounded[0] - (0 if side == 0 else n_left)
-        if not _is_timestamp(plan.schema.fields[bounded[0]].type):
+        if not pa.types.is_timestamp(plan.schema.fields[bounded[0]].type):
             continue
         offset = _FIRED_AHEAD[name] + window[1] - bounded[1]
         key = (side, column)
         out[key] = max(out.get(key, offset), offset)  # (the tightest bound)
     return tuple((side, column, offset) for (side, column), offset in sorted(out.items()))
-
-
-def _is_timestamp(t: object) -> bool:
-    import pyarrow as pa
-
-    return isinstance(t, pa.DataType) and pa.types.is_timestamp(t)
 
 
 def interval_bounds(plan: N.Join) -> tuple[int, int, int, int, Expr | None] | None:
