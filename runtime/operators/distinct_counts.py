@@ -83,9 +83,7 @@ class DistinctCounts:
         self.retracted = False  # (a count went down since the last merge: zeros to drop)
 
     def __getstate__(self) -> dict[str, object]:
-        state = {k: getattr(self, k) for k in ("value_type", "columns", "ids", "values", "main",
-                                                "recent", "live", "slot_cap", "id_cap",
-                                                "retracted")}
+        state = dict(self.__dict__)
         if self.dense is not None:  # (its non-zero entries only)
             at = np.flatnonzero(self.dense.any(axis=0))
             state["dense"] = (at, self.dense[:, at])
@@ -94,14 +92,11 @@ class DistinctCounts:
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        dense = state.pop("dense")
         self.__dict__.update(state)
-        if dense is not None:
-            at, counts = dense  # type: ignore[misc]
+        if self.dense is not None:  # (its non-zero entries, spread out again)
+            at, counts = self.dense  # type: ignore[misc]
             self.dense = np.zeros((self.columns, self.slot_cap * self.id_cap), dtype=np.int64)
             self.dense[:, at] = counts
-        else:
-            self.dense = None
 
     def __len__(self) -> int:
         """Pairs counted, over all columns."""
