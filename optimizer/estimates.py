@@ -158,7 +158,13 @@ class Estimator:
         schema = scan.table_schema
         data = self.tables.get(src.table.lower())
         connector = connectors.find(src.connector)
-        found = connector.statistics(src, schema, data) if connector is not None else None
+        # (the columns the query reads: only theirs are worth sampling for distinct values)
+        read = None
+        if scan.projection is not None:
+            used = set(scan.projection).union(*(f.columns() for f in scan.filters))
+            read = frozenset(schema.fields[i].name for i in used)
+        found = connector.statistics(src, schema, data, read) if connector is not None \
+            else None
         if found is not None:
             return found
         unknown = tuple(ColumnStats() for _ in schema.fields)

@@ -92,12 +92,14 @@ def estimate_ndv(sample: pa.Array | pa.ChunkedArray, total_rows: float) -> float
     return min(float(total_rows), max(gee, float(distinct)))
 
 
-def table_stats(table: pa.Table) -> Estimate:
+def table_stats(table: pa.Table, read: frozenset[str] | None = None) -> Estimate:
+    """Rows, width and per column distinct values (estimated from the first 200,000 rows; only
+    for the columns in ``read`` when given), min / max of numbers and nulls."""
     rows = float(table.num_rows)
     cols = []
     sample = table.slice(0, 200_000)
-    for col in sample.columns:
-        ndv = estimate_ndv(col, rows)
+    for name, col in zip(sample.column_names, sample.columns):
+        ndv = estimate_ndv(col, rows) if read is None or name in read else None
         lo = hi = None
         t = col.type
         if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):

@@ -322,8 +322,8 @@ class Connector:
         return
 
     # -- optimizer ---------------------------------------------------------------------------
-    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
-                   ) -> Estimate | None:
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None,
+                   read: frozenset[str] | None = None) -> Estimate | None:
         """The table's statistics (None: unknown)."""
         return None
 

@@ -263,8 +263,8 @@ class Datagen(Connector):
             return True
         return any(k.endswith(".kind") and v == "sequence" for k, v in table.options)
 
-    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
-                   ) -> Estimate | None:
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None,
+                   read: frozenset[str] | None = None) -> Estimate | None:
         """Rows from 'number-of-rows' or the sequences; per column the ranges generated."""
         rows_opt = source.option("number-of-rows")
         rows = float(rows_opt) if rows_opt else UNKNOWN_ROWS

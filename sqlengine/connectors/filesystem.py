@@ -193,8 +193,8 @@ class Filesystem(Connector):
             raise ConnectorError(msg)
         sink_path_ok(options)
 
-    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
-                   ) -> Estimate | None:
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None,
+                   read: frozenset[str] | None = None) -> Estimate | None:
         """Rows and width from parquet metadata, else from the files' sizes."""
         try:
             files = list_files(source.option("path") or "", source.table)
@@ -203,7 +203,7 @@ class Filesystem(Connector):
         width = schema_width(schema)
         unknown = tuple(ColumnStats() for _ in schema.fields)
         if source.option("format") == "parquet":
-            return parquet_statistics(files, schema.to_arrow())
+            return parquet_statistics(files, schema.to_arrow(), read)
         if source.option("format") == "orc":
             counts = [orc_format.orc_rows(f) for f in files]
             if None not in counts:

@@ -83,11 +83,11 @@ class Memory(Connector):
     def bounded(self, table: TableDef) -> bool:
         return bool(getattr(table.data, "bounded", True))
 
-    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
-                   ) -> Estimate | None:
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None,
+                   read: frozenset[str] | None = None) -> Estimate | None:
         """Measured on a registered table (an iterator is not known ahead)."""
         table = getattr(data, "table", None)
-        return table_stats(table) if isinstance(table, pa.Table) else None
+        return table_stats(table, read) if isinstance(table, pa.Table) else None
 
     def checkpoint_refusal(self, read: SourceRead) -> str | None:
         if isinstance(read.data, MemoryData) and read.data.table is None:

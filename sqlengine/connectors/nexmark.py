@@ -295,8 +295,8 @@ class Nexmark(Connector):
     def bounded(self, table: TableDef) -> bool:
         return table.option("nexmark.events") is not None
 
-    def statistics(self, source: SourceSpec, schema: Schema, data: object | None
-                   ) -> Estimate | None:
+    def statistics(self, source: SourceSpec, schema: Schema, data: object | None,
+                   read: frozenset[str] | None = None) -> Estimate | None:
         """The table's share of 'nexmark.events' (1 : 3 : 46); bids spread over auctions."""
         events = source.option("nexmark.events")
         share = {"person": PERSON / PROPORTION, "auction": AUCTIONS / PROPORTION,
