@@ -57,11 +57,34 @@ class WindowAggregateSpec(OperatorSpec):
     # slices when it fires (Flink's SliceSharedAssigner / SlicingWindowOperator).
     slice_size: int = 0
     slice_step: int = 0
+    # The global phase of a two-phase window aggregation: its input is the partial rows of
+    # a LocalWindowAggregate (keys k0.., the partials, the rows they count), not rows.
+    merges_partials: bool = False
 
     def label(self) -> str:
         sliced = f", slices of {self.slice_step} ms" if self.slice_step else ""
-        return (f"WindowAggregate(keys=[{exprs_text(self.keys)}], "
-                f"aggs=[{exprs_text(self.aggs)}]{sliced})")
+        name = "GlobalWindowAggregate" if self.merges_partials else "WindowAggregate"
+        return f"{name}(keys=[{exprs_text(self.keys)}], aggs=[{exprs_text(self.aggs)}]{sliced})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalWindowAggregateSpec(OperatorSpec):
+    """The local phase of a two-phase slicing window aggregation (Flink's
+    LocalWindowAggregate): each batch's rows pre-aggregated per key and slice, before the
+    shuffle; the global phase (a WindowAggregateSpec with ``merges_partials``) merges them
+    into its slices and fires the windows. Its output: the keys k0.., the aggregates'
+    partial columns (sqlengine/plan/partials.py) and c<len(aggs)>, the rows each partial
+    row stands for (what a late partial row counts as dropped)."""
+
+    type_name: ClassVar[str] = "local_window_aggregate"
+
+    keys: tuple[Expr, ...]
+    aggs: tuple[AggCall, ...]
+    slice_step: int  # ms
+
+    def label(self) -> str:
+        return (f"LocalWindowAggregate(keys=[{exprs_text(self.keys)}], "
+                f"aggs=[{exprs_text(self.aggs)}], slices of {self.slice_step} ms)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,10 +15,21 @@ from sqlengine.optimizer.physical import (
     PhysicalNode,
     transform_up,
 )
-from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec, LocalAggregateSpec
+from sqlengine.optimizer.specs import (
+    FilterSpec,
+    GlobalAggregateSpec,
+    GroupAggregateSpec,
+    LocalAggregateSpec,
+    ProjectSpec,
+)
+from sqlengine.optimizer.specs_windows import (
+    LocalWindowAggregateSpec,
+    WindowAggregateSpec,
+    WindowAssignSpec,
+)
 from sqlengine.plan import nodes as N
 from sqlengine.plan.expressions import ColumnRef
-from sqlengine.plan.partials import partial_fields, python_blocker
+from sqlengine.plan.partials import partial_fields, python_blocker, with_row_count
 
 STRATEGY = "table.optimizer.agg-phase-strategy"
 BATCH_ROWS = 65536  # rows per batch a source reads (memory and file sources)
@@ -30,7 +41,10 @@ class AggregatePhases(PhysicalPass):
     functions of the class kind with a merge() method), over an insert-only input: one phase
     or two, by cost ('table.optimizer.agg-phase-strategy' = 'AUTO'), or as the option forces
     ('ONE_PHASE' | 'TWO_PHASE'; as Flink, 'TWO_PHASE' leaves a GROUP BY whose aggregates do
-    not merge in one phase, with a note naming the Python function that keeps it there). In
+    not merge in one phase, with a note naming the Python function that keeps it there). A
+    slicing HOP window aggregate splits unless the option says 'ONE_PHASE', without a cost
+    comparison, as Flink's TwoStageOptimizedWindowAggregateRule: each batch's rows become
+    one partial row per key and slice before the shuffle (see _two_phase_window). In
     batch mode the global phase merges the partials and emits at the end; in streaming mode
     it merges each batch of partials into its state and emits the changes (Flink's
     local-global aggregation, whose mini-batches are our record batches: each batch a source
@@ -48,6 +62,13 @@ class AggregatePhases(PhysicalPass):
             return root
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
+            if isinstance(node.op, WindowAggregateSpec):
+                two = _two_phase_window(node, node.op, ctx.parallelism)
+                if two is None:
+                    return node
+                ctx.note(self.name, f"{node.op.label()}: TWO_PHASE (slices pre-aggregated "
+                                    "before the shuffle)")
+                return two
             if not isinstance(node.op, GroupAggregateSpec) or not _splittable(node, node.op):
                 return node
             blocked = next(filter(None, map(python_blocker, node.op.aggs)), None)
@@ -100,3 +121,61 @@ def _two_phase(node: PhysicalNode, op: GroupAggregateSpec, parallelism: int,
         agg_names=op.agg_names, partial_schema=partial,
         emit="changelog" if streaming else "final")
     return PhysicalNode(glob, ((local, Exchange(Partitioning.HASH, refs)),), node.estimate)
+
+
+def _two_phase_window(node: PhysicalNode, op: WindowAggregateSpec, parallelism: int
+                      ) -> PhysicalNode | None:
+    """A slicing window aggregate in two phases: LocalWindowAggregate chained after the
+    window assignment (which gives each row its slice, judging lateness by the row's own
+    watermark, so it does the same before the shuffle as after it), the shuffle on the keys
+    but the window's bounds, then the aggregate merging partial rows instead of rows. The
+    shuffle is found where the plan has it: right under the aggregate (HASH or SINGLE), or
+    moved below the window assignment by shuffle_before_windowing (it then goes: the
+    assignment reads its input as it comes). None when the aggregate does not slice, or
+    reads no shuffle (nothing to pre-aggregate before)."""
+    if not op.slice_step or op.merges_partials or op.lateness or op.proctime:
+        return None
+    (child, ex), = node.inputs
+    if ex.partitioning is Partitioning.FORWARD:
+        child = _without_shuffle_below(child)
+        if child is None:
+            return None
+    elif ex.partitioning not in (Partitioning.HASH, Partitioning.SINGLE):
+        return None
+    aggs = with_row_count(op.aggs)
+    fields = partial_fields(op.keys, aggs)
+    if fields is None:
+        return None
+    partial = N.Schema(tuple(fields))
+    local = PhysicalNode(LocalWindowAggregateSpec(schema=partial, keys=op.keys, aggs=op.aggs,
+                                                  slice_step=op.slice_step),
+                         ((child, FORWARD),))
+    inner, groups = child.estimate, node.estimate
+    if inner is not None and groups is not None:
+        # (a key's slice is split between batches and subtasks at most a few times)
+        rows = min(inner.rows, groups.rows * 2 * parallelism)
+        local = replace(local, estimate=Estimate(rows, sum(type_width(f.type) for f in fields),
+                                                 ()))
+    window = {op.start_pos, op.end_pos}
+    refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields[:len(op.keys)])
+                 if i not in window)
+    exchange = Exchange(Partitioning.HASH, refs) if refs else Exchange(Partitioning.SINGLE)
+    return PhysicalNode(replace(op, merges_partials=True), ((local, exchange),),
+                        node.estimate)
+
+
+def _without_shuffle_below(node: PhysicalNode) -> PhysicalNode | None:
+    """``node`` (projections and filters over a sliced window assignment) with the HASH
+    exchange under the assignment made FORWARD; None when the path holds anything else."""
+    if isinstance(node.op, ProjectSpec | FilterSpec):
+        (inner, ex), = node.inputs
+        if ex.partitioning is not Partitioning.FORWARD:
+            return None
+        rebuilt = _without_shuffle_below(inner)
+        return None if rebuilt is None else replace(node, inputs=((rebuilt, FORWARD),))
+    if not isinstance(node.op, WindowAssignSpec) or not node.op.sliced:
+        return None
+    (source, ex), = node.inputs
+    if ex.partitioning is not Partitioning.HASH:
+        return None
+    return replace(node, inputs=((source, FORWARD),))

@@ -206,7 +206,8 @@ def _mismatch(checkpoint: Checkpoint, graph: JobGraph) -> str:
     old = {op for v in layout.values() for op in v.get("operators", [])}
     new = {spec.label() for v in graph.vertices for spec in v.chain}
     hint = ""
-    if any(op.startswith(("LocalAggregate", "GlobalAggregate")) for op in old ^ new):
+    if any(op.startswith(("LocalAggregate", "GlobalAggregate", "LocalWindowAggregate",
+                          "GlobalWindowAggregate")) for op in old ^ new):
         hint = (" (or the same query planned otherwise: at parallelism 1 an aggregation runs "
                 "in one phase, above it in two unless 'table.optimizer.agg-phase-strategy' = "
                 "'ONE_PHASE')")

@@ -42,6 +42,7 @@ from sqlengine.optimizer.specs_iteration import IterateSpec, IterationSourceSpec
 from sqlengine.optimizer.specs_lookup import LookupJoinSpec
 from sqlengine.optimizer.specs_windows import (
     IntervalJoinSpec,
+    LocalWindowAggregateSpec,
     MatchRecognizeSpec,
     OverAggregateSpec,
     SessionAggregateSpec,
@@ -250,6 +251,22 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return WindowAssignOperator(spec.window_kind, spec.time_index, spec.size,
                                         spec.slide, spec.offset, spec.lateness, schema,
                                         spec.proctime, spec.drop_late, spec.sliced)
+        case LocalWindowAggregateSpec():
+            from sqlengine.runtime.operators.window_two_phase import LocalWindowAggregateOperator
+            return LocalWindowAggregateOperator(spec.keys, spec.aggs, schema)
+        case WindowAggregateSpec() if spec.merges_partials:
+            from sqlengine.plan.nodes import Schema
+            from sqlengine.plan.partials import partial_fields, with_row_count
+            from sqlengine.runtime.operators.window_two_phase import (
+                GlobalWindowAggregateOperator,
+            )
+            fields = partial_fields(spec.keys, with_row_count(spec.aggs)) or []
+            op = GlobalWindowAggregateOperator(
+                spec.keys, spec.aggs, schema, Schema(tuple(fields)).to_arrow(), spec.end_pos,
+                spec.start_pos, spec.slice_size, spec.slice_step)
+            op.partition_keys = [f"k{i}" for i in range(len(spec.keys))
+                                 if i not in (spec.start_pos, spec.end_pos)]
+            return op
         case WindowAggregateSpec():
             from sqlengine.runtime.operators.window import WindowAggregateOperator
             op = WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,

@@ -212,8 +212,16 @@ class WindowAggregateOperator(Operator):
             return ()
         return self._fire(wm.timestamp)
 
+    def _input_table(self, batch: pa.RecordBatch) -> pa.Table:
+        """The keys and the partials' per-row inputs of a batch of rows."""
+        return pa.table(self.partials.row_columns(batch))
+
+    def _rows_of(self, table: pa.Table, mask: np.ndarray) -> int:
+        """How many input rows the rows of ``table`` under ``mask`` stand for."""
+        return int(mask.sum())
+
     def _process(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
-        table = pa.table(self.partials.row_columns(batch))
+        table = self._input_table(batch)
         ends = millis(table[self.end_key].combine_chunks())
         fired = self.timers.fired(ends - 1 + self.slice_extra)
         out: list[pa.RecordBatch] = []
@@ -222,7 +230,7 @@ class WindowAggregateOperator(Operator):
             table = table.filter(pa.array(~fired))
             expired = self.timers.fired(millis(late[self.end_key].combine_chunks()) - 1
                                         + self.lateness)
-            self.late_dropped += int(expired.sum())
+            self.late_dropped += self._rows_of(late, expired)
             late = late.filter(pa.array(~expired))
             if late.num_rows:
                 out += self._late_update(late)
@@ -311,12 +319,15 @@ class WindowAggregateOperator(Operator):
         order = pc.sort_indices(groups, sort_keys=[(self.end_key, "ascending")] + [
             (k, "ascending") for k in self.partials.key_names if k != self.end_key])
         groups = groups.take(order)
-        cols = self.partials.finalize(groups, distinct, self.schema)
+        cols = self._finalize(groups, distinct)
         batch = pa.RecordBatch.from_arrays(cols, schema=self.schema)
         # Rows leave before the watermark that fired them, so downstream windows take them.
         wm = np.full(batch.num_rows, wm_before, dtype=np.int64)
         return [with_meta(batch, wm, None if kind is None else
                           np.full(batch.num_rows, kind, dtype=np.int8))]
+
+    def _finalize(self, groups: pa.Table, distinct: dict[int, pa.Table]) -> list[pa.Array]:
+        return self.partials.finalize(groups, distinct, self.schema)
 
     def _keep_fired(self, done: pa.Table, distinct: dict[int, pa.Table]) -> None:
         self.fired = done if self.fired is None else pa.concat_tables([self.fired, done])

@@ -104,6 +104,13 @@ def python_blocker(a: AggCall) -> str | None:
     return None
 
 
+def with_row_count(aggs: tuple[AggCall, ...]) -> tuple[AggCall, ...]:
+    """``aggs`` and a COUNT(*) after them: the partial rows of a two-phase window aggregation
+    carry, as c<len(aggs)>, the rows each stands for (a late partial row counts them as
+    dropped, as a late row counts one)."""
+    return (*aggs, AggCall("count_star", (), pa.int64()))
+
+
 def partial_fields(keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> list[Field] | None:
     """The partial rows of a local pre-aggregation: the keys k0.., then each aggregate's
     partial columns (None when an aggregate's partial results do not merge)."""

@@ -380,6 +380,12 @@ CASES: dict[str, Case] = {
         "DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) "
         "GROUP BY item, window_start, window_end",
         {"WindowAssignOperator", "WindowAggregateOperator"}, late=True),
+    "hop_two_phase": Case(  # (a local pre-aggregation per slice, merged after the shuffle)
+        {**STREAMING, "parallelism.default": "2"}, lambda: _streams(10, disorder=12 * S),
+        "SELECT item, window_start, COUNT(*) AS n, SUM(price) AS s, MAX(price) AS hi "
+        "FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) "
+        "GROUP BY item, window_start, window_end",
+        {"WindowAssignOperator", "GlobalWindowAggregateOperator"}, late=True),
     "cumulate": Case(
         STREAMING, lambda: _streams(9, disorder=12 * S),
         "SELECT window_start, window_end, COUNT(*) AS n, SUM(price) AS s FROM TABLE(CUMULATE("
