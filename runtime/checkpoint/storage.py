@@ -54,12 +54,21 @@ def write_atomically(path: Path, data: bytes) -> None:
 def _write_state(folder: Path, name: str, state: Any) -> dict[str, Any]:
     """``state`` pickled to ``folder/name.state``, synced; its metadata entry."""
     data = pickle.dumps(state, protocol=5)
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.state"
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    for attempt in range(3):
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            break
+        except FileNotFoundError:
+            # (the coordinator aborted this checkpoint, past its timeout, and removed its
+            # folder between the mkdir and the open: the state is written anyway and its ack
+            # ignored; the folder goes with the next prune)
+            if attempt == 2:
+                raise
     return {"file": path.name, "size": len(data), "crc32": zlib.crc32(data)}
 
 
