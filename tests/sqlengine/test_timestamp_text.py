@@ -33,3 +33,19 @@ def test_timestamp_text_matches_datetime(unit: str) -> None:
         want.append(text + (f".{frac:0{digits}d}" if digits else ""))
     assert got == [*want, None]
     assert got[-6] == ("1969-12-31 23:59:59" + ("." + "9" * digits if digits else ""))
+
+
+def test_timestamp_text_over_every_year_datetime_has() -> None:
+    """Years 1 to 9999 (four digits, leading zeros: '0042-...'), the range the fixed-width
+    path writes; a year outside it takes the general path."""
+    rng = np.random.default_rng(11)
+    first, last = -62_135_596_800_000, 253_402_300_799_999  # (0001-01-01, 9999-12-31 end)
+    ms = [*map(int, rng.integers(first, last, 3000)), first, last]
+    got = cast_array(pa.array(ms, pa.timestamp("ms")), pa.string()).to_pylist()
+    want = [(dt.datetime(1, 1, 1) + dt.timedelta(milliseconds=v - first)).isoformat(
+        sep=" ", timespec="milliseconds") for v in ms]
+    assert got == want
+    assert got[-2] == "0001-01-01 00:00:00.000"
+    # (a year 0 is Arrow's to format)
+    assert cast_array(pa.array([first - 1], pa.timestamp("ms")), pa.string()).to_pylist() == [
+        "0000-12-31 23:59:59.999"]
