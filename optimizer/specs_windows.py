@@ -69,10 +69,10 @@ class WindowAggregateSpec(OperatorSpec):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalWindowAggregateSpec(OperatorSpec):
-    """The local phase of a two-phase slicing window aggregation (Flink's
-    LocalWindowAggregate): each batch's rows pre-aggregated per key and slice, before the
-    shuffle; the global phase (a WindowAggregateSpec with ``merges_partials``) merges them
-    into its slices and fires the windows. Its output: the keys k0.., the aggregates'
+    """The local phase of a two-phase window aggregation (Flink's LocalWindowAggregate):
+    each batch's rows pre-aggregated per key and window (or slice), before the shuffle; the
+    global phase (a WindowAggregateSpec with ``merges_partials``) merges them into its
+    windows (slices) and fires them. Its output: the keys k0.., the aggregates'
     partial columns (sqlengine/plan/partials.py) and c<len(aggs)>, the rows each partial
     row stands for (what a late partial row counts as dropped)."""
 
@@ -80,11 +80,12 @@ class LocalWindowAggregateSpec(OperatorSpec):
 
     keys: tuple[Expr, ...]
     aggs: tuple[AggCall, ...]
-    slice_step: int  # ms
+    slice_step: int = 0  # ms (0: its rows come with their windows, not slices)
 
     def label(self) -> str:
+        sliced = f", slices of {self.slice_step} ms" if self.slice_step else ""
         return (f"LocalWindowAggregate(keys=[{exprs_text(self.keys)}], "
-                f"aggs=[{exprs_text(self.aggs)}], slices of {self.slice_step} ms)")
+                f"aggs=[{exprs_text(self.aggs)}]{sliced})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlengine.errors import PlanError
+from sqlengine.functions_python import is_python
 from sqlengine.optimizer.estimates import Estimate, type_width
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import (
@@ -42,9 +43,10 @@ class AggregatePhases(PhysicalPass):
     or two, by cost ('table.optimizer.agg-phase-strategy' = 'AUTO'), or as the option forces
     ('ONE_PHASE' | 'TWO_PHASE'; as Flink, 'TWO_PHASE' leaves a GROUP BY whose aggregates do
     not merge in one phase, with a note naming the Python function that keeps it there). A
-    slicing HOP window aggregate splits unless the option says 'ONE_PHASE', without a cost
-    comparison, as Flink's TwoStageOptimizedWindowAggregateRule: each batch's rows become
-    one partial row per key and slice before the shuffle (see _two_phase_window). In
+    TUMBLE / HOP / CUMULATE window aggregate splits unless the option says 'ONE_PHASE',
+    without a cost comparison, as Flink's TwoStageOptimizedWindowAggregateRule: each batch's
+    rows become one partial row per key and window (slice) before the shuffle (see
+    _two_phase_window). In
     batch mode the global phase merges the partials and emits at the end; in streaming mode
     it merges each batch of partials into its state and emits the changes (Flink's
     local-global aggregation, whose mini-batches are our record batches: each batch a source
@@ -66,7 +68,7 @@ class AggregatePhases(PhysicalPass):
                 two = _two_phase_window(node, node.op, ctx.parallelism)
                 if two is None:
                     return node
-                ctx.note(self.name, f"{node.op.label()}: TWO_PHASE (slices pre-aggregated "
+                ctx.note(self.name, f"{node.op.label()}: TWO_PHASE (windows pre-aggregated "
                                     "before the shuffle)")
                 return two
             if not isinstance(node.op, GroupAggregateSpec) or not _splittable(node, node.op):
@@ -125,15 +127,18 @@ def _two_phase(node: PhysicalNode, op: GroupAggregateSpec, parallelism: int,
 
 def _two_phase_window(node: PhysicalNode, op: WindowAggregateSpec, parallelism: int
                       ) -> PhysicalNode | None:
-    """A slicing window aggregate in two phases: LocalWindowAggregate chained after the
-    window assignment (which gives each row its slice, judging lateness by the row's own
-    watermark, so it does the same before the shuffle as after it), the shuffle on the keys
-    but the window's bounds, then the aggregate merging partial rows instead of rows. The
-    shuffle is found where the plan has it: right under the aggregate (HASH or SINGLE), or
-    moved below the window assignment by shuffle_before_windowing (it then goes: the
-    assignment reads its input as it comes). None when the aggregate does not slice, or
-    reads no shuffle (nothing to pre-aggregate before)."""
-    if not op.slice_step or op.merges_partials or op.lateness or op.proctime:
+    """A TUMBLE / HOP / CUMULATE window aggregate in two phases: LocalWindowAggregate
+    chained after the window assignment (which gives each row its window, or its slice for a
+    slicing HOP, judging lateness by the row's own watermark: the same before the shuffle as
+    after it), the shuffle on the keys but the window's bounds, then the aggregate merging
+    partial rows instead of rows. The shuffle is found where the plan has it: right under
+    the aggregate (HASH or SINGLE), or moved below the window assignment by
+    shuffle_before_windowing (it then goes: the assignment reads its input as it comes).
+    None without a shuffle (nothing to pre-aggregate before), for aggregates whose partials
+    do not merge (DISTINCT, order-sensitive, Python), with allowed lateness (a late row
+    updates a fired window row by row) and for processing-time windows."""
+    if op.merges_partials or op.lateness or op.proctime or \
+            any(is_python(a.func) for a in op.aggs):
         return None
     (child, ex), = node.inputs
     if ex.partitioning is Partitioning.FORWARD:
@@ -165,7 +170,7 @@ def _two_phase_window(node: PhysicalNode, op: WindowAggregateSpec, parallelism: 
 
 
 def _without_shuffle_below(node: PhysicalNode) -> PhysicalNode | None:
-    """``node`` (projections and filters over a sliced window assignment) with the HASH
+    """``node`` (projections and filters over a window assignment) with the HASH
     exchange under the assignment made FORWARD; None when the path holds anything else."""
     if isinstance(node.op, ProjectSpec | FilterSpec):
         (inner, ex), = node.inputs
@@ -173,7 +178,8 @@ def _without_shuffle_below(node: PhysicalNode) -> PhysicalNode | None:
             return None
         rebuilt = _without_shuffle_below(inner)
         return None if rebuilt is None else replace(node, inputs=((rebuilt, FORWARD),))
-    if not isinstance(node.op, WindowAssignSpec) or not node.op.sliced:
+    if not isinstance(node.op, WindowAssignSpec) or \
+            node.op.window_kind not in ("tumble", "hop", "cumulate"):
         return None
     (source, ex), = node.inputs
     if ex.partitioning is not Partitioning.HASH:

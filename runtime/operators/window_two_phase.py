@@ -1,14 +1,15 @@
-"""Two-phase slicing window aggregation (parallelism > 1; Flink's LocalWindowAggregate and
-GlobalWindowAggregate): the local phase, chained after the window assignment before the
-shuffle, turns each batch into one partial row per key and slice; the global phase merges
-those into its slices and fires the windows as the one-phase WindowAggregate does. The
-exchange carries partial rows instead of rows (Nexmark q5's bids: ~14 rows per partial row).
+"""Two-phase window aggregation (TUMBLE / HOP / CUMULATE at parallelism > 1; Flink's
+LocalWindowAggregate and GlobalWindowAggregate): the local phase, chained after the window
+assignment before the shuffle, turns each batch into one partial row per key and window (a
+slice, for a slicing HOP); the global phase merges those into its windows (slices) and fires
+them as the one-phase WindowAggregate does. The exchange carries partial rows instead of
+rows (Nexmark q5's bids: ~14 rows per partial row).
 
-Lateness is judged where it was in one phase: the window assignment gives each row its
-slice and the end of its first window still open by the row's own watermark (it does the
-same before the shuffle as after it), and drops the rows of no open window. The partial rows
-keep those bounds as keys, and count their rows (c<len(aggs)>), so that a partial row the
-global phase finds late counts as the rows it stands for."""
+Lateness is judged by the window assignment, before the shuffle, by each row's own
+watermark (a slicing HOP's rows get the end of their first window still open as
+window_start); it drops the rows of no open window. The partial rows keep the window bounds
+as keys, and count their rows (c<len(aggs)>), so that a partial row the global phase finds
+late counts as the rows it stands for."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from sqlengine.runtime.operators.window import WindowAggregateOperator
 
 
 class LocalWindowAggregateOperator(Operator):
-    """Each batch of sliced rows pre-aggregated per key (the window's bounds among them)."""
+    """Each batch of windowed (sliced) rows pre-aggregated per key, the window's bounds
+    among the keys."""
 
     name = "LocalWindowAggregate"
     state_fields = ()

@@ -152,3 +152,49 @@ def test_two_phase_equals_rows_shuffled_one_by_one(name: str,
     assert two_late == q.late_records_dropped
     if name == "no other key":  # (1 s windows: rows 3 s behind miss all of theirs)
         assert two_late > 100
+
+
+WINDOWS = {
+    "tumble": "SELECT auction, window_start, window_end, COUNT(*) AS n, MAX(price) AS hi, "
+              "AVG(price) AS a FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), "
+              "INTERVAL '2' SECOND)) GROUP BY auction, window_start, window_end",
+    "cumulate": "SELECT channel, window_start, window_end, COUNT(*) AS n, SUM(price) AS s FROM "
+                "TABLE(CUMULATE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '1' SECOND, "
+                "INTERVAL '4' SECOND)) GROUP BY channel, window_start, window_end",
+    "hop reading window_time": "SELECT auction, window_start, window_end, MAX(window_time) "
+                               "AS t, COUNT(*) AS n FROM TABLE(HOP(TABLE bid, "
+                               "DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '6' "
+                               "SECOND)) GROUP BY auction, window_start, window_end",
+}
+
+
+@pytest.mark.parametrize("name", list(WINDOWS))
+@pytest.mark.parametrize("disorder_ms", [0, 3000])
+def test_windows_that_do_not_slice_run_in_two_phases_too(
+        name: str, disorder_ms: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TUMBLE, CUMULATE and a HOP that cannot slice pre-aggregate per key and window before
+    the shuffle at parallelism 2: rows and late rows as with every windowed row shuffled on
+    its own (the window assignment before the shuffle, one phase), and on ordered input as
+    at parallelism 1."""
+    from sqlengine.optimizer.passes.shuffle_before_windowing import ShuffleBeforeWindowing
+
+    sql = WINDOWS[name]
+    plan = _bids(2, disorder_ms).sql(sql).explain()
+    assert "-> LocalWindowAggregate(" in plan and ", sliced" not in plan
+    two, two_late = _run(sql, 2, disorder_ms)
+    if not disorder_ms:
+        one, _ = _run(sql, 1, 0)
+        assert two == one and len(one) > 5 and two_late == 0
+    with monkeypatch.context() as m:
+        m.setattr(ShuffleBeforeWindowing, "apply", lambda self, root, ctx: root)
+        s = _bids(2, disorder_ms)
+        s.execute("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'")
+        q = s.sql(sql)
+        assert "LocalWindowAggregate" not in q.explain()
+        one = collections.Counter(
+            tuple(round(v, 6) if isinstance(v, float) else v for v in r.values())
+            for r in q.collect().to_pylist())
+    assert two == one and len(one) > 5
+    assert two_late == q.late_records_dropped
+    if disorder_ms and name != "hop reading window_time":
+        assert two_late > 100

@@ -386,6 +386,11 @@ CASES: dict[str, Case] = {
         "FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) "
         "GROUP BY item, window_start, window_end",
         {"WindowAssignOperator", "GlobalWindowAggregateOperator"}, late=True),
+    "tumble_two_phase": Case(
+        {**STREAMING, "parallelism.default": "2"}, lambda: _streams(11, disorder=8 * S),
+        f"SELECT item, window_start, COUNT(*) AS n, SUM(price) AS s, MIN(price) AS lo "
+        f"FROM {TUMBLE.format(t='bids')} GROUP BY item, window_start, window_end",
+        {"WindowAssignOperator", "GlobalWindowAggregateOperator"}, late=True),
     "cumulate": Case(
         STREAMING, lambda: _streams(9, disorder=12 * S),
         "SELECT window_start, window_end, COUNT(*) AS n, SUM(price) AS s FROM TABLE(CUMULATE("
