@@ -65,7 +65,9 @@ class AggregatePhases(PhysicalPass):
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
             if isinstance(node.op, WindowAggregateSpec):
-                two = _two_phase_window(node, node.op, ctx.parallelism)
+                # (Spark aggregates its windows in phases of its own)
+                spark = ctx.options.get("execution.target") == "spark"
+                two = None if spark else _two_phase_window(node, node.op, ctx.parallelism)
                 if two is None:
                     return node
                 ctx.note(self.name, f"{node.op.label()}: TWO_PHASE (windows pre-aggregated "
