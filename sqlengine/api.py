@@ -22,6 +22,7 @@ from sqlengine import statements as S
 from sqlengine.catalog import Catalog
 from sqlengine.errors import (
     BindError,
+    CheckpointError,
     ConnectorError,
     ExecutionError,
     NotSupportedError,
@@ -487,7 +488,39 @@ class Session:
     def job_graph(self, plan: LogicalPlan) -> JobGraph:
         """The JobGraph of a bound plan (ending in a sink), as the options plan it."""
         tables = self.memory_tables()
-        return plan_job(optimize(plan, self.options, tables=tables), self.options, tables)
+        graph = plan_job(optimize(plan, self.options, tables=tables), self.options, tables)
+        return self._as_restored(plan, graph, tables)
+
+    def _as_restored(self, plan: LogicalPlan, graph: JobGraph,
+                     tables: dict[str, object]) -> JobGraph:
+        """A job restored from a checkpoint whose aggregations ran in another number of phases
+        (taken at parallelism 1, where they run in one, restored at 2, where they would run in
+        two; or back) is planned in the checkpoint's phases, so that its state fits: only
+        while 'table.optimizer.agg-phase-strategy' is 'AUTO' (a strategy set by the user is
+        kept, and the mismatch reported)."""
+        key = "table.optimizer.agg-phase-strategy"
+        if self.options.get(key, "AUTO").upper() != "AUTO" or not (
+                self.options.get("execution.state-recovery.path")
+                or self.options.get("$restore-latest")):  # (sqlengine run --restore DIR)
+            return graph
+        from sqlengine.runtime.checkpoint.config import checkpoint_config
+        from sqlengine.runtime.checkpoint.coordinator import find_restore
+        from sqlengine.runtime.checkpoint.snapshot import fingerprint
+
+        config = checkpoint_config(self.options)
+        try:
+            find_restore(config, fingerprint(graph), graph)
+            return graph
+        except CheckpointError as mismatch:
+            for strategy in ("ONE_PHASE", "TWO_PHASE"):
+                options = {**self.options, key: strategy}
+                other = plan_job(optimize(plan, options, tables=tables), options, tables)
+                try:
+                    find_restore(config, fingerprint(other), other)
+                except CheckpointError:
+                    continue
+                return other
+            raise mismatch
 
     def submit(self, plan: LogicalPlan) -> runtime.JobExecution:
         """Plan a bound plan (ending in a sink) and hand it to the runtime the options choose;

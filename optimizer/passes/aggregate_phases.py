@@ -60,7 +60,9 @@ class AggregatePhases(PhysicalPass):
             msg = (f"option {STRATEGY!r} must be 'AUTO', 'ONE_PHASE' or 'TWO_PHASE', got "
                    f"{ctx.options[STRATEGY]!r}")
             raise PlanError(msg)
-        if ctx.parallelism <= 1 or strategy == "ONE_PHASE":
+        # (at parallelism 1 only when forced: a job restored from a checkpoint taken at
+        # another parallelism is planned as that job was, see Session.job_graph)
+        if strategy == "ONE_PHASE" or (ctx.parallelism <= 1 and strategy != "TWO_PHASE"):
             return root
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
