@@ -24,6 +24,7 @@ from sqlengine.optimizer.rules.push_down_semi_joins import PushDownSemiJoins
 from sqlengine.optimizer.rules.reduce_aggregate_inputs import ReduceAggregateInputs
 from sqlengine.optimizer.rules.reorder_joins import ReorderJoins
 from sqlengine.optimizer.streamgraph import build_stream_graph
+from sqlengine.optimizer.udf_errors import check_on_error
 from sqlengine.plan.nodes import LogicalPlan
 
 RULES: tuple[OptimizerRule, ...] = (
@@ -80,6 +81,7 @@ def plan_job(plan: LogicalPlan, options: dict[str, str] | None = None,
     config = OptimizerConfig.from_options(options)
     if physical is None:
         physical = plan_physical(plan, options, tables)
+    check_on_error(physical, options)
     stream_graph = build_stream_graph(physical, parallelism=config.parallelism)
     # (a job that runs one subtask per vertex has no shuffles to block)
     blocking = config.batch and config.blocking_shuffles and \

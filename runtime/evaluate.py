@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array
-from sqlengine.errors import ExecutionError
+from sqlengine.errors import ExecutionError, FailedRows
 from sqlengine.plan.expressions import (
     Call,
     Case,
@@ -43,6 +43,10 @@ def evaluate(expr: Expr, batch: pa.RecordBatch,
         out = _eval(expr, batch, batch.num_rows, memo)
     except ExecutionError as e:
         msg = f"{e.message} in {expr.sql()}"
+        if isinstance(e, FailedRows):  # (the rows a Python function failed on: dropped)
+            e.message = msg
+            e.args = (msg,)
+            raise
         raise ExecutionError(msg) from None
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
         msg = f"cannot evaluate {expr.sql()}: {e}"

@@ -1,20 +1,44 @@
 """Calling user-defined Python functions on a batch (sqlengine.functions_python): row
 functions once per row, arrow / pandas functions once per batch. An exception in the user's
 code fails the query with the function's name, a sample of the failing row and the user's
-own traceback (their frames only)."""
+own traceback (their frames only).
+
+With ``'python.udf.on-error' = 'skip'`` the operators that can drop a row (Filter, Project:
+runtime/operators/stateless.py) evaluate inside ``skipping()``: a call that fails on some rows
+raises ``FailedRows`` naming them (a vectorised function whose batch call raises is called
+again row by row, on that error path only, to find them), and the operator drops those rows
+and evaluates the rest again."""
 
 from __future__ import annotations
 
+import contextlib
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
+import numpy as np
 import pyarrow as pa
 
-from sqlengine.errors import ExecutionError
+from sqlengine.errors import ExecutionError, FailedRows
 from sqlengine.functions_python import display_name, registered
 
 Array = pa.Array
 Kernel = Callable[..., Array]
+
+ON_ERROR_KEY = "python.udf.on-error"
+# Whether the operator evaluating now drops the rows a Python function fails on (set by
+# ``skipping``; a ContextVar: each task thread has its own).
+_SKIP: ContextVar[bool] = ContextVar("python.udf.on-error skip", default=False)
+
+
+@contextlib.contextmanager
+def skipping() -> Iterator[None]:
+    """Python functions called inside raise ``FailedRows`` for the rows they fail on."""
+    token = _SKIP.set(True)
+    try:
+        yield
+    finally:
+        _SKIP.reset(token)
 
 
 def kernel(key: str) -> Kernel:
@@ -28,23 +52,28 @@ def kernel(key: str) -> Kernel:
     def call(args: list[Array], lits: list[object], out: pa.DataType,
              rows: int | None = None) -> Array:
         n = len(args[0]) if args else (rows or 0)
+        skip = _SKIP.get()
         if function.kind == "table":
-            return _table_rows(function, name, args, n, out)
+            return _table_rows(function, name, args, n, out, skip)
         if function.kind == "row":
             values = []
             fn = function.fn
             inputs = zip(*(a.to_pylist() for a in args)) if args else (() for _ in range(n))
-            for row in inputs:
+            failed = _Failures(name, skip)
+            for i, row in enumerate(inputs):
                 try:
                     values.append(fn(*row))
                 except Exception as e:  # (the user's code: any exception is theirs)
-                    raise _user_error(name, e, row) from None
+                    failed.add(i, e, row)
+                    values.append(None)
+            failed.check()
         else:
             try:
-                values = function.fn(*args) if function.kind == "arrow" else \
-                    function.fn(*(a.to_pandas() for a in args))
+                values = _vectorised(function, args)
             except Exception as e:
-                raise _user_error(name, e, None) from None
+                if not skip:
+                    raise _user_error(name, e, None) from None
+                _failing_rows(function, name, args, n, e)
         try:
             result = pa.array(values, out) if not isinstance(values, pa.Array) else values
             if result.type != out:
@@ -61,8 +90,53 @@ def kernel(key: str) -> Kernel:
     return call
 
 
+def _vectorised(function: object, args: list[Array]) -> object:
+    fn = function.fn  # type: ignore[attr-defined]
+    if function.kind == "arrow":  # type: ignore[attr-defined]
+        return fn(*args)
+    return fn(*(a.to_pandas() for a in args))
+
+
+def _failing_rows(function: object, name: str, args: list[Array], n: int,
+                  error: Exception) -> None:
+    """A vectorised function's batch call raised ``error`` (skip mode): call it on each row
+    alone to find the rows it fails on, and raise FailedRows naming them (the batch's error
+    itself when every row passes alone)."""
+    failed = _Failures(name, True)
+    for i in range(n):
+        one = [a.slice(i, 1) for a in args]
+        try:
+            _vectorised(function, one)
+        except Exception as e:
+            failed.add(i, e, tuple(a[0].as_py() for a in one))
+    failed.check()
+    raise _user_error(name, error, None) from None
+
+
+class _Failures:
+    """The rows a function failed on: in fail mode the first fails the query at once; in
+    skip mode they are gathered, and ``check`` raises FailedRows naming them all."""
+
+    def __init__(self, name: str, skip: bool) -> None:
+        self.name = name
+        self.skip = skip
+        self.rows: list[int] = []
+        self.first: ExecutionError | None = None
+
+    def add(self, i: int, e: Exception, row: tuple) -> None:
+        if not self.skip:
+            raise _user_error(self.name, e, row) from None
+        if self.first is None:
+            self.first = _user_error(self.name, e, row)
+        self.rows.append(i)
+
+    def check(self) -> None:
+        if self.first is not None:
+            raise FailedRows(self.first.message, np.array(self.rows, dtype=np.int64))
+
+
 def _table_rows(function: object, name: str, args: list[Array], n: int,
-                out: pa.DataType) -> Array:
+                out: pa.DataType, skip: bool = False) -> Array:
     """A table function's rows for each input row, as one ARRAY<ROW<...>> value per row (the
     Unnest after it makes them rows)."""
     fields = [f.name for f in out.value_type]
@@ -70,15 +144,18 @@ def _table_rows(function: object, name: str, args: list[Array], n: int,
     fn = function.fn  # type: ignore[attr-defined]
     values = []
     inputs = zip(*(a.to_pylist() for a in args)) if args else (() for _ in range(n))
-    for row in inputs:
+    failed = _Failures(name, skip)
+    for i, row in enumerate(inputs):
         try:
             made = fn(*row)
             rows = [] if made is None else [
                 dict(zip(fields, (r,) if single and not isinstance(r, tuple | list) else r))
                 for r in made]
         except Exception as e:  # (the user's code)
-            raise _user_error(name, e, row) from None
+            failed.add(i, e, row)
+            rows = []
         values.append(rows)
+    failed.check()
     try:
         return pa.array(values, out)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
@@ -87,7 +164,8 @@ def _table_rows(function: object, name: str, args: list[Array], n: int,
 
 
 def _user_error(name: str, e: Exception, row: tuple | None) -> ExecutionError:
-    frames = traceback.extract_tb(e.__traceback__)[1:]  # (from the user's function down)
+    # (from the user's function down: this module's frames left out)
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
     trace = "".join(traceback.format_list(frames)).rstrip()
     sample = f" on the row ({', '.join(repr(v) for v in row)})" if row is not None else ""
     msg = f"the Python function {name} failed{sample}: {type(e).__name__}: {e}\n{trace}"

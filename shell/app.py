@@ -294,6 +294,9 @@ class Shell:
                            f"{timing}\n")
         if q.late_records_dropped:
             self.out.write(f"[WARNING] dropped {q.late_records_dropped} late rows\n")
+        if q.udf_rows_skipped:
+            self.out.write(f"[WARNING] skipped {q.udf_rows_skipped} rows a Python function "
+                           "failed on\n")
         if q.skipped_rows:
             self.out.write(f"[WARNING] skipped {q.skipped_rows} malformed rows\n")
 

@@ -452,6 +452,9 @@ def _show(result: sqlengine.api.Result, fmt: str, err: TextIO,
             err.write(f"warning: skipped {q.skipped_rows} malformed rows\n")
         if q.late_records_dropped:
             err.write(f"warning: dropped {q.late_records_dropped} late rows\n")
+        if q.udf_rows_skipped:
+            err.write(f"warning: skipped {q.udf_rows_skipped} rows a Python function failed "
+                      "on\n")
     elif result.kind == "rows" and result.table is not None:
         out = target() if callable(target) else target
         out.write(render(result.table, fmt))

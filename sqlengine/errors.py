@@ -138,6 +138,16 @@ class ExecutionError(SqlEngineError, OperationalError):
     """A failure while a query runs."""
 
 
+class FailedRows(ExecutionError):
+    """A Python function failed on some rows of the batch being evaluated, and the operator
+    evaluating it drops such rows ('python.udf.on-error' = 'skip'): ``rows`` are their
+    positions in that batch; the message is the first failure's."""
+
+    def __init__(self, message: str, rows: object) -> None:
+        super().__init__(message)
+        self.rows = rows  # (a numpy int64 array)
+
+
 class CheckpointError(ExecutionError):
     """A checkpoint or savepoint that cannot be written, found or restored (naming its path)."""
 

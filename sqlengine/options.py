@@ -123,6 +123,9 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("restart-strategy.fixed-delay.attempts", "int", "job restarts", minimum=1),
     _opt("restart-strategy.fixed-delay.delay", "duration", "job restarts"),
     _opt(REST_PORT_KEY, "int", "the live web view of running jobs (shell/web.py)"),
+    _opt("python.udf.on-error", "enum", "Python scalar and table functions in projections and "
+         "filters: 'fail' the job, or 'skip' (drop and count) a row a call fails on",
+         ("fail", "skip"), lower=True),
     _opt("table.local-time-zone", "text",
          "binder (TIMESTAMP_LTZ casts, EXTRACT, DATE_FORMAT, TO_TIMESTAMP_LTZ)"),
 )}

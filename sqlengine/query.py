@@ -60,6 +60,7 @@ class Query:
         self.logical_plan = bind_query(tree, session.catalog, text, script, params, positional)
         self.skipped_rows = 0
         self.late_records_dropped = 0
+        self.udf_rows_skipped = 0  # (rows a Python function failed on: 'skip' mode)
         self._metrics: dict[str, dict[str, int]] = {}
         self._run: runtime.JobExecution | None = None
 
@@ -83,6 +84,7 @@ class Query:
         if job.result is not None:
             self.skipped_rows = job.result.skipped_rows
             self.late_records_dropped = job.result.late_records_dropped
+            self.udf_rows_skipped = job.result.udf_rows_skipped
             self._metrics = job.result.metrics
 
     def collect(self) -> pa.Table:

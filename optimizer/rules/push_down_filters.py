@@ -62,11 +62,15 @@ class PushDownFilters(OptimizerRule):
             case Filter():
                 return Transformed.yes(filtered(child.input, conjuncts(child.predicate) + parts))
             case Scan():
-                # CURRENT_WATERMARK needs the row watermark, which exists after the scan.
-                down = [p for p in parts if not _reads_watermark(p)]
+                # CURRENT_WATERMARK needs the row watermark, which exists after the scan;
+                # with 'python.udf.on-error' = 'skip' a Python call stays in a Filter (the
+                # operator that drops the rows it fails on).
+                skip = str(ctx.options.get("python.udf.on-error", "")).lower() == "skip"
+                down = [p for p in parts if not _reads_watermark(p)
+                        and not (skip and _calls_python(p))]
                 if not down:
                     return Transformed.no(node)
-                keep = [p for p in parts if _reads_watermark(p)]
+                keep = [p for p in parts if p not in down]
                 scan = replace(child, filters=child.filters + tuple(
                     _to_table_columns(p, child) for p in down))
                 return Transformed.yes(filtered(scan, keep))
@@ -206,6 +210,10 @@ def _with_keys(join: Join) -> Join:
         return join
     return replace(join, left_keys=join.left_keys + tuple(keys_l),
                    right_keys=join.right_keys + tuple(keys_r), condition=conjunction(residual))
+
+
+def _calls_python(e: Expr) -> bool:
+    return any(isinstance(x, Call) and x.name.startswith("py:") for x in e.walk())
 
 
 def _reads_watermark(e: Expr) -> bool:

@@ -36,6 +36,8 @@ class JobResult:
     skipped_rows: int = 0
     skipped_at: list[str] = field(default_factory=list)
     late_records_dropped: int = 0
+    # Rows dropped because a Python function failed on them ('python.udf.on-error' = 'skip')
+    udf_rows_skipped: int = 0
     sink_rows: dict[str, int] = field(default_factory=dict)
 
 
@@ -333,6 +335,7 @@ class Executor:
             for key, counters, sink in task.operator_counters(vid):
                 self.result.metrics[key] = counters
                 self.result.late_records_dropped += counters.get("late_records_dropped", 0)
+                self.result.udf_rows_skipped += counters.get("udf_rows_skipped", 0)
                 if sink is not None:
                     self.result.sink_rows[sink[0]] = sink[1]
 

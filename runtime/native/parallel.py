@@ -631,6 +631,7 @@ class ParallelExecutor:
                 mine[k] = mine.get(k, 0) + v
         r.metrics.update(slot["tasks"])
         r.late_records_dropped += slot["late"]
+        r.udf_rows_skipped += slot["udf_skipped"]
         r.skipped_rows += slot["skipped"]
         r.skipped_at = (r.skipped_at + slot["skipped_at"])[:10]
         for table, rows in slot["sink_rows"].items():
@@ -639,7 +640,8 @@ class ParallelExecutor:
 
 def _task_metrics(tasks: list[Task]) -> dict[str, Any]:
     """The counters of some tasks, as plain data (it may cross a process boundary)."""
-    out: dict[str, Any] = {"operators": {}, "tasks": {}, "late": 0, "skipped": 0,
+    out: dict[str, Any] = {"operators": {}, "tasks": {}, "late": 0, "udf_skipped": 0,
+                           "skipped": 0,
                            "skipped_at": [], "sink_rows": {}}
     for task in tasks:
         vid = task.vertex.vertex_id
@@ -652,6 +654,7 @@ def _task_metrics(tasks: list[Task]) -> dict[str, Any]:
             for name, value in counters.items():  # (summed over the vertex's subtasks)
                 entry[name] = entry.get(name, 0) + value
             out["late"] += counters.get("late_records_dropped", 0)
+            out["udf_skipped"] += counters.get("udf_rows_skipped", 0)
             if sink is not None:
                 out["sink_rows"][sink[0]] = out["sink_rows"].get(sink[0], 0) + sink[1]
         m = task.output_metrics

@@ -3,16 +3,56 @@ row-kind column."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.errors import FailedRows
 from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr
 from sqlengine.runtime.elements import INSERT, has_rowkind, meta_columns, with_rowkind
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import Operator, OperatorContext
+
+ON_ERROR_KEY = "python.udf.on-error"
+
+
+class _Skipping(Operator):
+    """An operator that can drop the rows a Python function call fails on: with
+    ``'python.udf.on-error' = 'skip'`` such a row is dropped whole (as Flink's error handling
+    drops a record: no NULL stands in for the failed value) and counted in the
+    ``udf_rows_skipped`` metric; the other rows of the batch are evaluated again (the
+    functions are called twice for them, on this error path only)."""
+
+    skip = False  # (operators built without a task context, as on Spark, fail)
+    udf_rows_skipped = 0
+
+    def open(self, ctx: OperatorContext) -> None:
+        super().open(ctx)
+        self.skip = str(ctx.options.get(ON_ERROR_KEY, "fail")).lower() == "skip"
+
+    def _skipping(self, batch: pa.RecordBatch,
+                  fn: Callable[[pa.RecordBatch], tuple[pa.RecordBatch, ...]]
+                  ) -> tuple[pa.RecordBatch, ...]:
+        if not self.skip:
+            return fn(batch)
+        from sqlengine.runtime.kernels_python import skipping
+
+        while True:
+            try:
+                with skipping():
+                    return fn(batch)
+            except FailedRows as e:
+                keep = np.ones(batch.num_rows, dtype=bool)
+                keep[e.rows] = False
+                self.udf_rows_skipped += batch.num_rows - int(keep.sum())
+                batch = batch.filter(pa.array(keep))
+                if not batch.num_rows:
+                    return ()
+
+    def extra_metrics(self) -> dict[str, int]:
+        return {"udf_rows_skipped": self.udf_rows_skipped} if self.udf_rows_skipped else {}
 
 
 def calls_in(expr: Expr) -> set[Expr]:
@@ -20,7 +60,7 @@ def calls_in(expr: Expr) -> set[Expr]:
     return {x for x in expr.walk() if isinstance(x, Call | Cast)}
 
 
-class FilterOperator(Operator):
+class FilterOperator(_Skipping):
     name = "Filter"
     state_fields = ()
 
@@ -37,6 +77,9 @@ class FilterOperator(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        return self._skipping(batch, self._filter)
+
+    def _filter(self, batch: pa.RecordBatch) -> tuple[pa.RecordBatch, ...]:
         memo: dict[Expr, pa.Array] | None = {} if self.carry else None
         mask = evaluate(self.predicate, batch, memo)
         # SQL keeps a row only when the predicate is TRUE (NULL drops it).
@@ -55,7 +98,7 @@ def carried_values(carry: dict[Expr, Expr], memo: dict[Expr, pa.Array], keep: pa
             if e in carry and len(v) == rows}
 
 
-class ProjectOperator(Operator):
+class ProjectOperator(_Skipping):
     name = "Project"
     state_fields = ()
 
@@ -66,6 +109,9 @@ class ProjectOperator(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
+        return self._skipping(batch, self._project)
+
+    def _project(self, batch: pa.RecordBatch) -> tuple[pa.RecordBatch, ...]:
         # The projections share their common parts (and what the Filter before computed).
         carried = self.after.carried if self.after is not None else None  # type: ignore[attr-defined]
         memo = dict(carried[1]) if carried is not None and carried[0] is batch else {}

@@ -230,3 +230,75 @@ def test_at_parallelism_2_as_at_parallelism_1(query: str, mode: str) -> None:
             assert "parallelism=2" in q.explain()
         got[p] = sorted((tuple(r.values()) for r in q.collect().to_pylist()), key=repr)
     assert got["2"] == got["1"] and len(got["1"]) > 20
+
+
+# -- 'python.udf.on-error' = 'skip': a row a function fails on is dropped and counted ---------
+def _fragile_session(opts: dict[str, str]) -> sqlengine.Session:
+    s = sqlengine.connect(opts)
+
+    def every_fourth(x):  # type: ignore[no-untyped-def]
+        return 100 // (x % 4)  # (fails where x % 4 = 0)
+
+    def arrow_seven(a):  # type: ignore[no-untyped-def]
+        if pc.any(pc.equal(a, 7)).as_py():  # (fails on a batch holding 7, and on 7 alone)
+            raise ValueError("seven")
+        return pc.multiply(a, 3)
+
+    def pandas_ten(s_):  # type: ignore[no-untyped-def]
+        return s_.map(lambda v: 1 / (v - 10))  # (ZeroDivisionError on 10)
+
+    def words(n):  # type: ignore[no-untyped-def]
+        if n == 13:
+            raise KeyError(n)
+        return [(i,) for i in range(n % 3)]
+
+    s.create_function("every_fourth", every_fourth, "BIGINT")
+    s.create_function("arrow_seven", arrow_seven, "BIGINT", kind="arrow")
+    s.create_function("pandas_ten", pandas_ten, "DOUBLE", kind="pandas")
+    s.create_function("words", sqlengine.udtf(words, result_types="BIGINT"))
+    s.execute("CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = "
+              "'40', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = "
+              "'40')")
+    return s
+
+
+SKIPPED = "SELECT id, every_fourth(id) AS a, arrow_seven(id) AS b, pandas_ten(id) AS c FROM g"
+# (the same rows, with the failing ones left out by the query itself)
+KEPT = ("SELECT id, 100 / (id % 4) AS a, id * 3 AS b, 1 / (CAST(id AS DOUBLE) - 10) AS c "
+        "FROM g WHERE id % 4 <> 0 AND id <> 7 AND id <> 10")
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: "-".join(o.values()))
+def test_skip_drops_and_counts_the_rows_a_function_fails_on(opts: dict[str, str]) -> None:
+    s = _fragile_session({**opts, "python.udf.on-error": "skip"})
+    q = s.sql(SKIPPED)
+    got = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    want = sorted(tuple(r.values()) for r in _fragile_session(opts).sql(KEPT).collect()
+                  .to_pylist())
+    assert got == want and len(got) == 40 - 10 - 2
+    assert q.udf_rows_skipped == 12  # (10 multiples of 4, then 7 and 10)
+    # a filter calling one, and a table function (LATERAL TABLE)
+    q = s.sql("SELECT id, n FROM g, LATERAL TABLE(words(id)) AS w(n) "
+              "WHERE every_fourth(id) > 40")
+    got = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    assert got == sorted((i, n) for i in range(1, 41) if i % 4 in (1, 2) and i != 13
+                         for n in range(i % 3))
+    assert q.udf_rows_skipped == 10 + 1
+
+
+def test_skip_is_refused_where_no_row_can_be_dropped() -> None:
+    opts = {"execution.runtime-mode": "batch", "python.udf.on-error": "skip"}
+    s = _fragile_session(opts)
+    with pytest.raises(SqlEngineError, match=r"'python.udf.on-error' = 'skip'.*EVERY_FOURTH "
+                       r"is called by Join"):
+        s.sql("SELECT a.id FROM g AS a JOIN g AS b ON every_fourth(a.id) = b.id").collect()
+    s = _fragile_session({**opts, "execution.target": "spark"})
+    with pytest.raises(SqlEngineError, match=r"'skip' is not implemented on Spark.*EVERY_FOURTH"):
+        s.sql(SKIPPED).explain()
+    with pytest.raises(SqlEngineError, match=r"'python.udf.on-error' must be one of 'fail', "
+                       "'skip'"):
+        sqlengine.connect({"python.udf.on-error": "ignore"})
+    # 'fail' (the default) fails on the first bad row, naming it
+    with pytest.raises(SqlEngineError, match=r"EVERY_FOURTH failed on the row \(4\)"):
+        _fragile_session({"execution.runtime-mode": "batch",
+                          "python.udf.on-error": "fail"}).sql(SKIPPED).collect()
