@@ -26,7 +26,8 @@ class _Skipping(Operator):
     functions are called twice for them, on this error path only)."""
 
     skip = False  # (operators built without a task context, as on Spark, fail)
-    udf_rows_skipped = 0
+    udf_rows_skipped = 0  # (a metric, not state: it counts from the last start or restore)
+    state_fields = ()
 
     def open(self, ctx: OperatorContext) -> None:
         super().open(ctx)
