@@ -67,6 +67,10 @@ def check_checkpointable(chain: ChainedTask) -> None:
         if guarantee == "none" and op.state_fields is None:
             raise CheckpointError(f"operator {op.name} (vertex {chain.vertex_id}) cannot be "
                                   "checkpointed yet")
+        why = op.checkpoint_refusal()
+        if why:
+            raise CheckpointError(f"operator {op.name} (vertex {chain.vertex_id}) cannot be "
+                                  f"checkpointed: {why}")
 
 
 def snapshot_task(chain: ChainedTask, checkpoint: int, finished: bool = False
@@ -81,7 +85,7 @@ def snapshot_task(chain: ChainedTask, checkpoint: int, finished: bool = False
             ops[str(node)] = op.snapshot_state()
         except NotCheckpointable as e:
             raise CheckpointError(f"operator {e.operator} (vertex {chain.vertex_id}) cannot be "
-                                  "checkpointed in its present state (it spilled to disk)") \
+                                  f"checkpointed in its present state ({e.reason})") \
                 from None
     valve = chain.valve
     return {"operators": ops, "valve": (list(valve.channel_wm), list(valve.channel_idle),

@@ -628,7 +628,7 @@ class ParallelExecutor:
         for key, entry in slot["operators"].items():
             mine = r.metrics.setdefault(key, {})
             for k, v in entry.items():
-                mine[k] = mine.get(k, 0) + v
+                mine[k] = _merged(k, mine.get(k, 0), v)
         r.metrics.update(slot["tasks"])
         r.late_records_dropped += slot["late"]
         r.udf_rows_skipped += slot["udf_skipped"]
@@ -636,6 +636,15 @@ class ParallelExecutor:
         r.skipped_at = (r.skipped_at + slot["skipped_at"])[:10]
         for table, rows in slot["sink_rows"].items():
             r.sink_rows[table] = r.sink_rows.get(table, 0) + rows
+
+
+# Counters of a vertex that are the most any of its subtasks reached, not a sum: an
+# iteration's rounds (each subtask runs its own rounds, aligned supersteps in batch mode).
+_MAX_COUNTERS = frozenset({"rounds"})
+
+
+def _merged(name: str, a: int, b: int) -> int:
+    return max(a, b) if name in _MAX_COUNTERS else a + b
 
 
 def _task_metrics(tasks: list[Task]) -> dict[str, Any]:
@@ -652,7 +661,7 @@ def _task_metrics(tasks: list[Task]) -> dict[str, Any]:
         for key, counters, sink in task.chain.operator_counters(vid):
             entry = out["operators"].setdefault(key, {})
             for name, value in counters.items():  # (summed over the vertex's subtasks)
-                entry[name] = entry.get(name, 0) + value
+                entry[name] = _merged(name, entry.get(name, 0), value)
             out["late"] += counters.get("late_records_dropped", 0)
             out["udf_skipped"] += counters.get("udf_rows_skipped", 0)
             if sink is not None:

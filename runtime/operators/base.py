@@ -37,11 +37,13 @@ class OperatorMetrics:
 
 
 class NotCheckpointable(Exception):
-    """An operator whose state a checkpoint cannot take (yet)."""
+    """An operator whose state a checkpoint cannot take (yet), and why (the checkpoint's
+    refusal says it)."""
 
-    def __init__(self, operator: str) -> None:
+    def __init__(self, operator: str, reason: str = "it spilled to disk") -> None:
         super().__init__(operator)
         self.operator = operator
+        self.reason = reason
 
 
 class NotRescalable(Exception):
@@ -94,13 +96,13 @@ class Operator:
         """The operator's state at a checkpoint barrier, as picklable values (Arrow data,
         numpy arrays, plain Python): serialized at once, before the next batch arrives."""
         if self.state_fields is None:
-            raise NotCheckpointable(self.name)
+            raise NotCheckpointable(self.name, "its state cannot be checkpointed yet")
         return {name: getattr(self, name) for name in self.state_fields}
 
     def restore_state(self, state: Mapping[str, object]) -> None:
         """Set back what ``snapshot_state`` took (on an opened operator of the same spec)."""
         if self.state_fields is None:
-            raise NotCheckpointable(self.name)
+            raise NotCheckpointable(self.name, "its state cannot be checkpointed yet")
         for name in self.state_fields:
             if name in state:
                 setattr(self, name, state[name])
@@ -127,6 +129,11 @@ class Operator:
         """Checkpoint ``checkpoint`` completed (its metadata is written): a committing sink
         makes what it covered visible."""
         return
+
+    def checkpoint_refusal(self) -> str | None:
+        """Why a checkpointing job cannot run this operator at all (None: it can); asked
+        before the job starts."""
+        return None
 
     def extra_metrics(self) -> dict[str, int]:
         """Counters of the operator's own, reported with its metrics (an iteration's rounds)."""

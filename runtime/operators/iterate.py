@@ -122,11 +122,20 @@ class IterateOperator(Operator):
         return self._quiesce() if self.spec.streaming else self._iterate_partitioned()
 
     # -- streaming: the iteration maintained as its inputs grow -----------------------------
+    def checkpoint_refusal(self) -> str | None:
+        if self.spec.streaming:
+            return ("a maintained streaming iteration (WITH RECURSIVE) keeps its step's "
+                    "join state in a job of its own, which checkpoints do not capture yet; "
+                    "run the query without 'execution.checkpointing.interval' or in batch "
+                    "mode")
+        return None
+
     def snapshot_state(self) -> dict[str, object]:
-        if self.spec.streaming:  # (the step's join state lives in its own job)
+        why = self.checkpoint_refusal()
+        if why:  # (the step's join state lives in its own job)
             from sqlengine.runtime.operators.base import NotCheckpointable
 
-            raise NotCheckpointable(self.name)
+            raise NotCheckpointable(self.name, why)
         return super().snapshot_state()
 
     def _maintain(self, batch: pa.RecordBatch, input_index: int) -> list[pa.RecordBatch]:

@@ -19,6 +19,19 @@ The loop runs while the job's DataFrames are built to run the query: the result 
 of materialized parts, its columns c0, c1, ... as the base's. EXPLAIN does not run it (no
 round, no materialization): its frame is the base and one round of the step over it, lazily,
 with a note that the rest is a loop of rounds on the driver.
+
+Structured Streaming (``streaming_iterate``): Spark has no feedback edge, so the iteration is
+maintained on the driver in two stages. First the iteration's inputs (its base and, as
+natively in streaming mode, every table its step reads: IterationInput heads) are one
+streaming query, tagged by input and unioned; its ``foreachBatch`` hands each micro-batch's
+new rows to ``Maintained``, which keeps every row found so far and every step table's rows
+and derives only the new rows: the step over the rows found before with each step table's
+new rows (one term per table, the tables before it whole and the ones after it as they
+were: the step is linear in each table, as it reads each once), then semi-naive rounds over
+the new rows until a round adds none (UNION: rows found before are not new). The new rows are
+appended to a folder, which the rest of the query reads as a file stream (the second stage,
+the streaming translation as for any source). Rounds are counted over all micro-batches and
+each micro-batch's rounds are bounded by 'table.exec.iteration.max-rounds'.
 """
 
 from __future__ import annotations
@@ -37,7 +50,12 @@ FAN_IN = 8  # parts of one size merged into one (their number stays logarithmic 
 
 
 def working_frame(job: SparkJob, op: IterationSourceSpec) -> Any:
-    """The IterationSource of a step: this round's working rows."""
+    """The IterationSource of a step: this round's working rows (an IterationInput, index >
+    0: the step table's rows the round reads)."""
+    if op.index:
+        tables = getattr(job, "step_tables", None) or {}
+        if op.index in tables:
+            return tables[op.index]
     working = getattr(job, "working", None)
     if working is None or op.index:
         msg = f"{op.label()} on Spark: read outside the rounds of its iteration"
@@ -117,7 +135,11 @@ class _Step:
         if len(heads) != 1:
             msg = f"the step of {spec.name!r} reads its working table {len(heads)} times"
             raise ExecutionError(msg)
-        self.dynamic = {heads[0]}
+        # (streaming: the step tables' IterationInput heads change from round to round too)
+        self.inputs = [v.head.index for v in graph.vertices
+                       if isinstance(v.head, IterationSourceSpec) and v.head.index]
+        self.dynamic = {heads[0], *(v.id for v in graph.vertices
+                                    if isinstance(v.head, IterationSourceSpec))}
         for v in graph.vertices:  # (in topological order)
             if any(e.source in self.dynamic for e in graph.in_edges(v.id)):
                 self.dynamic.add(v.id)
@@ -132,9 +154,11 @@ class _Step:
                 self.job._frames[v.id] = df
                 self.cached.append(df)
 
-    def round(self, working: Any) -> Any:
-        """The step's output over ``working`` (a lazy DataFrame)."""
+    def round(self, working: Any, tables: dict[int, Any] | None = None) -> Any:
+        """The step's output over ``working`` (a lazy DataFrame), its IterationInputs
+        reading ``tables`` (by input index)."""
         self.job.working = working  # type: ignore[attr-defined]
+        self.job.step_tables = tables or {}  # type: ignore[attr-defined]
         for vid in self.dynamic:
             self.job._frames.pop(vid, None)
         return self.job.final_frame()[0]
@@ -198,3 +222,177 @@ class _Iteration:
             del self.parts[-FAN_IN:]
             self.parts.append((level + 1,
                                merged.coalesce(self.width).localCheckpoint(eager=True)))
+
+
+# -- Structured Streaming -------------------------------------------------------------------
+TAG = "$input"  # (which of the iteration's inputs a row of the tagged union comes from)
+MERGE_PARTS = 16  # a step table's parts merged into one past this many
+
+
+def streaming_iterate(job: Any, op: IterateSpec, inputs: list[Any]) -> Any:
+    """The recursive query over streaming ``inputs`` (its base, then the step's tables as
+    the IterationInputs 1.. read them): maintained per micro-batch (see the module's text);
+    the rows found, as a file stream."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    from sqlengine.runtime.spark.expressions import ddl
+    from sqlengine.runtime.spark.translate import WM, spark_error_text
+
+    _check_linear(op)
+    inputs = [x.drop(WM) if WM in x.columns else x for x in inputs]
+    if getattr(job, "explaining", False):
+        notes = job.__dict__.setdefault("explain_notes", [])
+        notes.append(f"Iterate({op.name}): maintained on the driver per micro-batch of its "
+                     f"{len(inputs)} input(s) (foreachBatch: semi-naive rounds over the new "
+                     "rows), its new rows read back as a file stream; below, its base")
+        return _conformed(inputs[0], inputs[0].schema.fields)
+    types = [StructType(x.schema.fields) for x in inputs]
+    tagged = None
+    for j, x in enumerate(inputs):
+        cols = [F.lit(j).alias(TAG)] + [
+            (F.struct(*[F.col(c) for c in x.columns]) if k == j else
+             F.lit(None).cast(types[k])).alias(f"i{k}") for k in range(len(inputs))]
+        part = x.select(*cols)
+        tagged = part if tagged is None else tagged.unionByName(part)
+    name = f"iteration-{op.name}-{id(op)}"
+    folder = job.workdir / name
+    folder.mkdir(parents=True, exist_ok=True)
+    maintained = Maintained(job, op, inputs[0].schema.fields, types[1:])
+    failed: list[BaseException] = []
+
+    def each(b: Any, _: int) -> None:
+        if failed:
+            return
+        try:
+            parts = [b.where(F.col(TAG) == j).select(f"i{j}.*") for j in range(len(inputs))]
+            new = maintained.add(parts[0], dict(enumerate(parts[1:], start=1)))
+            if new:  # (one write per micro-batch, of every round's new rows)
+                _union(new).write.mode("append").parquet(str(folder))
+        except BaseException as e:  # (raised again on the driver once the query stopped)
+            failed.append(e)
+
+    try:
+        query = (tagged.writeStream.trigger(availableNow=True)
+                 .option("checkpointLocation", str(job.workdir / f"{name}-checkpoint"))
+                 .foreachBatch(each).start())
+        query.awaitTermination()
+    except Exception as e:
+        raise ExecutionError(f"{op.label()} on Spark: {spark_error_text(e)}") from None
+    finally:
+        maintained.close()
+    if failed:
+        if isinstance(failed[0], SqlEngineError):
+            raise failed[0]
+        raise ExecutionError(f"{op.label()} on Spark: {spark_error_text(failed[0])}")
+    job.result.metrics[f"Iterate({op.name})"] = maintained.metrics()
+    return job.spark.readStream.schema(ddl(op.schema.to_arrow())).parquet(str(folder))
+
+
+def _check_linear(op: IterateSpec) -> None:
+    """Each step table is read once (the new rows of a table read twice would also have to
+    meet each other: refused)."""
+    from sqlengine.plan.iteration import StepInput
+
+    seen: dict[int, int] = {}
+    stack = [op.step]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, StepInput):
+            seen[node.index] = seen.get(node.index, 0) + 1
+            if seen[node.index] > 1:
+                msg = (f"the step of the recursive query {op.name!r} reads table "
+                       f"{node.table!r} twice, which its Spark Structured Streaming "
+                       "maintenance (one term per step table's new rows) does not cover; "
+                       "run it in batch mode or on the native runtime")
+                raise NotSupportedError(msg)
+        stack.extend(node.children())
+
+
+class Maintained:
+    """A recursive query kept up to date on the driver as its inputs' rows arrive (static
+    DataFrames of each micro-batch's new rows): ``add`` returns the new rows found."""
+
+    def __init__(self, job: Any, spec: IterateSpec, fields: list[Any],
+                 table_types: list[Any]) -> None:
+        self.job = job
+        self.spec = spec
+        self.fields = fields
+        self.found = _Iteration(job, spec)  # (its parts: every row found so far)
+        self.step = _Step(job, spec)
+        spark = job.spark
+        # Every row of each step table so far (materialized parts), by input index.
+        self.tables: dict[int, list[Any]] = {
+            j: [spark.createDataFrame([], t)] for j, t in enumerate(table_types, start=1)}
+        self.rounds = 0
+        self.rows_fed = 0
+        self.rows_found = 0
+
+    def _table(self, j: int) -> Any:
+        return reduce(lambda a, b: a.unionByName(b), self.tables[j])
+
+    def add(self, base: Any, deltas: dict[int, Any]) -> list[Any]:
+        spec = self.spec
+
+        def conformed(df: Any) -> Any:
+            return _conformed(df, self.fields)
+
+        had = bool(self.found.parts)
+        terms = [conformed(base)]
+        old = dict(self.tables)
+        for j in sorted(deltas):
+            delta, n = _counted(deltas[j])
+            if not n:
+                continue
+            self.rows_fed += n
+            self.tables[j] = [*self.tables[j], delta]
+            if had:  # (the rows found before meet this table's new rows)
+                tables = {k: self._table(k) if k < j else _union(old[k])
+                          for k in self.tables}
+                tables[j] = delta
+                terms.append(conformed(self.step.round(self.found._found(), tables)))
+            if len(self.tables[j]) > MERGE_PARTS:
+                self.tables[j] = [self._table(j).localCheckpoint(eager=True)]
+        working = reduce(lambda a, b: a.unionByName(b), terms)
+        if spec.distinct:
+            working = working.distinct()
+            if had:
+                working = working.subtract(self.found._found())
+        working, n = _counted(working)
+        out: list[Any] = []
+        tables = {k: self._table(k) for k in self.tables}
+        rounds = 0
+        while n:
+            self.found._add(working)
+            self.rows_found += n
+            out.append(working)
+            rounds += 1
+            self.rounds += 1
+            if rounds > spec.max_rounds:
+                raise ExecutionError(
+                    f"the recursive query {spec.name!r} did not reach a fixpoint in "
+                    f"{spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round found new "
+                    "rows)")
+            self.rows_fed += n
+            derived = conformed(self.step.round(working, tables))
+            if spec.distinct:
+                derived = derived.subtract(self.found._found())
+            working, n = _counted(derived)
+        return out
+
+    def metrics(self) -> dict[str, int]:
+        return {"rounds": self.rounds, "rows_fed": self.rows_fed,
+                "rows_found": self.rows_found}
+
+    def close(self) -> None:
+        self.step.close()
+
+
+def _union(parts: list[Any]) -> Any:
+    return reduce(lambda a, b: a.unionByName(b), parts)
+
+
+def _counted(df: Any) -> tuple[Any, int]:
+    """``df`` computed once (a local checkpoint) and its number of rows."""
+    checkpointed = df.localCheckpoint(eager=True)
+    return checkpointed, checkpointed.count()

@@ -71,6 +71,7 @@ from sqlengine.optimizer.specs import (
     UnnestSpec,
     ValuesSpec,
 )
+from sqlengine.optimizer.specs_iteration import IterateSpec
 from sqlengine.optimizer.specs_windows import (
     SessionAggregateSpec,
     TopNSpec,
@@ -103,7 +104,9 @@ STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
     # (a Python table function's rows: fused with its projection into one mapInArrow, a
     # flatMap that runs on streams as on static DataFrames; an UNNEST of an ARRAY column is
     # refused before, as ARRAY values have no Spark translation)
-    UnnestSpec)
+    UnnestSpec,
+    # (WITH RECURSIVE: maintained on the driver per micro-batch, runtime/spark/iteration.py)
+    IterateSpec)
 # Operators that may follow a deferred one (they run on static DataFrames too).
 _AFTER_DEFERRED: tuple[type[OperatorSpec], ...] = (
     FilterSpec, ProjectSpec, WindowTopNSpec, SortSpec, LimitSpec, TableSinkSpec,
@@ -114,7 +117,7 @@ _AFTER_DEFERRED: tuple[type[OperatorSpec], ...] = (
 _NO_LATENESS: tuple[type[OperatorSpec], ...] = (
     FilterSpec, ProjectSpec, GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
     JoinSpec, UnionSpec, SortSpec, LimitSpec, TopNSpec, TableSinkSpec, WindowAssignSpec,
-    UnnestSpec)
+    UnnestSpec, IterateSpec)
 # Operators that take a changelog (our stateful operators' changes) as it is, or (sorts,
 # limits: at the end) after the driver applied it.
 _OVER_CHANGELOG: tuple[type[OperatorSpec], ...] = (
@@ -294,6 +297,10 @@ class SparkStreamingJob(SparkJob):
             msg = (f"{op.label()} after a window Top-N or an ORDER BY has no Spark Structured "
                    "Streaming translation yet")
             raise NotSupportedError(msg)
+        if isinstance(op, IterateSpec):
+            from sqlengine.runtime.spark.iteration import streaming_iterate
+
+            return streaming_iterate(self, op, inputs)
         if (isinstance(op, SortSpec | LimitSpec) and self.output_mode == "append") or \
                 self.at_end:
             self.at_end.append(op)

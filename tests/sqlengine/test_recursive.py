@@ -7,6 +7,7 @@ task modes); what a round-by-round evaluation cannot keep exact is refused by na
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -339,3 +340,15 @@ def test_the_default_round_limit_admits_counting_to_100000_and_stops_a_runaway()
     with pytest.raises(SqlEngineError, match="did not reach a fixpoint in 100000 rounds"):
         s.sql("WITH RECURSIVE t(n) AS (VALUES (CAST(1 AS BIGINT)) UNION ALL SELECT n + 1 "
               "FROM t) SELECT COUNT(*) FROM t").collect()
+
+
+def test_a_checkpointing_job_refuses_a_maintained_iteration_saying_why(
+        tmp_path: Path) -> None:
+    s = _session("streaming", 1)
+    s.set("execution.checkpointing.interval", "1 ms")
+    s.set("execution.checkpointing.dir", str(tmp_path))
+    with pytest.raises(SqlEngineError) as e:
+        s.sql(QUERIES["closure"]).collect()
+    text = str(e.value)
+    assert "cannot be checkpointed: a maintained streaming iteration (WITH RECURSIVE)" in text
+    assert "spilled" not in text
