@@ -39,7 +39,12 @@ from __future__ import annotations
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
+from sqlengine.errors import (
+    ExecutionError,
+    InternalError,
+    NotSupportedError,
+    SqlEngineError,
+)
 from sqlengine.optimizer.specs_iteration import IterateSpec, IterationSourceSpec
 
 if TYPE_CHECKING:
@@ -67,12 +72,8 @@ def iterate(job: SparkJob, op: IterateSpec, base: Any) -> Any:
     """The rows of the recursive query ``op`` whose base rows are ``base``."""
     from sqlengine.runtime.spark.translate import spark_error_text
 
-    if job.streaming or op.streaming:
-        msg = (f"WITH RECURSIVE ({op.name!r}) has no Spark Structured Streaming translation: "
-               "its rounds are a loop of batch jobs, each over the previous one's new rows, "
-               "which a streaming query cannot feed back to itself; run it with "
-               "'execution.runtime-mode' = 'batch' or on the native runtime")
-        raise NotSupportedError(msg)
+    if job.streaming or op.streaming:  # (Structured Streaming runs streaming_iterate)
+        raise InternalError(f"{op.label()} reached the batch loop in a streaming job")
     if getattr(job, "explaining", False):
         return _explained(job, op, base)
     try:
