@@ -24,7 +24,7 @@ from sqlengine.optimizer.rules.push_down_semi_joins import PushDownSemiJoins
 from sqlengine.optimizer.rules.reduce_aggregate_inputs import ReduceAggregateInputs
 from sqlengine.optimizer.rules.reorder_joins import ReorderJoins
 from sqlengine.optimizer.streamgraph import build_stream_graph
-from sqlengine.optimizer.udf_errors import check_on_error
+from sqlengine.optimizer.udf_errors import check_on_error, split_python_calls
 from sqlengine.plan.nodes import LogicalPlan
 
 RULES: tuple[OptimizerRule, ...] = (
@@ -59,6 +59,7 @@ def optimize(plan: LogicalPlan, options: dict[str, str] | None = None,
     (registered data) feed the estimates of cost-based rules, which say what they weighed in
     ``notes`` (EXPLAIN ESTIMATED_COST prints them)."""
     config = OptimizerConfig.from_options(options or {})
+    plan = split_python_calls(plan, options)  # ('python.udf.on-error' = 'skip' only)
     return Optimizer(RULES, config.max_passes, observer).optimize(
         plan, RuleContext(dict(options or {}), dict(tables or {}),
                           notes if notes is not None else []))

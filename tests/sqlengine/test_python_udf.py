@@ -286,12 +286,41 @@ def test_skip_drops_and_counts_the_rows_a_function_fails_on(opts: dict[str, str]
     assert q.udf_rows_skipped == 10 + 1
 
 
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("query", list(PARALLEL_QUERIES))
+def test_skip_keeps_the_rows_of_aggregations_joins_and_over(query: str, mode: str) -> None:
+    """With 'skip' the calls of aggregations, joins and OVER are computed by projections
+    below them (where a row can be dropped): the same rows as with 'fail'."""
+    sql = PARALLEL_QUERIES[query]
+
+    def rows(opts: dict[str, str]) -> list[tuple]:
+        got = _events_session({"execution.runtime-mode": mode, **opts}).sql(sql).collect()
+        return sorted((tuple(r.values()) for r in got.to_pylist()), key=repr)
+
+    assert rows({"python.udf.on-error": "skip"}) == rows({}) != []
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+def test_skip_drops_a_failing_row_before_its_aggregation_and_join(parallelism: str) -> None:
+    opts = {"execution.runtime-mode": "streaming", "parallelism.default": parallelism}
+    s = _fragile_session({**opts, "python.udf.on-error": "skip"})
+    q = s.sql("SELECT a.id % 3 AS k, SUM(every_fourth(a.id)) AS s, COUNT(*) AS n FROM g AS a "
+              "JOIN g AS b ON arrow_seven(a.id) = b.id * 3 GROUP BY a.id % 3")
+    got = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    want = sorted(tuple(r.values()) for r in _fragile_session(opts).sql(
+        "SELECT id % 3 AS k, SUM(100 / (id % 4)) AS s, COUNT(*) AS n FROM g "
+        "WHERE id % 4 <> 0 AND id <> 7 GROUP BY id % 3").collect().to_pylist())
+    assert got == want
+    assert q.udf_rows_skipped == 10 + 1  # (the multiples of 4, and 7)
+
+
 def test_skip_is_refused_where_no_row_can_be_dropped() -> None:
     opts = {"execution.runtime-mode": "batch", "python.udf.on-error": "skip"}
     s = _fragile_session(opts)
     with pytest.raises(SqlEngineError, match=r"'python.udf.on-error' = 'skip'.*EVERY_FOURTH "
                        r"is called by Join"):
-        s.sql("SELECT a.id FROM g AS a JOIN g AS b ON every_fourth(a.id) = b.id").collect()
+        s.sql("SELECT a.id FROM g AS a JOIN g AS b ON a.id = b.id AND "
+              "every_fourth(a.id + b.id) > 2").collect()
     s = _fragile_session({**opts, "execution.target": "spark"})
     with pytest.raises(SqlEngineError, match=r"'skip' is not implemented on Spark.*EVERY_FOURTH"):
         s.sql(SKIPPED).explain()
