@@ -182,7 +182,7 @@ def check_on_error(root: PhysicalNode, options: dict[str, str]) -> None:
     Raises:
         NotSupportedError: naming the option, the function and the operator (or Spark).
     """
-    if str(options.get(ON_ERROR_KEY, "fail")).lower() != "skip":
+    if not skipping(options):
         return
     spark = str(options.get("execution.target", "native")).lower() == "spark"
     seen: set[int] = set()

@@ -25,7 +25,6 @@ from sqlengine.functions_python import display_name, registered
 Array = pa.Array
 Kernel = Callable[..., Array]
 
-ON_ERROR_KEY = "python.udf.on-error"
 # Whether the operator evaluating now drops the rows a Python function fails on (set by
 # ``skipping``; a ContextVar: each task thread has its own).
 _SKIP: ContextVar[bool] = ContextVar("python.udf.on-error skip", default=False)
