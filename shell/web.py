@@ -164,6 +164,7 @@ class JobMonitor:
                 "records_out": out, "watermark": wm, "watermark_text": _wm_text(wm),
                 "lag_ms": max(0, top - wm) if top is not None and _finite(wm) else None,
                 "late_records_dropped": m.get("late_records_dropped"),
+                "udf_rows_skipped": m.get("udf_rows_skipped"),
                 "idle": m.get("idle"), "partial": bool(m.get("partial"))}
             if status == "RUNNING":
                 prev_out = p.get("records_out", p.get("head_records_out", 0))

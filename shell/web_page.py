@@ -134,6 +134,8 @@ function summary(job) {
     ["late rows", fmt(job.vertices.reduce((a, v) => a + (v.late_records_dropped || 0), 0))],
     ["checkpoints", cp ? `${cp.completed}` : "off"],
   ];
+  const skipped = job.vertices.reduce((a, v) => a + (v.udf_rows_skipped || 0), 0);
+  if (skipped) cards.push(["rows skipped (UDF errors)", fmt(skipped)]);
   if (cp) cards.push(["last checkpoint", cp.last_duration_ms === null ? "-" :
                       `${cp.last_duration_ms} ms`]);
   document.getElementById("summary").innerHTML = cards.map(
@@ -177,7 +179,8 @@ function paint(job) {
     document.getElementById(`m0-${v.id}`).textContent =
       `${inn}out ${short(v.records_out)}${per_s}`;
     const bp = v.backpressure === undefined ? "" : ` \u00b7 bp ${pct(v.backpressure)}`;
-    const late = v.late_records_dropped ? ` \u00b7 late ${short(v.late_records_dropped)}` : "";
+    const late = (v.late_records_dropped ? ` \u00b7 late ${short(v.late_records_dropped)}` : "")
+      + (v.udf_rows_skipped ? ` \u00b7 udf-skipped ${short(v.udf_rows_skipped)}` : "");
     const lag = v.lag_ms === null ? "" : ` \u00b7 lag ${secs(v.lag_ms)}`;
     document.getElementById(`m1-${v.id}`).textContent = `wm ${clock(v)}${lag}${late}${bp}`;
     const wide = Math.max(...[0, 1].map(

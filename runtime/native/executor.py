@@ -315,7 +315,8 @@ class Executor:
         vertices = {vid: {"records_in": t.metrics[0].records_in,
                           "records_out": t.metrics[-1].records_out,
                           "watermark": t.watermark, "idle": t.idle,
-                          "late_records_dropped": late_dropped(t), "subtasks": 1}
+                          "late_records_dropped": late_dropped(t),
+                          "udf_rows_skipped": udf_skipped(t), "subtasks": 1}
                     for vid, t in self.tasks.items()}
         return {"vertices": vertices, "checkpoints": checkpoint_stats(self.coordinator)}
 
@@ -384,6 +385,11 @@ def _fan_out_status(targets: list[tuple[StreamInputProcessor, int]]
 def late_dropped(chain: ChainedTask) -> int:
     """Late rows the operators of a chain dropped so far."""
     return sum(getattr(op, "late_dropped", 0) or 0 for op in chain.operators)
+
+
+def udf_skipped(chain: ChainedTask) -> int:
+    """Rows the operators of a chain dropped because a Python function failed on them."""
+    return sum(getattr(op, "udf_rows_skipped", 0) or 0 for op in chain.operators)
 
 
 def checkpoint_stats(coordinator: Any) -> dict[str, Any] | None:

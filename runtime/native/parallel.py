@@ -47,6 +47,7 @@ from sqlengine.runtime.native.executor import (
     JobResult,
     checkpoint_stats,
     late_dropped,
+    udf_skipped,
     watermark_lag,
 )
 from sqlengine.runtime.native.factory import build_chain
@@ -599,13 +600,15 @@ class ParallelExecutor:
             for t in list(self._local_tasks):
                 v = vertices.setdefault(t.vertex.vertex_id, {
                     "records_in": 0, "records_out": 0, "watermark": None, "idle": True,
-                    "late_records_dropped": 0, "backpressured_ms": 0, "subtasks": 0})
+                    "late_records_dropped": 0, "udf_rows_skipped": 0, "backpressured_ms": 0,
+                    "subtasks": 0})
                 v["records_in"] += t.chain.metrics[0].records_in
                 v["records_out"] += t.chain.metrics[-1].records_out
                 wm = t.chain.watermark
                 v["watermark"] = wm if v["watermark"] is None else min(v["watermark"], wm)
                 v["idle"] = v["idle"] and t.chain.idle
                 v["late_records_dropped"] += late_dropped(t.chain)
+                v["udf_rows_skipped"] += udf_skipped(t.chain)
                 v["backpressured_ms"] = max(v["backpressured_ms"],
                                             int(t.output_metrics.blocked_s * 1000))
                 v["subtasks"] += 1

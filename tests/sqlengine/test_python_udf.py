@@ -277,6 +277,9 @@ def test_skip_drops_and_counts_the_rows_a_function_fails_on(opts: dict[str, str]
                   .to_pylist())
     assert got == want and len(got) == 40 - 10 - 2
     assert q.udf_rows_skipped == 12  # (10 multiples of 4, then 7 and 10)
+    per_operator = [m["udf_rows_skipped"] for m in q.metrics().values()
+                    if "udf_rows_skipped" in m]
+    assert sum(per_operator) == 12
     # a filter calling one, and a table function (LATERAL TABLE)
     q = s.sql("SELECT id, n FROM g, LATERAL TABLE(words(id)) AS w(n) "
               "WHERE every_fourth(id) > 40")
