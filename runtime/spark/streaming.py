@@ -484,7 +484,12 @@ class SparkStreamingJob(SparkJob):
         from pyspark.sql import functions as F
         from pyspark.sql.types import TimestampType
 
-        df, sink = self.final_frame()
+        try:  # (an iteration runs its own streaming query while the frames are built)
+            df, sink = self.final_frame()
+        except BaseException:
+            if self.temporary:
+                shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         target = sink_target(sink)
         if WM in df.columns:
             df = df.drop(WM)
