@@ -72,7 +72,8 @@ def test_the_round_limit_counts_the_last_round() -> None:
 
 # (a smaller graph than the batch tests', counting to 5: each round is several Spark jobs)
 SMALL_EDGES = EDGES.slice(0, 60)
-STREAMED = ("counting", "closure", "shortest paths")  # (UNION ALL, UNION, GROUP BY after)
+# (UNION ALL; UNION; GROUP BY after; quantities multiplied along a join)
+STREAMED = ("counting", "closure", "shortest paths", "bill of materials")
 
 
 def _small(options: dict[str, str]) -> sqlengine.Session:
