@@ -27,6 +27,7 @@ filters and projections to the next operator (a GROUP BY of a changelog retracts
 from __future__ import annotations
 
 import pickle
+import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,11 @@ from sqlengine.runtime.elements import DELETE, INSERT, ROWKIND, UPDATE_AFTER, UP
 
 if TYPE_CHECKING:
     from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec
-    from sqlengine.optimizer.specs_windows import TopNSpec
+    from sqlengine.optimizer.specs_windows import (
+        SessionAggregateSpec,
+        TopNSpec,
+        WindowAggregateSpec,
+    )
     from sqlengine.runtime.spark.streaming import SparkStreamingJob
 
 KIND = ROWKIND
@@ -155,7 +160,7 @@ def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
 def _checked(op: GroupAggregateSpec | GlobalAggregateSpec) -> None:
     for a in op.aggs:
         if a.func.startswith("py:"):  # (any Python aggregate function, DISTINCT too)
-            if op.input_updating:  # (as the native GroupAggregateOperator refuses it)
+            if getattr(op, "input_updating", False):  # (as the native operator refuses it)
                 from sqlengine.runtime.operators.python_aggregate import PythonAggregate
 
                 PythonAggregate(a).require("retract", "an updating input (with "
@@ -181,12 +186,18 @@ def _specs(op: GroupAggregateSpec | GlobalAggregateSpec, exprs: list[Any],
             for j, (a, (s, f)) in enumerate(zip(op.aggs, slots))]
 
 
-def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggregateSpec,
-                    df: Any, then: tuple[list[Any], Any] | None = None) -> Any:
+def group_aggregate(job: SparkStreamingJob,
+                    op: GroupAggregateSpec | GlobalAggregateSpec | WindowAggregateSpec,
+                    df: Any, then: tuple[list[Any], Any] | None = None,
+                    expire_at: int | None = None) -> Any:
     """A GROUP BY emitting its changes (see the module's note); with ``then`` (filters and
     projections, then a second GROUP BY of its changes) both in one stateful operator, as
     Spark allows one per query: all keys in one bucket, the second GROUP BY over the
-    first's changes as our own kernels compute the operators between."""
+    first's changes as our own kernels compute the operators between.
+
+    ``expire_at``: the key holding a processing-time window's end; a key whose window the
+    wall clock has passed leaves the state after its changes (no row read later, its
+    PROCTIME() later too, falls in that window)."""
     from pyspark.sql import functions as F
     from pyspark.sql.streaming.state import GroupStateTimeout
     from pyspark.sql.types import ByteType, StructField, StructType, _parse_datatype_string
@@ -245,6 +256,11 @@ def group_aggregate(job: SparkStreamingJob, op: GroupAggregateSpec | GlobalAggre
         if second is not None and changes:
             arrow_ops.install(shipped)
             changes = _then(groups2, second, changes, first_out)
+        if expire_at is not None:
+            now = time.time_ns()  # (window ends: UTC, the session's time zone)
+            for k in [k for k in groups if k[expire_at] is not None and
+                      pd.Timestamp(k[expire_at]).value <= now]:
+                del groups[k]
         state.update((pickle.dumps((groups, groups2)),))
         if not changes:
             return
@@ -465,3 +481,118 @@ def _result(func: str, acc: Any, dtype: pa.DataType | None, t: pa.DataType) -> A
     if not acc:
         return None
     return min(acc) if func == "min" else max(acc)
+
+
+# A watermark this far on is the end-of-input row's (runtime/spark/streaming.py _SENTINEL_MS:
+# 9999-01-01, less its source's WATERMARK bound): every real session has ended by it.
+_END_OF_INPUT_MS = 253_370_764_800_000 - 10 ** 12
+
+
+def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any) -> Any:
+    """SESSION windows over rows some of which are behind the watermark, by the native
+    runtime's own SessionAggregateOperator (runtime/operators/window.py): keys go to buckets,
+    each bucket's operator state kept across micro-batches. Its input rows are the session
+    TVF's, each with the watermark its source emitted before it (``$wm``) and its position
+    in the source (``$seq``): the operator takes them in that order and judges each against
+    its own watermark, as the native runtime does (a row behind the watermark starts a
+    session of its own where its key's session has fired, or is dropped and counted as late;
+    Spark's session_window would merge it into the fired session).
+
+    A bucket's sessions are fired by the watermark of its rows (the latest row's: every row
+    still to come carries a later one) and, at the end of the input, by Spark's: the
+    end-of-input row moves Spark's watermark past every real session, and an event-time
+    timeout calls each bucket once more. The end-of-input row itself is left out. Late
+    rows are counted in the job's late counter."""
+    import numpy as np
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    from sqlengine.runtime.elements import Watermark, data_part, with_meta
+    from sqlengine.runtime.native.factory import build_operator
+    from sqlengine.runtime.spark import arrow_ops
+    from sqlengine.runtime.spark.expressions import ddl
+    from sqlengine.runtime.spark.translate import SEQ, WM
+
+    keys = [job._expr(e) for i, e in enumerate(op.keys) if i not in (op.start_pos,
+                                                                         op.end_pos)]
+    if any(k is None for k in keys):
+        msg = (f"{op.label()}: a PARTITION BY expression Spark evaluates differently has no "
+               "Structured Streaming translation yet")
+        raise NotSupportedError(msg)
+    data = [c for c in df.columns if c not in (WM, SEQ)]
+    # (one event time for Spark, which the timeout needs; the other copies plain values)
+    timed = [c for c in data if df.schema[c].metadata.get("spark.watermarkDelayMs")
+             is not None][:1]
+    # (the end-of-input row only moves Spark's watermark, at the source: its year 9999 has
+    # no pandas time)
+    picked = df.where(F.col(SEQ) < F.lit(np.iinfo(np.int64).max)).select(
+        *[F.col(c) if c in timed else F.col(c).alias(c, metadata={})
+                         for c in data], WM, SEQ,
+                       *[k.alias(f"$k{i}", metadata={}) for i, k in enumerate(keys)])
+    if not timed:
+        msg = (f"{op.label()} over rows behind the watermark: its input keeps no event-time "
+               "column, which Spark's event-time timeout (the end of input) needs")
+        raise NotSupportedError(msg)
+    out = op.schema.to_arrow()
+    spark_out: StructType = _parse_datatype_string(ddl(out))
+    columns = [f"c{i}" for i in range(len(out))]
+    counter = job.late_counter
+    shipped = arrow_ops.ship(op)
+    types = _input_types(df, data)
+
+    def update(bucket: tuple[Any, ...], frames: Iterator[Any], state: Any) -> Iterator[Any]:
+        import numpy as np
+        import pandas as pd
+
+        arrow_ops.install(shipped)
+        operator = build_operator(op, {})
+        if state.exists:
+            operator.restore_state(pickle.loads(state.get[0]))
+        before = operator.late_dropped
+        emitted: list[pa.RecordBatch] = []
+        if state.hasTimedOut:
+            frames = iter(())
+        parts = [f for f in frames if len(f)]
+        if parts:
+            batch = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+            batch = batch.sort_values(SEQ, kind="stable")
+            arrays = [pa.Array.from_pandas(batch[c]).cast(t, safe=False)
+                      for c, t in zip(data, types)]
+            wm = batch[WM].to_numpy(dtype=np.int64)
+            rows = with_meta(pa.RecordBatch.from_arrays(arrays, names=data), wm)
+            emitted += operator.process_batch(rows)
+            # (every row still to come carries this watermark or a later one)
+            emitted += operator.process_watermark(Watermark(int(wm.max())))
+        now = state.getCurrentWatermarkMs()
+        if now >= _END_OF_INPUT_MS:
+            emitted += operator.process_watermark(Watermark(int(now)))
+        if operator.late_dropped > before:
+            counter.add(operator.late_dropped - before)
+        state.update((pickle.dumps(operator.snapshot_state()),))
+        # (called again when Spark's watermark moves: at the latest, at the end of input)
+        state.setTimeoutTimestamp(max(now, 0) + 1)
+        for b in emitted:
+            if b.num_rows:
+                table = pa.Table.from_batches([data_part(b)]).rename_columns(columns)
+                frame = table.to_pandas()
+                for f in table.schema:
+                    if pa.types.is_timestamp(f.type):
+                        frame[f.name] = frame[f.name].astype("datetime64[us]")
+                yield frame
+
+    bucketed = _bucketed(picked, [f"$k{i}" for i in range(len(keys))])
+    return bucketed.applyInPandasWithState(update, spark_out, _STATE, "append",
+                                           GroupStateTimeout.EventTimeTimeout)
+
+
+def _input_types(df: Any, data: list[str]) -> list[pa.DataType]:
+    """The Arrow types of ``data`` columns of ``df`` as our operators take them (times as
+    TIMESTAMP(3))."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    out = []
+    for c in data:
+        t = to_arrow_type(df.schema[c].dataType, timezone="UTC")
+        out.append(pa.timestamp("ms") if pa.types.is_timestamp(t) else t)
+    return out

@@ -12,8 +12,17 @@ source emitted before it. When a source has rows behind that watermark (more out
 its WATERMARK bound), each row carries it (the ``$wm`` column, computed as the native source
 computes it, over the same batches) through filters and projections to the window TVF, which
 drops and counts late rows as the native one does (``late_records_dropped``); operators that
-judge no lateness take them as they are, and those whose judging has no Spark translation
-(session windows, window joins of TVFs, deduplication by event time) refuse them by name.
+judge no lateness take them as they are. SESSION windows over such rows run as the native
+session aggregate inside our stateful operator (runtime/spark/stateful.py session_aggregate:
+each row judged in source order, ``$seq``, against its own watermark; Spark's session_window
+would merge a row into a session the native runtime had fired). Those whose judging has no
+Spark translation (window joins of TVFs, deduplication by event time) refuse them by name.
+
+Processing-time windows (PROCTIME()): each row's time is taken by our kernels when it is
+read; no watermark moves such windows, so Spark's append mode cannot emit them: the
+aggregation runs as a GROUP BY of the keys and the window in our stateful operator, whose
+changes the driver applies (each window's final row, as native emits it when the clock passes
+its end or the input ends).
 
 A non-windowed Top-N and a GROUP BY with a join run as our own stateful operators
 (runtime/spark/stateful.py, applyInPandasWithState in append mode): their rows are a
@@ -85,7 +94,7 @@ from sqlengine.plan.expressions import Call, ColumnRef, Literal
 from sqlengine.runtime.elements import ROWKIND, millis, row_watermarks
 from sqlengine.runtime.spark.expressions import ddl
 from sqlengine.runtime.spark.sink import sink_target
-from sqlengine.runtime.spark.translate import WM, SparkJob, _names
+from sqlengine.runtime.spark.translate import SEQ, WM, SparkJob, _names
 
 KIND = ROWKIND  # (the row kinds of our stateful operators' changes: runtime/spark/stateful.py)
 
@@ -111,6 +120,9 @@ STREAMING_OPERATORS: tuple[type[OperatorSpec], ...] = (
 _AFTER_DEFERRED: tuple[type[OperatorSpec], ...] = (
     FilterSpec, ProjectSpec, WindowTopNSpec, SortSpec, LimitSpec, TableSinkSpec,
     OrderedConcatSpec)
+# Operators that may follow our own session operator (its rows carry no event time).
+_AFTER_NATIVE: tuple[type[OperatorSpec], ...] = (
+    FilterSpec, ProjectSpec, SortSpec, LimitSpec, TableSinkSpec, OrderedConcatSpec)
 # Operators that judge no lateness: rows behind the watermark go through them as they are
 # (a window TVF on its own keeps late rows, as Flink's; a session TVF leaves the judging to
 # the session aggregation, refused; a deduplication by event time is refused).
@@ -153,8 +165,11 @@ class SparkStreamingJob(SparkJob):
         for op in ops:
             _check_streamable(op)
         grouped = any(isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for op in ops)
+        # (processing-time windows are no event-time windows: a GROUP BY of our stateful
+        # operator, keyed by the window too; see _op_window_aggregate)
+        proctime = {id(op) for op in ops if isinstance(op, WindowAggregateSpec) and op.proctime}
         self.windowed = any(isinstance(op, WindowAggregateSpec | SessionAggregateSpec)
-                            for op in ops)
+                            and id(op) not in proctime for op in ops)
         # A non-windowed Top-N, or a GROUP BY with a join (Spark joins streams in append
         # mode only, and its own GROUP BY emits updates), runs as our stateful operators
         # (runtime/spark/stateful.py), every GROUP BY of the query with them: append mode,
@@ -164,15 +179,16 @@ class SparkStreamingJob(SparkJob):
         self.stateful = any(isinstance(op, TopNSpec) for op in ops) or (grouped and any(
             isinstance(op, JoinSpec | WindowJoinSpec) for op in ops)) or any(
             a.func.startswith("py:") for op in ops
-            if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for a in op.aggs)
+            if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for a in op.aggs) or \
+            bool(proctime)
         # A GROUP BY of a GROUP BY's changes (through filters and projections): one stateful
         # operator for both (first's id -> (the operators between, the second)).
         self.fused = _fused_group_bys(graph) if self.stateful else {}
         absorbed = [op for between, last in self.fused.values() for op in (*between, last)]
         self.absorbed = {id(op) for op in absorbed}
-        states = [op for op in ops if isinstance(op, TopNSpec | GroupAggregateSpec |
-                                                  GlobalAggregateSpec) and
-                  id(op) not in self.absorbed] if self.stateful else []
+        states = [op for op in ops if (isinstance(op, TopNSpec | GroupAggregateSpec |
+                                                   GlobalAggregateSpec) or id(op) in proctime)
+                  and id(op) not in self.absorbed] if self.stateful else []
         if len(states) > 1:
             msg = (f"{states[0].label()} and {states[1].label()} would be two arbitrary "
                    "stateful operators (applyInPandasWithState) in one Spark Structured "
@@ -195,6 +211,8 @@ class SparkStreamingJob(SparkJob):
         self.at_end: list[OperatorSpec] = []
         # DataFrames holding rows that may be late, by id (with the table they come from)
         self._behind: dict[int, tuple[Any, str]] = {}
+        # DataFrames of our own session operator's rows (no event time for Spark), by id
+        self._unwatermarked: set[int] = set()
         super().__init__(graph, options, tables)
         # Rows the window TVFs drop as late (as the native runtime counts them)
         self.late_counter = self.spark.sparkContext.accumulator(0)
@@ -207,9 +225,20 @@ class SparkStreamingJob(SparkJob):
     def _operator(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
         behind = [self._behind[id(x)][1] for x in inputs if x is not None and
                   id(x) in self._behind]
+        plain = any(x is not None and id(x) in self._unwatermarked for x in inputs)
+        if plain and not isinstance(op, _AFTER_NATIVE):
+            msg = (f"{op.label()} after a SESSION window aggregation over rows behind the "
+                   "watermark has no Spark Structured Streaming translation: those sessions "
+                   "are our own stateful operator's rows, which carry no event time for "
+                   "Spark; use the native runtime")
+            raise NotSupportedError(msg)
         if behind:
-            return self._late_rows(op, df, inputs, behind[0])
-        return self._in_order(op, df, inputs)
+            out = self._late_rows(op, df, inputs, behind[0])
+        else:
+            out = self._in_order(op, df, inputs)
+        if plain:
+            self._unwatermarked.add(id(out))
+        return out
 
     def _late_rows(self, op: OperatorSpec, df: Any, inputs: list[Any], table: str) -> Any:
         """``op`` over rows of which some may be late (behind the watermark before them).
@@ -227,9 +256,20 @@ class SparkStreamingJob(SparkJob):
         if isinstance(op, WindowAssignSpec) and op.drop_late and not op.proctime and \
                 op.window_kind != "session" and carries:
             return self._judged_window_assign(op, df)
-        passes = isinstance(op, _NO_LATENESS) and not (isinstance(op, TopNSpec) and op.keep) \
-            and not (isinstance(op, WindowAssignSpec) and op.drop_late and
-                     op.window_kind != "session")
+        if isinstance(op, WindowAssignSpec) and op.window_kind == "session" and \
+                op.drop_late and carries:
+            # (each row's placeholder window, its watermark and position kept for the
+            # session aggregate)
+            out = self._in_order(op, df, inputs)
+            self._mark_behind(out, table)
+            return out
+        if isinstance(op, SessionAggregateSpec) and carries:
+            return self._native_sessions(op, df)
+        # (processing time is never late: its windows take every row)
+        passes = (isinstance(op, _NO_LATENESS) and not (isinstance(op, TopNSpec) and op.keep)
+                  and not (isinstance(op, WindowAssignSpec) and op.drop_late and
+                           op.window_kind != "session" and not op.proctime)) or \
+            (isinstance(op, WindowAggregateSpec) and op.proctime)
         if not passes:
             why = ("a row behind the watermark may find its key's session already fired "
                    "and open a session of its own, or be late: the native session "
@@ -241,8 +281,8 @@ class SparkStreamingJob(SparkJob):
                    f"Streaming: {why}; widen the WATERMARK bound or use the native runtime")
             raise NotSupportedError(msg)
         if not isinstance(op, FilterSpec | ProjectSpec):
-            inputs = [x.drop(WM) if x is not None and WM in x.columns else x for x in inputs]
-            df = df.drop(WM) if carries else df
+            inputs = [_unjudged(x) if x is not None else x for x in inputs]
+            df = _unjudged(df) if df is not None else df
         out = self._in_order(op, df, inputs)
         self._mark_behind(out, table)
         return out
@@ -282,13 +322,34 @@ class SparkStreamingJob(SparkJob):
         judged = df.mapInArrow(judge, df.schema)
         out = self._op_window_assign(op, judged)
         end = F.unix_millis(F.col(f"c{_width(judged) + 1}").cast("timestamp"))
-        return out.where(end - 1 + F.lit(lateness) > F.col(WM)).drop(WM)
+        return _unjudged(out.where(end - 1 + F.lit(lateness) > F.col(WM)))
+
+    def _native_sessions(self, op: SessionAggregateSpec, df: Any) -> Any:
+        """SESSION windows over rows some of which are behind the watermark: our own
+        session aggregate (runtime/spark/stateful.py), which judges each row as the native
+        one does (Spark's session_window would merge a row into a session the native
+        runtime had already fired). Its rows carry no event time for Spark: only filters,
+        projections, sorts and the sink may follow."""
+        from sqlengine.runtime.spark.stateful import session_aggregate
+
+        if self.stateful:
+            msg = (f"{op.label()} over rows behind the watermark runs as our own stateful "
+                   "operator on Spark Structured Streaming, and this query has another "
+                   "(a Top-N, a GROUP BY with a join, or processing-time windows): Spark "
+                   "allows one arbitrary stateful operator (applyInPandasWithState) per "
+                   "query; use the native runtime")
+            raise NotSupportedError(msg)
+        self.stateful = True
+        out = session_aggregate(self, op, df)
+        self._unwatermarked.add(id(out))
+        return out
 
     def _in_order(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
         if any(x is not None and KIND in x.columns for x in inputs) and \
                 not isinstance(op, _OVER_CHANGELOG):
-            msg = (f"{op.label()} over an updating input (a Top-N's or a GROUP BY's "
-                   "changes) has no Spark Structured Streaming translation yet")
+            msg = (f"{op.label()} over an updating input (a Top-N's, a GROUP BY's or a "
+                   "processing-time window aggregation's changes) has no Spark Structured "
+                   "Streaming translation yet")
             raise NotSupportedError(msg)
         if id(op) in self.absorbed:  # (run by the stateful operator before it)
             return df
@@ -329,8 +390,10 @@ class SparkStreamingJob(SparkJob):
         folder = self.workdir / f"source-{op.table}-{id(op)}"
         folder.mkdir(parents=True, exist_ok=True)
         data = data.rename_columns(_names(len(schema)))
-        if marks is not None:  # (rows behind the watermark: each carries the one before it)
+        if marks is not None:
+            # (rows behind the watermark: each carries the one before it, and its position)
             data = data.append_column(WM, marks)
+            data = data.append_column(SEQ, pa.array(np.arange(data.num_rows, dtype=np.int64)))
         pq.write_table(data, folder / "part-0.parquet")
         delay = _delay(source.watermark)
         if source.watermark is not None and self.windowed:
@@ -339,8 +402,10 @@ class SparkStreamingJob(SparkJob):
             if marks is not None:
                 # (never late itself: it only moves Spark's watermark)
                 sentinel[WM] = pa.array([np.iinfo(np.int64).min], pa.int64())
+                sentinel[SEQ] = pa.array([np.iinfo(np.int64).max], pa.int64())
             pq.write_table(pa.table(sentinel).cast(data.schema), folder / "part-1.parquet")
-        fields = ddl(schema) + (f", `{WM}` BIGINT" if marks is not None else "")
+        fields = ddl(schema) + (f", `{WM}` BIGINT, `{SEQ}` BIGINT" if marks is not None
+                                else "")
         df = self.spark.readStream.schema(fields).parquet(str(folder))
         if source.watermark is not None:
             col = f"c{source.watermark[0]}"
@@ -413,8 +478,9 @@ class SparkStreamingJob(SparkJob):
     def _op_window_assign(self, op: WindowAssignSpec, df: Any) -> Any:
         from pyspark.sql import functions as F
 
-        if op.window_kind == "session" or not op.drop_late:
-            # (on its own, not under a windowed aggregate, the TVF is a projection)
+        if op.window_kind == "session" or not op.drop_late or op.proctime:
+            # (on its own, not under a windowed aggregate, the TVF is a projection; over
+            # processing time too: its aggregation is a GROUP BY of our stateful operator)
             return super()._op_window_assign(op, df)
         # Spark's append mode needs the aggregation grouped by a window on the watermarked
         # event time: window_start holds the window struct until the aggregate is done.
@@ -464,6 +530,17 @@ class SparkStreamingJob(SparkJob):
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructType
 
+        if op.proctime:
+            # Processing-time windows: no watermark moves them, so Spark's append mode
+            # cannot emit them. The window columns come from each row's PROCTIME(), taken
+            # (by our kernels) when the row is read; the aggregation is a GROUP BY of the
+            # keys and the window in our stateful operator, whose changes the driver
+            # applies: each window's final row, as the native runtime emits it when the
+            # clock passes its end or the input ends. A window whose end the clock passed
+            # is dropped from the state (no row read later can fall in it).
+            from sqlengine.runtime.spark.stateful import group_aggregate
+
+            return group_aggregate(self, op, df, expire_at=op.end_pos)
         out = _python_values(op, super()._op_group_aggregate(op, df))
         start, end = f"c{op.start_pos}", f"c{op.end_pos}"
         window = out.schema[start]
@@ -491,8 +568,7 @@ class SparkStreamingJob(SparkJob):
                 shutil.rmtree(self.workdir, ignore_errors=True)
             raise
         target = sink_target(sink)
-        if WM in df.columns:
-            df = df.drop(WM)
+        df = _unjudged(df)
         # Event-time columns go back to TIMESTAMP without time zone.
         df = df.select(*[F.col(f.name).cast("timestamp_ntz").alias(f.name)
                          if isinstance(f.dataType, TimestampType) else F.col(f.name)
@@ -640,8 +716,14 @@ def _typed_rows(lists: pa.Array, py: Any) -> pa.Array:
 
 
 def _width(df: Any) -> int:
-    """The columns c0.. of ``df`` (not the watermark it may carry)."""
-    return len(df.columns) - (WM in df.columns)
+    """The columns c0.. of ``df`` (not the watermark and position it may carry)."""
+    return len(df.columns) - (WM in df.columns) - (SEQ in df.columns)
+
+
+def _unjudged(df: Any) -> Any:
+    """``df`` without the watermark and position its rows carried to be judged."""
+    meta = [c for c in (WM, SEQ) if c in df.columns]
+    return df.drop(*meta) if meta else df
 
 
 def _check_streamable(op: OperatorSpec) -> None:
@@ -654,11 +736,6 @@ def _check_streamable(op: OperatorSpec) -> None:
             not op.drop_late:
         msg = ("a CUMULATE TVF on its own has no Spark Structured Streaming translation yet "
                "(under a window aggregation it runs)")
-        raise NotSupportedError(msg)
-    if isinstance(op, WindowAssignSpec) and op.proctime:
-        msg = ("processing-time windows cannot run on Spark Structured Streaming: a "
-               "window aggregation there is emitted in append mode by the watermark of an "
-               "event-time column (withWatermark), and PROCTIME() has none")
         raise NotSupportedError(msg)
     if isinstance(op, JoinSpec | WindowJoinSpec):
         _check_streamable_join(op)

@@ -73,9 +73,12 @@ Aggregating: TypeAlias = (GroupAggregateSpec | GlobalAggregateSpec | WindowAggre
 # On Structured Streaming, rows that may be late carry the watermark before them in this
 # column, from their source through filters and projections (runtime/spark/streaming.py).
 WM = "$wm"
-# Columns that ride along beside c0.. through scans' projections and projections: WM, and the
-# row kinds of a changelog (runtime/spark/stateful.py).
-_META = (WM, "$row_kind")
+# ... and their position in their source (the order in which the native runtime reads them,
+# which its session windows judge lateness in: runtime/spark/stateful.py session_aggregate).
+SEQ = "$seq"
+# Columns that ride along beside c0.. through scans' projections and projections: WM, SEQ and
+# the row kinds of a changelog (runtime/spark/stateful.py).
+_META = (WM, SEQ, "$row_kind")
 
 
 def _names(n: int, start: int = 0) -> list[str]:
@@ -431,7 +434,11 @@ class SparkJob:
         if kind == "session":
             gap = F.make_dt_interval(F.lit(0), F.lit(0), F.lit(0), F.lit(op.size / 1000))
             cols = [ts, ts + gap, ts + gap - F.expr("INTERVAL 1 MILLISECOND")]
-            return df.select("*", *[c.alias(n) for c, n in zip(cols, _names(3, width))])
+            # (the meta columns stay last: rows judged late by their watermark, in order)
+            meta = [c for c in _META if c in df.columns]
+            data = [c for c in df.columns if c not in meta]
+            return df.select(*data, *[c.alias(n) for c, n in
+                                      zip(cols, _names(3, len(data)))], *meta)
         if kind == "cumulate":
             return self._cumulate(op, df)
         slide = op.slide if kind == "hop" else op.size

@@ -109,9 +109,7 @@ def test_explain_shows_the_spark_plan() -> None:
 
 STREAMING = {"execution.target": "spark", "spark.master": "local[2]"}
 # Streaming mode on Structured Streaming: what is not translated yet, with the reason.
-STREAMING_NOTIMPL = {
-    "q12": "processing time (Spark's append mode needs an event-time watermark)",
-}
+STREAMING_NOTIMPL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", list(queries()))
@@ -123,8 +121,8 @@ def test_nexmark_on_structured_streaming(name: str, duck, monkeypatch: pytest.Mo
         with pytest.raises(NotSupportedError):
             query(s, queries()[name]).collect()
         return
-    result = query(s, queries()[name]).collect()
-    got = rows([tuple(r.values()) for r in result.to_pylist()])
+    # (q12: processing-time windows, compared as bids per bidder)
+    got = result_rows(name, query(s, queries()[name]).collect())
     assert got == rows(duck.sql(REFERENCES[name]).fetchall())
 
 
@@ -553,16 +551,79 @@ def test_late_rows_in_a_window_join_on_structured_streaming(monkeypatch: pytest.
     assert got["spark"] == got["native"] and len(got["native"]) >= 10
 
 
+@pytest.mark.parametrize("gap", ["10", "1"], ids=["q11", "gap-1s"])
+def test_late_rows_in_session_windows_on_structured_streaming(gap: str) -> None:
+    """SESSION windows over disordered input (q11; and a 1 s gap, where rows 3 s out of
+    order are late): the native runtime fires a key's session when the watermark passes its
+    end, and a row behind the watermark then starts a session of its own, or is dropped and
+    counted; Spark's session_window would merge it. On Spark they run through the native
+    session operator (applyInPandasWithState), rows in source order, each judged against the
+    watermark before it: the same sessions and the same late count."""
+    sql = ("SELECT bidder, COUNT(*) AS n, SUM(price) AS s, window_start, window_end FROM "
+           "TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), "
+           f"INTERVAL '{gap}' SECOND)) GROUP BY bidder, window_start, window_end")
+    got, late = {}, {}
+    for name, options in (("native", None), ("spark", STREAMING)):
+        q = _disordered(4_000, options).sql(sql)
+        got[name] = rows([tuple(r.values()) for r in q.collect().to_pylist()])
+        late[name] = q.late_records_dropped
+    assert late["spark"] == late["native"]
+    assert late["native"] > 20 if gap == "1" else late["native"] == 0
+    assert got["spark"] == got["native"] and len(got["native"]) > 50
+
+
 def test_late_rows_spark_cannot_judge_as_native_are_refused(monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     monkeypatch.chdir(ROOT)
-    # (q11: SESSION windows; native splits a session whose first part fired before a row
-    # behind the watermark arrived)
-    with pytest.raises(NotSupportedError, match="key's session already fired"):
-        query(_disordered(2_000, STREAMING), queries()["q11"]).collect()
+    # (our own session operator's rows carry no event time for Spark: no window after it)
+    s = _disordered(2_000, STREAMING)
+    with pytest.raises(NotSupportedError, match="after a SESSION window aggregation over "
+                                                "rows behind the watermark"):
+        s.execute("CREATE TEMPORARY VIEW sess AS SELECT bidder, window_time AS wt FROM "
+                  "TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), "
+                  "INTERVAL '1' SECOND)) GROUP BY bidder, window_start, window_end, "
+                  "window_time")
+        s.sql("SELECT COUNT(*) AS n, window_start FROM TABLE(TUMBLE(TABLE sess, "
+              "DESCRIPTOR(wt), INTERVAL '10' SECOND)) GROUP BY window_start, "
+              "window_end").collect()
     s = _disordered(2_000, {**STREAMING, "parallelism.default": "2"})
     with pytest.raises(NotSupportedError, match="subtasks interleave"):
         query(s, queries()["q7"]).collect()
     # (in order for the bound: nothing is judged, nothing refused)
     q = query(session(2_000, STREAMING), queries()["q11"])
     assert q.collect().num_rows > 0 and q.late_records_dropped == 0
+
+
+def test_processing_time_windows_on_structured_streaming() -> None:
+    """q12's processing-time windows: each row's PROCTIME() taken when it is read, the
+    windows a GROUP BY of our stateful operator. A window one day long holds every row of a
+    run that does not cross midnight (UTC): then the rows are native's exactly; the bids per
+    bidder always are. Over disordered input nothing is late (processing time never is)."""
+    view = "CREATE TEMPORARY VIEW bid_p AS SELECT *, PROCTIME() AS pt FROM bid"
+    sql = ("SELECT bidder, COUNT(*) AS n, SUM(price) AS s, window_start, window_end FROM "
+           "TABLE(TUMBLE(TABLE bid_p, DESCRIPTOR(pt), INTERVAL '1' DAY)) "
+           "GROUP BY bidder, window_start, window_end")
+    got, late, days = {}, {}, set()
+    for name, options in (("native", None), ("spark", STREAMING)):
+        days.add(dt.datetime.now(dt.UTC).date())
+        s = _disordered(2_000, options)
+        s.execute(view)
+        q = s.sql(sql)
+        got[name] = rows([tuple(r.values()) for r in q.collect().to_pylist()])
+        late[name] = q.late_records_dropped
+        days.add(dt.datetime.now(dt.UTC).date())
+    assert late == {"native": 0, "spark": 0}
+    if len(days) == 1:
+        assert got["spark"] == got["native"] and len(got["native"]) > 30
+    assert all(r[4] - r[3] == 86_400_000 for r in got["spark"])
+    per_bidder = {n: sorted(_sums(g).items(), key=str) for n, g in got.items()}
+    assert per_bidder["spark"] == per_bidder["native"]
+
+
+def _sums(result: list[tuple]) -> dict[object, tuple[int, int]]:
+    """(bids, total price) per bidder, over all of its windows."""
+    out: dict[object, tuple[int, int]] = {}
+    for bidder, n, total, *_ in result:
+        a, b = out.get(bidder, (0, 0))
+        out[bidder] = (a + n, b + total)
+    return out
