@@ -2,6 +2,18 @@
 generated Nexmark bids (written once to parquet). Prints seconds per query and the ratio.
 
     python -m bench.spark [--events 2000000] [--repeat 3]
+    python -m bench.spark --streaming [--events 1000000] [--repeat 1] [--queries q5,q7]
+
+``--streaming``: the windowed Nexmark queries (q5, q7, q8, q11, q12) in streaming mode on
+Structured Streaming (local[2]) against the same queries written by hand with PySpark's
+Structured Streaming API, both reading the same parquet files (person, auction, bid) with a
+4 s watermark, each run an availableNow trigger collecting its rows through foreachBatch.
+The hand-written queries read, beside the data file, a file holding one row far in the
+future, so that Spark emits their last windows, as our runtime adds such a row itself; they
+run with the session settings our runtime runs a streaming query with (exchange reuse off,
+no filter pushed below a watermark: runtime/spark/streaming.py _STREAMING_CONF). q12
+(processing-time windows) has no append-mode form by hand: complete mode over
+current_timestamp(), its last micro-batch the result.
 """
 
 from __future__ import annotations
@@ -20,7 +32,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--streaming", action="store_true")
+    parser.add_argument("--queries", default="")
     args = parser.parse_args()
+    if args.streaming:
+        streaming(args.events, args.repeat, [q for q in args.queries.split(",") if q])
+        return
     sys.path.insert(0, str(ROOT))
     import pyarrow.parquet as pq
     from pyspark.sql import functions as F
@@ -91,6 +108,138 @@ def main() -> None:
                         "ratio": round(a / b, 2), "rows": n})
         print(f"{name:<20}{a:>9.3f}{b:>11.3f}{a / b:>8.2f}{n:>10}", flush=True)
     print(json.dumps(results))
+
+
+_SENTINEL = 253_370_764_800_000  # 9999-01-01 (ms): after any real event time
+
+
+def streaming(events: int, repeat: int, names: list[str]) -> None:
+    """Windowed Nexmark queries on Structured Streaming: ours vs by hand (see the note)."""
+    sys.path.insert(0, str(ROOT))
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql import functions as F
+
+    import sqlengine
+    from sqlengine.runtime.spark.session import spark_session
+    from sqlengine.runtime.spark.streaming import _EXCLUDED, _STREAMING_CONF
+    from tests.nexmark import queries, query, tables
+
+    tmp = Path(tempfile.mkdtemp(prefix="sqlengine-bench-spark-"))
+    data = tables(events)
+    for name, table in data.items():
+        folder = tmp / name
+        folder.mkdir()
+        pq.write_table(table, folder / "part-0.parquet")
+        end = {f.name: pa.nulls(1, f.type) for f in table.schema}
+        end["dateTime"] = pa.array([_SENTINEL], pa.timestamp("ms"))
+        pq.write_table(pa.table(end).cast(table.schema), tmp / f"{name}-end.parquet")
+    options = {"execution.target": "spark", "spark.master": "local[2]"}
+    spark = spark_session(options)
+    ddl = (ROOT / "queries" / "nexmark" / "ddl.sql").read_text()
+
+    def ours(name: str) -> int:
+        s = sqlengine.connect(options)
+        for t in data:
+            s.execute(_ddl_as_file(ddl, t, tmp / t / "part-0.parquet"))
+        return query(s, queries()[name]).collect().num_rows
+
+    def read(table: str):  # type: ignore[no-untyped-def]
+        schema = spark.read.parquet(str(tmp / table)).schema
+        df = spark.readStream.schema(schema).parquet(str(tmp / table))
+        return df.withColumn("dateTime", F.col("dateTime").cast("timestamp_ltz")) \
+            .withWatermark("dateTime", "4 seconds")
+
+    def q5():  # type: ignore[no-untyped-def]
+        counts = read("bid").groupBy(F.window("dateTime", "10 seconds", "2 seconds")
+                                     .alias("w"), "auction").agg(F.count("*").alias("num"))
+        maxes = counts.groupBy("w").agg(F.max("num").alias("maxn"))
+        c, m = counts.alias("c"), maxes.alias("m")
+        return c.join(m, (F.col("c.w") == F.col("m.w")) &
+                      (F.col("c.num") >= F.col("m.maxn"))).select("c.auction", "c.num")
+
+    def q7():  # type: ignore[no-untyped-def]
+        b = read("bid")
+        m = read("bid").groupBy(F.window("dateTime", "10 seconds").alias("w")).agg(
+            F.max("price").alias("maxprice")).select(F.col("w.end").alias("we"), "maxprice")
+        return b.join(m, (b.price == m.maxprice) & b.dateTime.between(
+            m.we - F.expr("INTERVAL 10 SECONDS"), m.we)).select(
+            "auction", "price", "bidder", "dateTime", "extra")
+
+    def q8():  # type: ignore[no-untyped-def]
+        p = read("person").groupBy(F.window("dateTime", "10 seconds").alias("pw"), "id",
+                                   "name").count()
+        a = read("auction").groupBy(F.window("dateTime", "10 seconds").alias("aw"),
+                                    "seller").count()
+        return p.join(a, (p.id == a.seller) & (p.pw == a.aw)).select(
+            "id", "name", F.col("pw.start"))
+
+    def q11():  # type: ignore[no-untyped-def]
+        return read("bid").groupBy(F.session_window("dateTime", "10 seconds").alias("s"),
+                                   "bidder").agg(F.count("*").alias("bid_count")).select(
+            "bidder", "bid_count", "s.start", "s.end")
+
+    def q12():  # type: ignore[no-untyped-def]
+        b = read("bid").withColumn("pt", F.current_timestamp())
+        return b.groupBy(F.window("pt", "10 seconds").alias("w"), "bidder").agg(
+            F.count("*").alias("bid_count")).select("bidder", "bid_count", "w.start", "w.end")
+
+    hand = {"q5": q5, "q7": q7, "q8": q8, "q11": q11, "q12": q12}
+
+    def by_hand(name: str) -> int:
+        for t in data:  # (the row that closes the last windows, read beside the data)
+            end = tmp / t / "end.parquet"
+            if name != "q12" and not end.exists():  # (complete mode: nothing to close)
+                end.hardlink_to(tmp / f"{t}-end.parquet")
+        out: list[int] = []
+        mode = "complete" if name == "q12" else "append"
+        conf = spark.conf
+        before = {k: conf.get(k, None) for k in _STREAMING_CONF}
+        for k, v in _STREAMING_CONF.items():
+            conf.set(k, ",".join(r for r in (before[k], v) if r) if k == _EXCLUDED else v)
+        folder = Path(tempfile.mkdtemp(prefix="sqlengine-bench-ckpt-"))
+        try:
+            q = (hand[name]().writeStream.outputMode(mode).trigger(availableNow=True)
+                 .option("checkpointLocation", str(folder))
+                 .foreachBatch(lambda b, _: out.append(b.toArrow().num_rows)).start())
+            q.awaitTermination()
+        finally:
+            for k, old in before.items():
+                if old is None:
+                    conf.unset(k)
+                else:
+                    conf.set(k, old)
+            for t in data:
+                (tmp / t / "end.parquet").unlink(missing_ok=True)
+        return out[-1] if mode == "complete" else sum(out)
+
+    results = []
+    print(f"{'query':<8}{'ours s':>9}{'by hand s':>11}{'ratio':>8}{'rows':>9}{'hand rows':>11}",
+          flush=True)
+    for name in names or list(hand):
+        a, b, n, m = [], [], 0, 0
+        for _ in range(repeat):
+            t = time.perf_counter()
+            n = ours(name)
+            a.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            m = by_hand(name)
+            b.append(time.perf_counter() - t)
+        results.append({"query": name, "events": events, "ours_s": round(min(a), 2),
+                        "hand_s": round(min(b), 2), "ratio": round(min(a) / min(b), 2),
+                        "rows": n, "hand_rows": m})
+        print(f"{name:<8}{min(a):>9.2f}{min(b):>11.2f}{min(a) / min(b):>8.2f}{n:>9}{m:>11}",
+              flush=True)
+    print(json.dumps(results))
+
+
+def _ddl_as_file(ddl: str, table: str, path: Path) -> str:
+    """The suite's CREATE TABLE of ``table``, reading ``path`` (parquet) instead."""
+    start = ddl.index(f"CREATE TABLE {table} (")
+    stmt = ddl[start:ddl.index(";", start)]
+    head = stmt[:stmt.index(") WITH (")]
+    return f"{head}) WITH ('connector' = 'filesystem', 'path' = '{path}', " \
+        "'format' = 'parquet')"
 
 
 if __name__ == "__main__":
