@@ -196,6 +196,12 @@ class SparkStreamingJob(SparkJob):
                    "or a Top-N's changes, with a join); use 'execution.runtime-mode' = "
                    "'batch' or the native runtime")
             raise NotSupportedError(msg)
+        if self.windowed and proctime:
+            msg = ("processing-time windows together with event-time windows in one query "
+                   "have no Spark Structured Streaming translation yet (the row that closes "
+                   "the event-time windows at the end of the input would reach the "
+                   "processing-time ones); use the native runtime")
+            raise NotSupportedError(msg)
         if self.windowed and grouped:
             msg = ("a GROUP BY together with a window aggregation has no Structured Streaming "
                    "translation yet (Spark allows one output mode per query)")
