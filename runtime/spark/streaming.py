@@ -20,9 +20,9 @@ Spark translation (window joins of TVFs, deduplication by event time) refuse the
 
 Processing-time windows (PROCTIME()): each row's time is taken by our kernels when it is
 read; no watermark moves such windows, so Spark's append mode cannot emit them: the
-aggregation runs as a GROUP BY of the keys and the window in our stateful operator, whose
-changes the driver applies (each window's final row, as native emits it when the clock passes
-its end or the input ends).
+aggregation runs as a GROUP BY of the keys and the window (Spark's own in complete mode, or
+our stateful operator in a query of them), each window's final row, as native emits it when
+the clock passes its end or the input ends.
 
 A non-windowed Top-N and a GROUP BY with a join run as our own stateful operators
 (runtime/spark/stateful.py, applyInPandasWithState in append mode): their rows are a
@@ -164,10 +164,11 @@ class SparkStreamingJob(SparkJob):
         ops = [op for v in graph.vertices for op in v.chain]
         for op in ops:
             _check_streamable(op)
-        grouped = any(isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for op in ops)
-        # (processing-time windows are no event-time windows: a GROUP BY of our stateful
-        # operator, keyed by the window too; see _op_window_aggregate)
+        # (processing-time windows are no event-time windows: a GROUP BY of the keys and
+        # the window; see _op_window_aggregate)
         proctime = {id(op) for op in ops if isinstance(op, WindowAggregateSpec) and op.proctime}
+        grouped = any(isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) or
+                      id(op) in proctime for op in ops)
         self.windowed = any(isinstance(op, WindowAggregateSpec | SessionAggregateSpec)
                             and id(op) not in proctime for op in ops)
         # A non-windowed Top-N, or a GROUP BY with a join (Spark joins streams in append
@@ -179,8 +180,8 @@ class SparkStreamingJob(SparkJob):
         self.stateful = any(isinstance(op, TopNSpec) for op in ops) or (grouped and any(
             isinstance(op, JoinSpec | WindowJoinSpec) for op in ops)) or any(
             a.func.startswith("py:") for op in ops
-            if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) for a in op.aggs) or \
-            bool(proctime)
+            if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) or id(op) in proctime
+            for a in op.aggs)
         # A GROUP BY of a GROUP BY's changes (through filters and projections): one stateful
         # operator for both (first's id -> (the operators between, the second)).
         self.fused = _fused_group_bys(graph) if self.stateful else {}
@@ -540,10 +541,13 @@ class SparkStreamingJob(SparkJob):
             # Processing-time windows: no watermark moves them, so Spark's append mode
             # cannot emit them. The window columns come from each row's PROCTIME(), taken
             # (by our kernels) when the row is read; the aggregation is a GROUP BY of the
-            # keys and the window in our stateful operator, whose changes the driver
-            # applies: each window's final row, as the native runtime emits it when the
-            # clock passes its end or the input ends. A window whose end the clock passed
-            # is dropped from the state (no row read later can fall in it).
+            # keys and the window: Spark's own in complete mode (its last micro-batch holds
+            # each window's final row, as the native runtime emits it when the clock passes
+            # its end or the input ends), or, in a query of our stateful operators, one of
+            # them, whose changes the driver applies; there a window whose end the clock
+            # passed leaves the state (no row read later can fall in it).
+            if not self.stateful:
+                return super()._op_group_aggregate(op, df)
             from sqlengine.runtime.spark.stateful import group_aggregate
 
             return group_aggregate(self, op, df, expire_at=op.end_pos)

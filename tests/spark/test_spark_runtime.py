@@ -594,12 +594,17 @@ def test_late_rows_spark_cannot_judge_as_native_are_refused(monkeypatch: pytest.
     assert q.collect().num_rows > 0 and q.late_records_dropped == 0
 
 
-def test_processing_time_windows_on_structured_streaming() -> None:
+@pytest.mark.parametrize("source", ["bid", "joined"])
+def test_processing_time_windows_on_structured_streaming(source: str) -> None:
     """q12's processing-time windows: each row's PROCTIME() taken when it is read, the
-    windows a GROUP BY of our stateful operator. A window one day long holds every row of a
-    run that does not cross midnight (UTC): then the rows are native's exactly; the bids per
-    bidder always are. Over disordered input nothing is late (processing time never is)."""
-    view = "CREATE TEMPORARY VIEW bid_p AS SELECT *, PROCTIME() AS pt FROM bid"
+    windows a GROUP BY of the keys and the window (Spark's own in complete mode; over a join,
+    one of our stateful operators). A window one day long holds every row of a run that does
+    not cross midnight (UTC): then the rows are native's exactly; the bids per bidder always
+    are. Over disordered input nothing is late (processing time never is)."""
+    view = ("CREATE TEMPORARY VIEW bid_p AS SELECT *, PROCTIME() AS pt FROM bid"
+            if source == "bid" else
+            "CREATE TEMPORARY VIEW bid_p AS SELECT B.bidder, B.price, PROCTIME() AS pt "
+            "FROM bid B JOIN auction A ON B.auction = A.id")
     sql = ("SELECT bidder, COUNT(*) AS n, SUM(price) AS s, window_start, window_end FROM "
            "TABLE(TUMBLE(TABLE bid_p, DESCRIPTOR(pt), INTERVAL '1' DAY)) "
            "GROUP BY bidder, window_start, window_end")
