@@ -18,8 +18,8 @@ each row judged in source order, ``$seq``, against its own watermark; Spark's se
 would merge a row into a session the native runtime had fired). Those whose judging has no
 Spark translation (window joins of TVFs, deduplication by event time) refuse them by name.
 
-Processing-time windows (PROCTIME()): each row's time is taken by our kernels when it is
-read; no watermark moves such windows, so Spark's append mode cannot emit them: the
+Processing-time windows (PROCTIME()): a row's time is Spark's processing time, its
+micro-batch's current_timestamp() (native's: when its batch is evaluated); no watermark moves such windows, so Spark's append mode cannot emit them: the
 aggregation runs as a GROUP BY of the keys and the window (Spark's own in complete mode, or
 our stateful operator in a query of them), each window's final row, as native emits it when
 the clock passes its end or the input ends.
@@ -516,6 +516,15 @@ class SparkStreamingJob(SparkJob):
                              (F.col(f"c{width}.end") - F.expr("INTERVAL 1 MILLISECOND"))
                              .alias(f"c{width + 2}"))
 
+    def _expr(self, e: Any) -> Any:
+        if isinstance(e, Call) and e.name == "proctime":
+            # Spark's processing time: the micro-batch's (current_timestamp() on a stream),
+            # to the millisecond as ours (the native runtime's: when a batch is evaluated)
+            from pyspark.sql import functions as F
+
+            return F.date_trunc("millisecond", F.current_timestamp())
+        return super()._expr(e)
+
     def _op_top_n(self, op: TopNSpec | WindowTopNSpec, df: Any) -> Any:
         if isinstance(op, TopNSpec):
             from sqlengine.runtime.spark.stateful import top_n
@@ -539,8 +548,8 @@ class SparkStreamingJob(SparkJob):
 
         if op.proctime:
             # Processing-time windows: no watermark moves them, so Spark's append mode
-            # cannot emit them. The window columns come from each row's PROCTIME(), taken
-            # (by our kernels) when the row is read; the aggregation is a GROUP BY of the
+            # cannot emit them. The window columns come from each row's PROCTIME() (its
+            # micro-batch's current_timestamp(): _expr); the aggregation is a GROUP BY of the
             # keys and the window: Spark's own in complete mode (its last micro-batch holds
             # each window's final row, as the native runtime emits it when the clock passes
             # its end or the input ends), or, in a query of our stateful operators, one of

@@ -596,8 +596,8 @@ def test_late_rows_spark_cannot_judge_as_native_are_refused(monkeypatch: pytest.
 
 @pytest.mark.parametrize("source", ["bid", "joined"])
 def test_processing_time_windows_on_structured_streaming(source: str) -> None:
-    """q12's processing-time windows: each row's PROCTIME() taken when it is read, the
-    windows a GROUP BY of the keys and the window (Spark's own in complete mode; over a join,
+    """q12's processing-time windows: PROCTIME() Spark's processing time (the micro-batch's
+    current_timestamp()), the windows a GROUP BY of the keys and the window (Spark's own in complete mode; over a join,
     one of our stateful operators). A window one day long holds every row of a run that does
     not cross midnight (UTC): then the rows are native's exactly; the bids per bidder always
     are. Over disordered input nothing is late (processing time never is)."""
