@@ -18,11 +18,12 @@ each row judged in source order, ``$seq``, against its own watermark; Spark's se
 would merge a row into a session the native runtime had fired). Those whose judging has no
 Spark translation (window joins of TVFs, deduplication by event time) refuse them by name.
 
-Processing-time windows (PROCTIME()): a row's time is Spark's processing time, its
-micro-batch's current_timestamp() (native's: when its batch is evaluated); no watermark moves such windows, so Spark's append mode cannot emit them: the
-aggregation runs as a GROUP BY of the keys and the window (Spark's own in complete mode, or
-our stateful operator in a query of them), each window's final row, as native emits it when
-the clock passes its end or the input ends.
+Processing-time windows (PROCTIME()): a row's time is Spark's processing time, its micro-
+batch's current_timestamp() (native's: when its batch is evaluated); no watermark moves such
+windows, so Spark's append mode cannot emit them: the aggregation runs as a GROUP BY of the
+keys and the window (Spark's own in complete mode, or our stateful operator in a query of
+them), each window's final row, as native emits it when the clock passes its end or the input
+ends.
 
 A non-windowed Top-N and a GROUP BY with a join run as our own stateful operators
 (runtime/spark/stateful.py, applyInPandasWithState in append mode): their rows are a

@@ -597,10 +597,11 @@ def test_late_rows_spark_cannot_judge_as_native_are_refused(monkeypatch: pytest.
 @pytest.mark.parametrize("source", ["bid", "joined"])
 def test_processing_time_windows_on_structured_streaming(source: str) -> None:
     """q12's processing-time windows: PROCTIME() Spark's processing time (the micro-batch's
-    current_timestamp()), the windows a GROUP BY of the keys and the window (Spark's own in complete mode; over a join,
-    one of our stateful operators). A window one day long holds every row of a run that does
-    not cross midnight (UTC): then the rows are native's exactly; the bids per bidder always
-    are. Over disordered input nothing is late (processing time never is)."""
+    current_timestamp()), the windows a GROUP BY of the keys and the window (Spark's own in
+    complete mode; over a join, one of our stateful operators). A window one day long holds
+    every row of a run that does not cross midnight (UTC): then the rows are native's exactly;
+    the bids per bidder always are. Over disordered input nothing is late (processing time
+    never is)."""
     view = ("CREATE TEMPORARY VIEW bid_p AS SELECT *, PROCTIME() AS pt FROM bid"
             if source == "bid" else
             "CREATE TEMPORARY VIEW bid_p AS SELECT B.bidder, B.price, PROCTIME() AS pt "
