@@ -397,7 +397,7 @@ class SparkStreamingJob(SparkJob):
         data, marks = self._read_judged(op, schema)
         folder = self.workdir / f"source-{op.table}-{id(op)}"
         folder.mkdir(parents=True, exist_ok=True)
-        data = data.rename_columns(_names(len(schema)))
+        data = _pruned(op, data).rename_columns(_names(len(schema)))
         if marks is not None:
             # (rows behind the watermark: each carries the one before it, and its position)
             data = data.append_column(WM, marks)
@@ -733,6 +733,23 @@ def _typed_rows(lists: pa.Array, py: Any) -> pa.Array:
     fields = [flat.field(i).cast(f.type, safe=False) for i, f in enumerate(py.schema)]
     struct = pa.StructArray.from_arrays(fields, names=py.names)
     return pa.ListArray.from_arrays(offsets, struct, type=py.list_type(struct.type))
+
+
+def _pruned(op: TableScanSpec, data: pa.Table) -> pa.Table:
+    """The source's rows with the columns the query never reads (not in the scan's
+    projection, filters or WATERMARK) all NULL: the file Spark streams from is written and
+    read without them (a NULL column costs parquet next to nothing), positions kept."""
+    if op.projection is None:
+        return data
+    used = set(op.projection)
+    for f in op.filters:
+        used |= {e.index for e in f.walk() if isinstance(e, ColumnRef)}
+    if op.source.watermark is not None:
+        used.add(op.source.watermark[0])
+    if len(used) == data.num_columns:
+        return data
+    return pa.table([c if i in used else pa.nulls(data.num_rows, c.type)
+                     for i, c in enumerate(data.columns)], schema=data.schema)
 
 
 def _width(df: Any) -> int:
