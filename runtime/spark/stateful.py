@@ -524,16 +524,15 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
     # (one event time for Spark, which the timeout needs; the other copies plain values)
     timed = [c for c in data if df.schema[c].metadata.get("spark.watermarkDelayMs")
              is not None][:1]
-    # (the end-of-input row only moves Spark's watermark, at the source: its year 9999 has
-    # no pandas time)
-    picked = df.where(F.col(SEQ) < F.lit(np.iinfo(np.int64).max)).select(
-        *[F.col(c) if c in timed else F.col(c).alias(c, metadata={})
-                         for c in data], WM, SEQ,
-                       *[k.alias(f"$k{i}", metadata={}) for i, k in enumerate(keys)])
     if not timed:
         msg = (f"{op.label()} over rows behind the watermark: its input keeps no event-time "
                "column, which Spark's event-time timeout (the end of input) needs")
         raise NotSupportedError(msg)
+    # (the end-of-input row only moves Spark's watermark, at the source: its year 9999 has
+    # no pandas time)
+    picked = df.where(F.col(SEQ) < F.lit(np.iinfo(np.int64).max)).select(
+        *[F.col(c) if c in timed else F.col(c).alias(c, metadata={}) for c in data],
+        WM, SEQ, *[k.alias(f"$k{i}", metadata={}) for i, k in enumerate(keys)])
     out = op.schema.to_arrow()
     spark_out: StructType = _parse_datatype_string(ddl(out))
     columns = [f"c{i}" for i in range(len(out))]
