@@ -314,14 +314,22 @@ def test_distinct_aggregates_on_structured_streaming(group: str) -> None:
     assert got["spark"] == got["native"] and len(got["native"]) >= 4
 
 
-@pytest.mark.parametrize(("name", "reason"), [
-    ("q12", "PROCTIME\\(\\) has none"),
-])
+_BOTH_TIMES = (
+    "CREATE TEMPORARY VIEW bid_p AS SELECT *, PROCTIME() AS p_time FROM bid;\n"
+    "SELECT bidder, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE bid_p, DESCRIPTOR(p_time), "
+    "INTERVAL '10' SECOND)) GROUP BY bidder, window_start, window_end UNION ALL "
+    "SELECT bidder, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), "
+    "INTERVAL '10' SECOND)) GROUP BY bidder, window_start, window_end")
+
+
+@pytest.mark.parametrize(("script", "reason"), [
+    (_BOTH_TIMES, "processing-time windows together with event-time windows"),
+], ids=["proctime-and-event-time-windows"])
 def test_what_structured_streaming_cannot_run_is_refused_with_the_reason(
-        name: str, reason: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        script: str, reason: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     with pytest.raises(NotSupportedError, match=reason):
-        query(session(100, STREAMING), queries()[name]).collect()
+        query(session(100, STREAMING), script).collect()
 
 
 def test_order_by_limit_over_an_append_stream() -> None:
