@@ -156,10 +156,10 @@ INSERT INTO out {WORKLOADS["q5_hop"]};
         first = first if first is not None else rows
         best = min(times)
         base = base or best
-        work = max(best - startup, 1e-3)
-        base_work = base_work or work
+        after = max(best - startup, 1e-3)
+        base_work = base_work or after
         print(f"{p:>2} {best:>8.2f} {base / best:>8.2f}x {len(rows):>9}  {rows == first!s:<9}  "
-              f"{work:>14.2f} {base_work / work:>8.2f}x")
+              f"{after:>14.2f} {base_work / after:>8.2f}x")
     shutil.rmtree(work, ignore_errors=True)
 
 
