@@ -107,6 +107,10 @@ QUERIES = {
                    "GROUP BY add_one(k), window_start, window_end", MODES),
     "join-then-aggregate": ("SELECT d.name, SUM(half(t.id)) AS s FROM t JOIN d ON "
                             "add_one(t.k) = d.id GROUP BY d.name", {"batch": SPARK}),
+    # (Structured Streaming runs no OVER: refused by name, tests/spark/test_spark_udaf.py)
+    "over": ("SELECT id, SUM(twice(id)) OVER (PARTITION BY add_one(k) ORDER BY ts ROWS "
+             "BETWEEN 2 PRECEDING AND CURRENT ROW) AS s, MAX(half(id)) OVER (PARTITION BY k "
+             "ORDER BY ts) AS m FROM t WHERE add_one(id) % 3 <> 0", {"batch": SPARK}),
 }
 CASES = [(q, m) for q, (_, modes) in QUERIES.items() for m in modes]
 
