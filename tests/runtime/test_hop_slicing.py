@@ -124,6 +124,25 @@ def test_a_tvf_read_by_two_aggregates_gives_each_its_windows(
     assert got == want and len(want) > 100
 
 
+def _shuffled_one_by_one(sql: str, disorder_ms: int, monkeypatch: pytest.MonkeyPatch
+                         ) -> tuple[collections.Counter, int]:
+    """The reference for two phases at parallelism 2: the window assignment before the
+    shuffle (as in two phases: shuffle_before_windowing off), every windowed row shuffled on
+    its own and aggregated in one phase."""
+    from sqlengine.optimizer.passes.shuffle_before_windowing import ShuffleBeforeWindowing
+
+    with monkeypatch.context() as m:
+        m.setattr(ShuffleBeforeWindowing, "apply", lambda self, root, ctx: root)
+        s = _bids(2, disorder_ms)
+        s.execute("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'")
+        q = s.sql(sql)
+        assert "LocalWindowAggregate" not in q.explain()
+        rows = collections.Counter(
+            tuple(round(v, 6) if isinstance(v, float) else v for v in r.values())
+            for r in q.collect().to_pylist())
+        return rows, q.late_records_dropped
+
+
 @pytest.mark.parametrize("name", list(QUERIES))
 def test_two_phase_equals_rows_shuffled_one_by_one(name: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,22 +153,13 @@ def test_two_phase_equals_rows_shuffled_one_by_one(name: str,
     same assignment before the shuffle with every sliced row shuffled on its own and
     aggregated in one phase. Equal rows and equal rows dropped late, on input with 3 s of
     disorder behind a 1 s watermark bound."""
-    from sqlengine.optimizer.passes.shuffle_before_windowing import ShuffleBeforeWindowing
-
     sql = QUERIES[name]
     plan = _bids(2, 3000).sql(sql).explain()
     assert "sliced) -> LocalWindowAggregate(" in plan and "GlobalWindowAggregate(" in plan
     two, two_late = _run(sql, 2, 3000)
-    monkeypatch.setattr(ShuffleBeforeWindowing, "apply", lambda self, root, ctx: root)
-    s = _bids(2, 3000)
-    s.execute("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'")
-    q = s.sql(sql)
-    assert "LocalWindowAggregate" not in q.explain()
-    one = collections.Counter(
-        tuple(round(v, 6) if isinstance(v, float) else v for v in r.values())
-        for r in q.collect().to_pylist())
+    one, one_late = _shuffled_one_by_one(sql, 3000, monkeypatch)
     assert two == one and len(one) > 5
-    assert two_late == q.late_records_dropped
+    assert two_late == one_late
     if name == "no other key":  # (1 s windows: rows 3 s behind miss all of theirs)
         assert two_late > 100
 
@@ -176,8 +186,6 @@ def test_windows_that_do_not_slice_run_in_two_phases_too(
     the shuffle at parallelism 2: rows and late rows as with every windowed row shuffled on
     its own (the window assignment before the shuffle, one phase), and on ordered input as
     at parallelism 1."""
-    from sqlengine.optimizer.passes.shuffle_before_windowing import ShuffleBeforeWindowing
-
     sql = WINDOWS[name]
     plan = _bids(2, disorder_ms).sql(sql).explain()
     assert "-> LocalWindowAggregate(" in plan and ", sliced" not in plan
@@ -185,16 +193,8 @@ def test_windows_that_do_not_slice_run_in_two_phases_too(
     if not disorder_ms:
         one, _ = _run(sql, 1, 0)
         assert two == one and len(one) > 5 and two_late == 0
-    with monkeypatch.context() as m:
-        m.setattr(ShuffleBeforeWindowing, "apply", lambda self, root, ctx: root)
-        s = _bids(2, disorder_ms)
-        s.execute("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'")
-        q = s.sql(sql)
-        assert "LocalWindowAggregate" not in q.explain()
-        one = collections.Counter(
-            tuple(round(v, 6) if isinstance(v, float) else v for v in r.values())
-            for r in q.collect().to_pylist())
+    one, one_late = _shuffled_one_by_one(sql, disorder_ms, monkeypatch)
     assert two == one and len(one) > 5
-    assert two_late == q.late_records_dropped
+    assert two_late == one_late
     if disorder_ms and name != "hop reading window_time":
         assert two_late > 100
