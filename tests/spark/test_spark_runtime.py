@@ -343,7 +343,6 @@ def test_order_by_limit_over_an_append_stream() -> None:
 # Scenarios in streaming mode (the files' own default) on Structured Streaming: declared gaps.
 SCENARIO_STREAMING_NOTIMPL = {
     "orders": "a LEFT JOIN",
-    "recursive": "WITH RECURSIVE (an iteration: a loop of batch jobs) in batch mode only",
 }
 
 
