@@ -122,7 +122,7 @@ def streaming(events: int, repeat: int, names: list[str]) -> None:
 
     import sqlengine
     from sqlengine.runtime.spark.session import spark_session
-    from sqlengine.runtime.spark.streaming import _EXCLUDED, _STREAMING_CONF
+    from sqlengine.runtime.spark.streaming import streaming_conf
     from tests.nexmark import queries, query, tables
 
     tmp = Path(tempfile.mkdtemp(prefix="sqlengine-bench-spark-"))
@@ -193,22 +193,14 @@ def streaming(events: int, repeat: int, names: list[str]) -> None:
                 end.hardlink_to(tmp / f"{t}-end.parquet")
         out: list[int] = []
         mode = "complete" if name == "q12" else "append"
-        conf = spark.conf
-        before = {k: conf.get(k, None) for k in _STREAMING_CONF}
-        for k, v in _STREAMING_CONF.items():
-            conf.set(k, ",".join(r for r in (before[k], v) if r) if k == _EXCLUDED else v)
         folder = Path(tempfile.mkdtemp(prefix="sqlengine-bench-ckpt-"))
         try:
-            q = (hand[name]().writeStream.outputMode(mode).trigger(availableNow=True)
-                 .option("checkpointLocation", str(folder))
-                 .foreachBatch(lambda b, _: out.append(b.toArrow().num_rows)).start())
-            q.awaitTermination()
+            with streaming_conf(spark):
+                q = (hand[name]().writeStream.outputMode(mode).trigger(availableNow=True)
+                     .option("checkpointLocation", str(folder))
+                     .foreachBatch(lambda b, _: out.append(b.toArrow().num_rows)).start())
+                q.awaitTermination()
         finally:
-            for k, old in before.items():
-                if old is None:
-                    conf.unset(k)
-                else:
-                    conf.set(k, old)
             for t in data:
                 (tmp / t / "end.parquet").unlink(missing_ok=True)
         return out[-1] if mode == "complete" else sum(out)

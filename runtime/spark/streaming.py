@@ -47,6 +47,7 @@ Two kinds of operators run after the streaming query, on the static DataFrames i
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import shutil
 import tempfile
@@ -157,6 +158,24 @@ _STREAMING_CONF = {
     # the stateful operators above it would never evict (never emit in append mode).
     "spark.sql.exchange.reuse": "false",
 }
+
+
+@contextlib.contextmanager
+def streaming_conf(spark: Any) -> Iterator[None]:
+    """The session's Spark settings for a streaming query (_STREAMING_CONF; excluded rules
+    added to the session's own), restored afterwards."""
+    conf = spark.conf
+    before = {k: conf.get(k, None) for k in _STREAMING_CONF}
+    for k, v in _STREAMING_CONF.items():
+        conf.set(k, ",".join(r for r in (before[k], v) if r) if k == _EXCLUDED else v)
+    try:
+        yield
+    finally:
+        for k, old in before.items():
+            if old is None:
+                conf.unset(k)
+            else:
+                conf.set(k, old)
 
 
 class SparkStreamingJob(SparkJob):
@@ -598,21 +617,14 @@ class SparkStreamingJob(SparkJob):
         def each(b: Any, i: int) -> None:
             batches.append((i, self._static(self.per_batch, b).toArrow()))
 
-        conf = self.spark.conf
-        before = {k: conf.get(k, None) for k in _STREAMING_CONF}
-        for k, v in _STREAMING_CONF.items():
-            conf.set(k, ",".join(r for r in (before[k], v) if r) if k == _EXCLUDED else v)
         try:
-            query = (df.writeStream.outputMode(self.output_mode).trigger(availableNow=True)
-                     .option("checkpointLocation", str(self.workdir / "checkpoint"))
-                     .foreachBatch(each).start())
-            query.awaitTermination()
+            with streaming_conf(self.spark):
+                query = (df.writeStream.outputMode(self.output_mode)
+                         .trigger(availableNow=True)
+                         .option("checkpointLocation", str(self.workdir / "checkpoint"))
+                         .foreachBatch(each).start())
+                query.awaitTermination()
         finally:
-            for k, old in before.items():
-                if old is None:
-                    conf.unset(k)
-                else:
-                    conf.set(k, old)
             if self.temporary:
                 shutil.rmtree(self.workdir, ignore_errors=True)
         self.result.late_records_dropped = int(self.late_counter.value)
