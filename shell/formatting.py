@@ -29,6 +29,8 @@ def _float(v: float) -> str:
 
 def display_width(text: str) -> int:
     """Columns ``text`` takes on a terminal (CJK and emoji take two; wcwidth)."""
+    if text.isascii() and text.isprintable():
+        return len(text)  # (without importing wcwidth's tables: ~13 ms of start-up)
     from wcwidth import wcswidth
 
     width = wcswidth(text)

@@ -10,7 +10,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from sqlengine.errors import (
+from sqlengine import code_cache
+from sqlengine.cache_dir import user_cache_directory
+
+# (before any dataclass of sqlengine is built: their compiled methods come from the cache file)
+code_cache.install(user_cache_directory())
+
+from sqlengine.errors import (  # noqa: E402
     BindError,
     ConnectorError,
     DatabaseError,

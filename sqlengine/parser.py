@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from importlib import resources
 
 import sqlglot
 from lark import Lark
@@ -13,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from sqlglot import exp
 
 from sqlengine import hints
+from sqlengine.cache_dir import user_cache_directory
 from sqlengine.dialect import Flink
 from sqlengine.errors import ParseError, Span
 from sqlengine.statements import QueryText, Statement, StatementBuilder
@@ -20,7 +20,10 @@ from sqlengine.statements import QueryText, Statement, StatementBuilder
 
 @lru_cache(maxsize=1)
 def _grammar() -> Lark:
-    text = resources.files("sqlengine").joinpath("grammar/statements.lark").read_text()
+    # (beside this file; importlib.resources would import tempfile and shutil at start-up)
+    with open(os.path.join(os.path.dirname(__file__), "grammar", "statements.lark"),
+              encoding="utf-8") as f:
+        text = f.read()
     return Lark(
         text,
         parser="lalr",
@@ -38,13 +41,8 @@ def _grammar_cache_file() -> str | bool:
     own version and Python's) before using the file and rebuilds it when they differ; when the
     directory cannot be written the tables are built each time.
     """
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    directory = os.path.join(base, "sqlengine")
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-    except OSError:
-        return False
-    if not os.access(directory, os.W_OK):
+    directory = user_cache_directory()
+    if directory is None:
         return False
     return os.path.join(directory, "statements-grammar.lark-cache")
 
