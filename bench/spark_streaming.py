@@ -2,14 +2,15 @@
 native runtime: per query, both wall times, whether the final rows are equal, and the late
 rows each dropped.
 
-    python -m bench.spark_streaming [--events 1000000] [--disorder] [--queries q0,q5]
+    python -m bench.spark_streaming [--events 1000000] [--disorder | --batch] [--queries q0,q5]
                                     [--json out.json] [--timeout 1800]
 
 ``--disorder``: 3 s of disorder and a 1 s WATERMARK bound at 200 events/s, so rows arrive
 behind the watermark (as tests/spark's disordered cases). Each query runs in its own process
 (one Spark session each); a query's times are taken after the session started (the Spark
 side's time includes reading the source natively to judge lateness and writing it to
-parquet for Spark). q12 (processing time) is compared as bids per bidder (its windows
+parquet for Spark). ``--batch``: both sides in batch mode (``execution.runtime-mode``; Spark
+batch DataFrames, no watermarks). q12 (processing time) is compared as bids per bidder (its windows
 depend on the clock).
 """
 
@@ -26,11 +27,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SPARK = {"execution.target": "spark", "spark.master": "local[2]"}
 
 
-def _session(events: int, options: dict[str, str] | None, disorder: bool):  # type: ignore[no-untyped-def]
+def _session(events: int, options: dict[str, str] | None, disorder: bool,  # type: ignore[no-untyped-def]
+             batch: bool = False):
     import sqlengine
     from tests.nexmark import SUITE
 
-    s = sqlengine.connect(options)
+    mode = {"execution.runtime-mode": "batch"} if batch else {}
+    s = sqlengine.connect({**(options or {}), **mode})
     ddl = (SUITE / "ddl.sql").read_text().replace("NEXMARK_EVENTS", str(events))
     if disorder:
         ddl = ddl.replace("INTERVAL '4' SECOND", "INTERVAL '1' SECOND")
@@ -42,18 +45,19 @@ def _session(events: int, options: dict[str, str] | None, disorder: bool):  # ty
     return s
 
 
-def run_one(name: str, events: int, disorder: bool) -> dict[str, object]:
+def run_one(name: str, events: int, disorder: bool, batch: bool = False) -> dict[str, object]:
     sys.path.insert(0, str(ROOT))
     from sqlengine.runtime.spark.session import spark_session
     from tests.nexmark import queries, query, result_rows
 
     spark_session(SPARK)  # (started before the clock)
-    out: dict[str, object] = {"query": name, "events": events, "disorder": disorder}
+    out: dict[str, object] = {"query": name, "events": events, "disorder": disorder,
+                              "batch": batch}
     got = {}
     for side, options in (("native", None), ("spark", SPARK)):
         start = time.perf_counter()
         try:
-            q = query(_session(events, options, disorder), queries()[name])
+            q = query(_session(events, options, disorder, batch), queries()[name])
             table = q.collect()
         except Exception as e:  # (reported, not raised: the other queries go on)
             out[f"{side}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
@@ -73,12 +77,13 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--queries", default="")
     parser.add_argument("--disorder", action="store_true")
+    parser.add_argument("--batch", action="store_true")
     parser.add_argument("--json", default="")
     parser.add_argument("--timeout", type=int, default=1800)
     parser.add_argument("--one", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one, args.events, args.disorder)))
+        print(json.dumps(run_one(args.one, args.events, args.disorder, args.batch)))
         return
     sys.path.insert(0, str(ROOT))
     from tests.nexmark import queries
@@ -89,7 +94,8 @@ def main() -> None:
           f"{'rows':>9}{'late n/s':>14}  equal", flush=True)
     for name in names:
         cmd = [sys.executable, "-m", "bench.spark_streaming", "--one", name,
-               "--events", str(args.events), *(["--disorder"] if args.disorder else [])]
+               "--events", str(args.events), *(["--disorder"] if args.disorder else []),
+               *(["--batch"] if args.batch else [])]
         try:
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                                   check=False, timeout=args.timeout)
