@@ -465,6 +465,11 @@ def _show(result: sqlengine.api.Result, fmt: str, err: TextIO,
             meter.clear()
         if result.skipped_rows:
             err.write(f"warning: skipped {result.skipped_rows} malformed rows\n")
+        if result.late_records_dropped:
+            err.write(f"warning: dropped {result.late_records_dropped} late rows\n")
+        if result.udf_rows_skipped:
+            err.write(f"warning: skipped {result.udf_rows_skipped} rows a Python function "
+                      "failed on\n")
         err.write(result.message + "\n")
 
 

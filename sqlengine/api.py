@@ -404,8 +404,7 @@ class Session:
         rows = execution.result.sink_rows if execution.result else {}
         lines = [f"[INFO] Inserted {n} rows into {t}" for t, n in rows.items()]
         return Result("insert", "\n".join(lines) or f"[INFO] Inserted 0 rows into {tables}",
-                      skipped_rows=execution.result.skipped_rows if execution.result else 0,
-                      sink_rows=rows)
+                      sink_rows=rows, **_counters(execution.result))
 
     def _create_table_as(self, stmt: S.CreateTableAs, script: str) -> Result:
         """CREATE TABLE ... AS query: the table is created with the query's columns, then
@@ -440,9 +439,7 @@ class Session:
         lines = [f"[WARN] the job failed and restarted from its last checkpoint ({i} of "
                  f"{len(job.restarts)}): {failure}" for i, failure in enumerate(job.restarts, 1)]
         message = "\n".join([*lines, f"[INFO] Inserted {n} rows into {stmt.table}"])
-        return Result("insert", message,
-                      skipped_rows=job.result.skipped_rows if job.result else 0,
-                      sink_rows=rows)
+        return Result("insert", message, sink_rows=rows, **_counters(job.result))
 
     # -- planning and running ------------------------------------------------------------
     def explain_statement(self, stmt: S.Explain, script: str, fmt: str = "text") -> str:
@@ -560,3 +557,11 @@ def connect(options: dict[str, str] | None = None, *, safe: bool = False,
 
 
 __all__ = ["BindError", "ExecutionError", "Query", "Result", "Session", "combine_svg", "connect"]
+
+
+def _counters(result: Any) -> dict[str, int]:
+    """A finished INSERT job's rows skipped or dropped, for its Result."""
+    if result is None:
+        return {}
+    return {k: int(getattr(result, k, 0) or 0)
+            for k in ("skipped_rows", "late_records_dropped", "udf_rows_skipped")}

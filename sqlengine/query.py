@@ -37,6 +37,8 @@ class Result:
     statement_offset: int = 0
     skipped_rows: int = 0
     sink_rows: dict[str, int] = field(default_factory=dict)
+    late_records_dropped: int = 0  # (an INSERT's job: late rows its windows dropped)
+    udf_rows_skipped: int = 0  # (an INSERT's job: rows a Python function failed on, 'skip')
 
 
 def collect_sink(plan: LogicalPlan) -> Sink:

@@ -259,3 +259,35 @@ def test_the_command_line_does_not_import_pandas_until_a_query_needs_it(tmp_path
                           timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["y", "2", "3"]
+
+
+def test_an_insert_warns_of_late_rows_and_rows_a_python_function_failed_on(
+        tmp_path: Path) -> None:
+    """As a query's result does: the INSERT's job counted them (both warnings on stderr)."""
+    (tmp_path / "inverse.py").write_text(
+        "import sqlengine\n\n@sqlengine.udf(result_type='BIGINT')\n"
+        "def inverse(x):\n    return 60 // x\n")
+    rows = [(1, 1), (12, 2), (2, 3), (13, 0), (14, 5)]  # (at 2 s: late; v = 0: the call fails)
+    (tmp_path / "e.csv").write_text("".join(f"1970-01-01 00:00:{t:02d},{v}\n" for t, v in rows))
+    script = tmp_path / "late.sql"
+    script.write_text(f"""
+SET 'python.udf.on-error' = 'skip';
+CREATE FUNCTION inverse AS 'inverse.inverse' LANGUAGE PYTHON;
+CREATE TABLE e (ts TIMESTAMP(3), v BIGINT, WATERMARK FOR ts AS ts)
+    WITH ('connector' = 'filesystem', 'path' = '{tmp_path / "e.csv"}', 'format' = 'csv');
+CREATE TABLE out (ws TIMESTAMP(3), n BIGINT, s BIGINT)
+    WITH ('connector' = 'filesystem', 'path' = '{tmp_path / "out"}', 'format' = 'csv');
+INSERT INTO out SELECT window_start, COUNT(*), SUM(inverse(v)) FROM TABLE(
+    TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;
+""")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", "run", str(script)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: dropped 1 late rows" in proc.stderr, proc.stderr
+    assert "warning: skipped 1 rows a Python function failed on" in proc.stderr, proc.stderr
+    assert "[INFO] Inserted 2 rows into out" in proc.stderr, proc.stderr
+    written = sorted(line for f in (tmp_path / "out").rglob("*") if f.is_file()
+                     for line in f.read_text().splitlines())
+    # (window 0-10 s: 60 // 1; 10-20 s: 60 // 2 + 60 // 5, the failing row dropped whole)
+    assert written == ["1970-01-01 00:00:00.000,1,60", "1970-01-01 00:00:10.000,2,42"]
