@@ -40,6 +40,42 @@ def reads_itself(cte: exp.CTE) -> bool:
                for t in cte.this.find_all(exp.Table))
 
 
+def in_dependency_order(rb: RelationBinder, ctes: list[exp.CTE]) -> list[exp.CTE]:
+    """The CTEs of a ``WITH RECURSIVE``, each after those it reads (in a WITH RECURSIVE every
+    name is visible to every query, as in PostgreSQL: a query may read one defined after it).
+    Mutual recursion (two queries reading each other, directly or not) is refused, as
+    PostgreSQL refuses it."""
+    names = {c.alias.lower(): c for c in ctes}
+    reads: dict[str, list[exp.Table]] = {}
+    for cte in ctes:
+        own = cte.alias.lower()
+        reads[own] = [t for t in cte.this.find_all(exp.Table)
+                      if not t.args.get("db") and t.name.lower() in names
+                      and t.name.lower() != own]
+    ordered: list[exp.CTE] = []
+    state: dict[str, int] = {}  # (1: being placed, 2: placed)
+
+    def place(name: str, path: list[str]) -> None:
+        if state.get(name) == 2:
+            return
+        state[name] = 1
+        for t in reads[name]:
+            other = t.name.lower()
+            if state.get(other) == 1:
+                cycle = [*path[path.index(other):], name, other] if other in path \
+                    else [name, other]
+                raise rb.error(NotSupportedError, "mutual recursion between WITH queries "
+                               f"({' -> '.join(repr(names[n].alias) for n in cycle)}) is not "
+                               "supported: write it as one recursive query", t)
+            place(other, [*path, name])
+        state[name] = 2
+        ordered.append(names[name])
+
+    for cte in ctes:
+        place(cte.alias.lower(), [])
+    return ordered
+
+
 def _terms(node: exp.Expression, name: str) -> tuple[list[exp.Expression], bool]:
     """The UNION terms of a recursive CTE's query and whether it is UNION (not UNION ALL)."""
     if not isinstance(node, exp.Union):

@@ -69,7 +69,10 @@ class RelationBinder(ClauseBinder):
         with_ = node.args.get("with_") or node.args.get("with")
         if with_ is not None:
             ctes = dict(ctes)
-            for cte in with_.expressions:
+            items = with_.expressions
+            if with_.args.get("recursive"):
+                items = bind_recursive.in_dependency_order(self, items)
+            for cte in items:
                 name = cte.alias
                 cols = [c.name for c in (cte.args["alias"].columns or [])] \
                     if cte.args.get("alias") else []

@@ -352,3 +352,31 @@ def test_a_checkpointing_job_refuses_a_maintained_iteration_saying_why(
     text = str(e.value)
     assert "cannot be checkpointed: a maintained streaming iteration (WITH RECURSIVE)" in text
     assert "spilled" not in text
+
+
+# -- several queries in one WITH RECURSIVE ------------------------------------------------------
+# Every name of a WITH RECURSIVE is visible to every query (PostgreSQL's rule; DuckDB resolves
+# only earlier ones): a query may read one defined after it, so they are bound in the order
+# they read each other. The expected rows are DuckDB's for the same queries written in order.
+CHAINED = ("b(m) AS (SELECT n * 10 FROM a UNION ALL SELECT m + 1 FROM b WHERE m < 12)",
+           "a(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM a WHERE n < 5)")
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_a_recursive_query_may_read_one_defined_after_it(mode: str) -> None:
+    tail = " SELECT m FROM b"
+    got = sorted(tuple(r.values()) for r in _session(mode, 1).sql(
+        f"WITH RECURSIVE {CHAINED[0]}, {CHAINED[1]}{tail}").collect().to_pylist())
+    assert got == _duck(f"WITH RECURSIVE {CHAINED[1]}, {CHAINED[0]}{tail}")
+    assert len(got) == 7
+
+
+def test_mutual_recursion_is_refused_naming_both_queries() -> None:
+    sql = ("WITH RECURSIVE evens(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM odds "
+           "WHERE n < 10),\n odds(n) AS (SELECT n + 1 FROM evens WHERE n < 10)\n"
+           "SELECT n FROM evens")
+    with pytest.raises(SqlEngineError) as e:
+        _session("batch", 1).sql(sql).collect()
+    message = str(e.value)
+    assert "mutual recursion between WITH queries ('evens' -> 'odds' -> 'evens')" in message
+    assert "2:32" in message  # (at odds' reading of evens)
