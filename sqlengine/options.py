@@ -89,6 +89,8 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("table.exec.state.ttl", "duration", "joins and aggregates"),
     _opt("table.exec.iteration.max-rounds", "int", "recursive queries (WITH RECURSIVE)",
          minimum=1),
+    _opt("table.exec.iteration.spark.local-rows", "int",
+         "recursive queries on Spark (rounds on the driver; 0: none)"),
     _opt("table.exec.source.idle-timeout", "duration", "source driver"),
     _opt("execution.batch-shuffle-mode", "enum", "JobGraph edges (batch mode)",
          ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED")),

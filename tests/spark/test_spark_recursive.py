@@ -2,7 +2,9 @@
 the previous round's new rows) gives the native runtime's rows; the round limit fails as
 natively. On Structured Streaming the iteration is maintained per micro-batch
 (runtime/spark/iteration.py: foreachBatch) and gives DuckDB's rows; a micro-batch of new edges
-derives only the new pairs."""
+derives only the new pairs. Rounds of few rows run on the driver (by default; turned off here
+but in the test_driver_rounds_* tests) and give DuckDB's rows too, also when the loop goes
+from Spark's rounds to the driver's and back."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from tests.sqlengine.test_recursive import BOM, EDGES, QUERIES
 pytest.importorskip("pyspark")
 pytestmark = pytest.mark.spark
 
+# (every round a Spark job: rounds on the driver turned off; test_driver_rounds_* below)
 SPARK = {"execution.target": "spark", "execution.runtime-mode": "batch",
-         "spark.master": "local[2]"}
+         "spark.master": "local[2]", "table.exec.iteration.spark.local-rows": "0"}
 NATIVE = {"execution.runtime-mode": "batch"}
 STREAMING = {k: v for k, v in SPARK.items() if k != "execution.runtime-mode"}
+DRIVER = {k: v for k, v in SPARK.items() if k != "table.exec.iteration.spark.local-rows"}
 
 # The native tests' queries, counting to 30 instead of 1000 (each round is a Spark job).
 SPARK_QUERIES = {name: sql.replace("n < 1000", "n < 30") for name, sql in QUERIES.items()}
@@ -142,3 +146,56 @@ def test_structured_streaming_fails_at_the_round_limit() -> None:
     with pytest.raises(ExecutionError, match=r"did not reach a fixpoint in 5 rounds"):
         s.sql("WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) "
               "SELECT n FROM t").collect()
+
+
+# -- rounds on the driver ('table.exec.iteration.spark.local-rows') -------------------------
+COUNT_TO = ("WITH RECURSIVE t(n) AS (VALUES (CAST(1 AS BIGINT)) UNION ALL SELECT n + 1 FROM t "
+            "WHERE n < 3000) SELECT n FROM t")
+
+
+@pytest.mark.parametrize("options", [DRIVER, {**STREAMING, **{
+    "table.exec.iteration.spark.local-rows": "10000"}}], ids=["batch", "streaming"])
+def test_driver_rounds_count_to_thousands_as_duckdb(options: dict[str, str]) -> None:
+    """3,000 rounds of one row: seconds on the driver (about a second a round as Spark
+    jobs)."""
+    q = _small(options).sql(COUNT_TO)
+    got = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    assert got == _duck(COUNT_TO) and len(got) == 3000
+    metrics = q.metrics()["Iterate(t)"]
+    assert metrics["rounds"] == metrics["local_rounds"] == 3000
+
+
+@pytest.mark.parametrize("options", [DRIVER, STREAMING], ids=["batch", "streaming"])
+def test_driver_rounds_fail_naming_the_round_limit(options: dict[str, str]) -> None:
+    s = _small({k: v for k, v in options.items()
+                if k != "table.exec.iteration.spark.local-rows"})
+    s.execute("SET 'table.exec.iteration.max-rounds' = '200'")
+    with pytest.raises(ExecutionError, match=r"did not reach a fixpoint in 200 rounds "
+                                             r"\('table\.exec\.iteration\.max-rounds'"):
+        s.sql("WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) "
+              "SELECT n FROM t").collect()
+    sql = "WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < 10) " \
+          "SELECT n FROM t"
+    s.execute("SET 'table.exec.iteration.max-rounds' = '10'")  # (as natively: the last
+    assert s.sql(sql).collect().num_rows == 10  # round, which finds nothing, counts)
+    s.execute("SET 'table.exec.iteration.max-rounds' = '9'")
+    with pytest.raises(ExecutionError, match=r"table\.exec\.iteration\.max-rounds"):
+        s.sql(sql).collect()
+
+
+@pytest.mark.parametrize("name", ["closure", "shortest paths", "bill of materials",
+                                  "several step terms"])
+def test_driver_rounds_between_spark_rounds_give_duckdbs_rows(name: str) -> None:
+    """Few rows a round on the driver (at most 5; 2 for the several step terms, whose rounds
+    find 1, 2, 3, ... rows, then fewer as they reach 500): the loop goes from Spark's rounds
+    to the driver's and back (UNION: the driver's dedup holds the rows Spark's rounds
+    found)."""
+    sql = SPARK_QUERIES[name].replace("a < 20", "a < 100")
+    limit = "2" if name == "several step terms" else "5"
+    q = _small({**DRIVER, "table.exec.iteration.spark.local-rows": limit}).sql(sql)
+    got = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    # (DuckDB refuses several step terms: the native runtime's rows)
+    assert got == (_rows(NATIVE, sql) if name == "several step terms" else _duck(sql))
+    assert len(got) > 5
+    metrics = q.metrics()[next(k for k in q.metrics() if k.startswith("Iterate("))]
+    assert 0 < metrics["local_rounds"] < metrics["rounds"]
