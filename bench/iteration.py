@@ -2,6 +2,7 @@
 
     python -m bench.iteration [--edges 100000] [--count 100000] [--mode batch]
         [--parallelism 1,2] [--task-mode process|thread] [--cases closure] [--runs 3]
+        [--target spark]
 
 Cases (the same SQL on both engines, over the same in-memory Arrow tables; answers compared):
 - ``counting``: ``t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < count)``, one
@@ -12,6 +13,12 @@ Cases (the same SQL on both engines, over the same in-memory Arrow tables; answe
 - ``bom``: a bill-of-materials explosion (UNION ALL) down a 4-level tree.
 Printed: each engine's wall time for the query (warm process, best of ``--runs``), the ratio,
 the rows, and the iteration's rounds (sqlengine's metrics).
+
+``--target spark``: sqlengine runs the queries on Spark (``local[p]`` at parallelism p, a
+query run first so that the JVM is up; batch mode, or Structured Streaming with ``--mode
+streaming``); the rounds column then also says how many ran on the driver (rounds of at most
+'table.exec.iteration.spark.local-rows' rows, runtime/spark/iteration.py). The streaming
+closure below is native only.
 
 Then, in streaming mode, the closure maintained as edges arrive: the ``edges`` edges, then
 ``--added`` more (100) in a later batch, against the closure of all of them computed at once:
@@ -80,6 +87,7 @@ def main() -> None:
     parser.add_argument("--task-mode", default="process", choices=["process", "thread"])
     parser.add_argument("--cases", default="", help="comma-separated subset of the cases")
     parser.add_argument("--no-incremental", action="store_true")
+    parser.add_argument("--target", default="native", choices=["native", "spark"])
     args = parser.parse_args()
     parallelisms = [int(p) for p in args.parallelism.split(",")]
     wanted = set(args.cases.split(",")) if args.cases else None
@@ -98,27 +106,37 @@ def main() -> None:
     for case, sql, parallelism in runs:
         theirs = ours = None
         duck = mine = float("inf")
-        rounds = 0
+        rounds = local = 0
         for _ in range(args.runs):
             start = time.perf_counter()
             theirs = con.sql(sql).fetchall()
             duck = min(duck, time.perf_counter() - start)
-            s = sqlengine.connect({"execution.runtime-mode": args.mode,
-                                   "parallelism.default": str(parallelism),
-                                   "execution.native.task-mode": args.task_mode})
+            options = {"execution.runtime-mode": args.mode,
+                       "parallelism.default": str(parallelism),
+                       "execution.native.task-mode": args.task_mode}
+            if args.target == "spark":
+                options.update({"execution.target": "spark",
+                                "spark.master": f"local[{parallelism}]"})
+            s = sqlengine.connect(options)
             for name, t in data.items():
                 s.register(name, t)
+            if args.target == "spark":  # (the JVM up, and its first query's costs paid)
+                s.sql("SELECT COUNT(*) FROM bom").collect()
             start = time.perf_counter()
             q = s.sql(sql)
             ours = [tuple(r.values()) for r in q.collect().to_pylist()]
             mine = min(mine, time.perf_counter() - start)
             rounds = sum(m.get("rounds", 0) for m in q.metrics().values())
+            local = sum(m.get("local_rounds", 0) for m in q.metrics().values())
         same = "same" if [tuple(int(v) for v in r) for r in ours or []] == \
             [tuple(int(v) for v in r) for r in theirs or []] else f"DIFFERENT {ours} {theirs}"
         label = f"{case} p{parallelism}" if parallelisms != [1] else case
+        on_driver = f" ({local} on the driver)" if args.target == "spark" else ""
         print(f"{label:13} {mine:12.3f} {duck:9.3f} {mine / duck:6.1f} {rounds:7d}  {same} "
-              f"{theirs}")
-    if not args.no_incremental:
+              f"{theirs}{on_driver}")
+    if args.target == "spark" and not args.no_incremental:
+        print("\n(the streaming closure's incremental run is native only)")
+    elif not args.no_incremental:
         incremental(data["e"], args.added, con)
 
 
