@@ -114,7 +114,8 @@ def main() -> None:
             options = {"execution.runtime-mode": args.mode,
                        "parallelism.default": str(parallelism),
                        "execution.native.task-mode": args.task_mode}
-            if args.target == "spark":
+            if args.target == "spark":  # (the task mode is the native runtime's)
+                del options["execution.native.task-mode"]
                 options.update({"execution.target": "spark",
                                 "spark.master": f"local[{parallelism}]"})
             s = sqlengine.connect(options)
