@@ -130,13 +130,6 @@ def _conformed(df: Any, fields: list[Any]) -> Any:
                        for i, (c, f) in enumerate(zip(df.columns, fields))])
 
 
-def _materialized(df: Any) -> tuple[Any, bool]:
-    """``df`` computed once (a local checkpoint: its lineage truncated), and whether it
-    holds any row."""
-    checkpointed = df.localCheckpoint(eager=True)
-    return checkpointed, not checkpointed.isEmpty()
-
-
 class _Step:
     """The step as a SparkJob: its static inputs translated once (cached), the vertices
     downstream of its IterationSource translated again for each round's working rows."""
@@ -217,7 +210,9 @@ class _LocalRounds:
     round into a LocalRelation its optimizer evaluates on the driver. Rows found on the driver
     go back to Spark as one DataFrame when the loop ends or a round's rows outgrow the limit
     (then Spark's rounds go on). UNION: the driver holds the rows found so far (its dedup,
-    as natively), so it takes rounds only while they are at most LOCAL_FOUND."""
+    as natively: a KeyIndex kept from one stay on the driver to the next, given the rows
+    Spark's rounds found in between), so it takes rounds only while they are at most
+    LOCAL_FOUND."""
 
     def __init__(self, job: Any, spec: IterateSpec, fields: list[Any], limit: int) -> None:
         self.job = job
@@ -227,6 +222,7 @@ class _LocalRounds:
         self.schema = spec.schema.to_arrow()
         self.step: Any = None  # (the native step job, planned at the first local round)
         self.refused = False
+        self.seen: Any = None  # (UNION: a KeyIndex of the rows found, once on the driver)
         self.rounds = 0
         self.fed = 0  # (rows the driver's rounds fed the step)
 
@@ -243,14 +239,19 @@ class _LocalRounds:
             return None
         return cls(job, spec, fields, limit)
 
-    def takes(self, rows: int, found: int) -> bool:
-        """Whether the driver runs the next rounds (the step planned natively at the first;
-        if the native runtime cannot plan it, every round is Spark's)."""
+    def takes(self, rows: int, found: _Iteration) -> bool:
+        """Whether the driver runs the next rounds, the rows ``found`` so far (the step
+        planned natively at the first; if the native runtime cannot plan it, every round is
+        Spark's)."""
         from sqlengine.errors import SqlEngineError
         from sqlengine.runtime.operators.iterate import _StepJob
 
-        if self.refused or rows > self.limit or \
-                (self.spec.distinct and found > LOCAL_FOUND):
+        if self.spec.distinct and found.rows > LOCAL_FOUND:
+            self.refused = True  # (for good: the rows found only grow)
+        if self.refused:
+            found.unseen = None
+            return False
+        if rows > self.limit:
             return False
         if self.step is None:
             options = {k: v for k, v in self.job.options.items() if k != "execution.target"}
@@ -279,22 +280,26 @@ class _LocalRounds:
             rows.rename_columns(names)
         return _conformed(self.job._from_arrow(table), self.fields)
 
-    def run(self, working: Any, held: Any, rounds: int
+    def run(self, working: Any, found: _Iteration, rounds: int
             ) -> tuple[tuple[Any, int] | None, int, tuple[Any, int] | None]:
-        """Rounds from ``working`` (a Spark DataFrame, its rows found already; ``held``:
-        every row found so far, for UNION) until the fixpoint or a round's rows outgrow the
-        limit: the rows found on the driver before (a DataFrame and its rows), the rounds so
-        far, and that round's rows, not added to the rows found yet, for Spark's next round
-        (None at the fixpoint)."""
+        """Rounds from ``working`` (a Spark DataFrame, its rows in ``found`` already) until
+        the fixpoint or a round's rows outgrow the limit: the rows found on the driver before
+        (a DataFrame and its rows), the rounds so far, and that round's rows, not added to
+        the rows found yet, for Spark's next round (None at the fixpoint)."""
         from sqlengine.runtime.operators.key_index import KeyIndex
 
         spec = self.spec
         seen = None
-        if spec.distinct:
-            seen = KeyIndex([f.type for f in self.schema])
-            whole = self._to_arrow(held)
-            if whole.num_rows:
-                seen.assign([c.combine_chunks() for c in whole.columns])
+        if spec.distinct:  # (the rows found that the driver has not seen)
+            if self.seen is None:
+                self.seen = KeyIndex([f.type for f in self.schema])
+                found.unseen = [found._found()]
+            for df in found.unseen or []:
+                whole = self._to_arrow(df)
+                if whole.num_rows:
+                    self.seen.assign([c.combine_chunks() for c in whole.columns])
+            found.unseen = []
+            seen = self.seen
         rows = self._to_arrow(working)
         found: list[pa.Table] = []
         while True:
@@ -343,6 +348,9 @@ class _Iteration:
         self.spec = spec
         self.parts: list[tuple[int, Any]] = []  # (size level, materialized rows)
         self.rows = 0  # (rows in parts)
+        # UNION with rounds on the driver: the parts added since its last rounds (not by
+        # them), which its dedup has not seen; None: none kept.
+        self.unseen: list[Any] | None = None
         self.width = max(1, job.spark.sparkContext.defaultParallelism)
 
     def run(self, base: Any) -> Any:
@@ -362,15 +370,14 @@ class _Iteration:
         rounds = 0
         try:
             while True:
-                if local is not None and local.takes(n, self.rows):
-                    held = self._found() if spec.distinct else None
-                    found, rounds, after = local.run(working, held, rounds)
+                if local is not None and local.takes(n, self):
+                    found, rounds, after = local.run(working, self, rounds)
                     if found is not None:
-                        self._add(*found)
+                        self._add(*found, seen=True)
                     if after is None:  # (the fixpoint, reached on the driver)
                         break
                     working, n = after  # (more rows than the driver takes: Spark's rounds)
-                    self._add(working, n)
+                    self._add(working, n, seen=True)
                     continue
                 rounds += 1
                 _check_rounds(spec, rounds)
@@ -393,11 +400,13 @@ class _Iteration:
     def _found(self) -> Any:
         return reduce(lambda a, b: a.unionByName(b), [df for _, df in self.parts])
 
-    def _add(self, df: Any, rows: int) -> None:
-        """One more part (of ``rows`` rows); FAN_IN parts of one level merged into one of the
-        next."""
+    def _add(self, df: Any, rows: int, seen: bool = False) -> None:
+        """One more part (of ``rows`` rows; ``seen``: by the driver's rounds, which found
+        them); FAN_IN parts of one level merged into one of the next."""
         self.rows += rows
         self.parts.append((0, df))
+        if self.unseen is not None and not seen:
+            self.unseen.append(df)
         while len(self.parts) >= FAN_IN and \
                 len({level for level, _ in self.parts[-FAN_IN:]}) == 1:
             level = self.parts[-1][0]
@@ -551,13 +560,12 @@ class Maintained:
             self.found._add(working, n)
             self.rows_found += n
             out.append(working)
-            if self.local is not None and self.local.takes(n, self.found.rows):
-                held = self.found._found() if spec.distinct else None
+            if self.local is not None and self.local.takes(n, self.found):
                 before = rounds
-                found, rounds, after = self.local.run(working, held, rounds)
+                found, rounds, after = self.local.run(working, self.found, rounds)
                 self.rounds += rounds - before
                 if found is not None:
-                    self.found._add(*found)
+                    self.found._add(*found, seen=True)
                     self.rows_found += found[1]
                     out.append(found[0])
                 if after is None:  # (the fixpoint, reached on the driver)
