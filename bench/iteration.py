@@ -2,7 +2,7 @@
 
     python -m bench.iteration [--edges 100000] [--count 100000] [--mode batch]
         [--parallelism 1,2] [--task-mode process|thread] [--cases closure] [--runs 3]
-        [--target spark]
+        [--target spark] [--spark-local-rows 0]
 
 Cases (the same SQL on both engines, over the same in-memory Arrow tables; answers compared):
 - ``counting``: ``t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < count)``, one
@@ -17,8 +17,9 @@ the rows, and the iteration's rounds (sqlengine's metrics).
 ``--target spark``: sqlengine runs the queries on Spark (``local[p]`` at parallelism p, a
 query run first so that the JVM is up; batch mode, or Structured Streaming with ``--mode
 streaming``); the rounds column then also says how many ran on the driver (rounds of at most
-'table.exec.iteration.spark.local-rows' rows, runtime/spark/iteration.py). The streaming
-closure below is native only.
+'table.exec.iteration.spark.local-rows' rows, runtime/spark/iteration.py; set by
+``--spark-local-rows``, 0: every round a Spark job). The streaming closure below is native
+only.
 
 Then, in streaming mode, the closure maintained as edges arrive: the ``edges`` edges, then
 ``--added`` more (100) in a later batch, against the closure of all of them computed at once:
@@ -88,6 +89,9 @@ def main() -> None:
     parser.add_argument("--cases", default="", help="comma-separated subset of the cases")
     parser.add_argument("--no-incremental", action="store_true")
     parser.add_argument("--target", default="native", choices=["native", "spark"])
+    parser.add_argument("--spark-local-rows", default="",
+                        help="'table.exec.iteration.spark.local-rows' (0: no round on the "
+                             "driver)")
     args = parser.parse_args()
     parallelisms = [int(p) for p in args.parallelism.split(",")]
     wanted = set(args.cases.split(",")) if args.cases else None
@@ -118,6 +122,8 @@ def main() -> None:
                 del options["execution.native.task-mode"]
                 options.update({"execution.target": "spark",
                                 "spark.master": f"local[{parallelism}]"})
+                if args.spark_local_rows:
+                    options["table.exec.iteration.spark.local-rows"] = args.spark_local_rows
             s = sqlengine.connect(options)
             for name, t in data.items():
                 s.register(name, t)
