@@ -166,11 +166,11 @@ def _checked(op: GroupAggregateSpec | GlobalAggregateSpec) -> None:
                 PythonAggregate(a).require("retract", "an updating input (with "
                                            "retractions) needs")
             continue
-        if a.func not in _FUNCS or a.distinct:
+        if a.func not in _FUNCS or (a.distinct and a.func == "count_star"):
             msg = (f"the aggregate {a.sql()} in a GROUP BY of a join, of a changelog or with "
                    "a Python aggregate function has no Spark Structured Streaming "
-                   "translation yet (COUNT, SUM, AVG, MIN, MAX and Python aggregate "
-                   "functions have)")
+                   "translation yet (COUNT, SUM, AVG, MIN, MAX, with or without DISTINCT, "
+                   "and Python aggregate functions have)")
             raise NotSupportedError(msg)
 
 
@@ -178,22 +178,24 @@ def _specs(op: GroupAggregateSpec | GlobalAggregateSpec, exprs: list[Any],
            slots: list[tuple[int | None, int | None]]) -> list[tuple[Any, ...]]:
     """Each aggregate: (function, argument slot, FILTER slot, argument type, result type,
     the call if a Python aggregate function's, whose arguments are the slots from the
-    argument slot on)."""
+    argument slot on). COUNT / SUM / AVG (DISTINCT x) are 'distinct_count'...: their state
+    the multiset of the values, as MIN / MAX's."""
     out = op.schema.to_arrow()
     n_keys = len(op.keys)
-    return [(a.func, s, f, exprs[s].dtype if s is not None else None,
+    return [(f"distinct_{a.func}" if a.distinct and a.func in ("count", "sum", "avg")
+             else a.func, s, f, exprs[s].dtype if s is not None else None,
              out.field(n_keys + j).type, a if a.func.startswith("py:") else None)
             for j, (a, (s, f)) in enumerate(zip(op.aggs, slots))]
 
 
 def group_aggregate(job: SparkStreamingJob,
                     op: GroupAggregateSpec | GlobalAggregateSpec | WindowAggregateSpec,
-                    df: Any, then: tuple[list[Any], Any] | None = None,
+                    df: Any, then: list[tuple[list[Any], Any]] | None = None,
                     expire_at: int | None = None) -> Any:
-    """A GROUP BY emitting its changes (see the module's note); with ``then`` (filters and
-    projections, then a second GROUP BY of its changes) both in one stateful operator, as
-    Spark allows one per query: all keys in one bucket, the second GROUP BY over the
-    first's changes as our own kernels compute the operators between.
+    """A GROUP BY emitting its changes (see the module's note); with ``then`` (stages:
+    filters and projections, then a GROUP BY of the changes before them) all in one stateful
+    operator, as Spark allows one per query: all keys in one bucket, each GROUP BY over the
+    changes of the one before as our own kernels compute the operators between.
 
     ``expire_at``: the key holding a processing-time window's end; a key whose window the
     wall clock has passed leaves the state after its changes (no row read later, its
@@ -224,14 +226,20 @@ def group_aggregate(job: SparkStreamingJob,
     shipped_aggs = arrow_ops.ship([a for a in op.aggs if a.func.startswith("py:")])
     key_names = names[:n_keys]
     first_out = op.schema.to_arrow()
-    second = None
-    if then is not None:
-        between, last = then
+    # (each next stage: the operators between, the GROUP BY's inputs and aggregates, its
+    # key count, the schema of the changes it takes)
+    stages = []
+    before = first_out
+    for between, last in then or []:
         _checked(last)
         exprs2, slots2 = agg_inputs(last.aggs, list(last.keys))
-        second = (between, exprs2, _specs(last, exprs2, slots2), len(last.keys))
-        shipped = arrow_ops.ship([*between, *exprs2, *last.aggs])
-    out = (then[1] if then is not None else op).schema.to_arrow()
+        stages.append((between, exprs2, _specs(last, exprs2, slots2), len(last.keys), before))
+        before = last.schema.to_arrow()
+    shipped = arrow_ops.ship([x for between, last in then or []
+                              for x in (*between, *agg_inputs(last.aggs, list(last.keys))[0],
+                                        *last.aggs)])
+    second = bool(stages)
+    out = (then[-1][1] if then else op).schema.to_arrow()
     spark_out = _parse_datatype_string(ddl(out))
     out_schema = StructType([*spark_out.fields, StructField(KIND, ByteType())])
     columns = [f"c{i}" for i in range(len(out))]
@@ -241,7 +249,8 @@ def group_aggregate(job: SparkStreamingJob,
 
         parts = list(frames)
         batch = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-        groups, groups2 = pickle.loads(state.get[0]) if state.exists else ({}, {})
+        groups, nexts = pickle.loads(state.get[0]) if state.exists else \
+            ({}, [{} for _ in stages])
         kinds = batch[KIND].tolist() if changelog else [INSERT] * len(batch)
         values = {s: batch[n].tolist() for s, n in arg_names.items()}
         flags = {f: [v is True or v == 1 for v in batch[n].tolist()]
@@ -253,19 +262,22 @@ def group_aggregate(job: SparkStreamingJob,
         arrays = {s: pa.Array.from_pandas(batch[n]).cast(t) for s, (n, t) in py_args.items()}
         changes = _changes(groups, aggs, _keys(batch, key_names), raw, values, flags, kinds,
                            arrays)
-        if second is not None and changes:
+        if stages and changes:
             arrow_ops.install(shipped)
-            changes = _then(groups2, second, changes, first_out)
+        for groups_n, stage in zip(nexts, stages):
+            if not changes:
+                break
+            changes = _then(groups_n, stage, changes)
         if expire_at is not None:
             now = time.time_ns()  # (window ends: UTC, the session's time zone)
             for k in [k for k in groups if k[expire_at] is not None and
                       pd.Timestamp(k[expire_at]).value <= now]:
                 del groups[k]
-        state.update((pickle.dumps((groups, groups2)),))
+        state.update((pickle.dumps((groups, nexts)),))
         if not changes:
             return
         width = len(changes[0][0])
-        if second is not None:  # (Python values: Arrow types them)
+        if second:  # (Python values: Arrow types them)
             frame = pa.table([pa.array([c[0][i] for c in changes] if i < width else
                                        [c[1][i - width] for c in changes], f.type)
                               for i, f in enumerate(out)], names=columns).to_pandas()
@@ -327,21 +339,22 @@ def _changes(groups: dict[tuple[Any, ...], Any], aggs: list[tuple[Any, ...]],
     return changes
 
 
-def _then(groups: dict[tuple[Any, ...], Any], second: tuple[Any, ...],
-          changes: list[tuple[tuple[Any, ...], tuple[Any, ...], int]], schema: pa.Schema
+def _then(groups: dict[tuple[Any, ...], Any], stage: tuple[Any, ...],
+          changes: list[tuple[tuple[Any, ...], tuple[Any, ...], int]]
           ) -> list[tuple[tuple[Any, ...], tuple[Any, ...], int]]:
-    """The first GROUP BY's ``changes`` (rows of ``schema``) through the filters and
-    projections between, our own kernels computing them, into the second GROUP BY."""
+    """A GROUP BY's ``changes`` (rows of the stage's schema) through the filters and
+    projections between, our own kernels computing them, into the stage's GROUP BY."""
     import pyarrow.compute as pc
 
     from sqlengine.optimizer.specs import FilterSpec
     from sqlengine.runtime.evaluate import evaluate
     from sqlengine.runtime.operators.stateless import ProjectOperator
 
-    between, exprs, aggs, n_keys = second
+    between, exprs, aggs, n_keys, schema = stage
     width = len(changes[0][0])
+    # (a NULL key as Spark handed it over may be NaN: None here)
     batch = pa.RecordBatch.from_arrays(
-        [pa.array([c[0][i] for c in changes] if i < width else
+        [pa.array([None if _null(c[0][i]) else c[0][i] for c in changes] if i < width else
                   [c[1][i - width] for c in changes], f.type) for i, f in enumerate(schema)],
         schema=schema)
     kinds = pa.array([c[2] for c in changes], pa.int8())
@@ -423,7 +436,7 @@ def _empty(func: str, py: Any = None) -> Any:
         return 0
     if func in ("sum", "avg"):
         return [0, 0]  # (the sum of the values, how many)
-    return Counter()  # min / max: the multiset of the values
+    return Counter()  # min / max, DISTINCT: the multiset of the values
 
 
 def _series(values: list[Any], dtype: Any) -> Any:
@@ -474,6 +487,10 @@ def _result(func: str, acc: Any, dtype: pa.DataType | None, t: pa.DataType) -> A
 
     if func in ("count_star", "count"):
         return acc
+    if func == "distinct_count":
+        return len(acc)
+    if func in ("distinct_sum", "distinct_avg"):  # (over the distinct values)
+        func, acc = func.removeprefix("distinct_"), [sum(acc), len(acc)]
     if func in ("sum", "avg"):
         total, n = acc
         typed = pa.array([total if n > 0 else None], sum_type(dtype))  # type: ignore[arg-type]

@@ -141,6 +141,9 @@ _OVER_CHANGELOG: tuple[type[OperatorSpec], ...] = (
 _AGGREGATES = (GroupAggregateSpec, LocalAggregateSpec, GlobalAggregateSpec,
                WindowAggregateSpec, SessionAggregateSpec)
 _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
+# Each source's rows reach Spark in this many micro-batches (one: all in the first; tests set
+# more, so that a query's state and changes carry across micro-batches).
+_MICRO_BATCHES = 1
 _EXCLUDED = "spark.sql.optimizer.excludedRules"
 # Settings of the session while a streaming query runs (the query keeps its own copy, taken
 # when it starts; the session gets its own back when it ends):
@@ -202,10 +205,17 @@ class SparkStreamingJob(SparkJob):
             a.func.startswith("py:") for op in ops
             if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) or id(op) in proctime
             for a in op.aggs)
-        # A GROUP BY of a GROUP BY's changes (through filters and projections): one stateful
-        # operator for both (first's id -> (the operators between, the second)).
-        self.fused = _fused_group_bys(graph) if self.stateful else {}
-        absorbed = [op for between, last in self.fused.values() for op in (*between, last)]
+        # A GROUP BY of a GROUP BY's changes (through filters and projections; and a third
+        # of the second's...): Spark's own aggregations cannot feed one another (the second
+        # would take the first's updates as late rows: Spark's global-watermark check
+        # refuses the query), so the query runs as our stateful operators, all of the
+        # chain in one (first's id -> each next stage: the operators between, the GROUP BY),
+        # each GROUP BY over the changes of the one before, retractions included.
+        chained = _fused_group_bys(graph)
+        self.stateful = self.stateful or bool(chained)
+        self.fused = chained if self.stateful else {}
+        absorbed = [op for stages in self.fused.values() for between, last in stages
+                    for op in (*between, last)]
         self.absorbed = {id(op) for op in absorbed}
         states = [op for op in ops if (isinstance(op, TopNSpec | GroupAggregateSpec |
                                                    GlobalAggregateSpec) or id(op) in proctime)
@@ -421,7 +431,11 @@ class SparkStreamingJob(SparkJob):
             # (rows behind the watermark: each carries the one before it, and its position)
             data = data.append_column(WM, marks)
             data = data.append_column(SEQ, pa.array(np.arange(data.num_rows, dtype=np.int64)))
-        pq.write_table(data, folder / "part-0.parquet")
+        # (one file, one micro-batch; tests split it: a query's state across micro-batches)
+        step = -(-data.num_rows // _MICRO_BATCHES) if _MICRO_BATCHES > 1 else 0
+        for i in range(0, data.num_rows, step) if step else [None]:
+            part = data if i is None else data.slice(i, step)
+            pq.write_table(part, folder / f"part-0-{0 if i is None else i // step:05d}.parquet")
         delay = _delay(source.watermark)
         if source.watermark is not None and self.windowed:
             sentinel = {f"c{i}": pa.nulls(1, f.type) for i, f in enumerate(schema)}
@@ -433,7 +447,10 @@ class SparkStreamingJob(SparkJob):
             pq.write_table(pa.table(sentinel).cast(data.schema), folder / "part-1.parquet")
         fields = ddl(schema) + (f", `{WM}` BIGINT, `{SEQ}` BIGINT" if marks is not None
                                 else "")
-        df = self.spark.readStream.schema(fields).parquet(str(folder))
+        reader = self.spark.readStream.schema(fields)
+        if step:
+            reader = reader.option("maxFilesPerTrigger", 1)
+        df = reader.parquet(str(folder))
         if source.watermark is not None:
             col = f"c{source.watermark[0]}"
             df = df.withColumn(col, F.col(col).cast("timestamp_ltz"))
@@ -666,9 +683,11 @@ class SparkStreamingJob(SparkJob):
         op.close()
 
 
-def _fused_group_bys(graph: JobGraph) -> dict[int, tuple[list[OperatorSpec], OperatorSpec]]:
+def _fused_group_bys(graph: JobGraph
+                     ) -> dict[int, list[tuple[list[OperatorSpec], OperatorSpec]]]:
     """GROUP BYs whose changes go, through filters and projections only, into a second
-    GROUP BY: first's id -> (the filters and projections between, the second)."""
+    GROUP BY (and its, into a third...): first's id -> each next stage (the filters and
+    projections between, the GROUP BY)."""
     nxt: dict[int, OperatorSpec] = {}
     for v in graph.vertices:
         for a, b in zip(v.chain, v.chain[1:]):
@@ -677,21 +696,30 @@ def _fused_group_bys(graph: JobGraph) -> dict[int, tuple[list[OperatorSpec], Ope
         if len(outs) == 1 and len(graph.in_edges(outs[0].target)) == 1:
             nxt[id(v.tail)] = graph.vertex(outs[0].target).head
     grouping = (GroupAggregateSpec, GlobalAggregateSpec)
-    fused: dict[int, tuple[list[OperatorSpec], OperatorSpec]] = {}
+
+    def following(op: OperatorSpec) -> tuple[list[OperatorSpec], OperatorSpec] | None:
+        between: list[OperatorSpec] = []
+        cur = nxt.get(id(op))
+        while isinstance(cur, FilterSpec | ProjectSpec | LocalAggregateSpec):
+            if not isinstance(cur, LocalAggregateSpec):
+                between.append(cur)
+            cur = nxt.get(id(cur))
+        return (between, cur) if isinstance(cur, grouping) else None
+
+    fused: dict[int, list[tuple[list[OperatorSpec], OperatorSpec]]] = {}
     taken: set[int] = set()
     for v in graph.vertices:
         for op in v.chain:
             if not isinstance(op, grouping) or id(op) in taken:
                 continue
-            between: list[OperatorSpec] = []
-            cur = nxt.get(id(op))
-            while isinstance(cur, FilterSpec | ProjectSpec | LocalAggregateSpec):
-                if not isinstance(cur, LocalAggregateSpec):
-                    between.append(cur)
-                cur = nxt.get(id(cur))
-            if isinstance(cur, grouping):
-                fused[id(op)] = (between, cur)
-                taken.add(id(cur))
+            stages = []
+            stage = following(op)
+            while stage is not None:
+                stages.append(stage)
+                taken.add(id(stage[1]))
+                stage = following(stage[1])
+            if stages:
+                fused[id(op)] = stages
     return fused
 
 
@@ -831,8 +859,12 @@ def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
                "'execution.runtime-mode' = 'batch' or the native runtime")
         raise NotSupportedError(msg)
     if op.updating:
-        msg = ("an INNER join of an updating input has no Spark Structured Streaming "
-               "translation (Spark joins insert-only streams only)")
+        msg = (f"{op.label()}: an INNER join of an updating input (a GROUP BY's or a "
+               "Top-N's changes) has no Spark Structured Streaming translation: Spark joins "
+               "insert-only streams only, and those changes come from our own stateful "
+               "operator (applyInPandasWithState), which Spark allows once per query and "
+               "which runs no join yet; use 'execution.runtime-mode' = 'batch' or the "
+               "native runtime")
         raise NotSupportedError(msg)
 
 

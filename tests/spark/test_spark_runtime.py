@@ -230,14 +230,6 @@ def test_other_joins_with_windows_on_structured_streaming(shape: str) -> None:
     assert got["spark"] == got["native"] and len(got["native"]) >= 40
 
 
-def test_three_group_bys_with_a_join_are_refused_with_the_reason() -> None:
-    s = session(100, STREAMING)
-    with pytest.raises(NotSupportedError, match="two arbitrary stateful operators"):
-        s.sql("SELECT COUNT(*) AS n FROM (SELECT Q.category, AVG(Q.final) AS a FROM (SELECT "
-              "MAX(B.price) AS final, A.category FROM auction AS A JOIN bid AS B ON A.id = "
-              "B.auction GROUP BY A.id, A.category) AS Q GROUP BY Q.category)").collect()
-
-
 def test_updating_group_by_and_top_n_on_structured_streaming() -> None:
     """A GROUP BY of a join (COUNT, SUM, AVG, MIN, MAX, with FILTER and NULLs) and a Top-N
     with its row number and NULLs in the ORDER BY, as our stateful operators
