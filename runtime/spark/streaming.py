@@ -423,8 +423,11 @@ class SparkStreamingJob(SparkJob):
                    "bounded sources only so far")
             raise NotSupportedError(msg)
         schema = op.table_schema.to_arrow()
-        data, marks = self._read_judged(op, schema)
         folder = self.workdir / f"source-{op.table}-{id(op)}"
+        path = _plain_parquet(source, schema) if _MICRO_BATCHES == 1 else None
+        if path is not None:
+            return self._scan_tail(op, self._parquet_stream(op, schema, path, folder))
+        data, marks = self._read_judged(op, schema)
         folder.mkdir(parents=True, exist_ok=True)
         data = _pruned(op, data).rename_columns(_names(len(schema)))
         if marks is not None:
@@ -435,7 +438,8 @@ class SparkStreamingJob(SparkJob):
         step = -(-data.num_rows // _MICRO_BATCHES) if _MICRO_BATCHES > 1 else 0
         for i in range(0, data.num_rows, step) if step else [None]:
             part = data if i is None else data.slice(i, step)
-            pq.write_table(part, folder / f"part-0-{0 if i is None else i // step:05d}.parquet")
+            pq.write_table(part, folder / ("part-0.parquet" if i is None else
+                                           f"part-0-{i // step:05d}.parquet"))
         delay = _delay(source.watermark)
         if source.watermark is not None and self.windowed:
             sentinel = {f"c{i}": pa.nulls(1, f.type) for i, f in enumerate(schema)}
@@ -458,6 +462,37 @@ class SparkStreamingJob(SparkJob):
         df = self._scan_tail(op, df)
         if marks is not None:
             self._mark_behind(df, source.table)
+        return df
+
+    def _parquet_stream(self, op: TableScanSpec, schema: pa.Schema, path: str,
+                        folder: Path) -> Any:
+        """A parquet file no row of which is behind its watermark (_plain_parquet), streamed
+        by Spark as it is, as it reads it in batch mode: linked (not copied) into the folder
+        Spark streams, beside the end-of-input row when windows need it (its rows need no
+        watermark of their own, so no copy of ours)."""
+        import os
+
+        from pyspark.sql import functions as F
+
+        source = op.source
+        folder.mkdir(parents=True, exist_ok=True)
+        link = folder / "part-0.parquet"
+        link.unlink(missing_ok=True)  # (a given checkpoint location's, from a run before)
+        try:
+            os.link(path, link)
+        except OSError:  # (another file system)
+            os.symlink(Path(path).resolve(), link)
+        if source.watermark is not None and self.windowed:
+            sentinel = {f.name: pa.nulls(1, f.type) for f in schema}
+            sentinel[schema.names[source.watermark[0]]] = pa.array([_SENTINEL_MS],
+                                                                   pa.timestamp("ms"))
+            pq.write_table(pa.table(sentinel).cast(schema), folder / "part-1.parquet")
+        df = self.spark.readStream.schema(ddl(schema, schema.names)).parquet(str(folder))
+        df = df.toDF(*_names(len(schema)))
+        if source.watermark is not None:
+            col = f"c{source.watermark[0]}"
+            df = df.withColumn(col, F.col(col).cast("timestamp_ltz"))
+            df = df.withWatermark(col, f"{_delay(source.watermark)} milliseconds")
         return df
 
     def _read_judged(self, op: TableScanSpec, schema: pa.Schema
@@ -790,6 +825,47 @@ def _pruned(op: TableScanSpec, data: pa.Table) -> pa.Table:
         return data
     return pa.table([c if i in used else pa.nulls(data.num_rows, c.type)
                      for i, c in enumerate(data.columns)], schema=data.schema)
+
+
+def _plain_parquet(source: N.SourceSpec, schema: pa.Schema) -> str | None:
+    """The path of a filesystem source that Spark can stream as it is, without our copy:
+    one parquet file (not partitioned, no METADATA columns) whose columns are the table's,
+    of the table's types (Spark reads it as in batch mode: connectors/filesystem.py
+    spark_read), and none of whose rows is behind the watermark before it. That needs only
+    the rowtime column: a row is behind when its time is at most the watermark the native
+    source emitted before it (_read_judged), which is at most the largest WATERMARK value
+    (time - bound) of the rows before it; so a file whose every row is later than that
+    has none, however the native source emits. Otherwise (or a NULL time, which the native
+    source refuses): None, and the source is read as the native runtime reads it."""
+    from sqlengine.connectors.base import decode_metadata, decode_partition_keys
+
+    options = dict(source.options)
+    if source.connector != "filesystem" or source.option("format") != "parquet" or \
+            source.changelog or decode_partition_keys(options) or decode_metadata(options):
+        return None
+    path = Path(source.option("path") or "")
+    if not path.is_file():
+        return None
+    names = [n.lower() for n in schema.names]
+    try:
+        held = pq.read_schema(path)
+    except (OSError, pa.ArrowInvalid):
+        return None  # (the native reader reports it)
+    if len(set(names)) != len(names) or held.names != schema.names or \
+            any(a.type != b.type for a, b in zip(held, schema)):
+        return None
+    if source.watermark is not None:
+        try:
+            delay = _delay(source.watermark)
+        except NotSupportedError:
+            return None
+        times = pq.read_table(path, columns=[schema.names[source.watermark[0]]]).column(0)
+        if times.null_count:
+            return None
+        t = millis(times.cast(pa.timestamp("ms")))
+        if len(t) > 1 and not np.all(t[1:] > np.maximum.accumulate(t[:-1]) - delay):
+            return None
+    return str(path)
 
 
 def _width(df: Any) -> int:
