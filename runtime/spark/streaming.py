@@ -1,4 +1,6 @@
-"""Streaming mode on Spark Structured Streaming: bounded sources become file streams,
+"""Streaming mode on Spark Structured Streaming: bounded sources become file streams (our
+copy of the rows as the native runtime reads them; a parquet file none of whose rows can be
+behind its watermark is streamed as it is: _plain_parquet),
 WATERMARK FOR becomes withWatermark, window aggregates run in append mode, GROUP BY in complete
 mode; each run is an availableNow trigger.
 
@@ -25,10 +27,12 @@ keys and the window (Spark's own in complete mode, or our stateful operator in a
 them), each window's final row, as native emits it when the clock passes its end or the input
 ends.
 
-A non-windowed Top-N and a GROUP BY with a join run as our own stateful operators
-(runtime/spark/stateful.py, applyInPandasWithState in append mode): their rows are a
-changelog the driver applies; Spark allows one such operator per query, so a GROUP BY of a
-GROUP BY's changes runs in the same one.
+A non-windowed Top-N, a GROUP BY with a join and a GROUP BY over another GROUP BY's changes
+(Spark's own aggregations cannot feed one another: its global-watermark check fails such a
+query) run as our own stateful operators (runtime/spark/stateful.py, applyInPandasWithState
+in append mode): their rows are a changelog the driver applies; Spark allows one such
+operator per query, so a chain of GROUP BYs (each over the changes of the one before,
+through filters and projections, retractions included) runs in one.
 
 Python aggregate functions (Spark refuses grouped-aggregate pandas UDFs in a streaming
 aggregation): in a window aggregation each window's argument rows are collected (collect_list,
