@@ -59,10 +59,42 @@ _BUCKETS = 64
 
 
 def _bucketed(df: Any, keys: list[str]) -> Any:
+    """``df`` grouped into the buckets of its ``keys``, its integer columns made exact for
+    pandas (see :func:`_exact`)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
     bucket = F.pmod(F.hash(*keys), F.lit(_BUCKETS)) if keys else F.lit(0)
+    # Spark hands a pandas function an integer column holding a NULL as float64, rounding
+    # values beyond 2**53: such a column goes as its values with 0 for NULL (int64 in pandas)
+    # and a flag column of its NULLs, put back together by _exact.
+    integral = [f.name for f in df.schema.fields if f.nullable and
+                isinstance(f.dataType, LongType | IntegerType | ShortType | ByteType)]
+    if integral:
+        df = df.select(*[F.coalesce(F.col(c), F.lit(0).cast(df.schema[c].dataType)).alias(c)
+                         if c in integral else F.col(c) for c in df.columns],
+                       *[F.col(c).isNull().alias(_NULLS + c) for c in integral])
     return df.withColumn("$bucket", bucket).groupBy("$bucket")
+
+
+_NULLS = "$nulls:"
+
+
+def _exact(batch: Any) -> Any:
+    """``batch`` with each integer column _bucketed split put back: Python ints and None
+    (object dtype, which pandas keeps exact and Spark converts back exactly)."""
+    flags = [c for c in batch.columns if c.startswith(_NULLS)]
+    if not flags:
+        return batch
+    batch = batch.copy()
+    for flag in flags:
+        name = flag[len(_NULLS):]
+        values = batch[name].to_numpy().astype(object)
+        values[batch[flag].to_numpy(dtype=bool)] = None
+        batch[name] = values
+        if batch[name].dtype != object:
+            batch[name] = batch[name].astype(object)
+    return batch.drop(columns=flags)
 
 
 def _keys(batch: Any, names: list[str]) -> list[tuple[Any, ...]]:
@@ -117,7 +149,7 @@ def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
         import pandas as pd
 
         parts_ = list(frames)
-        batch = parts_[0] if len(parts_) == 1 else pd.concat(parts_, ignore_index=True)
+        batch = _exact(parts_[0] if len(parts_) == 1 else pd.concat(parts_, ignore_index=True))
         keys_state: dict[tuple[Any, ...], tuple[list[Any], int]] = \
             pickle.loads(state.get[0]) if state.exists else {}
         arrived: dict[tuple[Any, ...], list[Any]] = {}
@@ -248,7 +280,7 @@ def group_aggregate(job: SparkStreamingJob,
         import pandas as pd
 
         parts = list(frames)
-        batch = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        batch = _exact(parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True))
         groups, nexts = pickle.loads(state.get[0]) if state.exists else \
             ({}, [{} for _ in stages])
         kinds = batch[KIND].tolist() if changelog else [INSERT] * len(batch)
@@ -280,7 +312,8 @@ def group_aggregate(job: SparkStreamingJob,
         if second:  # (Python values: Arrow types them)
             frame = pa.table([pa.array([c[0][i] for c in changes] if i < width else
                                        [c[1][i - width] for c in changes], f.type)
-                              for i, f in enumerate(out)], names=columns).to_pandas()
+                              for i, f in enumerate(out)], names=columns
+                             ).to_pandas(integer_object_nulls=True)
         else:
             frame = pd.DataFrame({columns[i]: _series([c[0][i] for c in changes],
                                                       batch[n].dtype)
@@ -571,7 +604,8 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
             frames = iter(())
         parts = [f for f in frames if len(f)]
         if parts:
-            batch = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+            batch = _exact(parts[0] if len(parts) == 1 else
+                           pd.concat(parts, ignore_index=True))
             batch = batch.sort_values(SEQ, kind="stable")
             arrays = [pa.Array.from_pandas(batch[c]).cast(t, safe=False)
                       for c, t in zip(data, types)]
@@ -591,7 +625,7 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
         for b in emitted:
             if b.num_rows:
                 table = pa.Table.from_batches([data_part(b)]).rename_columns(columns)
-                frame = table.to_pandas()
+                frame = table.to_pandas(integer_object_nulls=True)
                 for f in table.schema:
                     if pa.types.is_timestamp(f.type):
                         frame[f.name] = frame[f.name].astype("datetime64[us]")
