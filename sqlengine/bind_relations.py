@@ -69,9 +69,8 @@ class RelationBinder(ClauseBinder):
         with_ = node.args.get("with_") or node.args.get("with")
         if with_ is not None:
             ctes = dict(ctes)
-            items = with_.expressions
-            if with_.args.get("recursive"):
-                items = bind_recursive.in_dependency_order(self, items)
+            items = bind_recursive.in_dependency_order(self, with_.expressions) \
+                if with_.args.get("recursive") else with_.expressions
             for cte in items:
                 name = cte.alias
                 cols = [c.name for c in (cte.args["alias"].columns or [])] \
