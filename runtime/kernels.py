@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -198,11 +199,26 @@ def _float_equal(negated: bool) -> Kernel:
 
 
 def _scalar(value: object, like: Array) -> object:
-    """``value`` as a scalar of ``like``'s type (the array itself when it will not convert)."""
+    """``value`` as a scalar of ``like``'s type (the array itself when it will not convert).
+    Kept per literal and type: a query's every batch compares with the same literals."""
     try:
-        return pa.scalar(value, like.type)
+        got = _scalar_of(type(value), repr(value), value, like.type)
+    except TypeError:  # (a value that cannot be hashed)
+        got = _make_scalar(value, like.type)
+    return like if got is None else got
+
+
+@functools.lru_cache(maxsize=4096)
+def _scalar_of(kind: type, text: str, value: object, dtype: pa.DataType) -> pa.Scalar | None:
+    # (keyed by the value's type and text too: 1, 1.0 and True are equal keys, as 0.0 and -0.0)
+    return _make_scalar(value, dtype)
+
+
+def _make_scalar(value: object, dtype: pa.DataType) -> pa.Scalar | None:
+    try:
+        return pa.scalar(value, dtype)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
-        return like
+        return None
 
 
 def _is_bool(value: bool, negated: bool) -> Kernel:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import numpy as np
 import pyarrow as pa
 
 from sqlengine.runtime.elements import Watermark
@@ -166,8 +167,6 @@ class Operator:
 
 
 def _size(value: object, depth: int = 0) -> int:
-    import numpy as np
-
     if isinstance(value, pa.Table | pa.RecordBatch | pa.Array | pa.ChunkedArray):
         return value.nbytes
     if isinstance(value, np.ndarray):

@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from sqlengine.errors import ExecutionError
 from sqlengine.optimizer.specs_iteration import IterateSpec
-from sqlengine.runtime.elements import conformed, data_part, signs
+from sqlengine.runtime.elements import conformed, data_part, has_rowkind, signs
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.key_index import KeyIndex
 
@@ -419,7 +419,7 @@ class _StepJob:
         self.executor.tasks[self.heads[index]].emit_from_head(batches)
         out = []
         for b in self.collect.drain():
-            if (signs(b) < 0).any():
+            if has_rowkind(b) and (signs(b) < 0).any():
                 raise ExecutionError("the step of a recursive query retracted rows")
             out.append(conformed(data_part(b), self.schema))
         return pa.Table.from_batches(out, self.schema) if out else self.schema.empty_table()

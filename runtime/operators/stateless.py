@@ -18,7 +18,18 @@ from sqlengine.runtime.operators.base import Operator, OperatorContext
 ON_ERROR_KEY = "python.udf.on-error"
 
 
-class _Skipping(Operator):
+class Stateless(Operator):
+    """An operator holding nothing between batches: no state to snapshot, none to measure
+    against the memory budget (measured after every batch: in a loop of one-row rounds,
+    ~10 % of the time went to finding nothing)."""
+
+    state_fields = ()
+
+    def state_bytes(self) -> int:
+        return 0
+
+
+class _Skipping(Stateless):
     """An operator that can drop the rows a Python function call fails on: with
     ``'python.udf.on-error' = 'skip'`` such a row is dropped whole (as Flink's error handling
     drops a record: no NULL stands in for the failed value) and counted in the
@@ -84,7 +95,7 @@ class FilterOperator(_Skipping):
         memo: dict[Expr, pa.Array] | None = {} if self.carry else None
         mask = evaluate(self.predicate, batch, memo)
         # SQL keeps a row only when the predicate is TRUE (NULL drops it).
-        keep = pc.fill_null(mask, False)
+        keep = pc.fill_null(mask, False) if mask.null_count else mask
         out = batch.filter(keep)
         if memo:
             self.carried = (out, carried_values(self.carry, memo, keep, batch.num_rows))
@@ -144,7 +155,7 @@ def carry_into(producer: Operator, project: ProjectOperator) -> None:
         project.after = producer
 
 
-class UnionOperator(Operator):
+class UnionOperator(Stateless):
     """UNION ALL: every input's batches pass through (renamed to the union's schema)."""
 
     name = "Union"
@@ -163,7 +174,7 @@ class UnionOperator(Operator):
         return (pa.RecordBatch.from_arrays(batch.columns, names=names),)
 
 
-class ReplicateRowsOperator(Operator):
+class ReplicateRowsOperator(Stateless):
     """Row ``(n, c...)`` -> ``n`` copies of ``(c...)``, its row kind with it."""
 
     name = "ReplicateRows"
@@ -185,7 +196,7 @@ class ReplicateRowsOperator(Operator):
         return (pa.RecordBatch.from_arrays(arrays, names=names),)
 
 
-class StatementSetOperator(Operator):
+class StatementSetOperator(Stateless):
     """Where a statement set's sinks meet: they emit nothing, so neither does it."""
 
     name = "StatementSet"
@@ -196,7 +207,7 @@ class StatementSetOperator(Operator):
         return ()
 
 
-class ExpandOperator(Operator):
+class ExpandOperator(Stateless):
     """Each row once per projection (a grouping set each), row kinds kept."""
 
     name = "Expand"

@@ -351,6 +351,8 @@ def is_volatile(name: str) -> bool:
     """Whether a call of ``name`` must run every time (never folded, never shared)."""
     if name in VOLATILE:
         return True
+    if not name.startswith("py:"):  # (functions_python.PREFIX: only Python functions vary)
+        return False
     from sqlengine.functions_python import is_volatile as python_volatile
 
     return python_volatile(name)
