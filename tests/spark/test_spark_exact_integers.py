@@ -40,8 +40,6 @@ QUERIES = {
     # (a GROUP BY over a GROUP BY: our stateful operator; the big values as keys and results)
     "group-by-chain": "SELECT k, COUNT(*) AS n, MAX(c) AS c FROM (SELECT v AS k, a, COUNT(*) "
                       "AS c FROM e GROUP BY v, a) GROUP BY k",
-    "group-by-chain-values": "SELECT MAX(mx) AS mx, MIN(mn) AS mn, COUNT(*) AS n FROM (SELECT "
-                             "a, MAX(v) AS mx, MIN(v) AS mn FROM e GROUP BY a)",
     "top-n": "SELECT a, v, rn FROM (SELECT a, v, ROW_NUMBER() OVER (PARTITION BY a ORDER BY "
              "ts DESC) AS rn FROM e) WHERE rn <= 3",
     # (with rows behind the watermark: the native SessionAggregateOperator inside our
