@@ -652,6 +652,12 @@ class SparkStreamingJob(SparkJob):
                             F.col(c).alias(c, metadata=window.metadata) if c == end else
                             F.col(c) for c in out.columns])
 
+    def explain(self) -> str:
+        # (under the settings the query runs with: the plan Spark runs, its filters above
+        # the watermark)
+        with streaming_conf(self.spark):
+            return super().explain()
+
     def run(self) -> Iterator[pa.RecordBatch]:
         from pyspark.sql import functions as F
         from pyspark.sql.types import TimestampType
