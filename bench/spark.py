@@ -134,7 +134,10 @@ def streaming(events: int, repeat: int, names: list[str]) -> None:
         end = {f.name: pa.nulls(1, f.type) for f in table.schema}
         end["dateTime"] = pa.array([_SENTINEL], pa.timestamp("ms"))
         pq.write_table(pa.table(end).cast(table.schema), tmp / f"{name}-end.parquet")
-    options = {"execution.target": "spark", "spark.master": "local[2]"}
+    # (one JVM runs every query of both sides: at 1M events Spark's default 1 GB heap ran out
+    # by the second query)
+    options = {"execution.target": "spark", "spark.master": "local[2]",
+               "spark.driver.memory": "4g"}
     spark = spark_session(options)
     ddl = (ROOT / "queries" / "nexmark" / "ddl.sql").read_text()
 
