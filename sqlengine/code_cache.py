@@ -30,7 +30,7 @@ MAX_ENTRIES = 8192  # (texts kept in the file: beyond it, new texts are compiled
 
 # source text -> its code, marshalled (as read from the file: unmarshalled when first used)
 _codes: dict[str, bytes] = {}
-_added: set[str] = set()
+_added = False  # (a text compiled in this process: the file is written again at exit)
 _path: str | None = None
 
 
@@ -46,9 +46,10 @@ def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /, **kwar
         if isinstance(code, types.CodeType):
             return builtins.exec(code, globals, locals)
     code = compile(source, "<string>", "exec", dont_inherit=True)
+    global _added
     if len(_codes) < MAX_ENTRIES or source in _codes:
         _codes[source] = marshal.dumps(code)
-        _added.add(source)
+        _added = True
     return builtins.exec(code, globals, locals)
 
 
@@ -69,6 +70,7 @@ def _load(path: str) -> dict[str, bytes]:
 
 
 def _save() -> None:
+    global _added
     if not _added or _path is None:
         return
     tmp = f"{_path}.{os.getpid()}.tmp"
@@ -79,7 +81,7 @@ def _save() -> None:
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    _added.clear()
+    _added = False
 
 
 def install(directory: str | None) -> None:

@@ -61,6 +61,25 @@ class _Gathered:
         return out
 
 
+def check_rounds(spec: IterateSpec, rounds: int) -> None:
+    """Fails a loop past its round limit, naming 'table.exec.iteration.max-rounds'."""
+    if rounds > spec.max_rounds:
+        raise ExecutionError(
+            f"the recursive query {spec.name!r} did not reach a fixpoint in "
+            f"{spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round found new rows)")
+
+
+def new_rows(seen: KeyIndex | None, rows: pa.Table) -> pa.Table:
+    """UNION: the rows of ``rows`` that ``seen`` (every row found so far) lacks, each once,
+    now added to it; None (UNION ALL): all of them."""
+    if seen is None or rows.num_rows == 0:
+        return rows
+    rows = rows.group_by(rows.column_names, use_threads=False).aggregate([])
+    before = len(seen)
+    slots = seen.assign([c.combine_chunks() for c in rows.columns])
+    return rows.filter(pa.array(slots >= before))
+
+
 class IterationSourceOperator(Operator):
     """The iteration's head: passes on what the broker hands it (see IterateOperator)."""
 
@@ -168,9 +187,7 @@ class IterateOperator(Operator):
         return table.to_batches() if table.num_rows else []
 
     def _fail_rounds(self) -> None:
-        raise ExecutionError(
-            f"the recursive query {self.spec.name!r} did not reach a fixpoint in "
-            f"{self.spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round found new rows)")
+        check_rounds(self.spec, self.spec.max_rounds + 1)
 
     def close(self) -> None:
         if self.step is not None:
@@ -179,12 +196,7 @@ class IterateOperator(Operator):
 
     def _new(self, rows: pa.Table) -> pa.Table:
         """The rows not found before (UNION), each once; all of them (UNION ALL)."""
-        if self.seen is None or rows.num_rows == 0:
-            return rows
-        rows = rows.group_by(rows.column_names, use_threads=False).aggregate([])
-        before = len(self.seen)
-        slots = self.seen.assign([c.combine_chunks() for c in rows.columns])
-        return rows.filter(pa.array(slots >= before))
+        return new_rows(self.seen, rows)
 
     def _iterate(self) -> Iterator[pa.RecordBatch]:
         base = pa.Table.from_batches(self.base, self.schema)

@@ -38,7 +38,6 @@ class _Skipping(Stateless):
 
     skip = False  # (operators built without a task context, as on Spark, fail)
     udf_rows_skipped = 0  # (a metric, not state: it counts from the last start or restore)
-    state_fields = ()
 
     def open(self, ctx: OperatorContext) -> None:
         super().open(ctx)
@@ -74,7 +73,6 @@ def calls_in(expr: Expr) -> set[Expr]:
 
 class FilterOperator(_Skipping):
     name = "Filter"
-    state_fields = ()
 
     def __init__(self, predicate: Expr) -> None:
         self.predicate = predicate
@@ -112,7 +110,6 @@ def carried_values(carry: dict[Expr, Expr], memo: dict[Expr, pa.Array], keep: pa
 
 class ProjectOperator(_Skipping):
     name = "Project"
-    state_fields = ()
 
     def __init__(self, exprs: tuple[Expr, ...], schema: pa.Schema) -> None:
         self.exprs = exprs
@@ -159,7 +156,6 @@ class UnionOperator(Stateless):
     """UNION ALL: every input's batches pass through (renamed to the union's schema)."""
 
     name = "Union"
-    state_fields = ()
 
     def __init__(self, schema: pa.Schema, updating: bool) -> None:
         self.schema = schema
@@ -178,7 +174,6 @@ class ReplicateRowsOperator(Stateless):
     """Row ``(n, c...)`` -> ``n`` copies of ``(c...)``, its row kind with it."""
 
     name = "ReplicateRows"
-    state_fields = ()
 
     def __init__(self, schema: pa.Schema) -> None:
         self.schema = schema
@@ -200,7 +195,6 @@ class StatementSetOperator(Stateless):
     """Where a statement set's sinks meet: they emit nothing, so neither does it."""
 
     name = "StatementSet"
-    state_fields = ()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -211,7 +205,6 @@ class ExpandOperator(Stateless):
     """Each row once per projection (a grouping set each), row kinds kept."""
 
     name = "Expand"
-    state_fields = ()
 
     def __init__(self, projections: tuple[tuple[Expr, ...], ...], schema: pa.Schema) -> None:
         self.projects = [ProjectOperator(p, schema) for p in projections]

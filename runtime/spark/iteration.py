@@ -60,11 +60,11 @@ from sqlengine.errors import (
     SqlEngineError,
 )
 from sqlengine.optimizer.specs_iteration import IterateSpec, IterationSourceSpec
+from sqlengine.runtime.operators.iterate import MAX_ROUNDS_KEY, check_rounds, new_rows
 
 if TYPE_CHECKING:
     from sqlengine.runtime.spark.translate import SparkJob
 
-MAX_ROUNDS_KEY = "table.exec.iteration.max-rounds"
 LOCAL_ROWS_KEY = "table.exec.iteration.spark.local-rows"
 LOCAL_ROWS = 10_000  # a round's working rows at most for it to run on the driver
 LOCAL_FOUND = 1_000_000  # UNION: rows found at most for the driver to hold them (its dedup)
@@ -182,13 +182,6 @@ class _Step:
             df.unpersist()
 
 
-def _check_rounds(spec: IterateSpec, rounds: int) -> None:
-    if rounds > spec.max_rounds:
-        raise ExecutionError(
-            f"the recursive query {spec.name!r} did not reach a fixpoint in "
-            f"{spec.max_rounds} rounds ({MAX_ROUNDS_KEY!r}; each round found new rows)")
-
-
 def _reads_step_tables(spec: IterateSpec) -> bool:
     from sqlengine.plan.iteration import StepInput
 
@@ -301,24 +294,18 @@ class _LocalRounds:
             found.unseen = []
             seen = self.seen
         rows = self._to_arrow(working)
-        found: list[pa.Table] = []
+        new: list[pa.Table] = []  # (the rounds' rows, found on the driver)
         while True:
             rounds += 1
             self.rounds += 1
-            _check_rounds(spec, rounds)
+            check_rounds(spec, rounds)
             self.fed += rows.num_rows
-            out = _cast(self.step.round(rows), self.schema)
-            if seen is not None and out.num_rows:
-                out = out.group_by(out.column_names, use_threads=False).aggregate([])
-                before = len(seen)
-                slots = seen.assign([c.combine_chunks() for c in out.columns])
-                out = out.filter(pa.array(slots >= before))
-            rows = out
+            rows = new_rows(seen, _cast(self.step.round(rows), self.schema))
             if not rows.num_rows or rows.num_rows > self.limit:
                 break
-            found.append(rows)
-        total = sum(t.num_rows for t in found)
-        part = (_counted(self._to_spark(pa.concat_tables(found)))[0], total) if total \
+            new.append(rows)
+        total = sum(t.num_rows for t in new)
+        part = (_counted(self._to_spark(pa.concat_tables(new)))[0], total) if total \
             else None
         if not rows.num_rows:
             return part, rounds, None
@@ -380,7 +367,7 @@ class _Iteration:
                     self._add(working, n, seen=True)
                     continue
                 rounds += 1
-                _check_rounds(spec, rounds)
+                check_rounds(spec, rounds)
                 out = conformed(step.round(working))
                 if spec.distinct:  # (rows not found before, each once)
                     out = out.subtract(self._found())
@@ -574,7 +561,7 @@ class Maintained:
                 continue
             rounds += 1
             self.rounds += 1
-            _check_rounds(spec, rounds)
+            check_rounds(spec, rounds)
             self.rows_fed += n
             derived = conformed(self.step.round(working, tables))
             if spec.distinct:
