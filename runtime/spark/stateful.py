@@ -80,6 +80,13 @@ def _bucketed(df: Any, keys: list[str]) -> Any:
 _NULLS = "$nulls:"
 
 
+def _batch(parts: list[Any]) -> Any:
+    """A call's frames as one, its integer columns exact (_exact)."""
+    import pandas as pd
+
+    return _exact(parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True))
+
+
 def _exact(batch: Any) -> Any:
     """``batch`` with each integer column _bucketed split put back: Python ints and None
     (object dtype, which pandas keeps exact and Spark converts back exactly)."""
@@ -149,7 +156,7 @@ def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
         import pandas as pd
 
         parts_ = list(frames)
-        batch = _exact(parts_[0] if len(parts_) == 1 else pd.concat(parts_, ignore_index=True))
+        batch = _batch(parts_)
         keys_state: dict[tuple[Any, ...], tuple[list[Any], int]] = \
             pickle.loads(state.get[0]) if state.exists else {}
         arrived: dict[tuple[Any, ...], list[Any]] = {}
@@ -280,7 +287,7 @@ def group_aggregate(job: SparkStreamingJob,
         import pandas as pd
 
         parts = list(frames)
-        batch = _exact(parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True))
+        batch = _batch(parts)
         groups, nexts = pickle.loads(state.get[0]) if state.exists else \
             ({}, [{} for _ in stages])
         kinds = batch[KIND].tolist() if changelog else [INSERT] * len(batch)
@@ -592,7 +599,6 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
 
     def update(bucket: tuple[Any, ...], frames: Iterator[Any], state: Any) -> Iterator[Any]:
         import numpy as np
-        import pandas as pd
 
         arrow_ops.install(shipped)
         operator = build_operator(op, {})
@@ -604,8 +610,7 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
             frames = iter(())
         parts = [f for f in frames if len(f)]
         if parts:
-            batch = _exact(parts[0] if len(parts) == 1 else
-                           pd.concat(parts, ignore_index=True))
+            batch = _batch(parts)
             batch = batch.sort_values(SEQ, kind="stable")
             arrays = [pa.Array.from_pandas(batch[c]).cast(t, safe=False)
                       for c, t in zip(data, types)]
