@@ -217,12 +217,17 @@ class ParallelExecutor:
                 time.sleep(0.005)
             n = coordinator.trigger()
             self.cp_trigger.value = n
-        while n in coordinator.pending:
+        while True:
+            # (read under the lock: the job's loop completes a checkpoint under it, and pops
+            # it from `pending` before its metadata is written and it is in `completed`)
             with self._cp_lock:
                 self._read_reports()
                 self._check_workers()
+                if n not in coordinator.pending:
+                    break
             if self.control.cancelled.is_set() or n in coordinator.expired():
-                coordinator.abort(n)
+                with self._cp_lock:
+                    coordinator.abort(n)
                 raise CheckpointError("the job stopped or failed before the savepoint "
                                       "completed: no savepoint was taken")
             time.sleep(0.005)
