@@ -149,6 +149,21 @@ _SENTINEL_MS = 253_370_764_800_000  # 9999-01-01: after any real event time
 # more, so that a query's state and changes carry across micro-batches).
 _MICRO_BATCHES = 1
 _EXCLUDED = "spark.sql.optimizer.excludedRules"
+
+
+def _file_order(folder: Path) -> None:
+    """The parquet files of ``folder`` given modification times a second apart, in the order
+    of their names: Spark's file source takes files in modification-time order (to the
+    millisecond), and files written within one millisecond came in the file system's listing
+    order, so that a later micro-batch's rows could go first (late-row SESSION windows then
+    gave other sessions than native's, now and then)."""
+    import os
+    import time
+
+    files = sorted(folder.glob("*.parquet"))
+    start = int(time.time()) - len(files) - 1
+    for i, f in enumerate(files):
+        os.utime(f, (start + i, start + i))
 # Settings of the session while a streaming query runs (the query keeps its own copy, taken
 # when it starts; the session gets its own back when it ends):
 _STREAMING_CONF = {
@@ -453,6 +468,8 @@ class SparkStreamingJob(SparkJob):
                 sentinel[WM] = pa.array([np.iinfo(np.int64).min], pa.int64())
                 sentinel[SEQ] = pa.array([np.iinfo(np.int64).max], pa.int64())
             pq.write_table(pa.table(sentinel).cast(data.schema), folder / "part-1.parquet")
+        if step:
+            _file_order(folder)
         fields = ddl(schema) + (f", `{WM}` BIGINT, `{SEQ}` BIGINT" if marks is not None
                                 else "")
         reader = self.spark.readStream.schema(fields)

@@ -55,9 +55,9 @@ def test_big_integers_beside_nulls_stay_exact(name: str,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     from sqlengine.runtime.spark import streaming
 
-    # (two micro-batches, so that a second one retracts; the session case in one: over
-    # several, its late-row sessions vary from run to run, a gap noted on issue 18)
-    monkeypatch.setattr(streaming, "_MICRO_BATCHES", 1 if name == "session" else 2)
+    # (two micro-batches, so that a second one retracts and late rows meet sessions fired
+    # in the first)
+    monkeypatch.setattr(streaming, "_MICRO_BATCHES", 2)
     events = _events(disordered=name == "session")
     got, late = {}, {}
     for engine, options in (("spark", STREAMING), ("native", {})):
