@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from sqlengine.errors import NotSupportedError
 from sqlengine.runtime.elements import DELETE, INSERT, ROWKIND, UPDATE_AFTER, UPDATE_BEFORE
+from sqlengine.runtime.spark.stateful_join import apply_stateful
 
 if TYPE_CHECKING:
     from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec
@@ -59,8 +60,8 @@ _BUCKETS = 64
 
 
 def _bucketed(df: Any, keys: list[str]) -> Any:
-    """``df`` grouped into the buckets of its ``keys``, its integer columns made exact for
-    pandas (see :func:`_exact`)."""
+    """``df`` with the bucket of its ``keys`` (column BUCKET, to group by), its integer
+    columns made exact for pandas (see :func:`_exact`)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
@@ -74,7 +75,11 @@ def _bucketed(df: Any, keys: list[str]) -> Any:
         df = df.select(*[F.coalesce(F.col(c), F.lit(0).cast(df.schema[c].dataType)).alias(c)
                          if c in integral else F.col(c) for c in df.columns],
                        *[F.col(c).isNull().alias(_NULLS + c) for c in integral])
-    return df.withColumn("$bucket", bucket).groupBy("$bucket")
+    return df.withColumn(BUCKET, bucket)
+
+
+# (a name the RocksDB state store's Avro key schema takes: transformWithStateInPandas)
+BUCKET = "_sqlengine_bucket"
 
 
 _NULLS = "$nulls:"
@@ -114,7 +119,6 @@ def _keys(batch: Any, names: list[str]) -> list[tuple[Any, ...]]:
 
 def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
     """ROW_NUMBER() <= N per key over an insert-only stream (see the module's note)."""
-    from pyspark.sql.streaming.state import GroupStateTimeout
     from pyspark.sql.types import ByteType, LongType, StructField, StructType
 
     if op.keep:
@@ -192,8 +196,7 @@ def top_n(job: SparkStreamingJob, op: TopNSpec, df: Any) -> Any:
         out[KIND] = pd.Series([ch[2] for ch in changes], dtype="int8")
         yield pd.DataFrame(out)
 
-    return _bucketed(keyed, key_columns).applyInPandasWithState(
-        update, out_schema, _STATE, "append", GroupStateTimeout.NoTimeout)
+    return apply_stateful(job, _bucketed(keyed, key_columns), update, out_schema)
 
 
 def _checked(op: GroupAggregateSpec | GlobalAggregateSpec) -> None:
@@ -233,14 +236,15 @@ def group_aggregate(job: SparkStreamingJob,
                     expire_at: int | None = None) -> Any:
     """A GROUP BY emitting its changes (see the module's note); with ``then`` (stages:
     filters and projections, then a GROUP BY of the changes before them) all in one stateful
-    operator, as Spark allows one per query: all keys in one bucket, each GROUP BY over the
-    changes of the one before as our own kernels compute the operators between.
+    operator (one applyInPandasWithState, as Spark allows one per query; a chain could now
+    be operators of their own, later ones transformWithStateInPandas: stateful_join.py):
+    all keys in one bucket, each GROUP BY over the changes of the one before as our own
+    kernels compute the operators between.
 
     ``expire_at``: the key holding a processing-time window's end; a key whose window the
     wall clock has passed leaves the state after its changes (no row read later, its
     PROCTIME() later too, falls in that window)."""
     from pyspark.sql import functions as F
-    from pyspark.sql.streaming.state import GroupStateTimeout
     from pyspark.sql.types import ByteType, StructField, StructType, _parse_datatype_string
 
     from sqlengine.runtime.spark import arrow_ops
@@ -332,8 +336,7 @@ def group_aggregate(job: SparkStreamingJob,
         yield frame
 
     keyed = _bucketed(picked, key_names if then is None else [])
-    return keyed.applyInPandasWithState(update, out_schema, _STATE, "append",
-                                        GroupStateTimeout.NoTimeout)
+    return apply_stateful(job, keyed, update, out_schema)
 
 
 def _changes(groups: dict[tuple[Any, ...], Any], aggs: list[tuple[Any, ...]],
@@ -636,7 +639,8 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
                         frame[f.name] = frame[f.name].astype("datetime64[us]")
                 yield frame
 
-    bucketed = _bucketed(picked, [f"$k{i}" for i in range(len(keys))])
+    bucketed = _bucketed(picked, [f"$k{i}" for i in range(len(keys))]).groupBy(BUCKET)
+    job.stateful_ops += 1
     return bucketed.applyInPandasWithState(update, spark_out, _STATE, "append",
                                            GroupStateTimeout.EventTimeTimeout)
 

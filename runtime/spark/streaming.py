@@ -183,12 +183,13 @@ _STREAMING_CONF = {
 
 
 @contextlib.contextmanager
-def streaming_conf(spark: Any) -> Iterator[None]:
-    """The session's Spark settings for a streaming query (_STREAMING_CONF; excluded rules
-    added to the session's own), restored afterwards."""
+def streaming_conf(spark: Any, extra: dict[str, str] | None = None) -> Iterator[None]:
+    """The session's Spark settings for a streaming query (_STREAMING_CONF and ``extra``, the
+    query's own; excluded rules added to the session's own), restored afterwards."""
     conf = spark.conf
-    before = {k: conf.get(k, None) for k in _STREAMING_CONF}
-    for k, v in _STREAMING_CONF.items():
+    settings = {**_STREAMING_CONF, **(extra or {})}
+    before = {k: conf.get(k, None) for k in settings}
+    for k, v in settings.items():
         conf.set(k, ",".join(r for r in (before[k], v) if r) if k == _EXCLUDED else v)
     try:
         yield
@@ -236,16 +237,6 @@ class SparkStreamingJob(SparkJob):
         absorbed = [op for stages in self.fused.values() for between, last in stages
                     for op in (*between, last)]
         self.absorbed = {id(op) for op in absorbed}
-        states = [op for op in ops if (isinstance(op, TopNSpec | GroupAggregateSpec |
-                                                   GlobalAggregateSpec) or id(op) in proctime)
-                  and id(op) not in self.absorbed] if self.stateful else []
-        if len(states) > 1:
-            msg = (f"{states[0].label()} and {states[1].label()} would be two arbitrary "
-                   "stateful operators (applyInPandasWithState) in one Spark Structured "
-                   "Streaming query, which Spark does not allow (a GROUP BY of a GROUP BY's "
-                   "or a Top-N's changes, with a join); use 'execution.runtime-mode' = "
-                   "'batch' or the native runtime")
-            raise NotSupportedError(msg)
         if self.windowed and proctime:
             msg = ("processing-time windows together with event-time windows in one query "
                    "have no Spark Structured Streaming translation yet (the row that closes "
@@ -269,6 +260,11 @@ class SparkStreamingJob(SparkJob):
         self._behind: dict[int, tuple[Any, str]] = {}
         # DataFrames of our own session operator's rows (no event time for Spark), by id
         self._unwatermarked: set[int] = set()
+        # Our stateful operators translated so far (the first runs as Spark's
+        # applyInPandasWithState, later ones as transformWithStateInPandas:
+        # runtime/spark/stateful_join.py), and the settings the query then needs
+        self.stateful_ops = 0
+        self.query_conf: dict[str, str] = {}
         super().__init__(graph, options, tables)
         # Rows the window TVFs drop as late (as the native runtime counts them)
         self.late_counter = self.spark.sparkContext.accumulator(0)
@@ -401,6 +397,11 @@ class SparkStreamingJob(SparkJob):
         return out
 
     def _in_order(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
+        if isinstance(op, JoinSpec) and any(x is not None and KIND in x.columns
+                                            for x in inputs):
+            from sqlengine.runtime.spark.stateful_join import changelog_join
+
+            return changelog_join(self, op, inputs[0], inputs[1])
         if any(x is not None and KIND in x.columns for x in inputs) and \
                 not isinstance(op, _OVER_CHANGELOG):
             msg = (f"{op.label()} over an updating input (a Top-N's, a GROUP BY's or a "
@@ -672,7 +673,7 @@ class SparkStreamingJob(SparkJob):
     def explain(self) -> str:
         # (under the settings the query runs with: the plan Spark runs, its filters above
         # the watermark)
-        with streaming_conf(self.spark):
+        with streaming_conf(self.spark, self.query_conf):
             return super().explain()
 
     def run(self) -> Iterator[pa.RecordBatch]:
@@ -697,7 +698,7 @@ class SparkStreamingJob(SparkJob):
             batches.append((i, self._static(self.per_batch, b).toArrow()))
 
         try:
-            with streaming_conf(self.spark):
+            with streaming_conf(self.spark, self.query_conf):
                 query = (df.writeStream.outputMode(self.output_mode)
                          .trigger(availableNow=True)
                          .option("checkpointLocation", str(self.workdir / "checkpoint"))
@@ -961,14 +962,8 @@ def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
                "Streaming translation: Spark joins two streams only on an equality; use "
                "'execution.runtime-mode' = 'batch' or the native runtime")
         raise NotSupportedError(msg)
-    if op.updating:
-        msg = (f"{op.label()}: an INNER join of an updating input (a GROUP BY's or a "
-               "Top-N's changes) has no Spark Structured Streaming translation: Spark joins "
-               "insert-only streams only, and those changes come from our own stateful "
-               "operator (applyInPandasWithState), which Spark allows once per query and "
-               "which runs no join yet; use 'execution.runtime-mode' = 'batch' or the "
-               "native runtime")
-        raise NotSupportedError(msg)
+    # (an INNER join of an updating input, a GROUP BY's or a Top-N's changes, runs as the
+    # native join in our own stateful operator: runtime/spark/stateful_join.py)
 
 
 def _delay(watermark: tuple[int, Any] | None) -> int:

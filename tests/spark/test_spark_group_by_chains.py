@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 
 import sqlengine
-from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.errors import BindError
 from tests.nexmark import rows, session
 
 pytest.importorskip("pyspark")
@@ -99,17 +99,6 @@ def test_a_chain_over_a_join_gives_natives_rows() -> None:
                          session(2000, options).sql(sql).collect().to_pylist()])
            for engine, options in (("spark", STREAMING), ("native", None))}
     assert got["spark"] == got["native"] and got["native"][0][0] > 1
-
-
-def test_a_join_of_two_updating_aggregates_is_refused_before_spark_runs() -> None:
-    """Refused while the job is planned (SparkStreamingJob's checks), naming the join."""
-    s = sqlengine.connect(STREAMING)
-    s.register("e", _events(), rowtime="ts")
-    sql = ("SELECT x.a, x.n, y.m FROM (SELECT a, COUNT(*) AS n FROM e GROUP BY a) AS x "
-           "JOIN (SELECT a, MAX(b) AS m FROM e GROUP BY a) AS y ON x.a = y.a")
-    with pytest.raises(NotSupportedError, match=r"Join\(inner.*an INNER join of an updating "
-                                                r"input .*Spark joins insert-only streams"):
-        s.sql(sql).collect()
 
 
 def test_a_window_over_an_aggregates_rows_is_refused_as_natively() -> None:
