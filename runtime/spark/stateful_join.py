@@ -1,13 +1,15 @@
 """A regular join of changelogs on Structured Streaming, and our stateful operators after the
 first of a query.
 
-Spark joins insert-only streams only; a join of a GROUP BY's or a Top-N's changes (rows
-carrying their kind in ``$row_kind``, runtime/spark/stateful.py) runs here as the native
-runtime's own JoinOperator (runtime/operators/join.py): both sides' rows go to buckets of the
-hash of their join keys, each bucket keeps the operator's state (both sides' rows with their
-multiplicities) across micro-batches, and a call feeds it the bucket's new changes of each
-side (netted per distinct row by the operator, so their order within a micro-batch does not
-matter) and emits the joined changes (a retracted input row retracts the pairs it made).
+Spark joins insert-only streams only, and those outer or semi only with watermarks on both and
+a time range in the condition; a join of a GROUP BY's or a Top-N's changes (rows carrying
+their kind in ``$row_kind``, runtime/spark/stateful.py), and a LEFT, FULL, semi or anti join
+of streams, runs here as the native runtime's own JoinOperator (runtime/operators/join.py):
+both sides' rows go to buckets of the hash of their join keys, each bucket keeps the
+operator's state (both sides' rows with their multiplicities) across micro-batches, and a call
+feeds it the bucket's new changes of each side (netted per distinct row by the operator, so
+their order within a micro-batch does not matter) and emits the joined changes (a retracted
+input row retracts the pairs it made).
 
 Spark allows one ``applyInPandasWithState`` per query ("Multiple applyInPandasWithStates are
 not supported"), so the first stateful operator of a query runs as one and every later one
@@ -117,7 +119,7 @@ def _processor(update: Any, names: list[str]) -> Any:
 
 
 def changelog_join(job: SparkStreamingJob, op: JoinSpec, left: Any, right: Any) -> Any:
-    """``op`` over ``left`` and ``right``, one of them a changelog (see the module's note)."""
+    """``op`` over ``left`` and ``right`` (see the module's note)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import ByteType, StructField, StructType, _parse_datatype_string
 

@@ -397,8 +397,8 @@ class SparkStreamingJob(SparkJob):
         return out
 
     def _in_order(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
-        if isinstance(op, JoinSpec) and any(x is not None and KIND in x.columns
-                                            for x in inputs):
+        if isinstance(op, JoinSpec) and (op.join_kind != "inner" or any(
+                x is not None and KIND in x.columns for x in inputs)):
             from sqlengine.runtime.spark.stateful_join import changelog_join
 
             return changelog_join(self, op, inputs[0], inputs[1])
@@ -943,8 +943,19 @@ _JOIN_ORIGINS = {"semi": " (from EXISTS, IN or ANY)", "anti": " (from NOT EXISTS
 def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
     """Spark joins two streams inner only, on an equality: its outer and semi joins
     of streams need watermarks on both sides and an event-time range in the condition
-    (a regular join keeps its state for ever), and it has no anti join of two streams."""
+    (a regular join keeps its state for ever), and it has no anti join of two streams. A
+    regular join of another kind (or of a changelog) runs as the native join in our stateful
+    operator (runtime/spark/stateful_join.py), which needs an equality key too."""
     kind = f"{op.join_kind.upper()} join{_JOIN_ORIGINS.get(op.join_kind, '')}"
+    if isinstance(op, JoinSpec):
+        if not op.left_keys:
+            what = "a cross join" if op.condition is None else "a non-equi join"
+            article = "an" if op.join_kind in ("inner", "anti") else "a"
+            msg = (f"{article} {kind} without an equality key ({what}) has no Spark Structured "
+                   "Streaming translation: Spark joins two streams only on an equality; use "
+                   "'execution.runtime-mode' = 'batch' or the native runtime")
+            raise NotSupportedError(msg)
+        return
     if op.join_kind == "anti":
         msg = (f"an {kind} has no Spark Structured Streaming translation: Spark has no "
                "anti join of two streams; use 'execution.runtime-mode' = 'batch' or the "
@@ -962,8 +973,6 @@ def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
                "Streaming translation: Spark joins two streams only on an equality; use "
                "'execution.runtime-mode' = 'batch' or the native runtime")
         raise NotSupportedError(msg)
-    # (an INNER join of an updating input, a GROUP BY's or a Top-N's changes, runs as the
-    # native join in our own stateful operator: runtime/spark/stateful_join.py)
 
 
 def _delay(watermark: tuple[int, Any] | None) -> int:

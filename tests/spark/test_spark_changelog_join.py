@@ -1,7 +1,7 @@
-"""Joins of changelogs (a GROUP BY's, a Top-N's changes) and several stateful operators of
-ours in one Structured Streaming query (runtime/spark/stateful_join.py): the native
-runtime's rows, with the source split into micro-batches so that later ones retract what
-earlier ones joined."""
+"""Regular joins of changelogs (a GROUP BY's, a Top-N's changes), inner and outer, and several
+stateful operators of ours in one Structured Streaming query (runtime/spark/stateful_join.py):
+the native runtime's rows, with the source split into micro-batches so that later ones retract
+what earlier ones joined."""
 
 from __future__ import annotations
 
@@ -37,6 +37,9 @@ QUERIES = {
     # two GROUP BYs joined, both sides retracting, with a condition beside the keys
     "group-bys": f"SELECT a.k, a.n, a.ms, b.total FROM ({COUNTS}) a JOIN ({SUMS}) b "
                  "ON a.k = b.k AND b.total > a.n",
+    # the same FULL: a row padded, then joined, then padded again as its match retracts
+    "full-join-of-group-bys": f"SELECT a.k, a.n, b.k, b.total FROM ({COUNTS}) a FULL JOIN "
+                              f"({SUMS}) b ON a.k = b.k AND b.total > 12 * a.n",
     # a GROUP BY over a stream joined with a GROUP BY: three of our stateful operators,
     # one side of the join insert-only
     "group-by-of-join": f"SELECT a.n, COUNT(*) AS c, SUM(f.v) AS t, MIN(f.s) AS s FROM f "
