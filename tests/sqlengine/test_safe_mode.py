@@ -69,7 +69,10 @@ def test_without_safe_mode_the_same_paths_are_not_refused_for_safety(dirs: dict[
     s = sqlengine.connect()
     try:
         s.execute(_ddl("t", path.format(**dirs), "csv"))
-        s.sql("SELECT COUNT(*) FROM t").collect()
+        if path not in ("/", "/root", "~"):  # (whole trees: reading /root took 33 s of CI
+            # on a machine holding 6 GB there; created is enough, as safe mode refuses a
+            # path given when the table is created)
+            s.sql("SELECT COUNT(*) FROM t").collect()
     except SqlEngineError as e:  # a missing file, a directory of strange files: not safety
         assert "safe mode" not in str(e)
 
