@@ -130,18 +130,18 @@ def changelog_join(job: SparkStreamingJob, op: JoinSpec, left: Any, right: Any) 
     from sqlengine.runtime.spark.stateful import KIND, _batch, _bucketed
 
     if op.ttl:
-        msg = (f"{op.label()} over a changelog with 'table.exec.state.ttl' has no Spark "
-               "Structured Streaming translation (its state would expire by our clock in "
-               "Spark's tasks); use the native runtime")
+        msg = (f"{op.label()} with 'table.exec.state.ttl' has no Spark Structured Streaming "
+               "translation (it runs as our stateful operator, whose state would expire by "
+               "our clock in Spark's tasks); use the native runtime")
         raise NotSupportedError(msg)
     if not op.left_keys:
-        msg = (f"{op.label()} over a changelog without an equality key has no Spark "
-               "Structured Streaming translation: its rows go to Spark's tasks by their keys")
+        msg = (f"{op.label()} without an equality key has no Spark Structured Streaming "
+               "translation: our stateful operator sends rows to Spark's tasks by their keys")
         raise NotSupportedError(msg)
     for a, b in zip(op.left_keys, op.right_keys):
         if a.dtype != b.dtype:
-            msg = (f"{op.label()} over a changelog: keys {a.sql()} ({a.dtype}) and {b.sql()} "
-                   f"({b.dtype}) of different types would hash apart on Spark")
+            msg = (f"{op.label()}: keys {a.sql()} ({a.dtype}) and {b.sql()} ({b.dtype}) of "
+                   "different types would hash apart on Spark")
             raise NotSupportedError(msg)
     # (each side's data columns c0.., without its row kind or a judged row's meta columns)
     datas = [[c for c in df.columns if c[:1] == "c" and c[1:].isdigit()]
