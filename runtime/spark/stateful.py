@@ -109,6 +109,17 @@ def _exact(batch: Any) -> Any:
     return batch.drop(columns=flags)
 
 
+def _frame(batch: pa.RecordBatch, columns: list[str]) -> Any:
+    """A batch of our operator's rows as the pandas frame Spark takes back (columns renamed;
+    integers exact beside NULLs; times as datetime64[us])."""
+    table = pa.Table.from_batches([batch]).rename_columns(columns)
+    frame = table.to_pandas(integer_object_nulls=True)
+    for f in table.schema:
+        if pa.types.is_timestamp(f.type):
+            frame[f.name] = frame[f.name].astype("datetime64[us]")
+    return frame
+
+
 def _keys(batch: Any, names: list[str]) -> list[tuple[Any, ...]]:
     """Each row's key (NULL as None, so that equal keys are equal dict keys)."""
     if not names:
@@ -632,12 +643,7 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
         state.setTimeoutTimestamp(max(now, 0) + 1)
         for b in emitted:
             if b.num_rows:
-                table = pa.Table.from_batches([data_part(b)]).rename_columns(columns)
-                frame = table.to_pandas(integer_object_nulls=True)
-                for f in table.schema:
-                    if pa.types.is_timestamp(f.type):
-                        frame[f.name] = frame[f.name].astype("datetime64[us]")
-                yield frame
+                yield _frame(data_part(b), columns)
 
     bucketed = _bucketed(picked, [f"$k{i}" for i in range(len(keys))]).groupBy(BUCKET)
     job.stateful_ops += 1

@@ -127,16 +127,12 @@ def changelog_join(job: SparkStreamingJob, op: JoinSpec, left: Any, right: Any) 
     from sqlengine.runtime.native.factory import build_operator
     from sqlengine.runtime.spark import arrow_ops
     from sqlengine.runtime.spark.expressions import ddl
-    from sqlengine.runtime.spark.stateful import KIND, _batch, _bucketed
+    from sqlengine.runtime.spark.stateful import KIND, _batch, _bucketed, _frame
 
     if op.ttl:
         msg = (f"{op.label()} with 'table.exec.state.ttl' has no Spark Structured Streaming "
                "translation (it runs as our stateful operator, whose state would expire by "
                "our clock in Spark's tasks); use the native runtime")
-        raise NotSupportedError(msg)
-    if not op.left_keys:
-        msg = (f"{op.label()} without an equality key has no Spark Structured Streaming "
-               "translation: our stateful operator sends rows to Spark's tasks by their keys")
         raise NotSupportedError(msg)
     for a, b in zip(op.left_keys, op.right_keys):
         if a.dtype != b.dtype:
@@ -152,11 +148,9 @@ def changelog_join(job: SparkStreamingJob, op: JoinSpec, left: Any, right: Any) 
     if widths != [len(schema) for schema in schemas]:
         msg = f"{op.label()}: inputs of {widths} columns, expected {list(map(len, schemas))}"
         raise NotSupportedError(msg)
-    sides = []
-    for df, keys in ((left, op.left_keys), (right, op.right_keys)):
-        sides.append(job._prepare(df, list(keys)))
     frames = []
-    for side, (prepared, names) in enumerate(sides):
+    for side, (df, keys) in enumerate(((left, op.left_keys), (right, op.right_keys))):
+        prepared, names = job._prepare(df, list(keys))
         cols = [F.lit(side).cast("byte").alias(_SIDE),
                 *[F.col(n).alias(f"$k{i}", metadata={}) for i, n in enumerate(names)]]
         for s in (0, 1):  # (each side's columns, the other side's NULL)
@@ -203,11 +197,7 @@ def changelog_join(job: SparkStreamingJob, op: JoinSpec, left: Any, right: Any) 
                 continue
             kinds = b.column(b.num_columns - 1).to_numpy(zero_copy_only=False) \
                 if has_rowkind(b) else None
-            table = pa.Table.from_batches([data_part(b)]).rename_columns(columns)
-            frame = table.to_pandas(integer_object_nulls=True)
-            for f in table.schema:
-                if pa.types.is_timestamp(f.type):
-                    frame[f.name] = frame[f.name].astype("datetime64[us]")
+            frame = _frame(data_part(b), columns)
             frame[KIND] = kinds.astype("int8") if kinds is not None else INSERT
             yield frame
 

@@ -947,14 +947,14 @@ def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
     regular join of another kind (or of a changelog) runs as the native join in our stateful
     operator (runtime/spark/stateful_join.py), which needs an equality key too."""
     kind = f"{op.join_kind.upper()} join{_JOIN_ORIGINS.get(op.join_kind, '')}"
+    article = "an" if op.join_kind in ("inner", "anti") else "a"
+    if not op.left_keys:
+        what = "a cross join" if op.condition is None else "a non-equi join"
+        msg = (f"{article} {kind} without an equality key ({what}) has no Spark Structured "
+               "Streaming translation: Spark joins two streams only on an equality; use "
+               "'execution.runtime-mode' = 'batch' or the native runtime")
+        raise NotSupportedError(msg)
     if isinstance(op, JoinSpec):
-        if not op.left_keys:
-            what = "a cross join" if op.condition is None else "a non-equi join"
-            article = "an" if op.join_kind in ("inner", "anti") else "a"
-            msg = (f"{article} {kind} without an equality key ({what}) has no Spark Structured "
-                   "Streaming translation: Spark joins two streams only on an equality; use "
-                   "'execution.runtime-mode' = 'batch' or the native runtime")
-            raise NotSupportedError(msg)
         return
     if op.join_kind == "anti":
         msg = (f"an {kind} has no Spark Structured Streaming translation: Spark has no "
@@ -965,12 +965,6 @@ def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
         msg = (f"a {kind} has no Spark Structured Streaming translation: Spark joins two "
                "streams so only with watermarks on both and an event-time range in the "
                "condition (a regular join keeps its state for ever); use "
-               "'execution.runtime-mode' = 'batch' or the native runtime")
-        raise NotSupportedError(msg)
-    if not op.left_keys:
-        what = "a cross join" if op.condition is None else "a non-equi join"
-        msg = (f"an INNER join without an equality key ({what}) has no Spark Structured "
-               "Streaming translation: Spark joins two streams only on an equality; use "
                "'execution.runtime-mode' = 'batch' or the native runtime")
         raise NotSupportedError(msg)
 
