@@ -505,10 +505,19 @@ def _step_inputs(step: N.LogicalPlan, name: str
     scans: list[N.LogicalPlan] = []
 
     def swap(node: N.LogicalPlan) -> N.LogicalPlan:
+        what = None
         if isinstance(node, N.Join) and node.kind != "inner":
-            msg = (f"a {node.kind.upper()} join in the step of the recursive query {name!r} "
-                   "is not supported in streaming mode (it would retract rows the iteration "
-                   "already built on); run it in batch mode")
+            what = f"a {node.kind.upper()} join"
+        elif isinstance(node, N.Aggregate | N.Rank) and not _windowed(node) and not (
+                isinstance(node, N.Aggregate) and not node.aggs):  # (DISTINCT only adds)
+            what = ("an aggregation" if isinstance(node, N.Aggregate)
+                    else "a Top-N (ROW_NUMBER)")
+        elif isinstance(node, N.ReplicateRows):
+            what = "an INTERSECT ALL or EXCEPT ALL"
+        if what is not None:
+            msg = (f"{what} in the step of the recursive query {name!r} is not supported in "
+                   "streaming mode (its rows change as input arrives: it would retract rows "
+                   "the iteration already built on); run it in batch mode")
             raise NotSupportedError(msg)
         if isinstance(node, N.Scan):
             for i, seen in enumerate(scans):
@@ -522,6 +531,15 @@ def _step_inputs(step: N.LogicalPlan, name: str
         return node.with_children(tuple(swap(k) for k in kids))
 
     return swap(step), scans
+
+
+def _windowed(node: N.Aggregate | N.Rank) -> bool:
+    """Whether ``node`` works per event-time window (insert-only in streaming mode): grouped
+    or partitioned by a window's window_start and window_end."""
+    keys = node.keys if isinstance(node, N.Aggregate) else node.partition
+    fields = node.input.schema.fields
+    names = {fields[k.index].name.lower() for k in keys if isinstance(k, ColumnRef)}
+    return {"window_start", "window_end"} <= names
 
 
 def _colocation(plan: Iterate

@@ -310,6 +310,26 @@ def test_outer_joins_in_a_streaming_step_are_refused(parallelism: int) -> None:
               "LEFT JOIN e ON r.y = e.a WHERE e.b IS NOT NULL) SELECT * FROM r").collect()
 
 
+@pytest.mark.parametrize(("sub", "what"), [
+    ("SELECT a, MAX(b) AS b FROM e GROUP BY a", "an aggregation"),
+    ("SELECT a, b FROM (SELECT a, b, ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC) AS rn "
+     "FROM e) WHERE rn = 1", r"a Top-N \(ROW_NUMBER\)"),
+])
+def test_an_updating_subquery_in_a_streaming_step_is_refused(sub: str, what: str) -> None:
+    s = _session("streaming", 1)
+    with pytest.raises(SqlEngineError, match=f"{what} in the step of the recursive query 'r'"):
+        s.sql(f"WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e UNION SELECT r.x, m.b FROM r "
+              f"JOIN ({sub}) AS m ON r.y = m.a) SELECT * FROM r").collect()
+
+
+def test_a_distinct_subquery_in_a_streaming_step_matches_duckdb() -> None:
+    sql = ("WITH RECURSIVE r(x, y) AS (SELECT a, b FROM e UNION SELECT r.x, m.b FROM r "
+           "JOIN (SELECT DISTINCT a, b FROM e) AS m ON r.y = m.a) SELECT * FROM r")
+    got = _session("streaming", 1).sql(sql).collect().to_pylist()
+    want = _duck(sql)
+    assert sorted(tuple(r.values()) for r in got) == want and len(want) > 1
+
+
 def test_rounds_and_derived_rows_are_metrics() -> None:
     q = _session("batch", 1).sql(QUERIES["counting"])
     q.collect()
