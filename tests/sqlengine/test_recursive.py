@@ -232,6 +232,12 @@ def test_explain_shows_the_iteration_head_and_tail() -> None:
     assert "Iterate: r, UNION" in text
     assert "IterationSource: r" in text
     assert "IterationSink" in text
+    # (and in the drawn JobGraph: the iteration's vertex names its head and tail)
+    from sqlengine.optimizer.drawing import to_svg
+
+    s = _session("batch", 1)
+    svg = to_svg(s.job_graph(s.sql(QUERIES["closure"]).logical_plan))
+    assert "Iterate(r, UNION, IterationSource -&gt; step -&gt; IterationSink" in svg
 
 
 def _clustered(n_clusters: int, edges_per_cluster: int, seed: int) -> pa.Table:
