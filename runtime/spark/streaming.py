@@ -2,7 +2,9 @@
 copy of the rows as the native runtime reads them; a parquet file none of whose rows can be
 behind its watermark is streamed as it is: _plain_parquet),
 WATERMARK FOR becomes withWatermark, window aggregates run in append mode, GROUP BY in complete
-mode; each run is an availableNow trigger.
+mode; each run is an availableNow trigger. Unbounded sources are read on the driver by our connectors
+into a folder Spark streams, and such a query yields its rows per micro-batch
+(runtime/spark/unbounded.py).
 
 Spark does not emit the windows still open when an availableNow run ends (its watermark only
 moves with data). To close that gap, a source with a watermark gets one more row after its data,
@@ -55,6 +57,7 @@ import contextlib
 import datetime as dt
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -265,6 +268,10 @@ class SparkStreamingJob(SparkJob):
         # runtime/spark/stateful_join.py), and the settings the query then needs
         self.stateful_ops = 0
         self.query_conf: dict[str, str] = {}
+        # Unbounded sources' readers on the driver (runtime/spark/unbounded.py), and the
+        # request to stop a query that may never end (cancel())
+        self.pumps: list[Any] = []
+        self.cancelled = threading.Event()
         super().__init__(graph, options, tables)
         # Rows the window TVFs drop as late (as the native runtime counts them)
         self.late_counter = self.spark.sparkContext.accumulator(0)
@@ -273,6 +280,11 @@ class SparkStreamingJob(SparkJob):
         given = options.get("execution.checkpoint-location")
         self.workdir = Path(given or tempfile.mkdtemp(prefix="sqlengine-spark-"))
         self.temporary = given is None  # removed after the run
+
+    def cancel(self) -> None:
+        """Stops a running query that reads an unbounded source (from another thread): its
+        loop ends within a poll interval; what its sinks committed stays."""
+        self.cancelled.set()
 
     def _operator(self, op: OperatorSpec, df: Any, inputs: list[Any]) -> Any:
         behind = [self._behind[id(x)][1] for x in inputs if x is not None and
@@ -328,7 +340,9 @@ class SparkStreamingJob(SparkJob):
                    "aggregate judges that per key, row by row, and Spark's session_window "
                    "would merge it") if isinstance(op, SessionAggregateSpec) else \
                 "it judges late rows, which its Spark translation would keep"
-            msg = (f"table {table!r} has rows behind its watermark (more out of order than "
+            has = "may have rows" if any(p.op.source.table == table for p in self.pumps) \
+                else "has rows"
+            msg = (f"table {table!r} {has} behind its watermark (more out of order than "
                    f"its WATERMARK allows) that reach {op.label()} on Spark Structured "
                    f"Streaming: {why}; widen the WATERMARK bound or use the native runtime")
             raise NotSupportedError(msg)
@@ -418,6 +432,12 @@ class SparkStreamingJob(SparkJob):
         if isinstance(op, IterateSpec):
             from sqlengine.runtime.spark.iteration import streaming_iterate
 
+            if self.pumps:
+                msg = (f"{op.label()} over an unbounded source on Spark Structured Streaming "
+                       "has no translation yet (its rounds run on the driver over bounded "
+                       "inputs); use the native runtime")
+                raise NotSupportedError(msg)
+
             return streaming_iterate(self, op, inputs)
         if (isinstance(op, SortSpec | LimitSpec) and self.output_mode == "append") or \
                 self.at_end:
@@ -438,11 +458,9 @@ class SparkStreamingJob(SparkJob):
         from pyspark.sql import functions as F
 
         source = op.source
-        if not source.bounded:
-            msg = (f"table {source.table!r} is unbounded: the Spark streaming runtime reads "
-                   "bounded sources only so far")
-            raise NotSupportedError(msg)
         schema = op.table_schema.to_arrow()
+        if not source.bounded:
+            return self._pumped(op, schema)
         folder = self.workdir / f"source-{op.table}-{id(op)}"
         path = _plain_parquet(source, schema) if _MICRO_BATCHES == 1 else None
         if path is not None:
@@ -483,6 +501,54 @@ class SparkStreamingJob(SparkJob):
             df = df.withWatermark(col, f"{delay} milliseconds")
         df = self._scan_tail(op, df)
         if marks is not None:
+            self._mark_behind(df, source.table)
+        return df
+
+    def _pumped(self, op: TableScanSpec, schema: pa.Schema) -> Any:
+        """An unbounded source: read on the driver by our connector into a folder Spark
+        streams (runtime/spark/unbounded.py), each row with the watermark before it."""
+        from pyspark.sql import functions as F
+
+        from sqlengine.runtime.spark.unbounded import SourcePump
+
+        source = op.source
+        if source.changelog:
+            msg = (f"table {source.table!r}: an unbounded changelog source on Spark Structured "
+                   "Streaming has no translation yet; use the native runtime")
+            raise NotSupportedError(msg)
+        marks = source.watermark is not None
+        parallelism = int(self.options.get("parallelism.default", "1"))
+        if marks and parallelism > 1:
+            msg = (f"table {source.table!r} is unbounded and has a WATERMARK: its rows may come "
+                   "behind the watermark, which the native runtime judges at "
+                   f"'parallelism.default' = {parallelism} against watermarks that depend on "
+                   "how its subtasks interleave; Spark cannot judge them the same way (run at "
+                   "parallelism 1)")
+            raise NotSupportedError(msg)
+        # (a stable name: a restarted query's checkpoint refers to it)
+        index = sum(1 for p in self.pumps)
+        folder = self.workdir / f"unbounded-{index}-{source.table}"
+        fields = pa.schema([(f"c{i}", f.type) for i, f in enumerate(schema)] +
+                           ([(WM, pa.int64()), (SEQ, pa.int64())] if marks else []))
+        sentinel = None
+        if marks and self.windowed:
+            row = {f.name: pa.nulls(1, f.type) for f in fields}
+            row[f"c{source.watermark[0]}"] = pa.array([_SENTINEL_MS], pa.timestamp("ms"))
+            row[WM] = pa.array([np.iinfo(np.int64).min], pa.int64())
+            row[SEQ] = pa.array([np.iinfo(np.int64).max], pa.int64())
+            sentinel = pa.table(row).cast(fields)
+        pump = SourcePump(self, op, schema, folder, fields, sentinel,
+                          resumable=not self.temporary)
+        self.pumps.append(pump)
+        folder.mkdir(parents=True, exist_ok=True)
+        ddl_fields = ddl(schema) + (f", `{WM}` BIGINT, `{SEQ}` BIGINT" if marks else "")
+        df = self.spark.readStream.schema(ddl_fields).parquet(str(folder))
+        if marks:
+            col = f"c{source.watermark[0]}"
+            df = df.withColumn(col, F.col(col).cast("timestamp_ltz"))
+            df = df.withWatermark(col, f"{_delay(source.watermark)} milliseconds")
+        df = self._scan_tail(op, df)
+        if marks:
             self._mark_behind(df, source.table)
         return df
 
@@ -677,8 +743,6 @@ class SparkStreamingJob(SparkJob):
             return super().explain()
 
     def run(self) -> Iterator[pa.RecordBatch]:
-        from pyspark.sql import functions as F
-        from pyspark.sql.types import TimestampType
 
         try:  # (an iteration runs its own streaming query while the frames are built)
             df, sink = self.final_frame()
@@ -688,10 +752,18 @@ class SparkStreamingJob(SparkJob):
             raise
         target = sink_target(sink)
         df = _unjudged(df)
-        # Event-time columns go back to TIMESTAMP without time zone.
-        df = df.select(*[F.col(f.name).cast("timestamp_ntz").alias(f.name)
-                         if isinstance(f.dataType, TimestampType) else F.col(f.name)
-                         for f in df.schema.fields])
+        if self.pumps:  # (a query that may never end: its rows as they come)
+            from sqlengine.runtime.spark.unbounded import run_unbounded
+
+            df = _ntz(df)
+            try:
+                yield from run_unbounded(self, df, target)
+            finally:
+                self.result.late_records_dropped = int(self.late_counter.value)
+                if self.temporary:
+                    shutil.rmtree(self.workdir, ignore_errors=True)
+            return
+        df = _ntz(df)
         batches: list[tuple[int, pa.Table]] = []
 
         def each(b: Any, i: int) -> None:
@@ -744,6 +816,16 @@ class SparkStreamingJob(SparkJob):
         for b in table.to_batches():
             op.process_batch(b)
         op.close()
+
+
+def _ntz(df: Any) -> Any:
+    """Event-time columns back to TIMESTAMP without time zone."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    return df.select(*[F.col(f.name).cast("timestamp_ntz").alias(f.name)
+                       if isinstance(f.dataType, TimestampType) else F.col(f.name)
+                       for f in df.schema.fields])
 
 
 def _fused_group_bys(graph: JobGraph
