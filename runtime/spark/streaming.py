@@ -2,8 +2,8 @@
 copy of the rows as the native runtime reads them; a parquet file none of whose rows can be
 behind its watermark is streamed as it is: _plain_parquet),
 WATERMARK FOR becomes withWatermark, window aggregates run in append mode, GROUP BY in complete
-mode; each run is an availableNow trigger. Unbounded sources are read on the driver by our connectors
-into a folder Spark streams, and such a query yields its rows per micro-batch
+mode; each run is an availableNow trigger. Unbounded sources are read on the driver by our
+connectors into a folder Spark streams, and such a query yields its rows per micro-batch
 (runtime/spark/unbounded.py).
 
 Spark does not emit the windows still open when an availableNow run ends (its watermark only
