@@ -526,7 +526,7 @@ class SparkStreamingJob(SparkJob):
                    "parallelism 1)")
             raise NotSupportedError(msg)
         # (a stable name: a restarted query's checkpoint refers to it)
-        index = sum(1 for p in self.pumps)
+        index = len(self.pumps)
         folder = self.workdir / f"unbounded-{index}-{source.table}"
         fields = pa.schema([(f"c{i}", f.type) for i, f in enumerate(schema)] +
                            ([(WM, pa.int64()), (SEQ, pa.int64())] if marks else []))
