@@ -121,7 +121,7 @@ def whole_process(events: int, levels: list[int], repeat: int) -> None:
     fixed = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", "run", str(one)],
+        subprocess.run([sys.executable, "-m", "sqlengine", "run", str(one)],
                        check=True, capture_output=True, env=_ENV)
         fixed.append(time.perf_counter() - start)
     startup = min(fixed)
@@ -148,7 +148,7 @@ CREATE TABLE out (auction BIGINT, window_start TIMESTAMP(3), window_end TIMESTAM
 INSERT INTO out {WORKLOADS["q5_hop"]};
 """)
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", "run", str(script)],
+            subprocess.run([sys.executable, "-m", "sqlengine", "run", str(script)],
                            check=True, capture_output=True, env=_ENV)
             times.append(time.perf_counter() - start)
         rows = sorted(line for f in sorted(out.rglob("*")) if f.is_file()

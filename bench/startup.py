@@ -29,7 +29,7 @@ class _NoPandas:
             raise ImportError(name)
 
 sys.meta_path.insert(0, _NoPandas())
-from sqlengine.shell.cli import entry
+from sqlengine.shell.launch import entry
 sys.argv = ["sqlengine", "run", {path!r}]
 entry()
 """
@@ -57,7 +57,7 @@ def main() -> None:
         path = f.name
     try:
         py = sys.executable
-        cli = [py, "-m", "sqlengine.shell.cli"] if not _script() else [_script()]
+        cli = [py, "-m", "sqlengine"] if not _script() else [_script()]
         subprocess.run([*cli, "run", path], check=True, capture_output=True,
                        env=_ENV)  # warm the grammar and bytecode caches
         rows = [

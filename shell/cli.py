@@ -13,6 +13,7 @@ import click
 import sqlengine
 from sqlengine.errors import SqlEngineError
 from sqlengine.shell.formatting import render, render_error
+from sqlengine.shell.launch import resume_collection
 
 if TYPE_CHECKING:
     from sqlengine.shell.web_hook import WebHook
@@ -92,6 +93,8 @@ def _session(defines: tuple[str, ...]) -> sqlengine.Session:
         session = sqlengine.connect(**_SAFE)  # type: ignore[arg-type]
     except SqlEngineError as e:
         raise click.BadParameter(e.message, param_hint="--allow") from None
+    # (the start-up is over once a job is planned: shell/launch.py)
+    session.on_submit.append(lambda _execution: resume_collection())
     for d in defines:
         if "=" not in d:
             raise click.BadParameter(f"expected key=value, got {d!r}", param_hint="-D")
@@ -162,6 +165,7 @@ def main(ctx: click.Context, safe: bool, allowed: tuple[str, ...], command: str 
     from sqlengine.shell.app import Shell, run_piped
     from sqlengine.shell.config import load_config
 
+    resume_collection()
     if not sys.stdin.isatty():
         sys.exit(run_piped(sys.stdin, sys.stdout, session))
     sys.exit(Shell(session, load_config(None)).run())
@@ -192,6 +196,7 @@ def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
                     web_view.begin(text)
                     result = session.run_statement(text, offset, script, source,
                                                    collect_queries=False)
+                    resume_collection()
                     _show(result, fmt, err, writer.target(source), None)
                     web_view.end()
                     web_view.follow(session)
@@ -223,6 +228,7 @@ def shell(defines: tuple[str, ...], config_path: str | None) -> None:
     from sqlengine.shell.config import load_config
 
     session = _session(defines)
+    resume_collection()  # (an interactive session: the start-up is over)
     if not sys.stdin.isatty():
         sys.exit(run_piped(sys.stdin, sys.stdout, session))
     try:
@@ -296,6 +302,7 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                     web_view.begin(text)
                     result = session.run_statement(text, offset, script, path,
                                                    collect_queries=False)
+                    resume_collection()
                     _show(result, fmt, err, writer.target(path), meter)
                     web_view.end()
                     web_view.follow(session)  # (a SET 'rest.port' in the file)
@@ -486,6 +493,7 @@ def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
     from sqlengine.parser import parse_statement, split_script
 
     session = _session(defines)
+    resume_collection()
     script = _read(file)
     drawings: list[str] = []  # (svg: one document for the whole file, written at the end)
     try:

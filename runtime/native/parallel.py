@@ -481,6 +481,8 @@ class ParallelExecutor:
             return
         # Objects that exist now are left alone by the workers' garbage collector, so that
         # it does not copy every page it would otherwise touch (copy-on-write after fork).
+        # (What a caller froze before, the command line's start-up, stays frozen.)
+        frozen_before = gc.get_freeze_count()
         gc.freeze()
         try:
             for slot in range(self.slots):
@@ -489,7 +491,8 @@ class ParallelExecutor:
                 worker.start()
                 self._workers.append(worker)
         finally:
-            gc.unfreeze()
+            if not frozen_before:
+                gc.unfreeze()
 
     def _next_result(self) -> tuple[int, Kind, Any]:
         if self._ctx is None:

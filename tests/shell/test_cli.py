@@ -75,7 +75,7 @@ def test_explain_prints_the_job_graph(tmp_path: Path) -> None:
 
 def test_console_script_runs_the_demo() -> None:
     # The installed entry point, as the README's first command runs it.
-    proc = subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", "run", "queries/demo.sql",
+    proc = subprocess.run([sys.executable, "-m", "sqlengine", "run", "queries/demo.sql",
                            "--format", "csv"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
