@@ -499,23 +499,26 @@ def _nested_text(arr: pa.Array, zone: str = "UTC") -> pa.Array:
         if arr.null_count else out
 
 
+# Arrow's text of a timestamp is Flink's ('YYYY-MM-DD HH:MM:SS' and the unit's digits) for
+# years 1 to 9999: the first and the last instant of that range, in seconds.
+_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+
+
 def _timestamp_text(arr: pa.Array) -> pa.Array:
     """'YYYY-MM-DD HH:MM:SS[.fff]' per timestamp (the unit's digits, as Flink prints them).
 
-    Arrow's strftime costs about a microsecond per value; here the text is fixed-width digits
-    written by numpy into one buffer (years 1 to 9999: the civil date from the day number by
-    integer arithmetic, floored so that times before 1970 are right), ~0.05 us per value;
-    other years format the distinct days with strftime."""
+    Years 1 to 9999: Arrow's cast to string, whose text is the same (~0.1 us per value);
+    other years (Arrow writes "<value out of range>" beyond them) format the distinct days
+    with strftime."""
     digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[arr.type.unit]
     per_second = 10 ** digits
+    low, high = pc.min_max(arr.cast(pa.int64())).values()
+    if low.as_py() is None or (low.as_py() >= _FIRST_SECOND * per_second
+                               and high.as_py() < (_LAST_SECOND + 1) * per_second):
+        return arr.cast(pa.string())
     raw = arr.cast(pa.int64()).fill_null(0).to_numpy()
     seconds, frac = np.divmod(raw, per_second)
     days, of_day = np.divmod(seconds, 86_400)
-    fixed = _fixed_width_timestamps(days, of_day, frac, digits)
-    if fixed is not None:
-        if arr.null_count:
-            return pc.if_else(pc.is_valid(arr), fixed, pa.nulls(len(arr), pa.string()))
-        return fixed
     encoded = pc.dictionary_encode(pa.array(days.astype(np.int32), pa.int32()))
     day_text = pc.strftime(encoded.dictionary.cast(pa.date32()), format="%Y-%m-%d")
     parts = [pc.take(day_text, encoded.indices)]
@@ -530,64 +533,6 @@ def _timestamp_text(arr: pa.Array) -> pa.Array:
     if arr.null_count:
         out = pc.if_else(pc.is_valid(arr), out, pa.nulls(len(arr), pa.string()))
     return out
-
-
-# The text of 0..9, 0..99 and 0..999 with leading zeros, a column per number (_DIGITS[k][:, v]:
-# v's k digits as ASCII codes).
-_DIGITS = {k: np.array([[ord(c) for c in f"{v:0{k}d}"] for v in range(10 ** k)],
-                       dtype=np.uint8).T.copy() for k in (1, 2, 3)}
-
-
-def _fixed_width_timestamps(days: np.ndarray, of_day: np.ndarray, frac: np.ndarray,
-                            digits: int) -> pa.Array | None:
-    """'YYYY-MM-DD HH:MM:SS[.f]' for day numbers since 1970 and times of day, as one string
-    array whose values all have the same width (None when a year is outside 1..9999)."""
-    n = len(days)
-    encoded = pc.dictionary_encode(pa.array(days.astype(np.int32), pa.int32()))
-    distinct = encoded.dictionary.to_numpy().astype(np.int64)
-    # (the civil date of each distinct day number: Howard Hinnant's civil_from_days)
-    z = distinct + 719_468
-    era = z // 146_097
-    doe = z - era * 146_097
-    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = np.where(mp < 10, mp + 3, mp - 9)
-    year = yoe + era * 400 + (month <= 2)
-    if len(distinct) and (year.min() < 1 or year.max() > 9999):
-        return None
-    dates = np.empty((10, len(distinct)), dtype=np.uint8)
-    width = 19 + (digits + 1 if digits else 0)
-    text = np.empty((width, n), dtype=np.uint8)  # (a row per character: written contiguously)
-
-    def put(into: np.ndarray, at: int, values: np.ndarray, count: int) -> None:
-        # (three digits at a time, looked up: a division per three digits, not two per one)
-        while count > 0:
-            take = min(count, 3)
-            chunk = values % 10 ** take if count > take else values
-            into[at + count - take:at + count] = _DIGITS[take][:, chunk]
-            values = values // 10 ** take
-            count -= take
-
-    put(dates, 0, year, 4)
-    put(dates, 5, month, 2)
-    put(dates, 8, day, 2)
-    dates[4] = dates[7] = ord("-")
-    text[:10] = dates[:, encoded.indices.to_numpy()]
-    hours, rest = np.divmod(of_day, 3600)
-    put(text, 11, hours, 2)
-    put(text, 14, rest // 60, 2)
-    put(text, 17, rest % 60, 2)
-    text[10] = ord(" ")
-    text[13] = text[16] = ord(":")
-    if digits:
-        text[19] = ord(".")
-        put(text, 20, frac, digits)
-    offsets = np.arange(0, (n + 1) * width, width, dtype=np.int64)
-    data = np.ascontiguousarray(text.T)
-    return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets),
-                                                         pa.py_buffer(data)]).cast(pa.string())
 
 
 def _time_text(arr: pa.Array) -> pa.Array:

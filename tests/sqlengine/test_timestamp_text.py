@@ -36,8 +36,8 @@ def test_timestamp_text_matches_datetime(unit: str) -> None:
 
 
 def test_timestamp_text_over_every_year_datetime_has() -> None:
-    """Years 1 to 9999 (four digits, leading zeros: '0042-...'), the range the fixed-width
-    path writes; a year outside it takes the general path."""
+    """Years 1 to 9999 (four digits, leading zeros: '0042-...'), the range Arrow's cast
+    writes; a year outside it takes the general path."""
     rng = np.random.default_rng(11)
     first, last = -62_135_596_800_000, 253_402_300_799_999  # (0001-01-01, 9999-12-31 end)
     ms = [*map(int, rng.integers(first, last, 3000)), first, last]
