@@ -53,7 +53,7 @@ class LocalAggregateOperator(Operator):
         data = data_part(batch)
         if data.num_rows == 0:
             return ()
-        table = pa.table(self.partials.row_columns(data))
+        table = pa.table(self.partials.row_columns(data, unscaled=not self.python))
         if not self.python:
             return self.partials.aggregate(table).to_batches()
         # One hash aggregation: the built-in partials and each group's row positions.

@@ -213,8 +213,9 @@ class WindowAggregateOperator(Operator):
         return self._fire(wm.timestamp)
 
     def _input_table(self, batch: pa.RecordBatch) -> pa.Table:
-        """The keys and the partials' per-row inputs of a batch of rows."""
-        return pa.table(self.partials.row_columns(batch))
+        """The keys and the partials' per-row inputs of a batch of rows (aggregated as they
+        are, late rows apart: DECIMAL sums may come unscaled, see Partials.row_columns)."""
+        return pa.table(self.partials.row_columns(batch, unscaled=True))
 
     def _rows_of(self, table: pa.Table, mask: np.ndarray) -> int:
         """How many input rows the rows of ``table`` under ``mask`` stand for."""

@@ -44,7 +44,8 @@ class LocalWindowAggregateOperator(Operator):
         data = data_part(batch)
         if data.num_rows == 0:
             return ()
-        merged = self.partials.aggregate(pa.table(self.partials.row_columns(data)))
+        merged = self.partials.aggregate(pa.table(self.partials.row_columns(data,
+                                                                           unscaled=True)))
         return [conformed(b, self.schema) for b in merged.to_batches()]
 
 

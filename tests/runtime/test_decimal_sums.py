@@ -53,15 +53,17 @@ def test_sum_with_retractions_stays_exact() -> None:
     assert got == sum(t["v"].to_pylist(), Decimal(0))
 
 
-def _priced(nulls: bool) -> pa.Table:
+def _priced(nulls: bool | str) -> pa.Table:
+    """``nulls``: True, a NULL price in every batch of 700 rows; "some", only in the second
+    batch (the others' sums take the int64 path, that one the decimal one)."""
     import random
 
     r = random.Random(5)
     rows = {"k": [], "p": [], "d": [], "t": []}
     for i in range(4000):
         rows["k"].append("xyz"[i % 3])
-        rows["p"].append(None if nulls and i % 97 == 0 else
-                         Decimal(r.randint(-10**13, 10**13)) / 100)
+        null = i % 97 == 0 if nulls is True else (nulls == "some" and i in (701, 1300))
+        rows["p"].append(None if null else Decimal(r.randint(-10**13, 10**13)) / 100)
         rows["d"].append(Decimal(r.randint(0, 10)) / 100)
         rows["t"].append(Decimal(r.randint(0, 8)) / 100)
     return pa.table({"k": rows["k"], "p": pa.array(rows["p"], pa.decimal128(15, 2)),
@@ -69,14 +71,19 @@ def _priced(nulls: bool) -> pa.Table:
                      "t": pa.array(rows["t"], pa.decimal128(15, 2))})
 
 
-@pytest.mark.parametrize("nulls", [False, True])
+@pytest.mark.parametrize("parallelism", [1, 2])
+@pytest.mark.parametrize("nulls", [False, True, "some"])
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
-def test_sums_of_decimal_products_are_exact(mode: str, nulls: bool) -> None:
+def test_sums_of_decimal_products_are_exact(mode: str, nulls: bool | str,
+                                            parallelism: int) -> None:
     # TPC-H's shapes: SUM(p * (1 - d)), SUM(p * (1 - d) * (1 + t)), AVG of a product, and
     # the same under FILTER; the products are summed as int64 unscaled values where no
-    # value is NULL (decimal_int64.unscaled), else through decimal128 arrays.
+    # value is NULL (decimal_int64.unscaled), else through decimal128 arrays. At
+    # parallelism 2 in two phases: the local phase's partial sums (partials.py) too.
     t = _priced(nulls)
-    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s = sqlengine.connect({"execution.runtime-mode": mode,
+                           "parallelism.default": str(parallelism),
+                           "table.optimizer.agg-phase-strategy": "TWO_PHASE"})
     s.register("t", pa.Table.from_batches(t.to_batches(max_chunksize=700)))
     result = s.sql(
         "SELECT k, SUM(p * (1 - d)) AS a, SUM(p * (1 - d) * (1 + t)) AS b, AVG(p * d) AS c, "
@@ -103,3 +110,40 @@ def test_sums_of_decimal_products_are_exact(mode: str, nulls: bool) -> None:
         assert got[k]["c"] == c.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
         assert got[k]["f"] == f
         assert got[k]["s"] == sum((col("p", i) for i in live), Decimal(0))
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+@pytest.mark.parametrize("nulls", [False, "some"])
+def test_window_sums_of_decimal_products_are_exact(nulls: bool | str,
+                                                   parallelism: int) -> None:
+    """A TUMBLE window's SUM / AVG of DECIMAL products (partials.py; at parallelism 2 the
+    local window phase's partial sums too), against Python's decimal per window."""
+    import datetime as dt
+
+    t = _priced(nulls)
+    start = dt.datetime(2024, 1, 1)
+    t = t.append_column("ts", pa.array([start + dt.timedelta(seconds=i)
+                                        for i in range(t.num_rows)], pa.timestamp("ms")))
+    s = sqlengine.connect({"parallelism.default": str(parallelism),
+                           "table.optimizer.agg-phase-strategy": "TWO_PHASE"})
+    s.register("t", pa.Table.from_batches(t.to_batches(max_chunksize=700)),
+               rowtime="ts")
+    result = s.sql(
+        "SELECT k, window_start AS w, SUM(p * (1 - d)) AS a, AVG(p * d) AS c, SUM(p) AS s "
+        "FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' MINUTE)) "
+        "GROUP BY k, window_start, window_end").collect()
+    got = {(r["k"], r["w"]): r for r in result.to_pylist()}
+    cols = {c: t[c].to_pylist() for c in t.column_names}
+    groups: dict[tuple[str, dt.datetime], list[int]] = {}
+    for i, (k, ts) in enumerate(zip(cols["k"], cols["ts"])):
+        w = ts.replace(minute=ts.minute // 10 * 10, second=0)
+        groups.setdefault((k, w), []).append(i)
+    assert set(got) == set(groups)
+    scale = result.schema.field("c").type.scale
+    for key, rows in groups.items():
+        live = [i for i in rows if cols["p"][i] is not None]
+        p, d = cols["p"], cols["d"]
+        assert got[key]["a"] == sum((p[i] * (1 - d[i]) for i in live), Decimal(0))
+        assert got[key]["s"] == sum((p[i] for i in live), Decimal(0))
+        c = sum((p[i] * d[i] for i in live), Decimal(0)) / len(live)
+        assert got[key]["c"] == c.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
