@@ -28,17 +28,78 @@ def row_groups(path: Path) -> int:
     return max(1, _parquet_file(path).metadata.num_row_groups)
 
 
-def open_parquet(path: Path) -> pq.ParquetFile:
+class OpenParquet:
+    """A parquet file open for reading, and the same file open to read some string columns
+    as dictionaries (one footer read each, kept while its row groups are read)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = _parquet_file(path)
+        self._by_dictionary: dict[tuple[str, ...], pq.ParquetFile] = {}
+
+    def reading(self, dictionary: tuple[str, ...]) -> pq.ParquetFile:
+        if not dictionary:
+            return self.file
+        pf = self._by_dictionary.get(dictionary)
+        if pf is None:
+            pf = pq.ParquetFile(self.path, read_dictionary=list(dictionary))
+            self._by_dictionary[dictionary] = pf
+        return pf
+
+
+def open_parquet(path: Path) -> OpenParquet:
     """``path`` open for reading (an error naming it when it is not a parquet file)."""
-    return _parquet_file(path)
+    return OpenParquet(path)
+
+
+# A string column whose row group holds it as a dictionary page of at most this many bytes
+# and data pages of indices (few distinct values: TPC-H's l_shipmode, o_orderpriority,
+# p_brand) is read as Arrow dictionary indices and decoded to strings after, ~1.8x faster
+# than reading it as strings (6M values of l_shipmode: 101 ms against 175). A writer whose
+# dictionary grew too large falls back to plain pages part way (the encodings listed are the
+# same): data pages of more than _INDEX_BYTES per value hold such strings, which Arrow would
+# dictionary-encode again (3x slower): those columns are read as strings.
+_SMALL_DICTIONARY = 64 * 1024
+_INDEX_BYTES = 2  # (an index of up to 16 bits per value, before compression)
+
+
+def _dictionary_columns(pf: pq.ParquetFile, wanted: list[str], row_group: int | None,
+                        schema: pa.Schema) -> tuple[str, ...]:
+    meta = pf.metadata
+    if meta.num_row_groups == 0:
+        return ()
+    groups = range(meta.num_row_groups) if row_group is None else [row_group]
+    names = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+    found = []
+    for name in wanted:
+        i = names.get(name)
+        if i is None or not pa.types.is_string(schema.field(name).type) or \
+                meta.schema.column(i).physical_type != "BYTE_ARRAY":
+            continue
+        small = True
+        for g in groups:
+            chunk = meta.row_group(g).column(i)
+            start = chunk.dictionary_page_offset
+            dictionary = chunk.data_page_offset - start if start is not None else 0
+            if not chunk.has_dictionary_page or start is None or \
+                    not any("DICTIONARY" in e for e in chunk.encodings) or \
+                    dictionary > _SMALL_DICTIONARY or \
+                    chunk.total_compressed_size - dictionary > \
+                    _INDEX_BYTES * max(chunk.num_values, 1):
+                small = False
+                break
+        if small:
+            found.append(name)
+    return tuple(found)
 
 
 def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
-                  row_group: int | None = None, opened: pq.ParquetFile | None = None
+                  row_group: int | None = None, opened: OpenParquet | None = None
                   ) -> Iterator[pa.RecordBatch]:
     """The rows of ``path`` (of one row group), with the table's ``schema``: the ``columns``
     read (all by default), the others NULL; ``opened``: the file already open."""
-    pf = opened if opened is not None else _parquet_file(path)
+    opened = opened if opened is not None else OpenParquet(path)
+    pf = opened.file
     present = set(pf.schema_arrow.names)
     wanted = [schema.field(i).name for i in (columns if columns is not None
                                               else range(len(schema)))]
@@ -47,9 +108,14 @@ def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
         msg = f"{path}: parquet file has no column {missing[0]!r}"
         raise ConnectorError(msg)
     groups = None if row_group is None or pf.metadata.num_row_groups == 0 else [row_group]
+    dictionary = _dictionary_columns(pf, wanted, row_group, schema)
     # Arrow decodes the columns on its thread pool (half the time on two cores).
-    for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=wanted, row_groups=groups,
-                                 use_threads=True):
+    for batch in opened.reading(dictionary).iter_batches(
+            batch_size=BATCH_ROWS, columns=wanted, row_groups=groups, use_threads=True):
+        if dictionary:
+            batch = pa.RecordBatch.from_arrays(
+                [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
+                 for c in batch.columns], names=batch.schema.names)
         yield conform_columns(batch, schema, wanted, path)
 
 
