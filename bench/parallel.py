@@ -160,6 +160,12 @@ INSERT INTO out {WORKLOADS["q5_hop"]};
         base_work = base_work or after
         print(f"{p:>2} {best:>8.2f} {base / best:>8.2f}x {len(rows):>9}  {rows == first!s:<9}  "
               f"{after:>14.2f} {base_work / after:>8.2f}x")
+        if p > 1:
+            # The whole-process speed-up p subtasks could give if everything after the
+            # start-up divided by p exactly (the start-up does not divide).
+            bound = (startup + base_work) / (startup + base_work / p)
+            print(f"{'':>2} {'':>8} {bound:>8.2f}x  the bound at p={p}: start-up + "
+                  f"(the p=1 run after start-up) / {p}")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -48,14 +48,19 @@ def list_files(path: str, table: str) -> list[Path]:
 
 
 def _columnar(units: list[tuple[Path, int]], open_file: Any, read: Any, schema: pa.Schema,
-              columns: list[int] | None, stats: ReadStats) -> Iterator[pa.RecordBatch]:
-    """The batches of parquet row groups (orc stripes) ``units``, one footer read per file."""
+              columns: list[int] | None, stats: ReadStats,
+              prune: RowFilter | None = None) -> Iterator[pa.RecordBatch]:
+    """The batches of parquet row groups (orc stripes) ``units``, one footer read per file;
+    ``prune``: filters parquet may apply to dictionary columns (read_parquet)."""
     opened: tuple[Path, Any] | None = None
     for f, g in units:
         stats.files += 1
         if opened is None or opened[0] != f:
             opened = (f, open_file(f))
-        yield from read(f, schema, columns, g, opened[1])
+        if prune is not None:
+            yield from read(f, schema, columns, g, opened[1], prune)
+        else:
+            yield from read(f, schema, columns, g, opened[1])
 
 
 def read_files(table: str, options: dict[str, str], schema: pa.Schema,
@@ -91,7 +96,11 @@ def read_files(table: str, options: dict[str, str], schema: pa.Schema,
             else (O.stripes, O.open_orc, O.read_orc)
         units = [(f, g) for f in files for g in range(count(f))][index::parallelism]
         if cursor is None:
-            yield from prefetched(_columnar(units, open_file, read, schema, columns, stats))
+            # (rows the pushed filters reject may be dropped while reading when nothing
+            # else sees them: no watermark or changelog order (split_files), no position)
+            prune = row_filter if fmt == "parquet" and split_files else None
+            yield from prefetched(_columnar(units, open_file, read, schema, columns, stats,
+                                            prune))
             return
         opened: tuple[Path, Any] | None = None  # (one footer read per file)
         for f, g in units:

@@ -53,3 +53,45 @@ def test_low_cardinality_strings_read_as_dictionaries_give_the_files_rows(
         if m in ("MAIL", "SHIP", None):
             want[m] = want.get(m, 0) + 1
     assert {c["mode"]: c["n"] for c in counts} == want
+
+
+def test_filters_on_a_dictionary_column_drop_rows_before_decoding(tmp_path: Path) -> None:
+    """A pushed filter on one dictionary column is judged on its distinct values (NULL
+    among them) while reading; filters on several columns are left to the source. The
+    answers are Python's over the file's rows."""
+    import numpy as np
+
+    from sqlengine.connectors.parquet_format import read_parquet
+
+    path = tmp_path / "t.parquet"
+    table = _write(path)
+    schema = pa.schema([("id", pa.int64()), ("mode", pa.string()), ("note", pa.string()),
+                        ("flag", pa.string())])
+
+    def mail_only(batch: pa.RecordBatch, columns: frozenset[int]) -> np.ndarray:
+        assert columns == {1} or columns == {3}
+        values = batch.column(1).to_pylist() if columns == {1} else [None] * batch.num_rows
+        return np.array([v == "MAIL" for v in values]) if columns == {1} \
+            else np.ones(batch.num_rows, dtype=bool)
+
+    read = [b for g in range(5) for b in read_parquet(path, schema, None, g,
+                                                       prune=mail_only)]
+    assert {m for b in read for m in b.column(1).to_pylist()} == {"MAIL"}
+    assert sum(b.num_rows for b in read) == table["mode"].to_pylist().count("MAIL")
+    rows = table.to_pylist()
+    s = sqlengine.connect()
+    s.execute(f"CREATE TABLE t (id BIGINT, mode STRING, note STRING, flag STRING) WITH ("
+              f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')")
+    cases = {
+        "(mode IN ('MAIL', 'SHIP') OR mode IS NULL) AND flag = 'a'":
+            lambda r: (r["mode"] in ("MAIL", "SHIP") or r["mode"] is None)
+            and r["flag"] == "a",
+        "mode NOT LIKE '%AIR%' AND id % 3 = 0":
+            lambda r: r["mode"] is not None and "AIR" not in r["mode"] and r["id"] % 3 == 0,
+        "mode = 'FOB' OR id < 10":
+            lambda r: r["mode"] == "FOB" or r["id"] < 10,
+        "COALESCE(mode, 'none') = 'none'": lambda r: r["mode"] is None,
+    }
+    for where, want in cases.items():
+        got = s.sql(f"SELECT id FROM t WHERE {where}").collect()["id"].to_pylist()
+        assert sorted(got) == [r["id"] for r in rows if want(r)], where
