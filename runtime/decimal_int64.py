@@ -178,6 +178,18 @@ def unscaled(expr: Expr, batch: pa.RecordBatch, memo: dict | None,
     return found
 
 
+def summable(expr: Expr, batch: pa.RecordBatch, memo: dict | None,
+             evaluate: Callable[..., pa.Array]) -> pa.Array | None:
+    """A DECIMAL expression's values as int64 unscaled values at its type's scale that a SUM
+    over the batch's rows can add in int64 without overflow (no value NULL, every one fits,
+    their bound times the rows below 2^63); None otherwise, and the caller sums decimals."""
+    found = unscaled(expr, batch, memo, evaluate)
+    if found is None or found[1] != expr.dtype.scale or \
+            found[2] * max(batch.num_rows, 1) >= 1 << 63:
+        return None
+    return pa.array(found[0], pa.int64())
+
+
 def arith(op: str, args: list[pa.Array], out: pa.DataType) -> pa.Array | None:
     """``op`` ("add", "subtract" or "multiply") of two decimal/integer arrays, as ``out``
     (decimal128), in int64 arithmetic; None when it cannot be done exactly that way."""

@@ -510,13 +510,14 @@ def _timestamp_text(arr: pa.Array) -> pa.Array:
     Years 1 to 9999: Arrow's cast to string, whose text is the same (~0.1 us per value);
     other years (Arrow writes "<value out of range>" beyond them) format the distinct days
     with strftime."""
-    digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[arr.type.unit]
-    per_second = 10 ** digits
-    low, high = pc.min_max(arr.cast(pa.int64())).values()
+    digits = T.UNIT_DIGITS[arr.type.unit]
+    per_second = _PER_SECOND[arr.type.unit]
+    ticks = arr.cast(pa.int64())
+    low, high = pc.min_max(ticks).values()
     if low.as_py() is None or (low.as_py() >= _FIRST_SECOND * per_second
                                and high.as_py() < (_LAST_SECOND + 1) * per_second):
         return arr.cast(pa.string())
-    raw = arr.cast(pa.int64()).fill_null(0).to_numpy()
+    raw = ticks.fill_null(0).to_numpy()
     seconds, frac = np.divmod(raw, per_second)
     days, of_day = np.divmod(seconds, 86_400)
     encoded = pc.dictionary_encode(pa.array(days.astype(np.int32), pa.int32()))

@@ -510,10 +510,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                     pa.types.is_decimal128(call.args[0].dtype):
                 # A decimal argument without NULLs summed as int64 unscaled values, its
                 # + - * done in int64 too (no decimal128 arrays built and read back).
-                found = decimal_int64.unscaled(call.args[0], batch, memo, evaluate)
-                if found is not None and found[1] == call.args[0].dtype.scale and \
-                        found[2] * max(batch.num_rows, 1) < 1 << 63:
-                    wide = pa.array(found[0], pa.int64())
+                wide = decimal_int64.summable(call.args[0], batch, memo, evaluate)
+                if wide is not None:
                     cols[f"n{j}"] = sign if keep is None else pc.if_else(keep, sign, zero)
                     specs.append((f"n{j}", "sum"))
                     signed = pc.if_else(negative, pc.negate(wide), wide) \

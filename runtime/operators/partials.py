@@ -77,10 +77,9 @@ class Partials:
                 continue
             if unscaled and keep is None and a.func in ("sum", "avg") and \
                     j not in self.distinct and pa.types.is_decimal128(a.args[0].dtype):
-                found = decimal_int64.unscaled(a.args[0], batch, memo, evaluate)
-                if found is not None and found[1] == a.args[0].dtype.scale and \
-                        found[2] * max(n, 1) < 1 << 63:
-                    cols[f"s{j}"] = pa.array(found[0], pa.int64())
+                wide = decimal_int64.summable(a.args[0], batch, memo, evaluate)
+                if wide is not None:
+                    cols[f"s{j}"] = wide
                     cols[f"n{j}"] = ones
                     continue
             arg = evaluate(a.args[0], batch, memo)
