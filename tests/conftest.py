@@ -1,13 +1,39 @@
-"""Shared fixtures and the --update-golden switch."""
+"""Shared fixtures, the --update-golden switch, and which tests share a worker when the suite
+runs on several (pytest-xdist: ``-n 2 --dist loadgroup``, as .ci/run does)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+# Tests that must not run at the same time as others of their group run in one worker, one
+# after another: those of a local service that a test may start when it has stopped (two
+# workers starting PostgreSQL at once would collide), and the Spark tests (one JVM, started
+# once per process, rather than one per worker).
+_GROUPS = {
+    "spark": ("tests/spark/",),
+    "postgres": ("tests/connectors/test_jdbc_", "tests/connectors/test_lookup_join.py"),
+    "nats": ("tests/connectors/test_nats",),
+    "mqtt": ("tests/connectors/test_mqtt.py",),
+}
+_ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite golden files and fixture expectations from current output")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        path = item.path.resolve().relative_to(_ROOT).as_posix()
+        for group, prefixes in _GROUPS.items():
+            if path.startswith(prefixes):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
 
 
 @pytest.fixture
