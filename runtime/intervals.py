@@ -8,6 +8,8 @@ clamps the day to the end of the target month (``DATE '2024-01-31' + INTERVAL '1
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -15,6 +17,7 @@ import pyarrow.compute as pc
 from sqlengine import types as T
 
 _DAY_MS = 86_400_000
+_ONE_MS = dt.timedelta(milliseconds=1)
 
 
 def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Array:
@@ -26,6 +29,8 @@ def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Arr
             months = np.array([0 if v is None else sign * v.months
                                for v in interval.to_pylist()], dtype=np.int64)
         return _with_nulls(_add_months(a, months), a, interval)
+    if isinstance(literal, dt.timedelta):  # (a literal: one number for every row)
+        return _shift_by(a, sign * (literal // _ONE_MS))
     ms = pc.multiply(interval.cast(pa.int64()), sign)
     if pa.types.is_date(a.type):
         days = pc.divide(ms, _DAY_MS)  # integer division truncates toward zero
@@ -33,6 +38,24 @@ def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Arr
     unit_ms = {"s": 1 / 1000, "ms": 1, "us": 1000, "ns": 1_000_000}[a.type.unit]
     delta = pc.multiply(ms, int(unit_ms)) if unit_ms >= 1 else pc.divide(ms, 1000)
     return pc.add(a.cast(pa.int64()), delta).cast(a.type)
+
+
+def _shift_by(a: pa.Array, ms: int) -> pa.Array:
+    """``a`` moved by ``ms`` milliseconds (a DATE by its whole days, truncated toward zero;
+    a TIMESTAMP(0) by its whole seconds, likewise), as ``shift`` does per row."""
+    if pa.types.is_date(a.type):
+        days = _truncated(ms, _DAY_MS)
+        return pc.add(a.cast(pa.int32()), pa.scalar(days, pa.int32())).cast(T.DATE)
+    unit = a.type.unit
+    ticks = _truncated(ms, 1000) if unit == "s" else \
+        ms * {"ms": 1, "us": 1000, "ns": 1_000_000}[unit]
+    return pc.add(a.cast(pa.int64()), pa.scalar(ticks, pa.int64())).cast(a.type)
+
+
+def _truncated(n: int, d: int) -> int:
+    """n / d as an integer, rounded toward zero (as Arrow's and Java's integer division)."""
+    q = abs(n) // d
+    return q if n >= 0 else -q
 
 
 def add_months(a: pa.Array, months: np.ndarray | int) -> pa.Array:

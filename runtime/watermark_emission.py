@@ -31,13 +31,21 @@ def emitted_before(marks: np.ndarray, emitted: int, interval: int) -> np.ndarray
         flags[1:] = running[1:] > running[:-1]
         flags[0] = running[0] > emitted
     else:
-        # nxt[i]: the first row whose running mark exceeds running[i] + interval.
-        nxt = np.searchsorted(running, running + interval, side="right").tolist()
         j = int(np.searchsorted(running, emitted + interval, side="right")) \
             if emitted > np.iinfo(np.int64).min + interval else 0
-        while j < n:
+        # The next emission: the first row whose running mark exceeds this one's + interval.
+        # One binary search per emission while they are few (the usual case: an interval of
+        # many rows); past a budget, the next row of every row in one vectorised search.
+        budget = 64
+        while j < n and budget:
             flags[j] = True
-            j = nxt[j]
+            j = int(np.searchsorted(running, running[j] + interval, side="right"))
+            budget -= 1
+        if j < n:
+            nxt = np.searchsorted(running, running + interval, side="right").tolist()
+            while j < n:
+                flags[j] = True
+                j = nxt[j]
     values = np.where(flags, running, np.iinfo(np.int64).min)
     after = np.maximum.accumulate(np.maximum(values, emitted))
     before = np.empty(n, dtype=np.int64)
