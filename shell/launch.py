@@ -7,6 +7,8 @@ collecting them as they come (~160 young and one full collection) costs ~0.09 s 
 (:func:`resume_collection`) once the first job is planned or the first statement is done,
 moving what exists by then out of the collector's sight (``gc.freeze``), so that a long job
 collects as usual and never walks the start-up's objects again.
+
+It also sets glibc malloc's thresholds for the command's process (sqlengine/allocator.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ def entry() -> None:
     if gc.isenabled():
         gc.disable()
         _deferred = True
+    from sqlengine import allocator
+
+    allocator.tune()  # (before the imports: their allocations are served the same way)
     from sqlengine.shell.cli import entry as cli_entry
 
     cli_entry()

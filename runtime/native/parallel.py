@@ -30,7 +30,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine import errors
+from sqlengine import allocator, errors
 from sqlengine.errors import CheckpointError, ExecutionError, PlanError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec
@@ -418,6 +418,7 @@ class ParallelExecutor:
     def _worker_main(self, slot: int) -> None:
         # Returning lets multiprocessing flush this process's queues before it exits.
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
+        allocator.tune()  # (the process is ours, also under an embedding application)
         self.control.report = self._report_failure
         self._run_slot(slot)
 
