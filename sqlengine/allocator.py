@@ -10,13 +10,22 @@ that kernel time was 0.5 s of a 2.8 s ``sqlengine run`` at parallelism 1 and 1.1
 parallelism 2; with free memory kept up to 16 MiB at a heap's top and allocations under 4 MiB
 served from the heaps, it is 0.15 s and 0.45 s, with the same peak resident memory.
 
-A user's own ``GLIBC_TUNABLES`` malloc settings are left alone; so is an embedding
-application's process (only the workers the runtime forks are tuned there).
+Arrow's allocator (mimalloc) reserves its arenas with transparent huge pages when it commits
+them eagerly (its default on Linux): a worker forked from the command's process then has the
+kernel zero a fresh 2 MiB page for each one it touches. Asked to commit on demand instead
+(``MIMALLOC_ARENA_EAGER_COMMIT=0``, set before pyarrow loads, so only in the command's
+process), the same HOP aggregation at parallelism 2 took 1.70 s instead of 2.00 s (kernel
+time 0.55 s instead of 1.18 s); parallelism 1 and TPC-H were unchanged.
+
+A user's own ``GLIBC_TUNABLES`` malloc settings (and ``MIMALLOC_ARENA_EAGER_COMMIT``) are left
+alone; so is an embedding application's process (only the workers the runtime forks are tuned
+there).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 TRIM_THRESHOLD = 16 << 20
 MMAP_THRESHOLD = 4 << 20
@@ -26,10 +35,13 @@ _done = False
 
 
 def tune() -> bool:
-    """Set the thresholds in this process (once); whether they are set (glibc only)."""
+    """Set the thresholds in this process (once); whether they are set (glibc only). Before
+    pyarrow is loaded, also ask mimalloc to commit its arenas on demand."""
     global _done
     if _done:
         return True
+    if "pyarrow" not in sys.modules:
+        os.environ.setdefault("MIMALLOC_ARENA_EAGER_COMMIT", "0")
     if "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
         return False
     try:
