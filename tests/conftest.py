@@ -37,5 +37,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
+def repo_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory of the test's own in which the repository's relative paths work:
+    ``queries/`` (the scripts' inputs) is the repository's, while what a script writes under
+    a relative path (``out/...``) stays the test's, so tests on two workers running the same
+    script do not write into one folder."""
+    (tmp_path / "queries").symlink_to(_ROOT / "queries", target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sqlengine.connectors.nexmark import NexmarkGenerator
-from tests.nexmark import REFERENCES, ROOT, queries, query, result_rows, rows, session, tables
+from tests.nexmark import REFERENCES, queries, query, result_rows, rows, session, tables
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -27,8 +27,8 @@ def test_every_query_has_a_reference() -> None:
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("name", list(QUERIES))
-def test_query_matches_reference(name: str, mode: str, duck, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_query_matches_reference(name: str, mode: str, duck) -> None:  # type: ignore[no-untyped-def]
     q = query(session(EVENTS, {"execution.runtime-mode": mode}), QUERIES[name])
     got = result_rows(name, q.collect())
     want = rows(duck.sql(REFERENCES[name]).fetchall())

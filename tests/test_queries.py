@@ -39,8 +39,8 @@ def run_scenario(path: Path) -> str:
 
 
 @pytest.mark.parametrize("path", QUERIES, ids=[p.stem for p in QUERIES])
-def test_query_file(path: Path, monkeypatch: pytest.MonkeyPatch, update_golden: bool) -> None:
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_query_file(path: Path, update_golden: bool) -> None:
     first = path.read_text().splitlines()[0]
     clean_outputs(path.read_text())
     if first.startswith("-- fail:"):

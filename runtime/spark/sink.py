@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from sqlengine.connectors.base import PARTITION_KEYS_OPTION
+from sqlengine.connectors.filesystem import spark_path
 from sqlengine.errors import ExecutionError
 from sqlengine.optimizer.specs import OperatorSpec, TableSinkSpec
 from sqlengine.plan import nodes as N
@@ -55,7 +56,7 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         if fmt == "csv":
             writer = writer.option("header", "false").option(
                 "sep", options.get("csv.field-delimiter", ","))
-        writer.format(fmt).save(options["path"])
+        writer.format(fmt).save(spark_path(options["path"]))
         result.sink_rows[target.table] = -1
         return
     table = df.toArrow().rename_columns(names).cast(target.schema.to_arrow())
@@ -73,3 +74,4 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         sink_op.end_input()
     finally:
         sink_op.close()
+

@@ -7,6 +7,7 @@ debezium_format.py, canal_format.py and maxwell_format.py."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -259,7 +260,17 @@ class Filesystem(Connector):
         if source.option("format") != "parquet" or \
                 decode_partition_keys(dict(source.options)):
             return None
-        return spark.read.schema(schema_ddl).parquet(source.option("path"))
+        return spark.read.schema(schema_ddl).parquet(spark_path(source.option("path")))
+
+
+def spark_path(path: str) -> str:
+    """A table's local path for Spark, made absolute against this process's working directory
+    (as the native runtime reads and writes it): Spark resolves a relative one against the
+    JVM's, fixed when Spark started, so a script run after a ``chdir`` wrote where it did not
+    read. A URI (``file:``, ``hdfs://``, ``s3a://`` ...) is Spark's to resolve."""
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", path):
+        return path
+    return os.path.abspath(path)
 
 
 CONNECTOR = Filesystem()

@@ -72,3 +72,14 @@ def test_csv_bytes_quotes_number_text_only_when_the_delimiter_could_occur_in_it(
                                       "csv.null-literal": "N"}) == (
         b'N-N-b-"1970-01-01 00:00:01.500"\n"-3"-"q""r"-c-N\n')
     assert csv_bytes(batch.slice(0, 0), {}) == b""
+
+
+def test_a_relative_path_reaches_spark_resolved_against_our_working_directory(
+        tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from sqlengine.connectors.filesystem import spark_path
+
+    monkeypatch.chdir(tmp_path)
+    assert spark_path("out/x") == str(tmp_path / "out" / "x")
+    assert spark_path("/data/t") == "/data/t"
+    for uri in ("file:/data/t", "hdfs://nn:8020/t", "s3a://bucket/t"):
+        assert spark_path(uri) == uri

@@ -20,9 +20,8 @@ OFF = {"table.optimizer.enabled": "false"}
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
-def test_scenario_same_rows_with_the_optimizer_off(path: Path, mode: str,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_scenario_same_rows_with_the_optimizer_off(path: Path, mode: str) -> None:
     on = scenario_results(path, {"execution.runtime-mode": mode})
     assert scenario_results(path, {**OFF, "execution.runtime-mode": mode}) == on
     p2 = {"execution.runtime-mode": mode, "parallelism.default": "2"}

@@ -114,9 +114,9 @@ def test_hash_partitioning_is_balanced_and_keeps_keys_together() -> None:
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+@pytest.mark.usefixtures("repo_cwd")
 def test_scenarios_give_the_same_rows_at_parallelism_1_2_4(
-        path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+        path: Path, mode: str) -> None:
     got = {p: scenario_results(path, {"parallelism.default": str(p),
                                       "execution.runtime-mode": mode})
            for p in (1, 2, 4)}
@@ -142,10 +142,10 @@ SETTINGS += [(name, ("streaming", 2, "thread"))
 
 @pytest.mark.parametrize(("name", "setting"), SETTINGS,
                          ids=[f"{n}-{m}-p{p}-{t}" for n, (m, p, t) in SETTINGS])
-def test_nexmark_in_parallel(name: str, setting: tuple[str, int, str], duck,  # type: ignore[no-untyped-def]
-                             monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("repo_cwd")
+def test_nexmark_in_parallel(name: str, setting: tuple[str, int, str],  # type: ignore[no-untyped-def]
+                             duck) -> None:
     mode, p, tasks = setting
-    monkeypatch.chdir(ROOT)
     s = session(20_000, {"execution.runtime-mode": mode, "parallelism.default": str(p),
                          "execution.native.task-mode": tasks})
     got = result_rows(name, query(s, queries()[name]).collect())

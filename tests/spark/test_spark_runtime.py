@@ -44,8 +44,8 @@ SCENARIO_SPARK_NOTIMPL = {
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
-def test_scenario_same_rows(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_scenario_same_rows(path: Path) -> None:
     if path.stem in SCENARIO_SPARK_NOTIMPL:
         assert scenario_results(path, SPARK)[0] == ("error", "NotSupportedError")
         return
@@ -74,8 +74,8 @@ def duck():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("name", list(queries()))
-def test_nexmark_on_spark(name: str, duck, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_nexmark_on_spark(name: str, duck) -> None:  # type: ignore[no-untyped-def]
     s = session(20_000, SPARK)
     if name in NOTIMPL:
         with pytest.raises(NotSupportedError):
@@ -127,9 +127,8 @@ STREAMING_NOTIMPL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", list(queries()))
-def test_nexmark_on_structured_streaming(name: str, duck, monkeypatch: pytest.MonkeyPatch
-                                         ) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_nexmark_on_structured_streaming(name: str, duck) -> None:  # type: ignore[no-untyped-def]
     s = session(20_000, STREAMING)
     if name in STREAMING_NOTIMPL:
         with pytest.raises(NotSupportedError):
@@ -196,14 +195,14 @@ def _slow_nexmark(events: int, options: dict[str, str] | None = None,
     # (disorder within the sources' 4 s watermark bound: no row is late on either runtime)
     ("q5", 3000), ("q8", 3000),
 ], ids=["q5", "q7", "q8", "q5-disorder", "q8-disorder"])
+@pytest.mark.usefixtures("repo_cwd")
 def test_window_joins_and_joins_over_window_aggregates_on_structured_streaming(
-        name: str, disorder_ms: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        name: str, disorder_ms: int) -> None:
     """A window join of two window aggregates (q8), of a window aggregate and a window
     aggregate over it (q5), and a regular join of a window aggregate with a stream (q7): one
     Structured Streaming query in append mode (Spark's chained stateful operators), each
     window aggregate's window_end its event time, so the join evicts, and drops late, a window
     once the watermark passes its end."""
-    monkeypatch.chdir(ROOT)
     native = rows([tuple(r.values()) for r in query(
         _slow_nexmark(20_000, None, disorder_ms), queries()[name]).collect().to_pylist()])
     spark = rows([tuple(r.values()) for r in query(
@@ -331,9 +330,9 @@ _BOTH_TIMES = (
 @pytest.mark.parametrize(("script", "reason"), [
     (_BOTH_TIMES, "processing-time windows together with event-time windows"),
 ], ids=["proctime-and-event-time-windows"])
+@pytest.mark.usefixtures("repo_cwd")
 def test_what_structured_streaming_cannot_run_is_refused_with_the_reason(
-        script: str, reason: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+        script: str, reason: str) -> None:
     with pytest.raises(NotSupportedError, match=reason):
         query(session(100, STREAMING), script).collect()
 
@@ -352,8 +351,8 @@ SCENARIO_STREAMING_NOTIMPL: dict[str, str] = {}  # ("orders", a LEFT JOIN, runs 
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
-def test_scenario_on_structured_streaming(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_scenario_on_structured_streaming(path: Path) -> None:
     streaming = {k: v for k, v in SPARK.items() if k != "execution.runtime-mode"}
     got = scenario_results(path, streaming)
     if path.stem in SCENARIO_SPARK_NOTIMPL:
@@ -550,10 +549,9 @@ def test_late_rows_are_dropped_and_counted_per_row_on_structured_streaming(windo
     assert got["spark"] == got["native"] and len(got["native"]) > 50
 
 
-def test_late_rows_in_a_window_join_on_structured_streaming(monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+@pytest.mark.usefixtures("repo_cwd")
+def test_late_rows_in_a_window_join_on_structured_streaming() -> None:
     """q8 (a window join of two tumbling-window aggregates) on disordered input."""
-    monkeypatch.chdir(ROOT)
     got, late = {}, {}
     for name, options in (("native", None), ("spark", STREAMING)):
         q = query(_disordered(20_000, options), queries()["q8"])
@@ -584,9 +582,8 @@ def test_late_rows_in_session_windows_on_structured_streaming(gap: str) -> None:
     assert got["spark"] == got["native"] and len(got["native"]) > 50
 
 
-def test_late_rows_spark_cannot_judge_as_native_are_refused(monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("repo_cwd")
+def test_late_rows_spark_cannot_judge_as_native_are_refused() -> None:
     # (our own session operator's rows carry no event time for Spark: no window after it)
     s = _disordered(2_000, STREAMING)
     with pytest.raises(NotSupportedError, match="after a SESSION window aggregation over "
