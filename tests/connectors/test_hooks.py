@@ -4,6 +4,7 @@ subtasks), the sink writer and the Spark reader."""
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,8 @@ def test_spark_reader_hook() -> None:
     fs = connectors.get("filesystem")
     assert fs.spark_read(spark, _source("filesystem", path="p", format="parquet"),
                          "a BIGINT") == "frame"
-    assert spark.read.calls == [("schema", "a BIGINT"), ("parquet", "p")]
+    # (a relative path made absolute here, not resolved against the JVM's directory)
+    assert spark.read.calls == [("schema", "a BIGINT"), ("parquet", os.path.abspath("p"))]
     assert fs.spark_read(spark, _source("filesystem", path="p", format="csv"), "") is None
     assert connectors.get("datagen").spark_read(spark, _source("datagen"), "") is None
 
