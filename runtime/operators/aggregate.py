@@ -257,8 +257,8 @@ def _arrow_ordered(t: pa.DataType) -> bool:
         or pa.types.is_large_binary(t) or pa.types.is_decimal(t)
 
 
-def _merge_extreme(values: np.ndarray, func: str, part: pa.Array, part_type: pa.DataType,
-                   slots: np.ndarray, has_old: np.ndarray) -> None:
+def _merge_extreme(values: np.ndarray, func: str, part: pa.Array, slots: np.ndarray,
+                   has_old: np.ndarray) -> None:
     """Fold a chunk's MIN or MAX per group (``part``, NULL for a group with no value) into
     ``values`` (Python objects per slot) at ``slots``; ``has_old`` says which slots held a
     value before. The comparisons run in Arrow; only the values that win become objects."""
@@ -266,7 +266,7 @@ def _merge_extreme(values: np.ndarray, func: str, part: pa.Array, part_type: pa.
     take = has_new & ~has_old
     both = np.flatnonzero(has_new & has_old)
     if len(both):
-        old = pa.array(values[slots[both]], part_type)
+        old = pa.array(values[slots[both]], part.type)
         cmp = pc.less if func == "min" else pc.greater
         better = cmp(part.take(pa.array(both)), old).to_numpy(zero_copy_only=False)
         take[both[better]] = True
@@ -672,12 +672,10 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             elif call.func in _ORDERED:
                 self._update_ordered(acc, call.func, grouped.column(
                     f"v{j}_{_ARROW_AGG[call.func]}"), slots)
-            elif call.func in ("min", "max") and _arrow_ordered(part_type := grouped.schema
-                                                                 .field(f"v{j}_{call.func}")
-                                                                 .type):
+            elif call.func in ("min", "max") and _arrow_ordered(acc.arg_type):
                 part = grouped.column(f"v{j}_{call.func}").combine_chunks()
                 has_old = acc.count[slots] - grouped.column(f"n{j}_sum").to_numpy() > 0
-                _merge_extreme(acc.value, call.func, part, part_type, slots, has_old)
+                _merge_extreme(acc.value, call.func, part, slots, has_old)
             elif call.func in ("min", "max"):
                 part = grouped.column(f"v{j}_{call.func}")
                 new = np.array(part.to_pylist(), dtype=object)

@@ -74,4 +74,3 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         sink_op.end_input()
     finally:
         sink_op.close()
-
