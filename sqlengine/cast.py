@@ -466,8 +466,22 @@ def _to_string(arr: pa.Array, zone: str = "UTC") -> pa.Array:
             pa.types.is_struct(t):
         return _nested_text(arr, zone)
     if pa.types.is_date(t):
-        return pc.strftime(arr, format="%Y-%m-%d")
+        return _few_distinct(arr, lambda a: pc.strftime(a, format="%Y-%m-%d"))
     return arr.cast(pa.string())
+
+
+_PROBE = 4096  # the leading values whose distinct count decides _few_distinct's way
+
+
+def _few_distinct(arr: pa.Array, text: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """``text`` (a vectorised formatting) of ``arr``; when the first values repeat (window
+    bounds, dates: at most one distinct in 8 of the first 4,096), of its distinct values only,
+    taken back per row (~3x faster at ~1,000 distinct; a probe costs ~1% otherwise)."""
+    if isinstance(arr, pa.Array) and len(arr) >= 2 * _PROBE and \
+            pc.count_distinct(arr.slice(0, _PROBE)).as_py() * 8 <= _PROBE:
+        encoded = pc.dictionary_encode(arr)
+        return pc.take(text(encoded.dictionary), encoded.indices)
+    return text(arr)
 
 
 def _nested_text(arr: pa.Array, zone: str = "UTC") -> pa.Array:
@@ -507,7 +521,8 @@ _FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
 def _timestamp_text(arr: pa.Array) -> pa.Array:
     """'YYYY-MM-DD HH:MM:SS[.fff]' per timestamp (the unit's digits, as Flink prints them).
 
-    Years 1 to 9999: Arrow's cast to string, whose text is the same (~0.1 us per value);
+    Years 1 to 9999: Arrow's cast to string, whose text is the same (~0.1 us per value; of
+    the distinct values only when they repeat, see _few_distinct);
     other years (Arrow writes "<value out of range>" beyond them) format the distinct days
     with strftime."""
     digits = T.UNIT_DIGITS[arr.type.unit]
@@ -516,7 +531,7 @@ def _timestamp_text(arr: pa.Array) -> pa.Array:
     low, high = pc.min_max(ticks).values()
     if low.as_py() is None or (low.as_py() >= _FIRST_SECOND * per_second
                                and high.as_py() < (_LAST_SECOND + 1) * per_second):
-        return arr.cast(pa.string())
+        return _few_distinct(arr, lambda a: a.cast(pa.string()))
     raw = ticks.fill_null(0).to_numpy()
     seconds, frac = np.divmod(raw, per_second)
     days, of_day = np.divmod(seconds, 86_400)

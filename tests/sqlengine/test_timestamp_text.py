@@ -49,3 +49,24 @@ def test_timestamp_text_over_every_year_datetime_has() -> None:
     # (a year 0 is Arrow's to format)
     assert cast_array(pa.array([first - 1], pa.timestamp("ms")), pa.string()).to_pylist() == [
         "0000-12-31 23:59:59.999"]
+
+
+@pytest.mark.parametrize("distinct", [3, 500, 20_000])
+def test_repeated_timestamps_and_dates_take_their_distinct_texts(distinct: int) -> None:
+    """Long arrays whose values repeat (window bounds, dates) format their distinct values
+    and take them back per row; the text is the same as value by value, NULLs kept, and
+    an array of few values after a varied first stretch (and the reverse) is right too."""
+    rng = np.random.default_rng(distinct)
+    values = rng.integers(0, 4 * 10**11, distinct)  # ms, 1970 to 1982
+    picks = values[rng.integers(0, distinct, 30_000)]
+    varied_first = np.concatenate([rng.integers(0, 4 * 10**11, 5000), picks])
+    for ms in (picks, varied_first, picks[::-1]):
+        masked = [None if i % 97 == 0 else int(v) for i, v in enumerate(ms)]
+        got = cast_array(pa.array(masked, pa.timestamp("ms")), pa.string()).to_pylist()
+        want = [None if v is None else (dt.datetime(1970, 1, 1) + dt.timedelta(
+            milliseconds=v)).isoformat(sep=" ", timespec="milliseconds") for v in masked]
+        assert got == want
+        days = [None if v is None else v // 86_400_000 for v in masked]
+        got = cast_array(pa.array(days, pa.date32()), pa.string()).to_pylist()
+        assert got == [None if d is None else (dt.date(1970, 1, 1) + dt.timedelta(days=d))
+                       .isoformat() for d in days]
