@@ -14,6 +14,7 @@ from sqlengine.plan.expressions import (
     conjuncts,
     disjuncts,
     factored_conjuncts,
+    is_volatile,
     remap_columns,
     substitute,
 )
@@ -37,6 +38,12 @@ class PushDownFilters(OptimizerRule):
     unions and joins (the side it reads; never the null-padded side of a LEFT JOIN), and into
     the Scan, which applies it while reading.
 
+    A conjunct calling a volatile function (RAND(), a non-deterministic Python function), or
+    reading one through the projection below, stays where it is, as in Calcite: evaluated
+    somewhere else it would draw other values than the rows it filters show (``WHERE r <
+    0.5`` over ``RAND() AS r``), or draw them more than once (a scan may judge its filters on
+    a partition's or a dictionary's values before the rows).
+
     Example:
         >>> from tests.plans import plan_of, show
         >>> plan = plan_of("SELECT a FROM (SELECT a, b FROM t) WHERE b = 'x'")
@@ -58,9 +65,29 @@ class PushDownFilters(OptimizerRule):
             return Transformed.no(node)
         child = node.input
         parts = factored_conjuncts(node.predicate)
+        if isinstance(child, Filter):
+            return Transformed.yes(filtered(child.input, conjuncts(child.predicate) + parts))
+        fixed = [p for p in parts if _volatile(p)]
+        below = child.exprs if isinstance(child, Project) else \
+            child.keys if isinstance(child, Aggregate) else None
+        if below is not None:  # (what the conjunct would read once moved below)
+            fixed += [p for p in parts if p not in fixed and p.columns()
+                      and max(p.columns()) < len(below) and _volatile(substitute(p, below))]
+        if not fixed:
+            return self._push(node, child, parts, ctx)
+        movable = [p for p in parts if p not in fixed]
+        if not movable:
+            return Transformed.no(node)
+        pushed = self._push(Filter(child, conjunction(movable)), child, movable, ctx)
+        if not pushed.changed:
+            return Transformed.no(node)
+        return Transformed.yes(filtered(pushed.data, fixed))
+
+    def _push(self, node: Filter, child: LogicalPlan, parts: list[Expr], ctx: RuleContext
+              ) -> Transformed[LogicalPlan]:
+        """``node`` (a Filter of ``parts`` over ``child``) with what can go below ``child``
+        moved there."""
         match child:
-            case Filter():
-                return Transformed.yes(filtered(child.input, conjuncts(child.predicate) + parts))
             case Scan():
                 # CURRENT_WATERMARK needs the row watermark, which exists after the scan;
                 # with 'python.udf.on-error' = 'skip' a Python call stays in a Filter (the
@@ -124,7 +151,9 @@ def _sides(parts: list[Expr], n_left: int) -> tuple[list[Expr], list[Expr], list
     left, right, both = [], [], []
     for p in parts:
         cols = p.columns()
-        if cols and max(cols) < n_left:
+        if _volatile(p):  # (evaluated once per joined row, as written)
+            both.append(p)
+        elif cols and max(cols) < n_left:
             left.append(p)
         elif cols and min(cols) >= n_left:
             right.append(remap_columns(p, {i: i - n_left for i in cols}))
@@ -174,7 +203,7 @@ def implied_by_branches(p: Expr, lo: int, hi: int | None) -> Expr | None:
     parts = []
     for b in branches:
         mine = [c for c in conjuncts(b) if c.columns() and min(c.columns()) >= lo
-                and (hi is None or max(c.columns()) < hi)]
+                and (hi is None or max(c.columns()) < hi) and not _volatile(c)]
         if not mine:
             return None
         parts.append(conjunction(mine))
@@ -210,6 +239,10 @@ def _with_keys(join: Join) -> Join:
         return join
     return replace(join, left_keys=join.left_keys + tuple(keys_l),
                    right_keys=join.right_keys + tuple(keys_r), condition=conjunction(residual))
+
+
+def _volatile(e: Expr) -> bool:
+    return any(isinstance(x, Call) and is_volatile(x.name) for x in e.walk())
 
 
 def _calls_python(e: Expr) -> bool:
