@@ -226,8 +226,10 @@ class Session:
             raise ParseError(f"sql() takes exactly one query, got {len(stmts)} statements")
         offset, text = stmts[0]
         stmt = parse_statement(text, offset, query)
-        if isinstance(stmt, S.Explain):
-            stmt = stmt.statement
+        if isinstance(stmt, S.Explain):  # (running the query instead would be a wrong answer)
+            raise ParseError("sql() takes a query, not EXPLAIN: use execute() for the plan's "
+                             "text, or sql(query).explain()",
+                             span=Span.from_offset(query, offset), sql=query)
         if not isinstance(stmt, S.QueryStmt):
             raise ParseError("sql() takes a query; use execute() for other statements",
                              span=Span.from_offset(query, offset), sql=query)

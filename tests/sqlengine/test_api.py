@@ -121,3 +121,11 @@ def test_computed_columns_and_watermark_are_stored() -> None:
     desc = s.execute("DESCRIBE t")[0].table.to_pylist()
     assert desc[1]["watermark"] == "`ts` AS ts - INTERVAL '5' SECOND"
     assert desc[2]["extras"] == "AS a * 10"
+
+
+def test_sql_refuses_explain_rather_than_running_the_query() -> None:
+    s = sqlengine.connect()
+    with pytest.raises(sqlengine.SqlEngineError, match="not EXPLAIN") as info:
+        s.sql("EXPLAIN SELECT 1")
+    assert "execute()" in str(info.value)
+    assert "Optimized Logical Plan" in s.execute("EXPLAIN SELECT 1")[0].message

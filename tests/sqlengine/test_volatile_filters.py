@@ -56,3 +56,4 @@ def test_filter_on_a_projected_rand_sees_the_values_it_returns(
     optimized = plan.split("== Optimized Logical Plan ==")[1].split("== Job Graph")[0]
     assert "filters=[(v > 5)]" in optimized and "RAND() < 0.5" not in optimized.split(
         "Scan")[1]
+
