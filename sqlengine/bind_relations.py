@@ -20,10 +20,12 @@ from sqlengine.bind_common import (
     scope_of,
 )
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
+from sqlengine.bind_hints import no_hint, with_hint
+from sqlengine.bind_sample import sampled
 from sqlengine.bind_temporal import temporal_join
 from sqlengine.connectors import is_bounded
 from sqlengine.dialect import Flink
-from sqlengine.errors import BindError, NotSupportedError, PlanError, Span
+from sqlengine.errors import BindError, NotSupportedError, PlanError
 from sqlengine.parser import parse_query
 from sqlengine.plan.expressions import (
     AggCall,
@@ -190,6 +192,12 @@ class RelationBinder(ClauseBinder):
 
     # -- FROM ------------------------------------------------------------------------------
     def from_item(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
+        rel = self._from_item(node, ctes)
+        sample = node.args.get("sample")  # (TABLESAMPLE: bind_sample.py)
+        return rel if sample is None else Relation(sampled(rel.plan, sample, self.error),
+                                                   rel.scope)
+
+    def _from_item(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
         if isinstance(node, exp.Table):
             if node.args.get("version") is not None:
                 raise self.error(NotSupportedError, "FOR SYSTEM_TIME AS OF belongs to the "
@@ -201,7 +209,7 @@ class RelationBinder(ClauseBinder):
             alias = node.alias or node.name
             key = node.name.lower()
             if not node.args.get("db") and key in ctes:
-                self._no_hint(node, "a WITH query")
+                no_hint(node, "a WITH query", self.binder.script)
                 rel = ctes[key]
                 return Relation(rel.plan, requalify(rel.scope, alias))
             return self.table(name, alias, node)
@@ -223,7 +231,7 @@ class RelationBinder(ClauseBinder):
     def table(self, name: str, alias: str, node: exp.Expression) -> Relation:
         view = self.binder.catalog.view(name)
         if view is not None:
-            self._no_hint(node, "a view")
+            no_hint(node, "a view", self.binder.script)
             if self.binder.depth >= _MAX_VIEW_DEPTH:
                 raise self.error(PlanError, f"view {name!r} refers to itself", node)
             sub = self.binder.nested(view.query, view.script)
@@ -248,39 +256,13 @@ class RelationBinder(ClauseBinder):
             watermark = (wm_index, wm_expr)
         hint = node.meta.get(hints.META_KEY) if isinstance(node, exp.Table) else None
         if hint is not None:
-            table = self._with_hint(table, hint)
+            table = with_hint(table, hint, self.binder.catalog, self.binder.script)
         spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table),
                           watermark, connectors.is_changelog(table))
         plan: LogicalPlan = Scan(spec, table.schema)
         if table.computed:
             plan = self._computed_columns(table, plan)
         return Relation(plan, scope_of(plan, alias))
-
-    def _no_hint(self, node: exp.Expression, what: str) -> None:
-        hint = node.meta.get(hints.META_KEY) if isinstance(node, exp.Table) else None
-        if hint is not None:
-            script = self.binder.script
-            raise NotSupportedError(f"{node.name!r} is {what}: an OPTIONS hint applies to a "
-                                    "table", span=Span.from_offset(script, hint.start,
-                                                                   hint.end), sql=script)
-
-    def _with_hint(self, table: TableDef, hint: hints.TableOptions) -> TableDef:
-        """The table with an OPTIONS hint's dynamic options over its WITH options, checked as
-        WITH options are (errors point into the hint)."""
-        script = self.binder.script
-        if table.data is not None and table.connector == "memory":
-            raise NotSupportedError(
-                f"table {table.name!r} is registered data: an OPTIONS hint applies to a "
-                "table declared with CREATE TABLE ... WITH", span=Span.from_offset(
-                    script, hint.start, hint.end), sql=script)
-        options = hints.merged(table.name, table.options, hint, script)
-        connectors.validate(table.name, dict(options), table.schema, dict(hint.key_offsets),
-                            script)
-        from sqlengine.ddl import safe_options
-
-        safe_options(self.binder.catalog, table.name, dict(options), script,
-                     dict(hint.key_offsets))
-        return replace(table, options=options)
 
     def _detached(self) -> ExprBinder:
         """An expression binder for table definitions (no parameters, no intercepts)."""

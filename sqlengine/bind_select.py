@@ -154,7 +154,15 @@ class SelectBinder(ClauseBinder):
     def _limit_offset(self, node: exp.Expression) -> tuple[int | None, int]:
         fetch = offset = None
         limit = node.args.get("limit")
-        if limit is not None:
+        if isinstance(limit, exp.Fetch):  # (FETCH FIRST | NEXT [n] ROW[S] ONLY)
+            options = limit.args.get("limit_options")
+            for flag, words in (("with_ties", "WITH TIES"), ("percent", "PERCENT")):
+                if options is not None and options.args.get(flag):
+                    raise self.error(NotSupportedError, f"FETCH ... {words} is not "
+                                     "supported: FETCH FIRST n ROWS ONLY is", limit)
+            count = limit.args.get("count")
+            fetch = 1 if count is None else self._const_int(count, "FETCH FIRST")
+        elif limit is not None:
             fetch = self._const_int(limit.expression if limit.expression is not None
                                     else limit.this, "LIMIT")
         off = node.args.get("offset")
