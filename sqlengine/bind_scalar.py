@@ -165,6 +165,10 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
         if len(text) % 2 or not all(c in "0123456789abcdefABCDEF" for c in text):
             raise binder.error(BindError, f"malformed binary literal X'{text}'", node)
         return Literal(bytes.fromhex(text), pa.binary())
+    for clause, words in (("format", "FORMAT"), ("default", "DEFAULT ... ON CONVERSION ERROR"),
+                          ("action", "with an action clause")):
+        if node.args.get(clause) is not None:  # (other engines' CAST options: not ignored)
+            raise binder.error(NotSupportedError, f"CAST ... {words} is not supported", node)
     arg = binder.bind(node.this, scope)
     to = node.to
     target = data_type(to, binder, node)

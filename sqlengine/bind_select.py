@@ -28,12 +28,27 @@ from sqlengine.plan.nodes import Filter, Limit, LogicalPlan, Project, Schema, So
 SelectItem = tuple[exp.Expression, str]
 
 
+# The SELECT clauses binding reads (sqlglot's argument names); any other is refused.
+_BOUND_CLAUSES = frozenset({"expressions", "from_", "from", "joins", "where", "group", "having",
+                            "order", "limit", "offset", "distinct", "windows", "with_", "with",
+                            "hint", "match"})
+_CLAUSE_WORDS = {"qualify": "QUALIFY (filter on a window function in an outer query)",
+                 "locks": "FOR UPDATE / FOR SHARE", "distribute": "DISTRIBUTE BY",
+                 "cluster": "CLUSTER BY", "sort": "SORT BY", "into": "SELECT ... INTO",
+                 "prewhere": "PREWHERE", "connect": "CONNECT BY", "kind": "SELECT AS ...",
+                 "pivots": "PIVOT / UNPIVOT", "laterals": "LATERAL VIEW",
+                 "sample": "USING SAMPLE (write TABLESAMPLE after the table)",
+                 "settings": "SETTINGS", "format": "FORMAT", "options": "OPTION (...)",
+                 "operation_modifiers": "a SELECT modifier"}
+
+
 class SelectBinder(ClauseBinder):
     """A SELECT block and the ORDER BY / LIMIT around queries."""
 
     def select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
         from sqlengine.bind_over import resolve_named_windows
 
+        self._refuse_clauses(node)
         node = resolve_named_windows(self, node)
         from_ = node.args.get("from_") or node.args.get("from")
         relations = self.binder.relations
@@ -91,6 +106,21 @@ class SelectBinder(ClauseBinder):
             self.exprs.intercept = None
         names = unique_names([n for _, n in items])
         return self.finish_select(node, rel, exprs, names, [e for e, _ in items], order)
+
+    def _refuse_clauses(self, node: exp.Select) -> None:
+        """Every clause of a SELECT that binding does not read is refused by name (other
+        engines' SQL that the parser knows: ignoring QUALIFY or DISTINCT ON gave rows)."""
+        for arg, value in node.args.items():
+            if arg not in _BOUND_CLAUSES and value not in (None, [], False):
+                where = value[0] if isinstance(value, list) and value else value
+                words = _CLAUSE_WORDS.get(arg, arg.rstrip("_").upper().replace("_", " "))
+                raise self.error(NotSupportedError, f"{words} is not supported", where
+                                 if isinstance(where, exp.Expression) else node)
+        distinct = node.args.get("distinct")
+        if distinct is not None and distinct.args.get("on") is not None:
+            raise self.error(NotSupportedError, "DISTINCT ON is not supported: rank the rows "
+                             "(ROW_NUMBER() OVER (PARTITION BY ...) = 1 in an outer query)",
+                             distinct)
 
     def finish_select(self, node: exp.Select, rel: Relation, exprs: list[Expr],
                       names: list[str], item_nodes: list[exp.Expression],
@@ -154,12 +184,15 @@ class SelectBinder(ClauseBinder):
     def _limit_offset(self, node: exp.Expression) -> tuple[int | None, int]:
         fetch = offset = None
         limit = node.args.get("limit")
-        if isinstance(limit, exp.Fetch):  # (FETCH FIRST | NEXT [n] ROW[S] ONLY)
+        if isinstance(limit, exp.Fetch | exp.Limit):  # (FETCH FIRST | NEXT [n] ROW[S] ONLY)
             options = limit.args.get("limit_options")
             for flag, words in (("with_ties", "WITH TIES"), ("percent", "PERCENT")):
                 if options is not None and options.args.get(flag):
-                    raise self.error(NotSupportedError, f"FETCH ... {words} is not "
-                                     "supported: FETCH FIRST n ROWS ONLY is", limit)
+                    what, plain = ("FETCH", "FETCH FIRST n ROWS ONLY") \
+                        if isinstance(limit, exp.Fetch) else ("LIMIT", "LIMIT n")
+                    raise self.error(NotSupportedError, f"{what} ... {words} is not "
+                                     f"supported: {plain} is", limit)
+        if isinstance(limit, exp.Fetch):
             count = limit.args.get("count")
             fetch = 1 if count is None else self._const_int(count, "FETCH FIRST")
         elif limit is not None:
@@ -208,14 +241,24 @@ class SelectBinder(ClauseBinder):
             if star_table is not None:
                 if star_table and star_table.lower() not in scope.qualifiers():
                     raise self.error(BindError, f"unknown table or alias {star_table!r}", item)
+                excluded = self._star_exclusions(item if isinstance(item, exp.Star)
+                                                 else item.this)
+                met: set[str] = set()
                 for c in scope.columns:
                     if c.name.startswith("$") or (c.using_duplicate and not star_table):
                         continue
                     if not star_table or (c.qualifier or "").lower() == star_table.lower():
+                        if c.name.lower() in excluded:
+                            met.add(c.name.lower())
+                            continue
                         col = exp.Column(this=exp.to_identifier(c.name, quoted=True),
                                          table=exp.to_identifier(c.qualifier, quoted=True)
                                          if c.qualifier else None)
                         out.append((col, c.name))
+                unknown = [k for k in excluded if k not in met]
+                if unknown:
+                    raise self.error(BindError, f"EXCLUDE names {unknown[0]!r}, which the star "
+                                     "does not select", excluded[unknown[0]])
                 continue
             name = item.alias_or_name if isinstance(item, exp.Alias | exp.Column) else ""
             if isinstance(item, exp.Alias):
@@ -225,3 +268,12 @@ class SelectBinder(ClauseBinder):
         if not out:
             raise self.error(BindError, "SELECT list is empty", node)
         return out
+
+    def _star_exclusions(self, star: exp.Star) -> dict[str, exp.Expression]:
+        """``* EXCLUDE (a, b)`` (DuckDB's, Snowflake's; ``EXCEPT`` in BigQuery's): the columns
+        left out, by lower-case name. REPLACE, RENAME and ILIKE are refused by name."""
+        for arg, words in (("replace", "REPLACE"), ("rename", "RENAME"), ("ilike", "ILIKE")):
+            if star.args.get(arg):
+                raise self.error(NotSupportedError, f"SELECT * {words} (...) is not supported: "
+                                 "name the columns", star)
+        return {e.name.lower(): e for e in star.args.get("except_") or []}

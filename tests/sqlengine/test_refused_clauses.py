@@ -1,0 +1,42 @@
+"""Clauses of other engines' SQL that the parser knows but the engine does not run are refused
+by name with the place; they were accepted and ignored (QUALIFY, DISTINCT ON, * EXCLUDE,
+LIMIT ... PERCENT, FOR UPDATE, CAST ... FORMAT all returned rows as if not written).
+``SELECT * EXCLUDE (...)`` now runs."""
+
+from __future__ import annotations
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import BindError, NotSupportedError
+
+T = "(VALUES (1, 2, 3), (1, 5, 6)) AS t(x, y, z)"
+
+
+@pytest.mark.parametrize(("sql", "words"), [
+    (f"SELECT x FROM {T} QUALIFY ROW_NUMBER() OVER (ORDER BY y) = 1", "QUALIFY"),
+    (f"SELECT DISTINCT ON (x) x, y FROM {T}", "DISTINCT ON"),
+    (f"SELECT x FROM {T} LIMIT 1 PERCENT", "LIMIT ... PERCENT"),
+    (f"SELECT x FROM {T} ORDER BY x LIMIT 1 WITH TIES", "LIMIT ... WITH TIES"),
+    (f"SELECT x FROM {T} FOR UPDATE", "FOR UPDATE"),
+    (f"SELECT x FROM {T} DISTRIBUTE BY x", "DISTRIBUTE BY"),
+    ("SELECT CAST('1' AS INT FORMAT '9')", "CAST ... FORMAT"),
+    ("SELECT CAST('a' AS INT DEFAULT 0 ON CONVERSION ERROR)", "CAST ... DEFAULT"),
+    (f"SELECT * REPLACE (1 AS x) FROM {T}", "REPLACE"),
+])
+def test_a_clause_not_run_is_refused_by_name(sql: str, words: str) -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    with pytest.raises(NotSupportedError, match=words.replace("(", r"\(")) as info:
+        s.sql(sql).collect()
+    assert info.value.span is not None  # (line:col of the clause, or of the statement)
+
+
+def test_star_exclude_leaves_the_columns_out() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    assert s.sql(f"SELECT * EXCLUDE (y) FROM {T}").collect().column_names == ["x", "z"]
+    # (names resolve as the rest of a query's: X is x)
+    both = s.sql(f"SELECT t.* EXCLUDE (X, z), u.* FROM {T}, (VALUES (7)) AS u(w) "
+                 "ORDER BY y").collect()
+    assert both.to_pylist() == [{"y": 2, "w": 7}, {"y": 5, "w": 7}]
+    with pytest.raises(BindError, match="EXCLUDE names 'q'"):
+        s.sql(f"SELECT * EXCLUDE (q) FROM {T}")
