@@ -98,6 +98,7 @@ class RelationBinder(ClauseBinder):
                     ) -> list[LogicalPlan]:
         """Both inputs of a set operation, cast to their common column types."""
         word = node.key.upper()
+        self.binder.selects.refuse_set_clauses(node)
         left = self.query(node.this, ctes)
         right = self.query(node.expression, ctes)
         lf, rf = left.plan.schema.fields, right.plan.schema.fields

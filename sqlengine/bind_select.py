@@ -32,6 +32,8 @@ SelectItem = tuple[exp.Expression, str]
 _BOUND_CLAUSES = frozenset({"expressions", "from_", "from", "joins", "where", "group", "having",
                             "order", "limit", "offset", "distinct", "windows", "with_", "with",
                             "hint", "match"})
+_SET_CLAUSES = frozenset({"this", "expression", "distinct", "order", "limit", "offset",
+                          "with_", "with"})
 _CLAUSE_WORDS = {"qualify": "QUALIFY (filter on a window function in an outer query)",
                  "locks": "FOR UPDATE / FOR SHARE", "distribute": "DISTRIBUTE BY",
                  "cluster": "CLUSTER BY", "sort": "SORT BY", "into": "SELECT ... INTO",
@@ -49,6 +51,7 @@ class SelectBinder(ClauseBinder):
         from sqlengine.bind_over import resolve_named_windows
 
         self._refuse_clauses(node)
+        node = self._with_rollup(node)
         node = resolve_named_windows(self, node)
         from_ = node.args.get("from_") or node.args.get("from")
         relations = self.binder.relations
@@ -107,17 +110,58 @@ class SelectBinder(ClauseBinder):
         names = unique_names([n for _, n in items])
         return self.finish_select(node, rel, exprs, names, [e for e, _ in items], order)
 
-    def _refuse_clauses(self, node: exp.Select) -> None:
+    def _with_rollup(self, node: exp.Select) -> exp.Select:
+        """MySQL's ``GROUP BY a, b WITH ROLLUP`` (``WITH CUBE``) as ``GROUP BY ROLLUP (a, b)``
+        (``CUBE (a, b)``)."""
+        group = node.args.get("group")
+        if group is None:
+            return node
+        found = [(arg, kind) for arg, kind in (("rollup", exp.Rollup), ("cube", exp.Cube))
+                 if any(not e.expressions for e in group.args.get(arg) or [])]
+        if not found:
+            return node
+        if len(found) > 1 or not group.expressions or any(
+                isinstance(e, exp.Rollup | exp.Cube | exp.GroupingSets)
+                for e in group.expressions):
+            raise self.error(NotSupportedError, "WITH ROLLUP / WITH CUBE goes after plain "
+                             "grouping columns only", group)
+        arg, kind = found[0]
+        node = node.copy()
+        group = node.args["group"]
+        group.set("expressions", [kind(expressions=list(group.expressions))])
+        group.set(arg, None)
+        return node
+
+    def refuse_set_clauses(self, node: exp.SetOperation) -> None:
+        """A UNION / INTERSECT / EXCEPT's clauses binding does not read, refused by name (BY
+        NAME and CORRESPONDING match columns by name: positionally they gave wrong rows)."""
+        if node.args.get("by_name"):
+            raise self.error(NotSupportedError, f"{node.key.upper()} BY NAME / CORRESPONDING "
+                             "is not supported: list the columns in the same order on both "
+                             "sides", node)
+        self._refuse_clauses(node, _SET_CLAUSES)
+
+    def _refuse_clauses(self, node: exp.Query, bound: frozenset[str] | None = None) -> None:
         """Every clause of a SELECT that binding does not read is refused by name (other
         engines' SQL that the parser knows: ignoring QUALIFY or DISTINCT ON gave rows)."""
+        for o in (node.args.get("order") or exp.Order()).expressions:
+            if o.args.get("with_fill") is not None:
+                raise self.error(NotSupportedError, "ORDER BY ... WITH FILL is not supported",
+                                 o)
+        group = node.args.get("group")
+        if group is not None:
+            for arg, words in (("totals", "WITH TOTALS"), ("all", "GROUP BY ALL (name the "
+                                                                  "grouping columns)")):
+                if group.args.get(arg):
+                    raise self.error(NotSupportedError, f"{words} is not supported", group)
         for arg, value in node.args.items():
-            if arg not in _BOUND_CLAUSES and value not in (None, [], False):
+            if arg not in (bound or _BOUND_CLAUSES) and value not in (None, [], False):
                 where = value[0] if isinstance(value, list) and value else value
                 words = _CLAUSE_WORDS.get(arg, arg.rstrip("_").upper().replace("_", " "))
                 raise self.error(NotSupportedError, f"{words} is not supported", where
                                  if isinstance(where, exp.Expression) else node)
-        distinct = node.args.get("distinct")
-        if distinct is not None and distinct.args.get("on") is not None:
+        distinct = node.args.get("distinct")  # (a set operation's is a flag)
+        if isinstance(distinct, exp.Distinct) and distinct.args.get("on") is not None:
             raise self.error(NotSupportedError, "DISTINCT ON is not supported: rank the rows "
                              "(ROW_NUMBER() OVER (PARTITION BY ...) = 1 in an outer query)",
                              distinct)

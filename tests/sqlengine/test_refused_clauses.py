@@ -23,6 +23,12 @@ T = "(VALUES (1, 2, 3), (1, 5, 6)) AS t(x, y, z)"
     ("SELECT CAST('1' AS INT FORMAT '9')", "CAST ... FORMAT"),
     ("SELECT CAST('a' AS INT DEFAULT 0 ON CONVERSION ERROR)", "CAST ... DEFAULT"),
     (f"SELECT * REPLACE (1 AS x) FROM {T}", "REPLACE"),
+    ("SELECT 1 AS a, 2 AS b UNION ALL BY NAME SELECT 3 AS b, 4 AS a", "BY NAME"),
+    ("SELECT 1 AS a UNION CORRESPONDING SELECT 2 AS a", "CORRESPONDING"),
+    ("SELECT 1 AS a EXCEPT SELECT 2 FOR UPDATE", "FOR UPDATE"),
+    (f"SELECT x, COUNT(*) AS n FROM {T} GROUP BY x WITH TOTALS", "WITH TOTALS"),
+    (f"SELECT x, COUNT(*) AS n FROM {T} GROUP BY ALL", "GROUP BY ALL"),
+    (f"SELECT x FROM {T} ORDER BY x WITH FILL", "WITH FILL"),
 ])
 def test_a_clause_not_run_is_refused_by_name(sql: str, words: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
@@ -40,3 +46,26 @@ def test_star_exclude_leaves_the_columns_out() -> None:
     assert both.to_pylist() == [{"y": 2, "w": 7}, {"y": 5, "w": 7}]
     with pytest.raises(BindError, match="EXCLUDE names 'q'"):
         s.sql(f"SELECT * EXCLUDE (q) FROM {T}")
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_group_by_with_rollup_and_cube(mode: str) -> None:
+    """MySQL's GROUP BY a, b WITH ROLLUP is ROLLUP (a, b) (it was ignored: no subtotals)."""
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    rows = "(VALUES (1, 'x'), (1, 'y'), (2, 'x')) AS t(a, b)"
+
+    def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
+        return tuple((v is None, str(v)) for v in row)
+
+    def run(tail: str) -> list[tuple[object, ...]]:
+        got = s.sql(f"SELECT a, b, COUNT(*) AS n FROM {rows} GROUP BY {tail}").collect()
+        return sorted((tuple(r.values()) for r in got.to_pylist()), key=key)
+
+    rollup = [(1, "x", 1), (1, "y", 1), (1, None, 2), (2, "x", 1), (2, None, 1),
+              (None, None, 3)]
+    assert run("a, b WITH ROLLUP") == sorted(rollup, key=key)
+    assert run("a, b WITH ROLLUP") == run("ROLLUP (a, b)")
+    assert run("a, b WITH CUBE") == run("CUBE (a, b)")
+    assert len(run("a, b WITH CUBE")) == len(rollup) + 2  # (+ the b-only subtotals)
+    with pytest.raises(NotSupportedError, match="WITH ROLLUP"):
+        s.sql(f"SELECT a, COUNT(*) AS n FROM {rows} GROUP BY ROLLUP (a) WITH ROLLUP")
