@@ -22,7 +22,7 @@ VALID_TEXT = {
     "bool": r"^\s*(?i:true|false|t|f|yes|no|y|n|1|0)\s*$",
     "date": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}\s*$",
     "timestamp": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
-                 r"([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?\s*$",
+                 r"( [0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?\s*$",
     # TIMESTAMP_LTZ: a TIMESTAMP's text (in the session time zone) or one in UTC ending 'Z'
     # (as Flink's csv and json formats write it: '2020-12-30T12:13:14.123Z').
     "ltz": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
@@ -119,6 +119,11 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
             return _fit_decimal(arr.cast(pa.decimal128(38, target.scale)), target)
         if pa.types.is_boolean(src) and T.is_numeric(target):
             return arr.cast(pa.int8()).cast(target)
+        if (pa.types.is_integer(src) or pa.types.is_floating(src)) and \
+                pa.types.is_floating(target):
+            # Java's widening to float / double rounds to the nearest (16777217 becomes
+            # 1.6777216E7); Arrow's safe cast refuses the lost precision.
+            return arr.cast(target, safe=False)
         return arr.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         if safe:
@@ -395,9 +400,12 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
                     return trimmed.cast(target)
                 except pa.ArrowInvalid:
                     pass
-            filled = pc.if_else(pc.match_substring_regex(trimmed, r"^\S+$"),
+            # (a date alone is its midnight; as Flink's, a 'T' between date and time is not
+            # TIMESTAMP text: TIMESTAMP_LTZ's reading turns ISO-8601 text into this first)
+            filled = pc.if_else(pc.match_substring_regex(trimmed,
+                                                         r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
                                 pc.binary_join_element_wise(trimmed, " 00:00:00", ""), trimmed)
-            return pc.replace_substring(filled, "T", " ").cast(target)
+            return filled.cast(target)
         return trimmed.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         if safe:
