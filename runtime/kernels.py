@@ -601,8 +601,6 @@ KERNELS: dict[str, Kernel] = {
     "not_similar_to": _similar(True),
     "concat_op": _concat,
     "concat": _concat,
-    "upper": _unary(pc.utf8_upper),
-    "lower": _unary(pc.utf8_lower),
     "reverse": _unary(pc.utf8_reverse),
     "char_length": _char_length,
     "trim": _trim("both"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import decimal
+import functools
 import hashlib
 import math
 import re
@@ -818,7 +819,37 @@ def _checked(fn: Callable[[str], str | None], name: str) -> Kernel:
     return kernel
 
 
+@functools.cache
+def _expanding(case: str) -> str:
+    """An RE2 class of the characters whose ``case`` ("upper" / "lower") mapping is not one
+    character (ß -> SS, ﬁ -> FI, İ -> i̇: Unicode's SpecialCasing, which Java follows; all
+    below U+2000 or among the ligatures at U+FB00)."""
+    points = [*range(0x2000), *range(0xFB00, 0xFB20)]
+    chars = [p for p in points if len(getattr(chr(p), case)()) != 1]
+    return "[" + "".join(f"\\x{{{p:x}}}" for p in chars) + "]"
+
+
+def _case(case: str, arrow: Callable[[Array], Array]) -> Kernel:
+    """UPPER / LOWER as Java's String.toUpperCase / toLowerCase (Flink's): Arrow's mapping
+    (one character for one), and Python's (Java's) for the values holding a character whose
+    mapping is longer (Arrow gave 'ẞ' for 'ß', Flink 'SS')."""
+    def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        a = args[0]
+        res = arrow(a)
+        if len(a) == 0 or pc.all(pc.fill_null(pc.string_is_ascii(a), True)).as_py():
+            return res
+        special = pc.fill_null(pc.match_substring_regex(a, _expanding(case)), False)
+        if not pc.any(special).as_py():
+            return res
+        fixed = per_distinct(a.filter(special), getattr(str, case), res.type)
+        return pc.replace_with_mask(res, special, fixed)
+
+    return kernel
+
+
 KERNELS: dict[str, Kernel] = {
+    "upper": _case("upper", pc.utf8_upper),
+    "lower": _case("lower", pc.utf8_lower),
     "regexp_replace": constants_or_columns(_regexp_replace, (1, 2)),
     "concat_ws": _concat_ws,
     "left": _left_right(True),

@@ -177,3 +177,15 @@ def test_json_of_nested_columns(s: sqlengine.Session) -> None:
         {"j": None, "o": '{"k":null}', "r": "[null]"},
         {"j": "[3]", "o": '{"k":[3]}', "r": "[[3]]"},
     ]
+
+
+def test_upper_and_lower_follow_java_special_casing(s: sqlengine.Session) -> None:
+    """UPPER / LOWER as PyFlink 2.3 gives them for the same SQL (Java's full case mapping:
+    'ß' is 'SS', 'ﬁ' is 'FI', 'İ' lowers to 'i' and a combining dot); Arrow's one-for-one
+    mapping gave 'ẞ'. Plain and ASCII values beside them keep Arrow's fast path."""
+    rows = s.sql("SELECT UPPER(x) AS u, LOWER(x) AS l FROM (VALUES ('straße'), ('İstanbul'), "
+                 "('ﬁx Ab'), ('ÀÉ'), ('ǰ'), ('ᾀ'), (CAST(NULL AS STRING)), ('plain')) "
+                 "AS t(x)").collect().to_pylist()
+    assert [(r["u"], r["l"]) for r in rows] == [
+        ("STRASSE", "straße"), ("İSTANBUL", "i̇stanbul"), ("FIX AB", "ﬁx ab"),
+        ("ÀÉ", "àé"), ("J̌", "ǰ"), ("ἈΙ", "ᾀ"), (None, None), ("PLAIN", "plain")]
