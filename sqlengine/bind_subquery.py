@@ -66,6 +66,10 @@ class SubqueryBinder(ClauseBinder):
     def _quantified(self, operand_node: exp.Expression, op: str, query: exp.Expression,
                     scope: Scope, node: exp.Expression) -> Expr:
         operand = self.exprs.bind(operand_node, scope)
+        inner_query = query.this if isinstance(query, exp.Paren | exp.Subquery) else query
+        if not isinstance(inner_query, exp.Query):
+            raise self.error(NotSupportedError, "ANY / ALL / SOME take a subquery; for an "
+                             "array, write ARRAY_CONTAINS(array, value)", node)
         plan = self.plan(query, scope)
         if len(plan.schema) != 1:
             raise self.error(BindError, f"the subquery of IN / ANY / ALL must return one "
