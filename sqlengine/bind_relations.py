@@ -376,6 +376,12 @@ class RelationBinder(ClauseBinder):
         if method:
             raise self.error(NotSupportedError, f"{method} JOIN is not supported; name the "
                              "columns with USING (...) or ON", join)
+        extra = next((a for a, v in join.args.items() if v not in (None, [], False) and a not in
+                      ("this", "on", "using", "side", "kind", "hint")), None)
+        if extra is not None or kind not in ("", "INNER", "OUTER", "CROSS", "SEMI", "ANTI",
+                                             "LATERAL", "STRAIGHT_JOIN"):
+            what = kind if extra is None else extra.rstrip("_").upper().replace("_", " ")
+            raise self.error(NotSupportedError, f"{what} in a JOIN is not supported", join)
         if kind in ("SEMI", "ANTI"):
             raise self.error(NotSupportedError, f"{kind} JOIN is not SQL that Flink accepts; "
                              "write EXISTS / NOT EXISTS (or IN / NOT IN)", join)
