@@ -51,7 +51,7 @@ class SelectBinder(ClauseBinder):
         from sqlengine.bind_over import resolve_named_windows
 
         self._refuse_clauses(node)
-        node = self._with_rollup(node)
+        node = self._with_rollup(self._group_by_all(node))
         node = resolve_named_windows(self, node)
         from_ = node.args.get("from_") or node.args.get("from")
         relations = self.binder.relations
@@ -110,6 +110,25 @@ class SelectBinder(ClauseBinder):
         names = unique_names([n for _, n in items])
         return self.finish_select(node, rel, exprs, names, [e for e, _ in items], order)
 
+    def _group_by_all(self, node: exp.Select) -> exp.Select:
+        """``GROUP BY ALL`` (DuckDB's, Spark's): grouped by every SELECT item that holds no
+        aggregate (none: one group of all rows)."""
+        group = node.args.get("group")
+        if group is None or not group.args.get("all"):
+            return node
+        items = node.expressions
+        if group.expressions or any(
+                isinstance(i, exp.Star) or (isinstance(i, exp.Column) and
+                                            isinstance(i.this, exp.Star))
+                or any(isinstance(n, exp.Window) for n in i.walk()) for i in items):
+            raise self.error(NotSupportedError, "GROUP BY ALL over a star or a window "
+                             "function is not supported: name the grouping columns", group)
+        keys = [(i.this if isinstance(i, exp.Alias) else i).copy() for i in items
+                if not has_aggregate(i)]
+        node = node.copy()
+        node.set("group", exp.Group(expressions=keys) if keys else None)
+        return node
+
     def _with_rollup(self, node: exp.Select) -> exp.Select:
         """MySQL's ``GROUP BY a, b WITH ROLLUP`` (``WITH CUBE``) as ``GROUP BY ROLLUP (a, b)``
         (``CUBE (a, b)``)."""
@@ -149,11 +168,8 @@ class SelectBinder(ClauseBinder):
                 raise self.error(NotSupportedError, "ORDER BY ... WITH FILL is not supported",
                                  o)
         group = node.args.get("group")
-        if group is not None:
-            for arg, words in (("totals", "WITH TOTALS"), ("all", "GROUP BY ALL (name the "
-                                                                  "grouping columns)")):
-                if group.args.get(arg):
-                    raise self.error(NotSupportedError, f"{words} is not supported", group)
+        if group is not None and group.args.get("totals"):
+            raise self.error(NotSupportedError, "WITH TOTALS is not supported", group)
         for arg, value in node.args.items():
             if arg not in (bound or _BOUND_CLAUSES) and value not in (None, [], False):
                 where = value[0] if isinstance(value, list) and value else value

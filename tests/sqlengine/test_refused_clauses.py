@@ -27,7 +27,7 @@ T = "(VALUES (1, 2, 3), (1, 5, 6)) AS t(x, y, z)"
     ("SELECT 1 AS a UNION CORRESPONDING SELECT 2 AS a", "CORRESPONDING"),
     ("SELECT 1 AS a EXCEPT SELECT 2 FOR UPDATE", "FOR UPDATE"),
     (f"SELECT x, COUNT(*) AS n FROM {T} GROUP BY x WITH TOTALS", "WITH TOTALS"),
-    (f"SELECT x, COUNT(*) AS n FROM {T} GROUP BY ALL", "GROUP BY ALL"),
+    (f"SELECT *, COUNT(*) AS n FROM {T} GROUP BY ALL", "GROUP BY ALL over a star"),
     (f"SELECT x FROM {T} ORDER BY x WITH FILL", "WITH FILL"),
     # (PostgreSQL's array form; it failed as "unsupported query PAREN")
     (f"SELECT x FROM {T} WHERE x = ANY (ARRAY[1, 2])", "ARRAY_CONTAINS"),
@@ -71,3 +71,29 @@ def test_group_by_with_rollup_and_cube(mode: str) -> None:
     assert len(run("a, b WITH CUBE")) == len(rollup) + 2  # (+ the b-only subtotals)
     with pytest.raises(NotSupportedError, match="WITH ROLLUP"):
         s.sql(f"SELECT a, COUNT(*) AS n FROM {rows} GROUP BY ROLLUP (a) WITH ROLLUP")
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT x, y, SUM(z) AS s FROM t GROUP BY ALL",
+    "SELECT x + 1 AS x1, COUNT(*) AS n, MAX(y) AS m FROM t GROUP BY ALL",
+    "SELECT SUM(z) AS s, COUNT(*) AS n FROM t GROUP BY ALL",
+    "SELECT x, SUM(z) AS s FROM t GROUP BY ALL HAVING SUM(z) > 4",
+    "SELECT y FROM t GROUP BY ALL",
+])
+def test_group_by_all_as_duckdb(sql: str) -> None:
+    """GROUP BY ALL (DuckDB's, Spark's): every SELECT item without an aggregate is a key (it
+    was refused with "column must appear in GROUP BY")."""
+    import duckdb
+
+    rows = [(1, 2, 3), (1, 5, 6), (2, 2, 1), (None, 2, 4), (1, 2, 2)]
+    values = ", ".join("(" + ", ".join("NULL" if v is None else str(v) for v in r) + ")"
+                       for r in rows)
+    table = f"(VALUES {values}) AS t(x, y, z)"
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    ours = s.sql(sql.replace("FROM t", f"FROM {table}")).collect().to_pylist()
+    theirs = duckdb.sql(sql.replace("FROM t", f"FROM {table}")).fetchall()
+
+    def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
+        return tuple((v is None, str(v)) for v in row)
+
+    assert sorted((tuple(r.values()) for r in ours), key=key) == sorted(theirs, key=key)
