@@ -13,6 +13,11 @@ from sqlengine.errors import BindError, NotSupportedError
 T = "(VALUES (1, 2, 3), (1, 5, 6)) AS t(x, y, z)"
 
 
+def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
+    """A sort key for rows holding NULLs."""
+    return tuple((v is None, str(v)) for v in row)
+
+
 @pytest.mark.parametrize(("sql", "words"), [
     (f"SELECT x FROM {T} QUALIFY ROW_NUMBER() OVER (ORDER BY y) = 1", "QUALIFY"),
     (f"SELECT DISTINCT ON (x) x, y FROM {T}", "DISTINCT ON"),
@@ -56,9 +61,6 @@ def test_group_by_with_rollup_and_cube(mode: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": mode})
     rows = "(VALUES (1, 'x'), (1, 'y'), (2, 'x')) AS t(a, b)"
 
-    def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
-        return tuple((v is None, str(v)) for v in row)
-
     def run(tail: str) -> list[tuple[object, ...]]:
         got = s.sql(f"SELECT a, b, COUNT(*) AS n FROM {rows} GROUP BY {tail}").collect()
         return sorted((tuple(r.values()) for r in got.to_pylist()), key=key)
@@ -92,8 +94,5 @@ def test_group_by_all_as_duckdb(sql: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
     ours = s.sql(sql.replace("FROM t", f"FROM {table}")).collect().to_pylist()
     theirs = duckdb.sql(sql.replace("FROM t", f"FROM {table}")).fetchall()
-
-    def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
-        return tuple((v is None, str(v)) for v in row)
 
     assert sorted((tuple(r.values()) for r in ours), key=key) == sorted(theirs, key=key)
