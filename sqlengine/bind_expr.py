@@ -19,7 +19,7 @@ from sqlengine.bind_scalar import coerce
 from sqlengine.dialect import JsonCall
 from sqlengine.errors import BindError, NotSupportedError, SqlEngineError
 from sqlengine.parser import node_span
-from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, InList, Literal
 
 if TYPE_CHECKING:
     from sqlengine.statements import QueryText
@@ -188,7 +188,7 @@ class ExprBinder:
         if isinstance(node, exp.NullSafeEQ | exp.NullSafeNEQ):
             return bind_compare.distinct(self, node, scope)
         if isinstance(node, exp.Case):
-            return self._case(node, scope)
+            return bind_scalar.case(self, node, scope)
         if isinstance(node, exp.CurrentCatalog | exp.CurrentDatabase):
             return Literal(self.current_names[isinstance(node, exp.CurrentDatabase)], T.STRING)
         if isinstance(node, exp.Tuple):  # (a, b, ...): the ROW constructor
@@ -365,27 +365,6 @@ class ExprBinder:
         values = [self.bind(v, scope) for v in node.expressions]
         common = T.common_type([arg.dtype] + [v.dtype for v in values], "IN list values")
         return InList(coerce(arg, common), tuple(coerce(v, common) for v in values), negated)
-
-    def _case(self, node: exp.Case, scope: Scope) -> Expr:
-        subject = node.args.get("this")
-        conds: list[Expr] = []
-        results: list[Expr] = []
-        for when in node.args.get("ifs") or []:
-            if subject is not None:
-                cond = self.call("eq", [subject, when.this], scope, when)
-            else:
-                cond = self.bind(when.this, scope)
-                if cond.dtype not in (T.BOOLEAN, T.NULL):
-                    raise self.error(BindError, "CASE WHEN condition must be BOOLEAN", when.this)
-            conds.append(coerce(cond, T.BOOLEAN))
-            results.append(self.bind(when.args["true"], scope))
-        default_node = node.args.get("default")
-        default = self.bind(default_node, scope) if default_node is not None else None
-        all_results = results + ([default] if default is not None else [])
-        out = T.common_type([r.dtype for r in all_results], "CASE branches")
-        out = T.STRING if out == T.NULL else out
-        whens = tuple((c, coerce(r, out)) for c, r in zip(conds, results))
-        return Case(whens, coerce(default, out) if default is not None else None, out)
 
     def _trim(self, node: exp.Trim, scope: Scope) -> Expr:
         position = str(node.args.get("position") or "BOTH").upper()

@@ -10,8 +10,8 @@ from sqlglot import exp
 
 from sqlengine import functions
 from sqlengine import types as T
-from sqlengine.errors import BindError, NotSupportedError
-from sqlengine.plan.expressions import Call, Cast, Expr, Literal
+from sqlengine.errors import BindError, NotSupportedError, ParseError
+from sqlengine.plan.expressions import Call, Case, Cast, Expr, Literal
 
 if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
@@ -249,3 +249,29 @@ def python_call(binder: ExprBinder, key: str, args: list[Expr], node: exp.Expres
             raise binder.error(BindError, f"{display_name(key)}: an argument of type "
                                f"{T.type_name(a.dtype)} cannot be passed to Python", node)
     return Call(key, tuple(args), function.result_type)
+
+
+def case(binder: ExprBinder, node: exp.Case, scope: Scope) -> Expr:
+    """CASE [subject] WHEN ... THEN ... [ELSE ...] END: BOOLEAN conditions, results of one
+    common type."""
+    subject = node.args.get("this")
+    conds: list[Expr] = []
+    results: list[Expr] = []
+    for when in node.args.get("ifs") or []:
+        if when.this is None or when.args.get("true") is None:  # (sqlglot lets them go)
+            raise binder.error(ParseError, "CASE WHEN needs a condition and a THEN value", when)
+        if subject is not None:
+            cond = binder.call("eq", [subject, when.this], scope, when)
+        else:
+            cond = binder.bind(when.this, scope)
+            if cond.dtype not in (T.BOOLEAN, T.NULL):
+                raise binder.error(BindError, "CASE WHEN condition must be BOOLEAN", when.this)
+        conds.append(coerce(cond, T.BOOLEAN))
+        results.append(binder.bind(when.args["true"], scope))
+    default_node = node.args.get("default")
+    default = binder.bind(default_node, scope) if default_node is not None else None
+    all_results = results + ([default] if default is not None else [])
+    out = T.common_type([r.dtype for r in all_results], "CASE branches")
+    out = T.STRING if out == T.NULL else out
+    whens = tuple((c, coerce(r, out)) for c, r in zip(conds, results))
+    return Case(whens, coerce(default, out) if default is not None else None, out)

@@ -55,7 +55,11 @@ def _element_at(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType
 def _field(types: list[pa.DataType], values: list[object]
            ) -> tuple[pa.DataType, list[pa.DataType]]:
     row, _ = types
-    return row.field(int(values[1])).type, list(types)  # type: ignore[call-overload]
+    pos = values[1]
+    if not pa.types.is_struct(row) or not isinstance(pos, int) or isinstance(pos, bool) or \
+            not 0 <= pos < row.num_fields:
+        raise _err("field", types, "a ROW and the position of one of its fields")
+    return row.field(pos).type, list(types)
 
 
 def _cardinality(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:

@@ -14,7 +14,7 @@ import pytest
 
 import sqlengine
 from sqlengine import types as T
-from sqlengine.errors import SqlEngineError
+from sqlengine.errors import BindError, SqlEngineError
 
 ROW_TYPE = pa.struct([("city", pa.string()), ("zip", pa.int32())])
 SCHEMA = pa.schema([("id", pa.int32()), ("tags", pa.list_(pa.field("element", pa.string()))),
@@ -217,3 +217,14 @@ def test_bad_nested_sql(s: sqlengine.Session, sql: str) -> None:
     with pytest.raises(SqlEngineError) as e:
         s.sql(sql).collect()
     assert "bug in sqlengine" not in str(e.value)
+
+
+def test_field_by_position_checks_its_arguments() -> None:
+    """FIELD(row, i) (what r.f binds to) with a non-ROW or a position out of range is a
+    BindError naming FIELD; the fuzzer found FIELD('x', 1e3) failing with an IndexError."""
+    s = sqlengine.connect()
+    assert s.sql("SELECT FIELD(ROW(1, 'a'), 1) AS v").collect().to_pylist() == [{"v": "a"}]
+    for bad in ("FIELD('x', 1e3)", "FIELD(ROW(1, 'a'), 2)", "FIELD(ROW(1, 'a'), -1)"):
+        with pytest.raises(BindError, match="FIELD expects a ROW"):
+            s.sql(f"SELECT {bad} AS v")
+

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import sqlengine
-from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.errors import BindError, NotSupportedError, ParseError
 
 T = "(VALUES (1, 2, 3), (1, 5, 6)) AS t(x, y, z)"
 
@@ -96,3 +96,11 @@ def test_group_by_all_as_duckdb(sql: str) -> None:
     theirs = duckdb.sql(sql.replace("FROM t", f"FROM {table}")).fetchall()
 
     assert sorted((tuple(r.values()) for r in ours), key=key) == sorted(theirs, key=key)
+
+
+def test_case_when_without_a_condition_is_a_parse_error() -> None:
+    """sqlglot lets ``CASE WHEN THEN 1`` through with no condition; it failed with an
+    AttributeError (the fuzzer, seed 2026)."""
+    s = sqlengine.connect()
+    with pytest.raises(ParseError, match="CASE WHEN needs a condition"):
+        s.sql("SELECT CASE WHEN THEN 1 END AS v")
