@@ -68,7 +68,12 @@ def _source_parallelism(op: TableScanSpec, default: int) -> int:
     if connector is not None and not connector.parallel_source:
         return 1  # e.g. a socket: one connection, a non-parallel source, as Flink's
     given = op.source.option("scan.parallelism")
-    return max(1, int(given)) if given else default
+    par = max(1, int(given)) if given else default
+    if connector is not None and par > 1:
+        shares = connector.source_shares(op.source, op.event_time or op.source.changelog)
+        if shares is not None:
+            par = min(par, shares)
+    return par
 
 
 def _sink_parallelism(op: TableSinkSpec, inputs: list[tuple[StreamNode, Partitioning]],

@@ -264,6 +264,15 @@ class Connector:
     listed: ClassVar[bool] = True  # named in CREATE TABLE's error messages and completion
     parallel_source: ClassVar[bool] = True  # its source splits over parallel subtasks
 
+    def source_shares(self, source: SourceSpec, ordered: bool) -> int | None:
+        """How many subtasks can get a share of the table's input (None: any number). The
+        source then runs at no more subtasks than that: a subtask without a share would hold
+        the watermark of the tasks it feeds at its start until its end reached them, so what
+        is late would depend on timing. ``ordered``: the rows keep their order (event time or
+        a changelog), so a file is not split between subtasks."""
+        del source, ordered
+        return None
+
     def parallel_sink(self, options: dict[str, str]) -> bool:
         """Whether the sink of a table with these options may run as parallel subtasks, each
         writing its share (as Flink's sinks run at the default parallelism); one subtask

@@ -28,7 +28,7 @@ from sqlengine.connectors.base import (
 from sqlengine.connectors.canal_format import nested_refusal
 from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
 from sqlengine.connectors.filesystem_partitions import PartitionedWriter
-from sqlengine.connectors.parquet_format import parquet_statistics
+from sqlengine.connectors.parquet_format import parquet_statistics, row_groups
 from sqlengine.errors import ConnectorError
 from sqlengine.statistics import ColumnStats, Estimate, schema_width
 from sqlengine.types import is_nested, type_name
@@ -234,6 +234,27 @@ class Filesystem(Connector):
         return read_files(read.table, read.options, read.schema, read.stats, read.columns,
                           read.split, read.row_filter, split_files=not read.ordered,
                           cursor=read.cursor)
+
+    def source_shares(self, source: SourceSpec, ordered: bool) -> int | None:
+        """Parquet's row groups and orc's stripes go to subtasks in turn (file by file with
+        METADATA columns); a text or avro file is read by one subtask. (Partitions are not
+        counted.)"""
+        options = dict(source.options)
+        fmt = options.get("format")
+        if not ordered or decode_partition_keys(options):
+            return None
+        try:
+            files = list_files(options.get("path") or "", source.table)
+            if fmt in ("parquet", "orc"):
+                count = row_groups if fmt == "parquet" else orc_format.stripes
+                units = [count(f) for f in files]
+            else:
+                units = [1] * len(files)
+        except (ConnectorError, OSError, pa.ArrowException):
+            return None  # (reading reports it)
+        if decode_metadata(options):  # (each file is read alone, its units shared out)
+            return max(units, default=1)
+        return max(1, sum(units))
 
     def parallel_sink(self, options: dict[str, str]) -> bool:
         """Each subtask writes part files of its own (``part-<subtask>-<n>``); a PARTITIONED
