@@ -113,3 +113,17 @@ def require_boolean(binder: Binder, e: Expr, node: exp.Expression, where: str) -
 
 def hidden_name(names: list[str], idx: int) -> str:
     return names[idx] if idx < len(names) else f"$h{idx}"
+
+
+def unread_clause(node: exp.Expression, read: frozenset[str],
+                  words: dict[str, str] | None = None) -> tuple[str, exp.Expression] | None:
+    """The first clause of ``node`` that binding does not read (a sqlglot argument outside
+    ``read`` that is set), as (its words for a message, the node to point at); None when
+    there is none. Other engines' SQL that the parser knows is refused by name this way."""
+    for arg, value in node.args.items():
+        if arg in read or value in (None, [], False):
+            continue
+        where = value[0] if isinstance(value, list) else value
+        text = (words or {}).get(arg, arg.rstrip("_").upper().replace("_", " "))
+        return text, where if isinstance(where, exp.Expression) else node
+    return None

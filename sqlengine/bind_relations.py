@@ -18,6 +18,7 @@ from sqlengine.bind_common import (
     requalify,
     require_boolean,
     scope_of,
+    unread_clause,
 )
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.bind_hints import no_hint, with_hint
@@ -62,6 +63,8 @@ if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
 
 _MAX_VIEW_DEPTH = 32
+# The JOIN clauses binding reads (sqlglot's argument names); any other is refused.
+_JOIN_CLAUSES = frozenset({"this", "on", "using", "side", "kind", "hint"})
 
 
 class RelationBinder(ClauseBinder):
@@ -376,11 +379,10 @@ class RelationBinder(ClauseBinder):
         if method:
             raise self.error(NotSupportedError, f"{method} JOIN is not supported; name the "
                              "columns with USING (...) or ON", join)
-        extra = next((a for a, v in join.args.items() if v not in (None, [], False) and a not in
-                      ("this", "on", "using", "side", "kind", "hint")), None)
+        extra = unread_clause(join, _JOIN_CLAUSES)
         if extra is not None or kind not in ("", "INNER", "OUTER", "CROSS", "SEMI", "ANTI",
                                              "LATERAL", "STRAIGHT_JOIN"):
-            what = kind if extra is None else extra.rstrip("_").upper().replace("_", " ")
+            what = kind if extra is None else extra[0]
             raise self.error(NotSupportedError, f"{what} in a JOIN is not supported", join)
         if kind in ("SEMI", "ANTI"):
             raise self.error(NotSupportedError, f"{kind} JOIN is not SQL that Flink accepts; "

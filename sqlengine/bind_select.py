@@ -18,6 +18,7 @@ from sqlengine.bind_common import (
     scope_of,
     sort_key,
     unique_names,
+    unread_clause,
 )
 from sqlengine.bind_expr import Scope, coerce
 from sqlengine.errors import BindError, NotSupportedError
@@ -170,12 +171,9 @@ class SelectBinder(ClauseBinder):
         group = node.args.get("group")
         if group is not None and group.args.get("totals"):
             raise self.error(NotSupportedError, "WITH TOTALS is not supported", group)
-        for arg, value in node.args.items():
-            if arg not in (bound or _BOUND_CLAUSES) and value not in (None, [], False):
-                where = value[0] if isinstance(value, list) and value else value
-                words = _CLAUSE_WORDS.get(arg, arg.rstrip("_").upper().replace("_", " "))
-                raise self.error(NotSupportedError, f"{words} is not supported", where
-                                 if isinstance(where, exp.Expression) else node)
+        unread = unread_clause(node, bound or _BOUND_CLAUSES, _CLAUSE_WORDS)
+        if unread is not None:
+            raise self.error(NotSupportedError, f"{unread[0]} is not supported", unread[1])
         distinct = node.args.get("distinct")  # (a set operation's is a flag)
         if isinstance(distinct, exp.Distinct) and distinct.args.get("on") is not None:
             raise self.error(NotSupportedError, "DISTINCT ON is not supported: rank the rows "
