@@ -259,7 +259,7 @@ class Session:
             case S.Reset():
                 self.reset(stmt.key)
                 return Result("ok", "[INFO] Execute statement succeeded: RESET")
-            case S.Show(what="JOBS"):
+            case S.Show(what="JOBS", source=None, like=None):
                 jobs = list(self.jobs.values())
                 return Result("rows", table=pa.table({
                     "job id": pa.array([j.id for j in jobs], pa.string()),
@@ -296,25 +296,41 @@ class Session:
                 raise NotSupportedError(f"unsupported statement {type(stmt).__name__}")
 
     def _show(self, stmt: S.Show) -> Result:
-        what = stmt.what
+        what, cat = stmt.what, self.catalog
+        if stmt.source is not None and what not in ("TABLES", "VIEWS", "FUNCTIONS",
+                                                    "USER FUNCTIONS", "DATABASES"):
+            raise BindError(f"SHOW {what} takes no FROM / IN")
+        if stmt.like is not None and (what.startswith("CURRENT") or what == "JOBS"):
+            raise BindError(f"SHOW {what} takes no LIKE")
+        database = cat.database_key(stmt.source) if stmt.source is not None and \
+            what != "DATABASES" else None
+        user = sorted(n.upper() for n in cat.functions)
         if what == "TABLES":
-            names = self.catalog.names()
+            names = cat.names(database)
         elif what == "VIEWS":
-            names = self.catalog.view_names()
+            names = cat.view_names(database)
         elif what == "FUNCTIONS":
-            names = sorted({*callable_names(), *(n.upper() for n in self.catalog.functions)})
+            names = sorted({*callable_names(), *user})
+        elif what == "USER FUNCTIONS":
+            names = user
         elif what == "CATALOGS":
-            names = self.catalog.catalog_names()
+            names = cat.catalog_names()
         elif what == "CURRENT CATALOG":
-            names = [self.catalog.current_names()[0]]
+            names = [cat.current_names()[0]]
         elif what == "DATABASES":
-            names = self.catalog.database_names()
+            names = cat.database_names(cat.catalog_key(stmt.source)
+                                       if stmt.source is not None else None)
         elif what == "CURRENT DATABASE":
-            names = [self.catalog.current_names()[1]]
+            names = [cat.current_names()[1]]
         else:
             raise NotSupportedError(f"SHOW {what} is not supported")
-        column = {"TABLES": "table name", "VIEWS": "view name", "FUNCTIONS": "function name"}
-        return Result("rows", table=pa.table({column.get(what, "name"): names}))
+        if stmt.like is not None:
+            names = [n for n in names if stmt.like.keeps(n)]
+        column = {"TABLES": "table name", "VIEWS": "view name", "FUNCTIONS": "function name",
+                  "USER FUNCTIONS": "function name", "CATALOGS": "catalog name",
+                  "DATABASES": "database name"}
+        return Result("rows", table=pa.table({column.get(what, "name"): pa.array(names,
+                                                                                   pa.string())}))
 
     def _stop_job(self, stmt: S.StopJob) -> Result:
         job = self.jobs.get(stmt.job_id)

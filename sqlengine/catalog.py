@@ -46,6 +46,7 @@ class ViewDef:
     query: QueryText
     script: str
     columns: tuple[str, ...] = ()
+    comment: str | None = None  # (COMMENT '...': shown by SHOW CREATE VIEW)
 
 
 DEFAULT_CATALOG = "default_catalog"
@@ -216,18 +217,30 @@ class Catalog:
         key = self._key(name)
         return key in self._tables or key in self._views
 
-    def table_names(self) -> list[str]:
-        """The tables of the current database."""
+    def database_key(self, name: str) -> tuple[str, str]:
+        """A database named ``db`` or ``catalog.db`` (which must exist), as a key."""
+        cat, db = self._split_database(name)
+        self._database(cat, db.lower())
+        return cat, db.lower()
+
+    def catalog_key(self, name: str) -> str:
+        if name.lower() not in self._catalogs:
+            raise BindError(f"unknown catalog {name!r} (catalogs: "
+                            f"{', '.join(self.catalog_names())})")
+        return name.lower()
+
+    def table_names(self, database: tuple[str, str] | None = None) -> list[str]:
+        """The tables of the current database (or of ``database``, a key)."""
         return sorted(t.name.split(".")[-1] for k, t in self._tables.items()
-                      if k[:2] == self.current)
+                      if k[:2] == (database or self.current))
 
-    def view_names(self) -> list[str]:
-        """The views of the current database."""
+    def view_names(self, database: tuple[str, str] | None = None) -> list[str]:
+        """The views of the current database (or of ``database``, a key)."""
         return sorted(v.name.split(".")[-1] for k, v in self._views.items()
-                      if k[:2] == self.current)
+                      if k[:2] == (database or self.current))
 
-    def names(self) -> list[str]:
-        return sorted(self.table_names() + self.view_names())
+    def names(self, database: tuple[str, str] | None = None) -> list[str]:
+        return sorted(self.table_names(database) + self.view_names(database))
 
     def all_tables(self) -> list[TableDef]:
         """Every table of every catalog and database."""

@@ -194,7 +194,7 @@ def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
     if stmt.columns and len(stmt.columns) != len(plan.schema):
         raise BindError(f"view {stmt.name!r} names {len(stmt.columns)} columns but its query "
                         f"returns {len(plan.schema)}")
-    catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns))
+    catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns, stmt.comment))
     return "[INFO] Execute statement succeeded."
 
 
@@ -481,19 +481,14 @@ def _string(text: str) -> str:
 
 
 def show_columns(catalog: Catalog, stmt: S.ShowColumns) -> pa.Table:
-    """SHOW COLUMNS FROM t [[NOT] LIKE 'pattern']: DESCRIBE's rows whose name matches (SQL
-    LIKE: % any run, _ one character; case-sensitive as Flink's)."""
-    import re
-
+    """SHOW COLUMNS FROM t [[NOT] LIKE / ILIKE 'pattern']: DESCRIBE's rows whose name
+    matches."""
     if catalog.table(stmt.name) is None and catalog.view(stmt.name) is None:
         raise BindError(f"SHOW COLUMNS: unknown table or view {stmt.name!r}")
     rows = describe(catalog, S.Describe(stmt.name), stmt.name)
-    if stmt.pattern is None:
+    if stmt.like is None:
         return rows
-    regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
-                    for c in stmt.pattern)
-    keep = [bool(re.fullmatch(regex, n, re.DOTALL)) != stmt.negated
-            for n in rows.column("name").to_pylist()]
+    keep = [stmt.like.keeps(n) for n in rows.column("name").to_pylist()]
     return rows.filter(pa.array(keep, pa.bool_()))
 
 
@@ -507,7 +502,8 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
             what = "a table" if catalog.table(stmt.name) is not None else "unknown"
             raise BindError(f"SHOW CREATE VIEW {stmt.name!r}: {what} view")
         cols = f" ({', '.join(_quote(c) for c in view.columns)})" if view.columns else ""
-        return f"CREATE VIEW {_quote(view.name.split('.')[-1])}{cols} AS\n" \
+        comment = f"\nCOMMENT {_string(view.comment)}" if view.comment is not None else ""
+        return f"CREATE VIEW {_quote(view.name.split('.')[-1])}{cols}{comment} AS\n" \
             f"{view.query.sql.strip()}"
     table = catalog.table(stmt.name)
     if table is None:

@@ -223,7 +223,8 @@ def _lark_error(e: UnexpectedInput, text: str, offset: int, script: str) -> Pars
 _TERMINAL_NAMES = {
     "RPAR": "')'", "LPAR": "'('", "COMMA": "','", "EQUAL": "'='", "STRING": "a string",
     "NAME": "a name", "QUOTED_NAME": "a name", "NUMBER": "a number", "QUERY": "a query",
-    "$END": "end of statement", "SEMICOLON": "';'",
+    "$END": "end of statement", "SEMICOLON": "';'", "LIKE_KW": "LIKE or ILIKE",
+    "SHOW_FROM": "FROM or IN", "SHOW_NOT": "NOT",
 }
 
 

@@ -79,6 +79,7 @@ class CreateView(Statement):
     query: QueryText
     temporary: bool = False
     if_not_exists: bool = False
+    comment: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +169,31 @@ class StopJob(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class ShowLike:
+    """[NOT] LIKE / ILIKE 'pattern' after SHOW: SQL LIKE's % (any run) and _ (one character);
+    LIKE is case-sensitive, ILIKE not (as Flink's)."""
+
+    pattern: str
+    negated: bool = False
+    ignore_case: bool = False
+
+    def keeps(self, name: str) -> bool:
+        import re
+
+        regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
+                        for c in self.pattern)
+        flags = re.DOTALL | (re.IGNORECASE if self.ignore_case else 0)
+        return bool(re.fullmatch(regex, name, flags)) != self.negated
+
+
+@dataclass(frozen=True, slots=True)
 class Show(Statement):
+    """SHOW TABLES / VIEWS / [USER] FUNCTIONS [FROM [catalog.]database], SHOW DATABASES [FROM
+    catalog], SHOW CATALOGS, each [[NOT] LIKE / ILIKE 'pattern']; SHOW CURRENT ..., JOBS."""
+
     what: str
+    source: str | None = None  # FROM / IN
+    like: ShowLike | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +207,7 @@ class ShowColumns(Statement):
     """SHOW COLUMNS FROM t [[NOT] LIKE 'pattern']: DESCRIBE's rows, filtered by name."""
 
     name: str
-    pattern: str | None = None
-    negated: bool = False
+    like: ShowLike | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,12 +376,11 @@ class StatementBuilder(Transformer):
 
     def create_view(self, items: list) -> CreateView:
         temporary, if_not_exists, name = items[0], items[1], items[2]
-        columns: tuple[str, ...] = ()
         rest = items[3:]
-        if len(rest) == 2:
-            columns = rest[0]
+        columns: tuple[str, ...] = next((r for r in rest[:-1] if isinstance(r, tuple)), ())
+        comment = next((r for r in rest[:-1] if isinstance(r, str)), None)
         return CreateView(name, columns, _text(rest[-1], self.base),
-                          temporary is not None, if_not_exists is not None)
+                          temporary is not None, if_not_exists is not None, comment)
 
     def create_function(self, items: list) -> FunctionStatement:
         _temporary, _system, if_not_exists, name, path, _lang, language = items
@@ -456,12 +478,17 @@ class StatementBuilder(Transformer):
                        items[2] is not None)
 
     def show(self, items: list) -> Show:
-        return Show(" ".join(str(items[0]).upper().split()))
+        what, _from, source, like = items
+        return Show(" ".join(str(what).upper().split()), source, like)
 
     def show_columns(self, items: list) -> ShowColumns:
-        _from, name, negated, _like, pattern = items
-        return ShowColumns(name, unquote_string(str(pattern)) if pattern is not None else None,
-                           negated is not None)
+        _from, name, like = items
+        return ShowColumns(name, like)
+
+    def show_like(self, items: list) -> ShowLike:
+        negated, word, pattern = items
+        return ShowLike(unquote_string(str(pattern)), negated is not None,
+                        str(word).upper() == "ILIKE")
 
     def show_create(self, items: list) -> ShowCreate:
         return ShowCreate(str(items[0]).upper(), items[1])

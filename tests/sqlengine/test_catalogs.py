@@ -66,3 +66,51 @@ def test_refused(sql: str, message: str) -> None:
     s = sqlengine.connect()
     with pytest.raises(SqlEngineError, match=message):
         s.execute(sql) if not sql.startswith("SELECT") else s.sql(sql).collect()
+
+
+def test_show_from_a_database_and_like() -> None:
+    # Flink's SHOW ... [FROM | IN ...] [[NOT] LIKE | ILIKE 'pattern'] (FLIP-297)
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE CATALOG c1 WITH ('type' = 'generic_in_memory')")
+    s.execute("CREATE DATABASE c1.sales")
+    for name in ("orders", "order_lines", "Customers"):
+        s.execute(f"CREATE TABLE {name} " + TABLE.format(n=1))
+    s.execute("CREATE TABLE c1.sales.refunds " + TABLE.format(n=1))
+    s.execute("CREATE VIEW big_orders AS SELECT * FROM orders WHERE id > 0")
+    s.execute("CREATE VIEW c1.sales.v AS SELECT * FROM c1.sales.refunds")
+    assert _shown(s, "SHOW TABLES") == ["Customers", "big_orders", "order_lines", "orders"]
+    assert _shown(s, "SHOW TABLES LIKE 'order%'") == ["order_lines", "orders"]
+    assert _shown(s, "SHOW TABLES LIKE 'order_'") == ["orders"]
+    assert _shown(s, "SHOW TABLES LIKE 'o_ders'") == ["orders"]
+    assert _shown(s, "SHOW TABLES NOT LIKE '%order%'") == ["Customers"]
+    assert _shown(s, "SHOW TABLES LIKE 'customers'") == []  # (LIKE tells case apart)
+    assert _shown(s, "SHOW TABLES ILIKE 'customers'") == ["Customers"]
+    assert _shown(s, "SHOW TABLES FROM c1.sales") == ["refunds", "v"]
+    assert _shown(s, "SHOW TABLES IN c1.sales NOT LIKE 'v'") == ["refunds"]
+    assert _shown(s, "SHOW VIEWS FROM c1.sales") == ["v"]
+    assert _shown(s, "SHOW VIEWS LIKE 'big%'") == ["big_orders"]
+    assert _shown(s, "SHOW DATABASES FROM c1") == ["default_database", "sales"]
+    assert _shown(s, "SHOW DATABASES IN c1 LIKE 's%'") == ["sales"]
+    assert _shown(s, "SHOW CATALOGS NOT LIKE 'c_'") == ["default_catalog"]
+    assert _shown(s, "SHOW FUNCTIONS LIKE 'UPPE_'") == ["UPPER"]
+    assert _shown(s, "SHOW FUNCTIONS ILIKE 'upper'") == ["UPPER"]
+    assert _shown(s, "SHOW USER FUNCTIONS") == []
+    s.create_function("twice", lambda x: x * 2, "INT")
+    assert _shown(s, "SHOW USER FUNCTIONS") == ["TWICE"]
+    assert s.execute("SHOW DATABASES")[0].table.column_names == ["database name"]
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    ("SHOW TABLES FROM nope", "unknown database 'nope'"),
+    ("SHOW TABLES FROM c9.x", "unknown catalog 'c9'"),
+    ("SHOW DATABASES FROM c9", "unknown catalog 'c9'"),
+    ("SHOW CATALOGS FROM x", "SHOW CATALOGS takes no FROM"),
+    ("SHOW CURRENT DATABASE LIKE 'x'", "SHOW CURRENT DATABASE takes no LIKE"),
+    ("SHOW JOBS LIKE 'x'", "SHOW JOBS takes no LIKE"),
+    ("SHOW TABLES NOT", "expected LIKE or ILIKE"),
+    ("SHOW TABLES LIKE x", "expected a string"),
+])
+def test_show_refuses(sql: str, message: str) -> None:
+    s = sqlengine.connect()
+    with pytest.raises(SqlEngineError, match=message):
+        s.execute(sql)

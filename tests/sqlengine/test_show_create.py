@@ -38,8 +38,10 @@ def test_show_create_table_round_trips(ddl: str) -> None:
 def test_show_create_view_round_trips() -> None:
     s = sqlengine.connect()
     s.execute(TABLES[1])
-    s.execute("CREATE VIEW v (k, n) AS SELECT id % 2, COUNT(*) FROM g GROUP BY id % 2")
+    s.execute("CREATE VIEW v (k, n) COMMENT 'per parity, it''s counted' AS "
+              "SELECT id % 2, COUNT(*) FROM g GROUP BY id % 2")
     text = s.execute("SHOW CREATE VIEW v")[0].table.column(0)[0].as_py()
+    assert "COMMENT 'per parity, it''s counted' AS" in text
     other = sqlengine.connect()
     other.execute(TABLES[1])
     other.execute(text)
@@ -69,6 +71,9 @@ def test_show_columns_filters_describe() -> None:
     assert names("SHOW COLUMNS IN t LIKE 'a%'") == ["amount", "account"]
     assert names("SHOW COLUMNS FROM t NOT LIKE '%t'") == ["ts"]
     assert names("SHOW COLUMNS FROM t LIKE 'a_count'") == ["account"]
+    assert names("SHOW COLUMNS FROM t LIKE 'TS'") == []
+    assert names("SHOW COLUMNS FROM t ILIKE 'TS'") == ["ts"]
+    assert names("SHOW COLUMNS FROM t NOT ILIKE 'A%'") == ["ts"]
     assert s.execute("SHOW COLUMNS FROM t")[0].table.equals(s.execute("DESCRIBE t")[0].table)
     with pytest.raises(SqlEngineError, match="unknown table or view"):
         s.execute("SHOW COLUMNS FROM nope")
