@@ -24,7 +24,8 @@ from sqlengine.errors import (
 )
 from sqlengine.parser import parse_expression, parse_query
 from sqlengine.plan.expressions import ColumnRef, Expr
-from sqlengine.plan.nodes import Field, LogicalPlan, Project, Schema, Sink, SinkSpec
+from sqlengine.plan.nodes import Field, LogicalPlan, Project, Scan, Schema, Sink, SinkSpec
+from sqlengine.plan.tree import walk
 
 
 def safe_options(catalog: Catalog, table: str, options: dict[str, str], script: str,
@@ -618,6 +619,14 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
     if stmt.overwrite and not connector.supports_overwrite:
         raise PlanError("INSERT OVERWRITE needs a filesystem table", span=span, sql=script)
     plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+    if stmt.overwrite:
+        endless = next((p.source.table for p in walk(plan)
+                        if isinstance(p, Scan) and not p.source.bounded), None)
+        if endless is not None:
+            raise PlanError(f"INSERT OVERWRITE {stmt.table!r} reads the unbounded table "
+                            f"{endless!r}: the files it replaces go when the job ends, which "
+                            "an unbounded job never does (write INSERT INTO, or read bounded "
+                            "tables)", span=span, sql=script)
     target = table.schema.fields
     columns = list(stmt.columns) or [f.name for f in target]
     if len(columns) != len(plan.schema):

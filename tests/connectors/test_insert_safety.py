@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import sqlengine
-from sqlengine.errors import ConnectorError
+from sqlengine.errors import ConnectorError, PlanError
 
 
 def _session(tmp_path: Path, mode: str = "batch") -> sqlengine.Session:
@@ -54,6 +54,22 @@ def test_overwrite_replaces_the_parts_once_the_new_one_is_complete(tmp_path: Pat
     assert sorted(tuple(r.values()) for r in s.sql("SELECT * FROM d").collect().to_pylist()) \
         == [(2, "b"), (3, "c")]
     assert [p.name for p in (tmp_path / "d").iterdir()] == ["part-0-0"]
+
+
+def test_overwrite_from_an_unbounded_table_is_refused(tmp_path: Path) -> None:
+    # Its old parts would go only when the job ends, which it never does: the table would
+    # hold the old rows and the new ones together. From bounded tables, streaming mode too
+    # replaces the rows.
+    s = _session(tmp_path, "streaming")
+    s.execute("INSERT INTO d VALUES (1, 'a'), (2, 'b')")
+    s.execute("CREATE TABLE g (k INT, v STRING) WITH ('connector' = 'datagen')")
+    with pytest.raises(PlanError, match="INSERT OVERWRITE 'd' reads the unbounded table 'g'"):
+        s.execute("INSERT OVERWRITE d SELECT * FROM g")
+    with pytest.raises(PlanError, match="unbounded table 'g'"):
+        s.execute("INSERT OVERWRITE d SELECT k, v FROM d UNION ALL SELECT k, v FROM g")
+    assert _count(s) == 2
+    s.execute("INSERT OVERWRITE d VALUES (7, 'x')")
+    assert _count(s) == 1
 
 
 def test_a_new_part_never_replaces_an_existing_one(tmp_path: Path) -> None:
