@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.plan.expressions import Call, Expr
+from sqlengine.plan.expressions import Call, Expr, Literal
 
 _LIMIT = (1 << 63) - 1
 
@@ -83,7 +83,27 @@ def _operand(a: pa.Array) -> tuple[np.ndarray, int, int] | None:
     return v, scale, bound
 
 
+def _literal_operand(lit: Literal) -> tuple[np.int64, int, int] | None:
+    """A decimal or integer literal as an operand: its unscaled value (a numpy scalar, which
+    broadcasts over the other operand's rows), scale and exact magnitude."""
+    t, value = lit.type, lit.value
+    if value is None or isinstance(value, bool):
+        return None
+    if pa.types.is_decimal128(t) and isinstance(value, decimal.Decimal | int):
+        unscaled_value = decimal.Decimal(value).scaleb(t.scale)
+        if unscaled_value != unscaled_value.to_integral_value():
+            return None
+        v, scale = int(unscaled_value), t.scale
+    elif pa.types.is_integer(t) and isinstance(value, int):
+        v, scale = value, 0
+    else:
+        return None
+    return (np.int64(v), scale, abs(v)) if abs(v) <= _LIMIT else None
+
+
 def _magnitude(v: np.ndarray) -> int:
+    if np.ndim(v) == 0:
+        return abs(int(v))
     if len(v) == 0:
         return 0
     lo, hi = int(v.min()), int(v.max())
@@ -168,6 +188,9 @@ def unscaled(expr: Expr, batch: pa.RecordBatch, memo: dict | None,
         right = unscaled(expr.args[1], batch, memo, evaluate) if left is not None else None
         if left is not None and right is not None:
             found = combine(expr.name, left, right, t)
+    elif isinstance(expr, Literal):
+        # (one value, broadcast by numpy: ``1 - l_discount`` builds no array of ones)
+        found = _literal_operand(expr)
     if found is None:
         arr = evaluate(expr, batch, memo)
         if isinstance(arr, pa.ChunkedArray):
@@ -187,7 +210,10 @@ def summable(expr: Expr, batch: pa.RecordBatch, memo: dict | None,
     if found is None or found[1] != expr.dtype.scale or \
             found[2] * max(batch.num_rows, 1) >= 1 << 63:
         return None
-    return pa.array(found[0], pa.int64())
+    values = found[0]
+    if np.ndim(values) == 0:  # (a literal)
+        values = np.full(batch.num_rows, values, dtype=np.int64)
+    return pa.array(values, pa.int64())
 
 
 def arith(op: str, args: list[pa.Array], out: pa.DataType) -> pa.Array | None:

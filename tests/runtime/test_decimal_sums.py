@@ -147,3 +147,28 @@ def test_window_sums_of_decimal_products_are_exact(nulls: bool | str,
         assert got[key]["s"] == sum((p[i] for i in live), Decimal(0))
         c = sum((p[i] * d[i] for i in live), Decimal(0)) / len(live)
         assert got[key]["c"] == c.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_literals_in_summed_decimal_expressions(mode: str) -> None:
+    # A literal operand is one numpy value broadcast over the rows (decimal_int64's
+    # _literal_operand): decimal and integer literals, negative ones, on either side, alone.
+    t = _priced(False)
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("t", pa.Table.from_batches(t.to_batches(max_chunksize=700)))
+    result = s.sql(
+        "SELECT k, SUM(p * 1.5) AS a, SUM(2 * p + 0.25) AS b, SUM(p - 3) AS c, "
+        "SUM(-1.25 * p) AS d, SUM(CAST(1.5 AS DECIMAL(10, 2))) AS e, "
+        "SUM((100 - d) * (t + 0.001)) AS f FROM t GROUP BY k").collect()
+    got = {r["k"]: r for r in result.to_pylist()}
+    cols = {c: t[c].to_pylist() for c in t.column_names}
+    for k in "xyz":
+        rows = [i for i, kk in enumerate(cols["k"]) if kk == k]
+        p = [cols["p"][i] for i in rows]
+        assert got[k]["a"] == sum((x * Decimal("1.5") for x in p), Decimal(0))
+        assert got[k]["b"] == sum((2 * x + Decimal("0.25") for x in p), Decimal(0))
+        assert got[k]["c"] == sum((x - 3 for x in p), Decimal(0))
+        assert got[k]["d"] == sum((Decimal("-1.25") * x for x in p), Decimal(0))
+        assert got[k]["e"] == Decimal("1.5") * len(rows)
+        assert got[k]["f"] == sum(((100 - cols["d"][i]) * (cols["t"][i] + Decimal("0.001"))
+                                   for i in rows), Decimal(0))
