@@ -171,6 +171,10 @@ def _compare(fn: Callable[..., Array]) -> Kernel:
     array (half the memory traffic: string equality in TPC-H q19 and q12)."""
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         a, b = args
+        if pa.types.is_null(a.type) or pa.types.is_null(b.type):  # (a bare NULL: NULL = NULL)
+            like = b.type if pa.types.is_null(a.type) else a.type
+            like = pa.bool_() if pa.types.is_null(like) else like
+            a, b = a.cast(like), b.cast(like)
         if lits[1] is not None and len(b):
             b = _scalar(lits[1], b)
         elif lits[0] is not None and len(a):
