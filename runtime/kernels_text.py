@@ -847,6 +847,47 @@ def _case(case: str, arrow: Callable[[Array], Array]) -> Kernel:
     return kernel
 
 
+def _inet_aton(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """Flink's INET_ATON (MySQL's): 'a.b.c.d' -> a<<24 | b<<16 | c<<8 | d, and the short forms
+    'a' -> a, 'a.b' -> a.0.0.b, 'a.b.c' -> a.b.0.c; every part decimal digits (leading zeros
+    allowed) from 0 to 255; NULL for anything else. Vectorised: the parts of every value in
+    one flat array, each part's shift from its position and its value's number of parts."""
+    a = args[0]
+    n = len(a)
+    shaped = pc.fill_null(pc.match_substring_regex(a, r"^[0-9]+(\.[0-9]+){0,3}$"), False)
+    parts = pc.split_pattern(pc.if_else(shaped, a, pa.scalar("0")), ".")
+    count = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
+    flat = pc.list_flatten(parts)
+    row = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
+    digits = pc.utf8_ltrim(flat, "0")
+    short = pc.less_equal(pc.utf8_length(digits), 3)
+    digits = pc.if_else(pc.and_(short, pc.not_equal(digits, "")), digits, pa.scalar("0"))
+    value = pc.cast(digits, pa.int64()).to_numpy(zero_copy_only=False)
+    bad = (value > 255) | ~short.to_numpy(zero_copy_only=False)
+    offsets = parts.offsets.to_numpy()[:-1] if n else np.zeros(0, np.int64)
+    position = np.arange(len(value)) - (offsets[row] - (offsets[0] if n else 0))
+    k = count[row]
+    # (k parts: the first goes to bits 24.., the last to bits 0..; 4 parts fill 24/16/8/0,
+    # 3 parts 24/16/0, 2 parts 24/0, 1 part 0)
+    shift = np.select([position == k - 1, position == 0, position == 1, position == 2],
+                      [0, 24, 16, 8], 0)
+    total = np.bincount(row, weights=(value << shift).astype(np.float64), minlength=n)
+    invalid = np.bincount(row, weights=bad, minlength=n) > 0
+    valid = shaped.to_numpy(zero_copy_only=False) & ~invalid
+    return pa.array(total.astype(np.int64), pa.int64(), mask=~valid)
+
+
+def _inet_ntoa(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """Flink's INET_NTOA: a number from 0 to 2^32 - 1 as 'a.b.c.d'; NULL outside."""
+    a = args[0].cast(pa.int64())
+    v = pc.fill_null(a, -1).to_numpy(zero_copy_only=False)
+    ok = (v >= 0) & (v <= 0xFFFFFFFF)
+    v = np.where(ok, v, 0)
+    octets = [pc.cast(pa.array((v >> s) & 0xFF), pa.string()) for s in (24, 16, 8, 0)]
+    text = pc.binary_join_element_wise(*octets, ".")
+    return pc.if_else(pa.array(ok), text, pa.scalar(None, pa.string()))
+
+
 KERNELS: dict[str, Kernel] = {
     "upper": _case("upper", pc.utf8_upper),
     "lower": _case("lower", pc.utf8_lower),
@@ -888,4 +929,6 @@ KERNELS: dict[str, Kernel] = {
     "is_alpha": _char_test(r"^\p{L}+$"),
     "is_digit": _char_test(r"^\p{Nd}+$"),
     "is_decimal": _char_test(_JAVA_DOUBLE),
+    "inet_aton": _inet_aton,
+    "inet_ntoa": _inet_ntoa,
 }

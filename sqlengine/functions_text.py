@@ -2,8 +2,9 @@
 CONCAT_WS, LEFT / RIGHT, ASCII / CHR, BTRIM, STARTSWITH / ENDSWITH, REGEXP_COUNT /
 REGEXP_INSTR / REGEXP_SUBSTR, TRANSLATE, OVERLAY, ELT, TO_BASE64 / FROM_BASE64, URL_ENCODE /
 URL_DECODE, PARSE_URL, REPLACE / REGEXP / REGEXP_EXTRACT (any pattern expression), ENCODE /
-DECODE, PRINTF, IS_ALPHA / IS_DIGIT / IS_DECIMAL, and the hash functions MD5 / SHA1 / SHA2 /
-SHA224 ... SHA512 (signatures; kernels in ``runtime.kernels_text``)."""
+DECODE, PRINTF, IS_ALPHA / IS_DIGIT / IS_DECIMAL, INET_ATON / INET_NTOA (IPv4 addresses), and
+the hash functions MD5 / SHA1 / SHA2 / SHA224 ... SHA512 (signatures; kernels in
+``runtime.kernels_text``)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,12 @@ def _decode(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     return T.STRING, [pa.binary(), T.STRING]
 
 
+def _inet_ntoa(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    if not (T.is_integer(types[0]) or types[0] == T.NULL):
+        raise _err("inet_ntoa", types, "an integer (INT or BIGINT)")
+    return T.STRING, [T.BIGINT]
+
+
 def _printf(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     if not (T.is_string(types[0]) or types[0] == T.NULL):
         raise _err("printf", types, "a STRING format, then the values")
@@ -95,6 +102,8 @@ register(Signature("regexp_extract", 2, 3, _strings("regexp_extract", T.STRING, 
 register(Signature("encode", 2, 2, _encode))
 register(Signature("decode", 2, 2, _decode))
 register(Signature("printf", 1, None, _printf))
+register(Signature("inet_aton", 1, 1, _strings("inet_aton", T.BIGINT)))
+register(Signature("inet_ntoa", 1, 1, _inet_ntoa))
 for _fn in ("is_alpha", "is_digit", "is_decimal"):
     register(Signature(_fn, 1, 1, _strings(_fn, T.BOOLEAN)))
 
