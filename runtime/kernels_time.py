@@ -69,7 +69,15 @@ def _to_date(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     if len(args) > 1:
         if lits[1] is None:
             return pa.nulls(len(args[0]), out)
-        return parse_timestamps(args[0], str(lits[1])).cast(pa.date32())
+        pattern = str(lits[1])
+        days = parse_timestamps(args[0], pattern).cast(pa.date32())
+        bad = pc.and_(pc.is_valid(args[0]), pc.is_null(days))
+        if pc.any(bad).as_py():  # as SimpleDateFormat: a leading match, fields rolling over
+            secs = per_distinct(args[0], _lenient_seconds(pattern), pa.int64())
+            secs = pc.if_else(pc.equal(secs, -(2**63)), pa.scalar(None, pa.int64()), secs)
+            lenient = pc.multiply(secs, 1000).cast(_TS).cast(pa.date32())
+            days = pc.if_else(bad, lenient, days)
+        return days
     return cast_array(args[0], pa.date32(), safe=True)
 
 
@@ -139,11 +147,13 @@ def _lenient_seconds(pattern: str) -> Callable[[str], int]:
         try:
             month = int(f["M"]) if "M" in f else \
                 _MONTHS.index(f["Mname"][:3].lower()) + 1 if "Mname" in f else 1
+            year = int(f.get("y", 1970)) + (month - 1) // 12  # (month 13: next January)
+            month = (month - 1) % 12 + 1
             hour = int(f.get("H", f.get("k", 0))) % 24
             if "h" in f or "K" in f:
                 hour = int(f.get("h", f.get("K", 0))) % 12 + \
                     (12 if f.get("a", "am").lower() == "pm" else 0)
-            day = dt.datetime(int(f.get("y", 1970)), month, 1) + \
+            day = dt.datetime(year, month, 1) + \
                 dt.timedelta(days=int(f.get("d", 1)) - 1 + (int(f["D"]) - 1 if "D" in f else 0))
             stamp = day.replace(tzinfo=dt.UTC) + dt.timedelta(
                 hours=hour, minutes=int(f.get("m", 0)), seconds=int(f.get("s", 0)),

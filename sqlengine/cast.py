@@ -365,6 +365,8 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
     if kind is None:
         msg = f"CAST from STRING to {T.type_name(target)} is not supported"
         raise ExecutionError(msg)
+    if kind in ("date", "timestamp") and not checked:  # (CAST's reading, not csv's / json's)
+        return _datetime_of_text(arr, target, safe)
     ok = pa.scalar(True) if checked else pc.fill_null(
         pc.match_substring_regex(arr, VALID_TEXT[kind]), True)
     if not (checked or pc.all(ok).as_py()):
@@ -409,9 +411,39 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
         return trimmed.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         if safe:
-            return _try_elementwise(arr, target)
+            return _try_elementwise(arr, target, checked)
         msg = f"cannot CAST STRING to {T.type_name(target)}: {e}"
         raise ExecutionError(msg) from None
+
+
+def _datetime_of_text(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Array:
+    """STRING to DATE or TIMESTAMP(p) as Flink's CAST reads it (cast_datetime_text.py)."""
+    from sqlengine.cast_datetime_text import parse_dates, parse_timestamps
+
+    # (the plainest text, '2024-03-06[ 10:00:00[.123]]', by Arrow's parser in one pass)
+    digits = 0 if pa.types.is_date(target) else T.precision_of(target)
+    fraction = rf"(\.[0-9]{{1,{digits}}})?" if digits else ""
+    clock = "" if pa.types.is_date(target) else \
+        rf"( [0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}{fraction})?"
+    plain = rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}{clock}$"
+    if pc.all(pc.fill_null(pc.match_substring_regex(arr, plain), True)).as_py():
+        try:
+            return arr.cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass  # (a day past its month's last, hour 24: the general reading)
+    if pa.types.is_date(target):
+        values, ok = parse_dates(arr)
+        store: pa.DataType = pa.int32()
+    else:
+        values, ok = parse_timestamps(arr, target.unit)
+        store = pa.int64()
+    bad = ~ok & pc.is_valid(arr).to_numpy(zero_copy_only=False)
+    if bad.any() and not safe:
+        value = arr[int(np.argmax(bad))].as_py()
+        msg = f"cannot CAST {value!r} to {T.type_name(target)}: not a valid value"
+        raise ExecutionError(msg)
+    out = pa.array(values.astype(store.to_pandas_dtype()), store, mask=~ok)
+    return out.cast(pa.date32()).cast(target) if pa.types.is_date(target) else out.cast(target)
 
 
 def _pad_date(s: pa.Array) -> pa.Array:
@@ -605,15 +637,15 @@ def _first_bad(arr: pa.Array, target: pa.DataType) -> str:
     return repr(arr[lo].as_py()) if len(arr) else "a value"
 
 
-def _try_elementwise(arr: pa.Array, target: pa.DataType) -> pa.Array:
+def _try_elementwise(arr: pa.Array, target: pa.DataType, checked: bool = False) -> pa.Array:
     # TRY_CAST after a failed vectorised cast: bisect into good and bad ranges.
     if len(arr) == 0:
         return pa.array([], target)
     try:
-        return cast_array(arr, target)
+        return cast_array(arr, target, checked=checked)
     except ExecutionError:
         if len(arr) == 1:
             return pa.nulls(1, target)
         mid = len(arr) // 2
-        return pa.concat_arrays([_try_elementwise(arr.slice(0, mid), target),
-                                 _try_elementwise(arr.slice(mid), target)])
+        return pa.concat_arrays([_try_elementwise(arr.slice(0, mid), target, checked),
+                                 _try_elementwise(arr.slice(mid), target, checked)])

@@ -225,7 +225,7 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema
                            .to_numpy(zero_copy_only=False)) if kind \
             else np.ones(len(col), dtype=bool)
         looks = pc.if_else(pa.array(valid), col, pa.nulls(len(col), pa.string()))
-        casted = cast_array(looks, f.type, safe=True)
+        casted = cast_array(looks, f.type, safe=True, checked=kind is not None)
         lost = np.asarray(pc.and_(pc.is_valid(looks), pc.is_null(casted))
                           .to_numpy(zero_copy_only=False))
         bad = ~valid | lost

@@ -97,7 +97,7 @@ def test_decimal_result_types_follow_flink() -> None:
 @pytest.mark.parametrize(("sql", "message"), [
     ("SELECT 1 / (1 - 1)", "division by zero"),
     ("SELECT CAST('abc' AS INT)", "cannot CAST 'abc' to INT"),
-    ("SELECT CAST('2024-13-45' AS DATE)", "cannot CAST STRING to DATE"),
+    ("SELECT CAST('2024-13-45' AS DATE)", "cannot CAST '2024-13-45' to DATE"),
 ])
 def test_runtime_errors(sql: str, message: str) -> None:
     with pytest.raises(SqlEngineError) as info:
