@@ -367,6 +367,8 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
         raise ExecutionError(msg)
     if kind in ("date", "timestamp") and not checked:  # (CAST's reading, not csv's / json's)
         return _datetime_of_text(arr, target, safe)
+    if kind == "bool" and not checked:
+        return _boolean_of_text(arr, safe)
     ok = pa.scalar(True) if checked else pc.fill_null(
         pc.match_substring_regex(arr, VALID_TEXT[kind]), True)
     if not (checked or pc.all(ok).as_py()):
@@ -414,6 +416,20 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             return _try_elementwise(arr, target, checked)
         msg = f"cannot CAST STRING to {T.type_name(target)}: {e}"
         raise ExecutionError(msg) from None
+
+
+def _boolean_of_text(arr: pa.Array, safe: bool) -> pa.Array:
+    """As Flink's CAST (BinaryStringDataUtil.toBoolean): 'true' 't' 'yes' 'y' '1' and
+    'false' 'f' 'no' 'n' '0' in any case, untrimmed ('true ' is not BOOLEAN text)."""
+    low = pc.utf8_lower(arr)
+    truthy = pc.is_in(low, pa.array(["true", "t", "yes", "y", "1"]))
+    known = pc.or_(truthy, pc.is_in(low, pa.array(["false", "f", "no", "n", "0"])))
+    bad = pc.and_(pc.is_valid(arr), pc.invert(known))
+    if not safe and pc.any(bad).as_py():
+        value = arr[pc.index(bad, True).as_py()].as_py()
+        msg = f"cannot CAST {value!r} to BOOLEAN: not a valid value"
+        raise ExecutionError(msg)
+    return pc.if_else(known, truthy, pa.scalar(None, pa.bool_()))
 
 
 def _datetime_of_text(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Array:

@@ -167,6 +167,15 @@ def test_text_to_date_and_timestamp_as_flink(s: sqlengine.Session, target: str,
             one(s, f"CAST('{text}' AS {target})")
 
 
+def test_text_to_boolean_as_flink(s: sqlengine.Session) -> None:
+    # (PyFlink 2.3: any case, no trimming)
+    got = s.sql("SELECT TRY_CAST(x AS BOOLEAN) AS b FROM (VALUES ('t'), ('f'), ('Y'), ('no'), "
+                "('0'), ('2'), ('TRUE '), ('on'), ('True')) AS t(x)").collect().column(0)
+    assert got.to_pylist() == [True, False, True, False, False, None, None, None, True]
+    with pytest.raises(SqlEngineError, match="cannot CAST ' true' to BOOLEAN"):
+        one(s, "CAST(' true' AS BOOLEAN)")
+
+
 def test_to_date_as_flink(s: sqlengine.Session) -> None:
     # TO_DATE(s): CAST's reading; TO_DATE(s, format): SimpleDateFormat's, a leading match
     # (text after it ignored) and a month past 12 rolling into the next year, as PyFlink
