@@ -247,7 +247,9 @@ class AggregateBinder(ClauseBinder):
             return udaf_call(self, node, scope, filt)
         func = _NAMES.get(node.key.lower(), node.key.lower())
         if func not in _AGGREGATES:
-            raise self.error(NotSupportedError, f"aggregate function {func.upper()} is not "
+            shown = {"logicaland": "BOOL_AND", "logicalor": "BOOL_OR"}.get(
+                func, func.upper())  # (sqlglot's names for them)
+            raise self.error(NotSupportedError, f"aggregate function {shown} is not "
                              "supported yet", node)
         if func == "json_objectagg":
             return json_objectagg(self, node, scope, filt)

@@ -36,6 +36,9 @@ def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
     (f"SELECT x FROM {T} ORDER BY x WITH FILL", "WITH FILL"),
     # (PostgreSQL's array form; it failed as "unsupported query PAREN")
     (f"SELECT x FROM {T} WHERE x = ANY (ARRAY[1, 2])", "ARRAY_CONTAINS"),
+    # (named as written, not as sqlglot's LOGICALAND)
+    (f"SELECT BOOL_AND(x > 1) FROM {T}", "aggregate function BOOL_AND"),
+    (f"SELECT BOOL_OR(x > 1) FROM {T}", "aggregate function BOOL_OR"),
 ])
 def test_a_clause_not_run_is_refused_by_name(sql: str, words: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
