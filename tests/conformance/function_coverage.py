@@ -368,8 +368,6 @@ EXPECTED_MISSING_EXTRA: dict[str, str] = {
     "OBJECT_UPDATE": "not implemented: STRUCTURED types (named classes) are not sqlengine types",
     "PARSE_JSON": "not implemented: the VARIANT type (Flink 2.1) is not a sqlengine type",
     "TRY_PARSE_JSON": "not implemented: the VARIANT type (Flink 2.1) is not a sqlengine type",
-    "INET_ATON": "not implemented (unknown function)",
-    "INET_NTOA": "not implemented (unknown function)",
     **{name: _BITMAP for name in FLINK_23_EXTRA if name.startswith("BITMAP_")},
 }
 
