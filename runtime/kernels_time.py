@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from sqlengine import types as T
 from sqlengine.cast import cast_array, from_local
 from sqlengine.errors import ExecutionError
+from sqlengine.functions_time import YEARS_OF_UNIT
 from sqlengine.runtime.kernels_text import per_distinct
 
 Array = pa.Array
@@ -230,17 +231,41 @@ def _round_time(fn: Callable[..., Array]) -> Kernel:
     """FLOOR / CEIL(t TO unit); weeks start on Sunday (as Calcite's); a TIME's CEIL past
     23:00 wraps to midnight."""
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        if str(lits[1]) in YEARS_OF_UNIT:
+            return _round_years(args[0], YEARS_OF_UNIT[str(lits[1])], fn is pc.ceil_temporal)
         unit = _ARROW_UNITS[str(lits[1])]
         t = args[0]
+        ts = t.cast(_TS) if pa.types.is_date(t.type) else t
+        res = fn(ts, unit=unit, week_starts_monday=False)
+        if fn is pc.ceil_temporal:
+            # (Arrow's CEIL of a value already on a year, quarter or month boundary is the
+            # next one; Flink's keeps it, as for the other units)
+            floor = pc.floor_temporal(ts, unit=unit, week_starts_monday=False)
+            res = pc.if_else(pc.equal(floor, ts), ts, res)
         if pa.types.is_date(t.type):
-            res = fn(t.cast(_TS), unit=unit, week_starts_monday=False)
             return res.cast(pa.date32())
-        res = fn(t, unit=unit, week_starts_monday=False)
         if pa.types.is_time(t.type):
             return _time_of_day(_time_ticks(res), res.type, _mask(res))
         return res
 
     return kernel
+
+
+def _round_years(t: Array, years: int, ceil: bool) -> Array:
+    """FLOOR / CEIL(t TO DECADE | CENTURY | MILLENNIUM) of a DATE or TIMESTAMP, as Flink 2.3
+    (Calcite's): decades start in years ...0, centuries and millennia in years ...01; CEIL is
+    the FLOOR plus the unit, also for a value on a boundary (CEIL of 2020-01-01 TO DECADE is
+    2030-01-01)."""
+    from sqlengine.cast_datetime_text import epoch_days
+
+    y = pc.year(t).fill_null(1970).to_numpy(zero_copy_only=False).astype(np.int64)
+    first = y // years * years if years == 10 else (y - 1) // years * years + 1
+    first = first + years if ceil else first
+    days = epoch_days(first, np.ones_like(first), np.ones_like(first))
+    if pa.types.is_date(t.type):
+        return pa.array(days.astype(np.int32), pa.int32(), mask=_mask(t)).cast(t.type)
+    ticks = days * _DAY * _PER_SECOND[t.type.unit]
+    return pa.array(ticks, pa.int64(), mask=_mask(t)).cast(t.type)
 
 
 def _mask(*arrays: Array) -> np.ndarray | None:

@@ -230,6 +230,11 @@ def floor_ceil_time(binder: ExprBinder, node: exp.Floor | exp.Ceil, scope: Scope
                            f"not supported; use one of {', '.join(TIME_FLOOR_UNITS)}", to)
     name = "floor_time" if isinstance(node, exp.Floor) else "ceil_time"
     arg = binder.bind(node.this, scope)
+    if unit in ("DECADE", "CENTURY", "MILLENNIUM") and not (
+            pa.types.is_date(arg.dtype) or (pa.types.is_timestamp(arg.dtype) and
+                                            arg.dtype.tz is None) or arg.dtype == T.NULL):
+        raise binder.error(NotSupportedError, f"{type(node).__name__.upper()}(... TO {unit}) "
+                           "takes a DATE or a TIMESTAMP", node)
     return apply(binder, name, [arg, Literal(unit, T.STRING)], [node.this, to], node)
 
 

@@ -52,7 +52,7 @@ def parse_dates(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     ok &= (y <= 9999) & (m >= 1) & (m <= 12) & (d >= 1)
     leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
     ok &= d <= _DAYS[np.clip(m, 1, 12) - 1] + ((m == 2) & leap)
-    days = _epoch_days(np.where(ok, y, 1970), np.where(ok, m, 1), np.where(ok, d, 1))
+    days = epoch_days(np.where(ok, y, 1970), np.where(ok, m, 1), np.where(ok, d, 1))
     return days, ok
 
 
@@ -76,13 +76,13 @@ def parse_timestamps(arr: pa.Array, unit: str) -> tuple[np.ndarray, np.ndarray]:
     nanos = pc.if_else(pc.equal(frac, ""), pa.scalar("0"), frac).cast(pa.int64())
     nanos = nanos.to_numpy(zero_copy_only=False)
     ok &= (h <= 23) | ((h == 24) & (mi == 0) & (sec == 0) & (nanos == 0))
-    days = _epoch_days(np.where(ok, y, 1970), np.where(ok, m, 1), np.where(ok, d, 1))
+    days = epoch_days(np.where(ok, y, 1970), np.where(ok, m, 1), np.where(ok, d, 1))
     per = _PER_SECOND[unit]
     seconds = days * 86_400 + h * 3_600 + mi * 60 + sec
     return np.where(ok, seconds * per + nanos // (1_000_000_000 // per), 0), ok
 
 
-def _epoch_days(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+def epoch_days(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
     """Days since 1970-01-01 of proleptic Gregorian dates (Flink's ymdToUnixDate)."""
     a = (14 - m) // 12
     yy = y + 4800 - a

@@ -22,8 +22,10 @@ from sqlengine.functions import ALIASES, Inference, Signature, _err, register
 from sqlengine.options import check_time_zone
 
 # FLOOR / CEIL(t TO unit)
-TIME_FLOOR_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
-                    "MILLISECOND")
+TIME_FLOOR_UNITS = ("MILLENNIUM", "CENTURY", "DECADE", "YEAR", "QUARTER", "MONTH", "WEEK",
+                    "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND")
+# (units of years beyond one: Calcite's, centuries and millennia starting in years ...01)
+YEARS_OF_UNIT = {"DECADE": 10, "CENTURY": 100, "MILLENNIUM": 1000}
 # The units FLOOR / CEIL and EXTRACT take on a TIME.
 _TIME_OF_DAY = ("hour", "minute", "second", "millisecond", "microsecond", "nanosecond")
 # EXTRACT's units beyond functions.EXTRACT_UNITS (added to it here, so that they stay
