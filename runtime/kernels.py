@@ -465,7 +465,7 @@ def java_to_strftime(pattern: str) -> str:
     import re
 
     table = {"yyyy": "%Y", "yy": "%y", "MM": "%m", "dd": "%d", "HH": "%H", "hh": "%I",
-             "mm": "%M", "ss": "%S", "a": "%p", "EEE": "%a", "MMM": "%b", "D": "%j"}
+             "mm": "%M", "ss": "%S", "a": "%p", "EEE": "%a", "MMM": "%b", "DDD": "%j"}
     out = []
     for token in (m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)):
         if token.startswith("'"):

@@ -385,8 +385,8 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
     ``.nanos`` when it has them)."""
     tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
     for token in tokens:
-        if token[0].isascii() and token[0].isalpha() and token[0] not in "yMdDHhkKmsSEa" \
-                and not token.startswith("'"):
+        if token[0].isascii() and token[0].isalpha() and \
+                token[0] not in "yuYMdDHhkKmsSEawWFecQqG" and not token.startswith("'"):
             msg = f"unsupported DATE_FORMAT pattern letter {token!r} in {pattern!r}"
             raise ExecutionError(msg)
 
@@ -396,8 +396,16 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
             letter, n = token[0], len(token)
             if token.startswith("'"):
                 out.append(token[1:-1] or "'")
-            elif letter == "y":
-                out.append(f"{v.year % 100:02d}" if n == 2 else f"{v.year:0{n}d}")
+            elif letter in "yuY":  # (Y: the year of the US week, w, holding the day)
+                year = _us_week(v)[0] if letter == "Y" else v.year
+                out.append(f"{year % 100:02d}" if n == 2 else f"{year:0{n}d}")
+            elif letter in "Qq":
+                quarter = (v.month - 1) // 3 + 1
+                out.append(f"Q{quarter}" if n == 3 else
+                           f"{quarter}{('st', 'nd', 'rd', 'th')[quarter - 1]} quarter"
+                           if n >= 4 else f"{quarter:0{n}d}")
+            elif letter == "G":
+                out.append("Anno Domini" if n >= 4 else "AD")
             elif letter == "M":
                 out.append(v.strftime(_JAVA_NAMES["MMMM" if n >= 4 else "MMM"]) if n >= 3
                            else f"{v.month:0{n}d}")
@@ -407,16 +415,32 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
                 out.append(f"{nanos:09d}"[:n].ljust(n, "0"))
             elif letter == "a":
                 out.append("AM" if v.hour < 12 else "PM")
-            elif letter in "dDHhkKms":
+            elif letter in "dDHhkKmswWFec":
+                sunday_first = (v.weekday() + 1) % 7  # (0: Sunday)
+                first = (dt.date(v.year, v.month, 1).weekday() + 1) % 7
                 value = {"d": v.day, "D": v.timetuple().tm_yday, "H": v.hour,
                          "h": (v.hour % 12) or 12, "k": v.hour or 24, "K": v.hour % 12,
-                         "m": v.minute, "s": v.second}[letter]
+                         "m": v.minute, "s": v.second, "w": _us_week(v)[1],
+                         "W": (v.day - 1 + first) // 7 + 1, "F": (v.day - 1) % 7 + 1,
+                         "e": sunday_first + 1, "c": sunday_first + 1}[letter]
                 out.append(f"{value:0{n}d}")
             else:
                 out.append(token)
         return "".join(out)
 
     return one
+
+
+def _us_week(v: dt.datetime) -> tuple[int, int]:
+    """(week-based year, week of it) of Java's US week (WeekFields.of(Locale.US): weeks
+    start on Sunday; week 1 is the one holding January 1st), which DATE_FORMAT's 'Y' and 'w'
+    give in Flink (its JVM's default locale)."""
+    day = v.date() if isinstance(v, dt.datetime) else v
+    sunday = day - dt.timedelta(days=(day.weekday() + 1) % 7)
+    year = (sunday + dt.timedelta(days=6)).year
+    jan1 = dt.date(year, 1, 1)
+    start = jan1 - dt.timedelta(days=(jan1.weekday() + 1) % 7)
+    return year, (sunday - start).days // 7 + 1
 
 
 def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
