@@ -178,11 +178,15 @@ def _slice_rows(s: Array, starts: Array, stops: Array) -> Array:
 
 
 def _ascii(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """ASCII(s): the code of the first character (its low byte, as Flink's byte value), 0 for
-    an empty string."""
+    """ASCII(s): the first byte of the string's UTF-8 as a Java byte, as Flink 2.3 gives it
+    (97 for 'a'; -61 for 'É', whose UTF-8 starts 0xC3), 0 for an empty string."""
     s = args[0]
-    first = pc.utf8_slice_codeunits(s, 0, 1)
-    return per_distinct(first, lambda v: ord(v) if v else 0, pa.int32())
+    first = pc.binary_slice(s.cast(pa.binary()), 0, 1)
+    padded = pc.binary_join_element_wise(first, pa.scalar(b"\x00"), b"")  # ('' -> 0)
+    byte = pc.binary_slice(padded, 0, 1).cast(pa.binary(1))
+    codes = np.frombuffer(byte.buffers()[1], dtype=np.int8)[byte.offset:byte.offset + len(s)]
+    return pa.array(codes.astype(np.int32), pa.int32(),
+                    mask=pc.is_null(s).to_numpy(zero_copy_only=False) if s.null_count else None)
 
 
 def _chr(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
