@@ -247,7 +247,8 @@ class AggregateBinder(ClauseBinder):
             return udaf_call(self, node, scope, filt)
         func = _NAMES.get(node.key.lower(), node.key.lower())
         if func not in _AGGREGATES:
-            shown = {"logicaland": "BOOL_AND", "logicalor": "BOOL_OR"}.get(
+            shown = {"logicaland": "BOOL_AND", "logicalor": "BOOL_OR",
+                     "approxdistinct": "APPROX_COUNT_DISTINCT"}.get(
                 func, func.upper())  # (sqlglot's names for them)
             raise self.error(NotSupportedError, f"aggregate function {shown} is not "
                              "supported yet", node)

@@ -242,6 +242,10 @@ class ExprBinder:
             name = node.sql_name().lower()
             args = [a for k in node.arg_types for a in _as_list(node.args.get(k))]
             return self.call(name, args, scope, node)
+        if isinstance(node, exp.WithinGroup):  # (LISTAGG / PERCENTILE_CONT ... WITHIN GROUP)
+            raise self.error(NotSupportedError, "WITHIN GROUP (ORDER BY ...) is not supported: "
+                             "Flink's LISTAGG concatenates in arrival order and PERCENTILE "
+                             "takes the value and the fraction", node)
         raise self.error(NotSupportedError, f"unsupported expression {node.sql()!r}", node)
 
     # -- pieces ----------------------------------------------------------------------------
