@@ -367,7 +367,7 @@ class ExprBinder:
             return bind_compare.row_in(self, node, scope, negated)
         arg = self.bind(node.this, scope)
         values = [self.bind(v, scope) for v in node.expressions]
-        common = T.common_type([arg.dtype] + [v.dtype for v in values], "IN list values")
+        common = T.comparison_type([arg.dtype] + [v.dtype for v in values], "IN list values")
         return InList(coerce(arg, common), tuple(coerce(v, common) for v in values), negated)
 
     def _trim(self, node: exp.Trim, scope: Scope) -> Expr:

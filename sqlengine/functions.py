@@ -74,7 +74,7 @@ def _arith(name: str) -> Inference:
 
 def _compare(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     try:
-        common = T.common_type(types, "compared values")
+        common = T.comparison_type(types, "compared values")
     except BindError:
         raise _err("comparison", types, "comparable arguments") from None
     return T.BOOLEAN, [common, common]

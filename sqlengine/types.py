@@ -424,6 +424,21 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
     raise BindError(msg)
 
 
+def comparison_type(types: list[pa.DataType], what: str = "compared values") -> pa.DataType:
+    """The type values of ``types`` are compared as (=, <, BETWEEN, IN): their common type,
+    except that STRING values compared with DATE, TIME or TIMESTAMP ones are read as those
+    (Flink's implicit cast: ``d >= '2024-01-01'``).
+
+    Raises:
+        BindError: the types cannot be compared.
+    """
+    temporal = [t for t in types if t != NULL and not is_string(t)]
+    if temporal and len(temporal) < len([t for t in types if t != NULL]) and \
+            all(is_temporal(t) or is_time(t) for t in temporal):
+        return common_type(temporal, what)
+    return common_type(types, what)
+
+
 def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
     """Whether a value of ``src`` may be used where ``dst`` is expected without a CAST."""
     if src in (dst, NULL):
