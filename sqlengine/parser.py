@@ -145,8 +145,53 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
     try:
         tree = _grammar().parse(text)
     except UnexpectedInput as e:
+        _refuse_unsupported_statement(text, offset, script)
         raise _lark_error(e, text, offset, script) from None
     return StatementBuilder(text, offset).transform(tree)
+
+
+# Statements of Flink SQL (and of other engines) that sqlengine does not run, named in the
+# error instead of a parse error at their first word (checked only for text that failed to
+# parse, so no supported form is shadowed).
+_UNSUPPORTED_STATEMENTS = [
+    (r"(SHOW\s+(FULL\s+|CURRENT\s+)?MODULES|(UN)?LOAD\s+MODULE|USE\s+MODULES)\b",
+     "modules (LOAD / UNLOAD / USE / SHOW MODULES) are not supported: the built-in functions "
+     "are always there"),
+    (r"(ADD|REMOVE)\s+JAR\b|SHOW\s+JARS\b",
+     "JARs are not supported: sqlengine runs no JVM code (Python functions: CREATE FUNCTION "
+     "... LANGUAGE PYTHON)"),
+    (r"(DESCRIBE|DESC)\s+EXTENDED\b", "DESCRIBE EXTENDED is not supported; DESCRIBE t "
+     "shows the columns, SHOW CREATE TABLE t the options"),
+    (r"(DESCRIBE|DESC)\s+(CATALOG|DATABASE|FUNCTION|MODEL)\b|SHOW\s+CREATE\s+"
+     r"(CATALOG|DATABASE|FUNCTION|MODEL|MATERIALIZED)\b",
+     "describing catalogs, databases, functions and models is not supported"),
+    (r"ALTER\s+(VIEW|DATABASE|CATALOG|FUNCTION|MODEL|MATERIALIZED)\b",
+     "ALTER is supported for tables only (ALTER TABLE); drop and create the object again"),
+    (r"(CREATE\s+(OR\s+REPLACE\s+)?|DROP\s+|SHOW\s+)(MATERIALIZED\s+TABLES?|MODELS?)\b",
+     "materialized tables and models are not supported"),
+    (r"SHOW\s+(PROCEDURES|PARTITIONS)\b|CALL\b",
+     "procedures and partition listings are not supported"),
+    (r"ANALYZE\s+TABLE\b", "ANALYZE TABLE is not supported: estimates come from parquet "
+     "footers and samples"),
+    (r"(TRUNCATE\s+TABLE|DELETE\s+FROM|UPDATE)\b",
+     "row-level changes (TRUNCATE / DELETE / UPDATE) are not supported: no connector here "
+     "modifies rows in place; INSERT OVERWRITE replaces a filesystem table's rows"),
+    (r"(CREATE\s+OR\s+REPLACE|REPLACE)\s+TABLE\b",
+     "[CREATE OR] REPLACE TABLE ... AS is not supported: DROP TABLE, then CREATE TABLE ... AS"),
+]
+
+
+def _refuse_unsupported_statement(text: str, offset: int, script: str) -> None:
+    from sqlengine.errors import NotSupportedError
+
+    lead = len(text) - len(text.lstrip())
+    for pattern, reason in _UNSUPPORTED_STATEMENTS:
+        m = re.match(pattern, text[lead:], re.IGNORECASE)
+        if m is not None:
+            start = offset + lead
+            raise NotSupportedError(reason, span=Span.from_offset(script, start,
+                                                                   start + m.end()),
+                                    sql=script)
 
 
 def _statement_set(text: str, offset: int, script: str, start: int) -> Statement:
@@ -223,8 +268,10 @@ def _lark_error(e: UnexpectedInput, text: str, offset: int, script: str) -> Pars
 _TERMINAL_NAMES = {
     "RPAR": "')'", "LPAR": "'('", "COMMA": "','", "EQUAL": "'='", "STRING": "a string",
     "NAME": "a name", "QUOTED_NAME": "a name", "NUMBER": "a number", "QUERY": "a query",
-    "$END": "end of statement", "SEMICOLON": "';'", "LIKE_KW": "LIKE or ILIKE",
-    "SHOW_FROM": "FROM or IN", "SHOW_NOT": "NOT",
+    "$END": "end of statement", "SEMICOLON": "';'", "LIKE_KW": "LIKE", "ILIKE_KW": "ILIKE",
+    "SHOW_FROM": "FROM or IN", "SHOW_NOT": "NOT", "SHOW_CREATE_KIND": "TABLE or VIEW",
+    "SHOW_WHAT": "TABLES, VIEWS, [USER] FUNCTIONS, CATALOGS, DATABASES, CURRENT CATALOG, "
+                 "CURRENT DATABASE, JOBS",
 }
 
 

@@ -107,7 +107,8 @@ def test_show_from_a_database_and_like() -> None:
     ("SHOW CATALOGS FROM x", "SHOW CATALOGS takes no FROM"),
     ("SHOW CURRENT DATABASE LIKE 'x'", "SHOW CURRENT DATABASE takes no LIKE"),
     ("SHOW JOBS LIKE 'x'", "SHOW JOBS takes no LIKE"),
-    ("SHOW TABLES NOT", "expected LIKE or ILIKE"),
+    ("SHOW TABLES NOT", "expected ILIKE, LIKE"),
+    ("CREATE TABLE t2 ILIKE t", "unexpected 'ILIKE'"),
     ("SHOW TABLES LIKE x", "expected a string"),
 ])
 def test_show_refuses(sql: str, message: str) -> None:

@@ -1,0 +1,52 @@
+"""Flink SQL statements sqlengine does not run are refused naming what they are, with the
+statement's first words underlined; they were parse errors at their first word ("unexpected
+'LOAD'"). Only text that fails to parse is checked, so no supported form changes; a parse
+error names the grammar's choices in words (it showed SHOW_WHAT and SHOW_CREATE_KIND)."""
+
+from __future__ import annotations
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import NotSupportedError, ParseError
+
+
+@pytest.mark.parametrize(("sql", "reason", "caret"), [
+    ("SHOW MODULES", "modules", "SHOW MODULES"),
+    ("SHOW FULL MODULES", "modules", "SHOW FULL MODULES"),
+    ("LOAD MODULE hive", "modules", "LOAD MODULE"),
+    ("USE MODULES core", "modules", "USE MODULES"),
+    ("ADD JAR '/tmp/x.jar'", "JARs", "ADD JAR"),
+    ("SHOW JARS", "JARs", "SHOW JARS"),
+    ("DESCRIBE EXTENDED t", "DESCRIBE EXTENDED", "DESCRIBE EXTENDED"),
+    ("SHOW CREATE CATALOG default_catalog", "describing catalogs", "SHOW CREATE CATALOG"),
+    ("ALTER VIEW v AS SELECT 1", "ALTER is supported for tables only", "ALTER VIEW"),
+    ("CREATE MATERIALIZED TABLE m AS SELECT 1", "materialized tables",
+     "CREATE MATERIALIZED TABLE"),
+    ("SHOW PARTITIONS t", "partition", "SHOW PARTITIONS"),
+    ("CALL sys.compact('t')", "procedures", "CALL"),
+    ("ANALYZE TABLE t COMPUTE STATISTICS", "ANALYZE TABLE", "ANALYZE TABLE"),
+    ("TRUNCATE TABLE t", "row-level changes", "TRUNCATE TABLE"),
+    ("DELETE FROM t WHERE a = 1", "row-level changes", "DELETE FROM"),
+    ("  UPDATE t SET a = 1", "row-level changes", "UPDATE"),
+    ("CREATE OR REPLACE TABLE t2 AS SELECT 1 AS a", "REPLACE TABLE",
+     "CREATE OR REPLACE TABLE"),
+])
+def test_refused_by_name(sql: str, reason: str, caret: str) -> None:
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE t (a INT) WITH ('connector' = 'datagen')")
+    with pytest.raises(NotSupportedError, match=reason) as info:
+        s.execute(sql)
+    text = str(info.value)
+    start = sql.index(caret)
+    assert f"1:{start + 1}:" in text and " " * (start + 2) + "^" * len(caret) in text
+
+
+@pytest.mark.parametrize(("sql", "words"), [
+    ("SHOW FOO", "expected COLUMNS, CREATE, TABLES, VIEWS"),
+    ("SHOW CREATE FOO x", "expected TABLE or VIEW"),
+    ("UPDATES", "unexpected 'UPDATES'"),  # (a word only starting like UPDATE)
+])
+def test_other_text_stays_a_parse_error(sql: str, words: str) -> None:
+    with pytest.raises(ParseError, match=words):
+        sqlengine.connect().execute(sql)
