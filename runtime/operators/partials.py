@@ -155,9 +155,9 @@ class Partials:
     def _distinct_result(self, partials: pa.Table, pairs: pa.Table, j: int, a: AggCall,
                          t: pa.DataType) -> pa.Array:
         col = f"d{j}"
-        if pairs.num_rows:
+        if pairs.num_rows:  # (COUNT(DISTINCT x) of any type; SUM / AVG of numbers)
             per_group = pairs.group_by(self.key_names, use_threads=False).aggregate(
-                [(col, "count"), (col, "sum")])
+                [(col, "count")] + ([(col, "sum")] if a.func != "count" else []))
         else:
             per_group = pa.table({**{k: pa.array([], partials[k].type)
                                      for k in self.key_names},
