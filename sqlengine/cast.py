@@ -31,6 +31,10 @@ VALID_TEXT = {
     "bytes": r"(?s)^.*$",
 }
 
+# BOOLEAN text, in any case (Flink's BinaryStringDataUtil.toBoolean)
+_TRUE_TEXT = ["true", "t", "yes", "y", "1"]
+_FALSE_TEXT = ["false", "f", "no", "n", "0"]
+
 _CANONICAL_TIMESTAMP = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$"
 
 
@@ -381,7 +385,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
     try:
         if kind == "bool":
             low = pc.utf8_lower(trimmed)
-            truthy = pc.is_in(low, pa.array(["true", "t", "yes", "y", "1"]))
+            truthy = pc.is_in(low, pa.array(_TRUE_TEXT))
             return pc.if_else(pc.is_null(low), pa.nulls(len(low), pa.bool_()), truthy)
         if kind == "decimal":
             as_dec = trimmed.cast(pa.decimal128(38, min(target.scale + 1, 38)))
@@ -418,12 +422,40 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
         raise ExecutionError(msg) from None
 
 
+def plain_cast(col: pa.Array, t: pa.DataType, date_alone: bool = False) -> pa.Array | None:
+    """STRING ``col`` cast by Arrow's parser directly when every value is in the plainest text
+    of ``t`` (``-42``, ``2024-01-02``, ``2024-01-02 03:04:05.678`` with at most the type's
+    digits of a second): one check and one cast, instead of the general readings' passes.
+    None when a value is not that plain or Arrow refuses one (a month 13, an INT past its
+    range, a day past its month's end): the general reading then reads it or names it.
+    ``date_alone``: a TIMESTAMP's text may be a date alone (CAST's reading; the csv format
+    takes the general path for it)."""
+    kind = text_kind(t)
+    if kind == "int":
+        pattern = r"^-?[0-9]{1,18}$"
+    elif kind == "date":
+        pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+    elif kind == "timestamp" and pa.types.is_timestamp(t) and t.tz is None:
+        digits = T.precision_of(t)
+        fraction = rf"(\.[0-9]{{1,{digits}}})?" if digits else ""
+        pattern = (rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}"
+                   rf"( [0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}{fraction}){'?' if date_alone else ''}$")
+    else:
+        return None
+    if not pc.all(pc.fill_null(pc.match_substring_regex(col, pattern), True)).as_py():
+        return None
+    try:
+        return col.cast(t)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
 def _boolean_of_text(arr: pa.Array, safe: bool) -> pa.Array:
     """As Flink's CAST (BinaryStringDataUtil.toBoolean): 'true' 't' 'yes' 'y' '1' and
     'false' 'f' 'no' 'n' '0' in any case, untrimmed ('true ' is not BOOLEAN text)."""
     low = pc.utf8_lower(arr)
-    truthy = pc.is_in(low, pa.array(["true", "t", "yes", "y", "1"]))
-    known = pc.or_(truthy, pc.is_in(low, pa.array(["false", "f", "no", "n", "0"])))
+    truthy = pc.is_in(low, pa.array(_TRUE_TEXT))
+    known = pc.or_(truthy, pc.is_in(low, pa.array(_FALSE_TEXT)))
     bad = pc.and_(pc.is_valid(arr), pc.invert(known))
     if not safe and pc.any(bad).as_py():
         value = arr[pc.index(bad, True).as_py()].as_py()
@@ -436,17 +468,9 @@ def _datetime_of_text(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Arra
     """STRING to DATE or TIMESTAMP(p) as Flink's CAST reads it (cast_datetime_text.py)."""
     from sqlengine.cast_datetime_text import parse_dates, parse_timestamps
 
-    # (the plainest text, '2024-03-06[ 10:00:00[.123]]', by Arrow's parser in one pass)
-    digits = 0 if pa.types.is_date(target) else T.precision_of(target)
-    fraction = rf"(\.[0-9]{{1,{digits}}})?" if digits else ""
-    clock = "" if pa.types.is_date(target) else \
-        rf"( [0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}{fraction})?"
-    plain = rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}{clock}$"
-    if pc.all(pc.fill_null(pc.match_substring_regex(arr, plain), True)).as_py():
-        try:
-            return arr.cast(target)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass  # (a day past its month's last, hour 24: the general reading)
+    plain = plain_cast(arr, target, date_alone=True)  # (else a day past its month's end...)
+    if plain is not None:
+        return plain
     if pa.types.is_date(target):
         values, ok = parse_dates(arr)
         store: pa.DataType = pa.int32()

@@ -23,6 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import _PER_SECOND
+
 # (Java's String.trim(): every character up to U+0020)
 _JAVA_SPACE = "".join(chr(c) for c in range(0x21))
 _PARTS = r"(?s)^(?P<y>[^-]*)(?:-(?P<m>[^-]*)(?:-(?P<d>.*))?)?$"
@@ -30,7 +32,6 @@ _DAYS = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
 _TIMESTAMP = (r"^(?P<y>[0-9]{4})-(?P<mo>[0-9]{1,2})-(?P<d>[0-9]{1,2})"
               r"(?: (?P<h>[0-9]{1,2}):(?P<mi>[0-9]{1,2}):(?P<s>[0-9]{1,2})"
               r"(?:\.(?P<f>[0-9]{0,9}))?)?$")
-_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
 
 def parse_dates(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -49,9 +50,7 @@ def parse_dates(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         ok &= ~given | digits.to_numpy(zero_copy_only=False)
         fields.append(np.where(given, value.to_numpy(zero_copy_only=False), 1))
     y, m, d = fields
-    ok &= (y <= 9999) & (m >= 1) & (m <= 12) & (d >= 1)
-    leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
-    ok &= d <= _DAYS[np.clip(m, 1, 12) - 1] + ((m == 2) & leap)
+    ok &= (y <= 9999) & (m >= 1) & (m <= 12) & (d >= 1) & (d <= _month_days(y, m))
     days = epoch_days(np.where(ok, y, 1970), np.where(ok, m, 1), np.where(ok, d, 1))
     return days, ok
 
@@ -70,8 +69,7 @@ def parse_timestamps(arr: pa.Array, unit: str) -> tuple[np.ndarray, np.ndarray]:
     y, m, d = field("y"), field("mo"), field("d")
     h, mi, sec = field("h"), field("mi"), field("s")
     ok &= (m >= 1) & (m <= 12) & (d >= 1) & (d <= 31) & (mi <= 59) & (sec <= 59)
-    leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
-    d = np.minimum(d, _DAYS[np.clip(m, 1, 12) - 1] + ((m == 2) & leap))  # (SMART)
+    d = np.minimum(d, _month_days(y, m))  # (SMART)
     frac = pc.utf8_rpad(pc.fill_null(pc.struct_field(parts, "f"), ""), width=9, padding="0")
     nanos = pc.if_else(pc.equal(frac, ""), pa.scalar("0"), frac).cast(pa.int64())
     nanos = nanos.to_numpy(zero_copy_only=False)
@@ -80,6 +78,12 @@ def parse_timestamps(arr: pa.Array, unit: str) -> tuple[np.ndarray, np.ndarray]:
     per = _PER_SECOND[unit]
     seconds = days * 86_400 + h * 3_600 + mi * 60 + sec
     return np.where(ok, seconds * per + nanos // (1_000_000_000 // per), 0), ok
+
+
+def _month_days(y: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The number of days of month ``m`` (clipped to 1..12) of year ``y``."""
+    leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
+    return _DAYS[np.clip(m, 1, 12) - 1] + ((m == 2) & leap)
 
 
 def epoch_days(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from sqlengine import types as T
-from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, text_kind
+from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, plain_cast, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.text_rows import (
     BadValue,
@@ -153,7 +153,7 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if kind is None:
             arrays.append(cast_array(col, f.type))
             continue
-        plain = _plain_cast(col, f.type, kind)
+        plain = plain_cast(col, f.type)
         if plain is not None:
             arrays.append(plain)
             continue
@@ -178,31 +178,6 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
     keep = pa.array(ok)
     out = [col.filter(keep) if not ok.all() else col for col in arrays]
     return pa.Table.from_arrays(out, schema=schema), ok, first
-
-
-def _plain_cast(col: pa.Array, t: pa.DataType, kind: str) -> pa.Array | None:
-    """The column cast by Arrow's parser directly when every value is in the plainest text
-    of its type (``-42``, ``2024-01-02``, ``2024-01-02 03:04:05.678`` with at most the type's
-    digits of a second): one check and one cast, instead of the general path's passes that
-    trim, pad one-digit months and days, cut extra digits and judge each value. None when a
-    value is not that plain or Arrow refuses one (a month 13, an INT past its range): the
-    general path then reads the column and names the bad value."""
-    if kind == "int":
-        pattern = r"^-?[0-9]{1,18}$"
-    elif kind == "date":
-        pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
-    elif kind == "timestamp" and pa.types.is_timestamp(t) and t.tz is None:
-        digits = T.precision_of(t)
-        fraction = rf"(\.[0-9]{{1,{digits}}})?" if digits else ""
-        pattern = rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}} [0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}{fraction}$"
-    else:
-        return None
-    if not pc.all(pc.fill_null(pc.match_substring_regex(col, pattern), True)).as_py():
-        return None
-    try:
-        return col.cast(t)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
 
 
 # The characters the text of a number, date, time or boolean can hold: a column of those

@@ -1,5 +1,5 @@
 """csv columns whose values are all in the plainest text of their type are cast by Arrow's
-parser directly (csv_format._plain_cast): the same values as the general path, which trims,
+parser directly (cast.plain_cast): the same values as the general path, which trims,
 pads and judges each value; any other text goes the general way."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sqlengine.cast import cast_array
-from sqlengine.connectors.csv_format import _plain_cast
+from sqlengine.cast import cast_array, plain_cast
 
 PLAIN = {
     pa.int64(): ["-42", "0", "007", "9223372036854775", None],
@@ -24,8 +23,7 @@ PLAIN = {
 @pytest.mark.parametrize("t", list(PLAIN), ids=str)
 def test_plain_text_is_read_as_the_general_path_reads_it(t: pa.DataType) -> None:
     col = pa.array(PLAIN[t], pa.string())
-    kind = "int" if pa.types.is_integer(t) else "date" if pa.types.is_date(t) else "timestamp"
-    fast = _plain_cast(col, t, kind)
+    fast = plain_cast(col, t)
     assert fast is not None
     assert fast.equals(cast_array(col, t, safe=True, checked=True))
 
@@ -45,5 +43,5 @@ def test_plain_text_is_read_as_the_general_path_reads_it(t: pa.DataType) -> None
     (pa.timestamp("ms"), "timestamp", ["2024-01-02 03:04:05Z"]),
 ])
 def test_other_text_goes_the_general_way(t: pa.DataType, kind: str, values: list[str]) -> None:
-    assert _plain_cast(pa.array(["1" if kind == "int" else "2024-01-02" if kind == "date"
-                                 else "2024-01-02 00:00:00", *values]), t, kind) is None
+    assert plain_cast(pa.array(["1" if kind == "int" else "2024-01-02" if kind == "date"
+                                 else "2024-01-02 00:00:00", *values]), t) is None
