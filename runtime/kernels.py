@@ -413,7 +413,11 @@ def _minmax(fn: Callable[..., Array]) -> Kernel:
         any_null = pc.is_null(args[0])
         for a in args[1:]:
             any_null = pc.or_(any_null, pc.is_null(a))
-        res = fn(*args, skip_nulls=True)
+        if pa.types.is_timestamp(args[0].type) and args[0].type.tz:  # (TIMESTAMP_LTZ:
+            # Arrow has no kernel for zoned timestamps; the instants order as their ticks)
+            res = fn(*(a.cast(pa.int64()) for a in args), skip_nulls=True).cast(args[0].type)
+        else:
+            res = fn(*args, skip_nulls=True)
         return pc.if_else(any_null, pa.nulls(len(res), res.type), res)
 
     return kernel

@@ -1,6 +1,7 @@
 """Kernels of ``sqlengine.functions_time`` (Flink's semantics). The session time zone
 ('table.local-time-zone') reaches a kernel as a constant argument the binder adds (casts to
-and from TIMESTAMP_LTZ, TO_TIMESTAMP_LTZ of a string); the other functions read UTC.
+and from TIMESTAMP_LTZ, UNIX_TIMESTAMP, FROM_UNIXTIME); the other functions read UTC or the
+zone they are given.
 
 Parsing with a format goes through Arrow's strptime on the Java pattern turned into a strftime
 one (fractions of a second 'S...' after the last separator are read apart); a string that
@@ -19,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
-from sqlengine.cast import cast_array, from_local
+from sqlengine.cast import cast_array, from_local, to_local
 from sqlengine.errors import ExecutionError
 from sqlengine.functions_time import YEARS_OF_UNIT
 from sqlengine.runtime.kernels_text import per_distinct
@@ -83,20 +84,25 @@ def _to_date(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 def _unix_timestamp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """UNIX_TIMESTAMP(s [, format]): seconds since 1970 of the (UTC) time; a string that does
-    not parse gives Long.MIN_VALUE, as Flink's DateTimeUtils.unixTimestamp."""
+    """UNIX_TIMESTAMP(s [, format], session zone): seconds since 1970 of the time read in the
+    session time zone ('table.local-time-zone', added by the binder; a wall-clock time the
+    clocks pass twice is standard time, one they skip moves on by the gap, as Flink's
+    SimpleDateFormat reads them); a string that does not parse gives Long.MIN_VALUE, as
+    Flink's DateTimeUtils.unixTimestamp."""
+    zone = str(lits[-1])
+    args, lits = args[:-1], lits[:-1]
     if len(args) > 1 and lits[1] is None:
         return pa.nulls(len(args[0]), out)
     pattern = str(lits[1]) if len(args) > 1 else DEFAULT_FORMAT
     try:
-        ts = parse_timestamps(args[0], pattern)
+        ts = from_local(parse_timestamps(args[0], pattern), zone, later=True)
         secs = pc.floor(pc.divide(ts.cast(pa.int64()).cast(pa.float64()), 1000.0)
                         ).cast(pa.int64())
     except ExecutionError:  # (a pattern Arrow's strptime cannot take)
         ts = secs = pa.nulls(len(args[0]), pa.int64())
     bad = pc.and_(pc.is_valid(args[0]), pc.is_null(ts))
     if pc.any(bad).as_py():  # as SimpleDateFormat: a leading match, a zone offset 'X'
-        lenient = per_distinct(args[0], _lenient_seconds(pattern), pa.int64())
+        lenient = per_distinct(args[0], _lenient_seconds(pattern, zone), pa.int64())
         secs = pc.if_else(bad, lenient, secs)
     return secs
 
@@ -134,11 +140,12 @@ def _java_regex(pattern: str) -> str:
     return "".join(out)
 
 
-def _lenient_seconds(pattern: str) -> Callable[[str], int]:
+def _lenient_seconds(pattern: str, zone: str = "UTC") -> Callable[[str], int]:
     """UNIX_TIMESTAMP's reading of one string, as Flink's (SimpleDateFormat): the pattern
-    matched at the start (text after it ignored), a zone offset applied; Long.MIN_VALUE
-    where it does not match."""
+    matched at the start (text after it ignored), a zone offset applied (else the time is
+    ``zone``'s, see _later_instant); Long.MIN_VALUE where it does not match."""
     regex = re.compile(_java_regex(pattern))
+    local = _zone(zone)
 
     def one(text: str) -> int:
         m = regex.match(text)
@@ -156,18 +163,29 @@ def _lenient_seconds(pattern: str) -> Callable[[str], int]:
                     (12 if f.get("a", "am").lower() == "pm" else 0)
             day = dt.datetime(year, month, 1) + \
                 dt.timedelta(days=int(f.get("d", 1)) - 1 + (int(f["D"]) - 1 if "D" in f else 0))
-            stamp = day.replace(tzinfo=dt.UTC) + dt.timedelta(
+            wall = day + dt.timedelta(
                 hours=hour, minutes=int(f.get("m", 0)), seconds=int(f.get("s", 0)),
                 milliseconds=int(f.get("S", 0)))
+            if "zone" not in f:
+                return int(_later_instant(wall, local) // 1)
         except (ValueError, OverflowError):
             return -(2**63)
-        zone = f.get("zone", "Z")
-        if zone[0] in "+-":
-            hh, mm = int(zone[1:3]), int(zone[-2:]) if len(zone) > 3 else 0
-            stamp -= (1 if zone[0] == "+" else -1) * dt.timedelta(hours=hh, minutes=mm)
+        stamp = wall.replace(tzinfo=dt.UTC)
+        zone_text = f["zone"]
+        if zone_text[0] in "+-":
+            hh, mm = int(zone_text[1:3]), int(zone_text[-2:]) if len(zone_text) > 3 else 0
+            stamp -= (1 if zone_text[0] == "+" else -1) * dt.timedelta(hours=hh, minutes=mm)
         return int(stamp.timestamp() // 1)
 
     return one
+
+
+def _later_instant(wall: dt.datetime, zone: dt.tzinfo) -> float:
+    """Seconds since 1970 of a wall-clock time of ``zone`` as java.util's calendar reads it:
+    of the two readings of a time the clocks pass twice, the later (standard time); a time
+    they skip, read with the offset before the gap (so it moves on by the gap)."""
+    return max(wall.replace(tzinfo=zone, fold=0).timestamp(),
+               wall.replace(tzinfo=zone, fold=1).timestamp())
 
 
 def unix_now(n: int) -> Array:
@@ -175,12 +193,15 @@ def unix_now(n: int) -> Array:
 
 
 def _from_unixtime(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """FROM_UNIXTIME(seconds [, format]): the UTC time as text in the (Java) format."""
+    """FROM_UNIXTIME(seconds [, format], session zone): the session time zone's wall-clock
+    time as text in the (Java) format."""
+    zone = str(lits[-1])
+    args, lits = args[:-1], lits[:-1]
     if len(args) > 1 and lits[1] is None:
         return pa.nulls(len(args[0]), out)
     pattern = str(lits[1]) if len(args) > 1 else DEFAULT_FORMAT
     secs = args[0].cast(pa.int64())
-    ts = pc.multiply(secs, 1000).cast(_TS)
+    ts = to_local(pc.multiply(secs, 1000).cast(pa.timestamp("ms", tz="UTC")), zone)
     from sqlengine.runtime.kernels import kernel_for
 
     return kernel_for("date_format")([ts, pa.nulls(len(ts), pa.string())], [None, pattern],
@@ -189,7 +210,8 @@ def _from_unixtime(args: list[Array], lits: list[object], out: pa.DataType) -> A
 
 def _convert_tz(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """CONVERT_TZ(text, from_zone, to_zone): the 'yyyy-MM-dd HH:mm:ss' time in one zone as
-    text in the other."""
+    text in the other (a time the first zone's clocks pass twice read as standard time, as
+    Flink's SimpleDateFormat)."""
     if lits[1] is None or lits[2] is None:
         return pa.nulls(len(args[0]), out)
     try:
@@ -203,7 +225,8 @@ def _convert_tz(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
             local = dt.datetime.strptime(v.strip(), "%Y-%m-%d %H:%M:%S")
         except ValueError:
             return None
-        return local.replace(tzinfo=src).astimezone(dst).strftime("%Y-%m-%d %H:%M:%S")
+        instant = dt.datetime.fromtimestamp(_later_instant(local, src), dt.UTC)
+        return instant.astimezone(dst).strftime("%Y-%m-%d %H:%M:%S")
 
     return per_distinct(args[0], one, pa.string())
 
@@ -495,7 +518,7 @@ def _epoch_ms(x: Array, precision: int) -> Array:
         import decimal
 
         def one(d: decimal.Decimal) -> int | None:
-            ms = int(d * scale)  # (toward zero)
+            ms = int(d) * scale  # (whole seconds or milliseconds, toward zero, as Flink)
             return ms if _MIN_MS <= ms <= _MAX_MS else None
 
         return per_distinct(x, one, pa.int64())
@@ -510,8 +533,9 @@ def _epoch_ms(x: Array, precision: int) -> Array:
 
 
 def _to_timestamp_ltz(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """TO_TIMESTAMP_LTZ(number [, precision]) and (string [, format [, zone]], session zone):
-    a string that does not read as a time is NULL."""
+    """TO_TIMESTAMP_LTZ(number [, precision]) and (string [, format [, zone]]): a string is
+    read in the zone given, else UTC (Flink's default, not the session's); one that does not
+    read as a time is NULL."""
     x = args[0]
     n = len(x)
     if not T.is_string(x.type):
@@ -519,8 +543,8 @@ def _to_timestamp_ltz(args: list[Array], lits: list[object], out: pa.DataType) -
             return pa.nulls(n, out)
         precision = int(lits[1]) if len(args) > 1 else 3
         return _epoch_ms(x, precision).cast(out)
-    zone = str(lits[-1])
-    given = lits[1:-1]
+    zone = "UTC"  # (Flink's default: not the session's)
+    given = lits[1:]
     if len(given) > 1:
         if given[1] is None:
             return pa.nulls(n, out)

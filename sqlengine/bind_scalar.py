@@ -105,7 +105,7 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
     except BindError as e:
         raise binder.error(BindError, e.message, node) from None
     bound = tuple(coerce(a, t) for a, t in zip(args, want))
-    if sig.name == "to_timestamp_ltz" and T.is_string(want[0]):  # (+ the session zone)
+    if sig.name in ("unix_timestamp", "from_unixtime") and bound:  # (+ the session zone)
         from sqlengine.options import session_time_zone
 
         bound = (*bound, Literal(session_time_zone(), T.STRING))

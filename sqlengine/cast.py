@@ -159,16 +159,18 @@ def to_local(arr: pa.Array, zone: str) -> pa.Array:
     return pc.local_timestamp(arr.cast(pa.timestamp(arr.type.unit, tz=z))).cast(naive)
 
 
-def from_local(arr: pa.Array, zone: str) -> pa.Array:
+def from_local(arr: pa.Array, zone: str, later: bool = False) -> pa.Array:
     """Wall-clock TIMESTAMPs of ``zone`` as TIMESTAMP_LTZ instants, as Java's
     LocalDateTime.atZone: a time the clocks skip (a DST gap) moves on by the gap's length, a
-    time they pass twice (the fall back) takes the earlier offset."""
+    time they pass twice (the fall back) takes the earlier offset; ``later``: the later one
+    (standard time), as java.util's SimpleDateFormat reads it (UNIX_TIMESTAMP, CONVERT_TZ)."""
     unit = arr.type.unit
     ltz = pa.timestamp(unit, tz="UTC")
     z = arrow_zone(zone)
     if z == "UTC":
         return arr.cast(ltz)
-    first = pc.assume_timezone(arr, timezone=z, ambiguous="earliest", nonexistent="earliest")
+    first = pc.assume_timezone(arr, timezone=z, ambiguous="latest" if later else "earliest",
+                               nonexistent="earliest")
     back = pc.local_timestamp(first)
     gap = pc.fill_null(pc.not_equal(back.cast(pa.int64()), arr.cast(pa.int64())), False)
     if pc.any(gap).as_py():  # offset before the gap: local(T - 1) - (T - 1)

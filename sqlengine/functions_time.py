@@ -4,11 +4,11 @@ CURRENT_TIMESTAMP / NOW / LOCALTIMESTAMP / CURRENT_DATE (signatures; kernels in
 ``runtime.kernels_time``).
 
 TO_TIMESTAMP_LTZ gives a TIMESTAMP_LTZ(3) (an instant): from seconds or milliseconds since
-1970, or from a string read in the session time zone ('table.local-time-zone', which the
-binder hands the kernel as a last, constant argument) or in the zone it names. EXTRACT,
-DATE_FORMAT and FLOOR / CEIL of a TIMESTAMP_LTZ read it in the session time zone (the binder
-casts it to its wall-clock TIMESTAMP first). UNIX_TIMESTAMP and FROM_UNIXTIME still read and
-write UTC wall-clock times.
+1970, or from a string read in the zone it names, else in UTC (Flink's default). EXTRACT,
+DATE_FORMAT and FLOOR / CEIL of a TIMESTAMP_LTZ read it in the session time zone
+('table.local-time-zone'; the binder casts it to its wall-clock TIMESTAMP first).
+UNIX_TIMESTAMP reads and FROM_UNIXTIME writes wall-clock times of the session time zone (the
+binder hands their kernels the zone as a last, constant argument).
 """
 
 from __future__ import annotations

@@ -102,7 +102,13 @@ def test_timestamp_to_ltz_and_back(s: sqlengine.Session, text: str, zone: str,
     got = one(s, f"SELECT CAST(TIMESTAMP '{text}' AS TIMESTAMP_LTZ(3)) AS v", zone)
     assert got == expected
     assert one(s, f"SELECT CAST('{text}' AS TIMESTAMP_LTZ(3)) AS v", zone) == expected
-    assert one(s, f"SELECT TO_TIMESTAMP_LTZ('{text}') AS v", zone) == expected
+    # TO_TIMESTAMP_LTZ of a string reads it in the zone it is given, else in UTC (Flink 2.3:
+    # not the session's zone)
+    zoned = one(s, f"SELECT TO_TIMESTAMP_LTZ('{text}', 'yyyy-MM-dd HH:mm:ss', '{zone}') AS v",
+                "UTC")
+    assert zoned == expected
+    assert one(s, f"SELECT TO_TIMESTAMP_LTZ('{text}') AS v", zone) == \
+        local.replace(tzinfo=UTC)
     # back: the instant's wall clock in the zone (a gap's time shows as it moved)
     ms = int(expected.timestamp() * 1000)
     wall = expected.astimezone(z).replace(tzinfo=None)
@@ -163,16 +169,19 @@ def test_to_timestamp_ltz_forms(s: sqlengine.Session) -> None:
         dt.datetime(2020, 9, 13, 12, 26, 40, 123000, tzinfo=UTC)
     assert one(s, "SELECT TO_TIMESTAMP_LTZ(1.5E0, 0) AS v") == \
         dt.datetime(1970, 1, 1, 0, 0, 1, 500000, tzinfo=UTC)
+    # a DECIMAL is cut to whole seconds or milliseconds first (as Flink 2.3; not a DOUBLE)
     assert one(s, "SELECT TO_TIMESTAMP_LTZ(CAST(1.5 AS DECIMAL(5, 1)), 0) AS v") == \
-        dt.datetime(1970, 1, 1, 0, 0, 1, 500000, tzinfo=UTC)
+        dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)
+    assert one(s, "SELECT TO_TIMESTAMP_LTZ(CAST(-1.5 AS DECIMAL(5, 1)), 3) AS v") == \
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
     assert one(s, "SELECT TO_TIMESTAMP_LTZ(CAST(NULL AS BIGINT), 3) AS v") is None
     # the numeric forms are instants: the session zone does not change them
     assert one(s, "SELECT TO_TIMESTAMP_LTZ(0, 3) AS v", "Europe/Berlin") == instant(1970, 1, 1)
-    # strings: in the session zone, or in the zone given
+    # strings: in the zone given, else in UTC whatever the session's zone (as Flink 2.3)
     assert one(s, "SELECT TO_TIMESTAMP_LTZ('2020-01-02 10:11:12') AS v", "Europe/Berlin") == \
-        instant(2020, 1, 2, 9, 11, 12)
+        instant(2020, 1, 2, 10, 11, 12)
     assert one(s, "SELECT TO_TIMESTAMP_LTZ('02/01/2020 10:11', 'dd/MM/yyyy HH:mm') AS v",
-               "America/New_York") == instant(2020, 1, 2, 15, 11)
+               "America/New_York") == instant(2020, 1, 2, 10, 11)
     assert one(s, "SELECT TO_TIMESTAMP_LTZ('2020-01-02 10:11:12.250', "
                   "'yyyy-MM-dd HH:mm:ss.SSS', 'Asia/Tokyo') AS v", "Europe/Berlin") == \
         dt.datetime(2020, 1, 2, 1, 11, 12, 250000, tzinfo=UTC)
@@ -186,11 +195,27 @@ def test_to_timestamp_ltz_forms(s: sqlengine.Session) -> None:
               "'Nowhere/City') AS v")
 
 
-def test_ltz_and_timestamp_do_not_mix_without_a_cast(s: sqlengine.Session) -> None:
-    with pytest.raises(SqlEngineError, match="TIMESTAMP_LTZ"):
-        s.sql("SELECT * FROM (VALUES (TO_TIMESTAMP_LTZ(0, 3)), "
-              "(TIMESTAMP '2020-01-01 00:00:00')) AS t(v)")
-    assert one(s, "SELECT TO_TIMESTAMP_LTZ(0, 3) < TO_TIMESTAMP_LTZ(1, 3) AS v") is True
+def test_ltz_and_timestamp_meet_in_the_session_zone(s: sqlengine.Session) -> None:
+    """A TIMESTAMP compared or combined with a TIMESTAMP_LTZ is read in the session time zone
+    (their common type is TIMESTAMP_LTZ); answers as Flink 2.3's in New York."""
+    ny = "America/New_York"
+    ltz = "TO_TIMESTAMP_LTZ(1700000000, 0)"  # 2023-11-14 22:13:20 UTC, 17:13:20 in New York
+    assert one(s, f"SELECT {ltz} = TIMESTAMP '2023-11-14 17:13:20' AS v", ny) is True
+    assert one(s, f"SELECT {ltz} = TIMESTAMP '2023-11-14 22:13:20' AS v", ny) is False
+    assert one(s, f"SELECT {ltz} < TIMESTAMP '2023-11-14 20:00:00' AS v", ny) is True
+    assert one(s, f"SELECT {ltz} = TIMESTAMP '2023-11-14 22:13:20' AS v", "UTC") is True
+    assert one(s, f"SELECT {ltz} BETWEEN TIMESTAMP '2023-11-14 17:00:00' AND "
+                  "TIMESTAMP '2023-11-14 18:00:00' AS v", ny) is True
+    assert one(s, f"SELECT {ltz} IN (TIMESTAMP '2023-11-14 17:13:20') AS v", ny) is True
+    assert one(s, f"SELECT CAST(COALESCE(CAST(NULL AS TIMESTAMP(3)), {ltz}) AS STRING) AS v",
+               ny) == "2023-11-14 17:13:20.000"
+    assert one(s, f"SELECT GREATEST({ltz}, TIMESTAMP '2023-11-14 20:00:00') AS v", ny) == \
+        instant(2023, 11, 15, 1)
+    rows = s.sql("SELECT v FROM (VALUES (TO_TIMESTAMP_LTZ(0, 3)), "
+                 "(TIMESTAMP '2020-01-01 00:00:00')) AS t(v)").collect()
+    assert rows.schema.field("v").type == pa.timestamp("ms", tz="UTC")
+    with pytest.raises(SqlEngineError, match="TIMESTAMP_LTZ"):  # (Flink refuses it too)
+        s.sql(f"SELECT {ltz} > DATE '2023-11-14' AS v")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet", "avro", "orc"])
@@ -248,3 +273,33 @@ def test_the_session_option_reaches_every_statement() -> None:
     other = sqlengine.connect({"execution.runtime-mode": "batch",
                                "table.local-time-zone": "America/New_York"})
     assert other.sql(sql).collect().to_pylist() == [{"s": "1969-12-31 19:00:00.000", "h": 19}]
+
+
+def test_unix_time_functions_use_the_session_zone(s: sqlengine.Session) -> None:
+    """UNIX_TIMESTAMP reads and FROM_UNIXTIME writes the session zone's wall clock; with
+    CONVERT_TZ, a time the clocks pass twice is standard time (java.util's calendar), one
+    they skip moves on by the gap. Expected values: Flink 2.3's in New York."""
+    ny = "America/New_York"
+    assert one(s, "SELECT UNIX_TIMESTAMP('2024-01-01 00:00:00') AS v", ny) == 1704085200
+    assert one(s, "SELECT UNIX_TIMESTAMP('2024-01-01 00:00:00') AS v", "UTC") == 1704067200
+    assert one(s, "SELECT UNIX_TIMESTAMP('2024/01/01', 'yyyy/MM/dd') AS v", ny) == 1704085200
+    assert one(s, "SELECT UNIX_TIMESTAMP('2024-11-03 01:30:00') AS v", ny) == 1730615400
+    assert one(s, "SELECT UNIX_TIMESTAMP('2024-03-10 02:30:00') AS v", ny) == 1710055800
+    # (a zone in the text wins; the lenient reading of a date alone is the zone's midnight)
+    assert one(s, "SELECT UNIX_TIMESTAMP('2024-11-03 01:30:00 +0000', "
+                  "'yyyy-MM-dd HH:mm:ss Z') AS v", ny) == 1730597400
+    assert one(s, "SELECT UNIX_TIMESTAMP('2024-11-03', 'yyyy-MM-dd') AS v", ny) == 1730606400
+    assert one(s, "SELECT FROM_UNIXTIME(0) AS v", ny) == "1969-12-31 19:00:00"
+    assert one(s, "SELECT FROM_UNIXTIME(-86400) AS v", ny) == "1969-12-30 19:00:00"
+    assert one(s, "SELECT FROM_UNIXTIME(1730611800, 'yyyy-MM-dd HH:mm:ss') AS v", ny) == \
+        "2024-11-03 01:30:00"
+    assert one(s, "SELECT FROM_UNIXTIME(1730615400) AS v", ny) == "2024-11-03 01:30:00"
+    assert one(s, "SELECT FROM_UNIXTIME(0) AS v", "UTC") == "1970-01-01 00:00:00"
+    assert one(s, "SELECT CONVERT_TZ('2024-11-03 01:30:00', 'America/New_York', 'UTC') AS v",
+               "UTC") == "2024-11-03 06:30:00"
+    assert one(s, "SELECT CONVERT_TZ('2024-03-10 02:30:00', 'America/New_York', 'UTC') AS v",
+               "UTC") == "2024-03-10 07:30:00"
+    assert one(s, "SELECT CONVERT_TZ('2024-11-03 05:30:00', 'UTC', 'America/New_York') AS v",
+               "UTC") == "2024-11-03 01:30:00"
+    # UNIX_TIMESTAMP() alone is the clock: no zone
+    assert abs(one(s, "SELECT UNIX_TIMESTAMP() AS v", ny) - __import__("time").time()) < 600
