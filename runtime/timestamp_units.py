@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
+from sqlengine.errors import ExecutionError
 from sqlengine.runtime import intervals
 
 Array = pa.Array
@@ -36,6 +37,14 @@ def timestampadd(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     _unit, n, t = args
     mask = pc.or_(pc.is_null(n), pc.is_null(t)).to_numpy(zero_copy_only=False)
     count = n.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    if T.is_time(t.type):  # (the time of day goes round the clock; whole days leave it)
+        ticks = _ticks(t)
+        per_ms = _TICKS_PER_MS[t.type.unit]
+        step = UNIT_MS.get(unit, 0) * per_ms if per_ms else UNIT_MS.get(unit, 0) // 1000
+        day = _DAY_MS * per_ms if per_ms else _DAY_MS // 1000
+        moved = np.mod(ticks + count * step, day)
+        return pa.array(moved, pa.int64(), mask=mask).cast(
+            pa.int32() if pa.types.is_time32(t.type) else pa.int64()).cast(t.type)
     if unit in UNIT_MONTHS:
         moved = intervals.add_months(t, count * UNIT_MONTHS[unit])
         return pc.if_else(pa.array(mask), pa.scalar(None, out), moved)
@@ -60,6 +69,9 @@ def timestampdiff(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
     _unit, a, b = args
     mask = pc.or_(pc.is_null(a), pc.is_null(b)).to_numpy(zero_copy_only=False)
     t1, t2 = _epoch_ms(a), _epoch_ms(b)
+    if T.is_time(a.type) and unit in UNIT_MONTHS:
+        msg = f"TIMESTAMPDIFF: {unit} is not a unit of a TIME (SECOND to WEEK are)"
+        raise ExecutionError(msg)
     if unit == "WEEK":  # Calcite counts the seconds as an INT first, then the weeks
         seconds = _toward_zero(t2 - t1, 1000).astype(np.int32)
         res = _toward_zero(seconds.astype(np.int64), 604_800)
@@ -104,10 +116,17 @@ def _shift(days: np.ndarray, months: np.ndarray) -> np.ndarray:
 
 
 def _epoch_ms(t: Array) -> np.ndarray:
-    """Milliseconds since the epoch of a DATE (its midnight) or TIMESTAMP array; NULL as 0."""
+    """Milliseconds since the epoch of a DATE (its midnight) or TIMESTAMP array, since
+    midnight of a TIME; NULL as 0."""
     if pa.types.is_date(t.type):
         days = t.cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False)
         return days.astype(np.int64) * _DAY_MS
-    ticks = t.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    ticks = _ticks(t)
     per_ms = _TICKS_PER_MS[t.type.unit]
     return ticks * 1000 if per_ms == 0 else np.floor_divide(ticks, per_ms)
+
+
+def _ticks(t: Array) -> np.ndarray:
+    """The int64 ticks of a TIMESTAMP or TIME array in its unit; NULL as 0."""
+    raw = t.cast(pa.int32() if pa.types.is_time32(t.type) else pa.int64())
+    return raw.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)

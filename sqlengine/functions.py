@@ -184,11 +184,12 @@ def _no_values(infer: ValueInference) -> Inference:
 
 def _timestampadd(types: list[pa.DataType],
                   values: list[object]) -> tuple[pa.DataType, list[pa.DataType]]:
-    """TIMESTAMPADD(unit, n, t): a TIMESTAMP stays itself, a DATE stays a DATE for whole days
-    and more, else it becomes a TIMESTAMP."""
+    """TIMESTAMPADD(unit, n, t): a TIMESTAMP or TIME stays itself, a DATE stays a DATE for
+    whole days and more, else it becomes a TIMESTAMP."""
     _unit, n, t = types
-    if not (T.is_integer(n) or n == T.NULL) or not (T.is_temporal(t) or t == T.NULL):
-        raise _err("timestampadd", types[1:], "an integer and a DATE or TIMESTAMP")
+    if not (T.is_integer(n) or n == T.NULL) or not (T.is_temporal(t) or T.is_time(t) or
+                                                     t == T.NULL):
+        raise _err("timestampadd", types[1:], "an integer and a DATE, TIME or TIMESTAMP")
     t = T.TIMESTAMP if t == T.NULL else t
     out = T.TIMESTAMP if pa.types.is_date(t) and values[0] in ("SECOND", "MINUTE", "HOUR") \
         else t
@@ -197,9 +198,12 @@ def _timestampadd(types: list[pa.DataType],
 
 def _timestampdiff(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     """TIMESTAMPDIFF(unit, t1, t2): the whole units from t1 to t2, an INT."""
+    times = [T.is_time(t) for t in types[1:] if t != T.NULL]
+    if any(times) and not all(times):
+        raise _err("timestampdiff", types[1:], "two TIME or two DATE / TIMESTAMP arguments")
     for t in types[1:]:
-        if not (T.is_temporal(t) or t == T.NULL):
-            raise _err("timestampdiff", types[1:], "DATE or TIMESTAMP arguments")
+        if not (T.is_temporal(t) or T.is_time(t) or t == T.NULL):
+            raise _err("timestampdiff", types[1:], "DATE, TIME or TIMESTAMP arguments")
     return T.INT, [T.STRING] + [T.TIMESTAMP if t == T.NULL else t for t in types[1:]]
 
 

@@ -47,6 +47,19 @@ def one(s: sqlengine.Session, expr: str) -> tuple[object, pa.DataType]:
     ("CEIL(TIME '23:44:31' TO HOUR)", dt.time(0, 0), pa.time32("s")),
     ("TIME '10:00:00' < TIME '10:00:01'", True, pa.bool_()),
     ("TRY_CAST('25:00:00' AS TIME)", None, pa.time32("s")),
+    # TIMESTAMPADD / TIMESTAMPDIFF of a TIME (as Flink 2.3: round the clock; days leave it)
+    ("TIMESTAMPADD(SECOND, 90, TIME '23:59:00')", dt.time(0, 0, 30), pa.time32("s")),
+    ("TIMESTAMPADD(MINUTE, -90, TIME '00:30:00')", dt.time(23, 0), pa.time32("s")),
+    ("TIMESTAMPADD(HOUR, 25, TIME '10:00:00')", dt.time(11, 0), pa.time32("s")),
+    ("TIMESTAMPADD(DAY, 1, TIME '10:00:00')", dt.time(10, 0), pa.time32("s")),
+    ("TIMESTAMPADD(MONTH, 1, TIME '10:00:00')", dt.time(10, 0), pa.time32("s")),
+    ("TIMESTAMPADD(SECOND, 1, TIME '10:00:00.123')", dt.time(10, 0, 1, 123000),
+     pa.time32("ms")),
+    ("TIMESTAMPADD(SECOND, -1, CAST('00:00:00' AS TIME(6)))", dt.time(23, 59, 59),
+     pa.time64("us")),
+    ("TIMESTAMPADD(SECOND, CAST(NULL AS INT), TIME '10:00:00')", None, pa.time32("s")),
+    ("TIMESTAMPDIFF(SECOND, TIME '10:00:00', TIME '11:00:00')", 3600, pa.int32()),
+    ("TIMESTAMPDIFF(MINUTE, TIME '10:00:00', TIME '09:00:30')", -59, pa.int32()),
 ])
 def test_time_values(s: sqlengine.Session, expr: str, value: object,
                      arrow: pa.DataType) -> None:
@@ -59,6 +72,8 @@ def test_time_values(s: sqlengine.Session, expr: str, value: object,
     "SELECT TIME '10:00:00' + INTERVAL '1' MONTH",
     "SELECT EXTRACT(YEAR FROM TIME '10:00:00')",
     "SELECT CAST('x' AS TIME(10))",
+    "SELECT TIMESTAMPDIFF(SECOND, TIME '10:00:00', TIMESTAMP '2020-01-01 00:00:00')",
+    "SELECT TIMESTAMPDIFF(MONTH, TIME '10:00:00', TIME '11:00:00')",
 ])
 def test_time_refusals(s: sqlengine.Session, sql: str) -> None:
     with pytest.raises(SqlEngineError) as e:
