@@ -32,11 +32,10 @@ SelectItem = tuple[exp.Expression, str]
 # The SELECT clauses binding reads (sqlglot's argument names); any other is refused.
 _BOUND_CLAUSES = frozenset({"expressions", "from_", "from", "joins", "where", "group", "having",
                             "order", "limit", "offset", "distinct", "windows", "with_", "with",
-                            "hint", "match"})
+                            "hint", "match", "qualify"})
 _SET_CLAUSES = frozenset({"this", "expression", "distinct", "order", "limit", "offset",
                           "with_", "with"})
-_CLAUSE_WORDS = {"qualify": "QUALIFY (filter on a window function in an outer query)",
-                 "locks": "FOR UPDATE / FOR SHARE", "distribute": "DISTRIBUTE BY",
+_CLAUSE_WORDS = {"locks": "FOR UPDATE / FOR SHARE", "distribute": "DISTRIBUTE BY",
                  "cluster": "CLUSTER BY", "sort": "SORT BY", "into": "SELECT ... INTO",
                  "prewhere": "PREWHERE", "connect": "CONNECT BY", "kind": "SELECT AS ...",
                  "pivots": "PIVOT / UNPIVOT", "laterals": "LATERAL VIEW",
@@ -52,6 +51,8 @@ class SelectBinder(ClauseBinder):
         from sqlengine.bind_over import resolve_named_windows
 
         self._refuse_clauses(node)
+        if node.args.get("qualify") is not None:
+            return self._qualify(node, ctes)
         node = self._with_rollup(self._group_by_all(node))
         node = resolve_named_windows(self, node)
         from_ = node.args.get("from_") or node.args.get("from")
@@ -110,6 +111,48 @@ class SelectBinder(ClauseBinder):
             self.exprs.intercept = None
         names = unique_names([n for _, n in items])
         return self.finish_select(node, rel, exprs, names, [e for e, _ in items], order)
+
+    def _qualify(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
+        """``QUALIFY cond`` (Flink's, Snowflake's): the rows of the SELECT for which ``cond``
+        holds, after its window functions and before DISTINCT / ORDER BY / LIMIT. The window
+        functions (and input columns) the condition names ride along the select list as
+        hidden columns; the condition filters over them, by the select's aliases too (so
+        ``ROW_NUMBER() ... = 1`` is the same plan as the filter in an outer query, a Top-N)."""
+        qualify = node.args["qualify"]
+        outside = qualify.this.copy()
+        for w in list(outside.find_all(exp.Window)):
+            w.replace(exp.null())
+        if has_aggregate(outside):
+            raise self.error(NotSupportedError, "QUALIFY takes window functions and the "
+                             "SELECT's columns: filter on an aggregate with HAVING", qualify)
+        inner = node.copy()
+        for arg in ("qualify", "order", "limit", "offset", "distinct"):
+            inner.set(arg, None)
+        outputs = {(e.alias_or_name or "").lower() for e in node.expressions}
+        hidden: list[exp.Expression] = []
+
+        def ride(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, exp.Window) or (
+                    isinstance(n, exp.Column) and (n.table or n.name.lower() not in outputs)
+                    and not isinstance(n.this, exp.Star)):
+                name = f"__qualify{len(hidden)}"
+                hidden.append(exp.alias_(n.copy(), name, quoted=True))
+                return exp.column(name, quoted=True)
+            return n
+
+        cond = qualify.this.copy().transform(ride)
+        inner.set("expressions", [*inner.expressions, *hidden])
+        rel = self.select(inner, ctes)
+        pred = self.exprs.bind(cond, rel.scope)
+        require_boolean(self.binder, pred, qualify.this, "QUALIFY")
+        plan: LogicalPlan = Filter(rel.plan, coerce(pred, T.BOOLEAN))
+        fields = plan.schema.fields[:len(plan.schema.fields) - len(hidden)]
+        refs = [ColumnRef(i, f.name, f.type) for i, f in enumerate(fields)]
+        plan = Project(plan, tuple(refs), tuple(f.name for f in fields))
+        if node.args.get("distinct"):
+            plan = distinct(plan)
+        out = Relation(plan, scope_of(plan, None, rel.scope, list(refs)))
+        return self.order_limit(node, out, "a QUALIFY query")
 
     def _group_by_all(self, node: exp.Select) -> exp.Select:
         """``GROUP BY ALL`` (DuckDB's, Spark's): grouped by every SELECT item that holds no
@@ -268,8 +311,10 @@ class SelectBinder(ClauseBinder):
             raise self.error(BindError, f"{what} must be a non-negative integer constant", node)
         return e.value
 
-    def order_limit(self, node: exp.Expression, rel: Relation) -> Relation:
-        """ORDER BY / LIMIT / OFFSET written after a set operation or a parenthesised query."""
+    def order_limit(self, node: exp.Expression, rel: Relation,
+                    what: str = "a set operation") -> Relation:
+        """ORDER BY / LIMIT / OFFSET written after a set operation or a parenthesised query
+        (or a QUALIFY)."""
         order = node.args.get("order")
         keys = []
         if order is not None:
@@ -279,7 +324,7 @@ class SelectBinder(ClauseBinder):
                 if idx is None:
                     e = self.exprs.bind(o.this, rel.scope)
                     if not isinstance(e, ColumnRef):
-                        raise self.error(NotSupportedError, "ORDER BY of a set operation takes "
+                        raise self.error(NotSupportedError, f"ORDER BY of {what} takes "
                                          "output columns", o)
                     idx = e.index
                 f = rel.plan.schema.fields[idx]
