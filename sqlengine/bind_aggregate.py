@@ -130,8 +130,14 @@ class AggregateBinder(ClauseBinder):
                 for i, k in enumerate(keys):
                     if e == k:
                         return ColumnRef(i, key_names[i], k.dtype)
+                hint = ""
+                if group is not None and any(
+                        isinstance(g, exp.Literal) and not g.is_string
+                        for g in group.expressions):
+                    hint = (" (GROUP BY 1 groups by the constant 1, as in Flink, not by the "
+                            "first select item: name the column or expression)")
                 raise self.error(BindError, f"column {n.sql()!r} must appear in GROUP BY or "
-                                 "be used in an aggregate function", n)
+                                 f"be used in an aggregate function{hint}", n)
             base = n.this if isinstance(n, exp.Filter) else n
             if is_reducible(base):
                 return self.reduced_call(n, rel.scope, add_call)

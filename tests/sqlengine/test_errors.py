@@ -76,6 +76,11 @@ def test_type_mismatch() -> None:
 def test_column_not_grouped() -> None:
     e = _err(T + "SELECT b, a FROM t GROUP BY b", BindError)
     assert "column 'a' must appear in GROUP BY" in e.message
+    assert "GROUP BY 1" not in e.message
+    # (as Flink, a number in GROUP BY is a constant: the message says so to users of
+    # engines where it names a select item)
+    e = _err(T + "SELECT a, COUNT(*) FROM t GROUP BY 1", BindError)
+    assert "GROUP BY 1 groups by the constant 1" in e.message
     e = _err(T + "SELECT a FROM t WHERE COUNT(*) > 1", BindError)
     assert "aggregate functions are not allowed in WHERE" in e.message
 
