@@ -69,3 +69,37 @@ def row_in(binder: ExprBinder, node: exp.In, scope: Scope, negated: bool) -> Exp
     for a in alternatives[1:]:
         out = Call("or", (out, a), T.BOOLEAN)
     return Call("not", (out,), T.BOOLEAN) if negated else out
+
+
+_ROW_ORDER = {exp.LT: "lt", exp.LTE: "le", exp.GT: "gt", exp.GTE: "ge"}
+
+
+def row_compare(binder: ExprBinder, node: exp.Binary, scope: Scope) -> Expr:
+    """``(a, b) op (x, y)``: ``=`` holds when every field is equal, ``<>`` when one differs,
+    ``<`` / ``<=`` / ``>`` / ``>=`` compare the fields in order (the first that differs
+    decides), each three valued as its field comparisons (as PostgreSQL and DuckDB)."""
+    left, right = node.this.expressions, node.expression.expressions
+    if len(left) != len(right):
+        raise binder.error(BindError, f"rows of {len(left)} and {len(right)} values cannot be "
+                           "compared", node)
+    if not isinstance(node, exp.EQ | exp.NEQ) and type(node) not in _ROW_ORDER:
+        raise binder.error(BindError, f"rows cannot be combined with {node.key.upper()}",
+                           node)
+    pairs = list(zip(left, right))
+    if isinstance(node, exp.EQ | exp.NEQ):
+        out = _all([binder.call("eq", [a, b], scope, node) for a, b in pairs])
+        return Call("not", (out,), T.BOOLEAN) if isinstance(node, exp.NEQ) else out
+    op = _ROW_ORDER[type(node)]
+    strict = op[0] + "t"  # (lt / gt: a field that differs decides)
+    out = binder.call(op, [pairs[-1][0], pairs[-1][1]], scope, node)
+    for a, b in reversed(pairs[:-1]):
+        out = Call("or", (binder.call(strict, [a, b], scope, node), Call(
+            "and", (binder.call("eq", [a, b], scope, node), out), T.BOOLEAN)), T.BOOLEAN)
+    return out
+
+
+def _all(parts: list[Expr]) -> Expr:
+    out = parts[0]
+    for p in parts[1:]:
+        out = Call("and", (out, p), T.BOOLEAN)
+    return out

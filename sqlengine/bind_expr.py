@@ -166,6 +166,9 @@ class ExprBinder:
         if isinstance(node.args.get("expression"), exp.Any | exp.All) or \
                 isinstance(node, exp.Subquery | exp.Select | exp.Exists):
             return self._subquery(node, scope, negated=False)
+        if isinstance(node, exp.Binary) and isinstance(node.this, exp.Tuple) and \
+                isinstance(node.expression, exp.Tuple):  # (a, b) = (x, y): row comparison
+            return bind_compare.row_compare(self, node, scope)
         for cls, name in _BINARY.items():
             if type(node) is cls:
                 return self.call(name, [node.this, node.expression], scope, node)
