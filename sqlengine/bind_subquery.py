@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
 from sqlglot import exp
 
 from sqlengine import types as T
@@ -65,11 +66,13 @@ class SubqueryBinder(ClauseBinder):
 
     def _quantified(self, operand_node: exp.Expression, op: str, query: exp.Expression,
                     scope: Scope, node: exp.Expression) -> Expr:
-        operand = self.exprs.bind(operand_node, scope)
         inner_query = query.this if isinstance(query, exp.Paren | exp.Subquery) else query
         if not isinstance(inner_query, exp.Query):
             raise self.error(NotSupportedError, "ANY / ALL / SOME take a subquery; for an "
                              "array, write ARRAY_CONTAINS(array, value)", node)
+        if isinstance(operand_node, exp.Tuple):
+            return self._row_in(operand_node, op, query, scope, node)
+        operand = self.exprs.bind(operand_node, scope)
         plan = self.plan(query, scope)
         if len(plan.schema) != 1:
             raise self.error(BindError, f"the subquery of IN / ANY / ALL must return one "
@@ -83,6 +86,34 @@ class SubqueryBinder(ClauseBinder):
             f = plan.schema.fields[0]
             plan = Project(plan, (coerce(ColumnRef(0, f.name, f.type), common),), (f.name,))
         return SubqueryExpr("any", plan, T.BOOLEAN, coerce(operand, common), op)
+
+    def _row_in(self, operand_node: exp.Tuple, op: str, query: exp.Expression, scope: Scope,
+                node: exp.Expression) -> Expr:
+        """``(a, b, ...) IN (q)``: q returns as many columns; each pair meets at its common
+        type (the decorrelate rule makes it a semi join, NOT IN an anti join)."""
+        if op != "eq":
+            raise self.error(NotSupportedError, "a row of values compares with a subquery "
+                             "only by IN / = ANY", node)
+        fields = [self.exprs.bind(e, scope) for e in operand_node.expressions]
+        plan = self.plan(query, scope)
+        if len(plan.schema) != len(fields):
+            raise self.error(BindError, f"IN compares rows of {len(fields)} values, but the "
+                             f"subquery returns {len(plan.schema)} columns", node)
+        commons = []
+        for f, col in zip(fields, plan.schema.fields):
+            try:
+                commons.append(T.comparison_type([f.dtype, col.type], "IN operands"))
+            except BindError as e:
+                raise self.error(BindError, e.message, node) from None
+        cols = plan.schema.fields
+        if any(c != col.type for c, col in zip(commons, cols)):
+            plan = Project(plan, tuple(coerce(ColumnRef(i, col.name, col.type), c)
+                                       for i, (col, c) in enumerate(zip(cols, commons))),
+                           tuple(col.name for col in cols))
+        args = tuple(coerce(f, c) for f, c in zip(fields, commons))
+        row = Call("row_value", args, pa.struct([pa.field(f"EXPR${i}", a.dtype)
+                                                 for i, a in enumerate(args)]))
+        return SubqueryExpr("any", plan, T.BOOLEAN, row, "eq")
 
     def plan(self, query: exp.Expression, scope: Scope) -> LogicalPlan:
         """Bind ``query`` with ``scope`` as the enclosing row (and the current CTEs)."""

@@ -124,7 +124,8 @@ class Decorrelate(OptimizerRule):
             return None
         if has_subquery(sub.operand) if sub.operand is not None else False:
             return None
-        if negated and sub.kind != "exists":
+        row = _row_operand(sub)
+        if negated and sub.kind != "exists" and row is None:
             return None  # NOT IN is three-valued: a mark (below)
         inner = self.apply(sub.plan, ctx).data
         if sub.kind == "exists" and _global_aggregate(inner):
@@ -132,7 +133,21 @@ class Decorrelate(OptimizerRule):
         right, preds = pull_up(inner)
         width = len(plan.schema)
         conds = [_over_join(p, width) for p in preds]
-        if sub.kind == "any" and sub.operand is not None:
+        if row is not None:
+            # (a, b) IN (q): every field equal (a semi join on them); NOT IN keeps the rows
+            # no row of q might equal, a field that is NULL on either side matching anything
+            # (an anti join: the result is FALSE, not NULL, only when no row might match).
+            fields = right.schema.fields
+            pairs = [(o, ColumnRef(width + i, fields[i].name, fields[i].type))
+                     for i, o in enumerate(row)]
+            if negated:
+                conds.extend(Call("or", (Call("or", (Call("is_null", (o,), T.BOOLEAN),
+                                                     Call("is_null", (v,), T.BOOLEAN)),
+                                              T.BOOLEAN), Call("eq", (o, v), T.BOOLEAN)),
+                                  T.BOOLEAN) for o, v in pairs)
+            else:
+                conds.extend(Call("eq", (o, v), T.BOOLEAN) for o, v in pairs)
+        elif sub.kind == "any" and sub.operand is not None:
             f = right.schema.fields[0]
             conds.append(Call(sub.op, (sub.operand, ColumnRef(width, f.name, f.type)),
                               T.BOOLEAN))
@@ -191,6 +206,10 @@ class Decorrelate(OptimizerRule):
     def _mark(self, plan: LogicalPlan, sub: SubqueryExpr, ctx: RuleContext
               ) -> tuple[LogicalPlan, Expr]:
         """EXISTS / ANY as a BOOLEAN column, by LEFT joins over aggregates of the subquery."""
+        if _row_operand(sub) is not None:
+            msg = ("(a, b, ...) [NOT] IN (subquery) is supported as a whole WHERE condition "
+                   "(a semi or anti join), not under OR / CASE or in the SELECT list")
+            raise NotSupportedError(msg)
         inner = self.apply(sub.plan, ctx).data
         if _global_aggregate(inner):
             if sub.kind == "exists":
@@ -283,6 +302,15 @@ class Decorrelate(OptimizerRule):
                      (unknown, Literal(None, T.BOOLEAN))),
                     Literal(False, T.BOOLEAN), T.BOOLEAN)
         return joined, mark
+
+
+def _row_operand(sub: SubqueryExpr) -> tuple[Expr, ...] | None:
+    """The fields of ``(a, b, ...) IN (q)``'s left side (q returns as many columns)."""
+    op = sub.operand
+    if sub.kind == "any" and isinstance(op, Call) and op.name == "row_value" and \
+            len(sub.plan.schema) > 1:
+        return op.args
+    return None
 
 
 # -- pulling correlated conditions up ------------------------------------------------------
