@@ -134,6 +134,13 @@ class _Accumulator:
         self.batch_arg: pa.Array | None = None
         self.index = 0  # (its position among the operator's aggregates)
 
+    @property
+    def plain(self) -> bool:
+        """Whether its state folds from Arrow's hash aggregation alone (no Python aggregate,
+        DISTINCT counts, multiset of an updating input or gathered values per row)."""
+        return self.py is None and self.distinct_counts is None and self.multiset is None \
+            and not self.keeps_nulls
+
     def _empty(self, n: int) -> np.ndarray:
         if self.unscaled and not self.big:
             return np.zeros(n, dtype=np.int64)
@@ -453,6 +460,14 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         if len(waiting) == 1:
             self._consume(waiting[0])
             return
+        if not self.merge and all(acc.plain for acc in self.accs):
+            # Each batch's group-by inputs, as the chunks of one table (no copy of the rows):
+            # one hash aggregation over them all.
+            key_names = [f"k{i}" for i in range(len(self.keys))]
+            parts = [self._row_inputs(b, key_names) for b in waiting]
+            if all(t.schema == parts[0][0].schema for t, _ in parts):
+                self._fold(pa.concat_tables([t for t, _ in parts]), parts[0][1], key_names)
+                return
         table = pa.Table.from_batches(waiting).combine_chunks()
         for batch in table.to_batches():
             self._consume(batch)
@@ -467,6 +482,11 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             table, specs = self._partial_inputs(batch, key_names)
         else:
             table, specs = self._row_inputs(batch, key_names)
+        return self._fold(table, specs, key_names)
+
+    def _fold(self, table: pa.Table, specs: list[tuple[str, str]], key_names: list[str]
+              ) -> Iterable[pa.RecordBatch]:
+        """Fold the group-by inputs of some rows into the groups' state."""
         if key_names or not any(op == "list" for _, op in specs):
             grouped = _group_by(table, key_names, specs)
         else:  # (Arrow's "list" is a hash aggregation only: one constant key for it)
