@@ -55,6 +55,10 @@ class Flink(Dialect):
             **parser.Parser.FUNCTIONS,
             "TIMESTAMPADD": lambda args: exp.Anonymous(this="TIMESTAMPADD", expressions=args),
             "TIMESTAMPDIFF": lambda args: exp.Anonymous(this="TIMESTAMPDIFF", expressions=args),
+            # LOG10(x) / LOG2(x): their own kernels (sqlglot reads them as LOG(10, x), which
+            # is ln(x) / ln(10): LOG10(1000) gave 2.9999999999999996, Flink says 3.0)
+            "LOG10": lambda args: exp.Anonymous(this="LOG10", expressions=args),
+            "LOG2": lambda args: exp.Anonymous(this="LOG2", expressions=args),
             # LISTAGG(s [, separator]): an aggregate (sqlglot's GROUP_CONCAT node)
             "LISTAGG": lambda args: exp.GroupConcat(
                 this=args[0] if args else None,

@@ -202,3 +202,12 @@ def test_show_functions_lists_exactly_the_callable_functions(s: sqlengine.Sessio
             name in functions.SYNTAX_FUNCTIONS, name
         assert sig is None or sig.name not in functions.INTERNAL or \
             sig.name.startswith("extract_") or name in functions.SYNTAX_FUNCTIONS, name
+
+
+def test_log10_and_log2_are_exact(s: sqlengine.Session) -> None:
+    """As Flink 2.3 (Java's Math.log10): LOG10 is not ln(x) / ln(10), which gave
+    2.9999999999999996 for 1000; LOG(10, x) is that quotient, in Flink too."""
+    assert one(s, "LOG10(1000)") == 3.0
+    assert one(s, "LOG10(0.001)") == -3.0
+    assert one(s, "LOG2(8)") == 3.0
+    assert one(s, "LOG(10, 1000)") == math.log(1000) / math.log(10)
