@@ -292,9 +292,24 @@ def _float_to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
                                                                            safe=False)
 
 
+def _overflow_checked(arr: pa.Array, out: pa.Array, target: pa.DataType,
+                      safe: bool) -> pa.Array:
+    """A cast's result ``out`` whose NULLs where ``arr`` has a value are values too large
+    for ``target``: TRY_CAST keeps them NULL, CAST fails naming the first (Flink 2.3's CAST
+    of a STRING: 'Overflow'; they were NULL without a word. A number too large for a
+    DECIMAL is NULL in Flink, an error nowhere)."""
+    if safe or out.null_count == arr.null_count:
+        return out
+    lost = pc.and_(pc.is_valid(arr), pc.is_null(out))
+    value = arr[pc.index(lost, True).as_py()].as_py()
+    msg = f"cannot CAST {value!r} to {T.type_name(target)}: out of its range"
+    raise ExecutionError(msg)
+
+
 def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     """``arr`` (a decimal with the target's scale or fewer digits) as ``target``; a value
-    with too many digits is NULL, as Flink's DecimalData.fromBigDecimal gives."""
+    with too many digits is NULL, as Flink's DecimalData.fromBigDecimal gives (a CAST of a
+    STRING then fails, see _overflow_checked)."""
     try:
         return arr.cast(target)
     except pa.ArrowInvalid:
@@ -391,7 +406,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             return pc.if_else(pc.is_null(low), pa.nulls(len(low), pa.bool_()), truthy)
         if kind == "decimal":
             as_dec = trimmed.cast(pa.decimal128(38, min(target.scale + 1, 38)))
-            return cast_array(as_dec, target)
+            return _overflow_checked(arr, cast_array(as_dec, target), target, safe)
         if kind == "int":  # ('+42' is 42; '42.5' is 42: Flink drops a fraction)
             digits = pc.replace_substring_regex(trimmed, r"^\+|\.[0-9]*$", "")
             digits = pc.replace_substring_regex(digits, r"^([+-]?)$", r"\10")
