@@ -4,15 +4,18 @@ every other window function and frame over bounded input (WindowFunctions)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyarrow as pa
 from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.bind_common import ClauseBinder, Relation, sort_key
 from sqlengine.bind_expr import Scope, ScopeColumn, coerce
+from sqlengine.bind_reduce import is_reducible, reduce_variance
 from sqlengine.bind_windows import interval_ms
 from sqlengine.errors import BindError, NotSupportedError
-from sqlengine.plan.expressions import ColumnRef, Expr, Literal
+from sqlengine.plan.expressions import AggCall, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import (
     OverAggregate,
     Rank,
@@ -101,7 +104,7 @@ class OverBinder(ClauseBinder):
             if not any(x is w for x in groups[key]):
                 groups[key].append(w)
         plan, scope = rel.plan, rel.scope
-        found: list[tuple[exp.Window, ColumnRef]] = []
+        found: list[tuple[exp.Window, Expr]] = []
         for ws in groups.values():
             first = ws[0]
             partition = tuple(self.exprs.bind(p, rel.scope)
@@ -109,14 +112,27 @@ class OverBinder(ClauseBinder):
             order_node = first.args.get("order")
             order = tuple(sort_key(o, self.exprs.bind(o.this, rel.scope))
                           for o in (order_node.expressions if order_node else []))
-            calls = tuple(self._call(w, rel, order) for w in ws)
             base = len(scope.columns)
+            calls: list[WindowCall] = []
+
+            def add(call: WindowCall, base: int = base,
+                    calls: list[WindowCall] = calls) -> ColumnRef:
+                calls.append(call)
+                return ColumnRef(base + len(calls) - 1, f"$w{base + len(calls) - 1}",
+                                 call.type)
+
+            for w in ws:
+                if is_reducible(w.this):  # (a variance: from SUM(x * x), SUM(x), COUNT(x))
+                    frame = self._frame(w.args.get("spec"), order, w)
+                    found.append((w, self._variance(
+                        w, rel, lambda a, f=frame: add(WindowCall(a.func, a.args, a.type, f,
+                                                                  a)))))
+                else:
+                    found.append((w, add(self._call(w, rel, order))))
             names = tuple(f"$w{base + i}" for i in range(len(calls)))
-            plan = WindowFunctions(plan, partition, order, calls, names)
+            plan = WindowFunctions(plan, partition, order, tuple(calls), names)
             scope = Scope((*scope.columns, *(ScopeColumn(None, n, c.type)
                                             for n, c in zip(names, calls))))
-            found += [(w, ColumnRef(base + i, names[i], c.type))
-                      for i, (w, c) in enumerate(zip(ws, calls))]
         previous = self.exprs.intercept
 
         def intercept(n: exp.Expression) -> Expr | None:
@@ -127,6 +143,19 @@ class OverBinder(ClauseBinder):
 
         self.exprs.intercept = intercept
         return Relation(plan, scope)
+
+    def _variance(self, w: exp.Window, rel: Relation, add: Callable[[AggCall], Expr]) -> Expr:
+        """VAR_* / STDDEV_* OVER a window, from the window aggregates ``add`` makes (as a
+        GROUP BY's, see bind_reduce; Flink types it as AVG, an INT column's is an INT)."""
+        fn = w.this
+        if isinstance(fn.this, exp.Distinct):
+            raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
+                             "supported", fn)
+        arg = self.exprs.bind(fn.this, rel.scope)
+        if not (T.is_numeric(arg.dtype) or arg.dtype == T.NULL):
+            raise self.error(BindError, f"{fn.sql_name()} takes a number, got "
+                             f"{T.type_name(arg.dtype)}", fn)
+        return reduce_variance(fn, arg, False, None, add)
 
     def _call(self, w: exp.Window, rel: Relation, order: tuple[SortKey, ...]) -> WindowCall:
         fn = w.this
@@ -257,23 +286,35 @@ class OverBinder(ClauseBinder):
                 raise self.error(NotSupportedError, f"unsupported frame start {start}", w)
         partition = tuple(self.exprs.bind(p, rel.scope) for p in w.args.get("partition_by")
                           or [])
-        aggs = tuple(self.binder.aggregates.agg_call(x.this, rel.scope) for x in windows)
-        for a, x in zip(aggs, windows):
+        width = len(rel.scope.columns)
+        calls: list[AggCall] = []
+
+        def add(call: AggCall) -> ColumnRef:
+            calls.append(call)
+            return ColumnRef(width + len(calls) - 1, f"$over{len(calls) - 1}", call.type)
+
+        results: list[Expr] = []
+        for x in windows:
+            if is_reducible(x.this):  # (a variance: from SUM(x * x), SUM(x), COUNT(x))
+                results.append(self._variance(x, rel, add))
+                continue
+            a = self.binder.aggregates.agg_call(x.this, rel.scope)
             if a.distinct:
                 raise self.error(NotSupportedError, "DISTINCT in OVER aggregates is not "
                                  "supported yet", x)
+            results.append(add(a))
+        aggs = tuple(calls)
         names = tuple(f"$over{i}" for i in range(len(aggs)))
         plan = OverAggregate(rel.plan, partition, time_col.index, frame, preceding, aggs,
                              names)
-        width = len(rel.scope.columns)
         scope = Scope((*rel.scope.columns, *(ScopeColumn(None, n, a.type)
                                             for n, a in zip(names, aggs))))
         previous = self.exprs.intercept
 
         def intercept(n: exp.Expression) -> Expr | None:
-            for i, x in enumerate(windows):
+            for x, result in zip(windows, results):
                 if n is x or n == x:
-                    return ColumnRef(width + i, names[i], aggs[i].type)
+                    return result
             return previous(n) if previous is not None else None
 
         self.exprs.intercept = intercept

@@ -408,3 +408,18 @@ def session_for_bound() -> sqlengine.Session:
     s.register("t", pa.table({"ts": pa.array([dt.datetime(2024, 1, 1)], pa.timestamp("ms"))}),
                rowtime="ts")
     return s
+
+
+def test_over_variances_in_streaming(tmp_path: Path) -> None:
+    """VAR_* / STDDEV_* OVER a rowtime frame (the OverAggregate, from SUM(x * x), SUM(x) and
+    COUNT(x); typed as AVG: an INT column's is an INT, truncated)."""
+    frame = "OVER (PARTITION BY item ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"
+    q = session(tmp_path).sql(f"SELECT item, price, VAR_POP(price) {frame} AS vp, "
+                              f"STDDEV_SAMP(CAST(price AS DOUBLE)) {frame} AS sd FROM bids")
+    got = [(r[1], r[2], r[3], r[4]) for r in rows_of(q)]
+    # a: 1 | 1,3 | 3,4 | 4,6; b: 2
+    assert [g[:3] for g in got] == [("a", 1, 0), ("b", 2, 0), ("a", 3, 1), ("a", 4, 0),
+                                    ("a", 6, 1)]
+    # (one value: no sample deviation)
+    assert [g[3] for g in got[:2]] == [None, None]
+    assert [g[3] for g in got[2:]] == pytest.approx([2 ** 0.5, 0.5 ** 0.5, 2 ** 0.5])

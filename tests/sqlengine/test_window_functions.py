@@ -118,3 +118,22 @@ def test_streaming_over_an_unbounded_source_is_refused() -> None:
     s.execute("CREATE TABLE e (k INT, v INT) WITH ('connector' = 'datagen')")
     with pytest.raises(SqlEngineError, match="bounded"):
         s.sql("SELECT k, RANK() OVER (PARTITION BY k ORDER BY v) AS r FROM e").collect()
+
+
+def test_variances_over_windows_as_flink() -> None:
+    """VAR_* / STDDEV_* OVER (they were refused); answers of Flink 2.3 for the same query."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    got = s.sql("SELECT k, v, STDDEV_SAMP(v) OVER (PARTITION BY k) AS a, VAR_POP(v) OVER "
+                "(PARTITION BY k ORDER BY v ROWS 1 PRECEDING) AS b FROM (VALUES "
+                "(1, CAST(NULL AS INT)), (1, 3), (1, 5), (2, 4)) AS t(k, v)").collect()
+    assert sorted((tuple(r.values()) for r in got.to_pylist()), key=repr) == sorted(
+        [(1, None, 1, None), (1, 3, 1, 0), (1, 5, 1, 1), (2, 4, None, 0)], key=repr)
+    sql = ("SELECT k, d, STDDEV_POP(d) OVER (PARTITION BY k ORDER BY d ROWS BETWEEN 2 "
+           "PRECEDING AND 1 FOLLOWING) AS sp, VAR_SAMP(d) OVER (PARTITION BY k) AS vs FROM "
+           "(VALUES (1, 1.5E0), (1, 2.5E0), (1, -4.0E0), (1, 8.25E0), (2, 3.0E0), (2, 3.5E0))"
+           " AS t(k, d)")
+    ours = sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
+    theirs = sorted(duckdb.sql(sql).fetchall())
+    assert [r[:2] for r in ours] == [r[:2] for r in theirs]
+    for a, b in zip(ours, theirs):
+        assert a[2:] == pytest.approx(b[2:], rel=1e-9)
