@@ -48,7 +48,42 @@ def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script:
         NotSupportedError: valid SQL that sqlengine does not run yet.
     """
     binder = Binder(catalog, query, script, params, positional, depth=0)
-    return binder.query(tree, ctes={}).plan
+    plan = binder.query(tree, ctes={}).plan
+    _refuse_nested_keys(plan)
+    return plan
+
+
+def _refuse_nested_keys(plan: LogicalPlan) -> None:
+    """GROUP BY, DISTINCT, set operations and COUNT(DISTINCT ...) over an ARRAY, MAP or ROW
+    value are refused by name (Arrow's hash aggregation has no such keys: they failed while
+    running with Arrow's 'Keys of type struct<...>')."""
+    from sqlengine import types as T
+    from sqlengine.errors import NotSupportedError
+    from sqlengine.plan.nodes import Aggregate
+    from sqlengine.plan.subquery import subquery_plans
+    from sqlengine.plan.tree import walk
+
+    def nested(t: object) -> bool:
+        import pyarrow as pa
+
+        return isinstance(t, pa.DataType) and (pa.types.is_struct(t) or pa.types.is_map(t) or
+                                               pa.types.is_list(t) or
+                                               pa.types.is_large_list(t))
+
+    for node in [n for p in (plan, *subquery_plans(plan)) for n in walk(p)]:
+        if not isinstance(node, Aggregate):
+            continue
+        for key in node.keys:
+            if nested(key.dtype):
+                msg = (f"grouping by the {T.type_name(key.dtype)} value {key.sql()} (GROUP "
+                       "BY, DISTINCT, UNION / INTERSECT / EXCEPT) is not supported: group by "
+                       "its fields or elements")
+                raise NotSupportedError(msg)
+        for agg in node.aggs:
+            if agg.distinct and any(nested(a.dtype) for a in agg.args):
+                msg = (f"{agg.func.upper()}(DISTINCT ...) of an ARRAY, MAP or ROW value is "
+                       "not supported: count its fields or elements")
+                raise NotSupportedError(msg)
 
 
 class Binder:

@@ -5,6 +5,8 @@ LIMIT ... PERCENT, FOR UPDATE, CAST ... FORMAT all returned rows as if not writt
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import sqlengine
@@ -110,3 +112,22 @@ def test_case_when_without_a_condition_is_a_parse_error() -> None:
     s = sqlengine.connect()
     with pytest.raises(ParseError, match="CASE WHEN needs a condition"):
         s.sql("SELECT CASE WHEN THEN 1 END AS v")
+
+
+@pytest.mark.parametrize(("sql", "words"), [
+    ("SELECT COUNT(DISTINCT ROW(k, s)) FROM (VALUES (1, 'a')) AS t(k, s)",
+     "COUNT(DISTINCT ...) of an ARRAY, MAP or ROW value"),
+    ("SELECT r, COUNT(*) FROM (SELECT (k, s) AS r FROM (VALUES (1, 'a')) AS t(k, s)) "
+     "GROUP BY r", "grouping by the ROW"),
+    ("SELECT DISTINCT (k, s) FROM (VALUES (1, 'a'), (1, 'a')) AS t(k, s)",
+     "grouping by the ROW"),
+    ("SELECT ARRAY[k] FROM (VALUES (1)) AS t(k) UNION SELECT ARRAY[2]",
+     "grouping by the ARRAY<INT>"),
+    ("SELECT 1 FROM (VALUES (1)) AS t(k) WHERE k IN (SELECT MAX(k) FROM (VALUES (MAP['a', 1]"
+     ", 1)) AS u(m, k) GROUP BY m)", "grouping by the MAP"),
+])
+def test_grouping_by_nested_values_is_refused(sql: str, words: str) -> None:
+    """They failed while running with Arrow's 'Keys of type struct<...>'."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    with pytest.raises(NotSupportedError, match=re.escape(words)):
+        s.sql(sql)
