@@ -190,8 +190,11 @@ def _float_equal(negated: bool) -> Kernel:
     plain = _compare(pc.not_equal if negated else pc.equal)
 
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-        res = plain(args, lits, out)
         a, b = args
+        if pa.types.is_struct(a.type) and pa.types.is_struct(b.type):
+            same = _rows_equal(a, b, kernel if not negated else _float_equal(False))
+            return pc.invert(same) if negated else same
+        res = plain(args, lits, out)
         if not (pa.types.is_floating(a.type) and pa.types.is_floating(b.type)):
             return res
         both_nan = pc.and_(pc.is_nan(a), pc.is_nan(b))
@@ -200,6 +203,27 @@ def _float_equal(negated: bool) -> Kernel:
         return pc.if_else(both_nan, not negated, res)
 
     return kernel
+
+
+def _rows_equal(a: Array, b: Array, equal: Kernel) -> Array:
+    """ROW = ROW: every field equal (three valued, as the fields' comparisons AND-ed; NULL
+    where either row is NULL); Arrow has no comparison of structs."""
+    if a.type.num_fields != b.type.num_fields:
+        msg = f"cannot compare rows of {a.type.num_fields} and {b.type.num_fields} fields"
+        raise ExecutionError(msg)
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    if isinstance(b, pa.ChunkedArray):
+        b = b.combine_chunks()
+    out: Array | None = None
+    for i in range(a.type.num_fields):
+        part = equal([pc.struct_field(a, [i]), pc.struct_field(b, [i])], [None, None],
+                     pa.bool_())
+        out = part if out is None else pc.and_kleene(out, part)
+    if out is None:  # (rows without fields are equal)
+        out = pa.array(np.ones(len(a), dtype=bool))
+    either = pc.or_(pc.is_null(a), pc.is_null(b))
+    return pc.if_else(either, pa.scalar(None, pa.bool_()), out)
 
 
 def _scalar(value: object, like: Array) -> object:

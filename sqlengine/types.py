@@ -420,6 +420,11 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
         return DATE
     if all(is_time(t) for t in real):
         return time_type(max(precision_of(t) for t in real))
+    if all(pa.types.is_struct(t) for t in real) and len({t.num_fields for t in real}) == 1:
+        # ROWs of as many fields: field by field (the first's names, as Flink's)
+        return pa.struct([pa.field(real[0].field(i).name,
+                                   common_type([t.field(i).type for t in real], what))
+                          for i in range(real[0].num_fields)])
     names = ", ".join(sorted({type_name(t) for t in real}))
     msg = f"{what} have incompatible types: {names}"
     raise BindError(msg)
