@@ -10,6 +10,7 @@ written as Jackson writes it (compact, no spaces). A behaviour argument is a str
 from __future__ import annotations
 
 import base64
+import decimal
 import json
 import math
 from collections.abc import Callable
@@ -29,14 +30,34 @@ _MISSING = object()
 
 
 def dumps(value: object) -> str:
-    """JSON text as Jackson writes it: compact, doubles with a fraction ('1.0')."""
+    """JSON text as Jackson writes it: compact, doubles with a fraction ('1.0'), a number
+    read from a document as it was written (see _number)."""
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, dict) and any(isinstance(v, decimal.Decimal | dict | list)
+                                       for v in value.values()):
+        return "{" + ",".join(f"{_plain_dumps(k)}:{dumps(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list) and any(isinstance(v, decimal.Decimal | dict | list)
+                                       for v in value):
+        return "[" + ",".join(dumps(v) for v in value) + "]"
+    return _plain_dumps(value)
+
+
+def _plain_dumps(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _number(text: str) -> decimal.Decimal:
+    """A document's number with a fraction or an exponent, as Flink's Jackson reads it (a
+    BigDecimal): its digits kept ('1.50', '1E+3'), no negative zero."""
+    d = decimal.Decimal(text)
+    return d.copy_abs() if d.is_zero() else d
 
 
 def _parse(text: str) -> object:
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
+        return json.loads(text, parse_constant=_no_constant, parse_float=_number)
+    except (ValueError, RecursionError, decimal.InvalidOperation):
         raise PathError("not a JSON document") from None
 
 

@@ -101,6 +101,16 @@ CASES = [
     ("JSON_QUERY('{\"a\":[{\"c\":\"c1\"},{\"c\":\"c2\"}]}', 'lax $.a[*].c')", '["c1","c2"]'),
     ("JSON_QUERY('{\"a\":[{\"c\":\"c1\"}]}', 'lax $.a[*].c')", '["c1"]'),
     ("JSON_QUERY('{\"a\": {\"b\": 1}}', '$.a')", '{"b":1}'),
+    # a document's numbers as written (Flink's Jackson reads them as BigDecimal): they were
+    # '1.5', '1000.0', '[1.5,1000.0,-0.0,2,1.0]'
+    ("JSON_VALUE('{\"a\": 1.50}', '$.a')", "1.50"),
+    ("JSON_VALUE('{\"a\": 1e3}', '$.a')", "1E+3"),
+    ("JSON_VALUE('{\"a\": -0.0}', '$.a')", "0.0"),
+    ("JSON_VALUE('{\"a\": 1.5E-7}', '$.a')", "1.5E-7"),
+    ("JSON_VALUE('{\"a\": 0.00001}', '$.a')", "0.00001"),
+    ("JSON_QUERY('{\"a\": [1.50, 1e3, -0.0, 2, 1.0]}', '$.a')", "[1.50,1E+3,0.0,2,1.0]"),
+    ("JSON_QUERY('{\"a\": {\"b\": 2.50}}', '$.a')", '{"b":2.50}'),
+    ("JSON_VALUE('{\"a\": 1.50}', '$.a' RETURNING DOUBLE)", 1.5),
 ]
 
 
