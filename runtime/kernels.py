@@ -194,6 +194,12 @@ def _float_equal(negated: bool) -> Kernel:
         if pa.types.is_struct(a.type) and pa.types.is_struct(b.type):
             same = _rows_equal(a, b, kernel if not negated else _float_equal(False))
             return pc.invert(same) if negated else same
+        if _is_list(a.type) and _is_list(b.type):
+            same = _lists_equal(a, b, kernel if not negated else _float_equal(False))
+            return pc.invert(same) if negated else same
+        if pa.types.is_map(a.type) or pa.types.is_map(b.type):
+            raise ExecutionError("comparing MAP values is not supported: compare their "
+                                 "MAP_KEYS / MAP_VALUES or entries")
         res = plain(args, lits, out)
         if not (pa.types.is_floating(a.type) and pa.types.is_floating(b.type)):
             return res
@@ -224,6 +230,36 @@ def _rows_equal(a: Array, b: Array, equal: Kernel) -> Array:
         out = pa.array(np.ones(len(a), dtype=bool))
     either = pc.or_(pc.is_null(a), pc.is_null(b))
     return pc.if_else(either, pa.scalar(None, pa.bool_()), out)
+
+
+def _is_list(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t)
+
+
+def _lists_equal(a: Array, b: Array, equal: Kernel) -> Array:
+    """ARRAY = ARRAY: as long, and equal element by element with a NULL element equal to a
+    NULL one (as Flink's, PostgreSQL's and DuckDB's array equality); NULL where either array
+    is NULL. Arrow has no comparison of lists."""
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    if isinstance(b, pa.ChunkedArray):
+        b = b.combine_chunks()
+    valid = pc.and_(pc.is_valid(a), pc.is_valid(b))
+    same_length = pc.fill_null(pc.equal(pc.list_value_length(a), pc.list_value_length(b)),
+                               False)
+    rows = np.flatnonzero(pc.and_(valid, same_length).to_numpy(zero_copy_only=False))
+    out = np.zeros(len(a), dtype=bool)
+    if len(rows):
+        take = pa.array(rows)
+        ea, eb = pc.list_flatten(a.take(take)), pc.list_flatten(b.take(take))
+        both_null = pc.and_(pc.is_null(ea), pc.is_null(eb))
+        eq = pc.fill_null(equal([ea, eb], [None, None], pa.bool_()), False)
+        differs = pc.invert(pc.or_(both_null, eq)).to_numpy(zero_copy_only=False)
+        parent = pc.list_parent_indices(a.take(take)).to_numpy(zero_copy_only=False)
+        same = np.ones(len(rows), dtype=bool)
+        same[np.unique(parent[differs])] = False
+        out[rows] = same
+    return pa.array(out, mask=~valid.to_numpy(zero_copy_only=False))
 
 
 def _scalar(value: object, like: Array) -> object:
