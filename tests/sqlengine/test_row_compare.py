@@ -90,3 +90,17 @@ def test_array_values_compare_for_equality(s: sqlengine.Session) -> None:
     assert [r["e"] for r in got.to_pylist()] == [True, None, False]
     with pytest.raises(SqlEngineError, match="comparing MAP values is not supported"):
         s.sql("SELECT MAP['a', 1] = MAP['a', 1] AS v").collect()
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_joins_on_array_and_row_values(mode: str) -> None:
+    """An equality of ARRAY or ROW values joins as a condition, not a hash key (Arrow's hash
+    join takes none: 'Data type list<...> is not supported in join key field')."""
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    got = s.sql("SELECT x.i, y.i AS j FROM (VALUES (ARRAY[1, 2], 1), (ARRAY[3], 2)) AS x(a, i) "
+                "JOIN (VALUES (ARRAY[1, 2], 10)) AS y(a, i) ON x.a = y.a").collect()
+    assert got.to_pylist() == [{"i": 1, "j": 10}]
+    got = s.sql("SELECT x.i, y.i AS j FROM (VALUES (ROW(1, 2), 1), (ROW(3, 4), 2)) AS x(a, i) "
+                "LEFT JOIN (VALUES (ROW(1, 2), 10)) AS y(a, i) ON x.a = y.a AND x.i < y.i")
+    assert sorted(got.collect().to_pylist(), key=repr) == [{"i": 1, "j": 10},
+                                                          {"i": 2, "j": None}]
