@@ -442,7 +442,21 @@ def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> 
             return None if m is None else m.group(group)
 
         return per_distinct(s, one, pa.string())
-    return pc.struct_field(found, f"g{group + 1}")
+    out = pc.struct_field(found, f"g{group + 1}")
+    empty = pc.fill_null(pc.equal(out, ""), False)
+    if group and pc.any(empty).as_py():
+        # Arrow gives '' for a group that took no part in the match (a(x)?b on 'ab'); Java's
+        # Matcher.group gives null, so Flink's NULL: those rows are read again in Python.
+        compiled = _python_regex(str(lits[1]))
+        if compiled is not None and group <= compiled.groups:
+            def again(v: str) -> str | None:
+                m = compiled.search(v)
+                return None if m is None else m.group(group)
+
+            at = pc.indices_nonzero(empty)
+            redone = per_distinct(pc.take(s, at), again, pa.string())
+            out = pc.replace_with_mask(out, empty, redone) if len(redone) else out
+    return out
 
 
 def _initcap_one(v: str) -> str:

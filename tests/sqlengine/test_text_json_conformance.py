@@ -101,6 +101,9 @@ CASES = [
     ("JSON_QUERY('{\"a\":[{\"c\":\"c1\"},{\"c\":\"c2\"}]}', 'lax $.a[*].c')", '["c1","c2"]'),
     ("JSON_QUERY('{\"a\":[{\"c\":\"c1\"}]}', 'lax $.a[*].c')", '["c1"]'),
     ("JSON_QUERY('{\"a\": {\"b\": 1}}', '$.a')", '{"b":1}'),
+    # a group that takes no part in the match is NULL (Java's Matcher.group), an empty one ''
+    ("REGEXP_EXTRACT('ab', 'a(x)?b', 1)", None), ("REGEXP_EXTRACT('ab', 'a(x*)b', 1)", ""),
+    ("REGEXP_EXTRACT('axb', 'a(x)?b', 1)", "x"),
     # a document's numbers as written (Flink's Jackson reads them as BigDecimal): they were
     # '1.5', '1000.0', '[1.5,1000.0,-0.0,2,1.0]'
     ("JSON_VALUE('{\"a\": 1.50}', '$.a')", "1.50"),
