@@ -404,14 +404,20 @@ class _Translator:
         child = self.translate(plan.input)
         # (an unfiltered ROW_NUMBER over bounded input is numbered at its end, below)
         numbered_at_end = plan.limit is None and self.streaming
-        if child.op.updating and not numbered_at_end:
-            msg = "ROW_NUMBER over an updating input is not supported yet"
-            raise NotSupportedError(msg)
         others = tuple(p for p in plan.partition
                        if not (isinstance(p, ColumnRef) and p.index in
                                {i for i, _ in found.values()}))
         exchange = Exchange(Partitioning.HASH, others) if others \
             else Exchange(Partitioning.SINGLE)
+        if child.op.updating and not numbered_at_end:
+            from sqlengine.optimizer.analysis import unbounded_sources
+
+            if unbounded_sources(plan.input):
+                msg = "ROW_NUMBER over an updating unbounded input is not supported yet"
+                raise NotSupportedError(msg)
+            # Bounded: the changelog's final rows numbered at its end (as batch mode and
+            # RANK do), then the first ones kept.
+            return self._numbered_then_kept(plan, child, exchange)
         dedup = _deduplication(plan) if self.streaming else None
         if {"window_start", "window_end"} <= set(found) and \
                 found["window_start"][1] is found["window_end"][1] and not child.op.updating:
@@ -440,6 +446,22 @@ class _Translator:
                       output_rank=plan.output_rank, keep=keep, time_kind=time_kind,
                       time_index=time_index)
         return PhysicalNode(op, ((child, exchange),))
+
+    def _numbered_then_kept(self, plan: N.Rank, child: PhysicalNode,
+                            exchange: Exchange) -> PhysicalNode:
+        from sqlengine.plan.expressions import Call, ColumnRef, Literal
+
+        call = N.WindowCall("row_number", (), T.BIGINT)
+        numbered = PhysicalNode(WindowFunctionsSpec(
+            schema=plan.schema, partition=plan.partition, order=plan.order, calls=(call,),
+            input_schema=plan.input.schema), ((child, exchange),))
+        if plan.limit is None:
+            return numbered
+        last = plan.schema.fields[-1]
+        keep = Call("le", (ColumnRef(len(plan.schema) - 1, last.name, last.type),
+                           Literal(plan.limit, T.BIGINT)), T.BOOLEAN)
+        return PhysicalNode(FilterSpec(schema=plan.schema, predicate=keep),
+                            ((numbered, FORWARD),))
 
     def _join(self, plan: N.Join) -> PhysicalNode:
         timed = self.streaming and plan.kind in ("inner", "left") and bool(plan.left_keys)
