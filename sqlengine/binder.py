@@ -63,24 +63,17 @@ def _refuse_nested_keys(plan: LogicalPlan) -> None:
     from sqlengine.plan.subquery import subquery_plans
     from sqlengine.plan.tree import walk
 
-    def nested(t: object) -> bool:
-        import pyarrow as pa
-
-        return isinstance(t, pa.DataType) and (pa.types.is_struct(t) or pa.types.is_map(t) or
-                                               pa.types.is_list(t) or
-                                               pa.types.is_large_list(t))
-
     for node in [n for p in (plan, *subquery_plans(plan)) for n in walk(p)]:
         if not isinstance(node, Aggregate):
             continue
         for key in node.keys:
-            if nested(key.dtype):
+            if T.is_nested(key.dtype):
                 msg = (f"grouping by the {T.type_name(key.dtype)} value {key.sql()} (GROUP "
                        "BY, DISTINCT, UNION / INTERSECT / EXCEPT) is not supported: group by "
                        "its fields or elements")
                 raise NotSupportedError(msg)
         for agg in node.aggs:
-            if agg.distinct and any(nested(a.dtype) for a in agg.args):
+            if agg.distinct and any(T.is_nested(a.dtype) for a in agg.args):
                 msg = (f"{agg.func.upper()}(DISTINCT ...) of an ARRAY, MAP or ROW value is "
                        "not supported: count its fields or elements")
                 raise NotSupportedError(msg)

@@ -15,7 +15,7 @@ def equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
     if not (isinstance(c, Call) and c.name == "eq"):
         return None
     a, b = c.args
-    if _nested(a.dtype) or _nested(b.dtype):  # (no hash key: Arrow's join takes none; the
+    if T.is_nested(a.dtype) or T.is_nested(b.dtype):  # (no hash key: Arrow's join takes none; the
         return None                            # equality is a residual condition)
     ca, cb = a.columns(), b.columns()
     if not ca or not cb:
@@ -25,11 +25,6 @@ def equi_pair(c: Expr, n_left: int) -> tuple[Expr, Expr] | None:
     if max(cb) < n_left <= min(ca):
         return b, a
     return None
-
-
-def _nested(t: pa.DataType) -> bool:
-    return pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or \
-        pa.types.is_map(t)
 
 
 def _as(e: Expr, t: pa.DataType) -> Expr:
