@@ -25,15 +25,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="rewrite golden files and fixture expectations from current output")
 
 
+# (tryfirst: xdist's own hook turns the marks into groups, so they must be there before it)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
         path = item.path.resolve().relative_to(_ROOT).as_posix()
+        if item.get_closest_marker("spark") is not None:  # (outside tests/spark/ too)
+            item.add_marker(pytest.mark.xdist_group("spark"))
+            continue
         for group, prefixes in _GROUPS.items():
             if path.startswith(prefixes):
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under ``--dist loadgroup`` each grouped test's id carries its group (xdist's way of
+    telling its scheduler): a pytest on which that stopped working (9.2 with xdist 3.8,
+    pytest-xdist#1386) ran the Spark tests in both workers at once, two JVMs, without a word."""
+    if not session.config.getvalue("loadgroup"):
+        return
+    lost = [i.nodeid for i in session.items
+            if i.get_closest_marker("xdist_group") is not None and "@" not in i.nodeid]
+    if lost:
+        raise pytest.UsageError(f"--dist loadgroup lost the group of {len(lost)} test(s), "
+                                f"{lost[0]} first: pytest and pytest-xdist disagree")
 
 
 @pytest.fixture

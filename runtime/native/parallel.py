@@ -228,8 +228,15 @@ class ParallelExecutor:
             if self.control.cancelled.is_set() or n in coordinator.expired():
                 with self._cp_lock:
                     coordinator.abort(n)
-                raise CheckpointError("the job stopped or failed before the savepoint "
-                                      "completed: no savepoint was taken")
+                if self.control.failure is not None:  # (name the cause, not only the effect)
+                    cause = _root_cause(*self.control.failure)
+                    raise CheckpointError("the job failed before the savepoint completed (no "
+                                          f"savepoint was taken): {cause}") from cause
+                why = "stopped" if self.control.cancelled.is_set() else \
+                    f"ran past 'execution.checkpointing.timeout' " \
+                    f"({coordinator.config.timeout_ms} ms)"
+                raise CheckpointError(f"the job {why} before the savepoint completed: no "
+                                      "savepoint was taken")
             time.sleep(0.005)
         assert coordinator.storage is not None
         done = coordinator.storage.checkpoint_dir(n)
