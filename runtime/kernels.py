@@ -581,6 +581,11 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     if fmt == "":  # (Java formats with an empty pattern to an empty string)
         return pc.if_else(pc.is_null(args[0]), pa.scalar(None, pa.string()),
                           pa.scalar("", pa.string()))
+    runs = re.findall(r"'[^']*'|S+", fmt)
+    if any(r != "SSS" and "S" in r for r in runs):
+        # (a fraction of other than 3 digits, or an S quoted as text: formatted one value
+        # at a time by the caller, as Java does: 'SSSSSS' was milliseconds twice)
+        raise ExecutionError(f"DATE_FORMAT pattern {fmt!r}: fraction digits other than SSS")
     pieces = fmt.split("SSS")
     if len(pieces) == 1 and pa.types.is_timestamp(x.type) and len(x) > _FORMAT_DISTINCT:
         coarse = _format_distinct(x, fmt)
@@ -611,6 +616,10 @@ def _same_data(s: Array) -> object:
                                           for b in c.buffers())) for c in chunks)
 
 
+_JAVA_WHITESPACE = "[\t\n\x0b\f\r\x1c-\x1f \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029" \
+    "\u205f\u3000]"
+
+
 def _split(s: Array, sep: str) -> pa.ListArray:
     """``s`` split at ``sep``; the last split is kept, so SPLIT_INDEX(url, '/', 3),
     SPLIT_INDEX(url, '/', 4)... of one batch's column split it once."""
@@ -619,7 +628,9 @@ def _split(s: Array, sep: str) -> pa.ListArray:
     key = _same_data(s)
     if last is not None and last[1] == key and last[2] == sep and last[0].type == s.type:
         return last[3]
-    parts = pc.split_pattern(s, sep)
+    # (Flink's SPLIT_INDEX is commons-lang's splitByWholeSeparatorPreserveAllTokens: an
+    # empty separator splits at each whitespace character, as Java's isWhitespace)
+    parts = pc.split_pattern(s, sep) if sep else pc.split_pattern_regex(s, _JAVA_WHITESPACE)
     if isinstance(parts, pa.ChunkedArray):
         parts = parts.combine_chunks()
     _last_split = (s, key, sep, parts)
@@ -637,6 +648,8 @@ def _split_index(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     present = at < offsets[1:]  # (a NULL string's list is empty here)
     if parts.null_count:
         present &= parts.is_valid().to_numpy(zero_copy_only=False)
+    # (an empty string has no parts at all in commons-lang: NULL at every index)
+    present &= pc.fill_null(pc.not_equal(s, ""), False).to_numpy(zero_copy_only=False)
     return parts.values.take(pa.array(np.where(present, at, 0), mask=~present))
 
 

@@ -55,6 +55,8 @@ def _decimal(x: Array, digits: int, truncate: bool, out: pa.DataType) -> Array:
     t = x.type
     if digits >= t.scale:
         return x.cast(out)
+    if -digits > t.precision - t.scale:  # (coarser than its largest value: every one is 0)
+        return pc.if_else(pc.is_null(x), pa.scalar(None, out), pa.scalar(0, out).cast(out))
     # One more integral digit for the carry (99.99 rounds to 100.0).
     wide = pa.decimal128(t.precision + 1, t.scale) if t.precision < 38 else \
         pa.decimal256(t.precision + 1, t.scale)

@@ -59,6 +59,10 @@ class Flink(Dialect):
             # is ln(x) / ln(10): LOG10(1000) gave 2.9999999999999996, Flink says 3.0)
             "LOG10": lambda args: exp.Anonymous(this="LOG10", expressions=args),
             "LOG2": lambda args: exp.Anonymous(this="LOG2", expressions=args),
+            # LOWER(HEX(x)) stays LOWER of HEX (sqlglot folds it into a LowerHex node, which
+            # failed as an unknown function LOWER_HEX)
+            "LOWER": lambda args: exp.Lower(this=args[0]) if len(args) == 1 else
+            exp.Anonymous(this="LOWER", expressions=args),
             # LISTAGG(s [, separator]): an aggregate (sqlglot's GROUP_CONCAT node)
             "LISTAGG": lambda args: exp.GroupConcat(
                 this=args[0] if args else None,

@@ -45,7 +45,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Under ``--dist loadgroup`` each grouped test's id carries its group (xdist's way of
     telling its scheduler): a pytest on which that stopped working (9.2 with xdist 3.8,
     pytest-xdist#1386) ran the Spark tests in both workers at once, two JVMs, without a word."""
-    if not session.config.getvalue("loadgroup"):
+    if not getattr(session.config.option, "loadgroup", False):  # (set in xdist workers)
         return
     lost = [i.nodeid for i in session.items
             if i.get_closest_marker("xdist_group") is not None and "@" not in i.nodeid]
