@@ -81,7 +81,8 @@ def test_split_index_splits_a_batch_column_once_per_separator(
                  "SPLIT_INDEX(url, 'b', 0) AS e FROM t").collect().to_pylist()
 
     def pick(text: str | None, sep: str, i: int) -> str | None:
-        parts = None if text is None else text.split(sep)
+        # (an empty string has no part at all in Flink 2.3: SPLIT_INDEX('', ',', 0) is NULL)
+        parts = None if not text else text.split(sep)
         return parts[i] if parts is not None and i < len(parts) else None
 
     assert rows == [{"a": pick(u, "/", 3), "b": pick(u, "/", 4), "c": pick(u, "/", 9),
