@@ -252,7 +252,7 @@ class AggregateBinder(ClauseBinder):
         if isinstance(node, PythonAgg):
             return udaf_call(self, node, scope, filt)
         func = _NAMES.get(node.key.lower(), node.key.lower())
-        if func not in _AGGREGATES:
+        if func not in _AGGREGATES and func != "approxdistinct":
             shown = {"logicaland": "BOOL_AND", "logicalor": "BOOL_OR",
                      "approxdistinct": "APPROX_COUNT_DISTINCT"}.get(
                 func, func.upper())  # (sqlglot's names for them)
@@ -260,6 +260,10 @@ class AggregateBinder(ClauseBinder):
                              "supported yet", node)
         if func == "json_objectagg":
             return json_objectagg(self, node, scope, filt)
+        if func == "approxdistinct":  # (exact: a count within any error bound, as Flink's)
+            arg, _ = self._distinct(node, "APPROX_COUNT_DISTINCT")
+            no_aggregates(self.binder, arg, "an aggregate argument")
+            return AggCall("count", (self.bind_plain(arg, scope),), T.BIGINT, True, filt)
         arg, is_distinct = self._distinct(node, func)
         if func == "count" and (arg is None or isinstance(arg, exp.Star)):
             return AggCall("count_star", (), T.BIGINT, False, filt)

@@ -205,6 +205,11 @@ class OverBinder(ClauseBinder):
             if agg.distinct:
                 raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
                                  "supported yet", fn)
+            if agg.func in ("percentile", "json_arrayagg", "json_objectagg"):
+                # (they failed while running; Flink refuses the JSON ones too)
+                raise self.error(NotSupportedError, f"{agg.func.upper()} over a window (OVER) "
+                                 "is not supported: aggregate with GROUP BY and join back",
+                                 fn)
             return WindowCall(agg.func, agg.args, agg.type, frame, agg)
         raise self.error(NotSupportedError, f"{fn.sql()} is not a window function", w)
 

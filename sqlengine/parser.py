@@ -301,7 +301,38 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
     _table_args_in_calls_only(tree, query, script)
     _no_reserved_aliases(tree, query, script)
     hints.attach(tree, found, query.offset, script)
-    return tree
+    return tree.transform(_array_agg_nulls, copy=False)
+
+
+def _array_agg_nulls(node: exp.Expression) -> exp.Expression:
+    """ARRAY_AGG(x RESPECT NULLS) is ARRAY_AGG(x); ARRAY_AGG(x IGNORE NULLS) is ARRAY_AGG(x)
+    FILTER (WHERE x IS NOT NULL), ANDed with a FILTER written after it (Flink 2.3's: a group
+    of NULLs only is NULL). On other calls the clauses stay, and are refused by name."""
+    extra = None
+    agg = node
+    if isinstance(node, exp.Filter):
+        agg = node.this
+        extra = node.expression.this if isinstance(node.expression, exp.Where) \
+            else node.expression
+    # (sqlglot puts the clause around the call, or around its argument before a FILTER)
+    clause = None
+    if isinstance(agg, exp.IgnoreNulls | exp.RespectNulls) and \
+            isinstance(agg.this, exp.ArrayAgg):
+        clause, agg = agg, agg.this
+    elif isinstance(agg, exp.ArrayAgg) and isinstance(agg.this, exp.IgnoreNulls |
+                                                      exp.RespectNulls):
+        clause = agg.this
+        agg.set("this", clause.this)
+    if clause is None:
+        return node
+    conds = [] if extra is None else [extra]
+    if isinstance(clause, exp.IgnoreNulls):
+        arg = agg.this.expressions[0] if isinstance(agg.this, exp.Distinct) else agg.this
+        conds.insert(0, exp.Not(this=exp.Is(this=arg.copy(), expression=exp.Null())))
+    if not conds:
+        return agg
+    cond = conds[0] if len(conds) == 1 else exp.and_(*conds)
+    return exp.Filter(this=agg, expression=exp.Where(this=cond))
 
 
 def _table_args_in_calls_only(tree: exp.Expression, query: QueryText, script: str) -> None:

@@ -41,6 +41,7 @@ from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python
 from sqlengine.runtime.operators.rank import dense_ids
+from sqlengine.runtime.operators.window_functions import frame_arrays, frame_lists
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
@@ -330,12 +331,19 @@ class OverAggregateOperator(Operator):
             counts = np.r_[0, np.cumsum(keep.astype(np.int64))]
             return pa.array(counts[hi + 1] - counts[lo])
         arg = evaluate(a.args[0], data)
+        if a.func == "array_agg":  # (NULLs too; a frame holds its own row)
+            return frame_arrays(arg, keep, lo, hi, np.zeros(n, dtype=bool), a.type)
         valid = keep & arg.is_valid().to_numpy(zero_copy_only=False)
         counts = np.r_[0, np.cumsum(valid.astype(np.int64))]
         count = counts[hi + 1] - counts[lo]
         if a.func == "count":
             return pa.array(count)
         empty = count == 0
+        if a.func == "listagg":
+            return frame_lists(arg, valid, lo, hi, empty, a.args[1].value)  # type: ignore[attr-defined]
+        if a.func not in ("min", "max", "sum", "avg"):  # (it was summed: wrong, or failed)
+            msg = f"{a.sql()} OVER a frame in streaming mode is not supported yet"
+            raise NotSupportedError(msg)
         if a.func in ("min", "max"):
             raw = arg
             if pa.types.is_timestamp(raw.type) or pa.types.is_date(raw.type):

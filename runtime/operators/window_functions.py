@@ -259,6 +259,8 @@ def _aggregate(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.n
         prefix = np.concatenate([[0], np.cumsum(keep)])
         return pa.array(np.where(empty, 0, prefix[hi + 1] - prefix[lo]), pa.int64())
     values = evaluate(agg.args[0], batch)
+    if agg.func == "array_agg":
+        return frame_arrays(values, keep, lo, hi, empty, call.type)
     valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False)) & keep
     counted = np.concatenate([[0], np.cumsum(valid)])
     count = np.where(empty, 0, counted[hi + 1] - counted[lo])
@@ -268,7 +270,7 @@ def _aggregate(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.n
     if agg.func in ("min", "max"):
         return _extreme(values, valid, agg.func, lo, hi, null)
     if agg.func == "listagg":
-        return _frame_lists(values, valid, lo, hi, null, agg.args[1].value)  # type: ignore[attr-defined]
+        return frame_lists(values, valid, lo, hi, null, agg.args[1].value)  # type: ignore[attr-defined]
     total = _frame_sums(values, valid, lo, hi)
     if agg.func == "sum":
         t = T.sum_type(values.type)
@@ -289,7 +291,22 @@ def _aggregate(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.n
     return pa.array(np.asarray(total, dtype=np.float64) / safe, mask=null).cast(call.type)
 
 
-def _frame_lists(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+def frame_arrays(values: pa.Array, keep: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  empty: np.ndarray, out: pa.DataType) -> pa.Array:
+    """ARRAY_AGG over each row's frame: the values of its rows (NULLs too, as Flink's), in
+    row order; NULL for a frame without rows. One gather for all the frames."""
+    kept = np.nonzero(keep)[0]
+    start = np.searchsorted(kept, lo, side="left")
+    end = np.searchsorted(kept, hi, side="right")
+    lengths = np.where(empty, 0, np.maximum(end - start, 0))
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    at = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1] - start, lengths)
+    elements = values.take(pa.array(kept[at])).cast(out.value_type)
+    return pa.LargeListArray.from_arrays(offsets, elements, mask=pa.array(lengths == 0)) \
+        .cast(out)
+
+
+def frame_lists(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                  null: np.ndarray, sep: object) -> pa.Array:
     """LISTAGG over each row's frame: its non-NULL values joined in row order (a frame that
     only grows, as ``UNBOUNDED PRECEDING .. CURRENT ROW``, extends the previous text)."""
