@@ -157,10 +157,12 @@ class WindowBinder(ClauseBinder):
         if idx is None:
             raise self.error(BindError, f"unknown column {col.name!r} in DESCRIPTOR", col)
         proctime = rel.scope.columns[idx].proctime
-        if not rel.scope.columns[idx].rowtime and not proctime:
+        if not rel.scope.columns[idx].rowtime and not proctime and \
+                not pa.types.is_timestamp(rel.scope.columns[idx].type):
+            # (a plain TIMESTAMP is windowed in batch mode; streaming mode refuses it)
             raise self.error(BindError, f"column {col.name!r} is not a time attribute: window "
-                             "functions need a rowtime column (declare a WATERMARK FOR it) "
-                             "or PROCTIME()", col)
+                             "functions need a rowtime column (declare a WATERMARK FOR it), "
+                             "PROCTIME() or, in batch mode, a TIMESTAMP column", col)
         if proctime and kind == "session":
             raise self.error(NotSupportedError, "SESSION windows on processing time are not "
                              "supported yet", desc)
@@ -219,10 +221,11 @@ class WindowBinder(ClauseBinder):
             raise self.error(BindError, f"{kind.upper()}(time_attr, "
                              f"{'slide, size' if kind == 'hop' else 'interval'}) expected", g)
         idx = rel.scope.resolve(args[0].name, args[0].table or None)
-        if idx is None or not rel.scope.columns[idx].rowtime:
+        if idx is None or not (rel.scope.columns[idx].rowtime or
+                               pa.types.is_timestamp(rel.scope.columns[idx].type)):
             raise self.error(BindError, f"{args[0].sql()!r} is not a time attribute: group "
-                             "windows need a rowtime column (declare a WATERMARK FOR it)",
-                             args[0])
+                             "windows need a rowtime column (declare a WATERMARK FOR it) or, "
+                             "in batch mode, a TIMESTAMP column", args[0])
         ms = []
         for a in args[1:]:
             if not isinstance(a, exp.Interval):

@@ -327,6 +327,13 @@ class _Translator:
 
     def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:
         alone = plan.kind == "session" and id(plan) not in self.session_tvfs
+        column = plan.input.schema.fields[plan.time_index]
+        if self.streaming and not plan.proctime and not column.rowtime:
+            # (batch mode windows any TIMESTAMP column, as Flink's: every row is there)
+            msg = (f"column {column.name!r} is not a time attribute: windows in streaming mode "
+                   "need a rowtime column (declare a WATERMARK FOR it) or PROCTIME(); in "
+                   "batch mode any TIMESTAMP column can be windowed")
+            raise PlanError(msg)
         child = self.translate(plan.input)
         if child.op.updating:
             msg = "window table functions need an insert-only input"

@@ -83,6 +83,11 @@ class WindowAssignOperator(Operator):
                 for out in self._assign(batch.slice(start, step))]
 
     def _assign(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
+        times = batch.column(self.time_index)
+        if times.null_count:  # (batch mode's plain TIMESTAMP: no window, as in Flink)
+            batch = batch.filter(pc.is_valid(times))
+            if batch.num_rows == 0:
+                return []
         data = data_part(batch)
         ts = millis(data.column(self.time_index))
         row_wm = row_watermarks(batch) if not self.proctime else None

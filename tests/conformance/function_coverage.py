@@ -358,7 +358,6 @@ EXPECTED_MISSING: dict[str, str] = {
     "ENDSWITH": "partial: STRING arguments only, BINARY / VARBINARY refused",
     "JSON_QUERY": "partial: RETURNING ARRAY<STRING> refused (STRING only); wrappers and ON EMPTY / ON ERROR work",
     "compositeType.*": "partial: t.r.field works, the t.r.* expansion of a ROW column does not",
-    "ARRAY_AGG": "partial: ARRAY_AGG([DISTINCT] x) works, [RESPECT | IGNORE] NULLS is refused",
 }
 
 # FLINK_23_EXTRA names sqlengine does not implement (counted apart from the documented ones).
