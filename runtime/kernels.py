@@ -26,10 +26,21 @@ def _divide(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     if pa.types.is_integer(out):
         if pc.any(pc.equal(b, 0)).as_py():
             raise ExecutionError("division by zero")
-        return pc.divide(a, b)  # Arrow's integer division truncates toward zero, as Java does
+        return _int_quotient(a, b)
     if pa.types.is_decimal(out):
         return _decimal_divide(a, b, out)
     return pc.divide(a.cast(out), b.cast(out))
+
+
+def _int_quotient(a: Array, b: Array) -> Array:
+    """a / b of integers truncated toward zero, as Java's; the smallest value / -1 wraps to
+    itself, as in Java (Arrow gives 0)."""
+    q = pc.divide(a, b)
+    if not pc.any(pc.equal(b, -1)).as_py():
+        return q
+    low = pa.scalar(np.iinfo(q.type.to_pandas_dtype()).min, q.type)
+    wraps = pc.fill_null(pc.and_(pc.equal(a, low), pc.equal(b, -1)), False)
+    return pc.if_else(wraps, low, q)
 
 
 def _fitted(a: Array) -> Array:
@@ -157,7 +168,7 @@ def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     if pa.types.is_integer(out):
         if pc.any(pc.equal(b, 0)).as_py():
             raise ExecutionError("division by zero in MOD")
-        return pc.subtract(a, pc.multiply(pc.divide(a, b), b))
+        return pc.subtract(a, pc.multiply(_int_quotient(a, b), b))
     if pa.types.is_decimal(out):
         from sqlengine.runtime.decimal_mod import decimal_mod
 

@@ -270,6 +270,11 @@ def _special(arr: pa.Array, src: pa.DataType, target: pa.DataType) -> pa.Array |
     if pa.types.is_time(src) and pa.types.is_timestamp(target):
         ticks = _rescale(_ticks(arr), src.unit, target.unit)  # on 1970-01-01
         return pa.array(ticks, pa.int64(), mask=_mask(arr)).cast(target)
+    if pa.types.is_decimal(src) and pa.types.is_boolean(target):  # (not 0 is TRUE, as Flink)
+        return pc.not_equal(arr, pa.scalar(decimal.Decimal(0)).cast(src))
+    if pa.types.is_boolean(src) and pa.types.is_decimal(target):  # (TRUE is 1)
+        return pc.if_else(arr, pa.scalar(decimal.Decimal(1)).cast(target),
+                          pa.scalar(decimal.Decimal(0)).cast(target))
     if pa.types.is_fixed_size_binary(target) and (pa.types.is_binary(src) or
                                                   pa.types.is_fixed_size_binary(src)):
         width = target.byte_width

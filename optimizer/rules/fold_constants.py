@@ -63,7 +63,7 @@ def fold_expr(e: Expr) -> Expr:
 
     try:
         value = evaluate(e, pa.record_batch([pa.array([0])], names=["_"]))[0].as_py()
-    except SqlEngineError:
+    except (SqlEngineError, OverflowError, ValueError):  # (no Python value: a year 0 date)
         return e
     return Literal(value, e.dtype)
 
