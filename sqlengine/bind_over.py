@@ -307,6 +307,9 @@ class OverBinder(ClauseBinder):
             if a.distinct:
                 raise self.error(NotSupportedError, "DISTINCT in OVER aggregates is not "
                                  "supported yet", x)
+            if a.func in ("percentile", "json_arrayagg", "json_objectagg"):
+                # (refused by name below, as over bounded input)
+                raise self.error(NotSupportedError, f"{a.func.upper()} OVER", x)
             results.append(add(a))
         aggs = tuple(calls)
         names = tuple(f"$over{i}" for i in range(len(aggs)))

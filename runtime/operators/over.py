@@ -41,7 +41,11 @@ from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python
 from sqlengine.runtime.operators.rank import dense_ids
-from sqlengine.runtime.operators.window_functions import frame_arrays, frame_lists
+from sqlengine.runtime.operators.window_functions import (
+    first_last,
+    frame_arrays,
+    frame_lists,
+)
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
@@ -333,6 +337,10 @@ class OverAggregateOperator(Operator):
         arg = evaluate(a.args[0], data)
         if a.func == "array_agg":  # (NULLs too; a frame holds its own row)
             return frame_arrays(arg, keep, lo, hi, np.zeros(n, dtype=bool), a.type)
+        if a.func in ("first_value", "last_value"):  # (its first / last non-NULL value)
+            if not keep.all():
+                arg = pc.if_else(pa.array(keep), arg, pa.nulls(n, arg.type))
+            return first_last(arg, a.func, lo, hi, np.zeros(n, dtype=bool), n).cast(a.type)
         valid = keep & arg.is_valid().to_numpy(zero_copy_only=False)
         counts = np.r_[0, np.cumsum(valid.astype(np.int64))]
         count = counts[hi + 1] - counts[lo]

@@ -200,7 +200,7 @@ def _call(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
     empty = lo > hi
     lo_c, hi_c = np.clip(lo, 0, rows.n - 1), np.clip(hi, 0, rows.n - 1)
     if f in ("first_value", "last_value"):
-        return _first_last(evaluate(call.args[0], batch), f, lo_c, hi_c, empty, rows.n)
+        return first_last(evaluate(call.args[0], batch), f, lo_c, hi_c, empty, rows.n)
     if call.agg is not None and call.agg.func.startswith("py:"):
         return _python(call.agg, batch, lo_c, hi_c, empty, rows.part_start)
     return _aggregate(call, batch, lo_c, hi_c, empty, rows.n)
@@ -231,7 +231,7 @@ def _shifted(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
     return pc.if_else(pa.array(inside), taken, default)
 
 
-def _first_last(values: pa.Array, f: str, lo: np.ndarray, hi: np.ndarray, empty: np.ndarray,
+def first_last(values: pa.Array, f: str, lo: np.ndarray, hi: np.ndarray, empty: np.ndarray,
                 n: int) -> pa.Array:
     valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False))
     idx = np.arange(n)

@@ -193,7 +193,9 @@ def test_array_agg_over_frames_matches_duckdb() -> None:
 def test_array_agg_and_listagg_over_rows_in_streaming(tmp_path: Path) -> None:
     # The streaming OVER operator summed any aggregate it did not know: LISTAGG failed
     # ("Failed to parse string ... as int64"), and would sum strings of digits; ARRAY_AGG
-    # failed. Expected: each row's frame (itself and up to 2 rows before it, of its key).
+    # failed; FIRST_VALUE / LAST_VALUE of numbers gave the frame's AVG, without a word
+    # (NULLs are skipped, as Flink's). Expected: each row's frame (itself and up to 2 rows
+    # before it, of its key).
     rows = [("a", 1, "x"), ("b", 2, "y"), ("a", 3, None), ("a", 4, "z"), ("b", 5, "w"),
             ("a", 6, "v")]
     path = tmp_path / "e.csv"
@@ -202,7 +204,9 @@ def test_array_agg_and_listagg_over_rows_in_streaming(tmp_path: Path) -> None:
     s.execute(f"CREATE TABLE e (k STRING, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts "
               f"AS ts) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv', "
               "'csv.null-literal' = '')")
-    got = s.sql("SELECT k, v, LISTAGG(s) OVER w AS l, ARRAY_AGG(v) OVER w AS a FROM e WINDOW "
+    got = s.sql("SELECT k, v, LISTAGG(s) OVER w AS l, ARRAY_AGG(v) OVER w AS a, "
+                "FIRST_VALUE(s) OVER w AS f, LAST_VALUE(s) OVER w AS z, FIRST_VALUE(v) OVER w "
+                "AS fv FROM e WINDOW "
                 "w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)"
                 ).collect().to_pylist()
     want = []
@@ -210,7 +214,8 @@ def test_array_agg_and_listagg_over_rows_in_streaming(tmp_path: Path) -> None:
         frame = [r for r in rows[:i + 1] if r[0] == k][-3:]
         texts = [r[2] for r in frame if r[2] is not None]
         want.append({"k": k, "v": v, "l": ",".join(texts) if texts else None,
-                     "a": [r[1] for r in frame]})
+                     "a": [r[1] for r in frame], "f": texts[0] if texts else None,
+                     "z": texts[-1] if texts else None, "fv": frame[0][1]})
     assert sorted(got, key=lambda r: r["v"]) == want
 
 
