@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
+from sqlengine.plan.nodes import WindowCall
 from sqlengine.runtime.elements import (
     Watermark,
     data_part,
@@ -42,6 +43,7 @@ from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.operators.window_functions import (
+    aggregate_frames,
     first_last,
     frame_arrays,
     frame_lists,
@@ -100,12 +102,6 @@ class OverAggregateOperator(Operator):
         # RANGE with a bounded PRECEDING: Flink's per-key timers replayed (over_triggers.py).
         self.range_triggers = RangeTriggers(preceding) if frame == "range" and \
             preceding is not None else None
-        for a in aggs:
-            if a.func in ("min", "max") and not (
-                    pa.types.is_integer(a.type) or pa.types.is_floating(a.type)
-                    or pa.types.is_timestamp(a.type) or pa.types.is_date(a.type)):
-                msg = f"{a.sql()} OVER a frame needs a numeric or time argument"
-                raise NotSupportedError(msg)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -335,6 +331,12 @@ class OverAggregateOperator(Operator):
             counts = np.r_[0, np.cumsum(keep.astype(np.int64))]
             return pa.array(counts[hi + 1] - counts[lo])
         arg = evaluate(a.args[0], data)
+        if (a.func in ("min", "max") and not _numeric_or_time(a.type)) or (
+                a.func in ("sum", "avg") and pa.types.is_decimal(arg.type)):
+            # (strings' MIN / MAX through their order codes; DECIMAL sums exactly: as over
+            # bounded input; they were refused)
+            call = WindowCall(a.func, a.args, a.type, None, a)
+            return aggregate_frames(call, data, lo, hi, np.zeros(n, dtype=bool), n)
         if a.func == "array_agg":  # (NULLs too; a frame holds its own row)
             return frame_arrays(arg, keep, lo, hi, np.zeros(n, dtype=bool), a.type)
         if a.func in ("first_value", "last_value"):  # (its first / last non-NULL value)
@@ -388,3 +390,8 @@ class OverAggregateOperator(Operator):
     def state_summary(self) -> Mapping[str, object]:
         return {"history_rows": 0 if self.history is None else self.history.num_rows,
                 "late_records_dropped": self.late_dropped}
+
+
+def _numeric_or_time(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_timestamp(t) \
+        or pa.types.is_date(t)

@@ -203,7 +203,7 @@ def _call(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
         return first_last(evaluate(call.args[0], batch), f, lo_c, hi_c, empty, rows.n)
     if call.agg is not None and call.agg.func.startswith("py:"):
         return _python(call.agg, batch, lo_c, hi_c, empty, rows.part_start)
-    return _aggregate(call, batch, lo_c, hi_c, empty, rows.n)
+    return aggregate_frames(call, batch, lo_c, hi_c, empty, rows.n)
 
 
 def _python(agg: AggCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
@@ -247,7 +247,7 @@ def first_last(values: pa.Array, f: str, lo: np.ndarray, hi: np.ndarray, empty: 
     return pc.if_else(pa.array(ok), taken, pa.nulls(n, values.type))
 
 
-def _aggregate(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
+def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
                empty: np.ndarray, n: int) -> pa.Array:
     agg = call.agg
     assert agg is not None
