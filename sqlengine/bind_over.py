@@ -122,7 +122,8 @@ class OverBinder(ClauseBinder):
                                  call.type)
 
             for w in ws:
-                if is_reducible(w.this):  # (a variance: from SUM(x * x), SUM(x), COUNT(x))
+                base = w.this.this if isinstance(w.this, exp.Filter) else w.this
+                if is_reducible(base):  # (a variance: from SUM(x * x), SUM(x), COUNT(x))
                     frame = self._frame(w.args.get("spec"), order, w)
                     found.append((w, self._variance(
                         w, rel, lambda a, f=frame: add(WindowCall(a.func, a.args, a.type, f,
@@ -147,7 +148,7 @@ class OverBinder(ClauseBinder):
     def _variance(self, w: exp.Window, rel: Relation, add: Callable[[AggCall], Expr]) -> Expr:
         """VAR_* / STDDEV_* OVER a window, from the window aggregates ``add`` makes (as a
         GROUP BY's, see bind_reduce; Flink types it as AVG, an INT column's is an INT)."""
-        fn = w.this
+        fn, filt = self.binder.aggregates._filter(w.this, rel.scope)  # (FILTER (WHERE ..))
         if isinstance(fn.this, exp.Distinct):
             raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
                              "supported", fn)
@@ -155,7 +156,7 @@ class OverBinder(ClauseBinder):
         if not (T.is_numeric(arg.dtype) or arg.dtype == T.NULL):
             raise self.error(BindError, f"{fn.sql_name()} takes a number, got "
                              f"{T.type_name(arg.dtype)}", fn)
-        return reduce_variance(fn, arg, False, None, add)
+        return reduce_variance(fn, arg, False, filt, add)
 
     def _call(self, w: exp.Window, rel: Relation, order: tuple[SortKey, ...]) -> WindowCall:
         fn = w.this
