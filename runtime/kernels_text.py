@@ -826,6 +826,72 @@ def _parse_url(args: list[Array], lits: list[object], out: pa.DataType) -> Array
     return per_distinct(args[0], one, pa.string())
 
 
+def _to_base64(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """TO_BASE64 of a STRING's UTF-8 bytes, or of BYTES as they are."""
+    a = args[0]
+    if pa.types.is_binary(a.type):
+        return per_distinct(a, lambda v: base64.b64encode(v).decode("ascii"), pa.string())
+    return _checked(lambda v: base64.b64encode(v.encode("utf-8")).decode("ascii"),
+                    "to_base64")(args, lits, out)
+
+
+def _java_string_hash(v: str) -> int:
+    """Java's String.hashCode: over the UTF-16 code units, in 32-bit arithmetic."""
+    units = np.frombuffer(v.encode("utf-16-be"), dtype=">u2").astype(np.uint32)
+    h = 0
+    for u in units.tolist():
+        h = (31 * h + u) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _java_decimal_hash(d: decimal.Decimal, scale: int) -> int:
+    """Java's BigDecimal.hashCode at ``scale``: 31 * BigInteger.hashCode(unscaled) + scale,
+    the BigInteger's over its magnitude's 32-bit words (most significant first) times its
+    sign."""
+    unscaled = int(d.scaleb(scale))
+    mag, h = abs(unscaled), 0
+    words = []
+    while mag:
+        words.append(mag & 0xFFFFFFFF)
+        mag >>= 32
+    for w in reversed(words):
+        h = (31 * h + w) & 0xFFFFFFFF
+    h = (h * (1 if unscaled >= 0 else -1)) & 0xFFFFFFFF
+    h = (31 * h + scale) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _hash_code(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """HASH_CODE(x): Java's hashCode of the value, as Flink 2.3 gives it (NULL: NULL)."""
+    a = args[0]
+    t = a.type
+    if T.is_string(t):
+        return per_distinct(a, _java_string_hash, pa.int32())
+    if pa.types.is_decimal(t):  # (BigDecimal.hashCode: 31 * unscaled's hash + scale)
+        return per_distinct(a, lambda d: _java_decimal_hash(d, t.scale), pa.int32())
+    if pa.types.is_date(t):  # (its days since 1970, an int)
+        a, t = a.cast(pa.int32()), pa.int32()
+    mask = a.is_null().to_numpy(zero_copy_only=False) if a.null_count else None
+    if pa.types.is_boolean(t):
+        v = pc.fill_null(a, False).to_numpy(zero_copy_only=False)
+        return pa.array(np.where(v, 1231, 1237).astype(np.int32), pa.int32(), mask=mask)
+    if pa.types.is_floating(t):
+        if t == pa.float32():  # (Float.hashCode: its bits, NaN as one canonical NaN)
+            f = pc.fill_null(a, 0.0).to_numpy(zero_copy_only=False).astype(np.float32)
+            f = np.where(np.isnan(f), np.float32(np.nan), f)
+            return pa.array(f.view(np.int32), pa.int32(), mask=mask)
+        d = pc.fill_null(a, 0.0).to_numpy(zero_copy_only=False).astype(np.float64)
+        bits = np.where(np.isnan(d), np.float64(np.nan), d).view(np.uint64)
+        return pa.array((bits ^ (bits >> np.uint64(32))).astype(np.uint32).view(np.int32),
+                        pa.int32(), mask=mask)
+    v = pc.fill_null(a.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    if t == pa.int64():  # (Long.hashCode: the two halves XORed)
+        u = v.view(np.uint64)
+        return pa.array((u ^ (u >> np.uint64(32))).astype(np.uint32).view(np.int32),
+                        pa.int32(), mask=mask)
+    return pa.array(v.astype(np.int32), pa.int32(), mask=mask)
+
+
 def _checked(fn: Callable[[str], str | None], name: str) -> Kernel:
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         try:
@@ -924,8 +990,8 @@ KERNELS: dict[str, Kernel] = {
     "translate": _translate,
     "overlay": _overlay,
     "elt": _elt,
-    "to_base64": _checked(lambda v: base64.b64encode(v.encode("utf-8")).decode("ascii"),
-                          "to_base64"),
+    "to_base64": _to_base64,
+    "hash_code": _hash_code,
     "from_base64": _checked(_from_base64, "from_base64"),
     "url_encode": _checked(_url_encode, "url_encode"),
     "url_decode": _checked(_url_decode, "url_decode"),

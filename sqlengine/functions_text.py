@@ -87,7 +87,26 @@ register(Signature("regexp_substr", 2, 2, _strings("regexp_substr", T.STRING),
 register(Signature("translate", 3, 3, _strings("translate", T.STRING), literal_args=(1, 2)))
 register(Signature("overlay", 3, 4, _overlay))
 register(Signature("elt", 2, None, _elt))
-for _fn in ("to_base64", "from_base64", "url_encode", "url_decode", "md5", "sha1", "sha224",
+def _to_base64(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    t = types[0]
+    if not (T.is_string(t) or pa.types.is_binary(t) or t == T.NULL):
+        raise _err("to_base64", types, "a STRING or BYTES value")
+    return T.STRING, [t if pa.types.is_binary(t) else T.STRING]
+
+
+def _hash_code(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    t = types[0]
+    if not (T.is_string(t) or T.is_integer(t) or pa.types.is_floating(t) or
+            pa.types.is_boolean(t) or pa.types.is_date(t) or pa.types.is_decimal(t) or
+            t == T.NULL):
+        raise _err("hash_code", types, "a STRING, number, DATE or BOOLEAN value (Java's "
+                   "hashCode of it)")
+    return T.INT, [T.STRING if t == T.NULL else t]
+
+
+register(Signature("to_base64", 1, 1, _to_base64))
+register(Signature("hash_code", 1, 1, _hash_code))
+for _fn in ("from_base64", "url_encode", "url_decode", "md5", "sha1", "sha224",
             "sha256", "sha384", "sha512"):
     register(Signature(_fn, 1, 1, _strings(_fn, T.STRING)))
 register(Signature("sha2", 2, 2, _strings("sha2", T.STRING, (T.INT,), 1)))
