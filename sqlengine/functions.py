@@ -55,8 +55,11 @@ def _arith(name: str) -> Inference:
         if not (T.is_numeric(a) and T.is_numeric(b)):
             raise _err(name, types, "numeric arguments")
         if pa.types.is_floating(a) or pa.types.is_floating(b):
-            # Flink: FLOAT with an exact number (an integer or a DECIMAL) stays FLOAT.
-            out = T.DOUBLE if T.DOUBLE in (a, b) else T.FLOAT
+            # Flink 2.3 (TYPEOF): FLOAT with an integer stays FLOAT; with a DECIMAL it is
+            # DOUBLE (the decimal read exactly, the float widened: 3.10 + 3.1f is
+            # 6.199999904632568, where it was computed in FLOAT, 6.199999809265137).
+            out = T.DOUBLE if T.DOUBLE in (a, b) or pa.types.is_decimal(a) or \
+                pa.types.is_decimal(b) else T.FLOAT
             return out, [out, out]
         if pa.types.is_decimal(a) or pa.types.is_decimal(b):
             da, db = T.as_decimal(a), T.as_decimal(b)

@@ -25,11 +25,17 @@ def _one(sql: str, session: sqlengine.Session | None = None) -> tuple[pa.Schema,
     return q.schema, rows[0]
 
 
-def test_float_with_an_exact_number_stays_float() -> None:
+def test_float_with_an_integer_stays_float_with_a_decimal_is_double() -> None:
+    # Flink 2.3's TYPEOF: FLOAT + INT is FLOAT; FLOAT * DECIMAL is DOUBLE (it was FLOAT here),
+    # the decimal read exactly and the float widened (PyFlink: 3.1f + 3.10 is
+    # 6.199999904632568, 3.1f * 0.1 is 0.3099999904632569).
     schema, row = _one("SELECT CAST(1.5 AS FLOAT) + 1 AS a, CAST(1.5 AS FLOAT) * 2.5 AS b, "
-                       "CAST(1.5 AS FLOAT) + 1.5E0 AS c")
-    assert [f.type for f in schema] == [pa.float32(), pa.float32(), pa.float64()]
-    assert row == {"a": 2.5, "b": 3.75, "c": 3.0}
+                       "CAST(1.5 AS FLOAT) + 1.5E0 AS c, CAST(3.1 AS FLOAT) + "
+                       "CAST(3.10 AS DECIMAL(10, 2)) AS d, CAST(3.1 AS FLOAT) * 0.1 AS e")
+    assert [f.type for f in schema] == [pa.float32(), pa.float64(), pa.float64(),
+                                        pa.float64(), pa.float64()]
+    assert row == {"a": 2.5, "b": 3.75, "c": 3.0, "d": 6.199999904632568,
+                   "e": 0.3099999904632569}
 
 
 @pytest.mark.parametrize("value", ["1.25", "-1.25", "99.5", "-99.5", "0.0", "-0.05"])
