@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError, FailedRows
+from sqlengine.functions_time import WALL_CLOCK
 from sqlengine.plan.expressions import (
     Call,
     Case,
@@ -24,7 +25,7 @@ from sqlengine.plan.expressions import (
 from sqlengine.runtime.elements import MIN_WATERMARK, row_watermarks
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.kernels_math import CONSTANTS
-from sqlengine.runtime.kernels_time import CLOCK
+from sqlengine.runtime.kernels_time import CLOCK, wall_clock
 
 
 def evaluate(expr: Expr, batch: pa.RecordBatch,
@@ -85,6 +86,8 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
         return _random(expr, batch, n, memo)
     if isinstance(expr, Call) and not expr.args and expr.name in CLOCK:
         return CLOCK[expr.name](n)
+    if isinstance(expr, Call) and expr.name in WALL_CLOCK:  # (+ the session time zone)
+        return wall_clock(expr.name, n, str(expr.args[0].value))  # type: ignore[attr-defined]
     if isinstance(expr, Call) and expr.name in CONSTANTS:
         return pa.array(np.full(n, CONSTANTS[expr.name]), expr.type)
     if isinstance(expr, Call):

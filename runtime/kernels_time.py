@@ -579,6 +579,20 @@ KERNELS: dict[str, Kernel] = {
         "decade", "isodow", "isoyear")},
 }
 
+def wall_clock(name: str, n: int, zone: str) -> Array:
+    """A clock function's value in ``zone``'s wall clock (the session time zone's), for n
+    rows: the instant now, read there."""
+    from sqlengine.cast import to_local
+
+    now = pa.array([int(time.time() * 1000)], pa.timestamp("ms", tz="UTC"))
+    local = int(to_local(now, zone).cast(pa.int64())[0].as_py())
+    if name == "current_date":
+        return pa.array(np.full(n, local // (_DAY * 1000), np.int32), pa.date32())
+    if name == "current_time":
+        return pa.array(np.full(n, local // 1000 % _DAY, np.int32), pa.time32("s"))
+    return pa.array(np.full(n, local, np.int64), _TS)
+
+
 # The clock functions, per batch of n rows.
 CLOCK: dict[str, Callable[[int], Array]] = {
     "current_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),

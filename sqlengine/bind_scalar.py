@@ -11,6 +11,7 @@ from sqlglot import exp
 from sqlengine import functions
 from sqlengine import types as T
 from sqlengine.errors import BindError, NotSupportedError, ParseError
+from sqlengine.functions_time import WALL_CLOCK
 from sqlengine.plan.expressions import Call, Case, Cast, Expr, Literal
 
 if TYPE_CHECKING:
@@ -109,6 +110,12 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
         from sqlengine.options import session_time_zone
 
         bound = (*bound, Literal(session_time_zone(), T.STRING))
+    if sig.name in WALL_CLOCK:  # (the session zone's wall clock; UTC's without an argument)
+        from sqlengine.cast import arrow_zone
+        from sqlengine.options import session_time_zone
+
+        if arrow_zone(session_time_zone()) != "UTC":
+            bound = (Literal(session_time_zone(), T.STRING),)
     return Call(sig.name, bound, result)
 
 

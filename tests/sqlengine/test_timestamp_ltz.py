@@ -303,3 +303,24 @@ def test_unix_time_functions_use_the_session_zone(s: sqlengine.Session) -> None:
                "UTC") == "2024-11-03 01:30:00"
     # UNIX_TIMESTAMP() alone is the clock: no zone
     assert abs(one(s, "SELECT UNIX_TIMESTAMP() AS v", ny) - __import__("time").time()) < 600
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Kolkata", "UTC"])
+def test_clock_functions_read_the_session_time_zones_wall_clock(zone: str) -> None:
+    """CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, CURRENT_ROW_TIMESTAMP(), CURRENT_DATE and
+    CURRENT_TIME show the session time zone's wall clock, as PyFlink 2.3 shows them in New
+    York ('2026-11-28 09:49:59.504' at 14:49:59 UTC); they showed UTC's whatever the zone."""
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    s = sqlengine.connect({"execution.runtime-mode": "batch", "table.local-time-zone": zone})
+    before = dt.datetime.now(ZoneInfo(zone)).replace(tzinfo=None)
+    (row,) = s.sql("SELECT CURRENT_TIMESTAMP AS a, NOW() AS b, LOCALTIMESTAMP AS c, "
+                   "CURRENT_ROW_TIMESTAMP() AS d, CURRENT_DATE AS e, CURRENT_TIME AS f"
+                   ).collect().to_pylist()
+    after = dt.datetime.now(ZoneInfo(zone)).replace(tzinfo=None)
+    for key in "abcd":  # (milliseconds: the clock read is cut to them)
+        assert before - dt.timedelta(milliseconds=1) <= row[key] <= after
+    assert row["e"] in (before.date(), after.date())
+    assert before.replace(microsecond=0).time() <= row["f"] <= after.time() or \
+        before.date() != after.date()
