@@ -579,6 +579,7 @@ KERNELS: dict[str, Kernel] = {
         "decade", "isodow", "isoyear")},
 }
 
+
 def wall_clock(name: str, n: int, zone: str) -> Array:
     """A clock function's value in ``zone``'s wall clock (the session time zone's), for n
     rows: the instant now, read there."""

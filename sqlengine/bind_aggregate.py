@@ -218,7 +218,7 @@ class AggregateBinder(ClauseBinder):
                      add: Callable[[AggCall], Expr]) -> Expr:
         """A variance or standard deviation: an expression over simpler aggregates
         (sqlengine.bind_reduce)."""
-        node, filt = self._filter(node, scope)
+        node, filt = self.split_filter(node, scope)
         arg, is_distinct = self._distinct(node, node.sql_name())
         no_aggregates(self.binder, arg, "an aggregate argument")
         bound = self.bind_plain(arg, scope)
@@ -229,7 +229,8 @@ class AggregateBinder(ClauseBinder):
                              f"{T.type_name(bound.dtype)}", node)
         return reduce_variance(node, bound, is_distinct, filt, add)
 
-    def _filter(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, Expr | None]:
+    def split_filter(self, node: exp.Expression, scope: Scope
+                     ) -> tuple[exp.Expression, Expr | None]:
         """The aggregate call under ``FILTER (WHERE cond)``, and the bound condition."""
         if not isinstance(node, exp.Filter):
             return node, None
@@ -248,7 +249,7 @@ class AggregateBinder(ClauseBinder):
         return arg.expressions[0], True
 
     def agg_call(self, node: exp.Expression, scope: Scope) -> AggCall:
-        node, filt = self._filter(node, scope)
+        node, filt = self.split_filter(node, scope)
         if isinstance(node, PythonAgg):
             return udaf_call(self, node, scope, filt)
         func = _NAMES.get(node.key.lower(), node.key.lower())

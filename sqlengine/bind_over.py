@@ -72,6 +72,10 @@ def resolve_named_windows(binder: ClauseBinder, node: exp.Select) -> exp.Select:
     return node.transform(fill, copy=False)
 
 
+# Aggregates no window operator computes over a frame (refused by name when bound).
+_NOT_OVER_FRAMES = frozenset({"percentile", "json_arrayagg", "json_objectagg"})
+
+
 class OverBinder(ClauseBinder):
     """The OVER (...) window functions of one SELECT list; afterwards the select items read
     their results as columns (through the expression binder's intercept)."""
@@ -148,7 +152,7 @@ class OverBinder(ClauseBinder):
     def _variance(self, w: exp.Window, rel: Relation, add: Callable[[AggCall], Expr]) -> Expr:
         """VAR_* / STDDEV_* OVER a window, from the window aggregates ``add`` makes (as a
         GROUP BY's, see bind_reduce; Flink types it as AVG, an INT column's is an INT)."""
-        fn, filt = self.binder.aggregates._filter(w.this, rel.scope)  # (FILTER (WHERE ..))
+        fn, filt = self.binder.aggregates.split_filter(w.this, rel.scope)
         if isinstance(fn.this, exp.Distinct):
             raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
                              "supported", fn)
@@ -206,7 +210,7 @@ class OverBinder(ClauseBinder):
             if agg.distinct:
                 raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
                                  "supported yet", fn)
-            if agg.func in ("percentile", "json_arrayagg", "json_objectagg"):
+            if agg.func in _NOT_OVER_FRAMES:
                 # (they failed while running; Flink refuses the JSON ones too)
                 raise self.error(NotSupportedError, f"{agg.func.upper()} over a window (OVER) "
                                  "is not supported: aggregate with GROUP BY and join back",
@@ -308,7 +312,7 @@ class OverBinder(ClauseBinder):
             if a.distinct:
                 raise self.error(NotSupportedError, "DISTINCT in OVER aggregates is not "
                                  "supported yet", x)
-            if a.func in ("percentile", "json_arrayagg", "json_objectagg"):
+            if a.func in _NOT_OVER_FRAMES:
                 # (refused by name below, as over bounded input)
                 raise self.error(NotSupportedError, f"{a.func.upper()} OVER", x)
             results.append(add(a))

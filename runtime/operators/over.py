@@ -42,12 +42,7 @@ from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python
 from sqlengine.runtime.operators.rank import dense_ids
-from sqlengine.runtime.operators.window_functions import (
-    aggregate_frames,
-    first_last,
-    frame_arrays,
-    frame_lists,
-)
+from sqlengine.runtime.operators.window_functions import aggregate_frames, first_last
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
@@ -331,14 +326,13 @@ class OverAggregateOperator(Operator):
             counts = np.r_[0, np.cumsum(keep.astype(np.int64))]
             return pa.array(counts[hi + 1] - counts[lo])
         arg = evaluate(a.args[0], data)
-        if (a.func in ("min", "max") and not _numeric_or_time(a.type)) or (
+        if a.func in ("array_agg", "listagg") or (
+                a.func in ("min", "max") and not _numeric_or_time(a.type)) or (
                 a.func in ("sum", "avg") and pa.types.is_decimal(arg.type)):
-            # (strings' MIN / MAX through their order codes; DECIMAL sums exactly: as over
-            # bounded input; they were refused)
+            # (as over bounded input: lists and texts per frame, strings' MIN / MAX through
+            # their order codes, DECIMAL sums exactly; a frame holds its own row)
             call = WindowCall(a.func, a.args, a.type, None, a)
             return aggregate_frames(call, data, lo, hi, np.zeros(n, dtype=bool), n)
-        if a.func == "array_agg":  # (NULLs too; a frame holds its own row)
-            return frame_arrays(arg, keep, lo, hi, np.zeros(n, dtype=bool), a.type)
         if a.func in ("first_value", "last_value"):  # (its first / last non-NULL value)
             if not keep.all():
                 arg = pc.if_else(pa.array(keep), arg, pa.nulls(n, arg.type))
@@ -349,8 +343,6 @@ class OverAggregateOperator(Operator):
         if a.func == "count":
             return pa.array(count)
         empty = count == 0
-        if a.func == "listagg":
-            return frame_lists(arg, valid, lo, hi, empty, a.args[1].value)  # type: ignore[attr-defined]
         if a.func not in ("min", "max", "sum", "avg"):  # (it was summed: wrong, or failed)
             msg = f"{a.sql()} OVER a frame in streaming mode is not supported yet"
             raise NotSupportedError(msg)

@@ -232,7 +232,7 @@ def _shifted(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
 
 
 def first_last(values: pa.Array, f: str, lo: np.ndarray, hi: np.ndarray, empty: np.ndarray,
-                n: int) -> pa.Array:
+               n: int) -> pa.Array:
     valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False))
     idx = np.arange(n)
     if f == "first_value":
@@ -247,8 +247,8 @@ def first_last(values: pa.Array, f: str, lo: np.ndarray, hi: np.ndarray, empty: 
     return pc.if_else(pa.array(ok), taken, pa.nulls(n, values.type))
 
 
-def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
-               empty: np.ndarray, n: int) -> pa.Array:
+def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray,
+                     hi: np.ndarray, empty: np.ndarray, n: int) -> pa.Array:
     agg = call.agg
     assert agg is not None
     keep = np.ones(n, dtype=bool)
@@ -260,7 +260,7 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi
         return pa.array(np.where(empty, 0, prefix[hi + 1] - prefix[lo]), pa.int64())
     values = evaluate(agg.args[0], batch)
     if agg.func == "array_agg":
-        return frame_arrays(values, keep, lo, hi, empty, call.type)
+        return _frame_arrays(values, keep, lo, hi, empty, call.type)
     valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False)) & keep
     counted = np.concatenate([[0], np.cumsum(valid)])
     count = np.where(empty, 0, counted[hi + 1] - counted[lo])
@@ -270,7 +270,7 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi
     if agg.func in ("min", "max"):
         return _extreme(values, valid, agg.func, lo, hi, null)
     if agg.func == "listagg":
-        return frame_lists(values, valid, lo, hi, null, agg.args[1].value)  # type: ignore[attr-defined]
+        return _frame_lists(values, valid, lo, hi, null, agg.args[1].value)  # type: ignore[attr-defined]
     total = _frame_sums(values, valid, lo, hi)
     if agg.func == "sum":
         t = T.sum_type(values.type)
@@ -291,7 +291,7 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray, hi
     return pa.array(np.asarray(total, dtype=np.float64) / safe, mask=null).cast(call.type)
 
 
-def frame_arrays(values: pa.Array, keep: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+def _frame_arrays(values: pa.Array, keep: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                   empty: np.ndarray, out: pa.DataType) -> pa.Array:
     """ARRAY_AGG over each row's frame: the values of its rows (NULLs too, as Flink's), in
     row order; NULL for a frame without rows. One gather for all the frames."""
@@ -306,7 +306,7 @@ def frame_arrays(values: pa.Array, keep: np.ndarray, lo: np.ndarray, hi: np.ndar
         .cast(out)
 
 
-def frame_lists(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+def _frame_lists(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                  null: np.ndarray, sep: object) -> pa.Array:
     """LISTAGG over each row's frame: its non-NULL values joined in row order (a frame that
     only grows, as ``UNBOUNDED PRECEDING .. CURRENT ROW``, extends the previous text)."""
