@@ -58,19 +58,55 @@ def text_kind(t: pa.DataType) -> str | None:
     return None
 
 
-def _row_to_row(arr: pa.Array, target: pa.StructType, safe: bool) -> pa.Array:
-    """A ROW cast field by field in order (Flink's: the names are the target's; Arrow would
-    match fields by name)."""
+def _nested(arr: pa.Array, target: pa.DataType, safe: bool, zone: str) -> pa.Array:
+    """An ARRAY, MAP or ROW cast element by element with CAST's own rules (a DECIMAL 1.5 in
+    an ARRAY<INT> is 1, as a scalar's cast). A ROW is cast field by field in order (Flink's:
+    the names are the target's; Arrow would match fields by name). TRY_CAST: a value one of
+    whose elements does not fit is NULL as a whole, as in Flink."""
     src = arr.type
-    if src.num_fields != target.num_fields:
-        raise ExecutionError(f"cannot CAST {T.type_name(src)} to {T.type_name(target)}: "
-                             f"{src.num_fields} fields to {target.num_fields}")
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
-    children = [cast_array(arr.field(i), target.field(i).type, safe)
-                for i in range(src.num_fields)]
-    return pa.StructArray.from_arrays(children, fields=list(target),
-                                      mask=arr.is_null() if arr.null_count else None)
+    null = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else \
+        np.zeros(len(arr), dtype=bool)
+
+    def cast_part(part: pa.Array, to: pa.DataType) -> tuple[pa.Array, np.ndarray]:
+        out = cast_array(part, to, safe, zone=zone)
+        lost = np.zeros(len(part), dtype=bool)
+        if safe and out.null_count > part.null_count:
+            lost = np.asarray(pc.and_(pc.is_valid(part), pc.is_null(out))
+                              .to_numpy(zero_copy_only=False))
+        return out, lost
+
+    if pa.types.is_struct(src):
+        if src.num_fields != target.num_fields:
+            raise ExecutionError(f"cannot CAST {T.type_name(src)} to {T.type_name(target)}: "
+                                 f"{src.num_fields} fields to {target.num_fields}")
+        children = []
+        for i in range(src.num_fields):
+            child, lost = cast_part(arr.field(i), target.field(i).type)
+            children.append(child)
+            null |= lost
+        return pa.StructArray.from_arrays(children, fields=list(target),
+                                          mask=pa.array(null) if null.any() else None)
+    offsets = np.asarray(arr.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    first, last = int(offsets[0]), int(offsets[-1])
+    rebased = pa.array(offsets - first, pa.int32())
+    if pa.types.is_map(src):
+        keys, lost_k = cast_part(arr.keys.slice(first, last - first), target.key_type)
+        items, lost_i = cast_part(arr.items.slice(first, last - first), target.item_type)
+        lost = lost_k | lost_i
+    else:
+        values, lost = cast_part(arr.values.slice(first, last - first), target.value_type)
+    if lost.any():  # (TRY_CAST) the values holding an element that did not fit
+        counts = np.concatenate([[0], np.cumsum(lost)])
+        null |= (counts[offsets[1:] - first] - counts[offsets[:-1] - first]) > 0
+    mask = pa.array(null) if null.any() else None
+    if pa.types.is_map(src):
+        return pa.MapArray.from_arrays(rebased, keys, items, type=target, mask=mask)
+    return pa.ListArray.from_arrays(rebased, values, type=target, mask=mask)
+
+
+_NESTED = (pa.types.is_struct, pa.types.is_list, pa.types.is_map)
 
 
 def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
@@ -94,8 +130,9 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
         return _from_string(arr, target, safe, checked)
     if T.is_string(target):
         return _to_string(arr, zone)
-    if pa.types.is_struct(src) and pa.types.is_struct(target):
-        return _row_to_row(arr, target, safe)
+    if any(is_kind(src) and is_kind(target) for is_kind in _NESTED) and \
+            pa.types.is_map(src) == pa.types.is_map(target):
+        return _nested(arr, target, safe, zone)
     try:
         special = _special(arr, src, target)
         if special is not None:
