@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
+from sqlengine.cast import round_decimal
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime import decimal_int64, intervals
 from sqlengine.runtime.rounding import rounding
@@ -89,7 +90,7 @@ def _to_decimal(res: Array, out: pa.DataType) -> Array:
     if res.type == out:
         return res
     if pa.types.is_decimal(res.type) and res.type.scale != out.scale:
-        res = pc.round(res, ndigits=out.scale, round_mode="half_towards_infinity")
+        res = round_decimal(res, out.scale)
     return res.cast(out)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import round_decimal
 from sqlengine.runtime.string_kernels import as_int
 
 Array = pa.Array
@@ -57,11 +58,8 @@ def _decimal(x: Array, digits: int, truncate: bool, out: pa.DataType) -> Array:
         return x.cast(out)
     if -digits > t.precision - t.scale:  # (coarser than its largest value: every one is 0)
         return pc.if_else(pc.is_null(x), pa.scalar(None, out), pa.scalar(0, out).cast(out))
-    # One more integral digit for the carry (99.99 rounds to 100.0).
-    wide = pa.decimal128(t.precision + 1, t.scale) if t.precision < 38 else \
-        pa.decimal256(t.precision + 1, t.scale)
     mode = "towards_zero" if truncate else "half_towards_infinity"
-    return pc.round(x.cast(wide), ndigits=digits, round_mode=mode).cast(out)
+    return round_decimal(x, digits, mode).cast(out)
 
 
 def _double(x: Array, digits: int, truncate: bool) -> Array:

@@ -147,7 +147,7 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
             return _float_to_decimal(arr, target)
         if pa.types.is_decimal(target) and pa.types.is_decimal(src):
             if src.scale > target.scale:
-                arr = pc.round(arr, ndigits=target.scale, round_mode="half_towards_infinity")
+                arr = round_decimal(arr, target.scale)
             return _fit_decimal(arr, target)
         if pa.types.is_decimal(src) and pa.types.is_floating(target):
             # Through the decimal's text: Arrow's own cast multiplies by a power of ten and is
@@ -346,6 +346,18 @@ def _overflow_checked(arr: pa.Array, out: pa.Array, target: pa.DataType,
     value = arr[pc.index(lost, True).as_py()].as_py()
     msg = f"cannot CAST {value!r} to {T.type_name(target)}: out of its range"
     raise ExecutionError(msg)
+
+
+def round_decimal(arr: pa.Array, digits: int, mode: str = "half_towards_infinity"
+                  ) -> pa.Array:
+    """A DECIMAL rounded to ``digits`` (HALF_UP by default), one integral digit wider so
+    that the carry fits (999.995 rounds to 1000.00): Arrow's own rounding gives 0.000 for a
+    value that no longer fits its precision, without an error, once an array holds more
+    than one value."""
+    t = arr.type
+    wide = pa.decimal128(t.precision + 1, t.scale) if t.precision < 38 else \
+        pa.decimal256(t.precision + 1, t.scale)
+    return pc.round(arr.cast(wide), ndigits=digits, round_mode=mode)
 
 
 def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
