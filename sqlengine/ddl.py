@@ -647,7 +647,7 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
             exprs.append(Literal(None, f.type))
             continue
         src = plan.schema.fields[source_of[i]]
-        if not T.can_implicitly_cast(src.type, f.type):
+        if not T.can_store(src.type, f.type):
             raise BindError(f"column {f.name!r} of {stmt.table!r} is {T.type_name(f.type)}, but "
                             f"the query gives {T.type_name(src.type)} (use CAST)", span=span,
                             sql=script)

@@ -460,6 +460,41 @@ def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
     return is_temporal(src) and is_temporal(dst)
 
 
+def can_store(src: pa.DataType, dst: pa.DataType) -> bool:
+    """Whether INSERT may write a ``src`` value into a ``dst`` column without a CAST: Flink's
+    implicit casts (LogicalTypeCasts), which lose no information. An integer is not narrowed
+    (300 would wrap to 44 in a TINYINT) nor a fraction dropped (DOUBLE or DECIMAL into an
+    INT); a DECIMAL or DOUBLE column takes any number, FLOAT any but a DOUBLE; a DATE or TIME
+    column takes a TIMESTAMP, and TIMESTAMP and TIMESTAMP_LTZ take each other (in the session
+    time zone). ARRAY, MAP and ROW values are stored element by element by the same rule.
+    Also what sqlengine has always allowed without loss: a DATE into a TIMESTAMP column."""
+    if src in (dst, NULL):
+        return True
+    if pa.types.is_list(src) and pa.types.is_list(dst):
+        return can_store(src.value_type, dst.value_type)
+    if pa.types.is_map(src) and pa.types.is_map(dst):
+        return can_store(src.key_type, dst.key_type) and can_store(src.item_type, dst.item_type)
+    if pa.types.is_struct(src) and pa.types.is_struct(dst):
+        return src.num_fields == dst.num_fields and \
+            all(can_store(a.type, b.type) for a, b in zip(src, dst, strict=True))
+    if is_integer(src) and is_integer(dst):
+        return src.bit_width <= dst.bit_width
+    if is_numeric(src) and (pa.types.is_decimal(dst) or dst == DOUBLE):
+        return True
+    if is_numeric(src) and dst == FLOAT:
+        return src != DOUBLE
+    if is_string(src) and is_string(dst):
+        return True
+    if pa.types.is_binary(src) and pa.types.is_binary(dst):
+        return True
+    if pa.types.is_timestamp(src):
+        return pa.types.is_timestamp(dst) or \
+            (not is_ltz(src) and (pa.types.is_date(dst) or is_time(dst)))
+    if is_time(src) and is_time(dst):
+        return True
+    return pa.types.is_date(src) and pa.types.is_timestamp(dst) and not is_ltz(dst)
+
+
 def is_supported(t: pa.DataType) -> bool:
     """Whether sqlengine has a SQL type for an Arrow type."""
     if pa.types.is_list(t) or pa.types.is_large_list(t):
