@@ -37,7 +37,7 @@ from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, O
 from sqlengine.runtime.operators.distinct_counts import DistinctCounts
 from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.list_aggregates import list_result
-from sqlengine.runtime.operators.partials import sum_type
+from sqlengine.runtime.operators.partials import lacks_first_last, sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, group_bounds, is_python
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.spill import (
@@ -91,6 +91,11 @@ class _Accumulator:
             call.func == "json_arrayagg" and call.args[1].value is True)  # type: ignore[attr-defined]
         arg_type = call.args[0].dtype if call.args else pa.int64()
         self.arg_type = arg_type
+        # FIRST_VALUE / LAST_VALUE of a type Arrow's hash_first_last has no kernel for
+        # (DECIMAL, ARRAY, MAP, ROW): the hash aggregation finds the row's position instead,
+        # ``batch_values`` gives its value.
+        self.by_position = call.func in ("first_value", "last_value") and \
+            lacks_first_last(arg_type)
         self.object_values = pa.types.is_decimal(arg_type) or not (
             pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type))
         # SUM/AVG of DECIMAL: exact unscaled integers (value * 10^scale) in an int64 array,
@@ -139,7 +144,7 @@ class _Accumulator:
         """Whether its state folds from Arrow's hash aggregation alone (no Python aggregate,
         DISTINCT counts, multiset of an updating input or gathered values per row)."""
         return self.py is None and self.distinct_counts is None and self.multiset is None \
-            and not self.keeps_nulls
+            and not self.keeps_nulls and not self.by_position
 
     def _empty(self, n: int) -> np.ndarray:
         if self.unscaled and not self.big:
@@ -568,7 +573,12 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             arg = evaluate(call.args[0], batch, memo)
             every = keep is None and arg.null_count == 0  # (every row counts: no masking)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
-            if acc.keeps_nulls:
+            if acc.by_position:
+                acc.batch_values = arg
+                arg = pc.if_else(pc.is_valid(arg), pa.array(np.arange(batch.num_rows,
+                                                                      dtype=np.int64)),
+                                 pa.scalar(None, pa.int64()))
+            elif acc.keeps_nulls:
                 acc.batch_values = arg
                 arg = pa.array(np.arange(batch.num_rows, dtype=np.int64))
                 every = keep is None
@@ -719,7 +729,11 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         order: the chunk's own first / last), LISTAGG and the other list aggregates every
         value in order (see list_result)."""
         new = np.empty(len(slots), dtype=object)
-        new[:] = part.to_pylist()
+        if acc.by_position:  # the first / last row's position in the batch's values
+            values, acc.batch_values = acc.batch_values, None
+            new[:] = values.take(part).to_pylist()
+        else:
+            new[:] = part.to_pylist()
         if acc.keeps_nulls:  # positions into the batch's values
             values, acc.batch_values = acc.batch_values, None
             flat = pc.list_flatten(part)

@@ -103,6 +103,15 @@ class Partials:
     def aggregate(self, table: pa.Table) -> pa.Table:
         """Group ``table`` (keys + partial inputs, or partials) by the keys and combine."""
         specs = list(self.specs)
+        # FIRST_VALUE / LAST_VALUE of a type Arrow's hash_first_last takes no values of: the
+        # first / last row's position is grouped, its value taken after.
+        by_position = {c: table[c] for c, op in specs if op in ("first", "last")
+                       and lacks_first_last(table.schema.field(c).type)}
+        if by_position:
+            rows = pa.array(np.arange(table.num_rows, dtype=np.int64))
+            for c, values in by_position.items():
+                table = table.set_column(table.schema.get_field_index(c), c, pc.if_else(
+                    pc.is_valid(values), rows, pa.scalar(None, pa.int64())))
         if self.python:
             table = table.append_column("$pos", pa.array(np.arange(table.num_rows,
                                                                    dtype=np.int64)))
@@ -118,6 +127,9 @@ class Partials:
                     sums = out[c].combine_chunks().to_numpy(zero_copy_only=False)
                     out = out.set_column(out.schema.get_field_index(c), c,
                                          decimal_int64.from_unscaled64(sums, want))
+        for c, values in by_position.items():
+            out = out.set_column(out.schema.get_field_index(c), c,
+                                 values.take(out[c].combine_chunks()))
         for j in self.python:
             column = table[f"u{j}"]
             out = out.append_column(f"u{j}", merge_lists(column, grouped["$pos_list"],
@@ -186,6 +198,13 @@ class Partials:
             pa.nulls(n, total_type)
         total = pc.if_else(missing, pa.nulls(n, total.type), total) if m else total
         return _sum_or_avg(a.func, total.cast(sum_type(total.type)), count, t)
+
+
+def lacks_first_last(t: pa.DataType) -> bool:
+    """Whether Arrow's hash_first / hash_last take no values of type ``t`` (DECIMAL, ARRAY,
+    MAP and ROW, in pyarrow 26)."""
+    return pa.types.is_decimal(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or \
+        pa.types.is_map(t) or pa.types.is_struct(t)
 
 
 def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> pa.Array:
