@@ -20,7 +20,7 @@ from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.text_rows import BadValue, finish, row_lines, valid_utf8
-from sqlengine.errors import ConnectorError
+from sqlengine.errors import ConnectorError, SqlEngineError
 
 
 def _json_read_type(t: pa.DataType) -> pa.DataType:
@@ -104,6 +104,11 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
                 if table.num_rows != len(chunk):
                     raise pa.ArrowInvalid("a line is not one JSON object")
             except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+                table = _with_text_values(chunk, read_schema, e)
+                if table is not None:
+                    tables.append(table)
+                    lines.extend(no for no, _ in chunk)
+                    return
                 if len(chunk) == 1:
                     bad(*chunk[0], e)
                     return
@@ -128,6 +133,48 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
         take(numbered[start:start + _BLOCK_LINES])
     table = pa.concat_tables(tables) if tables else read_schema.empty_table()
     return table, np.array(lines, dtype=np.int64)
+
+
+_TYPE_CONFLICT = re.compile(r"Column\(/[^)]*\) changed from \w+ to \w+")
+
+
+def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,
+                      error: Exception) -> pa.Table | None:
+    """The rows of ``chunk`` when Arrow refused them only because a value's JSON type is
+    not its column's, where Flink's json format reads it: a STRING column takes any value
+    as its JSON text ('1.5', 'true', '["x","y"]'); a number or BOOLEAN column a string
+    holding one ("3.25", "true"), read with CAST's rules. Read with Python's json (None
+    when the error is another, or a line is bad for any reason)."""
+    if _TYPE_CONFLICT.search(str(error)) is None:
+        return None
+    try:
+        objs = [json.loads(raw, parse_float=Decimal) for _, raw in chunk]
+        if not all(isinstance(o, dict) for o in objs):
+            return None
+        arrays = []
+        for f in read_schema:
+            values = [o.get(f.name) for o in objs]
+            if (T.is_numeric(f.type) or pa.types.is_boolean(f.type)) and \
+                    any(isinstance(v, str) for v in values):
+                text = pa.array([v if v is None or isinstance(v, str) else _json_text(v)
+                                 for v in values], pa.string())
+                arrays.append(cast_array(text, f.type))
+            else:
+                arrays.append(pa.array([_plain(v, f.type) for v in values], f.type))
+        return pa.Table.from_arrays(arrays, schema=read_schema)
+    except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError,
+            SqlEngineError):
+        return None
+
+
+def _json_text(value: object) -> str:
+    """A JSON value's text as Flink's json format gives it to a STRING column."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Decimal | int):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                      default=lambda d: float(d) if isinstance(d, Decimal) else str(d))
 
 
 def _why(raw: bytes, e: Exception) -> str:
@@ -176,7 +223,10 @@ def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: b
 
 
 def _plain(value: object, t: pa.DataType) -> object:
-    """A JSON value as the read type takes it (exact decimals, floats for float columns)."""
+    """A JSON value as the read type takes it (exact decimals, floats for float columns,
+    the text of any value for a STRING column)."""
+    if T.is_string(t) and value is not None and not isinstance(value, str):
+        return _json_text(value)
     if isinstance(value, Decimal):
         if pa.types.is_decimal(t):
             return value
