@@ -100,6 +100,7 @@ class SessionAggregateSpec(OperatorSpec):
     start_pos: int
     end_pos: int
     gap: int  # ms
+    time_pos: int = -1  # the key that is the TVF's window_time (its session's end - 1 ms)
 
     def label(self) -> str:
         return (f"SessionWindowAggregate(keys=[{exprs_text(self.keys)}], "

@@ -369,7 +369,14 @@ class _Translator:
         tvf = found["window_end"][1]
         self.windowed_tvfs.add(id(tvf))
         window_pos = {found["window_start"][0], found["window_end"][0]}
-        others = tuple(k for i, k in enumerate(plan.keys) if i not in window_pos)
+        # (a window_time key is its window's too: the same for all the window's rows once
+        # a session is merged, so neither a shuffle key nor a session's key)
+        traced = [trace_window_column(plan.input, k.index) if isinstance(k, ColumnRef)
+                  else None for k in plan.keys]
+        time_pos = next((pos for pos, hit in enumerate(traced) if hit is not None
+                         and hit[0] is tvf and hit[1] == "window_time"), -1)
+        others = tuple(k for i, k in enumerate(plan.keys)
+                       if i not in window_pos and i != time_pos)
         exchange = Exchange(Partitioning.HASH, others) if others \
             else Exchange(Partitioning.SINGLE)
         start_pos, end_pos = found["window_start"][0], found["window_end"][0]
@@ -379,7 +386,7 @@ class _Translator:
             child = self.translate(plan.input)
             op = SessionAggregateSpec(
                 schema=plan.schema, keys=plan.keys, aggs=plan.aggs, key_names=plan.key_names,
-                start_pos=start_pos, end_pos=end_pos, gap=tvf.size)
+                start_pos=start_pos, end_pos=end_pos, gap=tvf.size, time_pos=time_pos)
         else:
             # (Spark's window operators take the windows whole; a TVF read by another node
             # too must give its rows their windows)

@@ -279,7 +279,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case SessionAggregateSpec():
             from sqlengine.runtime.operators.window import SessionAggregateOperator
             return SessionAggregateOperator(spec.keys, spec.aggs, schema, spec.start_pos,
-                                            spec.end_pos, spec.gap)
+                                            spec.end_pos, spec.gap, spec.time_pos)
         case TopNSpec() if spec.keep == "FirstRow":
             from sqlengine.runtime.operators.deduplicate import FirstRowOperator
             return FirstRowOperator(spec.partition, schema, spec.time_index

@@ -427,11 +427,15 @@ class SessionAggregateOperator(Operator):
     state_fields = ("closed", "late_dropped", "rows", "timers")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
-                 start_pos: int, end_pos: int, gap: int) -> None:
+                 start_pos: int, end_pos: int, gap: int, time_pos: int = -1) -> None:
         self.partials = Partials(keys, aggs)
         self.schema = schema
         self.start_key = f"k{start_pos}"
         self.end_key = f"k{end_pos}"
+        # (GROUP BY window_time too: its session's end - 1 ms, set with the bounds)
+        self.time_key = f"k{time_pos}" if time_pos >= 0 else None
+        window = (self.start_key, self.end_key, self.time_key)
+        self.others = [k for k in self.partials.key_names if k not in window]
         self.gap = gap
         self.rows: list[pa.Table] = []
         # Rows of sessions that closed inside a batch (runtime/session_admission.py), their
@@ -451,7 +455,7 @@ class SessionAggregateOperator(Operator):
         if len(states) == parallelism:
             super().restore_from(states, subtask, parallelism)
             return
-        names = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
+        names = self.others
 
         def mine(t: pa.Table) -> pa.Table:
             if not names:
@@ -470,9 +474,9 @@ class SessionAggregateOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         # The assigner put each row's own time in window_start.
         table = pa.table(self.partials.row_columns(batch))
-        others = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
         buffered = pa.concat_tables(self.rows) if self.rows else None
-        adm = admit(buffered, table, others, self.start_key, self.gap, row_watermarks(batch))
+        adm = admit(buffered, table, self.others, self.start_key, self.gap,
+                    row_watermarks(batch))
         keep = adm.keep if adm.keep is not None else np.ones(table.num_rows, dtype=bool)
         self.late_dropped += int((~keep).sum())
         if len(adm.closed_buffered) and buffered is not None:
@@ -495,6 +499,9 @@ class SessionAggregateOperator(Operator):
         names = rows.column_names
         rows = rows.set_column(names.index(self.start_key), self.start_key,
                                pa.array(starts, _TS))
+        if self.time_key is not None:
+            rows = rows.set_column(names.index(self.time_key), self.time_key,
+                                   pa.array(ends - 1, _TS))
         return rows.set_column(names.index(self.end_key), self.end_key, pa.array(ends, _TS))
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
@@ -508,9 +515,8 @@ class SessionAggregateOperator(Operator):
         if not self.rows:
             return self._aggregate(ready, before)
         table = pa.concat_tables(self.rows).combine_chunks()
-        others = [k for k in self.partials.key_names if k not in (self.start_key, self.end_key)]
         ts = millis(table[self.start_key].combine_chunks())
-        key_ids = _dense_ids(table, others)
+        key_ids = _dense_ids(table, self.others)
         order = np.lexsort((ts, key_ids))
         ts_sorted = ts[order]
         ids_sorted = key_ids[order]

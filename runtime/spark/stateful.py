@@ -586,7 +586,8 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
     from sqlengine.runtime.spark.translate import SEQ, WM
 
     keys = [job._expr(e) for i, e in enumerate(op.keys) if i not in (op.start_pos,
-                                                                         op.end_pos)]
+                                                                         op.end_pos,
+                                                                         op.time_pos)]
     if any(k is None for k in keys):
         msg = (f"{op.label()}: a PARTITION BY expression Spark evaluates differently has no "
                "Structured Streaming translation yet")

@@ -412,13 +412,17 @@ class SparkJob:
         start, end = op.start_pos, op.end_pos
         # window_start holds each row's time (the assigner's placeholder).
         session = F.session_window(F.col(f"p{start}"), f"{op.gap} milliseconds")
-        grouped, names = self._aggregate(op, df, ({start, end}, session.alias("s")))
+        window = {start, end} | ({op.time_pos} if op.time_pos >= 0 else set())
+        grouped, names = self._aggregate(op, df, (window, session.alias("s")))
         cols = []
         for i in range(len(op.keys)):
             if i == start:
                 cols.append(F.col("s.start").cast(self.time_type).alias(f"c{i}"))
             elif i == end:
                 cols.append(F.col("s.end").cast(self.time_type).alias(f"c{i}"))
+            elif i == op.time_pos:  # (window_time: the session's end - 1 ms)
+                cols.append((F.col("s.end") - F.expr("INTERVAL 1 MILLISECOND"))
+                            .cast(self.time_type).alias(f"c{i}"))
             else:
                 cols.append(F.col(names[i]).alias(f"c{i}"))
         n_keys = len(op.keys)

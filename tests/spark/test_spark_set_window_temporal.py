@@ -121,3 +121,19 @@ def test_over_aggregates_over_a_time_attribute(sql: str) -> None:
         "AVG(v) OVER w", "CAST(TRUNC(AVG(v) OVER w) AS INTEGER)")
     want = sorted((tuple(r) for r in con.execute(duck_sql).fetchall()), key=repr)
     assert got == want
+
+
+def test_session_aggregate_grouped_by_window_time() -> None:
+    from tests.runtime import test_session_merge as sm
+
+    t = pa.table({"k": [r[0] for r in sm.SESSION_ROWS],
+                  "ts": pa.array([r[1] for r in sm.SESSION_ROWS], pa.timestamp("ms")),
+                  "v": [r[2] for r in sm.SESSION_ROWS]})
+    s = sqlengine.connect(SPARK)
+    s.register("e", t, rowtime="ts")
+    got = sorted(tuple(r.values()) for r in s.sql(sm.GROUPED_BY_TIME).collect().to_pylist())
+    native = sqlengine.connect({"execution.runtime-mode": "batch"})
+    native.register("e", t, rowtime="ts")
+    want = sorted(tuple(r.values()) for r in native.sql(sm.GROUPED_BY_TIME).collect()
+                  .to_pylist())
+    assert got == want and len(want) == 4
