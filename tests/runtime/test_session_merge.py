@@ -90,12 +90,14 @@ GROUPED_BY_TIME = ("SELECT k, window_start, window_end, window_time, COUNT(*) AS
                    "INTERVAL '2' MINUTES)) GROUP BY k, window_start, window_end, window_time")
 
 
-@pytest.mark.parametrize("parallelism", ["1", "2"])
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("mode", "parallelism"), [("streaming", "1"), ("batch", "1"),
+                                                   ("batch", "2")])
 def test_grouped_by_window_time_too(mode: str, parallelism: str) -> None:
     """GROUP BY window_time as well as the session's bounds: it was a key of its own, each
     row's (its time + gap - 1 ms) before the merge, so no session merged: one row per input
-    row. Flink 2.3 merges them (its window_time is the merged session's end - 1 ms)."""
+    row. Flink 2.3 merges them (its window_time is the merged session's end - 1 ms). (In
+    streaming mode at parallelism 2 whether the out-of-order row is late depends on which
+    source subtask reads it.)"""
     t = pa.table({"k": [r[0] for r in SESSION_ROWS],
                   "ts": pa.array([r[1] for r in SESSION_ROWS], pa.timestamp("ms")),
                   "v": [r[2] for r in SESSION_ROWS]})
@@ -125,4 +127,4 @@ def test_hop_grouped_by_window_time_is_not_sliced(mode: str) -> None:
     without = s.sql(f"SELECT k, window_start, window_end, COUNT(*) AS c FROM {hop} "
                     "GROUP BY k, window_start, window_end").collect()
     assert sorted(map(str, with_time.to_pylist())) == sorted(map(str, without.to_pylist()))
-    assert with_time.num_rows == 6
+    assert with_time.num_rows == 8
