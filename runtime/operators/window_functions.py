@@ -274,6 +274,9 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray,
     total = _frame_sums(values, valid, lo, hi)
     if agg.func == "sum":
         t = T.sum_type(values.type)
+        if pa.types.is_integer(t):  # (a TINYINT sum is a TINYINT: wraps, as Java's)
+            return pa.array(np.asarray(total, dtype=np.int64), pa.int64(), mask=null) \
+                .cast(call.type, safe=False)
         return pa.array(total, t, mask=null).cast(call.type, safe=False)
     if agg.func != "avg":
         msg = f"{agg.func.upper()} is not a window function"

@@ -154,3 +154,33 @@ def test_variances_with_a_filter_over_windows_match_duckdb() -> None:
         assert [x is None for x in a[2:]] == [x is None for x in b[2:]]
         assert [x for x in a[2:] if x is not None] == pytest.approx(
             [x for x in b[2:] if x is not None], rel=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_sum_of_tinyint_over_a_frame_wraps(mode: str) -> None:
+    """SUM of a TINYINT is a TINYINT (Flink's type), wrapping as Java's byte does: over a
+    frame it failed ("Integer value 153 not in range: -128 to 127"); PyFlink 2.3 gives the
+    wrapped sums."""
+    import random
+
+
+    rng = random.Random(3)
+    n = 60
+    vals = [rng.randint(-128, 127) for _ in range(n)]
+    t = pa.table({"k": [i % 2 for i in range(n)], "v": pa.array(vals, pa.int8()),
+                  "ts": pa.array(list(range(0, n * 1000, 1000)), pa.timestamp("ms"))})
+
+    def wrap(x: int) -> int:
+        return (x + 128) % 256 - 128
+
+    want = []
+    for i in range(n):
+        part = [j for j in range(i + 1) if j % 2 == i % 2]
+        want.append((i % 2, vals[i], wrap(sum(vals[j] for j in part[-4:])),
+                     wrap(sum(vals[j] for j in part))))
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("t", t, rowtime="ts")
+    got = s.sql("SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING "
+                "AND CURRENT ROW) AS a, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "
+                "UNBOUNDED PRECEDING AND CURRENT ROW) AS b FROM t").collect().to_pylist()
+    assert sorted(tuple(r.values()) for r in got) == sorted(want)
