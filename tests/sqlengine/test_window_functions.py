@@ -163,7 +163,6 @@ def test_sum_of_tinyint_over_a_frame_wraps(mode: str) -> None:
     wrapped sums."""
     import random
 
-
     rng = random.Random(3)
     n = 60
     vals = [rng.randint(-128, 127) for _ in range(n)]
