@@ -130,7 +130,7 @@ class Decorrelate(OptimizerRule):
         inner = self.apply(sub.plan, ctx).data
         if sub.kind == "exists" and _global_aggregate(inner):
             return None  # always one row: EXISTS is TRUE (the mark path folds it)
-        right, preds = pull_up(inner)
+        right, preds = pull_up(inner, plan)
         width = len(plan.schema)
         conds = [_over_join(p, width) for p in preds]
         if row is not None:
@@ -179,7 +179,7 @@ class Decorrelate(OptimizerRule):
                 ) -> tuple[LogicalPlan, Expr]:
         inner = self.apply(sub.plan, ctx).data
         empty = _empty_group_value(inner)
-        right, preds = pull_up(inner)
+        right, preds = pull_up(inner, plan)
         width = len(plan.schema)
         keys_l, keys_r, residual = split_condition([_over_join(p, width) for p in preds],
                                                    width)
@@ -219,7 +219,7 @@ class Decorrelate(OptimizerRule):
                 msg = ("IN / ANY over a correlated subquery that aggregates without GROUP BY "
                        "is not supported yet")
                 raise NotSupportedError(msg)
-        right, preds = pull_up(inner)
+        right, preds = pull_up(inner, plan)
         width = len(plan.schema)
         keys_l, keys_r, residual = split_condition([_over_join(p, width) for p in preds],
                                                    width)
@@ -314,15 +314,17 @@ def _row_operand(sub: SubqueryExpr) -> tuple[Expr, ...] | None:
 
 
 # -- pulling correlated conditions up ------------------------------------------------------
-def pull_up(plan: LogicalPlan) -> tuple[LogicalPlan, list[Expr]]:
+def pull_up(plan: LogicalPlan, outer: LogicalPlan | None = None
+            ) -> tuple[LogicalPlan, list[Expr]]:
     """``plan`` without its correlated conditions, and those conditions over its output
     (``ColumnRef``) and the enclosing row (``OuterRef``). New columns that the conditions
-    need are appended after the plan's own, so the plan's columns keep their positions."""
+    need are appended after the plan's own, so the plan's columns keep their positions.
+    ``outer``: the enclosing query's plan (the domain of a comparison below an aggregate)."""
     if not _correlated(plan):
         return plan, []
     match plan:
         case Filter():
-            inner, preds = pull_up(plan.input)
+            inner, preds = pull_up(plan.input, outer)
             corr = [c for c in conjuncts(plan.predicate) if _has_outer(c)]
             rest = [c for c in conjuncts(plan.predicate) if not _has_outer(c)]
             return filtered(inner, rest), preds + corr
@@ -330,18 +332,18 @@ def pull_up(plan: LogicalPlan) -> tuple[LogicalPlan, list[Expr]]:
             if any(_has_outer(e) for e in plan.exprs):
                 raise NotSupportedError("a subquery's SELECT list may not read the enclosing "
                                         "query's columns yet")
-            inner, preds = pull_up(plan.input)
+            inner, preds = pull_up(plan.input, outer)
             return _project_needed(plan, inner, preds)
         case Aggregate():
             if any(_has_outer(e) for e in node_expressions(plan)):
                 raise NotSupportedError("an aggregate in a subquery may not read the "
                                         "enclosing query's columns yet")
-            inner, preds = pull_up(plan.input)
-            return _aggregate_keys(plan, inner, preds)
+            inner, preds = pull_up(plan.input, outer)
+            return _aggregate_keys(plan, inner, preds, outer)
         case Join():
-            return _pull_join(plan)
+            return _pull_join(plan, outer)
         case Sort() if plan.fetch is None and not plan.offset:
-            return pull_up(plan.input)  # a subquery's order does not matter
+            return pull_up(plan.input, outer)  # a subquery's order does not matter
         case _:
             msg = (f"a correlated subquery through {type(plan).__name__} (LIMIT, UNION, "
                    "windows, ...) is not supported yet")
@@ -360,17 +362,21 @@ def _project_needed(plan: Project, inner: LogicalPlan, preds: list[Expr]
             [remap_columns(p, mapping) for p in preds])
 
 
-def _aggregate_keys(plan: Aggregate, inner: LogicalPlan, preds: list[Expr]
-                    ) -> tuple[LogicalPlan, list[Expr]]:
-    """Correlated equalities through an aggregate: their inner sides become grouping keys."""
+def _aggregate_keys(plan: Aggregate, inner: LogicalPlan, preds: list[Expr],
+                    outer: LogicalPlan | None = None) -> tuple[LogicalPlan, list[Expr]]:
+    """Correlated equalities through an aggregate: their inner sides become grouping keys.
+    Other comparisons with the enclosing row (``b.k > a.k``) join the aggregate's input with
+    the domain, the distinct values of the enclosing columns they read (Calcite's and
+    DuckDB's way): each domain value's rows are aggregated apart, and the value is a key
+    equal to the enclosing column."""
+    others = [p for p in preds if _inner_outer_equality(p) is None]
+    if others:
+        inner, preds = _with_domain(inner, preds, others, outer)
     new_keys: list[Expr] = []
     pairs: list[tuple[int, Expr]] = []  # (position among new keys, outer side)
     for p in preds:
         split = _inner_outer_equality(p)
-        if split is None:
-            msg = ("a correlated condition below an aggregate must be an equality between "
-                   f"a column and the enclosing query (found {p.sql()})")
-            raise NotSupportedError(msg)
+        assert split is not None
         inner_side, outer_side = split
         if inner_side not in new_keys:
             new_keys.append(inner_side)
@@ -392,12 +398,59 @@ def _aggregate_keys(plan: Aggregate, inner: LogicalPlan, preds: list[Expr]
     return proj, out
 
 
-def _pull_join(plan: Join) -> tuple[LogicalPlan, list[Expr]]:
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+_ARITHMETIC = ("add", "subtract", "multiply", "divide", "mod", "negate")
+
+
+def _null_rejecting(p: Expr) -> bool:
+    """Whether ``p`` is a comparison of columns, constants and arithmetic over them: never
+    TRUE when an enclosing column it reads is NULL (a NULL domain value joins no row)."""
+    if not (isinstance(p, Call) and p.name in _COMPARISONS):
+        return False
+    return all(isinstance(x, ColumnRef | OuterRef | Literal | Cast) or
+               (isinstance(x, Call) and x.name in (*_ARITHMETIC, *_COMPARISONS))
+               for x in p.walk())
+
+
+def _with_domain(inner: LogicalPlan, preds: list[Expr], others: list[Expr],
+                 outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:
+    """``inner`` joined with the distinct values of the enclosing columns ``others`` read,
+    on ``others``; the conditions: the equalities in ``preds`` and each domain column equal
+    to its enclosing column."""
+    bad = next((p for p in others if not _null_rejecting(p)), None)
+    if outer is None or bad is not None:
+        p = bad if bad is not None else others[0]
+        msg = ("a correlated condition below an aggregate must be an equality or a "
+               f"comparison (= <> < <= > >=) with the enclosing query (found {p.sql()})")
+        raise NotSupportedError(msg)
+    cols = sorted({x.index for p in others for x in p.walk() if isinstance(x, OuterRef)})
+    fields = outer.schema.fields
+    domain = Aggregate(outer, tuple(ColumnRef(i, fields[i].name, fields[i].type)
+                                    for i in cols),
+                       tuple(f"$d{i}" for i in cols), (), ())
+    width = len(inner.schema)
+    at = {i: width + k for k, i in enumerate(cols)}
+
+    def local(e: Expr) -> Expr:
+        if isinstance(e, OuterRef):
+            return ColumnRef(at[e.index], f"$d{e.index}", e.type)
+        kids = e.children()
+        return e.with_children(tuple(local(k) for k in kids)) if kids else e
+
+    joined = Join(inner, domain, "inner", (), (), conjunction([local(p) for p in others]))
+    keep = [p for p in preds if not any(p is o for o in others)]
+    keep += [Call("eq", (ColumnRef(at[i], f"$d{i}", fields[i].type),
+                         OuterRef(i, fields[i].name, fields[i].type)), T.BOOLEAN)
+             for i in cols]
+    return joined, keep
+
+
+def _pull_join(plan: Join, outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:
     if any(_has_outer(e) for e in node_expressions(plan)):
         raise NotSupportedError("a join condition inside a subquery may not read the "
                                 "enclosing query's columns yet")
-    left, lp = pull_up(plan.left)
-    right, rp = pull_up(plan.right)
+    left, lp = pull_up(plan.left, outer)
+    right, rp = pull_up(plan.right, outer)
     if rp and plan.kind != "inner":
         raise NotSupportedError(f"a correlated condition under the right side of a "
                                 f"{plan.kind.upper()} join in a subquery is not supported yet")

@@ -90,6 +90,24 @@ CASES = {
     "table filtered by exists without from": "SELECT k FROM t WHERE EXISTS (SELECT 1)",
     "exists in on, reading both sides": "SELECT t.k, u.v FROM t JOIN u ON t.k = u.k AND EXISTS "
                                         "(SELECT 1 FROM u AS w WHERE w.k = t.k AND w.v > u.v)",
+    # Comparisons other than '=' below an aggregate (refused before: "must be an equality"),
+    # through the domain of the enclosing columns; a NULL enclosing value counts no row.
+    "correlated count of a comparison": "SELECT k, (SELECT COUNT(*) FROM u WHERE u.k > t.k) "
+                                        "AS n FROM t",
+    "rank by a correlated count": "SELECT k, x, (SELECT COUNT(*) FROM t AS t2 "
+                                  "WHERE t2.x < t.x) AS r FROM t",
+    "equality and a comparison": "SELECT k, (SELECT SUM(v) FROM u WHERE u.k = t.k AND "
+                                 "u.v > t.x * 10) AS s FROM t",
+    "two comparisons": "SELECT k, (SELECT MAX(v) FROM u WHERE u.k <> t.k AND "
+                       "u.v < t.x * 10 + 150) AS m FROM t",
+    "between two enclosing columns": "SELECT k, (SELECT COUNT(DISTINCT v) FROM u WHERE u.k "
+                                     "BETWEEN t.k - 1 AND t.k + 1) AS n FROM t",
+    "a comparison in where": "SELECT k FROM t WHERE x * 10 > (SELECT MIN(v) FROM u "
+                             "WHERE u.k >= t.k)",
+    "in over a compared aggregate": "SELECT k FROM t WHERE x * 10 IN (SELECT MAX(v) - 1 "
+                                    "FROM u WHERE u.k < t.k + 1)",
+    "a comparison in having": "SELECT k, SUM(x) AS s FROM t GROUP BY k HAVING SUM(x) > "
+                              "(SELECT COUNT(*) FROM u WHERE u.k < t.k) * 10",
 }
 
 
@@ -134,6 +152,9 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
     ("SELECT * FROM t FULL JOIN u ON t.k IN (SELECT k FROM e)", "preserved side"),
     ("SELECT * FROM t LEFT JOIN u ON u.k IN (SELECT k FROM e)", "preserved side"),
     ("SELECT k, (SELECT v FROM u WHERE u.v > t.x) FROM t", "'='"),
+    # (a condition that may be TRUE for a NULL enclosing value: the domain cannot hold it)
+    ("SELECT k, (SELECT COUNT(*) FROM u WHERE u.k > t.k OR t.k IS NULL) FROM t",
+     "an equality or a comparison"),
 ])
 def test_refused_with_a_reason(sql: str, message: str) -> None:
     with pytest.raises(SqlEngineError, match=message):
