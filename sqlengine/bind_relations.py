@@ -22,6 +22,7 @@ from sqlengine.bind_common import (
 )
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.bind_hints import no_hint, with_hint
+from sqlengine.bind_lateral import is_lateral_subquery, lateral_join
 from sqlengine.bind_sample import sampled
 from sqlengine.bind_temporal import temporal_join
 from sqlengine.connectors import is_bounded
@@ -372,6 +373,8 @@ class RelationBinder(ClauseBinder):
         if isinstance(join.this, exp.Lateral) and isinstance(join.this.this, exp.Anonymous) \
                 and str(join.this.this.this).upper() == "TABLE":
             return self.unnest_join(left, join)
+        if is_lateral_subquery(join):
+            return lateral_join(self, left, join)
         right = self.from_item(join.this, ctes)
         side = (join.args.get("side") or "").upper()
         kind = (join.args.get("kind") or "").upper()

@@ -75,6 +75,8 @@ class Decorrelate(OptimizerRule):
     mandatory = True  # no runtime evaluates a subquery
 
     def rewrite(self, node: LogicalPlan, ctx: RuleContext) -> Transformed[LogicalPlan]:
+        if isinstance(node, Join) and _correlated(node.right):
+            return Transformed.yes(_lateral(node))
         exprs = node_expressions(node)
         if not any(has_subquery(e) for e in exprs):
             return Transformed.no(node)
@@ -302,6 +304,54 @@ class Decorrelate(OptimizerRule):
                      (unknown, Literal(None, T.BOOLEAN))),
                     Literal(False, T.BOOLEAN), T.BOOLEAN)
         return joined, mark
+
+
+def _lateral(node: Join) -> LogicalPlan:
+    """A LATERAL subquery's join (its right side reads the left row: bind_lateral.py) as a
+    plain join: the correlated conditions pulled up become its keys and condition. A
+    subquery that aggregates without GROUP BY has one row for every left row, no input rows
+    included (COUNT 0, other aggregates NULL): a LEFT join whose missing rows take those."""
+    inner = node.right
+    width, n = len(node.left.schema), len(inner.schema)
+    empty = _empty_group_values(inner)
+    right, preds = pull_up(inner, node.left)
+    conds = [_over_join(p, width) for p in preds]
+    if empty is None:
+        if node.condition is not None:
+            conds.append(node.condition)
+        keys_l, keys_r, residual = split_condition(conds, width)
+        joined = Join(node.left, right, node.kind, tuple(keys_l), tuple(keys_r),
+                      conjunction(residual))
+        return _first_columns(joined, width + n)
+    keys_l, keys_r, residual = split_condition(conds, width)
+    if residual:
+        msg = ("a LATERAL subquery that aggregates may compare the left row's columns only "
+               f"with '=' or through its aggregate (found {residual[0].sql()})")
+        raise NotSupportedError(msg)
+    flagged = _with_flag(right)
+    joined = Join(node.left, flagged, "left", tuple(keys_l), tuple(keys_r))
+    fields = joined.schema.fields
+    flag = ColumnRef(len(fields) - 1, "$matched", T.BOOLEAN)
+    missing = Call("is_null", (flag,), T.BOOLEAN)
+    exprs: list[Expr] = [ColumnRef(i, fields[i].name, fields[i].type) for i in range(width)]
+    for j, value in enumerate(empty):
+        f = fields[width + j]
+        col = ColumnRef(width + j, f.name, f.type)
+        exprs.append(col if isinstance(value, Literal) and value.value is None
+                     else Case(((missing, _cast(value, f.type)),), col, f.type))
+    out: LogicalPlan = Project(joined, tuple(exprs), tuple(
+        f.name for f in (*node.left.schema.fields, *inner.schema.fields)))
+    if node.condition is None:
+        return out
+    if node.kind == "inner":
+        return Filter(out, node.condition)
+    # LEFT JOIN LATERAL (aggregate) ON c: where c is not TRUE the right side is NULL
+    kept = Call("is_true", (node.condition,), T.BOOLEAN)
+    fields = out.schema.fields
+    exprs = [ColumnRef(i, f.name, f.type) if i < width else
+             Case(((kept, ColumnRef(i, f.name, f.type)),), Literal(None, f.type), f.type)
+             for i, f in enumerate(fields)]
+    return Project(out, tuple(exprs), tuple(f.name for f in fields))
 
 
 def _row_operand(sub: SubqueryExpr) -> tuple[Expr, ...] | None:
@@ -576,6 +626,13 @@ def _empty_group_value(plan: LogicalPlan) -> Expr | None:
     """What a scalar subquery over an aggregate without keys returns for no input rows
     (COUNT is 0, other aggregates NULL), as a constant expression; None if it is not such
     an aggregate."""
+    values = _empty_group_values(plan)
+    return values[0] if values is not None else None
+
+
+def _empty_group_values(plan: LogicalPlan) -> list[Expr] | None:
+    """Each column's value of an aggregate without keys over no input rows (see
+    _empty_group_value)."""
     exprs: list[Expr] | None = None
     node = plan
     chain: list[Project] = []
@@ -588,7 +645,7 @@ def _empty_group_value(plan: LogicalPlan) -> Expr | None:
              for a in node.aggs]
     for proj in reversed(chain):
         exprs = [substitute(e, tuple(exprs)) for e in proj.exprs]
-    return exprs[0]
+    return exprs
 
 
 def _cast(e: Expr, t: pa.DataType) -> Expr:

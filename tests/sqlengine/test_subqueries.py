@@ -108,6 +108,20 @@ CASES = {
                                     "FROM u WHERE u.k < t.k + 1)",
     "a comparison in having": "SELECT k, SUM(x) AS s FROM t GROUP BY k HAVING SUM(x) > "
                               "(SELECT COUNT(*) FROM u WHERE u.k < t.k) * 10",
+    # LATERAL subqueries (refused before: "LATERAL joins are not supported yet"); one that
+    # aggregates without GROUP BY gives every left row a row (COUNT 0 for no input rows).
+    "lateral rows": "SELECT t.k, t.x, l.v FROM t, LATERAL (SELECT v FROM u WHERE u.k = t.k) l",
+    "left join lateral": "SELECT t.k, l.v FROM t LEFT JOIN LATERAL (SELECT v FROM u "
+                         "WHERE u.k = t.k) l ON TRUE",
+    "lateral aggregate": "SELECT t.k, l.n, l.s FROM t, LATERAL (SELECT COUNT(*) AS n, SUM(v) "
+                         "AS s FROM u WHERE u.k = t.k) AS l",
+    "lateral aggregate of a comparison": "SELECT t.k, l.n FROM t CROSS JOIN LATERAL (SELECT "
+                                         "COUNT(*) AS n FROM u WHERE u.k > t.k) l",
+    "lateral grouped, joined on": "SELECT t.k, l.g, l.n FROM t JOIN LATERAL (SELECT k AS g, "
+                                  "COUNT(*) AS n FROM u WHERE u.v > t.x * 6 GROUP BY k) l "
+                                  "ON l.g = t.k",
+    "lateral with a filter above": "SELECT t.k, l.m FROM t, LATERAL (SELECT MAX(v) AS m FROM u "
+                                   "WHERE u.k = t.k) l WHERE l.m > 100",
 }
 
 
@@ -148,7 +162,12 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
 
 @pytest.mark.parametrize(("sql", "message"), [
     ("SELECT * FROM t NATURAL JOIN u", "NATURAL"),
-    ("SELECT * FROM t, LATERAL (SELECT * FROM u WHERE u.k = t.k)", "LATERAL"),
+    ("SELECT * FROM t RIGHT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l ON TRUE",
+     "RIGHT JOIN LATERAL"),
+    ("SELECT * FROM t LEFT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l", "ON TRUE"),
+    ("SELECT * FROM t, LATERAL (SELECT v FROM u WHERE u.k = t.k ORDER BY v LIMIT 1) l",
+     "through Sort"),
+    ("SELECT * FROM t, LATERAL (SELECT t.x * 2 AS y) l", "SELECT list"),
     ("SELECT * FROM t FULL JOIN u ON t.k IN (SELECT k FROM e)", "preserved side"),
     ("SELECT * FROM t LEFT JOIN u ON u.k IN (SELECT k FROM e)", "preserved side"),
     ("SELECT k, (SELECT v FROM u WHERE u.v > t.x) FROM t", "'='"),
