@@ -126,9 +126,12 @@ class Filesystem(Connector):
             return nested_refusal(fmt, t)
         if fmt == "parquet":
             return None
-        if fmt in ("json", "debezium-json") and _json_nested_ok(t):
+        if fmt in ("json", "debezium-json") and _json_nested_ok(t, maps=fmt == "json"):
             return None
-        if fmt in ("json", "debezium-json"):
+        if fmt == "json":
+            return (f"the json format holds only ARRAY, ROW and MAP<STRING, ...> of numbers, "
+                    f"strings and booleans, not {type_name(t)} (use parquet)")
+        if fmt == "debezium-json":
             return (f"the {fmt} format holds only ARRAY and ROW of numbers, strings and "
                     f"booleans, not {type_name(t)} (use parquet)")
         return f"the {fmt} format cannot hold {type_name(t)} (no ARRAY, MAP or ROW; use parquet)"
@@ -297,13 +300,14 @@ def spark_path(path: str) -> str:
 CONNECTOR = Filesystem()
 
 
-def _json_nested_ok(t: pa.DataType) -> bool:
+def _json_nested_ok(t: pa.DataType, maps: bool = False) -> bool:
+    """ARRAY and ROW of JSON's own values; ``maps``: MAP<STRING, ...> (a JSON object) too."""
     if pa.types.is_list(t):
-        return _json_nested_ok(t.value_type)
+        return _json_nested_ok(t.value_type, maps)
     if pa.types.is_struct(t):
-        return all(_json_nested_ok(f.type) for f in t)
+        return all(_json_nested_ok(f.type, maps) for f in t)
     if pa.types.is_map(t):
-        return False
+        return maps and pa.types.is_string(t.key_type) and _json_nested_ok(t.item_type, maps)
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or \
         pa.types.is_string(t)
 

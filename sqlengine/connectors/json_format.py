@@ -3,6 +3,7 @@ or skip it), written with temporal and decimal values as SQL text."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -47,14 +48,15 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
         data = Path(path).read_bytes()
     data = valid_utf8(path, data, ignore, stats, first_line, "json")
     try:
-        if ignore or fail_missing:
+        if ignore or fail_missing or any(_has_map(f.type) for f in read_schema):
+            # (Arrow's json reader reads no MAP: such a table is read with Python's json)
             raise pa.ArrowInvalid("slow path")
         table = _parse(data, read_schema)
         if table.num_rows == 0 and data.strip():
             raise pa.ArrowInvalid("no rows")
         lines: np.ndarray | Callable[[], np.ndarray] = partial(_lines_of, data, first_line)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        if fail_missing:
+        if fail_missing or any(_has_map(f.type) for f in read_schema):
             # Error path (or ignore-parse-errors): parse line by line to name the bad line.
             table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats,
                                        first_line)
@@ -191,23 +193,39 @@ def _why(raw: bytes, e: Exception) -> str:
 def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bool,
                 fail_missing: bool, stats: ReadStats,
                 first_line: int = 1) -> tuple[pa.Table, np.ndarray]:
+    before = (stats.skipped, list(stats.skipped_at))
+    try:  # (every row's types checked at once; one by one only to name a bad one)
+        return _json_rows(path, data, read_schema, ignore, fail_missing, stats, first_line,
+                          checked=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        stats.skipped, stats.skipped_at[:] = before[0], before[1]
+        return _json_rows(path, data, read_schema, ignore, fail_missing, stats, first_line,
+                          checked=True)
+
+
+def _json_rows(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bool,
+               fail_missing: bool, stats: ReadStats, first_line: int, checked: bool
+               ) -> tuple[pa.Table, np.ndarray]:
     rows: list[dict[str, object]] = []
     lines: list[int] = []
     names = read_schema.names
+    converters = [(f.name, _converter(f.type)) for f in read_schema]
+    decode = json.JSONDecoder(parse_float=Decimal).decode
     for no, raw in enumerate(data.decode("utf-8", errors="replace").split("\n"),
                              start=first_line):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw, parse_float=Decimal)
+            obj = decode(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
             if fail_missing:
                 missing = [n for n in names if n not in obj]
                 if missing:
                     raise ValueError(f"missing field {missing[0]!r}")
-            row = {n: _plain(obj.get(n), read_schema.field(n).type) for n in names}
-            pa.Table.from_pylist([row], schema=read_schema)  # type check of this row
+            row = {n: c(obj.get(n)) for n, c in converters}
+            if checked:
+                pa.Table.from_pylist([row], schema=read_schema)  # type check of this row
         except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as e:
             if ignore:
                 stats.skipped += 1
@@ -222,18 +240,39 @@ def _json_lines(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: b
     return pa.Table.from_pylist(rows, schema=read_schema), np.array(lines, dtype=np.int64)
 
 
+def _has_map(t: pa.DataType) -> bool:
+    if pa.types.is_map(t):
+        return True
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _has_map(t.value_type)
+    return pa.types.is_struct(t) and any(_has_map(f.type) for f in t)
+
+
 def _plain(value: object, t: pa.DataType) -> object:
     """A JSON value as the read type takes it (exact decimals, floats for float columns,
-    the text of any value for a STRING column)."""
-    if T.is_string(t) and value is not None and not isinstance(value, str):
-        return _json_text(value)
-    if isinstance(value, Decimal):
-        if pa.types.is_decimal(t):
-            return value
-        return float(value) if not pa.types.is_integer(t) or value != int(value) else int(value)
-    if isinstance(value, str) and pa.types.is_decimal(t):
-        return Decimal(value)
-    return value
+    the text of any value for a STRING column, a MAP's object as its entries)."""
+    return _converter(t)(value)
+
+
+@functools.lru_cache(maxsize=256)
+def _converter(t: pa.DataType) -> Callable[[object], object]:
+    """:func:`_plain` for values of ``t``, its type tests made once (a row at a time)."""
+    if T.is_string(t):
+        return lambda v: v if v is None or type(v) is str else _json_text(v)
+    if pa.types.is_map(t):
+        item = _converter(t.item_type)
+        return lambda v: [(k, item(x)) for k, x in v.items()] if type(v) is dict else v
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        elem = _converter(t.value_type)
+        return lambda v: [elem(x) for x in v] if type(v) is list else v
+    if pa.types.is_struct(t):
+        fields = [(f.name, _converter(f.type)) for f in t]
+        return lambda v: {n: c(v.get(n)) for n, c in fields} if type(v) is dict else v
+    if pa.types.is_decimal(t):
+        return lambda v: Decimal(v) if type(v) is str else v
+    if pa.types.is_integer(t):
+        return lambda v: (int(v) if v == int(v) else float(v)) if type(v) is Decimal else v
+    return lambda v: float(v) if type(v) is Decimal else v
 
 
 def _convert_text_types(table: pa.Table, schema: pa.Schema
@@ -303,6 +342,8 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
             # number with all its digits).
             fields[f.name] = [None if v is None else _Number(format(v, "f"))
                               for v in col.to_pylist()]
+        elif _has_map(f.type):  # (a MAP as a JSON object)
+            fields[f.name] = [_objects(v, f.type) for v in col.to_pylist()]
         else:
             fields[f.name] = col.to_pylist()
     names = list(fields)
@@ -311,6 +352,19 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
     out = "".join("{" + ", ".join(f"{k}: {_value(v)}" for k, v in zip(keys, r)) + "}\n"
                   for r in rows)
     return out.encode("utf-8")
+
+
+def _objects(value: object, t: pa.DataType) -> object:
+    """A value of type ``t`` (Arrow's Python form) with each MAP's entries as a dict."""
+    if value is None:
+        return None
+    if pa.types.is_map(t):
+        return {k: _objects(v, t.item_type) for k, v in value}  # type: ignore[attr-defined]
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return [_objects(v, t.value_type) for v in value]  # type: ignore[attr-defined]
+    if pa.types.is_struct(t):
+        return {f.name: _objects(value[f.name], f.type) for f in t}  # type: ignore[index]
+    return value
 
 
 class _Number(str):
