@@ -212,6 +212,15 @@ def _affix(fn: Callable[..., Array]) -> Kernel:
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         if lits[1] is None:
             return pa.nulls(len(args[0]), out)
+        if pa.types.is_binary(args[0].type):  # (BYTES: its first / last bytes compared)
+            affix = bytes(lits[1])  # type: ignore[call-overload]
+            n = len(affix)
+            if n == 0:
+                return pc.if_else(pc.is_null(args[0]), pa.scalar(None, out),
+                                  pa.scalar(True, out))
+            part = pc.binary_slice(args[0], 0, n) if fn is pc.starts_with else \
+                pc.binary_slice(args[0], -n, None)  # type: ignore[arg-type]
+            return pc.equal(part, pa.scalar(affix, pa.binary()))
         return fn(args[0], pattern=str(lits[1]))
 
     return kernel

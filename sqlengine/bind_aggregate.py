@@ -24,6 +24,7 @@ from sqlengine.bind_expr import Scope, coerce
 from sqlengine.bind_grouping import (
     GROUPING_ID,
     expand,
+    group_id_call,
     grouping_call,
     grouping_sets,
     has_grouping_sets,
@@ -124,6 +125,10 @@ class AggregateBinder(ClauseBinder):
                     isinstance(n, exp.Anonymous) and str(n.this).lower() == "grouping_id"):
                 positions = [key_position(a) for a in n.expressions]
                 return grouping_call(positions, len(keys), gid)
+            if isinstance(n, exp.Anonymous) and str(n.this).lower() == "group_id":
+                if n.expressions:
+                    raise self.error(BindError, "GROUP_ID() takes no arguments", n)
+                return group_id_call(len(keys), gid)
             if isinstance(n, exp.Column):
                 # A bare column equal to a grouped column (possibly written differently).
                 e = self.bind_plain(n, rel.scope)

@@ -99,6 +99,14 @@ def expand(plan: LogicalPlan, keys: list[Expr], key_names: list[str],
     return node, refs
 
 
+def group_id_call(n_keys: int, gid: Expr | None) -> Expr:
+    """GROUP_ID(): which repeat of its grouping set a row's set is (0 for the first listing,
+    1 for the second...), as in Calcite and Flink: the set id's bits above the keys'."""
+    if gid is None:
+        return Literal(0, T.BIGINT)
+    return Call("divide", (gid, Literal(1 << n_keys, T.BIGINT)), T.BIGINT)
+
+
 def grouping_call(positions: list[int], n_keys: int, gid: Expr | None) -> Expr:
     """GROUPING(e1, ..., em) / GROUPING_ID: bit j (from the left) is 1 when e_j is absent
     from the row's grouping set; 0 without grouping sets."""

@@ -8,6 +8,8 @@ the hash functions MD5 / SHA1 / SHA2 / SHA224 ... SHA512 (signatures; kernels in
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyarrow as pa
 
 from sqlengine import types as T
@@ -78,8 +80,22 @@ register(Signature("right", 2, 2, _strings("right", T.STRING, (T.INT,), 1)))
 register(Signature("ascii", 1, 1, _strings("ascii", T.INT)))
 register(Signature("chr", 1, 1, _chr))
 register(Signature("btrim", 1, 2, _strings("btrim", T.STRING), literal_args=(1,)))
-register(Signature("starts_with", 2, 2, _strings("startswith", T.BOOLEAN), literal_args=(1,)))
-register(Signature("ends_with", 2, 2, _strings("endswith", T.BOOLEAN), literal_args=(1,)))
+def _affix(name: str) -> Callable[[list[pa.DataType]], tuple[pa.DataType, list[pa.DataType]]]:
+    """STARTSWITH / ENDSWITH: two STRINGs or two BYTES (as Flink's)."""
+
+    def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        known = [t for t in types if t != T.NULL]
+        if known and all(pa.types.is_binary(t) for t in known):
+            return T.BOOLEAN, [pa.binary()] * 2
+        if all(T.is_string(t) for t in known):
+            return T.BOOLEAN, [T.STRING] * 2
+        raise _err(name, types, "two STRING or two BYTES arguments")
+
+    return infer
+
+
+register(Signature("starts_with", 2, 2, _affix("startswith"), literal_args=(1,)))
+register(Signature("ends_with", 2, 2, _affix("endswith"), literal_args=(1,)))
 register(Signature("regexp_count", 2, 2, _strings("regexp_count", T.INT), literal_args=(1,)))
 register(Signature("regexp_instr", 2, 2, _strings("regexp_instr", T.INT), literal_args=(1,)))
 register(Signature("regexp_substr", 2, 2, _strings("regexp_substr", T.STRING),

@@ -350,12 +350,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 EXPECTED_MISSING: dict[str, str] = {
     # not implemented at all
     "TYPEOF": "not implemented: sqlengine's types carry no NOT NULL and no CHAR(n), so its text could not be Flink's",
-    "GROUP_ID": "not implemented (unknown function); GROUPING / GROUPING_ID are",
     "COLLECT": "not implemented: it returns a MULTISET, which is not a sqlengine type",
     # some documented forms only
     "PERCENTILE": "partial: a constant percentage works, an ARRAY of percentages does not (NotSupportedError)",
-    "STARTSWITH": "partial: STRING arguments only, BINARY / VARBINARY refused",
-    "ENDSWITH": "partial: STRING arguments only, BINARY / VARBINARY refused",
     "JSON_QUERY": "partial: RETURNING ARRAY<STRING> refused (STRING only); wrappers and ON EMPTY / ON ERROR work",
     "compositeType.*": "partial: t.r.field works, the t.r.* expansion of a ROW column does not",
 }

@@ -78,8 +78,6 @@ KNOWN_FAILURES: dict[str, str] = {
         'COLLECT returns a MULTISET, a type sqlengine refuses by name',  # BindError: 1:11: unknown function COLLECT
     'COLLECT(s) @ E':
         'COLLECT returns a MULTISET, a type sqlengine refuses by name',  # BindError: 1:8: unknown function COLLECT
-    "SELECT g, GROUP_ID() AS gid, COUNT(*) AS n FROM (VALUES ('a'), ('b')) AS t(g) GROUP BY GROUPING SETS ((g), (g))":
-        'GROUP_ID not implemented (a repeated grouping set is not told apart)',  # BindError: 1:11: unknown function GROUP_ID
     # --- window ---
     'LEAD(v, 1, -1) OVER (PARTITION BY g ORDER BY id) @ W':
         "Flink 2.3 quirk: LEAD/LAG with a default give a non-NULL value (the default, or -1) where the neighbouring row's value is NULL",  # got [20, 20, -1, null, 7, -1, -1]; Flink [20, 20, -1, -1, 7, -1, -1]

@@ -43,6 +43,9 @@ CASES = [
     ("ASCII('É')", -61), ("ASCII('€x')", -30), ("ASCII('😀')", -16), ("CHR(ASCII('É'))", ""),
     ("INSTR('hello', 'l')", 3), ("BTRIM('  x  ')", "x"),
     ("STARTSWITH('hello', 'he')", True), ("ENDSWITH('hello', 'he')", False),
+    # (BYTES too, as PyFlink 2.3)
+    ("STARTSWITH(X'0102', X'01')", True), ("ENDSWITH(X'0102', X'02')", True),
+    ("STARTSWITH(CAST('ab' AS BYTES), X'62')", False), ("ENDSWITH(X'02', X'0102')", False),
     ("REGEXP_COUNT('aXbXc', 'X')", 2), ("REGEXP_INSTR('hello', 'l+')", 3),
     ("REGEXP_SUBSTR('hello42world7', '[0-9]+')", "42"),
     ("TRANSLATE('hello', 'el', 'ip')", "hippo"),

@@ -94,6 +94,19 @@ def test_grouping_id(mode: str) -> None:
     assert ours == theirs
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_group_id(mode: str) -> None:
+    """GROUP_ID(): 0 for a grouping set's first listing, 1 for its second (PyFlink 2.3's rows
+    for the first query; 0 without grouping sets)."""
+    sql = ("SELECT k, GROUP_ID() AS gid, COUNT(*) AS n FROM (VALUES (1, 'a'), (1, 'b'), "
+           "(2, 'a')) AS v(k, s) GROUP BY GROUPING SETS ((k), (k), ())")
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    got = sorted((tuple(r.values()) for r in s.sql(sql).collect().to_pylist()), key=repr)
+    assert got == sorted([(None, 0, 3), (1, 0, 2), (2, 0, 1), (1, 1, 2), (2, 1, 1)], key=repr)
+    plain = s.sql("SELECT k, GROUP_ID() AS gid FROM (VALUES (1), (2)) AS v(k) GROUP BY k")
+    assert sorted(tuple(r.values()) for r in plain.collect().to_pylist()) == [(1, 0), (2, 0)]
+
+
 def test_list_aggregates_refused_in_window_aggregations() -> None:
     s = sqlengine.connect({"execution.runtime-mode": "streaming"})
     s.execute("CREATE TABLE b (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH "
