@@ -4,6 +4,7 @@ bound by bind_aggregate.py, OVER (...) by bind_over.py."""
 
 from __future__ import annotations
 
+import pyarrow as pa
 from sqlglot import exp
 
 from sqlengine import types as T
@@ -343,7 +344,12 @@ class SelectBinder(ClauseBinder):
                 star_table = item.table
             if star_table is not None:
                 if star_table and star_table.lower() not in scope.qualifiers():
-                    raise self.error(BindError, f"unknown table or alias {star_table!r}", item)
+                    fields = self._row_fields(item, scope)
+                    if fields is None:
+                        raise self.error(BindError, f"unknown table or alias {star_table!r}",
+                                         item)
+                    out.extend(fields)
+                    continue
                 excluded = self._star_exclusions(item if isinstance(item, exp.Star)
                                                  else item.this)
                 met: set[str] = set()
@@ -371,6 +377,28 @@ class SelectBinder(ClauseBinder):
         if not out:
             raise self.error(BindError, "SELECT list is empty", node)
         return out
+
+    def _row_fields(self, item: exp.Column, scope: Scope) -> list[SelectItem] | None:
+        """``r.*`` / ``t.r.*`` of a ROW column r: each of its fields (Flink's composite type
+        expansion); None when r is no such column."""
+        name = item.table
+        qualifier = item.args["db"].name if item.args.get("db") is not None else None
+        if qualifier and qualifier.lower() not in scope.qualifiers():
+            return None
+        try:
+            idx = scope.resolve(name, qualifier)
+        except BindError as e:
+            raise self.error(BindError, e.message, item) from None
+        if idx is None or not pa.types.is_struct(scope.columns[idx].type):
+            return None
+        if item.this.args.get("except_"):
+            raise self.error(NotSupportedError, "EXCLUDE of a ROW column's fields is not "
+                             "supported", item)
+        row = exp.to_identifier(name, quoted=True)
+        table = exp.to_identifier(qualifier, quoted=True) if qualifier else None
+        return [(exp.Dot(this=exp.Column(this=row, table=table),
+                         expression=exp.to_identifier(f.name, quoted=True)), f.name)
+                for f in scope.columns[idx].type]
 
     def _star_exclusions(self, star: exp.Star) -> dict[str, exp.Expression]:
         """``* EXCLUDE (a, b)`` (DuckDB's, Snowflake's; ``EXCEPT`` in BigQuery's): the columns

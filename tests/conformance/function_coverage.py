@@ -354,7 +354,6 @@ EXPECTED_MISSING: dict[str, str] = {
     # some documented forms only
     "PERCENTILE": "partial: a constant percentage works, an ARRAY of percentages does not (NotSupportedError)",
     "JSON_QUERY": "partial: RETURNING ARRAY<STRING> refused (STRING only); wrappers and ON EMPTY / ON ERROR work",
-    "compositeType.*": "partial: t.r.field works, the t.r.* expansion of a ROW column does not",
 }
 
 # FLINK_23_EXTRA names sqlengine does not implement (counted apart from the documented ones).

@@ -228,3 +228,20 @@ def test_field_by_position_checks_its_arguments() -> None:
         with pytest.raises(BindError, match="FIELD expects a ROW"):
             s.sql(f"SELECT {bad} AS v")
 
+
+
+def test_star_of_a_row_column_expands_its_fields() -> None:
+    """``r.*`` and ``t.r.*`` of a ROW column (Flink's composite type expansion; it failed:
+    "unknown table or alias 'r'"); a NULL row gives NULL fields."""
+    s = sqlengine.connect()
+    s.register("t", pa.table({"id": [1, 2], "r": pa.array(
+        [{"a": 1, "b": "x"}, None], pa.struct([("a", pa.int32()), ("b", pa.string())]))}))
+    got = s.sql("SELECT id, r.* FROM t").collect()
+    assert got.schema.names == ["id", "a", "b"]
+    assert got.to_pylist() == [{"id": 1, "a": 1, "b": "x"}, {"id": 2, "a": None, "b": None}]
+    assert s.sql("SELECT t.r.* FROM t").collect().to_pylist() == [
+        {"a": 1, "b": "x"}, {"a": None, "b": None}]
+    assert s.sql("SELECT q.* FROM (SELECT ROW(1, 'x') AS q)").collect().to_pylist() == [
+        {"EXPR$0": 1, "EXPR$1": "x"}]
+    with pytest.raises(BindError, match="unknown table or alias 'id'"):
+        s.sql("SELECT id.* FROM t").collect()
