@@ -34,7 +34,7 @@ from sqlengine.bind_select import SelectItem
 from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
 from sqlengine.errors import BindError, NotSupportedError
-from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Expr, Literal
+from sqlengine.plan.expressions import AggCall, Call, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
 
 _AGGREGATES = ("count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg",
@@ -346,10 +346,25 @@ def percentile(b: AggregateBinder, node: exp.Expression, bound: Expr, is_distinc
         raise b.error(NotSupportedError, "PERCENTILE with a frequency is not supported yet",
                       node.args["frequency"])
     p = b.bind_plain(node.expression, Scope(()))
-    if not (isinstance(p, Literal) and isinstance(p.value, int | float | decimal.Decimal)
-            and not isinstance(p.value, bool) and 0 <= p.value <= 1):
-        raise b.error(NotSupportedError, "the percentage of PERCENTILE must be a constant "
-                      "number between 0 and 1 (an ARRAY of them is not supported yet)",
-                      node.expression)
-    return AggCall("percentile", (coerce(bound, T.DOUBLE), Literal(float(p.value), T.DOUBLE)),
+
+    def number(e: Expr) -> object:
+        e = e.arg if isinstance(e, Cast) else e  # (an ARRAY's elements: cast to one type)
+        return e.value if isinstance(e, Literal) else None
+
+    def fraction(e: Expr) -> bool:
+        v = number(e)
+        return isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool) \
+            and 0 <= v <= 1
+
+    value = coerce(bound, T.DOUBLE)
+    if isinstance(p, Call) and p.name == "array_value" and p.args and \
+            all(fraction(a) for a in p.args):
+        # (an ARRAY of percentages: an ARRAY<DOUBLE> of the percentiles, in their order)
+        many = tuple(float(number(a)) for a in p.args)  # type: ignore[arg-type]
+        out = pa.list_(pa.float64())
+        return AggCall("percentile", (value, Literal(many, out)), out, is_distinct, filt)
+    if not fraction(p):
+        raise b.error(BindError, "the percentage of PERCENTILE must be a constant number "
+                      "between 0 and 1, or an ARRAY of them", node.expression)
+    return AggCall("percentile", (value, Literal(float(p.value), T.DOUBLE)),  # type: ignore[attr-defined]
                    T.DOUBLE, is_distinct, filt)

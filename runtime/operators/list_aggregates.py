@@ -72,8 +72,13 @@ def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array
     if func == "array_agg":
         return pa.array([None if empty else v for v, empty in zip(lists, null)], call.type)
     if func == "percentile":
-        p = float(call.args[1].value)  # type: ignore[attr-defined]
-        return pa.array([None if empty else float(np.percentile(np.asarray(v, np.float64), p * 100))
+        p = call.args[1].value  # type: ignore[attr-defined]
+        if isinstance(p, tuple):  # (an ARRAY of percentages)
+            q = np.asarray(p, np.float64) * 100
+            return pa.array([None if empty else np.percentile(np.asarray(v, np.float64), q)
+                             .tolist() for v, empty in zip(lists, null)], call.type)
+        return pa.array([None if empty else float(np.percentile(np.asarray(v, np.float64),
+                                                                 float(p) * 100))
                          for v, empty in zip(lists, null)], pa.float64())
     flag = call.args[1]
     null_on_null = isinstance(flag, Literal) and flag.value is True

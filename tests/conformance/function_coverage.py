@@ -352,7 +352,7 @@ EXPECTED_MISSING: dict[str, str] = {
     "TYPEOF": "not implemented: sqlengine's types carry no NOT NULL and no CHAR(n), so its text could not be Flink's",
     "COLLECT": "not implemented: it returns a MULTISET, which is not a sqlengine type",
     # some documented forms only
-    "PERCENTILE": "partial: a constant percentage works, an ARRAY of percentages does not (NotSupportedError)",
+    "PERCENTILE": "partial: a constant percentage or an ARRAY of them work, the frequency argument does not (NotSupportedError)",
     "JSON_QUERY": "partial: RETURNING ARRAY<STRING> refused (STRING only); wrappers and ON EMPTY / ON ERROR work",
 }
 

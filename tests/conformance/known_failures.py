@@ -67,8 +67,6 @@ KNOWN_FAILURES: dict[str, str] = {
     'JSON_VALUE(\'{"a": "2020-01-02"}\', \'$.a\' RETURNING DATE)':
         'Flink 2.3 refuses JSON_VALUE ... RETURNING BIGINT / DATE (sqlengine accepts)',  # got "2020-01-02"; Flink: org.apache.flink.table.planner.codegen.CodeGenException: Unsupported type 'DATE'
     # --- value ---
-    "SELECT t.r.* FROM (SELECT CAST(ROW(1, 'a') AS ROW<x INT, y STRING>) AS r) AS t":
-        'star expansion of a ROW column (r.*) not supported',  # BindError: 1:12: unknown table or alias 'r'
     # --- aggregate ---
     'COLLECT(s) @ T':
         'COLLECT returns a MULTISET, a type sqlengine refuses by name',  # BindError: 1:8: unknown function COLLECT

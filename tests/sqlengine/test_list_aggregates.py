@@ -145,9 +145,28 @@ def test_percentile_matches_duckdb_quantile_cont(mode: str) -> None:
     assert ours == theirs
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_percentile_of_an_array_of_percentages(mode: str) -> None:
+    """PERCENTILE(x, ARRAY[...]): an ARRAY<DOUBLE> of the percentiles in the array's order
+    (PyFlink 2.3: [2.5, 3.7] for 1..4 and ARRAY[0.5, 0.9]; refused before)."""
+    sql = ("SELECT g, PERCENTILE(i, ARRAY[0.5, 0.25, 1]) AS ps FROM t GROUP BY g")
+    ours = [(r["g"], r["ps"]) for r in _ours(mode, sql)]
+    con = duckdb.connect()
+    con.register("t", T)
+    theirs = con.sql("SELECT g, quantile_cont(i, [0.5, 0.25, 1.0]) FROM t GROUP BY g "
+                     "ORDER BY g").fetchall()
+    assert ours == [(g, [float(x) for x in ps] if ps is not None else None)
+                    for g, ps in theirs]
+    flink = _ours(mode, "SELECT PERCENTILE(x, ARRAY[0.5, 0.9]) AS ps FROM "
+                        "(VALUES (1), (2), (3), (4)) AS v(x)")
+    assert flink == [{"ps": [2.5, 3.7]}]
+
+
 def test_percentile_refuses_a_percentage_outside_0_1() -> None:
     with pytest.raises(SqlEngineError, match="between 0 and 1"):
         _ours("batch", "SELECT PERCENTILE(i, 1.5) FROM t")
+    with pytest.raises(SqlEngineError, match="or an ARRAY of them"):
+        _ours("batch", "SELECT PERCENTILE(i, ARRAY[0.5, 2]) FROM t")
 
 
 @pytest.mark.parametrize("mode", MODES)
