@@ -165,7 +165,21 @@ def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
             return behave(error, "ERROR", "the path selects no single object or array")
         return dumps(items[0])
 
-    return per_distinct(doc, one, pa.string())
+    if not pa.types.is_list(out):
+        return per_distinct(doc, one, pa.string())
+
+    def elements(text: str) -> list[str | None] | None:
+        """RETURNING ARRAY<STRING>: the array's elements (a string's own text)."""
+        found = one(text)
+        if found is None:
+            return None
+        value = _parse(found)
+        if not isinstance(value, list):
+            kept = behave(error, "ERROR", "the path selects no array")
+            return None if kept is None else []
+        return [None if v is None else v if isinstance(v, str) else dumps(v) for v in value]
+
+    return per_distinct(doc, elements, out)
 
 
 def _json_exists(args: list[Array], lits: list[object], out: pa.DataType) -> Array:

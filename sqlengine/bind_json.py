@@ -85,17 +85,24 @@ def bind_json_call(binder: ExprBinder, node: JsonCall, scope: Scope) -> Expr:
                              "FALSE", name)
         return Call("json_exists", (doc, path, Literal(kind, T.STRING)), T.BOOLEAN)
     if name == "JSON_QUERY":
-        if out != T.STRING:
+        strings = pa.list_(pa.field("element", T.STRING))
+        if out != T.STRING and not (pa.types.is_list(out) and T.is_string(out.value_type)):
             raise binder.error(NotSupportedError, "JSON_QUERY RETURNING "
-                               f"{T.type_name(out)} is not supported (STRING only)", node)
+                               f"{T.type_name(out)} is not supported (STRING or "
+                               "ARRAY<STRING> only)", node)
         wrapper = node.args.get("wrapper")
         kinds = ("NULL", "ERROR", "EMPTY ARRAY", "EMPTY OBJECT")
         empty, _ = _behaviour(binder, node, "on_empty", kinds, "NULL", name)
         error, _ = _behaviour(binder, node, "on_error", kinds, "NULL", name)
+        if out != T.STRING and "EMPTY OBJECT" in (empty, error):
+            raise binder.error(BindError, "EMPTY OBJECT is no value of JSON_QUERY RETURNING "
+                               "ARRAY<STRING>", node)
+        # (RETURNING ARRAY<STRING>: the selected array's elements, each a string's text or
+        # the JSON text of another value)
         return Call("json_query", (doc, path, Literal(wrapper.name if wrapper else "WITHOUT",
                                                       T.STRING),
                                    Literal(empty, T.STRING), Literal(error, T.STRING)),
-                    T.STRING)
+                    T.STRING if out == T.STRING else strings)
     # JSON_VALUE
     if node.args.get("wrapper"):
         raise binder.error(BindError, "JSON_VALUE takes no WRAPPER clause", node)

@@ -353,7 +353,6 @@ EXPECTED_MISSING: dict[str, str] = {
     "COLLECT": "not implemented: it returns a MULTISET, which is not a sqlengine type",
     # some documented forms only
     "PERCENTILE": "partial: a constant percentage or an ARRAY of them work, the frequency argument does not (NotSupportedError)",
-    "JSON_QUERY": "partial: RETURNING ARRAY<STRING> refused (STRING only); wrappers and ON EMPTY / ON ERROR work",
 }
 
 # FLINK_23_EXTRA names sqlengine does not implement (counted apart from the documented ones).
