@@ -34,7 +34,7 @@ from sqlengine.bind_select import SelectItem
 from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
 from sqlengine.errors import BindError, NotSupportedError
-from sqlengine.plan.expressions import AggCall, Call, Cast, ColumnRef, Expr, Literal
+from sqlengine.plan.expressions import AggCall, Call, Case, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
 
 _AGGREGATES = ("count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg",
@@ -282,7 +282,7 @@ class AggregateBinder(ClauseBinder):
             raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) is not "
                              "supported yet", node)
         if func == "percentile":
-            return percentile(self, node, bound, is_distinct, filt)
+            return percentile(self, node, bound, is_distinct, filt, scope)
         if func == "array_agg":
             element = T.STRING if t == T.NULL else t
             return AggCall("array_agg", (coerce(bound, element),), T.array_of(element),
@@ -336,15 +336,31 @@ def json_objectagg(b: AggregateBinder, node: exp.Expression, scope: Scope,
 
 
 def percentile(b: AggregateBinder, node: exp.Expression, bound: Expr, is_distinct: bool,
-               filt: Expr | None) -> AggCall:
-    """PERCENTILE(value, p): the continuous percentile (linear between the two nearest
-    values, as Flink's and PERCENTILE_CONT); p a constant in [0, 1]."""
+               filt: Expr | None, scope: Scope) -> AggCall:
+    """PERCENTILE(value, p [, frequency]): the continuous percentile (linear between the two
+    nearest values, as Flink's and PERCENTILE_CONT); p a constant in [0, 1] or an ARRAY of
+    them; each value counted ``frequency`` times (a row whose frequency is NULL or not
+    positive counts not at all, as in Flink 2.3)."""
     if not (T.is_numeric(bound.dtype) or bound.dtype == T.NULL):
         raise b.error(BindError, f"PERCENTILE needs a numeric value, got "
                       f"{T.type_name(bound.dtype)}", node)
-    if node.args.get("frequency") is not None:
-        raise b.error(NotSupportedError, "PERCENTILE with a frequency is not supported yet",
-                      node.args["frequency"])
+    freq_node = node.args.get("frequency")
+    if freq_node is not None and is_distinct:
+        raise b.error(NotSupportedError, "PERCENTILE(DISTINCT ...) with a frequency is not "
+                      "supported", node)
+    if freq_node is not None:
+        freq = b.bind_plain(freq_node, scope)
+        if not (T.is_integer(freq.dtype) or freq.dtype == T.NULL):
+            raise b.error(BindError, "the frequency of PERCENTILE must be an integer, got "
+                          f"{T.type_name(freq.dtype)}", freq_node)
+        freq = coerce(freq, T.BIGINT)
+        value = coerce(bound, T.DOUBLE)
+        skip = Call("or", (Call("or", (Call("is_null", (value,), T.BOOLEAN),
+                                       Call("is_null", (freq,), T.BOOLEAN)), T.BOOLEAN),
+                           Call("le", (freq, Literal(0, T.BIGINT)), T.BOOLEAN)), T.BOOLEAN)
+        pair_type = pa.struct([pa.field("v", T.DOUBLE), pa.field("f", T.BIGINT)])
+        pair = Call("row_value", (value, freq), pair_type)
+        bound = Case(((skip, Literal(None, pair_type)),), pair, pair_type)
     p = b.bind_plain(node.expression, Scope(()))
 
     def number(e: Expr) -> object:
@@ -356,7 +372,7 @@ def percentile(b: AggregateBinder, node: exp.Expression, bound: Expr, is_distinc
         return isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool) \
             and 0 <= v <= 1
 
-    value = coerce(bound, T.DOUBLE)
+    value = bound if freq_node is not None else coerce(bound, T.DOUBLE)
     if isinstance(p, Call) and p.name == "array_value" and p.args and \
             all(fraction(a) for a in p.args):
         # (an ARRAY of percentages: an ARRAY<DOUBLE> of the percentiles, in their order)

@@ -88,7 +88,8 @@ class _Accumulator:
         # leaves out), ``batch_values`` the batch's values they point at.
         self.batch_values: pa.Array | None = None
         self.keeps_nulls = call.func in ("array_agg", "json_objectagg") or (
-            call.func == "json_arrayagg" and call.args[1].value is True)  # type: ignore[attr-defined]
+            call.func == "json_arrayagg" and call.args[1].value is True) or (  # type: ignore[attr-defined]
+            call.func == "percentile" and pa.types.is_struct(call.args[0].dtype))  # (weighted)
         arg_type = call.args[0].dtype if call.args else pa.int64()
         self.arg_type = arg_type
         # FIRST_VALUE / LAST_VALUE of a type Arrow's hash_first_last has no kernel for

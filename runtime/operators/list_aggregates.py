@@ -73,6 +73,11 @@ def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array
         return pa.array([None if empty else v for v, empty in zip(lists, null)], call.type)
     if func == "percentile":
         p = call.args[1].value  # type: ignore[attr-defined]
+        if pa.types.is_struct(call.args[0].dtype):  # (value, frequency) pairs
+            pairs = [[d for d in v if d is not None] for v in lists]
+            lists = [np.repeat([d["v"] for d in v], [d["f"] for d in v]).tolist() if v
+                     else [] for v in pairs]
+            null = null | np.array([not v for v in lists], dtype=bool)
         if isinstance(p, tuple):  # (an ARRAY of percentages)
             q = np.asarray(p, np.float64) * 100
             return pa.array([None if empty else np.percentile(np.asarray(v, np.float64), q)

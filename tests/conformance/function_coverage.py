@@ -352,7 +352,6 @@ EXPECTED_MISSING: dict[str, str] = {
     "TYPEOF": "not implemented: sqlengine's types carry no NOT NULL and no CHAR(n), so its text could not be Flink's",
     "COLLECT": "not implemented: it returns a MULTISET, which is not a sqlengine type",
     # some documented forms only
-    "PERCENTILE": "partial: a constant percentage or an ARRAY of them work, the frequency argument does not (NotSupportedError)",
 }
 
 # FLINK_23_EXTRA names sqlengine does not implement (counted apart from the documented ones).

@@ -162,6 +162,29 @@ def test_percentile_of_an_array_of_percentages(mode: str) -> None:
     assert flink == [{"ps": [2.5, 3.7]}]
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_percentile_with_a_frequency(mode: str) -> None:
+    """PERCENTILE(x, p, frequency): each value counted frequency times; a NULL or
+    non-positive frequency counts the row not at all (PyFlink 2.3's answers; refused
+    before)."""
+    cases = [
+        ("SELECT PERCENTILE(x, 0.5, f) AS p FROM (VALUES (1, 1), (2, 3), (3, 1), (10, 1)) "
+         "AS v(x, f)", [{"p": 2.0}]),
+        ("SELECT PERCENTILE(x, ARRAY[0.25, 0.75], f) AS p FROM (VALUES (1, 2), (2, 3), "
+         "(3, 1), (10, 1)) AS v(x, f)", [{"p": [1.5, 2.5]}]),
+        ("SELECT PERCENTILE(x, 0.5, f) AS p FROM (VALUES (1, 1), (2, 0), (3, 1), "
+         "(9, CAST(NULL AS INT)), (7, -1)) AS v(x, f)", [{"p": 2.0}]),
+        ("SELECT PERCENTILE(x, 0.5, 2) AS p FROM (VALUES (1), (2), (3), (4)) AS v(x)",
+         [{"p": 2.5}]),
+        ("SELECT k, PERCENTILE(x, 0.3, f) AS p FROM (VALUES (1, 1.5e0, 2), (1, 2.5e0, 1), "
+         "(2, CAST(NULL AS DOUBLE), 1), (3, 4.0e0, 0)) AS v(k, x, f) GROUP BY k",
+         [{"k": 1, "p": 1.5}, {"k": 2, "p": None}, {"k": 3, "p": None}]),
+    ]
+    for sql, want in cases:
+        got = _ours(mode, sql)
+        assert sorted(got, key=repr) == sorted(want, key=repr), sql
+
+
 def test_percentile_refuses_a_percentage_outside_0_1() -> None:
     with pytest.raises(SqlEngineError, match="between 0 and 1"):
         _ours("batch", "SELECT PERCENTILE(i, 1.5) FROM t")
