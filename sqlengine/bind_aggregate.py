@@ -36,6 +36,7 @@ from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kin
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, Call, Case, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
+from sqlengine.plan.subquery import OuterRef
 
 _AGGREGATES = ("count", "sum", "min", "max", "avg", "first_value", "last_value", "listagg",
                "array_agg", "json_arrayagg", "json_objectagg", "percentile")
@@ -135,6 +136,8 @@ class AggregateBinder(ClauseBinder):
                 for i, k in enumerate(keys):
                     if e == k:
                         return ColumnRef(i, key_names[i], k.dtype)
+                if isinstance(e, OuterRef):  # (the enclosing query's: one value per group)
+                    return e
                 hint = ""
                 if group is not None and any(
                         isinstance(g, exp.Literal) and not g.is_string

@@ -181,8 +181,11 @@ class Decorrelate(OptimizerRule):
                 ) -> tuple[LogicalPlan, Expr]:
         inner = self.apply(sub.plan, ctx).data
         empty = _empty_group_value(inner)
-        right, preds = pull_up(inner, plan)
         width = len(plan.schema)
+        # A SELECT list reading the enclosing row ((SELECT MAX(v) - t.x FROM u ...)): the
+        # subquery gives the columns it reads, the value is computed over the joined row.
+        top, inner, m = _peel_outer_select(inner)
+        right, preds = pull_up(inner, plan)
         keys_l, keys_r, residual = split_condition([_over_join(p, width) for p in preds],
                                                    width)
         if residual:
@@ -190,19 +193,27 @@ class Decorrelate(OptimizerRule):
                    f"columns with '=' (found {residual[0].sql()})")
             raise NotSupportedError(msg)
         if not _unique_on(right, keys_r):
-            right = _single_value(right, keys_r)
+            right = _single_value(right, keys_r, m)
             keys_r = [ColumnRef(i, f.name, f.type)
-                      for i, f in enumerate(right.schema.fields[1:len(keys_r) + 1], 1)]
+                      for i, f in enumerate(right.schema.fields[m:len(keys_r) + m], m)]
         # A match flag after the value: a correlated aggregate's empty group has no row.
         flagged = _with_flag(right)
         joined = Join(plan, flagged, "left", tuple(keys_l), tuple(keys_r))
         f = flagged.schema.fields[0]
         value: Expr = ColumnRef(width, f.name, f.type)
+        if top is not None:
+            # (the subquery's row marker is NULL where it has no row: its value is then the
+            # empty aggregate's, or NULL)
+            marker = ColumnRef(width + m - 1, "$row", T.BOOLEAN)
+            fallback = _cast(_over_join(empty, width), top.dtype) if empty is not None \
+                else Literal(None, top.dtype)
+            return joined, Case(((Call("is_null", (marker,), T.BOOLEAN), fallback),),
+                                _over_join(top, width), top.dtype)
         if keys_l and empty is not None and not (isinstance(empty, Literal)
                                                  and empty.value is None):
             flag = ColumnRef(width + len(flagged.schema) - 1, "$matched", T.BOOLEAN)
-            value = Case(((Call("is_null", (flag,), T.BOOLEAN), _cast(empty, f.type)),),
-                         value, f.type)
+            value = Case(((Call("is_null", (flag,), T.BOOLEAN),
+                           _cast(_over_join(empty, width), value.dtype)),), value, value.dtype)
         return joined, value
 
     def _mark(self, plan: LogicalPlan, sub: SubqueryExpr, ctx: RuleContext
@@ -587,19 +598,43 @@ def _unique_on(plan: LogicalPlan, keys: list[Expr]) -> bool:
                 return False
 
 
-def _single_value(plan: LogicalPlan, keys: list[Expr]) -> LogicalPlan:
-    """``plan`` (value in column 0) reduced to one row per key, failing at run time when a
-    key has more than one row (a scalar subquery returned several)."""
-    f = plan.schema.fields[0]
-    value = ColumnRef(0, f.name, f.type)
-    agg = Aggregate(plan, tuple(keys), tuple(f"$k{i}" for i in range(len(keys))),
-                    (AggCall("count_star", (), T.BIGINT), AggCall("min", (value,), f.type)),
-                    ("$rows", "$value"))
+def _single_value(plan: LogicalPlan, keys: list[Expr], m: int = 1) -> LogicalPlan:
+    """``plan`` (its value in its first ``m`` columns) reduced to one row per key, failing
+    at run time when a key has more than one row (a scalar subquery returned several)."""
+    fields = plan.schema.fields[:m]
+    aggs = (AggCall("count_star", (), T.BIGINT),
+            *(AggCall("min", (ColumnRef(j, f.name, f.type),), f.type)
+              for j, f in enumerate(fields)))
+    agg = Aggregate(plan, tuple(keys), tuple(f"$k{i}" for i in range(len(keys))), aggs,
+                    ("$rows", *(f"$value{j}" for j in range(m))))
     n = len(keys)
     rows = ColumnRef(n, "$rows", T.BIGINT)
-    checked = Call("scalar_subquery_value", (rows, ColumnRef(n + 1, "$value", f.type)), f.type)
+    checked = tuple(Call("scalar_subquery_value",
+                         (rows, ColumnRef(n + 1 + j, f"$value{j}", f.type)), f.type)
+                    for j, f in enumerate(fields))
     key_cols = tuple(ColumnRef(i, f"$k{i}", k.dtype) for i, k in enumerate(keys))
-    return Project(agg, (checked, *key_cols), ("$value", *(f"$k{i}" for i in range(n))))
+    return Project(agg, (*checked, *key_cols),
+                   (*(f"$value{j}" for j in range(m)), *(f"$k{i}" for i in range(n))))
+
+
+def _peel_outer_select(plan: LogicalPlan) -> tuple[Expr | None, LogicalPlan, int]:
+    """A scalar subquery whose SELECT list reads the enclosing row: (its value over the
+    columns it reads (``ColumnRef`` j: the j-th of them) and the enclosing row
+    (``OuterRef``), the subquery giving just those columns and a row marker, how many
+    columns that is). Otherwise (None, ``plan``, 1)."""
+    if not (isinstance(plan, Project) and _has_outer(plan.exprs[0])):
+        return None, plan, 1
+    if any(_has_outer(e) for e in plan.exprs[1:]):
+        raise NotSupportedError("a subquery's SELECT list may not read the enclosing "
+                                "query's columns yet")
+    fields = plan.input.schema.fields
+    needed = sorted(plan.exprs[0].columns())
+    # (then a marker, TRUE on each of its rows: whether the subquery has a row)
+    peeled = Project(plan.input, (*(ColumnRef(i, fields[i].name, fields[i].type)
+                                    for i in needed), Literal(True, T.BOOLEAN)),
+                     (*(f"$s{i}" for i in needed), "$row"))
+    value = remap_columns(plan.exprs[0], {i: k for k, i in enumerate(needed)})
+    return value, peeled, len(needed) + 1
 
 
 def _with_flag(plan: LogicalPlan) -> LogicalPlan:

@@ -122,6 +122,18 @@ CASES = {
                                   "ON l.g = t.k",
     "lateral with a filter above": "SELECT t.k, l.m FROM t, LATERAL (SELECT MAX(v) AS m FROM u "
                                    "WHERE u.k = t.k) l WHERE l.m > 100",
+    # A scalar subquery's SELECT list reading the enclosing row (refused before: "may not
+    # read the enclosing query's columns yet"); no row of the subquery gives NULL.
+    "select list reads the enclosing row": "SELECT k, (SELECT MAX(v) - t.x FROM u "
+                                           "WHERE u.k = t.k) AS d FROM t",
+    "count plus an enclosing column": "SELECT k, (SELECT COUNT(*) + t.x FROM u "
+                                      "WHERE u.k = t.k) AS d FROM t",
+    "only an enclosing column": "SELECT k, (SELECT t.x FROM u WHERE u.k = t.k AND u.v > 150) "
+                                "AS d FROM t",
+    "uncorrelated where, enclosing select": "SELECT k, (SELECT t.x + MIN(v) FROM u) AS d FROM t",
+    "no row, enclosing select": "SELECT k, (SELECT t.x FROM u WHERE u.v > 1000) AS d FROM t",
+    "enclosing select in where": "SELECT k FROM t WHERE x * 10 < (SELECT MAX(v) - t.k FROM u "
+                                 "WHERE u.k = t.k)",
 }
 
 
