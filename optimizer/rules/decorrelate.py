@@ -321,38 +321,60 @@ def _lateral(node: Join) -> LogicalPlan:
     """A LATERAL subquery's join (its right side reads the left row: bind_lateral.py) as a
     plain join: the correlated conditions pulled up become its keys and condition. A
     subquery that aggregates without GROUP BY has one row for every left row, no input rows
-    included (COUNT 0, other aggregates NULL): a LEFT join whose missing rows take those."""
+    included (COUNT 0, other aggregates NULL): a LEFT join whose missing rows take those.
+    A SELECT list reading the left row is computed over the joined row."""
     inner = node.right
-    width, n = len(node.left.schema), len(inner.schema)
+    width = len(node.left.schema)
+    out_fields = inner.schema.fields
+    names = tuple(f.name for f in (*node.left.schema.fields, *out_fields))
     empty = _empty_group_values(inner)
+    top: list[Expr] | None = None
+    if isinstance(inner, Project) and any(_has_outer(e) for e in inner.exprs):
+        fields = inner.input.schema.fields
+        needed = sorted({i for e in inner.exprs for i in e.columns()})
+        at = {i: k for k, i in enumerate(needed)}
+        top = [remap_columns(e, at) for e in inner.exprs]
+        inner = Project(inner.input, (*(ColumnRef(i, fields[i].name, fields[i].type)
+                                        for i in needed), Literal(True, T.BOOLEAN)),
+                        (*(f"$s{i}" for i in needed), "$row"))
+    n = len(inner.schema)
     right, preds = pull_up(inner, node.left)
     conds = [_over_join(p, width) for p in preds]
-    if empty is None:
-        if node.condition is not None:
-            conds.append(node.condition)
-        keys_l, keys_r, residual = split_condition(conds, width)
-        joined = Join(node.left, right, node.kind, tuple(keys_l), tuple(keys_r),
-                      conjunction(residual))
-        return _first_columns(joined, width + n)
+    aggregated = empty is not None
+    if not aggregated and top is None and node.condition is not None:
+        conds.append(node.condition)
     keys_l, keys_r, residual = split_condition(conds, width)
-    if residual:
+    if aggregated and residual:
         msg = ("a LATERAL subquery that aggregates may compare the left row's columns only "
                f"with '=' or through its aggregate (found {residual[0].sql()})")
         raise NotSupportedError(msg)
-    flagged = _with_flag(right)
-    joined = Join(node.left, flagged, "left", tuple(keys_l), tuple(keys_r))
+    if top is not None and node.kind == "left" and node.condition is not None and not (
+            isinstance(node.condition, Literal) and node.condition.value is True):
+        raise NotSupportedError("LEFT JOIN LATERAL ... ON a condition other than TRUE, over a "
+                                "subquery whose SELECT list reads the left row, is not "
+                                "supported yet")
+    flagged = _with_flag(right) if aggregated else right
+    kind = "left" if aggregated else node.kind
+    joined = Join(node.left, flagged, kind, tuple(keys_l), tuple(keys_r),
+                  conjunction(residual))
     fields = joined.schema.fields
-    flag = ColumnRef(len(fields) - 1, "$matched", T.BOOLEAN)
-    missing = Call("is_null", (flag,), T.BOOLEAN)
+    # Where the subquery has no row for a left row (a LEFT join's NULLs): its empty
+    # aggregate's values, or NULL.
+    missing: Expr = Call("is_null", (ColumnRef(len(fields) - 1, "$matched", T.BOOLEAN),),
+                         T.BOOLEAN) if aggregated else \
+        Call("is_null", (ColumnRef(width + n - 1, "$row", T.BOOLEAN),), T.BOOLEAN)
     exprs: list[Expr] = [ColumnRef(i, fields[i].name, fields[i].type) for i in range(width)]
-    for j, value in enumerate(empty):
-        f = fields[width + j]
-        col = ColumnRef(width + j, f.name, f.type)
-        exprs.append(col if isinstance(value, Literal) and value.value is None
-                     else Case(((missing, _cast(value, f.type)),), col, f.type))
-    out: LogicalPlan = Project(joined, tuple(exprs), tuple(
-        f.name for f in (*node.left.schema.fields, *inner.schema.fields)))
-    if node.condition is None:
+    for j, f in enumerate(out_fields):
+        value: Expr = _over_join(top[j], width) if top is not None else \
+            ColumnRef(width + j, fields[width + j].name, fields[width + j].type)
+        fallback = _cast(_over_join(empty[j], width), f.type) if aggregated \
+            else Literal(None, f.type)  # type: ignore[index]
+        nulls_anyway = isinstance(fallback, Literal) and fallback.value is None
+        if top is not None or (aggregated and not nulls_anyway):
+            value = Case(((missing, fallback),), value, f.type)
+        exprs.append(value)
+    out: LogicalPlan = Project(joined, tuple(exprs), names)
+    if node.condition is None or (not aggregated and top is None):
         return out
     if node.kind == "inner":
         return Filter(out, node.condition)

@@ -132,6 +132,17 @@ CASES = {
                                 "AS d FROM t",
     "uncorrelated where, enclosing select": "SELECT k, (SELECT t.x + MIN(v) FROM u) AS d FROM t",
     "no row, enclosing select": "SELECT k, (SELECT t.x FROM u WHERE u.v > 1000) AS d FROM t",
+    "lateral select list reads the left row": "SELECT t.k, l.y FROM t, LATERAL (SELECT t.x * 2 "
+                                              "AS y) l",
+    "lateral rows computed with the left row": "SELECT t.k, l.s FROM t, LATERAL (SELECT u.v + "
+                                               "t.x AS s FROM u WHERE u.k = t.k) l",
+    "left lateral computed with the left row": "SELECT t.k, l.s FROM t LEFT JOIN LATERAL "
+                                               "(SELECT u.v + t.x AS s FROM u WHERE u.k = t.k) "
+                                               "l ON TRUE",
+    "lateral aggregate with the left row": "SELECT t.k, l.n FROM t, LATERAL (SELECT COUNT(*) + "
+                                           "t.x AS n FROM u WHERE u.k = t.k) l",
+    "lateral computed, filtered on": "SELECT t.k, l.s FROM t JOIN LATERAL (SELECT u.v - t.x AS s "
+                                     "FROM u WHERE u.k = t.k) l ON l.s > 95",
     "enclosing select in where": "SELECT k FROM t WHERE x * 10 < (SELECT MAX(v) - t.k FROM u "
                                  "WHERE u.k = t.k)",
 }
@@ -179,7 +190,8 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
     ("SELECT * FROM t LEFT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l", "ON TRUE"),
     ("SELECT * FROM t, LATERAL (SELECT v FROM u WHERE u.k = t.k ORDER BY v LIMIT 1) l",
      "through Sort"),
-    ("SELECT * FROM t, LATERAL (SELECT t.x * 2 AS y) l", "SELECT list"),
+    ("SELECT t.k, l.y FROM t LEFT JOIN LATERAL (SELECT u.v + t.x AS y FROM u WHERE u.k = t.k)"
+     " l ON l.y > 100", "ON a condition other than TRUE"),
     ("SELECT * FROM t FULL JOIN u ON t.k IN (SELECT k FROM e)", "preserved side"),
     ("SELECT * FROM t LEFT JOIN u ON u.k IN (SELECT k FROM e)", "preserved side"),
     ("SELECT k, (SELECT v FROM u WHERE u.v > t.x) FROM t", "'='"),
