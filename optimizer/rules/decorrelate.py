@@ -50,6 +50,7 @@ from sqlengine.plan.nodes import (
     Limit,
     LogicalPlan,
     Project,
+    Rank,
     Sort,
 )
 from sqlengine.plan.subquery import OuterRef, SubqueryExpr, has_subquery, node_expressions
@@ -427,10 +428,37 @@ def pull_up(plan: LogicalPlan, outer: LogicalPlan | None = None
             return _pull_join(plan, outer)
         case Sort() if plan.fetch is None and not plan.offset:
             return pull_up(plan.input, outer)  # a subquery's order does not matter
+        case Sort():
+            return _top_n(plan, outer)
         case _:
             msg = (f"a correlated subquery through {type(plan).__name__} (LIMIT, UNION, "
                    "windows, ...) is not supported yet")
             raise NotSupportedError(msg)
+
+
+def _top_n(plan: Sort, outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:
+    """ORDER BY ... LIMIT n [OFFSET m] in a correlated subquery: its first rows per enclosing
+    row, as the first rows of each correlation key (ROW_NUMBER() OVER (PARTITION BY the
+    keys ORDER BY ...), Flink's Top-N); a comparison with the enclosing row partitions by
+    the domain of the enclosing columns it reads (see _with_domain)."""
+    inner, preds = pull_up(plan.input, outer)
+    others = [p for p in preds if _inner_outer_equality(p) is None]
+    if others:
+        inner, preds = _with_domain(inner, preds, others, outer)
+    keys: list[Expr] = []
+    for p in preds:
+        split = _inner_outer_equality(p)
+        assert split is not None
+        if split[0] not in keys:
+            keys.append(split[0])
+    width = len(inner.schema)
+    last = plan.offset + plan.fetch if plan.fetch is not None else None
+    ranked = Rank(inner, tuple(keys), plan.keys, "$rn", last)
+    rn = ColumnRef(width, "$rn", T.BIGINT)
+    kept = [Call("gt", (rn, Literal(plan.offset, T.BIGINT)), T.BOOLEAN)] if plan.offset else []
+    if last is not None:
+        kept.append(Call("le", (rn, Literal(last, T.BIGINT)), T.BOOLEAN))
+    return _first_columns(filtered(ranked, kept), width), preds
 
 
 def _project_needed(plan: Project, inner: LogicalPlan, preds: list[Expr]

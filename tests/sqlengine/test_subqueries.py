@@ -143,6 +143,16 @@ CASES = {
                                            "t.x AS n FROM u WHERE u.k = t.k) l",
     "lateral computed, filtered on": "SELECT t.k, l.s FROM t JOIN LATERAL (SELECT u.v - t.x AS s "
                                      "FROM u WHERE u.k = t.k) l ON l.s > 95",
+    # ORDER BY ... LIMIT in a correlated subquery (refused before: "through Sort"): the
+    # first rows per correlation key (a Top-N), also for a comparison with the enclosing row
+    "first value per key": "SELECT k, (SELECT v FROM u WHERE u.k = t.k AND v IS NOT NULL "
+                           "ORDER BY v DESC LIMIT 1) AS m FROM t",
+    "lateral top two": "SELECT t.k, l.v FROM t CROSS JOIN LATERAL (SELECT v FROM u WHERE "
+                       "u.k = t.k ORDER BY v DESC LIMIT 2) l",
+    "lateral second row": "SELECT t.k, l.v FROM t LEFT JOIN LATERAL (SELECT v FROM u WHERE "
+                          "u.k = t.k ORDER BY v LIMIT 1 OFFSET 1) l ON TRUE",
+    "first value past the enclosing one": "SELECT k, (SELECT v FROM u WHERE u.v > t.x * 5 "
+                                          "ORDER BY v LIMIT 1) AS m FROM t",
     "enclosing select in where": "SELECT k FROM t WHERE x * 10 < (SELECT MAX(v) - t.k FROM u "
                                  "WHERE u.k = t.k)",
 }
@@ -188,8 +198,7 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
     ("SELECT * FROM t RIGHT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l ON TRUE",
      "RIGHT JOIN LATERAL"),
     ("SELECT * FROM t LEFT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l", "ON TRUE"),
-    ("SELECT * FROM t, LATERAL (SELECT v FROM u WHERE u.k = t.k ORDER BY v LIMIT 1) l",
-     "through Sort"),
+    ("SELECT * FROM t, LATERAL (SELECT v FROM u WHERE u.k = t.k LIMIT 1) l", "through Limit"),
     ("SELECT t.k, l.y FROM t LEFT JOIN LATERAL (SELECT u.v + t.x AS y FROM u WHERE u.k = t.k)"
      " l ON l.y > 100", "ON a condition other than TRUE"),
     ("SELECT * FROM t FULL JOIN u ON t.k IN (SELECT k FROM e)", "preserved side"),
