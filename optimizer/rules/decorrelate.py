@@ -52,6 +52,7 @@ from sqlengine.plan.nodes import (
     Project,
     Rank,
     Sort,
+    Union,
 )
 from sqlengine.plan.subquery import OuterRef, SubqueryExpr, has_subquery, node_expressions
 from sqlengine.plan.tree import Transformed, filtered, walk
@@ -430,10 +431,48 @@ def pull_up(plan: LogicalPlan, outer: LogicalPlan | None = None
             return pull_up(plan.input, outer)  # a subquery's order does not matter
         case Sort():
             return _top_n(plan, outer)
+        case Union():
+            return _pull_union(plan, outer)
         case _:
             msg = (f"a correlated subquery through {type(plan).__name__} (LIMIT, UNION, "
                    "windows, ...) is not supported yet")
             raise NotSupportedError(msg)
+
+
+def _pull_union(plan: Union, outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:
+    """UNION ALL in a correlated subquery: each input's correlated equalities pulled up, their
+    inner sides appended as columns in one order (cast to one type), equal to the enclosing
+    columns above the union. Every input must equate the same enclosing expressions."""
+    pulled = [pull_up(p, outer) for p in plan.inputs]
+    per_input: list[dict[Expr, Expr]] = []
+    for _, preds in pulled:
+        pairs: dict[Expr, Expr] = {}
+        for p in preds:
+            split = _inner_outer_equality(p)
+            if split is None:
+                msg = ("a correlated condition in a UNION's input must be an equality with "
+                       f"the enclosing query (found {p.sql()})")
+                raise NotSupportedError(msg)
+            pairs.setdefault(split[1], split[0])
+        per_input.append(pairs)
+    outer_sides = list(per_input[0])
+    if any(set(pairs) != set(outer_sides) for pairs in per_input[1:]):
+        raise NotSupportedError("every input of a UNION in a correlated subquery must compare "
+                                "the same enclosing columns")
+    types = [T.common_type([pairs[o].dtype for pairs in per_input], "correlation keys")
+             for o in outer_sides]
+    width = len(plan.schema)
+    inputs = []
+    for (inner, _), pairs in zip(pulled, per_input, strict=True):
+        fields = inner.schema.fields
+        own = tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in range(width))
+        keys = tuple(_cast(pairs[o], t) for o, t in zip(outer_sides, types, strict=True))
+        inputs.append(Project(inner, (*own, *keys), (*(f.name for f in plan.schema.fields),
+                                                     *(f"$u{j}" for j in range(len(keys))))))
+    union = Union(tuple(inputs))
+    preds = [Call("eq", (ColumnRef(width + j, f"$u{j}", t), o), T.BOOLEAN)
+             for j, (o, t) in enumerate(zip(outer_sides, types, strict=True))]
+    return union, preds
 
 
 def _top_n(plan: Sort, outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:

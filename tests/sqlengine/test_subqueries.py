@@ -153,6 +153,15 @@ CASES = {
                           "u.k = t.k ORDER BY v LIMIT 1 OFFSET 1) l ON TRUE",
     "first value past the enclosing one": "SELECT k, (SELECT v FROM u WHERE u.v > t.x * 5 "
                                           "ORDER BY v LIMIT 1) AS m FROM t",
+    # UNION [ALL] in a correlated subquery (refused before: "through Union"): each input's
+    # correlation keys become columns of the union
+    "exists over a union": "SELECT k FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k = t.k "
+                           "AND u.v > 150 UNION ALL SELECT 1 FROM t AS t2 WHERE t2.k = t.k "
+                           "AND t2.x > 25)",
+    "count over a union": "SELECT k, (SELECT COUNT(*) FROM (SELECT v FROM u WHERE u.k = t.k "
+                          "UNION ALL SELECT x FROM t AS t2 WHERE t2.k = t.k) w) AS n FROM t",
+    "in a distinct union": "SELECT k FROM t WHERE x * 10 IN (SELECT v FROM u WHERE u.k = t.k "
+                           "UNION SELECT x * 10 FROM t AS t2 WHERE t2.k = t.k AND t2.x > 20)",
     "enclosing select in where": "SELECT k FROM t WHERE x * 10 < (SELECT MAX(v) - t.k FROM u "
                                  "WHERE u.k = t.k)",
 }
@@ -199,6 +208,8 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
      "RIGHT JOIN LATERAL"),
     ("SELECT * FROM t LEFT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l", "ON TRUE"),
     ("SELECT * FROM t, LATERAL (SELECT v FROM u WHERE u.k = t.k LIMIT 1) l", "through Limit"),
+    ("SELECT k FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k = t.k UNION ALL SELECT 1 FROM u "
+     "WHERE u.k = t.k + 1)", "the same enclosing columns"),
     ("SELECT t.k, l.y FROM t LEFT JOIN LATERAL (SELECT u.v + t.x AS y FROM u WHERE u.k = t.k)"
      " l ON l.y > 100", "ON a condition other than TRUE"),
     ("SELECT * FROM t FULL JOIN u ON t.k IN (SELECT k FROM e)", "preserved side"),
