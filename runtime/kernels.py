@@ -209,9 +209,11 @@ def _float_equal(negated: bool) -> Kernel:
         if _is_list(a.type) and _is_list(b.type):
             same = _lists_equal(a, b, kernel if not negated else _float_equal(False))
             return pc.invert(same) if negated else same
+        if pa.types.is_map(a.type) and pa.types.is_map(b.type):
+            same = _maps_equal(a, b, kernel if not negated else _float_equal(False))
+            return pc.invert(same) if negated else same
         if pa.types.is_map(a.type) or pa.types.is_map(b.type):
-            raise ExecutionError("comparing MAP values is not supported: compare their "
-                                 "MAP_KEYS / MAP_VALUES or entries")
+            raise ExecutionError("a MAP compares only with a MAP")
         res = plain(args, lits, out)
         if not (pa.types.is_floating(a.type) and pa.types.is_floating(b.type)):
             return res
@@ -242,6 +244,33 @@ def _rows_equal(a: Array, b: Array, equal: Kernel) -> Array:
         out = pa.array(np.ones(len(a), dtype=bool))
     either = pc.or_(pc.is_null(a), pc.is_null(b))
     return pc.if_else(either, pa.scalar(None, pa.bool_()), out)
+
+
+def _maps_equal(a: Array, b: Array, equal: Kernel) -> Array:
+    """MAP = MAP: the same keys, each with an equal value (a NULL value equal to a NULL one),
+    whatever the entries' order; NULL where either map is NULL. Each map's entries are
+    sorted by key (per row, vectorised), then keys and values compare as ARRAYs."""
+    ka, va = _entries_by_key(a)
+    kb, vb = _entries_by_key(b)
+    return pc.and_kleene(_lists_equal(ka, kb, equal), _lists_equal(va, vb, equal))
+
+
+def _entries_by_key(m: Array) -> tuple[pa.ListArray, pa.ListArray]:
+    if isinstance(m, pa.ChunkedArray):
+        m = m.combine_chunks()
+    if T.is_nested(m.type.key_type):
+        raise ExecutionError(f"cannot compare MAPs keyed by {T.type_name(m.type.key_type)}")
+    offsets = np.asarray(m.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    first, last = int(offsets[0]), int(offsets[-1])
+    keys = m.keys.slice(first, last - first)
+    items = m.items.slice(first, last - first)
+    row = np.repeat(np.arange(len(m), dtype=np.int64), np.diff(offsets))
+    order = pc.sort_indices(pa.table({"r": row, "k": keys}),
+                            sort_keys=[("r", "ascending"), ("k", "ascending")])
+    rebased = pa.array(offsets - first, pa.int32())
+    mask = m.is_null() if m.null_count else None
+    return (pa.ListArray.from_arrays(rebased, keys.take(order), mask=mask),
+            pa.ListArray.from_arrays(rebased, items.take(order), mask=mask))
 
 
 def _is_list(t: pa.DataType) -> bool:

@@ -88,8 +88,21 @@ def test_array_values_compare_for_equality(s: sqlengine.Session) -> None:
                 "(CAST(NULL AS ARRAY<INT>), ARRAY[1], 2), (ARRAY[CAST(NULL AS INT)], ARRAY[2], "
                 "3)) AS t(a, b, i) ORDER BY i").collect()
     assert [r["e"] for r in got.to_pylist()] == [True, None, False]
-    with pytest.raises(SqlEngineError, match="comparing MAP values is not supported"):
-        s.sql("SELECT MAP['a', 1] = MAP['a', 1] AS v").collect()
+    # MAP = MAP (refused before): the same keys with equal values, in any order; a NULL
+    # value equal to a NULL one (as Flink 2.3 folds it); NULL where a map is NULL
+    got = s.sql("SELECT MAP['a', 1, 'b', 2] = MAP['b', 2, 'a', 1] AS a, MAP['a', 1] = "
+                "MAP['a', 2] AS b, MAP['a', 1] = MAP['a', 1, 'b', 2] AS c, MAP['a', 1] <> "
+                "MAP['a', 1] AS d, MAP['a', CAST(NULL AS INT)] = MAP['a', CAST(NULL AS INT)] "
+                "AS e, CAST(NULL AS MAP<STRING, INT>) = MAP['a', 1] AS f, MAP['x', 1] = "
+                "MAP['y', 1] AS g").collect()
+    assert got.to_pylist() == [{"a": True, "b": False, "c": False, "d": False, "e": True,
+                                "f": None, "g": False}]
+    got = s.sql("SELECT m = MAP['k', 2, 'j', 1] AS e FROM (VALUES (MAP['j', 1, 'k', 2], 1), "
+                "(MAP['j', 1], 2), (CAST(NULL AS MAP<STRING, INT>), 3), (MAP['k', 2, 'j', 3], "
+                "4)) AS t(m, i) ORDER BY i").collect()
+    assert [r["e"] for r in got.to_pylist()] == [True, False, None, False]
+    with pytest.raises(SqlEngineError, match="comparable arguments"):
+        s.sql("SELECT MAP['a', 1] = ARRAY['a'] AS v").collect()
 
 
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
