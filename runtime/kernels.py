@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
-from sqlengine.cast import round_decimal
+from sqlengine.cast import own_elements, round_decimal
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime import decimal_int64, intervals
 from sqlengine.runtime.rounding import rounding
@@ -260,14 +260,11 @@ def _entries_by_key(m: Array) -> tuple[pa.ListArray, pa.ListArray]:
         m = m.combine_chunks()
     if T.is_nested(m.type.key_type):
         raise ExecutionError(f"cannot compare MAPs keyed by {T.type_name(m.type.key_type)}")
-    offsets = np.asarray(m.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
-    first, last = int(offsets[0]), int(offsets[-1])
-    keys = m.keys.slice(first, last - first)
-    items = m.items.slice(first, last - first)
+    offsets, (keys, items) = own_elements(m)
     row = np.repeat(np.arange(len(m), dtype=np.int64), np.diff(offsets))
     order = pc.sort_indices(pa.table({"r": row, "k": keys}),
                             sort_keys=[("r", "ascending"), ("k", "ascending")])
-    rebased = pa.array(offsets - first, pa.int32())
+    rebased = pa.array(offsets, pa.int32())
     mask = m.is_null() if m.null_count else None
     return (pa.ListArray.from_arrays(rebased, keys.take(order), mask=mask),
             pa.ListArray.from_arrays(rebased, items.take(order), mask=mask))

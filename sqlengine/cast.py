@@ -88,22 +88,31 @@ def _nested(arr: pa.Array, target: pa.DataType, safe: bool, zone: str) -> pa.Arr
             null |= lost
         return pa.StructArray.from_arrays(children, fields=list(target),
                                           mask=pa.array(null) if null.any() else None)
-    offsets = np.asarray(arr.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
-    first, last = int(offsets[0]), int(offsets[-1])
-    rebased = pa.array(offsets - first, pa.int32())
+    offsets, children = own_elements(arr)
+    rebased = pa.array(offsets, pa.int32())
     if pa.types.is_map(src):
-        keys, lost_k = cast_part(arr.keys.slice(first, last - first), target.key_type)
-        items, lost_i = cast_part(arr.items.slice(first, last - first), target.item_type)
+        keys, lost_k = cast_part(children[0], target.key_type)
+        items, lost_i = cast_part(children[1], target.item_type)
         lost = lost_k | lost_i
     else:
-        values, lost = cast_part(arr.values.slice(first, last - first), target.value_type)
+        values, lost = cast_part(children[0], target.value_type)
     if lost.any():  # (TRY_CAST) the values holding an element that did not fit
         counts = np.concatenate([[0], np.cumsum(lost)])
-        null |= (counts[offsets[1:] - first] - counts[offsets[:-1] - first]) > 0
+        null |= (counts[offsets[1:]] - counts[offsets[:-1]]) > 0
     mask = pa.array(null) if null.any() else None
     if pa.types.is_map(src):
         return pa.MapArray.from_arrays(rebased, keys, items, type=target, mask=mask)
     return pa.ListArray.from_arrays(rebased, values, type=target, mask=mask)
+
+
+def own_elements(arr: pa.Array) -> tuple[np.ndarray, list[pa.Array]]:
+    """A LIST or MAP array's offsets from 0 (int64) and its element arrays (values; or keys
+    and items) cut to the elements its own rows hold: a slice of a bigger array (a batch cut
+    from another) keeps its parent's offsets and children whole."""
+    offsets = np.asarray(arr.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    first, last = int(offsets[0]), int(offsets[-1])
+    kids = [arr.keys, arr.items] if pa.types.is_map(arr.type) else [arr.values]
+    return offsets - first, [k.slice(first, last - first) for k in kids]
 
 
 _NESTED = (pa.types.is_struct, pa.types.is_list, pa.types.is_map)

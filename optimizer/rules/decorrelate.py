@@ -186,7 +186,9 @@ class Decorrelate(OptimizerRule):
         width = len(plan.schema)
         # A SELECT list reading the enclosing row ((SELECT MAX(v) - t.x FROM u ...)): the
         # subquery gives the columns it reads, the value is computed over the joined row.
-        top, inner, m = _peel_outer_select(inner)
+        tops, inner, m = _peel_outer_select(inner)
+        top = tops[0] if tops is not None else None
+        m = m if tops is not None else 1
         right, preds = pull_up(inner, plan)
         keys_l, keys_r, residual = split_condition([_over_join(p, width) for p in preds],
                                                    width)
@@ -330,16 +332,7 @@ def _lateral(node: Join) -> LogicalPlan:
     out_fields = inner.schema.fields
     names = tuple(f.name for f in (*node.left.schema.fields, *out_fields))
     empty = _empty_group_values(inner)
-    top: list[Expr] | None = None
-    if isinstance(inner, Project) and any(_has_outer(e) for e in inner.exprs):
-        fields = inner.input.schema.fields
-        needed = sorted({i for e in inner.exprs for i in e.columns()})
-        at = {i: k for k, i in enumerate(needed)}
-        top = [remap_columns(e, at) for e in inner.exprs]
-        inner = Project(inner.input, (*(ColumnRef(i, fields[i].name, fields[i].type)
-                                        for i in needed), Literal(True, T.BOOLEAN)),
-                        (*(f"$s{i}" for i in needed), "$row"))
-    n = len(inner.schema)
+    top, inner, n = _peel_outer_select(inner)
     right, preds = pull_up(inner, node.left)
     conds = [_over_join(p, width) for p in preds]
     aggregated = empty is not None
@@ -706,24 +699,20 @@ def _single_value(plan: LogicalPlan, keys: list[Expr], m: int = 1) -> LogicalPla
                    (*(f"$value{j}" for j in range(m)), *(f"$k{i}" for i in range(n))))
 
 
-def _peel_outer_select(plan: LogicalPlan) -> tuple[Expr | None, LogicalPlan, int]:
-    """A scalar subquery whose SELECT list reads the enclosing row: (its value over the
-    columns it reads (``ColumnRef`` j: the j-th of them) and the enclosing row
-    (``OuterRef``), the subquery giving just those columns and a row marker, how many
-    columns that is). Otherwise (None, ``plan``, 1)."""
-    if not (isinstance(plan, Project) and _has_outer(plan.exprs[0])):
-        return None, plan, 1
-    if any(_has_outer(e) for e in plan.exprs[1:]):
-        raise NotSupportedError("a subquery's SELECT list may not read the enclosing "
-                                "query's columns yet")
+def _peel_outer_select(plan: LogicalPlan) -> tuple[list[Expr] | None, LogicalPlan, int]:
+    """A subquery whose SELECT list reads the enclosing row: (its values over the columns
+    they read (``ColumnRef`` j: the j-th of them) and the enclosing row (``OuterRef``), the
+    subquery giving just those columns and a row marker, TRUE on each of its rows, last;
+    how many columns that is). Otherwise (None, ``plan``, its width)."""
+    if not (isinstance(plan, Project) and any(_has_outer(e) for e in plan.exprs)):
+        return None, plan, len(plan.schema)
     fields = plan.input.schema.fields
-    needed = sorted(plan.exprs[0].columns())
-    # (then a marker, TRUE on each of its rows: whether the subquery has a row)
+    needed = sorted({i for e in plan.exprs for i in e.columns()})
     peeled = Project(plan.input, (*(ColumnRef(i, fields[i].name, fields[i].type)
                                     for i in needed), Literal(True, T.BOOLEAN)),
                      (*(f"$s{i}" for i in needed), "$row"))
-    value = remap_columns(plan.exprs[0], {i: k for k, i in enumerate(needed)})
-    return value, peeled, len(needed) + 1
+    at = {i: k for k, i in enumerate(needed)}
+    return [remap_columns(e, at) for e in plan.exprs], peeled, len(needed) + 1
 
 
 def _with_flag(plan: LogicalPlan) -> LogicalPlan:

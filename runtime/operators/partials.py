@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine import types as T
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.plan.partials import partial_columns, sum_type
 from sqlengine.runtime import decimal_int64
@@ -203,8 +204,7 @@ class Partials:
 def lacks_first_last(t: pa.DataType) -> bool:
     """Whether Arrow's hash_first / hash_last take no values of type ``t`` (DECIMAL, ARRAY,
     MAP and ROW, in pyarrow 26)."""
-    return pa.types.is_decimal(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or \
-        pa.types.is_map(t) or pa.types.is_struct(t)
+    return pa.types.is_decimal(t) or T.is_nested(t)
 
 
 def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> pa.Array:

@@ -47,8 +47,9 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
     if data is None:
         data = Path(path).read_bytes()
     data = valid_utf8(path, data, ignore, stats, first_line, "json")
+    has_map = any(_has_map(f.type) for f in read_schema)
     try:
-        if ignore or fail_missing or any(_has_map(f.type) for f in read_schema):
+        if ignore or fail_missing or has_map:
             # (Arrow's json reader reads no MAP: such a table is read with Python's json)
             raise pa.ArrowInvalid("slow path")
         table = _parse(data, read_schema)
@@ -56,7 +57,7 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
             raise pa.ArrowInvalid("no rows")
         lines: np.ndarray | Callable[[], np.ndarray] = partial(_lines_of, data, first_line)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        if fail_missing or any(_has_map(f.type) for f in read_schema):
+        if fail_missing or has_map:
             # Error path (or ignore-parse-errors): parse line by line to name the bad line.
             table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats,
                                        first_line)
@@ -150,7 +151,8 @@ def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,
     if _TYPE_CONFLICT.search(str(error)) is None:
         return None
     try:
-        objs = [json.loads(raw, parse_float=Decimal) for _, raw in chunk]
+        decode = json.JSONDecoder(parse_float=Decimal).decode
+        objs = [decode(raw.decode("utf-8")) for _, raw in chunk]
         if not all(isinstance(o, dict) for o in objs):
             return None
         arrays = []
@@ -162,7 +164,8 @@ def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,
                                  for v in values], pa.string())
                 arrays.append(cast_array(text, f.type))
             else:
-                arrays.append(pa.array([_plain(v, f.type) for v in values], f.type))
+                convert = _converter(f.type)
+                arrays.append(pa.array([convert(v) for v in values], f.type))
         return pa.Table.from_arrays(arrays, schema=read_schema)
     except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError,
             SqlEngineError):
@@ -248,15 +251,11 @@ def _has_map(t: pa.DataType) -> bool:
     return pa.types.is_struct(t) and any(_has_map(f.type) for f in t)
 
 
-def _plain(value: object, t: pa.DataType) -> object:
-    """A JSON value as the read type takes it (exact decimals, floats for float columns,
-    the text of any value for a STRING column, a MAP's object as its entries)."""
-    return _converter(t)(value)
-
-
 @functools.lru_cache(maxsize=256)
 def _converter(t: pa.DataType) -> Callable[[object], object]:
-    """:func:`_plain` for values of ``t``, its type tests made once (a row at a time)."""
+    """A JSON value as a column of ``t`` takes it (exact decimals, floats for float columns,
+    the text of any value for a STRING column, a MAP's object as its entries), the type
+    tests made once per type rather than per value."""
     if T.is_string(t):
         return lambda v: v if v is None or type(v) is str else _json_text(v)
     if pa.types.is_map(t):
