@@ -24,8 +24,10 @@ _ADD = 0xB
 _MASK = (1 << 48) - 1
 _U_MASK = np.uint64(_MASK)
 
-# (id of the call expression, thread) -> the generator's 48-bit state
-_STATES: OrderedDict[tuple[int, int], int] = OrderedDict()
+# (id of the call expression, thread) -> (the call, the generator's 48-bit state). The entry
+# holds its call: while it is there no later object gets that id, so a later query's RAND(seed)
+# starts from its seed instead of going on from a finished query's draws.
+_STATES: OrderedDict[tuple[int, int], tuple[object, int]] = OrderedDict()
 _LOCK = threading.Lock()
 _RNG = np.random.default_rng()
 
@@ -48,16 +50,16 @@ def _steps(n: int) -> tuple[np.ndarray, np.ndarray]:
     return a, c
 
 
-def _draw(key: tuple[int, int], seed: int, steps: int) -> np.ndarray:
+def _draw(call: object, seed: int, steps: int) -> np.ndarray:
     """The next ``steps`` 48-bit states of the call's java.util.Random."""
+    key = _key(call)
     with _LOCK:
-        state = _STATES.get(key)
-        if state is None:
-            state = (seed ^ _MULT) & _MASK
+        held = _STATES.get(key)
+        state = (seed ^ _MULT) & _MASK if held is None else held[1]
         a, c = _steps(steps)
         with np.errstate(over="ignore"):
             states = (a * np.uint64(state) + c) & _U_MASK
-        _STATES[key] = int(states[-1]) if steps else state
+        _STATES[key] = (call, int(states[-1]) if steps else state)
         _STATES.move_to_end(key)
         while len(_STATES) > 4096:
             _STATES.popitem(last=False)
@@ -72,7 +74,7 @@ def rand(call: object, seed: int | None, n: int) -> pa.Array:
     """RAND([seed]) for ``n`` rows."""
     if seed is None:
         return pa.array(_RNG.random(n), pa.float64())
-    states = _draw(_key(call), seed, 2 * n)
+    states = _draw(call, seed, 2 * n)
     hi = (states[0::2] >> np.uint64(22)).astype(np.int64)  # next(26)
     lo = (states[1::2] >> np.uint64(21)).astype(np.int64)  # next(27)
     return pa.array(((hi << 27) + lo) * (1.0 / (1 << 53)), pa.float64())
@@ -86,18 +88,18 @@ def rand_integer(call: object, seed: int | None, bound: pa.Array, n: int) -> pa.
     if seed is None:
         out = np.floor(_RNG.random(n) * bounds).astype(np.int64)
     else:
-        out = _next_int(_key(call), seed, bounds)
+        out = _next_int(call, seed, bounds)
     res = pa.array(out.astype(np.int32), pa.int32())
     return pc.if_else(pc.is_valid(bound), res, pa.nulls(n, pa.int32())) if bound.null_count \
         else res
 
 
-def _next_int(key: tuple[int, int], seed: int, bounds: np.ndarray) -> np.ndarray:
+def _next_int(call: object, seed: int, bounds: np.ndarray) -> np.ndarray:
     out = np.empty(len(bounds), dtype=np.int64)
     done = 0
     while done < len(bounds):
         rest = bounds[done:]
-        states = _draw(key, seed, len(rest))
+        states = _draw(call, seed, len(rest))
         bits = (states >> np.uint64(17)).astype(np.int64)  # next(31)
         power = (rest & -rest) == rest
         val = np.where(power, (rest * bits) >> 31, bits % rest)
@@ -110,7 +112,7 @@ def _next_int(key: tuple[int, int], seed: int, bounds: np.ndarray) -> np.ndarray
         first = int(np.argmax(bad))
         out[done:done + first] = val[:first]
         with _LOCK:  # row ``first`` draws again from the state after its rejected draw
-            _STATES[key] = int(states[first])
+            _STATES[_key(call)] = (call, int(states[first]))
         done += first
     return out
 

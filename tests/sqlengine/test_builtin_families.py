@@ -145,6 +145,15 @@ def test_random_functions_are_not_folded_into_one_value(s: sqlengine.Session) ->
     assert all(0 <= i < 1000000 for i in t["i"])
 
 
+def test_a_seeded_rand_starts_from_its_seed_in_every_query(s: sqlengine.Session) -> None:
+    # (a finished query's generator was keyed by its call's id, which a later query's call
+    # may get again: it then went on from the old draws, and REPEATABLE samples differed)
+    sql = "SELECT RAND(7) AS r, RAND_INTEGER(7, 1000) AS i FROM (VALUES (1), (2), (3)) AS v(x)"
+    first = s.sql(sql).collect().to_pydict()
+    for _ in range(40):
+        assert s.sql(sql).collect().to_pydict() == first
+
+
 def test_clock_functions(s: sqlengine.Session) -> None:
     before = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     got = s.sql("SELECT CURRENT_TIMESTAMP AS a, NOW() AS b, LOCALTIMESTAMP AS c, "
