@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import time
 
 import numpy as np
@@ -135,17 +134,23 @@ def _random(expr: Call, batch: pa.RecordBatch, n: int,
 
 
 def literal_array(lit: Literal, n: int) -> pa.Array:
-    """A literal repeated ``n`` times (the same array for the same literal and length: arrays
-    are immutable, and every batch of a query repeats its literals)."""
+    """A literal repeated ``n`` times: a slice of the longest such array built for it so far
+    (arrays are immutable; every batch of a query repeats its literals, and a batch narrowed
+    by a filter has a length of its own)."""
     try:  # (keyed by the value's text too: 0.0 and -0.0 are equal, not the same literal)
-        return _literal_array(repr(lit.value), lit, n)
+        key = (repr(lit.value), lit)
+        got = _LITERALS.get(key)
     except TypeError:  # (a value that cannot be hashed)
         return _repeat(lit, n)
+    if got is None or len(got) < n:
+        got = _repeat(lit, n)
+        if len(_LITERALS) >= 256:  # (a query has fewer; many queries start again)
+            _LITERALS.clear()
+        _LITERALS[key] = got
+    return got if len(got) == n else got.slice(0, n)
 
 
-@functools.lru_cache(maxsize=256)
-def _literal_array(text: str, lit: Literal, n: int) -> pa.Array:
-    return _repeat(lit, n)
+_LITERALS: dict[tuple[str, Literal], pa.Array] = {}
 
 
 def _repeat(lit: Literal, n: int) -> pa.Array:

@@ -101,3 +101,32 @@ def test_wide_precision_values_that_fit_int64() -> None:
     assert got.to_pylist() == [decimal.Decimal("246.90"), decimal.Decimal("-22.50")]
     c = pa.array([decimal.Decimal(10) ** 25], pa.decimal128(30, 0))
     assert decimal_int64.arith("add", [c, c], pa.decimal128(38, 0)) is None
+
+
+CMP = {"lt": lambda x, y: x < y, "le": lambda x, y: x <= y, "gt": lambda x, y: x > y,
+       "ge": lambda x, y: x >= y, "eq": lambda x, y: x == y, "ne": lambda x, y: x != y}
+
+
+@pytest.mark.parametrize("precision", [2, 15, 18, 19, 30])
+@pytest.mark.parametrize("name", sorted(CMP))
+def test_comparisons_against_exact_decimals(name: str, precision: int) -> None:
+    # DECIMAL(p <= 18) columns without NULLs compare on their unscaled int64 values; the
+    # others (NULLs, p > 18) in Arrow's kernels: the same answers either way
+    rng = random.Random(precision * 31 + len(name))
+    scale = min(2, precision - 1)
+    t = pa.decimal128(precision, scale)
+    top = 10 ** precision - 1
+    wide = decimal.Context(prec=60)
+    xs, ys = ([decimal.Decimal(rng.choice([rng.randint(-top, top), top, -top, 0, 1, -1]))
+               .scaleb(-scale, wide) for _ in range(400)] for _ in range(2))
+    a = pa.array([xs[0]] * 3 + xs, t).slice(3)  # (an offset into the buffers)
+    b = pa.array(ys, t)
+    kernel = KERNELS[name]
+    assert kernel([a, b], [None, None], pa.bool_()).to_pylist() == \
+        [CMP[name](x, y) for x, y in zip(xs, ys)]
+    for lit in (xs[7], ys[3], decimal.Decimal(0)):
+        got = kernel([a, pa.array([lit] * len(xs), t)], [None, lit], pa.bool_())
+        assert got.to_pylist() == [CMP[name](x, lit) for x in xs]
+    with_nulls = pa.array(xs[:50] + [None], t)
+    got = kernel([with_nulls, pa.array(ys[:51], t)], [None, None], pa.bool_())
+    assert got.to_pylist() == [CMP[name](x, y) for x, y in zip(xs[:50], ys)] + [None]
