@@ -127,6 +127,6 @@ def test_comparisons_against_exact_decimals(name: str, precision: int) -> None:
     for lit in (xs[7], ys[3], decimal.Decimal(0)):
         got = kernel([a, pa.array([lit] * len(xs), t)], [None, lit], pa.bool_())
         assert got.to_pylist() == [CMP[name](x, lit) for x in xs]
-    with_nulls = pa.array(xs[:50] + [None], t)
+    with_nulls = pa.array([*xs[:50], None], t)
     got = kernel([with_nulls, pa.array(ys[:51], t)], [None, None], pa.bool_())
     assert got.to_pylist() == [CMP[name](x, y) for x, y in zip(xs[:50], ys)] + [None]
