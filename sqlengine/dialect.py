@@ -309,6 +309,25 @@ class Flink(Dialect):
             node.meta.update(meta)
             return node
 
+        def _parse_cube_or_rollup(self, with_prefix: bool = False
+                                  ) -> exp.Cube | exp.Rollup | None:
+            # Any expression in ROLLUP (...) / CUBE (...), as in a GROUP BY (sqlglot's
+            # parser stops at a comparison: ROLLUP(k, v > 50) failed)
+            if with_prefix:
+                return super()._parse_cube_or_rollup(with_prefix)
+            if self._match(TokenType.CUBE):
+                kind: type[exp.Cube | exp.Rollup] = exp.Cube
+            elif self._match(TokenType.ROLLUP):
+                kind = exp.Rollup
+            else:
+                return None
+            return self.expression(kind(
+                expressions=self._parse_wrapped_csv(self._parse_disjunction)))
+
+        def _parse_grouping_set(self) -> exp.Expr | None:
+            return (self._parse_grouping_sets() or self._parse_cube_or_rollup()
+                    or self._parse_disjunction())
+
         def _parse_unary(self) -> exp.Expr | None:
             curr, nxt = self._curr, self._next
             if (

@@ -48,6 +48,10 @@ CASES = [
     "SELECT g, k, COUNT(*) AS c FROM a GROUP BY g, ROLLUP (k)",
     "SELECT g, COUNT(*) AS c FROM a GROUP BY GROUPING SETS ((g), (g), ())",
     "SELECT g, COUNT(*) AS c FROM a GROUP BY ROLLUP (g) HAVING COUNT(*) > 2",
+    # (any expression inside ROLLUP / CUBE / GROUPING SETS: a comparison failed to parse)
+    "SELECT g, k > 1 AS big, COUNT(*) AS c, GROUPING(g) AS gg FROM a GROUP BY ROLLUP (g, k > 1)",
+    "SELECT g, k > 1 AS big, COUNT(*) AS c FROM a GROUP BY GROUPING SETS ((g, k > 1), k > 1, ())",
+    "SELECT g, COUNT(*) AS c FROM a GROUP BY CUBE (g, k = 3 OR k IS NULL)",
 ]
 
 
