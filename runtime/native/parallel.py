@@ -16,6 +16,7 @@ grace period), and the root cause is raised with its operator and subtask named.
 
 from __future__ import annotations
 
+import collections
 import gc
 import multiprocessing as mp
 import queue
@@ -110,6 +111,9 @@ class ParallelExecutor:
         key = "execution.buffer-timeout"
         self.buffer_timeout = parse_duration(options.get(key, "100 ms"), key) / 1000.0
         self._ctx = mp.get_context("fork") if self.mode == "process" else None
+        # Results taken off the queue while stop_with_savepoint waits, for run() to yield
+        self._held: collections.deque[tuple[int, Kind, Any]] = collections.deque()
+        self._results_lock = threading.Lock()  # (one reader at a time keeps their order)
         if self._ctx is not None:
             self.control = JobControl(self._ctx.Event())
             self.results: Any = self._ctx.Queue(self.floating)
@@ -210,6 +214,7 @@ class ParallelExecutor:
         self._stopping = True  # (no periodic checkpoint now: it could prune the savepoint's)
         with self._cp_lock:
             while coordinator.pending:  # (one at a time: a periodic one may be under way)
+                self._hold_results()
                 self._read_reports()
                 self._check_workers()
                 if self.control.cancelled.is_set():
@@ -220,6 +225,7 @@ class ParallelExecutor:
         while True:
             # (read under the lock: the job's loop completes a checkpoint under it, and pops
             # it from `pending` before its metadata is written and it is in `completed`)
+            self._hold_results()
             with self._cp_lock:
                 self._read_reports()
                 self._check_workers()
@@ -247,6 +253,7 @@ class ParallelExecutor:
         # The sinks commit what it covers (finished ones did at their end), then all stop.
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not self.control.cancelled.is_set():
+            self._hold_results()
             with self._cp_lock:
                 self._read_reports()
             waiting = [s for s in self.sink_subtasks if self.committed.get(s, 0) < n and
@@ -502,12 +509,30 @@ class ParallelExecutor:
             if not frozen_before:
                 gc.unfreeze()
 
+    def _hold_results(self) -> None:
+        """Take the sinks' results off the queue into ``_held`` (run() yields them first, in
+        order): while the caller waits in stop_with_savepoint it reads none, and a sink
+        blocked on a full queue would never pass the savepoint's barrier on (the job hung
+        until 'execution.checkpointing.timeout')."""
+        source = self.results.queue if self._ctx is None else self.results
+        with self._results_lock:
+            while True:
+                try:
+                    self._held.append(source.get_nowait())
+                except queue.Empty:
+                    return
+
     def _next_result(self) -> tuple[int, Kind, Any]:
-        if self._ctx is None:
-            return self.results.queue.get(timeout=_POLL)
-        return self.results.get(timeout=_POLL)
+        with self._results_lock:
+            if self._held:
+                return self._held.popleft()
+            if self._ctx is None:
+                return self.results.queue.get(timeout=_POLL)
+            return self.results.get(timeout=_POLL)
 
     def _results_empty(self) -> bool:
+        if self._held:
+            return False
         if self._ctx is None:
             return self.results.queue.empty()
         return self.results.empty()

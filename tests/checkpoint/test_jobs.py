@@ -494,3 +494,26 @@ def test_group_aggregates_restore_at_another_parallelism(tmp_path: Path, name: s
     rest = _final([tuple(r.values()) for b in s2.sql(sql).stream() for r in b.to_pylist()])
     assert len(rest) >= min(5, len(reference))
     assert {k: reference[k] for k in rest} == rest
+
+
+def test_a_savepoint_completes_while_the_caller_reads_no_results(tmp_path: Path) -> None:
+    # The caller stops reading and asks for a savepoint: the sink of a parallel job, blocked
+    # on the full results queue, could not pass the savepoint's barrier on, and the job hung
+    # until the checkpoint timeout (CI: 611 s, then "no savepoint was taken"). Its results
+    # are now taken off the queue meanwhile and come after, in order.
+    s = sqlengine.connect({"execution.runtime-mode": "streaming", "parallelism.default": "2",
+                           "execution.checkpointing.interval": "1 h",
+                           "execution.checkpointing.dir": str(tmp_path / "ck"),
+                           "execution.checkpointing.timeout": "60 s"})
+    s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', "
+              "'rows-per-second' = '100000', 'fields.k.min' = '0', 'fields.k.max' = '9')")
+    q = s.sql("SELECT k, v FROM g WHERE k >= 0")
+    it = iter(q.stream())
+    first = next(it)
+    time.sleep(3)  # (the sinks fill the results queue meanwhile)
+    started = time.monotonic()
+    path = q.stop(savepoint=str(tmp_path / "sp"))
+    assert time.monotonic() - started < 30
+    assert (Path(path) / "_metadata").is_file()
+    rest = [b.num_rows for b in it]
+    assert first.num_rows > 0 and sum(rest) > 0
