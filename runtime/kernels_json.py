@@ -286,7 +286,8 @@ def _json_string(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
 
 
 def _json_object(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """json_object(on_null, raw flags, key1, value1, ...): '{"k":v,...}' in key order."""
+    """json_object(on_null, raw flags, key1, value1, ...): '{"k":v,...}', its members in the
+    order of their keys, as Flink writes them (Java's string order: UTF-16 code units)."""
     n = len(args[0])
     absent = lits[0] == "ABSENT"
     raws = str(lits[1])
@@ -302,9 +303,31 @@ def _json_object(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
         pieces.append(piece)
     if not pieces:
         return pa.array(["{}"] * n, pa.string())
+    keys = [lits[i] for i in range(2, len(args), 2)]
+    if not all(isinstance(k, str) for k in keys):  # (keys computed per row: rare)
+        return _objects_by_row([args[i] for i in range(2, len(args), 2)], pieces)
+    order = sorted(range(len(pieces)), key=lambda j: java_order(str(keys[j])))
+    pieces = [pieces[j] for j in order]
     body = pc.binary_join_element_wise(*pieces, ",", null_handling="skip") \
         if len(pieces) > 1 else pc.fill_null(pieces[0], "")
     return pc.binary_join_element_wise("{", body, "}", "")
+
+
+def java_order(key: str) -> bytes:
+    """A sort key ordering strings as Java's String.compareTo (by UTF-16 code unit)."""
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def _objects_by_row(keys: list[Array], pieces: list[Array]) -> Array:
+    """JSON objects whose member names differ from row to row, members sorted per row."""
+    names = [cast_array(k, pa.string()).to_pylist() for k in keys]
+    texts = [p.to_pylist() for p in pieces]
+    out = []
+    for row in range(len(pieces[0])):
+        members = sorted(((names[j][row], texts[j][row]) for j in range(len(pieces))
+                          if texts[j][row] is not None), key=lambda m: java_order(m[0]))
+        out.append("{" + ",".join(t for _, t in members) + "}")
+    return pa.array(out, pa.string())
 
 
 def _json_array(args: list[Array], lits: list[object], out: pa.DataType) -> Array:

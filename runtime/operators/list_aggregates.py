@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import AggCall, Literal
-from sqlengine.runtime.kernels_json import dumps
+from sqlengine.runtime.kernels_json import dumps, java_order
 
 
 def _distinct(values: list[object]) -> list[object]:
@@ -55,7 +55,8 @@ def _object(pairs: list[object], null_on_null: bool) -> str:
                                  "keys are not allowed")
         if value is not None or null_on_null:
             out[key] = value
-    return _json(out)
+    # (members in the order of their keys, as Flink writes them)
+    return _json(dict(sorted(out.items(), key=lambda m: java_order(str(m[0])))))
 
 
 def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array:

@@ -110,6 +110,12 @@ CASES = [
     ("JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) NULL ON NULL)", '{"K1":null}'),
     ("JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) ABSENT ON NULL)", "{}"),
     ("JSON_OBJECT('K1' VALUE JSON_OBJECT('K2' VALUE 'V'))", '{"K1":{"K2":"V"}}'),
+    # (members in the order of their keys, Java's string order: PyFlink 2.3's answers)
+    ("JSON_OBJECT('z' VALUE 1, 'a' VALUE 2, 'm' VALUE JSON_OBJECT('y' VALUE 1, 'b' VALUE 2))",
+     '{"a":2,"m":{"b":2,"y":1},"z":1}'),
+    ("JSON_OBJECT(KEY 'b' VALUE 1, KEY 'a' VALUE 2)", '{"a":2,"b":1}'),
+    ("JSON_OBJECT('\u00e9' VALUE 1, 'Z' VALUE 2, 'a' VALUE 3, '_' VALUE 4)",
+     '{"Z":2,"_":4,"a":3,"\u00e9":1}'),
     ("JSON_ARRAY()", "[]"), ("JSON_ARRAY(1, '2')", '[1,"2"]'),
     ("JSON_ARRAY(CAST(NULL AS STRING))", "[]"),
     ("JSON_ARRAY(CAST(NULL AS STRING) NULL ON NULL)", "[null]"),
