@@ -511,9 +511,8 @@ def test_a_savepoint_completes_while_the_caller_reads_no_results(tmp_path: Path)
     it = iter(q.stream())
     first = next(it)
     time.sleep(3)  # (the sinks fill the results queue meanwhile)
-    started = time.monotonic()
+    # (before the fix this raised CheckpointError at the 60 s checkpoint timeout)
     path = q.stop(savepoint=str(tmp_path / "sp"))
-    assert time.monotonic() - started < 30
     assert (Path(path) / "_metadata").is_file()
     rest = [b.num_rows for b in it]
     assert first.num_rows > 0 and sum(rest) > 0
