@@ -14,6 +14,7 @@ from sqlengine import types as T
 from sqlengine.cast import own_elements, round_decimal
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime import decimal_int64, intervals
+from sqlengine.runtime.column_arguments import constants_or_columns
 from sqlengine.runtime.rounding import rounding
 from sqlengine.runtime.string_kernels import as_int, char_fit, position, substring, varchar_fit
 from sqlengine.runtime.timestamp_units import timestampadd, timestampdiff
@@ -452,7 +453,9 @@ def _concat(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 def _trim(where: str) -> Kernel:
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-        chars = str(lits[1]) if len(args) > 1 and lits[1] is not None else " "
+        if len(args) > 1 and lits[1] is None:
+            return pa.nulls(len(args[0]), pa.string())  # (TRIM(BOTH NULL FROM s))
+        chars = str(lits[1]) if len(args) > 1 else " "
         fn = {"both": pc.utf8_trim, "left": pc.utf8_ltrim, "right": pc.utf8_rtrim}[where]
         return fn(args[0], characters=chars)
 
@@ -743,23 +746,23 @@ KERNELS: dict[str, Kernel] = {
     "is_false": _is_bool(False, False),
     "is_not_true": _is_bool(True, True),
     "is_not_false": _is_bool(False, True),
-    "like": _like(False),
-    "not_like": _like(True),
-    "similar_to": _similar(False),
-    "not_similar_to": _similar(True),
+    "like": constants_or_columns(_like(False), (1, 2)),
+    "not_like": constants_or_columns(_like(True), (1, 2)),
+    "similar_to": constants_or_columns(_similar(False), (1, 2)),
+    "not_similar_to": constants_or_columns(_similar(True), (1, 2)),
     "concat_op": _concat,
     "concat": _concat,
     "reverse": _unary(pc.utf8_reverse),
     "char_length": _char_length,
-    "trim": _trim("both"),
-    "ltrim": _trim("left"),
-    "rtrim": _trim("right"),
+    "trim": constants_or_columns(_trim("both"), (1,)),
+    "ltrim": constants_or_columns(_trim("left"), (1,)),
+    "rtrim": constants_or_columns(_trim("right"), (1,)),
     "substring": substring,
-    "position": position,
+    "position": constants_or_columns(position, (0,)),
     "char_fit": char_fit,
     "varchar_fit": varchar_fit,
-    "lpad": _pad(True),
-    "rpad": _pad(False),
+    "lpad": constants_or_columns(_pad(True), (1, 2)),
+    "rpad": constants_or_columns(_pad(False), (1, 2)),
     "repeat": _repeat,
     "abs": _unary(pc.abs),
     "sign": _sign,
@@ -780,7 +783,7 @@ KERNELS: dict[str, Kernel] = {
     "if": _if,
     "nullif": _nullif,
     "date_format": _date_format,
-    "split_index": _split_index,
+    "split_index": constants_or_columns(_split_index, (1, 2)),
     **{f"extract_{u}": _extract(u) for u in (*_EXTRACT, "dow")},
 }
 

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.errors import ExecutionError
+from sqlengine.runtime.column_arguments import constants_or_columns
 from sqlengine.runtime.string_kernels import as_int
 
 Array = pa.Array
@@ -54,41 +55,6 @@ def per_distinct_rows(args: list[Array], fn: Callable[..., object | None],
     results = [fn(*(None if c < 0 else vals[c] for c, vals in zip(row, values)))
                for row in uniq.tolist()]
     return pc.take(pa.array(results, out), pa.array(inverse.reshape(-1)))
-
-
-def constants_or_columns(kernel: Kernel, positions: tuple[int, ...]) -> Kernel:
-    """``kernel``, written for constant arguments at ``positions`` (their values in ``lits``),
-    made to take columns there too: the rows are grouped by their values at ``positions`` and
-    each group computed with those values as constants (a NULL column is a NULL constant)."""
-    def wrapped(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-        lits = list(lits)
-        columns = [i for i in positions if i < len(args) and lits[i] is None and
-                   args[i].null_count != len(args[i])]
-        if not columns:
-            return kernel(args, lits, out)
-        codes, groups = [], []
-        for i in columns:
-            enc = pc.dictionary_encode(args[i])
-            codes.append(pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False))
-            groups.append(enc.dictionary.to_pylist())
-        uniq, inverse = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        pieces, order = [], []
-        for g, row in enumerate(uniq.tolist()):
-            rows = np.nonzero(inverse == g)[0]
-            sub_lits = list(lits)
-            for i, c, vals in zip(columns, row, groups):
-                sub_lits[i] = None if c < 0 else vals[c]
-            taken = pa.array(rows)
-            piece = kernel([a.take(taken) for a in args], sub_lits, out)
-            pieces.append(piece if piece.type == out else piece.cast(out))
-            order.append(rows)
-        perm = np.concatenate(order)
-        back = np.empty_like(perm)
-        back[perm] = np.arange(len(perm))
-        return pa.concat_arrays(pieces).take(pa.array(back))
-
-    return wrapped
 
 
 def _nulls_if_null_literal(args: list[Array], lits: list[object], positions: tuple[int, ...],

@@ -23,6 +23,7 @@ from sqlengine import types as T
 from sqlengine.cast import cast_array, from_local, to_local
 from sqlengine.errors import ExecutionError
 from sqlengine.functions_time import YEARS_OF_UNIT
+from sqlengine.runtime.column_arguments import constants_or_columns
 from sqlengine.runtime.kernels_text import per_distinct
 
 Array = pa.Array
@@ -572,7 +573,7 @@ KERNELS: dict[str, Kernel] = {
     "time_add": _time_shift(1),
     "time_subtract": _time_shift(-1),
     "interval_times": _interval_times,
-    "date_format": _date_format,
+    "date_format": constants_or_columns(_date_format, (1,)),
     **{f"extract_{u}": _extract(u) for u in (
         "year", "quarter", "month", "week", "day", "doy", "dow", "hour", "minute", "second",
         "millisecond", "microsecond", "nanosecond", "epoch", "century", "millennium",

@@ -273,8 +273,7 @@ _register(Signature("is_not_null", 1, 1, _any_to_bool))
 _register(Signature("negate", 1, 1, _negate))
 # The third argument is the ESCAPE character.
 for _op in ("like", "not_like", "similar_to", "not_similar_to"):
-    _register(Signature(_op, 2, 3, _strings(_op.removeprefix("not_"), T.BOOLEAN),
-                        literal_args=(1, 2)))
+    _register(Signature(_op, 2, 3, _strings(_op.removeprefix("not_"), T.BOOLEAN)))
 _register(Signature("concat_op", 2, 2, _concat))
 _register(Signature("concat", 1, None, _concat))
 _register(Signature("upper", 1, 1, _strings("upper", T.STRING)))
@@ -282,17 +281,13 @@ _register(Signature("initcap", 1, 1, _strings("initcap", T.STRING)))
 _register(Signature("lower", 1, 1, _strings("lower", T.STRING)))
 _register(Signature("reverse", 1, 1, _strings("reverse", T.STRING)))
 _register(Signature("char_length", 1, 1, _strings("char_length", T.INT)))
-_register(Signature("trim", 1, 2, _strings("trim", T.STRING), literal_args=(1,)))
-_register(Signature("ltrim", 1, 2, _strings("ltrim", T.STRING), literal_args=(1,)))
-_register(Signature("rtrim", 1, 2, _strings("rtrim", T.STRING), literal_args=(1,)))
-_register(Signature("substring", 2, 3, _strings("substring", T.STRING, (T.INT, T.INT), 1),
-                    literal_args=(1, 2)))
-_register(Signature("position", 2, 3, _strings("position", T.INT, (T.INT,), 2),
-                    literal_args=(0, 2)))
-_register(Signature("lpad", 3, 3, _strings("lpad", T.STRING, (T.INT, T.STRING), 1),
-                    literal_args=(1, 2)))
-_register(Signature("rpad", 3, 3, _strings("rpad", T.STRING, (T.INT, T.STRING), 1),
-                    literal_args=(1, 2)))
+_register(Signature("trim", 1, 2, _strings("trim", T.STRING)))
+_register(Signature("ltrim", 1, 2, _strings("ltrim", T.STRING)))
+_register(Signature("rtrim", 1, 2, _strings("rtrim", T.STRING)))
+_register(Signature("substring", 2, 3, _strings("substring", T.STRING, (T.INT, T.INT), 1)))
+_register(Signature("position", 2, 3, _strings("position", T.INT, (T.INT,), 2)))
+_register(Signature("lpad", 3, 3, _strings("lpad", T.STRING, (T.INT, T.STRING), 1)))
+_register(Signature("rpad", 3, 3, _strings("rpad", T.STRING, (T.INT, T.STRING), 1)))
 _register(Signature("repeat", 2, 2, _strings("repeat", T.STRING, (T.INT,), 1)))
 _register(Signature("abs", 1, 1, _same_numeric("abs")))
 _register(Signature("sign", 1, 1, _same_numeric("sign")))
@@ -347,9 +342,9 @@ def _date_format(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataTyp
     return T.STRING, [arg, *([T.STRING] if len(types) > 1 else [])]
 
 
-_register(Signature("date_format", 1, 2, _date_format, literal_args=(1,)))
+_register(Signature("date_format", 1, 2, _date_format))
 _register(Signature("split_index", 3, 3, _strings("split_index", T.STRING, (T.STRING, T.INT),
-                                                  1), literal_args=(1, 2)))
+                                                  1)))
 
 ALIASES = {
     "character_length": "char_length", "length": "char_length", "len": "char_length",

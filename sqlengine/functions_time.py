@@ -163,7 +163,7 @@ register(Signature("localtimestamp", 0, 0, _now(T.TIMESTAMP)))
 register(Signature("current_date", 0, 0, _now(T.DATE)))
 register(Signature("current_row_timestamp", 0, 0, _now(T.TIMESTAMP)))
 register(Signature("current_time", 0, 0, _now(T.TIME)))
-register(Signature("date_format", 1, 2, _date_format, literal_args=(1,)))
+register(Signature("date_format", 1, 2, _date_format))
 register(Signature("to_timestamp_ltz", 1, 3, lambda types: _to_timestamp_ltz(types, []),
                    literal_args=(1, 2), by_value=_to_timestamp_ltz))
 F.EXTRACT_UNITS = (*F.EXTRACT_UNITS, *(u for u in _MORE_EXTRACT if u not in F.EXTRACT_UNITS))

@@ -69,7 +69,7 @@ _SAME = {"upper": "upper", "lower": "lower", "initcap": "initcap", "reverse": "r
          "char_length": "char_length", "abs": "abs", "power": "power", "sqrt": "sqrt",
          "ln": "ln", "log10": "log10", "exp": "exp", "coalesce": "coalesce",
          "nullif": "nullif", "repeat": "repeat", "concat": "concat", "replace": "replace",
-         "lpad": "lpad", "rpad": "rpad", "date_format": "date_format"}
+         "date_format": "date_format"}
 _EXTRACT = {"year": "year", "quarter": "quarter", "month": "month", "week": "weekofyear",
             "day": "dayofmonth", "doy": "dayofyear", "dow": "dayofweek", "hour": "hour",
             "minute": "minute", "second": "second"}
@@ -216,10 +216,16 @@ def _call(e: Call, k: list[str]) -> str | None:
         if not isinstance(sep, Literal) or sep.value is None:
             return None
         pattern = "'" + re.escape(str(sep.value)).replace("\\", "\\\\").replace("'", "\\'") + "'"
-        return f"try_element_at(split({k[0]}, {pattern}), CAST({k[2]} AS INT) + 1)"
+        # (Flink: NULL at a negative index and for '', which has no parts; Spark's index 0
+        # is an error, and it splits '' into one empty part)
+        return f"IF({k[2]} < 0 OR {k[0]} = '', NULL, try_element_at(split({k[0]}, " \
+               f"{pattern}), CAST({k[2]} AS INT) + 1))"
     if name == "regexp":
         # Flink: an empty regex matches nothing.
         return f"IF({k[1]} = '', IF({k[0]} IS NULL, NULL, false), ({k[0]} RLIKE {k[1]}))"
+    if name in ("lpad", "rpad"):
+        # Flink: NULL for a negative width or an empty padding (Spark: '' and no padding)
+        return f"IF({k[1]} < 0 OR {k[2]} = '', NULL, {name}({', '.join(k)}))"
     if name in _SAME:
         return f"CAST({_SAME[name]}({', '.join(k)}) AS {out})"
     return None

@@ -1077,6 +1077,18 @@ MAX(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)
 LISTAGG(g) OVER (ORDER BY id)
 """
 
+# A table whose rows give string functions their arguments (calls in _QUERIES["string"]).
+_COLUMN_ARGS = """(VALUES (1, 'Hello, World', 'l', 3, 4, 'H%', 'yyyy-MM-dd'),
+ (2, '  ÄÖü, ß  ', 'ü', -1, 7, '%ß%', 'HH:mm:ss.SSS'),
+ (3, CAST(NULL AS STRING), 'x', 0, 2, 'x%', 'yyyy'),
+ (4, '', '', 1, 0, '', 'MM'),
+ (5, 'abcabc', 'bc', 2, -1, 'a_c%', CAST(NULL AS STRING)),
+ (6, 'a,b,,c', ',', -3, 9, '%,', 'dd HH'),
+ (7, 'xyz', CAST(NULL AS STRING), CAST(NULL AS INT), 1, CAST(NULL AS STRING), 'EEE'),
+ (8, '€€,€x', '€', 9, CAST(NULL AS INT), '_€%', 'yyyy-MM'),
+ (9, 'aaa', 'a', -9, 2, 'a\\%', 'ss'),
+ (10, 'mixed Case', 'e', 12, 12, '%e', 'mm')) AS t(id, s, p, n, m, pat, f)"""
+
 _QUERIES: dict[str, list[str]] = {
     "aggregate": [
         "SELECT g, GROUPING(g) AS gg, COUNT(*) AS n FROM (VALUES ('a', 1), ('a', 2), ('b', 3))"
@@ -1094,6 +1106,21 @@ _QUERIES: dict[str, list[str]] = {
         "SELECT JSON_OBJECTAGG(KEY g VALUE i ABSENT ON NULL) AS j FROM (VALUES ('a', 1),"
         " ('b', 3), ('c', CAST(NULL AS INT))) AS t(g, i)",
         "SELECT JSON_OBJECTAGG(KEY g VALUE i) AS j FROM (VALUES ('a', 1), ('a', 2)) AS t(g, i)",
+    ],
+    # Positions, widths, needles, patterns and formats taken from columns, row by row
+    "string": [
+        "SELECT id, SUBSTRING(s, n), SUBSTRING(s, n, m), SUBSTRING(s FROM 2 FOR m), SUBSTR(s, n)"
+        f" FROM {_COLUMN_ARGS}",
+        "SELECT id, POSITION(p IN s), LOCATE(p, s, n), LOCATE('a', s, m), INSTR(s, p)"
+        f" FROM {_COLUMN_ARGS}",
+        "SELECT id, LPAD(s, m, p), RPAD(s, m, p), LPAD(s, m, '*'), RPAD(s, 6, p)"
+        f" FROM {_COLUMN_ARGS}",
+        "SELECT id, s LIKE pat, s NOT LIKE pat, TRIM(BOTH p FROM s), LTRIM(s, p), RTRIM(s, p)"
+        f" FROM {_COLUMN_ARGS}",
+        "SELECT id, SPLIT_INDEX(s, ',', MOD(id, 3)), SPLIT_INDEX(s, p, 1), LEFT(s, n), RIGHT(s, m)"
+        f" FROM {_COLUMN_ARGS}",
+        "SELECT id, DATE_FORMAT(TIMESTAMP '2024-03-05 10:20:30.123', f),"
+        f" SUBSTRING(s, POSITION(',' IN s) + 1) FROM {_COLUMN_ARGS}",
     ],
     "value": [
         "SELECT t.r.x, t.r.y FROM (SELECT CAST(ROW(1, 'a') AS ROW<x INT, y STRING>) AS r) AS t",
