@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError
+from sqlengine.runtime.column_arguments import constants_or_columns
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -572,7 +573,7 @@ KERNELS: dict[str, Kernel] = {
     "cardinality": _cardinality,
     "element": _element,
     "array_contains": _array_contains,
-    "split": _split,
+    "split": constants_or_columns(_split, (1,)),
     "array_distinct": _array_distinct,
     "array_reverse": _array_reverse,
     "array_position": _array_position,
@@ -593,6 +594,6 @@ KERNELS: dict[str, Kernel] = {
     "map_entries": _map_part("entries"),
     "map_from_arrays": _map_from_arrays,
     "map_union": _map_union,
-    "str_to_map": _str_to_map,
-    "regexp_extract_all": _regexp_extract_all,
+    "str_to_map": constants_or_columns(_str_to_map, (1, 2)),
+    "regexp_extract_all": constants_or_columns(_regexp_extract_all, (1, 2)),
 }

@@ -235,11 +235,11 @@ def _regexp_instr(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
 
 def _translate(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """TRANSLATE(s, from, to): each character of ``from`` becomes the character at the same
-    place of ``to``, or is removed when ``to`` is shorter."""
-    none = _nulls_if_null_literal(args, lits, (1, 2), out)
-    if none is not None:
-        return none
-    src, dst = str(lits[1]), str(lits[2])
+    place of ``to``, or is removed when ``to`` is shorter. As Flink's TranslateFunction: a
+    NULL ``from`` leaves ``s`` as it is, a NULL ``to`` removes every character of ``from``."""
+    if lits[1] is None:
+        return args[0]
+    src, dst = str(lits[1]), "" if lits[2] is None else str(lits[2])
     table: dict[int, int | None] = {}
     for i, ch in enumerate(src):
         table.setdefault(ord(ch), ord(dst[i]) if i < len(dst) else None)
@@ -956,13 +956,13 @@ KERNELS: dict[str, Kernel] = {
     "right": _left_right(False),
     "ascii": _ascii,
     "chr": _chr,
-    "btrim": _btrim,
-    "starts_with": _affix(pc.starts_with),
-    "ends_with": _affix(pc.ends_with),
-    "regexp_count": _regexp_count,
-    "regexp_instr": _regexp_instr,
-    "regexp_substr": _regexp_substr,
-    "translate": _translate,
+    "btrim": constants_or_columns(_btrim, (1,)),
+    "starts_with": constants_or_columns(_affix(pc.starts_with), (1,)),
+    "ends_with": constants_or_columns(_affix(pc.ends_with), (1,)),
+    "regexp_count": constants_or_columns(_regexp_count, (1,)),
+    "regexp_instr": constants_or_columns(_regexp_instr, (1,)),
+    "regexp_substr": constants_or_columns(_regexp_substr, (1,)),
+    "translate": constants_or_columns(_translate, (1, 2)),
     "overlay": _overlay,
     "elt": _elt,
     "to_base64": _to_base64,
@@ -977,7 +977,7 @@ KERNELS: dict[str, Kernel] = {
     "sha384": _hash("sha384"),
     "sha512": _hash("sha512"),
     "sha2": constants_or_columns(_sha2, (1,)),
-    "parse_url": _parse_url,
+    "parse_url": constants_or_columns(_parse_url, (1, 2)),
     "replace": constants_or_columns(_replace, (1, 2)),
     "regexp": constants_or_columns(_regexp, (1,)),
     "regexp_extract": constants_or_columns(_regexp_extract, (1, 2)),

@@ -38,6 +38,16 @@ def _java_format(pattern: str) -> str:
     return java_to_strftime(pattern)
 
 
+def _strptime(s: Array, pattern: str) -> Array:
+    """``pc.strptime`` of a Java pattern; a pattern without a year reads 1970's dates (as
+    Java's SimpleDateFormat; strptime's year is 1900)."""
+    fmt = _java_format(pattern)
+    if not re.search(r"[yuY]", re.sub(r"'[^']*'", "", pattern)):
+        s = pc.binary_join_element_wise("1970", s, "\x1f")
+        fmt = f"%Y\x1f{fmt}"
+    return pc.strptime(s, format=fmt, unit="ms", error_is_null=True)
+
+
 def parse_timestamps(s: Array, pattern: str) -> Array:
     """Strings in the Java ``pattern`` as TIMESTAMP(3) (UTC wall clock), NULL where they do
     not fit it."""
@@ -47,12 +57,11 @@ def parse_timestamps(s: Array, pattern: str) -> Array:
               "a separator, as in 'yyyy-MM-dd HH:mm:ss.SSS')"
         raise ExecutionError(msg)
     if m is None:
-        return pc.strptime(s, format=_java_format(pattern), unit="ms", error_is_null=True)
+        return _strptime(s, pattern)
     head, sep, frac = m.groups()
     parts = pc.extract_regex(s, pattern=rf"^(?P<head>.*){re.escape(sep)}"
                                         rf"(?P<frac>\d{{{len(frac)}}})$")
-    base = pc.strptime(pc.struct_field(parts, [0]), format=_java_format(head), unit="ms",
-                       error_is_null=True)
+    base = _strptime(pc.struct_field(parts, [0]), head)
     digits = pc.struct_field(parts, [1])
     ms = pc.cast(pc.utf8_slice_codeunits(pc.utf8_rpad(digits, 3, "0"), 0, 3), pa.int64())
     return pc.add(base.cast(pa.int64()), ms).cast(_TS)
@@ -563,11 +572,11 @@ KERNELS: dict[str, Kernel] = {
     "cast_ltz": _cast_ltz(False),
     "try_cast_ltz": _cast_ltz(True),
     "to_timestamp_ltz": _to_timestamp_ltz,
-    "to_timestamp": _to_timestamp,
-    "to_date": _to_date,
-    "unix_timestamp": _unix_timestamp,
-    "from_unixtime": _from_unixtime,
-    "convert_tz": _convert_tz,
+    "to_timestamp": constants_or_columns(_to_timestamp, (1,)),
+    "to_date": constants_or_columns(_to_date, (1,)),
+    "unix_timestamp": constants_or_columns(_unix_timestamp, (1,)),
+    "from_unixtime": constants_or_columns(_from_unixtime, (1,)),
+    "convert_tz": constants_or_columns(_convert_tz, (1, 2)),
     "floor_time": _round_time(pc.floor_temporal),
     "ceil_time": _round_time(pc.ceil_temporal),
     "time_add": _time_shift(1),

@@ -101,7 +101,7 @@ register(Signature("field", 2, 2, lambda types: _field(types, [None, 0]), litera
 register(Signature("cardinality", 1, 1, _cardinality))
 register(Signature("element", 1, 1, _element))
 register(Signature("array_contains", 2, 2, _array_contains))
-register(Signature("split", 2, 2, _split, literal_args=(1,)))
+register(Signature("split", 2, 2, _split))
 
 
 # -- the collection functions (ARRAY_* / MAP_*), STR_TO_MAP and REGEXP_EXTRACT_ALL -----------
@@ -277,7 +277,7 @@ register(Signature("map_values", 1, 1, _map_values))
 register(Signature("map_entries", 1, 1, _map_entries))
 register(Signature("map_from_arrays", 2, 2, _map_from_arrays))
 register(Signature("map_union", 1, None, _map_union))
-register(Signature("str_to_map", 1, 3, _str_to_map, literal_args=(1, 2)))
-register(Signature("regexp_extract_all", 2, 3, _regexp_extract_all, literal_args=(1, 2)))
+register(Signature("str_to_map", 1, 3, _str_to_map))
+register(Signature("regexp_extract_all", 2, 3, _regexp_extract_all))
 # (sqlglot reads ARRAY_JOIN as its ArrayToString, bound by that name)
 ALIASES.setdefault("array_to_string", "array_join")

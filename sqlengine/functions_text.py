@@ -79,7 +79,7 @@ register(Signature("left", 2, 2, _strings("left", T.STRING, (T.INT,), 1)))
 register(Signature("right", 2, 2, _strings("right", T.STRING, (T.INT,), 1)))
 register(Signature("ascii", 1, 1, _strings("ascii", T.INT)))
 register(Signature("chr", 1, 1, _chr))
-register(Signature("btrim", 1, 2, _strings("btrim", T.STRING), literal_args=(1,)))
+register(Signature("btrim", 1, 2, _strings("btrim", T.STRING)))
 def _affix(name: str) -> Callable[[list[pa.DataType]], tuple[pa.DataType, list[pa.DataType]]]:
     """STARTSWITH / ENDSWITH: two STRINGs or two BYTES (as Flink's)."""
 
@@ -94,13 +94,12 @@ def _affix(name: str) -> Callable[[list[pa.DataType]], tuple[pa.DataType, list[p
     return infer
 
 
-register(Signature("starts_with", 2, 2, _affix("startswith"), literal_args=(1,)))
-register(Signature("ends_with", 2, 2, _affix("endswith"), literal_args=(1,)))
-register(Signature("regexp_count", 2, 2, _strings("regexp_count", T.INT), literal_args=(1,)))
-register(Signature("regexp_instr", 2, 2, _strings("regexp_instr", T.INT), literal_args=(1,)))
-register(Signature("regexp_substr", 2, 2, _strings("regexp_substr", T.STRING),
-                   literal_args=(1,)))
-register(Signature("translate", 3, 3, _strings("translate", T.STRING), literal_args=(1, 2)))
+register(Signature("starts_with", 2, 2, _affix("startswith")))
+register(Signature("ends_with", 2, 2, _affix("endswith")))
+register(Signature("regexp_count", 2, 2, _strings("regexp_count", T.INT)))
+register(Signature("regexp_instr", 2, 2, _strings("regexp_instr", T.INT)))
+register(Signature("regexp_substr", 2, 2, _strings("regexp_substr", T.STRING)))
+register(Signature("translate", 3, 3, _strings("translate", T.STRING)))
 register(Signature("overlay", 3, 4, _overlay))
 register(Signature("elt", 2, None, _elt))
 def _to_base64(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
@@ -126,7 +125,7 @@ for _fn in ("from_base64", "url_encode", "url_decode", "md5", "sha1", "sha224",
             "sha256", "sha384", "sha512"):
     register(Signature(_fn, 1, 1, _strings(_fn, T.STRING)))
 register(Signature("sha2", 2, 2, _strings("sha2", T.STRING, (T.INT,), 1)))
-register(Signature("parse_url", 2, 3, _strings("parse_url", T.STRING), literal_args=(1, 2)))
+register(Signature("parse_url", 2, 3, _strings("parse_url", T.STRING)))
 
 # (These replace the signatures of ``sqlengine.functions``, which wanted constant patterns:
 # Flink takes any expression, a NULL one giving NULL.)

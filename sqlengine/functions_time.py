@@ -144,12 +144,11 @@ def _now(t: pa.DataType) -> Inference:
     return lambda types: (t, [])
 
 
-register(Signature("to_timestamp", 1, 2, _parse(T.TIMESTAMP, "to_timestamp"),
-                   literal_args=(1,)))
-register(Signature("to_date", 1, 2, _parse(T.DATE, "to_date"), literal_args=(1,)))
-register(Signature("unix_timestamp", 0, 2, _unix_timestamp, literal_args=(1,)))
-register(Signature("from_unixtime", 1, 2, _from_unixtime, literal_args=(1,)))
-register(Signature("convert_tz", 3, 3, _convert_tz, literal_args=(1, 2)))
+register(Signature("to_timestamp", 1, 2, _parse(T.TIMESTAMP, "to_timestamp")))
+register(Signature("to_date", 1, 2, _parse(T.DATE, "to_date")))
+register(Signature("unix_timestamp", 0, 2, _unix_timestamp))
+register(Signature("from_unixtime", 1, 2, _from_unixtime))
+register(Signature("convert_tz", 3, 3, _convert_tz))
 register(Signature("floor_time", 2, 2, _floor_time("floor"), literal_args=(1,)))
 register(Signature("ceil_time", 2, 2, _floor_time("ceil"), literal_args=(1,)))
 # The clock functions whose value is the session time zone's wall clock, as Flink shows

@@ -495,6 +495,9 @@ REGEXP_EXTRACT_ALL('a1b22', '([a-z])([0-9]+)', 2)
 REGEXP_INSTR('abc123', '[0-9]')
 REGEXP_SUBSTR('abc123def456', '[0-9]+')
 TRANSLATE('abcabc', 'ab', 'xy')
+TRANSLATE('xxa', CAST(NULL AS STRING), 'q')
+TRANSLATE('xxa', 'x', CAST(NULL AS STRING))
+TRANSLATE(CAST(NULL AS STRING), 'x', 'y')
 PRINTF('%d-%s', 1, 'a')
 ELT(2, 'a', 'b', 'c')
 ELT(5, 'a', 'b')
@@ -1089,6 +1092,13 @@ _COLUMN_ARGS = """(VALUES (1, 'Hello, World', 'l', 3, 4, 'H%', 'yyyy-MM-dd'),
  (9, 'aaa', 'a', -9, 2, 'a\\%', 'ss'),
  (10, 'mixed Case', 'e', 12, 12, '%e', 'mm')) AS t(id, s, p, n, m, pat, f)"""
 
+_COLUMN_ARGS_2 = """(VALUES (1, 'a1b22c333', '[0-9]+', 'abc', 'xyz', 'Europe/Berlin', 'yyyy-MM-dd', '2024-03-05', 'a=1;b=2', ';', '='),
+ (2, 'hello world', 'o', 'lo', 'LO', 'America/New_York', 'dd/MM/yyyy', '05/03/2024', 'k:v,x:y', ',', ':'),
+ (3, CAST(NULL AS STRING), 'x', 'a', 'b', 'UTC', 'yyyyMMdd', '20240305', CAST(NULL AS STRING), ',', '='),
+ (4, 'xxx', CAST(NULL AS STRING), CAST(NULL AS STRING), 'q', CAST(NULL AS STRING), CAST(NULL AS STRING), '2024', 'a=b', CAST(NULL AS STRING), '='),
+ (5, 'b', 'b', 'b', 'HOST', 'Asia/Kolkata', 'yyyy', '1999', '', ',', '='),
+ (6, 'a,b,,c', ',', 'a', 'c', 'UTC', 'MM-dd', '12-31', 'x', '=', ',')) AS t(id, s, re, f, tt, tz, fmt, d, m, sep1, sep2)"""
+
 _QUERIES: dict[str, list[str]] = {
     "aggregate": [
         "SELECT g, GROUPING(g) AS gg, COUNT(*) AS n FROM (VALUES ('a', 1), ('a', 2), ('b', 3))"
@@ -1121,6 +1131,14 @@ _QUERIES: dict[str, list[str]] = {
         f" FROM {_COLUMN_ARGS}",
         "SELECT id, DATE_FORMAT(TIMESTAMP '2024-03-05 10:20:30.123', f),"
         f" SUBSTRING(s, POSITION(',' IN s) + 1) FROM {_COLUMN_ARGS}",
+        "SELECT id, REGEXP_COUNT(s, re), REGEXP_INSTR(s, re), REGEXP_SUBSTR(s, re),"
+        f" REGEXP_EXTRACT_ALL(s, re, 0) FROM {_COLUMN_ARGS_2}",
+        "SELECT id, TRANSLATE(s, f, tt), BTRIM(s, f), SPLIT(s, re), STR_TO_MAP(m, sep1, sep2),"
+        f" STARTSWITH(s, f), ENDSWITH(s, tt) FROM {_COLUMN_ARGS_2}",
+        "SELECT id, TO_DATE(d, fmt), TO_TIMESTAMP(d, fmt), UNIX_TIMESTAMP(d, fmt),"
+        f" FROM_UNIXTIME(id * 100000000, fmt) FROM {_COLUMN_ARGS_2}",
+        "SELECT id, CONVERT_TZ('2024-03-05 10:00:00', 'UTC', tz), PARSE_URL("
+        f"'http://x.com/p?a=1&b=2', 'QUERY', f), PARSE_URL('http://x.com/p?a=1', tt) FROM {_COLUMN_ARGS_2}",
     ],
     "value": [
         "SELECT t.r.x, t.r.y FROM (SELECT CAST(ROW(1, 'a') AS ROW<x INT, y STRING>) AS r) AS t",
