@@ -150,6 +150,13 @@ class MatchRecognizeOperator(Operator):
         self.defines: dict[str, tuple[RowFn, list[_Nav]]] = {
             name: self._compile(b) for name, b in defines.items()}
         self.measures = [self._compile(b) for _, b in spec.measures]
+        # The input columns anything reads (the others are kept as None: not converted to
+        # Python values per row, not held in the state; the time is kept apart, in ms)
+        used = set(spec.partition)
+        for b in [*(b for _, b in spec.defines), *(b for _, b in spec.measures)]:
+            used |= {i for i in b.expr.columns() if i < self.width}
+            used |= {i for n in b.navigations if n.expr is not None for i in n.expr.columns()}
+        self.used = sorted(used)
         self.keys: dict[tuple, _Key] = {}
         self.waiting: list[tuple[tuple, int, int, tuple]] = []  # (key, time, seq, row)
         self.seq = 0
@@ -214,14 +221,17 @@ class MatchRecognizeOperator(Operator):
         wm = row_watermarks(batch)
         late = times <= (wm if wm is not None else self.watermark)
         self.late_dropped += int(late.sum())
-        cols = [c.to_pylist() for c in data.columns]
+        blank = [None] * data.num_rows
+        cols = [data.column(i).to_pylist() if i in self.used else blank
+                for i in range(data.num_columns)]
         part = self.spec.partition
-        for i, row in enumerate(zip(*cols)):
-            if late[i]:
-                continue
-            key = tuple(row[p] for p in part)
-            self.waiting.append((key, int(times[i]), self.seq, row))
-            self.seq += 1
+        keys = zip(*(cols[p] for p in part)) if part else ((),) * data.num_rows
+        seq = self.seq
+        for row, key, t, is_late in zip(zip(*cols), keys, times.tolist(), late.tolist()):
+            if not is_late:
+                self.waiting.append((key, t, seq, row))
+                seq += 1
+        self.seq = seq
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
@@ -383,10 +393,14 @@ class MatchRecognizeOperator(Operator):
         if keep is None:
             st.rows.clear()
             st.times.clear()
-        elif len(st.rows) > 64 and min(st.rows) < keep:
-            for r in [r for r in st.rows if r < keep]:
-                del st.rows[r]
-                del st.times[r]
+        elif len(st.rows) > 64:
+            # (rows enter in increasing number and leave from the lowest: the dict's order)
+            while st.rows:
+                first = next(iter(st.rows))
+                if first >= keep:
+                    break
+                del st.rows[first]
+                del st.times[first]
 
     def _measure(self, key: tuple, st: _Key, last: _Node) -> tuple:
         values = list(key)
