@@ -1,5 +1,6 @@
-"""Reading files with bad rows: 1M lines, 1 % of them bad, csv and json, skipped with
-'<format>.ignore-parse-errors' = 'true'; rows kept, rows skipped and the time of each.
+"""Reading files with bad values: 1M lines, 1 % of them holding a value that is no INT, csv
+and json, read with '<format>.ignore-parse-errors' = 'true' (as Flink: the value NULL, the row
+kept); rows kept, rows skipped and the time of each.
 
     python -m bench.bad_rows [--lines 1000000]
 """

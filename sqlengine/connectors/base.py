@@ -11,6 +11,7 @@ source reader and the sink writer; the Spark runtime for an optional Spark reade
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -65,6 +66,24 @@ def decode_metadata(options: dict[str, str]) -> tuple[tuple[str, str, bool], ...
 
 
 _BOOL = ("true", "false")
+_JAVA_ESCAPE = re.compile(r"\\(u+[0-9a-fA-F]{4}|[0-3]?[0-7]{1,2}|[btnfr\"'\\])")
+_JAVA_CHARS = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "'": "'",
+               "\\": "\\"}
+
+
+def java_unescape(value: str) -> str:
+    """``value`` with Java's escapes read (``'\\t'`` a tab, ``'\\u0001'``), as Flink's
+    StringEscapeUtils.unescapeJava reads a delimiter option; any other backslash, a lone one
+    included, is itself."""
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1)
+        if code[0] == "u":
+            return chr(int(code.lstrip("u"), 16))
+        if code[0].isdigit():
+            return chr(int(code, 8))
+        return _JAVA_CHARS[code]
+
+    return _JAVA_ESCAPE.sub(one, value)
 
 
 class Clock(Protocol):
@@ -93,7 +112,7 @@ class OptionSpec:
                 bad = "an integer"
         elif self.kind == "bool" and value.lower() not in _BOOL:
             bad = "'true' or 'false'"
-        elif self.kind == "char" and len(value.encode("utf-8").decode("unicode_escape")) != 1:
+        elif self.kind == "char" and len(java_unescape(value)) != 1:
             bad = "a single character"
         elif self.kind == "enum" and value not in self.choices:
             bad = "one of " + ", ".join(repr(c) for c in self.choices)

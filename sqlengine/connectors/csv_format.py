@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -14,9 +15,10 @@ import pyarrow.csv as pacsv
 
 from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, plain_cast, text_kind
-from sqlengine.connectors.base import ReadStats
+from sqlengine.connectors.base import ReadStats, java_unescape
 from sqlengine.connectors.text_rows import (
     BadValue,
+    bad_values,
     finish,
     line_from_message,
     message_head,
@@ -30,7 +32,7 @@ def opt_char(options: dict[str, str], key: str, default: str | None) -> str | No
     value = options.get(key)
     if value is None:
         return default
-    return value.encode("utf-8").decode("unicode_escape")
+    return java_unescape(value)
 
 
 def csv_quoting(options: dict[str, str]) -> tuple[str | None, str | None]:
@@ -65,25 +67,33 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     if not data.strip():  # (a block of comment lines: Arrow calls an empty input an error)
         return
     bad_rows: list[int] = []
+    # Under ignore-parse-errors a row with too few fields is kept, the missing ones NULL (as
+    # Flink's format); one with too many is skipped.
+    short: list[tuple[int, str]] = []
 
     def on_invalid(row: pacsv.InvalidRow) -> str:
         if not ignore:
             return "error"
-        bad_rows.append(row.number or 0)
+        if row.actual_columns < row.expected_columns and row.number is not None:
+            missing = row.expected_columns - row.actual_columns
+            short.append((row.number, row.text + delimiter * missing))
+        else:
+            bad_rows.append(row.number or 0)
         return "skip"
 
     names = [f.name for f in schema]
+    delimiter = opt_char(options, "csv.field-delimiter", ",") or ","
 
-    def parse(threads: bool) -> pa.Table:
+    def parse(threads: bool, data: bytes = data, handler: Any = on_invalid) -> pa.Table:
         return pacsv.read_csv(
             io.BytesIO(data),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=threads),
             parse_options=pacsv.ParseOptions(
-                delimiter=opt_char(options, "csv.field-delimiter", ","),
+                delimiter=delimiter,
                 quote_char=quote or False,
                 escape_char=escape or False,
                 ignore_empty_lines=True,
-                invalid_row_handler=on_invalid,
+                invalid_row_handler=handler,
             ),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.string() for n in names},
@@ -98,11 +108,14 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             table = parse(threads=True)
         except pa.ArrowInvalid:
             table = None
-        if table is None or bad_rows:
+        if table is None or bad_rows or short:
             # ... but number rows only when parsing alone: a block with a bad row is parsed
             # again, one thread, for the row numbers its error or skipped rows report.
             bad_rows.clear()
+            short.clear()
             table = parse(threads=False)
+        if short:
+            table = _with_short_rows(table, short, bad_rows, parse)
     except pa.ArrowInvalid as e:
         msg = f"{path}: malformed CSV: {message_head(str(e))}"
         row = line_from_message(str(e))  # Arrow numbers records (from 1), not lines
@@ -121,17 +134,44 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             return np.delete(every, [n - 1 for n in bad_rows if 0 < n <= len(every)])
     null_literal = options.get("csv.null-literal")
     converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True,
-                                             columns=columns)
+                                             columns=columns, ignore=ignore)
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
 
 
+def _with_short_rows(table: pa.Table, short: list[tuple[int, str]], skipped: list[int],
+                     parse: Callable[..., pa.Table]) -> pa.Table:
+    """``table`` with the rows that had too few fields (record number, text padded with
+    empty fields) put back in their places."""
+    def rows(texts: list[str]) -> pa.Table | None:
+        try:
+            got = parse(False, "\n".join(texts).encode("utf-8"), None)  # (None: an error)
+        except pa.ArrowInvalid:
+            return None
+        return got if got.num_rows == len(texts) else None
+
+    padded = rows([text for _, text in short])
+    if padded is None:  # (one at a time: a row that still does not parse is skipped)
+        pieces = [(n, rows([text])) for n, text in short]
+        skipped.extend(n for n, got in pieces if got is None)
+        short = [(n, "") for n, got in pieces if got is not None]
+        padded = pa.concat_tables([got for _, got in pieces if got is not None]) \
+            if short else table.slice(0, 0)
+    numbers = [n for n, _ in short]
+    gone = set(numbers) | set(skipped)
+    total = table.num_rows + len(gone)
+    kept = [n for n in range(1, total + 1) if n not in gone]
+    order = np.argsort(np.array(kept + numbers), kind="stable")
+    return pa.concat_tables([table, padded]).take(pa.array(order))
+
+
 def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | None,
-                     empty_is_null: bool, columns: list[int] | None = None
-                     ) -> tuple[pa.Table, np.ndarray, BadValue | None]:
+                     empty_is_null: bool, columns: list[int] | None = None,
+                     ignore: bool = False) -> tuple[pa.Table, np.ndarray, BadValue | None]:
     """Cast string columns to the schema; returns the table, a per-row validity mask and the
     first bad value (row, column, text). A value that does not read as its type (it does not
     look like one, or it is out of its range: INT 99999999999, TINYINT 300, DATE 2020-02-30,
-    DECIMAL(5, 2) 123456.789) makes its row bad, never a silent NULL."""
+    DECIMAL(5, 2) 123456.789) makes its row bad, never a silent NULL; with ``ignore``
+    ('csv.ignore-parse-errors') it is NULL and the row stays, as in Flink's format."""
     ok = np.ones(table.num_rows, dtype=bool)
     first: BadValue | None = None
     arrays = []
@@ -173,8 +213,7 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
             i = int(np.flatnonzero(bad)[0])
             if first is None or i < first[0]:
                 first = (i, f.name, col[i].as_py(), T.type_name(f.type))
-        ok &= ~bad
-        arrays.append(casted)
+        arrays.append(bad_values(casted, bad, ok, ignore))
     keep = pa.array(ok)
     out = [col.filter(keep) if not ok.all() else col for col in arrays]
     return pa.Table.from_arrays(out, schema=schema), ok, first

@@ -20,8 +20,37 @@ import pyarrow.json as pajson
 from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, text_kind
 from sqlengine.connectors.base import ReadStats
-from sqlengine.connectors.text_rows import BadValue, finish, row_lines, valid_utf8
+from sqlengine.connectors.text_rows import BadValue, bad_values, finish, row_lines, valid_utf8
 from sqlengine.errors import ConnectorError, SqlEngineError
+
+
+def _values_or_nulls(chunk: list[tuple[int, bytes]], read_schema: pa.Schema
+                     ) -> pa.Table | None:
+    """``chunk``'s objects (None if a line is not one), each value its column cannot hold
+    NULL (Flink's json format under 'json.ignore-parse-errors')."""
+    try:
+        decode = json.JSONDecoder(parse_float=Decimal).decode
+        objs = [decode(raw.decode("utf-8")) for _, raw in chunk]
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not all(isinstance(o, dict) for o in objs):
+        return None
+    arrays = []
+    for f in read_schema:
+        convert = _converter(f.type)
+        values = []
+        for o in objs:
+            v = o.get(f.name)
+            if isinstance(v, str) and (T.is_numeric(f.type) or pa.types.is_boolean(f.type)):
+                values.append(cast_array(pa.array([v]), f.type, safe=True)[0].as_py())
+                continue
+            try:
+                values.append(None if v is None else pa.scalar(convert(v), f.type).as_py())
+            except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError,
+                    OverflowError, SqlEngineError):
+                values.append(None)
+        arrays.append(pa.array(values, f.type))
+    return pa.Table.from_arrays(arrays, schema=read_schema)
 
 
 def _json_read_type(t: pa.DataType) -> pa.DataType:
@@ -63,7 +92,7 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
                                        first_line)
         else:
             table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line)
-    converted, ok, detail = _convert_text_types(table, schema)
+    converted, ok, detail = _convert_text_types(table, schema, ignore)
     yield from finish(converted, ok, lines, path, ignore, stats, "json", detail)
 
 
@@ -107,7 +136,12 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
                 if table.num_rows != len(chunk):
                     raise pa.ArrowInvalid("a line is not one JSON object")
             except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
-                table = _with_text_values(chunk, read_schema, e)
+                if ignore and _TYPE_CONFLICT.search(str(e)) is not None:
+                    # (a value its column cannot hold is NULL: Flink's format, ignoring
+                    # parse errors; None if a line is no JSON object: the block is split)
+                    table = _values_or_nulls(chunk, read_schema)
+                else:
+                    table = _with_text_values(chunk, read_schema, e)
                 if table is not None:
                     tables.append(table)
                     lines.extend(no for no, _ in chunk)
@@ -274,11 +308,12 @@ def _converter(t: pa.DataType) -> Callable[[object], object]:
     return lambda v: float(v) if type(v) is Decimal else v
 
 
-def _convert_text_types(table: pa.Table, schema: pa.Schema
+def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
                         ) -> tuple[pa.Table, np.ndarray, BadValue | None]:
     """Text values of typed columns (dates, times, decimals written as strings) read as their
     type; one that does not (a malformed or impossible date, 2020-02-30) makes its row bad,
-    never a silent NULL."""
+    never a silent NULL; under 'json.ignore-parse-errors' it is NULL and the row stays (as
+    Flink's format: "fields are set to null in case of errors")."""
     ok = np.ones(table.num_rows, dtype=bool)
     first: BadValue | None = None
     out = []
@@ -305,8 +340,7 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema
                     v = col[i].as_py()
                     text = format(v.normalize(), "f") if isinstance(v, Decimal) else str(v)
                     first = (i, f.name, text, T.type_name(f.type))
-            ok &= ~bad
-            out.append(casted)
+            out.append(bad_values(casted, bad, ok, ignore))
             continue
         kind = text_kind(f.type)
         valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
@@ -321,8 +355,7 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema
             i = int(np.flatnonzero(bad)[0])
             if first is None or i < first[0]:
                 first = (i, f.name, col[i].as_py(), T.type_name(f.type))
-        ok &= ~bad
-        out.append(casted)
+        out.append(bad_values(casted, bad, ok, ignore))
     keep = pa.array(ok)
     out = [c.filter(keep) if not ok.all() else c for c in out]
     return pa.Table.from_arrays(out, schema=schema), ok, first

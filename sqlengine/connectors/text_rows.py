@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sqlengine.connectors.base import ReadStats
 from sqlengine.errors import ConnectorError
@@ -45,6 +46,17 @@ def row_lines(data: bytes, allow_comments: bool, quote: str | None = None,
 
 # The first bad value of a read: (row, column name, its text, the column's type).
 BadValue = tuple[int, str, object, str]
+
+
+def bad_values(casted: pa.Array, bad: np.ndarray, ok: np.ndarray, ignore: bool) -> pa.Array:
+    """``casted`` with its ``bad`` values NULL (ignoring parse errors), or their rows marked
+    not ``ok`` (in place)."""
+    if not bad.any():
+        return casted
+    if ignore:
+        return pc.if_else(pa.array(bad), pa.nulls(len(casted), casted.type), casted)
+    ok &= ~bad
+    return casted
 
 
 def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray | Callable[[], np.ndarray],
