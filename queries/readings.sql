@@ -1,4 +1,5 @@
--- Malformed rows are skipped (and counted) when csv.ignore-parse-errors is set.
+-- A value that does not read as its column's type is NULL, its row kept, when csv.ignore-parse-errors
+-- is set (as Flink: s1 counts its row with "not-a-number", whose celsius is NULL).
 CREATE TABLE readings (sensor STRING, celsius DOUBLE) WITH (
     'connector' = 'filesystem',
     'path' = 'queries/data/readings.csv',
