@@ -24,35 +24,6 @@ from sqlengine.connectors.text_rows import BadValue, bad_values, finish, row_lin
 from sqlengine.errors import ConnectorError, SqlEngineError
 
 
-def _values_or_nulls(chunk: list[tuple[int, bytes]], read_schema: pa.Schema
-                     ) -> pa.Table | None:
-    """``chunk``'s objects (None if a line is not one), each value its column cannot hold
-    NULL (Flink's json format under 'json.ignore-parse-errors')."""
-    try:
-        decode = json.JSONDecoder(parse_float=Decimal).decode
-        objs = [decode(raw.decode("utf-8")) for _, raw in chunk]
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if not all(isinstance(o, dict) for o in objs):
-        return None
-    arrays = []
-    for f in read_schema:
-        convert = _converter(f.type)
-        values = []
-        for o in objs:
-            v = o.get(f.name)
-            if isinstance(v, str) and (T.is_numeric(f.type) or pa.types.is_boolean(f.type)):
-                values.append(cast_array(pa.array([v]), f.type, safe=True)[0].as_py())
-                continue
-            try:
-                values.append(None if v is None else pa.scalar(convert(v), f.type).as_py())
-            except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError,
-                    OverflowError, SqlEngineError):
-                values.append(None)
-        arrays.append(pa.array(values, f.type))
-    return pa.Table.from_arrays(arrays, schema=read_schema)
-
-
 def _json_read_type(t: pa.DataType) -> pa.DataType:
     # Dates and times are read as strings and converted with CAST semantics; a DECIMAL as a
     # wider decimal (JSON numbers and strings both read exactly), rounded to its scale after.
@@ -136,12 +107,7 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
                 if table.num_rows != len(chunk):
                     raise pa.ArrowInvalid("a line is not one JSON object")
             except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
-                if ignore and _TYPE_CONFLICT.search(str(e)) is not None:
-                    # (a value its column cannot hold is NULL: Flink's format, ignoring
-                    # parse errors; None if a line is no JSON object: the block is split)
-                    table = _values_or_nulls(chunk, read_schema)
-                else:
-                    table = _with_text_values(chunk, read_schema, e)
+                table = _with_text_values(chunk, read_schema, e, lenient=ignore)
                 if table is not None:
                     tables.append(table)
                     lines.extend(no for no, _ in chunk)
@@ -176,12 +142,14 @@ _TYPE_CONFLICT = re.compile(r"Column\(/[^)]*\) changed from \w+ to \w+")
 
 
 def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,
-                      error: Exception) -> pa.Table | None:
+                      error: Exception, lenient: bool = False) -> pa.Table | None:
     """The rows of ``chunk`` when Arrow refused them only because a value's JSON type is
     not its column's, where Flink's json format reads it: a STRING column takes any value
     as its JSON text ('1.5', 'true', '["x","y"]'); a number or BOOLEAN column a string
     holding one ("3.25", "true"), read with CAST's rules. Read with Python's json (None
-    when the error is another, or a line is bad for any reason)."""
+    when the error is another, or a line is bad for any reason). ``lenient``
+    ('json.ignore-parse-errors'): a value its column cannot hold is NULL, as in Flink's
+    format (None only when a line is no JSON object)."""
     if _TYPE_CONFLICT.search(str(error)) is None:
         return None
     try:
@@ -196,11 +164,24 @@ def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,
                     any(isinstance(v, str) for v in values):
                 text = pa.array([v if v is None or isinstance(v, str) else _json_text(v)
                                  for v in values], pa.string())
-                arrays.append(cast_array(text, f.type))
+                arrays.append(cast_array(text, f.type, safe=lenient))
             else:
                 convert = _converter(f.type)
+                if lenient:
+                    convert = functools.partial(_or_null, convert, f.type)
                 arrays.append(pa.array([convert(v) for v in values], f.type))
         return pa.Table.from_arrays(arrays, schema=read_schema)
+    except (ValueError, UnicodeDecodeError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError,
+            OverflowError, SqlEngineError):
+        return None
+
+
+def _or_null(convert: Callable[[object], object], t: pa.DataType, value: object) -> object:
+    """``convert(value)`` if column type ``t`` holds it, else None."""
+    if value is None:
+        return None
+    try:
+        return pa.scalar(convert(value), t).as_py()
     except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError,
             SqlEngineError):
         return None
