@@ -34,6 +34,7 @@ class WindowAssignSpec(OperatorSpec):
     # end, window_start the end of its first window still open by the row's watermark (the
     # slice's end for a row on time); see WindowAggregateSpec.slice_size.
     sliced: bool = False
+    zone: str = ""  # windows aligned to this zone's wall clock (see WindowTVF.zone)
 
     def label(self) -> str:
         return f"WindowTableFunction({self.text}{', sliced' if self.sliced else ''})"

@@ -264,6 +264,14 @@ def _round_time(fn: Callable[..., Array]) -> Kernel:
     """FLOOR / CEIL(t TO unit); weeks start on Sunday (as Calcite's); a TIME's CEIL past
     23:00 wraps to midnight."""
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        if len(args) == 3:  # (a TIMESTAMP_LTZ, a unit below a day, the session time zone)
+            from sqlengine.cast import to_local
+
+            t = args[0]
+            local = to_local(t, str(lits[2]))
+            rounded = kernel([local, args[1]], lits[:2], local.type)
+            shift = pc.subtract(rounded.cast(pa.int64()), local.cast(pa.int64()))
+            return pc.add(t.cast(pa.int64()), shift).cast(t.type)
         if str(lits[1]) in YEARS_OF_UNIT:
             return _round_years(args[0], YEARS_OF_UNIT[str(lits[1])], fn is pc.ceil_temporal)
         unit = _ARROW_UNITS[str(lits[1])]

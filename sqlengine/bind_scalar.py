@@ -94,8 +94,16 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
         # Flink reads a TIMESTAMP_LTZ's fields in the session time zone; FLOOR / CEIL give
         # the instant of the rounded wall-clock time.
         local = apply(binder, name, [_local(args[0]), *args[1:]], nodes, node)
-        return make_cast(local, args[0].dtype) if sig.name in ("floor_time", "ceil_time") \
-            else local
+        if sig.name not in ("floor_time", "ceil_time"):
+            return local
+        if isinstance(local, Call) and str(getattr(local.args[1], "value", "")) in _SUB_DAY:
+            # (below a day, the boundary at the value's own offset: in the hour the clocks
+            # pass twice, FLOOR TO HOUR stays in the value's reading of it, as Flink's)
+            from sqlengine.options import session_time_zone
+
+            return Call(sig.name, (args[0], local.args[1], Literal(session_time_zone(),
+                                                                    T.STRING)), args[0].dtype)
+        return make_cast(local, args[0].dtype)
     for pos in sig.literal_args:
         if pos < len(args) and not isinstance(args[pos], Literal):
             raise binder.error(NotSupportedError, f"argument {pos + 1} of {name.upper()} "
@@ -118,6 +126,8 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
             bound = (Literal(session_time_zone(), T.STRING),)
     return Call(sig.name, bound, result)
 
+
+_SUB_DAY = frozenset({"HOUR", "MINUTE", "SECOND", "MILLISECOND"})
 
 # Functions of a TIMESTAMP that read a TIMESTAMP_LTZ in the session time zone (EXTRACT(EPOCH)
 # and the arithmetic take the instant).

@@ -12,10 +12,13 @@ from sqlglot import exp
 from sqlengine.bind_common import ClauseBinder, Relation, requalify
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn
 from sqlengine.bind_interval import interval_literal
+from sqlengine.cast import arrow_zone
 from sqlengine.dialect import TableArg
 from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.options import session_time_zone
 from sqlengine.plan.expressions import ColumnRef
 from sqlengine.plan.nodes import WindowTVF
+from sqlengine.types import is_ltz
 
 GROUP_WINDOWS = ("tumble", "hop", "session")
 
@@ -198,13 +201,26 @@ class WindowBinder(ClauseBinder):
                 raise self.error(BindError, f"{kind.upper()} size must be a multiple of its "
                                  f"{what}", call)
             self._bounded_copies(kind, slide, size, call)
-        plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition, proctime)
+        zone = self._shift_zone(rel.scope.columns[idx], kind, desc)
+        plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition, proctime, zone)
         alias = node.alias or None
         scope = Scope(tuple(
             replace(c, qualifier=alias or c.qualifier) for c in rel.scope.columns) + tuple(
             ScopeColumn(alias, f.name, f.type, f.rowtime)
             for f in plan.schema.fields[len(rel.scope.columns):]))
         return Relation(plan, scope)
+
+    def _shift_zone(self, column: ScopeColumn, kind: str, node: exp.Expression) -> str:
+        """The session time zone when windows over ``column`` are aligned to its wall clock
+        (a TIMESTAMP_LTZ column outside UTC, as Flink's windows are), else ''."""
+        zone = session_time_zone()
+        if not is_ltz(column.type) or arrow_zone(zone) in ("UTC", "+00:00", "-00:00"):
+            return ""
+        if kind == "session":
+            raise self.error(NotSupportedError, f"SESSION windows over the TIMESTAMP_LTZ "
+                             f"column {column.name!r} in session time zone {zone!r} are not "
+                             "supported yet ('table.local-time-zone' = 'UTC' runs them)", node)
+        return zone
 
     def group_window(self, rel: Relation, group_nodes: list[GroupItem],
                      legacy: list[tuple[exp.Expression, str]]
@@ -245,12 +261,14 @@ class WindowBinder(ClauseBinder):
             b = self.exprs.bind(o, rel.scope)
             if isinstance(b, ColumnRef):
                 others.append(b.index)
+        zone = self._shift_zone(rel.scope.columns[idx], kind, args[0])
         tvf = WindowTVF(rel.plan, kind, idx, size, slide, 0,
-                        tuple(others) if kind == "session" else ())
+                        tuple(others) if kind == "session" else (), zone=zone)
         width = len(rel.scope.columns)
-        scope = Scope((*rel.scope.columns, ScopeColumn(None, "window_start", pa.timestamp("ms")),
-                       ScopeColumn(None, "window_end", pa.timestamp("ms")),
-                       ScopeColumn(None, "window_time", pa.timestamp("ms"), True)))
+        start, end, time = tvf.schema.fields[width:]
+        scope = Scope((*rel.scope.columns, ScopeColumn(None, start.name, start.type),
+                       ScopeColumn(None, end.name, end.type),
+                       ScopeColumn(None, time.name, time.type, True)))
         pos = group_nodes.index(g)
         new_nodes: list[GroupItem] = [*group_nodes[:pos], width, width + 1,
                                       *group_nodes[pos + 1:]]

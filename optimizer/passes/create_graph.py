@@ -334,6 +334,12 @@ class _Translator:
                    "need a rowtime column (declare a WATERMARK FOR it) or PROCTIME(); in "
                    "batch mode any TIMESTAMP column can be windowed")
             raise PlanError(msg)
+        if plan.zone and (self.streaming or self.options.get("execution.target") == "spark"):
+            where = "in streaming mode" if self.streaming else "on Spark"
+            msg = (f"windows over the TIMESTAMP_LTZ column {column.name!r} in session time zone "
+                   f"{plan.zone!r} are not supported {where} yet: they run in batch mode on the "
+                   "native runtime, or with 'table.local-time-zone' = 'UTC'")
+            raise NotSupportedError(msg)
         child = self.translate(plan.input)
         if child.op.updating:
             msg = "window table functions need an insert-only input"
@@ -342,7 +348,8 @@ class _Translator:
             schema=plan.schema, window_kind=plan.kind, time_index=plan.time_index,
             size=plan.size, slide=plan.slide, offset=plan.offset, lateness=self.lateness,
             proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "),
-            drop_late=id(plan) in self.windowed_tvfs, sliced=id(plan) in self.sliced_tvfs)
+            drop_late=id(plan) in self.windowed_tvfs, sliced=id(plan) in self.sliced_tvfs,
+            zone=plan.zone)
         assign = PhysicalNode(op, ((child, FORWARD),))
         if not alone:
             return assign

@@ -250,7 +250,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             from sqlengine.runtime.operators.window import WindowAssignOperator
             return WindowAssignOperator(spec.window_kind, spec.time_index, spec.size,
                                         spec.slide, spec.offset, spec.lateness, schema,
-                                        spec.proctime, spec.drop_late, spec.sliced)
+                                        spec.proctime, spec.drop_late, spec.sliced, spec.zone)
         case LocalWindowAggregateSpec():
             from sqlengine.runtime.operators.window_two_phase import LocalWindowAggregateOperator
             return LocalWindowAggregateOperator(spec.keys, spec.aggs, schema)

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import from_local, to_local
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime.elements import (
     MAX_WATERMARK,
@@ -51,8 +52,12 @@ class WindowAssignOperator(Operator):
 
     def __init__(self, kind: str, time_index: int, size: int, slide: int, offset: int,
                  lateness: int, schema: pa.Schema, proctime: bool = False,
-                 drop_late: bool = True, sliced: bool = False) -> None:
+                 drop_late: bool = True, sliced: bool = False, zone: str = "") -> None:
         self.kind = kind
+        # Windows over a TIMESTAMP_LTZ column aligned to this zone's wall clock (batch mode:
+        # see WindowTVF.zone); the window columns are its wall-clock times, window_time the
+        # instant of end - 1 ms.
+        self.zone = zone
         # HOP into a slicing aggregate: a row's window columns are its slide-long slice's,
         # and it is late when the last window holding it has fired.
         self.sliced = sliced
@@ -90,6 +95,8 @@ class WindowAssignOperator(Operator):
                 return []
         data = data_part(batch)
         ts = millis(data.column(self.time_index))
+        if self.zone:
+            ts = millis(to_local(pa.array(ts, pa.timestamp("ms", tz="UTC")), self.zone))
         row_wm = row_watermarks(batch) if not self.proctime else None
         if row_wm is None:
             row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
@@ -115,10 +122,16 @@ class WindowAssignOperator(Operator):
         out = data.take(pa.array(rows))
         start = pa.array(windows.start[keep], _TS)
         end = pa.array(windows.end[keep], _TS)
-        time = pa.array(windows.end[keep] - 1, _TS)
-        arrays = [*out.columns, start, end, time]
+        arrays = [*out.columns, start, end, self._window_time(windows.end[keep] - 1)]
         result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         return [with_meta(result, row_wm[rows])]
+
+    def _window_time(self, last: np.ndarray) -> pa.Array:
+        """window_time: the window's last millisecond (as the zone's wall clock reads it,
+        an instant, with Java's reading of a time the clocks skip or pass twice)."""
+        if not self.zone:
+            return pa.array(last, _TS)
+        return from_local(pa.array(last, _TS), self.zone).cast(pa.timestamp("ms", tz="UTC"))
 
     def _assign_slices(self, data: pa.RecordBatch, ts: np.ndarray, row_wm: np.ndarray
                        ) -> list[pa.RecordBatch]:
@@ -141,7 +154,7 @@ class WindowAssignOperator(Operator):
             return []
         out = data.take(pa.array(rows)) if len(rows) < len(ts) else data
         arrays = [*out.columns, pa.array(first[rows], _TS), pa.array(ends[rows], _TS),
-                  pa.array(ends[rows] - 1, _TS)]
+                  self._window_time(ends[rows] - 1)]
         result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         return [with_meta(result, row_wm[rows])]
 

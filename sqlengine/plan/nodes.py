@@ -542,12 +542,17 @@ class WindowTVF(UnaryPlan):
     offset: int = 0
     partition_keys: tuple[int, ...] = ()  # SESSION ... PARTITION BY
     proctime: bool = False  # windows over processing time (fired by the wall clock)
+    # The session time zone of windows over a TIMESTAMP_LTZ column outside UTC (Flink's
+    # shift time zone): windows are aligned to its wall clock, window_start and window_end
+    # are its wall-clock TIMESTAMPs and window_time the TIMESTAMP_LTZ instant of end - 1 ms.
+    zone: str = ""
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         t = pa.timestamp("ms")
         extra = (Field("window_start", t, False), Field("window_end", t, False),
-                 Field("window_time", t, False, True))
+                 Field("window_time", pa.timestamp("ms", tz="UTC") if self.zone else t, False,
+                       True))
         object.__setattr__(self, "schema", Schema(self.input.schema.fields + extra))
 
     def explain_label(self) -> str:
@@ -560,6 +565,8 @@ class WindowTVF(UnaryPlan):
         if self.partition_keys:
             names = [self.input.schema.fields[i].name for i in self.partition_keys]
             part = f" PARTITION BY {', '.join(names)}"
+        if self.zone:
+            args.append(f"zone={self.zone}")
         return f"WindowTVF: {self.kind.upper()}({ts}{part}, {', '.join(args)})"
 
 

@@ -1,0 +1,164 @@
+"""Windows over a TIMESTAMP_LTZ column follow the session time zone's wall clock, as Flink's
+do ('table.local-time-zone'): a day is the zone's day, window_start and window_end are its
+wall-clock TIMESTAMPs and window_time is the TIMESTAMP_LTZ instant of window_end - 1 ms.
+The expected windows come from Python's zoneinfo, row by row; PyFlink 2.3 gives the same
+counts on these instants (TUMBLE 1 DAY in Europe/Berlin: 2, 6, 4 and 6 rows)."""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import zoneinfo
+from collections.abc import Iterator
+
+import pyarrow as pa
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+UTC = dt.UTC
+
+
+def _instants() -> list[dt.datetime]:
+    """Rows around both of Berlin's 2023 clock changes (26 March, 29 October) and around
+    local midnights, 23 to 37 minutes apart."""
+    fall = [dt.datetime(2023, 10, 28, 20, 0, tzinfo=UTC) + dt.timedelta(minutes=37 * i)
+            for i in range(14)]
+    spring = [dt.datetime(2023, 3, 25, 21, 40, tzinfo=UTC) + dt.timedelta(minutes=23 * i)
+              for i in range(12)]
+    return fall + spring
+
+
+@pytest.fixture
+def s() -> Iterator[sqlengine.Session]:
+    session = sqlengine.connect({"execution.runtime-mode": "batch"})
+    times = _instants()
+    session.register("raw", pa.table({
+        "id": pa.array(range(len(times)), pa.int64()),
+        "v": pa.array([3 * i for i in range(len(times))], pa.int64()),
+        "ms": pa.array([int(t.timestamp() * 1000) for t in times], pa.int64())}))
+    session.execute("CREATE VIEW ev AS SELECT id, v, TO_TIMESTAMP_LTZ(ms, 3) AS lts FROM raw")
+    yield session
+    session.close()
+
+
+def _floor(local: dt.datetime, size: dt.timedelta) -> dt.datetime:
+    """The start of the wall-clock window of ``size`` (a whole divisor of a day) holding
+    ``local``, counted from the local midnight."""
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return midnight + (local - midnight) // size * size
+
+
+def _expected(zone: str, size: dt.timedelta, slide: dt.timedelta | None = None
+              ) -> collections.Counter:
+    z = zoneinfo.ZoneInfo(zone)
+    got: collections.Counter = collections.Counter()
+    for t in _instants():
+        local = t.astimezone(z).replace(tzinfo=None)
+        step = slide or size
+        last = _floor(local, step)
+        for k in range(size // step):
+            start = last - k * step
+            got[(start, start + size)] += 1
+    return got
+
+
+def _windows(s: sqlengine.Session, zone: str, tvf: str) -> collections.Counter:
+    s.execute(f"SET 'table.local-time-zone' = '{zone}'")
+    rows = s.sql(f"SELECT window_start, window_end, COUNT(*) AS n FROM TABLE({tvf}) "
+                 "GROUP BY window_start, window_end").collect().to_pylist()
+    return collections.Counter({(r["window_start"], r["window_end"]): r["n"] for r in rows})
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Shanghai", "America/New_York",
+                                  "Asia/Kolkata", "GMT+05:45"])
+def test_tumble_days_and_hours_are_the_session_zones(s: sqlengine.Session, zone: str) -> None:
+    py_zone = zone.replace("GMT+05:45", "Asia/Kathmandu")
+    for size, text in ((dt.timedelta(days=1), "1' DAY"), (dt.timedelta(hours=1), "1' HOUR"),
+                       (dt.timedelta(hours=3), "3' HOUR")):
+        got = _windows(s, zone, f"TUMBLE(TABLE ev, DESCRIPTOR(lts), INTERVAL '{text})")
+        assert got == _expected(py_zone, size), (zone, text)
+
+
+def test_hop_and_cumulate_follow_the_zones_clock(s: sqlengine.Session) -> None:
+    got = _windows(s, "Europe/Berlin",
+                   "HOP(TABLE ev, DESCRIPTOR(lts), INTERVAL '1' HOUR, INTERVAL '2' HOUR)")
+    assert got == _expected("Europe/Berlin", dt.timedelta(hours=2), dt.timedelta(hours=1))
+    cumulated = _windows(s, "Europe/Berlin", "CUMULATE(TABLE ev, DESCRIPTOR(lts), "
+                         "INTERVAL '6' HOUR, INTERVAL '1' DAY)")
+    z = zoneinfo.ZoneInfo("Europe/Berlin")
+    want: collections.Counter = collections.Counter()
+    for t in _instants():
+        local = t.astimezone(z).replace(tzinfo=None)
+        day = _floor(local, dt.timedelta(days=1))
+        for k in range(1, 5):
+            if day + k * dt.timedelta(hours=6) > local:
+                want[(day, day + k * dt.timedelta(hours=6))] += 1
+    assert cumulated == want
+
+
+def test_window_time_is_the_instant_of_the_windows_last_millisecond(
+        s: sqlengine.Session) -> None:
+    s.execute("SET 'table.local-time-zone' = 'Europe/Berlin'")
+    q = s.sql("SELECT id, window_start, window_end, window_time FROM TABLE(TUMBLE(TABLE ev, "
+              "DESCRIPTOR(lts), INTERVAL '1' DAY))")
+    assert q.schema.field("window_start").type == pa.timestamp("ms")
+    assert q.schema.field("window_time").type == pa.timestamp("ms", tz="UTC")
+    z = zoneinfo.ZoneInfo("Europe/Berlin")
+    for r in q.collect().to_pylist():
+        last = (r["window_end"] - dt.timedelta(milliseconds=1)).replace(tzinfo=z)
+        assert r["window_time"] == last.astimezone(UTC), r
+    # 29 October 2023 has 25 hours in Berlin: its day window is 00:00 CEST to 00:00 CET
+    day = s.sql("SELECT MIN(window_time) AS v FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(lts), "
+                "INTERVAL '1' DAY)) WHERE window_start = TIMESTAMP '2023-10-29 00:00:00'")
+    assert day.collect().to_pylist()[0]["v"] == dt.datetime(2023, 10, 29, 22, 59, 59, 999000,
+                                                            tzinfo=UTC)
+
+
+def test_group_windows_and_the_tvf_agree(s: sqlengine.Session) -> None:
+    s.execute("SET 'table.local-time-zone' = 'Asia/Shanghai'")
+    legacy = s.sql("SELECT TUMBLE_START(lts, INTERVAL '1' DAY) AS ws, "
+                   "TUMBLE_END(lts, INTERVAL '1' DAY) AS we, COUNT(*) AS n FROM ev "
+                   "GROUP BY TUMBLE(lts, INTERVAL '1' DAY)").collect().to_pylist()
+    got = collections.Counter({(r["ws"], r["we"]): r["n"] for r in legacy})
+    assert got == _expected("Asia/Shanghai", dt.timedelta(days=1))
+
+
+def test_utc_keeps_timestamp_windows(s: sqlengine.Session) -> None:
+    got = _windows(s, "UTC", "TUMBLE(TABLE ev, DESCRIPTOR(lts), INTERVAL '1' DAY)")
+    assert got == _expected("UTC", dt.timedelta(days=1))
+    q = s.sql("SELECT window_time FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(lts), "
+              "INTERVAL '1' DAY))")
+    assert q.schema.field("window_time").type == pa.timestamp("ms")
+
+
+def test_what_is_not_supported_is_refused_by_name(s: sqlengine.Session) -> None:
+    s.execute("SET 'table.local-time-zone' = 'Europe/Berlin'")
+    with pytest.raises(SqlEngineError, match=r"SESSION windows over the TIMESTAMP_LTZ column "
+                                             r"'lts' in session time zone 'Europe/Berlin'"):
+        s.sql("SELECT COUNT(*) FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(lts), "
+              "INTERVAL '1' HOUR)) GROUP BY window_start, window_end").collect()
+    st = sqlengine.connect({"execution.runtime-mode": "streaming",
+                            "table.local-time-zone": "Europe/Berlin"})
+    st.execute("CREATE TABLE e (ms BIGINT, lts TIMESTAMP_LTZ(3), "
+               "WATERMARK FOR lts AS lts - INTERVAL '1' SECOND) "
+               "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
+    with pytest.raises(SqlEngineError, match=r"not supported in streaming mode yet"):
+        st.sql("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(lts), "
+               "INTERVAL '1' DAY)) GROUP BY window_start, window_end").collect()
+    st.close()
+
+
+def test_floor_to_hour_keeps_the_values_own_reading_of_a_repeated_hour(
+        s: sqlengine.Session) -> None:
+    """01:30 UTC on 29 October 2023 is 02:30 CET, the second 02:30 of Berlin's night: its
+    hour starts at 01:00 UTC (02:00 CET), not at the first 02:00 (00:00 UTC), as Flink's."""
+    s.execute("SET 'table.local-time-zone' = 'Europe/Berlin'")
+    got = s.sql("SELECT FLOOR(TO_TIMESTAMP_LTZ(1698543000000, 3) TO HOUR) AS f, "
+                "CEIL(TO_TIMESTAMP_LTZ(1698539940000, 3) TO HOUR) AS c, "
+                "FLOOR(TO_TIMESTAMP_LTZ(1698543000000, 3) TO DAY) AS d").collect().to_pylist()[0]
+    assert got["f"] == dt.datetime(2023, 10, 29, 1, 0, tzinfo=UTC)
+    # 00:39 UTC is 02:39 CEST: the next hour boundary is 01:00 UTC (02:00 CET)
+    assert got["c"] == dt.datetime(2023, 10, 29, 1, 0, tzinfo=UTC)
+    assert got["d"] == dt.datetime(2023, 10, 28, 22, 0, tzinfo=UTC)  # Berlin's midnight
