@@ -12,6 +12,7 @@ from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError, FailedRows
 from sqlengine.functions_time import WALL_CLOCK
 from sqlengine.plan.expressions import (
+    ROWTIME,
     Call,
     Case,
     Cast,
@@ -76,6 +77,8 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
         return batch.column(expr.index)
     if isinstance(expr, Literal):
         return literal_array(expr, n)
+    if isinstance(expr, Call) and expr.name == ROWTIME:  # (a rowtime mark: its value)
+        return _eval(expr.args[0], batch, n, memo)
     if isinstance(expr, Call) and expr.name == "current_watermark":
         return _current_watermark(batch, n)
     if isinstance(expr, Call) and expr.name == "proctime":

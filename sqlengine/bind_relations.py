@@ -20,6 +20,7 @@ from sqlengine.bind_common import (
     scope_of,
     unread_clause,
 )
+from sqlengine.bind_computed import computed_columns, source_watermark
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.bind_hints import no_hint, with_hint
 from sqlengine.bind_lateral import is_lateral_subquery, lateral_join
@@ -61,7 +62,7 @@ from sqlengine.plan.nodes import (
 from sqlengine.plan.subquery import SubqueryExpr, has_subquery, outer_refs
 
 if TYPE_CHECKING:
-    from sqlengine.catalog import TableDef
+    pass
 
 _MAX_VIEW_DEPTH = 32
 # The JOIN clauses binding reads (sqlglot's argument names); any other is refused.
@@ -249,39 +250,21 @@ class RelationBinder(ClauseBinder):
             near = [n for n in names if n.lower().startswith(name.lower()[:3])]
             hint = f"; known tables: {', '.join(near[:5])}" if near else ""
             raise self.error(BindError, f"unknown table {name!r}{hint}", node)
-        watermark = None
-        if table.watermark is not None:
-            col, node_wm = table.watermark
-            table_scope = scope_of(Scan(SourceSpec(table.name, "", (), True), table.schema),
-                                   None)
-            wm_expr = self._detached().bind(node_wm, table_scope)
-            wm_index = table_scope.resolve(col, None)
-            if wm_index is None:
-                raise self.error(BindError, f"unknown WATERMARK column {col!r}", node)
-            watermark = (wm_index, wm_expr)
+        detached = self._detached()
+        watermark, rowtime_expr = source_watermark(table, detached)
         hint = node.meta.get(hints.META_KEY) if isinstance(node, exp.Table) else None
         if hint is not None:
             table = with_hint(table, hint, self.binder.catalog, self.binder.script)
         spec = SourceSpec(table.name, table.connector, table.options, is_bounded(table),
-                          watermark, connectors.is_changelog(table))
+                          watermark, connectors.is_changelog(table), rowtime_expr)
         plan: LogicalPlan = Scan(spec, table.schema)
         if table.computed:
-            plan = self._computed_columns(table, plan)
+            plan = computed_columns(table, plan, detached, rowtime_expr is not None)
         return Relation(plan, scope_of(plan, alias))
 
     def _detached(self) -> ExprBinder:
         """An expression binder for table definitions (no parameters, no intercepts)."""
         return ExprBinder(self.binder.query_text, self.binder.script, None, None)
-
-    def _computed_columns(self, table: TableDef, plan: LogicalPlan) -> LogicalPlan:
-        scope = scope_of(plan, None)
-        fields = plan.schema.fields
-        exprs: list[Expr] = [ColumnRef(i, f.name, f.type) for i, f in enumerate(fields)]
-        names = [f.name for f in fields]
-        for name, node in table.computed:
-            exprs.append(self._detached().bind(node, scope))
-            names.append(name)
-        return Project(plan, tuple(exprs), tuple(names))
 
     def rename(self, rel: Relation, alias: str | None, cols: list[str],
                node: exp.Expression) -> Relation:

@@ -79,29 +79,39 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
         fields.append(Field(col.name, t, col.nullable))
     scope = Scope(tuple(ScopeColumn(None, f.name, f.type) for f in fields))
     computed = []
+    computed_types = []
     for col in stmt.columns:
         if col.expr is not None:
             node = parse_expression(col.expr, script)
-            ExprBinder(col.expr, script, None, None).bind(node, scope)  # validate now
+            typed = ExprBinder(col.expr, script, None, None).bind(node, scope)  # validate now
             computed.append((col.name, node))
+            computed_types.append(ScopeColumn(None, col.name, typed.dtype,
+                                              proctime=getattr(typed, "name", "") == "proctime"))
     watermark = None
     if stmt.watermark is not None:
         wm = stmt.watermark
-        idx = scope.resolve(wm.column, None)
+        # (the rowtime may be a computed column: 'ts AS TO_TIMESTAMP_LTZ(ms, 3)')
+        wm_scope = Scope(scope.columns + tuple(computed_types))
+        idx = wm_scope.resolve(wm.column, None)
         if idx is None:
             raise BindError(f"WATERMARK FOR names unknown column {wm.column!r}",
                             span=Span.from_offset(script, wm.offset), sql=script)
-        if not pa.types.is_timestamp(fields[idx].type):
+        if wm_scope.columns[idx].proctime:
+            raise BindError(f"WATERMARK FOR column {wm.column!r}: a PROCTIME() column is a "
+                            "processing-time attribute and cannot be a rowtime attribute",
+                            span=Span.from_offset(script, wm.offset), sql=script)
+        if not pa.types.is_timestamp(wm_scope.columns[idx].type):
             raise BindError(f"WATERMARK FOR column {wm.column!r} must be TIMESTAMP(3), got "
-                            f"{T.type_name(fields[idx].type)}",
+                            f"{T.type_name(wm_scope.columns[idx].type)}",
                             span=Span.from_offset(script, wm.offset), sql=script)
         node = parse_expression(wm.expr, script)
-        bound = ExprBinder(wm.expr, script, None, None).bind(node, scope)
+        bound = ExprBinder(wm.expr, script, None, None).bind(node, wm_scope)
         if not pa.types.is_timestamp(bound.dtype):
             raise BindError(f"the watermark expression must be a TIMESTAMP, got "
                             f"{T.type_name(bound.dtype)}",
                             span=Span.from_offset(script, wm.expr.offset), sql=script)
-        fields[idx] = Field(fields[idx].name, fields[idx].type, fields[idx].nullable, True)
+        if idx < len(fields):
+            fields[idx] = Field(fields[idx].name, fields[idx].type, fields[idx].nullable, True)
         watermark = (wm.column, node)
     schema = Schema(tuple(fields))
     options = dict(stmt.options)

@@ -116,6 +116,11 @@ class _Translator:
                            f"({plan.source.option('format')}), which batch mode cannot "
                            "consume (set 'execution.runtime-mode' = 'streaming')")
                     raise PlanError(msg)
+                if self.streaming and plan.source.rowtime_expr is not None and \
+                        self.options.get("execution.target") == "spark":
+                    msg = (f"table {plan.source.table!r}: a WATERMARK FOR a computed column "
+                           "is not supported on Spark yet (declare it for a physical column)")
+                    raise NotSupportedError(msg)
                 return PhysicalNode(TableScanSpec(
                     schema=plan.schema, chain_strategy=ChainStrategy.HEAD,
                     updating=plan.source.changelog,

@@ -117,7 +117,9 @@ class SourceOperator(Operator):
             cols |= f.columns()
         if self.event_time and self.source.watermark is not None:
             col, expr = self.source.watermark
-            cols |= {col} | expr.columns()
+            cols |= expr.columns() | ({col} if col >= 0 else set())
+            if self.source.rowtime_expr is not None:
+                cols |= self.source.rowtime_expr.columns()
         return sorted(cols)
 
     def _raw(self) -> Iterator[object]:
@@ -166,14 +168,16 @@ class SourceOperator(Operator):
         if self.source.watermark is None:  # (event time is off without a WATERMARK)
             return np.full(batch.num_rows, self.watermark, dtype=np.int64)
         col, expr = self.source.watermark
-        times = batch.column(col)
+        rowtime = self.source.rowtime_expr  # (a computed rowtime column)
+        times = batch.column(col) if rowtime is None else evaluate(rowtime, batch)
         if getattr(self, "explicit", False):
             # Watermarks come as elements between batches (a TestStream): every row of a
             # batch sees the watermark in effect when the batch arrived.
             return np.full(batch.num_rows, self.watermark, dtype=np.int64)
         if times.null_count:
+            name = batch.schema.names[col] if rowtime is None else rowtime.sql()
             msg = (f"table {self.source.table!r}: the rowtime column "
-                   f"{batch.schema.names[col]!r} is NULL in {times.null_count} row(s)")
+                   f"{name!r} is NULL in {times.null_count} row(s)")
             raise ExecutionError(msg)
         marks = evaluate(expr, batch).cast(pa.timestamp("ms")).cast(pa.int64())
         values = marks.to_numpy(zero_copy_only=False)

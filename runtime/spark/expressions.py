@@ -11,7 +11,7 @@ import re
 import pyarrow as pa
 
 from sqlengine import types as T
-from sqlengine.plan.expressions import Call, Case, Cast, ColumnRef, Expr, InList, Literal
+from sqlengine.plan.expressions import ROWTIME, Call, Case, Cast, ColumnRef, Expr, InList, Literal
 
 
 def spark_type(t: pa.DataType) -> str:
@@ -135,6 +135,8 @@ def _positive(e: Expr, least: int = 1) -> bool:
 
 def _call(e: Call, k: list[str]) -> str | None:
     name, t = e.name, e.type
+    if name == ROWTIME:  # (a computed rowtime column's mark: its value)
+        return k[0]
     if name.startswith("py:"):
         return None  # our kernel calls it in mapInArrow (the function shipped with the plan)
     out = spark_type(t)

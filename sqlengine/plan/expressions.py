@@ -97,6 +97,8 @@ class Call(Expr):
         return replace(self, args=children)
 
     def sql(self) -> str:
+        if self.name == ROWTIME:
+            return self.args[0].sql()
         if self.name in INFIX and len(self.args) == 2:
             return f"({self.args[0].sql()} {INFIX[self.name]} {self.args[1].sql()})"
         if self.name == "not":
@@ -342,6 +344,11 @@ def conjunction(parts: list[Expr]) -> Expr | None:
 
 # Functions whose value depends on when they run, or that draw random numbers (never folded
 # to a constant, never shared between two calls).
+# The computed column a WATERMARK is declared for ('ts AS TO_TIMESTAMP_LTZ(ms, 3)'): its
+# expression wrapped in this call, which marks a projection's column as a rowtime attribute
+# (as a PROCTIME() call marks one as processing time) and evaluates to its argument.
+ROWTIME = "$rowtime"
+
 VOLATILE = frozenset({"proctime", "rand", "rand_integer", "uuid", "current_timestamp",
                       "localtimestamp", "current_date", "current_row_timestamp",
                       "unix_timestamp"})

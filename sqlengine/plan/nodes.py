@@ -55,6 +55,9 @@ class SourceSpec:
     # WATERMARK FOR: the rowtime column's position in the table and the bound expression.
     watermark: tuple[int, Expr] | None = None
     changelog: bool = False  # it reads +I / -U / +U / -D rows (a CDC format)
+    # A WATERMARK FOR a computed column: its expression over the table's columns (the
+    # watermark's own is inlined too), and -1 as the watermark's column position.
+    rowtime_expr: Expr | None = None
 
     def option(self, key: str, default: str | None = None) -> str | None:
         return dict(self.options).get(key, default)
@@ -185,10 +188,11 @@ class Project(UnaryPlan):
             raise PlanError("projection needs one name per expression")
         in_fields = self.input.schema.fields
         fields = []
-        from sqlengine.plan.expressions import Call, ColumnRef
+        from sqlengine.plan.expressions import ROWTIME, Call, ColumnRef
 
         for e, n in zip(self.exprs, self.names):
-            rowtime = isinstance(e, ColumnRef) and in_fields[e.index].rowtime
+            rowtime = (isinstance(e, ColumnRef) and in_fields[e.index].rowtime) or (
+                isinstance(e, Call) and e.name == ROWTIME)
             proctime = (isinstance(e, ColumnRef) and in_fields[e.index].proctime) or (
                 isinstance(e, Call) and e.name == "proctime")
             fields.append(Field(n, e.dtype, True, rowtime, proctime))
