@@ -61,6 +61,7 @@ class WindowAggregateSpec(OperatorSpec):
     # The global phase of a two-phase window aggregation: its input is the partial rows of
     # a LocalWindowAggregate (keys k0.., the partials, the rows they count), not rows.
     merges_partials: bool = False
+    zone: str = ""  # windows of this zone's wall clock fire by it (see WindowTVF.zone)
 
     def label(self) -> str:
         sliced = f", slices of {self.slice_step} ms" if self.slice_step else ""
@@ -148,6 +149,7 @@ class WindowTopNSpec(OperatorSpec):
     # What the exchange before it hashes: the partition keys but the window's bounds (a
     # rescaled restore splits its rows by them).
     exchange_keys: tuple[Expr, ...] = ()
+    zone: str = ""  # windows of this zone's wall clock fire by it (see WindowTVF.zone)
 
     def label(self) -> str:
         if self.keep:
@@ -184,6 +186,7 @@ class WindowJoinSpec(OperatorSpec):
     condition: Expr | None
     left_width: int
     end_indexes: tuple[int, int]  # the window_end column of each input
+    zone: str = ""  # windows of this zone's wall clock fire by it (see WindowTVF.zone)
 
     def label(self) -> str:
         return f"WindowJoin({self.join_kind})"

@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+
+_HOUR = 3_600_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,25 @@ def assign(kind: str, ts: np.ndarray, size: int, slide: int, offset: int) -> Ass
     if kind == "cumulate":
         return cumulate(ts, slide, size, offset)
     return Assigned(np.arange(len(ts)), ts.copy(), ts + size)
+
+
+def fire_times(ends: np.ndarray, zone: str = "") -> np.ndarray:
+    """When windows ending at ``ends`` fire: once the watermark reaches end - 1 ms. Windows
+    of a zone's wall clock (over a TIMESTAMP_LTZ column, see WindowTVF.zone) fire at the
+    instant that clock shows end - 1 ms, as Flink's TimeWindowUtil.toEpochMillsForTimer
+    reads it: in the hour the clocks pass twice, its later reading; in the hour they skip,
+    the instant they jump."""
+    last = ends - 1
+    if not zone:
+        return last
+    from sqlengine.cast import from_local
+
+    def instants(local: np.ndarray) -> np.ndarray:
+        arr = from_local(pa.array(local, pa.timestamp("ms")), zone)
+        return arr.cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+    t1, t2 = instants(last), instants(last + _HOUR)
+    return np.where(t1 == t2, t1 - t1 % _HOUR, np.where(t2 - t1 > _HOUR, t1 + _HOUR, t1))
 
 
 def sessions(keys_sorted_change: np.ndarray, ts_sorted: np.ndarray, gap: int

@@ -30,6 +30,7 @@ from sqlengine.bind_grouping import (
     has_grouping_sets,
 )
 from sqlengine.bind_reduce import is_reducible, reduce_variance
+from sqlengine.bind_scalar import make_cast
 from sqlengine.bind_select import SelectItem
 from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
@@ -117,7 +118,9 @@ class AggregateBinder(ClauseBinder):
                 ref = ColumnRef(pos, key_names[pos], keys[pos].dtype)
                 if aux == "rowtime":  # TUMBLE_ROWTIME: the window's last millisecond
                     one_ms = Literal(dt.timedelta(milliseconds=1), pa.duration("ms"))
-                    return Call("subtract", (ref, one_ms), ref.dtype)
+                    last = Call("subtract", (ref, one_ms), ref.dtype)
+                    # (of a zone's wall clock: its instant, see WindowTVF.zone)
+                    return make_cast(last, T.ltz_type(3)) if "zoned" in window_aux else last
                 return ref
             for i, g in enumerate(group_nodes):
                 if not isinstance(g, int) and n == g:

@@ -273,4 +273,6 @@ class WindowBinder(ClauseBinder):
         new_nodes: list[GroupItem] = [*group_nodes[:pos], width, width + 1,
                                       *group_nodes[pos + 1:]]
         aux = {"start": pos, "end": pos + 1, "rowtime": pos + 1}
+        if zone:
+            aux["zoned"] = 1
         return Relation(tvf, scope), new_nodes, aux

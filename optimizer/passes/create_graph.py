@@ -339,11 +339,10 @@ class _Translator:
                    "need a rowtime column (declare a WATERMARK FOR it) or PROCTIME(); in "
                    "batch mode any TIMESTAMP column can be windowed")
             raise PlanError(msg)
-        if plan.zone and (self.streaming or self.options.get("execution.target") == "spark"):
-            where = "in streaming mode" if self.streaming else "on Spark"
+        if plan.zone and self.options.get("execution.target") == "spark":
             msg = (f"windows over the TIMESTAMP_LTZ column {column.name!r} in session time zone "
-                   f"{plan.zone!r} are not supported {where} yet: they run in batch mode on the "
-                   "native runtime, or with 'table.local-time-zone' = 'UTC'")
+                   f"{plan.zone!r} are not supported on Spark yet: they run on the native "
+                   "runtime, or with 'table.local-time-zone' = 'UTC'")
             raise NotSupportedError(msg)
         child = self.translate(plan.input)
         if child.op.updating:
@@ -402,8 +401,9 @@ class _Translator:
         else:
             # (Spark's window operators take the windows whole; a TVF read by another node
             # too must give its rows their windows)
+            # (slices of a zone's wall clock would not be of one length in instants)
             sliced = self.lateness == 0 and self.options.get("execution.target") != "spark" \
-                and _sliceable(plan, tvf, window_pos, self.consumers)
+                and not tvf.zone and _sliceable(plan, tvf, window_pos, self.consumers)
             if sliced:
                 self.sliced_tvfs.add(id(tvf))
             child = self.translate(plan.input)
@@ -411,7 +411,8 @@ class _Translator:
                 schema=plan.schema, updating=self.lateness > 0, keys=plan.keys, aggs=plan.aggs,
                 key_names=plan.key_names, start_pos=start_pos, end_pos=end_pos,
                 lateness=self.lateness, proctime=tvf.proctime,
-                slice_size=tvf.size if sliced else 0, slice_step=tvf.slide if sliced else 0)
+                slice_size=tvf.size if sliced else 0, slice_step=tvf.slide if sliced else 0,
+                zone=tvf.zone)
         return PhysicalNode(op, ((child, exchange),))
 
     def _rank(self, plan: N.Rank) -> PhysicalNode:
@@ -451,7 +452,7 @@ class _Translator:
                 schema=plan.schema, partition=plan.partition, order=plan.order,
                 limit=plan.limit, text=text, end_index=found["window_end"][0],
                 keep=dedup[0] if dedup is not None and dedup[1] == "ROWTIME" else "",
-                exchange_keys=others)
+                exchange_keys=others, zone=found["window_end"][1].zone)
             return PhysicalNode(window_op, ((child, exchange),))
         if plan.limit is None and self.streaming:
             from sqlengine.optimizer.analysis import unbounded_sources
@@ -500,7 +501,8 @@ class _Translator:
             window_op = WindowJoinSpec(
                 schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,
                 right_keys=plan.right_keys, condition=plan.condition,
-                left_width=len(plan.left.schema), end_indexes=windows)
+                left_width=len(plan.left.schema), end_indexes=windows,
+                zone=_join_zone(plan, windows))
             return PhysicalNode(window_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
         bounds = interval_bounds(plan) if timed else None
@@ -662,6 +664,19 @@ def _walk(plan: N.LogicalPlan) -> list[N.LogicalPlan]:
         out.append(node)
         stack.extend(node.children())
     return out
+
+
+def _join_zone(plan: N.Join, ends: tuple[int, int]) -> str:
+    """The wall-clock zone of a window join's windows (see WindowTVF.zone): both sides'."""
+    zones = []
+    for side, end in zip((plan.left, plan.right), ends):
+        hit = trace_window_column(side, end)
+        zones.append(hit[0].zone if hit is not None else "")
+    if zones[0] != zones[1]:
+        msg = ("a window join of windows over a TIMESTAMP_LTZ column with windows over a "
+               "TIMESTAMP column outside UTC is not supported: their days are not the same")
+        raise NotSupportedError(msg)
+    return zones[0]
 
 
 def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str] | None:

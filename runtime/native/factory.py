@@ -266,6 +266,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                 spec.start_pos, spec.slice_size, spec.slice_step)
             op.partition_keys = [f"k{i}" for i in range(len(spec.keys))
                                  if i not in (spec.start_pos, spec.end_pos)]
+            op.zone = spec.zone
             return op
         case WindowAggregateSpec():
             from sqlengine.runtime.operators.window import WindowAggregateOperator
@@ -275,6 +276,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             # (the exchange before it hashes the group keys but the window's bounds)
             op.partition_keys = [f"k{i}" for i in range(len(spec.keys))
                                  if i not in (spec.start_pos, spec.end_pos)]
+            op.zone = spec.zone
             return op
         case SessionAggregateSpec():
             from sqlengine.runtime.operators.window import SessionAggregateOperator
@@ -293,6 +295,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             top = WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,
                                      spec.end_index, spec.keep)
             top.exchange_keys = spec.exchange_keys
+            top.zone = spec.zone
             return top
         case MatchRecognizeSpec():
             from sqlengine.runtime.operators.match_recognize import MatchRecognizeOperator
@@ -304,8 +307,10 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case WindowJoinSpec():
             left, right = _split(schema, spec.left_width)
             from sqlengine.runtime.operators.window_join import WindowJoinOperator
-            return WindowJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
+            join = WindowJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                       spec.condition, left, right, schema, spec.end_indexes)
+            join.zone = spec.zone
+            return join
         case SessionAssignSpec():
             from sqlengine.runtime.operators.session_assign import SessionAssignOperator
             return SessionAssignOperator(spec.partition, spec.start_pos, spec.gap, schema)

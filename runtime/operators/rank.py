@@ -37,6 +37,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.timers import TimerService
+from sqlengine.runtime.windows import fire_times
 
 PID, SEQ, RN = "$pid", "$seq", "$rn"
 
@@ -290,6 +291,7 @@ class WindowTopNOperator(Operator):
 
     name = "WindowRank"
     state_fields = ("seq", "timers")
+    zone: str = ""  # windows of this zone's wall clock (set by the factory)
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  limit: int | None, schema: pa.Schema, end_index: int, keep: str = "") -> None:
@@ -335,7 +337,7 @@ class WindowTopNOperator(Operator):
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
         ends = data.column(self.end_index).cast(pa.timestamp("ms")).cast(pa.int64())
-        fire_at = pc.subtract(ends, 1).to_numpy(zero_copy_only=False)
+        fire_at = fire_times(ends.to_numpy(zero_copy_only=False), self.zone)
         self.timers.register_event_time(data, fire_at)
         return ()
 

@@ -34,7 +34,7 @@ from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.session_admission import admit
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
-from sqlengine.runtime.windows import assign, sessions
+from sqlengine.runtime.windows import assign, fire_times, sessions
 
 _TS = pa.timestamp("ms")
 
@@ -103,7 +103,7 @@ class WindowAssignOperator(Operator):
         if self.sliced:
             return self._assign_slices(data, ts, row_wm)
         windows = assign(self.kind, ts, self.size, self.slide, self.offset)
-        last_time = windows.end - 1
+        last_time = fire_times(windows.end, self.zone)
         if self.kind == "session" or not self.drop_late:
             # A row whose own window [ts, ts + gap) has passed may still merge into its key's
             # open session (Flink merges first, then judges): the session operator decides.
@@ -182,6 +182,9 @@ class WindowAggregateOperator(Operator):
     name = "WindowAggregate"
     state_fields = ("distinct", "fired", "fired_distinct", "late_dropped", "pending",
                     "pending_rows", "timers")
+    # Windows of this zone's wall clock fire when it shows their end - 1 ms (set by the
+    # factory; see WindowTVF.zone).
+    zone: str = ""
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
                  end_pos: int, lateness: int, proctime: bool = False, start_pos: int = -1,
@@ -242,13 +245,12 @@ class WindowAggregateOperator(Operator):
     def _process(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
         table = self._input_table(batch)
         ends = millis(table[self.end_key].combine_chunks())
-        fired = self.timers.fired(ends - 1 + self.slice_extra)
+        fired = self.timers.fired(fire_times(ends, self.zone) + self.slice_extra)
         out: list[pa.RecordBatch] = []
         if fired.any():
             late = table.filter(pa.array(fired))
             table = table.filter(pa.array(~fired))
-            expired = self.timers.fired(millis(late[self.end_key].combine_chunks()) - 1
-                                        + self.lateness)
+            expired = self.timers.fired(self._fire_times(late) + self.lateness)
             self.late_dropped += self._rows_of(late, expired)
             late = late.filter(pa.array(~expired))
             if late.num_rows:
@@ -277,16 +279,14 @@ class WindowAggregateOperator(Operator):
         if self.pending:
             self._compact()
             state = self.pending[0]
-            ends = millis(state[self.end_key].combine_chunks())
-            fire = pa.array(self.timers.fired(ends - 1))
+            fire = pa.array(self.timers.fired(self._fire_times(state)))
             if pc.any(fire).as_py():
                 done = state.filter(fire)
                 self.pending = [state.filter(pc.invert(fire))]
                 done_distinct = {}
                 for j in self.partials.distinct:
                     pairs = self.distinct[j][0]
-                    pend = pa.array(self.timers.fired(
-                        millis(pairs[self.end_key].combine_chunks()) - 1))
+                    pend = pa.array(self.timers.fired(self._fire_times(pairs)))
                     done_distinct[j] = pairs.filter(pend)
                     self.distinct[j] = [pairs.filter(pc.invert(pend))]
                 out += self._emit(done, done_distinct, before)
@@ -294,6 +294,10 @@ class WindowAggregateOperator(Operator):
                     self._keep_fired(done, done_distinct)
         self._expire(wm.timestamp)
         return out
+
+    def _fire_times(self, table: pa.Table) -> np.ndarray:
+        """When the windows of ``table``'s rows fire."""
+        return fire_times(millis(table[self.end_key].combine_chunks()), self.zone)
 
     def _fire_slices(self, timestamp: int) -> list[pa.RecordBatch]:
         """The windows whose time (end - 1) the watermark passed since the last one: each
@@ -357,12 +361,10 @@ class WindowAggregateOperator(Operator):
     def _expire(self, wm: int) -> None:
         if self.fired is None:
             return
-        alive = pa.array(millis(self.fired[self.end_key].combine_chunks()) - 1 + self.lateness
-                         > wm)
+        alive = pa.array(self._fire_times(self.fired) + self.lateness > wm)
         self.fired = self.fired.filter(alive)
         for j, pairs in self.fired_distinct.items():
-            keep = pa.array(millis(pairs[self.end_key].combine_chunks()) - 1 + self.lateness
-                            > wm)
+            keep = pa.array(self._fire_times(pairs) + self.lateness > wm)
             self.fired_distinct[j] = pairs.filter(keep)
 
     def _late_update(self, late: pa.Table) -> list[pa.RecordBatch]:

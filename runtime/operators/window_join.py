@@ -17,11 +17,13 @@ from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.join import JoinOperator
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
+from sqlengine.runtime.windows import fire_times
 
 
 class WindowJoinOperator(Operator):
     name = "WindowJoin"
     state_fields = ("late_dropped", "timers")
+    zone: str = ""  # windows of this zone's wall clock (set by the factory)
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
@@ -61,7 +63,7 @@ class WindowJoinOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        fire_at = millis(data.column(self.end_indexes[input_index])) - 1
+        fire_at = fire_times(millis(data.column(self.end_indexes[input_index])), self.zone)
         late = self.timers.is_late(fire_at)
         self.late_dropped += int(late.sum())
         if not late.all():

@@ -10,6 +10,7 @@ import collections
 import datetime as dt
 import zoneinfo
 from collections.abc import Iterator
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -133,20 +134,61 @@ def test_utc_keeps_timestamp_windows(s: sqlengine.Session) -> None:
     assert q.schema.field("window_time").type == pa.timestamp("ms")
 
 
-def test_what_is_not_supported_is_refused_by_name(s: sqlengine.Session) -> None:
+def test_session_windows_of_a_zones_clock_are_refused_by_name(s: sqlengine.Session) -> None:
     s.execute("SET 'table.local-time-zone' = 'Europe/Berlin'")
     with pytest.raises(SqlEngineError, match=r"SESSION windows over the TIMESTAMP_LTZ column "
                                              r"'lts' in session time zone 'Europe/Berlin'"):
         s.sql("SELECT COUNT(*) FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(lts), "
               "INTERVAL '1' HOUR)) GROUP BY window_start, window_end").collect()
+
+
+def _streaming(tmp_path: Path, zone: str, instants: list[dt.datetime],
+               parallelism: int = 1) -> sqlengine.Session:
+    path = tmp_path / "events.csv"
+    path.write_text("".join(f"{i},{int(t.timestamp() * 1000)}\n"
+                            for i, t in enumerate(instants)))
     st = sqlengine.connect({"execution.runtime-mode": "streaming",
-                            "table.local-time-zone": "Europe/Berlin"})
-    st.execute("CREATE TABLE e (ms BIGINT, lts TIMESTAMP_LTZ(3), "
-               "WATERMARK FOR lts AS lts - INTERVAL '1' SECOND) "
-               "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
-    with pytest.raises(SqlEngineError, match=r"not supported in streaming mode yet"):
-        st.sql("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(lts), "
-               "INTERVAL '1' DAY)) GROUP BY window_start, window_end").collect()
+                            "table.local-time-zone": zone,
+                            "parallelism.default": str(parallelism)})
+    st.execute(f"CREATE TABLE e (id INT, ms BIGINT, lts AS TO_TIMESTAMP_LTZ(ms, 3), "
+               f"WATERMARK FOR lts AS lts) WITH ('connector' = 'filesystem', "
+               f"'path' = '{path}', 'format' = 'csv')")
+    return st
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "America/Los_Angeles", "Asia/Shanghai"])
+def test_streaming_windows_fire_by_the_zones_clock(tmp_path: Path, zone: str,
+                                                   parallelism: int) -> None:
+    """In order, across both clock changes: the windows batch mode gives (zoneinfo's)."""
+    st = _streaming(tmp_path, zone, sorted(_instants()), parallelism)
+    for size, text in ((dt.timedelta(days=1), "1' DAY"), (dt.timedelta(hours=1), "1' HOUR")):
+        rows = st.sql(f"SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE "
+                      f"e, DESCRIPTOR(lts), INTERVAL '{text})) GROUP BY window_start, "
+                      f"window_end").collect().to_pylist()
+        got = collections.Counter({(r["window_start"], r["window_end"]): r["n"] for r in rows})
+        assert got == _expected(zone, size), (zone, text)
+    st.close()
+
+
+def test_a_window_in_the_repeated_hour_fires_at_its_later_reading(tmp_path: Path) -> None:
+    """Berlin's clocks show 02:00-03:00 twice on 29 October 2023 (00:00-01:00 UTC in summer
+    time, 01:00-02:00 UTC in winter time): the window [02:00, 03:00) takes the rows of both
+    and fires when the watermark passes 01:59:59.999 UTC, as Flink's; a row for it after
+    that is late."""
+    at = [dt.datetime(2023, 10, 29, h, m, tzinfo=UTC) for h, m in
+          ((0, 30), (1, 20), (1, 50), (2, 10), (0, 40))]
+    st = _streaming(tmp_path, "Europe/Berlin", at)
+    rows = st.sql("SELECT window_start, window_time, COUNT(*) AS n, MIN(id) AS first_id, "
+                  "MAX(id) AS last_id FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(lts), "
+                  "INTERVAL '1' HOUR)) GROUP BY window_start, window_end, window_time"
+                  ).collect().to_pylist()
+    assert rows == [
+        {"window_start": dt.datetime(2023, 10, 29, 2), "n": 3, "first_id": 0, "last_id": 2,
+         # (window_time: the earlier reading of 02:59:59.999, as Flink's toEpochMills)
+         "window_time": dt.datetime(2023, 10, 29, 0, 59, 59, 999000, tzinfo=UTC)},
+        {"window_start": dt.datetime(2023, 10, 29, 3), "n": 1, "first_id": 3, "last_id": 3,
+         "window_time": dt.datetime(2023, 10, 29, 2, 59, 59, 999000, tzinfo=UTC)}]
     st.close()
 
 
