@@ -11,7 +11,13 @@ import numpy as np
 import pyarrow as pa
 
 from sqlengine.plan.expressions import Expr
-from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
+from sqlengine.runtime.elements import (
+    Watermark,
+    data_part,
+    millis,
+    row_watermarks,
+    with_meta,
+)
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.join import JoinOperator
@@ -65,6 +71,9 @@ class WindowJoinOperator(Operator):
         data = data_part(batch)
         fire_at = fire_times(millis(data.column(self.end_indexes[input_index])), self.zone)
         late = self.timers.is_late(fire_at)
+        row_wm = row_watermarks(batch)  # (the watermark before each row: min of both inputs')
+        if row_wm is not None:
+            late |= fire_at <= row_wm
         self.late_dropped += int(late.sum())
         if not late.all():
             on_time = ~late
