@@ -3,7 +3,6 @@ or skip it), written with temporal and decimal values as SQL text."""
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import re
@@ -20,6 +19,7 @@ import pyarrow.json as pajson
 from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, text_kind
 from sqlengine.connectors.base import ReadStats
+from sqlengine.connectors.json_values import STRICT_TEXT, JsonValueError, converter
 from sqlengine.connectors.text_rows import BadValue, bad_values, finish, row_lines, valid_utf8
 from sqlengine.errors import ConnectorError, SqlEngineError
 
@@ -96,7 +96,7 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
             if len(stats.skipped_at) < 10:
                 stats.skipped_at.append(f"{path}:{no}")
             return
-        msg = (f"{path}:{no}: cannot parse JSON row: {_why(raw, e)}; set "
+        msg = (f"{path}:{no}: cannot parse JSON row: {_why(raw, e, read_schema)}; set "
                f"'{option}' = 'true' to skip such rows")
         raise ConnectorError(msg) from None
 
@@ -159,52 +159,28 @@ def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,
             return None
         arrays = []
         for f in read_schema:
-            values = [o.get(f.name) for o in objs]
-            if (T.is_numeric(f.type) or pa.types.is_boolean(f.type)) and \
-                    any(isinstance(v, str) for v in values):
-                text = pa.array([v if v is None or isinstance(v, str) else _json_text(v)
-                                 for v in values], pa.string())
-                arrays.append(cast_array(text, f.type, safe=lenient))
-            else:
-                convert = _converter(f.type)
-                if lenient:
-                    convert = functools.partial(_or_null, convert, f.type)
-                arrays.append(pa.array([convert(v) for v in values], f.type))
+            convert = converter(f.type, lenient)
+            arrays.append(pa.array([convert(o.get(f.name)) for o in objs], f.type))
         return pa.Table.from_arrays(arrays, schema=read_schema)
     except (ValueError, UnicodeDecodeError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError,
-            OverflowError, SqlEngineError):
+            OverflowError, ArithmeticError, SqlEngineError):
         return None
 
 
-def _or_null(convert: Callable[[object], object], t: pa.DataType, value: object) -> object:
-    """``convert(value)`` if column type ``t`` holds it, else None."""
-    if value is None:
-        return None
+def _why(raw: bytes, e: Exception, schema: pa.Schema | None = None) -> str:
+    """What is wrong with one line, in words a user can act on: the first value its column
+    does not take (with ``schema``), else the parser's words."""
     try:
-        return pa.scalar(convert(value), t).as_py()
-    except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError,
-            SqlEngineError):
-        return None
-
-
-def _json_text(value: object) -> str:
-    """A JSON value's text as Flink's json format gives it to a STRING column."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Decimal | int):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-                      default=lambda d: float(d) if isinstance(d, Decimal) else str(d))
-
-
-def _why(raw: bytes, e: Exception) -> str:
-    """What is wrong with one line, in words a user can act on."""
-    try:
-        obj = json.loads(raw)
-    except ValueError as bad:
+        obj = json.JSONDecoder(parse_float=Decimal).decode(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as bad:
         return str(bad)
     if not isinstance(obj, dict):
         return "not a JSON object"
+    for f in schema or ():
+        try:
+            converter(f.type, False)(obj.get(f.name))
+        except JsonValueError as bad:
+            return f"column {f.name!r}: {bad}"
     return str(e).removeprefix("JSON parse error: ")
 
 
@@ -227,7 +203,7 @@ def _json_rows(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bo
     rows: list[dict[str, object]] = []
     lines: list[int] = []
     names = read_schema.names
-    converters = [(f.name, _converter(f.type)) for f in read_schema]
+    converters = [(f.name, converter(f.type, ignore)) for f in read_schema]
     decode = json.JSONDecoder(parse_float=Decimal).decode
     for no, raw in enumerate(data.decode("utf-8", errors="replace").split("\n"),
                              start=first_line):
@@ -244,7 +220,8 @@ def _json_rows(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bo
             row = {n: c(obj.get(n)) for n, c in converters}
             if checked:
                 pa.Table.from_pylist([row], schema=read_schema)  # type check of this row
-        except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as e:
+        except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError,
+                ArithmeticError) as e:
             if ignore:
                 stats.skipped += 1
                 if len(stats.skipped_at) < 10:
@@ -264,29 +241,6 @@ def _has_map(t: pa.DataType) -> bool:
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return _has_map(t.value_type)
     return pa.types.is_struct(t) and any(_has_map(f.type) for f in t)
-
-
-@functools.lru_cache(maxsize=256)
-def _converter(t: pa.DataType) -> Callable[[object], object]:
-    """A JSON value as a column of ``t`` takes it (exact decimals, floats for float columns,
-    the text of any value for a STRING column, a MAP's object as its entries), the type
-    tests made once per type rather than per value."""
-    if T.is_string(t):
-        return lambda v: v if v is None or type(v) is str else _json_text(v)
-    if pa.types.is_map(t):
-        item = _converter(t.item_type)
-        return lambda v: [(k, item(x)) for k, x in v.items()] if type(v) is dict else v
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        elem = _converter(t.value_type)
-        return lambda v: [elem(x) for x in v] if type(v) is list else v
-    if pa.types.is_struct(t):
-        fields = [(f.name, _converter(f.type)) for f in t]
-        return lambda v: {n: c(v.get(n)) for n, c in fields} if type(v) is dict else v
-    if pa.types.is_decimal(t):
-        return lambda v: Decimal(v) if type(v) is str else v
-    if pa.types.is_integer(t):
-        return lambda v: (int(v) if v == int(v) else float(v)) if type(v) is Decimal else v
-    return lambda v: float(v) if type(v) is Decimal else v
 
 
 def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
@@ -324,8 +278,9 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
             out.append(bad_values(casted, bad, ok, ignore))
             continue
         kind = text_kind(f.type)
-        valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
-                           .to_numpy(zero_copy_only=False)) if kind \
+        pattern = STRICT_TEXT.get(kind or "") or VALID_TEXT.get(kind or "")
+        valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, pattern), True)
+                           .to_numpy(zero_copy_only=False)) if pattern \
             else np.ones(len(col), dtype=bool)
         looks = pc.if_else(pa.array(valid), col, pa.nulls(len(col), pa.string()))
         casted = cast_array(looks, f.type, safe=True, checked=kind is not None)
