@@ -164,6 +164,19 @@ def _with_short_rows(table: pa.Table, short: list[tuple[int, str]], skipped: lis
     return pa.concat_tables([table, padded]).take(pa.array(order))
 
 
+# The text of values Flink's csv format reads (CsvToRowDataConverters: Integer.parseInt of
+# the trimmed text, java.sql's Date.valueOf, ISO times), where CAST would take more (12.7
+# as an INT, '2023-01-02 ' as a DATE, '1:2:3' as a TIME, '10:00' as a TIMESTAMP's time).
+CSV_TEXT = {
+    "int": r"^\s*[+-]?[0-9]+\s*$",
+    "float": r"^\s*[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)\s*$",
+    "date": r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$",
+    "time": r"^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$",
+    "timestamp": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}"
+                 r"(\.[0-9]{1,9})?\s*$",
+}
+
+
 def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | None,
                      empty_is_null: bool, columns: list[int] | None = None,
                      ignore: bool = False) -> tuple[pa.Table, np.ndarray, BadValue | None]:
@@ -193,11 +206,18 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if kind is None:
             arrays.append(cast_array(col, f.type))
             continue
+        if kind == "bool":  # (Java's Boolean.parseBoolean: any text but 'true' is FALSE)
+            arrays.append(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(col)), "true"))
+            continue
         plain = plain_cast(col, f.type)
         if plain is not None:
             arrays.append(plain)
             continue
-        valid = pc.fill_null(pc.match_substring_regex(col, VALID_TEXT[kind]), True)
+        if kind == "float":  # (Java's Double.parseDouble takes a 'f' or 'd' suffix)
+            col = pc.replace_substring_regex(col, r"^(\s*[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)"
+                                                  r"[fFdD](\s*)$", r"\1\2")
+        valid = pc.fill_null(pc.match_substring_regex(col, CSV_TEXT.get(kind, VALID_TEXT[kind])),
+                             True)
         valid_np = np.asarray(valid.to_numpy(zero_copy_only=False))
         looks = pc.if_else(valid, col, pa.nulls(len(col), pa.string()))
         casted = cast_array(looks, f.type, safe=True, checked=True)
