@@ -36,7 +36,11 @@ from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.operators.distinct_counts import DistinctCounts
 from sqlengine.runtime.operators.key_index import KeyIndex
-from sqlengine.runtime.operators.list_aggregates import list_result
+from sqlengine.runtime.operators.list_aggregates import (
+    LIST_AGGREGATES,
+    keeps_nulls,
+    list_result,
+)
 from sqlengine.runtime.operators.partials import lacks_first_last, sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, group_bounds, is_python
 from sqlengine.runtime.operators.rank import dense_ids
@@ -87,9 +91,7 @@ class _Accumulator:
         # too: the hash aggregation gathers the rows' positions (NULL for a row the FILTER
         # leaves out), ``batch_values`` the batch's values they point at.
         self.batch_values: pa.Array | None = None
-        self.keeps_nulls = call.func in ("array_agg", "json_objectagg") or (
-            call.func == "json_arrayagg" and call.args[1].value is True) or (  # type: ignore[attr-defined]
-            call.func == "percentile" and pa.types.is_struct(call.args[0].dtype))  # (weighted)
+        self.keeps_nulls = keeps_nulls(call)
         arg_type = call.args[0].dtype if call.args else pa.int64()
         self.arg_type = arg_type
         # FIRST_VALUE / LAST_VALUE of a type Arrow's hash_first_last has no kernel for
@@ -366,7 +368,7 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
 
 # Aggregates whose result depends on the rows' order (arrival order, as Flink's), and the
 # Arrow hash aggregations that gather them per chunk.
-_LISTS = ("listagg", "array_agg", "json_arrayagg", "json_objectagg", "percentile")
+_LISTS = LIST_AGGREGATES
 _ORDERED = ("first_value", "last_value", *_LISTS)
 _ARROW_AGG = {"first_value": "first", "last_value": "last", **{f: "list" for f in _LISTS}}
 

@@ -11,10 +11,43 @@ import math
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import AggCall, Literal
 from sqlengine.runtime.kernels_json import dumps, java_order
+
+LIST_AGGREGATES = ("listagg", "array_agg", "json_arrayagg", "json_objectagg", "percentile")
+
+
+def keeps_nulls(call: AggCall) -> bool:
+    """Whether the aggregate gathers NULL values too (ARRAY_AGG, JSON_OBJECTAGG,
+    JSON_ARRAYAGG(... NULL ON NULL), a weighted PERCENTILE's pairs); the others skip them."""
+    return call.func in ("array_agg", "json_objectagg") or (
+        call.func == "json_arrayagg" and call.args[1].value is True) or (  # type: ignore[attr-defined]
+        call.func == "percentile" and pa.types.is_struct(call.args[0].dtype))
+
+
+def row_lists(call: AggCall, arg: pa.Array, keep: pa.Array | None) -> pa.Array:
+    """Per input row the list of the values it adds: its value, or none (NULL where the
+    aggregate skips NULLs, or left out by FILTER); merged per group in arrival order."""
+    take = pc.is_valid(arg) if not keeps_nulls(call) else None
+    if keep is not None:
+        take = keep if take is None else pc.and_(take, keep)
+    if take is None:
+        offsets = np.arange(len(arg) + 1, dtype=np.int32)
+        return pa.ListArray.from_arrays(pa.array(offsets), arg)
+    mask = np.asarray(pc.fill_null(take, False).to_numpy(zero_copy_only=False), dtype=bool)
+    offsets = np.r_[0, np.cumsum(mask)].astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), arg.filter(pa.array(mask)))
+
+
+def lists_result(call: AggCall, lists: pa.Array) -> pa.Array:
+    """The aggregate's value per group from each group's gathered values (see row_lists)."""
+    values = np.empty(len(lists), dtype=object)
+    values[:] = lists.to_pylist()
+    lengths = pc.list_value_length(lists).fill_null(0).to_numpy(zero_copy_only=False)
+    return list_result(call, values, lengths == 0)
 
 
 def _distinct(values: list[object]) -> list[object]:

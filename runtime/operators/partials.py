@@ -16,6 +16,7 @@ from sqlengine.plan.partials import partial_columns, sum_type
 from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
+from sqlengine.runtime.operators.list_aggregates import LIST_AGGREGATES, lists_result, row_lists
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python, merge_lists
 from sqlengine.runtime.operators.rank import dense_ids
 
@@ -39,14 +40,11 @@ class Partials:
                                                     in self.python)]
         self.distinct = [j for j, a in enumerate(aggs)
                          if a.distinct and a.func in ("count", "sum", "avg")]
-        for a in aggs:
-            if a.func in ("listagg", "array_agg", "json_arrayagg", "json_objectagg",
-                          "percentile"):
-                from sqlengine.errors import NotSupportedError
-
-                msg = (f"{a.func.upper()} in a window aggregation is not supported yet "
-                       "(GROUP BY only)")
-                raise NotSupportedError(msg)
+        # LISTAGG, ARRAY_AGG and the other aggregates that gather values keep each group's
+        # values as a list, l<j>, merged in arrival order as the Python aggregates' rows
+        self.lists = [j for j, a in enumerate(aggs) if a.func in LIST_AGGREGATES]
+        self.specs = [s for s in self.specs if not (s[0][0] == "m" and int(s[0][1:])
+                                                    in self.lists)]
 
     # -- per row ----------------------------------------------------------------------------
     def row_columns(self, batch: pa.RecordBatch, keys: list[pa.Array] | None = None,
@@ -75,6 +73,9 @@ class Partials:
                 cols[f"u{j}"] = self.python[j].row_lists(
                     [evaluate(x, batch, memo) for x in a.args],
                     keep.to_numpy(zero_copy_only=False) if keep is not None else None)
+                continue
+            if j in self.lists:
+                cols[f"l{j}"] = row_lists(a, evaluate(a.args[0], batch, memo), keep)
                 continue
             if unscaled and keep is None and a.func in ("sum", "avg") and \
                     j not in self.distinct and pa.types.is_decimal128(a.args[0].dtype):
@@ -113,7 +114,7 @@ class Partials:
             for c, values in by_position.items():
                 table = table.set_column(table.schema.get_field_index(c), c, pc.if_else(
                     pc.is_valid(values), rows, pa.scalar(None, pa.int64())))
-        if self.python:
+        if self.python or self.lists:
             table = table.append_column("$pos", pa.array(np.arange(table.num_rows,
                                                                    dtype=np.int64)))
             specs.append(("$pos", "list"))
@@ -131,10 +132,10 @@ class Partials:
         for c, values in by_position.items():
             out = out.set_column(out.schema.get_field_index(c), c,
                                  values.take(out[c].combine_chunks()))
-        for j in self.python:
-            column = table[f"u{j}"]
-            out = out.append_column(f"u{j}", merge_lists(column, grouped["$pos_list"],
-                                                         column.type))
+        for name in [*(f"u{j}" for j in self.python), *(f"l{j}" for j in self.lists)]:
+            column = table[name]
+            out = out.append_column(name, merge_lists(column, grouped["$pos_list"],
+                                                      column.type))
         return out
 
     def distinct_values(self, table: pa.Table, j: int) -> pa.Table:
@@ -152,6 +153,8 @@ class Partials:
             t = out_schema.field(n_keys + j).type
             if j in self.python:
                 out.append(self.python[j].values_of_lists(partials[f"u{j}"]))
+            elif j in self.lists:
+                out.append(lists_result(a, partials[f"l{j}"].combine_chunks()))
             elif j in self.distinct:
                 out.append(self._distinct_result(partials, distinct[j], j, a, t))
             elif a.func == "count_star":
