@@ -82,6 +82,8 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
     if isinstance(expr, Call) and expr.name == "current_watermark":
         return _current_watermark(batch, n)
     if isinstance(expr, Call) and expr.name == "proctime":
+        if expr.args:  # (the session time zone's wall clock, as Flink shows PROCTIME())
+            return wall_clock("localtimestamp", n, str(expr.args[0].value))  # type: ignore[attr-defined]
         now = int(time.time() * 1000)  # the wall clock when the batch is processed
         return pa.array(np.full(n, now, dtype=np.int64), pa.timestamp("ms"))
     if isinstance(expr, Call) and expr.name in _RANDOM:

@@ -118,7 +118,8 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
         from sqlengine.options import session_time_zone
 
         bound = (*bound, Literal(session_time_zone(), T.STRING))
-    if sig.name in WALL_CLOCK:  # (the session zone's wall clock; UTC's without an argument)
+    if sig.name in WALL_CLOCK or sig.name == "proctime":
+        # (the session zone's wall clock; UTC's without an argument)
         from sqlengine.cast import arrow_zone
         from sqlengine.options import session_time_zone
 

@@ -214,7 +214,8 @@ class WindowBinder(ClauseBinder):
         """The session time zone when windows over ``column`` are aligned to its wall clock
         (a TIMESTAMP_LTZ column outside UTC, as Flink's windows are), else ''."""
         zone = session_time_zone()
-        if not is_ltz(column.type) or arrow_zone(zone) in ("UTC", "+00:00", "-00:00"):
+        if not (is_ltz(column.type) or column.proctime) or \
+                arrow_zone(zone) in ("UTC", "+00:00", "-00:00"):
             return ""
         if kind == "session":
             raise self.error(NotSupportedError, f"SESSION windows over the TIMESTAMP_LTZ "
@@ -262,8 +263,12 @@ class WindowBinder(ClauseBinder):
             if isinstance(b, ColumnRef):
                 others.append(b.index)
         zone = self._shift_zone(rel.scope.columns[idx], kind, args[0])
+        proctime = rel.scope.columns[idx].proctime
+        if proctime and kind == "session":
+            raise self.error(NotSupportedError, "SESSION windows on processing time are not "
+                             "supported yet", args[0])
         tvf = WindowTVF(rel.plan, kind, idx, size, slide, 0,
-                        tuple(others) if kind == "session" else (), zone=zone)
+                        tuple(others) if kind == "session" else (), proctime, zone)
         width = len(rel.scope.columns)
         start, end, time = tvf.schema.fields[width:]
         scope = Scope((*rel.scope.columns, ScopeColumn(None, start.name, start.type),

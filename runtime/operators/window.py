@@ -95,7 +95,7 @@ class WindowAssignOperator(Operator):
                 return []
         data = data_part(batch)
         ts = millis(data.column(self.time_index))
-        if self.zone:
+        if self.zone and not self.proctime:  # (PROCTIME() is the zone's wall clock already)
             ts = millis(to_local(pa.array(ts, pa.timestamp("ms", tz="UTC")), self.zone))
         row_wm = row_watermarks(batch) if not self.proctime else None
         if row_wm is None:

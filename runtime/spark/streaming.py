@@ -682,7 +682,10 @@ class SparkStreamingJob(SparkJob):
             # to the millisecond as ours (the native runtime's: when a batch is evaluated)
             from pyspark.sql import functions as F
 
-            return F.date_trunc("millisecond", F.current_timestamp())
+            now = F.current_timestamp()
+            if e.args:  # (the session time zone's wall clock, as the native runtime's)
+                now = F.from_utc_timestamp(now, str(e.args[0].value))
+            return F.date_trunc("millisecond", now)
         return super()._expr(e)
 
     def _op_top_n(self, op: TopNSpec | WindowTopNSpec, df: Any) -> Any:

@@ -204,3 +204,31 @@ def test_floor_to_hour_keeps_the_values_own_reading_of_a_repeated_hour(
     # 00:39 UTC is 02:39 CEST: the next hour boundary is 01:00 UTC (02:00 CET)
     assert got["c"] == dt.datetime(2023, 10, 29, 1, 0, tzinfo=UTC)
     assert got["d"] == dt.datetime(2023, 10, 28, 22, 0, tzinfo=UTC)  # Berlin's midnight
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Shanghai", "America/Los_Angeles"])
+def test_processing_time_is_the_zones_wall_clock(zone: str) -> None:
+    """PROCTIME() reads as the session zone's wall clock (Flink's is a TIMESTAMP_LTZ shown
+    there), so its day windows are the zone's days; the group windows take it too."""
+    z = zoneinfo.ZoneInfo(zone)
+    st = sqlengine.connect({"execution.runtime-mode": "streaming",
+                            "table.local-time-zone": zone})
+    st.execute("CREATE TABLE d (k INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
+               "'number-of-rows' = '5')")
+    before = dt.datetime.now(z).replace(tzinfo=None)
+    shown = st.sql("SELECT PROCTIME() AS p").collect().to_pylist()[0]["p"]
+    days = st.sql("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE d, "
+                  "DESCRIPTOR(pt), INTERVAL '1' DAY)) GROUP BY window_start, window_end"
+                  ).collect().to_pylist()
+    hours = st.sql("SELECT TUMBLE_START(pt, INTERVAL '1' HOUR) AS w, COUNT(*) AS n FROM d "
+                   "GROUP BY TUMBLE(pt, INTERVAL '1' HOUR)").collect().to_pylist()
+    after = dt.datetime.now(z).replace(tzinfo=None)
+    assert before - dt.timedelta(seconds=1) <= shown <= after + dt.timedelta(seconds=1)
+    midnights = {before.replace(hour=0, minute=0, second=0, microsecond=0),
+                 after.replace(hour=0, minute=0, second=0, microsecond=0)}
+    assert {r["window_start"] for r in days} <= midnights
+    assert sum(r["n"] for r in days) == 5
+    starts = {before.replace(minute=0, second=0, microsecond=0),
+              after.replace(minute=0, second=0, microsecond=0)}
+    assert {r["w"] for r in hours} <= starts and sum(r["n"] for r in hours) == 5
+    st.close()
