@@ -7,10 +7,11 @@ null taken from ``data[i]`` (Canal lists only the changed fields' old values), t
 the messages whose ``database`` / ``table`` fully match the regular expression.
 
 Canal writes every value as a JSON string ("id": "111"): values are read as their text and
-converted with CAST semantics, as Flink's JSON reader parses a string into a number column;
-a BYTES column is read as base64 (as Flink's). A message with a bad row is bad as a whole:
-an error naming file:line and the value, or skipped (every row of it) with
-'canal-json.ignore-parse-errors' = 'true'.
+converted as Flink's json format converts a string (json_values.py: a whole number for an
+INT, Java's parseBoolean for a BOOLEAN, dates and times read strictly); a BYTES column is
+read as base64 (as Flink's). A message with a value that does not convert is an error naming
+file:line and the value; with 'canal-json.ignore-parse-errors' = 'true' the value is NULL
+and the message kept, as Flink's inner json format sets it.
 
 The shared machinery (lines parsed to events, events to typed rows with their row kinds) is
 used by maxwell_format.py too."""
@@ -152,7 +153,9 @@ def read_changelog_json(path: Path | str, options: dict[str, str], schema: pa.Sc
                              for n in names])
     table = pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, text_schema)],
                                  schema=text_schema)
-    converted, ok, detail = _convert_text_types(table, schema)
+    # (under ignore-parse-errors a value that does not read as its type is NULL, its
+    # message kept, as Flink's inner json format sets it)
+    converted, ok, detail = _convert_text_types(table, schema, ignore)
     events_of = np.asarray(event_of, dtype=np.int64)
     row_kinds = np.asarray(kinds, dtype=np.int8)
     if not ok.all():

@@ -83,7 +83,7 @@ def read_debezium(path: Path | str, options: dict[str, str], schema: pa.Schema,
     picked = images.take(pa.array(event_of + np.where(from_before, len(after), 0)))
     flat = pa.Table.from_arrays([pc.struct_field(picked, [i]) for i in range(len(schema))],
                                 names=schema.names)
-    converted, ok, detail = _convert_text_types(flat, schema)
+    converted, ok, detail = _convert_text_types(flat, schema, ignore)
     kinds = kinds[ok]
     row_lines = lines[event_of]
     # (``converted`` holds the rows that are ``ok``: their kinds, in order)

@@ -278,6 +278,12 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
             out.append(bad_values(casted, bad, ok, ignore))
             continue
         kind = text_kind(f.type)
+        if kind == "bool":  # (text: Java's Boolean.parseBoolean, never an error)
+            out.append(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(col)), "true"))
+            continue
+        if kind == "float":  # (Java's Double.parseDouble takes a 'f' or 'd' suffix)
+            col = pc.replace_substring_regex(col, r"^(\s*[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)"
+                                                  r"[fFdD](\s*)$", r"\1\2")
         pattern = STRICT_TEXT.get(kind or "") or VALID_TEXT.get(kind or "")
         valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, pattern), True)
                            .to_numpy(zero_copy_only=False)) if pattern \

@@ -31,6 +31,10 @@ from sqlengine import types as T
 # and SQL_TIMESTAMP_FORMAT: 'yyyy-MM-dd', 'HH:mm:ss[.fraction]', date and time with a
 # space; a TIMESTAMP_LTZ ends 'Z'): CAST would take more ('2023-1-2', '10:11').
 STRICT_TEXT = {
+    # (numbers as text: a changelog format's values, canal-json's all strings)
+    "int": r"^\s*[+-]?[0-9]+\s*$",
+    "float": r"^\s*[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)[fFdD]?\s*$",
+    "decimal": r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$",
     "date": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
     "time": r"^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?$",
     "timestamp": r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?$",

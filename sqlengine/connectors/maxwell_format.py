@@ -6,8 +6,8 @@ and ``data``'s for the others (Maxwell lists only the changed fields' old values
 type (Maxwell's bootstrap and DDL messages) is an error, or skipped with
 'maxwell-json.ignore-parse-errors' = 'true'.
 
-Values are read as the json format reads them, strings converted with CAST semantics (see
-canal_format.py, whose machinery this uses); bad messages are named by file:line."""
+Values are read as the json format reads them, strings converted as canal_format.py (whose
+machinery this uses) converts them; bad messages are named by file:line."""
 
 from __future__ import annotations
 
