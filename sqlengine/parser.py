@@ -8,13 +8,19 @@ from functools import lru_cache
 
 import sqlglot
 from lark import Lark
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 from sqlglot import exp
 
 from sqlengine import hints
 from sqlengine.cache_dir import user_cache_directory
 from sqlengine.dialect import Flink
-from sqlengine.errors import ParseError, Span
+from sqlengine.errors import ParseError, Span, SqlEngineError
 from sqlengine.statements import QueryText, Statement, StatementBuilder
 
 
@@ -147,7 +153,12 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
     except UnexpectedInput as e:
         _refuse_unsupported_statement(text, offset, script)
         raise _lark_error(e, text, offset, script) from None
-    return StatementBuilder(text, offset).transform(tree)
+    try:
+        return StatementBuilder(text, offset).transform(tree)
+    except VisitError as e:  # (a statement the grammar takes but the builder refuses)
+        if isinstance(e.orig_exc, SqlEngineError):
+            raise e.orig_exc from None
+        raise
 
 
 # Statements of Flink SQL (and of other engines) that sqlengine does not run, named in the

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 from lark import Token, Transformer, Tree, v_args
 from lark.tree import Meta
 
+from sqlengine.errors import ParseError
+
 
 @dataclass(frozen=True, slots=True)
 class QueryText:
@@ -282,9 +284,12 @@ class StatementBuilder(Transformer):
         nullable = not any(isinstance(i, Tree) and i.data == "not_null" for i in items[2:])
         spec = next((i for i in items[2:] if isinstance(i, tuple)), None)
         column = unquote_ident(str(name))
-        return ColumnDef(column, type_text, nullable, offset=self.base + meta.start_pos,
-                         metadata=(spec[0] or column) if spec else None,
-                         virtual=bool(spec and spec[1]))
+        col = ColumnDef(column, type_text, nullable, offset=self.base + meta.start_pos,
+                        metadata=(spec[0] or column) if spec else None,
+                        virtual=bool(spec and spec[1]))
+        if any(isinstance(i, Tree) and i.data == "column_key" for i in items[2:]):
+            return _KeyColumn((col, _PrimaryKey((column,))))
+        return col
 
     def metadata_spec(self, items: list) -> tuple[str | None, bool]:
         key = next((unquote_string(str(i)) for i in items
@@ -333,11 +338,20 @@ class StatementBuilder(Transformer):
         options: list = []
         like = None
         for item in items[3:]:
+            if isinstance(item, _KeyColumn):
+                item, key = item
+                if pk:
+                    raise ParseError("a table has one PRIMARY KEY: the column "
+                                     f"{item.name!r} declares another")
+                pk = tuple(key)
             if isinstance(item, ColumnDef):
                 columns.append(item)
             elif isinstance(item, WatermarkDef):
                 watermark = item
             elif isinstance(item, _PrimaryKey):
+                if pk:
+                    raise ParseError(f"a table has one PRIMARY KEY: {', '.join(pk)} is one, "
+                                     f"({', '.join(item)}) another")
                 pk = tuple(item)
             elif isinstance(item, _Partitioned):
                 partitioned = tuple(item)
@@ -503,6 +517,10 @@ class StatementBuilder(Transformer):
     def explain(self, items: list) -> Explain:
         details = tuple(i for i in items[1:-1] if isinstance(i, str))
         return Explain(details, items[-1])
+
+
+class _KeyColumn(tuple):
+    """A column declared with its own PRIMARY KEY constraint: (ColumnDef, _PrimaryKey)."""
 
 
 class _PrimaryKey(tuple):

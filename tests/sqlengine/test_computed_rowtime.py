@@ -109,3 +109,29 @@ def test_a_wrong_watermark_is_refused_with_its_place(ddl: str, message: str) -> 
     s = sqlengine.connect()
     with pytest.raises(SqlEngineError, match=message):
         s.execute(f"CREATE TABLE t (ms BIGINT, {ddl}) WITH ('connector' = 'datagen')")
+
+
+def test_a_computed_rowtime_from_a_nested_field(tmp_path: Path) -> None:
+    path = tmp_path / "n.json"
+    path.write_text('{"p": {"ms": 1672653600000, "v": 1}}\n'
+                    '{"p": {"ms": 1672659000000, "v": 2}}\n')
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute(f"CREATE TABLE t (p ROW<ms BIGINT, v INT>, ts AS TO_TIMESTAMP_LTZ(p.ms, 3), "
+              f"v AS `p`.v + 1, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ("
+              f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
+    rows = s.sql("SELECT window_start, SUM(v) AS v FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), "
+                 "INTERVAL '1' HOUR)) GROUP BY window_start, window_end").collect().to_pylist()
+    assert rows == [{"window_start": dt.datetime(2023, 1, 2, 10), "v": 2},
+                    {"window_start": dt.datetime(2023, 1, 2, 11), "v": 3}]
+
+
+def test_a_columns_own_primary_key_constraint() -> None:
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE k (id INT NOT NULL CONSTRAINT pk PRIMARY KEY NOT ENFORCED "
+              "COMMENT 'the key', b STRING) WITH ('connector' = 'datagen')")
+    assert "PRIMARY KEY (`id`) NOT ENFORCED" in \
+        s.execute("SHOW CREATE TABLE k")[0].table.column(0)[0].as_py()
+    for extra in ("c STRING PRIMARY KEY NOT ENFORCED", "PRIMARY KEY (b) NOT ENFORCED"):
+        with pytest.raises(SqlEngineError, match="a table has one PRIMARY KEY"):
+            s.execute(f"CREATE TABLE k2 (id INT PRIMARY KEY NOT ENFORCED, b STRING, {extra}) "
+                      "WITH ('connector' = 'datagen')")
