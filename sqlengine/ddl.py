@@ -445,8 +445,22 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
             at = [c.name.lower() for c in columns].index(stmt.position.lower()) + 1
         else:
             at = len(physical)  # (after the physical columns, before the computed ones)
-        added = [_replace(c, offset=0) for c in stmt.columns]
+        added = [_replace(c, offset=0, expr=None if c.expr is None else
+                          S.QueryText(c.expr.sql, 0)) for c in stmt.columns]
+        if any(c.expr is not None for c in added) and not stmt.position:
+            at = len(columns)  # (a computed column goes last)
         create = _replace(create, columns=tuple(columns[:at] + added + columns[at:]))
+        if stmt.watermark is not None:
+            if create.watermark is not None:
+                raise BindError(f"ALTER TABLE {stmt.name!r} ADD WATERMARK: the table has one "
+                                "(MODIFY WATERMARK is not supported yet; DROP and CREATE it)")
+            create = _replace(create, watermark=S.WatermarkDef(
+                stmt.watermark.column, S.QueryText(stmt.watermark.expr.sql, 0)))
+        if stmt.keys:
+            if create.primary_key:
+                raise BindError(f"ALTER TABLE {stmt.name!r} ADD PRIMARY KEY: the table has "
+                                f"one ({', '.join(create.primary_key)})")
+            create = _replace(create, primary_key=stmt.keys)
     create = _replace(create, options=tuple(options), option_offsets=tuple(
         0 for _ in options))
     scratch = Catalog(catalog.safe_directories)

@@ -187,6 +187,9 @@ _UNSUPPORTED_STATEMENTS = [
     (r"(TRUNCATE\s+TABLE|DELETE\s+FROM|UPDATE)\b",
      "row-level changes (TRUNCATE / DELETE / UPDATE) are not supported: no connector here "
      "modifies rows in place; INSERT OVERWRITE replaces a filesystem table's rows"),
+    (r"ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?[\w.`]+\s+(MODIFY\b|DROP\s+(PRIMARY\s+KEY|CONSTRAINT)\b)",
+     "ALTER TABLE ... MODIFY, DROP PRIMARY KEY and DROP CONSTRAINT are not supported yet: "
+     "DROP the table and CREATE it again (ADD, DROP column, RENAME and SET / RESET are)"),
     (r"(CREATE\s+OR\s+REPLACE|REPLACE)\s+TABLE\b",
      "[CREATE OR] REPLACE TABLE ... AS is not supported: DROP TABLE, then CREATE TABLE ... AS"),
 ]

@@ -129,8 +129,9 @@ class CatalogStatement(Statement):
 class AlterTable(Statement):
     """ALTER TABLE name <action>: ``action`` is 'rename' (``new_name``), 'rename_column'
     (``column`` -> ``new_name``), 'set' (``options``), 'reset' (``keys``), 'add'
-    (``columns``, at ``position``: '' the end, 'FIRST' or the column to follow) or 'drop'
-    (``keys`` as column names)."""
+    (``columns``, at ``position``: '' the end, 'FIRST' or the column to follow; a
+    ``watermark``; a PRIMARY KEY's columns as ``keys``) or 'drop' (``keys`` as column
+    names)."""
 
     name: str
     if_exists: bool
@@ -141,6 +142,7 @@ class AlterTable(Statement):
     keys: tuple[str, ...] = ()
     columns: tuple[ColumnDef, ...] = ()
     position: str = ""
+    watermark: WatermarkDef | None = None  # ADD WATERMARK FOR ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,9 +458,17 @@ class StatementBuilder(Transformer):
         return unquote_ident(str(items[1]))
 
     def alter_add(self, items: list) -> AlterTable:
+        keys = [i for i in items if isinstance(i, _KeyColumn | _PrimaryKey)]
+        if len(keys) > 1:
+            raise ParseError("ALTER TABLE ... ADD: one PRIMARY KEY at most")
+        items = [i[0] if isinstance(i, _KeyColumn) else i for i in items]
         columns = tuple(i for i in items if isinstance(i, ColumnDef))
         position = next((i for i in items if isinstance(i, str)), "")
-        return AlterTable("", False, "add", columns=columns, position=position)
+        watermark = next((i for i in items if isinstance(i, WatermarkDef)), None)
+        key = keys[0] if keys else ()
+        return AlterTable("", False, "add", columns=columns, position=position,
+                          watermark=watermark, keys=tuple(key[1] if isinstance(key, _KeyColumn)
+                                                          else key))
 
     def alter_drop(self, items: list) -> AlterTable:
         return AlterTable("", False, "drop", keys=tuple(unquote_ident(str(i)) for i in items))

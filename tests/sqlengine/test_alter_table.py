@@ -51,7 +51,11 @@ def test_alter_table_steps() -> None:
     ("ALTER TABLE t ADD x INT AFTER nope", "no column 'nope'"),
     ("ALTER TABLE nope ADD x INT", "unknown table"),
     ("ALTER TABLE t DROP WATERMARK", "DROP WATERMARK is not supported"),
-    ("ALTER TABLE t MODIFY a BIGINT", "unexpected 'MODIFY'"),
+    ("ALTER TABLE t MODIFY a BIGINT", "MODIFY, DROP PRIMARY KEY and DROP CONSTRAINT are not "
+                                      "supported yet"),
+    ("ALTER TABLE t DROP PRIMARY KEY", "DROP PRIMARY KEY"),
+    ("ALTER TABLE t ADD WATERMARK FOR ts AS ts", "ADD WATERMARK: the table has one"),
+    ("ALTER TABLE t ADD x AS nope + 1", "unknown column 'nope'"),
     ("ALTER TABLE t ADD x ARRAY<INT>", "does not support ARRAY<INT>"),
 ])
 def test_refused_changes_leave_the_table(stmt: str, message: str) -> None:
@@ -66,3 +70,23 @@ def test_refused_changes_leave_the_table(stmt: str, message: str) -> None:
 def test_if_exists() -> None:
     s = sqlengine.connect()
     assert "skipped" in s.execute("ALTER TABLE IF EXISTS nope ADD x INT")[0].message
+
+
+def test_add_a_computed_column_a_watermark_and_a_primary_key() -> None:
+    """Flink's ALTER TABLE ADD of a computed column, a WATERMARK and a PRIMARY KEY."""
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute("CREATE TABLE e (id INT, ms BIGINT) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '5', 'fields.ms.min' = '0', 'fields.ms.max' = '1000000')")
+    s.execute("ALTER TABLE e ADD (ts AS TO_TIMESTAMP_LTZ(ms, 3), twice AS id * 2)")
+    s.execute("ALTER TABLE e ADD WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+    s.execute("ALTER TABLE e ADD CONSTRAINT pk PRIMARY KEY (id) NOT ENFORCED")
+    text = s.execute("SHOW CREATE TABLE e")[0].table.column(0)[0].as_py()
+    assert "`ts` AS TO_TIMESTAMP_LTZ(ms, 3)" in text and "`twice` AS id * 2" in text
+    assert "WATERMARK FOR `ts` AS ts - INTERVAL '1' SECOND" in text
+    assert "PRIMARY KEY (`id`) NOT ENFORCED" in text
+    with pytest.raises(SqlEngineError, match="ADD PRIMARY KEY: the table has one"):
+        s.execute("ALTER TABLE e ADD PRIMARY KEY (ms) NOT ENFORCED")
+    rows = s.sql("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, "
+                 "DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end"
+                 ).collect().to_pylist()
+    assert sum(r["n"] for r in rows) <= 5 and rows  # (the first window's rows at least)
