@@ -29,6 +29,10 @@ class TableDef:
     # PARTITIONED BY: the partition columns, in order (the connector also finds them in the
     # options, under connectors.PARTITION_KEYS_OPTION, as the binder hands it only those)
     partition_keys: tuple[str, ...] = ()
+    # COMMENT '...' of the columns (name, text) and of the table: shown by SHOW CREATE TABLE
+    # and DESCRIBE, as Flink shows them
+    comments: tuple[tuple[str, str], ...] = ()
+    comment: str | None = None
 
     @property
     def connector(self) -> str:

@@ -150,7 +150,10 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     if catalog.safe_directories is not None:
         table_options += ((safety.DIRS_OPTION, os.pathsep.join(catalog.safe_directories)),)
     catalog.add_table(TableDef(stmt.name, schema, table_options, tuple(computed), watermark,
-                               stmt.primary_key, partition_keys=partition_keys))
+                               stmt.primary_key, partition_keys=partition_keys,
+                               comments=tuple((c.name, c.comment) for c in stmt.columns
+                                              if c.comment is not None),
+                               comment=stmt.comment))
     return "[INFO] Execute statement succeeded."
 
 
@@ -546,9 +549,15 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
         key, virtual = meta[name]
         return f" METADATA FROM {_string(key)}" + (" VIRTUAL" if virtual else "")
 
+    comments = dict(table.comments)
+
+    def comment_text(name: str) -> str:
+        return f" COMMENT {_string(comments[name])}" if name in comments else ""
+
     lines = [f"  {_quote(f.name)} {T.type_name(f.type)}" + ("" if f.nullable else " NOT NULL")
-             + metadata_text(f.name) for f in table.schema.fields]
-    lines += [f"  {_quote(name)} AS {node.sql(dialect=Flink)}" for name, node in table.computed]
+             + metadata_text(f.name) + comment_text(f.name) for f in table.schema.fields]
+    lines += [f"  {_quote(name)} AS {node.sql(dialect=Flink)}{comment_text(name)}"
+              for name, node in table.computed]
     if table.watermark is not None:
         col, node = table.watermark
         lines.append(f"  WATERMARK FOR {_quote(col)} AS {node.sql(dialect=Flink)}")
@@ -556,10 +565,14 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
         keys = ", ".join(_quote(k) for k in table.primary_key)
         lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
     text = f"CREATE TABLE {_quote(table.name.split('.')[-1])} (\n" + ",\n".join(lines) + "\n)"
+    sep = " "
+    if table.comment is not None:  # (on lines of their own then, as Flink prints them)
+        text += f"\nCOMMENT {_string(table.comment)}"
+        sep = "\n"
     if table.partition_keys:
-        text += f" PARTITIONED BY ({', '.join(_quote(k) for k in table.partition_keys)})"
+        text += f"{sep}PARTITIONED BY ({', '.join(_quote(k) for k in table.partition_keys)})"
     options = [(k, v) for k, v in table.options if not k.startswith("$")]
-    text += " WITH (\n" + ",\n".join(f"  {_string(k)} = {_string(v)}" for k, v in options) \
+    text += f"{sep}WITH (\n" + ",\n".join(f"  {_string(k)} = {_string(v)}" for k, v in options) \
         + "\n)"
     return text
 
@@ -596,8 +609,12 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
             wm[names.index(table.watermark[0])] = f"`{table.watermark[0]}` AS " \
                 f"{table.watermark[1].sql()}"
         keys = ["PRI" if n in table.primary_key else "" for n in names]
-        return pa.table({"name": names, "type": types, "null": nulls, "key": keys,
-                         "extras": extras, "watermark": wm})
+        columns = {"name": names, "type": types, "null": nulls, "key": keys,
+                   "extras": extras, "watermark": wm}
+        if table.comments:  # (as Flink: a comment column when a column has a comment)
+            comments = dict(table.comments)
+            columns["comment"] = [comments.get(n, "") for n in names]
+        return pa.table(columns)
     view = catalog.view(stmt.name)
     if view is not None:
         from sqlengine.binder import bind_query

@@ -29,6 +29,7 @@ class ColumnDef:
     offset: int = 0
     metadata: str | None = None  # METADATA [FROM 'key']: the key (the column's name if none)
     virtual: bool = False
+    comment: str | None = None  # COMMENT '...'
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +289,8 @@ class StatementBuilder(Transformer):
         column = unquote_ident(str(name))
         col = ColumnDef(column, type_text, nullable, offset=self.base + meta.start_pos,
                         metadata=(spec[0] or column) if spec else None,
-                        virtual=bool(spec and spec[1]))
+                        virtual=bool(spec and spec[1]),
+                        comment=next((i for i in items if isinstance(i, _Comment)), None))
         if any(isinstance(i, Tree) and i.data == "column_key" for i in items[2:]):
             return _KeyColumn((col, _PrimaryKey((column,))))
         return col
@@ -302,7 +304,11 @@ class StatementBuilder(Transformer):
     @v_args(meta=True)
     def computed_column(self, meta: Meta, items: list) -> ColumnDef:
         return ColumnDef(unquote_ident(str(items[0])), None, True, expr=items[1],
-                         offset=self.base + meta.start_pos)
+                         offset=self.base + meta.start_pos,
+                         comment=next((i for i in items if isinstance(i, _Comment)), None))
+
+    def column_comment(self, items: list) -> _Comment:
+        return _Comment(unquote_string(str(items[0])))
 
     @v_args(meta=True)
     def watermark(self, meta: Meta, items: list) -> WatermarkDef:
@@ -527,6 +533,10 @@ class StatementBuilder(Transformer):
     def explain(self, items: list) -> Explain:
         details = tuple(i for i in items[1:-1] if isinstance(i, str))
         return Explain(details, items[-1])
+
+
+class _Comment(str):
+    """A column's COMMENT text."""
 
 
 class _KeyColumn(tuple):

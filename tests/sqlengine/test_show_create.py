@@ -77,3 +77,23 @@ def test_show_columns_filters_describe() -> None:
     assert s.execute("SHOW COLUMNS FROM t")[0].table.equals(s.execute("DESCRIBE t")[0].table)
     with pytest.raises(SqlEngineError, match="unknown table or view"):
         s.execute("SHOW COLUMNS FROM nope")
+
+
+def test_comments_are_kept_and_shown_as_flink_shows_them() -> None:
+    """Column and table COMMENTs (they were dropped): SHOW CREATE TABLE prints them as
+    PyFlink 2.3 does, DESCRIBE gains a comment column when a column has one."""
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE c (a INT COMMENT 'the a', b AS a + 1 COMMENT 'b''s', c STRING) "
+              "COMMENT 'a table' WITH ('connector' = 'datagen')")
+    text = s.execute("SHOW CREATE TABLE c")[0].table.column(0)[0].as_py()
+    assert "`a` INT COMMENT 'the a'," in text
+    assert "`b` AS a + 1 COMMENT 'b''s'" in text
+    assert "\nCOMMENT 'a table'\nWITH (" in text
+    described = s.execute("DESCRIBE c")[0].table.to_pylist()
+    assert [(r["name"], r["comment"]) for r in described] == [
+        ("a", "the a"), ("c", ""), ("b", "b's")]
+    s.execute("DROP TABLE c")
+    s.execute(text)
+    assert s.execute("SHOW CREATE TABLE c")[0].table.column(0)[0].as_py() == text
+    s.execute("CREATE TABLE plain (a INT) WITH ('connector' = 'datagen')")
+    assert "comment" not in s.execute("DESCRIBE plain")[0].table.column_names
