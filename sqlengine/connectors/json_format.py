@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -17,7 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from sqlengine import types as T
-from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, text_kind
+from sqlengine.cast import VALID_TEXT, cast_array, java_double_text, ltz_text, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.json_values import STRICT_TEXT, JsonValueError, converter
 from sqlengine.connectors.text_rows import BadValue, bad_values, finish, row_lines, valid_utf8
@@ -304,13 +305,21 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
 
 
 def json_bytes(batch: pa.RecordBatch) -> bytes:
-    # Temporal and decimal values as SQL text, as Flink's json format writes them.
+    """Rows as Flink's json format writes them: compact objects, temporal and decimal values
+    as SQL text (a timestamp's fraction without trailing zeros: '10:00:00.12', '10:00:00'),
+    a DOUBLE / FLOAT as Java prints it ('1.0E-5')."""
     fields = {}
     for f, col in zip(batch.schema, batch.columns):
         if T.is_ltz(f.type):  # (UTC, ending 'Z': Flink's 'SQL' timestamp standard)
-            fields[f.name] = ltz_text(col, iso=False).to_pylist()
+            fields[f.name] = _trimmed(ltz_text(col, iso=False)).to_pylist()
+        elif pa.types.is_timestamp(f.type):
+            fields[f.name] = _trimmed(cast_array(col, pa.string())).to_pylist()
         elif T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
+        elif pa.types.is_floating(f.type):
+            single = f.type == pa.float32()
+            fields[f.name] = [v if v is None or not math.isfinite(v) else
+                              _Number(java_double_text(v, single)) for v in col.to_pylist()]
         elif pa.types.is_decimal(f.type):
             # Exact: the number's digits, not a float's (Flink writes a DECIMAL as a JSON
             # number with all its digits).
@@ -323,9 +332,15 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
     names = list(fields)
     keys = [json.dumps(n, ensure_ascii=False) for n in names]
     rows = zip(*fields.values()) if names else iter(())
-    out = "".join("{" + ", ".join(f"{k}: {_value(v)}" for k, v in zip(keys, r)) + "}\n"
+    out = "".join("{" + ",".join(f"{k}:{_value(v)}" for k, v in zip(keys, r)) + "}\n"
                   for r in rows)
     return out.encode("utf-8")
+
+
+def _trimmed(text: pa.Array) -> pa.Array:
+    """Timestamps' text without the fraction's trailing zeros (nor an empty fraction)."""
+    text = pc.replace_substring_regex(text, r"(\.[0-9]*?)0+(Z?)$", r"\1\2")
+    return pc.replace_substring_regex(text, r"\.(Z?)$", r"\1")
 
 
 def _objects(value: object, t: pa.DataType) -> object:
@@ -346,4 +361,5 @@ class _Number(str):
 
 
 def _value(v: object) -> str:
-    return str(v) if isinstance(v, _Number) else json.dumps(v, ensure_ascii=False)
+    return str(v) if isinstance(v, _Number) else json.dumps(v, ensure_ascii=False,
+                                                           separators=(",", ":"))
