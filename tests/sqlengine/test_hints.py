@@ -72,7 +72,7 @@ def test_insert_into_takes_an_options_hint(tmp_path: Path) -> None:
     s.execute("INSERT INTO o /*+ OPTIONS('format' = 'json') */ SELECT 1")
     s.execute("INSERT INTO o SELECT 2")
     texts = sorted(p.read_text() for p in (tmp_path / "o").iterdir())
-    assert texts == ["2\n", '{"a": 1}\n']
+    assert texts == ["2\n", '{"a":1}\n']
     with pytest.raises(ConnectorError, match="unsupported option 'bad'") as info:
         s.execute("INSERT INTO o /*+ OPTIONS('bad' = 'x') */ SELECT 3")
     assert info.value.span is not None and info.value.span.column == 27
