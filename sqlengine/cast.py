@@ -443,6 +443,27 @@ def java_double_text(v: float, single: bool = False) -> str:
     return ("-" if sign else "") + body
 
 
+def java_double_texts(arr: pa.Array) -> pa.Array:
+    """java_double_text of each DOUBLE / FLOAT, vectorised: from 10^-3 to 10^7 (and zero)
+    Java prints the shortest digits plainly, as Arrow's cast does, with '.0' on a whole
+    number; the other values (E notation, NaN, Infinity) are written one distinct value at a
+    time."""
+    single = arr.type == pa.float32()
+    text = pc.cast(arr, pa.string())
+    size = pc.abs(arr)
+    plain = pc.or_(pc.and_(pc.greater_equal(size, 1e-3), pc.less(size, 1e7)),
+                   pc.equal(size, 0))
+    plain = pc.fill_null(plain, True)
+    text = pc.if_else(pc.match_substring(text, "."), text, pc.binary_join_element_wise(
+        text, ".0", ""))
+    if pc.all(plain).as_py():
+        return text
+    rest = pc.invert(plain)
+    others = _per_distinct(arr.filter(rest), lambda v: java_double_text(v, single),
+                           pa.string())
+    return pc.replace_with_mask(text, rest, others)
+
+
 def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool = False
                  ) -> pa.Array:
     kind = text_kind(target)
@@ -610,8 +631,7 @@ def _to_string(arr: pa.Array, zone: str = "UTC") -> pa.Array:
     if pa.types.is_boolean(t):
         return pc.if_else(arr, "TRUE", "FALSE")
     if pa.types.is_floating(t):
-        single = t == T.FLOAT
-        return _per_distinct(arr, lambda v: java_double_text(v, single), pa.string())
+        return java_double_texts(arr)
     if pa.types.is_time(t):
         return _time_text(arr)
     if t == T.INTERVAL_DAY_TIME:

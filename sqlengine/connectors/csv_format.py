@@ -17,13 +17,16 @@ from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, plain_cast, text_kind
 from sqlengine.connectors.base import ReadStats, java_unescape
 from sqlengine.connectors.text_rows import (
+    JAVA_TEXT,
     BadValue,
     bad_values,
     finish,
+    java_booleans,
     line_from_message,
     message_head,
     row_lines,
     valid_utf8,
+    without_double_suffix,
 )
 from sqlengine.errors import ConnectorError
 
@@ -168,8 +171,7 @@ def _with_short_rows(table: pa.Table, short: list[tuple[int, str]], skipped: lis
 # the trimmed text, java.sql's Date.valueOf, ISO times), where CAST would take more (12.7
 # as an INT, '2023-01-02 ' as a DATE, '1:2:3' as a TIME, '10:00' as a TIMESTAMP's time).
 CSV_TEXT = {
-    "int": r"^\s*[+-]?[0-9]+\s*$",
-    "float": r"^\s*[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)\s*$",
+    **JAVA_TEXT,
     "date": r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$",
     "time": r"^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$",
     "timestamp": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}"
@@ -206,16 +208,15 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if kind is None:
             arrays.append(cast_array(col, f.type))
             continue
-        if kind == "bool":  # (Java's Boolean.parseBoolean: any text but 'true' is FALSE)
-            arrays.append(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(col)), "true"))
+        if kind == "bool":  # (any text but 'true' is FALSE)
+            arrays.append(java_booleans(col))
             continue
         plain = plain_cast(col, f.type)
         if plain is not None:
             arrays.append(plain)
             continue
-        if kind == "float":  # (Java's Double.parseDouble takes a 'f' or 'd' suffix)
-            col = pc.replace_substring_regex(col, r"^(\s*[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)"
-                                                  r"[fFdD](\s*)$", r"\1\2")
+        if kind == "float":
+            col = without_double_suffix(col)
         valid = pc.fill_null(pc.match_substring_regex(col, CSV_TEXT.get(kind, VALID_TEXT[kind])),
                              True)
         valid_np = np.asarray(valid.to_numpy(zero_copy_only=False))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -18,10 +17,18 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from sqlengine import types as T
-from sqlengine.cast import VALID_TEXT, cast_array, java_double_text, ltz_text, text_kind
+from sqlengine.cast import VALID_TEXT, cast_array, java_double_texts, ltz_text, text_kind
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.json_values import STRICT_TEXT, JsonValueError, converter
-from sqlengine.connectors.text_rows import BadValue, bad_values, finish, row_lines, valid_utf8
+from sqlengine.connectors.text_rows import (
+    BadValue,
+    bad_values,
+    finish,
+    java_booleans,
+    row_lines,
+    valid_utf8,
+    without_double_suffix,
+)
 from sqlengine.errors import ConnectorError, SqlEngineError
 
 
@@ -279,12 +286,11 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
             out.append(bad_values(casted, bad, ok, ignore))
             continue
         kind = text_kind(f.type)
-        if kind == "bool":  # (text: Java's Boolean.parseBoolean, never an error)
-            out.append(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(col)), "true"))
+        if kind == "bool":  # (never an error: any text but 'true' is FALSE)
+            out.append(java_booleans(col))
             continue
-        if kind == "float":  # (Java's Double.parseDouble takes a 'f' or 'd' suffix)
-            col = pc.replace_substring_regex(col, r"^(\s*[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)"
-                                                  r"[fFdD](\s*)$", r"\1\2")
+        if kind == "float":
+            col = without_double_suffix(col)
         pattern = STRICT_TEXT.get(kind or "") or VALID_TEXT.get(kind or "")
         valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, pattern), True)
                            .to_numpy(zero_copy_only=False)) if pattern \
@@ -317,9 +323,9 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
         elif T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_floating(f.type):
-            single = f.type == pa.float32()
-            fields[f.name] = [v if v is None or not math.isfinite(v) else
-                              _Number(java_double_text(v, single)) for v in col.to_pylist()]
+            finite = pc.fill_null(pc.is_finite(col), False).to_numpy(zero_copy_only=False)
+            fields[f.name] = [_Number(t) if ok else v for t, ok, v in zip(
+                java_double_texts(col).to_pylist(), finite, col.to_pylist())]
         elif pa.types.is_decimal(f.type):
             # Exact: the number's digits, not a float's (Flink writes a DECIMAL as a JSON
             # number with all its digits).

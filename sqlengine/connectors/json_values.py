@@ -26,14 +26,13 @@ from decimal import Decimal, InvalidOperation
 import pyarrow as pa
 
 from sqlengine import types as T
+from sqlengine.connectors.text_rows import JAVA_TEXT
 
 # The text of temporal values the json format reads (Flink's ISO_LOCAL_DATE, SQL_TIME_FORMAT
 # and SQL_TIMESTAMP_FORMAT: 'yyyy-MM-dd', 'HH:mm:ss[.fraction]', date and time with a
 # space; a TIMESTAMP_LTZ ends 'Z'): CAST would take more ('2023-1-2', '10:11').
 STRICT_TEXT = {
-    # (numbers as text: a changelog format's values, canal-json's all strings)
-    "int": r"^\s*[+-]?[0-9]+\s*$",
-    "float": r"^\s*[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)[fFdD]?\s*$",
+    **JAVA_TEXT,  # (numbers as text: a changelog format's values, canal-json's all strings)
     "decimal": r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$",
     "date": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
     "time": r"^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?$",
@@ -41,8 +40,8 @@ STRICT_TEXT = {
     "ltz": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$",
 }
 
-_WHOLE = re.compile(r"[+-]?[0-9]+")
-_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)[fFdD]?)")
+_WHOLE = re.compile(JAVA_TEXT["int"])
+_DOUBLE = re.compile(JAVA_TEXT["float"])
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _RANGES = {8: 1 << 7, 16: 1 << 15, 32: 1 << 31, 64: 1 << 63}
 
@@ -153,9 +152,11 @@ def _double(v: object) -> float:
     if isinstance(v, int | Decimal) and not isinstance(v, bool):
         return float(v)
     text = as_text(v).strip()
+    if text and text[-1] in "fFdD":
+        text = text[:-1]  # (Java's 'f' / 'd' suffix)
     if isinstance(v, bool) or not _DOUBLE.fullmatch(text):
         raise ValueError(text)
-    return float(text.rstrip("fFdD"))  # (Python reads 'NaN' and 'Infinity' as Java does)
+    return float(text)  # (Python reads 'NaN' and 'Infinity' as Java does)
 
 
 def _decimal(v: object) -> Decimal:

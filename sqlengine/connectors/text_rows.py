@@ -1,5 +1,6 @@
-"""What the text formats (csv, json lines) share: line numbers of records, and turning
-rows that do not parse into file:line errors (or skipped rows)."""
+"""What the text formats (csv, json lines) share: line numbers of records, turning rows that
+do not parse into file:line errors (or skipped rows), and reading numbers and booleans from
+text as Flink's formats do (Java's parsers)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,24 @@ from sqlengine.connectors.base import ReadStats
 from sqlengine.errors import ConnectorError
 
 BATCH_ROWS = 65536
+
+# Numbers as Java's Integer.parseInt / Double.parseDouble read trimmed text (a double's 'f' /
+# 'd' suffix taken off first: without_double_suffix); CAST would take more (12.7 as an INT).
+JAVA_TEXT = {
+    "int": r"^\s*[+-]?[0-9]+\s*$",
+    "float": r"^\s*[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)\s*$",
+}
+
+
+def java_booleans(text: pa.Array) -> pa.Array:
+    """Java's Boolean.parseBoolean of trimmed text: 'true' in any case, anything else FALSE."""
+    return pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(text)), "true")
+
+
+def without_double_suffix(text: pa.Array) -> pa.Array:
+    """Numbers' text without the 'f' / 'd' suffix Java's Double.parseDouble takes."""
+    return pc.replace_substring_regex(text, r"^(\s*[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)"
+                                            r"[fFdD](\s*)$", r"\1\2")
 
 
 def row_lines(data: bytes, allow_comments: bool, quote: str | None = None,
