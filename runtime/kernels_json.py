@@ -22,6 +22,7 @@ from sqlengine.cast import cast_array
 from sqlengine.errors import ExecutionError
 from sqlengine.json_path import PathError, evaluate, parse_path, path_is_indefinite
 from sqlengine.runtime.kernels_text import java_double_text, per_distinct
+from sqlengine.runtime.string_kernels import join_skipping_nulls
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -308,7 +309,7 @@ def _json_object(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
         return _objects_by_row([args[i] for i in range(2, len(args), 2)], pieces)
     order = sorted(range(len(pieces)), key=lambda j: java_order(str(keys[j])))
     pieces = [pieces[j] for j in order]
-    body = pc.binary_join_element_wise(*pieces, ",", null_handling="skip") \
+    body = join_skipping_nulls(pieces, ",") \
         if len(pieces) > 1 else pc.fill_null(pieces[0], "")
     return pc.binary_join_element_wise("{", body, "}", "")
 
@@ -343,7 +344,7 @@ def _json_array(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
         pieces.append(text)
     if not pieces:
         return pa.array(["[]"] * n, pa.string())
-    body = pc.binary_join_element_wise(*pieces, ",", null_handling="skip") \
+    body = join_skipping_nulls(pieces, ",") \
         if len(pieces) > 1 else pc.fill_null(pieces[0], "")
     return pc.binary_join_element_wise("[", body, "]", "")
 

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.column_arguments import constants_or_columns
-from sqlengine.runtime.string_kernels import as_int
+from sqlengine.runtime.string_kernels import as_int, join_skipping_nulls
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -105,7 +105,7 @@ def _concat_ws(args: list[Array], lits: list[object], out: pa.DataType) -> Array
     sep, rest = args[0], args[1:]
     if not rest:
         return pc.if_else(pc.is_valid(sep), "", pa.nulls(len(sep), pa.string()))
-    return pc.binary_join_element_wise(*rest, sep, null_handling="skip")
+    return join_skipping_nulls(rest, sep)
 
 
 def _left_right(left: bool) -> Kernel:

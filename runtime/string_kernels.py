@@ -192,3 +192,15 @@ def char_fit(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 def varchar_fit(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """A string CAST to VARCHAR(n): cut to n characters."""
     return pc.utf8_slice_codeunits(args[0], 0, as_int(lits[1]))
+
+
+def join_skipping_nulls(values: list[Array], sep: Array | str) -> Array:
+    """Arrow's ``binary_join_element_wise(..., null_handling="skip")``, one output row per
+    input row: the values of each row that are not NULL joined by ``sep`` ('' when all are
+    NULL; NULL where ``sep`` is NULL). Arrow 26 drops the rows whose values are all NULL
+    (a shorter result); here such a row's first value is '' before the join."""
+    all_null = pc.is_null(values[0])
+    for v in values[1:]:
+        all_null = pc.and_(all_null, pc.is_null(v))
+    first = pc.if_else(all_null, pa.scalar("", values[0].type), values[0])
+    return pc.binary_join_element_wise(first, *values[1:], sep, null_handling="skip")

@@ -229,3 +229,24 @@ def test_log10_and_log2_are_exact(s: sqlengine.Session) -> None:
     assert one(s, "LOG10(0.001)") == -3.0
     assert one(s, "LOG2(8)") == 3.0
     assert one(s, "LOG(10, 1000)") == math.log(1000) / math.log(10)
+
+
+def test_joins_skipping_nulls_keep_a_row_whose_values_are_all_null(
+        s: sqlengine.Session) -> None:
+    # (Arrow 26's binary_join_element_wise with null_handling='skip' drops such rows: the
+    # column came out shorter than the batch, and a GROUP BY over it failed.)
+    rows = s.sql(
+        "SELECT k, CONCAT_WS('-', a, b) AS c, JSON_ARRAY(a, b) AS j, "
+        "JSON_OBJECT('x' VALUE a, 'y' VALUE b ABSENT ON NULL) AS o FROM (VALUES "
+        "(1, '1', 'x'), (2, CAST(NULL AS STRING), 'y'), (3, '3', CAST(NULL AS STRING)), "
+        "(4, CAST(NULL AS STRING), CAST(NULL AS STRING)), (5, 'p', 'q')) AS t(k, a, b)"
+    ).collect().to_pylist()
+    assert [(r["k"], r["c"], r["j"], r["o"]) for r in rows] == [
+        (1, "1-x", '["1","x"]', '{"x":"1","y":"x"}'), (2, "y", '["y"]', '{"y":"y"}'),
+        (3, "3", '["3"]', '{"x":"3"}'), (4, "", "[]", "{}"),
+        (5, "p-q", '["p","q"]', '{"x":"p","y":"q"}')]
+    grouped = s.sql(
+        "SELECT MAX(CONCAT_WS('-', a, b)) AS m, COUNT(*) AS n FROM (VALUES "
+        "(CAST(NULL AS STRING), CAST(NULL AS STRING)), ('a', 'b')) AS t(a, b)"
+    ).collect().to_pylist()
+    assert grouped == [{"m": "a-b", "n": 2}]
