@@ -10,6 +10,7 @@ from sqlengine import connectors
 from sqlengine import types as T
 from sqlengine.errors import NotSupportedError, PlanError
 from sqlengine.optimizer.passes.base import PassContext
+from sqlengine.optimizer.passes.streaming_lag import streaming_lag
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode
 from sqlengine.optimizer.specs import (
     ChainStrategy,
@@ -141,6 +142,9 @@ class _Translator:
                 return PhysicalNode(ProjectSpec(schema=plan.schema, updating=child.op.updating,
                                                 exprs=plan.exprs), ((child, FORWARD),))
             case N.WindowFunctions():
+                over = streaming_lag(plan) if self.streaming else None
+                if over is not None:
+                    return self.translate(over)
                 child = self.translate(plan.input)
                 self._require_bounded(plan.input, "window functions other than OVER "
                                       "aggregates ordered by a rowtime and ROW_NUMBER Top-N")

@@ -325,6 +325,8 @@ class OverAggregateOperator(Operator):
         if a.func == "count_star":
             counts = np.r_[0, np.cumsum(keep.astype(np.int64))]
             return pa.array(counts[hi + 1] - counts[lo])
+        if a.func == "lag":
+            return _lag(a, data, lo, hi)
         arg = evaluate(a.args[0], data)
         if a.func in ("array_agg", "listagg") or (
                 a.func in ("min", "max") and not _numeric_or_time(a.type)) or (
@@ -382,6 +384,23 @@ class OverAggregateOperator(Operator):
     def state_summary(self) -> Mapping[str, object]:
         return {"history_rows": 0 if self.history is None else self.history.num_rows,
                 "late_records_dropped": self.late_dropped}
+
+
+def _lag(a: AggCall, data: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray) -> pa.Array:
+    """LAG(x, n, default) over the frame ending at ``hi``, as Flink's LagAggFunction in an
+    OVER aggregate: the value n rows before the frame's last row (for RANGE, the last of the
+    current row's peers), ``default`` when the frame holds no such row; a NULL value stays
+    NULL. Frames start at their partition's first row (UNBOUNDED PRECEDING)."""
+    value, offset, default = a.args
+    n = int(offset.value)  # type: ignore[attr-defined]  # (a literal: the binder checks)
+    src = hi - n
+    inside = src >= lo
+    values = evaluate(value, data)
+    taken = values.take(pa.array(np.where(inside, src, 0)))
+    fallback = evaluate(default, data)
+    if fallback.type != taken.type:
+        fallback = fallback.cast(taken.type)
+    return pc.if_else(pa.array(inside), taken, fallback).cast(a.type)
 
 
 def _numeric_or_time(t: pa.DataType) -> bool:
