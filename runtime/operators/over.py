@@ -4,8 +4,10 @@ Rows wait until the watermark passes their time (then no row can come before the
 sorted by (partition, time, arrival), and every frame is computed at once: COUNT, SUM and AVG
 from prefix sums, MIN and MAX from a sparse table (range-minimum queries), so the work is
 vectorised whatever the frame. RANGE frames include the current row's peers (equal times), as
-in SQL. Rows still inside some future frame stay as history; the rest is freed. The output is
-insert-only.
+in SQL. Rows still inside some future frame stay as history; the rest is freed. With
+UNBOUNDED PRECEDING every future frame reaches back to the partition's first row: each key
+keeps its aggregates' parts over its emitted rows instead (over_carry.py), and its last n rows
+for LAG(x, n). The output is insert-only.
 
 Lateness is Flink's (checked with PyFlink 2.3 on disordered input). With UNBOUNDED PRECEDING
 a row at or behind the watermark is dropped and counted (AbstractRowTimeUnboundedPrecedingOver).
@@ -38,6 +40,13 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.over_carry import (
+    carried,
+    carry_parts,
+    carry_rows,
+    combine,
+    lag_rows,
+)
 from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python
@@ -78,7 +87,8 @@ def _range_query(levels: list[np.ndarray], fn: np.ufunc, lo: np.ndarray, hi: np.
 
 class OverAggregateOperator(Operator):
     name = "OverAggregate"
-    state_fields = ("history", "last_fired", "late_dropped", "range_triggers", "seq", "timers")
+    state_fields = ("carry", "history", "last_fired", "late_dropped", "range_triggers", "seq",
+                    "timers")
 
     def __init__(self, partition: tuple[Expr, ...], time_index: int, frame: str,
                  preceding: int | None, aggs: tuple[AggCall, ...], schema: pa.Schema) -> None:
@@ -97,6 +107,11 @@ class OverAggregateOperator(Operator):
         # RANGE with a bounded PRECEDING: Flink's per-key timers replayed (over_triggers.py).
         self.range_triggers = RangeTriggers(preceding) if frame == "range" and \
             preceding is not None else None
+        # UNBOUNDED PRECEDING: per key, the aggregates' parts over its emitted rows and its
+        # last rows for LAG instead of every row (over_carry.py); None: every row stays.
+        self.parts = carry_parts(aggs) if preceding is None else None
+        self.lag_rows = lag_rows(aggs)
+        self.carry: pa.Table | None = None
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
@@ -159,6 +174,11 @@ class OverAggregateOperator(Operator):
                     if ok:
                         self.last_fired[k] = fired[k]
         self.history = pa.concat_tables(history) if history else None
+        carries = [c.filter(pa.array(owned([c.column(f"p{i}").combine_chunks()
+                                             for i in range(len(self.partition))],
+                                            subtask, parallelism)))
+                   for c in (s.get("carry") for s in states) if c is not None and c.num_rows]
+        self.carry = pa.concat_tables(carries) if carries else None
         self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
         self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
         self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
@@ -273,8 +293,19 @@ class OverAggregateOperator(Operator):
             hi = idx
             lo = first if self.preceding is None else np.maximum(first, idx - self.preceding)
         is_new = ~sorted_rows[_HIST].to_numpy()
-        values = [self._python(a, sorted_data, lo, hi, is_new, first) if is_python(a) else
-                  self._aggregate(a, sorted_data, lo, hi) for a in self.aggs]
+        if self.parts is not None:
+            keyvals = [evaluate(p, sorted_data) for p in self.partition]
+            slots = carry_rows(self.carry, keyvals, n)
+            part_vals = [[self._aggregate(p, sorted_data, lo, hi) for p in ps]
+                         for ps in self.parts]
+            old_vals = [[carried(self.carry, f"c{j}_{i}", slots, v.type)
+                         for i, v in enumerate(vs)] for j, vs in enumerate(part_vals)]
+            values = [self._aggregate(a, sorted_data, lo, hi) if a.func == "lag" else
+                      _finish(a, [combine(p, o, v) for p, o, v in zip(ps, olds, vs)])
+                      for a, ps, olds, vs in zip(self.aggs, self.parts, old_vals, part_vals)]
+        else:
+            values = [self._python(a, sorted_data, lo, hi, is_new, first) if is_python(a)
+                      else self._aggregate(a, sorted_data, lo, hi) for a in self.aggs]
         # Each key's latest emitted time (for lateness, and for what history must keep).
         ids, keys = self._keys(sorted_data)
         if is_new.any():
@@ -289,8 +320,12 @@ class OverAggregateOperator(Operator):
         out_cols = [*sorted_data.columns, *values]
         result = pa.Table.from_arrays(out_cols, schema=self.schema).filter(pa.array(is_new))
         # Keep the rows a later row's frame can still reach.
-        if self.preceding is None:
+        if self.preceding is None and self.parts is None:
             keep = np.ones(n, dtype=bool)
+        elif self.preceding is None:
+            last = np.repeat(np.r_[part_start[1:], n] - 1, np.diff(np.r_[part_start, n]))
+            keep = last - idx < self.lag_rows
+            self._carry_over(sorted_data, keyvals, slots, old_vals, keep, part_start, first)
         elif self.frame == "range":
             # A kept late row of a key comes after its latest emitted time: its frame reaches
             # back to that time - preceding at most.
@@ -306,6 +341,34 @@ class OverAggregateOperator(Operator):
                                kind="stable")
         result = result.take(pa.array(order_out))
         return [b for b in result.to_batches(65536) if b.num_rows]
+
+    def _carry_over(self, data: pa.RecordBatch, keyvals: list[pa.Array], slots: np.ndarray,
+                    old_vals: list[list[pa.Array]], keep: np.ndarray, part_start: np.ndarray,
+                    first: np.ndarray) -> None:
+        """Fold the rows history lets go (``~keep``) into their keys' carry."""
+        assert self.parts is not None
+        n = len(keep)
+        last_drop = np.maximum.reduceat(np.where(keep, -1, np.arange(n)), part_start) \
+            if n else np.zeros(0, np.int64)
+        has = last_drop >= part_start
+        if not has.any():
+            return
+        hi = np.repeat(np.maximum(last_drop, part_start), np.diff(np.r_[part_start, n]))
+        sel = pa.array(part_start[has])
+        cols: dict[str, pa.Array] = {f"p{i}": k.take(sel) for i, k in enumerate(keyvals)}
+        for j, ps in enumerate(self.parts):
+            for i, p in enumerate(ps):
+                dropped = self._aggregate(p, data, first, hi).take(sel)
+                cols[f"c{j}_{i}"] = combine(p, old_vals[j][i].take(sel), dropped)
+        updated = pa.table(cols)
+        if self.carry is None or self.carry.num_rows == 0:
+            self.carry = updated
+            return
+        touched = slots[part_start[has]]
+        stays = np.ones(self.carry.num_rows, dtype=bool)
+        stays[touched[touched >= 0]] = False
+        self.carry = pa.concat_tables([self.carry.filter(pa.array(stays)),
+                                       updated.cast(self.carry.schema)])
 
     @staticmethod
     def _python(a: AggCall, data: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
@@ -374,16 +437,32 @@ class OverAggregateOperator(Operator):
         total = sums[hi + 1] - sums[lo]
         if a.func == "sum":
             return pa.array(total, mask=empty).cast(a.type, safe=False)
-        safe = np.where(empty, 1, count)
-        if pa.types.is_integer(a.type):
-            avg = np.sign(total) * (np.abs(total) // safe)  # Flink: integer AVG truncates
-        else:
-            avg = total / safe
-        return pa.array(avg, mask=empty).cast(a.type, safe=False)
+        return _average(total, count, a.type)
 
     def state_summary(self) -> Mapping[str, object]:
         return {"history_rows": 0 if self.history is None else self.history.num_rows,
+                "carried_keys": 0 if self.carry is None else self.carry.num_rows,
                 "late_records_dropped": self.late_dropped}
+
+
+def _average(total: np.ndarray, count: np.ndarray, t: pa.DataType) -> pa.Array:
+    empty = count == 0
+    safe = np.where(empty, 1, count)
+    if pa.types.is_integer(t):
+        avg = np.sign(total) * (np.abs(total) // safe)  # Flink: integer AVG truncates
+    else:
+        avg = total / safe
+    return pa.array(avg, mask=empty).cast(t, safe=False)
+
+
+def _finish(a: AggCall, parts: list[pa.Array]) -> pa.Array:
+    """An aggregate's value from its parts (over_carry.carry_parts) over a whole frame."""
+    if a.func == "avg":
+        total, count = parts
+        return _average(pc.fill_null(total, 0).to_numpy(zero_copy_only=False),
+                        pc.fill_null(count, 0).to_numpy(zero_copy_only=False), a.type)
+    value = parts[0]
+    return value if value.type == a.type else value.cast(a.type, safe=False)
 
 
 def _lag(a: AggCall, data: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray) -> pa.Array:

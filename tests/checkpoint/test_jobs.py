@@ -420,6 +420,9 @@ RESCALED = {
     "over_rows": "SELECT auction, SUM(s) AS s, COUNT(*) AS n FROM (SELECT auction, SUM(price) "
                  "OVER (PARTITION BY auction ORDER BY dateTime ROWS BETWEEN 2 PRECEDING AND "
                  "CURRENT ROW) AS s FROM bid) GROUP BY auction",
+    "over_unbounded": "SELECT auction, SUM(s) AS s, SUM(l) AS l, COUNT(*) AS n FROM (SELECT "
+                      "auction, SUM(price) OVER w AS s, LAG(price) OVER w AS l FROM bid WINDOW "
+                      "w AS (PARTITION BY auction ORDER BY dateTime)) GROUP BY auction",
     "session": "SELECT bidder, COUNT(*) AS n, MAX(c) AS c FROM (SELECT bidder, window_start, "
                "COUNT(*) AS c FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR("
                "dateTime), INTERVAL '1' SECOND)) GROUP BY bidder, window_start, window_end) "

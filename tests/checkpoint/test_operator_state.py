@@ -29,6 +29,9 @@ EXTRA = {
                  "dateTime ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM bid",
     "over_range": "SELECT bidder, price, COUNT(*) OVER (PARTITION BY bidder ORDER BY dateTime "
                   "RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) AS c FROM bid",
+    "over_unbounded": "SELECT bidder, price, SUM(price) OVER w AS s, AVG(price) OVER w AS a, "
+                      "LAG(price, 2) OVER w AS l FROM bid WINDOW w AS (PARTITION BY bidder "
+                      "ORDER BY dateTime)",
     "hop": "SELECT auction, window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE bid, "
            "DESCRIPTOR(dateTime), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) "
            "GROUP BY auction, window_start, window_end",
