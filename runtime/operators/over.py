@@ -45,6 +45,7 @@ from sqlengine.runtime.operators.over_carry import (
     carry_parts,
     carry_rows,
     combine,
+    decimal_average,
     lag_rows,
 )
 from sqlengine.runtime.operators.over_triggers import RangeTriggers
@@ -459,6 +460,8 @@ def _finish(a: AggCall, parts: list[pa.Array]) -> pa.Array:
     """An aggregate's value from its parts (over_carry.carry_parts) over a whole frame."""
     if a.func == "avg":
         total, count = parts
+        if pa.types.is_decimal(a.type):
+            return decimal_average(total, count, a.type)
         return _average(pc.fill_null(total, 0).to_numpy(zero_copy_only=False),
                         pc.fill_null(count, 0).to_numpy(zero_copy_only=False), a.type)
     value = parts[0]

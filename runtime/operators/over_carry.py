@@ -4,14 +4,17 @@ Every frame of such an aggregate starts at its partition's first row, so the row
 emitted would have to stay for ever (and be summed again at every watermark: quadratic work
 and memory growing with the stream). Instead each partition key keeps, as Flink keeps one
 accumulator per key, the aggregates' parts over its emitted rows (COUNT; SUM and AVG as a wide
-sum and a count; MIN / MAX; FIRST_VALUE / LAST_VALUE), and only its last n rows for LAG(x, n).
+sum and a count, DECIMAL ones too; MIN / MAX; FIRST_VALUE / LAST_VALUE), and only its last n
+rows for LAG(x, n).
 A frame's value is then its parts over the rows still held combined with the key's carry.
 
-Aggregates without a fixed-size part (LISTAGG, ARRAY_AGG, MIN / MAX of strings, DECIMAL
-sums, DISTINCT, Python aggregates) keep every row, as before: ``carry_parts`` gives None.
+Aggregates without a fixed-size part (LISTAGG, ARRAY_AGG, DISTINCT, Python aggregates) keep
+every row, as before: ``carry_parts`` gives None.
 """
 
 from __future__ import annotations
+
+import decimal
 
 import numpy as np
 import pyarrow as pa
@@ -19,6 +22,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.plan.expressions import AggCall
+from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import is_python
 from sqlengine.runtime.operators.rank import dense_ids
@@ -38,13 +42,14 @@ def carry_parts(aggs: tuple[AggCall, ...]) -> tuple[tuple[AggCall, ...], ...] | 
         elif a.func in _SIMPLE:
             out.append((a,))
         elif a.func in ("min", "max"):
-            if not _numeric_or_time(a.type):
+            if not (_numeric_or_time(a.type) or pa.types.is_string(a.type)
+                    or pa.types.is_large_string(a.type)):
                 return None
             out.append((a,))
         elif a.func in ("sum", "avg"):
             arg = a.args[0].dtype
-            if pa.types.is_decimal(arg) or not (pa.types.is_integer(arg)
-                                                  or pa.types.is_floating(arg)):
+            if not (pa.types.is_integer(arg) or pa.types.is_floating(arg)
+                    or pa.types.is_decimal(arg)):
                 return None
             total = AggCall("sum", a.args, sum_type(arg), filter=a.filter)
             out.append((total,) if a.func == "sum" else
@@ -57,6 +62,15 @@ def carry_parts(aggs: tuple[AggCall, ...]) -> tuple[tuple[AggCall, ...], ...] | 
 def lag_rows(aggs: tuple[AggCall, ...]) -> int:
     """How many of its last rows a key keeps: the largest LAG offset (0 without LAG)."""
     return max((int(a.args[1].value) for a in aggs if a.func == "lag"), default=0)  # type: ignore[attr-defined]
+
+
+def decimal_average(total: pa.Array, count: pa.Array, t: pa.DataType) -> pa.Array:
+    """AVG of DECIMAL values from their sum and count, as over a frame (window_functions)."""
+    n = pc.fill_null(count, 0).to_numpy(zero_copy_only=False)
+    empty = n == 0
+    res = kernel_for("divide")([total, pa.array(np.where(empty, 1, n)).cast(
+        pa.decimal128(20, 0))], [None, None], t)
+    return pc.if_else(pa.array(empty), pa.nulls(len(n), t), res)
 
 
 def _numeric_or_time(t: pa.DataType) -> bool:
@@ -92,6 +106,13 @@ def combine(part: AggCall, old: pa.Array, new: pa.Array) -> pa.Array:
     """A part over earlier rows (``old``, NULL: none) and over later ones (``new``)."""
     if part.func in ("count_star", "count"):
         return pc.add(pc.fill_null(old, 0), pc.fill_null(new, 0))
+    if part.func == "sum" and pa.types.is_decimal(new.type):
+        t = new.type
+        zero = pa.scalar(decimal.Decimal(0), t)
+        wide = pa.decimal256(t.precision, t.scale)
+        total = pc.add(pc.fill_null(old, zero).cast(wide), pc.fill_null(new, zero).cast(wide))
+        both = pc.and_(pc.is_null(old), pc.is_null(new))
+        return pc.if_else(both, pa.nulls(len(new), t), total.cast(t))
     if part.func == "sum":
         t = new.type
         o = pc.fill_null(old, pa.scalar(0, t)).to_numpy(zero_copy_only=False)

@@ -11,6 +11,7 @@ equal times (where streaming's peers rule and batch's row order differ).
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 
 import numpy as np
 import pyarrow as pa
@@ -37,6 +38,8 @@ def _table(ties: bool) -> pa.Table:
         "g": pa.array(rng.integers(0, 2, N)),
         "v": pa.array(v, pa.int32(), mask=v_null),
         "d": pa.array(rng.random(N) * 10, mask=rng.random(N) < 0.1),
+        "m": pa.array([decimal.Decimal(int(x)).scaleb(-2) for x in rng.integers(-9999, 99999, N)],
+                      pa.decimal128(10, 2), mask=rng.random(N) < 0.15),
         "s": pa.array(names, mask=rng.random(N) < 0.3),
         "day": pa.array([(base + dt.timedelta(days=int(x))).date() for x in v % 30],
                         pa.date32()),
@@ -55,8 +58,10 @@ QUERIES = [
     "SELECT k, ts, SUM(CAST(v AS TINYINT)) OVER (PARTITION BY k ORDER BY ts) AS wrap, "
     "COUNT(*) OVER (PARTITION BY k ORDER BY ts) AS n FROM t",
     "SELECT ts, SUM(v) OVER (ORDER BY ts) AS total, MAX(v) OVER (ORDER BY ts) AS m FROM t",
-    # (kept every row before this change, and still does: strings' MIN and LISTAGG)
-    f"SELECT k, g, ts, MIN(s) {W} AS ms, COUNT(*) {W} AS n FROM t",
+    f"SELECT k, g, ts, MIN(s) {W} AS ms, MAX(s) {W} AS xs, SUM(m) {W} AS sm, AVG(m) {W} AS am "
+    "FROM t",
+    # (keeps every row, as before: LISTAGG)
+    f"SELECT k, g, ts, LISTAGG(s) {W} AS ls, COUNT(*) {W} AS n FROM t",
 ]
 LAG_QUERIES = [
     f"SELECT k, g, ts, LAG(v) {W} AS l1, LAG(v, 3, -1) {W} AS l3, SUM(v) {W} AS s, "
@@ -91,7 +96,8 @@ def test_streaming_lag_with_running_aggregates_equals_batch(sql: str) -> None:
     assert _run("streaming", sql, table) == _run("batch", sql, table)
 
 
-def test_history_stays_small() -> None:
+@pytest.mark.parametrize(("sql", "kept"), [(LAG_QUERIES[0], 3), (QUERIES[5], 0)])
+def test_history_stays_small(sql: str, kept: int) -> None:
     """Only the last n rows per key stay for LAG(x, n); the carry holds one row per key."""
     seen: list[OverAggregateOperator] = []
     init = OverAggregateOperator.__init__
@@ -103,10 +109,10 @@ def test_history_stays_small() -> None:
     mp = pytest.MonkeyPatch()
     mp.setattr(OverAggregateOperator, "__init__", spy)
     try:
-        _run("streaming", LAG_QUERIES[0], _table(ties=False))
+        _run("streaming", sql, _table(ties=False))
     finally:
         mp.undo()
     (op,) = seen
     keys = 8 * 2  # (7 values and NULL, times 2)
-    assert op.history is not None and op.history.num_rows <= keys * 3
+    assert op.history is not None and op.history.num_rows <= keys * kept
     assert op.carry is not None and op.carry.num_rows <= keys
