@@ -60,6 +60,9 @@ class ChainedTask:
         self.idle = False
         # The task's watermark: the minimum over its active input channels, never backwards.
         self.valve = StatusWatermarkValve(n_channels)
+        # Per channel, the other channels fed by the same upstream subtask (a self-join's two
+        # inputs from one source): they carry the same watermarks, row for row.
+        self.twins: list[frozenset[int]] = [frozenset()] * n_channels
         for i, op in enumerate(operators):
             op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options, self.memory,
                                     *subtask))
@@ -207,12 +210,23 @@ class ChainedTask:
         if head.done:
             self._end_after(0)
 
+    def set_producers(self, producers: list[object]) -> None:
+        """The upstream subtask feeding each input channel (any hashable name)."""
+        self.twins = [frozenset(j for j, q in enumerate(producers) if q == p and j != i)
+                      for i, p in enumerate(producers)]
+
     def _merge_row_watermarks(self, batch: pa.RecordBatch, channel: int) -> pa.RecordBatch:
         # With several inputs, the watermark before a row is also bounded by the other
         # channels' current watermarks (and so depends on how channels interleave, as in Flink).
         wm = row_watermarks(batch)
-        bound = self.valve.others_bound(channel)
-        if wm is None or bound is None:
+        if wm is None:
+            return batch
+        if len(wm):
+            self.valve.delivered_rows(channel, int(wm[-1]))
+        # (a twin channel is as far as this one: the same rows and watermarks in the same
+        # order, as Flink sends a shared source's records to both inputs of a self-join)
+        bound = self.valve.others_bound(channel, self.twins[channel])
+        if bound is None:
             return batch
         merged = np.minimum(wm, bound)
         return with_meta(data_part(batch), merged, _rowkind_of(batch))

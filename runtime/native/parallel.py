@@ -316,6 +316,7 @@ class ParallelExecutor:
         eg = self.execution_graph
         tasks: dict[tuple[str, int], Task] = {}
         memory = account_for(self.options, self.slots)  # (the slot's share of the budget)
+        edge_source = {r.id: r.edge.source for r in eg.results}
         for ejv in eg.vertices:
             jv = ejv.job_vertex
             for sub, channels in zip(ejv.subtasks, ejv.channels):
@@ -341,6 +342,9 @@ class ParallelExecutor:
                                     max(1, len(self.graph.in_edges(jv.id))), self.options,
                                     mapping or [0], memory, (sub.subtask, sub.parallelism))
                 chain.nodes = tuple(jv.stream_nodes) or chain.nodes
+                if len(channels) > 1 and not per_channel:
+                    chain.set_producers([(edge_source[c.result_id], c.partition)
+                                         for c in channels])
                 gate = InputGate(self._capacity(sub), self.control)
                 results = self.results if self._ctx is None else \
                     RemoteGate(self.results, self.control)

@@ -10,10 +10,13 @@ class StatusWatermarkValve:
     or idle); the output watermark is the minimum over the active channels and never goes
     backwards; idle channels do not hold it back; the output is idle when all channels are."""
 
-    __slots__ = ("channel_idle", "channel_wm", "watermark")
+    __slots__ = ("channel_idle", "channel_wm", "row_wm", "watermark")
 
     def __init__(self, n_channels: int) -> None:
         self.channel_wm: list[int] = [MIN_WATERMARK] * n_channels
+        # Per channel: the watermark before the last row it delivered (a batch carries the
+        # watermarks its producer emitted between its rows as a column, not as elements).
+        self.row_wm: list[int] = [MIN_WATERMARK] * n_channels
         self.channel_idle: list[bool] = [False] * n_channels
         self.watermark: int = MIN_WATERMARK  # the output watermark
 
@@ -44,11 +47,22 @@ class StatusWatermarkValve:
         self.watermark = timestamp
         return True
 
-    def others_bound(self, channel: int) -> int | None:
+    def delivered_rows(self, channel: int, last_row_watermark: int) -> None:
+        """``channel`` delivered rows, the last of them after a watermark of its producer at
+        ``last_row_watermark``: the channel has come that far, though the watermark element
+        itself follows the batch."""
+        if last_row_watermark > self.row_wm[channel]:
+            self.row_wm[channel] = last_row_watermark
+
+    def others_bound(self, channel: int, twins: frozenset[int] = frozenset()) -> int | None:
         """The minimum watermark over the active channels other than ``channel`` (bounds the
-        watermark before a row arriving on ``channel``), or None when there are none."""
-        others = [w for j, (w, idle) in enumerate(zip(self.channel_wm, self.channel_idle))
-                  if j != channel and not idle]
+        watermark before a row arriving on ``channel``), or None when there are none. A
+        channel whose rows were delivered counts as far as the watermarks between them went
+        (as in Flink, where those watermarks travel between the rows). ``twins``: channels
+        left out, which keep pace with ``channel``."""
+        others = [max(w, r) for j, (w, r, idle) in enumerate(zip(
+                  self.channel_wm, self.row_wm, self.channel_idle))
+                  if j != channel and j not in twins and not idle]
         return min(others) if others else None
 
     def _advance(self) -> int | None:

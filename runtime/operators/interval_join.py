@@ -3,8 +3,20 @@
 Each side keeps its rows only while a row of the other side can still match: a left row at
 ``t`` matches right rows in ``[t - upper, t - lower]``, so it can be dropped once the watermark
 passes ``t - lower`` (a LEFT JOIN emits it null-padded then, if it never matched), and a right
-row at ``t`` once the watermark passes ``t + upper``. The output is insert-only. A row whose
-time is at or below the watermark on arrival is late: it is dropped and counted.
+row at ``t`` once the watermark passes ``t + upper``. The output is insert-only.
+
+Late rows follow Flink's TimeIntervalJoin (checked with PyFlink 2.3): a row arriving behind the
+watermark is not dropped as such. It joins the other side's rows in its range that have not
+expired by the watermark before it (a left row expires once that watermark is past
+``t - lower``, a right row once it is past ``t + upper``), and it is kept for later rows only
+when it arrived before its own expiry. Each row is held with the watermark it arrived under
+(``arrival``), and a pair is judged at the later of its two rows' arrivals: the earlier row
+must have been kept and not have expired by then. The later of the two is the one with the
+higher arrival watermark, not the one read second: a self-join's two inputs are the same rows
+in the same order, read here one whole batch after the other. A row that was not kept is
+held only until the next watermark (for its twin on the other input), then dropped, a LEFT
+JOIN's unmatched left row null-padded. Rows that arrive behind their expiry and join nothing
+there are counted as late records dropped.
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ _POS = "$pos"
 
 class IntervalJoinOperator(Operator):
     name = "IntervalJoin"
-    state_fields = ("late_dropped", "matched", "rows", "timers")
+    state_fields = ("arrival", "late_arrivals", "late_dropped", "matched", "rows", "timers")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
@@ -48,10 +60,13 @@ class IntervalJoinOperator(Operator):
         self.times = (left_time, right_time)
         self.lower, self.upper = lower, upper
         self.rows: list[pa.Table | None] = [None, None]
-        self.matched = np.zeros(0, dtype=bool)  # per kept left row (LEFT JOIN)
+        self.matched = np.zeros(0, dtype=bool)  # per held left row (LEFT JOIN)
+        # Per held row of each side: the watermark before it when it arrived.
+        self.arrival: list[np.ndarray] = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         # Each kept row's cleanup timer: left t - lower, right t + upper (kept with the rows).
         self.timers = TimerService()
         self.late_dropped = 0
+        self.late_arrivals = 0  # rows at or behind the watermark when they arrived
 
     @property
     def watermark(self) -> int:
@@ -69,6 +84,7 @@ class IntervalJoinOperator(Operator):
         matched: list[np.ndarray] = []
         for side in (0, 1):
             parts: list[pa.Table] = []
+            arrivals: list[np.ndarray] = []
             for s in states:
                 table: pa.Table | None = s["rows"][side]  # type: ignore[index]
                 if table is None or table.num_rows == 0:
@@ -77,13 +93,18 @@ class IntervalJoinOperator(Operator):
                 mask = owned([keys[f"k{i}"].combine_chunks()
                               for i in range(len(self.key_exprs[side]))], subtask, parallelism)
                 parts.append(table.filter(pa.array(mask)))
+                arrivals.append(np.asarray(s["arrival"][side])[mask])  # type: ignore[index]
                 flags = np.asarray(s["matched"])
                 if side == 0 and len(flags) == len(mask):  # (kept for a LEFT JOIN only)
                     matched.append(flags[mask])
             self.rows[side] = pa.concat_tables(parts) if parts else None
+            self.arrival[side] = np.concatenate(arrivals) if arrivals else \
+                np.zeros(0, np.int64)
         self.matched = np.concatenate(matched) if matched else np.zeros(0, dtype=bool)
         self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
         self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
+        self.late_arrivals = sum(int(s.get("late_arrivals", 0)) for s in states) \
+            if subtask == 0 else 0  # type: ignore[call-overload]
 
     def _keys(self, data: pa.RecordBatch | pa.Table, side: int) -> pa.Table:
         batch = data if isinstance(data, pa.RecordBatch) else \
@@ -123,61 +144,90 @@ class IntervalJoinOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
-        times = millis(data.column(self.times[input_index]))
-        row_wm = row_watermarks(batch)
-        on_time = ~self.timers.is_late(times, row_wm)
-        self.late_dropped += int((~on_time).sum())
-        new = pa.Table.from_batches([data]).filter(pa.array(on_time))
-        if new.num_rows == 0:
+        if data.num_rows == 0:
             return ()
-        other = self.rows[1 - input_index]
+        side = input_index
+        times = millis(data.column(self.times[side]))
+        row_wm = row_watermarks(batch)
+        # The watermark before each row (its own input's, bounded by the other input's).
+        w = row_wm if row_wm is not None else np.full(len(times), self.watermark)
+        w = w.astype(np.int64, copy=False)
+        new = pa.Table.from_batches([data])
+        other = self.rows[1 - side]
         out: list[pa.RecordBatch] = []
-        if other is not None:
-            if input_index == 0:
-                li, ri = self._pairs(new, other)
-                left_rows, right_rows = new.take(pa.array(li)), other.take(pa.array(ri))
-            else:
-                li, ri = self._pairs(other, new)
-                left_rows, right_rows = other.take(pa.array(li)), new.take(pa.array(ri))
-                self.matched[li] = True
+        joined = np.zeros(new.num_rows, dtype=bool)
+        if other is not None and other.num_rows:
+            li, ri = self._pairs(new, other) if side == 0 else self._pairs(other, new)
+            ni, oi = (li, ri) if side == 0 else (ri, li)
+            o_times, o_w = self._times(other, 1 - side), self.arrival[1 - side]
+            new_first = o_w[oi] > w[ni]  # (the held row arrived under a later watermark)
+            ok = np.where(new_first,
+                          self._kept(times[ni], w[ni], side)
+                          & self._alive(times[ni], o_w[oi], side),
+                          self._alive(o_times[oi], w[ni], 1 - side))
+            li, ri = li[ok], ri[ok]
             if len(li):
+                if side == 0:
+                    left_rows, right_rows = new.take(pa.array(li)), other.take(pa.array(ri))
+                    joined[li] = True
+                else:
+                    left_rows, right_rows = other.take(pa.array(li)), new.take(pa.array(ri))
+                    self.matched[li] = True
+                    joined[ri] = True
                 out.append(self._combine(left_rows, right_rows))
-        if input_index == 0:
-            matched = np.zeros(new.num_rows, dtype=bool)
-            if other is not None and len(li):
-                matched[li] = True
-            self.matched = np.concatenate([self.matched, matched])
-        mine = self.rows[input_index]
-        self.rows[input_index] = new if mine is None else pa.concat_tables([mine, new])
+        kept = self._kept(times, w, side)
+        self.late_dropped += int((~kept & ~joined).sum())
+        self.late_arrivals += int((times <= w).sum())
+        # Every row is held (one that was not kept only until the next watermark expires it).
+        if side == 0:
+            self.matched = np.concatenate([self.matched, joined])
+        self.arrival[side] = np.concatenate([self.arrival[side], w])
+        held = self.rows[side]
+        self.rows[side] = new if held is None else pa.concat_tables([held, new])
         return [with_meta(b, np.full(b.num_rows, self.watermark, dtype=np.int64))
                 for b in out]
+
+    def _kept(self, times: np.ndarray, w: np.ndarray, side: int) -> np.ndarray:
+        """Rows at ``times`` arriving under watermarks ``w``: kept for later rows (Flink caches
+        a row while the watermark is below its expiry)."""
+        return w < (times - self.lower if side == 0 else times + self.upper)
+
+    def _alive(self, times: np.ndarray, w: np.ndarray, side: int) -> np.ndarray:
+        """Held rows at ``times``: not yet expired under watermarks ``w``."""
+        return (times - self.lower if side == 0 else times + self.upper) >= w
+
+    def _times(self, rows: pa.Table, side: int) -> np.ndarray:
+        return millis(rows.column(self.times[side]).combine_chunks())
+
+    def _padded(self, rows: pa.Table) -> pa.RecordBatch:
+        nulls = [pa.nulls(rows.num_rows, f.type) for f in self.schemas[1]]
+        return pa.RecordBatch.from_arrays([*[c.combine_chunks() for c in rows.columns], *nulls],
+                                          schema=self.schema)
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         self.timers.move_watermark(wm.timestamp)
         out: list[pa.RecordBatch] = []
         left, right = self.rows
+        # (expired once the watermark is past the row's last matching time, as Flink's)
         if left is not None and left.num_rows:
-            expired = self.timers.fired(
-                millis(left.column(self.times[0]).combine_chunks()) - self.lower)
+            expired = self.timers.fired(self._times(left, 0) - self.lower + 1)
             if expired.any():
                 if self.kind == "left":
                     lonely = expired & ~self.matched
                     if lonely.any():
-                        rows = left.filter(pa.array(lonely))
-                        nulls = [pa.nulls(rows.num_rows, f.type) for f in self.schemas[1]]
-                        out.append(pa.RecordBatch.from_arrays(
-                            [*[c.combine_chunks() for c in rows.columns], *nulls],
-                            schema=self.schema))
+                        out.append(self._padded(left.filter(pa.array(lonely))))
                 self.rows[0] = left.filter(pa.array(~expired))
                 self.matched = self.matched[~expired]
+                self.arrival[0] = self.arrival[0][~expired]
         if right is not None and right.num_rows:
-            expired = self.timers.fired(
-                millis(right.column(self.times[1]).combine_chunks()) + self.upper)
+            expired = self.timers.fired(self._times(right, 1) + self.upper + 1)
             if expired.any():
                 self.rows[1] = right.filter(pa.array(~expired))
+                self.arrival[1] = self.arrival[1][~expired]
         return [with_meta(b, np.full(b.num_rows, wm.timestamp, dtype=np.int64)) for b in out]
 
     def state_summary(self) -> Mapping[str, object]:
         return {"left_rows": 0 if self.rows[0] is None else self.rows[0].num_rows,
                 "right_rows": 0 if self.rows[1] is None else self.rows[1].num_rows,
-                "late_records_dropped": self.late_dropped}
+                "late_records_dropped": self.late_dropped,
+                "late_records_arrived": self.late_arrivals}

@@ -551,7 +551,9 @@ def test_each_operator_restores_at_every_point(name: str, monkeypatch: pytest.Mo
     for r in recorded:
         if r.kind in expected:
             op, out = check_restores(r)
-            late = late or bool(getattr(op, "late_dropped", 0))
+            # (an interval join keeps late rows that can still match: Flink's rule)
+            late = late or bool(getattr(op, "late_dropped", 0)
+                                or getattr(op, "late_arrivals", 0))
             updates = updates or any(row[0] in ("-U", "-D") for call in out for row in call)
     assert (late, updates) >= (case.late, case.updates), "the input misses what it tests"
 
