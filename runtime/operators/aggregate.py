@@ -77,6 +77,11 @@ def _accumulators(aggs: Sequence[AggCall], retract: bool) -> list[_Accumulator]:
 class _Accumulator:
     """One aggregate's state over all slots; grows with the slot count."""
 
+    # FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG over an updating input: each group's values
+    # in arrival order (slot -> list); a retraction removes the value's earliest copy, as
+    # Flink's *WithRetract functions do. (A class default: older checkpoints lack it.)
+    ordered: dict[int, list[object]] | None = None
+
     def __init__(self, call: AggCall, retract: bool = False) -> None:
         self.call = call
         self.func = call.func
@@ -112,7 +117,10 @@ class _Accumulator:
         # (Flink's MinWithRetract/MaxWithRetract): slot -> value -> count.
         self.multiset: dict[int, dict[object, int]] | None = {} if retract and \
             self.func in ("min", "max") else None
-        if retract and self.func in _ORDERED:
+        if retract and self.func in _RETRACTABLE_ORDERED and not call.distinct:
+            self.ordered = {}
+            self.by_position = False
+        elif retract and self.func in _ORDERED:
             raise NotSupportedError(f"{self.func.upper()} over an updating input (with "
                                     "retractions) is not supported yet")
         self.numeric = self.multiset is None and self.func in ("min", "max") and (
@@ -147,7 +155,7 @@ class _Accumulator:
         """Whether its state folds from Arrow's hash aggregation alone (no Python aggregate,
         DISTINCT counts, multiset of an updating input or gathered values per row)."""
         return self.py is None and self.distinct_counts is None and self.multiset is None \
-            and not self.keeps_nulls and not self.by_position
+            and self.ordered is None and not self.keeps_nulls and not self.by_position
 
     def _empty(self, n: int) -> np.ndarray:
         if self.unscaled and not self.big:
@@ -200,6 +208,10 @@ class _Accumulator:
             for o, n in mapping.items():
                 if o in old.multiset:
                     self.multiset[n] = dict(old.multiset[o])
+        if old.ordered is not None and self.ordered is not None:
+            for o, n in mapping.items():
+                if o in old.ordered:
+                    self.ordered[n] = list(old.ordered[o])
         if old.distinct is not None and self.distinct is not None:
             for (o, v), c in old.distinct.items():
                 if o in mapping:
@@ -216,6 +228,9 @@ class _Accumulator:
             self.value[slots] = 0
         elif self.func in _ORDERED or self.py is not None:
             self.value[slots] = None
+            if self.ordered:
+                for slot in slots.tolist():
+                    self.ordered.pop(slot, None)
             if self.py is not None and self.distinct:
                 gone = set(slots.tolist())
                 for k in [k for k in self.distinct if k[0] in gone]:
@@ -370,6 +385,7 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
 # Arrow hash aggregations that gather them per chunk.
 _LISTS = LIST_AGGREGATES
 _ORDERED = ("first_value", "last_value", *_LISTS)
+_RETRACTABLE_ORDERED = ("first_value", "last_value", "listagg", "array_agg")
 _ARROW_AGG = {"first_value": "first", "last_value": "last", **{f: "list" for f in _LISTS}}
 
 # Batch mode: input rows aggregated at a time (or input bytes, for wide rows).
@@ -519,6 +535,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                                       table, row_slots)
             elif acc.multiset is not None:
                 self._update_extreme(j, acc, table, key_names)
+            elif acc.ordered is not None:
+                self._update_ordered_retract(j, acc, table, key_names)
         gone = slots[self.rows[slots] <= 0]
         if len(gone):
             self.rows[gone] = 0
@@ -576,6 +594,13 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             arg = evaluate(call.args[0], batch, memo)
             every = keep is None and arg.null_count == 0  # (every row counts: no masking)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
+            if acc.ordered is not None:  # (its values row by row: _update_ordered_retract)
+                if acc.keeps_nulls:
+                    valid = keep if keep is not None else \
+                        pa.array(np.ones(batch.num_rows, dtype=bool))
+                cols[f"d{j}"] = arg
+                cols[f"s{j}"] = pc.if_else(valid, sign, zero)
+                continue
             if acc.by_position:
                 acc.batch_values = arg
                 arg = pc.if_else(pc.is_valid(arg), pa.array(np.arange(batch.num_rows,
@@ -675,7 +700,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 acc.count[slots] += grouped.column(f"c{j}_sum").to_numpy()
                 continue
             if acc.distinct_counts is not None or acc.multiset is not None or \
-                    acc.py is not None:
+                    acc.py is not None or acc.ordered is not None:
                 continue
             acc.count[slots] += grouped.column(f"n{j}_sum").to_numpy()
             if call.func in ("sum", "avg") and acc.unscaled:
@@ -835,6 +860,41 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         picked = pa.array(first)
         return self.slots.lookup([c.take(picked) for c in cols])[inverse.reshape(-1)]
 
+    def _update_ordered_retract(self, j: int, acc: _Accumulator, table: pa.Table,
+                                key_names: list[str]) -> None:
+        """FIRST_VALUE / LAST_VALUE / LISTAGG / ARRAY_AGG over an updating input: each row
+        (in arrival order) appends its value to its group's list, or removes the value's
+        earliest copy (a retraction); the result is the list's first / last value, or the
+        list. One step per counted row of the batch."""
+        signs = table.column(f"s{j}").to_numpy(zero_copy_only=False)
+        rows = np.flatnonzero(signs != 0)
+        if not len(rows):
+            return
+        sub = table.take(pa.array(rows))
+        slots = self._slots_of(sub, key_names) if key_names else \
+            np.zeros(len(rows), dtype=np.int64)
+        lists = acc.ordered
+        assert lists is not None
+        for slot, value, sign in zip(slots.tolist(), sub.column(f"d{j}").to_pylist(),
+                                     signs[rows].tolist()):
+            items = lists.setdefault(slot, [])
+            if sign > 0:
+                items.append(value)
+            elif value in items:
+                items.remove(value)
+        for slot in set(slots.tolist()):
+            items = lists.get(slot) or []
+            acc.count[slot] = len(items)
+            if not items:
+                lists.pop(slot, None)
+                acc.value[slot] = None
+            elif acc.func == "first_value":
+                acc.value[slot] = items[0]
+            elif acc.func == "last_value":
+                acc.value[slot] = items[-1]
+            else:
+                acc.value[slot] = list(items)
+
     def _update_extreme(self, j: int, acc: _Accumulator, table: pa.Table,
                         key_names: list[str]) -> None:
         """MIN/MAX with retraction: the multiset of each touched group changes; the extreme
@@ -969,6 +1029,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 size += acc.distinct_counts.nbytes()
             if acc.multiset is not None:
                 size += 200 * len(acc.multiset)
+            if acc.ordered:
+                size += sum(64 + 40 * len(v) for v in acc.ordered.values())
         return size
 
     def spill_refusal(self) -> str:

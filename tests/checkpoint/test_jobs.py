@@ -420,6 +420,11 @@ RESCALED = {
     "over_rows": "SELECT auction, SUM(s) AS s, COUNT(*) AS n FROM (SELECT auction, SUM(price) "
                  "OVER (PARTITION BY auction ORDER BY dateTime ROWS BETWEEN 2 PRECEDING AND "
                  "CURRENT ROW) AS s FROM bid) GROUP BY auction",
+    # (what does not depend on the order the two subtasks' updates arrive in)
+    "ordered_retract": "SELECT m, CARDINALITY(ARRAY_AGG(auction)) AS c, FIRST_VALUE(m) AS f, "
+                       "CHAR_LENGTH(LISTAGG(CAST(MOD(auction, 10) AS STRING), '')) AS n "
+                       "FROM (SELECT MOD(n, 5) AS m, auction FROM (SELECT auction, COUNT(*) "
+                       "AS n FROM bid GROUP BY auction)) GROUP BY m",
     "over_unbounded": "SELECT auction, SUM(s) AS s, SUM(l) AS l, COUNT(*) AS n FROM (SELECT "
                       "auction, SUM(price) OVER w AS s, LAG(price) OVER w AS l FROM bid WINDOW "
                       "w AS (PARTITION BY auction ORDER BY dateTime)) GROUP BY auction",

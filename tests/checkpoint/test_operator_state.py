@@ -29,6 +29,9 @@ EXTRA = {
                  "dateTime ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM bid",
     "over_range": "SELECT bidder, price, COUNT(*) OVER (PARTITION BY bidder ORDER BY dateTime "
                   "RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) AS c FROM bid",
+    "ordered_retract": "SELECT n, LISTAGG(CAST(auction AS STRING)) AS a, LAST_VALUE(auction) "
+                       "AS l, ARRAY_AGG(auction) AS arr FROM (SELECT auction, COUNT(*) AS n "
+                       "FROM bid GROUP BY auction) GROUP BY n",
     "over_unbounded": "SELECT bidder, price, SUM(price) OVER w AS s, AVG(price) OVER w AS a, "
                       "LAG(price, 2) OVER w AS l FROM bid WINDOW w AS (PARTITION BY bidder "
                       "ORDER BY dateTime)",
