@@ -10,6 +10,7 @@ written as Jackson writes it (compact, no spaces). A behaviour argument is a str
 from __future__ import annotations
 
 import base64
+import dataclasses
 import decimal
 import json
 import math
@@ -184,16 +185,30 @@ def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
 
 
 def _json_exists(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """JSON_EXISTS(doc, path, error): whether the path selects anything."""
+    """JSON_EXISTS(doc, path, error): whether the path selects something, as Flink's (Calcite
+    over Jayway: whether the selection is not null). A definite path selecting a JSON null
+    does not exist; a path with a wildcard or a list selects a JSON array, even an empty one,
+    once the definite steps before it found a value."""
     doc = args[0]
     if lits[1] is None:
         return pa.nulls(len(doc), out)
     path = parse_path(str(lits[1]))
     error = str(lits[2])
+    indefinite = path_is_indefinite(path)
+    first = next((i for i in range(len(path.steps))
+                  if path_is_indefinite(dataclasses.replace(path, steps=path.steps[i:i + 1]))),
+                 len(path.steps))
+    prefix = dataclasses.replace(path, steps=path.steps[:first])
+
+    def exists(parsed: object) -> bool:
+        if indefinite:  # (Jayway: no error past a wildcard, an empty array at worst)
+            return bool(evaluate(prefix, parsed))
+        found = evaluate(path, parsed)  # (a strict path's structural error raises)
+        return bool(found) and found[0] is not None
 
     def one(text: str) -> bool | None:
         try:
-            return bool(evaluate(path, _parse(text)))
+            return exists(_parse(text))
         except PathError as e:
             if error == "ERROR":
                 msg = f"JSON_EXISTS: {e} (ERROR ON ERROR)"

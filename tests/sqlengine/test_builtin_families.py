@@ -100,6 +100,16 @@ CASES = [
     ("JSON_EXISTS('{\"a\": true}', '$.b')", False),
     ("JSON_EXISTS('{\"a\": [{ \"b\": 1 }]}', '$.a[0].b')", True),
     ("JSON_EXISTS('{\"a\": true}', 'strict $.b' TRUE ON ERROR)", True),
+    # (PyFlink 2.3: a definite path to a JSON null does not exist; a wildcard selects an
+    # array, even an empty one, once the steps before it found a value)
+    ("JSON_EXISTS('{\"a\": null}', '$.a')", False), ("JSON_EXISTS('null', '$')", False),
+    ("JSON_EXISTS('{\"c\": [null, 1]}', '$.c[0]')", False),
+    ("JSON_EXISTS('{\"d\": []}', '$.d[*]')", True),
+    ("JSON_EXISTS('{\"c\": [null, 1]}', '$.c[*].x')", True),
+    ("JSON_EXISTS('{\"f\": false}', 'strict $.f[*]')", True),
+    ("JSON_EXISTS('{\"e\": {}}', '$.e.*.y')", True),
+    ("JSON_EXISTS('{\"a\": 1}', '$.z[*]')", False),
+    ("JSON_EXISTS('{\"a\": 1}', 'strict $.z[*]')", False),
     ("'1' IS JSON", True), ("'abc' IS JSON", False), ("CAST(NULL AS STRING) IS JSON", False),
     ("'{}' IS JSON OBJECT", True), ("'[]' IS NOT JSON OBJECT", True),
     ("'1' IS JSON SCALAR", True), ("'\"abc\"' IS JSON ARRAY", False),
