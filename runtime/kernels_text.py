@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
+from sqlengine.cast import java_double_text
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.column_arguments import constants_or_columns
 from sqlengine.runtime.string_kernels import as_int, join_skipping_nulls
@@ -567,27 +568,6 @@ class _Java:
         if isinstance(v, decimal.Decimal):
             return f"{v:f}"
         return str(v)
-
-
-def java_double_text(x: float, single: bool = False) -> str:
-    """Java's Double.toString (Float.toString when ``single``)."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1, x) < 0 else "0.0"
-    digits = str(np.float32(x)) if single else repr(x)
-    sign, ds, exp = decimal.Decimal(digits).as_tuple()
-    text = "".join(map(str, ds)).rstrip("0") or "0"
-    point = len(ds) + int(exp)  # digits before the decimal point
-    head = "-" if sign else ""
-    if 1e-3 <= abs(x) < 1e7:
-        if point <= 0:
-            return f"{head}0.{'0' * -point}{text}"
-        whole, frac = text[:point].ljust(point, "0"), text[point:]
-        return f"{head}{whole}.{frac or '0'}"
-    return f"{head}{text[0]}.{text[1:] or '0'}E{point - 1}"
 
 
 def _conversion_error(conv: str, arg: _Java) -> ExecutionError:
