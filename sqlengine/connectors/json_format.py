@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -17,7 +18,14 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from sqlengine import types as T
-from sqlengine.cast import VALID_TEXT, cast_array, java_double_texts, ltz_text, text_kind
+from sqlengine.cast import (
+    VALID_TEXT,
+    cast_array,
+    java_double_text,
+    java_double_texts,
+    ltz_text,
+    text_kind,
+)
 from sqlengine.connectors.base import ReadStats
 from sqlengine.connectors.json_values import STRICT_TEXT, JsonValueError, converter
 from sqlengine.connectors.text_rows import (
@@ -331,8 +339,8 @@ def json_bytes(batch: pa.RecordBatch) -> bytes:
             # number with all its digits).
             fields[f.name] = [None if v is None else _Number(format(v, "f"))
                               for v in col.to_pylist()]
-        elif _has_map(f.type):  # (a MAP as a JSON object)
-            fields[f.name] = [_objects(v, f.type) for v in col.to_pylist()]
+        elif pa.types.is_nested(f.type):  # (a MAP as a JSON object, doubles as Java's)
+            fields[f.name] = [_Number(_nested(v, f.type)) for v in col.to_pylist()]
         else:
             fields[f.name] = col.to_pylist()
     names = list(fields)
@@ -349,17 +357,23 @@ def _trimmed(text: pa.Array) -> pa.Array:
     return pc.replace_substring_regex(text, r"\.(Z?)$", r"\1")
 
 
-def _objects(value: object, t: pa.DataType) -> object:
-    """A value of type ``t`` (Arrow's Python form) with each MAP's entries as a dict."""
+def _nested(value: object, t: pa.DataType) -> str:
+    """The JSON text of a value of type ``t`` (Arrow's Python form): a MAP as an object, a
+    DOUBLE / FLOAT as Java prints it ('1.0E-5', as at the top level)."""
     if value is None:
-        return None
+        return "null"
+    if pa.types.is_floating(t):
+        v = float(value)  # type: ignore[arg-type]
+        return java_double_text(v, t == pa.float32()) if math.isfinite(v) else json.dumps(v)
     if pa.types.is_map(t):
-        return {k: _objects(v, t.item_type) for k, v in value}  # type: ignore[attr-defined]
+        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_nested(v, t.item_type)}"
+                              for k, v in value) + "}"  # type: ignore[attr-defined]
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return [_objects(v, t.value_type) for v in value]  # type: ignore[attr-defined]
+        return "[" + ",".join(_nested(v, t.value_type) for v in value) + "]"  # type: ignore[attr-defined]
     if pa.types.is_struct(t):
-        return {f.name: _objects(value[f.name], f.type) for f in t}  # type: ignore[index]
-    return value
+        return "{" + ",".join(f"{json.dumps(f.name, ensure_ascii=False)}:"
+                              f"{_nested(value[f.name], f.type)}" for f in t) + "}"  # type: ignore[index]
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class _Number(str):

@@ -105,3 +105,19 @@ def test_json_lines_are_the_text_flinks_json_format_writes(tmp_path: Path) -> No
         '"k":"2023-01-02 10:00:00.123456","n":[1,2],"r":{"x":1,"y":"z"}}',
         '{"a":1.0E20,"b":0.0,"d":"2023-01-02 10:00:00","e":"1970-01-01 00:00:00Z",'
         '"k":"2023-01-02 10:00:00","n":[null],"r":{"x":null,"y":null}}']
+
+
+def test_json_doubles_inside_arrays_rows_and_maps_as_flinks(tmp_path: Path) -> None:
+    """The line PyFlink 2.3 writes for these nested values: doubles as Java prints them inside
+    an ARRAY, a ROW and a MAP too (they were Python's text: 1e-05, 1e+20)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE o (a ARRAY<DOUBLE>, r ROW<f DOUBLE, g FLOAT, s STRING, n INT>, "
+              f"m MAP<STRING, DOUBLE>, x ARRAY<ROW<q DOUBLE>>) WITH ('connector' = "
+              f"'filesystem', 'path' = '{tmp_path / 'o'}', 'format' = 'json')")
+    s.execute("INSERT INTO o SELECT ARRAY[1.0E-5, 2.0E0, 1.0E20, CAST(NULL AS DOUBLE)], "
+              "ROW(3.0E0, CAST(0.1 AS FLOAT), 'a\"b', 7), MAP['k', 1.0E-7, 'z', 123.5E0], "
+              "ARRAY[ROW(1.0E0)]")
+    text = "".join(p.read_text() for p in sorted((tmp_path / "o").glob("part-*")))
+    assert text.splitlines() == [
+        '{"a":[1.0E-5,2.0,1.0E20,null],"r":{"f":3.0,"g":0.1,"s":"a\\"b","n":7},'
+        '"m":{"k":1.0E-7,"z":123.5},"x":[{"q":1.0}]}']
