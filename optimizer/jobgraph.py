@@ -61,6 +61,16 @@ class JobGraph:
     def out_edges(self, vertex_id: str) -> list[JobEdge]:
         return [e for e in self.edges if e.source == vertex_id]
 
+    def origin(self, vertex_id: str) -> str:
+        """The vertex whose rows reach ``vertex_id`` through FORWARD edges only (subtask i
+        to subtask i, in order): two branches of one source (a self-join's two inputs, each
+        with its own filter) have the same origin, and see its rows and watermarks alike."""
+        while True:
+            ins = self.in_edges(vertex_id)
+            if len(ins) != 1 or ins[0].partitioning is not Partitioning.FORWARD:
+                return vertex_id
+            vertex_id = ins[0].source
+
     def explain(self) -> str:
         """One line per vertex with its chain, then its outgoing edges."""
         lines = []

@@ -187,6 +187,7 @@ class WindowJoinSpec(OperatorSpec):
     left_width: int
     end_indexes: tuple[int, int]  # the window_end column of each input
     zone: str = ""  # windows of this zone's wall clock fire by it (see WindowTVF.zone)
+    right_schema: N.Schema | None = None  # (semi and anti joins do not output it)
 
     def label(self) -> str:
         return f"WindowJoin({self.join_kind})"

@@ -496,7 +496,8 @@ class _Translator:
 
     def _join(self, plan: N.Join) -> PhysicalNode:
         timed = self.streaming and plan.kind in ("inner", "left") and bool(plan.left_keys)
-        windows = window_join_ends(plan) if timed else None
+        # (a window join: every kind, as Flink's window joins, IN / EXISTS as semi and anti)
+        windows = window_join_ends(plan) if self.streaming and plan.left_keys else None
         # (a window join judges lateness itself, by its own watermark, the minimum of both
         # inputs', as Flink's: the TVFs below it keep every row)
         left = self.translate(plan.left)
@@ -506,7 +507,7 @@ class _Translator:
                 schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,
                 right_keys=plan.right_keys, condition=plan.condition,
                 left_width=len(plan.left.schema), end_indexes=windows,
-                zone=_join_zone(plan, windows))
+                zone=_join_zone(plan, windows), right_schema=plan.right.schema)
             return PhysicalNode(window_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
         bounds = interval_bounds(plan) if timed else None

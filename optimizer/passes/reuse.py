@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sqlengine import types as T
 from sqlengine.optimizer.passes.base import PassContext, PhysicalPass
 from sqlengine.optimizer.physical import FORWARD, PhysicalNode, transform_up, walk
-from sqlengine.optimizer.specs import ProjectSpec, TableScanSpec, TableSinkSpec
+from sqlengine.optimizer.specs import FilterSpec, ProjectSpec, TableScanSpec, TableSinkSpec
 from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import ColumnRef, substitute
+from sqlengine.plan.expressions import Call, ColumnRef, Expr, remap_columns, substitute
 
 SOURCE_SWITCH = "table.optimizer.reuse-source-enabled"
 
 
-def _source_key(op: TableScanSpec) -> object | None:
-    """Sources that may share one reader: one table, one schema, the same pushed filters."""
-    key = (op.source, op.table_schema, op.filters)
+def _table_key(op: TableScanSpec) -> object | None:
+    """Sources that read the same rows: one table, one schema."""
+    key = (op.source, op.table_schema)
     try:
         hash(key)
     except TypeError:
@@ -23,63 +24,103 @@ def _source_key(op: TableScanSpec) -> object | None:
     return key
 
 
+def _and(preds: tuple[Expr, ...]) -> Expr:
+    out = preds[0]
+    for p in preds[1:]:
+        out = Call("and", (out, p), T.BOOLEAN)
+    return out
+
+
 class ReuseSources(PhysicalPass):
-    """Source reuse across projections (Flink's ScanReuser): sources of one table with the
-    same pushed-down filters but different columns become one source reading the union of
-    their columns; each reader keeps its own columns by a projection above it (merged into
-    the reader's own projection, if it has one)."""
+    """Source reuse (Flink's ScanReuser): sources of one table become one source reading the
+    union of their columns; each reader keeps its own columns by a projection above it
+    (merged into the reader's own projection, if it has one). Readers whose pushed-down
+    filters differ share a source that keeps the filters they all have; each applies the rest
+    above it. So a self-join reads its table once, as in Flink, whose file sources take no
+    filters: both inputs see the same rows and watermarks in the same order (which rows are
+    late then does not depend on how two reads interleave)."""
 
     name = "reuse_sources"
     switch = SOURCE_SWITCH
 
     def apply(self, root: PhysicalNode, ctx: PassContext) -> PhysicalNode:
+        scans = [node.op for node in walk(root) if isinstance(node.op, TableScanSpec)
+                 and _table_key(node.op) is not None]
+        readers: dict[object, list[TableScanSpec]] = {}
+        for op in scans:
+            readers.setdefault(_table_key(op), []).append(op)
+        common: dict[object, tuple[Expr, ...]] = {}  # table -> the filters every reader has
+        for k, ops in readers.items():
+            if len({op.filters for op in ops}) > 1:
+                common[k] = tuple(f for f in ops[0].filters
+                                  if all(f in op.filters for op in ops))
+
+        def shared(op: TableScanSpec) -> tuple[object, tuple[Expr, ...]]:
+            """The shared source's key (table and pushed filters) and the reader's own rest."""
+            table = _table_key(op)
+            if table not in common:
+                return (table, op.filters), ()
+            kept = common[table]
+            return (table, kept), tuple(f for f in op.filters if f not in kept)
+
         columns: dict[object, set[int]] = {}
-        projections: dict[object, set[tuple[int, ...]]] = {}
-        for node in walk(root):
-            if not isinstance(node.op, TableScanSpec) or (key := _source_key(node.op)) is None:
-                continue
-            proj = node.op.projection
-            if proj is None:
-                proj = tuple(range(len(node.op.table_schema)))
-            projections.setdefault(key, set()).add(proj)
+        reads: dict[object, set[tuple[tuple[int, ...], tuple[Expr, ...]]]] = {}
+        for op in scans:
+            key, rest = shared(op)
+            proj = op.projection if op.projection is not None else \
+                tuple(range(len(op.table_schema)))
+            reads.setdefault(key, set()).add((proj, rest))
             columns.setdefault(key, set()).update(proj)
-        merged = {k: tuple(sorted(columns[k])) for k, ps in projections.items() if len(ps) > 1}
+            for f in rest:
+                columns[key].update(f.columns())
+        merged = {k: tuple(sorted(columns[k])) for k, rs in reads.items() if len(rs) > 1}
         if not merged:
             return root
-        shared: dict[object, PhysicalNode] = {}
+        sources: dict[object, PhysicalNode] = {}
         selections: set[int] = set()  # the column selections made here
 
         def rewrite(node: PhysicalNode) -> PhysicalNode:
             op = node.op
             if isinstance(op, ProjectSpec) and id(node.inputs[0][0]) in selections:
-                # A projection over a selection made here reads the shared source directly.
+                # A projection over a selection made here reads what the selection read.
                 (selection, _), = node.inputs
                 assert isinstance(selection.op, ProjectSpec)
                 picked = selection.op.exprs
                 exprs = tuple(substitute(e, picked) for e in op.exprs)
                 return replace(node, op=replace(op, exprs=exprs), inputs=selection.inputs)
-            if not isinstance(op, TableScanSpec) or (key := _source_key(op)) not in merged:
+            if not isinstance(op, TableScanSpec) or _table_key(op) is None:
+                return node
+            key, rest = shared(op)
+            if key not in merged:
                 return node
             cols = merged[key]
             table_schema = op.table_schema
-            if key not in shared:
+            if key not in sources:
+                filters = key[1]  # type: ignore[index]
                 schema = N.Schema(tuple(table_schema.fields[i] for i in cols))
-                scan_op = replace(op, schema=schema, updating=False, projection=cols)
-                scan = N.Scan(op.source, table_schema, cols, op.filters)
-                shared[key] = PhysicalNode(scan_op, (), ctx.estimator.estimate(scan))
+                scan_op = replace(op, schema=schema, updating=False, projection=cols,
+                                  filters=filters)
+                scan = N.Scan(op.source, table_schema, cols, filters)
+                sources[key] = PhysicalNode(scan_op, (), ctx.estimator.estimate(scan))
                 ctx.note(self.name, f"{node.op.label()}: one source reads columns "
                                     f"{', '.join(table_schema.fields[i].name for i in cols)} "
                                     "for all its readers")
-            source = shared[key]
+            source = sources[key]
+            at = {c: i for i, c in enumerate(cols)}
+            below = source
+            if rest:  # (the reader's own filters, over the shared source's columns)
+                predicate = _and(tuple(remap_columns(f, at) for f in rest))
+                below = PhysicalNode(FilterSpec(schema=source.op.schema, predicate=predicate),
+                                     ((source, FORWARD),), node.estimate)
             proj = op.projection
             wanted = proj if proj is not None else tuple(range(len(table_schema)))
             if wanted == cols:
-                return source
-            exprs = tuple(ColumnRef(cols.index(i), table_schema.fields[i].name,
+                return below
+            exprs = tuple(ColumnRef(at[i], table_schema.fields[i].name,
                                     table_schema.fields[i].type)
                           for i in wanted)
             selection = PhysicalNode(ProjectSpec(schema=op.schema, exprs=exprs),
-                                     ((source, FORWARD),), node.estimate)
+                                     ((below, FORWARD),), node.estimate)
             selections.add(id(selection))
             return selection
 

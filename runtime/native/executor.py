@@ -80,7 +80,7 @@ class Executor:
             if v.stream_nodes:
                 self.tasks[v.id].nodes = tuple(v.stream_nodes)
             if n_inputs > 1:  # (channel i is input i)
-                by_input = {e.input_index: e.source for e in graph.in_edges(v.id)}
+                by_input = {e.input_index: graph.origin(e.source) for e in graph.in_edges(v.id)}
                 self.tasks[v.id].set_producers([by_input.get(i) for i in range(n_inputs)])
             self.inputs[v.id] = StreamInputProcessor(self.tasks[v.id])
             if isinstance(ops[0], SourceOperator):

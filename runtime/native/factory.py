@@ -306,6 +306,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                                          spec.preceding, spec.aggs, schema)
         case WindowJoinSpec():
             left, right = _split(schema, spec.left_width)
+            if spec.right_schema is not None:
+                right = spec.right_schema.to_arrow()
             from sqlengine.runtime.operators.window_join import WindowJoinOperator
             join = WindowJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                       spec.condition, left, right, schema, spec.end_indexes)

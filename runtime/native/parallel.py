@@ -316,7 +316,7 @@ class ParallelExecutor:
         eg = self.execution_graph
         tasks: dict[tuple[str, int], Task] = {}
         memory = account_for(self.options, self.slots)  # (the slot's share of the budget)
-        edge_source = {r.id: r.edge.source for r in eg.results}
+        edge_source = {r.id: self.graph.origin(r.edge.source) for r in eg.results}
         for ejv in eg.vertices:
             jv = ejv.job_vertex
             for sub, channels in zip(ejv.subtasks, ejv.channels):

@@ -87,8 +87,8 @@ class WindowJoinOperator(Operator):
         for side in (0, 1):
             due = self.timers.due(side)
             fired.append(due if due is not None else self.schemas[side].empty_table())
-        if fired[0].num_rows == 0:
-            return ()  # inner and left joins emit nothing without left rows
+        if fired[0].num_rows == 0 and self.args[0] not in ("right", "full"):
+            return ()  # (only right and full joins emit rows without left rows)
         join = JoinOperator(*self.args, emit="final")
         for side in (0, 1):
             for b in fired[side].to_batches():
