@@ -209,9 +209,9 @@ class _Translator:
                 return self._join(plan)
             case N.TemporalJoin():
                 left, right = self.translate(plan.left), self.translate(plan.right)
-                if left.op.updating or right.op.updating:
-                    msg = ("a temporal join needs insert-only inputs (the versioned table "
-                           "is read as a stream of versions); an input here is updating")
+                if left.op.updating:
+                    msg = ("a temporal join needs an insert-only probe side (its versioned "
+                           "table may be a changelog); the left input here is updating")
                     raise NotSupportedError(msg)
                 op = TemporalJoinSpec(
                     schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,

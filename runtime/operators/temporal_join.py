@@ -9,6 +9,11 @@ pads it with NULLs. After each watermark, a key keeps only the versions after th
 and the last one at or before it. Left rows are never late: one behind the watermark waits
 for the next watermark (as Flink's operator does). At the end of both inputs (batch mode) every
 waiting row is joined.
+
+The versioned side may be a changelog (a CDC source with its PRIMARY KEY), as in Flink: an
+insert or update-after is a version at its row's time, an update-before is dropped (Flink's
+DropUpdateBefore), and a delete is a version marking the key absent from its row's time (a
+left row whose version is one joins nothing).
 """
 
 from __future__ import annotations
@@ -20,7 +25,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.plan.expressions import Expr
-from sqlengine.runtime.elements import Watermark, data_part, millis, with_meta
+from sqlengine.runtime.elements import (
+    DELETE,
+    UPDATE_BEFORE,
+    Watermark,
+    data_part,
+    has_rowkind,
+    millis,
+    with_meta,
+)
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
 
@@ -31,7 +44,8 @@ _END = np.iinfo(np.int64).max
 
 class TemporalJoinOperator(Operator):
     name = "TemporalJoin"
-    state_fields = ("ended", "next_seq", "version_seq", "versions", "waiting", "watermark")
+    state_fields = ("ended", "next_seq", "version_deleted", "version_seq", "versions", "waiting",
+                    "watermark")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
@@ -45,6 +59,7 @@ class TemporalJoinOperator(Operator):
         self.waiting: pa.Table = left_schema.empty_table()
         self.versions: pa.Table = right_schema.empty_table()
         self.version_seq = np.zeros(0, dtype=np.int64)  # arrival order of each version
+        self.version_deleted = np.zeros(0, dtype=bool)  # a delete: the key absent from then
         self.next_seq = 0
         self.watermark = np.iinfo(np.int64).min
         self.ended = [False, False]
@@ -68,7 +83,7 @@ class TemporalJoinOperator(Operator):
             return owned([evaluate(k, rows) for k in self.key_exprs[side]], subtask,
                          parallelism)
 
-        waiting, versions, seqs = [], [], []
+        waiting, versions, seqs, deleted = [], [], [], []
         for s in states:
             w: pa.Table = s["waiting"]  # type: ignore[assignment]
             waiting.append(w.filter(pa.array(mine(w, 0))))
@@ -76,9 +91,13 @@ class TemporalJoinOperator(Operator):
             keep = mine(v, 1)
             versions.append(v.filter(pa.array(keep)))
             seqs.append(np.asarray(s["version_seq"])[keep])
+            gone = s.get("version_deleted")
+            deleted.append(np.asarray(gone)[keep] if gone is not None and len(gone) == len(keep)
+                           else np.zeros(int(keep.sum()), dtype=bool))
         self.waiting = pa.concat_tables([self.schemas[0].empty_table(), *waiting])
         self.versions = pa.concat_tables([self.schemas[1].empty_table(), *versions])
         self.version_seq = np.concatenate([np.zeros(0, dtype=np.int64), *seqs])
+        self.version_deleted = np.concatenate([np.zeros(0, dtype=bool), *deleted])
         self.next_seq = max(int(s["next_seq"]) for s in states)  # type: ignore[call-overload]
         self.watermark = min(int(s["watermark"]) for s in states)  # type: ignore[call-overload]
         self.ended = [False, False]  # (the inputs end again when the restored sources do)
@@ -89,7 +108,13 @@ class TemporalJoinOperator(Operator):
         data = pa.Table.from_batches([data_part(batch)])
         times = data.column(self.times[input_index])
         if input_index == 1:
-            data = data.filter(pc.is_valid(times))  # a version without a time is never valid
+            # (a version without a time is never valid; an update-before is dropped)
+            ok = pc.is_valid(times).to_numpy(zero_copy_only=False)
+            kinds = batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False) \
+                if has_rowkind(batch) else np.zeros(batch.num_rows, dtype=np.int8)
+            ok = ok & (kinds != UPDATE_BEFORE)
+            data = data.filter(pa.array(ok))
+            self.version_deleted = np.concatenate([self._deleted(), (kinds == DELETE)[ok]])
             self.versions = pa.concat_tables([self.versions, data.cast(self.schemas[1])])
             seq = np.arange(self.next_seq, self.next_seq + data.num_rows, dtype=np.int64)
             self.next_seq += data.num_rows
@@ -183,8 +208,14 @@ class TemporalJoinOperator(Operator):
         order = np.lexsort((self.version_seq[ri], vt, li))
         li, ri = li[order], ri[order]
         last = np.append(li[1:] != li[:-1], True)
-        out[li[last]] = ri[last]
+        out[li[last]] = np.where(self._deleted()[ri[last]], -1, ri[last])
         return out
+
+    def _deleted(self) -> np.ndarray:
+        """Per version whether it is a delete (all False for a state from before deletes)."""
+        if len(self.version_deleted) != len(self.version_seq):
+            self.version_deleted = np.zeros(len(self.version_seq), dtype=bool)
+        return self.version_deleted
 
     def _keys(self, table: pa.Table, side: int) -> pa.Table:
         batch = table.combine_chunks().to_batches()[0] if table.num_rows else \
@@ -214,6 +245,7 @@ class TemporalJoinOperator(Operator):
         keep = ~old
         keep[newest[f"{_POS}_last"].to_numpy()] = True
         self.versions = v.filter(pa.array(keep))
+        self.version_deleted = self._deleted()[keep]
         self.version_seq = self.version_seq[keep]
 
     def state_summary(self) -> Mapping[str, object]:
