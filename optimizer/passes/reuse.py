@@ -34,11 +34,12 @@ def _and(preds: tuple[Expr, ...]) -> Expr:
 class ReuseSources(PhysicalPass):
     """Source reuse (Flink's ScanReuser): sources of one table become one source reading the
     union of their columns; each reader keeps its own columns by a projection above it
-    (merged into the reader's own projection, if it has one). Readers whose pushed-down
-    filters differ share a source that keeps the filters they all have; each applies the rest
-    above it. So a self-join reads its table once, as in Flink, whose file sources take no
-    filters: both inputs see the same rows and watermarks in the same order (which rows are
-    late then does not depend on how two reads interleave)."""
+    (merged into the reader's own projection, if it has one). In streaming mode, readers of
+    an event-time table whose pushed-down filters differ share a source that keeps the
+    filters they all have; each applies the rest above it. So a self-join reads its table
+    once, as in Flink, whose file sources take no filters: both inputs see the same rows and
+    watermarks in the same order (which rows are late then does not depend on how two reads
+    interleave). Elsewhere such readers stay apart and keep their filters' pruning."""
 
     name = "reuse_sources"
     switch = SOURCE_SWITCH
@@ -51,7 +52,10 @@ class ReuseSources(PhysicalPass):
             readers.setdefault(_table_key(op), []).append(op)
         common: dict[object, tuple[Expr, ...]] = {}  # table -> the filters every reader has
         for k, ops in readers.items():
-            if len({op.filters for op in ops}) > 1:
+            # (only where it decides which rows are late: an event-time table in streaming
+            # mode; elsewhere each reader keeps its pushed filters, and its pruning)
+            timed = ctx.streaming and ops[0].event_time and ops[0].source.watermark is not None
+            if timed and len({op.filters for op in ops}) > 1:
                 common[k] = tuple(f for f in ops[0].filters
                                   if all(f in op.filters for op in ops))
 
