@@ -385,7 +385,8 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
 # Arrow hash aggregations that gather them per chunk.
 _LISTS = LIST_AGGREGATES
 _ORDERED = ("first_value", "last_value", *_LISTS)
-_RETRACTABLE_ORDERED = ("first_value", "last_value", "listagg", "array_agg", "json_arrayagg")
+_RETRACTABLE_ORDERED = ("first_value", "last_value", "listagg", "array_agg", "json_arrayagg",
+                        "percentile")
 _ARROW_AGG = {"first_value": "first", "last_value": "last", **{f: "list" for f in _LISTS}}
 
 # Batch mode: input rows aggregated at a time (or input bytes, for wide rows).

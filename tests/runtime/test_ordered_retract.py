@@ -1,9 +1,9 @@
-"""FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG and JSON_ARRAYAGG over an updating input (a
-changelog source, or another aggregate's result): each group keeps its values in arrival
-order and a retraction removes the value's earliest copy, as Flink's *WithRetract functions.
-On main they were refused ("... over an updating input (with retractions) is not supported
-yet"). The expected rows are PyFlink 2.3's for the same file and queries (streaming,
-parallelism 1).
+"""FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG and PERCENTILE over an
+updating input (a changelog source, or another aggregate's result): each group keeps its
+values in arrival order and a retraction removes the value's earliest copy, as Flink's
+*WithRetract functions. On main they were refused ("... over an updating input (with
+retractions) is not supported yet"). The expected rows are PyFlink 2.3's for the same file
+and queries (streaming, parallelism 1).
 
 Over another aggregate's result the order differs: that aggregate here emits its changes once
 per batch, Flink's once per row, so the rows reach the outer LISTAGG in another order.
@@ -45,6 +45,10 @@ CASES = {
     "JSON_ARRAYAGG(CAST(id AS STRING)) AS js FROM ch GROUP BY name":
         [("a", "[15,30]", "[15,30]", '["1","6"]'), ("b", "[21,21]", "[21,21]", '["2","7"]'),
          ("c", "[6]", "[null,6]", '["4","3"]')],
+    "SELECT name, PERCENTILE(v, 0.5) AS p, PERCENTILE(v, ARRAY[0.25, 0.75]) AS pa, "
+    "PERCENTILE(v, 0.5, id) AS pw FROM ch GROUP BY name":
+        [("a", 22.5, [18.75, 26.25], 30.0), ("b", 21.0, [21.0, 21.0], 21.0),
+         ("c", 6.0, [6.0, 6.0], 6.0)],
     "SELECT FIRST_VALUE(name) AS f, LAST_VALUE(name) AS l, LISTAGG(name) AS la FROM ch":
         [("a", "b", "a,c,c,b,a,b")],
 }
