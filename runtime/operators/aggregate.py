@@ -1030,8 +1030,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 size += acc.distinct_counts.nbytes()
             if acc.multiset is not None:
                 size += 200 * len(acc.multiset)
-            if acc.ordered:
-                size += sum(64 + 40 * len(v) for v in acc.ordered.values())
+            if acc.ordered:  # (a group's count is its list's length)
+                size += 64 * len(acc.ordered) + 40 * int(acc.count.sum())
         return size
 
     def spill_refusal(self) -> str:

@@ -47,6 +47,7 @@ from sqlengine.runtime.operators.over_carry import (
     combine,
     decimal_average,
     lag_rows,
+    numeric_or_time,
 )
 from sqlengine.runtime.operators.over_triggers import RangeTriggers
 from sqlengine.runtime.operators.partials import sum_type
@@ -393,7 +394,7 @@ class OverAggregateOperator(Operator):
             return _lag(a, data, lo, hi)
         arg = evaluate(a.args[0], data)
         if a.func in ("array_agg", "listagg") or (
-                a.func in ("min", "max") and not _numeric_or_time(a.type)) or (
+                a.func in ("min", "max") and not numeric_or_time(a.type)) or (
                 a.func in ("sum", "avg") and pa.types.is_decimal(arg.type)):
             # (as over bounded input: lists and texts per frame, strings' MIN / MAX through
             # their order codes, DECIMAL sums exactly; a frame holds its own row)
@@ -483,8 +484,3 @@ def _lag(a: AggCall, data: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray) -> pa
     if fallback.type != taken.type:
         fallback = fallback.cast(taken.type)
     return pc.if_else(pa.array(inside), taken, fallback).cast(a.type)
-
-
-def _numeric_or_time(t: pa.DataType) -> bool:
-    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_timestamp(t) \
-        or pa.types.is_date(t)

@@ -42,7 +42,7 @@ def carry_parts(aggs: tuple[AggCall, ...]) -> tuple[tuple[AggCall, ...], ...] | 
         elif a.func in _SIMPLE:
             out.append((a,))
         elif a.func in ("min", "max"):
-            if not (_numeric_or_time(a.type) or pa.types.is_string(a.type)
+            if not (numeric_or_time(a.type) or pa.types.is_string(a.type)
                     or pa.types.is_large_string(a.type)):
                 return None
             out.append((a,))
@@ -73,7 +73,8 @@ def decimal_average(total: pa.Array, count: pa.Array, t: pa.DataType) -> pa.Arra
     return pc.if_else(pa.array(empty), pa.nulls(len(n), t), res)
 
 
-def _numeric_or_time(t: pa.DataType) -> bool:
+def numeric_or_time(t: pa.DataType) -> bool:
+    """MIN / MAX kept as numbers (numbers, timestamps, dates)."""
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_timestamp(t) \
         or pa.types.is_date(t)
 
