@@ -62,11 +62,17 @@ class WindowAggregateSpec(OperatorSpec):
     # a LocalWindowAggregate (keys k0.., the partials, the rows they count), not rows.
     merges_partials: bool = False
     zone: str = ""  # windows of this zone's wall clock fire by it (see WindowTVF.zone)
+    # Over an updating input (a CDC table; Flink 1.19's window aggregation over a
+    # changelog): retractions count as negative rows, a window all of whose rows were
+    # retracted is not emitted; the output stays insert-only.
+    input_updating: bool = False
 
     def label(self) -> str:
         sliced = f", slices of {self.slice_step} ms" if self.slice_step else ""
         name = "GlobalWindowAggregate" if self.merges_partials else "WindowAggregate"
-        return f"{name}(keys=[{exprs_text(self.keys)}], aggs=[{exprs_text(self.aggs)}]{sliced})"
+        changes = ", retractions" if self.input_updating else ""
+        return (f"{name}(keys=[{exprs_text(self.keys)}], aggs=[{exprs_text(self.aggs)}]"
+                f"{sliced}{changes})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,11 +89,13 @@ class LocalWindowAggregateSpec(OperatorSpec):
     keys: tuple[Expr, ...]
     aggs: tuple[AggCall, ...]
     slice_step: int = 0  # ms (0: its rows come with their windows, not slices)
+    input_updating: bool = False  # (retractions are negative rows: WindowAggregateSpec)
 
     def label(self) -> str:
         sliced = f", slices of {self.slice_step} ms" if self.slice_step else ""
+        changes = ", retractions" if self.input_updating else ""
         return (f"LocalWindowAggregate(keys=[{exprs_text(self.keys)}], "
-                f"aggs=[{exprs_text(self.aggs)}]{sliced})")
+                f"aggs=[{exprs_text(self.aggs)}]{sliced}{changes})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,10 +111,12 @@ class SessionAggregateSpec(OperatorSpec):
     end_pos: int
     gap: int  # ms
     time_pos: int = -1  # the key that is the TVF's window_time (its session's end - 1 ms)
+    input_updating: bool = False  # (retractions are negative rows: WindowAggregateSpec)
 
     def label(self) -> str:
+        changes = ", retractions" if self.input_updating else ""
         return (f"SessionWindowAggregate(keys=[{exprs_text(self.keys)}], "
-                f"aggs=[{exprs_text(self.aggs)}])")
+                f"aggs=[{exprs_text(self.aggs)}]{changes})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -157,7 +157,8 @@ def _two_phase_window(node: PhysicalNode, op: WindowAggregateSpec, parallelism: 
         return None
     partial = N.Schema(tuple(fields))
     local = PhysicalNode(LocalWindowAggregateSpec(schema=partial, keys=op.keys, aggs=op.aggs,
-                                                  slice_step=op.slice_step),
+                                                  slice_step=op.slice_step,
+                                                  input_updating=op.input_updating),
                          ((child, FORWARD),))
     inner, groups = child.estimate, node.estimate
     if inner is not None and groups is not None:

@@ -349,12 +349,17 @@ class _Translator:
                    "runtime, or with 'table.local-time-zone' = 'UTC'")
             raise NotSupportedError(msg)
         child = self.translate(plan.input)
-        if child.op.updating:
-            msg = "window table functions need an insert-only input"
+        if child.op.updating and self.options.get("execution.target") == "spark":
+            msg = ("window table functions over an updating input (a changelog source or "
+                   "an aggregate's result) are not supported on Spark: they run on the "
+                   "native runtime")
             raise NotSupportedError(msg)
+        # (over an updating input, as Flink's since 1.19, the rows keep their kinds: a
+        # window aggregate above takes the retractions off, other readers see changes)
         op = WindowAssignSpec(
-            schema=plan.schema, window_kind=plan.kind, time_index=plan.time_index,
-            size=plan.size, slide=plan.slide, offset=plan.offset, lateness=self.lateness,
+            schema=plan.schema, updating=child.op.updating, window_kind=plan.kind,
+            time_index=plan.time_index, size=plan.size, slide=plan.slide, offset=plan.offset,
+            lateness=self.lateness,
             proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "),
             drop_late=id(plan) in self.windowed_tvfs, sliced=id(plan) in self.sliced_tvfs,
             zone=plan.zone)
@@ -365,7 +370,8 @@ class _Translator:
         keys = tuple(ColumnRef(i, plan.schema.fields[i].name, plan.schema.fields[i].type)
                      for i in plan.partition_keys)
         exchange = Exchange(Partitioning.HASH, keys) if keys else Exchange(Partitioning.SINGLE)
-        session = SessionAssignSpec(schema=plan.schema, partition=plan.partition_keys,
+        session = SessionAssignSpec(schema=plan.schema, updating=child.op.updating,
+                                    partition=plan.partition_keys,
                                     start_pos=len(plan.input.schema), gap=plan.size)
         return PhysicalNode(session, ((assign, exchange),))
 
@@ -396,12 +402,15 @@ class _Translator:
             else Exchange(Partitioning.SINGLE)
         start_pos, end_pos = found["window_start"][0], found["window_end"][0]
         op: SessionAggregateSpec | WindowAggregateSpec
-        if tvf.kind == "session" and _directly_over(plan.input, tvf):
+        if tvf.kind == "session" and _directly_over(plan.input, tvf) and \
+                _session_keys(plan.input, others, tvf):
             self.session_tvfs.add(id(tvf))
             child = self.translate(plan.input)
+            self._check_changelog_window(child, plan)
             op = SessionAggregateSpec(
                 schema=plan.schema, keys=plan.keys, aggs=plan.aggs, key_names=plan.key_names,
-                start_pos=start_pos, end_pos=end_pos, gap=tvf.size, time_pos=time_pos)
+                start_pos=start_pos, end_pos=end_pos, gap=tvf.size, time_pos=time_pos,
+                input_updating=child.op.updating)
         else:
             # (Spark's window operators take the windows whole; a TVF read by another node
             # too must give its rows their windows)
@@ -411,13 +420,34 @@ class _Translator:
             if sliced:
                 self.sliced_tvfs.add(id(tvf))
             child = self.translate(plan.input)
+            self._check_changelog_window(child, plan)
             op = WindowAggregateSpec(
                 schema=plan.schema, updating=self.lateness > 0, keys=plan.keys, aggs=plan.aggs,
                 key_names=plan.key_names, start_pos=start_pos, end_pos=end_pos,
                 lateness=self.lateness, proctime=tvf.proctime,
                 slice_size=tvf.size if sliced else 0, slice_step=tvf.slide if sliced else 0,
-                zone=tvf.zone)
+                zone=tvf.zone, input_updating=child.op.updating)
         return PhysicalNode(op, ((child, exchange),))
+
+    def _check_changelog_window(self, child: PhysicalNode, plan: N.Aggregate) -> None:
+        """A window aggregate over an updating input takes retractions off its windows'
+        counts and sums; the aggregates that cannot (yet) are refused by name."""
+        if not child.op.updating:
+            return
+        from sqlengine.plan.partials import SIGNED
+
+        for a in plan.aggs:
+            if a.func not in SIGNED or a.distinct:
+                name = a.sql().split("(", 1)[0].upper()
+                what = f"{name}(DISTINCT ...)" if a.distinct else name
+                msg = (f"{what} in a window aggregation over an updating input (a changelog "
+                       "source or an aggregate's result) is not supported yet: COUNT, SUM "
+                       "and AVG are")
+                raise NotSupportedError(msg)
+        if self.lateness:
+            msg = ("'table.exec.emit.allow-lateness' with a window aggregation over an "
+                   "updating input is not supported")
+            raise NotSupportedError(msg)
 
     def _rank(self, plan: N.Rank) -> PhysicalNode:
         from sqlengine.plan.expressions import ColumnRef
@@ -928,6 +958,31 @@ def _sliceable(plan: N.Aggregate, tvf: N.WindowTVF, window_pos: set[int],
         else:
             return False
         node = node.input
+
+
+def _session_keys(plan: N.LogicalPlan, keys: tuple[Expr, ...], tvf: N.WindowTVF) -> bool:
+    """Whether the group keys but the window's (``keys``, over ``plan``) are the SESSION
+    TVF's PARTITION BY columns: its sessions are then the aggregate's groups, and one
+    operator merges and aggregates them. Otherwise the TVF forms its sessions per its own
+    PARTITION BY (all rows in one partition without one) and the aggregate groups the
+    windowed rows, as Flink's does: sessions of other partitions are not merged into a
+    group's, and a group holding rows of several sessions gets one row per session."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    found = set()
+    for k in keys:
+        if not isinstance(k, ColumnRef):
+            return False
+        node, idx = plan, k.index
+        while node is not tvf:
+            if isinstance(node, N.Filter):
+                node = node.input
+            elif isinstance(node, N.Project) and isinstance(node.exprs[idx], ColumnRef):
+                node, idx = node.input, node.exprs[idx].index  # type: ignore[attr-defined]
+            else:
+                return False
+        found.add(idx)
+    return found == set(tvf.partition_keys) and len(found) == len(keys)
 
 
 def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:

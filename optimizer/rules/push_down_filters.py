@@ -131,6 +131,11 @@ class PushDownFilters(OptimizerRule):
             case WindowTVF():
                 width = len(child.input.schema)
                 down = [p for p in parts if p.columns() and max(p.columns()) < width]
+                if child.kind == "session":
+                    # A row filtered out still places its session (Flink's SESSION TVF
+                    # forms them from every row): only a condition on the PARTITION BY
+                    # columns, which keeps or drops a partition whole, goes below.
+                    down = [p for p in down if p.columns() <= set(child.partition_keys)]
                 if not down:
                     return Transformed.no(node)
                 keep = [p for p in parts if p not in down]

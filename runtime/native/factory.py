@@ -253,7 +253,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                                         spec.proctime, spec.drop_late, spec.sliced, spec.zone)
         case LocalWindowAggregateSpec():
             from sqlengine.runtime.operators.window_two_phase import LocalWindowAggregateOperator
-            return LocalWindowAggregateOperator(spec.keys, spec.aggs, schema)
+            return LocalWindowAggregateOperator(spec.keys, spec.aggs, schema,
+                                                signed=spec.input_updating)
         case WindowAggregateSpec() if spec.merges_partials:
             from sqlengine.plan.nodes import Schema
             from sqlengine.plan.partials import partial_fields, with_row_count
@@ -263,7 +264,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             fields = partial_fields(spec.keys, with_row_count(spec.aggs)) or []
             op = GlobalWindowAggregateOperator(
                 spec.keys, spec.aggs, schema, Schema(tuple(fields)).to_arrow(), spec.end_pos,
-                spec.start_pos, spec.slice_size, spec.slice_step)
+                spec.start_pos, spec.slice_size, spec.slice_step, signed=spec.input_updating)
             op.partition_keys = [f"k{i}" for i in range(len(spec.keys))
                                  if i not in (spec.start_pos, spec.end_pos)]
             op.zone = spec.zone
@@ -272,7 +273,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             from sqlengine.runtime.operators.window import WindowAggregateOperator
             op = WindowAggregateOperator(spec.keys, spec.aggs, schema, spec.end_pos,
                                          spec.lateness, spec.proctime, spec.start_pos,
-                                         spec.slice_size, spec.slice_step)
+                                         spec.slice_size, spec.slice_step,
+                                         signed=spec.input_updating)
             # (the exchange before it hashes the group keys but the window's bounds)
             op.partition_keys = [f"k{i}" for i in range(len(spec.keys))
                                  if i not in (spec.start_pos, spec.end_pos)]
@@ -281,7 +283,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case SessionAggregateSpec():
             from sqlengine.runtime.operators.window import SessionAggregateOperator
             return SessionAggregateOperator(spec.keys, spec.aggs, schema, spec.start_pos,
-                                            spec.end_pos, spec.gap, spec.time_pos)
+                                            spec.end_pos, spec.gap, spec.time_pos,
+                                            signed=spec.input_updating)
         case TopNSpec() if spec.keep == "FirstRow":
             from sqlengine.runtime.operators.deduplicate import FirstRowOperator
             return FirstRowOperator(spec.partition, schema, spec.time_index

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.plan.expressions import AggCall, Expr
-from sqlengine.plan.partials import partial_columns, sum_type
+from sqlengine.plan.partials import SIGNED, partial_columns, sum_type
 from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
@@ -20,7 +20,7 @@ from sqlengine.runtime.operators.list_aggregates import LIST_AGGREGATES, lists_r
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python, merge_lists
 from sqlengine.runtime.operators.rank import dense_ids
 
-__all__ = ["Partials", "sum_type"]
+__all__ = ["SIGNED", "Partials", "sum_type"]
 
 
 class Partials:
@@ -48,8 +48,13 @@ class Partials:
 
     # -- per row ----------------------------------------------------------------------------
     def row_columns(self, batch: pa.RecordBatch, keys: list[pa.Array] | None = None,
-                    unscaled: bool = False) -> dict[str, pa.Array]:
+                    unscaled: bool = False, sign: np.ndarray | None = None
+                    ) -> dict[str, pa.Array]:
         """Key columns and the per-row inputs of every partial (filters applied).
+
+        ``sign``: the rows of an updating input, +1 for +I / +U and -1 for -U / -D: counts
+        and sums take the retractions off (only COUNT, SUM and AVG: SIGNED; the planner
+        refuses the others over an updating window input).
 
         ``unscaled``: the caller aggregates these rows straight away (:meth:`aggregate`, not
         kept beside another batch's): the sum of a DECIMAL argument without NULLs may then
@@ -61,8 +66,10 @@ class Partials:
         memo: dict = {}
         for name, k, given in zip(self.key_names, self.keys, keys or [None] * len(self.keys)):
             cols[name] = given if given is not None else evaluate(k, batch, memo)
-        ones = pa.array(np.ones(n, dtype=np.int64))
+        signed = sign is not None and bool((sign < 0).any())
+        ones = pa.array(sign if signed else np.ones(n, dtype=np.int64))
         zeros = pa.array(np.zeros(n, dtype=np.int64))
+        negative = pa.array(sign < 0) if signed else None
         for j, a in enumerate(self.aggs):
             keep = pc.fill_null(evaluate(a.filter, batch, memo), False) \
                 if a.filter is not None else None
@@ -77,7 +84,9 @@ class Partials:
             if j in self.lists:
                 cols[f"l{j}"] = row_lists(a, evaluate(a.args[0], batch, memo), keep)
                 continue
-            if unscaled and keep is None and a.func in ("sum", "avg") and \
+            if signed and (a.func not in SIGNED or a.distinct or j in self.python):
+                raise ValueError(f"{a.func} takes no retractions here")
+            if unscaled and not signed and keep is None and a.func in ("sum", "avg") and \
                     j not in self.distinct and pa.types.is_decimal128(a.args[0].dtype):
                 wide = decimal_int64.summable(a.args[0], batch, memo, evaluate)
                 if wide is not None:
@@ -95,7 +104,9 @@ class Partials:
             elif a.func == "count":
                 cols[f"n{j}"] = ones if valid is None else pc.if_else(valid, ones, zeros)
             elif a.func in ("sum", "avg"):
-                cols[f"s{j}"] = value.cast(sum_type(arg.type))
+                value = value.cast(sum_type(arg.type))
+                cols[f"s{j}"] = pc.if_else(negative, pc.negate(value), value) if signed \
+                    else value
                 cols[f"n{j}"] = ones if valid is None else pc.if_else(valid, ones, zeros)
             else:
                 cols[f"m{j}"] = value

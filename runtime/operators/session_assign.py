@@ -13,7 +13,16 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
+from sqlengine.runtime.elements import (
+    ROWKIND,
+    Watermark,
+    data_part,
+    has_rowkind,
+    millis,
+    row_watermarks,
+    with_meta,
+    with_rowkind,
+)
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.session_admission import admit
@@ -50,6 +59,9 @@ class SessionAssignOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
+        if has_rowkind(batch):  # (an updating input's rows wait with their kinds)
+            data = with_rowkind(data, batch.column(batch.num_columns - 1).to_numpy(
+                zero_copy_only=False))
         buffered = pa.Table.from_batches(self.rows).combine_chunks() if self.rows else None
         adm = admit(None if buffered is None else self._key_time(buffered),
                     self._key_time(data), [f"k{j}" for j in range(len(self.partition))], "t",
@@ -77,7 +89,8 @@ class SessionAssignOperator(Operator):
         cols[self.start_pos] = pa.array(starts, _TS)
         cols[self.start_pos + 1] = pa.array(ends, _TS)
         cols[self.start_pos + 2] = pa.array(ends - 1, _TS)
-        return pa.Table.from_arrays(cols, names=self.schema.names)
+        return pa.Table.from_arrays(cols, names=self.schema.names +
+                                    ([ROWKIND] if len(cols) > len(self.schema) else []))
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         self.watermark = max(self.watermark, wm.timestamp)
@@ -98,7 +111,8 @@ class SessionAssignOperator(Operator):
         out = self._close_sessions(watermark)
         if out is not None:
             ready.append(out)
-        return [with_meta(b, np.full(b.num_rows, stamp, dtype=np.int64))
+        return [with_meta(data_part(b), np.full(b.num_rows, stamp, dtype=np.int64),
+                          b.column(b.num_columns - 1) if has_rowkind(b) else None)
                 for t in ready for b in t.to_batches() if b.num_rows]
 
     def _close_sessions(self, watermark: int) -> pa.Table | None:

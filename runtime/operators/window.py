@@ -18,14 +18,17 @@ import pyarrow.compute as pc
 
 from sqlengine.cast import from_local, to_local
 from sqlengine.plan.expressions import AggCall, Expr
+from sqlengine.plan.partials import with_row_count
 from sqlengine.runtime.elements import (
     MAX_WATERMARK,
     UPDATE_AFTER,
     UPDATE_BEFORE,
     Watermark,
     data_part,
+    has_rowkind,
     millis,
     row_watermarks,
+    signs,
     with_meta,
 )
 from sqlengine.runtime.operators.base import NotRescalable, Operator
@@ -94,6 +97,10 @@ class WindowAssignOperator(Operator):
             if batch.num_rows == 0:
                 return []
         data = data_part(batch)
+        # (an updating input's rows keep their kinds: a window aggregate over a changelog
+        # takes the retractions off its windows)
+        kinds = batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False) \
+            if has_rowkind(batch) else None
         ts = millis(data.column(self.time_index))
         if self.zone and not self.proctime:  # (PROCTIME() is the zone's wall clock already)
             ts = millis(to_local(pa.array(ts, pa.timestamp("ms", tz="UTC")), self.zone))
@@ -101,7 +108,7 @@ class WindowAssignOperator(Operator):
         if row_wm is None:
             row_wm = np.full(len(ts), self.watermark, dtype=np.int64)
         if self.sliced:
-            return self._assign_slices(data, ts, row_wm)
+            return self._assign_slices(data, ts, row_wm, kinds)
         windows = assign(self.kind, ts, self.size, self.slide, self.offset)
         last_time = fire_times(windows.end, self.zone)
         if self.kind == "session" or not self.drop_late:
@@ -124,7 +131,7 @@ class WindowAssignOperator(Operator):
         end = pa.array(windows.end[keep], _TS)
         arrays = [*out.columns, start, end, self._window_time(windows.end[keep] - 1)]
         result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-        return [with_meta(result, row_wm[rows])]
+        return [with_meta(result, row_wm[rows], None if kinds is None else kinds[rows])]
 
     def _window_time(self, last: np.ndarray) -> pa.Array:
         """window_time: the window's last millisecond (as the zone's wall clock reads it,
@@ -133,8 +140,8 @@ class WindowAssignOperator(Operator):
             return pa.array(last, _TS)
         return from_local(pa.array(last, _TS), self.zone).cast(pa.timestamp("ms", tz="UTC"))
 
-    def _assign_slices(self, data: pa.RecordBatch, ts: np.ndarray, row_wm: np.ndarray
-                       ) -> list[pa.RecordBatch]:
+    def _assign_slices(self, data: pa.RecordBatch, ts: np.ndarray, row_wm: np.ndarray,
+                       kinds: np.ndarray | None) -> list[pa.RecordBatch]:
         """Each row once, with its slice's end as window_end and, as window_start, the end of
         the first of its windows that had not fired by the row's watermark (the slice's end
         for a row on time): a row partly late counts only in its windows still open, as
@@ -156,7 +163,7 @@ class WindowAssignOperator(Operator):
         arrays = [*out.columns, pa.array(first[rows], _TS), pa.array(ends[rows], _TS),
                   self._window_time(ends[rows] - 1)]
         result = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-        return [with_meta(result, row_wm[rows])]
+        return [with_meta(result, row_wm[rows], None if kinds is None else kinds[rows])]
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         if not self.proctime:
@@ -188,9 +195,20 @@ class WindowAggregateOperator(Operator):
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
                  end_pos: int, lateness: int, proctime: bool = False, start_pos: int = -1,
-                 slice_size: int = 0, slice_step: int = 0) -> None:
-        self.partials = Partials(keys, aggs)
+                 slice_size: int = 0, slice_step: int = 0, counted: bool = False,
+                 signed: bool = False) -> None:
+        # ``counted``: the partials carry, as c<len(aggs)>, the rows each group stands for
+        # (a COUNT(*) after the aggregates); ``signed``: the input is an updating one, whose
+        # retractions count as negative rows (Flink's window aggregation over a changelog),
+        # and a window whose rows were all retracted is not emitted (its count is 0).
+        counted = counted or signed
+        self.signed = signed
+        self.partials = Partials(keys, with_row_count(aggs) if counted else aggs)
         self.schema = schema
+        self.rows_column = f"c{len(aggs)}" if counted else ""
+        # (finalize takes a type per aggregate: the row count's is the last)
+        self.final_schema = schema.append(pa.field(self.rows_column, pa.int64())) \
+            if counted else schema
         self.end_key = f"k{end_pos}"
         self.start_key = f"k{start_pos}"
         # Slicing (HOP windows slice_size long every slice_step): its rows come with their
@@ -236,7 +254,8 @@ class WindowAggregateOperator(Operator):
     def _input_table(self, batch: pa.RecordBatch) -> pa.Table:
         """The keys and the partials' per-row inputs of a batch of rows (aggregated as they
         are, late rows apart: DECIMAL sums may come unscaled, see Partials.row_columns)."""
-        return pa.table(self.partials.row_columns(batch, unscaled=True))
+        return pa.table(self.partials.row_columns(batch, unscaled=True,
+                                                  sign=signs(batch) if self.signed else None))
 
     def _rows_of(self, table: pa.Table, mask: np.ndarray) -> int:
         """How many input rows the rows of ``table`` under ``mask`` stand for."""
@@ -336,6 +355,8 @@ class WindowAggregateOperator(Operator):
 
     def _emit(self, groups: pa.Table, distinct: dict[int, pa.Table], wm_before: int,
               kind: int | None = None) -> list[pa.RecordBatch]:
+        if self.signed and groups.num_rows:  # (windows whose every row was retracted)
+            groups = groups.filter(pc.not_equal(groups[self.rows_column], 0))
         if groups.num_rows == 0:
             return []
         # Results leave in window order (as Flink's timers fire), then by key.
@@ -350,7 +371,7 @@ class WindowAggregateOperator(Operator):
                           np.full(batch.num_rows, kind, dtype=np.int8))]
 
     def _finalize(self, groups: pa.Table, distinct: dict[int, pa.Table]) -> list[pa.Array]:
-        return self.partials.finalize(groups, distinct, self.schema)
+        return self.partials.finalize(groups, distinct, self.final_schema)[:len(self.schema)]
 
     def _keep_fired(self, done: pa.Table, distinct: dict[int, pa.Table]) -> None:
         self.fired = done if self.fired is None else pa.concat_tables([self.fired, done])
@@ -442,8 +463,16 @@ class SessionAggregateOperator(Operator):
     state_fields = ("closed", "late_dropped", "rows", "timers")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
-                 start_pos: int, end_pos: int, gap: int, time_pos: int = -1) -> None:
-        self.partials = Partials(keys, aggs)
+                 start_pos: int, end_pos: int, gap: int, time_pos: int = -1,
+                 signed: bool = False) -> None:
+        # ``signed``: over an updating input, retractions are negative rows (they place
+        # and merge sessions as rows do, as in Flink) and a session whose rows were all
+        # retracted is not emitted (c<len(aggs)>, its rows' count, is 0).
+        self.signed = signed
+        self.partials = Partials(keys, with_row_count(aggs) if signed else aggs)
+        self.rows_column = f"c{len(aggs)}"
+        self.final_schema = schema.append(pa.field(self.rows_column, pa.int64())) \
+            if signed else schema
         self.schema = schema
         self.start_key = f"k{start_pos}"
         self.end_key = f"k{end_pos}"
@@ -488,7 +517,8 @@ class SessionAggregateOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         # The assigner put each row's own time in window_start.
-        table = pa.table(self.partials.row_columns(batch))
+        table = pa.table(self.partials.row_columns(
+            batch, sign=signs(batch) if self.signed else None))
         buffered = pa.concat_tables(self.rows) if self.rows else None
         adm = admit(buffered, table, self.others, self.start_key, self.gap,
                     row_watermarks(batch))
@@ -556,11 +586,15 @@ class SessionAggregateOperator(Operator):
             return ()
         done = pa.concat_tables(ready).combine_chunks()
         groups = self.partials.aggregate(done)
+        if self.signed:  # (sessions whose every row was retracted)
+            groups = groups.filter(pc.not_equal(groups[self.rows_column], 0))
+            if groups.num_rows == 0:
+                return ()
         distinct = {j: self.partials.distinct_values(done, j) for j in self.partials.distinct}
         order_out = pc.sort_indices(groups, sort_keys=[(self.end_key, "ascending")] + [
             (k, "ascending") for k in self.partials.key_names if k != self.end_key])
         groups = groups.take(order_out)
-        cols = self.partials.finalize(groups, distinct, self.schema)
+        cols = self.partials.finalize(groups, distinct, self.final_schema)[:len(self.schema)]
         batch = pa.RecordBatch.from_arrays(cols, schema=self.schema)
         return (with_meta(batch, np.full(batch.num_rows, before, dtype=np.int64)),)
 

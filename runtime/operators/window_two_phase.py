@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.plan.partials import with_row_count
-from sqlengine.runtime.elements import conformed, data_part
+from sqlengine.runtime.elements import conformed, data_part, signs
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.partials import Partials
 from sqlengine.runtime.operators.window import WindowAggregateOperator
@@ -35,17 +35,19 @@ class LocalWindowAggregateOperator(Operator):
     state_fields = ()
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...],
-                 schema: pa.Schema) -> None:
+                 schema: pa.Schema, signed: bool = False) -> None:
         self.partials = Partials(keys, with_row_count(aggs))
         self.schema = schema  # (the partial rows': k0.., the partial columns, the row count)
+        self.signed = signed  # (an updating input: retractions are negative rows)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
         if data.num_rows == 0:
             return ()
-        merged = self.partials.aggregate(pa.table(self.partials.row_columns(data,
-                                                                           unscaled=True)))
+        sign = signs(batch) if self.signed else None
+        merged = self.partials.aggregate(pa.table(self.partials.row_columns(
+            data, unscaled=True, sign=sign)))
         return [conformed(b, self.schema) for b in merged.to_batches()]
 
 
@@ -56,13 +58,10 @@ class GlobalWindowAggregateOperator(WindowAggregateOperator):
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
                  partial_schema: pa.Schema, end_pos: int, start_pos: int, slice_size: int,
-                 slice_step: int) -> None:
-        super().__init__(keys, with_row_count(aggs), schema, end_pos, 0, False, start_pos,
-                         slice_size, slice_step)
+                 slice_step: int, signed: bool = False) -> None:
+        super().__init__(keys, aggs, schema, end_pos, 0, False, start_pos, slice_size,
+                         slice_step, counted=True, signed=signed)
         self.partial_schema = partial_schema
-        self.rows_column = f"c{len(aggs)}"
-        # (finalize takes a type per aggregate: the row count's is the last)
-        self.final_schema = schema.append(pa.field(self.rows_column, pa.int64()))
 
     def _input_table(self, batch: pa.RecordBatch) -> pa.Table:
         return pa.Table.from_batches([conformed(data_part(batch), self.partial_schema)])
@@ -71,5 +70,3 @@ class GlobalWindowAggregateOperator(WindowAggregateOperator):
         rows = table[self.rows_column].combine_chunks().filter(pa.array(mask))
         return int(pc.sum(rows).as_py() or 0)
 
-    def _finalize(self, groups: pa.Table, distinct: dict[int, pa.Table]) -> list[pa.Array]:
-        return self.partials.finalize(groups, distinct, self.final_schema)[:-1]

@@ -19,6 +19,9 @@ from sqlengine.plan.nodes import Field
 
 # Aggregates whose partial results merge (a two-phase aggregation can split them).
 MERGEABLE = ("count_star", "count", "sum", "avg", "min", "max")
+# Those whose partials take an updating input's retractions as negative rows (a window
+# aggregate over a changelog; runtime/operators/partials.py)
+SIGNED = ("count_star", "count", "sum", "avg")
 
 # The type of a Python aggregate's partial column: one pickled accumulator per group (NULL
 # where the group had no row for it, e.g. a FILTER left them all out).
