@@ -144,6 +144,8 @@ def _two_phase_window(node: PhysicalNode, op: WindowAggregateSpec, parallelism: 
     if op.merges_partials or op.lateness or op.proctime or \
             any(is_python(a.func) for a in op.aggs):
         return None
+    if op.input_updating and any(a.func in ("min", "max") for a in op.aggs):
+        return None  # (over an updating input they keep their values with counts)
     (child, ex), = node.inputs
     if ex.partitioning is Partitioning.FORWARD:
         child = _without_shuffle_below(child)

@@ -437,12 +437,11 @@ class _Translator:
         from sqlengine.plan.partials import SIGNED
 
         for a in plan.aggs:
-            if a.func not in SIGNED or a.distinct:
+            if a.func not in (*SIGNED, "min", "max"):
                 name = a.sql().split("(", 1)[0].upper()
-                what = f"{name}(DISTINCT ...)" if a.distinct else name
-                msg = (f"{what} in a window aggregation over an updating input (a changelog "
-                       "source or an aggregate's result) is not supported yet: COUNT, SUM "
-                       "and AVG are")
+                msg = (f"{name} in a window aggregation over an updating input (a changelog "
+                       "source or an aggregate's result) is not supported yet: COUNT, SUM, "
+                       "AVG (also DISTINCT), MIN and MAX are")
                 raise NotSupportedError(msg)
         if self.lateness:
             msg = ("'table.exec.emit.allow-lateness' with a window aggregation over an "
@@ -933,6 +932,8 @@ def _sliceable(plan: N.Aggregate, tvf: N.WindowTVF, window_pos: set[int],
         return False
     if any(a.func not in _SLICEABLE or a.distinct for a in plan.aggs):
         return False
+    if any(a.func in ("min", "max") for a in plan.aggs) and _may_update(tvf.input):
+        return False  # (over an updating input MIN / MAX keep their values: not slices)
 
     def reads_window(node: N.LogicalPlan, exprs: list[Expr]) -> bool:
         return any(isinstance(x, ColumnRef) and trace_window_column(node, x.index)
@@ -983,6 +984,21 @@ def _session_keys(plan: N.LogicalPlan, keys: tuple[Expr, ...], tvf: N.WindowTVF)
                 return False
         found.add(idx)
     return found == set(tvf.partition_keys) and len(found) == len(keys)
+
+
+def _may_update(plan: N.LogicalPlan) -> bool:
+    """Whether ``plan``'s result may be updating (conservatively: a changelog source, or any
+    node but scans, projections, filters, unions, inner joins, window TVFs and VALUES)."""
+    match plan:
+        case N.Scan():
+            return bool(plan.source.changelog)
+        case N.Values():
+            return False
+        case N.Join() if plan.kind != "inner":
+            return True
+        case N.Project() | N.Filter() | N.Union() | N.Join() | N.WindowTVF():
+            return any(_may_update(c) for c in plan.children())
+    return True
 
 
 def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:

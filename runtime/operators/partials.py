@@ -26,8 +26,13 @@ __all__ = ["SIGNED", "Partials", "sum_type"]
 class Partials:
     """How the aggregates of one operator are pre-aggregated, merged and finalized."""
 
-    def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> None:
+    def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...],
+                 signed: bool = False) -> None:
         self.keys = keys
+        # ``signed``: rows come with signs (an updating input, see row_columns); MIN / MAX
+        # then keep, as the DISTINCT aggregates do, each group's values, with a count each
+        # (w<j>: +1 per row, -1 per retraction), as Flink's MinWithRetract keeps its map.
+        self.signed = signed
         self.aggs = aggs
         self.key_names = [f"k{i}" for i in range(len(keys))]
         # (partial column, Arrow aggregation): the layout of sqlengine/plan/partials.py
@@ -39,7 +44,10 @@ class Partials:
         self.specs = [s for s in self.specs if not (s[0][0] == "m" and int(s[0][1:])
                                                     in self.python)]
         self.distinct = [j for j, a in enumerate(aggs)
-                         if a.distinct and a.func in ("count", "sum", "avg")]
+                         if (a.distinct and a.func in ("count", "sum", "avg"))
+                         or (signed and a.func in ("min", "max"))]
+        self.specs = [s for s in self.specs if not (s[0][0] == "m" and int(s[0][1:])
+                                                    in self.distinct)]
         # LISTAGG, ARRAY_AGG and the other aggregates that gather values keep each group's
         # values as a list, l<j>, merged in arrival order as the Python aggregates' rows
         self.lists = [j for j, a in enumerate(aggs) if a.func in LIST_AGGREGATES]
@@ -53,8 +61,9 @@ class Partials:
         """Key columns and the per-row inputs of every partial (filters applied).
 
         ``sign``: the rows of an updating input, +1 for +I / +U and -1 for -U / -D: counts
-        and sums take the retractions off (only COUNT, SUM and AVG: SIGNED; the planner
-        refuses the others over an updating window input).
+        and sums take the retractions off (COUNT, SUM and AVG: SIGNED), the values kept
+        apart (DISTINCT; MIN and MAX when ``signed``) count them (w<j>); the planner
+        refuses the other aggregates over an updating window input.
 
         ``unscaled``: the caller aggregates these rows straight away (:meth:`aggregate`, not
         kept beside another batch's): the sum of a DECIMAL argument without NULLs may then
@@ -71,6 +80,8 @@ class Partials:
         zeros = pa.array(np.zeros(n, dtype=np.int64))
         negative = pa.array(sign < 0) if signed else None
         for j, a in enumerate(self.aggs):
+            if signed and not self.signed:
+                raise ValueError("retractions need Partials(signed=True)")
             keep = pc.fill_null(evaluate(a.filter, batch, memo), False) \
                 if a.filter is not None else None
             if a.func == "count_star":
@@ -84,7 +95,8 @@ class Partials:
             if j in self.lists:
                 cols[f"l{j}"] = row_lists(a, evaluate(a.args[0], batch, memo), keep)
                 continue
-            if signed and (a.func not in SIGNED or a.distinct or j in self.python):
+            if signed and ((a.func not in SIGNED and j not in self.distinct) or
+                           j in self.python):
                 raise ValueError(f"{a.func} takes no retractions here")
             if unscaled and not signed and keep is None and a.func in ("sum", "avg") and \
                     j not in self.distinct and pa.types.is_decimal128(a.args[0].dtype):
@@ -101,6 +113,8 @@ class Partials:
                 value = pc.if_else(valid, arg, pa.nulls(n, arg.type))
             if j in self.distinct:
                 cols[f"d{j}"] = value
+                if self.signed:  # (the value's count: 0 for a NULL or filtered-out row)
+                    cols[f"w{j}"] = ones if valid is None else pc.if_else(valid, ones, zeros)
             elif a.func == "count":
                 cols[f"n{j}"] = ones if valid is None else pc.if_else(valid, ones, zeros)
             elif a.func in ("sum", "avg"):
@@ -150,10 +164,22 @@ class Partials:
         return out
 
     def distinct_values(self, table: pa.Table, j: int) -> pa.Table:
-        """The distinct (keys, value) pairs of a DISTINCT aggregate (NULL values dropped)."""
+        """The distinct (keys, value) pairs of a DISTINCT aggregate (NULL values dropped);
+        ``signed``: with each pair's count, w<j>."""
         col = f"d{j}"
+        if self.signed:
+            sub = table.select([*self.key_names, col, f"w{j}"]).filter(pc.is_valid(table[col]))
+            return self.merge_values(sub, j)
         sub = table.select([*self.key_names, col]).filter(pc.is_valid(table[col]))
         return sub.group_by([*self.key_names, col], use_threads=False).aggregate([])
+
+    def merge_values(self, pairs: pa.Table, j: int) -> pa.Table:
+        """Tables of distinct_values merged into one (counts added up when signed)."""
+        names = [*self.key_names, f"d{j}"]
+        if not self.signed:
+            return pairs.group_by(names, use_threads=False).aggregate([])
+        merged = pairs.group_by(names, use_threads=False).aggregate([(f"w{j}", "sum")])
+        return merged.rename_columns([*names, f"w{j}"])
 
     def finalize(self, partials: pa.Table, distinct: dict[int, pa.Table],
                  out_schema: pa.Schema) -> list[pa.Array]:
@@ -182,6 +208,10 @@ class Partials:
     def _distinct_result(self, partials: pa.Table, pairs: pa.Table, j: int, a: AggCall,
                          t: pa.DataType) -> pa.Array:
         col = f"d{j}"
+        if self.signed:  # (the values still there: more rows than retractions)
+            pairs = pairs.filter(pc.greater(pairs[f"w{j}"], 0)).select([*self.key_names, col])
+        if a.func in ("min", "max"):
+            return self._extreme(partials, pairs, j, a.func, t)
         if pairs.num_rows:  # (COUNT(DISTINCT x) of any type; SUM / AVG of numbers)
             per_group = pairs.group_by(self.key_names, use_threads=False).aggregate(
                 [(col, "count")] + ([(col, "sum")] if a.func != "count" else []))
@@ -191,18 +221,8 @@ class Partials:
                                   f"{col}_count": pa.array([], pa.int64()),
                                   f"{col}_sum": pa.array([], pairs.schema.field(col).type
                                                          if pairs.num_columns else pa.int64())})
-        # Line the per-group results up with the partials' groups: by the groups' ids over
-        # both tables' keys (NULL is a key value like any other; a join would match no NULL).
         n, m = partials.num_rows, per_group.num_rows
-        ids = dense_ids([pa.concat_arrays([partials[k].combine_chunks(),
-                                           per_group[k].combine_chunks().cast(partials[k].type)])
-                         for k in self.key_names], n + m)
-        row_of = np.full(int(ids.max(initial=-1)) + 1, -1, dtype=np.int64)
-        row_of[ids[n:]] = np.arange(m, dtype=np.int64)  # (per_group's keys are distinct)
-        at = row_of[ids[:n]]
-        found = at >= 0
-        taken = pa.array(np.where(found, at, 0))
-        missing = pa.array(~found)
+        taken, missing = self._line_up(partials, per_group)
         count = per_group[f"{col}_count"].combine_chunks().take(taken) if m else \
             pa.array(np.zeros(n, dtype=np.int64))
         count = pc.if_else(missing, 0, count) if m else count
@@ -213,6 +233,33 @@ class Partials:
             pa.nulls(n, total_type)
         total = pc.if_else(missing, pa.nulls(n, total.type), total) if m else total
         return _sum_or_avg(a.func, total.cast(sum_type(total.type)), count, t)
+
+    def _line_up(self, partials: pa.Table, per_group: pa.Table) -> tuple[pa.Array, pa.Array]:
+        """For each group of ``partials``, its row in ``per_group`` (0 where it has none)
+        and whether it has none: by the groups' ids over both tables' keys (NULL is a key
+        value like any other; a join would match no NULL)."""
+        n, m = partials.num_rows, per_group.num_rows
+        ids = dense_ids([pa.concat_arrays([partials[k].combine_chunks(),
+                                           per_group[k].combine_chunks().cast(partials[k].type)])
+                         for k in self.key_names], n + m)
+        row_of = np.full(int(ids.max(initial=-1)) + 1, -1, dtype=np.int64)
+        row_of[ids[n:]] = np.arange(m, dtype=np.int64)  # (per_group's keys are distinct)
+        at = row_of[ids[:n]]
+        found = at >= 0
+        return pa.array(np.where(found, at, 0)), pa.array(~found)
+
+    def _extreme(self, partials: pa.Table, pairs: pa.Table, j: int, func: str,
+                 t: pa.DataType) -> pa.Array:
+        """MIN / MAX of each group's values still there (NULL where none is)."""
+        col = f"d{j}"
+        n = partials.num_rows
+        if not pairs.num_rows:
+            return pa.nulls(n, t)
+        per_group = pairs.group_by(self.key_names, use_threads=False).aggregate(
+            [(col, func)])
+        taken, missing = self._line_up(partials, per_group)
+        values = per_group[f"{col}_{func}"].combine_chunks().take(taken)
+        return pc.if_else(missing, pa.nulls(n, values.type), values)
 
 
 def lacks_first_last(t: pa.DataType) -> bool:

@@ -203,7 +203,7 @@ class WindowAggregateOperator(Operator):
         # and a window whose rows were all retracted is not emitted (its count is 0).
         counted = counted or signed
         self.signed = signed
-        self.partials = Partials(keys, with_row_count(aggs) if counted else aggs)
+        self.partials = Partials(keys, with_row_count(aggs) if counted else aggs, signed)
         self.schema = schema
         self.rows_column = f"c{len(aggs)}" if counted else ""
         # (finalize takes a type per aggregate: the row count's is the last)
@@ -287,7 +287,8 @@ class WindowAggregateOperator(Operator):
         merged = self.partials.aggregate(pa.concat_tables(self.pending))
         self.pending = [merged]
         for j in self.partials.distinct:
-            self.distinct[j] = [_dedupe(pa.concat_tables(self.distinct[j]))]
+            self.distinct[j] = [self.partials.merge_values(pa.concat_tables(self.distinct[j]),
+                                                           j)]
 
     def _fire(self, timestamp: int) -> list[pa.RecordBatch]:
         if self.slice_step:
@@ -469,7 +470,7 @@ class SessionAggregateOperator(Operator):
         # and merge sessions as rows do, as in Flink) and a session whose rows were all
         # retracted is not emitted (c<len(aggs)>, its rows' count, is 0).
         self.signed = signed
-        self.partials = Partials(keys, with_row_count(aggs) if signed else aggs)
+        self.partials = Partials(keys, with_row_count(aggs) if signed else aggs, signed)
         self.rows_column = f"c{len(aggs)}"
         self.final_schema = schema.append(pa.field(self.rows_column, pa.int64())) \
             if signed else schema

@@ -36,7 +36,7 @@ class LocalWindowAggregateOperator(Operator):
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...],
                  schema: pa.Schema, signed: bool = False) -> None:
-        self.partials = Partials(keys, with_row_count(aggs))
+        self.partials = Partials(keys, with_row_count(aggs), signed)
         self.schema = schema  # (the partial rows': k0.., the partial columns, the row count)
         self.signed = signed  # (an updating input: retractions are negative rows)
 
