@@ -506,8 +506,73 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         if self.merge:
             table, specs = self._partial_inputs(batch, key_names)
         else:
+            cleared: list[pa.RecordBatch] = []
+            if self.input_updating:
+                batch, emptied = self._after_last_empty(batch)
+                if len(emptied):
+                    cleared = self._clear(emptied)
+                if batch.num_rows == 0:
+                    return cleared
             table, specs = self._row_inputs(batch, key_names)
+            if cleared:
+                return [*cleared, *self._fold(table, specs, key_names)]
         return self._fold(table, specs, key_names)
+
+    def _clear(self, slots: np.ndarray) -> list[pa.RecordBatch]:
+        """Drop the groups at ``slots`` (-D of their results when emitting changes)."""
+        before = self._snapshot(slots) if self.emit_changelog else None
+        self.rows[slots] = 0
+        for acc in self.accs:
+            acc.reset(slots)
+        return list(self._changelog(slots, before)) if before is not None else []
+
+    def _after_last_empty(self, batch: pa.RecordBatch) -> tuple[pa.RecordBatch, np.ndarray]:
+        """As Flink's GroupAggFunction: a group whose row count falls to 0 is dropped (its
+        state cleared, whatever its sums hold), and a retraction reaching a group with no
+        rows is ignored (no accumulator is made for it): a changelog read from its middle,
+        a delete delivered twice, an update whose before-image is not what was inserted.
+        Each group's row count is followed through the batch in arrival order, kept at zero
+        or above; the rows of each group up to the last point its count is 0 go, and the
+        groups that had rows before the batch and were emptied in it are returned (their
+        slots) to be cleared first."""
+        sign = signs(batch)
+        if not (sign < 0).any():
+            return batch, np.zeros(0, dtype=np.int64)
+        n = batch.num_rows
+        if self.keys:
+            memo: dict = {}
+            cols = [evaluate(k, batch, memo) for k in self.keys]
+            ids = dense_ids(cols, n)
+            _, first, group = np.unique(ids, return_index=True, return_inverse=True)
+            group = group.reshape(-1)
+            slots = self.slots.lookup([c.take(pa.array(first)) for c in cols])
+        else:
+            group = np.zeros(n, dtype=np.int64)
+            slots = self.slots.lookup([], 1)
+        start = np.where(slots >= 0, self.rows[np.maximum(slots, 0)], 0) \
+            if len(self.rows) else np.zeros(len(slots), dtype=np.int64)
+        order = np.argsort(group, kind="stable")
+        g, s = group[order], sign[order]
+        first_of = np.ones(n, dtype=bool)
+        first_of[1:] = g[1:] != g[:-1]
+        segment = np.cumsum(first_of) - 1
+        total = np.cumsum(s)
+        before = (total - s)[first_of]  # (the running total where each group's rows start)
+        level = total - before[segment] + start[g]  # (each group's count, unfloored)
+        # The count kept at zero or above (a reflected walk): level - min(0, running min of
+        # level), the running minimum restarting with each group (offset per group).
+        span = int(level.max() - level.min()) + 1
+        shifted = level - segment * span
+        low = np.minimum.accumulate(shifted) + segment * span
+        kept_count = level - np.minimum(low, 0)
+        # (the last row of each group after which its count is 0; -1 where there is none)
+        at = np.where(kept_count == 0, np.arange(n), -1)
+        last_empty = np.maximum.reduceat(at, np.flatnonzero(first_of))
+        keep = np.zeros(n, dtype=bool)
+        keep[order] = np.arange(n) > last_empty[segment]
+        emptied = np.unique(g[at >= 0])
+        emptied = slots[emptied][(slots[emptied] >= 0) & (start[emptied] > 0)]
+        return (batch.filter(pa.array(keep)) if not keep.all() else batch), emptied
 
     def _fold(self, table: pa.Table, specs: list[tuple[str, str]], key_names: list[str]
               ) -> Iterable[pa.RecordBatch]:

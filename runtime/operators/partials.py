@@ -269,7 +269,9 @@ def lacks_first_last(t: pa.DataType) -> bool:
 
 
 def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> pa.Array:
-    empty = pc.less_equal(count, 0)
+    # (NULL when no value counts; a count below 0, more retractions than rows in a window
+    # over a changelog, still divides, as Flink's SumWithRetract / AvgAggFunction do)
+    empty = pc.equal(count, 0)
     if func == "sum":
         return pc.if_else(empty, pa.nulls(len(total), total.type), total).cast(t, safe=False)
     safe_count = pc.if_else(empty, 1, count)
