@@ -38,7 +38,7 @@ from sqlengine.connectors.debezium_format import (
     UPDATE_BEFORE,
     with_kinds,
 )
-from sqlengine.connectors.json_format import _convert_text_types
+from sqlengine.connectors.json_format import _convert_text_types, iso_timestamps
 from sqlengine.connectors.text_rows import BATCH_ROWS, valid_utf8
 from sqlengine.errors import ConnectorError
 
@@ -155,7 +155,8 @@ def read_changelog_json(path: Path | str, options: dict[str, str], schema: pa.Sc
                                  schema=text_schema)
     # (under ignore-parse-errors a value that does not read as its type is NULL, its
     # message kept, as Flink's inner json format sets it)
-    converted, ok, detail = _convert_text_types(table, schema, ignore)
+    converted, ok, detail = _convert_text_types(table, schema, ignore,
+                                                iso_timestamps(options, fmt))
     events_of = np.asarray(event_of, dtype=np.int64)
     row_kinds = np.asarray(kinds, dtype=np.int8)
     if not ok.all():

@@ -24,6 +24,7 @@ from sqlengine.connectors.json_format import (
     _convert_text_types,
     _json_blocks,
     _json_read_type,
+    iso_timestamps,
 )
 from sqlengine.connectors.text_rows import finish, valid_utf8
 from sqlengine.errors import ConnectorError
@@ -83,7 +84,8 @@ def read_debezium(path: Path | str, options: dict[str, str], schema: pa.Schema,
     picked = images.take(pa.array(event_of + np.where(from_before, len(after), 0)))
     flat = pa.Table.from_arrays([pc.struct_field(picked, [i]) for i in range(len(schema))],
                                 names=schema.names)
-    converted, ok, detail = _convert_text_types(flat, schema, ignore)
+    converted, ok, detail = _convert_text_types(flat, schema, ignore,
+                                                iso_timestamps(options, "debezium-json"))
     kinds = kinds[ok]
     row_lines = lines[event_of]
     # (``converted`` holds the rows that are ``ok``: their kinds, in order)

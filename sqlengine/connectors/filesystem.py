@@ -28,6 +28,7 @@ from sqlengine.connectors.base import (
 from sqlengine.connectors.canal_format import nested_refusal
 from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
 from sqlengine.connectors.filesystem_partitions import PartitionedWriter
+from sqlengine.connectors.json_format import TIMESTAMP_STANDARDS
 from sqlengine.connectors.parquet_format import parquet_statistics, row_groups
 from sqlengine.errors import ConnectorError
 from sqlengine.statistics import ColumnStats, Estimate, schema_width
@@ -40,9 +41,7 @@ if TYPE_CHECKING:
 
 _NOT_IMPLEMENTED = {
     "csv.write-bom": "csv files are written without a byte order mark",
-    "json.timestamp-format.standard": "json timestamps are read and written in one format",
     **{f"{fmt}.{key}": why for fmt in ("canal-json", "maxwell-json") for key, why in (
-        ("timestamp-format.standard", "json timestamps are read in one format"),
         ("map-null-key.mode", "writing the format is not supported"),
         ("map-null-key.literal", "writing the format is not supported"),
         ("encode.decimal-as-plain-number", "writing the format is not supported"))},
@@ -70,6 +69,8 @@ class Filesystem(Connector):
         OptionSpec("csv.escape-character", "char"),
         OptionSpec("json.ignore-parse-errors", "bool"),
         OptionSpec("json.fail-on-missing-field", "bool"),
+        *(OptionSpec(f"{fmt}.timestamp-format.standard", "enum", TIMESTAMP_STANDARDS)
+          for fmt in ("json", *CHANGELOG_FORMATS)),
         OptionSpec("debezium-json.schema-include", "bool"),
         OptionSpec("debezium-json.ignore-parse-errors", "bool"),
         OptionSpec("canal-json.ignore-parse-errors", "bool"),

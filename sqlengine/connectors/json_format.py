@@ -79,8 +79,19 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
                                        first_line)
         else:
             table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line)
-    converted, ok, detail = _convert_text_types(table, schema, ignore)
+    converted, ok, detail = _convert_text_types(table, schema, ignore,
+                                                iso_timestamps(options, "json"))
     yield from finish(converted, ok, lines, path, ignore, stats, "json", detail)
+
+
+# '<format>.timestamp-format.standard': how TIMESTAMP / TIMESTAMP_LTZ values are written in
+# the json formats ('SQL': '2020-12-30 12:13:14.123', 'ISO-8601': '2020-12-30T12:13:14.123';
+# a TIMESTAMP_LTZ ends 'Z' in both), read and (json) written so.
+TIMESTAMP_STANDARDS = ("SQL", "ISO-8601")
+
+
+def iso_timestamps(options: dict[str, str], fmt: str) -> bool:
+    return options.get(f"{fmt}.timestamp-format.standard", "SQL") == "ISO-8601"
 
 
 def _lines_of(data: bytes, first_line: int) -> np.ndarray:
@@ -259,8 +270,8 @@ def _has_map(t: pa.DataType) -> bool:
     return pa.types.is_struct(t) and any(_has_map(f.type) for f in t)
 
 
-def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
-                        ) -> tuple[pa.Table, np.ndarray, BadValue | None]:
+def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False,
+                        iso: bool = False) -> tuple[pa.Table, np.ndarray, BadValue | None]:
     """Text values of typed columns (dates, times, decimals written as strings) read as their
     type; one that does not (a malformed or impossible date, 2020-02-30) makes its row bad,
     never a silent NULL; under 'json.ignore-parse-errors' it is NULL and the row stays (as
@@ -300,10 +311,15 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
         if kind == "float":
             col = without_double_suffix(col)
         pattern = STRICT_TEXT.get(kind or "") or VALID_TEXT.get(kind or "")
+        if kind in ("timestamp", "ltz"):  # (the date and time parted by ' ' or by 'T')
+            pattern = pattern.replace(" ", "T") if kind == "timestamp" and iso else \
+                pattern.replace("[ T]", "T" if iso else " ")
         valid = np.asarray(pc.fill_null(pc.match_substring_regex(col, pattern), True)
                            .to_numpy(zero_copy_only=False)) if pattern \
             else np.ones(len(col), dtype=bool)
         looks = pc.if_else(pa.array(valid), col, pa.nulls(len(col), pa.string()))
+        if iso and kind in ("timestamp", "ltz"):
+            looks = pc.replace_substring(looks, "T", " ", max_replacements=1)
         casted = cast_array(looks, f.type, safe=True, checked=kind is not None)
         lost = np.asarray(pc.and_(pc.is_valid(looks), pc.is_null(casted))
                           .to_numpy(zero_copy_only=False))
@@ -318,16 +334,20 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
     return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
-def json_bytes(batch: pa.RecordBatch) -> bytes:
+def json_bytes(batch: pa.RecordBatch, iso: bool = False) -> bytes:
     """Rows as Flink's json format writes them: compact objects, temporal and decimal values
-    as SQL text (a timestamp's fraction without trailing zeros: '10:00:00.12', '10:00:00'),
-    a DOUBLE / FLOAT as Java prints it ('1.0E-5')."""
+    as SQL text (a timestamp's fraction without trailing zeros: '10:00:00.12', '10:00:00';
+    ``iso``: the 'ISO-8601' timestamp standard, '2020-12-30T10:00:00'), a DOUBLE / FLOAT as
+    Java prints it ('1.0E-5')."""
     fields = {}
     for f, col in zip(batch.schema, batch.columns):
-        if T.is_ltz(f.type):  # (UTC, ending 'Z': Flink's 'SQL' timestamp standard)
-            fields[f.name] = _trimmed(ltz_text(col, iso=False)).to_pylist()
+        if T.is_ltz(f.type):  # (UTC, ending 'Z')
+            fields[f.name] = _trimmed(ltz_text(col, iso=iso)).to_pylist()
         elif pa.types.is_timestamp(f.type):
-            fields[f.name] = _trimmed(cast_array(col, pa.string())).to_pylist()
+            text = _trimmed(cast_array(col, pa.string()))
+            if iso:
+                text = pc.replace_substring(text, " ", "T", max_replacements=1)
+            fields[f.name] = text.to_pylist()
         elif T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_floating(f.type):

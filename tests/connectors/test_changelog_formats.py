@@ -303,8 +303,10 @@ def test_refused_with_the_reason(tmp_path: Path, fmt: str) -> None:
      "'debezium-json.schema-include' is an option of the debezium-json format"),
     ("canal-json", ", 'canal-json.table.include' = '(unclosed'",
      "'canal-json.table.include': '\\(unclosed' is not a regular expression"),
-    ("canal-json", ", 'canal-json.timestamp-format.standard' = 'ISO-8601'",
-     "'canal-json.timestamp-format.standard' is not implemented"),
+    ("canal-json", ", 'canal-json.timestamp-format.standard' = 'iso-8601'",
+     "'canal-json.timestamp-format.standard' must be one of 'SQL', 'ISO-8601'"),
+    ("canal-json", ", 'canal-json.map-null-key.mode' = 'DROP'",
+     "'canal-json.map-null-key.mode' is not implemented"),
     ("maxwell-json", ", 'maxwell-json.ignore-parse-errors' = 'maybe'",
      "must be 'true' or 'false'"),
 ])

@@ -144,8 +144,8 @@ def test_the_cli_refuses_an_unknown_key_in_d_and_in_a_script(tmp_path: Path) -> 
     ("'connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'csv', "
      "'csv.write-bom' = 'true'", "option 'csv.write-bom' is not implemented yet"),
     ("'connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'json', "
-     "'json.timestamp-format.standard' = 'ISO-8601'",
-     "option 'json.timestamp-format.standard' is not implemented yet"),
+     "'json.timestamp-format.standard' = 'ISO'",
+     "option 'json.timestamp-format.standard' must be one of 'SQL', 'ISO-8601', got 'ISO'"),
     ("'connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'csv', "
      "'partition.default-name' = 'x'", "'partition.default-name' takes effect only on a table "
      "with PARTITIONED BY"),
