@@ -191,6 +191,10 @@ class WindowBinder(ClauseBinder):
             partition = tuple(keys)
         if kind == "tumble":
             size, slide, offset = intervals[0], 0, intervals[1] if len(intervals) > 1 else 0
+            if abs(offset) >= size:  # (as Flink's TUMBLE; HOP and CUMULATE take any offset)
+                raise self.error(BindError, "TUMBLE's offset must be shorter than its size "
+                                 f"(abs(offset) < size), got {_text(abs(offset))} for a "
+                                 f"{_text(size)} window", params[3])
         elif kind == "session":
             size, slide, offset = intervals[0], 0, 0
         else:

@@ -122,6 +122,17 @@ def test_window_tvf_needs_a_time_attribute() -> None:
     assert "column 'ts' is not a time attribute: windows in streaming mode" in e.message
 
 
+@pytest.mark.parametrize("offset", ["5", "-7"])
+def test_a_tumble_offset_as_long_as_the_window_is_refused(offset: str) -> None:
+    """As Flink's TUMBLE: abs(offset) < size (main windowed the rows anyway)."""
+    e = _err("CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH "
+             "('connector' = 'datagen', 'number-of-rows' = '1'); SELECT * FROM TABLE(TUMBLE("
+             f"TABLE t, DESCRIPTOR(ts), INTERVAL '5' MINUTE, INTERVAL '{offset}' MINUTE))",
+             BindError)
+    assert "TUMBLE's offset must be shorter than its size (abs(offset) < size), got " \
+        f"{offset.lstrip('-')} min for a 5 min window" in e.message
+
+
 def test_session_window_on_processing_time_is_refused() -> None:
     e = _err("CREATE TABLE t (a INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
              "'number-of-rows' = '1'); SELECT * FROM "
