@@ -40,6 +40,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.operators.build_index import BuildIndex
+from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
     PARTITIONS,
@@ -285,10 +286,72 @@ class JoinOperator(SpillsToDisk, Operator):
         renamed = table.rename_columns([f"c{i}" for i in names] + [M])
         grouped = renamed.group_by([f"c{i}" for i in names], use_threads=False).aggregate(
             [(M, "sum")])
+        grouped = self._without_stray_retractions(table, grouped, side)
         grouped = grouped.filter(pc.not_equal(grouped[f"{M}_sum"], 0))
         out = grouped.select([f"c{i}" for i in names] + [f"{M}_sum"])
         return out.rename_columns([*cols, M]).cast(
             pa.schema([*self.schemas[side], pa.field(M, pa.int64())]))
+
+    def _without_stray_retractions(self, table: pa.Table, grouped: pa.Table, side: int
+                                   ) -> pa.Table:
+        """As Flink's join state: a retraction of a row the state does not hold is not
+        kept (the state keeps no count below 0), even when the same row comes again later
+        in the batch (a changelog read from its middle: the update of a row never inserted).
+        ``grouped`` nets each distinct row of ``table`` (the batch, in arrival order);
+        where a row's running count would go below 0 from what the state holds, its net is
+        raised by what the state would not have taken."""
+        width = table.num_columns - 1
+        n = table.num_rows
+        ids = dense_ids([table.column(i).combine_chunks() for i in range(width)], n)
+        sign = table[M].to_numpy()
+        order = np.argsort(ids, kind="stable")
+        g, s = ids[order], sign[order]
+        first_of = np.ones(n, dtype=bool)
+        first_of[1:] = g[1:] != g[:-1]
+        segment = np.cumsum(first_of) - 1
+        total = np.cumsum(s)
+        level = total - (total - s)[first_of][segment]  # (each row's running count from 0)
+        span = int(level.max() - level.min()) + 1
+        low = np.minimum.accumulate(level - segment * span) + segment * span
+        dips = low < 0
+        if not dips.any():
+            return grouped
+        # (the lowest running count of each distinct row that dips and comes back up: one
+        # only retracted is kept from going below 0 by the state's compaction; and what the
+        # state holds of those)
+        starts = np.flatnonzero(first_of)
+        lowest = np.minimum.reduceat(np.where(dips, low, 0), starts)
+        dipping = np.flatnonzero((lowest < 0) & (np.add.reduceat(s, starts) > lowest))
+        if not len(dipping):
+            return grouped
+        rows = table.take(pa.array(order[np.flatnonzero(first_of)][dipping]))
+        held = self._held_counts(rows, side)
+        raise_by = np.maximum(0, -(held + lowest[dipping]))
+        # (line the raises up with ``grouped``'s rows: by ids over both tables' columns)
+        key = [f"c{i}" for i in range(width)]
+        both = [pa.concat_arrays([grouped[k].combine_chunks(),
+                                  rows.column(i).combine_chunks().cast(grouped[k].type)])
+                for i, k in enumerate(key)]
+        gid = dense_ids(both, grouped.num_rows + len(rows))
+        extra = np.zeros(int(gid.max()) + 1, dtype=np.int64)
+        extra[gid[grouped.num_rows:]] = raise_by
+        sums = grouped[f"{M}_sum"].to_numpy() + extra[gid[:grouped.num_rows]]
+        return grouped.set_column(grouped.schema.get_field_index(f"{M}_sum"), f"{M}_sum",
+                                  pa.array(sums))
+
+    def _held_counts(self, rows: pa.Table, side: int) -> np.ndarray:
+        """How many copies of each of ``rows`` (data columns, distinct) the state holds."""
+        state = self.state[side]
+        width = len(self.schemas[side])
+        if state is None or not state.num_rows:
+            return np.zeros(rows.num_rows, dtype=np.int64)
+        cols = [pa.concat_arrays([rows.column(i).combine_chunks().cast(state.schema.field(i)
+                                                                       .type),
+                                  state.column(i).combine_chunks()]) for i in range(width)]
+        ids = dense_ids(cols, rows.num_rows + state.num_rows)
+        held = np.zeros(int(ids.max()) + 1, dtype=np.int64)
+        np.add.at(held, ids[rows.num_rows:], state[M].to_numpy())
+        return held[ids[:rows.num_rows]]
 
     def _expire(self) -> None:
         if not self.ttl:
