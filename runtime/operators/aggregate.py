@@ -224,6 +224,10 @@ class _Accumulator:
 
     def reset(self, slots: np.ndarray) -> None:
         self.count[slots] = 0
+        if self.multiset:  # (a group cleared at 0 rows keeps no values: see _split_at_empty)
+            self.value[slots] = None
+            for slot in slots.tolist():
+                self.multiset.pop(slot, None)
         if self.func in ("sum", "avg"):
             self.value[slots] = 0
         elif self.func in _ORDERED or self.py is not None:
@@ -506,38 +510,30 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         if self.merge:
             table, specs = self._partial_inputs(batch, key_names)
         else:
-            cleared: list[pa.RecordBatch] = []
             if self.input_updating:
-                batch, emptied = self._after_last_empty(batch)
-                if len(emptied):
-                    cleared = self._clear(emptied)
+                parts = self._split_at_empty(batch)
+                if len(parts) > 1:  # (the groups emptied in the batch first: then cleared)
+                    return [out for part in parts if part.num_rows
+                            for out in self._fold(*self._row_inputs(part, key_names),
+                                                  key_names)]
+                batch = parts[0]
                 if batch.num_rows == 0:
-                    return cleared
+                    return ()
             table, specs = self._row_inputs(batch, key_names)
-            if cleared:
-                return [*cleared, *self._fold(table, specs, key_names)]
         return self._fold(table, specs, key_names)
 
-    def _clear(self, slots: np.ndarray) -> list[pa.RecordBatch]:
-        """Drop the groups at ``slots`` (-D of their results when emitting changes)."""
-        before = self._snapshot(slots) if self.emit_changelog else None
-        self.rows[slots] = 0
-        for acc in self.accs:
-            acc.reset(slots)
-        return list(self._changelog(slots, before)) if before is not None else []
-
-    def _after_last_empty(self, batch: pa.RecordBatch) -> tuple[pa.RecordBatch, np.ndarray]:
-        """As Flink's GroupAggFunction: a group whose row count falls to 0 is dropped (its
-        state cleared, whatever its sums hold), and a retraction reaching a group with no
-        rows is ignored (no accumulator is made for it): a changelog read from its middle,
-        a delete delivered twice, an update whose before-image is not what was inserted.
-        Each group's row count is followed through the batch in arrival order, kept at zero
-        or above; the rows of each group up to the last point its count is 0 go, and the
-        groups that had rows before the batch and were emptied in it are returned (their
-        slots) to be cleared first."""
+    def _split_at_empty(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
+        """As Flink's GroupAggFunction: a retraction reaching a group with no rows is
+        ignored (no accumulator is made for it), and a group whose row count falls to 0 is
+        cleared, whatever its sums hold (a changelog read from its middle, a delete
+        delivered twice, an update whose before-image is not what was inserted). Each
+        group's row count is followed through the batch in arrival order, kept at zero or
+        above: the batch without the ignored retractions, split in two where some group's
+        count fell to 0 in it (its rows up to there, folded first: the group is then
+        cleared; and all other rows)."""
         sign = signs(batch)
         if not (sign < 0).any():
-            return batch, np.zeros(0, dtype=np.int64)
+            return [batch]
         n = batch.num_rows
         if self.keys:
             memo: dict = {}
@@ -565,14 +561,20 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         shifted = level - segment * span
         low = np.minimum.accumulate(shifted) + segment * span
         kept_count = level - np.minimum(low, 0)
+        prior = np.empty(n, dtype=np.int64)  # (each row's group count before it)
+        prior[1:] = kept_count[:-1]
+        prior[first_of] = start[g[first_of]]
+        stray = (s < 0) & (prior <= 0)
         # (the last row of each group after which its count is 0; -1 where there is none)
-        at = np.where(kept_count == 0, np.arange(n), -1)
-        last_empty = np.maximum.reduceat(at, np.flatnonzero(first_of))
-        keep = np.zeros(n, dtype=bool)
-        keep[order] = np.arange(n) > last_empty[segment]
-        emptied = np.unique(g[at >= 0])
-        emptied = slots[emptied][(slots[emptied] >= 0) & (start[emptied] > 0)]
-        return (batch.filter(pa.array(keep)) if not keep.all() else batch), emptied
+        at = np.where((kept_count == 0) & ~stray, np.arange(n), -1)
+        last_empty = np.maximum.reduceat(at, np.flatnonzero(first_of))[segment]
+        first_part = np.zeros(n, dtype=bool)
+        first_part[order] = (np.arange(n) <= last_empty) & ~stray
+        rest = np.zeros(n, dtype=bool)
+        rest[order] = (np.arange(n) > last_empty) & ~stray
+        if not first_part.any():
+            return [batch.filter(pa.array(rest)) if not rest.all() else batch]
+        return [batch.filter(pa.array(first_part)), batch.filter(pa.array(rest))]
 
     def _fold(self, table: pa.Table, specs: list[tuple[str, str]], key_names: list[str]
               ) -> Iterable[pa.RecordBatch]:
