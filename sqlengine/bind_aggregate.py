@@ -54,9 +54,15 @@ class AggregateBinder(ClauseBinder):
                          group: exp.Group | None, having: exp.Having | None,
                          order: exp.Order | None) -> Relation:
         group_exprs: list[exp.Expression] = list(group.expressions) if group is not None else []
+        # (GROUP BY (): the empty grouping set, one group of all rows; beside other keys it
+        # adds nothing)
+        group_exprs = [g for g in group_exprs
+                       if not (isinstance(g, exp.Tuple) and not g.expressions)]
         sets: list[tuple[int, ...]] | None = None
         if has_grouping_sets(group_exprs):
             group_exprs, sets = grouping_sets(group_exprs)
+            if not group_exprs and sets == [()]:
+                sets = None  # (GROUPING SETS (()): the grand total, a row over no rows too)
         for g in group_exprs:
             no_aggregates(self.binder, g, "GROUP BY")
         legacy = [(g, kind) for g in group_exprs if (kind := group_window_kind(g)) is not None]
@@ -188,6 +194,10 @@ class AggregateBinder(ClauseBinder):
             self.exprs.intercept = None
             self.exprs.intercept_scope = None
 
+        if not agg_keys and not aggs:
+            # (one group of all rows with nothing to compute, SELECT 1 ... GROUP BY (): a
+            # COUNT(*) nothing reads keeps its one row, which a row of no columns would lose)
+            add_call(AggCall("count_star", (), T.BIGINT))
         agg_names = [f"$agg{j}" for j in range(len(aggs))]
         plan: LogicalPlan = Aggregate(agg_input, tuple(agg_keys), tuple(key_names),
                                       tuple(aggs), tuple(agg_names))

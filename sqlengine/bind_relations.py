@@ -26,6 +26,7 @@ from sqlengine.bind_hints import no_hint, with_hint
 from sqlengine.bind_lateral import is_lateral_subquery, lateral_join
 from sqlengine.bind_sample import sampled
 from sqlengine.bind_temporal import temporal_join
+from sqlengine.bind_using import using_columns
 from sqlengine.connectors import is_bounded
 from sqlengine.dialect import Flink
 from sqlengine.errors import BindError, NotSupportedError, PlanError
@@ -385,6 +386,7 @@ class RelationBinder(ClauseBinder):
             left, right = right, left
         scope = Scope(left.scope.columns + right.scope.columns)
         n_left = len(left.scope.columns)
+        using: list[tuple[ColumnRef, ColumnRef]] = []
         if join.args.get("using"):
             parts = []
             for ident in join.args["using"]:
@@ -397,9 +399,16 @@ class RelationBinder(ClauseBinder):
                 parts.append((ColumnRef(li, lc.name, lc.type),
                                ColumnRef(n_left + ri, rc.name, rc.type)))
             cond_parts: list[Expr] = [Call("eq", (a, b), T.BOOLEAN) for a, b in parts]
-            dup = {b.index - n_left for _, b in parts}
+            using = parts
+            # (both copies of a USING column are reachable by their qualifiers only: the
+            # unqualified name is the merged column added after the join)
+            left_dup = {a.index for a, _ in parts}
+            right_dup = {b.index - n_left for _, b in parts}
+            left = Relation(left.plan, Scope(tuple(
+                replace(c, using_duplicate=True) if i in left_dup else c
+                for i, c in enumerate(left.scope.columns))))
             right = Relation(right.plan, Scope(tuple(
-                replace(c, using_duplicate=True) if i in dup else c
+                replace(c, using_duplicate=True) if i in right_dup else c
                 for i, c in enumerate(right.scope.columns))))
             scope = Scope(left.scope.columns + right.scope.columns)
         elif on_node is not None:
@@ -447,6 +456,7 @@ class RelationBinder(ClauseBinder):
         if above:
             plan = Filter(plan, conjunction(above) or Literal(True, T.BOOLEAN))
         out_scope = scope
+        position = list(range(len(scope.columns)))  # (each column's place in the output)
         if swapped:
             # Restore the written column order: the (original) left side first.
             n_right = len(right.scope.columns)
@@ -455,8 +465,10 @@ class RelationBinder(ClauseBinder):
             plan = Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type)
                                        for i in order), tuple(fields[i].name for i in order))
             out_scope = Scope(tuple(scope.columns[i] for i in order))
+            position = [order.index(i) for i in range(len(order))]
+        if using:
+            return using_columns(plan, out_scope, using, position, side)
         return Relation(plan, out_scope)
-
 
 def _reads(c: Expr) -> set[int]:
     """The row's columns that ``c`` reads, inside its subqueries too."""

@@ -75,6 +75,11 @@ def _prune(node: LogicalPlan, required: set[int]) -> tuple[LogicalPlan, Mapping]
         case Aggregate():
             n_keys = len(node.keys)
             keep_aggs = sorted(i - n_keys for i in required if i >= n_keys)
+            if not n_keys and not keep_aggs and node.aggs:
+                # (a global aggregate's one row: kept by its cheapest aggregate, as a row of
+                # no columns would be lost: SELECT 1 ... GROUP BY ())
+                keep_aggs = [min(range(len(node.aggs)),
+                                 key=lambda j: node.aggs[j].func != "count_star")]
             aggs = [node.aggs[j] for j in keep_aggs]
             needed = _cols(list(node.keys))
             for a in aggs:
