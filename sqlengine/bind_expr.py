@@ -366,6 +366,13 @@ class ExprBinder:
     def _in(self, node: exp.In, scope: Scope, negated: bool) -> Expr:
         if node.args.get("query") is not None:
             return self._subquery(node, scope, negated)
+        if len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Values):
+            # x IN (VALUES (1), (2)): the list x IN (1, 2); (a, b) IN (VALUES (1, 2), ...)
+            # the rows' list
+            rows = node.expressions[0].expressions
+            node = node.copy()
+            node.set("expressions", [r.expressions[0] if isinstance(r, exp.Tuple) and
+                                     len(r.expressions) == 1 else r for r in rows])
         if isinstance(node.this, exp.Tuple):
             return bind_compare.row_in(self, node, scope, negated)
         arg = self.bind(node.this, scope)

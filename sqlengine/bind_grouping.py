@@ -47,23 +47,24 @@ def grouping_sets(group_exprs: list[exp.Expression]
         keys.append(e)
         return len(keys) - 1
 
-    per_item: list[list[tuple[int, ...]]] = []
-    for g in group_exprs:
+    def sets_of(g: exp.Expression) -> list[tuple[int, ...]]:
         if isinstance(g, exp.GroupingSets):
-            per_item.append([tuple(index(e) for e in _members(s)) for s in g.expressions])
-        elif isinstance(g, exp.Rollup):
+            # (an element may be a ROLLUP, CUBE or GROUPING SETS itself: its sets, listed)
+            return [s for e in g.expressions for s in (
+                sets_of(e) if isinstance(e, exp.GroupingSets | exp.Rollup | exp.Cube)
+                else [tuple(index(m) for m in _members(e))])]
+        if isinstance(g, exp.Rollup):
             cols = [tuple(index(e) for e in _members(c)) for c in g.expressions]
-            per_item.append([tuple(itertools.chain.from_iterable(cols[:n]))
-                             for n in range(len(cols), -1, -1)])
-        elif isinstance(g, exp.Cube):
+            return [tuple(itertools.chain.from_iterable(cols[:n]))
+                    for n in range(len(cols), -1, -1)]
+        if isinstance(g, exp.Cube):
             cols = [tuple(index(e) for e in _members(c)) for c in g.expressions]
-            subsets = []
-            for n in range(len(cols), -1, -1):
-                for combo in itertools.combinations(range(len(cols)), n):
-                    subsets.append(tuple(itertools.chain.from_iterable(cols[i] for i in combo)))
-            per_item.append(subsets)
-        else:
-            per_item.append([(index(g),)])
+            return [tuple(itertools.chain.from_iterable(cols[i] for i in combo))
+                    for n in range(len(cols), -1, -1)
+                    for combo in itertools.combinations(range(len(cols)), n)]
+        return [(index(g),)]
+
+    per_item = [sets_of(g) for g in group_exprs]
     sets = []
     for combo in itertools.product(*per_item):
         members = sorted(set(itertools.chain.from_iterable(combo)))
