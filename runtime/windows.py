@@ -38,10 +38,13 @@ def tumble(ts: np.ndarray, size: int, offset: int = 0) -> Assigned:
 
 
 def hop(ts: np.ndarray, slide: int, size: int, offset: int = 0) -> Assigned:
-    n = size // slide
+    n = -(-size // slide)  # (a size not a multiple of the slide: the last may miss the row)
     last = _floor_start(ts, slide, offset)
     rows = np.repeat(np.arange(len(ts)), n)
     start = np.repeat(last, n) - np.tile(np.arange(n, dtype=np.int64) * slide, len(ts))
+    if size % slide:
+        keep = start + size > ts[rows]
+        rows, start = rows[keep], start[keep]
     return Assigned(rows, start, start + size)
 
 

@@ -109,7 +109,7 @@ class WindowBinder(ClauseBinder):
                         ) -> None:
         """Each row goes to size / slide windows: past MAX_WINDOWS_PER_ROW the copies would
         exhaust memory (Flink slices windows instead; here each window is kept whole)."""
-        copies = size // slide
+        copies = -(-size // slide)
         if copies > MAX_WINDOWS_PER_ROW:
             what = "slide" if kind == "hop" else "step"
             raise self.error(NotSupportedError, f"{kind.upper()} with a {_text(slide)} {what} "
@@ -200,10 +200,9 @@ class WindowBinder(ClauseBinder):
         else:
             slide, size = intervals[0], intervals[1]
             offset = intervals[2] if len(intervals) > 2 else 0
-            if size % slide:
-                what = "slide" if kind == "hop" else "step"
-                raise self.error(BindError, f"{kind.upper()} size must be a multiple of its "
-                                 f"{what}", call)
+            if size % slide and kind == "cumulate":  # (a HOP's is refused under an aggregate)
+                raise self.error(BindError, "CUMULATE size must be a multiple of its step",
+                                 call)
             self._bounded_copies(kind, slide, size, call)
         zone = self._shift_zone(rel.scope.columns[idx], kind, desc)
         plan = WindowTVF(rel.plan, kind, idx, size, slide, offset, partition, proctime, zone)

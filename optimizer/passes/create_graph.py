@@ -388,6 +388,12 @@ class _Translator:
                 found["window_start"][1] is not found["window_end"][1]:
             return None
         tvf = found["window_end"][1]
+        if tvf.kind == "hop" and tvf.size % tvf.slide:  # (as Flink's window aggregates)
+            text = tvf.explain_label().removeprefix("WindowTVF: ")
+            msg = (f"a window aggregation over {text} needs a size that is a whole multiple "
+                   "of the slide (a HOP on its own, or under a window join or Top-N, may "
+                   "have any)")
+            raise PlanError(msg)
         self.windowed_tvfs.add(id(tvf))
         window_pos = {found["window_start"][0], found["window_end"][0]}
         # (a window_time key is its window's too: the same for all the window's rows once

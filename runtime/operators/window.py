@@ -81,7 +81,7 @@ class WindowAssignOperator(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        copies = self.size // self.slide if self.kind in ("hop", "cumulate") and self.slide \
+        copies = -(-self.size // self.slide) if self.kind in ("hop", "cumulate") and self.slide \
             and not self.sliced else 1
         step = max(1, _MAX_PAIRS // copies)
         if batch.num_rows <= step:

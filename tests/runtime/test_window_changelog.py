@@ -24,11 +24,12 @@ from pathlib import Path
 import pytest
 
 import sqlengine
-from sqlengine.errors import NotSupportedError
+from sqlengine.errors import NotSupportedError, PlanError
 from tests.fixtures.flink.window_changelog_cases import (
     CHANGELOG,
     CHANGES_DDL,
     INSERTS_DDL,
+    ODD_HOPS,
     SESSIONS,
     text,
     write,
@@ -66,6 +67,22 @@ def test_sessions_per_partition_from_every_row_as_flink(tmp_path: Path, parallel
     s = _session(tmp_path, parallelism)
     for name, query in SESSIONS.items():
         assert _rows(s, query) == flink[name], name
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_hop_windows_of_any_size_as_flink(tmp_path: Path, parallelism: int) -> None:
+    """A HOP whose size is not a whole multiple of its slide, on its own, under a window
+    Top-N and a window join (main refused it in the binder); a window aggregation refuses
+    it, as Flink's does."""
+    flink = json.loads(_FIXTURE.read_text())
+    s = _session(tmp_path, parallelism)
+    for name, query in ODD_HOPS.items():
+        assert _rows(s, query) == flink[name], name
+    with pytest.raises(PlanError, match=r"a window aggregation over HOP\(ts, 2 min, 5 min\) "
+                       "needs a size that is a whole multiple of the slide"):
+        s.sql("SELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE ins, DESCRIPTOR(ts), "
+              "INTERVAL '2' MINUTE, INTERVAL '5' MINUTE)) GROUP BY window_start, "
+              "window_end").collect()
 
 
 def test_the_result_is_insert_only_and_the_plan_says_retractions(tmp_path: Path) -> None:
