@@ -34,6 +34,7 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
+from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.distinct_counts import DistinctCounts
 from sqlengine.runtime.operators.key_index import KeyIndex
 from sqlengine.runtime.operators.list_aggregates import (
@@ -547,20 +548,11 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             slots = self.slots.lookup([], 1)
         start = np.where(slots >= 0, self.rows[np.maximum(slots, 0)], 0) \
             if len(self.rows) else np.zeros(len(slots), dtype=np.int64)
-        order = np.argsort(group, kind="stable")
+        walk = walk_counts(group, sign, start)
+        order, first_of, segment = walk.order, walk.first_of, walk.segment
         g, s = group[order], sign[order]
-        first_of = np.ones(n, dtype=bool)
-        first_of[1:] = g[1:] != g[:-1]
-        segment = np.cumsum(first_of) - 1
-        total = np.cumsum(s)
-        before = (total - s)[first_of]  # (the running total where each group's rows start)
-        level = total - before[segment] + start[g]  # (each group's count, unfloored)
-        # The count kept at zero or above (a reflected walk): level - min(0, running min of
-        # level), the running minimum restarting with each group (offset per group).
-        span = int(level.max() - level.min()) + 1
-        shifted = level - segment * span
-        low = np.minimum.accumulate(shifted) + segment * span
-        kept_count = level - np.minimum(low, 0)
+        # (the count kept at zero or above, a reflected walk: level - min(0, its low))
+        kept_count = walk.level - np.minimum(walk.low, 0)
         prior = np.empty(n, dtype=np.int64)  # (each row's group count before it)
         prior[1:] = kept_count[:-1]
         prior[first_of] = start[g[first_of]]

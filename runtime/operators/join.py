@@ -40,6 +40,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.operators.build_index import BuildIndex
+from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
@@ -304,15 +305,9 @@ class JoinOperator(SpillsToDisk, Operator):
         n = table.num_rows
         ids = dense_ids([table.column(i).combine_chunks() for i in range(width)], n)
         sign = table[M].to_numpy()
-        order = np.argsort(ids, kind="stable")
-        g, s = ids[order], sign[order]
-        first_of = np.ones(n, dtype=bool)
-        first_of[1:] = g[1:] != g[:-1]
-        segment = np.cumsum(first_of) - 1
-        total = np.cumsum(s)
-        level = total - (total - s)[first_of][segment]  # (each row's running count from 0)
-        span = int(level.max() - level.min()) + 1
-        low = np.minimum.accumulate(level - segment * span) + segment * span
+        walk = walk_counts(ids, sign)  # (each distinct row's running count from 0)
+        order, first_of, low = walk.order, walk.first_of, walk.low
+        s = sign[order]
         dips = low < 0
         if not dips.any():
             return grouped
