@@ -50,4 +50,5 @@ def computed_columns(table: TableDef, plan: LogicalPlan, binder: ExprBinder,
         e = binder.bind(node, scope)
         exprs.append(Call(ROWTIME, (e,), e.dtype) if name.lower() == rowtime else e)
         names.append(name)
-    return Project(plan, tuple(exprs), tuple(names))
+    order = table.in_order(names)  # (as declared: a computed column among the others)
+    return Project(plan, tuple(exprs[i] for i in order), tuple(names[i] for i in order))

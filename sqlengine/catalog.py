@@ -33,6 +33,17 @@ class TableDef:
     # and DESCRIBE, as Flink shows them
     comments: tuple[tuple[str, str], ...] = ()
     comment: str | None = None
+    # The columns' names in the order CREATE TABLE declares them (computed ones among the
+    # physical ones): what SELECT *, DESCRIBE and SHOW CREATE TABLE show
+    column_order: tuple[str, ...] = ()
+
+    def in_order(self, names: list[str]) -> list[int]:
+        """Positions of ``names`` (the physical then the computed columns' names) in the
+        declared order."""
+        if sorted(n.lower() for n in self.column_order) != sorted(n.lower() for n in names):
+            return list(range(len(names)))
+        at = {n.lower(): i for i, n in enumerate(names)}
+        return [at[n.lower()] for n in self.column_order]
 
     @property
     def connector(self) -> str:
@@ -71,6 +82,7 @@ class Catalog:
         self._catalogs: dict[str, tuple[str, dict[str, str]]] = {
             DEFAULT_CATALOG: (DEFAULT_CATALOG, {DEFAULT_DATABASE: DEFAULT_DATABASE})}
         self.current: tuple[str, str] = (DEFAULT_CATALOG, DEFAULT_DATABASE)
+        self._temporary: set[Key] = set()  # (tables and views created TEMPORARY)
         # Python functions: name (lower case) -> their registry key (functions_python)
         self.functions: dict[str, str] = {}
         # Safe mode (sqlengine/safety.py): the directories tables may use; None: not safe.
@@ -106,12 +118,16 @@ class Catalog:
         return (parts[0].lower(), parts[1]) if len(parts) == 2 else (self.current[0], parts[0])
 
     # -- catalogs and databases ----------------------------------------------------------
-    def create_catalog(self, name: str, *, if_not_exists: bool = False) -> bool:
+    def create_catalog(self, name: str, *, if_not_exists: bool = False,
+                       default_database: str = "default") -> bool:
+        """A new in-memory catalog, holding one database: 'default' (Flink's
+        GenericInMemoryCatalog's 'default-database'; the session's own catalog holds
+        'default_database')."""
         if name.lower() in self._catalogs:
             if if_not_exists:
                 return False
             raise BindError(f"catalog {name!r} already exists")
-        self._catalogs[name.lower()] = (name, {DEFAULT_DATABASE: DEFAULT_DATABASE})
+        self._catalogs[name.lower()] = (name, {default_database.lower(): default_database})
         return True
 
     def drop_catalog(self, name: str, *, if_exists: bool = False) -> bool:
@@ -184,19 +200,27 @@ class Catalog:
 
     # -- tables and views ------------------------------------------------------------------
     def add_table(self, table: TableDef, *, replace: bool = False,
-                  span: Span | None = None) -> None:
+                  span: Span | None = None, temporary: bool = False) -> None:
         key = self._key(table.name)
         if not replace and (key in self._tables or key in self._views):
             raise BindError(f"table or view {table.name!r} already exists", span=span)
         self._tables[key] = table
+        if temporary:
+            self._temporary.add(key)
 
-    def add_view(self, view: ViewDef, *, replace: bool = False, span: Span | None = None) -> None:
+    def add_view(self, view: ViewDef, *, replace: bool = False, span: Span | None = None,
+                 temporary: bool = False) -> None:
         key = self._key(view.name)
         if not replace and (key in self._tables or key in self._views):
             raise BindError(f"table or view {view.name!r} already exists", span=span)
         self._views[key] = view
+        if temporary:
+            self._temporary.add(key)
 
-    def drop(self, kind: str, name: str, *, if_exists: bool, span: Span | None = None) -> bool:
+    def drop(self, kind: str, name: str, *, if_exists: bool, span: Span | None = None,
+             temporary: bool = False) -> bool:
+        """DROP [TEMPORARY] TABLE | VIEW: a TEMPORARY drop removes only an object created
+        TEMPORARY (a permanent one of that name stays, as in Flink)."""
         try:
             key = self._key(name)
         except BindError:
@@ -204,12 +228,17 @@ class Catalog:
                 return False
             raise
         store = self._tables if kind == "TABLE" else self._views
-        if key not in store:
+        if key not in store or (temporary and key not in self._temporary):
             if if_exists:
                 return False
-            raise BindError(f"{kind.lower()} {name!r} does not exist", span=span)
+            what = f"temporary {kind.lower()}" if temporary else kind.lower()
+            raise BindError(f"{what} {name!r} does not exist", span=span)
         del store[key]
+        self._temporary.discard(key)
         return True
+
+    def is_temporary(self, name: str) -> bool:
+        return self._key(name) in self._temporary
 
     def table(self, name: str) -> TableDef | None:
         return self._tables.get(self._key(name))

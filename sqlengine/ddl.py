@@ -153,7 +153,9 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                                stmt.primary_key, partition_keys=partition_keys,
                                comments=tuple((c.name, c.comment) for c in stmt.columns
                                               if c.comment is not None),
-                               comment=stmt.comment))
+                               comment=stmt.comment,
+                               column_order=tuple(c.name for c in stmt.columns)),
+                      temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
 
 
@@ -208,7 +210,8 @@ def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
     if stmt.columns and len(stmt.columns) != len(plan.schema):
         raise BindError(f"view {stmt.name!r} names {len(stmt.columns)} columns but its query "
                         f"returns {len(plan.schema)}")
-    catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns, stmt.comment))
+    catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns, stmt.comment),
+                     temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
 
 
@@ -217,7 +220,7 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
         raise BindError(f"{stmt.name!r} is a table; use DROP TABLE")
     if stmt.kind == "TABLE" and catalog.view(stmt.name) is not None:
         raise BindError(f"{stmt.name!r} is a view; use DROP VIEW")
-    catalog.drop(stmt.kind, stmt.name, if_exists=stmt.if_exists)
+    catalog.drop(stmt.kind, stmt.name, if_exists=stmt.if_exists, temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
 
 
@@ -230,10 +233,12 @@ def catalog_statement(catalog: Catalog, stmt: S.CatalogStatement) -> str:
         if kind != "generic_in_memory":
             raise NotSupportedError(f"CREATE CATALOG {stmt.name!r}: only catalogs of 'type' = "
                                     f"'generic_in_memory' are supported, got {kind!r}")
+        database = options.pop("default-database", "default")
         if options:
             raise NotSupportedError(f"CREATE CATALOG {stmt.name!r}: option "
                                     f"{sorted(options)[0]!r} is not supported")
-        catalog.create_catalog(stmt.name, if_not_exists=stmt.if_exists)
+        catalog.create_catalog(stmt.name, if_not_exists=stmt.if_exists,
+                               default_database=database)
     elif stmt.action == "create_database":
         if stmt.options:
             raise NotSupportedError(f"CREATE DATABASE {stmt.name!r}: database properties "
@@ -447,11 +452,9 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
             column_named(stmt.position)
             at = [c.name.lower() for c in columns].index(stmt.position.lower()) + 1
         else:
-            at = len(physical)  # (after the physical columns, before the computed ones)
+            at = len(columns)  # (last, as Flink appends a column without a position)
         added = [_replace(c, offset=0, expr=None if c.expr is None else
                           S.QueryText(c.expr.sql, 0)) for c in stmt.columns]
-        if any(c.expr is not None for c in added) and not stmt.position:
-            at = len(columns)  # (a computed column goes last)
         create = _replace(create, columns=tuple(columns[:at] + added + columns[at:]))
         if stmt.watermark is not None:
             if create.watermark is not None:
@@ -473,8 +476,9 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
         raise BindError(f"ALTER TABLE {stmt.name!r}: {e.message}") from None
     new = scratch.table(create.name)
     assert new is not None
+    temporary = catalog.is_temporary(stmt.name)
     catalog.drop("TABLE", stmt.name, if_exists=False)
-    catalog.add_table(new)
+    catalog.add_table(new, temporary=temporary)
     return "[INFO] Execute statement succeeded."
 
 
@@ -558,6 +562,8 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
              + metadata_text(f.name) + comment_text(f.name) for f in table.schema.fields]
     lines += [f"  {_quote(name)} AS {node.sql(dialect=Flink)}{comment_text(name)}"
               for name, node in table.computed]
+    lines = [lines[i] for i in table.in_order([*(f.name for f in table.schema.fields),
+                                               *(name for name, _ in table.computed)])]
     if table.watermark is not None:
         col, node = table.watermark
         lines.append(f"  WATERMARK FOR {_quote(col)} AS {node.sql(dialect=Flink)}")
@@ -604,6 +610,11 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
             types.append(T.type_name(computed_types[name]))
             nulls.append(True)
             extras.append(f"AS {node.sql()}")
+        order = table.in_order(names)  # (as declared)
+        names, types, nulls, extras = ([xs[i] for i in order]
+                                       for xs in (names, types, nulls, extras))
+        # (a PRIMARY KEY column is NOT NULL, as Flink shows it)
+        nulls = [v and n not in table.primary_key for n, v in zip(names, nulls)]
         wm = ["" for _ in names]
         if table.watermark is not None:
             wm[names.index(table.watermark[0])] = f"`{table.watermark[0]}` AS " \

@@ -90,6 +90,7 @@ class Drop(Statement):
     kind: str  # "TABLE" | "VIEW"
     name: str
     if_exists: bool = False
+    temporary: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,8 +481,8 @@ class StatementBuilder(Transformer):
         return AlterTable("", False, "drop", keys=tuple(unquote_ident(str(i)) for i in items))
 
     def drop(self, items: list) -> Drop:
-        _temporary, kind, if_exists, name = items
-        return Drop(str(kind).upper(), name, if_exists is not None)
+        temporary, kind, if_exists, name = items
+        return Drop(str(kind).upper(), name, if_exists is not None, temporary is not None)
 
     def insert_columns(self, items: list) -> tuple[str, ...]:
         return tuple(unquote_ident(str(i)) for i in items)

@@ -33,7 +33,7 @@ def test_catalogs_databases_and_qualified_names() -> None:
     assert _shown(s, "SHOW CATALOGS") == ["c1", "default_catalog"]
     s.execute("USE CATALOG c1")
     assert _shown(s, "SHOW CURRENT CATALOG") == ["c1"]
-    assert _shown(s, "SHOW DATABASES") == ["default_database", "sales"]
+    assert _shown(s, "SHOW DATABASES") == ["default", "sales"]
     s.execute("USE sales")
     assert _shown(s, "SHOW CURRENT DATABASE") == ["sales"]
     assert _shown(s, "SHOW TABLES") == ["orders"]
@@ -89,7 +89,8 @@ def test_show_from_a_database_and_like() -> None:
     assert _shown(s, "SHOW TABLES IN c1.sales NOT LIKE 'v'") == ["refunds"]
     assert _shown(s, "SHOW VIEWS FROM c1.sales") == ["v"]
     assert _shown(s, "SHOW VIEWS LIKE 'big%'") == ["big_orders"]
-    assert _shown(s, "SHOW DATABASES FROM c1") == ["default_database", "sales"]
+    # (a created catalog's database is 'default', as Flink's GenericInMemoryCatalog's)
+    assert _shown(s, "SHOW DATABASES FROM c1") == ["default", "sales"]
     assert _shown(s, "SHOW DATABASES IN c1 LIKE 's%'") == ["sales"]
     assert _shown(s, "SHOW CATALOGS NOT LIKE 'c_'") == ["default_catalog"]
     assert _shown(s, "SHOW FUNCTIONS LIKE 'UPPE_'") == ["UPPER"]

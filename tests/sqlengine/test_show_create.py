@@ -90,8 +90,8 @@ def test_comments_are_kept_and_shown_as_flink_shows_them() -> None:
     assert "`b` AS a + 1 COMMENT 'b''s'" in text
     assert "\nCOMMENT 'a table'\nWITH (" in text
     described = s.execute("DESCRIBE c")[0].table.to_pylist()
-    assert [(r["name"], r["comment"]) for r in described] == [
-        ("a", "the a"), ("c", ""), ("b", "b's")]
+    assert [(r["name"], r["comment"]) for r in described] == [  # (in the declared order)
+        ("a", "the a"), ("b", "b's"), ("c", "")]
     s.execute("DROP TABLE c")
     s.execute(text)
     assert s.execute("SHOW CREATE TABLE c")[0].table.column(0)[0].as_py() == text

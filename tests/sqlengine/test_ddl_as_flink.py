@@ -1,0 +1,77 @@
+"""Catalog statements as PyFlink 2.3 runs them (each difference was found by running the same
+statements on both; on main):
+
+- a computed column went to the end of the table's columns: SELECT *, DESCRIBE and SHOW
+  CREATE TABLE of (id INT, c AS id + 100, name STRING) gave id, name, c;
+- DROP TEMPORARY TABLE / VIEW dropped a permanent table or view of that name (Flink: "does not
+  exist"; with IF EXISTS it leaves it);
+- a created in-memory catalog's database was 'default_database' (Flink: 'default').
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+
+def _session(tmp_path: Path) -> sqlengine.Session:
+    (tmp_path / "src.csv").write_text("1,alice,10.5\n2,bob,3.0\n")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE src (id INT, c AS id + 100, name STRING, amt DOUBLE, "
+              f"PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'src.csv'}', 'format' = 'csv')")
+    return s
+
+
+def test_computed_columns_keep_their_declared_place(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    assert s.sql("SELECT * FROM src").collect().to_pylist()[0] == {
+        "id": 1, "c": 101, "name": "alice", "amt": 10.5}
+    described = s.execute("DESCRIBE src")[0].table.to_pylist()
+    assert [(r["name"], r["null"]) for r in described] == [  # (a key column is NOT NULL)
+        ("id", False), ("c", True), ("name", True), ("amt", True)]
+    text = s.execute("SHOW CREATE TABLE src")[0].table.column(0)[0].as_py()
+    assert text.index("`id` INT") < text.index("`c` AS") < text.index("`name` STRING")
+    s.execute("CREATE TABLE copy WITH ('connector' = 'blackhole') AS SELECT * FROM src")
+    assert [r["name"] for r in s.execute("DESCRIBE copy")[0].table.to_pylist()] == [
+        "id", "c", "name", "amt"]
+    s.execute("ALTER TABLE src ADD d AS id * 2 FIRST")
+    s.execute("ALTER TABLE src ADD e AS id * 3 AFTER name")
+    assert s.sql("SELECT * FROM src").collect().to_pylist()[0] == {
+        "d": 2, "id": 1, "c": 101, "name": "alice", "e": 3, "amt": 10.5}
+
+
+def test_drop_temporary_drops_only_temporary_objects(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.execute("CREATE VIEW v AS SELECT id FROM src")
+    for stmt in ("DROP TEMPORARY TABLE src", "DROP TEMPORARY VIEW v"):
+        with pytest.raises(SqlEngineError, match=r"temporary (table|view) '(src|v)' does not "
+                           "exist"):
+            s.execute(stmt)
+    s.execute("DROP TEMPORARY TABLE IF EXISTS src")
+    s.execute("DROP TEMPORARY VIEW IF EXISTS v")
+    assert sorted(r["table name"] for r in s.execute("SHOW TABLES")[0].table.to_pylist()) == [
+        "src", "v"]
+    s.execute("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
+    s.execute("ALTER TABLE src SET ('csv.ignore-parse-errors' = 'true')")
+    s.execute("DROP TEMPORARY VIEW tv")
+    s.execute("DROP VIEW v")
+    s.execute("DROP TABLE src")
+    assert s.execute("SHOW TABLES")[0].table.num_rows == 0
+
+
+def test_a_created_catalog_holds_the_database_default(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.execute("CREATE CATALOG c2 WITH ('type' = 'generic_in_memory')")
+    s.execute("CREATE CATALOG c3 WITH ('type' = 'generic_in_memory', "
+              "'default-database' = 'mine')")
+    s.execute("CREATE TABLE c2.`default`.t (id INT) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '3')")
+    assert s.sql("SELECT COUNT(*) AS n FROM c2.`default`.t").collect().to_pylist() == [
+        {"n": 3}]
+    s.execute("USE CATALOG c3")
+    assert s.execute("SHOW CURRENT DATABASE")[0].table.column(0).to_pylist() == ["mine"]
