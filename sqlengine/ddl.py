@@ -654,9 +654,8 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
     if connector is None or not connector.is_sink:
         raise PlanError(f"cannot INSERT INTO {stmt.table!r}: connector "
                         f"{table.connector!r} is not a sink", span=span, sql=script)
-    if table.computed:
-        raise PlanError(f"cannot INSERT INTO {stmt.table!r}: it has computed columns",
-                        span=span, sql=script)
+    # (a table with computed columns takes its physical ones, as Flink's sinks: the computed
+    # ones are computed again when it is read)
     if connectors.decode_metadata(dict(table.options)):
         raise NotSupportedError(f"cannot INSERT INTO {stmt.table!r}: writing a table with "
                                 "METADATA columns is not supported yet", span=span, sql=script)
@@ -686,7 +685,11 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
                         f"returns {len(plan.schema)}", span=span, sql=script)
     by_name = {f.name.lower(): i for i, f in enumerate(target)}
     source_of: dict[int, int] = {}
+    computed = {n.lower() for n, _ in table.computed}
     for pos, name in enumerate(columns):
+        if name.lower() in computed:
+            raise BindError(f"column {name!r} of {stmt.table!r} is a computed column: it is "
+                            "not written (list the physical columns)", span=span, sql=script)
         if name.lower() not in by_name:
             raise BindError(f"table {stmt.table!r} has no column {name!r}", span=span,
                             sql=script)
