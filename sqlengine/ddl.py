@@ -446,16 +446,21 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
         for c in stmt.columns:
             if c.name.lower() in names:
                 raise BindError(f"ALTER TABLE {stmt.name!r}: column {c.name!r} exists")
-        if stmt.position == "FIRST":
-            at = 0
-        elif stmt.position:
-            column_named(stmt.position)
-            at = [c.name.lower() for c in columns].index(stmt.position.lower()) + 1
-        else:
-            at = len(columns)  # (last, as Flink appends a column without a position)
         added = [_replace(c, offset=0, expr=None if c.expr is None else
                           S.QueryText(c.expr.sql, 0)) for c in stmt.columns]
-        create = _replace(create, columns=tuple(columns[:at] + added + columns[at:]))
+        for c, position in zip(added, stmt.positions or [""] * len(added)):
+            # (in turn, as Flink: last without a position; AFTER may name one just added)
+            placed = [x.name.lower() for x in columns]
+            if position == "FIRST":
+                at = 0
+            elif position:
+                if position.lower() not in placed:
+                    column_named(position)
+                at = placed.index(position.lower()) + 1
+            else:
+                at = len(columns)
+            columns.insert(at, c)
+        create = _replace(create, columns=tuple(columns))
         if stmt.watermark is not None:
             if create.watermark is not None:
                 raise BindError(f"ALTER TABLE {stmt.name!r} ADD WATERMARK: the table has one "

@@ -131,7 +131,8 @@ class CatalogStatement(Statement):
 class AlterTable(Statement):
     """ALTER TABLE name <action>: ``action`` is 'rename' (``new_name``), 'rename_column'
     (``column`` -> ``new_name``), 'set' (``options``), 'reset' (``keys``), 'add'
-    (``columns``, at ``position``: '' the end, 'FIRST' or the column to follow; a
+    (``columns``, each at its ``positions``: '' the end, 'FIRST' or the column to follow, in
+    turn; a
     ``watermark``; a PRIMARY KEY's columns as ``keys``) or 'drop' (``keys`` as column
     names)."""
 
@@ -143,7 +144,7 @@ class AlterTable(Statement):
     options: tuple[tuple[str, str], ...] = ()
     keys: tuple[str, ...] = ()
     columns: tuple[ColumnDef, ...] = ()
-    position: str = ""
+    positions: tuple[str, ...] = ()  # (each added column's: see above)
     watermark: WatermarkDef | None = None  # ADD WATERMARK FOR ...
 
 
@@ -464,18 +465,24 @@ class StatementBuilder(Transformer):
             return "FIRST"
         return unquote_ident(str(items[1]))
 
+    def positioned(self, items: list) -> _Positioned:
+        return _Positioned((items[0], items[1] if len(items) > 1 else ""))
+
     def alter_add(self, items: list) -> AlterTable:
-        keys = [i for i in items if isinstance(i, _KeyColumn | _PrimaryKey)]
+        if len(items) == 2 and isinstance(items[1], str):  # (ADD col FIRST | AFTER c)
+            items = [_Positioned((items[0], items[1]))]
+        placed = [i if isinstance(i, _Positioned) else _Positioned((i, "")) for i in items
+                  if isinstance(i, _Positioned | ColumnDef | _KeyColumn)]
+        keys = [i for i in items if isinstance(i, _PrimaryKey)] + \
+            [c for c, _ in placed if isinstance(c, _KeyColumn)]
         if len(keys) > 1:
             raise ParseError("ALTER TABLE ... ADD: one PRIMARY KEY at most")
-        items = [i[0] if isinstance(i, _KeyColumn) else i for i in items]
-        columns = tuple(i for i in items if isinstance(i, ColumnDef))
-        position = next((i for i in items if isinstance(i, str)), "")
+        columns = tuple(c[0] if isinstance(c, _KeyColumn) else c for c, _ in placed)
         watermark = next((i for i in items if isinstance(i, WatermarkDef)), None)
         key = keys[0] if keys else ()
-        return AlterTable("", False, "add", columns=columns, position=position,
-                          watermark=watermark, keys=tuple(key[1] if isinstance(key, _KeyColumn)
-                                                          else key))
+        return AlterTable("", False, "add", columns=columns,
+                          positions=tuple(p for _, p in placed), watermark=watermark,
+                          keys=tuple(key[1] if isinstance(key, _KeyColumn) else key))
 
     def alter_drop(self, items: list) -> AlterTable:
         return AlterTable("", False, "drop", keys=tuple(unquote_ident(str(i)) for i in items))
@@ -546,6 +553,10 @@ class _KeyColumn(tuple):
 
 class _PrimaryKey(tuple):
     pass
+
+
+class _Positioned(tuple):
+    """An added column and its position: (ColumnDef | _KeyColumn, '' | 'FIRST' | column)."""
 
 
 class _Like(tuple):

@@ -90,3 +90,15 @@ def test_a_table_with_computed_columns_takes_its_physical_ones(tmp_path: Path) -
         s.execute("INSERT INTO t (id, c) VALUES (1, 2)")
     with pytest.raises(SqlEngineError, match="lists 2 columns but the query returns 3"):
         s.execute("INSERT INTO t VALUES (1, 2, 'x')")
+
+
+def test_positions_inside_an_add_list_as_flink(tmp_path: Path) -> None:
+    """ADD (c FIRST, c AFTER x, ...): each column placed in turn (main: a parse error at
+    'FIRST'); the order is PyFlink 2.3's."""
+    s = _session(tmp_path)
+    s.execute("ALTER TABLE src ADD (c1 AS id + 1 FIRST, c2 AS id + 2 AFTER name, c3 AS id + 3, "
+              "c4 AS id + 4 AFTER c1)")
+    assert s.sql("SELECT * FROM src").collect().column_names == [
+        "c1", "c4", "id", "c", "name", "c2", "amt", "c3"]
+    with pytest.raises(SqlEngineError, match="no column 'nope'"):
+        s.execute("ALTER TABLE src ADD (y AS id FIRST, z AS id AFTER nope)")
