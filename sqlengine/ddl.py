@@ -684,7 +684,16 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
                             "an unbounded job never does (write INSERT INTO, or read bounded "
                             "tables)", span=span, sql=script)
     target = table.schema.fields
-    columns = list(stmt.columns) or [f.name for f in target]
+    static = {k.lower(): v for k, v in stmt.partition}
+    for key, _ in stmt.partition:
+        if key.lower() not in {p.lower() for p in table.partition_keys}:
+            raise BindError(f"INSERT INTO {stmt.table!r} PARTITION ({key} = ...): {key!r} is "
+                            "not a partition column of the table", span=span, sql=script)
+        if key.lower() in {c.lower() for c in stmt.columns}:
+            raise BindError(f"INSERT INTO {stmt.table!r}: column {key!r} has a static value "
+                            "in PARTITION (...) and is in the column list", span=span,
+                            sql=script)
+    columns = list(stmt.columns) or [f.name for f in target if f.name.lower() not in static]
     if len(columns) != len(plan.schema):
         raise BindError(f"INSERT INTO {stmt.table!r} lists {len(columns)} columns but the query "
                         f"returns {len(plan.schema)}", span=span, sql=script)
@@ -701,6 +710,12 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
         source_of[by_name[name.lower()]] = pos
     exprs: list[Expr] = []
     for i, f in enumerate(target):
+        if f.name.lower() in static:  # (PARTITION (k = 'v'): the value, as the column's type)
+            from sqlengine.bind_scalar import make_cast
+            from sqlengine.plan.expressions import Literal
+
+            exprs.append(make_cast(Literal(static[f.name.lower()], pa.string()), f.type))
+            continue
         if i not in source_of:
             from sqlengine.plan.expressions import Literal
 

@@ -101,6 +101,8 @@ class Insert(Statement):
     overwrite: bool = False
     table_offset: int = 0
     hint: QueryText | None = None  # INSERT INTO t /*+ OPTIONS(...) */: the hint's text
+    # PARTITION (k = 'v', ...): each static partition column's value, as its text
+    partition: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,12 +496,20 @@ class StatementBuilder(Transformer):
     def insert_columns(self, items: list) -> tuple[str, ...]:
         return tuple(unquote_ident(str(i)) for i in items)
 
+    def partition_value(self, items: list) -> tuple[str, str]:
+        value = str(items[1])
+        return (unquote_ident(str(items[0])),
+                unquote_string(value) if value.startswith("'") else value)
+
+    def partition_spec(self, items: list) -> tuple[tuple[str, str], ...]:
+        return tuple(items[1:])
+
     @v_args(meta=True)
     def insert(self, meta: Meta, items: list) -> Insert:
-        mode, name, hint, columns = items[0], items[1], items[2], items[3]
+        mode, name, hint, partition, columns = items[0], items[1], items[2], items[3], items[4]
         return Insert(name, columns or (), _text(items[-1], self.base),
                       str(mode).upper() == "OVERWRITE", self.base + mode.end_pos + 1,
-                      None if hint is None else _text(hint, self.base))
+                      None if hint is None else _text(hint, self.base), partition or ())
 
     def set_pair(self, items: list) -> tuple[str, str]:
         return (_setting(items[0]), _setting(items[1]))

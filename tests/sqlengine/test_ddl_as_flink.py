@@ -102,3 +102,26 @@ def test_positions_inside_an_add_list_as_flink(tmp_path: Path) -> None:
         "c1", "c4", "id", "c", "name", "c2", "amt", "c3"]
     with pytest.raises(SqlEngineError, match="no column 'nope'"):
         s.execute("ALTER TABLE src ADD (y AS id FIRST, z AS id AFTER nope)")
+
+
+def test_insert_with_static_partition_values(tmp_path: Path) -> None:
+    """INSERT INTO | OVERWRITE t PARTITION (k = 'v', ...) [(cols)] query: the query gives the
+    other columns (main: a parse error at 'PARTITION'). Rows and directories are PyFlink
+    2.3's for the same statements."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (a INT, b STRING, dt STRING, hr INT) PARTITIONED BY (dt, hr) "
+              f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 't'}', "
+              "'format' = 'csv')")
+    s.execute("INSERT INTO t PARTITION (dt = '2024-01-01', hr = 10) SELECT 1, 'x'")
+    s.execute("INSERT INTO t PARTITION (dt = '2024-01-02') SELECT 2, 'y', 7")
+    s.execute("INSERT INTO t PARTITION (dt = '2024-01-03') (b, a, hr) VALUES ('z', 3, 8)")
+    s.execute("INSERT OVERWRITE t PARTITION (dt = '2024-01-01', hr = 10) SELECT 4, 'w'")
+    assert sorted(tuple(r.values()) for r in s.sql("SELECT * FROM t").collect().to_pylist()) \
+        == [(2, "y", "2024-01-02", 7), (3, "z", "2024-01-03", 8), (4, "w", "2024-01-01", 10)]
+    assert sorted(str(p.parent.relative_to(tmp_path / "t")) for p in (tmp_path / "t").rglob("*")
+                  if p.is_file() and not p.name.startswith(".")) == [
+        "dt=2024-01-01/hr=10", "dt=2024-01-02/hr=7", "dt=2024-01-03/hr=8"]
+    with pytest.raises(SqlEngineError, match="'a' is not a partition column"):
+        s.execute("INSERT INTO t PARTITION (a = 1) SELECT 'x', 'd', 1")
+    with pytest.raises(SqlEngineError, match="column 'dt' has a static value"):
+        s.execute("INSERT INTO t PARTITION (dt = 'x') (dt, a) VALUES ('x', 1)")
