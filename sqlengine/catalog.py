@@ -82,7 +82,8 @@ class Catalog:
         self._catalogs: dict[str, tuple[str, dict[str, str]]] = {
             DEFAULT_CATALOG: (DEFAULT_CATALOG, {DEFAULT_DATABASE: DEFAULT_DATABASE})}
         self.current: tuple[str, str] = (DEFAULT_CATALOG, DEFAULT_DATABASE)
-        self._temporary: set[Key] = set()  # (tables and views created TEMPORARY)
+        self._temp_tables: dict[Key, TableDef] = {}  # (CREATE TEMPORARY: see _layer)
+        self._temp_views: dict[Key, ViewDef] = {}
         # Python functions: name (lower case) -> their registry key (functions_python)
         self.functions: dict[str, str] = {}
         # Safe mode (sqlengine/safety.py): the directories tables may use; None: not safe.
@@ -139,8 +140,9 @@ class Catalog:
         if key == self.current[0]:
             raise BindError(f"catalog {name!r} is the current catalog; USE another first")
         del self._catalogs[key]
-        self._tables = {k: v for k, v in self._tables.items() if k[0] != key}
-        self._views = {k: v for k, v in self._views.items() if k[0] != key}
+        for layer in (self._tables, self._views, self._temp_tables, self._temp_views):
+            for k in [k for k in layer if k[0] == key]:
+                del layer[k]
         return True
 
     def create_database(self, name: str, *, if_not_exists: bool = False) -> bool:
@@ -164,12 +166,14 @@ class Catalog:
             raise BindError(f"database {name!r} does not exist")
         if (cat, db) == self.current:
             raise BindError(f"database {name!r} is the current database; USE another first")
-        inside = [k for k in (*self._tables, *self._views) if k[:2] == (cat, db)]
+        inside = [k for k in (*self._tables, *self._views, *self._temp_tables,
+                              *self._temp_views) if k[:2] == (cat, db)]
         if inside and not cascade:
             raise BindError(f"database {name!r} is not empty ({len(inside)} tables and "
                             "views); DROP DATABASE ... CASCADE drops them too")
-        self._tables = {k: v for k, v in self._tables.items() if k[:2] != (cat, db)}
-        self._views = {k: v for k, v in self._views.items() if k[:2] != (cat, db)}
+        for layer in (self._tables, self._views, self._temp_tables, self._temp_views):
+            for k in [k for k in layer if k[:2] == (cat, db)]:
+                del layer[k]
         del self._catalogs[cat][1][db]
         return True
 
@@ -199,56 +203,81 @@ class Catalog:
         return shown, databases[db]
 
     # -- tables and views ------------------------------------------------------------------
+    # Temporary tables and views (CREATE TEMPORARY ...) are a layer of their own over the
+    # permanent ones, as Flink's: one shadows a permanent object of its name, DROP TEMPORARY
+    # removes only it, and a permanent one is not dropped while a temporary one hides it.
+    def _layer(self, temporary: bool) -> tuple[dict[Key, TableDef], dict[Key, ViewDef]]:
+        return (self._temp_tables, self._temp_views) if temporary else \
+            (self._tables, self._views)
+
+    def _add(self, key: Key, name: str, obj: TableDef | ViewDef, replace: bool,
+             span: Span | None, temporary: bool) -> None:
+        tables, views = self._layer(temporary)
+        if not replace and (key in tables or key in views):
+            what = "temporary table or view" if temporary else "table or view"
+            raise BindError(f"{what} {name!r} already exists", span=span)
+        if isinstance(obj, ViewDef):
+            tables.pop(key, None)
+            views[key] = obj
+        else:
+            views.pop(key, None)
+            tables[key] = obj
+
     def add_table(self, table: TableDef, *, replace: bool = False,
                   span: Span | None = None, temporary: bool = False) -> None:
-        key = self._key(table.name)
-        if not replace and (key in self._tables or key in self._views):
-            raise BindError(f"table or view {table.name!r} already exists", span=span)
-        self._tables[key] = table
-        if temporary:
-            self._temporary.add(key)
+        self._add(self._key(table.name), table.name, table, replace, span, temporary)
 
     def add_view(self, view: ViewDef, *, replace: bool = False, span: Span | None = None,
                  temporary: bool = False) -> None:
-        key = self._key(view.name)
-        if not replace and (key in self._tables or key in self._views):
-            raise BindError(f"table or view {view.name!r} already exists", span=span)
-        self._views[key] = view
-        if temporary:
-            self._temporary.add(key)
+        self._add(self._key(view.name), view.name, view, replace, span, temporary)
 
     def drop(self, kind: str, name: str, *, if_exists: bool, span: Span | None = None,
              temporary: bool = False) -> bool:
-        """DROP [TEMPORARY] TABLE | VIEW: a TEMPORARY drop removes only an object created
-        TEMPORARY (a permanent one of that name stays, as in Flink)."""
+        """DROP [TEMPORARY] TABLE | VIEW (TEMPORARY: the temporary one only)."""
         try:
             key = self._key(name)
         except BindError:
             if if_exists:
                 return False
             raise
-        store = self._tables if kind == "TABLE" else self._views
-        if key not in store or (temporary and key not in self._temporary):
+        tables, views = self._layer(temporary)
+        store = tables if kind == "TABLE" else views
+        if key not in store:
             if if_exists:
                 return False
             what = f"temporary {kind.lower()}" if temporary else kind.lower()
             raise BindError(f"{what} {name!r} does not exist", span=span)
         del store[key]
-        self._temporary.discard(key)
         return True
 
+    def find(self, name: str, temporary: bool) -> tuple[TableDef | None, ViewDef | None]:
+        """The table or view ``name`` of one layer (temporary or permanent)."""
+        key = self._key(name)
+        tables, views = self._layer(temporary)
+        return tables.get(key), views.get(key)
+
     def is_temporary(self, name: str) -> bool:
-        return self._key(name) in self._temporary
+        key = self._key(name)
+        return key in self._temp_tables or key in self._temp_views
+
+    def _visible(self, key: Key) -> tuple[TableDef | None, ViewDef | None]:
+        for tables, views in (self._layer(True), self._layer(False)):
+            if key in tables or key in views:
+                return tables.get(key), views.get(key)
+        return None, None
 
     def table(self, name: str) -> TableDef | None:
-        return self._tables.get(self._key(name))
+        return self._visible(self._key(name))[0]
 
     def view(self, name: str) -> ViewDef | None:
-        return self._views.get(self._key(name))
+        return self._visible(self._key(name))[1]
 
-    def exists(self, name: str) -> bool:
+    def exists(self, name: str, temporary: bool | None = None) -> bool:
+        """Whether ``name`` is a table or view (``temporary``: of that layer only)."""
+        if temporary is None:
+            return self._visible(self._key(name)) != (None, None)
         key = self._key(name)
-        return key in self._tables or key in self._views
+        return any(key in layer for layer in self._layer(temporary))
 
     def database_key(self, name: str) -> tuple[str, str]:
         """A database named ``db`` or ``catalog.db`` (which must exist), as a key."""
@@ -262,22 +291,27 @@ class Catalog:
                             f"{', '.join(self.catalog_names())})")
         return name.lower()
 
+    def _shown(self, database: tuple[str, str] | None, want_views: bool) -> list[str]:
+        keys = {k for k in (*self._tables, *self._views, *self._temp_tables,
+                            *self._temp_views) if k[:2] == (database or self.current)}
+        found = (self._visible(k) for k in keys)
+        return sorted({(v if want_views else t).name.split(".")[-1]  # type: ignore[union-attr]
+                       for t, v in found if (v if want_views else t) is not None})
+
     def table_names(self, database: tuple[str, str] | None = None) -> list[str]:
         """The tables of the current database (or of ``database``, a key)."""
-        return sorted(t.name.split(".")[-1] for k, t in self._tables.items()
-                      if k[:2] == (database or self.current))
+        return self._shown(database, want_views=False)
 
     def view_names(self, database: tuple[str, str] | None = None) -> list[str]:
         """The views of the current database (or of ``database``, a key)."""
-        return sorted(v.name.split(".")[-1] for k, v in self._views.items()
-                      if k[:2] == (database or self.current))
+        return self._shown(database, want_views=True)
 
     def names(self, database: tuple[str, str] | None = None) -> list[str]:
         return sorted(self.table_names(database) + self.view_names(database))
 
     def all_tables(self) -> list[TableDef]:
         """Every table of every catalog and database."""
-        return list(self._tables.values())
+        return [*self._tables.values(), *self._temp_tables.values()]
 
 
 def arrow_schema_of(table: TableDef) -> pa.Schema:

@@ -54,7 +54,7 @@ def safe_options(catalog: Catalog, table: str, options: dict[str, str], script: 
 
 def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     """Validate and register a table; returns the client message."""
-    if catalog.exists(stmt.name):
+    if catalog.exists(stmt.name, stmt.temporary):
         if stmt.if_not_exists:
             return f"[INFO] Table {stmt.name} already exists, skipped"
         raise BindError(f"table or view {stmt.name!r} already exists")
@@ -202,7 +202,7 @@ def _partitioned_by_span(script: str, table: str) -> Span | None:
 def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
     from sqlengine.binder import bind_query
 
-    if catalog.exists(stmt.name):
+    if catalog.exists(stmt.name, stmt.temporary):
         if stmt.if_not_exists:
             return f"[INFO] View {stmt.name} already exists, skipped"
         raise BindError(f"table or view {stmt.name!r} already exists")
@@ -216,9 +216,16 @@ def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
 
 
 def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
-    if stmt.kind == "VIEW" and catalog.table(stmt.name) is not None:
+    # (as Flink's: a plain DROP removes a permanent object, and not while a temporary one
+    # of its kind and name is there; DROP TEMPORARY only a temporary one)
+    kind = stmt.kind.lower()
+    if not stmt.temporary and catalog.find(stmt.name, True)[stmt.kind == "VIEW"] is not None:
+        raise BindError(f"a temporary {kind} {stmt.name!r} exists: drop it first (DROP "
+                        f"TEMPORARY {stmt.kind}) before removing the permanent {kind}")
+    table, view = catalog.find(stmt.name, stmt.temporary)
+    if stmt.kind == "VIEW" and table is not None:
         raise BindError(f"{stmt.name!r} is a table; use DROP TABLE")
-    if stmt.kind == "TABLE" and catalog.view(stmt.name) is not None:
+    if stmt.kind == "TABLE" and view is not None:
         raise BindError(f"{stmt.name!r} is a view; use DROP VIEW")
     catalog.drop(stmt.kind, stmt.name, if_exists=stmt.if_exists, temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
@@ -482,7 +489,7 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
     new = scratch.table(create.name)
     assert new is not None
     temporary = catalog.is_temporary(stmt.name)
-    catalog.drop("TABLE", stmt.name, if_exists=False)
+    catalog.drop("TABLE", stmt.name, if_exists=False, temporary=temporary)
     catalog.add_table(new, temporary=temporary)
     return "[INFO] Execute statement succeeded."
 

@@ -125,3 +125,23 @@ def test_insert_with_static_partition_values(tmp_path: Path) -> None:
         s.execute("INSERT INTO t PARTITION (a = 1) SELECT 'x', 'd', 1")
     with pytest.raises(SqlEngineError, match="column 'dt' has a static value"):
         s.execute("INSERT INTO t PARTITION (dt = 'x') (dt, a) VALUES ('x', 1)")
+
+
+def test_a_temporary_object_shadows_a_permanent_one() -> None:
+    """Temporary tables and views are a layer over the permanent ones (main refused the
+    temporary view: "already exists"); each step's outcome is PyFlink 2.3's."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TEMPORARY TABLE tt (id INT) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '2')")
+    with pytest.raises(SqlEngineError, match="a temporary table 'tt' exists: drop it first"):
+        s.execute("DROP TABLE tt")
+    s.execute("CREATE TABLE src (id INT) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '3')")
+    s.execute("CREATE TEMPORARY VIEW src AS SELECT 42 AS id")
+    assert s.sql("SELECT * FROM src").collect().to_pylist() == [{"id": 42}]
+    assert s.execute("SHOW TABLES")[0].table.column(0).to_pylist() == ["src", "tt"]
+    assert s.execute("SHOW VIEWS")[0].table.column(0).to_pylist() == ["src"]
+    s.execute("DROP TABLE src")  # (the permanent table: Flink drops it under the view too)
+    s.execute("DROP TEMPORARY VIEW src")
+    with pytest.raises(SqlEngineError, match="unknown table 'src'"):
+        s.sql("SELECT COUNT(*) FROM src").collect()
