@@ -20,7 +20,7 @@ from sqlengine.runtime.operators.list_aggregates import LIST_AGGREGATES, lists_r
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python, merge_lists
 from sqlengine.runtime.operators.rank import dense_ids
 
-__all__ = ["SIGNED", "Partials", "sum_type"]
+__all__ = ["Partials", "sum_type"]
 
 
 class Partials:
@@ -79,9 +79,9 @@ class Partials:
         ones = pa.array(sign if signed else np.ones(n, dtype=np.int64))
         zeros = pa.array(np.zeros(n, dtype=np.int64))
         negative = pa.array(sign < 0) if signed else None
+        if signed and not self.signed:
+            raise ValueError("retractions need Partials(signed=True)")
         for j, a in enumerate(self.aggs):
-            if signed and not self.signed:
-                raise ValueError("retractions need Partials(signed=True)")
             keep = pc.fill_null(evaluate(a.filter, batch, memo), False) \
                 if a.filter is not None else None
             if a.func == "count_star":
