@@ -286,6 +286,8 @@ class Session:
                 return Result("ok", ddl.catalog_statement(self.catalog, stmt))
             case S.AlterTable():
                 return Result("ok", ddl.alter_table(self.catalog, stmt, script))
+            case S.AlterView():
+                return Result("ok", ddl.alter_view(self.catalog, stmt, script))
             case S.StatementSet():
                 return self._statement_set(stmt, script)
             case S.CreateView():
@@ -428,11 +430,13 @@ class Session:
         """CREATE TABLE ... AS query: the table is created with the query's columns, then
         the query is inserted into it; if the INSERT cannot be planned, the table is dropped
         again (nothing half-made stays)."""
-        table = ddl.table_of_query(self.catalog, stmt, script)
+        table, queried = ddl.table_of_query(self.catalog, stmt, script)
+        # (by name when the table declares columns: the query's go where the table has them)
+        names = queried if stmt.table.columns or stmt.order else ()
         if self.catalog.exists(table.name) and table.if_not_exists:
             return Result("ok", f"[INFO] Table {table.name} already exists, skipped")
         ddl.create_table(self.catalog, table, script)
-        insert = S.Insert(table.name, (), stmt.query)
+        insert = S.Insert(table.name, names, stmt.query)
         try:
             ddl.bind_insert(self.catalog, insert, script)
         except Exception:
@@ -485,6 +489,11 @@ class Session:
         inner = stmt.statement
         if isinstance(inner, S.Insert):
             return ddl.bind_insert(self.catalog, inner, script)
+        if isinstance(inner, S.StatementSet):
+            from sqlengine.plan.nodes import StatementSet
+
+            return StatementSet(tuple(ddl.bind_insert(self.catalog, i, script)
+                                      for i in inner.inserts))
         plan = Query(self, inner.query, script).logical_plan
         return collect_sink(plan) if sink else plan
 

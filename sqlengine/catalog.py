@@ -36,6 +36,12 @@ class TableDef:
     # The columns' names in the order CREATE TABLE declares them (computed ones among the
     # physical ones): what SELECT *, DESCRIBE and SHOW CREATE TABLE show
     column_order: tuple[str, ...] = ()
+    primary_key_name: str = ""  # (the PRIMARY KEY constraint's name, '' when not named)
+
+    @property
+    def constraint_name(self) -> str:
+        """The primary key constraint's name: as declared, else Flink's PK_<columns>."""
+        return self.primary_key_name or "PK_" + "_".join(self.primary_key)
 
     def in_order(self, names: list[str]) -> list[int]:
         """Positions of ``names`` (the physical then the computed columns' names) in the

@@ -154,7 +154,10 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                                comments=tuple((c.name, c.comment) for c in stmt.columns
                                               if c.comment is not None),
                                comment=stmt.comment,
-                               column_order=tuple(c.name for c in stmt.columns)),
+                               column_order=tuple(c.name for c in stmt.columns),
+                               # ('' for Flink's default name: the same table as unnamed)
+                               primary_key_name="" if stmt.primary_key_name == "PK_" + "_".join(
+                                   stmt.primary_key) else stmt.primary_key_name),
                       temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
 
@@ -212,6 +215,33 @@ def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
                         f"returns {len(plan.schema)}")
     catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns, stmt.comment),
                      temporary=stmt.temporary)
+    return "[INFO] Execute statement succeeded."
+
+
+def alter_view(catalog: Catalog, stmt: S.AlterView, script: str) -> str:
+    """ALTER VIEW v RENAME TO w | AS query, of a permanent view (as Flink's, which refuses a
+    temporary one); AS takes the new query's columns and keeps the comment."""
+    from dataclasses import replace as _replace
+
+    from sqlengine.binder import bind_query
+
+    view = catalog.find(stmt.name, temporary=False)[1]
+    if view is None:
+        if catalog.table(stmt.name) is not None and catalog.view(stmt.name) is None:
+            raise BindError(f"ALTER VIEW {stmt.name!r}: a table (ALTER TABLE changes tables)")
+        raise BindError(f"ALTER VIEW {stmt.name!r}: no such view (temporary views are not "
+                        "altered: drop and create them)")
+    if stmt.query is not None:
+        plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+        del plan  # (validated now, as CREATE VIEW does)
+        new = _replace(view, query=stmt.query, script=script, columns=())
+    else:
+        if catalog.exists(stmt.new_name, temporary=False):
+            raise BindError(f"ALTER VIEW {stmt.name!r} RENAME TO {stmt.new_name!r}: a table "
+                            "or view of that name exists")
+        new = _replace(view, name=stmt.new_name)
+    catalog.drop("VIEW", stmt.name, if_exists=False)
+    catalog.add_view(new)
     return "[INFO] Execute statement succeeded."
 
 
@@ -300,7 +330,9 @@ def _merged_like(catalog: Catalog, stmt: S.CreateTable, script: str
     if catalog.table(source_name) is None:
         what = "a view" if catalog.view(source_name) is not None else "an unknown table"
         raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: {what}")
-    text = show_create(catalog, S.ShowCreate("TABLE", source_name))
+    # (as Flink's LIKE, which takes the source's declared schema: its key's columns are NOT
+    # NULL only if declared so)
+    text = show_create(catalog, S.ShowCreate("TABLE", source_name), key_not_null=False)
     source = parse_statement(text)
     assert isinstance(source, S.CreateTable)
     how = _like_strategies(stmt)
@@ -380,8 +412,9 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
     if table is None:
         if stmt.if_exists:
             return f"[INFO] Table {stmt.name} does not exist, skipped"
-        what = "a view" if catalog.view(stmt.name) is not None else "unknown"
-        raise BindError(f"ALTER TABLE {stmt.name!r}: {what} table")
+        if catalog.view(stmt.name) is not None:
+            raise BindError(f"ALTER TABLE {stmt.name!r}: a view (ALTER VIEW changes views)")
+        raise BindError(f"ALTER TABLE {stmt.name!r}: unknown table")
     text = show_create(catalog, S.ShowCreate("TABLE", stmt.name))
     create = parse_statement(text)
     assert isinstance(create, S.CreateTable)
@@ -408,9 +441,6 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
             raise BindError(f"ALTER TABLE {stmt.name!r}: column {column!r} is used by {why}")
 
     def column_named(column: str) -> None:
-        if column.upper() == "WATERMARK" and column.lower() not in names:
-            raise NotSupportedError(f"ALTER TABLE {stmt.name!r} DROP WATERMARK is not "
-                                    "supported yet; create the table again without it")
         if column.lower() not in names:
             raise BindError(f"ALTER TABLE {stmt.name!r}: no column {column!r}")
 
@@ -448,6 +478,21 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
             raise BindError(f"ALTER TABLE {stmt.name!r}: a table keeps at least one column")
         create = _replace(create, columns=tuple(c for c in create.columns
                                                 if c.name.lower() not in gone))
+    elif stmt.action == "modify":
+        create = _modified(create, stmt)
+    elif stmt.action == "drop_key":
+        if not create.primary_key:
+            raise BindError(f"ALTER TABLE {stmt.name!r} DROP {_dropped_key(stmt)}: the table "
+                            "has no primary key")
+        if stmt.new_name and stmt.new_name != create.primary_key_name:
+            raise BindError(f"ALTER TABLE {stmt.name!r} DROP CONSTRAINT {stmt.new_name!r}: "
+                            f"the table's constraint is {create.primary_key_name!r}")
+        create = _replace(create, primary_key=(), primary_key_name="")
+    elif stmt.action == "drop_watermark":
+        if create.watermark is None:
+            raise BindError(f"ALTER TABLE {stmt.name!r} DROP WATERMARK: the table has no "
+                            "watermark")
+        create = _replace(create, watermark=None)
     elif stmt.action == "add":
         columns = list(create.columns)
         for c in stmt.columns:
@@ -471,14 +516,15 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
         if stmt.watermark is not None:
             if create.watermark is not None:
                 raise BindError(f"ALTER TABLE {stmt.name!r} ADD WATERMARK: the table has one "
-                                "(MODIFY WATERMARK is not supported yet; DROP and CREATE it)")
+                                "(MODIFY WATERMARK replaces it)")
             create = _replace(create, watermark=S.WatermarkDef(
                 stmt.watermark.column, S.QueryText(stmt.watermark.expr.sql, 0)))
         if stmt.keys:
             if create.primary_key:
                 raise BindError(f"ALTER TABLE {stmt.name!r} ADD PRIMARY KEY: the table has "
-                                f"one ({', '.join(create.primary_key)})")
-            create = _replace(create, primary_key=stmt.keys)
+                                f"one ({', '.join(create.primary_key)}; MODIFY PRIMARY KEY "
+                                "replaces it)")
+            create = _replace(create, primary_key=stmt.keys, primary_key_name=stmt.new_name)
     create = _replace(create, options=tuple(options), option_offsets=tuple(
         0 for _ in options))
     scratch = Catalog(catalog.safe_directories)
@@ -494,6 +540,57 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
     return "[INFO] Execute statement succeeded."
 
 
+def _dropped_key(stmt: S.AlterTable) -> str:
+    return f"CONSTRAINT {stmt.new_name}" if stmt.new_name else "PRIMARY KEY"
+
+
+def _modified(create: S.CreateTable, stmt: S.AlterTable) -> S.CreateTable:
+    """``create`` with MODIFY's changes, as Flink's: each column (which must exist) takes its
+    new definition (its comment stays unless a new one is given) at its position (where it
+    was, FIRST or AFTER a column), in turn; the watermark and the primary key (which must
+    exist) are replaced."""
+    from dataclasses import replace as _replace
+
+    where = f"ALTER TABLE {stmt.name!r} MODIFY"
+    columns = list(create.columns)
+    seen: set[str] = set()
+    for c, position in zip(stmt.columns, stmt.positions or [""] * len(stmt.columns)):
+        low = c.name.lower()
+        if low in seen:
+            raise BindError(f"{where}: column {c.name!r} is named twice")
+        seen.add(low)
+        at = next((i for i, x in enumerate(columns) if x.name.lower() == low), None)
+        if at is None:
+            raise BindError(f"{where}: no column {c.name!r} (ADD adds one)")
+        old = columns.pop(at)
+        new = _replace(c, offset=0, comment=c.comment if c.comment is not None else old.comment,
+                       expr=None if c.expr is None else S.QueryText(c.expr.sql, 0))
+        if position == "FIRST":
+            at = 0
+        elif position:
+            if position.lower() == low:
+                raise BindError(f"{where}: column {c.name!r} cannot follow itself")
+            after = next((i for i, x in enumerate(columns)
+                          if x.name.lower() == position.lower()), None)
+            if after is None:
+                raise BindError(f"{where}: no column {position!r} to place {c.name!r} after")
+            at = after + 1
+        columns.insert(at, new)
+    create = _replace(create, columns=tuple(columns))
+    if stmt.watermark is not None:
+        if create.watermark is None:
+            raise BindError(f"{where} WATERMARK: the table has no watermark (ADD WATERMARK "
+                            "adds one)")
+        create = _replace(create, watermark=S.WatermarkDef(
+            stmt.watermark.column, S.QueryText(stmt.watermark.expr.sql, 0)))
+    if stmt.keys:
+        if not create.primary_key:
+            raise BindError(f"{where} PRIMARY KEY: the table has no primary key (ADD PRIMARY "
+                            "KEY adds one)")
+        create = _replace(create, primary_key=stmt.keys, primary_key_name=stmt.new_name)
+    return create
+
+
 def _names_in(expr_text: str) -> set[str]:
     """The (lower-case) column names an expression reads."""
     from sqlglot import exp, parse_one
@@ -504,16 +601,44 @@ def _names_in(expr_text: str) -> set[str]:
     return {c.name.lower() for c in tree.find_all(exp.Column)}
 
 
-def table_of_query(catalog: Catalog, stmt: S.CreateTableAs, script: str) -> S.CreateTable:
-    """The CREATE TABLE of a CREATE TABLE ... AS query: the query's columns and types."""
+def table_of_query(catalog: Catalog, stmt: S.CreateTableAs, script: str
+                   ) -> tuple[S.CreateTable, tuple[str, ...]]:
+    """The CREATE TABLE of a CREATE TABLE ... AS query (the query's columns and types, with
+    the columns the statement declares) and the query's column names."""
     from dataclasses import replace as _replace
 
     from sqlengine.binder import bind_query
 
     plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
-    columns = tuple(S.ColumnDef(f.name, T.type_name(f.type), True, offset=stmt.query.offset)
-                    for f in plan.schema.fields)
-    return _replace(stmt.table, columns=columns)
+    queried = {f.name.lower(): S.ColumnDef(f.name, T.type_name(f.type), True,
+                                           offset=stmt.query.offset)
+               for f in plan.schema.fields}
+    where = f"CREATE TABLE {stmt.table.name!r} ... AS"
+    names = tuple(f.name for f in plan.schema.fields)
+    if stmt.order:
+        named = [n.lower() for n in stmt.order]
+        for n in stmt.order:
+            if n.lower() not in queried:
+                raise BindError(f"{where}: the query has no column {n!r} (it has "
+                                f"{', '.join(c.name for c in queried.values())})")
+            if named.count(n.lower()) > 1:
+                raise BindError(f"{where}: column {n!r} is named twice")
+        missing = [c.name for k, c in queried.items() if k not in named]
+        if missing:
+            raise BindError(f"{where}: the column list reorders the query's columns and "
+                            f"names each; it leaves out {', '.join(missing)}")
+        return _replace(stmt.table, columns=tuple(queried[n] for n in named)), names
+    # Flink's CTAS with a schema: the columns only the list declares first (filled with
+    # NULL), then the query's, each with the type the list gives it (cast on insert).
+    declared = {c.name.lower(): c for c in stmt.table.columns}
+    for c in stmt.table.columns:
+        if c.name.lower() in queried and (c.expr is not None or c.metadata is not None):
+            kind = "computed" if c.expr is not None else "a METADATA column"
+            raise BindError(f"{where}: column {c.name!r} comes from the query; it cannot be "
+                            f"{kind}")
+    columns = [c for c in stmt.table.columns if c.name.lower() not in queried]
+    columns += [declared.get(k, q) for k, q in queried.items()]
+    return _replace(stmt.table, columns=tuple(columns)), names
 
 
 def _quote(name: str) -> str:
@@ -536,8 +661,9 @@ def show_columns(catalog: Catalog, stmt: S.ShowColumns) -> pa.Table:
     return rows.filter(pa.array(keep, pa.bool_()))
 
 
-def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
-    """The CREATE statement that makes the table or view again (SHOW CREATE TABLE / VIEW)."""
+def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True) -> str:
+    """The CREATE statement that makes the table or view again (SHOW CREATE TABLE / VIEW);
+    ``key_not_null``: the primary key's columns NOT NULL, as Flink prints them."""
     from sqlengine.dialect import Flink
 
     if stmt.kind == "VIEW":
@@ -570,7 +696,10 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
     def comment_text(name: str) -> str:
         return f" COMMENT {_string(comments[name])}" if name in comments else ""
 
-    lines = [f"  {_quote(f.name)} {T.type_name(f.type)}" + ("" if f.nullable else " NOT NULL")
+    # (a PRIMARY KEY column is NOT NULL, as Flink prints it)
+    lines = [f"  {_quote(f.name)} {T.type_name(f.type)}"
+             + ("" if f.nullable and not (key_not_null and f.name in table.primary_key)
+                else " NOT NULL")
              + metadata_text(f.name) + comment_text(f.name) for f in table.schema.fields]
     lines += [f"  {_quote(name)} AS {node.sql(dialect=Flink)}{comment_text(name)}"
               for name, node in table.computed]
@@ -581,7 +710,8 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate) -> str:
         lines.append(f"  WATERMARK FOR {_quote(col)} AS {node.sql(dialect=Flink)}")
     if table.primary_key:
         keys = ", ".join(_quote(k) for k in table.primary_key)
-        lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
+        lines.append(f"  CONSTRAINT {_quote(table.constraint_name)} PRIMARY KEY ({keys}) "
+                     "NOT ENFORCED")
     text = f"CREATE TABLE {_quote(table.name.split('.')[-1])} (\n" + ",\n".join(lines) + "\n)"
     sep = " "
     if table.comment is not None:  # (on lines of their own then, as Flink prints them)
@@ -726,6 +856,10 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
         if i not in source_of:
             from sqlengine.plan.expressions import Literal
 
+            if not f.nullable:  # (as Flink: NULL would fail the job at its first row)
+                raise BindError(f"INSERT INTO {stmt.table!r}: column {f.name!r} is not in the "
+                                "column list; it has no default value and does not allow "
+                                "NULLs", span=span, sql=script)
             exprs.append(Literal(None, f.type))
             continue
         src = plan.schema.fields[source_of[i]]

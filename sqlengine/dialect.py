@@ -350,6 +350,12 @@ class Flink(Dialect):
             return super()._parse_unary()
 
     class Generator(generator.Generator):
+        # Flink's names of the types (SHOW CREATE TABLE prints computed columns through
+        # this: CAST(a AS TEXT) would not read back in Flink)
+        TYPE_MAPPING = {**generator.Generator.TYPE_MAPPING,
+                        exp.DataType.Type.TEXT: "STRING",
+                        exp.DataType.Type.TIMESTAMPLTZ: "TIMESTAMP_LTZ",
+                        exp.DataType.Type.STRUCT: "ROW"}
         # ``TABLE t [PARTITION BY ...]`` back as text (for messages).
         TRANSFORMS = {**generator.Generator.TRANSFORMS,
                       TableArg: lambda self, e: _table_arg(self, e),

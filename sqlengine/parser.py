@@ -53,7 +53,10 @@ def _grammar_cache_file() -> str | bool:
     return os.path.join(directory, "statements-grammar.lark-cache")
 
 
-_SET_BEGIN = re.compile(r"(?is)\s*(EXECUTE\s+STATEMENT\s+SET\s+BEGIN|BEGIN\s+STATEMENT\s+SET)\b")
+_SET_BEGIN = re.compile(
+    r"(?is)\s*(?P<explain>EXPLAIN\s+(PLAN\s+FOR\s+)?(?P<details>((ESTIMATED_COST|CHANGELOG_MODE|"
+    r"JSON_EXECUTION_PLAN|PLAN_ADVICE|VERBOSE)\s*,?\s*)*)(EXECUTE\s+)?STATEMENT\s+SET\s+BEGIN"
+    r"|EXECUTE\s+STATEMENT\s+SET\s+BEGIN|BEGIN\s+STATEMENT\s+SET)\b")
 _SET_END = re.compile(r"(?is)\s*END\s*$")
 
 
@@ -146,7 +149,10 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
     script = script if script is not None else text
     begin = _SET_BEGIN.match(text)
     if begin is not None:
-        return _statement_set(text, offset, script, begin.end())
+        inserts = _statement_set(text, offset, script, begin.end())
+        if begin.group("explain") is None:
+            return inserts
+        return _explained(begin.group("details"), inserts)
     _no_control_characters_in_names(text, offset, script)
     try:
         tree = _grammar().parse(text)
@@ -171,13 +177,12 @@ _UNSUPPORTED_STATEMENTS = [
     (r"(ADD|REMOVE)\s+JAR\b|SHOW\s+JARS\b",
      "JARs are not supported: sqlengine runs no JVM code (Python functions: CREATE FUNCTION "
      "... LANGUAGE PYTHON)"),
-    (r"(DESCRIBE|DESC)\s+EXTENDED\b", "DESCRIBE EXTENDED is not supported; DESCRIBE t "
-     "shows the columns, SHOW CREATE TABLE t the options"),
     (r"(DESCRIBE|DESC)\s+(CATALOG|DATABASE|FUNCTION|MODEL)\b|SHOW\s+CREATE\s+"
      r"(CATALOG|DATABASE|FUNCTION|MODEL|MATERIALIZED)\b",
      "describing catalogs, databases, functions and models is not supported"),
-    (r"ALTER\s+(VIEW|DATABASE|CATALOG|FUNCTION|MODEL|MATERIALIZED)\b",
-     "ALTER is supported for tables only (ALTER TABLE); drop and create the object again"),
+    (r"ALTER\s+(DATABASE|CATALOG|FUNCTION|MODEL|MATERIALIZED)\b",
+     "ALTER is supported for tables and views only (ALTER TABLE, ALTER VIEW); drop and "
+     "create the object again"),
     (r"(CREATE\s+(OR\s+REPLACE\s+)?|DROP\s+|SHOW\s+)(MATERIALIZED\s+TABLES?|MODELS?)\b",
      "materialized tables and models are not supported"),
     (r"SHOW\s+(PROCEDURES|PARTITIONS)\b|CALL\b",
@@ -187,9 +192,6 @@ _UNSUPPORTED_STATEMENTS = [
     (r"(TRUNCATE\s+TABLE|DELETE\s+FROM|UPDATE)\b",
      "row-level changes (TRUNCATE / DELETE / UPDATE) are not supported: no connector here "
      "modifies rows in place; INSERT OVERWRITE replaces a filesystem table's rows"),
-    (r"ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?[\w.`]+\s+(MODIFY\b|DROP\s+(PRIMARY\s+KEY|CONSTRAINT)\b)",
-     "ALTER TABLE ... MODIFY, DROP PRIMARY KEY and DROP CONSTRAINT are not supported yet: "
-     "DROP the table and CREATE it again (ADD, DROP column, RENAME and SET / RESET are)"),
     (r"(CREATE\s+OR\s+REPLACE|REPLACE)\s+TABLE\b",
      "[CREATE OR] REPLACE TABLE ... AS is not supported: DROP TABLE, then CREATE TABLE ... AS"),
 ]
@@ -206,6 +208,14 @@ def _refuse_unsupported_statement(text: str, offset: int, script: str) -> None:
             raise NotSupportedError(reason, span=Span.from_offset(script, start,
                                                                    start + m.end()),
                                     sql=script)
+
+
+def _explained(details: str, inserts: Statement) -> Statement:
+    """EXPLAIN [PLAN FOR] [detail, ...] [EXECUTE] STATEMENT SET BEGIN ... END."""
+    from sqlengine.statements import Explain
+
+    return Explain(tuple(w.upper() for w in re.findall(r"\w+", details)),
+                   inserts)  # type: ignore[arg-type]
 
 
 def _statement_set(text: str, offset: int, script: str, start: int) -> Statement:

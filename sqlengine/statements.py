@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from lark import Token, Transformer, Tree, v_args
@@ -65,6 +66,7 @@ class CreateTable(Statement):
     comment: str | None = None
     # LIKE source: (the source table, ((strategy, feature), ...)) as written
     like: tuple[str, tuple[tuple[str, str], ...]] | None = None
+    primary_key_name: str = ""  # (CONSTRAINT name PRIMARY KEY ...; '' when not named)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,7 @@ class CreateTableAs(Statement):
 
     table: CreateTable  # (its columns are filled in from the query when it is bound)
     query: QueryText
+    order: tuple[str, ...] = ()  # CREATE TABLE t (c, b, a) AS ...: the query's, reordered
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +135,12 @@ class CatalogStatement(Statement):
 @dataclass(frozen=True, slots=True)
 class AlterTable(Statement):
     """ALTER TABLE name <action>: ``action`` is 'rename' (``new_name``), 'rename_column'
-    (``column`` -> ``new_name``), 'set' (``options``), 'reset' (``keys``), 'add'
-    (``columns``, each at its ``positions``: '' the end, 'FIRST' or the column to follow, in
-    turn; a
-    ``watermark``; a PRIMARY KEY's columns as ``keys``) or 'drop' (``keys`` as column
-    names)."""
+    (``column`` -> ``new_name``), 'set' (``options``), 'reset' (``keys``), 'add' or 'modify'
+    (``columns``, each at its ``positions``: '' the end (for 'modify': where it is), 'FIRST'
+    or the column to follow, in turn; a ``watermark``; a PRIMARY KEY's columns as ``keys``,
+    its constraint's name ``new_name``), 'drop' (``keys`` as column names), 'drop_key' (the
+    primary key; ``new_name`` the constraint's name when DROP CONSTRAINT names it) or
+    'drop_watermark'."""
 
     name: str
     if_exists: bool
@@ -148,6 +152,15 @@ class AlterTable(Statement):
     columns: tuple[ColumnDef, ...] = ()
     positions: tuple[str, ...] = ()  # (each added column's: see above)
     watermark: WatermarkDef | None = None  # ADD WATERMARK FOR ...
+
+
+@dataclass(frozen=True, slots=True)
+class AlterView(Statement):
+    """ALTER VIEW name RENAME TO new_name | AS query."""
+
+    name: str
+    new_name: str = ""
+    query: QueryText | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,12 +236,13 @@ class ShowColumns(Statement):
 class Describe(Statement):
     name: str
     offset: int = 0
+    extended: bool = False  # (DESCRIBE EXTENDED: the same columns, as Flink's)
 
 
 @dataclass(frozen=True, slots=True)
 class Explain(Statement):
     details: tuple[str, ...]
-    statement: QueryStmt | Insert
+    statement: QueryStmt | Insert | StatementSet
 
 
 def unquote_string(token: str) -> str:
@@ -295,8 +309,12 @@ class StatementBuilder(Transformer):
                         metadata=(spec[0] or column) if spec else None,
                         virtual=bool(spec and spec[1]),
                         comment=next((i for i in items if isinstance(i, _Comment)), None))
-        if any(isinstance(i, Tree) and i.data == "column_key" for i in items[2:]):
-            return _KeyColumn((col, _PrimaryKey((column,))))
+        key = next((i for i in items[2:] if isinstance(i, Tree) and i.data == "column_key"),
+                   None)
+        if key is not None:
+            named = key.children[0]
+            return _KeyColumn((col, _PrimaryKey(
+                (column,), unquote_ident(str(named)) if named is not None else "")))
         return col
 
     def metadata_spec(self, items: list) -> tuple[str | None, bool]:
@@ -322,7 +340,8 @@ class StatementBuilder(Transformer):
     def primary_key(self, items: list) -> _PrimaryKey:
         # With a CONSTRAINT name, the first identifier is the constraint's name.
         cols = [unquote_ident(str(i)) for i in items if i is not None]
-        return _PrimaryKey(cols[1:] if items and items[0] is not None else cols)
+        named = bool(items) and items[0] is not None
+        return _PrimaryKey(cols[1:] if named else cols, cols[0] if named else "")
 
     def table_element(self, items: list) -> object:
         return items[0]
@@ -345,6 +364,7 @@ class StatementBuilder(Transformer):
         columns: list[ColumnDef] = []
         watermark = None
         pk: tuple[str, ...] = ()
+        pk_name = ""
         comment = None
         partitioned: tuple[str, ...] = ()
         options: list = []
@@ -355,7 +375,7 @@ class StatementBuilder(Transformer):
                 if pk:
                     raise ParseError("a table has one PRIMARY KEY: the column "
                                      f"{item.name!r} declares another")
-                pk = tuple(key)
+                pk, pk_name = tuple(key), key.name
             if isinstance(item, ColumnDef):
                 columns.append(item)
             elif isinstance(item, WatermarkDef):
@@ -364,7 +384,7 @@ class StatementBuilder(Transformer):
                 if pk:
                     raise ParseError(f"a table has one PRIMARY KEY: {', '.join(pk)} is one, "
                                      f"({', '.join(item)}) another")
-                pk = tuple(item)
+                pk, pk_name = tuple(item), item.name
             elif isinstance(item, _Partitioned):
                 partitioned = tuple(item)
             elif isinstance(item, str):
@@ -385,6 +405,7 @@ class StatementBuilder(Transformer):
             partitioned_by=partitioned,
             comment=comment,
             like=like,
+            primary_key_name=pk_name,
         )
 
     def like_option(self, items: list[Token]) -> tuple[str, str]:
@@ -395,7 +416,13 @@ class StatementBuilder(Transformer):
 
     def create_table_as(self, items: list) -> CreateTableAs:
         query = _text(items[-1], self.base)
-        return CreateTableAs(self.create_table(items[:-1]), query)
+        order = next((i for i in items if isinstance(i, _CtasColumns)), ())
+        return CreateTableAs(self.create_table([i for i in items[:-1]
+                                                if not isinstance(i, _CtasColumns)]),
+                             query, tuple(order))
+
+    def ctas_columns(self, items: list) -> _CtasColumns:
+        return _CtasColumns(unquote_ident(str(i)) for i in items)
 
     def view_columns(self, items: list) -> tuple[str, ...]:
         return tuple(unquote_ident(str(i)) for i in items)
@@ -470,6 +497,22 @@ class StatementBuilder(Transformer):
     def positioned(self, items: list) -> _Positioned:
         return _Positioned((items[0], items[1] if len(items) > 1 else ""))
 
+    def alter_modify(self, items: list) -> AlterTable:
+        return replace(self.alter_add(items), action="modify")
+
+    def alter_drop_key(self, items: list) -> AlterTable:
+        return AlterTable("", False, "drop_key",
+                          new_name=unquote_ident(str(items[0])) if items else "")
+
+    def alter_drop_watermark(self, items: list) -> AlterTable:
+        return AlterTable("", False, "drop_watermark")
+
+    def alter_view_rename(self, items: list) -> AlterView:
+        return AlterView(items[0], new_name=items[1])
+
+    def alter_view_as(self, items: list) -> AlterView:
+        return AlterView(items[0], query=_text(items[1], self.base))
+
     def alter_add(self, items: list) -> AlterTable:
         if len(items) == 2 and isinstance(items[1], str):  # (ADD col FIRST | AFTER c)
             items = [_Positioned((items[0], items[1]))]
@@ -478,13 +521,14 @@ class StatementBuilder(Transformer):
         keys = [i for i in items if isinstance(i, _PrimaryKey)] + \
             [c for c, _ in placed if isinstance(c, _KeyColumn)]
         if len(keys) > 1:
-            raise ParseError("ALTER TABLE ... ADD: one PRIMARY KEY at most")
+            raise ParseError("ALTER TABLE: one PRIMARY KEY at most")
         columns = tuple(c[0] if isinstance(c, _KeyColumn) else c for c, _ in placed)
         watermark = next((i for i in items if isinstance(i, WatermarkDef)), None)
         key = keys[0] if keys else ()
+        key = key[1] if isinstance(key, _KeyColumn) else key
         return AlterTable("", False, "add", columns=columns,
                           positions=tuple(p for _, p in placed), watermark=watermark,
-                          keys=tuple(key[1] if isinstance(key, _KeyColumn) else key))
+                          keys=tuple(key), new_name=getattr(key, "name", ""))
 
     def alter_drop(self, items: list) -> AlterTable:
         return AlterTable("", False, "drop", keys=tuple(unquote_ident(str(i)) for i in items))
@@ -543,7 +587,8 @@ class StatementBuilder(Transformer):
 
     @v_args(meta=True)
     def describe(self, meta: Meta, items: list) -> Describe:
-        return Describe(items[1], self.base + items[0].end_pos + 1)
+        before = items[1] if items[1] is not None else items[0]
+        return Describe(items[2], self.base + before.end_pos + 1, items[1] is not None)
 
     def explain_detail(self, items: list) -> str:
         return str(items[0]).upper()
@@ -562,7 +607,14 @@ class _KeyColumn(tuple):
 
 
 class _PrimaryKey(tuple):
-    pass
+    """A PRIMARY KEY's columns; ``name``: its CONSTRAINT's name ('' when not named)."""
+
+    name: str
+
+    def __new__(cls, columns: Iterable[str], name: str = "") -> _PrimaryKey:
+        key = super().__new__(cls, columns)
+        key.name = name
+        return key
 
 
 class _Positioned(tuple):
@@ -571,6 +623,10 @@ class _Positioned(tuple):
 
 class _Like(tuple):
     pass
+
+
+class _CtasColumns(tuple):
+    """CREATE TABLE t (c, b, a) AS ...: the query's column names, in the table's order."""
 
 
 class _Partitioned(tuple):

@@ -54,10 +54,17 @@ def test_alter_table_steps() -> None:
     ("ALTER TABLE t ADD a INT", "column 'a' exists"),
     ("ALTER TABLE t ADD x INT AFTER nope", "no column 'nope'"),
     ("ALTER TABLE nope ADD x INT", "unknown table"),
-    ("ALTER TABLE t DROP WATERMARK", "DROP WATERMARK is not supported"),
-    ("ALTER TABLE t MODIFY a BIGINT", "MODIFY, DROP PRIMARY KEY and DROP CONSTRAINT are not "
-                                      "supported yet"),
-    ("ALTER TABLE t DROP PRIMARY KEY", "DROP PRIMARY KEY"),
+    ("ALTER TABLE t MODIFY nope BIGINT", "MODIFY: no column 'nope'"),
+    ("ALTER TABLE t MODIFY a STRING", "MULTIPLY expects numeric arguments"),
+    ("ALTER TABLE t MODIFY (a BIGINT, a INT)", "column 'a' is named twice"),
+    ("ALTER TABLE t MODIFY a BIGINT AFTER a", "column 'a' cannot follow itself"),
+    ("ALTER TABLE t MODIFY a BIGINT AFTER nope", "no column 'nope' to place 'a' after"),
+    ("ALTER TABLE t MODIFY PRIMARY KEY (a) NOT ENFORCED", "MODIFY PRIMARY KEY: the table has "
+                                                          "no primary key"),
+    ("ALTER TABLE t MODIFY WATERMARK FOR b AS b", "WATERMARK FOR column 'b' must be "
+                                                  "TIMESTAMP"),
+    ("ALTER TABLE t DROP PRIMARY KEY", "DROP PRIMARY KEY: the table has no primary key"),
+    ("ALTER TABLE t DROP CONSTRAINT pk", "DROP CONSTRAINT pk: the table has no primary key"),
     ("ALTER TABLE t ADD WATERMARK FOR ts AS ts", "ADD WATERMARK: the table has one"),
     ("ALTER TABLE t ADD x AS nope + 1", "unknown column 'nope'"),
     ("ALTER TABLE t ADD x ARRAY<INT>", "does not support ARRAY<INT>"),

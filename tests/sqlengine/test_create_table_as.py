@@ -43,3 +43,56 @@ def test_ctas_that_cannot_insert_leaves_no_table(tmp_path: Path) -> None:
     with pytest.raises(SqlEngineError):
         s.execute("CREATE TABLE f WITH ('connector' = 'blackhole') AS SELECT nope FROM g")
     assert s.catalog.table("f") is None
+
+
+def _ctas(s: sqlengine.Session, path: Path, schema: str, query: str) -> list[tuple]:
+    s.execute(f"CREATE TABLE t {schema} WITH ('connector' = 'filesystem', 'path' = '{path}', "
+              f"'format' = 'csv') AS {query}")
+    return [(r["name"], r["type"]) for r in s.execute("DESCRIBE t")[0].table.to_pylist()]
+
+
+def test_ctas_with_a_schema_as_flink(tmp_path: Path) -> None:
+    """Flink 2.0's CTAS schema (FLIP-463), each table's DESCRIBE as PyFlink 2.3 gave it:
+    the columns only the list declares first (NULL), then the query's with the declared
+    types (a cast on insert), computed columns and a watermark among the new ones."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(SOURCE)
+    assert _ctas(s, tmp_path / "a", "(x INT, id BIGINT, name STRING COMMENT 'the name')",
+                 "SELECT CAST(id AS INT) AS id, name, id > 10 AS big FROM g") == [
+        ("x", "INT"), ("id", "BIGINT"), ("name", "STRING"), ("big", "BOOLEAN")]
+    rows = s.sql("SELECT x, id, big FROM t").collect().to_pylist()
+    assert sorted(r["id"] for r in rows) == list(range(1, 21))
+    assert all(r["x"] is None and r["big"] == (r["id"] > 10) for r in rows)
+    s.execute("DROP TABLE t")
+    assert _ctas(s, tmp_path / "b", "(d AS id * 2, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)",
+                 "SELECT id, name FROM g") == [
+        ("d", "BIGINT"), ("ts", "TIMESTAMP(3)"), ("id", "BIGINT"), ("name", "STRING")]
+    assert s.sql("SELECT COUNT(*) AS n, SUM(d) AS d FROM t").collect().to_pylist() == [
+        {"n": 20, "d": 420}]
+    s.execute("DROP TABLE t")
+    # Names only: the query's columns in that order.
+    assert _ctas(s, tmp_path / "c", "(name, id)", "SELECT id, name FROM g") == [
+        ("name", "STRING"), ("id", "BIGINT")]
+    assert s.sql("SELECT SUM(id) AS s FROM t").collect().to_pylist() == [{"s": 210}]
+    s.execute("DROP TABLE t")
+    # A primary key over the query's columns.
+    s.execute(f"CREATE TABLE k (PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
+              f"'filesystem', 'path' = '{tmp_path / 'k'}', 'format' = 'csv') AS "
+              "SELECT id, name FROM g")
+    assert s.execute("DESCRIBE k")[0].table.column("key").to_pylist() == ["PRI", ""]
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ("(id, name, id)", "column 'id' is named twice"),
+    ("(id)", "it leaves out name"),
+    ("(id, zz)", "the query has no column 'zz'"),
+    ("(id AS 1)", "column 'id' comes from the query; it cannot be computed"),
+    ("(name INT)", "column 'name' of 't' is INT, but the query gives STRING"),
+    ("(y INT NOT NULL)", "column 'y' is not in the column list; it has no default value"),
+])
+def test_ctas_schema_refused_as_flink(tmp_path: Path, schema: str, message: str) -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(SOURCE)
+    with pytest.raises(SqlEngineError, match=message):
+        _ctas(s, tmp_path / "r", schema, "SELECT id, name FROM g")
+    assert s.catalog.table("t") is None
