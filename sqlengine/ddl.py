@@ -737,6 +737,8 @@ def _computed_types(catalog: Catalog, name: str) -> dict[str, pa.DataType]:
 
 
 def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
+    from sqlengine.dialect import Flink
+
     span = Span.from_offset(script, stmt.offset, stmt.offset + len(stmt.name))
     table = catalog.table(stmt.name)
     if table is not None:
@@ -751,7 +753,7 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
             names.append(name)
             types.append(T.type_name(computed_types[name]))
             nulls.append(True)
-            extras.append(f"AS {node.sql()}")
+            extras.append(f"AS {node.sql(dialect=Flink)}")
         order = table.in_order(names)  # (as declared)
         names, types, nulls, extras = ([xs[i] for i in order]
                                        for xs in (names, types, nulls, extras))
@@ -760,7 +762,7 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
         wm = ["" for _ in names]
         if table.watermark is not None:
             wm[names.index(table.watermark[0])] = f"`{table.watermark[0]}` AS " \
-                f"{table.watermark[1].sql()}"
+                f"{table.watermark[1].sql(dialect=Flink)}"
         keys = ["PRI" if n in table.primary_key else "" for n in names]
         columns = {"name": names, "type": types, "null": nulls, "key": keys,
                    "extras": extras, "watermark": wm}

@@ -54,9 +54,9 @@ def _grammar_cache_file() -> str | bool:
 
 
 _SET_BEGIN = re.compile(
-    r"(?is)\s*(?P<explain>EXPLAIN\s+(PLAN\s+FOR\s+)?(?P<details>((ESTIMATED_COST|CHANGELOG_MODE|"
-    r"JSON_EXECUTION_PLAN|PLAN_ADVICE|VERBOSE)\s*,?\s*)*)(EXECUTE\s+)?STATEMENT\s+SET\s+BEGIN"
-    r"|EXECUTE\s+STATEMENT\s+SET\s+BEGIN|BEGIN\s+STATEMENT\s+SET)\b")
+    r"(?is)\s*(?:(?P<explain>EXPLAIN\s+(?:PLAN\s+FOR\s+)?(?P<details>(?:(?:ESTIMATED_COST|"
+    r"CHANGELOG_MODE|JSON_EXECUTION_PLAN|PLAN_ADVICE|VERBOSE)\s*,?\s*)*))(?:EXECUTE\s+)?"
+    r"STATEMENT\s+SET\s+BEGIN|EXECUTE\s+STATEMENT\s+SET\s+BEGIN|BEGIN\s+STATEMENT\s+SET)\b")
 _SET_END = re.compile(r"(?is)\s*END\s*$")
 
 
