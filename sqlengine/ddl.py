@@ -763,7 +763,8 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
         if table.watermark is not None:
             wm[names.index(table.watermark[0])] = f"`{table.watermark[0]}` AS " \
                 f"{table.watermark[1].sql(dialect=Flink)}"
-        keys = ["PRI" if n in table.primary_key else "" for n in names]
+        pri = f"PRI({', '.join(table.primary_key)})"  # (as Flink prints it)
+        keys = [pri if n in table.primary_key else "" for n in names]
         columns = {"name": names, "type": types, "null": nulls, "key": keys,
                    "extras": extras, "watermark": wm}
         if table.comments:  # (as Flink: a comment column when a column has a comment)

@@ -78,6 +78,9 @@ def test_primary_key_steps_as_flink() -> None:
     s.execute("ALTER TABLE s MODIFY (a INT FIRST, b STRING FIRST)")
     assert _create(s, "s") == ["`b` STRING", "`a` INT NOT NULL",
                                "CONSTRAINT `PK_a` PRIMARY KEY (`a`) NOT ENFORCED"]
+    assert s.execute("DESCRIBE s")[0].table.column("key").to_pylist() == ["", "PRI(a)"]
+    s.execute("ALTER TABLE s MODIFY PRIMARY KEY (b, a) NOT ENFORCED")
+    assert s.execute("DESCRIBE s")[0].table.column("key").to_pylist() == ["PRI(b, a)"] * 2
     s.execute("ALTER TABLE s DROP PRIMARY KEY")
     with pytest.raises(SqlEngineError, match="DROP PRIMARY KEY: the table has no primary key"):
         s.execute("ALTER TABLE s DROP PRIMARY KEY")

@@ -79,7 +79,7 @@ def test_ctas_with_a_schema_as_flink(tmp_path: Path) -> None:
     s.execute(f"CREATE TABLE k (PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
               f"'filesystem', 'path' = '{tmp_path / 'k'}', 'format' = 'csv') AS "
               "SELECT id, name FROM g")
-    assert s.execute("DESCRIBE k")[0].table.column("key").to_pylist() == ["PRI", ""]
+    assert s.execute("DESCRIBE k")[0].table.column("key").to_pylist() == ["PRI(id)", ""]
 
 
 @pytest.mark.parametrize(("schema", "message"), [
