@@ -144,6 +144,11 @@ class _Rows:
             raw = values.cast(pa.float64()) if pa.types.is_decimal(values.type) else values
         valid = np.asarray(pc.is_valid(raw).to_numpy(zero_copy_only=False))
         u = np.asarray(pc.fill_null(raw, 0).to_numpy(zero_copy_only=False), dtype=np.float64)
+        if pa.types.is_decimal(values.type):
+            # In units of the scale, exactly (1.1 - 1 is 0.10000000000000009 in floats, past
+            # 0.1: the row at 0.1 fell out of 1.1's RANGE 1 PRECEDING)
+            unit = 10.0 ** values.type.scale
+            u, offset = np.round(u * unit), offset * unit
         if not key.ascending:
             u = -u  # ascending coordinates: PRECEDING is always smaller
         # NULL order values: the frame is the row's peers (the other NULLs).

@@ -4,6 +4,8 @@ LAST_VALUE skip NULLs). On main all but ROW_NUMBER and rowtime OVER aggregates w
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pyarrow as pa
 import pytest
 
@@ -221,3 +223,24 @@ def test_streaming_lag_over_a_rowtime_is_flinks_over_aggregate(tmp_path: object)
     assert _lag_rows(tmp_path, "batch", "0") == [
         (1, None, -9, 10), (2, 10, -9, 100), (3, 20, 10, 100), (4, 30, 20, 100),
         (5, 40, 30, 150), (6, None, -9, 140), (7, 50, 40, 220), (8, 60, -9, 140)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_range_offsets_over_decimals_are_exact(mode: str) -> None:
+    """RANGE n PRECEDING / FOLLOWING over a DECIMAL key counts in the key's scale: 1.1's
+    frame [0.1, 1.1] holds the row at 0.1 (in floats 1.1 - 1 is 0.10000000000000009, and the
+    row fell out); the same rows as DuckDB's."""
+    t = pa.table({"id": pa.array([1, 2, 3, 4, 5], pa.int32()),
+                  "d": pa.array([Decimal("0.1"), Decimal("1.1"), Decimal("-0.9"),
+                                 Decimal("2.3"), Decimal("1.3")], pa.decimal128(5, 1))})
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("m", t)
+    con = duckdb.connect()
+    con.register("m", t)
+    for frame in ("RANGE BETWEEN 1 PRECEDING AND CURRENT ROW",
+                  "RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING",
+                  "RANGE BETWEEN 0.2 PRECEDING AND 1.2 FOLLOWING"):
+        for order in ("d", "d DESC"):
+            sql = f"SELECT id, COUNT(*) OVER (ORDER BY {order} {frame}) AS n FROM m"
+            ours = sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
+            assert ours == sorted(con.sql(sql).fetchall()), sql
