@@ -124,7 +124,9 @@ class _Agg:
         if value is None:
             return state
         n, s, lo, hi = state
-        return (n + 1, s + value, value if lo is None or value < lo else lo,  # type: ignore
+        if isinstance(value, int | float | Decimal):  # (MIN / MAX / COUNT of text, times too)
+            s = s + value
+        return (n + 1, s, value if lo is None or value < lo else lo,  # type: ignore
                 value if hi is None or value > hi else hi)  # type: ignore[operator]
 
 

@@ -126,3 +126,20 @@ def test_skip_to_first_of_the_first_variable_fails_as_in_flink(tmp_path: Path) -
     data, query = CASES["doc_skip_to_last_a"]
     with pytest.raises(SqlEngineError, match="endless loop"):
         _rows(tmp_path, data, query.replace("TO LAST A", "TO FIRST A"))
+
+
+def test_min_max_count_of_text_and_times(tmp_path: Path) -> None:
+    """MIN / MAX / COUNT over a STRING (and MAX over a rowtime) in MEASURES and DEFINE: they
+    failed ('unsupported operand type(s) for +: int and str'); PyFlink 2.3's row."""
+    path = tmp_path / "mr.csv"
+    path.write_text("".join(f"x,{p},{i},2024-01-01 00:00:0{i}.000\n"
+                            for i, p in enumerate([1, 10, 10, 10, 1], 1)))
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute("CREATE TABLE t (sym STRING, price INT, id INT, ts TIMESTAMP(3), WATERMARK FOR "
+              f"ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{path}', 'format' = 'csv')")
+    rows = s.sql("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES MAX(A.sym) AS mx, "
+                 "MIN(B.sym) AS mn, COUNT(A.sym) AS c, MAX(B.ts) AS t ONE ROW PER MATCH "
+                 "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+ C) DEFINE B AS B.price > A.price "
+                 "AND MAX(B.sym) = 'x', C AS C.price < 5) AS x").collect().to_pylist()
+    assert rows == [{"mx": "x", "mn": "x", "c": 1, "t": dt.datetime(2024, 1, 1, 0, 0, 4)}]
