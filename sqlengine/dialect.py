@@ -49,6 +49,10 @@ class Flink(Dialect):
                     "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
 
     class Parser(parser.Parser):
+        # IS [NOT] NULL / TRUE / FALSE / UNKNOWN / DISTINCT FROM bind after the comparisons
+        # (Calcite's precedence: a > 100 IS NOT TRUE is (a > 100) IS NOT TRUE; it was read as
+        # a > (100 IS NOT TRUE) and refused)
+        IS_PREDICATE_PRECEDENCE = parser.IsPredicatePrecedence.LOW
         # TIMESTAMPADD / TIMESTAMPDIFF(unit, a, b) keep their arguments in order (sqlglot's
         # own builders take another dialect's order and turn a column into a unit keyword).
         FUNCTIONS = {
