@@ -312,7 +312,12 @@ class MatchRecognizeOperator(Operator):
             if count < var.low or pos == self.last_pos:
                 break
             # (Flink compiles ``?`` as a plain optional: both branches live, greedy or not)
-            if var.greedy and ok and can_take and (var.low, var.high) != (0, 1):
+            # A greedy variable's rows never go to the next one: for B{n,m} not even once B
+            # holds m rows (Flink's proceed edge requires NOT B's condition); B{n} is a plain
+            # repetition.
+            if var.greedy and (var.low, var.high) != (0, 1) and (
+                    ok or (not can_take and var.low != var.high and
+                           self._accepts(st, p.last, var.name, seq, row))):
                 break
             pos, count = pos + 1, 0
         return out

@@ -143,3 +143,29 @@ def test_min_max_count_of_text_and_times(tmp_path: Path) -> None:
                  "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+ C) DEFINE B AS B.price > A.price "
                  "AND MAX(B.sym) = 'x', C AS C.price < 5) AS x").collect().to_pylist()
     assert rows == [{"mx": "x", "mn": "x", "c": 1, "t": dt.datetime(2024, 1, 1, 0, 0, 4)}]
+
+
+@pytest.mark.parametrize(("pattern", "skip", "expected"), [
+    # (PyFlink 2.3's rows for prices 1, 10, 10, 10, 10, 1 at ids 1..6)
+    ("(B{1,2} C)", "TO NEXT ROW", [(4, 5, 6), (5, 5, 6)]),
+    ("(A B{1,2} C)", "PAST LAST ROW", []),
+    ("(A B{1,3} C)", "PAST LAST ROW", []),
+    ("(A B{1,4} C)", "PAST LAST ROW", [(2, 5, 6)]),
+])
+def test_bounded_greedy_quantifier_as_flink(tmp_path: Path, pattern: str, skip: str,
+                                            expected: list[tuple]) -> None:
+    """A greedy B{n,m} (n < m) hands no row its condition accepts to the next variable,
+    even once it holds m rows (Flink's proceed edge requires NOT B): a B{1,2} of two rows
+    followed by a third that B accepts does not match (main matched it as C)."""
+    path = tmp_path / "mr.csv"
+    path.write_text("".join(f"x,{p},{i},2024-01-01 00:00:0{i}.000\n"
+                            for i, p in enumerate([1, 10, 10, 10, 10, 1], 1)))
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute("CREATE TABLE t (sym STRING, price INT, id INT, ts TIMESTAMP(3), WATERMARK FOR "
+              f"ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{path}', 'format' = 'csv')")
+    rows = s.sql("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(B.id) AS fb, "
+                 f"LAST(B.id) AS lb, C.id AS ic ONE ROW PER MATCH AFTER MATCH SKIP {skip} "
+                 f"PATTERN {pattern} DEFINE {'A AS A.price < 5, ' if 'A' in pattern else ''}"
+                 "B AS B.price > 5, C AS TRUE) AS m").collect().to_pylist()
+    assert sorted(tuple(r.values()) for r in rows) == expected
