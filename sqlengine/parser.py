@@ -35,22 +35,27 @@ def _grammar() -> Lark:
         parser="lalr",
         propagate_positions=True,
         maybe_placeholders=True,
-        cache=_grammar_cache_file(),
+        cache=_grammar_cache_file(text),
     )
 
 
-def _grammar_cache_file() -> str | bool:
+def _grammar_cache_file(text: str) -> str | bool:
     """Where lark keeps the built LALR tables between runs (building them takes ~150 ms).
 
     A file of the user's own cache directory rather than lark's default in the shared temporary
     directory, whose pickle another user could plant. lark checks the grammar's hash (with its
     own version and Python's) before using the file and rebuilds it when they differ; when the
-    directory cannot be written the tables are built each time.
+    directory cannot be written the tables are built each time. The name holds the grammar's
+    hash: lark writes the file in place, so two processes of different grammars (two installed
+    versions) writing one file at once could leave one's header over the other's tables.
     """
+    import hashlib
+
     directory = user_cache_directory()
     if directory is None:
         return False
-    return os.path.join(directory, "statements-grammar.lark-cache")
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return os.path.join(directory, f"statements-grammar-{digest}.lark-cache")
 
 
 _SET_BEGIN = re.compile(
