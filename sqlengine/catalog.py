@@ -41,7 +41,7 @@ class TableDef:
     @property
     def constraint_name(self) -> str:
         """The primary key constraint's name: as declared, else Flink's PK_<columns>."""
-        return self.primary_key_name or "PK_" + "_".join(self.primary_key)
+        return self.primary_key_name or default_constraint_name(self.primary_key)
 
     def in_order(self, names: list[str]) -> list[int]:
         """Positions of ``names`` (the physical then the computed columns' names) in the
@@ -57,6 +57,11 @@ class TableDef:
 
     def option(self, key: str, default: str | None = None) -> str | None:
         return dict(self.options).get(key, default)
+
+
+def default_constraint_name(keys: tuple[str, ...]) -> str:
+    """Flink's name of an unnamed PRIMARY KEY constraint: PK_<columns joined by _>."""
+    return "PK_" + "_".join(keys)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from sqlengine import connectors, hints, safety
 from sqlengine import statements as S
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
-from sqlengine.catalog import Catalog, TableDef, ViewDef
+from sqlengine.catalog import Catalog, TableDef, ViewDef, default_constraint_name
 from sqlengine.errors import (
     BindError,
     ConnectorError,
@@ -156,8 +156,9 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                                comment=stmt.comment,
                                column_order=tuple(c.name for c in stmt.columns),
                                # ('' for Flink's default name: the same table as unnamed)
-                               primary_key_name="" if stmt.primary_key_name == "PK_" + "_".join(
-                                   stmt.primary_key) else stmt.primary_key_name),
+                               primary_key_name="" if stmt.primary_key_name ==
+                               default_constraint_name(stmt.primary_key)
+                               else stmt.primary_key_name),
                       temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
 
@@ -221,8 +222,6 @@ def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
 def alter_view(catalog: Catalog, stmt: S.AlterView, script: str) -> str:
     """ALTER VIEW v RENAME TO w | AS query, of a permanent view (as Flink's, which refuses a
     temporary one); AS takes the new query's columns and keeps the comment."""
-    from dataclasses import replace as _replace
-
     from sqlengine.binder import bind_query
 
     view = catalog.find(stmt.name, temporary=False)[1]
@@ -232,14 +231,14 @@ def alter_view(catalog: Catalog, stmt: S.AlterView, script: str) -> str:
         raise BindError(f"ALTER VIEW {stmt.name!r}: no such view (temporary views are not "
                         "altered: drop and create them)")
     if stmt.query is not None:
-        plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
-        del plan  # (validated now, as CREATE VIEW does)
-        new = _replace(view, query=stmt.query, script=script, columns=())
+        # (validated now, as CREATE VIEW does)
+        bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+        new = replace(view, query=stmt.query, script=script, columns=())
     else:
         if catalog.exists(stmt.new_name, temporary=False):
             raise BindError(f"ALTER VIEW {stmt.name!r} RENAME TO {stmt.new_name!r}: a table "
                             "or view of that name exists")
-        new = _replace(view, name=stmt.new_name)
+        new = replace(view, name=stmt.new_name)
     catalog.drop("VIEW", stmt.name, if_exists=False)
     catalog.add_view(new)
     return "[INFO] Execute statement succeeded."
@@ -502,15 +501,9 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
                           S.QueryText(c.expr.sql, 0)) for c in stmt.columns]
         for c, position in zip(added, stmt.positions or [""] * len(added)):
             # (in turn, as Flink: last without a position; AFTER may name one just added)
-            placed = [x.name.lower() for x in columns]
-            if position == "FIRST":
-                at = 0
-            elif position:
-                if position.lower() not in placed:
-                    column_named(position)
-                at = placed.index(position.lower()) + 1
-            else:
-                at = len(columns)
+            at = _place(columns, position, len(columns))
+            if at is None:
+                column_named(position)
             columns.insert(at, c)
         create = _replace(create, columns=tuple(columns))
         if stmt.watermark is not None:
@@ -544,13 +537,23 @@ def _dropped_key(stmt: S.AlterTable) -> str:
     return f"CONSTRAINT {stmt.new_name}" if stmt.new_name else "PRIMARY KEY"
 
 
+def _place(columns: list[S.ColumnDef], position: str, default: int) -> int | None:
+    """Where a column goes among ``columns``: '' ``default``, 'FIRST' 0, else after the
+    column named (None when there is none)."""
+    if position == "FIRST":
+        return 0
+    if not position:
+        return default
+    after = next((i for i, x in enumerate(columns) if x.name.lower() == position.lower()),
+                 None)
+    return None if after is None else after + 1
+
+
 def _modified(create: S.CreateTable, stmt: S.AlterTable) -> S.CreateTable:
     """``create`` with MODIFY's changes, as Flink's: each column (which must exist) takes its
     new definition (its comment stays unless a new one is given) at its position (where it
     was, FIRST or AFTER a column), in turn; the watermark and the primary key (which must
     exist) are replaced."""
-    from dataclasses import replace as _replace
-
     where = f"ALTER TABLE {stmt.name!r} MODIFY"
     columns = list(create.columns)
     seen: set[str] = set()
@@ -563,31 +566,26 @@ def _modified(create: S.CreateTable, stmt: S.AlterTable) -> S.CreateTable:
         if at is None:
             raise BindError(f"{where}: no column {c.name!r} (ADD adds one)")
         old = columns.pop(at)
-        new = _replace(c, offset=0, comment=c.comment if c.comment is not None else old.comment,
-                       expr=None if c.expr is None else S.QueryText(c.expr.sql, 0))
-        if position == "FIRST":
-            at = 0
-        elif position:
-            if position.lower() == low:
-                raise BindError(f"{where}: column {c.name!r} cannot follow itself")
-            after = next((i for i, x in enumerate(columns)
-                          if x.name.lower() == position.lower()), None)
-            if after is None:
-                raise BindError(f"{where}: no column {position!r} to place {c.name!r} after")
-            at = after + 1
-        columns.insert(at, new)
-    create = _replace(create, columns=tuple(columns))
+        new = replace(c, offset=0, comment=c.comment if c.comment is not None else old.comment,
+                      expr=None if c.expr is None else S.QueryText(c.expr.sql, 0))
+        if position != "FIRST" and position.lower() == low:
+            raise BindError(f"{where}: column {c.name!r} cannot follow itself")
+        placed = _place(columns, position, at)
+        if placed is None:
+            raise BindError(f"{where}: no column {position!r} to place {c.name!r} after")
+        columns.insert(placed, new)
+    create = replace(create, columns=tuple(columns))
     if stmt.watermark is not None:
         if create.watermark is None:
             raise BindError(f"{where} WATERMARK: the table has no watermark (ADD WATERMARK "
                             "adds one)")
-        create = _replace(create, watermark=S.WatermarkDef(
+        create = replace(create, watermark=S.WatermarkDef(
             stmt.watermark.column, S.QueryText(stmt.watermark.expr.sql, 0)))
     if stmt.keys:
         if not create.primary_key:
             raise BindError(f"{where} PRIMARY KEY: the table has no primary key (ADD PRIMARY "
                             "KEY adds one)")
-        create = _replace(create, primary_key=stmt.keys, primary_key_name=stmt.new_name)
+        create = replace(create, primary_key=stmt.keys, primary_key_name=stmt.new_name)
     return create
 
 
