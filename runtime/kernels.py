@@ -362,19 +362,47 @@ def _is_bool(value: bool, negated: bool) -> Kernel:
 
 
 def _like(negated: bool) -> Kernel:
-    """``x [NOT] LIKE p [ESCAPE e]``: a backslash escapes without ESCAPE (as Arrow's
-    match_like); with ESCAPE the pattern is rewritten into that form."""
+    """``x [NOT] LIKE p [ESCAPE e]``. Without ESCAPE no character escapes, a backslash
+    stands for itself (Flink, DuckDB)."""
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         pattern = lits[1]
         escape = lits[2] if len(lits) > 2 else None
         if pattern is None or (len(lits) > 2 and escape is None):
             return pa.nulls(len(args[0]), pa.bool_())
-        if escape is not None:
-            pattern = like_with_escape(str(pattern), str(escape))
-        res = pc.match_like(args[0], str(pattern))
+        res = match_like(args[0], str(pattern), None if escape is None else str(escape))
         return pc.invert(res) if negated else res
 
     return kernel
+
+
+def match_like(values: Array, pattern: str, escape: str | None) -> Array:
+    """Whether each value matches a LIKE pattern: plain comparisons for a literal, a prefix,
+    a suffix or an infix, an anchored RE2 expression otherwise. Not Arrow's match_like: its
+    suffix path loses an escaped character (``%\\\\`` matched no text ending in a backslash,
+    pyarrow 26)."""
+    chars = _escaped(pattern, escape, "LIKE") if escape is not None else \
+        [(False, c) for c in pattern]
+    parts: list[tuple[str, str]] = []  # ("text", literal), ("%", ""), ("_", "")
+    for literal, c in chars:
+        kind = c if not literal and c in "%_" else "text"
+        if kind == "text" and parts and parts[-1][0] == "text":
+            parts[-1] = ("text", parts[-1][1] + c)
+        elif kind != "%" or not parts or parts[-1][0] != "%":
+            parts.append((kind, c if kind == "text" else ""))
+    kinds = [k for k, _ in parts]
+    texts = [t for k, t in parts if k == "text"]
+    if "_" not in kinds and len(texts) <= 1:
+        text = texts[0] if texts else ""
+        lead, tail = kinds[:1] == ["%"], kinds[-1:] == ["%"]
+        if lead and tail:
+            return pc.match_substring(values, text)
+        if lead or tail:
+            return pc.ends_with(values, text) if lead else pc.starts_with(values, text)
+        return pc.equal(values, pa.scalar(text, values.type))
+    regex = "".join(".*" if k == "%" else "." if k == "_" else
+                    "".join(c if c.isalnum() or ord(c) > 127 else f"\\x{{{ord(c):02x}}}"
+                            for c in t) for k, t in parts)
+    return pc.match_substring_regex(values, "(?s)^" + regex + "$")
 
 
 def _escaped(pattern: str, escape: str, name: str) -> list[tuple[bool, str]]:
@@ -395,19 +423,6 @@ def _escaped(pattern: str, escape: str, name: str) -> list[tuple[bool, str]]:
         out.append((False, c))
         i += 1
     return out
-
-
-def like_with_escape(pattern: str, escape: str) -> str:
-    """A LIKE pattern with its own escape character as Arrow's (backslash) form."""
-    out = []
-    for literal, c in _escaped(pattern, escape, "LIKE"):
-        if literal and c in "%_\\":
-            out.append("\\" + c)
-        elif not literal and c == "\\":
-            out.append("\\\\")
-        else:
-            out.append(c)
-    return "".join(out)
 
 
 def similar_to_regex(pattern: str, escape: str | None) -> str:

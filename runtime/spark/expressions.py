@@ -108,6 +108,20 @@ def to_sql(e: Expr) -> str | None:
     return _call(e, kids)
 
 
+def _no_escape(pattern: Expr) -> str | None:
+    """An ESCAPE clause that escapes nothing in ``pattern``: without one Spark's LIKE takes a
+    backslash as its escape, where Flink's (and DuckDB's) takes it literally. None when the
+    pattern is not a constant."""
+    if not isinstance(pattern, Literal):
+        return None
+    if pattern.value is None:
+        return ""
+    text = str(pattern.value)
+    free = next((c for c in "!#$&~^|@`" + "".join(map(chr, range(0x2400, 0x2500)))
+                 if c not in text), None)
+    return None if free is None else f" ESCAPE '{free}'"
+
+
 def _shift(e: Call, k: list[str]) -> str | None:
     """DATE / TIMESTAMP plus or minus an interval literal, with Flink's result type."""
     at = 1 if T.is_interval(e.args[1].dtype) else 0
@@ -166,7 +180,9 @@ def _call(e: Call, k: list[str]) -> str | None:
     if name in simple:
         return f"({k[0]} {simple[name]})"
     if name in ("like", "not_like"):
-        escape = f" ESCAPE {k[2]}" if len(k) > 2 else ""
+        escape = f" ESCAPE {k[2]}" if len(k) > 2 else _no_escape(e.args[1])
+        if escape is None:
+            return None
         return f"({k[0]} {'NOT ' if name == 'not_like' else ''}LIKE {k[1]}{escape})"
     if name == "concat_op":
         return f"concat({k[0]}, {k[1]})"

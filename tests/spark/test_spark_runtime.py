@@ -494,21 +494,24 @@ def test_new_features_are_refused_on_spark(setup: str, sql: str, message: str) -
 
 
 STRINGS = ("(VALUES (1, 'foothebar', 'a%c'), (2, 'abc', 'a_c'), (3, '', CAST(NULL AS STRING)), "
-           "(4, CAST(NULL AS STRING), 'x')) AS t(i, s, p)")
+           "(4, CAST(NULL AS STRING), 'x'), (5, 'a\\b', 'a\\%')) AS t(i, s, p)")
 
 
 def test_string_predicates_and_regexps_on_spark() -> None:
     """REGEXP_EXTRACT's default group (the whole match), REGEXP with an empty pattern, LIKE
-    with ESCAPE, SIMILAR TO (through the native kernel) and IS [NOT] DISTINCT FROM give
-    native's rows."""
+    with ESCAPE, LIKE without ESCAPE taking a backslash literally (Spark's own LIKE escapes with
+    it), SIMILAR TO (through the native kernel) and IS [NOT] DISTINCT FROM give native's
+    rows."""
     sql = (f"SELECT i, REGEXP_EXTRACT(s, 'o+') AS e0, REGEXP_EXTRACT(s, 'f(o+)', 1) AS e1, "
            f"REGEXP(s, '') AS r0, REGEXP(s, 'b.') AS r1, p LIKE 'a!%c' ESCAPE '!' AS l, "
+           f"s LIKE 'a\\%' AS b0, s LIKE '%\\b' AS b1, p LIKE 'a\\!%' ESCAPE '!' AS b2, "
            f"s SIMILAR TO '%(b|o)a?r' AS st, "
            f"s IS DISTINCT FROM p AS d, s IS NOT DISTINCT FROM 'abc' AS nd FROM {STRINGS}")
     got = {name: sorted(tuple(r.values()) for r in sqlengine.connect(conf).sql(sql).collect()
                         .to_pylist()) for name, conf in (("native", NATIVE), ("spark", SPARK))}
     assert got["spark"] == got["native"]
     assert got["native"][0][1:3] == ("oo", "oo")
+    assert got["native"][4][6:9] == (True, True, True)
 
 
 def _disordered(events: int, options: dict[str, str] | None = None) -> sqlengine.Session:
