@@ -31,7 +31,7 @@ from sqlengine.bind_grouping import (
 )
 from sqlengine.bind_reduce import is_reducible, reduce_variance
 from sqlengine.bind_scalar import make_cast
-from sqlengine.bind_select import SelectItem
+from sqlengine.bind_select import SelectItem, by_alias
 from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
 from sqlengine.errors import BindError, NotSupportedError
@@ -189,7 +189,8 @@ class AggregateBinder(ClauseBinder):
                     target = selects.order_target(o.this, names, item_nodes)
                     targets.append(target)
                     if target is None:
-                        order_exprs.append(self.exprs.bind(o.this, Scope(())))
+                        order_exprs.append(self.exprs.bind(
+                            by_alias(o.this, names, item_nodes), Scope(())))
         finally:
             self.exprs.intercept = None
             self.exprs.intercept_scope = None

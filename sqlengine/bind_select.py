@@ -45,6 +45,27 @@ _CLAUSE_WORDS = {"locks": "FOR UPDATE / FOR SHARE", "distribute": "DISTRIBUTE BY
                  "operation_modifiers": "a SELECT modifier"}
 
 
+def by_alias(node: exp.Expression, names: list[str],
+             items: list[exp.Expression]) -> exp.Expression:
+    """An ORDER BY expression with each bare name of one SELECT alias replaced by that item's
+    expression: in ``SELECT id AS x FROM t ORDER BY x * -1`` the alias wins over t's own x, as
+    in Flink (Calcite) and the SQL standard. Names inside a subquery stay as they are."""
+    lowered = [n.lower() for n in names]
+    if not items or not any(isinstance(c, exp.Column) and not c.table and
+                            c.name.lower() in lowered for c in node.walk()):
+        return node
+    out = node.copy()
+    for col in list(out.find_all(exp.Column)):
+        name = col.name.lower()
+        if col.table or lowered.count(name) != 1 or col.find_ancestor(exp.Select) is not None:
+            continue
+        replacement = exp.Paren(this=items[lowered.index(name)].copy())
+        if col is out:
+            return replacement
+        col.replace(replacement)
+    return out
+
+
 class SelectBinder(ClauseBinder):
     """A SELECT block and the ORDER BY / LIMIT around queries."""
 
@@ -108,10 +129,12 @@ class SelectBinder(ClauseBinder):
 
         try:
             exprs = [self.exprs.bind(e, rel.scope) for e, _ in items]
+            names = unique_names([n for _, n in items])
+            # (ORDER BY binds while the window columns are intercepted: it may name an alias
+            # of one, ORDER BY rn * -1)
+            return self.finish_select(node, rel, exprs, names, [e for e, _ in items], order)
         finally:
             self.exprs.intercept = None
-        names = unique_names([n for _, n in items])
-        return self.finish_select(node, rel, exprs, names, [e for e, _ in items], order)
 
     def _qualify(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
         """``QUALIFY cond`` (Flink's, Snowflake's): the rows of the SELECT for which ``cond``
@@ -231,14 +254,15 @@ class SelectBinder(ClauseBinder):
         # latter ride along as hidden columns that a final projection removes.
         keys: list[SortKey] = []
         hidden: list[Expr] = []
+        late: list[exp.Ordered] = []  # (DISTINCT: expressions over its output columns)
         if order is not None:
             for o in order.expressions:
                 idx = self.order_target(o.this, names, item_nodes)
                 if idx is None:
                     if node.args.get("distinct"):
-                        raise self.error(BindError, "ORDER BY expressions must appear in the "
-                                         "SELECT DISTINCT list", o)
-                    e = self.exprs.bind(o.this, rel.scope)
+                        late.append(o)
+                        continue
+                    e = self.exprs.bind(by_alias(o.this, names, item_nodes), rel.scope)
                     idx = len(exprs) + len(hidden)
                     hidden.append(e)
                 ty = (exprs + hidden)[idx].dtype
@@ -247,11 +271,35 @@ class SelectBinder(ClauseBinder):
         plan: LogicalPlan = Project(rel.plan, tuple(exprs + hidden), tuple(all_names))
         if node.args.get("distinct"):
             plan = distinct(plan)
+            if late:
+                plan, keys = self._distinct_order(plan, order, names, item_nodes)
         plan = self.apply_sort_limit(node, plan, keys)
-        if hidden:
+        if hidden or late:
             plan = Project(plan, tuple(ColumnRef(i, n, f.type) for i, (n, f) in
                                        enumerate(zip(names, plan.schema.fields))), tuple(names))
         return Relation(plan, scope_of(plan, None, rel.scope, exprs))
+
+    def _distinct_order(self, plan: LogicalPlan, order: exp.Order, names: list[str],
+                        item_nodes: list[exp.Expression]) -> tuple[LogicalPlan, list[SortKey]]:
+        """SELECT DISTINCT's ORDER BY expressions, computed over its output columns (``SELECT
+        DISTINCT id AS y ... ORDER BY y * -1``); one that reads any other column is refused."""
+        out_scope = scope_of(plan, None)
+        refs: list[Expr] = [ColumnRef(i, n, f.type)
+                            for i, (n, f) in enumerate(zip(names, plan.schema.fields))]
+        keys: list[SortKey] = []
+        for o in order.expressions:
+            idx = self.order_target(o.this, names, item_nodes)
+            if idx is None:
+                try:
+                    e = self.exprs.bind(o.this, out_scope)
+                except BindError:
+                    raise self.error(BindError, "ORDER BY expressions must appear in the "
+                                     "SELECT DISTINCT list", o) from None
+                idx = len(refs)
+                refs.append(e)
+            keys.append(sort_key(o, ColumnRef(idx, hidden_name(names, idx), refs[idx].dtype)))
+        all_names = [hidden_name(names, i) for i in range(len(refs))]
+        return Project(plan, tuple(refs), tuple(all_names)), keys
 
     def order_target(self, node: exp.Expression, names: list[str],
                      items: list[exp.Expression]) -> int | None:
