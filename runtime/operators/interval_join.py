@@ -37,6 +37,7 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.join import equality_key
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
@@ -109,7 +110,8 @@ class IntervalJoinOperator(Operator):
     def _keys(self, data: pa.RecordBatch | pa.Table, side: int) -> pa.Table:
         batch = data if isinstance(data, pa.RecordBatch) else \
             data.combine_chunks().to_batches()[0]
-        cols = {f"k{i}": evaluate(k, batch) for i, k in enumerate(self.key_exprs[side])}
+        cols = {f"k{i}": equality_key(evaluate(k, batch))
+                for i, k in enumerate(self.key_exprs[side])}
         cols[_POS] = pa.array(np.arange(batch.num_rows, dtype=np.int64))
         return pa.table(cols)
 

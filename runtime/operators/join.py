@@ -140,6 +140,7 @@ class JoinOperator(SpillsToDisk, Operator):
             for i, k in enumerate(exprs):
                 cols[f"k{i}"] = evaluate(remap_columns(k, at), rb) if rb is not None \
                     else pa.array([], k.dtype)
+        cols = {n: equality_key(c) for n, c in cols.items()}
         cols["$pos"] = pa.array(np.arange(table.num_rows, dtype=np.int64))
         return pa.table(cols)
 
@@ -710,6 +711,18 @@ class JoinOperator(SpillsToDisk, Operator):
         sizes = [0 if t is None else int(pc.sum(t[M]).as_py() or 0) for t in self.state]
         return {"left_rows": sizes[0], "right_rows": sizes[1]}
 
+
+
+def equality_key(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A join key column as SQL's ``=`` compares it: a floating -0.0 as 0.0 (they are equal;
+    Arrow's hash join tells them apart by their bits) and NaN, equal to nothing, as NULL.
+    Flink's batch joins do the same; its streaming joins compare the bits."""
+    if not pa.types.is_floating(column.type):
+        return column
+    column = pc.add(column, pa.scalar(0.0, column.type))
+    if pc.any(pc.is_nan(column)).as_py():
+        column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
+    return column
 
 
 def _table(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
