@@ -76,6 +76,24 @@ def resolve_named_windows(binder: ClauseBinder, node: exp.Select) -> exp.Select:
 _NOT_OVER_FRAMES = frozenset({"percentile", "json_arrayagg", "json_objectagg"})
 
 
+def _bounds_in_order(binder: ClauseBinder, spec: exp.WindowSpec, w: exp.Window) -> None:
+    """The SQL standard's (and Calcite's, DuckDB's) rule on a frame's two bounds: it cannot
+    start at UNBOUNDED FOLLOWING or end at UNBOUNDED PRECEDING, nor end before a CURRENT ROW
+    or FOLLOWING start by a PRECEDING (or, after FOLLOWING, a CURRENT ROW) end."""
+    def rank(node: object, side: object) -> tuple[str, int]:
+        text = str(node.sql() if isinstance(node, exp.Expression) else node or "").upper()
+        if text == "CURRENT ROW":
+            return "CURRENT ROW", 1
+        where = str(side or "PRECEDING").upper()
+        name = f"UNBOUNDED {where}" if text == "UNBOUNDED" else where
+        return name, 0 if where == "PRECEDING" else 2
+    start, s = rank(spec.args.get("start"), spec.args.get("start_side"))
+    end, e = (("CURRENT ROW", 1) if spec.args.get("end") is None else
+              rank(spec.args.get("end"), spec.args.get("end_side")))
+    if start == "UNBOUNDED FOLLOWING" or end == "UNBOUNDED PRECEDING" or e < s:
+        raise binder.error(BindError, f"a window frame from {start} cannot end at {end}", w)
+
+
 class OverBinder(ClauseBinder):
     """The OVER (...) window functions of one SELECT list; afterwards the select items read
     their results as columns (through the expression binder's intercept)."""
@@ -225,6 +243,7 @@ class OverBinder(ClauseBinder):
         if spec is None:
             return WindowFrame("range", None, 0) if order else WindowFrame("rows", None, None)
         kind = str(spec.args.get("kind") or "RANGE").lower()
+        _bounds_in_order(self, spec, w)
         start = self._bound(spec.args.get("start"), spec.args.get("start_side"), kind, order, w)
         end_node = spec.args.get("end")
         end = 0 if end_node is None else self._bound(end_node, spec.args.get("end_side"),
@@ -253,9 +272,10 @@ class OverBinder(ClauseBinder):
             return sign * interval_ms(node, self.exprs)
         if isinstance(node, exp.Literal) and not node.is_string:
             value = float(node.this) if "." in str(node.this) else int(str(node.this))
-            if value < 0 or (kind == "rows" and not isinstance(value, int)):
+            counted = kind in ("rows", "groups")  # (rows, or peer groups)
+            if value < 0 or (counted and not isinstance(value, int)):
                 raise self.error(BindError, "a frame offset must be a non-negative "
-                                 "integer" if kind == "rows" else "a frame offset must not "
+                                 "integer" if counted else "a frame offset must not "
                                  "be negative", node)
             return sign * value  # (in the ORDER BY's direction: runtime's business)
         raise self.error(NotSupportedError, f"unsupported window frame bound {text}", w)
@@ -294,6 +314,8 @@ class OverBinder(ClauseBinder):
                 preceding = int(str(start.this))
             elif str(start).upper() != "UNBOUNDED":
                 raise self.error(NotSupportedError, f"unsupported frame start {start}", w)
+            if frame == "groups":
+                frame = "range"  # (from UNBOUNDED PRECEDING to the row's peers, as RANGE)
         partition = tuple(self.exprs.bind(p, rel.scope) for p in w.args.get("partition_by")
                           or [])
         width = len(rel.scope.columns)

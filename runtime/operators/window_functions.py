@@ -124,8 +124,22 @@ class _Rows:
                 np.maximum(self.part_start, self.idx + int(frame.start))
             hi = last if frame.end is None else np.minimum(last, self.idx + int(frame.end))
             return lo, hi
+        if frame.kind == "groups":
+            return self._groups(frame)
         lo = self._range_bound(frame.start, lower=True)
         hi = self._range_bound(frame.end, lower=False)
+        return lo, hi
+
+    def _groups(self, frame: WindowFrame) -> tuple[np.ndarray, np.ndarray]:
+        """GROUPS frames: offsets count peer groups (rows of equal ORDER BY values)."""
+        group = np.cumsum(self.new_peer) - 1
+        group_start = np.flatnonzero(self.new_peer)
+        group_last = np.append(group_start[1:], self.n) - 1
+        first, last = group[self.part_start], group[self.part_end - 1]
+        lo_g = first if frame.start is None else np.maximum(first, group + int(frame.start))
+        hi_g = last if frame.end is None else np.minimum(last, group + int(frame.end))
+        lo = np.where(lo_g > last, self.part_end, group_start[np.minimum(lo_g, last)])
+        hi = np.where(hi_g < first, self.part_start - 1, group_last[np.maximum(hi_g, first)])
         return lo, hi
 
     def _range_bound(self, offset: float | None, lower: bool) -> np.ndarray:

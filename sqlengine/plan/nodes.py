@@ -612,11 +612,12 @@ class Rank(UnaryPlan):
 
 @dataclass(frozen=True, slots=True)
 class WindowFrame:
-    """ROWS | RANGE BETWEEN start AND end. Offsets count rows (ROWS) or order-key units
-    (RANGE; milliseconds for a time key): negative is PRECEDING, 0 CURRENT ROW (for RANGE:
-    the row's peers), positive FOLLOWING, None UNBOUNDED."""
+    """ROWS | RANGE | GROUPS BETWEEN start AND end. Offsets count rows (ROWS), order-key
+    units (RANGE; milliseconds for a time key) or peer groups (GROUPS): negative is
+    PRECEDING, 0 CURRENT ROW (for RANGE and GROUPS: the row's peers), positive FOLLOWING,
+    None UNBOUNDED."""
 
-    kind: str  # "rows" | "range"
+    kind: str  # "rows" | "range" | "groups"
     start: int | float | None
     end: int | float | None
 

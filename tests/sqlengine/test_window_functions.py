@@ -46,6 +46,13 @@ CASES = [
     "SELECT g, o, AVG(CAST(v AS DOUBLE)) OVER (PARTITION BY g) AS a FROM t WHERE v > 6",
     "SELECT v, LAG(v) OVER (ORDER BY v NULLS FIRST) AS p, LEAD(v, 2, -1) OVER (ORDER BY v "
     "NULLS FIRST) AS n FROM t",
+    # GROUPS frames count peer groups (they were computed as RANGE: 1 PRECEDING of o = 4
+    # reached back to o = 3, not to the group of 2s)
+    f"SELECT g, o, SUM(v) {W} GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM t",
+    f"SELECT g, o, COUNT(*) {W} GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) AS c, "
+    f"MAX(v) {W} GROUPS BETWEEN 2 PRECEDING AND 1 PRECEDING) AS m FROM t",
+    "SELECT o, MIN(v) OVER (ORDER BY o DESC NULLS LAST GROUPS BETWEEN 1 FOLLOWING "
+    "AND UNBOUNDED FOLLOWING) AS f FROM t",
 ]
 
 
@@ -107,6 +114,15 @@ def test_named_windows(mode: str) -> None:
     ("SELECT SUM(v) OVER (ORDER BY g RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
      "numeric or time"),
     ("SELECT COUNT(DISTINCT v) OVER (PARTITION BY g) FROM t", "DISTINCT"),
+    # (the bounds out of order, refused as by Calcite and DuckDB; they gave empty frames)
+    ("SELECT SUM(v) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM t",
+     "from CURRENT ROW cannot end at PRECEDING"),
+    ("SELECT SUM(v) OVER (ORDER BY o GROUPS BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM t",
+     "from FOLLOWING cannot end at CURRENT ROW"),
+    ("SELECT SUM(v) OVER (ORDER BY o RANGE BETWEEN UNBOUNDED FOLLOWING AND UNBOUNDED "
+     "FOLLOWING) FROM t", "from UNBOUNDED FOLLOWING"),
+    ("SELECT SUM(v) OVER (ORDER BY o GROUPS BETWEEN 1.5 PRECEDING AND CURRENT ROW) FROM t",
+     "non-negative integer"),
 ])
 def test_refused_with_a_reason(sql: str, message: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
