@@ -23,6 +23,7 @@ from sqlengine.optimizer.rules.push_down_filters import PushDownFilters
 from sqlengine.optimizer.rules.push_down_semi_joins import PushDownSemiJoins
 from sqlengine.optimizer.rules.reduce_aggregate_inputs import ReduceAggregateInputs
 from sqlengine.optimizer.rules.reorder_joins import ReorderJoins
+from sqlengine.optimizer.rules.semi_join_extremes import SemiJoinExtremes
 from sqlengine.optimizer.streamgraph import build_stream_graph
 from sqlengine.optimizer.udf_errors import check_on_error, split_python_calls
 from sqlengine.plan.nodes import LogicalPlan
@@ -40,6 +41,8 @@ RULES: tuple[OptimizerRule, ...] = (
     ReorderJoins(),
     # An aggregate joined on its keys aggregates only the groups the other side can meet.
     ReduceAggregateInputs(),
+    # EXISTS with one comparison beside the keys meets one row per key: its MIN or MAX.
+    SemiJoinExtremes(),
     # A filter on a row number, once pushed onto its ranking, becomes a Top-N limit; this
     # runs before pruning so that an unread row number is not computed as an output.
     LimitRanks(),

@@ -19,10 +19,12 @@ PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters"),
                  "merge_unions": ("merge_projections",),
                  "reorder_joins": ("push_down_filters",),
                  "push_down_semi_joins": ("decorrelate",),
-                 "reduce_aggregate_inputs": ("decorrelate",)}
+                 "reduce_aggregate_inputs": ("decorrelate",),
+                 "semi_join_extremes": ("decorrelate", "push_down_filters")}
 # Options a rule's fixtures run under (besides none).
 OPTIONS = {"push_down_semi_joins": {"execution.runtime-mode": "batch"},
-           "reduce_aggregate_inputs": {"execution.runtime-mode": "batch"}}
+           "reduce_aggregate_inputs": {"execution.runtime-mode": "batch"},
+           "semi_join_extremes": {"execution.runtime-mode": "batch"}}
 # Rules that consult the estimates see tables of known size.
 SIZED = {"push_down_semi_joins", "reduce_aggregate_inputs"}
 
