@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 # A dense array while the keys' range is at most this many times their number, or at most
 # DENSE_SLACK keys (32 MB of int32 slots or offsets: a gather beats a binary search by far).
@@ -162,6 +163,25 @@ class BuildIndex:
                 np.arange(total, dtype=np.int64)
         return self._checked(positions, rest, probing, at)
 
+    def counts(self, keys: pa.Table) -> np.ndarray:
+        """Per probing row (of ``keys``, as ``probe`` takes them): how many built rows share
+        its indexed key columns, an upper bound of its pairs (other key columns are
+        compared after)."""
+        names = [c for c in keys.column_names if c != "$pos"]
+        if keys.num_rows == 0:
+            return np.zeros(0, np.int64)
+        cols = [_int64(keys[n]) for n in names]
+        packed, inside = _pack([cols[i] for i in self.indexed], self.lows, self.widths)
+        if self.slot is not None:
+            count = (self.slot[packed] >= 0).astype(np.int64)
+        elif self.offsets is not None:
+            count = (self.offsets[packed + 1] - self.offsets[packed]).astype(np.int64)
+        else:
+            assert self.sorted_keys is not None
+            count = np.searchsorted(self.sorted_keys, packed, side="right") - \
+                np.searchsorted(self.sorted_keys, packed, side="left")
+        return count if inside is None else np.where(inside, count, 0)
+
     def _checked(self, positions: np.ndarray, rest: list[np.ndarray], probing: np.ndarray,
                  at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The candidate pairs (probing index, index into ``rows``) whose other key columns
@@ -207,3 +227,42 @@ def _pack(cols: list[np.ndarray], lows: list[int], widths: list[int]
     if inside is not None:  # (outside values may have wrapped: masked out by the caller)
         packed = np.where(inside, packed, 0)
     return packed, inside
+
+
+class CodedIndex:
+    """A BuildIndex over keys of any other type (strings, decimals, floats), each key column
+    coded by its position among the built side's distinct values (``pc.index_in``); a
+    probing key the built side lacks codes as -1, outside every range. For a join with a
+    residual condition, whose candidate pairs are found a slice at a time (``counts``)."""
+
+    def __init__(self, values: list[pa.Array], index: BuildIndex) -> None:
+        self.values = values
+        self.index = index
+
+    @classmethod
+    def build(cls, keys: pa.Table) -> CodedIndex | None:
+        names = [c for c in keys.column_names if c != "$pos"]
+        if not names or keys.num_rows == 0:
+            return None
+        values = [pc.unique(keys[n]) for n in names]
+        index = BuildIndex.build(cls._coded(keys, names, values))
+        return None if index is None else cls(values, index)
+
+    @staticmethod
+    def _coded(keys: pa.Table, names: list[str], values: list[pa.Array]) -> pa.Table:
+        cols = {n: pc.fill_null(pc.index_in(keys[n], value_set=v), -1).cast(pa.int64())
+                for n, v in zip(names, values, strict=True)}
+        cols["$pos"] = keys["$pos"]
+        return pa.table(cols)
+
+    def _code(self, keys: pa.Table) -> pa.Table:
+        return self._coded(keys, [c for c in keys.column_names if c != "$pos"], self.values)
+
+    def probe(self, keys: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        return self.index.probe(self._code(keys))
+
+    def counts(self, keys: pa.Table) -> np.ndarray:
+        return self.index.counts(self._code(keys))
+
+    def nbytes(self) -> int:
+        return self.index.nbytes() + sum(v.nbytes for v in self.values)
