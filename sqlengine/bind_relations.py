@@ -3,7 +3,6 @@ views, subqueries) and joins."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -26,7 +25,7 @@ from sqlengine.bind_hints import no_hint, with_hint
 from sqlengine.bind_lateral import is_lateral_subquery, lateral_join
 from sqlengine.bind_sample import sampled
 from sqlengine.bind_temporal import temporal_join
-from sqlengine.bind_using import using_columns
+from sqlengine.bind_using import natural_columns, using_columns, using_parts
 from sqlengine.connectors import is_bounded
 from sqlengine.dialect import Flink
 from sqlengine.errors import BindError, NotSupportedError, PlanError
@@ -67,7 +66,7 @@ if TYPE_CHECKING:
 
 _MAX_VIEW_DEPTH = 32
 # The JOIN clauses binding reads (sqlglot's argument names); any other is refused.
-_JOIN_CLAUSES = frozenset({"this", "on", "using", "side", "kind", "hint"})
+_JOIN_CLAUSES = frozenset({"this", "on", "using", "side", "kind", "hint", "method"})
 
 
 class RelationBinder(ClauseBinder):
@@ -220,6 +219,8 @@ class RelationBinder(ClauseBinder):
                 rel = ctes[key]
                 return Relation(rel.plan, requalify(rel.scope, alias))
             return self.table(name, alias, node)
+        if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Table | exp.Subquery):
+            return self._parenthesised(node, ctes)
         if isinstance(node, exp.Subquery):
             rel = self.query(node.this, ctes)
             rel = self.binder.selects.order_limit(node, rel)
@@ -234,6 +235,20 @@ class RelationBinder(ClauseBinder):
             return self.unnest(Relation(one, Scope(())), node, outer=False)
         raise self.error(NotSupportedError, "unsupported FROM item "
                          f"{node.sql(dialect=Flink)!r}", node)
+
+    def _parenthesised(self, node: exp.Subquery, ctes: dict[str, Relation]) -> Relation:
+        """A parenthesised join, ``(a JOIN b ON ...) JOIN c`` or ``a LEFT JOIN (b JOIN c ON
+        ...) ON ...``: its tables keep their own names, as in a FROM list."""
+        if node.alias:
+            raise self.error(NotSupportedError, "a parenthesised join takes no alias; name "
+                             "it in a subquery: (SELECT ... FROM a JOIN b ...) AS x", node)
+        inner = node.this.copy()
+        joins = inner.args.get("joins") or []
+        inner.set("joins", None)
+        rel = self.from_item(inner, ctes)
+        for join in joins:
+            rel = self.join(rel, join, ctes)
+        return rel
 
     def table(self, name: str, alias: str, node: exp.Expression) -> Relation:
         view = self.binder.catalog.view(name)
@@ -363,7 +378,7 @@ class RelationBinder(ClauseBinder):
         side = (join.args.get("side") or "").upper()
         kind = (join.args.get("kind") or "").upper()
         method = (join.args.get("method") or "").upper()
-        if method:
+        if method and method != "NATURAL":
             raise self.error(NotSupportedError, f"{method} JOIN is not supported; name the "
                              "columns with USING (...) or ON", join)
         extra = unread_clause(join, _JOIN_CLAUSES)
@@ -377,9 +392,19 @@ class RelationBinder(ClauseBinder):
         if kind in ("LATERAL",) or isinstance(join.this, exp.Lateral):
             raise self.error(NotSupportedError, "LATERAL joins are not supported yet", join)
         on_node = join.args.get("on")
-        if kind == "CROSS" and (on_node is not None or join.args.get("using")):
+        using_names: list[tuple[str, exp.Expression]] = [
+            (ident.name, ident) for ident in join.args.get("using") or []]
+        if method == "NATURAL":
+            if on_node is not None or using_names or kind == "CROSS":
+                raise self.error(BindError, "a NATURAL JOIN takes no ON or USING condition",
+                                 join)
+            # (USING the columns of equal names, in the left side's order; none: a cross
+            # join, as the SQL standard and Calcite have it)
+            using_names = [(name, join) for name in natural_columns(left.scope, right.scope)]
+            on_node = None if using_names else exp.true()
+        if kind == "CROSS" and (on_node is not None or using_names):
             raise self.error(BindError, "CROSS JOIN takes no ON or USING condition", join)
-        if on_node is None and not join.args.get("using") and side:
+        if on_node is None and not using_names and side:
             raise self.error(BindError, f"{side} JOIN needs an ON or USING condition", join)
         swapped = side == "RIGHT"
         if swapped:
@@ -387,29 +412,9 @@ class RelationBinder(ClauseBinder):
         scope = Scope(left.scope.columns + right.scope.columns)
         n_left = len(left.scope.columns)
         using: list[tuple[ColumnRef, ColumnRef]] = []
-        if join.args.get("using"):
-            parts = []
-            for ident in join.args["using"]:
-                name = ident.name
-                li, ri = left.scope.resolve(name, None), right.scope.resolve(name, None)
-                if li is None or ri is None:
-                    raise self.error(BindError, f"USING column {name!r} is not on both sides",
-                                     ident)
-                lc, rc = left.scope.columns[li], right.scope.columns[ri]
-                parts.append((ColumnRef(li, lc.name, lc.type),
-                               ColumnRef(n_left + ri, rc.name, rc.type)))
-            cond_parts: list[Expr] = [Call("eq", (a, b), T.BOOLEAN) for a, b in parts]
-            using = parts
-            # (both copies of a USING column are reachable by their qualifiers only: the
-            # unqualified name is the merged column added after the join)
-            left_dup = {a.index for a, _ in parts}
-            right_dup = {b.index - n_left for _, b in parts}
-            left = Relation(left.plan, Scope(tuple(
-                replace(c, using_duplicate=True) if i in left_dup else c
-                for i, c in enumerate(left.scope.columns))))
-            right = Relation(right.plan, Scope(tuple(
-                replace(c, using_duplicate=True) if i in right_dup else c
-                for i, c in enumerate(right.scope.columns))))
+        if using_names:
+            using, left, right = using_parts(self, left, right, using_names)
+            cond_parts: list[Expr] = [Call("eq", (a, b), T.BOOLEAN) for a, b in using]
             scope = Scope(left.scope.columns + right.scope.columns)
         elif on_node is not None:
             on = self.exprs.bind(on_node, scope)

@@ -1,12 +1,61 @@
-"""The columns of a JOIN ... USING (standard SQL, as Calcite has them)."""
+"""The columns of a JOIN ... USING and a NATURAL JOIN (standard SQL, as Calcite has them)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.bind_common import Relation
 from sqlengine.bind_expr import Scope, ScopeColumn, coerce
+from sqlengine.errors import BindError
 from sqlengine.plan.expressions import Call, ColumnRef, Expr
 from sqlengine.plan.nodes import LogicalPlan, Project
+
+if TYPE_CHECKING:
+    from sqlengine.bind_common import ClauseBinder
+
+
+def using_parts(binder: ClauseBinder, left: Relation, right: Relation,
+                names: list[tuple[str, exp.Expression]]
+                ) -> tuple[list[tuple[ColumnRef, ColumnRef]], Relation, Relation]:
+    """Per USING column (name, and the node an error points at): its (left, right) copies
+    in the joined row; and both sides with those copies reachable by their qualifiers only
+    (the unqualified name is the merged column added after the join)."""
+    n_left = len(left.scope.columns)
+    parts = []
+    for name, node in names:
+        li, ri = left.scope.resolve(name, None), right.scope.resolve(name, None)
+        if li is None or ri is None:
+            raise binder.error(BindError, f"USING column {name!r} is not on both sides", node)
+        lc, rc = left.scope.columns[li], right.scope.columns[ri]
+        parts.append((ColumnRef(li, lc.name, lc.type), ColumnRef(n_left + ri, rc.name, rc.type)))
+    left_dup = {a.index for a, _ in parts}
+    right_dup = {b.index - n_left for _, b in parts}
+    left = Relation(left.plan, Scope(tuple(
+        replace(c, using_duplicate=True) if i in left_dup else c
+        for i, c in enumerate(left.scope.columns))))
+    right = Relation(right.plan, Scope(tuple(
+        replace(c, using_duplicate=True) if i in right_dup else c
+        for i, c in enumerate(right.scope.columns))))
+    return parts, left, right
+
+
+def natural_columns(left: Scope, right: Scope) -> list[str]:
+    """A NATURAL JOIN's USING columns: the names both sides show (unqualified), in the left
+    side's order."""
+    def shown(scope: Scope) -> list[str]:
+        return [c.name for c in scope.columns if not c.using_duplicate
+                and not c.name.startswith("$")]
+
+    theirs = {n.lower() for n in shown(right)}
+    out: list[str] = []
+    for name in shown(left):
+        if name.lower() in theirs and name.lower() not in {o.lower() for o in out}:
+            out.append(name)
+    return out
 
 
 def using_columns(plan: LogicalPlan, scope: Scope, parts: list[tuple[ColumnRef, ColumnRef]],

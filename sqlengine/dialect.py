@@ -107,6 +107,19 @@ class Flink(Dialect):
                            self._parse_csv(self._parse_assignment))))),
         }
 
+        def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:
+            """``POSITION(needle IN haystack [FROM start])`` (Flink's, the SQL standard's
+            start position), besides sqlglot's forms."""
+            index = self._index
+            needle = self._parse_bitwise()
+            if needle is not None and self._match(TokenType.IN):
+                haystack = self._parse_bitwise()
+                start = self._parse_bitwise() if self._match(TokenType.FROM) else None
+                return self.expression(exp.StrPosition(this=haystack, substr=needle,
+                                                       position=start))
+            self._retreat(index)
+            return super()._parse_position(haystack_first)
+
         def _parse_types(self, check_func: bool = False, schema: bool = False,
                          allow_identifiers: bool = True, with_collation: bool = False
                          ) -> exp.Expression | None:

@@ -203,7 +203,6 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
 
 
 @pytest.mark.parametrize(("sql", "message"), [
-    ("SELECT * FROM t NATURAL JOIN u", "NATURAL"),
     ("SELECT * FROM t RIGHT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l ON TRUE",
      "RIGHT JOIN LATERAL"),
     ("SELECT * FROM t LEFT JOIN LATERAL (SELECT * FROM u WHERE u.k = t.k) l", "ON TRUE"),
