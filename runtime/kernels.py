@@ -563,6 +563,13 @@ def _minmax(fn: Callable[..., Array]) -> Kernel:
             res = fn(*(a.cast(pa.int64()) for a in args), skip_nulls=True).cast(args[0].type)
         else:
             res = fn(*args, skip_nulls=True)
+        if fn is pc.max_element_wise and pa.types.is_floating(res.type):
+            # (Flink orders NaN above every number, as Java's Double.compareTo: GREATEST of
+            # a NaN is NaN; Arrow's skips it. LEAST takes the smallest number either way.)
+            nan = pc.is_nan(args[0])
+            for a in args[1:]:
+                nan = pc.or_(nan, pc.is_nan(a))
+            res = pc.if_else(pc.fill_null(nan, False), pa.scalar(float("nan"), res.type), res)
         return pc.if_else(any_null, pa.nulls(len(res), res.type), res)
 
     return kernel
