@@ -571,6 +571,13 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
     def _fold(self, table: pa.Table, specs: list[tuple[str, str]], key_names: list[str]
               ) -> Iterable[pa.RecordBatch]:
         """Fold the group-by inputs of some rows into the groups' state."""
+        # (a changelog lists a batch's groups in the order of their last rows, as Flink's
+        # row-at-a-time aggregate updates them: a Top-N after it puts the group updated last
+        # behind the others of its value)
+        last = self.emit_changelog and bool(key_names) and table.num_rows > 1
+        if last:
+            table = table.append_column("$last", pa.array(np.arange(table.num_rows)))
+            specs = [*specs, ("$last", "max")]
         if key_names or not any(op == "list" for _, op in specs):
             grouped = _group_by(table, key_names, specs)
         else:  # (Arrow's "list" is a hash aggregation only: one constant key for it)
@@ -604,7 +611,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 acc.reset(gone)
         if not self.emit_changelog or before is None:
             return ()
-        return self._changelog(slots, before)
+        touched = np.argsort(np.argsort(grouped["$last_max"].to_numpy(), kind="stable"),
+                             kind="stable") if last else None
+        return self._changelog(slots, before, touched)
 
     def _row_inputs(self, batch: pa.RecordBatch, key_names: list[str]
                     ) -> tuple[pa.Table, list[tuple[str, str]]]:
@@ -1025,8 +1034,10 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         exists = self.rows[slots] > 0
         return exists, self._values_at(slots)
 
-    def _changelog(self, slots: np.ndarray, before: tuple[np.ndarray, list[pa.Array]]
-                   ) -> Iterable[pa.RecordBatch]:
+    def _changelog(self, slots: np.ndarray, before: tuple[np.ndarray, list[pa.Array]],
+                   touched: np.ndarray | None = None) -> Iterable[pa.RecordBatch]:
+        """The changes of the groups at ``slots`` since ``before``, in the order ``touched``
+        ranks them (else as they are)."""
         existed, old_vals = before
         exists = self.rows[slots] > 0
         new_vals = self._values_at(slots)
@@ -1048,7 +1059,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         new_kind = np.where(upd[new_rows], UPDATE_AFTER, INSERT).astype(np.int8)
         if len(old_rows) + len(new_rows) == 0:
             return ()
-        order_key = np.concatenate([old_rows * 2, new_rows * 2 + 1])
+        rank = touched if touched is not None else np.arange(len(slots))
+        order_key = np.concatenate([rank[old_rows] * 2, rank[new_rows] * 2 + 1])
         order = np.argsort(order_key, kind="stable")
         arrays = []
         for o, n in zip(old_vals, new_vals):

@@ -45,3 +45,21 @@ def test_over_an_unbounded_updating_input_is_refused() -> None:
               "'fields.k.min' = '1', 'fields.k.max' = '9')")
     with pytest.raises(NotSupportedError, match="updating unbounded input"):
         s.sql(SQL.replace("FROM t", "FROM u")).collect()
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    # PyFlink 2.3: a updates to 8 after b reached 8, so it ranks behind b
+    ("('a', 7), ('b', 8), ('a', 1)", [("b", 8)]),
+    ("('b', 8), ('a', 7), ('a', 1)", [("b", 8)]),
+    ("('a', 8), ('b', 7), ('b', 1)", [("a", 8)]),
+])
+def test_ties_rank_the_group_updated_last_behind(values: str,
+                                                 expected: list[tuple[object, ...]]) -> None:
+    """Equal values rank in the order the groups took them, as Flink's row-at-a-time
+    aggregate emits them: a batch's groups leave the aggregate in the order of their last rows
+    (they left in the order of their first)."""
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    got = s.sql(f"SELECT k, s FROM (SELECT k, s, ROW_NUMBER() OVER (ORDER BY s DESC) AS rn "
+                f"FROM (SELECT k, SUM(v) AS s FROM (VALUES {values}) AS t(k, v) GROUP BY k)) "
+                "WHERE rn <= 1").collect()
+    assert [tuple(r.values()) for r in got.to_pylist()] == expected
