@@ -410,8 +410,10 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
     if all(is_string(t) for t in real):
         return STRING
     units = ["s", "ms", "us", "ns"]
-    if all(pa.types.is_timestamp(t) for t in real):  # (a TIMESTAMP_LTZ among them: one;
-        # a TIMESTAMP is read in the session time zone, as Flink's common type)
+    if all(pa.types.is_timestamp(t) for t in real) and any(is_ltz(t) for t in real):
+        # (a TIMESTAMP_LTZ among them: one; a TIMESTAMP is read in the session time zone, as
+        # Flink's common type. TIMESTAMPs of different precisions alone stay TIMESTAMP: they
+        # became a TIMESTAMP_LTZ, their wall-clock times moved by the session's zone.)
         return pa.timestamp(max((t.unit for t in real), key=units.index), tz="UTC")
     if all((pa.types.is_timestamp(t) and not is_ltz(t)) or pa.types.is_date(t) for t in real):
         ts = [t for t in real if pa.types.is_timestamp(t)]
