@@ -19,6 +19,7 @@ from sqlengine.plan.nodes import SortKey
 from sqlengine.runtime.elements import data_part
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.sort import order_columns
 
 PART = "$part"
 
@@ -29,11 +30,9 @@ def key_table(batch: pa.RecordBatch, keys: tuple[SortKey, ...]) -> tuple[pa.Tabl
     cols: dict[str, pa.Array] = {}
     order: list[tuple[str, str]] = []
     for i, k in enumerate(keys):
-        values = evaluate(k.expr, batch)
-        cols[f"n{i}"] = pc.is_valid(values)
-        cols[f"v{i}"] = values
-        order.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
-        order.append((f"v{i}", "ascending" if k.ascending else "descending"))
+        columns, sort_order = order_columns(i, evaluate(k.expr, batch), k)
+        cols.update(columns)
+        order += sort_order
     return pa.table(cols), order
 
 
@@ -110,6 +109,8 @@ class RangeBoundariesOperator(Operator):
         order = []
         for i, k in enumerate(self.keys):
             order.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
+            if f"x{i}" in sample.column_names:  # (a DOUBLE's NaN first in DESC)
+                order.append((f"x{i}", "descending"))
             order.append((f"v{i}", "ascending" if k.ascending else "descending"))
         ranked = sample.take(pc.sort_indices(sample, sort_keys=order))
         n = ranked.num_rows

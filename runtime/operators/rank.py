@@ -36,6 +36,7 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.sort import order_columns
 from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.windows import fire_times
 
@@ -81,10 +82,9 @@ def row_numbers(pids: np.ndarray, order: list[tuple[pa.Array, SortKey]], seq: np
     cols: dict[str, pa.Array] = {PID: pa.array(pids)}
     keys: list[tuple[str, str]] = [(PID, "ascending")]
     for i, (values, k) in enumerate(order):
-        cols[f"n{i}"] = pc.is_valid(values)
-        cols[f"v{i}"] = values
-        keys.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
-        keys.append((f"v{i}", "ascending" if k.ascending else "descending"))
+        columns, sort_order = order_columns(i, values, k)
+        cols.update(columns)
+        keys += sort_order
     cols[SEQ] = pa.array(seq)
     keys.append((SEQ, "descending" if latest_first else "ascending"))
     perm = pc.sort_indices(pa.table(cols), sort_keys=keys).to_numpy()

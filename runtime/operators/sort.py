@@ -23,6 +23,22 @@ def _chunks(table: pa.Table) -> list[pa.RecordBatch]:
     return [b for b in table.combine_chunks().to_batches(max_chunksize=_OUT_CHUNK) if b.num_rows]
 
 
+
+def order_columns(i: int, values: pa.Array, key: SortKey
+                  ) -> tuple[dict[str, pa.Array], list[tuple[str, str]]]:
+    """The columns and sort order of ORDER BY key ``i``: first whether the value is NULL
+    (its NULLS FIRST / LAST), then, for a floating-point key in descending order, whether it
+    is NaN (Flink orders NaN above every number: first in DESC, last in ASC, where Arrow puts
+    it last both ways), then the value."""
+    cols = {f"n{i}": pc.is_valid(values)}
+    order = [(f"n{i}", "ascending" if key.nulls_first else "descending")]
+    if not key.ascending and pa.types.is_floating(values.type):
+        cols[f"x{i}"] = pc.fill_null(pc.is_nan(values), False)
+        order.append((f"x{i}", "descending"))
+    cols[f"v{i}"] = values
+    order.append((f"v{i}", "ascending" if key.ascending else "descending"))
+    return cols, order
+
 class SortOperator(Operator):
     """Buffers its (possibly updating) input, applies the changelog, sorts at end of input.
 
@@ -69,12 +85,9 @@ class SortOperator(Operator):
         columns: dict[str, pa.Array] = {}
         sort_keys: list[tuple[str, str]] = []
         for i, k in enumerate(self.keys):
-            values = evaluate(k.expr, batch)
-            # Per-key NULL placement: sort first by "is valid" (false sorts first).
-            columns[f"n{i}"] = pc.is_valid(values)
-            columns[f"v{i}"] = values
-            sort_keys.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
-            sort_keys.append((f"v{i}", "ascending" if k.ascending else "descending"))
+            cols, order = order_columns(i, evaluate(k.expr, batch), k)
+            columns.update(cols)
+            sort_keys += order
         return pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
 
     def _sorted_held(self) -> pa.Table:

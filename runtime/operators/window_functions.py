@@ -24,6 +24,7 @@ from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.sort import order_columns
 
 _OUT_CHUNK = 65536
 
@@ -70,11 +71,9 @@ def _sorted(batch: pa.RecordBatch, partition: tuple[Expr, ...], order: tuple[Sor
         cols[f"p{i}"] = evaluate(p, batch)
         keys.append((f"p{i}", "ascending"))
     for i, k in enumerate(order):
-        values = evaluate(k.expr, batch)
-        cols[f"n{i}"] = pc.is_valid(values)  # per-key NULL placement
-        cols[f"o{i}"] = values
-        keys.append((f"n{i}", "ascending" if k.nulls_first else "descending"))
-        keys.append((f"o{i}", "ascending" if k.ascending else "descending"))
+        columns, sort_order = order_columns(i, evaluate(k.expr, batch), k)
+        cols.update(columns)
+        keys += sort_order
     if not keys:
         return batch
     return batch.take(pc.sort_indices(pa.table(cols), sort_keys=keys))
