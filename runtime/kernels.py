@@ -512,7 +512,8 @@ def _slice_each(strings: Array, lengths: Array) -> Array:
 
 
 def _repeat(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    n = pc.max_element_wise(args[1].cast(pa.int64()), 0)
+    # (a NULL count is NULL, as Flink's; it was read as 0)
+    n = pc.max_element_wise(args[1].cast(pa.int64()), 0, skip_nulls=False)
     return pc.binary_repeat(args[0], n)
 
 

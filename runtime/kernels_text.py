@@ -14,6 +14,7 @@ import hashlib
 import math
 import re
 import urllib.parse
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -65,9 +66,72 @@ def _nulls_if_null_literal(args: list[Array], lits: list[object], positions: tup
     return None
 
 
+# Java's \p{...} POSIX classes (ASCII, as Java's are by default) as character ranges, which
+# RE2 and Python's re both read; Java's own Unicode classes as RE2's. Others stay as written.
+_POSIX = {"Lower": "a-z", "Upper": "A-Z", "ASCII": "\\x00-\\x7F", "Alpha": "a-zA-Z",
+          "Digit": "0-9", "Alnum": "a-zA-Z0-9", "Punct": "!-/:-@\\[-`{-~", "Graph": "!-~",
+          "Print": " -~", "Blank": " \\t", "Cntrl": "\\x00-\\x1F\\x7F",
+          "XDigit": "0-9a-fA-F", "Space": " \\t\\n\\x0B\\f\\r"}
+_POSIX_NAMES = {"Lower": "lower", "Upper": "upper", "ASCII": "ascii", "Alpha": "alpha",
+                "Digit": "digit", "Alnum": "alnum", "Punct": "punct", "Graph": "graph",
+                "Print": "print", "Blank": "blank", "Cntrl": "cntrl", "XDigit": "xdigit",
+                "Space": "space"}
+_UNICODE = {"javaLowerCase": "Ll", "javaUpperCase": "Lu", "IsAlphabetic": "L",
+            "IsLetter": "L", "IsDigit": "Nd", "IsUppercase": "Lu", "IsLowercase": "Ll",
+            "IsPunctuation": "P"}
+
+
+def java_regex(pattern: str) -> str:
+    """A Java regex (Flink's REGEXP functions) in RE2's syntax: ``\\p{Alpha}``, ``\\P{Digit}``
+    and Java's ``\\p{javaLowerCase}``-style classes, which RE2 rejects (the functions gave
+    NULL), become RE2's POSIX or Unicode classes; ``[:alpha:]`` inside a class is Java's
+    nested class of those characters, not RE2's POSIX class (``[[:alpha:]]`` matches ``:``,
+    ``a``, ``l``, ``p``, ``h`` in Flink)."""
+    if "\\p" not in pattern and "\\P" not in pattern and "[:" not in pattern:
+        return pattern
+    out: list[str] = []
+    depth = 0
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            m = re.match(r"\\([pP])\{(\w+)\}", pattern[i:])
+            if m is not None and (m.group(2) in _POSIX or m.group(2) in _UNICODE):
+                neg = m.group(1) == "P"
+                if m.group(2) in _POSIX:
+                    ranges = _POSIX[m.group(2)]
+                    if not depth:
+                        out.append(f"[{'^' if neg else ''}{ranges}]")
+                    else:  # (a negated one inside a class: RE2's name, which re lacks)
+                        out.append(f"[:^{_POSIX_NAMES[m.group(2)]}:]" if neg else ranges)
+                else:
+                    out.append(f"\\{m.group(1)}{{{_UNICODE[m.group(2)]}}}")
+                i += m.end()
+                continue
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if depth and pattern.startswith("[:", i):
+            m = re.match(r"\[:(\^?\w+):\]", pattern[i:])
+            if m is not None:  # (Java: a nested class of these characters)
+                out.append("".join(ch if ch.isalnum() else "\\" + ch
+                                   for ch in f":{m.group(1)}:"))
+                i += m.end()
+                continue
+        if c == "[":
+            depth += 1
+        elif c == "]" and depth:
+            depth -= 1
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _python_regex(pattern: str) -> re.Pattern[str] | None:
     try:
-        return re.compile(pattern)
+        with warnings.catch_warnings():  # ("possible nested set": RE2's [[:alpha:]])
+            warnings.simplefilter("ignore", FutureWarning)
+            return re.compile(pattern)
     except (re.error, OverflowError, RecursionError):
         return None
 
@@ -76,7 +140,9 @@ def _may_match_empty(compiled: re.Pattern[str]) -> bool:
     """Whether the regex can match an empty string somewhere (Java and RE2 differ on where
     an empty match may follow another match: 'aaa' ~ 'a*' replaced is 'XX' in Java)."""
     try:
-        return re._parser.parse(compiled.pattern).getwidth()[0] == 0  # type: ignore[attr-defined]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            return re._parser.parse(compiled.pattern).getwidth()[0] == 0  # type: ignore[attr-defined]
     except Exception:
         return True
 
@@ -88,7 +154,7 @@ def _regexp_replace(args: list[Array], lits: list[object], out: pa.DataType) -> 
     none = _nulls_if_null_literal(args, lits, (1, 2), out)
     if none is not None:
         return none
-    pattern, replacement = str(lits[1]), str(lits[2])
+    pattern, replacement = java_regex(str(lits[1])), str(lits[2])
     compiled = _python_regex(pattern)
     if compiled is None or not _may_match_empty(compiled):
         try:
@@ -194,7 +260,7 @@ def _affix(fn: Callable[..., Array]) -> Kernel:
 
 
 def _regex(lits: list[object]) -> str | None:
-    return None if lits[1] is None else str(lits[1])
+    return None if lits[1] is None else java_regex(str(lits[1]))
 
 
 def _regexp_count(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -226,7 +292,9 @@ def _regexp_instr(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
     if pattern is None:
         return pa.nulls(len(args[0]), out)
     try:
-        found = pc.extract_regex(args[0], pattern=f"(?P<b>.*?)(?P<m>{pattern})")
+        # (the text before the first match, across lines: a match on a later line counted
+        # from that line's start)
+        found = pc.extract_regex(args[0], pattern=f"^(?P<b>(?s:.*?))(?P<m>{pattern})")
     except pa.ArrowInvalid:
         return pa.nulls(len(args[0]), out)
     before = pc.struct_field(found, [0])
@@ -350,7 +418,7 @@ def _regexp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     s = args[0]
     if lits[1] is None:
         return pa.nulls(len(s), pa.bool_())
-    pattern = str(lits[1])
+    pattern = java_regex(str(lits[1]))
     if pattern == "":
         found = pa.array(np.zeros(len(s), bool))
     else:
@@ -403,7 +471,7 @@ def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> 
     if lits[1] is None or (len(lits) > 2 and lits[2] is None):
         return pa.nulls(len(s), pa.string())
     group = as_int(lits[2]) if len(lits) > 2 else 0
-    pattern, n = _numbered_groups(f"({lits[1]})")
+    pattern, n = _numbered_groups(f"({java_regex(str(lits[1]))})")
     if group < 0 or group + 1 > n:
         return pa.nulls(len(s), pa.string())
     try:

@@ -218,6 +218,9 @@ def _from_unixtime(args: list[Array], lits: list[object], out: pa.DataType) -> A
                                      pa.string())
 
 
+_CONVERT_TZ_TEXT = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2}) (\d{1,2}):(\d{1,2}):(\d{1,2})")
+
+
 def _convert_tz(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """CONVERT_TZ(text, from_zone, to_zone): the 'yyyy-MM-dd HH:mm:ss' time in one zone as
     text in the other (a time the first zone's clocks pass twice read as standard time, as
@@ -231,9 +234,17 @@ def _convert_tz(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
         raise ExecutionError(msg) from None
 
     def one(v: str) -> str | None:
-        try:
-            local = dt.datetime.strptime(v.strip(), "%Y-%m-%d %H:%M:%S")
-        except ValueError:
+        # (Java's SimpleDateFormat.parse reads the pattern's part and ignores what follows:
+        # '2020-03-08 01:30:00.5' is 01:30:00)
+        m = _CONVERT_TZ_TEXT.match(v)
+        if m is None:
+            return None
+        y, mo, d, h, mi, sec = (int(g) for g in m.groups())
+        try:  # (lenient, as SimpleDateFormat: February 30 is March 1 or 2)
+            year, month = divmod(y * 12 + mo - 1, 12)
+            local = dt.datetime(year, month + 1, 1) + dt.timedelta(
+                days=d - 1, hours=h, minutes=mi, seconds=sec)
+        except (ValueError, OverflowError):
             return None
         instant = dt.datetime.fromtimestamp(_later_instant(local, src), dt.UTC)
         return instant.astimezone(dst).strftime("%Y-%m-%d %H:%M:%S")
