@@ -287,6 +287,13 @@ class AggregateBinder(ClauseBinder):
             arg, _ = self._distinct(node, "APPROX_COUNT_DISTINCT")
             no_aggregates(self.binder, arg, "an aggregate argument")
             return AggCall("count", (self.bind_plain(arg, scope),), T.BIGINT, True, filt)
+        if func == "listagg" and isinstance(node.this, exp.Distinct) and \
+                len(node.this.expressions) == 2 and node.args.get("separator") is None:
+            # (LISTAGG(DISTINCT x, sep): sqlglot reads the separator into the DISTINCT)
+            value, separator = node.this.expressions
+            node = node.copy()
+            node.set("this", exp.Distinct(expressions=[value.copy()]))
+            node.set("separator", separator.copy())
         arg, is_distinct = self._distinct(node, func)
         if func == "count" and (arg is None or isinstance(arg, exp.Star)):
             return AggCall("count_star", (), T.BIGINT, False, filt)

@@ -166,6 +166,13 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
             return pc.floor_temporal(arr, unit="day").cast(target)
         if pa.types.is_integer(src) and pa.types.is_decimal(target):
             # Arrow wants room for every int32/int64 value; check the actual values instead.
+            room = target.precision - target.scale  # (digits before the point)
+            if room < 19:  # (DECIMAL(38, 37): 2 fits, 20 is NULL, as Flink's)
+                ints = arr.cast(pa.int64())
+                fits = pc.and_(pc.less(ints, 10 ** room), pc.greater(ints, -(10 ** room)))
+                values = pc.if_else(fits, ints, 0).cast(pa.decimal128(38, 0)).cast(
+                    pa.decimal128(38, target.scale)).cast(target)
+                return pc.if_else(fits, values, pa.nulls(len(values), target))
             return _fit_decimal(arr.cast(pa.decimal128(38, target.scale)), target)
         if pa.types.is_boolean(src) and T.is_numeric(target):
             return arr.cast(pa.int8()).cast(target)
@@ -377,7 +384,9 @@ def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
         return arr.cast(target)
     except pa.ArrowInvalid:
         pass
-    wide = arr.cast(pa.decimal128(38, target.scale))
+    # (a DECIMAL(75, s) read from text is compared as it is: 39 digits do not fit 38)
+    wide = arr if pa.types.is_decimal256(arr.type) else \
+        arr.cast(pa.decimal128(38, target.scale))
     bound = pa.scalar(decimal.Decimal(10) ** (target.precision - target.scale), wide.type)
     fits = pc.less(pc.abs(wide), bound)
     return pc.if_else(fits, wide, pa.nulls(len(wide), wide.type)).cast(target)
@@ -489,7 +498,9 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             truthy = pc.is_in(low, pa.array(_TRUE_TEXT))
             return pc.if_else(pc.is_null(low), pa.nulls(len(low), pa.bool_()), truthy)
         if kind == "decimal":
-            as_dec = trimmed.cast(pa.decimal128(38, min(target.scale + 1, 38)))
+            # (one more digit than the target's scale, for rounding; 75 digits of room, so
+            # that 38 nines with that digit still read)
+            as_dec = trimmed.cast(pa.decimal256(75, min(target.scale + 1, 75)))
             return _overflow_checked(arr, cast_array(as_dec, target), target, safe)
         if kind == "int":  # ('+42' is 42; '42.5' is 42: Flink drops a fraction)
             digits = pc.replace_substring_regex(trimmed, r"^\+|\.[0-9]*$", "")
