@@ -23,6 +23,8 @@ from __future__ import annotations
 from functools import reduce
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+import pyarrow as pa
+
 from sqlengine.errors import NotSupportedError
 from sqlengine.optimizer.specs import JoinSpec
 from sqlengine.optimizer.specs_windows import IntervalJoinSpec, WindowJoinSpec
@@ -68,7 +70,10 @@ def join_frames(job: SparkJob, op: Joining, left: Any, right: Any,
         helpers = [f"lk{i}" for i in range(len(lnames))] + [f"rk{i}" for i in range(len(rnames))]
     else:
         right = right.toDF(*right_names)
-    conds = [a == b for a, b in zip(lkeys, rkeys)]
+    # (a floating key: NaN meets nothing, as = says and our native joins do; Spark's = joins
+    # NaN to NaN. -0.0 meets 0.0 in both.)
+    conds = [(a == b) & ~F.isnan(a) if pa.types.is_floating(k.dtype) else a == b
+             for a, b, k in zip(lkeys, rkeys, op.left_keys)]
     post: Expr | None = None
     if op.condition is not None:
         c = job._expr(op.condition)

@@ -645,3 +645,19 @@ def _sums(result: list[tuple]) -> dict[object, tuple[int, int]]:
         a, b = out.get(bidder, (0, 0))
         out[bidder] = (a + n, b + total)
     return out
+
+
+def test_floating_join_keys_on_spark() -> None:
+    """-0.0 meets 0.0 and NaN meets nothing on Spark as in native joins (Spark's own = joins
+    NaN to NaN)."""
+    a = ("(VALUES (1, CAST('0.0' AS DOUBLE)), (2, CAST('-0.0' AS DOUBLE)), "
+         "(3, CAST('NaN' AS DOUBLE)), (4, CAST(1.5 AS DOUBLE))) AS a(id, d)")
+    b = ("(VALUES (10, CAST('-0.0' AS DOUBLE)), (20, CAST('NaN' AS DOUBLE)), "
+         "(30, CAST(1.5 AS DOUBLE))) AS b(k, d)")
+    for sql in (f"SELECT a.id, b.k FROM {a} JOIN {b} ON a.d = b.d",
+                f"SELECT a.id, b.k FROM {a} LEFT JOIN {b} ON a.d = b.d"):
+        got = {name: sorted(tuple(r.values()) for r in sqlengine.connect(conf).sql(sql)
+                            .collect().to_pylist()) for name, conf in (("native", NATIVE),
+                                                                        ("spark", SPARK))}
+        assert got["spark"] == got["native"], sql
+        assert (3, 20) not in got["native"] and (2, 10) in got["native"]
