@@ -72,10 +72,6 @@ _POSIX = {"Lower": "a-z", "Upper": "A-Z", "ASCII": "\\x00-\\x7F", "Alpha": "a-zA
           "Digit": "0-9", "Alnum": "a-zA-Z0-9", "Punct": "!-/:-@\\[-`{-~", "Graph": "!-~",
           "Print": " -~", "Blank": " \\t", "Cntrl": "\\x00-\\x1F\\x7F",
           "XDigit": "0-9a-fA-F", "Space": " \\t\\n\\x0B\\f\\r"}
-_POSIX_NAMES = {"Lower": "lower", "Upper": "upper", "ASCII": "ascii", "Alpha": "alpha",
-                "Digit": "digit", "Alnum": "alnum", "Punct": "punct", "Graph": "graph",
-                "Print": "print", "Blank": "blank", "Cntrl": "cntrl", "XDigit": "xdigit",
-                "Space": "space"}
 _UNICODE = {"javaLowerCase": "Ll", "javaUpperCase": "Lu", "IsAlphabetic": "L",
             "IsLetter": "L", "IsDigit": "Nd", "IsUppercase": "Lu", "IsLowercase": "Ll",
             "IsPunctuation": "P"}
@@ -103,7 +99,7 @@ def java_regex(pattern: str) -> str:
                     if not depth:
                         out.append(f"[{'^' if neg else ''}{ranges}]")
                     else:  # (a negated one inside a class: RE2's name, which re lacks)
-                        out.append(f"[:^{_POSIX_NAMES[m.group(2)]}:]" if neg else ranges)
+                        out.append(f"[:^{m.group(2).lower()}:]" if neg else ranges)
                 else:
                     out.append(f"\\{m.group(1)}{{{_UNICODE[m.group(2)]}}}")
                 i += m.end()

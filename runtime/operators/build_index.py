@@ -125,14 +125,11 @@ class BuildIndex:
     def probe(self, keys: pa.Table) -> tuple[np.ndarray, np.ndarray]:
         """Pairs (probing row position, built row position) of equal keys; ``keys`` are the
         probing side's valid keys (``k0, k1, ..., $pos``)."""
-        names = [c for c in keys.column_names if c != "$pos"]
         positions = keys["$pos"].to_numpy()
         empty = np.zeros(0, np.int64)
         if keys.num_rows == 0:
             return empty, empty
-        cols = [_int64(keys[n]) for n in names]
-        packed, inside = _pack([cols[i] for i in self.indexed], self.lows, self.widths)
-        rest = [cols[i] for i in self.rest]
+        packed, inside, rest = self._packed(keys)
         if inside is not None:
             positions, packed = positions[inside], packed[inside]
             rest = [v[inside] for v in rest]
@@ -163,15 +160,20 @@ class BuildIndex:
                 np.arange(total, dtype=np.int64)
         return self._checked(positions, rest, probing, at)
 
+    def _packed(self, keys: pa.Table) -> tuple[np.ndarray, np.ndarray | None, list[np.ndarray]]:
+        """Probing keys (``k0, k1, ..., $pos``) as the index reads them: the indexed columns
+        packed, the mask of those inside the built ranges (None: all), the other columns."""
+        cols = [_int64(keys[n]) for n in keys.column_names if n != "$pos"]
+        packed, inside = _pack([cols[i] for i in self.indexed], self.lows, self.widths)
+        return packed, inside, [cols[i] for i in self.rest]
+
     def counts(self, keys: pa.Table) -> np.ndarray:
         """Per probing row (of ``keys``, as ``probe`` takes them): how many built rows share
         its indexed key columns, an upper bound of its pairs (other key columns are
         compared after)."""
-        names = [c for c in keys.column_names if c != "$pos"]
         if keys.num_rows == 0:
             return np.zeros(0, np.int64)
-        cols = [_int64(keys[n]) for n in names]
-        packed, inside = _pack([cols[i] for i in self.indexed], self.lows, self.widths)
+        packed, inside, _ = self._packed(keys)
         if self.slot is not None:
             count = (self.slot[packed] >= 0).astype(np.int64)
         elif self.offsets is not None:
