@@ -587,7 +587,27 @@ def _to_timestamp_ltz(args: list[Array], lits: list[object], out: pa.DataType) -
     return from_local(local, zone).cast(out)
 
 
+_UNIT_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+
+
+def _fraction_fit(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """A TIMESTAMP / TIMESTAMP_LTZ / TIME cast to a precision between Arrow's units (1, 2, 4,
+    5, 7, 8 digits, held in the next unit): the fraction of a second cut to that many digits,
+    toward the earlier instant, as Flink's CAST does."""
+    x = args[0]
+    keep = int(lits[1])  # type: ignore[arg-type]
+    step = 10 ** (_UNIT_DIGITS[x.type.unit] - keep)
+    if step <= 1:
+        return x
+    ints = pa.int64() if x.type.bit_width == 64 else pa.int32()
+    ticks = x.cast(ints)
+    rem = pc.subtract(ticks, pc.multiply(pc.divide(ticks, step), step))
+    rem = pc.if_else(pc.less(rem, 0), pc.add(rem, step), rem)
+    return pc.subtract(ticks, rem).cast(ints).cast(x.type)
+
+
 KERNELS: dict[str, Kernel] = {
+    "fraction_fit": _fraction_fit,
     "cast_ltz": _cast_ltz(False),
     "try_cast_ltz": _cast_ltz(True),
     "to_timestamp_ltz": _to_timestamp_ltz,

@@ -193,6 +193,9 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
     safe = isinstance(node, exp.TryCast)
     out = arg if arg.dtype == target and not safe else make_cast(arg, target, safe)
     kind = to.this if isinstance(to, exp.DataType) else None
+    digits = _between_units(target, to)
+    if digits is not None:  # TIMESTAMP(5) is held in microseconds: cut the sixth digit
+        return Call("fraction_fit", (out, Literal(digits, T.INT)), target)
     if kind == exp.DataType.Type.BINARY and to.expressions and target == pa.binary():
         # BINARY(n): Flink pads with zero bytes or cuts to n bytes
         width = _length(to.expressions[0])
@@ -213,6 +216,16 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
                            "length must be at least 1", node)
     return Call("char_fit" if fixed else "varchar_fit", (out, Literal(length, T.INT)),
                 T.STRING)
+
+
+def _between_units(target: pa.DataType, to: exp.Expression) -> int | None:
+    """The declared precision of a TIMESTAMP / TIMESTAMP_LTZ / TIME type whose digits fall
+    between Arrow's units (1, 2, 4, 5, 7, 8), else None."""
+    if not (pa.types.is_timestamp(target) or pa.types.is_time(target)):
+        return None
+    params = to.expressions if isinstance(to, exp.DataType) else []
+    digits = _length(params[0]) if params else None
+    return digits if digits in (1, 2, 4, 5, 7, 8) else None
 
 
 def _length(param: exp.Expression) -> int:

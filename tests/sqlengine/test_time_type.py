@@ -137,6 +137,17 @@ def test_nanosecond_literal(s: sqlengine.Session) -> None:
     ("UNIX_TIMESTAMP('1970-01-01 08:00:01.001 +0800', 'yyyy-MM-dd HH:mm:ss.SSS')", 28801),
     ("UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS')", 28801),
     ("UNIX_TIMESTAMP('garbage')", -(2**63)),
+    # A precision between Arrow's units (held in the next unit) is cut to its digits
+    ("CAST(TIMESTAMP '2020-01-01 00:00:00.123456' AS TIMESTAMP(5))",
+     dt.datetime(2020, 1, 1, 0, 0, 0, 123450)),
+    ("CAST(TIMESTAMP '1969-12-31 23:59:59.987' AS TIMESTAMP(1))",
+     dt.datetime(1969, 12, 31, 23, 59, 59, 900000)),
+    ("CAST(CAST('2020-01-01 00:00:00.129' AS TIMESTAMP(2)) AS TIMESTAMP(3))",
+     dt.datetime(2020, 1, 1, 0, 0, 0, 120000)),
+    ("TRY_CAST('2020-01-01 00:00:00.99' AS TIMESTAMP(1))",
+     dt.datetime(2020, 1, 1, 0, 0, 0, 900000)),
+    ("CAST(TIME '10:11:12.345' AS TIME(2))", dt.time(10, 11, 12, 340000)),
+    ("CAST(TO_TIMESTAMP_LTZ(1234, 3) AS TIMESTAMP_LTZ(1)) = TO_TIMESTAMP_LTZ(1200, 3)", True),
 ])
 def test_flink_answers(s: sqlengine.Session, expr: str, value: object) -> None:
     assert one(s, expr)[0] == value
