@@ -393,11 +393,12 @@ class OverAggregateOperator(Operator):
         if a.func == "lag":
             return _lag(a, data, lo, hi)
         arg = evaluate(a.args[0], data)
-        if a.func in ("array_agg", "listagg") or (
+        if a.distinct or a.func in ("array_agg", "listagg") or (
                 a.func in ("min", "max") and not numeric_or_time(a.type)) or (
                 a.func in ("sum", "avg") and pa.types.is_decimal(arg.type)):
             # (as over bounded input: lists and texts per frame, strings' MIN / MAX through
-            # their order codes, DECIMAL sums exactly; a frame holds its own row)
+            # their order codes, DECIMAL sums exactly, each value once for DISTINCT; a frame
+            # holds its own row)
             call = WindowCall(a.func, a.args, a.type, None, a)
             return aggregate_frames(call, data, lo, hi, np.zeros(n, dtype=bool), n)
         if a.func in ("first_value", "last_value"):  # (its first / last non-NULL value)

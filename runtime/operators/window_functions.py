@@ -24,6 +24,7 @@ from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.distinct_frames import frame_distinct, previous_equal
 from sqlengine.runtime.operators.sort import order_columns
 
 _OUT_CHUNK = 65536
@@ -280,8 +281,12 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray,
     if agg.func == "array_agg":
         return _frame_arrays(values, keep, lo, hi, empty, call.type)
     valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False)) & keep
-    counted = np.concatenate([[0], np.cumsum(valid)])
-    count = np.where(empty, 0, counted[hi + 1] - counted[lo])
+    prev = previous_equal(values, valid) if agg.distinct else None
+    if prev is not None:  # (each value once per frame: distinct_frames.py)
+        count = np.where(empty, 0, frame_distinct(prev, valid.astype(np.int64), lo, hi))
+    else:
+        counted = np.concatenate([[0], np.cumsum(valid)])
+        count = np.where(empty, 0, counted[hi + 1] - counted[lo])
     if agg.func == "count":
         return pa.array(count, pa.int64())
     null = count == 0
@@ -289,7 +294,7 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray,
         return _extreme(values, valid, agg.func, lo, hi, null)
     if agg.func == "listagg":
         return _frame_lists(values, valid, lo, hi, null, agg.args[1].value)  # type: ignore[attr-defined]
-    total = _frame_sums(values, valid, lo, hi)
+    total = _frame_sums(values, valid, lo, hi, prev)
     if agg.func == "sum":
         t = T.sum_type(values.type)
         if pa.types.is_integer(t):  # (a TINYINT sum is a TINYINT: wraps, as Java's)
@@ -350,16 +355,18 @@ def _frame_lists(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.nda
     return pa.array(out, pa.string())
 
 
-def _frame_sums(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray
-                ) -> np.ndarray:
+def _frame_sums(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                prev: np.ndarray | None = None) -> np.ndarray:
+    """The sum over each frame of its values (of its distinct values, given ``prev``)."""
     if pa.types.is_decimal(values.type):
         raw = np.array(values.to_pylist(), dtype=object)
         raw[~valid] = 0
-        prefix = np.concatenate([np.array([0], dtype=object), np.cumsum(raw)])
-        return prefix[hi + 1] - prefix[lo]
-    dtype = np.float64 if pa.types.is_floating(values.type) else np.int64
-    raw = np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), dtype=dtype)
-    raw = np.where(valid, raw, 0)
+    else:
+        dtype = np.float64 if pa.types.is_floating(values.type) else np.int64
+        raw = np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), dtype=dtype)
+        raw = np.where(valid, raw, 0)
+    if prev is not None:
+        return frame_distinct(prev, raw, lo, hi)
     prefix = np.concatenate([[0], np.cumsum(raw)])
     return prefix[hi + 1] - prefix[lo]
 

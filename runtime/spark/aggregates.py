@@ -37,12 +37,8 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
     if flag is not None:
         value = F.when(F.col(flag), value)
     if call.distinct and call.func in ("count", "sum", "avg"):
-        if over is not None:
-            msg = f"{call.sql()} over a window has no Spark translation (Spark has no " \
-                  "DISTINCT window aggregates)"
-            raise NotSupportedError(msg)
-        if streaming:
-            return distinct_from_set(call.func, value, out)
+        if streaming or over is not None:  # (Spark has no DISTINCT window aggregates)
+            return distinct_from_set(call.func, value, out, over)
         if call.func == "count":
             return F.countDistinct(value)
         total = F.sum_distinct(value)
@@ -64,20 +60,24 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
     return avg_column(w(F.sum(value)), w(F.count(value)), out)
 
 
-def distinct_from_set(func: str, value: Any, out: pa.DataType) -> Any:
-    """COUNT / SUM / AVG (DISTINCT x) from ``collect_set(x)``, the group's distinct non-NULL
-    values (the state Spark keeps for the group, as the native runtime keeps them): Spark's
-    streaming aggregations refuse DISTINCT aggregates but take collect_set; exact, and NULL
-    for SUM and AVG of no values, as SQL says."""
+def distinct_from_set(func: str, value: Any, out: pa.DataType, over: Any = None) -> Any:
+    """COUNT / SUM / AVG (DISTINCT x) from ``collect_set(x)``, the group's (or with ``over``,
+    the window frame's) distinct non-NULL values (the state Spark keeps for the group, as the
+    native runtime keeps them): Spark's streaming aggregations and its window functions
+    refuse DISTINCT aggregates but take collect_set; exact, and NULL for SUM and AVG of no
+    values, as SQL says."""
     from pyspark.sql import functions as F
 
     values = F.collect_set(value)
+    if over is not None:
+        values = values.over(over)
     n = F.size(values)
     if func == "count":
         return n.cast("long")
     if pa.types.is_decimal(out):
-        msg = (f"{func.upper()}(DISTINCT ...) of a DECIMAL has no Spark Structured Streaming "
-               "translation yet (Spark's streaming aggregations have no DISTINCT aggregates)")
+        where = "over a window" if over is not None else "in Structured Streaming"
+        msg = (f"{func.upper()}(DISTINCT ...) of a DECIMAL {where} has no Spark translation "
+               "yet (Spark has no DISTINCT aggregates there)")
         raise NotSupportedError(msg)
     t = spark_type(out)
     zero = F.lit(0).cast("double" if pa.types.is_floating(out) else "long")

@@ -123,6 +123,31 @@ def test_over_aggregates_over_a_time_attribute(sql: str) -> None:
     assert got == want
 
 
+def test_distinct_over_aggregates_over_a_time_attribute() -> None:
+    """COUNT / SUM / AVG (DISTINCT v) OVER a rowtime-ordered frame: Spark has no DISTINCT
+    window aggregates (refused here before); they run from collect_set over the frame."""
+    import duckdb
+
+    t = pa.table({"k": ["a", "a", "a", "b", "a", "a", "b", "a"],
+                  "v": pa.array([5, 5, 7, 2, None, 7, 2, 1], pa.int32()),
+                  "f": pa.array([0.5, 0.5, 1.5, 2.0, 1.5, None, 2.0, 4.0]),
+                  "ts": pa.array([1000 * s for s in range(1, 9)], pa.timestamp("ms"))})
+    s = sqlengine.connect(SPARK)
+    s.register("t", t, rowtime="ts")
+    con = duckdb.connect()
+    con.register("t", t)
+    for frame in ("ROWS BETWEEN 2 PRECEDING AND CURRENT ROW",
+                  "RANGE BETWEEN INTERVAL '3' SECOND PRECEDING AND CURRENT ROW",
+                  "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"):
+        sql = ("SELECT k, ts, COUNT(DISTINCT v) OVER w AS c, SUM(DISTINCT v) OVER w AS s, "
+               f"AVG(DISTINCT f) OVER w AS a FROM t WINDOW w AS (PARTITION BY k ORDER BY ts "
+               f"{frame})")
+        got = sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
+        want = sorted(con.execute(sql.replace("INTERVAL '3' SECOND", "INTERVAL 3 SECOND")
+                                  ).fetchall())
+        assert got == want, frame
+
+
 def test_session_aggregate_grouped_by_window_time() -> None:
     from tests.runtime import test_session_merge as sm
 
