@@ -382,6 +382,7 @@ class Session:
             raise BindError(f"function {name!r} already exists")
         key = functions_python.register(name, fn)  # type: ignore[arg-type]
         self.catalog.functions[name.lower()] = key
+        self.catalog.function_kinds[name.lower()] = "temporary system"
 
     def drop_function(self, name: str, *, if_exists: bool = False) -> bool:
         if name.lower() not in self.catalog.functions:
@@ -389,18 +390,29 @@ class Session:
                 return False
             raise BindError(f"function {name!r} does not exist")
         del self.catalog.functions[name.lower()]
+        self.catalog.function_kinds.pop(name.lower(), None)
         return True
 
     def _function_statement(self, stmt: S.FunctionStatement) -> str:
         from sqlengine import functions_python
 
+        if "." in stmt.name:
+            raise NotSupportedError(f"function {stmt.name!r}: qualified function names "
+                                    "(catalog.database.name) are not supported; a function "
+                                    "is named on its own")
+        kind = self.catalog.function_kinds.get(stmt.name.lower())
         if not stmt.create:
+            if kind is not None and kind != stmt.kind:  # (as Flink: each DROP its own kind)
+                raise BindError(f"DROP {stmt.kind.upper()} FUNCTION {stmt.name}: {stmt.name!r}"
+                                f" is a {kind} function (drop it with DROP {kind.upper()} "
+                                "FUNCTION)")
             self.drop_function(stmt.name, if_exists=stmt.if_exists)
             return "[INFO] Execute statement succeeded."
         functions_python.refuse_language(stmt.language, stmt.name)
-        if stmt.name.lower() in self.catalog.functions and stmt.if_exists:
+        if kind is not None and stmt.if_exists:
             return f"[INFO] Function {stmt.name} already exists, skipped"
         self.create_function(stmt.name, functions_python.load(stmt.path, stmt.name))
+        self.catalog.function_kinds[stmt.name.lower()] = stmt.kind
         return "[INFO] Execute statement succeeded."
 
     def _statement_set(self, stmt: S.StatementSet, script: str) -> Result:

@@ -78,6 +78,13 @@ _NOT_OVER_FRAMES = frozenset({"percentile", "json_arrayagg", "json_objectagg"})
 _DISTINCT_OVER = frozenset({"count", "sum", "avg", "min", "max"})
 
 
+def _called(func: str, fn: exp.Expression) -> str:
+    """The name of aggregate ``func`` as called (a Python one's as written)."""
+    if isinstance(fn, exp.Filter):
+        fn = fn.this
+    return (fn.name if func.startswith("py:") else func).upper()
+
+
 def _bounds_in_order(binder: ClauseBinder, spec: exp.WindowSpec, w: exp.Window) -> None:
     """The SQL standard's (and Calcite's, DuckDB's) rule on a frame's two bounds: it cannot
     start at UNBOUNDED FOLLOWING or end at UNBOUNDED PRECEDING, nor end before a CURRENT ROW
@@ -228,8 +235,9 @@ class OverBinder(ClauseBinder):
         if isinstance(fn, exp.AggFunc | exp.Filter):
             agg = self.binder.aggregates.agg_call(fn, rel.scope)
             if agg.distinct and agg.func not in _DISTINCT_OVER:
-                raise self.error(NotSupportedError, f"{agg.func.upper()}(DISTINCT ...) over a "
-                                 "window (OVER) is not supported", fn)
+                raise self.error(NotSupportedError, "DISTINCT in a window aggregate: "
+                                 f"{_called(agg.func, fn)}(DISTINCT ...) over a window (OVER) "
+                                 "is not supported", fn)
             if agg.func in _NOT_OVER_FRAMES:
                 # (they failed while running; Flink refuses the JSON ones too)
                 raise self.error(NotSupportedError, f"{agg.func.upper()} over a window (OVER) "
@@ -334,7 +342,8 @@ class OverBinder(ClauseBinder):
                 continue
             a = self.binder.aggregates.agg_call(x.this, rel.scope)
             if a.distinct and a.func not in _DISTINCT_OVER:
-                raise self.error(NotSupportedError, f"{a.func.upper()}(DISTINCT ...) OVER is "
+                raise self.error(NotSupportedError, "DISTINCT in a window aggregate: "
+                                 f"{_called(a.func, x.this)}(DISTINCT ...) over a window (OVER) is "
                                  "not supported", x)
             if a.func in _NOT_OVER_FRAMES:
                 # (refused by name below, as over bounded input)

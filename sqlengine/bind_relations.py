@@ -266,6 +266,9 @@ class RelationBinder(ClauseBinder):
             near = [n for n in names if n.lower().startswith(name.lower()[:3])]
             hint = f"; known tables: {', '.join(near[:5])}" if near else ""
             raise self.error(BindError, f"unknown table {name!r}{hint}", node)
+        if not connectors.is_source_connector(table.connector):
+            raise self.error(PlanError, f"table {name!r}: connector {table.connector!r} "
+                             "cannot be read (it only writes)", node)
         detached = self._detached()
         watermark, rowtime_expr = source_watermark(table, detached)
         hint = node.meta.get(hints.META_KEY) if isinstance(node, exp.Table) else None

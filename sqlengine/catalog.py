@@ -37,6 +37,9 @@ class TableDef:
     # physical ones): what SELECT *, DESCRIBE and SHOW CREATE TABLE show
     column_order: tuple[str, ...] = ()
     primary_key_name: str = ""  # (the PRIMARY KEY constraint's name, '' when not named)
+    # Declared types the Arrow type does not keep (column, 'VARCHAR(3)' / 'CHAR(1)' / ...),
+    # for DESCRIBE and SHOW CREATE TABLE
+    declared: tuple[tuple[str, str], ...] = ()
 
     @property
     def constraint_name(self) -> str:
@@ -97,6 +100,9 @@ class Catalog:
         self._temp_views: dict[Key, ViewDef] = {}
         # Python functions: name (lower case) -> their registry key (functions_python)
         self.functions: dict[str, str] = {}
+        # ... and how each was created: 'temporary system', 'temporary' or 'catalog' (one
+        # function a name; the API's create_function makes temporary system ones)
+        self.function_kinds: dict[str, str] = {}
         # Safe mode (sqlengine/safety.py): the directories tables may use; None: not safe.
         self.safe_directories = safe_directories
 

@@ -61,6 +61,7 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     if stmt.like is not None:
         stmt, script = _merged_like(catalog, stmt, script)
     fields: list[Field] = []
+    declared: dict[str, tuple[str, int]] = {}
     seen: set[str] = set()
     for col in stmt.columns:
         if col.name.lower() in seen:
@@ -77,6 +78,9 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                                                   col.offset + len(col.name)), sql=script) \
                 from None
         fields.append(Field(col.name, t, col.nullable))
+        length = T.declared_length(col.type_text)
+        if length is not None:
+            declared[col.name] = length
     scope = Scope(tuple(ScopeColumn(None, f.name, f.type) for f in fields))
     computed = []
     computed_types = []
@@ -101,7 +105,8 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                             "processing-time attribute and cannot be a rowtime attribute",
                             span=Span.from_offset(script, wm.offset), sql=script)
         if not pa.types.is_timestamp(wm_scope.columns[idx].type):
-            raise BindError(f"WATERMARK FOR column {wm.column!r} must be TIMESTAMP(3), got "
+            raise BindError(f"WATERMARK FOR column {wm.column!r} must be a TIMESTAMP or "
+                            "TIMESTAMP_LTZ, got "
                             f"{T.type_name(wm_scope.columns[idx].type)}",
                             span=Span.from_offset(script, wm.offset), sql=script)
         node = parse_expression(wm.expr, script)
@@ -116,6 +121,7 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     schema = Schema(tuple(fields))
     options = dict(stmt.options)
     offsets = dict(zip((k for k, _ in stmt.options), stmt.option_offsets))
+    duplicate_options(stmt.name, stmt.options, stmt.option_offsets, script)
     for key in options:
         if key.startswith("$"):
             raise ConnectorError(f"table {stmt.name!r}: option keys starting with '$' are "
@@ -125,6 +131,8 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                      if c.metadata is not None)
     if metadata:
         options[connectors.METADATA_OPTION] = connectors.encode_metadata(metadata)
+    if declared and options.get("connector") == "datagen":
+        options[connectors.LENGTHS_OPTION] = json.dumps(declared)
     connectors.validate(stmt.name, options, schema, offsets, script)
     safe_options(catalog, stmt.name, options, script, offsets)
     for key in stmt.primary_key:
@@ -147,6 +155,8 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     if partition_keys:
         table_options += ((connectors.PARTITION_KEYS_OPTION,
                            connectors.encode_partition_keys(partition_keys)),)
+    if connectors.LENGTHS_OPTION in options:
+        table_options += ((connectors.LENGTHS_OPTION, options[connectors.LENGTHS_OPTION]),)
     if catalog.safe_directories is not None:
         table_options += ((safety.DIRS_OPTION, os.pathsep.join(catalog.safe_directories)),)
     catalog.add_table(TableDef(stmt.name, schema, table_options, tuple(computed), watermark,
@@ -158,9 +168,23 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                                # ('' for Flink's default name: the same table as unnamed)
                                primary_key_name="" if stmt.primary_key_name ==
                                default_constraint_name(stmt.primary_key)
-                               else stmt.primary_key_name),
+                               else stmt.primary_key_name,
+                               declared=tuple((c, f"{k}({n})")
+                                              for c, (k, n) in declared.items())),
                       temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
+
+
+def duplicate_options(table: str, options: tuple[tuple[str, str], ...],
+                      offsets: tuple[int, ...], script: str) -> None:
+    """Refuse a WITH clause naming a key twice (the last value would win unseen)."""
+    seen: set[str] = set()
+    for (key, _), at in zip(options, offsets):
+        if key in seen:
+            raise ConnectorError(f"table {table!r}: option {key!r} is given twice",
+                                 span=Span.from_offset(script, at) if at else None,
+                                 sql=script if at else None)
+        seen.add(key)
 
 
 def _partition_keys(stmt: S.CreateTable, fields: list[Field], options: dict[str, str],
@@ -458,6 +482,11 @@ def alter_table(catalog: Catalog, stmt: S.AlterTable, script: str) -> str:
             _replace(c, name=stmt.new_name) if c.name.lower() == stmt.column.lower() else c
             for c in create.columns))
     elif stmt.action == "set":
+        keys = [k for k, _ in stmt.options]
+        twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+        if twice is not None:
+            raise ConnectorError(f"ALTER TABLE {stmt.name!r} SET: option {twice!r} is given "
+                                 "twice")
         given = dict(stmt.options)
         options = [(k, given.pop(k, v)) for k, v in options] + list(given.items())
     elif stmt.action == "reset":
@@ -695,7 +724,8 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True)
         return f" COMMENT {_string(comments[name])}" if name in comments else ""
 
     # (a PRIMARY KEY column is NOT NULL, as Flink prints it)
-    lines = [f"  {_quote(f.name)} {T.type_name(f.type)}"
+    declared = dict(table.declared)
+    lines = [f"  {_quote(f.name)} {declared.get(f.name) or T.type_name(f.type)}"
              + ("" if f.nullable and not (key_not_null and f.name in table.primary_key)
                 else " NOT NULL")
              + metadata_text(f.name) + comment_text(f.name) for f in table.schema.fields]
@@ -741,7 +771,8 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
     table = catalog.table(stmt.name)
     if table is not None:
         names = [f.name for f in table.schema.fields]
-        types = [T.type_name(f.type) for f in table.schema.fields]
+        declared = dict(table.declared)
+        types = [declared.get(f.name) or T.type_name(f.type) for f in table.schema.fields]
         nulls = [f.nullable for f in table.schema.fields]
         meta = {c: (k, v) for c, k, v in connectors.decode_metadata(dict(table.options))}
         extras = [f"METADATA FROM '{meta[n][0]}'" + (" VIRTUAL" if meta[n][1] else "")
@@ -845,6 +876,9 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
         if name.lower() not in by_name:
             raise BindError(f"table {stmt.table!r} has no column {name!r}", span=span,
                             sql=script)
+        if by_name[name.lower()] in source_of:  # (as Flink: "assigned more than once")
+            raise BindError(f"INSERT INTO {stmt.table!r}: column {name!r} is listed twice",
+                            span=span, sql=script)
         source_of[by_name[name.lower()]] = pos
     exprs: list[Expr] = []
     for i, f in enumerate(target):

@@ -117,6 +117,17 @@ class FunctionStatement(Statement):
     path: str = ""
     language: str | None = None
     if_exists: bool = False  # (IF NOT EXISTS for a create)
+    # 'temporary system', 'temporary' (a temporary catalog function) or 'catalog'
+    kind: str = "catalog"
+
+
+def _function_kind(temporary: object, system: object) -> str:
+    if system is not None and temporary is None:  # (as Flink's parser)
+        raise ParseError("CREATE / DROP SYSTEM FUNCTION: a system function is always "
+                         "temporary (write TEMPORARY SYSTEM FUNCTION)")
+    if system is not None:
+        return "temporary system"
+    return "temporary" if temporary is not None else "catalog"
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +390,9 @@ class StatementBuilder(Transformer):
             if isinstance(item, ColumnDef):
                 columns.append(item)
             elif isinstance(item, WatermarkDef):
+                if watermark is not None:  # (as Flink: "Multiple watermark definition")
+                    raise ParseError(f"a table has one WATERMARK: FOR {watermark.column} is "
+                                     f"one, FOR {item.column} another")
                 watermark = item
             elif isinstance(item, _PrimaryKey):
                 if pk:
@@ -436,14 +450,15 @@ class StatementBuilder(Transformer):
                           temporary is not None, if_not_exists is not None, comment)
 
     def create_function(self, items: list) -> FunctionStatement:
-        _temporary, _system, if_not_exists, name, path, _lang, language = items
+        temporary, system, if_not_exists, name, path, _lang, language = items
         return FunctionStatement(True, name, unquote_string(str(path)),
                                  str(language) if language is not None else None,
-                                 if_not_exists is not None)
+                                 if_not_exists is not None, _function_kind(temporary, system))
 
     def drop_function(self, items: list) -> FunctionStatement:
-        _temporary, _system, if_exists, name = items
-        return FunctionStatement(False, name, if_exists=if_exists is not None)
+        temporary, system, if_exists, name = items
+        return FunctionStatement(False, name, if_exists=if_exists is not None,
+                                 kind=_function_kind(temporary, system))
 
     def create_catalog(self, items: list) -> CatalogStatement:
         options = items[2] if len(items) > 2 and items[2] is not None else []

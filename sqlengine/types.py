@@ -109,9 +109,39 @@ def parse_type(text: str) -> pa.DataType:
             raise BindError(msg)
         return time_type(precision)
     if name in _SIMPLE:
+        if args and (name not in _LENGTHS or len(args) > 1):
+            msg = f"unknown type {text.strip()!r}: {name} takes no " + \
+                ("length" if name not in _LENGTHS else "second argument")
+            raise BindError(msg)
+        if args and not 1 <= args[0] <= MAX_LENGTH:
+            msg = f"{name}({args[0]}) is out of range: the length is 1..{MAX_LENGTH}"
+            raise BindError(msg)
         return _SIMPLE[name]
     msg = f"unknown type {text.strip()!r}"
     raise BindError(msg)
+
+
+MAX_LENGTH = 2**31 - 1
+_LENGTHS = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
+
+
+def declared_length(text: str) -> tuple[str, int] | None:
+    """A CHAR(n) / VARCHAR(n) / BINARY(n) / VARBINARY(n) type's name and length (CHAR and
+    BINARY alone are of length 1, as Flink's; VARCHAR / VARBINARY alone, and the longest
+    VARCHAR, are STRING / BYTES: None). The Arrow type drops the length; DESCRIBE, SHOW
+    CREATE TABLE and datagen keep it."""
+    m = _TYPE_RE.match(text)
+    if not m or m.group("rest"):
+        return None
+    name = m.group("name").upper()
+    if name not in _LENGTHS:
+        return None
+    args = [int(a) for a in (m.group("args") or "").replace(" ", "").split(",") if a]
+    if not args:
+        return (name, 1) if name in ("CHAR", "BINARY") else None
+    if name in ("VARCHAR", "VARBINARY") and args[0] == MAX_LENGTH:
+        return None
+    return name, args[0]
 
 
 def _split_top(text: str) -> list[str]:

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from sqlengine import connectors
 from sqlengine.connectors import SinkWriter
-from sqlengine.errors import NotSupportedError
+from sqlengine.errors import ExecutionError, NotSupportedError
 from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
 from sqlengine.runtime.operators.base import Operator
 
@@ -51,9 +51,12 @@ def row_kind_names(batch: pa.RecordBatch) -> pa.Array | None:
 class ConnectorSink(Operator):
     """Writes its input's data columns (and row kinds) with a connector's SinkWriter."""
 
-    def __init__(self, writer: SinkWriter) -> None:
+    def __init__(self, writer: SinkWriter, table: str = "",
+                 not_null: tuple[str, ...] = ()) -> None:
         self.writer = writer
         self.name = writer.name
+        self.table = table
+        self.not_null = not_null  # the table's NOT NULL columns
 
     @classmethod
     def open(cls, table: str, connector: str, options: dict[str, str],
@@ -65,7 +68,8 @@ class ConnectorSink(Operator):
         if found is None:
             msg = f"connector {connector!r} cannot be written"
             raise NotSupportedError(msg)
-        return cls(found.open_sink(table, clean, schema, overwrite))
+        return cls(found.open_sink(table, clean, schema, overwrite), table,
+                   tuple(f.name for f in schema if not f.nullable))
 
     @staticmethod
     def clean_options(options: dict[str, str]) -> dict[str, str]:
@@ -82,7 +86,13 @@ class ConnectorSink(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        self.writer.write(data_part(batch), row_kind_names(batch))
+        data = data_part(batch)
+        for name in self.not_null:  # (Flink's table.exec.sink.not-null-enforcer = ERROR)
+            if data.column(name).null_count:
+                msg = (f"column {name!r} of table {self.table!r} is NOT NULL, but a NULL "
+                       "value is being written into it")
+                raise ExecutionError(msg)
+        self.writer.write(data, row_kind_names(batch))
         return ()
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:

@@ -180,7 +180,9 @@ class SourceOperator(Operator):
                    f"{name!r} is NULL in {times.null_count} row(s)")
             raise ExecutionError(msg)
         marks = evaluate(expr, batch).cast(pa.timestamp("ms")).cast(pa.int64())
-        values = marks.to_numpy(zero_copy_only=False)
+        # (a NULL watermark advances nothing: Flink emits no watermark for it)
+        values = np.asarray(marks.fill_null(np.iinfo(np.int64).min)
+                            .to_numpy(zero_copy_only=False), dtype=np.int64)
         before = emitted_before(values, self.watermark, self.emit_interval)
         if len(values):
             self.watermark = max(self.watermark, int(values.max()))

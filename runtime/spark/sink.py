@@ -42,9 +42,12 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
 
         table = df.toArrow().rename_columns(names).cast(target.schema.to_arrow())
         sink_op = ConnectorSink.open(target.table, "filesystem", options, table.schema)
-        for b in table.to_batches():
-            sink_op.process_batch(b)
-        sink_op.close()
+        try:
+            for b in table.to_batches():
+                sink_op.process_batch(b)
+            sink_op.end_input()
+        finally:
+            sink_op.close()
         result.sink_rows[target.table] = table.num_rows
         return
     if target.connector == "filesystem":

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.errors import ConnectorError, NotSupportedError
+from sqlengine.errors import ConnectorError, NotSupportedError, SqlEngineError
+from sqlengine.options import parse_duration
 from sqlengine.types import is_nested, type_name
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ def decode_partition_keys(options: dict[str, str]) -> tuple[str, ...]:
 PRIMARY_KEY_OPTION = "$primary-key"
 # METADATA columns: [(column, key, virtual)] as JSON under this engine-only option.
 METADATA_OPTION = "$metadata"
+# CHAR(n) / VARCHAR(n) columns' lengths, JSON {column: [type name, n]} (datagen's strings)
+LENGTHS_OPTION = "$declared-lengths"
 
 
 def encode_metadata(columns: tuple[tuple[str, str, bool], ...]) -> str:
@@ -97,7 +100,7 @@ class Clock(Protocol):
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
     key: str
-    kind: str = "string"  # string | int | bool | char | enum
+    kind: str = "string"  # string | int | bool | char | enum | path (not empty) | duration
     choices: tuple[str, ...] = ()
     required: bool = False
 
@@ -114,6 +117,13 @@ class OptionSpec:
             bad = "'true' or 'false'"
         elif self.kind == "char" and len(java_unescape(value)) != 1:
             bad = "a single character"
+        elif self.kind == "duration":
+            try:
+                parse_duration(value, self.key)
+            except SqlEngineError:
+                bad = "a duration such as '10 s' or '1 min'"
+        elif self.kind == "path" and not value.strip():
+            bad = "a path, not empty"  # (it read and wrote the working directory)
         elif self.kind == "enum" and value not in self.choices:
             bad = "one of " + ", ".join(repr(c) for c in self.choices)
         if bad is not None:

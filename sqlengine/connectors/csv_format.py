@@ -260,7 +260,10 @@ def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
                if T.is_string(col.type) else ltz_text(col, iso=True) if T.is_ltz(col.type)
                else cast_array(col, pa.string())
                for col in batch.columns]
-    plain = [plain_safe and _plain(col.type) for col in batch.columns]
+    if csv_quoting(options)[0] is None:  # (quoting disabled: values as they are, as Flink)
+        plain = [True] * len(columns)
+    else:
+        plain = [plain_safe and _plain(col.type) for col in batch.columns]
     return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain)
 
 

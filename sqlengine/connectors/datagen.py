@@ -3,6 +3,8 @@ throttled to 'rows-per-second', bounded by 'number-of-rows' or by a sequence's e
 
 from __future__ import annotations
 
+import decimal
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.connectors.base import (
+    LENGTHS_OPTION,
     Clock,
     Connector,
     Fail,
@@ -22,7 +25,8 @@ from sqlengine.connectors.base import (
     SourceRead,
     strided_done,
 )
-from sqlengine.errors import ConnectorError
+from sqlengine.errors import ConnectorError, SqlEngineError
+from sqlengine.options import parse_duration
 from sqlengine.statistics import UNKNOWN_ROWS, ColumnStats, Estimate, type_width
 from sqlengine.types import type_name
 
@@ -93,10 +97,15 @@ class DatagenReader:
                 raise ConnectorError(msg)
             return FieldSpec(f.name, f.type, kind, null_rate, start=int(float(start)),
                              end=int(float(end)))
+        declared = declared_lengths(self.options).get(f.name)
+        given = self._opt(f.name, "length")
+        length = int(given) if given is not None else \
+            declared[1] if declared is not None else 100
+        past = self._opt(f.name, "max-past")
         return FieldSpec(f.name, f.type, kind, null_rate, min=self._opt(f.name, "min"),
-                         max=self._opt(f.name, "max"),
-                         length=int(self._opt(f.name, "length") or 100),
-                         max_past=int(self._opt(f.name, "max-past") or 0))
+                         max=self._opt(f.name, "max"), length=length,
+                         max_past=parse_duration(past, f"fields.{f.name}.max-past")
+                         if past else 0)
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         """This subtask's chunks (chunk c goes to subtask c mod parallelism), each subtask at
@@ -193,6 +202,78 @@ def _scaled_decimal(scaled: np.ndarray, t: pa.Decimal128Type) -> pa.Array:
     return pa.array([decimal.Decimal(int(v)).scaleb(-t.scale).quantize(q) for v in scaled], t)
 
 
+def declared_lengths(options: dict[str, str]) -> dict[str, tuple[str, int]]:
+    """The CHAR(n) / VARCHAR(n) columns' declared lengths (Flink generates strings of that
+    length, not 100 characters)."""
+    text = options.get(LENGTHS_OPTION)
+    return {c: (k, int(n)) for c, (k, n) in json.loads(text).items()} if text else {}
+
+
+def _number(key: str, value: str, t: pa.DataType, fail: Fail) -> float | int:
+    """A min / max / start / end value for a column of type ``t``: an integer within its
+    range for an integer column, a number otherwise (as Flink parses them)."""
+    if pa.types.is_integer(t) or pa.types.is_string(t):
+        if not re.fullmatch(r"\s*[-+]?\d+\s*", value):
+            raise fail(key, f"option {key!r} must be an integer, got {value!r}")
+        n = int(value)
+        lo, hi = _INT_RANGE.get(t, (-(2**63), 2**63 - 1))
+        if not lo <= n <= hi:
+            raise fail(key, f"option {key!r} = {value!r} is out of the range of "
+                       f"{type_name(t)} ({lo}..{hi})")
+        return n
+    try:
+        return float(decimal.Decimal(value.strip()))
+    except decimal.InvalidOperation:
+        raise fail(key, f"option {key!r} must be a number, got {value!r}") from None
+
+
+def _check_field(col: str, t: pa.DataType, options: dict[str, str],
+                 declared: tuple[str, int] | None, fail: Fail) -> None:
+    """A column's option values, as Flink's datagen checks them when the table is read."""
+    def opt(name: str) -> tuple[str, str | None]:
+        key = f"fields.{col}.{name}"
+        return key, options.get(key)
+
+    kind = options.get(f"fields.{col}.kind", "random")
+    pair = ("start", "end") if kind == "sequence" else ("min", "max")
+    if kind == "sequence" and not (pa.types.is_integer(t) or pa.types.is_string(t)):
+        # (the sequence steps by 1 from an integer start)
+        for name in pair:
+            key, value = opt(name)
+            if value is not None and not re.fullmatch(r"\s*[-+]?\d+\s*", value):
+                raise fail(key, f"option {key!r} must be an integer, got {value!r}")
+    bounds = []
+    for name in pair:
+        key, value = opt(name)
+        bounds.append(None if value is None else _number(key, value, t, fail))
+    if None not in bounds and bounds[0] > bounds[1]:  # type: ignore[operator]
+        key, _ = opt(pair[0])
+        raise fail(key, f"option {key!r} ({bounds[0]}) is greater than "
+                   f"'fields.{col}.{pair[1]}' ({bounds[1]})")
+    key, value = opt("length")
+    if value is not None:
+        if not re.fullmatch(r"\s*\d+\s*", value):
+            raise fail(key, f"option {key!r} must be a non-negative integer, got {value!r}")
+        if declared is not None and declared[0] == "CHAR":
+            raise fail(key, f"option {key!r} would change the length of a CHAR("
+                       f"{declared[1]}) column (its values have {declared[1]} characters)")
+        if declared is not None and int(value) > declared[1]:
+            raise fail(key, f"option {key!r} = {value!r} is longer than the column's "
+                       f"{declared[0]}({declared[1]})")
+    key, value = opt("max-past")
+    if value is not None:
+        try:
+            parse_duration(value, key)
+        except SqlEngineError as e:
+            raise fail(key, e.message) from None
+    key, value = opt("null-rate")
+    if value is not None:
+        try:
+            float(value)
+        except ValueError:
+            raise fail(key, f"option {key!r} must be a number, got {value!r}") from None
+
+
 _FIELD_OPTION = re.compile(r"^fields\.(?P<col>.+)\.(?P<opt>kind|min|max|max-past|length|start|"
                            r"end|null-rate|seed)$")
 
@@ -217,7 +298,7 @@ class Datagen(Connector):
         OptionSpec("number-of-rows", "int"),
         OptionSpec("scan.parallelism", "int"),
         OptionSpec("seed", "int"),  # sqlengine extension: a fixed seed for repeatable data
-        OptionSpec("scan.watermark.idle-timeout"),
+        OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
     is_source = True
 
@@ -230,12 +311,7 @@ class Datagen(Connector):
             raise fail(key, f"option {key!r} names unknown column {m.group('col')!r}")
         if m.group("opt") == "kind" and value not in ("random", "sequence"):
             raise fail(key, f"option {key!r} must be 'random' or 'sequence', got {value!r}")
-        if m.group("opt") in ("min", "max", "start", "end", "null-rate", "length", "seed"):
-            try:
-                float(value)
-            except ValueError:
-                raise fail(key, f"option {key!r} must be a number, got {value!r}") from None
-        return True
+        return True  # (the values are checked against the column's type: check_columns)
 
     def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
         """A per-column option the column's kind and type do not use would be ignored:
@@ -255,6 +331,9 @@ class Datagen(Connector):
                 raise fail(key, f"option {key!r} would be ignored: a {kind} column of type "
                            f"{type_name(types[col])} takes "
                            f"{', '.join(repr(f'fields.{col}.{o}') for o in takes)}")
+        declared = declared_lengths(options)
+        for col, t in types.items():
+            _check_field(col, t, options, declared.get(col), fail)
 
     def bounded(self, table: TableDef) -> bool:
         """Bounded by 'number-of-rows', or by a sequence field (it ends when the sequence

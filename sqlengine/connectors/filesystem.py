@@ -58,7 +58,7 @@ _PREFIXES = {"csv": "csv.", "json": "json.", "raw": "raw.", "orc": "orc.", "avro
 class Filesystem(Connector):
     name = "filesystem"
     options: ClassVar[tuple[OptionSpec, ...]] = (
-        OptionSpec("path", required=True),
+        OptionSpec("path", "path", required=True),
         OptionSpec("format", "enum", FORMATS, required=True),
         OptionSpec("csv.field-delimiter", "char"),
         OptionSpec("csv.quote-character", "char"),
@@ -92,7 +92,7 @@ class Filesystem(Connector):
         OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),
         OptionSpec("scan.parallelism", "int"),
-        OptionSpec("scan.watermark.idle-timeout"),
+        OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
     is_source = True
     is_sink = True

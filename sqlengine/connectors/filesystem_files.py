@@ -3,6 +3,7 @@ reads), the part file a sink writes, and the checks of a sink path."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -316,6 +317,7 @@ class FileWriter(SinkWriter):
         # The sink subtask writing (set when its operator opens): its part files are
         # ``part-<subtask>-<n>``, so parallel subtasks never claim the same names.
         self.subtask = 0
+        self.ended = False  # every row written: close() publishes the part (else drops it)
         del table
 
     def _begin(self) -> None:
@@ -367,7 +369,19 @@ class FileWriter(SinkWriter):
             except FileNotFoundError:  # (another subtask removed it)
                 pass
 
+    def end_input(self) -> None:
+        self.ended = True
+
     def close(self) -> None:
+        if not self.ended:
+            # A failed or cancelled job: its part stays unpublished, as Flink's in-progress
+            # files do (a visible, half-written part would be read, or break every read).
+            if self._file is not None:
+                with contextlib.suppress(OSError):
+                    self._file.close()
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
+            return
         if self._file is None:
             if self.subtask > 0:  # (a parallel subtask that got no rows writes no file)
                 self._remove_replaced()

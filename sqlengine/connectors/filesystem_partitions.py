@@ -197,6 +197,10 @@ class PartitionedWriter(SinkWriter):
                 self.writers[name] = writer
             writer.write(rows)
 
+    def end_input(self) -> None:
+        for w in self.writers.values():
+            w.end_input()
+
     def close(self) -> None:
         for w in self.writers.values():
             w.close()

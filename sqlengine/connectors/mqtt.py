@@ -45,7 +45,7 @@ class Mqtt(Connector):
         OptionSpec("username"),
         OptionSpec("password"),
         *format_options(FORMATS),
-        OptionSpec("scan.watermark.idle-timeout"),
+        OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
     is_source = True
     is_sink = False

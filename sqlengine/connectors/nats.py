@@ -77,7 +77,7 @@ class Nats(Connector):
         OptionSpec(TIMESTAMP, "int"),
         OptionSpec(OFFSET, "int"),
         OptionSpec("scan.bounded.mode", "enum", ("unbounded", "latest-offset")),
-        OptionSpec("scan.watermark.idle-timeout"),
+        OptionSpec("scan.watermark.idle-timeout", "duration"),
         OptionSpec("sink.parallelism", "int"),
     )
     is_source = True

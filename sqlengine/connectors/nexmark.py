@@ -288,7 +288,7 @@ class Nexmark(Connector):
         OptionSpec("nexmark.out-of-orderness", "int"),
         OptionSpec("rows-per-second", "int"),
         OptionSpec("scan.parallelism", "int"),
-        OptionSpec("scan.watermark.idle-timeout"),
+        OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
     is_source = True
 

@@ -152,7 +152,7 @@ class Socket(Connector):
         OptionSpec("csv.ignore-parse-errors", "bool"),
         OptionSpec("csv.null-literal"),
         OptionSpec("json.ignore-parse-errors", "bool"),
-        OptionSpec("scan.watermark.idle-timeout"),
+        OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
     is_source = True
     parallel_source = False  # one connection: a non-parallel source, as Flink's

@@ -87,6 +87,7 @@ def test_filesystem_statistics_reader_and_writer(tmp_path: Path) -> None:
     writer = fs.open_sink("t", {"path": str(target), "format": "parquet"}, ARROW, False)
     writer.write(pa.record_batch([pa.array([1, 2, 3], pa.int32()), pa.array(["x", "y", "z"])],
                                  names=["a", "s"]))  # cast to the sink's schema
+    writer.end_input()
     writer.close()
     assert writer.rows == 3
     opts = {"path": str(target), "format": "parquet"}

@@ -107,7 +107,7 @@ def test_validation_messages() -> None:
                                                   "fields.zz.kind": "random"})
     assert "must be 'random' or 'sequence'" in _error({"connector": "datagen",
                                                         "fields.a.kind": "x"})
-    assert "must be a number, got 'x'" in _error({"connector": "datagen", "fields.a.min": "x"})
+    assert "must be an integer, got 'x'" in _error({"connector": "datagen", "fields.a.min": "x"})
     connectors.validate("t", {"connector": "datagen", "fields.a.min": "1"}, SCHEMA)
 
 

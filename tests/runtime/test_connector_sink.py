@@ -43,6 +43,7 @@ def test_open_by_connector(tmp_path: Path) -> None:
     sink = ConnectorSink.open("t", "filesystem", {"path": str(tmp_path / "o"), "format": "csv",
                                                   "$overwrite": "true"}, schema)
     sink.process_batch(pa.record_batch([pa.array([7], pa.int64())], names=["a"]))
+    sink.end_input()
     sink.close()
     assert sink.name == "FileSink"
     assert (tmp_path / "o" / "part-0-0").read_text() == "7\n"

@@ -145,3 +145,80 @@ def test_a_temporary_object_shadows_a_permanent_one() -> None:
     s.execute("DROP TEMPORARY VIEW src")
     with pytest.raises(SqlEngineError, match="unknown table 'src'"):
         s.sql("SELECT COUNT(*) FROM src").collect()
+
+
+def test_declared_lengths_as_flink() -> None:
+    """CHAR(n) / VARCHAR(n) columns keep their declared type in DESCRIBE and SHOW CREATE TABLE
+    (they showed STRING), and datagen makes strings of that length (PyFlink 2.3: 4, 3 and 100
+    characters; here they were 100 each)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TABLE g (x VARCHAR(4), c CHAR(3), b CHAR, s STRING, v VARCHAR) WITH "
+              "('connector' = 'datagen', 'number-of-rows' = '3')")
+    described = s.execute("DESCRIBE g")[0].table.to_pylist()
+    assert [r["type"] for r in described] == ["VARCHAR(4)", "CHAR(3)", "CHAR(1)", "STRING",
+                                              "STRING"]
+    text = s.execute("SHOW CREATE TABLE g")[0].table.column(0)[0].as_py()
+    assert "`x` VARCHAR(4),\n  `c` CHAR(3)," in text
+    rows = s.sql("SELECT CHAR_LENGTH(x) AS x, CHAR_LENGTH(c) AS c, CHAR_LENGTH(b) AS b, "
+                 "CHAR_LENGTH(s) AS s FROM g").collect().to_pylist()
+    assert rows == [{"x": 4, "c": 3, "b": 1, "s": 100}] * 3
+    s.execute("CREATE TABLE h (x VARCHAR(30)) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '2', 'fields.x.length' = '5')")
+    assert s.sql("SELECT CHAR_LENGTH(x) AS n FROM h").collect().column(0).to_pylist() == [5, 5]
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    # (each accepted and ignored, or wrong without a word; Flink refuses them)
+    ("CREATE TABLE t (a STRING) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', "
+     "'format' = 'csv', 'format' = 'json')", "option 'format' is given twice"),
+    ("CREATE TABLE t (a STRING) WITH ('connector' = 'filesystem', 'path' = '', "
+     "'format' = 'csv')", "option 'path' must be a path"),
+    ("CREATE TABLE t (ts TIMESTAMP(3), WATERMARK FOR ts AS ts, WATERMARK FOR ts AS ts - "
+     "INTERVAL '1' SECOND) WITH ('connector' = 'datagen')", "one WATERMARK"),
+    ("CREATE TABLE t (a CHAR(0)) WITH ('connector' = 'datagen')", r"CHAR\(0\) is out of range"),
+    ("CREATE TABLE t (a STRING(5)) WITH ('connector' = 'datagen')", "STRING takes no length"),
+    ("CREATE TABLE t (a FLOAT(10)) WITH ('connector' = 'datagen')", "FLOAT takes no length"),
+    ("CREATE TABLE t (a VARCHAR(4)) WITH ('connector' = 'datagen', 'fields.a.length' = '10')",
+     "longer than the column's VARCHAR"),
+    ("CREATE TABLE t (a CHAR(4)) WITH ('connector' = 'datagen', 'fields.a.length' = '2')",
+     "length of a CHAR"),
+    ("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'fields.a.min' = '5.5')",
+     "'fields.a.min' must be an integer"),
+    ("CREATE TABLE t (a TINYINT) WITH ('connector' = 'datagen', 'fields.a.max' = '1000')",
+     "out of the range of TINYINT"),
+    ("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'fields.a.min' = '9', "
+     "'fields.a.max' = '2')", "is greater than 'fields.a.max'"),
+    ("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'fields.a.kind' = 'sequence', "
+     "'fields.a.start' = '10', 'fields.a.end' = '5')", "is greater than 'fields.a.end'"),
+    ("CREATE TABLE t (a DOUBLE) WITH ('connector' = 'datagen', 'fields.a.kind' = 'sequence', "
+     "'fields.a.start' = '1.5', 'fields.a.end' = '3')", "'fields.a.start' must be an integer"),
+    ("CREATE TABLE t (a STRING) WITH ('connector' = 'datagen', 'fields.a.length' = '2.5')",
+     "'fields.a.length' must be a non-negative integer"),
+    ("CREATE TABLE t (a TIMESTAMP(3)) WITH ('connector' = 'datagen', "
+     "'fields.a.max-past' = 'soon')", "'fields.a.max-past' must be a duration"),
+])
+def test_refused_by_name(sql: str, message: str) -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    with pytest.raises(SqlEngineError, match=message):
+        s.execute(sql)
+
+
+def test_insert_and_alter_refuse_a_name_given_twice(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.execute(f"CREATE TABLE p (a STRING, k STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'p'}', 'format' = 'csv')")
+    with pytest.raises(SqlEngineError, match="column 'a' is listed twice"):
+        s.execute("INSERT INTO p (a, a, k) VALUES ('only', 'x', 'k8')")
+    with pytest.raises(SqlEngineError, match="option 'format' is given twice"):
+        s.execute("ALTER TABLE p SET ('format' = 'json', 'format' = 'csv')")
+
+
+def test_max_past_is_a_duration() -> None:
+    """'fields.x.max-past' is a Flink Duration ('1 h'): it failed with "invalid literal for
+    int()"."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TABLE g (x TIMESTAMP(3)) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '50', 'fields.x.max-past' = '1 h')")
+    rows = s.sql("SELECT COUNT(*) AS n FROM g WHERE x <= LOCALTIMESTAMP AND x >= "
+                 "LOCALTIMESTAMP - INTERVAL '61' MINUTE").collect().to_pylist()
+    assert rows == [{"n": 50}]

@@ -110,9 +110,23 @@ def test_create_function_from_a_module(tmp_path: Path, monkeypatch: pytest.Monke
                          ("CREATE FUNCTION j AS 'com.Foo' LANGUAGE JAVA", "LANGUAGE PYTHON"),
                          ("CREATE FUNCTION k AS 'no_such_module.f'", "cannot import"),
                          ("CREATE FUNCTION upper AS 'my_udfs.plain'", "built-in"),
-                         ("DROP FUNCTION nope", "does not exist")]:
+                         ("DROP FUNCTION nope", "does not exist"),
+                         # (each DROP drops its own kind, as Flink's: DROP TEMPORARY FUNCTION
+                         # dropped a catalog function)
+                         ("DROP TEMPORARY FUNCTION shout", "temporary system function"),
+                         ("DROP FUNCTION shout", "temporary system function"),
+                         ("CREATE SYSTEM FUNCTION f AS 'my_udfs.plain'", "always temporary"),
+                         # (registered as 'DB.F' and never callable)
+                         ("CREATE FUNCTION db.f AS 'my_udfs.plain'", "qualified")]:
         with pytest.raises(SqlEngineError, match=message):
             s.execute(sql)
+    s.execute("CREATE TEMPORARY FUNCTION plain AS 'my_udfs.plain'")
+    with pytest.raises(SqlEngineError, match="is a temporary function"):
+        s.execute("DROP FUNCTION plain")
+    s.execute("DROP TEMPORARY FUNCTION plain")
+    s.execute("DROP TEMPORARY SYSTEM FUNCTION shout")
+    names = s.execute("SHOW FUNCTIONS")[0].table.column(0).to_pylist()
+    assert "PLAIN" not in names and "SHOUT" not in names
 
 
 def test_errors_name_the_function_and_the_row() -> None:
