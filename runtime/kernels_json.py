@@ -402,7 +402,37 @@ def _json_unquote(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
     return per_distinct(args[0], _unquote_one, pa.string())
 
 
+def _json_text(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """json_text(value, raw): each value as JSON text (NULL stays NULL) for JSON_ARRAYAGG /
+    JSON_OBJECTAGG, which gather the texts; ``raw``: the value is JSON already (a
+    JSON_OBJECT / JSON_ARRAY / JSON_QUERY), taken as it is, not quoted."""
+    a = args[0]
+    t = a.type
+    if pa.types.is_floating(t):
+        # (as Flink's aggregates write a DOUBLE: Java's BigDecimal text of Double.toString,
+        # 1.0E+15 and 0.00010, where the scalar functions write 1.0E15 and 1.0E-4)
+        single = t == pa.float32()
+        text = per_distinct(a, lambda v: str(decimal.Decimal(java_double_text(v, single)))
+                            if math.isfinite(v) else dumps(java_double_text(v)), pa.string())
+    elif pa.types.is_timestamp(t) and t.tz is None:
+        # (ISO text with the fraction's trailing zeros cut: 2020-01-02T03:04:05.6)
+        text = per_distinct(a, lambda v: dumps(_iso_text(v)), pa.string())
+    else:
+        text = json_texts(a, raw=lits[1] == "1")
+    return pc.if_else(pc.is_valid(a), text, pa.nulls(len(a), pa.string()))
+
+
+def _iso_text(v: object) -> str:
+    """A timestamp as Java's ISO_LOCAL_DATE_TIME writes it (seconds always, the fraction
+    without trailing zeros)."""
+    text = v.isoformat() if hasattr(v, "isoformat") else str(v)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
 KERNELS: dict[str, Kernel] = {
+    "json_text": _json_text,
     "json_quote": _json_quote,
     "json_unquote": _json_unquote,
     "json_value": _json_value,

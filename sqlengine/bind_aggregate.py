@@ -313,7 +313,7 @@ class AggregateBinder(ClauseBinder):
                            is_distinct, filt)
         if func == "json_arrayagg":
             null_on_null = str(node.args.get("null_handling") or "").upper() == "NULL ON NULL"
-            return AggCall("json_arrayagg", (bound, Literal(null_on_null, T.BOOLEAN)),
+            return AggCall("json_arrayagg", (json_text(bound), Literal(null_on_null, T.BOOLEAN)),
                            T.STRING, False, filt)
         if func == "listagg":
             if not (T.is_string(t) or t == T.NULL):
@@ -339,6 +339,15 @@ class AggregateBinder(ClauseBinder):
         return AggCall(func, (bound,), t, is_distinct, filt)
 
 
+def json_text(value: Expr) -> Expr:
+    """A JSON aggregate's value as its JSON text (the scalar JSON functions' writing; a
+    JSON_OBJECT / JSON_ARRAY / JSON_QUERY value nests as JSON, not as a quoted string)."""
+    from sqlengine.bind_json import is_json_valued
+
+    raw = "1" if is_json_valued(value) else "0"
+    return Call("json_text", (value, Literal(raw, T.STRING)), T.STRING)
+
+
 def json_objectagg(b: AggregateBinder, node: exp.Expression, scope: Scope,
                    filt: Expr | None) -> AggCall:
     """JSON_OBJECTAGG(KEY k VALUE v [NULL | ABSENT ON NULL]): one argument, the ROW (k, v)."""
@@ -351,7 +360,7 @@ def json_objectagg(b: AggregateBinder, node: exp.Expression, scope: Scope,
     if not T.is_string(key.dtype):
         raise b.error(BindError, f"the KEY of JSON_OBJECTAGG must be a STRING, got "
                       f"{T.type_name(key.dtype)}", pairs[0].this)
-    value = coerce(value, T.STRING) if value.dtype == T.NULL else value
+    value = json_text(coerce(value, T.STRING) if value.dtype == T.NULL else value)
     pair = Call("row_value", (key, value), pa.struct([pa.field("k", key.dtype),
                                                        pa.field("v", value.dtype)]))
     absent = str(node.args.get("null_handling") or "").upper() == "ABSENT ON NULL"

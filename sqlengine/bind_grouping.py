@@ -41,6 +41,8 @@ def grouping_sets(group_exprs: list[exp.Expression]
     keys: list[exp.Expression] = []
 
     def index(e: exp.Expression) -> int:
+        while isinstance(e, exp.Paren):  # ((a), b) is the set (a, b)
+            e = e.this
         for i, k in enumerate(keys):
             if k == e:
                 return i

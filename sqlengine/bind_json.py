@@ -136,9 +136,13 @@ def _convertible(binder: ExprBinder, value: Expr, node: exp.Expression, name: st
                            "maps and rows)", node)
 
 
+def is_json_valued(value: Expr) -> bool:
+    """Whether the value is JSON text already (written as it is inside JSON, not quoted)."""
+    return isinstance(value, Call) and value.name in _JSON_VALUED
+
+
 def _raw_flags(values: list[Expr]) -> str:
-    return "".join("1" if isinstance(v, Call) and v.name in _JSON_VALUED else "0"
-                   for v in values)
+    return "".join("1" if is_json_valued(v) else "0" for v in values)
 
 
 def _json_array(binder: ExprBinder, node: JsonCall, nodes: list[exp.Expression],

@@ -77,8 +77,14 @@ def _json(v: object) -> str:
     return dumps(str(v))
 
 
+def _texts(texts: list[str | None]) -> str:
+    """A JSON array of values gathered as their JSON texts (json_text; None: a NULL)."""
+    return "[" + ",".join("null" if t is None else t for t in texts) + "]"
+
+
 def _object(pairs: list[object], null_on_null: bool) -> str:
-    out: dict[str, object] = {}
+    """A JSON object of (key, JSON text) pairs."""
+    out: dict[str, str | None] = {}
     for pair in pairs:
         key, value = list(pair.values())  # type: ignore[attr-defined]
         if key is None:
@@ -89,7 +95,9 @@ def _object(pairs: list[object], null_on_null: bool) -> str:
         if value is not None or null_on_null:
             out[key] = value
     # (members in the order of their keys, as Flink writes them)
-    return _json(dict(sorted(out.items(), key=lambda m: java_order(str(m[0])))))
+    members = sorted(out.items(), key=lambda m: java_order(str(m[0])))
+    return "{" + ",".join(f"{dumps(str(k))}:{'null' if v is None else v}"
+                          for k, v in members) + "}"
 
 
 def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array:
@@ -122,7 +130,7 @@ def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array
     flag = call.args[1]
     null_on_null = isinstance(flag, Literal) and flag.value is True
     if func == "json_arrayagg":
-        return pa.array([_json(v) for v in lists], pa.string())
+        return pa.array([_texts(v) for v in lists], pa.string())
     if func == "json_objectagg":
         return pa.array([_object(v, null_on_null) for v in lists], pa.string())
     raise AssertionError(func)

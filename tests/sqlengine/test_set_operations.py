@@ -52,6 +52,9 @@ CASES = [
     "SELECT g, k > 1 AS big, COUNT(*) AS c, GROUPING(g) AS gg FROM a GROUP BY ROLLUP (g, k > 1)",
     "SELECT g, k > 1 AS big, COUNT(*) AS c FROM a GROUP BY GROUPING SETS ((g, k > 1), k > 1, ())",
     "SELECT g, COUNT(*) AS c FROM a GROUP BY CUBE (g, k = 3 OR k IS NULL)",
+    # ((g), k) is the set (g, k): it grouped by g but gave g as NULL, GROUPING(g) = 1
+    "SELECT g, k, COUNT(*) AS c, GROUPING(g) AS gg, GROUPING(k) AS gk FROM a "
+    "GROUP BY GROUPING SETS ((g, k), ((g), k))",
 ]
 
 
