@@ -6,9 +6,6 @@ result column.
 
 from __future__ import annotations
 
-import decimal
-import math
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -60,21 +57,6 @@ def _distinct(values: list[object]) -> list[object]:
             seen.add(key)
             out.append(v)
     return out
-
-
-def _json(v: object) -> str:
-    """A Python value (as Arrow gives it) as JSON text, as Flink's JSON functions write it."""
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, float) and not math.isfinite(v):
-        return dumps(str(v))
-    if isinstance(v, list):
-        return "[" + ",".join(_json(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ",".join(f"{dumps(str(k))}:{_json(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, bool | int | float | str) or v is None:
-        return dumps(v)
-    return dumps(str(v))
 
 
 def _texts(texts: list[str | None]) -> str:
