@@ -243,3 +243,16 @@ def arith(op: str, args: list[pa.Array], out: pa.DataType) -> pa.Array | None:
         return None
     res = done[0]
     return from_unscaled64(res, out, validity, nulls)
+
+
+def unscaled_ints(part: pa.Array) -> np.ndarray:
+    """A decimal128 array's unscaled values (value * 10^scale): int64 when every value fits,
+    else Python ints (object array). Read from the 16-byte little-endian buffer, no copy."""
+    n = len(part)
+    words = np.frombuffer(part.buffers()[1], dtype=np.int64)[2 * part.offset:
+                                                              2 * (part.offset + n)]
+    low, high = words[0::2], words[1::2]
+    if np.array_equal(high, low >> 63):
+        return low.copy()
+    return np.array([int(h) * (1 << 64) + (int(lo) & ((1 << 64) - 1))
+                     for lo, h in zip(low.tolist(), high.tolist())], dtype=object)

@@ -819,9 +819,11 @@ def _families() -> None:
         kernels_nested,
         kernels_text,
         kernels_time,
+        variance,
     )
 
-    for family in (kernels_json, kernels_math, kernels_nested, kernels_text, kernels_time):
+    for family in (kernels_json, kernels_math, kernels_nested, kernels_text, kernels_time,
+                   variance):
         KERNELS.update(family.KERNELS)
 
 

@@ -392,6 +392,9 @@ def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     return pc.if_else(fits, wide, pa.nulls(len(wide), wide.type)).cast(target)
 
 
+_WIDE = decimal.Context(prec=80)
+
+
 def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     """Flink's BigDecimal.valueOf(double): the double's shortest decimal text, rounded
     HALF_UP to the scale; NULL where the digits do not fit (NaN and infinity cannot be)."""
@@ -405,7 +408,8 @@ def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
         d = decimal.Decimal(_shortest(v, arr.type == T.FLOAT))
         if abs(d) >= limit:
             return None
-        d = d.quantize(quantum, rounding=decimal.ROUND_HALF_UP)
+        # (a context of 80 digits: the default 28 cannot quantize to DECIMAL(38, 30))
+        d = d.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=_WIDE)
         return d if abs(d) < limit else None
 
     return _per_distinct(arr, one, target)

@@ -42,7 +42,7 @@ from sqlengine.runtime.operators.list_aggregates import (
     keeps_nulls,
     list_result,
 )
-from sqlengine.runtime.operators.partials import lacks_first_last, sum_type
+from sqlengine.runtime.operators.partials import lacks_first_last, sum_type, zero_of
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, group_bounds, is_python
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.spill import (
@@ -183,7 +183,8 @@ class _Accumulator:
     def add_unscaled(self, slots: np.ndarray, part: pa.Array) -> None:
         """Add a decimal128 column (no nulls), or an int64 column of unscaled values
         (:func:`_unscaled_sum_input`'s sums), to the unscaled sums at ``slots``."""
-        values = part.to_numpy() if pa.types.is_int64(part.type) else unscaled_ints(part)
+        values = part.to_numpy() if pa.types.is_int64(part.type) else \
+            decimal_int64.unscaled_ints(part)
         if values.dtype == np.int64 and not self.big:
             old = self.value[slots]
             new = old + values
@@ -264,10 +265,22 @@ class _Accumulator:
             if self.func == "sum":
                 return sums.cast(out_type, safe=False)
             safe_count = np.where(null, 1, count)
+            # (an average past the result's digits is NULL, as Flink's)
+            scale = sum_type(self.arg_type).scale
+            limit = 10 ** (out_type.precision - out_type.scale + scale)
+            over = np.array([abs(int(t)) >= int(c) * limit for t, c in
+                             zip(total.tolist(), safe_count.tolist())], dtype=bool)
+            if over.any():
+                null = null | over
+                sums = pc.if_else(pa.array(over), pa.scalar(decimal.Decimal(0), sums.type),
+                                  sums)
             counts = pa.array(safe_count, pa.int64()).cast(pa.decimal128(20, 0))
             res = kernel_for("divide")([sums, counts], [None, None], out_type)
             return pc.if_else(pa.array(null), pa.nulls(len(null), out_type), res)
         if self.func == "sum":
+            if pa.types.is_decimal(self.arg_type):  # (beyond 38 digits: NULL, as Flink)
+                null = null | _overflows(total, sum_type(self.arg_type))
+                total = np.where(null, 0, total)
             sums = pa.array(total, sum_type(self.arg_type), mask=null)
             return sums.cast(out_type, safe=False)
         # AVG with Flink's result types: integer AVG truncates, DECIMAL rounds HALF_UP.
@@ -277,6 +290,11 @@ class _Accumulator:
             vals = np.sign(t) * (np.abs(t) // safe_count)  # Java long division truncates
             return pa.array(vals, pa.int64(), mask=null).cast(out_type, safe=False)
         if pa.types.is_decimal(out_type):
+            limit = decimal.Decimal(10) ** (out_type.precision - out_type.scale)
+            null = null | _overflows(total, sum_type(self.arg_type)) | np.array(
+                [v is not None and abs(decimal.Decimal(v)) >= c * limit
+                 for v, c in zip(total, safe_count.tolist())], dtype=bool)
+            total = np.where(null, 0, total)
             sums = pa.array(total, sum_type(self.arg_type))
             counts = pa.array(safe_count, pa.int64()).cast(pa.decimal128(20, 0))
             res = kernel_for("divide")([sums, counts], [None, None], out_type)
@@ -357,26 +375,27 @@ def _unscaled_sum_input(arg: pa.Array) -> pa.Array | None:
     return out
 
 
-def unscaled_ints(part: pa.Array) -> np.ndarray:
-    """A decimal128 array's unscaled values (value * 10^scale): int64 when every value fits,
-    else Python ints (object array). Read from the 16-byte little-endian buffer, no copy."""
-    n = len(part)
-    words = np.frombuffer(part.buffers()[1], dtype=np.int64)[2 * part.offset:
-                                                              2 * (part.offset + n)]
-    low, high = words[0::2], words[1::2]
-    if np.array_equal(high, low >> 63):
-        return low.copy()
-    return np.array([int(h) * (1 << 64) + (int(lo) & ((1 << 64) - 1))
-                     for lo, h in zip(low.tolist(), high.tolist())], dtype=object)
+def _overflows(total: np.ndarray, dtype: pa.DataType) -> np.ndarray:
+    """Which exact sums (Python Decimals) pass the digits of ``dtype``."""
+    limit = decimal.Decimal(10) ** (dtype.precision - dtype.scale)
+    return np.array([v is not None and abs(decimal.Decimal(v)) >= limit for v in total],
+                    dtype=bool)
 
 
 def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarray
                           ) -> pa.Array:
-    """The decimal128 array of unscaled ``total`` (int64 or Python ints), NULL where ``null``."""
+    """The decimal128 array of unscaled ``total`` (int64 or Python ints), NULL where ``null``
+    and where a sum passes the type's 38 digits (Flink's SUM of a DECIMAL overflows to NULL;
+    it wrapped round to a wrong number)."""
     n = len(total)
     if total.dtype == np.int64:
         words = decimal_int64.words_of(total)
     else:
+        limit = 10 ** dtype.precision
+        over = np.array([abs(int(v)) >= limit for v in total.tolist()], dtype=bool)
+        if over.any():
+            null = null | over
+            total = np.where(over, 0, total)
         words = np.array([w for v in total.tolist() for w in (
             ((int(v) & ((1 << 64) - 1)) ^ (1 << 63)) - (1 << 63),
             int(v) >> 64)], dtype=np.int64)
@@ -774,12 +793,10 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             acc.count[slots] += grouped.column(f"n{j}_sum").to_numpy()
             if call.func in ("sum", "avg") and acc.unscaled:
                 part = grouped.column(f"v{j}_sum").combine_chunks()
-                acc.add_unscaled(slots, pc.fill_null(part, pa.scalar(0).cast(part.type)))
+                acc.add_unscaled(slots, pc.fill_null(part, zero_of(part.type)))
             elif call.func in ("sum", "avg"):
                 part = grouped.column(f"v{j}_sum")
-                part = pc.fill_null(part, pa.scalar(0, part.type) if not
-                                    pa.types.is_decimal(part.type) else pa.scalar(0).cast(
-                                        part.type))
+                part = pc.fill_null(part, zero_of(part.type))
                 values = part.to_numpy(zero_copy_only=False) if not acc.object_values \
                     else np.array(part.to_pylist(), dtype=object)
                 acc.value[slots] = acc.value[slots] + values

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 import numpy as np
@@ -497,7 +497,9 @@ def _result(nav: Navigation, state: tuple | None) -> object:
         q = abs(total) // n
         return q if total >= 0 else -q
     if pa.types.is_decimal(t):
-        return (Decimal(total) / n).quantize(Decimal(1).scaleb(-t.scale), ROUND_HALF_UP)
+        wide = Context(prec=80)  # (the default 28 digits cannot hold a DECIMAL(38, 30))
+        return wide.divide(Decimal(total), Decimal(n)).quantize(Decimal(1).scaleb(-t.scale),
+                                                                ROUND_HALF_UP, wide)
     return total / n
 
 

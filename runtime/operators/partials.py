@@ -6,6 +6,8 @@ Arrow group-by, so state work is vectorised end to end.
 
 from __future__ import annotations
 
+import decimal
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,7 +22,7 @@ from sqlengine.runtime.operators.list_aggregates import LIST_AGGREGATES, lists_r
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python, merge_lists
 from sqlengine.runtime.operators.rank import dense_ids
 
-__all__ = ["Partials", "sum_type"]
+__all__ = ["Partials", "sum_type", "zero_of"]
 
 
 class Partials:
@@ -262,6 +264,13 @@ class Partials:
         return pc.if_else(missing, pa.nulls(n, values.type), values)
 
 
+def zero_of(t: pa.DataType) -> pa.Scalar:
+    """0 of type ``t`` (a DECIMAL(38, 20)'s too: an int64 0 cast to it needs 39 digits)."""
+    if pa.types.is_decimal(t):
+        return pa.scalar(decimal.Decimal(0), t)
+    return pa.scalar(0, t)
+
+
 def lacks_first_last(t: pa.DataType) -> bool:
     """Whether Arrow's hash_first / hash_last take no values of type ``t`` (DECIMAL, ARRAY,
     MAP and ROW, in pyarrow 26)."""
@@ -275,7 +284,7 @@ def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> 
     if func == "sum":
         return pc.if_else(empty, pa.nulls(len(total), total.type), total).cast(t, safe=False)
     safe_count = pc.if_else(empty, 1, count)
-    total = pc.fill_null(total, pa.scalar(0).cast(total.type))
+    total = pc.fill_null(total, zero_of(total.type))
     if pa.types.is_decimal(t):
         res = kernel_for("divide")([total, safe_count.cast(pa.decimal128(20, 0))],
                                    [None, None], t)

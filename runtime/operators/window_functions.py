@@ -10,6 +10,7 @@ frames with an offset search per partition.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Iterable
 
 import numpy as np
@@ -20,6 +21,7 @@ from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import AggCall, Expr, Literal
 from sqlengine.plan.nodes import SortKey, WindowCall, WindowFrame
+from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
@@ -300,6 +302,11 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray,
         if pa.types.is_integer(t):  # (a TINYINT sum is a TINYINT: wraps, as Java's)
             return pa.array(np.asarray(total, dtype=np.int64), pa.int64(), mask=null) \
                 .cast(call.type, safe=False)
+        if pa.types.is_decimal(t):  # (a sum past 38 digits is NULL, as Flink's)
+            limit = decimal.Decimal(10) ** (t.precision - t.scale)
+            null = null | np.array([abs(decimal.Decimal(v)) >= limit for v in total],
+                                   dtype=bool)
+            total = np.where(null, 0, total)
         return pa.array(total, t, mask=null).cast(call.type, safe=False)
     if agg.func != "avg":
         msg = f"{agg.func.upper()} is not a window function"
@@ -358,17 +365,30 @@ def _frame_lists(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.nda
 def _frame_sums(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                 prev: np.ndarray | None = None) -> np.ndarray:
     """The sum over each frame of its values (of its distinct values, given ``prev``)."""
+    scale = None
     if pa.types.is_decimal(values.type):
-        raw = np.array(values.to_pylist(), dtype=object)
+        # (exact unscaled integers: Decimal objects add in 28 digits, and cut a
+        # DECIMAL(38, 0)'s sum to 92345678901234567890123456790000000000)
+        scale = values.type.scale
+        raw = decimal_int64.unscaled_ints(values.cast(pa.decimal128(38, scale)))\
+            .astype(object)
         raw[~valid] = 0
     else:
         dtype = np.float64 if pa.types.is_floating(values.type) else np.int64
         raw = np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), dtype=dtype)
         raw = np.where(valid, raw, 0)
     if prev is not None:
-        return frame_distinct(prev, raw, lo, hi)
-    prefix = np.concatenate([[0], np.cumsum(raw)])
-    return prefix[hi + 1] - prefix[lo]
+        sums = frame_distinct(prev, raw, lo, hi)
+    else:
+        prefix = np.concatenate([[0], np.cumsum(raw)])
+        sums = prefix[hi + 1] - prefix[lo]
+    if scale is None:
+        return sums
+    return np.array([decimal.Decimal(int(v)).scaleb(-scale, _WIDE) for v in sums],
+                    dtype=object)
+
+
+_WIDE = decimal.Context(prec=80)  # (exact for any 76-digit value)
 
 
 def _extreme(values: pa.Array, valid: np.ndarray, func: str, lo: np.ndarray, hi: np.ndarray,

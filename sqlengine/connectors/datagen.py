@@ -171,11 +171,19 @@ class DatagenReader:
             mn, mx = self._bounds(spec, -1e9, 1e9)
             return pa.array(rng.uniform(mn, mx, size=n)).cast(t)
         if pa.types.is_decimal(t):
-            mn, mx = self._bounds(spec, -(10 ** (t.precision - t.scale) - 1),
-                                  10 ** (t.precision - t.scale) - 1)
-            scaled = rng.integers(int(mn * 10**t.scale), int(mx * 10**t.scale), size=n,
-                                  endpoint=True, dtype=np.int64)
-            return _scaled_decimal(scaled, t)
+            top = decimal.Decimal(10) ** (t.precision - t.scale) - 1
+            lo = decimal.Decimal(spec.min) if spec.min is not None else -top
+            hi = decimal.Decimal(spec.max) if spec.max is not None else top
+            unit = decimal.Decimal(10) ** t.scale
+            lo_s, hi_s = int(lo * unit), int(hi * unit)
+            # (unscaled values past int64, a DECIMAL(38, 30)'s: drawn in steps of 10^k)
+            k = 0
+            while max(abs(lo_s), abs(hi_s)) // 10 ** k >= 1 << 62:
+                k += 1
+            step = 10 ** k
+            drawn = rng.integers(-(-lo_s // step), hi_s // step, size=n, endpoint=True,
+                                 dtype=np.int64)
+            return _scaled_decimal(drawn, t, step)
         if pa.types.is_boolean(t):
             return pa.array(rng.random(n) < 0.5)
         if pa.types.is_string(t):
@@ -195,11 +203,13 @@ class DatagenReader:
         raise ConnectorError(msg)
 
 
-def _scaled_decimal(scaled: np.ndarray, t: pa.Decimal128Type) -> pa.Array:
-    import decimal
-
+def _scaled_decimal(scaled: np.ndarray, t: pa.Decimal128Type, step: int = 1) -> pa.Array:
+    """DECIMALs of the unscaled values ``scaled * step``."""
+    wide = decimal.Context(prec=80)
     q = decimal.Decimal(1).scaleb(-t.scale)
-    return pa.array([decimal.Decimal(int(v)).scaleb(-t.scale).quantize(q) for v in scaled], t)
+    return pa.array([decimal.Decimal(int(v) * step).scaleb(-t.scale, wide).quantize(q,
+                                                                                  context=wide)
+                     for v in scaled], t)
 
 
 def declared_lengths(options: dict[str, str]) -> dict[str, tuple[str, int]]:

@@ -61,7 +61,7 @@ def test_alter_table_steps() -> None:
     ("ALTER TABLE t MODIFY a BIGINT AFTER nope", "no column 'nope' to place 'a' after"),
     ("ALTER TABLE t MODIFY PRIMARY KEY (a) NOT ENFORCED", "MODIFY PRIMARY KEY: the table has "
                                                           "no primary key"),
-    ("ALTER TABLE t MODIFY WATERMARK FOR b AS b", "WATERMARK FOR column 'b' must be "
+    ("ALTER TABLE t MODIFY WATERMARK FOR b AS b", "WATERMARK FOR column 'b' must be a "
                                                   "TIMESTAMP"),
     ("ALTER TABLE t DROP PRIMARY KEY", "DROP PRIMARY KEY: the table has no primary key"),
     ("ALTER TABLE t DROP CONSTRAINT pk", "DROP CONSTRAINT pk: the table has no primary key"),

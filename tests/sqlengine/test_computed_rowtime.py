@@ -100,8 +100,8 @@ def test_the_epoch_form_flink_documents(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("ddl", "message"), [
     ("pt AS PROCTIME(), WATERMARK FOR pt AS pt",
      r"1:\d+: WATERMARK FOR column 'pt': a PROCTIME\(\) column is a processing-time"),
-    ("x AS ms + 1, WATERMARK FOR x AS x", r"WATERMARK FOR column 'x' must be TIMESTAMP\(3\), "
-                                          r"got BIGINT"),
+    ("x AS ms + 1, WATERMARK FOR x AS x", r"WATERMARK FOR column 'x' must be a TIMESTAMP or "
+                                          r"TIMESTAMP_LTZ, got BIGINT"),
     ("x AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR y AS x",
      r"WATERMARK FOR names unknown column 'y'"),
 ])
