@@ -18,6 +18,7 @@ from sqlengine.optimizer.rules.fold_constants import FoldConstants
 from sqlengine.optimizer.rules.limit_ranks import LimitRanks
 from sqlengine.optimizer.rules.merge_projections import MergeProjections
 from sqlengine.optimizer.rules.merge_unions import MergeUnions
+from sqlengine.optimizer.rules.prune_empty import PruneEmpty
 from sqlengine.optimizer.rules.prune_projections import PruneProjections
 from sqlengine.optimizer.rules.push_down_filters import PushDownFilters
 from sqlengine.optimizer.rules.push_down_semi_joins import PushDownSemiJoins
@@ -33,6 +34,8 @@ RULES: tuple[OptimizerRule, ...] = (
     Decorrelate(),
     # Constants first, so that pushed-down predicates are already folded.
     FoldConstants(),
+    # An aggregate without GROUP BY over a filter folded to FALSE is its one empty-input row.
+    PruneEmpty(),
     # Filters move down before pruning, so pruning sees where each column is really needed.
     PushDownFilters(),
     # An IN / EXISTS test filters the join input it reads before that input is joined on.

@@ -20,7 +20,8 @@ PREREQUISITES = {"limit_ranks": ("fold_constants", "push_down_filters"),
                  "reorder_joins": ("push_down_filters",),
                  "push_down_semi_joins": ("decorrelate",),
                  "reduce_aggregate_inputs": ("decorrelate",),
-                 "semi_join_extremes": ("decorrelate", "push_down_filters")}
+                 "semi_join_extremes": ("decorrelate", "push_down_filters"),
+                 "prune_empty": ("fold_constants",)}
 # Options a rule's fixtures run under (besides none).
 OPTIONS = {"push_down_semi_joins": {"execution.runtime-mode": "batch"},
            "reduce_aggregate_inputs": {"execution.runtime-mode": "batch"},
