@@ -2,7 +2,8 @@
 rules and refusals.
 
 Event time (the left time is a rowtime attribute): the right side must be a table with a
-PRIMARY KEY and a WATERMARK (a versioned table), the ON condition must equate every primary-key
+PRIMARY KEY and a WATERMARK (a versioned table), or a versioned view (each key's last row by
+event time, plan/versioned_view.py), the ON condition must equate every primary-key
 column with the left side, and the join is INNER or LEFT. Processing time (PROCTIME()): a lookup
 join, on a table whose connector looks rows up (jdbc); the ON condition must equate at least
 one of its columns with the left side (the lookup keys).
@@ -27,6 +28,7 @@ from sqlengine.plan.expressions import (
 from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import TemporalJoin
 from sqlengine.plan.subquery import has_subquery
+from sqlengine.plan.versioned_view import versioned_view
 
 if TYPE_CHECKING:
     from sqlengine.bind_relations import RelationBinder
@@ -63,9 +65,18 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
     catalog = binder.binder.catalog
     tdef = None if name.lower() in ctes or catalog.view(name) is not None else \
         catalog.table(name)
-    if tdef is None or not tdef.primary_key:
-        raise binder.error(BindError, f"the versioned table {name!r} of a temporal join needs "
-                           "a PRIMARY KEY (a table, not a view or subquery)", table)
+    right_plan = right.plan
+    if tdef is not None and tdef.primary_key:
+        primary_key = list(tdef.primary_key)
+    else:
+        view = versioned_view(right.plan)
+        if view is None:
+            raise binder.error(BindError, f"the versioned table {name!r} of a temporal join "
+                               "needs a PRIMARY KEY: a table with one, or a versioned view "
+                               "(each key's last row by event time: ROW_NUMBER() OVER "
+                               "(PARTITION BY key ORDER BY rowtime DESC) = 1)", table)
+        right_plan = view.plan
+        primary_key = [right.scope.columns[i].name for i in view.keys]
     right_time = [i for i, c in enumerate(right.scope.columns) if c.rowtime]
     if not right_time:
         raise binder.error(BindError, f"the versioned table {name!r} of an event-time "
@@ -77,13 +88,12 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
     lkeys, rkeys, residual = _split_on(binder, left, right, on_node, "a temporal join")
     keyed = {i for i in map(_column, rkeys) if i is not None}
     names = [c.name.lower() for c in right.scope.columns]
-    missing = [pk for pk in tdef.primary_key if pk.lower() not in
-               {names[i] for i in keyed}]
+    missing = [pk for pk in primary_key if pk.lower() not in {names[i] for i in keyed}]
     if missing:
         raise binder.error(BindError, f"the temporal join's ON condition must equate the "
-                           f"versioned table's primary key {list(tdef.primary_key)} with the "
+                           f"versioned table's primary key {primary_key} with the "
                            f"left side (missing {missing})", on_node)
-    plan = TemporalJoin(left.plan, right.plan, "left" if side == "LEFT" else "inner",
+    plan = TemporalJoin(left.plan, right_plan, "left" if side == "LEFT" else "inner",
                         tuple(lkeys), tuple(rkeys), conjunction(residual), at.index,
                         right_time[0])
     cols = (*left.scope.columns, *(replace(c, rowtime=False) for c in right.scope.columns))
