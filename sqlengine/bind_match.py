@@ -47,7 +47,7 @@ class MatchBinder(ClauseBinder):
         if node.args.get("pattern") is None:
             raise self.error(ParseError, "MATCH_RECOGNIZE needs a PATTERN", node)
         partition = self._partition(node, scope)
-        time_index = self._order(node, scope)
+        time_index, then_by = self._order(node, scope)
         pattern = self._pattern(node)
         names = {v.name for v in pattern}
         defines: dict[str, Bound] = {}
@@ -85,7 +85,7 @@ class MatchBinder(ClauseBinder):
             if within <= 0:
                 raise self.error(BindError, "WITHIN needs a positive interval", w)
         spec = MatchSpec(partition, time_index, pattern, tuple(defines.items()),
-                         tuple(measures), skip, skip_var, within)
+                         tuple(measures), skip, skip_var, within, then_by)
         plan = MatchRecognize(rel.plan, spec)
         alias = node.alias or None
         return Relation(plan, scope_of(plan, alias))
@@ -101,7 +101,9 @@ class MatchBinder(ClauseBinder):
             out.append(e.index)
         return tuple(out)
 
-    def _order(self, node: exp.MatchRecognize, scope: Scope) -> int:
+    def _order(self, node: exp.MatchRecognize, scope: Scope
+               ) -> tuple[int, tuple[tuple[int, bool, bool], ...]]:
+        """ORDER BY: the rowtime column, then the columns ordering rows of one time."""
         order = node.args.get("order")
         if order is None or not order.expressions:
             raise self.error(BindError, "MATCH_RECOGNIZE needs ORDER BY a time attribute",
@@ -115,10 +117,16 @@ class MatchBinder(ClauseBinder):
         if col is None or not col.rowtime or first.args.get("desc"):
             raise self.error(BindError, "MATCH_RECOGNIZE must be ordered first by a rowtime "
                              "attribute (a column with a WATERMARK), ascending", first)
-        if len(order.expressions) > 1:
-            raise self.error(NotSupportedError, "ORDER BY after the time attribute is not "
-                             "supported yet in MATCH_RECOGNIZE", order.expressions[1])
-        return e.index
+        then_by = []
+        for key in order.expressions[1:]:
+            k = self.exprs.bind(key.this, scope)
+            if not isinstance(k, ColumnRef):
+                raise self.error(NotSupportedError, "MATCH_RECOGNIZE orders the rows of one "
+                                 "time by columns only", key)
+            # (the dialect sets Flink's default NULLs order: first ascending, last descending)
+            then_by.append((k.index, bool(key.args.get("desc")),
+                            bool(key.args.get("nulls_first"))))
+        return e.index, tuple(then_by)
 
     def _skip(self, node: exp.MatchRecognize, names: set[str]) -> tuple[str, str | None]:
         after = node.args.get("after")

@@ -154,7 +154,7 @@ class MatchRecognizeOperator(Operator):
         self.measures = [self._compile(b) for _, b in spec.measures]
         # The input columns anything reads (the others are kept as None: not converted to
         # Python values per row, not held in the state; the time is kept apart, in ms)
-        used = set(spec.partition)
+        used = set(spec.partition) | {i for i, _, _ in spec.then_by}
         for b in [*(b for _, b in spec.defines), *(b for _, b in spec.measures)]:
             used |= {i for i in b.expr.columns() if i < self.width}
             used |= {i for n in b.navigations if n.expr is not None for i in n.expr.columns()}
@@ -249,7 +249,13 @@ class MatchRecognizeOperator(Operator):
             out: list[tuple] = []
         else:
             self.waiting = [w for w in self.waiting if w[1] > watermark]
-            due.sort(key=lambda w: (w[1], w[2]))
+            due.sort(key=lambda w: w[2])  # (arrival; stable sorts by the keys before it)
+            for i, desc, nulls_first in reversed(self.spec.then_by):
+                # (a NULL's key sorts it first or last once the sort runs in its direction)
+                low = (-1,) if nulls_first != desc else (1,)
+                due.sort(key=lambda w, i=i, low=low: low if w[3][i] is None else (0, w[3][i]),
+                         reverse=desc)
+            due.sort(key=lambda w: w[1])
             out = []
             for key, t, _, row in due:
                 state = self.keys.get(key)

@@ -80,6 +80,9 @@ class MatchSpec:
     skip: str  # past_last_row | next_row | first | last
     skip_var: str | None = None
     within: int | None = None  # ms
+    # ORDER BY's keys after the time: (column, descending, nulls first) each, ordering the
+    # rows of one time
+    then_by: tuple[tuple[int, bool, bool], ...] = ()
 
     def pattern_text(self) -> str:
         return " ".join(v.text() for v in self.pattern)

@@ -736,7 +736,9 @@ class MatchRecognize(UnaryPlan):
     def explain_label(self) -> str:
         fields = self.input.schema.fields
         part = ", ".join(fields[i].name for i in self.spec.partition)
-        ts = fields[self.spec.time_index].name
+        ts = ", ".join([fields[self.spec.time_index].name,
+                        *(f"{fields[i].name}{' DESC' if d else ''}"
+                          for i, d, _ in self.spec.then_by)])
         within = f" WITHIN {_duration(self.spec.within)}" if self.spec.within else ""
         measures = ", ".join(n for n, _ in self.spec.measures)
         return (f"MatchRecognize: PARTITION BY [{part}] ORDER BY {ts} PATTERN "

@@ -169,3 +169,34 @@ def test_bounded_greedy_quantifier_as_flink(tmp_path: Path, pattern: str, skip: 
                  f"PATTERN {pattern} DEFINE {'A AS A.price < 5, ' if 'A' in pattern else ''}"
                  "B AS B.price > 5, C AS TRUE) AS m").collect().to_pylist()
     assert sorted(tuple(r.values()) for r in rows) == expected
+
+
+_TIES = """b,6,8,2020-01-01 00:00:01
+b,7,7,2020-01-01 00:00:01
+a,1,10,2020-01-01 00:00:01
+b,8,9,2020-01-01 00:00:02
+a,2,30,2020-01-01 00:00:02
+a,3,20,2020-01-01 00:00:02
+a,4,5,2020-01-01 00:00:02
+a,5,40,2020-01-01 00:00:03
+"""
+
+
+@pytest.mark.parametrize(("order", "want"), [
+    # (PyFlink 2.3's matches; ORDER BY after the time was refused here before)
+    ("ts, x", [("a", 1, 4, 3), ("a", 3, 2, 5), ("a", 4, 3, 2), ("b", 7, 6, 8)]),
+    ("ts, x DESC", [("a", 1, 2, 3), ("a", 2, 3, 4), ("a", 3, 4, 5), ("b", 6, 7, 8)]),
+    ("ts, x DESC, id", [("a", 1, 2, 3), ("a", 2, 3, 4), ("a", 3, 4, 5), ("b", 6, 7, 8)]),
+])
+def test_rows_of_one_time_in_the_order_by_after_it(tmp_path: Path, order: str,
+                                                    want: list[tuple]) -> None:
+    path = tmp_path / "e.csv"
+    path.write_text(_TIES)
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute(f"CREATE TABLE e (k STRING, id INT, x INT, ts TIMESTAMP(3), WATERMARK FOR ts AS "
+              f"ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+              "'format' = 'csv')")
+    rows = s.sql(f"SELECT * FROM e MATCH_RECOGNIZE (PARTITION BY k ORDER BY {order} MEASURES "
+                 "FIRST(A.id) AS a1, LAST(A.id) AS a2, B.id AS b ONE ROW PER MATCH AFTER MATCH "
+                 "SKIP TO NEXT ROW PATTERN (A{2} B) DEFINE A AS A.x < 100) AS T").collect()
+    assert sorted(tuple(r.values()) for r in rows.to_pylist()) == want
