@@ -112,6 +112,7 @@ class SessionAggregateSpec(OperatorSpec):
     gap: int  # ms
     time_pos: int = -1  # the key that is the TVF's window_time (its session's end - 1 ms)
     input_updating: bool = False  # (retractions are negative rows: WindowAggregateSpec)
+    zone: str = ""  # sessions of this zone's wall clock fire by it (see WindowTVF.zone)
 
     def label(self) -> str:
         changes = ", retractions" if self.input_updating else ""
@@ -213,6 +214,7 @@ class SessionAssignSpec(OperatorSpec):
     partition: tuple[int, ...]
     start_pos: int
     gap: int  # ms
+    zone: str = ""  # sessions of this zone's wall clock close by it (see WindowTVF.zone)
 
     def label(self) -> str:
         return f"SessionAssign(gap={self.gap} ms)"

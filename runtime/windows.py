@@ -92,6 +92,32 @@ def fire_times(ends: np.ndarray, zone: str = "") -> np.ndarray:
     return np.where(t1 == t2, t1 - t1 % _HOUR, np.where(t2 - t1 > _HOUR, t1 + _HOUR, t1))
 
 
+def local_marks(marks: np.ndarray | None, zone: str) -> np.ndarray | None:
+    """Watermarks (instants) as a zone's wall clock reads them, never going back (in the hour
+    the clocks pass twice the reading stays, then goes on): what sessions of that clock are
+    judged against when rows enter them (runtime/session_admission.py)."""
+    if marks is None or not zone or not len(marks):
+        return marks
+    from sqlengine.cast import to_local
+
+    low = np.iinfo(np.int64).min
+    finite = np.maximum(marks, -(1 << 52))  # (the start of time: no local reading)
+    local = to_local(pa.array(finite, pa.timestamp("ms", tz="UTC")), zone)
+    out = np.maximum.accumulate(local.cast(pa.int64()).to_numpy(zero_copy_only=False))
+    return np.where(marks == low, low, out)
+
+
+def window_times(ends: np.ndarray, zone: str) -> pa.Array:
+    """window_time of windows ending at ``ends``: their last millisecond, an instant for a
+    zone's wall-clock windows (a TIMESTAMP_LTZ)."""
+    last = pa.array(ends - 1, pa.timestamp("ms"))
+    if not zone:
+        return last
+    from sqlengine.cast import from_local
+
+    return from_local(last, zone).cast(pa.timestamp("ms", tz="UTC"))
+
+
 def sessions(keys_sorted_change: np.ndarray, ts_sorted: np.ndarray, gap: int
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Session ids for rows sorted by (key, time): a new session starts at a new key or when

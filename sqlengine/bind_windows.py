@@ -220,10 +220,6 @@ class WindowBinder(ClauseBinder):
         if not (is_ltz(column.type) or column.proctime) or \
                 arrow_zone(zone) in ("UTC", "+00:00", "-00:00"):
             return ""
-        if kind == "session":
-            raise self.error(NotSupportedError, f"SESSION windows over the TIMESTAMP_LTZ "
-                             f"column {column.name!r} in session time zone {zone!r} are not "
-                             "supported yet ('table.local-time-zone' = 'UTC' runs them)", node)
         return zone
 
     def group_window(self, rel: Relation, group_nodes: list[GroupItem],

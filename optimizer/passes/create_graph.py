@@ -372,7 +372,8 @@ class _Translator:
         exchange = Exchange(Partitioning.HASH, keys) if keys else Exchange(Partitioning.SINGLE)
         session = SessionAssignSpec(schema=plan.schema, updating=child.op.updating,
                                     partition=plan.partition_keys,
-                                    start_pos=len(plan.input.schema), gap=plan.size)
+                                    start_pos=len(plan.input.schema), gap=plan.size,
+                                    zone=plan.zone)
         return PhysicalNode(session, ((assign, exchange),))
 
     def _window_aggregate(self, plan: N.Aggregate) -> PhysicalNode | None:
@@ -416,7 +417,7 @@ class _Translator:
             op = SessionAggregateSpec(
                 schema=plan.schema, keys=plan.keys, aggs=plan.aggs, key_names=plan.key_names,
                 start_pos=start_pos, end_pos=end_pos, gap=tvf.size, time_pos=time_pos,
-                input_updating=child.op.updating)
+                input_updating=child.op.updating, zone=tvf.zone)
         else:
             # (Spark's window operators take the windows whole; a TVF read by another node
             # too must give its rows their windows)

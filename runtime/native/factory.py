@@ -284,7 +284,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             from sqlengine.runtime.operators.window import SessionAggregateOperator
             return SessionAggregateOperator(spec.keys, spec.aggs, schema, spec.start_pos,
                                             spec.end_pos, spec.gap, spec.time_pos,
-                                            signed=spec.input_updating)
+                                            signed=spec.input_updating, zone=spec.zone)
         case TopNSpec() if spec.keep == "FirstRow":
             from sqlengine.runtime.operators.deduplicate import FirstRowOperator
             return FirstRowOperator(spec.partition, schema, spec.time_index
@@ -318,7 +318,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return join
         case SessionAssignSpec():
             from sqlengine.runtime.operators.session_assign import SessionAssignOperator
-            return SessionAssignOperator(spec.partition, spec.start_pos, spec.gap, schema)
+            return SessionAssignOperator(spec.partition, spec.start_pos, spec.gap, schema,
+                                         spec.zone)
         case TemporalJoinSpec():
             left, right = _split(schema, spec.left_width)
             from sqlengine.runtime.operators.temporal_join import TemporalJoinOperator

@@ -26,7 +26,7 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.session_admission import admit
-from sqlengine.runtime.windows import sessions
+from sqlengine.runtime.windows import fire_times, local_marks, sessions, window_times
 
 _TS = pa.timestamp("ms")
 _END = np.iinfo(np.int64).max
@@ -37,10 +37,13 @@ class SessionAssignOperator(Operator):
     state_fields = ("closed", "late_dropped", "rows", "watermark")
 
     def __init__(self, partition: tuple[int, ...], start_pos: int, gap: int,
-                 schema: pa.Schema) -> None:
+                 schema: pa.Schema, zone: str = "") -> None:
         # The input has the placeholder columns window_start (the row's time), window_end and
         # window_time at start_pos, start_pos + 1, start_pos + 2.
         self.partition = partition
+        # Sessions of this zone's wall clock (over a TIMESTAMP_LTZ column, WindowTVF.zone):
+        # the rows' times are its readings, a session closes when it shows the end - 1 ms.
+        self.zone = zone
         self.start_pos = start_pos
         self.gap = gap
         self.schema = schema
@@ -65,7 +68,7 @@ class SessionAssignOperator(Operator):
         buffered = pa.Table.from_batches(self.rows).combine_chunks() if self.rows else None
         adm = admit(None if buffered is None else self._key_time(buffered),
                     self._key_time(data), [f"k{j}" for j in range(len(self.partition))], "t",
-                    self.gap, row_watermarks(batch))
+                    self.gap, local_marks(row_watermarks(batch), self.zone))
         keep = adm.keep if adm.keep is not None else np.ones(data.num_rows, dtype=bool)
         self.late_dropped += int((~keep).sum())
         if len(adm.closed_buffered) and buffered is not None:
@@ -88,7 +91,7 @@ class SessionAssignOperator(Operator):
         cols = list(rows.columns)
         cols[self.start_pos] = pa.array(starts, _TS)
         cols[self.start_pos + 1] = pa.array(ends, _TS)
-        cols[self.start_pos + 2] = pa.array(ends - 1, _TS)
+        cols[self.start_pos + 2] = window_times(ends, self.zone)
         return pa.Table.from_arrays(cols, names=self.schema.names +
                                     ([ROWKIND] if len(cols) > len(self.schema) else []))
 
@@ -105,7 +108,7 @@ class SessionAssignOperator(Operator):
         if self.closed:
             closed = pa.concat_tables(self.closed)
             ends = millis(closed.column(self.start_pos + 1).combine_chunks()).astype(np.int64)
-            due = ends - 1 <= watermark
+            due = fire_times(ends, self.zone) <= watermark
             ready.append(closed.filter(pa.array(due)))
             self.closed = [closed.filter(pa.array(~due))] if not due.all() else []
         out = self._close_sessions(watermark)
@@ -127,7 +130,7 @@ class SessionAssignOperator(Operator):
         change = np.zeros(len(order), dtype=bool)
         change[1:] = keys[order][1:] != keys[order][:-1]
         sid, starts, ends = sessions(change, ts[order], self.gap)
-        closed = (ends - 1 <= watermark)[sid] if watermark != _END else \
+        closed = (fire_times(ends, self.zone) <= watermark)[sid] if watermark != _END else \
             np.ones(len(order), dtype=bool)
         if not closed.any():
             return None

@@ -37,7 +37,7 @@ from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.session_admission import admit
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
-from sqlengine.runtime.windows import assign, fire_times, sessions
+from sqlengine.runtime.windows import assign, fire_times, local_marks, sessions, window_times
 
 _TS = pa.timestamp("ms")
 
@@ -490,7 +490,10 @@ class SessionAggregateOperator(Operator):
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
                  start_pos: int, end_pos: int, gap: int, time_pos: int = -1,
-                 signed: bool = False) -> None:
+                 signed: bool = False, zone: str = "") -> None:
+        # Sessions of this zone's wall clock (over a TIMESTAMP_LTZ column, WindowTVF.zone):
+        # the rows' times are its readings, a session fires when it shows the end - 1 ms.
+        self.zone = zone
         # ``signed``: over an updating input, retractions are negative rows (they place
         # and merge sessions as rows do, as in Flink) and a session whose rows were all
         # retracted is not emitted (c<len(aggs)>, its rows' count, is 0).
@@ -547,7 +550,7 @@ class SessionAggregateOperator(Operator):
             batch, sign=signs(batch) if self.signed else None))
         buffered = pa.concat_tables(self.rows) if self.rows else None
         adm = admit(buffered, table, self.others, self.start_key, self.gap,
-                    row_watermarks(batch))
+                    local_marks(row_watermarks(batch), self.zone))
         keep = adm.keep if adm.keep is not None else np.ones(table.num_rows, dtype=bool)
         self.late_dropped += int((~keep).sum())
         if len(adm.closed_buffered) and buffered is not None:
@@ -572,7 +575,7 @@ class SessionAggregateOperator(Operator):
                                pa.array(starts, _TS))
         if self.time_key is not None:
             rows = rows.set_column(names.index(self.time_key), self.time_key,
-                                   pa.array(ends - 1, _TS))
+                                   window_times(ends, self.zone))
         return rows.set_column(names.index(self.end_key), self.end_key, pa.array(ends, _TS))
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
@@ -580,7 +583,8 @@ class SessionAggregateOperator(Operator):
         ready: list[pa.Table] = []
         if self.closed:
             closed = pa.concat_tables(self.closed)
-            due = self.timers.fired(millis(closed[self.end_key].combine_chunks()) - 1)
+            due = self.timers.fired(fire_times(millis(closed[self.end_key].combine_chunks()),
+                                               self.zone))
             ready = [closed.filter(pa.array(due))]
             self.closed = [closed.filter(pa.array(~due))] if not due.all() else []
         if not self.rows:
@@ -594,7 +598,7 @@ class SessionAggregateOperator(Operator):
         change = np.zeros(len(order), dtype=bool)
         change[1:] = ids_sorted[1:] != ids_sorted[:-1]
         sid, starts, ends = sessions(change, ts_sorted, self.gap)
-        fire_session = self.timers.fired(ends - 1)
+        fire_session = self.timers.fired(fire_times(ends, self.zone))
         fire_row = fire_session[sid]
         if not fire_row.any():
             return self._aggregate(ready, before)

@@ -16,7 +16,6 @@ import pyarrow as pa
 import pytest
 
 import sqlengine
-from sqlengine.errors import SqlEngineError
 
 UTC = dt.UTC
 
@@ -134,12 +133,58 @@ def test_utc_keeps_timestamp_windows(s: sqlengine.Session) -> None:
     assert q.schema.field("window_time").type == pa.timestamp("ms")
 
 
-def test_session_windows_of_a_zones_clock_are_refused_by_name(s: sqlengine.Session) -> None:
-    s.execute("SET 'table.local-time-zone' = 'Europe/Berlin'")
-    with pytest.raises(SqlEngineError, match=r"SESSION windows over the TIMESTAMP_LTZ column "
-                                             r"'lts' in session time zone 'Europe/Berlin'"):
-        s.sql("SELECT COUNT(*) FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(lts), "
-              "INTERVAL '1' HOUR)) GROUP BY window_start, window_end").collect()
+# (PyFlink 2.3's sessions of a 45-minute gap over these instants, streaming mode: the rows'
+# times are read on the zone's clock and merged there, so in New York, where the clocks go
+# back from 02:00 to 01:00 at 06:00 UTC, 05:10, 05:40 and 06:20 UTC read 01:10, 01:40, 01:20
+# and make one session ending at 02:25; Flink's batch mode has no session windows)
+_SESSION_ROWS = ["a,2024-11-03 05:10:00", "a,2024-11-03 05:40:00", "a,2024-11-03 06:20:00",
+                 "b,2024-11-03 05:50:00", "a,2024-11-03 08:00:00", "b,2024-11-03 09:00:00"]
+_FLINK_SESSIONS = {
+    "Asia/Shanghai": [("a", "13:10", "15:05", "15:04:59.999", 3),
+                      ("a", "16:00", "16:45", "16:44:59.999", 1),
+                      ("b", "13:50", "14:35", "14:34:59.999", 1),
+                      ("b", "17:00", "17:45", "17:44:59.999", 1)],
+    "America/New_York": [("a", "01:10", "02:25", "02:24:59.999", 3),
+                         ("a", "03:00", "03:45", "03:44:59.999", 1),
+                         ("b", "01:50", "02:35", "02:34:59.999", 1),
+                         ("b", "04:00", "04:45", "04:44:59.999", 1)],
+}
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+@pytest.mark.parametrize("zone", sorted(_FLINK_SESSIONS))
+def test_session_windows_of_a_zones_clock_as_flink(tmp_path: Path, zone: str,
+                                                   parallelism: int) -> None:
+    """SESSION windows over a TIMESTAMP_LTZ outside UTC (refused before), as the TVF under an
+    aggregate, on its own and as a legacy group window."""
+    path = tmp_path / "e.csv"
+    path.write_text("".join(
+        f"{k},{int(dt.datetime.fromisoformat(t).replace(tzinfo=dt.UTC).timestamp())}"
+        f"000\n" for k, t in (r.split(",") for r in _SESSION_ROWS)))
+    st = sqlengine.connect({"execution.runtime-mode": "streaming", "table.local-time-zone": zone,
+                            "parallelism.default": str(parallelism)})
+    st.execute(f"CREATE TABLE e (k STRING, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK "
+               f"FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', "
+               f"'path' = '{path}', 'format' = 'csv')")
+    tvf = "TABLE(SESSION(TABLE e PARTITION BY k, DESCRIPTOR(ts), INTERVAL '45' MINUTE))"
+
+    def hm(v: dt.datetime) -> str:
+        return v.strftime("%H:%M")
+
+    rows = st.sql(f"SELECT k, window_start, window_end, CAST(window_time AS STRING) AS wt, "
+                  f"COUNT(*) AS n FROM {tvf} GROUP BY k, window_start, window_end, window_time"
+                  ).collect().to_pylist()
+    want = _FLINK_SESSIONS[zone]
+    assert sorted((r["k"], hm(r["window_start"]), hm(r["window_end"]), r["wt"][11:], r["n"])
+                  for r in rows) == want
+    rows = st.sql(f"SELECT k, window_start, window_end FROM {tvf}").collect().to_pylist()
+    assert sorted(collections.Counter((r["k"], hm(r["window_start"]), hm(r["window_end"]))
+                                      for r in rows).items()) == \
+        [((k, s, e), n) for k, s, e, _, n in want]
+    rows = st.sql("SELECT k, SESSION_START(ts, INTERVAL '45' MINUTE) AS s, COUNT(*) AS n "
+                  "FROM e GROUP BY k, SESSION(ts, INTERVAL '45' MINUTE)").collect().to_pylist()
+    assert sorted((r["k"], hm(r["s"]), r["n"]) for r in rows) == \
+        [(k, s, n) for k, s, _, _, n in want]
 
 
 def _streaming(tmp_path: Path, zone: str, instants: list[dt.datetime],
