@@ -91,10 +91,12 @@ def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray | Callable[[], np.
         if not ignore:
             line = int(lines[bad[0]]) if bad[0] < len(lines) else int(bad[0]) + 1
             what = "a value does not match its column type"
+            remedy = "to skip such rows"
             if detail is not None and detail[0] == bad[0]:
                 what = f"column {detail[1]!r}: {detail[2]!r} is not a valid {detail[3]}"
+                remedy = "to read such values as NULL"  # (as Flink: the row is kept)
             msg = (f"{path}:{line}: cannot parse row as the table's columns ({what}); set "
-                   f"'{fmt}.ignore-parse-errors' = 'true' to skip such rows")
+                   f"'{fmt}.ignore-parse-errors' = 'true' {remedy}")
             raise ConnectorError(msg)
         stats.skipped += len(bad)
         stats.skipped_at.extend(f"{path}:{int(lines[i])}" for i in bad[:10] if i < len(lines))
