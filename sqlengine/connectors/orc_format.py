@@ -129,6 +129,11 @@ def check_orc_options(options: dict[str, str], columns: set[str],
     if options.get("orc.compress", "").upper() == "LZO":
         raise fail("orc.compress", "option 'orc.compress' = 'LZO' is not supported (no LZO "
                    "codec in pyarrow's ORC writer); use ZLIB, SNAPPY, LZ4, ZSTD or NONE")
+    size = options.get("orc.compress.size")
+    if size is not None and size.strip().isdigit() and int(size) % (64 << 10):
+        # (Flink's ORC writer takes any size; pyarrow's fails on the first file written)
+        raise fail("orc.compress.size", f"option 'orc.compress.size' = {size!r} is not "
+                   "supported: pyarrow's ORC writer takes a multiple of 65536 bytes")
     for n in options.get("orc.bloom.filter.columns", "").split(","):
         if n.strip() and n.strip() not in columns:
             raise fail("orc.bloom.filter.columns", "option 'orc.bloom.filter.columns' names "

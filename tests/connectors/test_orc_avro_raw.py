@@ -381,6 +381,8 @@ def test_raw_write_refusals(tmp_path: Path) -> None:
     ("orc", "a INT", ", 'orc.compress' = 'brotli'", "'orc.compress' must be one of"),
     ("orc", "a INT", ", 'orc.bloom.filter.columns' = 'b'", "names 'b', which is not a column"),
     ("orc", "a INT", ", 'orc.stripes' = '2'", "unsupported option 'orc.stripes'"),
+    # (it failed on the first INSERT, leaving an empty part file every read then met)
+    ("orc", "a INT", ", 'orc.compress.size' = '1024'", "takes a multiple of 65536"),
     ("avro", "t TIME(6)", "", "the avro format holds TIME up to precision 3"),
     ("avro", "t TIMESTAMP(9)", "", "the avro format holds TIMESTAMP up to precision 6"),
     ("avro", "m MAP<INT, STRING>", "", "MAPs with STRING keys only"),
