@@ -38,16 +38,8 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
     if target.connector == "filesystem" and PARTITION_KEYS_OPTION in options:
         # PARTITIONED BY: our writer makes Flink's k=v directories (default partition name,
         # escaping, OVERWRITE per partition) from the collected rows.
-        from sqlengine.runtime.operators.sink import ConnectorSink
-
         table = df.toArrow().rename_columns(names).cast(target.schema.to_arrow())
-        sink_op = ConnectorSink.open(target.table, "filesystem", options, table.schema)
-        try:
-            for b in table.to_batches():
-                sink_op.process_batch(b)
-            sink_op.end_input()
-        finally:
-            sink_op.close()
+        _write(target.table, "filesystem", options, table)
         result.sink_rows[target.table] = table.num_rows
         return
     if target.connector == "filesystem":
@@ -68,9 +60,15 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         return
     # Any other connector (print, jdbc, nats, ...): its own sink, as on the native runtime
     # (the rows had been counted and dropped: a jdbc table stayed empty without a word).
+    _write(target.table, target.connector, options, table)
+
+
+def _write(table_name: str, connector: str, options: dict[str, str], table: Any) -> None:
+    """The collected rows through the connector's own sink (as the native runtime writes
+    them); its files are published only once every row is written."""
     from sqlengine.runtime.operators.sink import ConnectorSink
 
-    sink_op = ConnectorSink.open(target.table, target.connector, options, table.schema)
+    sink_op = ConnectorSink.open(table_name, connector, options, table.schema)
     try:
         for b in table.to_batches():
             sink_op.process_batch(b)
