@@ -95,7 +95,9 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
                 delimiter=delimiter,
                 quote_char=quote or False,
                 escape_char=escape or False,
-                ignore_empty_lines=True,
+                # (one column: an empty line is a record of an empty value, as Flink reads
+                # it; it was skipped, losing the rows a sink wrote for '' and NULL)
+                ignore_empty_lines=len(names) > 1,
                 invalid_row_handler=handler,
             ),
             convert_options=pacsv.ConvertOptions(
