@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import functools
 import re
 from collections.abc import Callable
@@ -87,12 +88,20 @@ def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
 
 
 def _to_decimal(res: Array, out: pa.DataType) -> Array:
-    """Round HALF_UP to ``out``'s scale and cast (an overflow of ``out`` is an error)."""
+    """Round HALF_UP to ``out``'s scale and cast; a value past ``out``'s digits is NULL, as
+    Flink's decimal arithmetic gives (DecimalData.fromBigDecimal)."""
     if res.type == out:
         return res
     if pa.types.is_decimal(res.type) and res.type.scale != out.scale:
         res = round_decimal(res, out.scale)
-    return res.cast(out)
+    try:
+        return res.cast(out)
+    except pa.ArrowInvalid:
+        if not pa.types.is_decimal(res.type):
+            raise
+    bound = pa.scalar(decimal.Decimal(10) ** (out.precision - out.scale), res.type)
+    fits = pc.fill_null(pc.less(pc.abs(res), bound), False)
+    return pc.if_else(fits, res, pa.nulls(len(res), res.type)).cast(out)
 
 
 def _sum_precision(types: list[pa.DataType]) -> int:

@@ -17,7 +17,8 @@ from sqlengine.errors import ExecutionError
 # What a string must look like to cast to a type (used by TRY_CAST and to name a bad value).
 VALID_TEXT = {
     "int": r"^\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*$",  # (a fraction is dropped)
-    "float": r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|NaN|Infinity|inf)\s*$",
+    # (Java's Double.parseDouble: a type suffix f / d is allowed, 'inf' is no number)
+    "float": r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?|NaN|Infinity)\s*$",
     "decimal": r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$",
     "bool": r"^\s*(?i:true|false|t|f|yes|no|y|n|1|0)\s*$",
     "date": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}\s*$",
@@ -395,6 +396,21 @@ def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
 _WIDE = decimal.Context(prec=80)
 
 
+def _cut_to(scale: int) -> Callable[[object], decimal.Decimal | None]:
+    """A decimal text cut (toward zero) to ``scale`` digits after the point: the HALF_UP
+    rounding to one digit fewer that follows reads only the digit kept last."""
+    quantum = decimal.Decimal(1).scaleb(-scale)
+
+    def cut(v: object) -> decimal.Decimal | None:
+        try:
+            d = decimal.Decimal(str(v).strip())
+            return d.quantize(quantum, rounding=decimal.ROUND_DOWN, context=_WIDE)
+        except decimal.InvalidOperation:
+            return None
+
+    return cut
+
+
 def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     """Flink's BigDecimal.valueOf(double): the double's shortest decimal text, rounded
     HALF_UP to the scale; NULL where the digits do not fit (NaN and infinity cannot be)."""
@@ -405,7 +421,8 @@ def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
         if math.isnan(v) or math.isinf(v):
             msg = "not a number"
             raise pa.ArrowInvalid(msg)
-        d = decimal.Decimal(_shortest(v, arr.type == T.FLOAT))
+        # (a FLOAT widens to DOUBLE first, as Flink: 0.1f is 0.10000000149011612)
+        d = decimal.Decimal(_shortest(v, False))
         if abs(d) >= limit:
             return None
         # (a context of 80 digits: the default 28 cannot quantize to DECIMAL(38, 30))
@@ -504,12 +521,18 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
         if kind == "decimal":
             # (one more digit than the target's scale, for rounding; 75 digits of room, so
             # that 38 nines with that digit still read)
-            as_dec = trimmed.cast(pa.decimal256(75, min(target.scale + 1, 75)))
+            wide = pa.decimal256(75, min(target.scale + 1, 75))
+            try:
+                as_dec = trimmed.cast(wide)
+            except pa.ArrowInvalid:  # (more digits than that: cut to it, as the rounding
+                as_dec = _per_distinct(trimmed, _cut_to(wide.scale), wide)  # reads only it)
             return _overflow_checked(arr, cast_array(as_dec, target), target, safe)
         if kind == "int":  # ('+42' is 42; '42.5' is 42: Flink drops a fraction)
             digits = pc.replace_substring_regex(trimmed, r"^\+|\.[0-9]*$", "")
             digits = pc.replace_substring_regex(digits, r"^([+-]?)$", r"\10")
             return digits.cast(pa.int64()).cast(target)
+        if kind == "float":
+            trimmed = pc.replace_substring_regex(trimmed, r"([0-9.])[fFdD]$", r"\1")
         if kind == "time":
             return _parse_time(trimmed, target)
         if kind == "bytes":

@@ -1,0 +1,52 @@
+"""Casts and DECIMAL arithmetic as PyFlink 2.3 answers them (a helper's probe of types and
+coercion; each difference re-run on both): text with more decimals than the target's scale
+is rounded HALF_UP (it failed, or TRY_CAST gave NULL), DECIMAL arithmetic past 38 digits is
+NULL (it failed), a FLOAT widens to DOUBLE before a DECIMAL (0.1f is 0.100000001 at scale
+9; it was 0.100000000), and text is a DOUBLE as Java's Double.parseDouble reads it ('1d' is
+1.0, 'inf' no number)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+import sqlengine
+
+BIG = "99999999999999999999999999999999999999"
+
+
+@pytest.fixture(scope="module")
+def s() -> sqlengine.Session:
+    session = sqlengine.connect({"execution.runtime-mode": "batch"})
+    session.register("t", pa.table({
+        "i": pa.array([7], pa.int32()),
+        "m": pa.array([Decimal("7.50")], pa.decimal128(5, 2)),
+        "f": pa.array([0.1], pa.float32()),
+        "g": pa.array([2.675], pa.float32()),
+        "s": ["12.345"], "n": ["-12.355"], "e": ["1.5e-2"]}))
+    return session
+
+
+@pytest.mark.parametrize(("expr", "want"), [
+    ("CAST('12.345' AS DECIMAL(3, 1))", Decimal("12.3")),
+    ("TRY_CAST(s AS DECIMAL(3, 1))", Decimal("12.3")),
+    ("TRY_CAST(n AS DECIMAL(3, 1))", Decimal("-12.4")),
+    ("TRY_CAST(e AS DECIMAL(3, 1))", Decimal("0.0")),
+    ("TRY_CAST(s AS DECIMAL(2, 0))", Decimal("12")),
+    ("TRY_CAST(n AS DECIMAL(2, 0))", Decimal("-12")),
+    (f"CAST('{BIG}' AS DECIMAL(38, 0)) + i", None),
+    (f"-CAST('{BIG}' AS DECIMAL(38, 0)) - i", None),
+    (f"CAST('{BIG[:-1]}.9' AS DECIMAL(38, 1)) * m", None),
+    ("m * 2 + 1", Decimal("16.00")),
+    ("CAST(f AS DECIMAL(10, 9))", Decimal("0.100000001")),
+    ("CAST(f AS DECIMAL(20, 19))", Decimal("0.1000000014901161200")),
+    ("CAST(g AS DECIMAL(3, 2))", Decimal("2.67")),
+    ("TRY_CAST('inf' AS DOUBLE)", None),
+    ("TRY_CAST('1d' AS DOUBLE)", 1.0),
+    ("TRY_CAST('1f' AS DOUBLE)", 1.0),
+    ("CAST(' 2.5e1D ' AS DOUBLE)", 25.0),
+])
+def test_as_flink(s: sqlengine.Session, expr: str, want: object) -> None:
+    assert s.sql(f"SELECT {expr} AS v FROM t").collect().column(0).to_pylist() == [want]
