@@ -753,6 +753,17 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True)
     return text
 
 
+def _fit_length(e: Expr, length: tuple[str, int] | None) -> Expr:
+    """A value written to a VARCHAR(n) column cut to n characters, to a CHAR(n) one padded or
+    cut to n, as Flink's INSERT casts it ('abcde' into VARCHAR(2) is 'ab')."""
+    if length is None or length[0] not in ("CHAR", "VARCHAR") or not T.is_string(e.dtype):
+        return e
+    from sqlengine.plan.expressions import Call, Literal
+
+    name = "char_fit" if length[0] == "CHAR" else "varchar_fit"
+    return Call(name, (e, Literal(length[1], T.INT)), e.dtype)
+
+
 def _computed_types(catalog: Catalog, name: str) -> dict[str, pa.DataType]:
     """The types of a table's computed columns, as a query reading the table binds them."""
     from sqlengine.binder import bind_query
@@ -881,6 +892,7 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
                             span=span, sql=script)
         source_of[by_name[name.lower()]] = pos
     exprs: list[Expr] = []
+    declared = {c: T.declared_length(text) for c, text in table.declared}
     for i, f in enumerate(target):
         if f.name.lower() in static:  # (PARTITION (k = 'v'): the value, as the column's type)
             from sqlengine.bind_scalar import make_cast
@@ -902,7 +914,8 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
             raise BindError(f"column {f.name!r} of {stmt.table!r} is {T.type_name(f.type)}, but "
                             f"the query gives {T.type_name(src.type)} (use CAST)", span=span,
                             sql=script)
-        exprs.append(coerce(ColumnRef(source_of[i], src.name, src.type), f.type))
+        exprs.append(_fit_length(coerce(ColumnRef(source_of[i], src.name, src.type), f.type),
+                                 declared.get(f.name)))
     projected = Project(plan, tuple(exprs), tuple(f.name for f in target))
     # (OVERWRITE: the parts older than this statement go; the sink's parallel subtasks
     # open at different times, and none may take a part another wrote for a replaced one)

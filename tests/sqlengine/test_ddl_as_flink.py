@@ -222,3 +222,21 @@ def test_max_past_is_a_duration() -> None:
     rows = s.sql("SELECT COUNT(*) AS n FROM g WHERE x <= LOCALTIMESTAMP AND x >= "
                  "LOCALTIMESTAMP - INTERVAL '61' MINUTE").collect().to_pylist()
     assert rows == [{"n": 50}]
+
+
+def test_insert_fits_values_to_declared_lengths(tmp_path: Path) -> None:
+    """INSERT into a VARCHAR(2) column cuts 'abcde' to 'ab', from a literal or a STRING
+    column (PyFlink 2.3 writes 'ab' and 'x'; the values were written whole); a CHAR(3) column
+    pads to three characters, as CAST to CHAR(3) does."""
+    (tmp_path / "src.csv").write_text("abcde\nx\n")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE src (s STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'src.csv'}', 'format' = 'csv')")
+    s.execute(f"CREATE TABLE v2 (a VARCHAR(2), b STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'v2'}', 'format' = 'csv')")
+    s.execute("INSERT INTO v2 SELECT s, s FROM src")
+    assert (tmp_path / "v2" / "part-0-0").read_text() == "ab,abcde\nx,x\n"
+    s.execute(f"CREATE TABLE c3 (a CHAR(3)) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'c3'}', 'format' = 'csv')")
+    s.execute("INSERT INTO c3 VALUES ('a')")
+    assert (tmp_path / "c3" / "part-0-0").read_text() == "a  \n"
