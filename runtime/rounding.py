@@ -44,11 +44,13 @@ def _integer(x: Array, digits: int, truncate: bool, out: pa.DataType) -> Array:
         return x.cast(out)
     if -digits > 18:
         return pc.if_else(pc.is_null(x), pa.scalar(None, out), pa.scalar(0, out))
-    q = 10 ** -digits
+    q = np.uint64(10 ** -digits)
     v = x.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-    a = np.abs(v)
-    r = (a // q if truncate else (a + q // 2) // q) * q
-    res = np.where(v < 0, -r, r).astype(out.to_pandas_dtype())  # wraps, as Java's (int) does
+    # (in unsigned 64 bits: |v| + q / 2 of a BIGINT near its limit does not fit a signed one)
+    a = np.where(v < 0, -(v.astype(np.uint64)), v.astype(np.uint64))
+    r = (a // q if truncate else (a + q // np.uint64(2)) // q) * q
+    signed = np.where(v < 0, -r, r).view(np.int64)  # (a result past the BIGINT wraps round)
+    res = signed.astype(out.to_pandas_dtype())  # wraps, as Java's (int) does
     return pa.array(res, out, mask=pc.is_null(x).to_numpy(zero_copy_only=False))
 
 

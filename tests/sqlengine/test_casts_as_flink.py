@@ -3,7 +3,7 @@ coercion; each difference re-run on both): text with more decimals than the targ
 is rounded HALF_UP (it failed, or TRY_CAST gave NULL), DECIMAL arithmetic past 38 digits is
 NULL (it failed), a FLOAT widens to DOUBLE before a DECIMAL (0.1f is 0.100000001 at scale
 9; it was 0.100000000), and text is a DOUBLE as Java's Double.parseDouble reads it ('1d' is
-1.0, 'inf' no number)."""
+1.0, 'inf' no number), a BIGINT rounded past its limit wraps round."""
 
 from __future__ import annotations
 
@@ -47,6 +47,10 @@ def s() -> sqlengine.Session:
     ("TRY_CAST('1d' AS DOUBLE)", 1.0),
     ("TRY_CAST('1f' AS DOUBLE)", 1.0),
     ("CAST(' 2.5e1D ' AS DOUBLE)", 25.0),
+    # (the BIGINT result of a rounding past its limit wraps round, as Java's longValue; it
+    # came out as 9223372036854775806)
+    ("ROUND(CAST(9223372036854775807 AS BIGINT), -1)", -9223372036854775806),
+    ("ROUND(CAST(1234567 AS BIGINT), -3)", 1235000),
 ])
 def test_as_flink(s: sqlengine.Session, expr: str, want: object) -> None:
     assert s.sql(f"SELECT {expr} AS v FROM t").collect().column(0).to_pylist() == [want]
