@@ -306,7 +306,28 @@ def _rescale(ticks: np.ndarray, src_unit: str, dst_unit: str) -> np.ndarray:
     """Ticks of one unit in another: more digits multiply, fewer floor (Flink drops the
     digits beyond the precision)."""
     a, b = _PER_SECOND[src_unit], _PER_SECOND[dst_unit]
-    return ticks * (b // a) if b >= a else np.floor_divide(ticks, a // b)
+    if b < a:
+        return np.floor_divide(ticks, a // b)
+    if b > a and len(ticks) and np.abs(ticks).max() > np.iinfo(np.int64).max // (b // a):
+        raise pa.ArrowInvalid(_NS_RANGE if dst_unit == "ns" else "out of range")
+    return ticks * (b // a)
+
+
+# (TIMESTAMP(7..9) are Arrow's nanoseconds, an int64 from 1970: it wrapped round silently)
+_NS_RANGE = ("out of the range TIMESTAMP(7) to TIMESTAMP(9) hold here (1677-09-21 00:12:43 to "
+             "2262-04-11 23:47:16)")
+
+
+def _ns_checked(text: pa.Array, parsed: pa.Array) -> pa.Array:
+    """``parsed`` (``text`` read as a TIMESTAMP), unless a nanosecond one wrapped round: Arrow
+    reads '0001-01-01' into nanoseconds as 1754-08-30 without a word."""
+    if not (pa.types.is_timestamp(parsed.type) and parsed.type.unit == "ns"):
+        return parsed
+    whole = pc.replace_substring_regex(text, r"\.[0-9]*$", "").cast(pa.timestamp("s"))
+    again = pc.floor_temporal(parsed, unit="second").cast(pa.timestamp("s"))
+    if not pc.all(pc.fill_null(pc.equal(whole, again), True)).as_py():
+        raise pa.ArrowInvalid(_NS_RANGE)
+    return parsed
 
 
 def _special(arr: pa.Array, src: pa.DataType, target: pa.DataType) -> pa.Array | None:
@@ -544,7 +565,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             if pc.all(pc.fill_null(pc.match_substring_regex(trimmed, _CANONICAL_TIMESTAMP),
                                    True)).as_py():
                 try:  # all 'yyyy-MM-dd HH:mm[:ss[.f]]': Arrow's parser reads them as they are
-                    return trimmed.cast(target)
+                    return _ns_checked(trimmed, trimmed.cast(target))
                 except pa.ArrowInvalid:
                     pass
             # (a date alone is its midnight; as Flink's, a 'T' between date and time is not
@@ -552,7 +573,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             filled = pc.if_else(pc.match_substring_regex(trimmed,
                                                          r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
                                 pc.binary_join_element_wise(trimmed, " 00:00:00", ""), trimmed)
-            return filled.cast(target)
+            return _ns_checked(filled, filled.cast(target))
         return trimmed.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         if safe:
@@ -584,7 +605,7 @@ def plain_cast(col: pa.Array, t: pa.DataType, date_alone: bool = False) -> pa.Ar
     if not pc.all(pc.fill_null(pc.match_substring_regex(col, pattern), True)).as_py():
         return None
     try:
-        return col.cast(t)
+        return _ns_checked(col, col.cast(t))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
 
@@ -619,7 +640,10 @@ def _datetime_of_text(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Arra
     bad = ~ok & pc.is_valid(arr).to_numpy(zero_copy_only=False)
     if bad.any() and not safe:
         value = arr[int(np.argmax(bad))].as_py()
-        msg = f"cannot CAST {value!r} to {T.type_name(target)}: not a valid value"
+        why = _NS_RANGE if pa.types.is_timestamp(target) and target.unit == "ns" and bool(
+            parse_timestamps(arr.slice(int(np.argmax(bad)), 1), "us")[1][0]) \
+            else "not a valid value"
+        msg = f"cannot CAST {value!r} to {T.type_name(target)}: {why}"
         raise ExecutionError(msg)
     out = pa.array(values.astype(store.to_pandas_dtype()), store, mask=~ok)
     return out.cast(pa.date32()).cast(target) if pa.types.is_date(target) else out.cast(target)

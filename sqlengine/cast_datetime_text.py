@@ -77,6 +77,11 @@ def parse_timestamps(arr: pa.Array, unit: str) -> tuple[np.ndarray, np.ndarray]:
     days = epoch_days(np.where(ok, y, 1970), np.where(ok, m, 1), np.where(ok, d, 1))
     per = _PER_SECOND[unit]
     seconds = days * 86_400 + h * 3_600 + mi * 60 + sec
+    if per == 1_000_000_000:  # (nanoseconds in an int64 hold 1677-09-21 to 2262-04-11 only)
+        ok &= ((seconds > -9_223_372_037) & (seconds < 9_223_372_036)) | (
+            (seconds == 9_223_372_036) & (nanos <= 854_775_807)) | (
+            (seconds == -9_223_372_037) & (nanos > 145_224_192))  # (int64 min is NaT)
+        seconds = np.where(ok, seconds, 0)
     return np.where(ok, seconds * per + nanos // (1_000_000_000 // per), 0), ok
 
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 import sqlengine
+from sqlengine.errors import SqlEngineError
 
 BIG = "99999999999999999999999999999999999999"
 
@@ -54,3 +55,19 @@ def s() -> sqlengine.Session:
 ])
 def test_as_flink(s: sqlengine.Session, expr: str, want: object) -> None:
     assert s.sql(f"SELECT {expr} AS v FROM t").collect().column(0).to_pylist() == [want]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT CAST(CAST('0001-01-01 00:00:00' AS TIMESTAMP(9)) AS STRING)",
+    "SELECT YEAR(TIMESTAMP '2300-01-01 00:00:00.000000001')",
+    "SELECT CAST(ts AS TIMESTAMP(9)) FROM (VALUES (TIMESTAMP '1600-01-01 00:00:00')) AS t(ts)",
+])
+def test_nanoseconds_out_of_their_range_are_refused(s: sqlengine.Session, sql: str) -> None:
+    """TIMESTAMP(7..9) are nanoseconds in an int64 here: a time before 1677-09-21 or after
+    2262-04-11 wrapped round silently (0001-01-01 read as 1754-08-30; YEAR of 2300 gave
+    1715). Flink holds them; here the CAST fails naming the range, TRY_CAST is NULL."""
+    with pytest.raises(SqlEngineError, match="out of the range TIMESTAMP"):
+        s.sql(sql).collect()
+    assert s.sql("SELECT TRY_CAST('0001-01-01 00:00:00' AS TIMESTAMP(9)) AS v, "
+                 "CAST('2262-04-11 23:47:16.854775807' AS TIMESTAMP(9)) AS w").collect() \
+        .to_pylist()[0]["v"] is None
