@@ -709,7 +709,20 @@ def _to_string(arr: pa.Array, zone: str = "UTC") -> pa.Array:
         return _nested_text(arr, zone)
     if pa.types.is_date(t):
         return _few_distinct(arr, lambda a: pc.strftime(a, format="%Y-%m-%d"))
+    if pa.types.is_decimal(t):
+        return decimal_text(arr)
     return arr.cast(pa.string())
+
+
+def decimal_text(arr: pa.Array) -> pa.Array:
+    """DECIMAL values as Flink's CAST writes them, plainly with their scale's digits
+    (0.000000000000000000; Arrow writes a small one as 0E-18 or 1.0E-7)."""
+    text = arr.cast(pa.string())
+    sci = pc.fill_null(pc.match_substring(text, "E"), False)
+    if not pc.any(sci).as_py():
+        return text
+    plain = _per_distinct(arr.filter(sci), lambda v: format(v, "f"), pa.string())
+    return pc.replace_with_mask(text, sci, plain)
 
 
 _PROBE = 4096  # the leading values whose distinct count decides _few_distinct's way

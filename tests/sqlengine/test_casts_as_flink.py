@@ -52,6 +52,12 @@ def s() -> sqlengine.Session:
     # came out as 9223372036854775806)
     ("ROUND(CAST(9223372036854775807 AS BIGINT), -1)", -9223372036854775806),
     ("ROUND(CAST(1234567 AS BIGINT), -3)", 1235000),
+    # (a DECIMAL's text is plain, with its scale's digits; it was 0E-18, -1E-18, 1.0E-7)
+    ("CAST(CAST(0 AS DECIMAL(38, 18)) AS STRING)", "0.000000000000000000"),
+    ("CAST(CAST('-0.000000000000000001' AS DECIMAL(38, 18)) AS STRING)",
+     "-0.000000000000000001"),
+    ("CAST(CAST('0.0000001' AS DECIMAL(10, 8)) AS STRING)", "0.00000010"),
+    ("CAST(m AS STRING)", "7.50"),
 ])
 def test_as_flink(s: sqlengine.Session, expr: str, want: object) -> None:
     assert s.sql(f"SELECT {expr} AS v FROM t").collect().column(0).to_pylist() == [want]
