@@ -21,10 +21,12 @@ from sqlengine.connectors.text_rows import (
     BadValue,
     bad_values,
     finish,
+    from_base64,
     java_booleans,
     line_from_message,
     message_head,
     row_lines,
+    to_base64,
     valid_utf8,
     without_double_suffix,
 )
@@ -210,6 +212,15 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if kind is None:
             arrays.append(cast_array(col, f.type))
             continue
+        if kind == "bytes":  # (base64, as Flink's csv format writes BYTES)
+            decoded, good = from_base64(col)
+            bad = ~good
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                if first is None or i < first[0]:
+                    first = (i, f.name, col[i].as_py(), "base64 BYTES")
+            arrays.append(bad_values(cast_array(decoded, f.type), bad, ok, ignore))
+            continue
         if kind == "bool":  # (any text but 'true' is FALSE)
             arrays.append(java_booleans(col))
             continue
@@ -260,6 +271,10 @@ def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
     plain_safe = delim not in _PLAIN_TEXT and quote not in _PLAIN_TEXT
     columns = [col if pa.types.is_string(col.type) else col.cast(pa.string())
                if T.is_string(col.type) else ltz_text(col, iso=True) if T.is_ltz(col.type)
+               # (a BOOLEAN as Java writes it, 'true': CAST's text is 'TRUE')
+               else pc.if_else(col, "true", "false") if pa.types.is_boolean(col.type)
+               else to_base64(col) if pa.types.is_binary(col.type) or
+               pa.types.is_fixed_size_binary(col.type) or pa.types.is_large_binary(col.type)
                else cast_array(col, pa.string())
                for col in batch.columns]
     if csv_quoting(options)[0] is None:  # (quoting disabled: values as they are, as Flink)

@@ -32,8 +32,10 @@ from sqlengine.connectors.text_rows import (
     BadValue,
     bad_values,
     finish,
+    from_base64,
     java_booleans,
     row_lines,
+    to_base64,
     valid_utf8,
     without_double_suffix,
 )
@@ -43,7 +45,8 @@ from sqlengine.errors import ConnectorError, SqlEngineError
 def _json_read_type(t: pa.DataType) -> pa.DataType:
     # Dates and times are read as strings and converted with CAST semantics; a DECIMAL as a
     # wider decimal (JSON numbers and strings both read exactly), rounded to its scale after.
-    if pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_time(t):
+    if pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_time(t) or \
+            pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):  # (BYTES: base64)
         return pa.string()
     if pa.types.is_decimal(t):
         whole = t.precision - t.scale
@@ -308,6 +311,14 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
         if kind == "bool":  # (never an error: any text but 'true' is FALSE)
             out.append(java_booleans(col))
             continue
+        if kind == "bytes":  # (base64, as Flink's json format writes BYTES)
+            decoded, good = from_base64(col)
+            if not good.all():
+                i = int(np.flatnonzero(~good)[0])
+                if first is None or i < first[0]:
+                    first = (i, f.name, col[i].as_py(), "base64 BYTES")
+            out.append(bad_values(cast_array(decoded, f.type), ~good, ok, ignore))
+            continue
         if kind == "float":
             col = without_double_suffix(col)
         pattern = STRICT_TEXT.get(kind or "") or VALID_TEXT.get(kind or "")
@@ -351,9 +362,13 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False) -> bytes:
         elif T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_floating(f.type):
+            # (NaN and the infinities as JSON strings, as Flink writes them: a bare NaN is no
+            # JSON, and Flink's reader refuses it)
             finite = pc.fill_null(pc.is_finite(col), False).to_numpy(zero_copy_only=False)
-            fields[f.name] = [_Number(t) if ok else v for t, ok, v in zip(
-                java_double_texts(col).to_pylist(), finite, col.to_pylist())]
+            fields[f.name] = [_Number(t) if ok else t for t, ok in zip(
+                java_double_texts(col).to_pylist(), finite)]
+        elif pa.types.is_binary(f.type) or pa.types.is_fixed_size_binary(f.type):
+            fields[f.name] = to_base64(col).to_pylist()
         elif pa.types.is_decimal(f.type):
             # Exact: the number's digits, not a float's (Flink writes a DECIMAL as a JSON
             # number with all its digits).

@@ -4,6 +4,8 @@ text as Flink's formats do (Java's parsers)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -141,3 +143,25 @@ def line_from_message(text: str) -> int | None:
 
     m = re.search(r"[Rr]ow #?(\d+)", text)
     return int(m.group(1)) if m else None
+
+
+def to_base64(col: pa.Array) -> pa.Array:
+    """BYTES as the base64 text Flink's csv and json formats write."""
+    return pa.array([None if v is None else base64.b64encode(v).decode("ascii")
+                     for v in col.to_pylist()], pa.string())
+
+
+def from_base64(col: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """base64 text as BYTES (NULL stays NULL), and which values were base64."""
+    out: list[bytes | None] = []
+    good = np.ones(len(col), dtype=bool)
+    for i, v in enumerate(col.to_pylist()):
+        if v is None:
+            out.append(None)
+            continue
+        try:
+            out.append(base64.b64decode(v.strip(), validate=True))
+        except (binascii.Error, ValueError):
+            out.append(None)
+            good[i] = False
+    return pa.array(out, pa.binary()), good
