@@ -285,8 +285,9 @@ def _ltz_cast(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool,
 
 
 def ltz_text(arr: pa.Array, iso: bool) -> pa.Array:
-    """TIMESTAMP_LTZ values as UTC text ending 'Z', as Flink's formats write them: json's
-    'SQL' standard '2020-12-30 12:13:14.123Z', csv's (``iso``) '2020-12-30T12:13:14.123Z'."""
+    """TIMESTAMP_LTZ values as UTC text ending 'Z', as Flink's formats write them: csv's and
+    json's 'SQL' standard '2020-12-30 12:13:14.123Z', json's 'ISO-8601' (``iso``)
+    '2020-12-30T12:13:14.123Z'."""
     text = cast_array(arr, pa.string())
     if iso:
         text = pc.replace_substring(text, " ", "T", max_replacements=1)

@@ -27,6 +27,7 @@ from sqlengine.connectors.text_rows import (
     message_head,
     row_lines,
     to_base64,
+    trimmed_fraction,
     valid_utf8,
     without_double_suffix,
 )
@@ -253,35 +254,50 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
     return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
-# The characters the text of a number, date, time or boolean can hold: a column of those
-# types needs no quoting unless the delimiter or the quote character is one of them.
-_PLAIN_TEXT = frozenset("0123456789-+.: TRUEFALSZ")
-
-
-def _plain(t: pa.DataType) -> bool:
-    return pa.types.is_integer(t) or pa.types.is_decimal(t) or pa.types.is_boolean(t) \
-        or pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_time(t)
+# The characters a value's text can hold, by type (None: any character).
+def _text_chars(t: pa.DataType) -> str | None:
+    if pa.types.is_integer(t) or pa.types.is_decimal(t):
+        return "0123456789-."
+    if pa.types.is_boolean(t):
+        return "truefals"
+    if pa.types.is_date(t):
+        return "0123456789-"
+    if pa.types.is_time(t):
+        return "0123456789:."
+    if pa.types.is_timestamp(t):
+        return "0123456789-:. Z"
+    return None
 
 
 def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
     """Each row's CSV text, without its newline (None when there are no columns or no
-    rows)."""
+    rows), as Flink's csv format (Jackson's CsvEncoder) writes it: a value is quoted when it
+    holds a character below the higher of the delimiter and the quote character, or a
+    backslash ('a b', '2024-01-01 10:00:00'); a time's fraction without trailing zeros; a
+    TIMESTAMP_LTZ in UTC ending 'Z'; BYTES as base64; a BOOLEAN as 'true'."""
     delim = opt_char(options, "csv.field-delimiter", ",") or ","
     quote = opt_char(options, "csv.quote-character", '"') or '"'
-    plain_safe = delim not in _PLAIN_TEXT and quote not in _PLAIN_TEXT
     columns = [col if pa.types.is_string(col.type) else col.cast(pa.string())
-               if T.is_string(col.type) else ltz_text(col, iso=True) if T.is_ltz(col.type)
+               if T.is_string(col.type)
+               else trimmed_fraction(ltz_text(col, iso=False)) if T.is_ltz(col.type)
+               else trimmed_fraction(cast_array(col, pa.string()))
+               if pa.types.is_timestamp(col.type) or pa.types.is_time(col.type)
                # (a BOOLEAN as Java writes it, 'true': CAST's text is 'TRUE')
                else pc.if_else(col, "true", "false") if pa.types.is_boolean(col.type)
                else to_base64(col) if pa.types.is_binary(col.type) or
                pa.types.is_fixed_size_binary(col.type) or pa.types.is_large_binary(col.type)
                else cast_array(col, pa.string())
                for col in batch.columns]
+    limit = max(ord(delim), ord(quote)) + 1
     if csv_quoting(options)[0] is None:  # (quoting disabled: values as they are, as Flink)
         plain = [True] * len(columns)
     else:
-        plain = [plain_safe and _plain(col.type) for col in batch.columns]
-    return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain)
+        plain = [(chars := _text_chars(col.type)) is not None and
+                 all(ord(c) >= limit and c != "\\" for c in chars)
+                 for col in batch.columns]
+    unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\]"
+    return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain,
+                      unsafe)
 
 
 def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
@@ -310,16 +326,18 @@ def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
 
 
 def _csv_lines(columns: list[pa.Array], delim: str, quote: str, null: str,
-               plain: list[bool]) -> pa.Array | None:
+               plain: list[bool], unsafe: str | None = None) -> pa.Array | None:
     """One CSV line per row (None when there are no columns or no rows); ``plain``: the
-    columns whose text never needs quoting."""
+    columns whose text never needs quoting; ``unsafe``: a pattern of the characters that
+    make a value quoted (else the delimiter, the quote character and a newline)."""
     cols = []
     for col, is_plain in zip(columns, plain):
         if is_plain:
             cols.append(pc.fill_null(col, null))
             continue
-        needs = pc.or_(pc.match_substring(col, delim),
-                       pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
+        needs = pc.match_substring_regex(col, unsafe) if unsafe is not None else pc.or_(
+            pc.match_substring(col, delim),
+            pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
         escaped = pc.replace_substring(col, quote, quote + quote)
         quoted = pc.binary_join_element_wise(quote, escaped, quote, "")
         text = pc.if_else(pc.fill_null(needs, False), quoted, col)

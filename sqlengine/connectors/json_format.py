@@ -36,6 +36,7 @@ from sqlengine.connectors.text_rows import (
     java_booleans,
     row_lines,
     to_base64,
+    trimmed_fraction,
     valid_utf8,
     without_double_suffix,
 )
@@ -353,9 +354,9 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False) -> bytes:
     fields = {}
     for f, col in zip(batch.schema, batch.columns):
         if T.is_ltz(f.type):  # (UTC, ending 'Z')
-            fields[f.name] = _trimmed(ltz_text(col, iso=iso)).to_pylist()
+            fields[f.name] = trimmed_fraction(ltz_text(col, iso=iso)).to_pylist()
         elif pa.types.is_timestamp(f.type):
-            text = _trimmed(cast_array(col, pa.string()))
+            text = trimmed_fraction(cast_array(col, pa.string()))
             if iso:
                 text = pc.replace_substring(text, " ", "T", max_replacements=1)
             fields[f.name] = text.to_pylist()
@@ -384,12 +385,6 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False) -> bytes:
     out = "".join("{" + ",".join(f"{k}:{_value(v)}" for k, v in zip(keys, r)) + "}\n"
                   for r in rows)
     return out.encode("utf-8")
-
-
-def _trimmed(text: pa.Array) -> pa.Array:
-    """Timestamps' text without the fraction's trailing zeros (nor an empty fraction)."""
-    text = pc.replace_substring_regex(text, r"(\.[0-9]*?)0+(Z?)$", r"\1\2")
-    return pc.replace_substring_regex(text, r"\.(Z?)$", r"\1")
 
 
 def _nested(value: object, t: pa.DataType) -> str:

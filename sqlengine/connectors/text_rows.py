@@ -165,3 +165,10 @@ def from_base64(col: pa.Array) -> tuple[pa.Array, np.ndarray]:
             out.append(None)
             good[i] = False
     return pa.array(out, pa.binary()), good
+
+
+def trimmed_fraction(text: pa.Array) -> pa.Array:
+    """Times' and timestamps' text without the fraction's trailing zeros (nor an empty
+    fraction), as Flink's csv and json formats write them: '10:00:00.1', '10:00:00'."""
+    text = pc.replace_substring_regex(text, r"(\.[0-9]*?)0+(Z?)$", r"\1\2")
+    return pc.replace_substring_regex(text, r"\.(Z?)$", r"\1")

@@ -290,4 +290,5 @@ INSERT INTO out SELECT window_start, COUNT(*), SUM(inverse(v)) FROM TABLE(
     written = sorted(line for f in (tmp_path / "out").rglob("*") if f.is_file()
                      for line in f.read_text().splitlines())
     # (window 0-10 s: 60 // 1; 10-20 s: 60 // 2 + 60 // 5, the failing row dropped whole)
-    assert written == ["1970-01-01 00:00:00.000,1,60", "1970-01-01 00:00:10.000,2,42"]
+    # (a timestamp as Flink's csv format writes it: quoted, the fraction's zeros cut)
+    assert written == ['"1970-01-01 00:00:00",1,60', '"1970-01-01 00:00:10",2,42']
