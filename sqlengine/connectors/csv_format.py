@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from sqlengine import types as T
-from sqlengine.cast import VALID_TEXT, cast_array, ltz_text, plain_cast, text_kind
+from sqlengine.cast import VALID_TEXT, cast_array, plain_cast, text_kind
 from sqlengine.connectors.base import ReadStats, java_unescape
 from sqlengine.connectors.text_rows import (
     JAVA_TEXT,
@@ -26,8 +26,8 @@ from sqlengine.connectors.text_rows import (
     line_from_message,
     message_head,
     row_lines,
+    time_text,
     to_base64,
-    trimmed_fraction,
     valid_utf8,
     without_double_suffix,
 )
@@ -269,6 +269,12 @@ def _text_chars(t: pa.DataType) -> str | None:
     return None
 
 
+def _ltz_text(col: pa.Array) -> pa.Array:
+    """TIMESTAMP_LTZ values in UTC ending 'Z', as Flink's csv format writes them."""
+    utc = cast_array(col, pa.timestamp(col.type.unit))
+    return pc.binary_join_element_wise(time_text(utc, cast_array(utc, pa.string())), "Z", "")
+
+
 def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
     """Each row's CSV text, without its newline (None when there are no columns or no
     rows), as Flink's csv format (Jackson's CsvEncoder) writes it: a value is quoted when it
@@ -279,8 +285,8 @@ def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
     quote = opt_char(options, "csv.quote-character", '"') or '"'
     columns = [col if pa.types.is_string(col.type) else col.cast(pa.string())
                if T.is_string(col.type)
-               else trimmed_fraction(ltz_text(col, iso=False)) if T.is_ltz(col.type)
-               else trimmed_fraction(cast_array(col, pa.string()))
+               else _ltz_text(col) if T.is_ltz(col.type)
+               else time_text(col, cast_array(col, pa.string()))
                if pa.types.is_timestamp(col.type) or pa.types.is_time(col.type)
                # (a BOOLEAN as Java writes it, 'true': CAST's text is 'TRUE')
                else pc.if_else(col, "true", "false") if pa.types.is_boolean(col.type)

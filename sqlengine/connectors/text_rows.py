@@ -167,6 +167,27 @@ def from_base64(col: pa.Array) -> tuple[pa.Array, np.ndarray]:
     return pa.array(out, pa.binary()), good
 
 
+def time_text(col: pa.Array, text: pa.Array) -> pa.Array:
+    """``text``, the text of TIME / TIMESTAMP values ``col`` (with all the unit's digits),
+    without the fraction's trailing zeros, as trimmed_fraction, from the values' ticks:
+    one cut per number of zeros instead of a regular expression per value (a tenth of the
+    time, for a csv sink of window bounds)."""
+    digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[col.type.unit]
+    if digits == 0:
+        return text
+    store = pa.int32() if pa.types.is_time32(col.type) else pa.int64()
+    frac = np.mod(col.cast(store).fill_null(0).to_numpy(zero_copy_only=False)
+                  .astype(np.int64), 10 ** digits)
+    cut = np.where(frac == 0, digits + 1, 0)
+    for k in range(1, digits):
+        cut += (frac != 0) & (frac % 10 ** k == 0)
+    out = text
+    for c in np.unique(cut).tolist():
+        if c:
+            out = pc.if_else(pa.array(cut == c), pc.utf8_slice_codeunits(text, 0, -c), out)
+    return out
+
+
 def trimmed_fraction(text: pa.Array) -> pa.Array:
     """Times' and timestamps' text without the fraction's trailing zeros (nor an empty
     fraction), as Flink's csv and json formats write them: '10:00:00.1', '10:00:00'."""
