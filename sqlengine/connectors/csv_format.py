@@ -75,14 +75,14 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     bad_rows: list[int] = []
     # Under ignore-parse-errors a row with too few fields is kept, the missing ones NULL (as
     # Flink's format); one with too many is skipped.
-    short: list[tuple[int, str]] = []
+    short: list[tuple[int, str, int]] = []  # (record, padded text, fields it had)
 
     def on_invalid(row: pacsv.InvalidRow) -> str:
         if not ignore:
             return "error"
         if row.actual_columns < row.expected_columns and row.number is not None:
             missing = row.expected_columns - row.actual_columns
-            short.append((row.number, row.text + delimiter * missing))
+            short.append((row.number, row.text + delimiter * missing, row.actual_columns))
         else:
             bad_rows.append(row.number or 0)
         return "skip"
@@ -123,7 +123,7 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             short.clear()
             table = parse(threads=False)
         if short:
-            table = _with_short_rows(table, short, bad_rows, parse)
+            table = _with_short_rows(table, short, bad_rows, parse, names)
     except pa.ArrowInvalid as e:
         msg = f"{path}: malformed CSV: {message_head(str(e))}"
         row = line_from_message(str(e))  # Arrow numbers records (from 1), not lines
@@ -146,10 +146,11 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
 
 
-def _with_short_rows(table: pa.Table, short: list[tuple[int, str]], skipped: list[int],
-                     parse: Callable[..., pa.Table]) -> pa.Table:
+def _with_short_rows(table: pa.Table, short: list[tuple[int, str, int]], skipped: list[int],
+                     parse: Callable[..., pa.Table], names: list[str]) -> pa.Table:
     """``table`` with the rows that had too few fields (record number, text padded with
-    empty fields) put back in their places."""
+    empty fields, the fields it had) put back in their places, the missing fields NULL (as
+    Flink's format reads them; the padding read as '')."""
     def rows(texts: list[str]) -> pa.Table | None:
         try:
             got = parse(False, "\n".join(texts).encode("utf-8"), None)  # (None: an error)
@@ -157,14 +158,21 @@ def _with_short_rows(table: pa.Table, short: list[tuple[int, str]], skipped: lis
             return None
         return got if got.num_rows == len(texts) else None
 
-    padded = rows([text for _, text in short])
+    padded = rows([text for _, text, _ in short])
     if padded is None:  # (one at a time: a row that still does not parse is skipped)
-        pieces = [(n, rows([text])) for n, text in short]
-        skipped.extend(n for n, got in pieces if got is None)
-        short = [(n, "") for n, got in pieces if got is not None]
-        padded = pa.concat_tables([got for _, got in pieces if got is not None]) \
+        pieces = [(n, rows([text]), had) for n, text, had in short]
+        skipped.extend(n for n, got, _ in pieces if got is None)
+        short = [(n, "", had) for n, got, had in pieces if got is not None]
+        padded = pa.concat_tables([got for _, got, _ in pieces if got is not None]) \
             if short else table.slice(0, 0)
-    numbers = [n for n, _ in short]
+    had = np.array([h for _, _, h in short], dtype=np.int64)
+    for j, name in enumerate(padded.column_names):
+        missing = had <= names.index(name)
+        if missing.any():
+            col = padded.column(j)
+            padded = padded.set_column(j, name, pc.if_else(
+                pa.array(missing), pa.nulls(len(missing), col.type), col))
+    numbers = [n for n, _, _ in short]
     gone = set(numbers) | set(skipped)
     total = table.num_rows + len(gone)
     kept = [n for n in range(1, total + 1) if n not in gone]

@@ -114,3 +114,15 @@ def test_bytes_booleans_and_nan_are_written_as_flink(tmp_path: Path) -> None:
     with pytest.raises(SqlEngineError, match=r"bad.csv:1: .*'not base64!' is not a valid "
                                              r"base64 BYTES"):
         s.sql("SELECT * FROM bad").collect()
+
+
+def test_missing_fields_of_a_short_row_are_null(tmp_path: Path) -> None:
+    """Under 'csv.ignore-parse-errors' a row with too few fields keeps them NULL (PyFlink
+    2.3: '2' into (i INT, s STRING) is (2, NULL)); they were read as ''."""
+    (tmp_path / "s.csv").write_text("1,a\n2\n3,c\n")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (i INT, s STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 's.csv'}', 'format' = 'csv', "
+              "'csv.ignore-parse-errors' = 'true')")
+    assert s.sql("SELECT i, s FROM t").collect().to_pylist() == [
+        {"i": 1, "s": "a"}, {"i": 2, "s": None}, {"i": 3, "s": "c"}]
