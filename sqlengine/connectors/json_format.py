@@ -169,7 +169,10 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
     return table, np.array(lines, dtype=np.int64)
 
 
-_TYPE_CONFLICT = re.compile(r"Column\(/[^)]*\) changed from \w+ to \w+")
+# (a value of another JSON type; or a number Arrow does not read as its integer column, 1.5
+# or 1e2, which Flink's format cuts to its whole part)
+_TYPE_CONFLICT = re.compile(r"Column\(/[^)]*\) changed from \w+ to \w+|"
+                            r"Failed to convert JSON to u?int\d+")
 
 
 def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,

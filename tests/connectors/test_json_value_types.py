@@ -177,3 +177,13 @@ def test_without_ignore_a_value_that_does_not_convert_names_its_line(
               f"'path' = '{path}', 'format' = 'json')")
     with pytest.raises(SqlEngineError, match=rf"bad\.json:2\b.*{re.escape(shown)}"):
         s.sql("SELECT * FROM c").collect()
+
+
+def test_a_number_with_a_fraction_in_an_integer_column_is_cut(tmp_path: Path) -> None:
+    """PyFlink 2.3 reads 1.5, 1e2 and -2.7 into an INT as 1, 100 and -2 (Jackson's asInt);
+    here the file failed ("Failed to convert JSON to int32")."""
+    (tmp_path / "j.json").write_text('{"a":1.5}\n{"a":1e2}\n{"a":-2.7}\n{"a":3}\n')
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'j.json'}', 'format' = 'json')")
+    assert s.sql("SELECT a FROM t").collect().column(0).to_pylist() == [1, 100, -2, 3]
