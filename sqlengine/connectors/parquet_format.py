@@ -115,10 +115,8 @@ def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
     present = set(pf.schema_arrow.names)
     wanted = [schema.field(i).name for i in (columns if columns is not None
                                               else range(len(schema)))]
-    missing = [n for n in wanted if n not in present]
-    if missing:
-        msg = f"{path}: parquet file has no column {missing[0]!r}"
-        raise ConnectorError(msg)
+    # (a column the file lacks is NULL, as Flink's parquet reader fills it)
+    wanted = [n for n in wanted if n in present]
     groups = None if row_group is None or pf.metadata.num_row_groups == 0 else [row_group]
     dictionary = _dictionary_columns(pf, wanted, row_group, schema)
     # Arrow decodes the columns on its thread pool (half the time on two cores).

@@ -95,3 +95,18 @@ def test_filters_on_a_dictionary_column_drop_rows_before_decoding(tmp_path: Path
     for where, want in cases.items():
         got = s.sql(f"SELECT id FROM t WHERE {where}").collect()["id"].to_pylist()
         assert sorted(got) == [r["id"] for r in rows if want(r)], where
+
+
+def test_a_column_the_file_lacks_is_null(tmp_path: Path) -> None:
+    """Flink's parquet reader fills a column missing from the file with NULL (its
+    clipParquetSchema); here the read failed ("parquet file has no column")."""
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": [1, 2, 3]}), tmp_path / "f.parquet")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (a INT, missing STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'f.parquet'}', 'format' = 'parquet')")
+    assert s.sql("SELECT a, missing FROM t").collect().to_pylist() == [
+        {"a": 1, "missing": None}, {"a": 2, "missing": None}, {"a": 3, "missing": None}]
+    assert s.sql("SELECT COUNT(missing) AS n, COUNT(*) AS m FROM t").collect().to_pylist() \
+        == [{"n": 0, "m": 3}]
