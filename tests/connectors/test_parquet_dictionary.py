@@ -100,8 +100,6 @@ def test_filters_on_a_dictionary_column_drop_rows_before_decoding(tmp_path: Path
 def test_a_column_the_file_lacks_is_null(tmp_path: Path) -> None:
     """Flink's parquet reader fills a column missing from the file with NULL (its
     clipParquetSchema); here the read failed ("parquet file has no column")."""
-    import pyarrow.parquet as pq
-
     pq.write_table(pa.table({"a": [1, 2, 3]}), tmp_path / "f.parquet")
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
     s.execute(f"CREATE TABLE t (a INT, missing STRING) WITH ('connector' = 'filesystem', "
