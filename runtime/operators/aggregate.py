@@ -268,8 +268,11 @@ class _Accumulator:
             # (an average past the result's digits is NULL, as Flink's)
             scale = sum_type(self.arg_type).scale
             limit = 10 ** (out_type.precision - out_type.scale + scale)
-            over = np.array([abs(int(t)) >= int(c) * limit for t, c in
-                             zip(total.tolist(), safe_count.tolist())], dtype=bool)
+            # (an int64 total, 19 digits with the input's scale, always fits the average's
+            # DECIMAL(38, max(6, s)); only a sum grown past int64, Python ints, may not)
+            over = np.zeros(len(total), dtype=bool) if total.dtype != object else np.array(
+                [abs(int(t)) >= int(c) * limit for t, c in
+                 zip(total.tolist(), safe_count.tolist())], dtype=bool)
             if over.any():
                 null = null | over
                 sums = pc.if_else(pa.array(over), pa.scalar(decimal.Decimal(0), sums.type),
