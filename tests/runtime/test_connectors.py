@@ -133,8 +133,10 @@ def test_csv_and_json_sinks(tmp_path: Path) -> None:
       INSERT INTO c VALUES (1, 'x,y', CAST('2024-01-01 00:00:00' AS TIMESTAMP(3))), (2, NULL, NULL);
       INSERT INTO j SELECT * FROM c;
     """)
+    # (as PyFlink 2.3 writes it: a timestamp quoted for its space, without a fraction of
+    # zeros)
     assert (tmp_path / "c" / "part-0-0").read_text() == \
-        '1,"x,y",2024-01-01 00:00:00.000\n2,,\n'
+        '1,"x,y","2024-01-01 00:00:00"\n2,,\n'
     # As in Flink's csv format, a NULL string is written as an empty field and an empty
     # field of a STRING column reads back as '' (set 'csv.null-literal' to keep NULLs).
     # (the json text as Flink's json format writes it: compact, no fraction of zeros)
