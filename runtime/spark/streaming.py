@@ -816,9 +816,12 @@ class SparkStreamingJob(SparkJob):
         # Other sinks: the rows go through our own sink operators.
         op = sink_operator(TableSinkSpec(schema=target.schema, table=target.table,
                                          target=target))
-        for b in table.to_batches():
-            op.process_batch(b)
-        op.close()
+        try:
+            for b in table.to_batches():
+                op.process_batch(b)
+            list(op.end_input())  # (a file sink publishes its parts once every row is in)
+        finally:
+            op.close()
 
 
 def _ntz(df: Any) -> Any:
