@@ -74,10 +74,15 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         return
     bad_rows: list[int] = []
     # Under ignore-parse-errors a row with too few fields is kept, the missing ones NULL (as
-    # Flink's format); one with too many is skipped.
+    # Flink's format); one with too many is skipped. A row ending in one empty field too many
+    # (a trailing delimiter, '1,a,') is read without it, as Flink's reader takes it.
     short: list[tuple[int, str, int]] = []  # (record, padded text, fields it had)
 
     def on_invalid(row: pacsv.InvalidRow) -> str:
+        if row.actual_columns == row.expected_columns + 1 and row.number is not None and \
+                row.text.endswith(delimiter):
+            short.append((row.number, row.text[:-len(delimiter)], row.expected_columns))
+            return "skip"
         if not ignore:
             return "error"
         if row.actual_columns < row.expected_columns and row.number is not None:

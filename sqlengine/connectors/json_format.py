@@ -118,6 +118,8 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
     down to its bad lines (so the work stays vectorised: a bad line costs a few parses)."""
     numbered = [(no, raw) for no, raw in enumerate(data.split(b"\n"), start=first_line)
                 if raw.strip()]
+    if any(raw.lstrip().startswith(b"[") for _, raw in numbered):
+        numbered = _array_lines(numbered)
     tables: list[pa.Table] = []
     lines: list[int] = []
 
@@ -171,6 +173,24 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
 
 # (a value of another JSON type; or a number Arrow does not read as its integer column, 1.5
 # or 1e2, which Flink's format cuts to its whole part)
+def _array_lines(numbered: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    """A line holding a JSON array of objects as one line per object (Flink's json format
+    reads each element of a top-level array as a row); any other line as it is."""
+    out: list[tuple[int, bytes]] = []
+    for no, raw in numbered:
+        if raw.lstrip().startswith(b"["):
+            try:
+                items = json.loads(raw)
+            except ValueError:
+                items = None
+            if isinstance(items, list) and all(isinstance(i, dict) for i in items):
+                out.extend((no, json.dumps(i, ensure_ascii=False).encode("utf-8"))
+                           for i in items)
+                continue
+        out.append((no, raw))
+    return out
+
+
 _TYPE_CONFLICT = re.compile(r"Column\(/[^)]*\) changed from \w+ to \w+|"
                             r"Failed to convert JSON to u?int\d+")
 
@@ -244,16 +264,22 @@ def _json_rows(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bo
         if not raw.strip():
             continue
         try:
-            obj = decode(raw)
-            if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")
-            if fail_missing:
-                missing = [n for n in names if n not in obj]
-                if missing:
-                    raise ValueError(f"missing field {missing[0]!r}")
-            row = {n: c(obj.get(n)) for n, c in converters}
-            if checked:
-                pa.Table.from_pylist([row], schema=read_schema)  # type check of this row
+            got = decode(raw)
+            # (a top-level array of objects: a row each, as Flink's format reads it)
+            objs = got if isinstance(got, list) and got and \
+                all(isinstance(o, dict) for o in got) else [got]
+            line_rows = []
+            for obj in objs:
+                if not isinstance(obj, dict):
+                    raise ValueError("not a JSON object")
+                if fail_missing:
+                    missing = [n for n in names if n not in obj]
+                    if missing:
+                        raise ValueError(f"missing field {missing[0]!r}")
+                row = {n: c(obj.get(n)) for n, c in converters}
+                if checked:
+                    pa.Table.from_pylist([row], schema=read_schema)  # type check of this row
+                line_rows.append(row)
         except (ValueError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError,
                 ArithmeticError) as e:
             if ignore:
@@ -264,8 +290,8 @@ def _json_rows(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bo
             msg = (f"{path}:{no}: cannot parse JSON row: {e}; set 'json.ignore-parse-errors'"
                    " = 'true' to skip such rows")
             raise ConnectorError(msg) from None
-        rows.append(row)
-        lines.append(no)
+        rows.extend(line_rows)
+        lines.extend([no] * len(line_rows))
     return pa.Table.from_pylist(rows, schema=read_schema), np.array(lines, dtype=np.int64)
 
 

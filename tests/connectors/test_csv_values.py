@@ -126,3 +126,18 @@ def test_missing_fields_of_a_short_row_are_null(tmp_path: Path) -> None:
               "'csv.ignore-parse-errors' = 'true')")
     assert s.sql("SELECT i, s FROM t").collect().to_pylist() == [
         {"i": 1, "s": "a"}, {"i": 2, "s": None}, {"i": 3, "s": "c"}]
+
+
+def test_a_trailing_delimiter_is_read_without_its_empty_field(tmp_path: Path) -> None:
+    """PyFlink 2.3 reads '1,a,' into (i INT, s STRING) as (1, 'a') and fails on '1,a,,';
+    here both failed ("Expected 2 columns, got 3")."""
+    (tmp_path / "t.csv").write_text("1,a,\n2,b\n3,c,\n")
+    (tmp_path / "u.csv").write_text("1,a,,\n")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    for name in ("t", "u"):
+        s.execute(f"CREATE TABLE {name} (i INT, s STRING) WITH ('connector' = 'filesystem', "
+                  f"'path' = '{tmp_path / (name + '.csv')}', 'format' = 'csv')")
+    assert s.sql("SELECT i, s FROM t").collect().to_pylist() == [
+        {"i": 1, "s": "a"}, {"i": 2, "s": "b"}, {"i": 3, "s": "c"}]
+    with pytest.raises(SqlEngineError, match=r"u.csv:1: .*Expected 2 columns, got 4"):
+        s.sql("SELECT * FROM u").collect()

@@ -187,3 +187,14 @@ def test_a_number_with_a_fraction_in_an_integer_column_is_cut(tmp_path: Path) ->
     s.execute(f"CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', "
               f"'path' = '{tmp_path / 'j.json'}', 'format' = 'json')")
     assert s.sql("SELECT a FROM t").collect().column(0).to_pylist() == [1, 100, -2, 3]
+
+
+def test_a_line_holding_an_array_of_objects_is_one_row_each(tmp_path: Path) -> None:
+    """PyFlink 2.3 reads each object of a top-level JSON array as a row; the line failed
+    ("not a JSON object")."""
+    (tmp_path / "j.json").write_text('[{"a":1,"b":"x"},{"a":2,"b":"y"}]\n{"a":3,"b":"z"}\n')
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE j (a INT, b STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'j.json'}', 'format' = 'json')")
+    assert s.sql("SELECT a, b FROM j").collect().to_pylist() == [
+        {"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}]
