@@ -267,19 +267,11 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
     return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
-# The characters a value's text can hold, by type (None: any character).
-def _text_chars(t: pa.DataType) -> str | None:
-    if pa.types.is_integer(t) or pa.types.is_decimal(t):
-        return "0123456789-."
-    if pa.types.is_boolean(t):
-        return "truefals"
-    if pa.types.is_date(t):
-        return "0123456789-"
-    if pa.types.is_time(t):
-        return "0123456789:."
-    if pa.types.is_timestamp(t):
-        return "0123456789-:. Z"
-    return None
+# The characters a value's text can hold, by its text kind (cast.text_kind; a kind not
+# here, or no kind, can hold any character).
+_TEXT_CHARS = {"int": "0123456789-.", "decimal": "0123456789-.", "bool": "truefals",
+               "date": "0123456789-", "time": "0123456789:.", "timestamp": "0123456789-:. ",
+               "ltz": "0123456789-:. Z"}
 
 
 def _ltz_text(col: pa.Array) -> pa.Array:
@@ -311,7 +303,7 @@ def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
     if csv_quoting(options)[0] is None:  # (quoting disabled: values as they are, as Flink)
         plain = [True] * len(columns)
     else:
-        plain = [(chars := _text_chars(col.type)) is not None and
+        plain = [(chars := _TEXT_CHARS.get(text_kind(col.type) or "")) is not None and
                  all(ord(c) >= limit and c != "\\" for c in chars)
                  for col in batch.columns]
     unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\]"
