@@ -34,7 +34,8 @@ def streaming_lag(plan: N.WindowFunctions) -> N.OverAggregate | None:
             aggs.append(AggCall("lag", c.args, c.type))
         elif c.frame != _DEFAULT_FRAME:
             return None
-        elif c.agg is not None and not c.agg.distinct:
+        elif c.agg is not None and (not c.agg.distinct or c.agg.func in (
+                "count", "sum", "avg", "min", "max")):
             aggs.append(c.agg)
         elif c.func in ("first_value", "last_value"):
             aggs.append(AggCall(c.func, c.args, c.type))

@@ -46,6 +46,7 @@ from sqlengine.runtime.operators.over_carry import (
     carry_rows,
     combine,
     decimal_average,
+    first_rows,
     lag_rows,
     numeric_or_time,
 )
@@ -59,6 +60,7 @@ from sqlengine.runtime.timers import TimerService
 
 _HIST = "$history"
 _MIN = int(np.iinfo(np.int64).min)
+_FOLDED = "$folded"  # per history row: kept only for DISTINCT aggregates (over_carry.py)
 _EPOCH = "$epoch"  # per row: how often its key's state had been cleared when it arrived
 
 
@@ -264,9 +266,14 @@ class OverAggregateOperator(Operator):
         n_new = ready.num_rows
         seq = np.arange(self.seq, self.seq + n_new, dtype=np.int64)
         self.seq += n_new
+        no = pa.array(np.zeros(n_new, dtype=bool))
         ready = ready.append_column("$seq", pa.array(seq)).append_column(
-            _HIST, pa.array(np.zeros(n_new, dtype=bool)))
-        rows = ready if self.history is None else pa.concat_tables([self.history, ready])
+            _HIST, no).append_column(_FOLDED, no)
+        history = self.history
+        if history is not None and _FOLDED not in history.column_names:  # (an older snapshot)
+            history = history.append_column(_FOLDED, pa.array(np.zeros(history.num_rows,
+                                                                        dtype=bool)))
+        rows = ready if history is None else pa.concat_tables([history, ready])
         out = self._compute(rows)
         return [with_meta(b, np.full(b.num_rows, before, dtype=np.int64)) for b in out]
 
@@ -283,27 +290,25 @@ class OverAggregateOperator(Operator):
         sorted_rows = rows.take(pa.array(order))
         sorted_data = data.take(pa.array(order))
         n = len(order)
-        idx = np.arange(n)
-        part_start = np.flatnonzero(np.r_[True, pids[1:] != pids[:-1]])
-        first = np.repeat(part_start, np.diff(np.r_[part_start, n]))
-        key = pids.astype(np.int64) * (1 << 44) + (times - times.min() if n else times)
-        if self.frame == "range":
-            hi = np.searchsorted(key, key, side="right") - 1  # peers with equal time included
-            lo = first if self.preceding is None else np.maximum(
-                first, np.searchsorted(key, key - self.preceding, side="left"))
-        else:
-            hi = idx
-            lo = first if self.preceding is None else np.maximum(first, idx - self.preceding)
+        part_start, first, lo, hi = self._frames(pids, times)
         is_new = ~sorted_rows[_HIST].to_numpy()
+        folded = np.asarray(sorted_rows[_FOLDED].to_numpy(zero_copy_only=False))
         if self.parts is not None:
-            keyvals = [evaluate(p, sorted_data) for p in self.partition]
-            slots = carry_rows(self.carry, keyvals, n)
-            part_vals = [[self._aggregate(p, sorted_data, lo, hi) for p in ps]
+            # The parts and LAG see the rows not folded into the carry yet (``live``); the
+            # DISTINCT aggregates every row kept (over_carry.first_rows).
+            live = np.flatnonzero(~folded)
+            sub = sorted_data.take(pa.array(live)) if folded.any() else sorted_data
+            s_start, s_first, s_lo, s_hi = self._frames(pids[live], times[live])
+            keyvals = [evaluate(p, sub) for p in self.partition]
+            slots = carry_rows(self.carry, keyvals, len(live))
+            part_vals = [[self._aggregate(p, sub, s_lo, s_hi) for p in ps]
                          for ps in self.parts]
             old_vals = [[carried(self.carry, f"c{j}_{i}", slots, v.type)
                          for i, v in enumerate(vs)] for j, vs in enumerate(part_vals)]
-            values = [self._aggregate(a, sorted_data, lo, hi) if a.func == "lag" else
-                      _finish(a, [combine(p, o, v) for p, o, v in zip(ps, olds, vs)])
+            values = [self._aggregate(a, sorted_data, lo, hi) if a.distinct else
+                      _spread(self._aggregate(a, sub, s_lo, s_hi) if not ps else
+                              _finish(a, [combine(p, o, v) for p, o, v in zip(ps, olds, vs)]),
+                              live, n)
                       for a, ps, olds, vs in zip(self.aggs, self.parts, old_vals, part_vals)]
         else:
             values = [self._python(a, sorted_data, lo, hi, is_new, first) if is_python(a)
@@ -322,27 +327,53 @@ class OverAggregateOperator(Operator):
         out_cols = [*sorted_data.columns, *values]
         result = pa.Table.from_arrays(out_cols, schema=self.schema).filter(pa.array(is_new))
         # Keep the rows a later row's frame can still reach.
+        now_folded = np.zeros(n, dtype=bool)
         if self.preceding is None and self.parts is None:
             keep = np.ones(n, dtype=bool)
         elif self.preceding is None:
-            last = np.repeat(np.r_[part_start[1:], n] - 1, np.diff(np.r_[part_start, n]))
-            keep = last - idx < self.lag_rows
-            self._carry_over(sorted_data, keyvals, slots, old_vals, keep, part_start, first)
+            m = len(live)
+            s_last = np.repeat(np.r_[s_start[1:], m] - 1, np.diff(np.r_[s_start, m]))
+            s_keep = s_last - np.arange(m) < self.lag_rows
+            self._carry_over(sub, keyvals, slots, old_vals, s_keep, s_start, s_first)
+            stays_live = np.zeros(n, dtype=bool)
+            stays_live[live[s_keep]] = True
+            keep = stays_live | first_rows(self.aggs, sorted_data, pids)
+            now_folded = keep & ~stays_live
         elif self.frame == "range":
             # A kept late row of a key comes after its latest emitted time: its frame reaches
             # back to that time - preceding at most.
             keep = times >= np.minimum(last_of_row, self.watermark) + 1 - self.preceding
         else:
             last = np.repeat(np.r_[part_start[1:], n] - 1, np.diff(np.r_[part_start, n]))
-            keep = last - idx < self.preceding
+            keep = last - np.arange(n) < self.preceding
         hist = sorted_rows.filter(pa.array(keep))
-        self.history = hist.set_column(hist.column_names.index(_HIST), _HIST,
-                                       pa.array(np.ones(hist.num_rows, dtype=bool)))
+        hist = hist.set_column(hist.column_names.index(_HIST), _HIST,
+                               pa.array(np.ones(hist.num_rows, dtype=bool)))
+        self.history = hist.set_column(hist.column_names.index(_FOLDED), _FOLDED,
+                                       pa.array(now_folded[keep]))
         # Emit in time order across partitions, as the rows' event times say.
         order_out = np.argsort(millis(result.column(self.time_index).combine_chunks()),
                                kind="stable")
         result = result.take(pa.array(order_out))
         return [b for b in result.to_batches(65536) if b.num_rows]
+
+    def _frames(self, pids: np.ndarray, times: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For rows sorted by partition and time: the partitions' first positions, and per
+        row its partition's first row and its frame's first and last row."""
+        n = len(pids)
+        idx = np.arange(n)
+        part_start = np.flatnonzero(np.r_[True, pids[1:] != pids[:-1]])
+        first = np.repeat(part_start, np.diff(np.r_[part_start, n]))
+        key = pids.astype(np.int64) * (1 << 44) + (times - times.min() if n else times)
+        if self.frame == "range":
+            hi = np.searchsorted(key, key, side="right") - 1  # peers with equal time included
+            lo = first if self.preceding is None else np.maximum(
+                first, np.searchsorted(key, key - self.preceding, side="left"))
+        else:
+            hi = idx
+            lo = first if self.preceding is None else np.maximum(first, idx - self.preceding)
+        return part_start, first, lo, hi
 
     def _carry_over(self, data: pa.RecordBatch, keyvals: list[pa.Array], slots: np.ndarray,
                     old_vals: list[list[pa.Array]], keep: np.ndarray, part_start: np.ndarray,
@@ -446,6 +477,15 @@ class OverAggregateOperator(Operator):
         return {"history_rows": 0 if self.history is None else self.history.num_rows,
                 "carried_keys": 0 if self.carry is None else self.carry.num_rows,
                 "late_records_dropped": self.late_dropped}
+
+
+def _spread(values: pa.Array, rows: np.ndarray, n: int) -> pa.Array:
+    """``values`` of the rows at positions ``rows`` (ascending) of n, NULL elsewhere."""
+    if len(rows) == n:
+        return values
+    where = np.full(n, -1, dtype=np.int64)
+    where[rows] = np.arange(len(rows))
+    return values.take(pa.array(np.where(where < 0, 0, where), mask=where < 0))
 
 
 def _average(total: np.ndarray, count: np.ndarray, t: pa.DataType) -> pa.Array:

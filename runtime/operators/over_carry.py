@@ -8,8 +8,12 @@ sum and a count, DECIMAL ones too; MIN / MAX; FIRST_VALUE / LAST_VALUE), and onl
 rows for LAG(x, n).
 A frame's value is then its parts over the rows still held combined with the key's carry.
 
-Aggregates without a fixed-size part (LISTAGG, ARRAY_AGG, DISTINCT, Python aggregates) keep
-every row, as before: ``carry_parts`` gives None.
+DISTINCT aggregates (COUNT / SUM / AVG / MIN / MAX) have no part: a key keeps, of its emitted
+rows, each value's first row (``first_rows``), as Flink's MapView keeps each distinct value
+once; those rows are "folded" (the other aggregates' carry holds them already) and count only
+for the DISTINCT ones.
+Aggregates without a fixed-size part (LISTAGG, ARRAY_AGG, Python aggregates) keep every row,
+as before: ``carry_parts`` gives None.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.plan.expressions import AggCall
+from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import is_python
@@ -35,9 +40,13 @@ def carry_parts(aggs: tuple[AggCall, ...]) -> tuple[tuple[AggCall, ...], ...] | 
     n rows), or None when some aggregate needs every row."""
     out: list[tuple[AggCall, ...]] = []
     for a in aggs:
-        if is_python(a) or a.distinct:
+        if is_python(a):
             return None
-        if a.func == "lag":
+        if a.distinct and a.func in ("count", "sum", "avg", "min", "max"):
+            out.append(())  # (its values' first rows stay: first_rows)
+        elif a.distinct:
+            return None
+        elif a.func == "lag":
             out.append(())
         elif a.func in _SIMPLE:
             out.append((a,))
@@ -57,6 +66,29 @@ def carry_parts(aggs: tuple[AggCall, ...]) -> tuple[tuple[AggCall, ...], ...] | 
         else:
             return None
     return tuple(out)
+
+
+def first_rows(aggs: tuple[AggCall, ...], data: pa.RecordBatch, pids: np.ndarray
+               ) -> np.ndarray:
+    """Per row of ``data`` (in order within each partition ``pids``): whether it is the first
+    row of its partition counted by some DISTINCT aggregate with its value."""
+    n = data.num_rows
+    out = np.zeros(n, dtype=bool)
+    for a in aggs:
+        if not a.distinct:
+            continue
+        values = evaluate(a.args[0], data)
+        valid = np.asarray(values.is_valid().to_numpy(zero_copy_only=False))
+        if a.filter is not None:
+            valid &= np.asarray(pc.fill_null(evaluate(a.filter, data), False)
+                                .to_numpy(zero_copy_only=False))
+        rows = np.flatnonzero(valid)
+        if not len(rows):
+            continue
+        ids = dense_ids([pa.array(pids[rows]), values.take(pa.array(rows))], len(rows))
+        _, first = np.unique(ids, return_index=True)
+        out[rows[first]] = True
+    return out
 
 
 def lag_rows(aggs: tuple[AggCall, ...]) -> int:

@@ -60,12 +60,17 @@ QUERIES = [
     "SELECT ts, SUM(v) OVER (ORDER BY ts) AS total, MAX(v) OVER (ORDER BY ts) AS m FROM t",
     f"SELECT k, g, ts, MIN(s) {W} AS ms, MAX(s) {W} AS xs, SUM(m) {W} AS sm, AVG(m) {W} AS am "
     "FROM t",
+    f"SELECT k, g, ts, COUNT(DISTINCT s) {W} AS cs, SUM(DISTINCT v % 5) {W} AS sv, "
+    f"AVG(DISTINCT m) {W} AS am, MAX(DISTINCT s) {W} AS xs, COUNT(*) {W} AS n, SUM(v) {W} AS t, "
+    f"COUNT(DISTINCT v % 3) FILTER (WHERE d > 5) {W} AS cf FROM t",
     # (keeps every row, as before: LISTAGG)
     f"SELECT k, g, ts, LISTAGG(s) {W} AS ls, COUNT(*) {W} AS n FROM t",
 ]
 LAG_QUERIES = [
     f"SELECT k, g, ts, LAG(v) {W} AS l1, LAG(v, 3, -1) {W} AS l3, SUM(v) {W} AS s, "
     f"LAG(s, 2) {W} AS ls FROM t",
+    f"SELECT k, g, ts, LAG(v, 2) {W} AS l2, COUNT(DISTINCT v % 4) {W} AS c, SUM(v) {W} AS s "
+    "FROM t",
 ]
 
 
@@ -96,9 +101,14 @@ def test_streaming_lag_with_running_aggregates_equals_batch(sql: str) -> None:
     assert _run("streaming", sql, table) == _run("batch", sql, table)
 
 
-@pytest.mark.parametrize(("sql", "kept"), [(LAG_QUERIES[0], 3), (QUERIES[5], 0)])
-def test_history_stays_small(sql: str, kept: int) -> None:
-    """Only the last n rows per key stay for LAG(x, n); the carry holds one row per key."""
+@pytest.mark.parametrize(("sql", "kept", "values"), [
+    (LAG_QUERIES[0], 3, 0), (QUERIES[5], 0, 0),
+    # (DISTINCT: each key's first row of each value, 7 of v % 4 (-3 to 3), besides LAG's 2
+    # rows; on main every row stayed)
+    (LAG_QUERIES[1], 2, 7)])
+def test_history_stays_small(sql: str, kept: int, values: int) -> None:
+    """Only the last n rows per key stay for LAG(x, n) and a row per value for a DISTINCT
+    aggregate; the carry holds one row per key."""
     seen: list[OverAggregateOperator] = []
     init = OverAggregateOperator.__init__
 
@@ -114,5 +124,5 @@ def test_history_stays_small(sql: str, kept: int) -> None:
         mp.undo()
     (op,) = seen
     keys = 8 * 2  # (7 values and NULL, times 2)
-    assert op.history is not None and op.history.num_rows <= keys * kept
+    assert op.history is not None and op.history.num_rows <= keys * (kept + values)
     assert op.carry is not None and op.carry.num_rows <= keys
