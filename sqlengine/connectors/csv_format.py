@@ -20,6 +20,7 @@ from sqlengine.connectors.text_rows import (
     JAVA_TEXT,
     BadValue,
     bad_values,
+    blank_lines,
     finish,
     from_base64,
     java_booleans,
@@ -59,14 +60,16 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     if data is None:
         data = Path(path).read_bytes()
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
-    data = valid_utf8(path, data, ignore, stats, first_line, "csv")
+    emptied: list[int] = []  # (lines of invalid UTF-8 skipped: not blank lines)
+    data = valid_utf8(path, data, ignore, stats, first_line, "csv", emptied)
     allow_comments = options.get("csv.allow-comments", "false").lower() == "true"
     quote, escape = csv_quoting(options)
     original = data
 
     def record_lines() -> np.ndarray:
         """Each record's line (computed only for an error or a skipped row)."""
-        return row_lines(original, allow_comments, quote, escape) + (first_line - 1)
+        return row_lines(original, allow_comments, quote, escape, blanks=True) + \
+            (first_line - 1)
 
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
@@ -103,9 +106,11 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
                 delimiter=delimiter,
                 quote_char=quote or False,
                 escape_char=escape or False,
-                # (one column: an empty line is a record of an empty value, as Flink reads
-                # it; it was skipped, losing the rows a sink wrote for '' and NULL)
-                ignore_empty_lines=len(names) > 1,
+                # (an empty line is a record of one empty field, as Flink reads it: the
+                # value '' of a one-column table (it was skipped, losing the rows a sink
+                # wrote for '' and NULL), a short row of several: an error, or under
+                # ignore-parse-errors a row of NULLs)
+                ignore_empty_lines=False,
                 invalid_row_handler=handler,
             ),
             convert_options=pacsv.ConvertOptions(
@@ -145,10 +150,44 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             # Records the CSV reader skipped (numbered from 1) shift the record -> line map.
             every = record_lines()
             return np.delete(every, [n - 1 for n in bad_rows if 0 < n <= len(every)])
+    if table.num_rows and _has_blank_line(data):
+        table, lines = _blank_rows(table, lines, blank_lines(
+            original, allow_comments, quote, escape) + (first_line - 1), emptied, path, ignore,
+                                   len(names))
     null_literal = options.get("csv.null-literal")
     converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True,
                                              columns=columns, ignore=ignore)
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
+
+
+def _has_blank_line(data: bytes) -> bool:
+    return data.startswith((b"\n", b"\r\n")) or b"\n\n" in data or b"\n\r\n" in data
+
+
+def _blank_rows(table: pa.Table, lines: Callable[[], np.ndarray], blank: np.ndarray,
+                emptied: list[int], path: str, ignore: bool, width: int
+                ) -> tuple[pa.Table, Callable[[], np.ndarray]]:
+    """``table`` and its rows' lines, its blank lines read as Flink's reader reads them: in a
+    table of one column the value '', in one of several a row of one field, so an error
+    naming its line or, under ignore-parse-errors, a row of NULLs (Arrow reads a row of empty
+    fields; it was skipped). Lines of invalid UTF-8 skipped (emptied) are no rows."""
+    row_line = lines()
+    gone = np.isin(row_line, np.asarray(emptied, dtype=np.int64))
+    empty = np.isin(row_line, blank) & ~gone if width > 1 else np.zeros(len(gone), bool)
+    if empty.any() and not ignore:
+        line = int(row_line[np.flatnonzero(empty)[0]])
+        msg = (f"{path}:{line}: malformed CSV row: a blank line, where the table has {width} "
+               "columns (set 'csv.ignore-parse-errors' = 'true' to read it as a row of NULLs)")
+        raise ConnectorError(msg)
+    if empty.any():
+        mask = pa.array(empty)
+        table = pa.table({name: pc.if_else(mask, pa.nulls(len(empty), col.type), col)
+                          for name, col in zip(table.column_names, table.columns)})
+    if gone.any():
+        table = table.filter(pa.array(~gone))
+        kept = row_line[~gone]
+        return table, lambda: kept
+    return table, lines
 
 
 def _with_short_rows(table: pa.Table, short: list[tuple[int, str, int]], skipped: list[int],

@@ -38,9 +38,26 @@ def without_double_suffix(text: pa.Array) -> pa.Array:
 
 
 def row_lines(data: bytes, allow_comments: bool, quote: str | None = None,
-              escape: str | None = None) -> np.ndarray:
-    """1-based line number where each record starts (blank and comment lines skipped); with a
-    ``quote`` character, a line break inside a quoted field does not start a record."""
+              escape: str | None = None, blanks: bool = False) -> np.ndarray:
+    """1-based line number where each record starts (comment lines skipped, and blank ones
+    unless ``blanks``); with a ``quote`` character, a line break inside a quoted field does
+    not start a record."""
+    lines, blank, comment = _record_lines(data, allow_comments, quote, escape)
+    return lines[~comment & (blanks | ~blank)]
+
+
+def blank_lines(data: bytes, allow_comments: bool, quote: str | None = None,
+                escape: str | None = None) -> np.ndarray:
+    """The 1-based numbers of the blank lines that would start a record (not inside a
+    quoted field)."""
+    lines, blank, comment = _record_lines(data, allow_comments, quote, escape)
+    return lines[blank & ~comment]
+
+
+def _record_lines(data: bytes, allow_comments: bool, quote: str | None,
+                  escape: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per line that may start a record: its number, whether it is blank, whether it is a
+    comment."""
     raw = np.frombuffer(data, dtype=np.uint8)
     breaks = np.nonzero(raw == 10)[0]
     line_of = None
@@ -53,16 +70,16 @@ def row_lines(data: bytes, allow_comments: bool, quote: str | None = None,
         breaks = breaks[~inside[breaks]]
     starts = np.concatenate([[0], breaks + 1])
     starts = starts[starts < len(raw)] if len(raw) else starts[:0]
-    ends = np.append(starts[1:] - 1, len(raw))
+    ends = np.append(starts[1:] - 1, len(raw) - int(len(raw) > 0 and raw[-1] == 10))
     length = ends - starts
     # A line holding only "\r" is blank too.
     blank = (length == 0) | ((length == 1) & (raw[np.minimum(starts, len(raw) - 1)] == 13))
-    keep = ~blank
+    comment = np.zeros(len(starts), dtype=bool)
     if allow_comments and len(raw):
-        keep &= raw[np.minimum(starts, len(raw) - 1)] != ord("#")
-    if line_of is None:
-        return np.nonzero(keep)[0] + 1
-    return np.searchsorted(line_of, starts[keep]) + 1
+        comment = raw[np.minimum(starts, len(raw) - 1)] == ord("#")
+    lines = np.arange(1, len(starts) + 1) if line_of is None else \
+        np.searchsorted(line_of, starts) + 1
+    return lines, blank, comment
 
 
 # The first bad value of a read: (row, column name, its text, the column's type).
@@ -106,9 +123,10 @@ def finish(table: pa.Table, ok: np.ndarray, lines: np.ndarray | Callable[[], np.
 
 
 def valid_utf8(path: Path | str, data: bytes, ignore: bool, stats: ReadStats,
-               first_line: int, fmt: str) -> bytes:
+               first_line: int, fmt: str, emptied: list[int] | None = None) -> bytes:
     """``data`` if it is UTF-8; otherwise the error naming the first bad line and byte, or,
-    with ignore-parse-errors, ``data`` with its bad lines emptied (and counted as skipped)."""
+    with ignore-parse-errors, ``data`` with its bad lines emptied (and counted as skipped;
+    their numbers added to ``emptied``)."""
     if data.isascii():  # (no copy: a word at a time)
         return data
     try:
@@ -130,6 +148,8 @@ def valid_utf8(path: Path | str, data: bytes, ignore: bool, stats: ReadStats,
             if len(stats.skipped_at) < 10:
                 stats.skipped_at.append(f"{path}:{no}")
             lines[i] = b""
+            if emptied is not None:
+                emptied.append(no)
     return b"\n".join(lines)
 
 

@@ -15,7 +15,7 @@ from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
 
 
-def _random_csv(rng: random.Random, rows: int) -> bytes:
+def _random_csv(rng: random.Random, rows: int, blanks: bool = True) -> bytes:
     out = []
     for i in range(rows):
         kind = rng.random()
@@ -23,7 +23,7 @@ def _random_csv(rng: random.Random, rows: int) -> bytes:
             text = f'"multi\nline {i}, with ""quotes"""'
         elif kind < 0.3:
             text = '"\n\n"'
-        elif kind < 0.35:
+        elif kind < 0.35 and blanks:
             out.append("")  # a blank line
             text = f"plain{i}"
         else:
@@ -96,7 +96,7 @@ def test_csv_in_small_blocks_and_ranges_matches_duckdb(tmp_path: Path, monkeypat
     monkeypatch.setattr(text_blocks, "BLOCK_BYTES", 97)
     rng = random.Random(parallelism)
     f = tmp_path / "t.csv"
-    f.write_bytes(_random_csv(rng, 400))
+    f.write_bytes(_random_csv(rng, 400, blanks=False))  # (DuckDB skips blank lines)
     q = ("SELECT COUNT(*) AS n, SUM(id) AS s, COUNT(DISTINCT v) AS d, MAX(LENGTH(v)) AS l "
          "FROM t")
     got = _session(f, "csv", parallelism, "id INT, v STRING").sql(q).collect().to_pylist()
@@ -105,6 +105,29 @@ def test_csv_in_small_blocks_and_ranges_matches_duckdb(tmp_path: Path, monkeypat
                   "{'id': 'INTEGER', 'v': 'VARCHAR'}, quote = '\"', escape = '\"')")
     ).fetchall()
     assert [tuple(r.values()) for r in got] == want
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_blank_lines_in_later_blocks_are_rows_as_flinks(tmp_path: Path, monkeypatch,
+                                                        parallelism: int) -> None:
+    """A blank line in a table of two columns is a malformed row, as PyFlink 2.3 reads it (an
+    error; under ignore-parse-errors a row of NULLs); blank lines inside quoted fields are
+    values. They were skipped."""
+    monkeypatch.setattr(text_blocks, "BLOCK_BYTES", 64)
+    lines = [f'{i},"two\n\nlines"' for i in range(40)]
+    lines[25] = "\n25,x"  # (a blank line before row 25: line 3 * 25 + 1 = 76)
+    lines[39] += "\n"  # (a blank line at the end: 120 + 1 + 2 + 1)
+    f = tmp_path / "t.csv"
+    f.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConnectorError, match=rf"{f}:76: malformed CSV row: a blank line"):
+        _session(f, "csv", parallelism, "id INT, v STRING").sql("SELECT * FROM t").collect()
+    s = _session(f, "csv", parallelism, "id INT, v STRING",
+                 ", 'csv.ignore-parse-errors' = 'true'")
+    q = s.sql("SELECT COUNT(*) AS n, COUNT(id) AS i, COUNT(v) AS v, SUM(id) AS s, "
+              "COUNT(*) FILTER (WHERE v = 'two' || CHR(10) || CHR(10) || 'lines') AS q FROM t")
+    assert q.collect().to_pylist() == [{"n": 42, "i": 40, "v": 40, "s": sum(range(40)),
+                                        "q": 39}]
+    assert q.skipped_rows == 0
 
 
 def test_bad_row_in_a_later_block_names_its_line(tmp_path: Path, monkeypatch) -> None:

@@ -38,6 +38,17 @@ def test_invalid_utf8_is_located_or_skipped(tmp_path: Path, fmt: str) -> None:
     assert q.skipped_rows == 1
 
 
+def test_invalid_utf8_line_of_a_one_column_csv_is_skipped_not_read_as_empty(
+        tmp_path: Path) -> None:
+    """A skipped line is no row; a blank line of a one-column table is the value '' (the
+    skipped line was read as '' too)."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"ok\nbad \xff\nfine\n\nlast\n")
+    q = _table(path, "csv", "s STRING", ignore=True).sql("SELECT * FROM t")
+    assert q.collect().column(0).to_pylist() == ["ok", "fine", "", "last"]
+    assert q.skipped_rows == 1
+
+
 def test_json_sink_round_trips_every_type_exactly(tmp_path: Path) -> None:
     s = sqlengine.connect()
     cols = ("i INT, b BIGINT, f DOUBLE, ok BOOLEAN, s STRING, d DECIMAL(20, 4), "
