@@ -43,6 +43,10 @@ def partitioned_on(node: PhysicalNode) -> frozenset[int] | None:
             return frozenset(range(len(op.keys)))
         return None
     if isinstance(op, JoinSpec) and len(node.inputs) == 2:
+        if op.join_kind == "full":
+            # (its left columns are NULL on the right side's unmatched rows, which sit where
+            # the right keys sent them: NULL keys in every subtask)
+            return None
         (left, lex), (_, rex) = node.inputs
         columns = [k for k in op.left_keys if isinstance(k, ColumnRef)]
         if lex.partitioning is Partitioning.HASH and rex.partitioning is Partitioning.HASH \

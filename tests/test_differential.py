@@ -47,6 +47,16 @@ EXTRA += [
          "LEFT JOIN (SELECT k, SUM(v) AS v FROM t2 GROUP BY k) AS b ON a.k = b.k AND b.v > 0"),
 ]
 PAIRS = pairs(300) + EXTRA
+# Keys a FULL JOIN pads with NULL, grouped, made distinct and partitioned at parallelism 2:
+# the NULLs sit in every subtask (split into one group per subtask before).
+PARALLEL_EXTRA = [Pair(q, q) for q in (
+    "SELECT a.k, COUNT(*) AS n, SUM(b.v) AS s FROM t1 AS a FULL JOIN t2 AS b ON a.k = b.k "
+    "GROUP BY a.k",
+    "SELECT DISTINCT b.k FROM t1 AS a FULL JOIN t2 AS b ON a.k = b.k",
+    "SELECT a.k, b.k, COUNT(*) AS n FROM t1 AS a FULL JOIN t2 AS b ON a.k = b.k "
+    "GROUP BY a.k, b.k",
+    "SELECT a.k, COUNT(*) OVER (PARTITION BY a.k) AS n FROM t1 AS a FULL JOIN t2 AS b "
+    "ON a.k = b.k")]
 
 
 def _norm(v: object) -> object:
@@ -92,6 +102,24 @@ def test_matches_duckdb(pair, mode, data, duck) -> None:  # type: ignore[no-unty
         s.register(name, table)
     ours = s.sql(pair.flink).collect()
     got = _rows([tuple(r.values()) for r in ours.to_pylist()])
+    reference = pair.duck_streaming if mode == "streaming" and pair.duck_streaming else pair.duck
+    want = _rows(duck.sql(reference).fetchall())
+    if not pair.ordered:
+        got, want = sorted(got, key=_key), sorted(want, key=_key)
+    assert same_rows(got, want), f"\nflink: {pair.flink}\nduck:  {pair.duck}"
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+@pytest.mark.parametrize("pair", PAIRS[::4] + PARALLEL_EXTRA,
+                         ids=[f"q{i:03d}" for i in range(len(PAIRS[::4]) + 4)])
+def test_matches_duckdb_at_parallelism_2(pair, mode, data, duck) -> None:  # type: ignore[no-untyped-def]
+    """Every fourth pair again with two subtasks per operator (threads, to keep it quick):
+    rows exchanged by hash must meet their groups, partitions and join partners."""
+    s = sqlengine.connect({"execution.runtime-mode": mode, "parallelism.default": "2",
+                           "execution.native.task-mode": "thread"})
+    for name, table in data.items():
+        s.register(name, table)
+    got = _rows([tuple(r.values()) for r in s.sql(pair.flink).collect().to_pylist()])
     reference = pair.duck_streaming if mode == "streaming" and pair.duck_streaming else pair.duck
     want = _rows(duck.sql(reference).fetchall())
     if not pair.ordered:
