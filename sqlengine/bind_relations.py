@@ -22,6 +22,7 @@ from sqlengine.bind_common import (
 from sqlengine.bind_computed import computed_columns, source_watermark
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn, coerce
 from sqlengine.bind_hints import no_hint, with_hint
+from sqlengine.bind_join_conditions import drop_marks, mark_sides
 from sqlengine.bind_lateral import is_lateral_subquery, lateral_join
 from sqlengine.bind_sample import sampled
 from sqlengine.bind_temporal import temporal_join
@@ -40,7 +41,6 @@ from sqlengine.plan.expressions import (
     conjunction,
     conjuncts,
     is_constant,
-    remap_columns,
 )
 from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import (
@@ -59,7 +59,7 @@ from sqlengine.plan.nodes import (
     Values,
     unnest_fields,
 )
-from sqlengine.plan.subquery import SubqueryExpr, has_subquery, outer_refs
+from sqlengine.plan.subquery import has_subquery
 
 if TYPE_CHECKING:
     pass
@@ -425,28 +425,16 @@ class RelationBinder(ClauseBinder):
             cond_parts = conjuncts(on)
         else:  # a comma or CROSS JOIN: WHERE's conditions are moved in by the optimizer
             cond_parts = []
-        # Subqueries in ON: an inner join's are a filter over the join; an outer join's may
-        # read only the preserved (left) side, computed there as a column before the join.
-        above = [c for c in cond_parts if has_subquery(c)]
+        # Subqueries in ON: an inner join's are a filter over the join; an outer join's are
+        # columns of the side they read, computed before it (bind_join_conditions.py).
+        above = [c for c in cond_parts if has_subquery(c)] if not side else []
+        marked = None
+        if side and any(has_subquery(c) for c in cond_parts):
+            marked = mark_sides(cond_parts, left, right, n_left, side,
+                                lambda m: self.error(NotSupportedError, m, on_node))
+            left, right, cond_parts = marked.left, marked.right, marked.conditions
+            n_left = marked.n_left
         cond_parts = [c for c in cond_parts if not has_subquery(c)]
-        marks: list[Expr] = []
-        if above and side:
-            for c in above:
-                if side == "FULL" or max(_reads(c), default=-1) >= n_left:
-                    raise self.error(NotSupportedError, f"a subquery in a {side} JOIN's ON "
-                                     "condition may read only the preserved side's columns",
-                                     on_node)
-            marks, above = above, []
-            shift = {i: i if i < n_left else i + len(marks) for i in range(len(scope.columns))}
-            cond_parts = [remap_columns(c, shift) for c in cond_parts]
-            fields = left.plan.schema.fields
-            left = Relation(Project(left.plan, (*(ColumnRef(i, f.name, f.type) for i, f in
-                                                  enumerate(fields)), *marks),
-                                    (*(f.name for f in fields),
-                                     *(f"$on{j}" for j in range(len(marks))))), left.scope)
-            cond_parts += [ColumnRef(n_left + j, f"$on{j}", T.BOOLEAN)
-                           for j in range(len(marks))]
-            n_left += len(marks)
         try:
             lkeys, rkeys, residual = split_condition(cond_parts, n_left)
         except BindError as e:
@@ -455,12 +443,9 @@ class RelationBinder(ClauseBinder):
         join_kind = {"LEFT": "left", "RIGHT": "left", "FULL": "full"}.get(side, "inner")
         plan: LogicalPlan = Join(left.plan, right.plan, join_kind, tuple(lkeys), tuple(rkeys),
                                  cond)
-        if marks:  # drop the computed ON columns again
-            n_left -= len(marks)
-            fields = plan.schema.fields
-            keep = [i for i in range(len(fields)) if not n_left <= i < n_left + len(marks)]
-            plan = Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type)
-                                       for i in keep), tuple(fields[i].name for i in keep))
+        if marked is not None:  # drop the computed ON columns again
+            n_left -= marked.left_marks
+            plan = drop_marks(plan, marked)
         if above:
             plan = Filter(plan, conjunction(above) or Literal(True, T.BOOLEAN))
         out_scope = scope
@@ -477,15 +462,6 @@ class RelationBinder(ClauseBinder):
         if using:
             return using_columns(plan, out_scope, using, position, side)
         return Relation(plan, out_scope)
-
-def _reads(c: Expr) -> set[int]:
-    """The row's columns that ``c`` reads, inside its subqueries too."""
-    out = set(c.columns())
-    for e in c.walk():
-        if isinstance(e, SubqueryExpr):
-            out |= outer_refs(e.plan)
-    return out
-
 
 def _as_type(e: Expr, t: pa.DataType) -> Expr:
     """A VALUES cell as its column's type: a literal converted now (as Arrow casts it), any
