@@ -28,6 +28,11 @@ def lateral_join(binder: RelationBinder, left: Relation, join: exp.Join) -> Rela
     lateral = join.this
     side = (join.args.get("side") or "").upper()
     kind = (join.args.get("kind") or "").upper()
+    if lateral.args.get("ordinality"):
+        raise binder.error(NotSupportedError, "WITH ORDINALITY after a LATERAL subquery is "
+                           "not supported (it numbers the elements of UNNEST)", lateral)
+    if lateral.args.get("cross_apply") is False:  # OUTER APPLY: LEFT JOIN LATERAL ON TRUE
+        side = "LEFT"
     if side not in ("", "LEFT") or kind not in ("", "INNER", "CROSS", "OUTER"):
         raise binder.error(NotSupportedError, f"{side or kind} JOIN LATERAL is not "
                            "supported: a LATERAL subquery joins as an INNER, CROSS or LEFT "
@@ -36,7 +41,7 @@ def lateral_join(binder: RelationBinder, left: Relation, join: exp.Join) -> Rela
         raise binder.error(NotSupportedError, "JOIN LATERAL ... USING is not supported; "
                            "write ON", join)
     on_node = join.args.get("on")
-    if side == "LEFT" and on_node is None:
+    if side == "LEFT" and on_node is None and lateral.args.get("cross_apply") is None:
         raise binder.error(BindError, "LEFT JOIN LATERAL needs an ON condition (ON TRUE)",
                            join)
     if kind == "CROSS" and on_node is not None:

@@ -200,6 +200,8 @@ class OverBinder(ClauseBinder):
         if kind is not None:
             if spec is not None:
                 raise self.error(BindError, f"{kind.upper()} takes no window frame", w)
+            if kind != "ntile" and any(v not in (None, [], False) for v in fn.args.values()):
+                raise self.error(BindError, f"{kind.upper()}() takes no arguments", fn)
             if not order and kind != "row_number":
                 raise self.error(BindError, f"{kind.upper()}() needs an ORDER BY in its OVER "
                                  "clause", w)
@@ -377,6 +379,8 @@ class OverBinder(ClauseBinder):
                              "yet (ROW_NUMBER is)", w)
         if w.args.get("spec") is not None:
             raise self.error(NotSupportedError, "window frames are not supported yet", w)
+        if w.this.this is not None:
+            raise self.error(BindError, "ROW_NUMBER() takes no arguments", w.this)
         order = w.args.get("order")
         if order is None:
             raise self.error(BindError, "ROW_NUMBER() needs an ORDER BY in its OVER clause", w)

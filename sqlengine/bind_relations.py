@@ -67,6 +67,10 @@ if TYPE_CHECKING:
 _MAX_VIEW_DEPTH = 32
 # The JOIN clauses binding reads (sqlglot's argument names); any other is refused.
 _JOIN_CLAUSES = frozenset({"this", "on", "using", "side", "kind", "hint", "method"})
+# The clauses of a table in FROM binding reads; other dialects' are refused by name.
+_TABLE_CLAUSES = frozenset({"this", "db", "catalog", "alias", "sample", "version"})
+_TABLE_WORDS = {"pivots": "PIVOT / UNPIVOT", "when": "AT / BEFORE (time travel)",
+                "changes": "CHANGES", "hints": "WITH (table hints)"}
 
 
 class RelationBinder(ClauseBinder):
@@ -209,6 +213,10 @@ class RelationBinder(ClauseBinder):
                 raise self.error(NotSupportedError, "FOR SYSTEM_TIME AS OF belongs to the "
                                  "right side of a JOIN (a temporal join)",
                                  node.args["version"])
+            extra = unread_clause(node, _TABLE_CLAUSES, _TABLE_WORDS)
+            if extra is not None:
+                raise self.error(NotSupportedError, f"{extra[0]} after table "
+                                 f"{node.name!r} is not supported", node)
             if isinstance(node.this, exp.Anonymous | exp.Func):
                 return self.binder.windows.window_tvf(node, ctes)
             name = ".".join(p.name for p in node.parts)
@@ -407,8 +415,10 @@ class RelationBinder(ClauseBinder):
             on_node = None if using_names else exp.true()
         if kind == "CROSS" and (on_node is not None or using_names):
             raise self.error(BindError, "CROSS JOIN takes no ON or USING condition", join)
-        if on_node is None and not using_names and side:
-            raise self.error(BindError, f"{side} JOIN needs an ON or USING condition", join)
+        if on_node is None and not using_names and (side or (
+                join.meta.get("keyword") and kind in ("", "INNER", "OUTER"))):
+            raise self.error(BindError, f"{side or kind or 'a'} JOIN needs an ON or USING "
+                             "condition (CROSS JOIN joins every pair)", join)
         swapped = side == "RIGHT"
         if swapped:
             left, right = right, left

@@ -342,6 +342,9 @@ class SelectBinder(ClauseBinder):
                         if isinstance(limit, exp.Fetch) else ("LIMIT", "LIMIT n")
                     raise self.error(NotSupportedError, f"{what} ... {words} is not "
                                      f"supported: {plain} is", limit)
+        if isinstance(limit, exp.Limit) and limit.expressions:
+            raise self.error(NotSupportedError, "LIMIT ... BY is not supported (a Top-N per "
+                             "key is ROW_NUMBER() OVER (PARTITION BY ...) <= n)", limit)
         if isinstance(limit, exp.Fetch):
             count = limit.args.get("count")
             fetch = 1 if count is None else self._const_int(count, "FETCH FIRST")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
@@ -106,6 +107,17 @@ class Flink(Dialect):
                 **dict(zip(("this", "expression", "frequency"),
                            self._parse_csv(self._parse_assignment))))),
         }
+
+        def _parse_join(self, skip_join_token: bool = False, parse_bracket: bool = False,
+                        alias_tokens: Any = None) -> exp.Join | None:
+            # A join written with JOIN (not a comma) is marked: sqlglot gives `a JOIN b` and
+            # `a, b` one shape, and the binder refuses a JOIN without ON or USING (Flink does;
+            # it was a cross join).
+            comma = self._curr is not None and self._curr.token_type == TokenType.COMMA
+            join = super()._parse_join(skip_join_token, parse_bracket, alias_tokens)
+            if join is not None and not comma:
+                join.meta["keyword"] = True
+            return join
 
         def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:
             """``POSITION(needle IN haystack [FROM start])`` (Flink's, the SQL standard's

@@ -44,12 +44,61 @@ def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
     (f"SELECT LISTAGG(CAST(y AS STRING), '-') WITHIN GROUP (ORDER BY y) FROM {T}",
      "WITHIN GROUP"),
     (f"SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY y) FROM {T}", "WITHIN GROUP"),
+    # (after a table: each returned the table as if not written)
+    ("SELECT * FROM v PIVOT (SUM(y) FOR x IN (1 AS a, 2 AS b))", "PIVOT / UNPIVOT"),
+    ("SELECT * FROM v UNPIVOT (val FOR col IN (y, z))", "PIVOT / UNPIVOT"),
+    ("SELECT * FROM v AT (TIMESTAMP => TIMESTAMP '2000-01-01 00:00:00')", "AT / BEFORE"),
+    ("SELECT * FROM v CHANGES (INFORMATION => DEFAULT)", "CHANGES"),
+    ("SELECT * FROM v WITH (NOLOCK)", "WITH (table hints)"),
+    # (LIMIT 1 BY x returned one row)
+    (f"SELECT x FROM {T} LIMIT 1 BY x", "LIMIT ... BY"),
+    (f"SELECT * FROM {T} CROSS JOIN LATERAL (SELECT 1 AS w) WITH ORDINALITY",
+     "WITH ORDINALITY after a LATERAL subquery"),
 ])
 def test_a_clause_not_run_is_refused_by_name(sql: str, words: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
-    with pytest.raises(NotSupportedError, match=words.replace("(", r"\(")) as info:
+    s.execute(f"CREATE TEMPORARY VIEW v AS SELECT * FROM {T}")
+    with pytest.raises(NotSupportedError, match=re.escape(words)) as info:
         s.sql(sql).collect()
     assert info.value.span is not None  # (line:col of the clause, or of the statement)
+
+
+@pytest.mark.parametrize(("sql", "words"), [
+    # (each was a cross join; Flink refuses them)
+    (f"SELECT * FROM {T} JOIN (VALUES (1)) AS u(w)", "a JOIN needs an ON or USING"),
+    (f"SELECT * FROM {T} INNER JOIN (VALUES (1)) AS u(w)", "INNER JOIN needs an ON"),
+    # (DuckDB's POSITIONAL JOIN read as an alias and a cross join)
+    ("SELECT * FROM v POSITIONAL JOIN (VALUES (1)) AS u(w)", "a JOIN needs an ON"),
+    # (the arguments were ignored)
+    (f"SELECT ROW_NUMBER(x) OVER (ORDER BY y) FROM {T}", "ROW_NUMBER() takes no arguments"),
+    (f"SELECT RANK(99) OVER (ORDER BY y) FROM {T}", "RANK() takes no arguments"),
+    (f"SELECT DENSE_RANK(x, 3) OVER (ORDER BY y) FROM {T}",
+     "DENSE_RANK() takes no arguments"),
+])
+def test_a_malformed_clause_is_an_error(sql: str, words: str) -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TEMPORARY VIEW v AS SELECT * FROM {T}")
+    with pytest.raises(BindError, match=re.escape(words)) as info:
+        s.sql(sql).collect()
+    assert info.value.span is not None
+
+
+def test_joins_without_a_condition_that_stay_cross_joins() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    for sql in (f"SELECT COUNT(*) FROM {T}, (VALUES (1), (2)) AS u(w)",
+                f"SELECT COUNT(*) FROM {T} CROSS JOIN (VALUES (1), (2)) AS u(w)"):
+        assert s.sql(sql).collect().column(0).to_pylist() == [4]
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_outer_apply_keeps_the_rows_without_a_match(mode: str) -> None:
+    """OUTER APPLY is LEFT JOIN LATERAL ... ON TRUE (it ran as CROSS APPLY, dropping them)."""
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.execute(f"CREATE TEMPORARY VIEW v AS SELECT * FROM {T}")
+    for apply, want in (("OUTER", [(1, 2, 7), (1, 5, None)]), ("CROSS", [(1, 2, 7)])):
+        got = s.sql(f"SELECT v.x, v.y, a.w FROM v {apply} APPLY (SELECT w FROM (VALUES (2, 7)) "
+                    "AS u(k, w) WHERE u.k = v.y) a").collect().to_pylist()
+        assert sorted((tuple(r.values()) for r in got), key=key) == want
 
 
 def test_star_exclude_leaves_the_columns_out() -> None:
