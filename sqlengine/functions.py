@@ -110,6 +110,12 @@ def _strings(name: str, result: pa.DataType, extra: tuple[pa.DataType, ...] = ()
         for t, w in zip(types[k:], want):
             if T.is_numeric(w) and not (T.is_numeric(t) or t == T.NULL):
                 raise _err(name, types, "numeric position arguments")
+            if w == T.INT and T.is_numeric(t) and not (
+                    pa.types.is_integer(t) and t.bit_width <= 32):
+                # (as Flink: a BIGINT count was cut to 32 bits, REPEAT('ab', 4294967298)
+                # gave 'abab')
+                raise _err(name, types, "INT position and length arguments (CAST a wider "
+                           "one AS INT)")
             if T.is_string(w) and not (T.is_string(t) or t == T.NULL):
                 raise _err(name, types, "STRING arguments")
         return result, [T.STRING] * k + want

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 import sqlengine
+from sqlengine.errors import BindError
 
 CASES = [
     (r"SELECT REGEXP_REPLACE(s, '\p{Alpha}+', 'A'), REGEXP_EXTRACT(s, '\p{Alpha}+', 0), "
@@ -39,3 +40,18 @@ def test_as_flink(sql: str, expected: list[tuple[object, ...]]) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
     got = [tuple(r.values()) for r in s.sql(sql).collect().to_pylist()]
     assert got == expected
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT REPEAT('ab', 4294967298)",
+    "SELECT LPAD('x', 4294967299, 'y')",
+    "SELECT SUBSTRING('abcdef', 4294967298, 2)",
+    "SELECT LEFT('abcdef', CAST(2 AS BIGINT))",
+    "SELECT SUBSTRING('abcdef', 1.5)",
+])
+def test_a_count_or_position_wider_than_int_is_refused_as_in_flink(sql: str) -> None:
+    """PyFlink 2.3 refuses a BIGINT count or position; here it was cut to 32 bits
+    (REPEAT('ab', 4294967298) gave 'abab')."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    with pytest.raises(BindError, match="expects INT position and length arguments"):
+        s.sql(sql).collect()
