@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -107,10 +107,19 @@ def _session(defines: tuple[str, ...]) -> sqlengine.Session:
 
 
 def _read(path: str) -> str:
+    """A SQL file's text (UTF-8, a byte order mark dropped); a file that is not UTF-8 is an
+    error naming the line and column of its first bad byte."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except OSError as e:
         raise click.FileError(path, hint=e.strerror or str(e)) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise click.ClickException(f"{path}:{line}:{column}: not UTF-8 text (byte "
+                                   f"0x{data[e.start]:02x})") from None
 
 
 @click.group(invoke_without_command=True)
@@ -283,6 +292,13 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
     statements = 0
     web_view = _web_view(err, web, web_port)
     writer = _Output(output, fmt)
+    if restore is not None and not Path(restore).is_dir():
+        # (a first run may name the directory its checkpoints will go to; a typo is said)
+        kind = "is not a directory" if Path(restore).exists() else "does not exist"
+        if kind == "is not a directory":
+            raise click.BadParameter(f"{restore!r} {kind}", param_hint="--restore")
+        click.echo(f"note: --restore {restore!r} {kind} (yet): every job starts fresh",
+                   err=True)
     try:
         for path in files:
             script = _read(path)
@@ -296,9 +312,11 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                 web_view.watch(session)  # (and -D rest.port=N asks for one)
             except SqlEngineError as e:
                 raise click.BadParameter(e.message, param_hint="-D") from None
-            for offset, text in split_script(script):
+            for offset, text in _split(split_script, script):
                 statements += 1
                 try:
+                    if not isinstance(text, str):  # (the rest of the file cannot split)
+                        raise text
                     web_view.begin(text)
                     result = session.run_statement(text, offset, script, path,
                                                    collect_queries=False)
@@ -312,7 +330,7 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                     if not isinstance(e, SqlEngineError):
                         e = internal_error(e, path)
                     web_view.end(e.message)
-                    _locate(e, path, script, offset, text)
+                    _locate(e, path, script, offset, text if isinstance(text, str) else "")
                     err.write(render_error(e) + "\n")
                     failures.append(f"{path}:{e.span.line if e.span else '?'}")
                     if not continue_on_error:
@@ -331,6 +349,18 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
         err.write(f"{len(files)} files, {len(stopped)} stopped by an error: "
                   f"{', '.join(failures)}\n")
     sys.exit(1 if failures else 0)
+
+
+def _split(split: Callable[[str], list[tuple[int, str]]], script: str
+           ) -> Iterator[tuple[int, str | SqlEngineError]]:
+    """A script's statements, or the error that stops its splitting (an unterminated comment
+    or string), reported as a statement's."""
+    try:
+        parts = split(script)
+    except SqlEngineError as e:
+        yield 0, e
+        return
+    yield from parts
 
 
 def _web_view(err: TextIO, web: bool, port: int | None) -> WebHook:

@@ -292,3 +292,38 @@ INSERT INTO out SELECT window_start, COUNT(*), SUM(inverse(v)) FROM TABLE(
     # (window 0-10 s: 60 // 1; 10-20 s: 60 // 2 + 60 // 5, the failing row dropped whole)
     # (a timestamp as Flink's csv format writes it: quoted, the fraction's zeros cut)
     assert written == ['"1970-01-01 00:00:00",1,60', '"1970-01-01 00:00:10",2,42']
+
+
+def test_restore_from_a_directory_that_is_not_there_says_so(tmp_path: Path) -> None:
+    """--restore of a missing directory started fresh without a word (a typo looked like a
+    resumed job); a file there is an error."""
+    sql = tmp_path / "q.sql"
+    sql.write_text("SELECT 1 AS x;\n")
+    missing = CliRunner().invoke(main, ["run", "--restore", str(tmp_path / "typo"), str(sql),
+                                        "--format", "csv"])
+    assert missing.exit_code == 0
+    assert "does not exist (yet): every job starts fresh" in missing.stderr
+    assert missing.stdout.splitlines() == ["x", "1"]
+    not_dir = CliRunner().invoke(main, ["run", "--restore", str(sql), str(sql)])
+    assert not_dir.exit_code == 2 and "is not a directory" in not_dir.output
+
+
+def test_a_script_that_cannot_be_split_or_decoded_is_an_error_not_a_traceback(
+        tmp_path: Path) -> None:
+    """An unterminated comment and a file that is not UTF-8 raised a Python traceback; a
+    UTF-8 byte order mark failed as part of the first statement."""
+    comment = tmp_path / "c.sql"
+    comment.write_text("SELECT 1;\n/* unterminated comment\nSELECT 2;\n")
+    out = CliRunner().invoke(main, ["run", str(comment)])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert f"{comment}:2:1: unterminated comment" in out.stderr
+    latin = tmp_path / "l.sql"
+    latin.write_bytes(b"SELECT 1;\nSELECT 'caf\xe9' AS a;\n")
+    for args in (["run", str(latin)], ["explain", str(latin)], ["-f", str(latin)]):
+        out = CliRunner().invoke(main, args)
+        assert out.exit_code == 1 and "Traceback" not in out.output, args
+        assert f"{latin}:2:12: not UTF-8 text (byte 0xe9)" in out.output, args
+    bom = tmp_path / "b.sql"
+    bom.write_bytes(b"\xef\xbb\xbfSELECT 1 AS a;\n")
+    out = CliRunner().invoke(main, ["run", str(bom), "--format", "csv"])
+    assert out.exit_code == 0 and out.stdout.splitlines() == ["a", "1"]
