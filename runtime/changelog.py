@@ -20,8 +20,9 @@ def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Tabl
     if not batches:
         return schema.empty_table()
     if not any(has_rowkind(b) for b in batches):
-        return pa.Table.from_batches([conformed(data_part(b), schema) for b in batches],
-                                     schema)
+        parts = [conformed(data_part(b), schema) for b in batches]
+        # (rows without columns keep their placeholder column: elements.rows_only)
+        return pa.Table.from_batches(parts, schema if schema.names else parts[0].schema)
     data = pa.Table.from_batches([conformed(data_part(b), schema) for b in batches], schema)
     sign = np.concatenate([signs(b) for b in batches])
     if data.num_columns == 0:

@@ -58,8 +58,9 @@ class WindowFunctionsOperator(Operator):
             return ()
         batch = _sorted(table.combine_chunks().to_batches()[0], self.partition, self.order)
         rows = _Rows(batch, self.partition, self.order)
-        arrays = list(batch.columns)
-        for call, f in zip(self.calls, list(self.schema)[batch.num_columns:]):
+        width = len(self.input_schema)  # (a relation without columns has a placeholder)
+        arrays = list(batch.columns)[:width]
+        for call, f in zip(self.calls, list(self.schema)[width:]):
             out = _call(call, batch, rows)
             arrays.append(out if out.type == f.type else out.cast(f.type))
         result = pa.Table.from_arrays(arrays, schema=self.schema)
