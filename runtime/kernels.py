@@ -179,7 +179,8 @@ def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     if pa.types.is_integer(out):
         if pc.any(pc.equal(b, 0)).as_py():
             raise ExecutionError("division by zero in MOD")
-        return pc.subtract(a, pc.multiply(_int_quotient(a, b), b))
+        rest = pc.subtract(a, pc.multiply(_int_quotient(a, b), b))
+        return rest if rest.type == out else rest.cast(out)  # (|rest| < |b|: it fits)
     if pa.types.is_decimal(out):
         from sqlengine.runtime.decimal_mod import decimal_mod
 

@@ -70,6 +70,10 @@ def _arith(name: str) -> Inference:
             }[name]
             return rule(da, db), [da, db]
         out = T.common_type([a, b])
+        if name == "mod":
+            # (Flink's MOD and % are of the divisor's type, which holds the remainder: MOD of
+            # a BIGINT by an INT is an INT; computed in the wider type)
+            return b, [out, out]
         return out, [out, out]
 
     return infer

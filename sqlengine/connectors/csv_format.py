@@ -150,14 +150,17 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             # Records the CSV reader skipped (numbered from 1) shift the record -> line map.
             every = record_lines()
             return np.delete(every, [n - 1 for n in bad_rows if 0 < n <= len(every)])
+    blank_error: ConnectorError | None = None
     if table.num_rows and _has_blank_line(data):
-        table, lines = _blank_rows(table, lines, blank_lines(
+        table, lines, blank_error = _blank_rows(table, lines, blank_lines(
             original, allow_comments, quote, escape) + (first_line - 1), emptied, path, ignore,
-                                   len(names))
+                                                len(names))
     null_literal = options.get("csv.null-literal")
     converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True,
                                              columns=columns, ignore=ignore)
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
+    if blank_error is not None:  # (after the rows before it, whose errors come first)
+        raise blank_error
 
 
 def _has_blank_line(data: bytes) -> bool:
@@ -166,19 +169,22 @@ def _has_blank_line(data: bytes) -> bool:
 
 def _blank_rows(table: pa.Table, lines: Callable[[], np.ndarray], blank: np.ndarray,
                 emptied: list[int], path: str, ignore: bool, width: int
-                ) -> tuple[pa.Table, Callable[[], np.ndarray]]:
+                ) -> tuple[pa.Table, Callable[[], np.ndarray], ConnectorError | None]:
     """``table`` and its rows' lines, its blank lines read as Flink's reader reads them: in a
     table of one column the value '', in one of several a row of one field, so an error
-    naming its line or, under ignore-parse-errors, a row of NULLs (Arrow reads a row of empty
-    fields; it was skipped). Lines of invalid UTF-8 skipped (emptied) are no rows."""
+    naming its line (returned with the rows before it) or, under ignore-parse-errors, a row
+    of NULLs (Arrow reads a row of empty fields; it was skipped). Lines of invalid UTF-8
+    skipped (emptied) are no rows."""
     row_line = lines()
     gone = np.isin(row_line, np.asarray(emptied, dtype=np.int64))
     empty = np.isin(row_line, blank) & ~gone if width > 1 else np.zeros(len(gone), bool)
     if empty.any() and not ignore:
-        line = int(row_line[np.flatnonzero(empty)[0]])
-        msg = (f"{path}:{line}: malformed CSV row: a blank line, where the table has {width} "
-               "columns (set 'csv.ignore-parse-errors' = 'true' to read it as a row of NULLs)")
-        raise ConnectorError(msg)
+        first = int(np.flatnonzero(empty)[0])
+        msg = (f"{path}:{int(row_line[first])}: malformed CSV row: a blank line, where the "
+               f"table has {width} columns (set 'csv.ignore-parse-errors' = 'true' to read it "
+               "as a row of NULLs)")
+        before = row_line[:first]
+        return table.slice(0, first), lambda: before, ConnectorError(msg)
     if empty.any():
         mask = pa.array(empty)
         table = pa.table({name: pc.if_else(mask, pa.nulls(len(empty), col.type), col)
@@ -186,8 +192,8 @@ def _blank_rows(table: pa.Table, lines: Callable[[], np.ndarray], blank: np.ndar
     if gone.any():
         table = table.filter(pa.array(~gone))
         kept = row_line[~gone]
-        return table, lambda: kept
-    return table, lines
+        return table, lambda: kept, None
+    return table, lines, None
 
 
 def _with_short_rows(table: pa.Table, short: list[tuple[int, str, int]], skipped: list[int],

@@ -28,11 +28,15 @@ CSV_DDL = """CREATE TABLE t (id INT, name STRING, score DOUBLE, day DATE) WITH (
 
 def test_csv_bad_row_fails_with_file_and_line(tmp_path: Path) -> None:
     s = session_with(tmp_path, CSV_DDL.replace("OPTS", ""), {
-        "t.csv": "1,a,1.5,2024-01-01\n\n2,b,oops,2024-01-02\n3,c,2.5,2024-01-03\n"})
+        "t.csv": "1,a,1.5,2024-01-01\n2,b,2.5,2024-01-02\n3,c,oops,2024-01-03\n\n"})
     with pytest.raises(ConnectorError) as info:
         s.sql("SELECT * FROM t").collect()
     assert f"{tmp_path}/t.csv:3:" in str(info.value)
     assert "csv.ignore-parse-errors" in str(info.value)
+    # (a blank line is a malformed row of its own, as in Flink; it was skipped)
+    (tmp_path / "t.csv").write_text("1,a,1.5,2024-01-01\n\n2,b,2.5,2024-01-02\n")
+    with pytest.raises(ConnectorError, match=rf"{tmp_path}/t\.csv:2: .*a blank line"):
+        s.sql("SELECT * FROM t").collect()
 
 
 def test_csv_ignore_parse_errors_nulls_bad_fields(tmp_path: Path) -> None:

@@ -35,3 +35,17 @@ def test_over_columns_with_nulls_and_zero() -> None:
     assert got == [decimal.Decimal("1.25"), decimal.Decimal("-1.25"), None]
     with pytest.raises(SqlEngineError, match="division by zero"):
         s.sql("SELECT MOD(a, b - b) AS m FROM t").collect()
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_integer_mod_is_of_the_divisors_type(mode: str) -> None:
+    """PyFlink 2.3's TYPEOF: MOD(BIGINT, INT) is INT NOT NULL, MOD(INT, BIGINT) BIGINT,
+    MOD(SMALLINT, INT) INT; % too. It was the wider type (a BIGINT), so
+    LPAD(s, CHAR_LENGTH(s) + MOD(id, 4), '.') over a BIGINT id was refused."""
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    got = s.sql("SELECT MOD(CAST(9000000000 AS BIGINT), 7) AS a, MOD(7, CAST(4 AS BIGINT)) AS b, "
+                "CAST(9000000000 AS BIGINT) % 7 AS c, MOD(CAST(-9000000001 AS BIGINT), "
+                "CAST(4 AS SMALLINT)) AS d, MOD(CAST(7 AS SMALLINT), 4) AS e").collect()
+    assert [f.type for f in got.schema] == [pa.int32(), pa.int64(), pa.int32(), pa.int16(),
+                                            pa.int32()]
+    assert got.to_pylist() == [{"a": 5, "b": 3, "c": 5, "d": -1, "e": 3}]
