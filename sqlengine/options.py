@@ -41,6 +41,10 @@ def parse_size(text: str, key: str) -> int:
     scale = {"b": 1, "bytes": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20,
              "gb": 1 << 30, "g": 1 << 30}[(m.group(2) or "b").lower()]
     value = int(m.group(1))
+    if value < 0 and (value != -1 or m.group(2)):
+        msg = (f"option {key!r} must be a size such as '10 mb', or -1 to disable, got "
+               f"{text!r}")
+        raise PlanError(msg)
     return -1 if value < 0 else value * scale
 
 
@@ -236,8 +240,15 @@ def check_time_zone(value: str, key: str = "table.local-time-zone") -> str:
         PlanError: naming the key and the value.
     """
     text = value.strip()
-    if re.fullmatch(r"(?:GMT|UTC)?[+-]\d{1,2}(?::?\d{2})?", text) or text.upper() in ("Z", "UTC",
-                                                                                   "GMT"):
+    offset = re.fullmatch(r"(?:GMT|UTC)?[+-](\d{1,2})(?::?(\d{2}))?", text)
+    if offset is not None:
+        # (Java's ZoneOffset: at most 18 hours, minutes below 60)
+        hours, minutes = int(offset.group(1)), int(offset.group(2) or 0)
+        if minutes < 60 and hours * 60 + minutes <= 18 * 60:
+            return text
+        raise PlanError(f"option {key!r}: the offset {value!r} is out of range (at most "
+                        "+/-18:00)")
+    if text.upper() in ("Z", "UTC", "GMT"):
         return text
     import zoneinfo  # (~15 ms: only when a zone is named)
 

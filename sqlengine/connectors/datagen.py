@@ -232,9 +232,16 @@ def _number(key: str, value: str, t: pa.DataType, fail: Fail) -> float | int:
                        f"{type_name(t)} ({lo}..{hi})")
         return n
     try:
-        return float(decimal.Decimal(value.strip()))
+        number = decimal.Decimal(value.strip())
     except decimal.InvalidOperation:
         raise fail(key, f"option {key!r} must be a number, got {value!r}") from None
+    if pa.types.is_decimal(t):
+        top = decimal.Decimal(10) ** (t.precision - t.scale) - decimal.Decimal(1).scaleb(
+            -t.scale)
+        if not -top <= number <= top:
+            raise fail(key, f"option {key!r} = {value!r} is out of the range of "
+                       f"{type_name(t)} ({-top}..{top})")
+    return float(number)
 
 
 def _check_field(col: str, t: pa.DataType, options: dict[str, str],
@@ -279,9 +286,12 @@ def _check_field(col: str, t: pa.DataType, options: dict[str, str],
     key, value = opt("null-rate")
     if value is not None:
         try:
-            float(value)
+            rate = float(value)
         except ValueError:
             raise fail(key, f"option {key!r} must be a number, got {value!r}") from None
+        if not 0 <= rate <= 1:
+            raise fail(key, f"option {key!r} is a fraction of the rows, from 0 to 1; got "
+                       f"{value!r}")
 
 
 _FIELD_OPTION = re.compile(r"^fields\.(?P<col>.+)\.(?P<opt>kind|min|max|max-past|length|start|"

@@ -179,6 +179,12 @@ def test_join_without_keys_cannot_spill(tmp_path):
     ("taskmanager.memory.managed.fraction", "1.5", "between 0 and 1"),
     ("taskmanager.memory.managed.fraction", "lots", "between 0 and 1"),
     ("taskmanager.memory.managed.size", "lots", "must be a size"),
+    # (any negative size disabled the budget without a word; -1 is the one that does)
+    ("taskmanager.memory.managed.size", "-5 mb", "or -1 to disable, got '-5 mb'"),
+    ("taskmanager.memory.managed.size", "-2", "or -1 to disable"),
+    # (accepted, then every query over an LTZ failed in Arrow: Java's offsets end at 18 h)
+    ("table.local-time-zone", "+25:00", r"the offset '\+25:00' is out of range"),
+    ("table.local-time-zone", "GMT+18:30", "out of range"),
 ])
 def test_budget_options_are_checked(key, value, says):
     with pytest.raises(SqlEngineError, match=says):

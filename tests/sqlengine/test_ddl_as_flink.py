@@ -196,6 +196,14 @@ def test_declared_lengths_as_flink() -> None:
      "'fields.a.length' must be a non-negative integer"),
     ("CREATE TABLE t (a TIMESTAMP(3)) WITH ('connector' = 'datagen', "
      "'fields.a.max-past' = 'soon')", "'fields.a.max-past' must be a duration"),
+    # (failed when read with Arrow's "Decimal type with precision 7 does not fit")
+    ("CREATE TABLE t (a DECIMAL(5, 2)) WITH ('connector' = 'datagen', 'fields.a.max' = "
+     "'99999')", r"out of the range of DECIMAL\(5, 2\) \(-999.99..999.99\)"),
+    # (2 made every value NULL and -1 none; Flink's datagen takes them so too)
+    ("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'fields.a.null-rate' = '2')",
+     "'fields.a.null-rate' is a fraction of the rows, from 0 to 1"),
+    ("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'fields.a.null-rate' = '-1')",
+     "'fields.a.null-rate' is a fraction of the rows"),
 ])
 def test_refused_by_name(sql: str, message: str) -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
