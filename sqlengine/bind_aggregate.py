@@ -34,6 +34,7 @@ from sqlengine.bind_scalar import make_cast
 from sqlengine.bind_select import SelectItem, by_alias
 from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
+from sqlengine.dialect import Flink
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, Call, Case, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
@@ -120,6 +121,13 @@ class AggregateBinder(ClauseBinder):
         def intercept(n: exp.Expression) -> Expr | None:
             aux = group_window_aux(n)
             if aux is not None and window_aux:
+                window, kind = legacy[0]
+                if not (str(n.this).lower().startswith(kind + "_") and
+                        list(n.expressions) == list(window.expressions)):
+                    # (as Flink: the arguments were ignored, any gave this window's bounds)
+                    raise self.error(BindError, f"{n.sql(dialect=Flink)} does not match the "
+                                     f"group window {window.sql(dialect=Flink)} of GROUP BY",
+                                     n)
                 pos = window_aux[aux]
                 ref = ColumnRef(pos, key_names[pos], keys[pos].dtype)
                 if aux == "rowtime":  # TUMBLE_ROWTIME: the window's last millisecond

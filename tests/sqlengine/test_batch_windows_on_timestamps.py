@@ -81,3 +81,22 @@ def test_streaming_mode_still_needs_a_time_attribute(sql: str) -> None:
     with pytest.raises(SqlEngineError, match=r"column 'ts' is not a time attribute: windows "
                        r"in streaming mode need a rowtime column"):
         _rows(sql, "streaming")
+
+
+@pytest.mark.parametrize("aux", [
+    "TUMBLE_START(ts, INTERVAL '7' SECOND)", "TUMBLE_END(ts, INTERVAL '1' HOUR)",
+    "HOP_START(ts, INTERVAL '1' SECOND, INTERVAL '9' SECOND)",
+    "SESSION_END(ts, INTERVAL '5' SECOND)"])
+def test_a_window_auxiliary_of_another_window_is_refused(aux: str) -> None:
+    """Flink refuses TUMBLE_START(...) whose window is not GROUP BY's; its arguments were
+    ignored (each gave the 5-second window's bounds)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(VIEW)
+    with pytest.raises(SqlEngineError, match=r"does not match the group window TUMBLE\(ts, "
+                                             r"INTERVAL '5' SECOND\) of GROUP BY"):
+        s.sql(f"SELECT {aux} AS w, COUNT(*) AS n FROM t "
+              "GROUP BY TUMBLE(ts, INTERVAL '5' SECOND)").collect()
+    got = s.sql("SELECT TUMBLE_START(ts, INTERVAL '5' SECOND) AS w, COUNT(*) AS n FROM t "
+                "GROUP BY tumble(ts, interval '5' second)").collect().to_pylist()
+    assert sorted((r["w"], r["n"]) for r in got) == [
+        (ts("10:00:00"), 2), (ts("10:00:05"), 1), (ts("10:00:10"), 2)]
