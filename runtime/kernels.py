@@ -24,9 +24,20 @@ Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
 
 
+def _nonzero_where_null(a: Array, b: Array) -> Array:
+    """``b`` with 1 where it is 0 and ``a`` is NULL: NULL / 0 is NULL (Flink's generated code
+    tests for NULL first), only a value divided by 0 fails."""
+    if not a.null_count:
+        return b
+    zero = pa.scalar(0, b.type)
+    return pc.if_else(pc.fill_null(pc.and_(pc.is_null(a), pc.equal(b, zero)), False),
+                      pa.scalar(1, b.type), b)
+
+
 def _divide(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     a, b = args
     if pa.types.is_integer(out):
+        b = _nonzero_where_null(a, b)
         if pc.any(pc.equal(b, 0)).as_py():
             raise ExecutionError("division by zero")
         return _int_quotient(a, b)
@@ -68,6 +79,7 @@ def _wide(a: Array) -> Array:
 
 
 def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
+    b = _nonzero_where_null(a, b)
     if pc.any(pc.equal(b, pa.scalar(0, b.type))).as_py():
         raise ExecutionError("division by zero")
     a, b = _fitted(a), _fitted(b)
@@ -177,6 +189,7 @@ def _scalar_subquery_value(args: list[Array], lits: list[object], out: pa.DataTy
 def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     a, b = args
     if pa.types.is_integer(out):
+        b = _nonzero_where_null(a, b)
         if pc.any(pc.equal(b, 0)).as_py():
             raise ExecutionError("division by zero in MOD")
         rest = pc.subtract(a, pc.multiply(_int_quotient(a, b), b))
