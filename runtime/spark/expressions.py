@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import math
 import re
 
 import pyarrow as pa
@@ -59,6 +60,9 @@ def _literal(e: Literal) -> str:
         return f"TIMESTAMP_NTZ '{v.isoformat(sep=' ')}'"
     if isinstance(v, dt.date):
         return f"DATE '{v.isoformat()}'"
+    if isinstance(v, float) and not math.isfinite(v):  # (Python's repr is a bare nan / inf)
+        text = "NaN" if math.isnan(v) else "Infinity" if v > 0 else "-Infinity"
+        return f"CAST('{text}' AS {spark_type(t)})"
     if isinstance(v, decimal.Decimal | int | float):
         return f"CAST({v!r} AS {spark_type(t)})" if not isinstance(v, decimal.Decimal) \
             else f"CAST('{v}' AS {spark_type(t)})"
@@ -67,7 +71,7 @@ def _literal(e: Literal) -> str:
 
 _SAME = {"upper": "upper", "lower": "lower", "initcap": "initcap", "reverse": "reverse",
          "char_length": "char_length", "abs": "abs", "power": "power", "sqrt": "sqrt",
-         "ln": "ln", "log10": "log10", "exp": "exp", "coalesce": "coalesce",
+         "exp": "exp", "coalesce": "coalesce",
          "nullif": "nullif", "repeat": "repeat", "concat": "concat", "replace": "replace",
          "date_format": "date_format"}
 _EXTRACT = {"year": "year", "quarter": "quarter", "month": "month", "week": "weekofyear",
@@ -229,10 +233,15 @@ def _call(e: Call, k: list[str]) -> str | None:
     if name == "regexp_extract":
         group = k[2] if len(k) > 2 else "0"  # (Flink's default: the whole match)
         return f"nullif(regexp_extract({k[0]}, {k[1]}, {group}), '')"
+    if name in ("ln", "log10"):
+        # (Java's Math.log: -Infinity at 0, NaN below; Spark's ln gives NULL for both)
+        x = f"CAST({k[0]} AS DOUBLE)"
+        return f"CASE WHEN {x} > 0 THEN {name}({x}) WHEN {x} = 0 THEN CAST('-Infinity' AS " \
+               f"DOUBLE) WHEN {x} < 0 THEN CAST('NaN' AS DOUBLE) ELSE {x} END"
     if name == "split_index":
         sep = e.args[1]
-        if not isinstance(sep, Literal) or sep.value is None:
-            return None
+        if not isinstance(sep, Literal) or not sep.value:
+            return None  # (Flink splits at whitespace for '': the Arrow kernel's)
         pattern = "'" + re.escape(str(sep.value)).replace("\\", "\\\\").replace("'", "\\'") + "'"
         # (Flink: NULL at a negative index and for '', which has no parts; Spark's index 0
         # is an error, and it splits '' into one empty part)

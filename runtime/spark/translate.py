@@ -329,10 +329,16 @@ class SparkJob:
         (exact Flink semantics; the Python functions they call shipped with the plan). Every
         column of ``df`` passes through untouched (whatever its type: a streaming window's
         struct, an event time with its watermark)."""
+        from pyspark.sql import functions as F
         from pyspark.sql.types import StructType, _parse_datatype_string
 
         from sqlengine.runtime.operators.stateless import ProjectOperator
 
+        if not df.columns:
+            # (rows without columns reach mapInArrow as no rows: one placeholder column
+            # keeps them, as elements.rows_only does natively; a SELECT without FROM lost
+            # its row)
+            df = df.select(F.lit(None).cast("tinyint").alias("$rows"))
         types = types or [e.dtype for e in exprs]
         names = [f"$x{len(df.columns) + i}" for i in range(len(exprs))]
         made = pa.schema([pa.field(f"c{i}", t) for i, t in enumerate(types)])
