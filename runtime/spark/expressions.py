@@ -97,6 +97,9 @@ def to_sql(e: Expr) -> str | None:
                                            pa.types.is_timestamp(src) or
                                            pa.types.is_floating(src)):
             return None  # Flink prints TRUE / millisecond timestamps / Java doubles
+        if pa.types.is_timestamp(src) and pa.types.is_timestamp(e.type) and \
+                T.UNIT_DIGITS[e.type.unit] < T.UNIT_DIGITS[src.unit]:
+            return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)
         word = "try_cast" if e.safe else "CAST"
         return f"{word}({kids[0]} AS {spark_type(e.type)})"
     if isinstance(e, Case):

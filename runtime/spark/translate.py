@@ -346,13 +346,15 @@ class SparkJob:
         schema = StructType([*df.schema.fields, *added.fields])
         operator = ProjectOperator(tuple(exprs), made)
         shipped = arrow_ops.ship(exprs)
+        units = _declared_units(exprs)
 
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             arrow_ops.install(shipped)
             for batch in batches:
                 # Spark hands timestamps over in microseconds (an event time: with its time
-                # zone) and takes computed ones back so; our kernels work in milliseconds.
-                (out,) = operator.process_batch(_retime(batch, "ms"))
+                # zone) and takes computed ones back so; our kernels take each column in its
+                # declared unit (a TIMESTAMP(3)'s milliseconds, a TIMESTAMP(6)'s micros).
+                (out,) = operator.process_batch(_retime(batch, "ms", units))
                 computed = _retime(pa.RecordBatch.from_arrays(
                     out.columns[:len(names)], names=names), "us")
                 yield pa.RecordBatch.from_arrays([*batch.columns, *computed.columns],
@@ -621,9 +623,20 @@ def spark_error_text(e: Exception) -> str:
     return text
 
 
-def _retime(batch: pa.RecordBatch, unit: str) -> pa.RecordBatch:
+def _retime(batch: pa.RecordBatch, unit: str, units: dict[int, str] | None = None
+            ) -> pa.RecordBatch:
+    """``batch`` with its timestamps in ``unit`` (without a zone), or column i in
+    ``units[i]`` where given."""
     if not any(pa.types.is_timestamp(f.type) for f in batch.schema):
         return batch
-    cols = [c.cast(pa.timestamp(unit)) if pa.types.is_timestamp(c.type) else c
-            for c in batch.columns]
+    cols = [c.cast(pa.timestamp((units or {}).get(i, unit)))
+            if pa.types.is_timestamp(c.type) else c for i, c in enumerate(batch.columns)]
     return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
+
+
+def _declared_units(exprs: list[Expr]) -> dict[int, str]:
+    """The unit of each timestamp column ``exprs`` read, as the plan declares it."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    return {e.index: e.dtype.unit for x in exprs for e in x.walk()
+            if isinstance(e, ColumnRef) and pa.types.is_timestamp(e.dtype)}

@@ -49,3 +49,28 @@ def test_spark_gives_the_native_rows(sessions, sql: str) -> None:  # type: ignor
     want = _norm(native.sql(sql).collect().to_pylist())
     assert want  # (each query has rows)
     assert _norm(spark.sql(sql).collect().to_pylist()) == want
+
+
+def test_microsecond_timestamps_reach_our_kernels_whole(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A TIMESTAMP(6) column read by our kernels on Spark was cast to milliseconds first
+    ("Casting from timestamp[us] to timestamp[ms] would lose data"), and so was a CAST of it
+    to TIMESTAMP(3) that Spark computed."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "u.parquet"
+    pq.write_table(pa.table({
+        "t6": pa.array([dt.datetime(2024, 1, 1, 1, 2, 3, 123456), None], pa.timestamp("us")),
+        "t3": pa.array([dt.datetime(2024, 1, 1, 1, 2, 3, 123000), None], pa.timestamp("ms"))}),
+        path)
+    sql = ("SELECT CAST(t6 AS TIMESTAMP(3)) AS a, CAST(t6 AS STRING) AS b, "
+           "EXTRACT(MICROSECOND FROM t6) AS c, CAST(t3 AS STRING) AS d FROM u")
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE u (t6 TIMESTAMP(6), t3 TIMESTAMP(3)) WITH ("
+                  f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')")
+        got.append(_norm(s.sql(sql).collect().to_pylist()))
+    assert got[0] == got[1]
+    assert any("'2024-01-01 01:02:03.123456'" in row for row in got[1])
