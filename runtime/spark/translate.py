@@ -398,6 +398,13 @@ class SparkJob:
                                                                       keys + right.columns))])
                 on = [left[c].eqNullSafe(right[k]) for c, k in zip(left.columns, keys)]
                 grouped = left.join(right, on, "inner").drop(*keys)
+        elif not group and self.streaming:
+            # (Flink's streaming GROUP BY emits a row only once one arrives; Spark's global
+            # aggregation of a stream emits (0, NULL, ...) before: its row count filters it)
+            from pyspark.sql import functions as F
+
+            grouped = df.agg(*measures, F.count(F.lit(1)).alias("$rows")) \
+                .where(F.col("$rows") > 0).drop("$rows")
         else:
             grouped = df.groupBy(*group).agg(*measures) if group else df.agg(*measures)
         return grouped, names

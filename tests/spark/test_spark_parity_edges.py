@@ -74,3 +74,31 @@ def test_microsecond_timestamps_reach_our_kernels_whole(sessions, tmp_path) -> N
         got.append(_norm(s.sql(sql).collect().to_pylist()))
     assert got[0] == got[1]
     assert any("'2024-01-01 01:02:03.123456'" in row for row in got[1])
+
+
+def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
+    Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
+    the planner folds to no input still gives Flink's (0)."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "g.parquet"
+    pq.write_table(pa.table({
+        "k": ["a", "b", None], "x": pa.array([20, None, -44], pa.int32()),
+        "ts": pa.array([dt.datetime(2024, 1, 1, 0, 0, s) for s in range(3)],
+                       pa.timestamp("ms"))}), path)
+    got = []
+    for target in ("spark", "native"):
+        s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": target,
+                               "spark.master": "local[1]"})
+        s.execute(f"CREATE TABLE t (k STRING, x INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - "
+                  f"INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                  "'format' = 'parquet')")
+        got.append([s.sql(q).collect().to_pylist() for q in (
+            "SELECT COUNT(*) AS c, MIN(k) AS m, SUM(x) AS s FROM t WHERE x > 1000",
+            "SELECT COUNT(*) AS c, SUM(x) AS s FROM t",
+            "SELECT COUNT(*) AS c FROM t WHERE 1 = 0")])
+    assert got[0] == got[1] == [[], [{"c": 3, "s": -24}], [{"c": 0}]]
