@@ -102,3 +102,26 @@ def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None
             "SELECT COUNT(*) AS c, SUM(x) AS s FROM t",
             "SELECT COUNT(*) AS c FROM t WHERE 1 = 0")])
     assert got[0] == got[1] == [[], [{"c": 3, "s": -24}], [{"c": 0}]]
+
+
+def test_a_streaming_join_of_two_group_bys_on_a_string_key(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """It failed on Spark with pandas 3 ("Cannot convert pyarrow.lib.ChunkedArray to
+    pyarrow.lib.Array" in transformWithStateInPandas); the spark extra keeps pandas 2."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "a.parquet"
+    pq.write_table(pa.table({"k": ["a", "b", "c", None, "a", "b"],
+                             "v": pa.array(range(6), pa.int64())}), path)
+    sql = ("SELECT a.k, a.n, b.n AS bn FROM (SELECT k, COUNT(*) AS n FROM a GROUP BY k) a "
+           "JOIN (SELECT k, COUNT(*) AS n FROM b WHERE v > 1 GROUP BY k) b ON a.k = b.k")
+    got = []
+    for target in ("spark", "native"):
+        s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": target,
+                               "spark.master": "local[1]"})
+        for t in ("a", "b"):
+            s.execute(f"CREATE TABLE {t} (k STRING, v BIGINT) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{path}', 'format' = 'parquet')")
+        got.append(_norm(s.sql(sql).collect().to_pylist()))
+    assert got[0] == got[1] == _norm([{"k": "a", "n": 2, "bn": 1}, {"k": "b", "n": 2, "bn": 1},
+                                      {"k": "c", "n": 1, "bn": 1}])
