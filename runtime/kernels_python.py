@@ -77,7 +77,8 @@ def kernel(key: str) -> Kernel:
             result = pa.array(values, out) if not isinstance(values, pa.Array) else values
             if result.type != out:
                 result = result.cast(out)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError,
+                OverflowError) as e:
             msg = f"the Python function {name} returned values that are not {out}: {e}"
             raise ExecutionError(msg) from None
         if len(result) != n:
@@ -171,7 +172,7 @@ def _table_rows(function: object, name: str, args: list[Array], n: int,
     failed.check()
     try:
         return pa.array(values, out)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
         msg = f"the table function {name} made rows that are not {out.value_type}: {e}"
         raise ExecutionError(msg) from None
 

@@ -92,6 +92,12 @@ class Session:
                 job.cancel()
         self.closed = True
 
+    def _check_open(self) -> None:
+        from sqlengine.errors import InterfaceError
+
+        if self.closed:
+            raise InterfaceError("the connection is closed")
+
     def __enter__(self) -> Session:
         return self
 
@@ -158,6 +164,10 @@ class Session:
     def iter_execute(self, script: str, source: str | None = None,
                      collect_queries: bool = True) -> Iterator[Result]:
         """Run statements one by one, yielding each result as soon as it is known."""
+        self._check_open()
+        if not isinstance(script, str):
+            raise ParseError(f"execute() takes the SQL text as a str, got "
+                             f"{type(script).__name__}")
         for offset, text in split_script(script):
             yield self.run_statement(text, offset, script, source, collect_queries)
 
@@ -212,6 +222,9 @@ class Session:
 
     def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
         """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""
+        self._check_open()
+        if not isinstance(query, str):
+            raise ParseError(f"sql() takes the query text as a str, got {type(query).__name__}")
         try:
             with deep(), local_time_zone(self.options.get("table.local-time-zone")):
                 return self._sql(query, params)
@@ -592,6 +605,9 @@ def connect(options: dict[str, str] | None = None, *, safe: bool = False,
     """A new session with an empty catalog (options as ``SET`` would give them). With
     ``safe``, tables may only read and write files inside ``allowed_directories`` and may not
     open sockets (sqlengine/safety.py); SQL cannot switch it off."""
+    if options is not None and not isinstance(options, dict):
+        raise PlanError(f"connect() takes its options as a dict of str to str, got "
+                        f"{type(options).__name__}")
     return Session(options, safe=safe, allowed_directories=allowed_directories)
 
 

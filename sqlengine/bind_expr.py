@@ -121,6 +121,7 @@ class ExprBinder:
         self.params = params or {}
         self.positional = positional or []
         self._next_positional = 0
+        self.used_params: set[str] = set()
         # Hook used in aggregate context: may replace a node by a column of the agg output.
         self.intercept: Callable[[exp.Expression], Expr | None] | None = None
         self.intercept_scope: Scope | None = None  # the scope the intercepted query groups
@@ -329,6 +330,7 @@ class ExprBinder:
             if name not in self.params:
                 raise self.error(BindError, f"no value given for parameter :{name}", node)
             value = self.params[name]
+            self.used_params.add(name)
         else:
             if self._next_positional >= len(self.positional):
                 raise self.error(BindError, "more ? placeholders than parameters", node)
@@ -476,7 +478,14 @@ def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> L
     if isinstance(value, bool):
         return Literal(value, T.BOOLEAN)
     if isinstance(value, int):
-        return Literal(value, T.INT if -(2**31) <= value < 2**31 else T.BIGINT)
+        if -(2**63) <= value < 2**63:
+            return Literal(value, T.INT if -(2**31) <= value < 2**31 else T.BIGINT)
+        value = decimal.Decimal(value)  # (beyond BIGINT: a DECIMAL, as such a SQL literal)
+    if isinstance(value, decimal.Decimal):
+        t = value.as_tuple()
+        if not value.is_finite() or max(len(t.digits), -int(t.exponent)) > 38:
+            raise binder.error(BindError, f"the parameter {value} does not fit a DECIMAL "
+                               "(38 digits at most)", node)
     if isinstance(value, float):
         return Literal(value, T.DOUBLE)
     if isinstance(value, decimal.Decimal):

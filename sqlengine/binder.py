@@ -29,7 +29,7 @@ from sqlengine.bind_select import SelectBinder
 from sqlengine.bind_subquery import SubqueryBinder
 from sqlengine.bind_udaf import mark_python_aggregates
 from sqlengine.bind_windows import WindowBinder
-from sqlengine.errors import SqlEngineError
+from sqlengine.errors import BindError, SqlEngineError
 from sqlengine.parser import node_span
 from sqlengine.plan.nodes import LogicalPlan
 
@@ -50,6 +50,13 @@ def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script:
     binder = Binder(catalog, query, script, params, positional, depth=0)
     plan = binder.query(tree, ctes={}).plan
     _refuse_nested_keys(plan)
+    # (parameters no placeholder reads were ignored)
+    if positional and binder.exprs._next_positional < len(positional):
+        raise BindError(f"{len(positional)} parameters given for "
+                        f"{binder.exprs._next_positional} ? placeholders")
+    unused = sorted(set(params or {}) - binder.exprs.used_params)
+    if unused:
+        raise BindError(f"parameter :{unused[0]} is given but the query has no :{unused[0]}")
     return plan
 
 

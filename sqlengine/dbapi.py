@@ -158,6 +158,10 @@ class Cursor:
         return rows[self._at - 1]
 
     def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool)
+                                 or size < 0):
+            raise InterfaceError(f"fetchmany() takes a row count (a non-negative int), got "
+                                 f"{size!r}")
         rows = self._fetched()
         n = self.arraysize if size is None else size
         out = rows[self._at:self._at + n]

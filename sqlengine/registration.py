@@ -30,9 +30,20 @@ def memory_table(name: str, data: Any, *, bounded: bool = True, rowtime: str | N
         PlanError: data of another kind, an empty iterator, a rowtime that is not a TIMESTAMP.
         NotSupportedError: a column type sqlengine does not support.
     """
+    if not isinstance(name, str) or not name.strip() or "." in name:
+        raise PlanError(f"cannot register {name!r}: a table name is a non-empty string "
+                        "without '.' (a dotted name could not be queried)")
+    if watermark is not None and rowtime is None:
+        raise PlanError(f"cannot register {name!r}: a watermark needs rowtime= (the "
+                        "TIMESTAMP column it is computed for)")
     mem = _memory_data(name, data)
     mem.bounded = mem.table is not None or bounded
     fields = [Field(f.name, f.type) for f in mem.schema]
+    seen: set[str] = set()
+    for f in fields:
+        if f.name.lower() in seen:
+            raise PlanError(f"cannot register {name!r}: column {f.name!r} appears twice")
+        seen.add(f.name.lower())
     wm_def = None
     if rowtime is not None:
         names = [f.name for f in fields]
@@ -55,9 +66,13 @@ def _memory_data(name: str, data: Any) -> MemoryData:
         data = pa.Table.from_batches([data])
     if not isinstance(data, pa.Table) and hasattr(data, "to_records") and \
             hasattr(data, "columns"):
-        data = pa.Table.from_pandas(data, preserve_index=False)
+        try:
+            data = pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+            raise PlanError(f"cannot register {name!r}: the DataFrame does not convert to "
+                            f"Arrow: {str(e).splitlines()[0]}") from None
     if isinstance(data, pa.Table):
-        return MemoryData(table=normalize_table(data))
+        return MemoryData(table=normalize_table(data, name))
     if isinstance(data, pa.RecordBatchReader):
         return MemoryData(iterator=iter(data), schema=normalize_schema(data.schema))
     if isinstance(data, Iterable) and isinstance(getattr(data, "schema", None), pa.Schema):
@@ -108,6 +123,18 @@ def normalize_schema(schema: pa.Schema) -> pa.Schema:
     return pa.schema(fields)
 
 
-def normalize_table(table: pa.Table) -> pa.Table:
+def normalize_table(table: pa.Table, name: str = "") -> pa.Table:
+    """``table`` in normalize_schema's types; a value they do not hold (an unsigned 64-bit
+    one past BIGINT) is an error naming its column."""
     schema = normalize_schema(table.schema)
-    return table.cast(schema) if schema != table.schema else table
+    if schema == table.schema:
+        return table
+    for f, want in zip(table.schema, schema):
+        if f.type != want.type:
+            try:
+                table.column(f.name).cast(want.type)
+            except pa.ArrowInvalid as e:
+                raise PlanError(f"cannot register {name!r}: column {f.name!r} ({f.type}) "
+                                f"holds a value {want.type} does not: "
+                                f"{str(e).splitlines()[0]}") from None
+    return table.cast(schema)

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import sqlengine
-from sqlengine.errors import BindError, ParseError
+from sqlengine.errors import BindError, InterfaceError, ParseError, SqlEngineError
 
 
 def test_params_are_typed_literals_not_text() -> None:
@@ -129,3 +129,53 @@ def test_sql_refuses_explain_rather_than_running_the_query() -> None:
         s.sql("EXPLAIN SELECT 1")
     assert "execute()" in str(info.value)
     assert "Optimized Logical Plan" in s.execute("EXPLAIN SELECT 1")[0].message
+
+
+def test_register_refuses_what_it_would_ignore_or_could_not_query() -> None:
+    """A watermark without rowtime= was dropped; '' and 'x.y' were registered and could not
+    be queried; columns named twice failed later as "ambiguous"; a uint64 past BIGINT and a
+    pandas column of mixed types raised Arrow's own errors naming no table."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    one = pa.table({"a": [1]})
+    for call, words in [
+            (lambda: s.register("w", one, watermark="a - 1"), "a watermark needs rowtime="),
+            (lambda: s.register("", one), "a table name is a non-empty string"),
+            (lambda: s.register("x.y", one), "without '.'"),
+            (lambda: s.register("d", pa.table({"a": [1], "A": [2]})), "column 'A' appears twice"),
+            (lambda: s.register("u", pa.table({"a": pa.array([2**64 - 1], pa.uint64())})),
+             "column 'a' \\(uint64\\) holds a value int64 does not"),
+            (lambda: s.register("p", pd.DataFrame({"a": [1, "x", None]})),
+             "cannot register 'p': the DataFrame does not convert to Arrow")]:
+        with pytest.raises(SqlEngineError, match=words):
+            call()
+    s.register("ok", pa.table({"a": pa.array([2**63 - 1], pa.uint64())}))
+    assert s.sql("SELECT a FROM ok").collect().column(0).to_pylist() == [2**63 - 1]
+
+
+def test_parameters_are_all_read_and_checked() -> None:
+    """Parameters no placeholder reads were ignored; an int past BIGINT failed with Python's
+    OverflowError; a closed session still ran statements."""
+    import decimal
+
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    with pytest.raises(SqlEngineError, match=r"2 parameters given for 1 \? placeholders"):
+        s.sql("SELECT ?", params=[1, 2])
+    with pytest.raises(SqlEngineError, match="parameter :x is given but the query has no :x"):
+        s.sql("SELECT 1", params={"x": 1})
+    assert s.sql("SELECT :x AS a, :x + 1 AS b", params={"x": 1}).collect().to_pylist() == \
+        [{"a": 1, "b": 2}]
+    big = s.sql("SELECT ? AS a", params=[10**30]).collect()
+    assert big.schema.field(0).type == pa.decimal128(31, 0)
+    assert big.column(0).to_pylist() == [decimal.Decimal(10**30)]
+    with pytest.raises(SqlEngineError, match="does not fit a DECIMAL"):
+        s.sql("SELECT ? AS a", params=[10**40])
+    with pytest.raises(SqlEngineError, match="takes the query text as a str, got bytes"):
+        s.sql(b"SELECT 1")  # type: ignore[arg-type]
+    with pytest.raises(SqlEngineError, match="takes the SQL text as a str, got NoneType"):
+        s.execute(None)  # type: ignore[arg-type]
+    with pytest.raises(SqlEngineError, match="takes its options as a dict"):
+        sqlengine.connect("batch")  # type: ignore[arg-type]
+    s.close()
+    for call in (lambda: s.sql("SELECT 1"), lambda: s.execute("SELECT 1")):
+        with pytest.raises(InterfaceError, match="the connection is closed"):
+            call()

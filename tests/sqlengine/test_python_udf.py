@@ -348,3 +348,12 @@ def test_skip_is_refused_where_no_row_can_be_dropped() -> None:
     with pytest.raises(SqlEngineError, match=r"EVERY_FOURTH failed on the row \(4\)"):
         _fragile_session({"execution.runtime-mode": "batch",
                           "python.udf.on-error": "fail"}).sql(SKIPPED).collect()
+
+
+def test_a_result_past_the_declared_type_names_the_function() -> None:
+    """2**70 from a BIGINT function raised Python's bare OverflowError."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.create_function("big", lambda x: 2**70, result_type="BIGINT")
+    with pytest.raises(SqlEngineError, match="the Python function BIG returned values that "
+                                             "are not int64"):
+        s.sql("SELECT big(1) AS b").collect()
