@@ -765,13 +765,18 @@ def _fit_length(e: Expr, length: tuple[str, int] | None) -> Expr:
 
 
 def _computed_types(catalog: Catalog, name: str) -> dict[str, pa.DataType]:
-    """The types of a table's computed columns, as a query reading the table binds them."""
-    from sqlengine.binder import bind_query
+    """The types of a table's computed columns, as a scan of the table binds them (also of a
+    table that cannot be read, a sink's: a query reading it failed)."""
+    from sqlengine.bind_computed import computed_columns
+    from sqlengine.binder import Binder
+    from sqlengine.plan.nodes import Scan, SourceSpec
 
-    quoted = "`" + name.replace("`", "``") + "`"
-    text = f"SELECT * FROM {quoted}"
-    query = S.QueryText(text, 0)
-    plan = bind_query(parse_query(query, text), catalog, query, text)
+    table = catalog.table(name)
+    assert table is not None
+    text = f"DESCRIBE `{name}`"
+    binder = Binder(catalog, S.QueryText(text, 0), text, None, None, 0)
+    scan = Scan(SourceSpec(table.name, table.connector, table.options, True), table.schema)
+    plan = computed_columns(table, scan, binder.exprs, False)
     return {f.name: f.type for f in plan.schema.fields}
 
 

@@ -248,3 +248,16 @@ def test_insert_fits_values_to_declared_lengths(tmp_path: Path) -> None:
               f"'path' = '{tmp_path / 'c3'}', 'format' = 'csv')")
     s.execute("INSERT INTO c3 VALUES ('a')")
     assert (tmp_path / "c3" / "part-0-0").read_text() == '"a  "\n'  # (quoted, as Flink)
+
+
+def test_describe_a_sink_with_computed_columns() -> None:
+    """DESCRIBE and SHOW COLUMNS of a write-only table with a computed column failed ("cannot
+    be read (it only writes)", pointing into a SELECT the statement never held)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TABLE k (a INT, b AS a + 1, c AS UPPER(CAST(a AS STRING))) "
+              "WITH ('connector' = 'blackhole')")
+    for stmt in ("DESCRIBE k", "SHOW COLUMNS FROM k"):
+        rows = s.execute(stmt)[0].table.to_pylist()
+        assert [(r["name"], r["type"], r["extras"]) for r in rows] == [
+            ("a", "INT", ""), ("b", "INT", "AS a + 1"),
+            ("c", "STRING", "AS UPPER(CAST(a AS STRING))")]
