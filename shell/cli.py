@@ -312,7 +312,8 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                 web_view.watch(session)  # (and -D rest.port=N asks for one)
             except SqlEngineError as e:
                 raise click.BadParameter(e.message, param_hint="-D") from None
-            for offset, text in _split(split_script, script):
+            parts = list(_split(split_script, script))
+            for done, (offset, text) in enumerate(parts, 1):
                 statements += 1
                 try:
                     if not isinstance(text, str):  # (the rest of the file cannot split)
@@ -335,6 +336,10 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                     failures.append(f"{path}:{e.span.line if e.span else '?'}")
                     if not continue_on_error:
                         stopped.append(path)
+                        if done < len(parts):
+                            rest = len(parts) - done
+                            err.write(f"{path}: the {rest} statement{'s' if rest > 1 else ''} "
+                                      "after it did not run (--continue-on-error runs them)\n")
                         break
     except KeyboardInterrupt:
         err.write("cancelled\n")

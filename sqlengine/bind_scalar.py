@@ -74,6 +74,10 @@ def signature(binder: ExprBinder, name: str, n: int,
         if name.lower() in functions.AGGREGATES:
             raise binder.error(BindError, f"aggregate function {name.upper()} is not allowed "
                                "here", node)
+        if name.lower() in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist",
+                            "ntile", "lag", "lead"):
+            raise binder.error(BindError, f"{name.upper()}() is a window function: it needs "
+                               "OVER (...)", node)
         raise binder.error(BindError, f"unknown function {name.upper()}", node)
     if n < sig.min_args or (sig.max_args is not None and n > sig.max_args):
         want = str(sig.min_args) if sig.max_args == sig.min_args else \

@@ -318,7 +318,8 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
         line, col = err.get("line", 1), err.get("col", 1)
         rel = _offset_of(query.sql, line, col)
         length = len(err.get("highlight") or " ")
-        msg = str(err.get("description", "syntax error"))
+        msg = _readable(str(err.get("description", "syntax error")),
+                        str(err.get("highlight") or ""), query.sql)
         start = query.offset + max(rel - length + 1, 0)
         raise ParseError(msg, span=Span.from_offset(script, start, start + length),
                          sql=script) from None
@@ -331,6 +332,26 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
     _no_reserved_aliases(tree, query, script)
     hints.attach(tree, found, query.offset, script)
     return tree.transform(_array_agg_nulls, copy=False)
+
+
+_OPERATORS = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Mod": "%", "EQ": "=",
+              "NEQ": "<>", "GT": ">", "GTE": ">=", "LT": "<", "LTE": "<=", "And": "AND",
+              "Or": "OR", "DPipe": "||", "Like": "LIKE", "Is": "IS", "In": "IN"}
+
+
+def _readable(msg: str, highlight: str, sql: str) -> str:
+    """sqlglot's message in SQL's words (its class names and argument keys left out)."""
+    m = re.match(r"Required keyword: '(\w+)' missing for <class '[\w.]*?\.(\w+)'>", msg)
+    if m is not None:
+        name = m.group(2)
+        if name in _OPERATORS:
+            return f"the operator {_OPERATORS[name]} is missing an operand"
+        return f"{name.upper()}(...) is missing an argument"
+    if msg.startswith("Invalid expression / Unexpected token") and '"' in sql and \
+            highlight.startswith('"'):
+        return (msg + ' (a name in double quotes: Flink quotes names with backticks, `name`, '
+                "and strings with single quotes)")
+    return msg
 
 
 def _array_agg_nulls(node: exp.Expression) -> exp.Expression:

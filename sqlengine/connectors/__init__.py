@@ -142,6 +142,12 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
             continue
         opt = spec.get(key)
         if opt is None:
+            import difflib
+
+            near = difflib.get_close_matches(key, list(spec), n=1, cutoff=0.75)
+            if near:
+                raise fail(key, f"unsupported option {key!r} for connector {name!r}; did you "
+                           f"mean {near[0]!r}?")
             known = ", ".join(sorted(spec)) or "none"
             raise fail(key, f"unsupported option {key!r} for connector {name!r} "
                        f"(supported: {known})")

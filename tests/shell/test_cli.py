@@ -327,3 +327,11 @@ def test_a_script_that_cannot_be_split_or_decoded_is_an_error_not_a_traceback(
     bom.write_bytes(b"\xef\xbb\xbfSELECT 1 AS a;\n")
     out = CliRunner().invoke(main, ["run", str(bom), "--format", "csv"])
     assert out.exit_code == 0 and out.stdout.splitlines() == ["a", "1"]
+
+
+def test_a_stopped_file_says_how_many_statements_did_not_run(tmp_path: Path) -> None:
+    sql = tmp_path / "q.sql"
+    sql.write_text("SELECT 1 AS a;\nSELECT nope;\nSELECT 2 AS b;\nSELECT 3 AS c;\n")
+    out = CliRunner().invoke(main, ["run", str(sql), "--format", "csv"])
+    assert out.exit_code == 1 and out.stdout.splitlines() == ["a", "1"]
+    assert f"{sql}: the 2 statements after it did not run" in out.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import sqlengine
@@ -178,3 +180,26 @@ def test_a_bad_task_mode_names_the_option() -> None:
     # (refused when set, before any job plans with it)
     with pytest.raises(PlanError, match=r"'execution\.native\.task-mode' must be one of"):
         sqlengine.connect({"parallelism.default": "2", "execution.native.task-mode": "fibers"})
+
+
+@pytest.mark.parametrize(("sql", "words"), [
+    # (sqlglot's words were shown: "Required keyword: 'this' missing for <class
+    # 'sqlglot.expressions.math.Round'>")
+    ("SELECT ROUND()", r"ROUND\(\.\.\.\) is missing an argument"),
+    ("SELECT 1 +", r"the operator \+ is missing an operand"),
+    ("SELECT a FROM t WHERE a =", "the operator = is missing an operand"),
+    ('SELECT "b" FROM t', "Flink quotes names with backticks"),
+    ("SELECT ROW_NUMBER() FROM t", r"ROW_NUMBER\(\) is a window function: it needs OVER"),
+])
+def test_messages_in_sqls_words(sql: str, words: str) -> None:
+    e = _err(T + sql)
+    assert e.span is not None and e.span.line >= 3
+    assert "sqlglot" not in e.message
+    assert re.search(words, e.message), e.message
+
+
+def test_a_misspelt_option_gets_a_suggestion() -> None:
+    e = _err("CREATE TABLE x (a INT) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', "
+             "'fromat' = 'csv')")
+    assert "unsupported option 'fromat' for connector 'filesystem'; did you mean 'format'?" \
+        in e.message
