@@ -29,9 +29,21 @@ def highlight(text: str, span: Span) -> str:
     idx = min(max(span.line - 1, 0), len(lines) - 1)
     line = lines[idx]
     width = max(1, min(span.end - span.start, len(line) - span.column + 1))
-    before, marked = line[: span.column - 1], line[span.column - 1: span.column - 1 + width]
-    # in terminal columns: a wide character (CJK, emoji) takes two
-    return f"  {line}\n  {' ' * _columns(before)}{'^' * max(1, _columns(marked))}"
+    start = span.column - 1
+    if len(line) > _WIDE:  # (a very long line: the part around the place, marked '...')
+        cut = max(0, min(start - _WIDE // 2, len(line) - _WIDE))
+        width = min(width, _WIDE // 2)
+        line = ("..." if cut else "") + line[cut:cut + _WIDE] + \
+            ("..." if cut + _WIDE < len(line) else "")
+        start += (3 if cut else 0) - cut
+    before, marked = line[:start], line[start:start + width]
+    # in terminal columns: a wide character (CJK, emoji) takes two; a tab stays a tab, so
+    # that the caret lands under what it marks
+    pad = "".join("\t" if ch == "\t" else " " * _columns(ch) for ch in before)
+    return f"  {line}\n  {pad}{'^' * max(1, _columns(marked))}"
+
+
+_WIDE = 160  # characters of a line shown at most
 
 
 def _columns(text: str) -> int:

@@ -203,3 +203,17 @@ def test_a_misspelt_option_gets_a_suggestion() -> None:
              "'fromat' = 'csv')")
     assert "unsupported option 'fromat' for connector 'filesystem'; did you mean 'format'?" \
         in e.message
+
+
+def test_the_caret_of_a_tabbed_or_very_long_line_lands_on_the_place() -> None:
+    from sqlengine.errors import Span, highlight
+
+    # (a tab in the line stays a tab under it: spaces put the caret in the wrong column)
+    assert highlight("\tSELECT\tfoo(\t1);", Span(1, 9, 8, 11)).splitlines() == [
+        "  \tSELECT\tfoo(\t1);", "  \t      \t^^^"]
+    # (a 60,000-character line was echoed whole, with a caret line as long)
+    long = "SELECT " + ", ".join(f"c{i}" for i in range(10000)) + ", nope FROM t"
+    at = long.index("nope")
+    shown, caret = highlight(long, Span(1, at + 1, at, at + 4)).splitlines()
+    assert len(shown) < 200 and shown.startswith("  ...")
+    assert shown[caret.index("^"):caret.index("^") + 4] == "nope"
