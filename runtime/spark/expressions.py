@@ -86,7 +86,7 @@ def to_sql(e: Expr) -> str | None:
     if isinstance(e, ColumnRef):
         return f"`c{e.index}`"
     if isinstance(e, Literal):
-        return _literal(e)
+        return None if isinstance(e.value, dt.time) else _literal(e)  # (no TIME in Spark)
     texts = [to_sql(k) for k in e.children()]
     kids = [k for k in texts if k is not None]
     if len(kids) < len(texts):
@@ -97,6 +97,8 @@ def to_sql(e: Expr) -> str | None:
                                            pa.types.is_timestamp(src) or
                                            pa.types.is_floating(src)):
             return None  # Flink prints TRUE / millisecond timestamps / Java doubles
+        if pa.types.is_integer(src) and pa.types.is_timestamp(e.type):
+            return None  # (Spark casts no integer to a TIMESTAMP_NTZ: our kernel's epoch)
         if pa.types.is_timestamp(src) and pa.types.is_timestamp(e.type) and \
                 T.UNIT_DIGITS[e.type.unit] < T.UNIT_DIGITS[src.unit]:
             return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)

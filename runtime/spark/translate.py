@@ -135,7 +135,8 @@ class SparkJob:
             except SqlEngineError:
                 raise
             except Exception as e:
-                msg = f"{op.label()} on Spark: {(str(e).splitlines() or [repr(e)])[0]}"
+                first = next((ln for ln in str(e).splitlines() if ln.strip()), "")
+                msg = f"{op.label()} on Spark: {first or type(e).__name__ + ': ' + repr(e)}"
                 raise ExecutionError(msg) from None
         return df
 
