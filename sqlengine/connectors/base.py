@@ -100,17 +100,20 @@ class Clock(Protocol):
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
     key: str
-    kind: str = "string"  # string | int | bool | char | enum | path (not empty) | duration
+    # string | int | port (0..65535) | bool | char | enum | path (not empty) | duration
+    kind: str = "string"
     choices: tuple[str, ...] = ()
     required: bool = False
 
     def check(self, value: str, fail: Fail) -> None:
         """Raises ``fail(key, ...)`` when ``value`` is not of this option's kind."""
         bad = None
-        if self.kind == "int":
+        if self.kind in ("int", "port"):
             try:
                 if int(value) < 0:
                     bad = "a non-negative integer"
+                elif self.kind == "port" and int(value) > 65535:
+                    bad = "a port number (0 to 65535)"
             except ValueError:
                 bad = "an integer"
         elif self.kind == "bool" and value.lower() not in _BOOL:

@@ -141,7 +141,7 @@ class Socket(Connector):
     name = "socket"
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("hostname"),
-        OptionSpec("port", "int", required=True),
+        OptionSpec("port", "port", required=True),
         OptionSpec("format", "enum", ("csv", "json")),
         OptionSpec("byte-delimiter", "int"),
         OptionSpec("socket.mode", "enum", ("connect", "listen")),

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import sqlengine
-from sqlengine.errors import ConnectorError
+from sqlengine.errors import ConnectorError, SqlEngineError
 
 
 def _serve(sessions: list[list[bytes]]) -> int:
@@ -97,3 +97,7 @@ def test_no_peer_is_a_clear_error() -> None:
     with pytest.raises(ConnectorError, match=r"socket\.max-retries"):
         s.execute(_table(port, ", 'socket.max-retries' = 'x'").replace("TABLE s", "TABLE s2"))
         _rows(s, "SELECT * FROM s2")
+    # (a port past 65535 was accepted, and every read failed with "Connection refused")
+    with pytest.raises(SqlEngineError, match=r"option 'port' must be a port number \(0 to "
+                                             r"65535\), got '99999'"):
+        s.execute(_table(99999).replace("TABLE s", "TABLE s3"))
