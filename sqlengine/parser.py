@@ -145,6 +145,9 @@ def _split_plain(script: str) -> list[tuple[int, str]]:
     return out
 
 
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
+
 def parse_statement(text: str, offset: int = 0, script: str | None = None) -> Statement:
     """Parse one statement (no trailing ``;``); ``offset`` locates it in ``script``.
 
@@ -152,6 +155,11 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
         ParseError: with the line, column and a caret excerpt of the offending token.
     """
     script = script if script is not None else text
+    bad = _UNDECODED.search(text)
+    if bad is not None:  # (bytes read from a stream that is not UTF-8: surrogate escapes)
+        raise ParseError(f"the statement is not UTF-8 text here (byte "
+                         f"0x{ord(bad.group()) - 0xDC00:02x})",
+                         span=Span.from_offset(script, offset + bad.start()), sql=script)
     begin = _SET_BEGIN.match(text)
     if begin is not None:
         inserts = _statement_set(text, offset, script, begin.end())

@@ -217,3 +217,12 @@ def test_the_caret_of_a_tabbed_or_very_long_line_lands_on_the_place() -> None:
     shown, caret = highlight(long, Span(1, at + 1, at, at + 4)).splitlines()
     assert len(shown) < 200 and shown.startswith("  ...")
     assert shown[caret.index("^"):caret.index("^") + 4] == "nope"
+
+
+def test_text_that_was_not_utf8_is_located() -> None:
+    """Bytes of a stream that is not UTF-8 (the shell reading a Latin-1 pipe) reach a
+    statement as surrogate escapes: they failed inside the job with Python's
+    UnicodeEncodeError."""
+    e = _err("SELECT 1 AS a;\nSELECT 'caf\udce9' AS b;")
+    assert e.span is not None and (e.span.line, e.span.column) == (2, 12)
+    assert "not UTF-8 text here (byte 0xe9)" in e.message
