@@ -332,6 +332,12 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
         raise ParseError(msg, span=Span.from_offset(script, start, start + length),
                          sql=script) from None
     except sqlglot.errors.TokenError as e:
+        at = _unclosed_quote(query.sql)
+        if at is not None:
+            kind = {"'": "string", "`": "name", '"': "name"}[query.sql[at]]
+            raise ParseError(f"this {kind}'s {query.sql[at]} is never closed",
+                             span=Span.from_offset(script, query.offset + at),
+                             sql=script) from None
         raise ParseError(f"cannot tokenize query: {e}",
                          span=Span.from_offset(script, query.offset), sql=script) from None
     if tree is None:
@@ -340,6 +346,26 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
     _no_reserved_aliases(tree, query, script)
     hints.attach(tree, found, query.offset, script)
     return tree.transform(_array_agg_nulls, copy=False)
+
+
+def _unclosed_quote(sql: str) -> int | None:
+    """The offset of the quote (' ` ") that opens a string or name never closed."""
+    at, i = None, 0
+    while i < len(sql):
+        ch = sql[i]
+        if at is None and sql.startswith("--", i):
+            i = sql.find("\n", i) if "\n" in sql[i:] else len(sql)
+            continue
+        if ch in "'`\"":
+            if at is None:
+                at = i
+            elif sql[at] == ch:
+                if sql[i + 1:i + 2] == ch:  # (a doubled quote inside)
+                    i += 2
+                    continue
+                at = None
+        i += 1
+    return at
 
 
 _OPERATORS = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Mod": "%", "EQ": "=",

@@ -226,3 +226,16 @@ def test_text_that_was_not_utf8_is_located() -> None:
     e = _err("SELECT 1 AS a;\nSELECT 'caf\udce9' AS b;")
     assert e.span is not None and (e.span.line, e.span.column) == (2, 12)
     assert "not UTF-8 text here (byte 0xe9)" in e.message
+
+
+@pytest.mark.parametrize(("sql", "where", "words"), [
+    ("SELECT 1;\nSELECT 'abc", (2, 8), "this string's ' is never closed"),
+    ("SELECT `abc FROM t", (1, 8), "this name's ` is never closed"),
+    ("SELECT 'it''s' AS a, 'ok", (1, 22), "this string's ' is never closed"),
+])
+def test_an_unclosed_quote_is_located(sql: str, where: tuple[int, int], words: str) -> None:
+    """It was "cannot tokenize query: Error tokenizing 'SELECT 'ab'" at the statement's
+    start."""
+    e = _err(sql)
+    assert e.span is not None and (e.span.line, e.span.column) == where
+    assert words in e.message
