@@ -239,3 +239,10 @@ def test_an_unclosed_quote_is_located(sql: str, where: tuple[int, int], words: s
     e = _err(sql)
     assert e.span is not None and (e.span.line, e.span.column) == where
     assert words in e.message
+
+
+def test_a_ddl_error_without_a_place_points_at_the_name_it_quotes() -> None:
+    """'table 'x': option 'connector' is missing' had no line:col at all."""
+    e = _err("SELECT 1;\nCREATE TABLE x (a INT)")
+    assert e.span is not None and (e.span.line, e.span.column) == (2, 14)
+    assert "option 'connector' is missing" in e.message
