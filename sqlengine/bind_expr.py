@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import decimal
 import re
 from collections.abc import Callable
@@ -336,7 +335,7 @@ class ExprBinder:
                 raise self.error(BindError, "more ? placeholders than parameters", node)
             value = self.positional[self._next_positional]
             self._next_positional += 1
-        return python_literal(value, self, node)
+        return bind_scalar.python_literal(value, self, node)
 
     def _not(self, node: exp.Not, scope: Scope) -> Expr:
         inner = node.this
@@ -469,34 +468,3 @@ def literal(node: exp.Expression, negated: bool = False) -> Literal:
     if -(2**63) <= value < 2**63:
         return Literal(value, T.BIGINT)
     raise BindError(f"numeric literal {text!r} is out of range")
-
-
-def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> Literal:
-    """A typed literal for a Python parameter value (never spliced into SQL text)."""
-    if value is None:
-        return Literal(None, T.NULL)
-    if isinstance(value, bool):
-        return Literal(value, T.BOOLEAN)
-    if isinstance(value, int):
-        if -(2**63) <= value < 2**63:
-            return Literal(value, T.INT if -(2**31) <= value < 2**31 else T.BIGINT)
-        value = decimal.Decimal(value)  # (beyond BIGINT: a DECIMAL, as such a SQL literal)
-    if isinstance(value, decimal.Decimal):
-        t = value.as_tuple()
-        if not value.is_finite() or max(len(t.digits), -int(t.exponent)) > 38:
-            raise binder.error(BindError, f"the parameter {value} does not fit a DECIMAL "
-                               "(38 digits at most)", node)
-    if isinstance(value, float):
-        return Literal(value, T.DOUBLE)
-    if isinstance(value, decimal.Decimal):
-        t = value.as_tuple()
-        scale = max(0, -int(t.exponent))
-        return Literal(value, pa.decimal128(max(len(t.digits), scale, 1), scale))
-    if isinstance(value, str):
-        return Literal(value, T.STRING)
-    if isinstance(value, dt.datetime):
-        return Literal(value, T.TIMESTAMP)
-    if isinstance(value, dt.date):
-        return Literal(value, T.DATE)
-    raise binder.error(BindError, f"cannot bind a parameter of type {type(value).__name__}",
-                       node)

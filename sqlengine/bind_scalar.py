@@ -3,6 +3,8 @@ CAST to CHAR(n) / VARCHAR(n), TIMESTAMPADD / TIMESTAMPDIFF with their unit keywo
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -315,3 +317,32 @@ def case(binder: ExprBinder, node: exp.Case, scope: Scope) -> Expr:
     out = T.STRING if out == T.NULL else out
     whens = tuple((c, coerce(r, out)) for c, r in zip(conds, results))
     return Case(whens, coerce(default, out) if default is not None else None, out)
+
+
+def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> Literal:
+    """A typed literal for a Python parameter value (never spliced into SQL text)."""
+    if value is None:
+        return Literal(None, T.NULL)
+    if isinstance(value, bool):
+        return Literal(value, T.BOOLEAN)
+    if isinstance(value, int):
+        if -(2**63) <= value < 2**63:
+            return Literal(value, T.INT if -(2**31) <= value < 2**31 else T.BIGINT)
+        value = decimal.Decimal(value)  # (beyond BIGINT: a DECIMAL, as such a SQL literal)
+    if isinstance(value, float):
+        return Literal(value, T.DOUBLE)
+    if isinstance(value, decimal.Decimal):
+        t = value.as_tuple()
+        if not value.is_finite() or max(len(t.digits), -int(t.exponent)) > 38:
+            raise binder.error(BindError, f"the parameter {value} does not fit a DECIMAL "
+                               "(38 digits at most)", node)
+        scale = max(0, -int(t.exponent))
+        return Literal(value, pa.decimal128(max(len(t.digits), scale, 1), scale))
+    if isinstance(value, str):
+        return Literal(value, T.STRING)
+    if isinstance(value, dt.datetime):
+        return Literal(value, T.TIMESTAMP)
+    if isinstance(value, dt.date):
+        return Literal(value, T.DATE)
+    raise binder.error(BindError, f"cannot bind a parameter of type {type(value).__name__}",
+                       node)
