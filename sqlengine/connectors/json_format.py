@@ -191,8 +191,10 @@ def _array_lines(numbered: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
     return out
 
 
+# (and a key given twice in an object: Flink's reader, Jackson's, keeps its last value)
 _TYPE_CONFLICT = re.compile(r"Column\(/[^)]*\) changed from \w+ to \w+|"
-                            r"Failed to convert JSON to u?int\d+")
+                            r"Failed to convert JSON to u?int\d+|"
+                            r"Column\(/[^)]*\) was specified twice")
 
 
 def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,

@@ -102,3 +102,12 @@ def test_json_with_one_percent_bad_lines_keeps_every_good_one(tmp_path: Path) ->
     # object is skipped and counted.
     assert got == [(i, None if i % 97 == 5 else i) for i in range(5000) if i != 1234]
     assert q.skipped_rows == 1
+
+
+def test_json_key_given_twice_keeps_its_last_value_as_flink(tmp_path: Path) -> None:
+    """PyFlink 2.3 (Jackson) reads {"id": 2, "id": 3} as id 3; the read failed here ("Column(/id)
+    was specified twice in row 0")."""
+    path = tmp_path / "t.json"
+    path.write_text('{"id": 1, "v": "a"}\n{"id": 2, "id": 3}\n')
+    q = _table(path, "json", "id INT, v STRING").sql("SELECT * FROM t")
+    assert q.collect().to_pylist() == [{"id": 1, "v": "a"}, {"id": 3, "v": None}]
