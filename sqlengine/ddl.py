@@ -234,13 +234,40 @@ def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
         if stmt.if_not_exists:
             return f"[INFO] View {stmt.name} already exists, skipped"
         raise BindError(f"table or view {stmt.name!r} already exists")
-    plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+    tree = parse_query(stmt.query, script)
+    plan = bind_query(tree, catalog, stmt.query, script)
     if stmt.columns and len(stmt.columns) != len(plan.schema):
         raise BindError(f"view {stmt.name!r} names {len(stmt.columns)} columns but its query "
                         f"returns {len(plan.schema)}")
+    _unique_columns(stmt.name, list(stmt.columns) or _written_names(tree))
     catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns, stmt.comment),
                      temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
+
+
+def _unique_columns(view: str, names: list[str]) -> None:
+    """A view's columns are named once each, as Flink refuses 'SELECT 1 AS a, 2 AS a' (a
+    query reading the view could not name either)."""
+    seen: set[str] = set()
+    for n in names:
+        if n.lower() in seen:
+            raise BindError(f"view {view!r}: a column named {n!r} is defined twice")
+        seen.add(n.lower())
+
+
+def _written_names(tree: object) -> list[str]:
+    """The names a query's SELECT list gives its columns (the first SELECT of a set
+    operation; a star's columns left out)."""
+    from sqlglot import exp
+
+    while isinstance(tree, exp.SetOperation | exp.Subquery):
+        tree = tree.this
+    if not isinstance(tree, exp.Select):
+        return []
+    return [e.alias_or_name for e in tree.expressions
+            if not isinstance(e, exp.Star) and not (isinstance(e, exp.Column) and
+                                                    isinstance(e.this, exp.Star))
+            and e.alias_or_name]
 
 
 def alter_view(catalog: Catalog, stmt: S.AlterView, script: str) -> str:
@@ -256,7 +283,9 @@ def alter_view(catalog: Catalog, stmt: S.AlterView, script: str) -> str:
                         "altered: drop and create them)")
     if stmt.query is not None:
         # (validated now, as CREATE VIEW does)
-        bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+        tree = parse_query(stmt.query, script)
+        bind_query(tree, catalog, stmt.query, script)
+        _unique_columns(stmt.name, _written_names(tree))
         new = replace(view, query=stmt.query, script=script, columns=())
     else:
         if catalog.exists(stmt.new_name, temporary=False):

@@ -261,3 +261,18 @@ def test_describe_a_sink_with_computed_columns() -> None:
         assert [(r["name"], r["type"], r["extras"]) for r in rows] == [
             ("a", "INT", ""), ("b", "INT", "AS a + 1"),
             ("c", "STRING", "AS UPPER(CAST(a AS STRING))")]
+
+
+@pytest.mark.parametrize("sql", [
+    "CREATE TEMPORARY VIEW v AS SELECT 1 AS a, 2 AS a",
+    "CREATE TEMPORARY VIEW v (x, X) AS SELECT 1, 2",
+    "CREATE TEMPORARY VIEW v AS SELECT u.k, w.k FROM (VALUES (1)) AS u(k), (VALUES (2)) AS w(k)",
+])
+def test_a_view_column_named_twice_is_refused(sql: str) -> None:
+    """PyFlink 2.3: "A column with the same name `a` has been defined"; the view was created,
+    its second column renamed a1."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    with pytest.raises(SqlEngineError, match="is defined twice"):
+        s.execute(sql)
+    s.execute("CREATE TEMPORARY VIEW ok (x, y) AS SELECT 1 AS a, 2 AS a")
+    assert s.sql("SELECT * FROM ok").collect().column_names == ["x", "y"]
