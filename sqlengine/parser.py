@@ -344,6 +344,7 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
         raise ParseError("empty query", span=Span.from_offset(script, query.offset), sql=script)
     _table_args_in_calls_only(tree, query, script)
     _no_reserved_aliases(tree, query, script)
+    _limit_all(tree, query, script)
     hints.attach(tree, found, query.offset, script)
     return tree.transform(_array_agg_nulls, copy=False)
 
@@ -366,6 +367,24 @@ def _unclosed_quote(sql: str) -> int | None:
                 at = None
         i += 1
     return at
+
+
+def _limit_all(tree: exp.Expression, query: QueryText, script: str) -> None:
+    """LIMIT ALL is no limit (as the SQL standard's and PostgreSQL's); ORDER BY ALL (DuckDB's)
+    is refused by name. Both read ALL as an unknown column."""
+    def is_all(e: exp.Expression | None) -> bool:
+        return isinstance(e, exp.Column) and not e.table and e.this.name.upper() == "ALL" \
+            and not e.this.args.get("quoted")
+
+    for limit in list(tree.find_all(exp.Limit)):
+        if is_all(limit.expression) and not limit.expressions:
+            limit.pop()
+    for order in tree.find_all(exp.Order):
+        if len(order.expressions) == 1 and is_all(order.expressions[0].this):
+            from sqlengine.errors import NotSupportedError
+
+            raise NotSupportedError("ORDER BY ALL is not supported: name the columns",
+                                    span=Span.from_offset(script, query.offset), sql=script)
 
 
 _OPERATORS = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Mod": "%", "EQ": "=",

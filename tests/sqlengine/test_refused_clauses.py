@@ -54,6 +54,8 @@ def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
     (f"SELECT x FROM {T} LIMIT 1 BY x", "LIMIT ... BY"),
     (f"SELECT * FROM {T} CROSS JOIN LATERAL (SELECT 1 AS w) WITH ORDINALITY",
      "WITH ORDINALITY after a LATERAL subquery"),
+    # (DuckDB's; it failed as "unknown column 'ALL'")
+    (f"SELECT x FROM {T} ORDER BY ALL", "ORDER BY ALL is not supported"),
 ])
 def test_a_clause_not_run_is_refused_by_name(sql: str, words: str) -> None:
     _refused(sql, words, NotSupportedError)
@@ -81,6 +83,14 @@ def _refused(sql: str, words: str, cls: type[Exception]) -> None:
     with pytest.raises(cls, match=re.escape(words)) as info:
         s.sql(sql).collect()
     assert info.value.span is not None  # type: ignore[attr-defined]  # (line:col)
+
+
+def test_limit_all_is_no_limit() -> None:
+    """The SQL standard's LIMIT ALL (PostgreSQL's too) failed as "unknown column 'ALL'"."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    assert s.sql(f"SELECT y FROM {T} ORDER BY y DESC LIMIT ALL OFFSET 1").collect() \
+        .column(0).to_pylist() == [2]
+    assert s.sql(f"SELECT y FROM {T} LIMIT ALL").collect().num_rows == 2
 
 
 def test_joins_without_a_condition_that_stay_cross_joins() -> None:
