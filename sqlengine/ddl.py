@@ -725,8 +725,9 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True)
     if stmt.kind == "VIEW":
         view = catalog.view(stmt.name)
         if view is None:
-            what = "a table" if catalog.table(stmt.name) is not None else "unknown"
-            raise BindError(f"SHOW CREATE VIEW {stmt.name!r}: {what} view")
+            what = "a table, use SHOW CREATE TABLE" if catalog.table(stmt.name) is not None \
+                else "unknown view"
+            raise BindError(f"SHOW CREATE VIEW {stmt.name!r}: {what}")
         cols = f" ({', '.join(_quote(c) for c in view.columns)})" if view.columns else ""
         comment = f"\nCOMMENT {_string(view.comment)}" if view.comment is not None else ""
         return f"CREATE VIEW {_quote(view.name.split('.')[-1])}{cols}{comment} AS\n" \

@@ -276,3 +276,14 @@ def test_a_view_column_named_twice_is_refused(sql: str) -> None:
         s.execute(sql)
     s.execute("CREATE TEMPORARY VIEW ok (x, y) AS SELECT 1 AS a, 2 AS a")
     assert s.sql("SELECT * FROM ok").collect().column_names == ["x", "y"]
+
+
+def test_show_create_of_the_other_kind_says_which_to_use() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TABLE t (a INT) WITH ('connector' = 'datagen')")
+    s.execute("CREATE VIEW v AS SELECT 1 AS a")
+    with pytest.raises(SqlEngineError, match="SHOW CREATE VIEW 't': a table, use SHOW CREATE "
+                                             "TABLE"):  # (it said "a table view")
+        s.execute("SHOW CREATE VIEW t")
+    with pytest.raises(SqlEngineError, match="'v': a view, use SHOW CREATE VIEW"):
+        s.execute("SHOW CREATE TABLE v")
