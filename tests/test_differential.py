@@ -46,6 +46,14 @@ EXTRA += [
          "SELECT a.k, a.n, b.v FROM (SELECT k, COUNT(*) AS n FROM t1 GROUP BY k) AS a "
          "LEFT JOIN (SELECT k, SUM(v) AS v FROM t2 GROUP BY k) AS b ON a.k = b.k AND b.v > 0"),
 ]
+EXTRA += [Pair(q, q) for q in (
+    # Three-way joins of updating inputs: a join's state compacted after retractions failed
+    # in streaming mode when its columns shared a name ('Field "k" exists 2 times').
+    "SELECT a.k, a.c, b.c2 FROM (SELECT k, COUNT(*) AS c FROM t1 GROUP BY k) a JOIN "
+    "(SELECT k, COUNT(*) AS c2 FROM t2 GROUP BY k) b ON a.k = b.k JOIN "
+    "(SELECT k, SUM(x) AS sx FROM t1 GROUP BY k) c ON b.k = c.k",
+    "SELECT b.k, COUNT(*) AS n FROM t2 b LEFT JOIN t1 a ON a.k = b.k LEFT JOIN t1 c "
+    "ON a.k = c.k GROUP BY b.k")]
 PAIRS = pairs(300) + EXTRA
 # Keys a FULL JOIN pads with NULL, grouped, made distinct and partitioned at parallelism 2:
 # the NULLs sit in every subtask (split into one group per subtask before).

@@ -420,8 +420,9 @@ class JoinOperator(SpillsToDisk, Operator):
         grouped = grouped.filter(pc.greater(grouped[f"{M}_sum"], 0))
         cols = [grouped[n] for n in names] + [grouped[f"{c}_{'sum' if c == M else 'max'}"]
                                               for c in extra]
-        out = pa.Table.from_arrays(cols, names=[*self.schemas[side].names, *extra])
-        return out.select(table.column_names)
+        # (by position, in the state's order and names: a join's columns may share a name,
+        # which select() by name refused: 'Field "k" exists 2 times in schema')
+        return pa.Table.from_arrays(cols, names=table.column_names)
 
     # In an iteration's step (runtime/operators/iterate.py) probing rows are matched as they
     # come: a round ends when its rows have gone through, none may wait for more.
