@@ -171,3 +171,25 @@ def test_global_aggregate_of_no_rows_follows_flink(data) -> None:  # type: ignor
         s.register("t1", data["t1"])
         rows[mode] = s.sql(sql).collect().to_pylist()
     assert rows == {"batch": [{"c": 0, "s": None, "m": None}], "streaming": []}
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+@pytest.mark.parametrize("parallelism", ["1", "3"])
+def test_nan_keys_are_one_group_in_every_batch(mode: str, parallelism: str) -> None:
+    """A streaming GROUP BY / DISTINCT / EXCEPT kept a NaN key of each batch as a group of its
+    own (its keys' dict found no NaN: NaN equals nothing); DuckDB's rows."""
+    import pyarrow as pa
+
+    nan = float("nan")
+    t = pa.table({"y": pa.array([nan, 1.0, nan, 2.0, nan, 1.0, nan]), "i": list(range(7))})
+    t = pa.Table.from_batches(t.to_batches(max_chunksize=1))
+    s = sqlengine.connect({"execution.runtime-mode": mode, "parallelism.default": parallelism,
+                           "execution.native.task-mode": "thread"})
+    s.register("t", t)
+    con = duckdb.connect()
+    con.register("t", t)
+    for sql in ("SELECT y, COUNT(*) AS c FROM t GROUP BY y", "SELECT DISTINCT y FROM t",
+                "SELECT y FROM t EXCEPT SELECT y FROM t WHERE i = 0"):
+        got = sorted(_rows([tuple(r.values()) for r in s.sql(sql).collect().to_pylist()]),
+                     key=_key)
+        assert got == sorted(_rows(con.sql(sql).fetchall()), key=_key), sql
