@@ -71,8 +71,10 @@ def split_script(script: str) -> list[tuple[int, str]]:
     Quotes, backtick identifiers and comments are respected; statements that hold only
     white space and comments are dropped. A statement set (``EXECUTE STATEMENT SET BEGIN
     ... END`` or the SQL client's ``BEGIN STATEMENT SET; ... END;``) stays one statement,
-    from its BEGIN to its END.
+    from its BEGIN to its END. A byte order mark at the start is white space.
     """
+    if script.startswith("\ufeff"):
+        script = " " + script[1:]  # (same length: offsets stay the script's)
     parts = _split_plain(script)
     out: list[tuple[int, str]] = []
     i = 0

@@ -246,3 +246,11 @@ def test_a_ddl_error_without_a_place_points_at_the_name_it_quotes() -> None:
     e = _err("SELECT 1;\nCREATE TABLE x (a INT)")
     assert e.span is not None and (e.span.line, e.span.column) == (2, 14)
     assert "option 'connector' is missing" in e.message
+
+
+def test_a_byte_order_mark_before_a_script_is_white_space() -> None:
+    """It failed: "cannot parse statement starting with '\\ufeffSELECT'"."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    assert s.execute("\ufeffSELECT 1 AS a")[0].table.to_pylist() == [{"a": 1}]
+    e = _err("\ufeffSELECT 1;\nSELECT nope")
+    assert e.span is not None and (e.span.line, e.span.column) == (2, 8)
