@@ -618,6 +618,9 @@ SparkJob.run = _reporting(SparkJob.run)  # type: ignore[method-assign]
 _OUR_ERROR = re.compile(r"^sqlengine\.errors\.\w+: (.*(?:\n  .*)*)", re.MULTILINE)
 
 
+_CAUSE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?\w*(?:Error|Exception): (.+)$", re.MULTILINE)
+
+
 def spark_error_text(e: Exception) -> str:
     """The first line of a Spark error, without the class and state of an error the query
     raised itself (raise_error: a scalar subquery's second row); an error of ours that a
@@ -626,6 +629,12 @@ def spark_error_text(e: Exception) -> str:
     if ours:
         return ours.group(1).rstrip()
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if text.startswith("[STREAM_FAILED]"):
+        # (a streaming query's failure: its cause is the last exception of the Python
+        # traceback it carries, not the first line, Spark's FOREACH_BATCH_USER_FUNCTION_ERROR)
+        causes = _CAUSE.findall(str(e))
+        if causes:
+            text = causes[-1].split(" SQLSTATE: ")[0].strip()
     if text.startswith("[USER_RAISED_EXCEPTION] "):
         text = text.removeprefix("[USER_RAISED_EXCEPTION] ").split(" SQLSTATE: ")[0]
     return text

@@ -137,3 +137,26 @@ def test_a_streaming_join_of_two_group_bys_on_a_string_key(tmp_path) -> None:  #
         got.append(_norm(s.sql(sql).collect().to_pylist()))
     assert got[0] == got[1] == _norm([{"k": "a", "n": 2, "bn": 1}, {"k": "b", "n": 2, "bn": 1},
                                       {"k": "c", "n": 1, "bn": 1}])
+
+
+def test_a_streaming_failure_names_its_cause(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A streaming query's error on Spark read "[STREAM_FAILED] ... FOREACH_BATCH_USER_
+    FUNCTION_ERROR ... Traceback (most recent call last):", its cause further down."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sqlengine.errors import SqlEngineError
+
+    path = tmp_path / "e.parquet"
+    pq.write_table(pa.table({"s": ["1", "abc"], "ts": pa.array(
+        [dt.datetime(2024, 1, 1), dt.datetime(2024, 1, 1, 0, 0, 1)], pa.timestamp("ms"))}), path)
+    s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": "spark",
+                           "spark.master": "local[1]"})
+    s.execute(f"CREATE TABLE e (s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
+              f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')")
+    with pytest.raises(SqlEngineError) as info:
+        s.sql("SELECT CAST(s AS DECIMAL(5, 1)) AS d FROM e").collect()
+    first = str(info.value).splitlines()[0]
+    assert "STREAM_FAILED" not in first and "'abc'" in first, first
