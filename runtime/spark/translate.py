@@ -426,9 +426,16 @@ class SparkJob:
         from pyspark.sql import functions as F
 
         start, end = op.start_pos, op.end_pos
+        window = {start, end} | ({op.time_pos} if op.time_pos >= 0 else set())
+        if self.streaming and len(op.keys) == len(window):
+            # (Spark's own error: "Global aggregation with session window in streaming query
+            # is not supported")
+            msg = ("a SESSION window without PARTITION BY (or another GROUP BY key) cannot "
+                   "run on Spark Structured Streaming, which refuses a global session window; "
+                   "run it natively or in batch mode")
+            raise NotSupportedError(msg)
         # window_start holds each row's time (the assigner's placeholder).
         session = F.session_window(F.col(f"p{start}"), f"{op.gap} milliseconds")
-        window = {start, end} | ({op.time_pos} if op.time_pos >= 0 else set())
         grouped, names = self._aggregate(op, df, (window, session.alias("s")))
         cols = []
         for i in range(len(op.keys)):

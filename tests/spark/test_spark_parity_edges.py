@@ -139,6 +139,33 @@ def test_a_streaming_join_of_two_group_bys_on_a_string_key(tmp_path) -> None:  #
                                       {"k": "c", "n": 1, "bn": 1}])
 
 
+def test_a_global_session_window_on_a_stream_is_refused_by_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """It failed with Spark's "Global aggregation with session window in streaming query is
+    not supported" when the query ran; one with PARTITION BY runs."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sqlengine.errors import NotSupportedError
+
+    path = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"k": ["a", "b", "a"], "ts": pa.array(
+        [dt.datetime(2024, 1, 1, 0, 0, s) for s in (0, 1, 5)], pa.timestamp("ms"))}), path)
+    s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": "spark",
+                           "spark.master": "local[1]"})
+    s.execute(f"CREATE TABLE e (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL "
+              f"'1' SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = "
+              "'parquet')")
+    with pytest.raises(NotSupportedError, match="a SESSION window without PARTITION BY"):
+        s.sql("SELECT window_start, COUNT(*) AS n FROM TABLE(SESSION(TABLE e, DESCRIPTOR(ts), "
+              "INTERVAL '1' SECOND)) GROUP BY window_start, window_end").collect()
+    got = s.sql("SELECT k, COUNT(*) AS n FROM TABLE(SESSION(TABLE e PARTITION BY k, "
+                "DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end"
+                ).collect().to_pylist()
+    assert sorted((r["k"], r["n"]) for r in got) == [("a", 1), ("a", 1), ("b", 1)]
+
+
 def test_a_streaming_failure_names_its_cause(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A streaming query's error on Spark read "[STREAM_FAILED] ... FOREACH_BATCH_USER_
     FUNCTION_ERROR ... Traceback (most recent call last):", its cause further down."""
