@@ -38,6 +38,7 @@ def mark_sides(conditions: list[Expr], left: Relation, right: Relation, n_left: 
     and the conditions over the new inputs' columns."""
     on_left: list[Expr] = []
     on_right: list[Expr] = []
+    sides: list[str] = []  # (each subquery's side, in the order both walks meet them)
 
     def collect(e: Expr) -> None:
         if isinstance(e, SubqueryExpr):
@@ -45,8 +46,10 @@ def mark_sides(conditions: list[Expr], left: Relation, right: Relation, n_left: 
             inner = outer_refs(e.plan)
             if max(operand | inner, default=-1) < n_left:
                 on_left.append(e)
+                sides.append("left")
             elif min(operand, default=n_left) >= n_left and not inner:
                 on_right.append(remap_columns(e, {i: i - n_left for i in operand}))
+                sides.append("right")
             elif min(operand | inner) >= n_left:
                 raise refuse(f"a subquery in a {side} JOIN's ON condition that reads the "
                              "right side's columns may not be correlated")
@@ -62,11 +65,11 @@ def mark_sides(conditions: list[Expr], left: Relation, right: Relation, n_left: 
     n_right = len(right.scope.columns)
     n_l = len(on_left)
     placed = {"left": n_left, "right": n_left + n_l + n_right}
+    order = iter(sides)
 
     def rewrite(e: Expr) -> Expr:
         if isinstance(e, SubqueryExpr):
-            where = "left" if max(set(e.operand.columns()) if e.operand is not None else set()
-                                  | outer_refs(e.plan), default=-1) < n_left else "right"
+            where = next(order)
             placed[where] += 1
             return ColumnRef(placed[where] - 1, f"$on_{where}{placed[where]}", e.dtype)
         if isinstance(e, ColumnRef):

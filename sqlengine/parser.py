@@ -20,7 +20,7 @@ from sqlglot import exp
 from sqlengine import hints
 from sqlengine.cache_dir import user_cache_directory
 from sqlengine.dialect import Flink
-from sqlengine.errors import ParseError, Span, SqlEngineError
+from sqlengine.errors import NotSupportedError, ParseError, Span, SqlEngineError
 from sqlengine.statements import QueryText, Statement, StatementBuilder
 
 
@@ -383,8 +383,6 @@ def _limit_all(tree: exp.Expression, query: QueryText, script: str) -> None:
             limit.pop()
     for order in tree.find_all(exp.Order):
         if len(order.expressions) == 1 and is_all(order.expressions[0].this):
-            from sqlengine.errors import NotSupportedError
-
             raise NotSupportedError("ORDER BY ALL is not supported: name the columns",
                                     span=Span.from_offset(script, query.offset), sql=script)
 

@@ -56,7 +56,7 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 from sqlengine.plan import nodes as N
-from sqlengine.plan.expressions import Expr
+from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.runtime.native.executor import JobResult
 from sqlengine.runtime.spark import arrow_ops, iteration
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
@@ -660,7 +660,5 @@ def _retime(batch: pa.RecordBatch, unit: str, units: dict[int, str] | None = Non
 
 def _declared_units(exprs: list[Expr]) -> dict[int, str]:
     """The unit of each timestamp column ``exprs`` read, as the plan declares it."""
-    from sqlengine.plan.expressions import ColumnRef
-
     return {e.index: e.dtype.unit for x in exprs for e in x.walk()
             if isinstance(e, ColumnRef) and pa.types.is_timestamp(e.dtype)}
