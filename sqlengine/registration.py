@@ -129,12 +129,13 @@ def normalize_table(table: pa.Table, name: str = "") -> pa.Table:
     schema = normalize_schema(table.schema)
     if schema == table.schema:
         return table
+    columns = []
     for f, want in zip(table.schema, schema):
-        if f.type != want.type:
-            try:
-                table.column(f.name).cast(want.type)
-            except pa.ArrowInvalid as e:
-                raise PlanError(f"cannot register {name!r}: column {f.name!r} ({f.type}) "
-                                f"holds a value {want.type} does not: "
-                                f"{str(e).splitlines()[0]}") from None
-    return table.cast(schema)
+        column = table.column(f.name)
+        try:
+            columns.append(column if f.type == want.type else column.cast(want.type))
+        except pa.ArrowInvalid as e:
+            raise PlanError(f"cannot register {name!r}: column {f.name!r} ({f.type}) "
+                            f"holds a value {want.type} does not: "
+                            f"{str(e).splitlines()[0]}") from None
+    return pa.Table.from_arrays(columns, schema=schema)
