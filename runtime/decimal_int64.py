@@ -246,13 +246,15 @@ def arith(op: str, args: list[pa.Array], out: pa.DataType) -> pa.Array | None:
 
 
 def unscaled_ints(part: pa.Array) -> np.ndarray:
-    """A decimal128 array's unscaled values (value * 10^scale): int64 when every value fits,
-    else Python ints (object array). Read from the 16-byte little-endian buffer, no copy."""
+    """A decimal128 (or decimal256) array's unscaled values (value * 10^scale): int64 when
+    every value fits, else Python ints (object array). Read from the 16-byte (32-byte)
+    little-endian buffer, no copy."""
     n = len(part)
-    words = np.frombuffer(part.buffers()[1], dtype=np.int64)[2 * part.offset:
-                                                              2 * (part.offset + n)]
-    low, high = words[0::2], words[1::2]
-    if np.array_equal(high, low >> 63):
+    width = 4 if pa.types.is_decimal256(part.type) else 2  # (int64 words per value)
+    words = np.frombuffer(part.buffers()[1], dtype=np.int64)[width * part.offset:
+                                                              width * (part.offset + n)]
+    low = words[0::width]
+    if all(np.array_equal(words[i::width], low >> 63) for i in range(1, width)):
         return low.copy()
-    return np.array([int(h) * (1 << 64) + (int(lo) & ((1 << 64) - 1))
-                     for lo, h in zip(low.tolist(), high.tolist())], dtype=object)
+    return np.array([int.from_bytes(words[width * i: width * (i + 1)].tobytes(), "little",
+                                    signed=True) for i in range(n)], dtype=object)

@@ -295,7 +295,7 @@ class _Accumulator:
         if pa.types.is_decimal(out_type):
             limit = decimal.Decimal(10) ** (out_type.precision - out_type.scale)
             null = null | _overflows(total, sum_type(self.arg_type)) | np.array(
-                [v is not None and abs(decimal.Decimal(v)) >= c * limit
+                [v is not None and decimal.Decimal(v).copy_abs() >= c * limit
                  for v, c in zip(total, safe_count.tolist())], dtype=bool)
             total = np.where(null, 0, total)
             sums = pa.array(total, sum_type(self.arg_type))
@@ -381,7 +381,7 @@ def _unscaled_sum_input(arg: pa.Array) -> pa.Array | None:
 def _overflows(total: np.ndarray, dtype: pa.DataType) -> np.ndarray:
     """Which exact sums (Python Decimals) pass the digits of ``dtype``."""
     limit = decimal.Decimal(10) ** (dtype.precision - dtype.scale)
-    return np.array([v is not None and abs(decimal.Decimal(v)) >= limit for v in total],
+    return np.array([v is not None and decimal.Decimal(v).copy_abs() >= limit for v in total],
                     dtype=bool)
 
 

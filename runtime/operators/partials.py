@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.plan.expressions import AggCall, Expr
-from sqlengine.plan.partials import SIGNED, partial_columns, sum_type
+from sqlengine.plan.partials import SIGNED, partial_columns, partial_sum_type, sum_type
 from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
@@ -22,7 +22,7 @@ from sqlengine.runtime.operators.list_aggregates import LIST_AGGREGATES, lists_r
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python, merge_lists
 from sqlengine.runtime.operators.rank import dense_ids
 
-__all__ = ["Partials", "sum_type", "zero_of"]
+__all__ = ["Partials", "partial_sum_type", "sum_type", "zero_of"]
 
 
 class Partials:
@@ -120,7 +120,7 @@ class Partials:
             elif a.func == "count":
                 cols[f"n{j}"] = ones if valid is None else pc.if_else(valid, ones, zeros)
             elif a.func in ("sum", "avg"):
-                value = value.cast(sum_type(arg.type))
+                value = value.cast(partial_sum_type(arg.type))
                 cols[f"s{j}"] = pc.if_else(negative, pc.negate(value), value) if signed \
                     else value
                 cols[f"n{j}"] = ones if valid is None else pc.if_else(valid, ones, zeros)
@@ -151,11 +151,13 @@ class Partials:
             [*self.key_names, *[c for c, _ in self.specs]])
         for c, op in self.specs:  # (DECIMAL sums of unscaled int64 rows: see row_columns)
             if op == "sum" and c[0] == "s" and out[c].type == pa.int64():
-                want = sum_type(self.aggs[int(c[1:])].args[0].dtype)
+                arg_type = self.aggs[int(c[1:])].args[0].dtype
+                want = sum_type(arg_type)
                 if pa.types.is_decimal(want):
                     sums = out[c].combine_chunks().to_numpy(zero_copy_only=False)
-                    out = out.set_column(out.schema.get_field_index(c), c,
-                                         decimal_int64.from_unscaled64(sums, want))
+                    out = out.set_column(out.schema.get_field_index(c), c, decimal_int64.
+                                         from_unscaled64(sums, want).cast(
+                                             partial_sum_type(arg_type)))
         for c, values in by_position.items():
             out = out.set_column(out.schema.get_field_index(c), c,
                                  values.take(out[c].combine_chunks()))
@@ -214,6 +216,10 @@ class Partials:
             pairs = pairs.filter(pc.greater(pairs[f"w{j}"], 0)).select([*self.key_names, col])
         if a.func in ("min", "max"):
             return self._extreme(partials, pairs, j, a.func, t)
+        if a.func != "count" and pairs.num_rows and \
+                pa.types.is_decimal256(partial_sum_type(pairs.schema.field(col).type)):
+            pairs = pairs.set_column(pairs.schema.get_field_index(col), col, pairs[col].cast(
+                partial_sum_type(pairs.schema.field(col).type)))
         if pairs.num_rows:  # (COUNT(DISTINCT x) of any type; SUM / AVG of numbers)
             per_group = pairs.group_by(self.key_names, use_threads=False).aggregate(
                 [(col, "count")] + ([(col, "sum")] if a.func != "count" else []))
@@ -234,7 +240,7 @@ class Partials:
         total = per_group[f"{col}_sum"].combine_chunks().take(taken) if m else \
             pa.nulls(n, total_type)
         total = pc.if_else(missing, pa.nulls(n, total.type), total) if m else total
-        return _sum_or_avg(a.func, total.cast(sum_type(total.type)), count, t)
+        return _sum_or_avg(a.func, total.cast(partial_sum_type(total.type)), count, t)
 
     def _line_up(self, partials: pa.Table, per_group: pa.Table) -> tuple[pa.Array, pa.Array]:
         """For each group of ``partials``, its row in ``per_group`` (0 where it has none)
@@ -281,6 +287,13 @@ def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> 
     # (NULL when no value counts; a count below 0, more retractions than rows in a window
     # over a changelog, still divides, as Flink's SumWithRetract / AvgAggFunction do)
     empty = pc.equal(count, 0)
+    if pa.types.is_decimal256(total.type):  # (a sum past DECIMAL(38)'s digits is NULL)
+        limit = decimal.Decimal(10) ** (38 - total.type.scale)
+        over = pc.fill_null(pc.greater_equal(pc.abs(total), pa.scalar(limit, total.type)),
+                            False)
+        empty = pc.or_(empty, over)
+        total = pc.if_else(over, zero_of(total.type), total).cast(
+            pa.decimal128(38, total.type.scale))
     if func == "sum":
         return pc.if_else(empty, pa.nulls(len(total), total.type), total).cast(t, safe=False)
     safe_count = pc.if_else(empty, 1, count)

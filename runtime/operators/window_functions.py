@@ -305,7 +305,7 @@ def aggregate_frames(call: WindowCall, batch: pa.RecordBatch, lo: np.ndarray,
                 .cast(call.type, safe=False)
         if pa.types.is_decimal(t):  # (a sum past 38 digits is NULL, as Flink's)
             limit = decimal.Decimal(10) ** (t.precision - t.scale)
-            null = null | np.array([abs(decimal.Decimal(v)) >= limit for v in total],
+            null = null | np.array([decimal.Decimal(v).copy_abs() >= limit for v in total],
                                    dtype=bool)
             total = np.where(null, 0, total)
         return pa.array(total, t, mask=null).cast(call.type, safe=False)

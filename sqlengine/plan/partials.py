@@ -37,6 +37,15 @@ def sum_type(t: pa.DataType) -> pa.DataType:
     return pa.int64()
 
 
+def partial_sum_type(t: pa.DataType) -> pa.DataType:
+    """The type a window aggregate's partial sums (s<j>) are kept in: :func:`sum_type`,
+    but 76 digits for a DECIMAL of more than 18, whose sum can pass 38 digits (Arrow's
+    DECIMAL(38) sum would wrap; a SUM past them is NULL, as in Flink)."""
+    if pa.types.is_decimal(t) and t.precision > 18:
+        return pa.decimal256(76, t.scale)
+    return sum_type(t)
+
+
 def partial_columns(aggs: tuple[AggCall, ...]) -> list[tuple[str, str]]:
     """(partial column, Arrow aggregation that combines it) for every aggregate, in order:
     c<j> counts rows (COUNT(*)), n<j> counts non-null values, s<j> sums (SUM and AVG keep
@@ -129,5 +138,5 @@ def partial_fields(keys: tuple[Expr, ...], aggs: tuple[AggCall, ...]) -> list[Fi
             fields.append(Field(column, ACCUMULATOR))
             continue
         arg = aggs[int(column[1:])].args[0].dtype  # (SUM, AVG, MIN and MAX have one)
-        fields.append(Field(column, sum_type(arg) if column[0] == "s" else arg))
+        fields.append(Field(column, partial_sum_type(arg) if column[0] == "s" else arg))
     return fields
