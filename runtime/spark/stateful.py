@@ -537,7 +537,7 @@ def _accumulate(func: str, acc: Any, values: list[Any] | None, flags: list[bool]
 
 
 def _result(func: str, acc: Any, dtype: pa.DataType | None, t: pa.DataType) -> Any:
-    from sqlengine.runtime.operators.partials import _sum_or_avg, sum_type
+    from sqlengine.runtime.operators.partials import _sum_or_avg, partial_sum_type
 
     if func in ("count_star", "count"):
         return acc
@@ -547,7 +547,7 @@ def _result(func: str, acc: Any, dtype: pa.DataType | None, t: pa.DataType) -> A
         func, acc = func.removeprefix("distinct_"), [sum(acc), len(acc)]
     if func in ("sum", "avg"):
         total, n = acc
-        typed = pa.array([total if n > 0 else None], sum_type(dtype))  # type: ignore[arg-type]
+        typed = pa.array([total if n > 0 else None], partial_sum_type(dtype))  # type: ignore[arg-type]
         return _sum_or_avg(func, typed, pa.array([n], pa.int64()), t)[0].as_py()
     if not acc:
         return None
@@ -646,8 +646,15 @@ def session_aggregate(job: SparkStreamingJob, op: SessionAggregateSpec, df: Any)
             if b.num_rows:
                 yield _frame(data_part(b), columns)
 
+    if job.paths_to_output(job.vertex_id) > 1:
+        msg = (f"{op.label()} over rows behind the watermark runs as our own stateful "
+               "operator on Spark Structured Streaming (applyInPandasWithState, for its "
+               "event-time timers), and this query reads its rows twice, which puts it in "
+               "Spark's plan twice: Spark allows one; use the native runtime")
+        raise NotSupportedError(msg)
     bucketed = _bucketed(picked, [f"$k{i}" for i in range(len(keys))]).groupBy(BUCKET)
     job.stateful_ops += 1
+    job.apply_in_pandas = True
     return bucketed.applyInPandasWithState(update, spark_out, _STATE, "append",
                                            GroupStateTimeout.EventTimeTimeout)
 

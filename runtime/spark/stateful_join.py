@@ -47,7 +47,10 @@ def apply_stateful(job: SparkStreamingJob, df: Any, update: Any, out_schema: Any
     from sqlengine.runtime.spark.stateful import _STATE, BUCKET
 
     job.stateful_ops += 1
-    if job.stateful_ops == 1:
+    # (Spark allows one applyInPandasWithState in a query's plan: not for an operator whose
+    # rows are read twice, which is in the plan twice; a transformWithStateInPandas may be)
+    if not job.apply_in_pandas and job.paths_to_output(job.vertex_id) == 1:
+        job.apply_in_pandas = True
         return df.groupBy(BUCKET).applyInPandasWithState(update, out_schema, _STATE, "append",
                                                          GroupStateTimeout.NoTimeout)
     grouped = df.groupBy(BUCKET)

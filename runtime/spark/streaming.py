@@ -267,6 +267,7 @@ class SparkStreamingJob(SparkJob):
         # applyInPandasWithState, later ones as transformWithStateInPandas:
         # runtime/spark/stateful_join.py), and the settings the query then needs
         self.stateful_ops = 0
+        self.apply_in_pandas = False  # (Spark's one applyInPandasWithState is taken)
         self.query_conf: dict[str, str] = {}
         # Unbounded sources' readers on the driver (runtime/spark/unbounded.py), and the
         # request to stop a query that may never end (cancel())
@@ -735,8 +736,15 @@ class SparkStreamingJob(SparkJob):
         # compares with a window struct's end too), so that a window join, a join or a
         # window aggregation after this one can run in append mode: each evicts and drops
         # late a window once the watermark passes its end.
+        # A window_time key (window_end - 1 ms, the rowtime of a cascading window
+        # aggregation) is an event time too: without the metadata Spark refuses the next
+        # window aggregation ("append ... without watermark").
+        times = {end} | {f"c{i}" for i, k in enumerate(op.keys)
+                         if isinstance(k, ColumnRef) and isinstance(op.keys[op.end_pos],
+                                                                    ColumnRef)
+                         and k.index == op.keys[op.end_pos].index + 1}
         return out.select(*[F.col(f"{c}.start").alias(c) if c == start else
-                            F.col(c).alias(c, metadata=window.metadata) if c == end else
+                            F.col(c).alias(c, metadata=window.metadata) if c in times else
                             F.col(c) for c in out.columns])
 
     def explain(self) -> str:

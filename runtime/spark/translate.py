@@ -98,14 +98,22 @@ class SparkJob:
         self.time_type = "timestamp_ntz"  # window columns (event time in streaming mode)
         self.streaming = False
         self._frames: dict[str, Any] = {}
+        self.vertex_id = ""  # (the vertex whose chain is being translated)
 
     # -- graph ------------------------------------------------------------------------------
     def frame(self, vertex_id: str) -> Any:
         if vertex_id not in self._frames:
             v = self.graph.vertex(vertex_id)
             inputs = [self._ship(self.frame(e.source), e) for e in self.graph.in_edges(v.id)]
+            self.vertex_id = v.id
             self._frames[vertex_id] = self._chain(v, inputs)
         return self._frames[vertex_id]
+
+    def paths_to_output(self, vertex_id: str) -> int:
+        """How many times the vertex's rows are read on their way to the query's outputs
+        (a vertex read by two consumers, a self-join's GROUP BY, is in Spark's plan twice)."""
+        out = self.graph.out_edges(vertex_id)
+        return sum(self.paths_to_output(e.target) for e in out) if out else 1
 
     def _ship(self, df: Any, edge: JobEdge) -> Any:
         # Every HASH / GLOBAL edge of ours ends at an operator (aggregate, join, rank, sort)

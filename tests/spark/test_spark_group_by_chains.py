@@ -114,3 +114,40 @@ def test_a_window_over_an_aggregates_rows_is_refused_as_natively() -> None:
                   "INTERVAL '1' SECOND)) GROUP BY window_start, window_end").collect()
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def test_a_self_join_of_a_group_by_gives_natives_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both sides of the join read one GROUP BY (the same vertex), which is in Spark's plan
+    twice: it failed with Spark's "Multiple applyInPandasWithStates are not supported"; it
+    runs as a transformWithStateInPandas now."""
+    from sqlengine.runtime.spark import streaming
+
+    monkeypatch.setattr(streaming, "_MICRO_BATCHES", 2)
+    events = _events().slice(0, 60)
+    sql = ("SELECT x.a, x.n, y.n FROM (SELECT a, COUNT(*) AS n FROM e GROUP BY a) x "
+           "JOIN (SELECT a, COUNT(*) AS n FROM e GROUP BY a) y ON x.a = y.a")
+    got = {}
+    for engine, options in (("spark", STREAMING), ("native", {})):
+        s = sqlengine.connect(options)
+        s.register("e", events, rowtime="ts")
+        got[engine] = rows([tuple(r.values()) for r in s.sql(sql).collect().to_pylist()])
+    assert got["spark"] == got["native"] and len(got["native"]) == 10
+
+
+def test_a_cascading_window_aggregation_gives_natives_rows() -> None:
+    """A window aggregation over another's window_time (Flink's cascading window
+    aggregation): Spark refused it ("append ... not supported for streaming aggregations
+    without watermark"): the first aggregation's window_time key now carries the event-time
+    metadata its window_end has."""
+    sql = ("SELECT window_start, window_end, SUM(n) AS n, COUNT(*) AS c, MAX(s1) AS last "
+           "FROM TABLE(TUMBLE(TABLE w1, DESCRIPTOR(rt), INTERVAL '1' SECOND)) "
+           "GROUP BY window_start, window_end")
+    got = {}
+    for engine, options in (("spark", STREAMING), ("native", {})):
+        s = sqlengine.connect(options)
+        s.register("e", _events(), rowtime="ts")
+        s.execute("CREATE TEMPORARY VIEW w1 AS SELECT window_start AS s1, window_time AS rt, "
+                  "a, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL "
+                  "'200' MILLISECOND)) GROUP BY a, window_start, window_end, window_time")
+        got[engine] = rows([tuple(r.values()) for r in s.sql(sql).collect().to_pylist()])
+    assert got["spark"] == got["native"] and sum(r[2] for r in got["native"]) == 300
