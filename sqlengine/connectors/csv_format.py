@@ -4,7 +4,9 @@ and written quoting only the values that need it."""
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterator
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from sqlengine.connectors.text_rows import (
     blank_lines,
     finish,
     from_base64,
+    jackson_decimal_texts,
     java_booleans,
     line_from_message,
     message_head,
@@ -300,7 +303,7 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
             limit = 10.0 ** (f.type.precision - f.type.scale)
             approx = pc.round(pc.cast(looks, pa.float64(), safe=False), f.type.scale)
             big = pc.fill_null(pc.greater_equal(pc.abs(approx), limit), False)
-            lost |= np.asarray(big.to_numpy(zero_copy_only=False))
+            lost |= _too_big(looks, np.asarray(big.to_numpy(zero_copy_only=False)), f.type)
         bad = ~valid_np | lost
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -312,11 +315,29 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
     return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
+def _too_big(texts: pa.Array, near: np.ndarray, target: pa.Decimal128Type) -> np.ndarray:
+    """Which of the decimal ``texts`` whose float value is ``near`` or past DECIMAL(p, s)'s
+    range really are past it once rounded to its scale: a float cannot tell 38 nines (a
+    DECIMAL(38, 0)) from 10^38; only these few rows are looked at one by one."""
+    out = near.copy()
+    step = Decimal(1).scaleb(-target.scale)
+    limit = Decimal(10) ** (target.precision - target.scale)
+    with localcontext() as ctx:
+        ctx.prec = 100
+        for i in np.flatnonzero(near):
+            value = Decimal(texts[int(i)].as_py().strip())
+            out[i] = abs(value.quantize(step, rounding=ROUND_HALF_UP)) >= limit
+    return out
+
+
 # The characters a value's text can hold, by its text kind (cast.text_kind; a kind not
 # here, or no kind, can hold any character).
-_TEXT_CHARS = {"int": "0123456789-.", "decimal": "0123456789-.", "bool": "truefals",
+_TEXT_CHARS = {"int": "0123456789-.", "decimal": "0123456789-.E+", "bool": "truefals",
+               "float": "0123456789-.E+NaInfity",
                "date": "0123456789-", "time": "0123456789:.", "timestamp": "0123456789-:. ",
                "ltz": "0123456789-:. Z"}
+# The kinds Jackson writes as numbers or booleans, never quoted.
+_UNQUOTED = ("int", "decimal", "float", "bool")
 
 
 def _ltz_text(col: pa.Array) -> pa.Array:
@@ -342,18 +363,26 @@ def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
                else pc.if_else(col, "true", "false") if pa.types.is_boolean(col.type)
                else to_base64(col) if pa.types.is_binary(col.type) or
                pa.types.is_fixed_size_binary(col.type) or pa.types.is_large_binary(col.type)
+               # (Jackson's number of the BigDecimal without trailing zeros: '1.5', '1E+2')
+               else jackson_decimal_texts(col) if pa.types.is_decimal(col.type)
                else cast_array(col, pa.string())
                for col in batch.columns]
     limit = max(ord(delim), ord(quote)) + 1
     if csv_quoting(options)[0] is None:  # (quoting disabled: values as they are, as Flink)
         plain = [True] * len(columns)
     else:
+        # (Jackson writes numbers and booleans as they are, unquoted whatever the
+        # delimiter; other text is quoted by its characters)
         plain = [(chars := _TEXT_CHARS.get(text_kind(col.type) or "")) is not None and
-                 all(ord(c) >= limit and c != "\\" for c in chars)
+                 ((text_kind(col.type) in _UNQUOTED and delim not in chars and
+                  quote not in chars) or all(ord(c) >= limit and c != "\\" for c in chars))
                  for col in batch.columns]
     unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\]"
+    escape = csv_quoting(options)[1]
+    if escape is not None and escape != "\\":
+        unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\{re.escape(escape)}]"
     return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain,
-                      unsafe)
+                      unsafe, escape)
 
 
 def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
@@ -382,10 +411,14 @@ def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
 
 
 def _csv_lines(columns: list[pa.Array], delim: str, quote: str, null: str,
-               plain: list[bool], unsafe: str | None = None) -> pa.Array | None:
+               plain: list[bool], unsafe: str | None = None, escape: str | None = None
+               ) -> pa.Array | None:
     """One CSV line per row (None when there are no columns or no rows); ``plain``: the
     columns whose text never needs quoting; ``unsafe``: a pattern of the characters that
-    make a value quoted (else the delimiter, the quote character and a newline)."""
+    make a value quoted (else the delimiter, the quote character and a newline); in a
+    quoted value the quote character is doubled, and so is the ``escape`` character, as
+    Jackson writes them (C:\\temp -> "C:\\\\temp": read back with the escape character, the
+    same text)."""
     cols = []
     for col, is_plain in zip(columns, plain):
         if is_plain:
@@ -394,7 +427,8 @@ def _csv_lines(columns: list[pa.Array], delim: str, quote: str, null: str,
         needs = pc.match_substring_regex(col, unsafe) if unsafe is not None else pc.or_(
             pc.match_substring(col, delim),
             pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
-        escaped = pc.replace_substring(col, quote, quote + quote)
+        escaped = col if escape is None else pc.replace_substring(col, escape, escape * 2)
+        escaped = pc.replace_substring(escaped, quote, quote + quote)
         quoted = pc.binary_join_element_wise(quote, escaped, quote, "")
         text = pc.if_else(pc.fill_null(needs, False), quoted, col)
         cols.append(pc.fill_null(text, null))

@@ -69,6 +69,7 @@ class Filesystem(Connector):
         OptionSpec("csv.escape-character", "char"),
         OptionSpec("json.ignore-parse-errors", "bool"),
         OptionSpec("json.fail-on-missing-field", "bool"),
+        OptionSpec("json.encode.decimal-as-plain-number", "bool"),
         *(OptionSpec(f"{fmt}.timestamp-format.standard", "enum", TIMESTAMP_STANDARDS)
           for fmt in ("json", *CHANGELOG_FORMATS)),
         OptionSpec("debezium-json.schema-include", "bool"),
@@ -88,10 +89,10 @@ class Filesystem(Connector):
         OptionSpec("orc.dictionary.key.threshold"),
         OptionSpec("avro.codec", "enum", avro_format.CODECS),
         OptionSpec("avro.timestamp_mapping.legacy", "bool"),
-        OptionSpec("sink.parallelism", "int"),
+        OptionSpec("sink.parallelism", "positive"),
         OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),
-        OptionSpec("scan.parallelism", "int"),
+        OptionSpec("scan.parallelism", "positive"),
         OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
     is_source = True

@@ -27,7 +27,12 @@ from sqlengine.connectors.base import (
     decode_partition_keys,
 )
 from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, read_csv
-from sqlengine.connectors.json_format import iso_timestamps, json_bytes, read_json
+from sqlengine.connectors.json_format import (
+    iso_timestamps,
+    json_bytes,
+    plain_decimals,
+    read_json,
+)
 from sqlengine.connectors.parquet_format import open_parquet, read_parquet, row_groups
 from sqlengine.connectors.prefetch import prefetched
 from sqlengine.connectors.raw_format import raw_bytes, read_raw
@@ -426,7 +431,7 @@ def text_bytes(fmt: str, batch: pa.RecordBatch, options: dict[str, str]) -> byte
         return csv_bytes(batch, options)
     if fmt == "raw":
         return raw_bytes(batch, options)
-    return json_bytes(batch, iso_timestamps(options, "json"))
+    return json_bytes(batch, iso_timestamps(options, "json"), plain_decimals(options, "json"))
 
 
 def sink_directory(table: str, options: dict[str, str]) -> Path:

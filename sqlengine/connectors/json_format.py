@@ -33,8 +33,10 @@ from sqlengine.connectors.text_rows import (
     bad_values,
     finish,
     from_base64,
+    jackson_decimal_texts,
     java_booleans,
     row_lines,
+    time_text,
     to_base64,
     trimmed_fraction,
     valid_utf8,
@@ -377,11 +379,18 @@ def _convert_text_types(table: pa.Table, schema: pa.Schema, ignore: bool = False
     return pa.Table.from_arrays(out, schema=schema), ok, first
 
 
-def json_bytes(batch: pa.RecordBatch, iso: bool = False) -> bytes:
-    """Rows as Flink's json format writes them: compact objects, temporal and decimal values
-    as SQL text (a timestamp's fraction without trailing zeros: '10:00:00.12', '10:00:00';
-    ``iso``: the 'ISO-8601' timestamp standard, '2020-12-30T10:00:00'), a DOUBLE / FLOAT as
-    Java prints it ('1.0E-5')."""
+def plain_decimals(options: dict[str, str], fmt: str) -> bool:
+    """'<fmt>.encode.decimal-as-plain-number': DECIMALs written with all their digits."""
+    return options.get(f"{fmt}.encode.decimal-as-plain-number", "false").lower() == "true"
+
+
+def json_bytes(batch: pa.RecordBatch, iso: bool = False, plain_decimals: bool = False
+               ) -> bytes:
+    """Rows as Flink's json format writes them: compact objects, temporal values as SQL
+    text (a timestamp's fraction without trailing zeros: '10:00:00.12', '10:00:00'; ``iso``:
+    the 'ISO-8601' timestamp standard, '2020-12-30T10:00:00'), a DOUBLE / FLOAT as Java
+    prints it ('1.0E-5'), a DECIMAL as Jackson writes its BigDecimal without trailing zeros
+    ('1.5', '1E+2'; ``plain_decimals``: with all its digits, '100.00')."""
     fields = {}
     for f, col in zip(batch.schema, batch.columns):
         if T.is_ltz(f.type):  # (UTC, ending 'Z')
@@ -391,6 +400,8 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False) -> bytes:
             if iso:
                 text = pc.replace_substring(text, " ", "T", max_replacements=1)
             fields[f.name] = text.to_pylist()
+        elif pa.types.is_time(f.type):  # (as a timestamp's: '01:02:03.4', '00:00:00')
+            fields[f.name] = time_text(col, cast_array(col, pa.string())).to_pylist()
         elif T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_floating(f.type):
@@ -404,8 +415,9 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False) -> bytes:
         elif pa.types.is_decimal(f.type):
             # Exact: the number's digits, not a float's (Flink writes a DECIMAL as a JSON
             # number with all its digits).
-            fields[f.name] = [None if v is None else _Number(format(v, "f"))
-                              for v in col.to_pylist()]
+            texts = [None if v is None else format(v, "f") for v in col.to_pylist()] \
+                if plain_decimals else jackson_decimal_texts(col).to_pylist()
+            fields[f.name] = [None if v is None else _Number(v) for v in texts]
         elif pa.types.is_nested(f.type):  # (a MAP as a JSON object, doubles as Java's)
             fields[f.name] = [_Number(_nested(v, f.type)) for v in col.to_pylist()]
         else:

@@ -38,7 +38,8 @@ _BREAKS = re.compile(rb"[\r\n]")
 # The formats' own options (as the filesystem connector's formats take them).
 _FORMAT_OPTIONS = {
     "json": (OptionSpec("json.ignore-parse-errors", "bool"),
-             OptionSpec("json.fail-on-missing-field", "bool")),
+             OptionSpec("json.fail-on-missing-field", "bool"),
+             OptionSpec("json.encode.decimal-as-plain-number", "bool")),
     "csv": (OptionSpec("csv.field-delimiter", "char"), OptionSpec("csv.quote-character", "char"),
             OptionSpec("csv.disable-quote-character", "bool"),
             OptionSpec("csv.allow-comments", "bool"), OptionSpec("csv.ignore-parse-errors", "bool"),
@@ -292,9 +293,9 @@ def encode(table: str, options: dict[str, str], batch: pa.RecordBatch) -> pa.Arr
     """The batch's rows as messages (one binary value per row) in the table's format."""
     fmt = options.get("format", "json")
     if fmt == "json":
-        from sqlengine.connectors.json_format import json_bytes
+        from sqlengine.connectors.json_format import json_bytes, plain_decimals
 
-        text = json_bytes(batch)
+        text = json_bytes(batch, plain_decimals=plain_decimals(options, "json"))
         return pa.array(text.split(b"\n")[:-1] if text else [], pa.binary())
     if fmt == "csv":
         from sqlengine.connectors.csv_format import csv_rows

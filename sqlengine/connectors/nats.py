@@ -58,7 +58,6 @@ _NOT_IMPLEMENTED = {
     "csv.write-bom": "messages are written without a byte order mark",
     "json.timestamp-format.standard": "json timestamps are read and written in one format",
     "json.map-null-key.mode": "json maps are not supported",
-    "json.encode.decimal-as-plain-number": "a DECIMAL is written with all its digits",
     "raw.endianness": "the raw format reads STRING and BYTES only",
 }
 # NATS's rules for a consumer's name (no whitespace, '.', '*', '>', path separators).
@@ -78,7 +77,7 @@ class Nats(Connector):
         OptionSpec(OFFSET, "int"),
         OptionSpec("scan.bounded.mode", "enum", ("unbounded", "latest-offset")),
         OptionSpec("scan.watermark.idle-timeout", "duration"),
-        OptionSpec("sink.parallelism", "int"),
+        OptionSpec("sink.parallelism", "positive"),
     )
     is_source = True
     is_sink = True

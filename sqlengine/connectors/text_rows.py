@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import decimal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -213,3 +214,26 @@ def trimmed_fraction(text: pa.Array) -> pa.Array:
     fraction), as Flink's csv and json formats write them: '10:00:00.1', '10:00:00'."""
     text = pc.replace_substring_regex(text, r"(\.[0-9]*?)0+(Z?)$", r"\1\2")
     return pc.replace_substring_regex(text, r"\.(Z?)$", r"\1")
+
+
+def jackson_decimal_texts(col: pa.Array) -> pa.Array:
+    """DECIMAL values as Flink's csv and json formats write them: Jackson's number of the
+    value's BigDecimal without trailing zeros, in Java's toString (1.50 -> '1.5', 0.00 ->
+    '0', 100.00 -> '1E+2', 0.00000012 -> '1.2E-7'). The text of Arrow's cast is trimmed
+    for most values; a whole number ending in 0 and a value below 10^-6, which Java writes
+    in E notation, are written one by one (Python's Decimal prints as Java's BigDecimal)."""
+    text = pc.cast(col, pa.string())  # (Arrow's text of 10^-8 is '1.00E-8' too)
+    if col.type.scale > 0:
+        text = pc.if_else(pc.match_substring(text, "."),
+                          pc.replace_substring_regex(text, r"\.?0+$", ""), text)
+    rest = pc.fill_null(pc.or_(pc.match_substring_regex(text, r"^-?[0-9]*0$|E"),
+                               pc.match_substring_regex(text, r"^-?0\.000000")), False)
+    zero = pc.fill_null(pc.equal(col, pa.scalar(decimal.Decimal(0), col.type)), False)
+    text = pc.if_else(zero, "0", text)
+    rest = pc.and_(rest, pc.invert(zero))
+    if not pc.any(rest).as_py():
+        return text
+    wide = decimal.Context(prec=80)
+    others = pa.array([str(wide.normalize(v)) for v in col.filter(rest).to_pylist()],
+                      pa.string())
+    return pc.replace_with_mask(text, rest, others)

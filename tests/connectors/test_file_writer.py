@@ -4,6 +4,7 @@ quoting, json text."""
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pyarrow as pa
@@ -191,3 +192,48 @@ def test_times_in_csv_as_flink(tmp_path: Path) -> None:
         '"2024-01-01 10:00:00.12"\n'
         '"1900-01-01 00:00:00","1970-01-01 00:00:00Z",10:00:00,"2024-01-01 10:00:00"\n')
     assert len(s.sql("SELECT * FROM o").collect()) == 2
+
+
+def _written(tmp_path: Path, name: str, options: str, fmt: str = "csv") -> str:
+    """The file PyFlink 2.3's rows of test_numbers_and_escapes_as_flink write."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE {name} (d DECIMAL(10, 2), e DECIMAL(20, 10), f DOUBLE, i INT, "
+              f"b BOOLEAN, s STRING, t TIME(3)) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{tmp_path / name}', 'format' = '{fmt}'{options})")
+    s.execute(f"INSERT INTO {name} VALUES "
+              "(100.00, 0.0000000100, 1.5e0, 1, TRUE, 'a', TIME '01:02:03.400'), "
+              "(1.50, 120, CAST('NaN' AS DOUBLE), -1, FALSE, 'x;y', TIME '00:00:00'), "
+              "(0.00, 0, 1e20, 0, TRUE, 'C:\\temp\\new', TIME '10:00:00.001'), "
+              "(-3.00, 0.0000012345, 0.1e0, 5, TRUE, 'a\"b', TIME '10:00:00')")
+    text = "".join(p.read_text() for p in sorted((tmp_path / name).iterdir()))
+    back = s.sql(f"SELECT * FROM {name}").collect().to_pylist()
+    assert [r["d"] for r in back] == [Decimal("100.00"), Decimal("1.50"), Decimal("0.00"),
+                                      Decimal("-3.00")]
+    assert [r["s"] for r in back] == ["a", "x;y", "C:\\temp\\new", 'a"b']
+    return text
+
+
+def test_numbers_and_escapes_as_flink(tmp_path: Path) -> None:
+    """The texts PyFlink 2.3 writes for the same rows: a DECIMAL is Jackson's number of its
+    BigDecimal without trailing zeros ('1E+2', '0', '1.2E+2', '1E-8'; all its digits with
+    'json.encode.decimal-as-plain-number'), numbers and booleans are never quoted (a ';'
+    delimiter quoted them), the escape character is doubled in a quoted value (it was
+    written as it is, and read back as an escape: 'C:\\temp\\new' came back 'C:tempnew'),
+    a json TIME has no trailing zeros. Each file reads back as written."""
+    assert _written(tmp_path, "c", "") == (
+        '1E+2,1E-8,1.5,1,true,a,01:02:03.4\n'
+        '1.5,1.2E+2,NaN,-1,false,x;y,00:00:00\n'
+        '0,0,1.0E20,0,true,"C:\\temp\\new",10:00:00.001\n'
+        '-3,0.0000012345,0.1,5,true,"a""b",10:00:00\n')
+    assert _written(tmp_path, "c2", ", 'csv.field-delimiter' = ';', "
+                                    "'csv.escape-character' = '\\'") == (
+        '1E+2;1E-8;1.5;1;true;a;"01:02:03.4"\n'
+        '1.5;1.2E+2;NaN;-1;false;"x;y";"00:00:00"\n'
+        '0;0;1.0E20;0;true;"C:\\\\temp\\\\new";"10:00:00.001"\n'
+        '-3;0.0000012345;0.1;5;true;"a""b";"10:00:00"\n')
+    assert _written(tmp_path, "j", "", "json").splitlines()[:2] == [
+        '{"d":1E+2,"e":1E-8,"f":1.5,"i":1,"b":true,"s":"a","t":"01:02:03.4"}',
+        '{"d":1.5,"e":1.2E+2,"f":"NaN","i":-1,"b":false,"s":"x;y","t":"00:00:00"}']
+    plain = _written(tmp_path, "j2", ", 'json.encode.decimal-as-plain-number' = 'true'",
+                     "json")
+    assert plain.splitlines()[1].startswith('{"d":1.50,"e":120.0000000000,')
