@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
-from sqlengine.cast import cast_array
 from sqlengine.connectors import jdbc_splits
 from sqlengine.connectors.base import (
     PRIMARY_KEY_OPTION,
@@ -39,6 +38,7 @@ from sqlengine.connectors.base import (
     SinkWriter,
     SourceRead,
 )
+from sqlengine.connectors.column_fit import fit_column
 from sqlengine.connectors.jdbc_pushdown import COLUMN_TYPES_SQL, Pushed, columns_safe, push
 from sqlengine.errors import ConnectorError, PlanError, SqlEngineError
 from sqlengine.options import parse_duration
@@ -135,7 +135,8 @@ def _read(read: SourceRead, con: Any, sql: str, params: tuple[str, ...], wanted:
                         col = batch.column(wanted.index(i))
                         if pa.types.is_timestamp(col.type) and col.type.tz is not None:
                             col = col.cast(pa.timestamp(col.type.unit))
-                        arrays.append(col if col.type == f.type else cast_array(col, f.type))
+                        arrays.append(fit_column(col, f.type, where, f.name,
+                                                 "the database's"))
                     else:
                         arrays.append(pa.nulls(batch.num_rows, f.type))
                 yield pa.RecordBatch.from_arrays(arrays, schema=schema)
@@ -166,8 +167,8 @@ class Jdbc(Connector):
         OptionSpec("table-name", required=True),
         OptionSpec("username"),
         OptionSpec("password"),
-        OptionSpec("sink.parallelism", "int"),
-        OptionSpec("scan.parallelism", "int"),
+        OptionSpec("sink.parallelism", "positive"),
+        OptionSpec("scan.parallelism", "positive"),
         # A lookup join's cache (runtime/operators/lookup_join.py) and retries
         # (connectors/jdbc_lookup.py), as Flink's jdbc connector names them.
         OptionSpec("lookup.cache", "enum", ("NONE", "PARTIAL")),

@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.cast import cast_array
+from sqlengine.connectors.column_fit import fit_column
 from sqlengine.errors import ConnectorError
 from sqlengine.plan.nodes import SourceSpec
 
@@ -67,7 +67,9 @@ class JdbcLookup:
             if pa.types.is_timestamp(col.type) and col.type.tz is not None and \
                     not (pa.types.is_timestamp(f.type) and f.type.tz is not None):
                 col = col.cast(pa.timestamp(col.type.unit))
-            cols.append(col if col.type == f.type else cast_array(col, f.type))
+            cols.append(fit_column(col, f.type, f"table {self.table!r}: looking up keys in "
+                                   f"{self.options['table-name']!r}", f.name,
+                                   "the database's"))
         return pa.Table.from_arrays(cols, schema=self.schema)
 
     def close(self) -> None:

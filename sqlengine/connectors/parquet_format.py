@@ -9,13 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sqlengine import types as T
-from sqlengine.cast import cast_array
 from sqlengine.connectors.base import RowFilter
-from sqlengine.errors import ConnectorError, ExecutionError
+from sqlengine.connectors.column_fit import fit_column
+from sqlengine.errors import ConnectorError
 from sqlengine.statistics import ColumnStats, Estimate, estimate_ndv, type_width
 
 # Rows per batch read: four times the text formats' (a batch's Python work is paid once for
@@ -165,61 +163,10 @@ def conform_columns(batch: pa.RecordBatch, schema: pa.Schema, wanted: list[str],
     arrays = []
     for f in schema:
         if f.name in wanted:
-            col = batch.column(f.name)
-            fitted = _check_fits(col, f.type, path, f.name) \
-                if col.type != f.type and _narrows(col.type, f.type) else None
-            try:
-                arrays.append(fitted if fitted is not None else col if col.type == f.type
-                              else cast_array(col, f.type))
-            except ExecutionError as e:
-                msg = f"{path}: column {f.name!r}: {e.message}"
-                raise ConnectorError(msg) from None
+            arrays.append(fit_column(batch.column(f.name), f.type, path, f.name))
         else:
             arrays.append(null_column(f.type, batch.num_rows))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-
-def _narrows(src: pa.DataType, target: pa.DataType) -> bool:
-    """A number read as a type that may not hold it (a CAST would wrap or cut it)."""
-    numeric = (pa.types.is_integer, pa.types.is_floating, pa.types.is_decimal)
-    return any(k(src) for k in numeric) and (pa.types.is_integer(target) or (
-        pa.types.is_decimal(target) and not pa.types.is_floating(src)))
-
-
-def _check_fits(col: pa.Array, target: pa.DataType, path: object, name: str
-                ) -> pa.Array | None:
-    """``col`` as ``target`` (None: for cast_array to cast) when the declared type holds
-    every value of the file; otherwise an error naming the first that it does not hold (a
-    cast wrapped 3000000000 into INT as -1294967296, cut 1.9 into BIGINT as 1), as the csv
-    and json readers refuse them."""
-    if pa.types.is_integer(col.type) and pa.types.is_decimal(target):
-        # (Arrow casts an int64 only to 19 digits and more: the values are checked instead)
-        limit = 10 ** (target.precision - target.scale)
-        ints = col.cast(pa.int64())
-        bad = pc.or_(pc.greater_equal(ints, limit), pc.less_equal(ints, -limit)) \
-            if limit <= 2 ** 63 else pa.array([False] * len(col))
-        fits = not pc.any(bad).as_py()
-    else:
-        try:
-            return col.cast(target, safe=True)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            fits = False
-        bad = pa.array([v is not None and not _fits(v, col.type, target)
-                        for v in col.to_pylist()])  # (only when some value does not fit)
-    if fits:
-        return None
-    value = col.filter(pc.fill_null(bad, False))[0].as_py()
-    msg = (f"{path}: column {name!r}: the file's {T.type_name(col.type)} value {value!r} "
-           f"does not fit the table's {T.type_name(target)}")
-    raise ConnectorError(msg)
-
-
-def _fits(v: object, src: pa.DataType, target: pa.DataType) -> bool:
-    try:
-        pa.array([v], src).cast(target, safe=True)
-        return True
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return False
 
 
 @functools.lru_cache(maxsize=64)

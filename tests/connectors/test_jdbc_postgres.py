@@ -137,3 +137,28 @@ def test_append_sink_and_refusals(pg, names: dict[str, str]) -> None:  # type: i
               "'jdbc:postgresql://127.0.0.1:1/test', 'table-name' = 't')")
     with pytest.raises(SqlEngineError, match="cannot connect"):
         s.sql("SELECT * FROM nohost").collect()
+
+
+def test_a_value_the_declared_type_cannot_hold_is_refused(pg) -> None:  # type: ignore[no-untyped-def]
+    """PostgreSQL's BIGINT 3000000000 read as an INT was -1294967296, an INTEGER 70000 as a
+    SMALLINT 4464, a DOUBLE 1e40 as a FLOAT infinity, without a word; each is an error naming
+    the table, the column and the value now (as parquet's and csv's values are), and values
+    that fit are read."""
+    name = f"narrow_{uuid.uuid4().hex[:8]}"
+    _sql(pg, f"CREATE TABLE {name} (id INT, v BIGINT, w INT, x DOUBLE PRECISION)",
+         f"INSERT INTO {name} VALUES (1, 5, 7, 1.5), (2, 3000000000, 70000, 1e40)")
+    try:
+        s = sqlengine.connect({"execution.runtime-mode": "batch"})
+        for col, declared in (("v", "INT"), ("w", "SMALLINT"), ("x", "FLOAT")):
+            s.execute(f"CREATE TABLE t_{col} (id INT, {col} {declared}) WITH ('connector' = "
+                      f"'jdbc', 'url' = '{URL}', 'table-name' = '{name}', 'username' = 'root')")
+            assert s.sql(f"SELECT {col} FROM t_{col} WHERE id = 1").collect().to_pylist() == [
+                {col: {"v": 5, "w": 7, "x": 1.5}[col]}]
+            with pytest.raises(SqlEngineError) as info:
+                s.sql(f"SELECT {col} FROM t_{col}").collect()
+            message = str(info.value)
+            assert f"table 't_{col}'" in message and f"column {col!r}" in message
+            assert {"v": "3000000000", "w": "70000", "x": "1e+40"}[col] in message
+            assert f"does not fit the table's {declared}" in message
+    finally:
+        _sql(pg, f"DROP TABLE IF EXISTS {name}")
