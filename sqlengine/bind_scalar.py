@@ -341,7 +341,13 @@ def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> L
     if isinstance(value, str):
         return Literal(value, T.STRING)
     if isinstance(value, dt.datetime):
-        return Literal(value, T.TIMESTAMP)
+        # (TIMESTAMP(6) when it has microseconds, as a SQL literal with six digits; an
+        # aware datetime is an instant: a TIMESTAMP_LTZ)
+        precision = 6 if value.microsecond % 1000 else 3
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            utc = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            return Literal(utc, T.ltz_type(precision))
+        return Literal(value, T.timestamp_type(precision))
     if isinstance(value, dt.date):
         return Literal(value, T.DATE)
     raise binder.error(BindError, f"cannot bind a parameter of type {type(value).__name__}",

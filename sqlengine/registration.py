@@ -51,7 +51,7 @@ def memory_table(name: str, data: Any, *, bounded: bool = True, rowtime: str | N
             raise PlanError(f"cannot register {name!r}: rowtime {rowtime!r} is not a "
                             "TIMESTAMP column")
         i = names.index(rowtime)
-        fields[i] = Field(rowtime, pa.timestamp("ms"), True, True)
+        fields[i] = Field(rowtime, pa.timestamp("ms", tz=fields[i].type.tz), True, True)
         text = watermark or f"`{rowtime}`"
         wm_def = (rowtime, parse_expression(QueryText(text, 0), text))
     options: tuple[tuple[str, str], ...] = (("connector", "memory"),)
@@ -96,7 +96,8 @@ def _memory_data(name: str, data: Any) -> MemoryData:
 
 
 def normalize_schema(schema: pa.Schema) -> pa.Schema:
-    """Arrow types as sqlengine computes with them (string, naive timestamps, signed ints).
+    """Arrow types as sqlengine computes with them (string, timestamps naive or in UTC, signed
+    ints).
 
     Raises:
         NotSupportedError: naming a column whose type has no counterpart.
@@ -109,7 +110,9 @@ def normalize_schema(schema: pa.Schema) -> pa.Schema:
         elif pa.types.is_dictionary(t):
             t = t.value_type
         elif pa.types.is_timestamp(t) and t.tz is not None:
-            t = pa.timestamp(t.unit)
+            # (an instant: a TIMESTAMP_LTZ, shown in the session's time zone; a TIMESTAMP
+            # would have shown its UTC wall clock)
+            t = pa.timestamp(t.unit, tz="UTC")
         elif pa.types.is_uint8(t) or pa.types.is_uint16(t):
             t = pa.int32()
         elif pa.types.is_uint32(t) or pa.types.is_uint64(t):

@@ -179,3 +179,41 @@ def test_parameters_are_all_read_and_checked() -> None:
     for call in (lambda: s.sql("SELECT 1"), lambda: s.execute("SELECT 1")):
         with pytest.raises(InterfaceError, match="the connection is closed"):
             call()
+
+
+def test_datetime_parameters_keep_their_microseconds_and_zone() -> None:
+    """A datetime parameter was a TIMESTAMP(3): its microseconds were cut, so an equality
+    with a TIMESTAMP(6) column found no row; an aware datetime lost its offset."""
+    import datetime as dt
+
+    s = sqlengine.connect()
+    at = dt.datetime(2024, 1, 1, 0, 0, 0, 123456)
+    s.register("ev", pa.table({"id": [1, 2], "ts": pa.array([at, at.replace(microsecond=0)],
+                                                            pa.timestamp("us"))}))
+    assert s.sql("SELECT id FROM ev WHERE ts = ?", [at]).collect().to_pylist() == [{"id": 1}]
+    got = s.sql("SELECT ? AS a, ? AS b", [at, at.replace(microsecond=123000)]).collect()
+    assert got.schema.field("a").type == pa.timestamp("us")  # TIMESTAMP(6)
+    assert got.schema.field("b").type == pa.timestamp("ms")  # TIMESTAMP(3)
+    assert got.to_pylist() == [{"a": at, "b": at.replace(microsecond=123000)}]
+    paris = dt.datetime(2024, 1, 1, 1, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    got = s.sql("SELECT CAST(? AS STRING) AS t", [paris]).collect().to_pylist()
+    assert got == [{"t": "2024-01-01 00:00:00.000"}]  # (the instant, in the session's UTC)
+
+
+def test_a_zoned_timestamp_registers_as_timestamp_ltz() -> None:
+    """An Arrow / pandas timestamp with a time zone is an instant: a TIMESTAMP_LTZ shown in
+    the session's zone (it was a TIMESTAMP of its UTC wall clock: 01:00 in Paris showed
+    00:00), also as a rowtime, whose windows follow the session's wall clock as Flink's."""
+    import datetime as dt
+
+    s = sqlengine.connect({"table.local-time-zone": "Europe/Paris",
+                           "execution.runtime-mode": "streaming"})
+    when = pd.to_datetime(["2024-01-01 01:00", "2024-01-01 01:30", "2024-01-01 02:10"])
+    s.register("p", pd.DataFrame({"t": when.tz_localize("Europe/Paris"), "v": [1, 2, 3]}),
+               rowtime="t")
+    got = s.sql("SELECT CAST(t AS STRING) AS s, HOUR(t) AS h FROM p").collect().to_pylist()
+    assert got[0] == {"s": "2024-01-01 01:00:00.000", "h": 1}
+    rows = s.sql("SELECT window_start, SUM(v) AS n FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(t), "
+                 "INTERVAL '1' HOUR)) GROUP BY window_start, window_end").collect().to_pylist()
+    assert sorted((r["window_start"], r["n"]) for r in rows) == [
+        (dt.datetime(2024, 1, 1, 1), 3), (dt.datetime(2024, 1, 1, 2), 3)]
