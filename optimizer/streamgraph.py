@@ -68,7 +68,7 @@ def _source_parallelism(op: TableScanSpec, default: int) -> int:
     if connector is not None and not connector.parallel_source:
         return 1  # e.g. a socket: one connection, a non-parallel source, as Flink's
     given = op.source.option("scan.parallelism")
-    par = max(1, int(given)) if given else default
+    par = int(given) if given else default  # (at least 1: OptionSpec "positive")
     if connector is not None and par > 1:
         shares = connector.source_shares(op.source, op.event_time or op.source.changelog)
         if shares is not None:
@@ -93,7 +93,7 @@ def _sink_parallelism(op: TableSinkSpec, inputs: list[tuple[StreamNode, Partitio
                f"{target.connector!r} sink of this table runs with one subtask")
         raise NotSupportedError(msg)
     if parallel and given is not None:
-        return max(1, int(given))
+        return int(given)
     if not parallel or any(part is Partitioning.SINGLE for _, part in inputs) or \
             (inputs and all(part is Partitioning.FORWARD and node.parallelism == 1
                             for node, part in inputs)):

@@ -49,6 +49,13 @@ class JobExecution:
             except SqlEngineError as e:
                 if self.cancelled or self.restart is None or \
                         len(self.restarts) >= config.restart_attempts:
+                    if self.restarts and not self.cancelled:  # (as Flink: "Recovery is
+                        # suppressed by FixedDelayRestartBackoffTimeStrategy(...)")
+                        e.message += (f" (the job failed {len(self.restarts) + 1} times: "
+                                      f"restarted {len(self.restarts)} times, as "
+                                      "'restart-strategy.fixed-delay.attempts' allows, "
+                                      "then given up)")
+                        e.args = (e.message,)
                     raise
                 coordinator = getattr(self.executor, "coordinator", None)
                 latest = coordinator.latest if coordinator is not None else None

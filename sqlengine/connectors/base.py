@@ -100,7 +100,8 @@ class Clock(Protocol):
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
     key: str
-    # string | int | port (0..65535) | bool | char | enum | path (not empty) | duration
+    # string | int | positive (>= 1) | port (0..65535) | bool | char | enum | path (not
+    # empty) | duration
     kind: str = "string"
     choices: tuple[str, ...] = ()
     required: bool = False
@@ -108,9 +109,11 @@ class OptionSpec:
     def check(self, value: str, fail: Fail) -> None:
         """Raises ``fail(key, ...)`` when ``value`` is not of this option's kind."""
         bad = None
-        if self.kind in ("int", "port"):
+        if self.kind in ("int", "port", "positive"):
             try:
-                if int(value) < 0:
+                if self.kind == "positive" and int(value) < 1:
+                    bad = "a positive integer"
+                elif int(value) < 0:
                     bad = "a non-negative integer"
                 elif self.kind == "port" and int(value) > 65535:
                     bad = "a port number (0 to 65535)"

@@ -316,7 +316,7 @@ class Datagen(Connector):
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("rows-per-second", "int"),
         OptionSpec("number-of-rows", "int"),
-        OptionSpec("scan.parallelism", "int"),
+        OptionSpec("scan.parallelism", "positive"),
         OptionSpec("seed", "int"),  # sqlengine extension: a fixed seed for repeatable data
         OptionSpec("scan.watermark.idle-timeout", "duration"),
     )

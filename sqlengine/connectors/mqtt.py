@@ -66,6 +66,15 @@ class Mqtt(Connector):
                 parse_servers(options["servers"])
             except ValueError as e:
                 raise fail("servers", str(e)) from None
+        topic = options.get("topic")
+        if topic is not None:  # (MQTT's rules for a subscription's filter)
+            levels = topic.split("/")
+            if not topic or "\x00" in topic or any(
+                    ("#" in lv and (lv != "#" or i != len(levels) - 1)) or
+                    ("+" in lv and lv != "+") for i, lv in enumerate(levels)):
+                raise fail("topic", f"option 'topic': {topic!r} is not a valid MQTT topic "
+                           "filter ('#' only as the whole last level, '+' only as a whole "
+                           "level, not empty)")
         if "session-expiry" in options and "client-id" not in options:
             raise fail("session-expiry", "option 'session-expiry' is only read with "
                        "'client-id' (a persistent session): it would be ignored")

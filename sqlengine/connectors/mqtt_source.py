@@ -35,8 +35,14 @@ CONNECT_TIMEOUT = 10.0  # seconds for the broker's answer to a connection
 
 
 def parse_servers(text: str) -> tuple[str, int]:
-    """'tcp://host:port' (or mqtt://, or host:port) -> (host, port)."""
-    rest = text.split("://", 1)[1] if "://" in text else text
+    """'tcp://host:port' (or mqtt://, or host:port) -> (host, port). Another scheme
+    (ssl://, ws://) is refused: the connection would be plain TCP all the same."""
+    scheme, _, rest = text.rpartition("://")
+    if scheme and scheme.lower() not in ("tcp", "mqtt"):
+        msg = (f"option 'servers': the scheme {scheme + '://'!r} of {text!r} is not "
+               "supported (only plain TCP: tcp://host:port); TLS and WebSocket connections "
+               "are not implemented")
+        raise ValueError(msg)
     host, _, port = rest.rstrip("/").rpartition(":")
     if not host or not port.isdigit():
         msg = f"option 'servers' must be tcp://host:port, got {text!r}"

@@ -29,8 +29,13 @@ class NatsIO:
 
         self.loop = asyncio.new_event_loop()
         nats = client()
+        self.errors: list[BaseException] = []
+
+        async def keep(e: BaseException) -> None:  # (the client's default prints tracebacks)
+            self.errors.append(e)
+
         try:
-            self.nc = self.run(nats.connect(self.servers, connect_timeout=5,
+            self.nc = self.run(nats.connect(self.servers, connect_timeout=5, error_cb=keep,
                                             max_reconnect_attempts=2, allow_reconnect=False))
         except Exception as e:  # (the client's errors: no server, refused)
             self.loop.close()

@@ -287,7 +287,7 @@ class Nexmark(Connector):
         OptionSpec("nexmark.seed", "int"),
         OptionSpec("nexmark.out-of-orderness", "int"),
         OptionSpec("rows-per-second", "int"),
-        OptionSpec("scan.parallelism", "int"),
+        OptionSpec("scan.parallelism", "positive"),
         OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
     is_source = True

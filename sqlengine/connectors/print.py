@@ -52,7 +52,7 @@ class Print(Connector):
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("print-identifier"),
         OptionSpec("standard-error", "bool"),
-        OptionSpec("sink.parallelism", "int"),
+        OptionSpec("sink.parallelism", "positive"),
     )
     is_sink = True
 

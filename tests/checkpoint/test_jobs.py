@@ -138,6 +138,21 @@ def test_the_restart_strategy_restarts_from_the_last_checkpoint(
     del s
 
 
+def test_an_exhausted_restart_strategy_says_so(events: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job that fails again after its last restart gave only the last failure, as if
+    never retried; Flink says recovery was suppressed by the strategy."""
+    monkeypatch.setenv(failpoints.ENV, "snapshot@3,snapshot@5,snapshot@7")
+    with pytest.raises(CheckpointError) as info:
+        _run(events, tmp_path / "out", tmp_path / "ck", **{
+            "restart-strategy.type": "fixed-delay",
+            "restart-strategy.fixed-delay.attempts": "2",
+            "restart-strategy.fixed-delay.delay": "10 ms"})
+    assert "InjectedFailure" in info.value.message
+    assert "failed 3 times: restarted 2 times, as 'restart-strategy.fixed-delay.attempts' " \
+        "allows, then given up" in info.value.message
+
+
 def test_without_a_restart_strategy_a_failure_fails_the_job(
         events: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(failpoints.ENV, "snapshot@3")

@@ -6,6 +6,7 @@ acknowledged; the rest comes again to the next reader of the client id), and ref
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -232,3 +233,22 @@ def test_checkpointing_jobs_and_refusals(topic: tuple[str, str], tmp_path: Path)
                   "'servers' = 'tcp://127.0.0.1:1')")
     with pytest.raises(SqlEngineError, match=r"cannot connect to MQTT at 'tcp://127\.0\.0\.1:1'"):
         plain.sql("SELECT a FROM far LIMIT 1").collect()
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("servers", "ssl://127.0.0.1:1883"), ("servers", "ws://127.0.0.1:9001"),
+    ("topic", "a/#/b"), ("topic", "sensors/x+"), ("topic", "")])
+def test_a_scheme_or_topic_it_cannot_honour_is_refused_at_create(option: str, value: str
+                                                                  ) -> None:
+    """'ssl://' connected in plain TCP (the scheme was dropped); an invalid topic filter
+    failed only once the job ran, with paho's 'Invalid subscription filter'. Both are
+    refused at CREATE TABLE naming the option and the value (no broker is reached)."""
+    options = {"servers": "tcp://127.0.0.1:1883", "topic": "a/+/c", option: value}
+    text = ", ".join(f"'{k}' = '{v}'" for k, v in options.items())
+    s = sqlengine.connect()
+    with pytest.raises(SqlEngineError, match=re.escape(f"option {option!r}: ") + ".*" +
+                       re.escape(repr(value))):
+        s.execute(f"CREATE TABLE m (v STRING) WITH ('connector' = 'mqtt', 'format' = 'raw', "
+                  f"{text})")
+    s.execute("CREATE TABLE ok (v STRING) WITH ('connector' = 'mqtt', 'format' = 'raw', "
+              "'servers' = 'mqtt://127.0.0.1:1883', 'topic' = 'a/+/#')")

@@ -140,3 +140,21 @@ def test_bad_messages_and_refusals(stream: tuple[str, str]) -> None:
         s2.execute(f"CREATE TABLE sink (n BIGINT) WITH ('connector' = 'nats', "
                    f"'subject' = '{subject}')")
         s2.execute("INSERT INTO sink SELECT COUNT(*) FROM o")
+
+
+def test_a_server_that_is_down_is_one_error_without_tracebacks(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The NATS client's default error callback logged three Python tracebacks
+    (ConnectionRefusedError), which `sqlengine run` showed on stderr before our error; now
+    the error alone is shown."""
+    pytest.importorskip("nats")
+    with socket.socket() as probe:  # (a port nothing listens on)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    s = sqlengine.connect()
+    s.execute(f"CREATE TABLE t (v STRING) WITH ('connector' = 'nats', 'servers' = "
+              f"'nats://127.0.0.1:{port}', 'subject' = 'x.y', 'stream' = 's', "
+              "'format' = 'json', 'scan.bounded.mode' = 'latest-offset')")
+    with pytest.raises(SqlEngineError, match=f"cannot connect to NATS at 'nats://127.0.0.1:{port}'"):
+        s.sql("SELECT * FROM t").collect()
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]

@@ -520,3 +520,19 @@ def test_streaming_jobs_share_one_slot_group_and_the_option_is_checked() -> None
     with pytest.raises(SqlEngineError, match=r"'execution\.slot-sharing' must be one of "
                                              r"'ALL', 'PER_REGION', got 'SOMETIMES'"):
         s.execute("SET 'execution.slot-sharing' = 'SOMETIMES'")
+
+
+@pytest.mark.parametrize(("connector", "key"), [
+    ("filesystem", "sink.parallelism"), ("filesystem", "scan.parallelism"),
+    ("datagen", "scan.parallelism"), ("print", "sink.parallelism")])
+def test_a_parallelism_option_of_zero_is_refused(tmp_path: Path, connector: str,
+                                                 key: str) -> None:
+    """'0' was taken as the default parallelism; Flink refuses a parallelism below 1."""
+    extra = {"filesystem": f", 'path' = '{tmp_path}', 'format' = 'csv'"}.get(connector, "")
+    s = sqlengine.connect()
+    s.execute(f"CREATE TABLE t (v INT) WITH ('connector' = '{connector}'{extra}, "
+              f"'{key}' = '1')")
+    with pytest.raises(sqlengine.SqlEngineError,
+                       match=f"option '{key}' must be a positive integer, got '0'"):
+        s.execute(f"CREATE TABLE u (v INT) WITH ('connector' = '{connector}'{extra}, "
+                  f"'{key}' = '0')")
