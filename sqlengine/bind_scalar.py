@@ -345,7 +345,7 @@ def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> L
         # aware datetime is an instant: a TIMESTAMP_LTZ)
         precision = 6 if value.microsecond % 1000 else 3
         if value.tzinfo is not None and value.utcoffset() is not None:
-            utc = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            utc = value.astimezone(dt.UTC).replace(tzinfo=None)
             return Literal(utc, T.ltz_type(precision))
         return Literal(value, T.timestamp_type(precision))
     if isinstance(value, dt.date):
