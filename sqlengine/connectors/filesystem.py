@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 
 _NOT_IMPLEMENTED = {
+    "source.monitor-interval": "continuous directory monitoring",
     "csv.write-bom": "csv files are written without a byte order mark",
     **{f"{fmt}.{key}": why for fmt in ("canal-json", "maxwell-json") for key, why in (
         ("map-null-key.mode", "writing the format is not supported"),
@@ -90,7 +91,6 @@ class Filesystem(Connector):
         OptionSpec("avro.codec", "enum", avro_format.CODECS),
         OptionSpec("avro.timestamp_mapping.legacy", "bool"),
         OptionSpec("sink.parallelism", "positive"),
-        OptionSpec("source.monitor-interval"),
         OptionSpec("partition.default-name"),
         OptionSpec("scan.parallelism", "positive"),
         OptionSpec("scan.watermark.idle-timeout", "duration"),
@@ -142,9 +142,6 @@ class Filesystem(Connector):
         return options.get("format") in CHANGELOG_FORMATS
 
     def check_table(self, options: dict[str, str], fail: Fail) -> None:
-        if "source.monitor-interval" in options:
-            raise fail("source.monitor-interval", "option 'source.monitor-interval' "
-                       "(continuous directory monitoring) is not supported yet")
         fmt = options.get("format", "")
         for key in options:
             owner = next((f for f, prefix in _PREFIXES.items() if key.startswith(prefix)),

@@ -101,8 +101,12 @@ def test_validation_messages() -> None:
     assert "supported: none" in _error({"connector": "blackhole", "x": "1"})
     assert _error({"connector": "filesystem", "path": "p"}) == (
         "table 't': connector 'filesystem' needs option 'format'")
-    assert "not supported yet" in _error({"connector": "filesystem", "path": "p",
-                                          "format": "csv", "source.monitor-interval": "1s"})
+    monitor = _error({"connector": "filesystem", "path": "p", "format": "csv",
+                      "source.monitor-interval": "1s"})
+    assert "is not implemented yet (continuous directory monitoring)" in monitor
+    # (not among the supported options a misspelt one lists)
+    assert "source.monitor-interval" not in _error({"connector": "filesystem", "path": "p",
+                                                    "format": "csv", "bad": "1"})
     assert "names unknown column 'zz'" in _error({"connector": "datagen",
                                                   "fields.zz.kind": "random"})
     assert "must be 'random' or 'sequence'" in _error({"connector": "datagen",
