@@ -162,8 +162,7 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
         why = connector.type_refusal(options, f.type)
         if why is not None:
             raise ConnectorError(f"table {table_name!r}: column {f.name!r}: {why}",
-                                 span=Span.from_offset(script, 0) if script else None,
-                                 sql=script)
+                                 span=_column_place(script, f.name), sql=script)
 
 
 def _check_metadata(connector: Connector, table_name: str, options: dict[str, str],
@@ -175,7 +174,7 @@ def _check_metadata(connector: Connector, table_name: str, options: dict[str, st
     known = connector.metadata_types(options)
     types = {f.name: f.type for f in schema.fields}
     for column, key, _virtual in decode_metadata(options):
-        span = Span.from_offset(script, 0) if script else None
+        span = _column_place(script, column, f"'{key}'" if key != column else None)
         if key not in known:
             have = ", ".join(repr(k) for k in known) or "none"
             raise ConnectorError(f"table {table_name!r}: column {column!r}: connector "
@@ -187,6 +186,26 @@ def _check_metadata(connector: Connector, table_name: str, options: dict[str, st
             raise ConnectorError(f"table {table_name!r}: column {column!r}: metadata {key!r} "
                                  f"is a {type_name(want)}, not {type_name(got)}", span=span,
                                  sql=script)
+
+
+def _column_place(script: str | None, column: str, then: str | None = None) -> Span | None:
+    """Where a CREATE TABLE's ``script`` defines ``column`` (the first place after its
+    column list opens where the name is followed by white space), or the text ``then``
+    after it (a METADATA key); the statement's start when neither is found."""
+    import re
+
+    if not script:
+        return None
+    opening = script.find("(")
+    found = re.compile(rf"(?<![\w`']){re.escape(column)}(?=\s)|`{re.escape(column)}`",
+                       re.IGNORECASE).search(script, max(opening, 0))
+    if found is None:
+        return Span.from_offset(script, 0)
+    if then is not None:
+        at = script.find(then, found.end())
+        if at >= 0:
+            return Span.from_offset(script, at, at + len(then))
+    return Span.from_offset(script, found.start(), found.end())
 
 
 EMIT_STRATEGY = "scan.watermark.emit.strategy"

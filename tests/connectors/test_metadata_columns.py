@@ -64,9 +64,12 @@ def test_round_trip_and_describe(files: Path) -> None:
 ])
 def test_bad_metadata(files: Path, column: str, message: str) -> None:
     s = sqlengine.connect()
-    with pytest.raises(SqlEngineError, match=message):
-        s.execute(f"CREATE TABLE b ({column}) WITH ('connector' = 'filesystem', 'path' = "
-                  f"'{files}', 'format' = 'csv')")
+    with pytest.raises(SqlEngineError, match=message) as info:
+        s.execute(f"CREATE TABLE b (v STRING,\n  {column}) WITH ('connector' = "
+                  f"'filesystem', 'path' = '{files}', 'format' = 'csv')")
+    # (at the column's METADATA key, on its line; it was the statement's start, 1:1)
+    key = column.split("FROM ")[1]
+    assert (info.value.span.line, info.value.span.column) == (2, 3 + column.index(key))
     with pytest.raises(SqlEngineError, match="has no metadata"):
         s.execute("CREATE TABLE d (x STRING METADATA FROM 'file.path') WITH "
                   "('connector' = 'datagen')")
