@@ -102,9 +102,19 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     delimiter = opt_char(options, "csv.field-delimiter", ",") or ","
 
     def parse(threads: bool, data: bytes = data, handler: Any = on_invalid) -> pa.Table:
+        try:
+            return _parse(threads, data, handler, None)
+        except pa.ArrowInvalid as e:
+            if "straddl" not in str(e):
+                raise
+            # (a record longer than Arrow's 1 MB blocks: one block of the whole data)
+            return _parse(threads, data, handler, len(data) + 1)
+
+    def _parse(threads: bool, data: bytes, handler: Any, block: int | None) -> pa.Table:
         return pacsv.read_csv(
             io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=threads),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=threads,
+                                           **({"block_size": block} if block else {})),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter,
                 quote_char=quote or False,
