@@ -49,6 +49,10 @@ def list_files(path: str, table: str) -> list[Path]:
         return sorted(f for f in p.rglob("*") if f.is_file()
                       and not any(part.startswith((".", "_")) for part in
                                   f.relative_to(p).parts))
+    if p.exists():  # (a FIFO, a socket, a device: nothing a file format reads)
+        msg = (f"table {table!r}: path {path!r} (option 'path') is neither a file nor a "
+               "directory")
+        raise ConnectorError(msg)
     msg = f"table {table!r}: path {path!r} (option 'path') does not exist"
     raise ConnectorError(msg)
 

@@ -123,3 +123,16 @@ def test_a_csv_record_longer_than_arrows_block_is_read(tmp_path: Path) -> None:
               f"'path' = '{path}', 'format' = 'csv')")
     got = s.sql("SELECT i, CHAR_LENGTH(s) AS n FROM t").collect().to_pylist()
     assert got == [{"i": 1, "n": 3_000_000}, {"i": 2, "n": 1}, {"i": 3, "n": 2_000_000}]
+
+
+def test_a_fifo_as_path_is_named_as_such(tmp_path: Path) -> None:
+    """A named pipe as 'path' was said not to exist."""
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (i INT) WITH ('connector' = 'filesystem', 'path' = '{fifo}', "
+              "'format' = 'csv')")
+    with pytest.raises(ConnectorError, match="is neither a file nor a directory"):
+        s.sql("SELECT * FROM t").collect()
