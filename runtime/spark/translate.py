@@ -60,7 +60,7 @@ from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.runtime.native.executor import JobResult
 from sqlengine.runtime.spark import arrow_ops, iteration
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
-from sqlengine.runtime.spark.expressions import ddl, to_sql
+from sqlengine.runtime.spark.expressions import ddl, spark_type, to_sql
 from sqlengine.runtime.spark.joins import Joining, join_frames
 from sqlengine.runtime.spark.session import spark_session
 from sqlengine.runtime.spark.sink import sink_target, write_frame
@@ -250,14 +250,14 @@ class SparkJob:
                    "changelog sources have no Spark translation yet")
             raise NotSupportedError(msg)
         schema = op.table_schema.to_arrow()
-        df = connectors.get(source.connector).spark_read(self.spark, source,
-                                                         ddl(schema, schema.names))
+        df = connectors.get(source.connector).spark_read(
+            self.spark, source, ddl(_placeheld(op, schema), schema.names))
         if df is not None:
             df = df.toDF(*_names(len(schema)))
         else:
             # csv/json (Flink's formats, file:line errors), memory, datagen, nexmark: read by
             # our own connectors and handed to Spark as Arrow.
-            df = self._from_arrow(self._read_native(source, schema))
+            df = self._from_arrow(_untranslated_unread(op, self._read_native(source, schema)))
         return self._scan_tail(op, df)
 
     def _read_native(self, source: N.SourceSpec, schema: pa.Schema) -> pa.Table:
@@ -634,6 +634,42 @@ _OUR_ERROR = re.compile(r"^sqlengine\.errors\.\w+: (.*(?:\n  .*)*)", re.MULTILIN
 
 
 _CAUSE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?\w*(?:Error|Exception): (.+)$", re.MULTILINE)
+
+
+def _unread_untranslated(op: TableScanSpec, schema: pa.Schema) -> list[int]:
+    """The columns of a type Spark has no translation of (TIME) that the query does not
+    read (neither its projection nor its filters)."""
+    from sqlengine.errors import NotSupportedError
+    from sqlengine.plan.expressions import ColumnRef
+
+    if op.projection is None:
+        return []
+    used = set(op.projection) | {e.index for f in op.filters for e in f.walk()
+                                 if isinstance(e, ColumnRef)}
+    out = []
+    for i, f in enumerate(schema):
+        if i not in used:
+            try:
+                spark_type(f.type)
+            except NotSupportedError:
+                out.append(i)
+    return out
+
+
+def _placeheld(op: TableScanSpec, schema: pa.Schema) -> pa.Schema:
+    """``schema`` with the columns of _unread_untranslated as INTs: a query not reading a
+    table's TIME column runs on Spark."""
+    for i in _unread_untranslated(op, schema):
+        schema = schema.set(i, pa.field(schema.field(i).name, pa.int32()))
+    return schema
+
+
+def _untranslated_unread(op: TableScanSpec, table: pa.Table) -> pa.Table:
+    """``table`` with the columns of _unread_untranslated NULL INTs."""
+    for i in _unread_untranslated(op, table.schema):
+        table = table.set_column(i, table.schema.field(i).name,
+                                 pa.nulls(table.num_rows, pa.int32()))
+    return table
 
 
 def spark_error_text(e: Exception) -> str:

@@ -162,3 +162,26 @@ def test_session_aggregate_grouped_by_window_time() -> None:
     want = sorted(tuple(r.values()) for r in native.sql(sm.GROUPED_BY_TIME).collect()
                   .to_pylist())
     assert got == want and len(want) == 4
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_query_not_reading_a_time_column_runs(tmp_path: Path, fmt: str) -> None:
+    """Spark has no TIME type: a table with a TIME column refused every query, even one not
+    reading it; only a query reading it is refused now."""
+    import datetime as dt
+
+    import pyarrow.parquet as pq
+
+    path = tmp_path / f"t.{fmt}"
+    if fmt == "csv":
+        path.write_text("1,10:00:00\n2,11:30:00\n")
+    else:
+        pq.write_table(pa.table({"i": pa.array([1, 2], pa.int32()), "t": pa.array(
+            [dt.time(10), dt.time(11, 30)], pa.time32("s"))}), path)
+    s = sqlengine.connect(SPARK)
+    s.execute(f"CREATE TABLE t (i INT, t TIME(0)) WITH ('connector' = 'filesystem', "
+              f"'path' = '{path}', 'format' = '{fmt}')")
+    assert sorted(r["i"] for r in s.sql("SELECT i FROM t WHERE i > 0").collect().to_pylist()) \
+        == [1, 2]
+    with pytest.raises(sqlengine.SqlEngineError, match="TIME.* no Spark translation"):
+        s.sql("SELECT i, t FROM t").collect()
