@@ -1006,8 +1006,14 @@ def _unjudged(df: Any) -> Any:
 def _check_streamable(op: OperatorSpec) -> None:
     """Refuses, at plan time, an operator Structured Streaming cannot run."""
     if not isinstance(op, STREAMING_OPERATORS):
-        msg = (f"{op.label()} has no Spark Structured Streaming translation yet; run "
-               "it with 'execution.runtime-mode' = 'batch' or on the native runtime")
+        what = op.label()
+        if type(op).__name__ == "WindowFunctionsSpec":  # (its label is the plan's)
+            calls = ", ".join(c.sql() for c in op.calls)  # type: ignore[attr-defined]
+            what = (f"the window functions {calls} over a stream (not a Top-N of a window "
+                    "aggregation's rows, nor ROW_NUMBER() ... = 1 / <= N over insert-only "
+                    "rows)")
+        msg = (f"{what} has no Spark Structured Streaming translation yet; run it with "
+               "'execution.runtime-mode' = 'batch' or on the native runtime")
         raise NotSupportedError(msg)
     if isinstance(op, WindowAssignSpec) and op.window_kind == "cumulate" and \
             not op.drop_late:
@@ -1056,6 +1062,10 @@ def _check_streamable_join(op: JoinSpec | WindowJoinSpec) -> None:
         msg = (f"an {kind} has no Spark Structured Streaming translation: Spark has no "
                "anti join of two streams; use 'execution.runtime-mode' = 'batch' or the "
                "native runtime")
+        raise NotSupportedError(msg)
+    if op.join_kind != "inner" and isinstance(op, WindowJoinSpec):
+        msg = (f"a {op.join_kind.upper()} window join has no Spark Structured Streaming "
+               "translation yet (an INNER window join runs); use the native runtime")
         raise NotSupportedError(msg)
     if op.join_kind != "inner":
         msg = (f"a {kind} has no Spark Structured Streaming translation: Spark joins two "

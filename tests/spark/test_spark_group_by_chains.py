@@ -151,3 +151,26 @@ def test_a_cascading_window_aggregation_gives_natives_rows() -> None:
                   "'200' MILLISECOND)) GROUP BY a, window_start, window_end, window_time")
         got[engine] = rows([tuple(r.values()) for r in s.sql(sql).collect().to_pylist()])
     assert got["spark"] == got["native"] and sum(r[2] for r in got["native"]) == 300
+
+
+def test_refusals_name_the_window_join_and_the_window_functions() -> None:
+    """A LEFT window join was refused with the regular join's reason ('a regular join keeps
+    its state for ever'), a ROW_NUMBER over a GROUP BY's changes as 'WindowFunctions(...)';
+    both name what the query wrote now, before Spark runs anything."""
+    s = sqlengine.connect(STREAMING)
+    s.register("e", _events(), rowtime="ts")
+    window = ("(SELECT window_start, window_end, a, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, "
+              "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, a) "
+              "{side}")
+    sql = (f"SELECT l.a, r.n FROM {window.format(side='l')} LEFT JOIN "
+           f"{window.format(side='r')} ON l.window_start = r.window_start AND "
+           "l.window_end = r.window_end AND l.a = r.a")
+    with pytest.raises(SqlEngineError, match="a LEFT window join has no Spark Structured "
+                                             "Streaming translation yet"):
+        s.sql(sql).explain()
+    ranked = ("SELECT * FROM (SELECT a, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS r FROM "
+              "(SELECT a, COUNT(*) AS n FROM e GROUP BY a)) WHERE r <= 3 AND a > 0")
+    with pytest.raises(SqlEngineError, match=r"the window functions ROW_NUMBER\(\) "
+                                             "over a stream .* has no Spark Structured "
+                                             "Streaming translation yet"):
+        s.sql(ranked).collect()
