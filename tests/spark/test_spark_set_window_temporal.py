@@ -183,5 +183,5 @@ def test_a_query_not_reading_a_time_column_runs(tmp_path: Path, fmt: str) -> Non
               f"'path' = '{path}', 'format' = '{fmt}')")
     assert sorted(r["i"] for r in s.sql("SELECT i FROM t WHERE i > 0").collect().to_pylist()) \
         == [1, 2]
-    with pytest.raises(sqlengine.SqlEngineError, match="TIME.* no Spark translation"):
+    with pytest.raises(sqlengine.SqlEngineError, match=r"TIME.* no Spark translation"):
         s.sql("SELECT i, t FROM t").collect()
