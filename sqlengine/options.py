@@ -90,6 +90,8 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("table.optimizer.reuse-sub-plan-enabled", "bool", "reuse_sub_plans pass"),
     _opt("table.exec.range-sort.enabled", "bool", "range_sort pass"),
     _opt("table.exec.emit.allow-lateness", "duration", "window operators"),
+    _opt("table.exec.emit.late-fire.enabled", "bool", "window operators"),
+    _opt("table.exec.emit.late-fire.delay", "duration", "window operators"),
     _opt("table.exec.state.ttl", "duration", "joins and aggregates"),
     _opt("table.exec.iteration.max-rounds", "int", "recursive queries (WITH RECURSIVE)",
          minimum=1),
@@ -151,8 +153,6 @@ _NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
     ("state.savepoints.", "savepoints are not implemented yet"),
     ("execution.savepoint", "savepoints are not implemented yet"),
     ("table.exec.emit.early-fire.", "early firing of windows is not implemented yet"),
-    ("table.exec.emit.late-fire.", "late firing of windows is not implemented yet (late rows "
-                                   "update a fired window with 'table.exec.emit.allow-lateness')"),
     ("table.exec.mini-batch.", "mini-batch options are not implemented (every record batch is "
                                "already a mini-batch)"),
     ("restart-strategy", "of the restart strategies only 'fixed-delay' is implemented "

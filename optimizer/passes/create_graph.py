@@ -68,13 +68,32 @@ class CreateGraph:
         return translator.translate(plan)
 
 
+def _lateness(options: dict[str, str]) -> tuple[int, str | None]:
+    """A window's allowed lateness in ms, as Flink's legacy group windows take it: only with
+    'table.exec.emit.late-fire.enabled' (late rows then update the fired window as they come,
+    a late-fire delay of 0); and the refusal of a lateness given without it (Flink ignores
+    it, then: a window would drop the late rows it names)."""
+    key = "table.exec.emit.allow-lateness"
+    lateness = parse_duration(options[key], key) if options.get(key) else 0
+    if not lateness:
+        return 0, None
+    if options.get("table.exec.emit.late-fire.enabled", "false").lower() != "true":
+        return 0, (f"{key!r} takes effect only with 'table.exec.emit.late-fire.enabled' = "
+                   "'true' (as in Flink, which ignores it otherwise): set that too, or RESET "
+                   f"{key!r}")
+    delay_key = "table.exec.emit.late-fire.delay"
+    if options.get(delay_key) and parse_duration(options[delay_key], delay_key) != 0:
+        return 0, (f"a {delay_key!r} other than 0 is not implemented yet (late rows update "
+                   "a fired window as they come)")
+    return lateness, None
+
+
 class _Translator:
     def __init__(self, ctx: PassContext) -> None:
         self.estimator = ctx.estimator
         self.streaming = ctx.streaming
         options = ctx.options
-        key = "table.exec.emit.allow-lateness"
-        self.lateness = parse_duration(options[key], key) if options.get(key) else 0
+        self.lateness, self.lateness_refusal = _lateness(options)
         key = "table.exec.state.ttl"
         self.ttl = parse_duration(options[key], key) if options.get(key) else 0
         self.session_tvfs: set[int] = set()  # SESSION TVFs consumed by a window aggregate
@@ -336,6 +355,9 @@ class _Translator:
 
     def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:
         alone = plan.kind == "session" and id(plan) not in self.session_tvfs
+        if self.lateness_refusal and self.streaming and not plan.proctime and (
+                id(plan) in self.windowed_tvfs or id(plan) in self.session_tvfs):
+            raise PlanError(self.lateness_refusal)
         column = plan.input.schema.fields[plan.time_index]
         if self.streaming and not plan.proctime and not column.rowtime:
             # (batch mode windows any TIMESTAMP column, as Flink's: every row is there)

@@ -254,7 +254,7 @@ def check_restores(r: Recorded) -> tuple[Operator, list[list[tuple]]]:
 STREAMING = {"execution.runtime-mode": "streaming"}
 BATCH = {"execution.runtime-mode": "batch"}
 TUMBLE = "TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '4' SECOND))"
-LATE = {"table.exec.emit.allow-lateness": "3 s"}
+LATE = {"table.exec.emit.allow-lateness": "3 s", "table.exec.emit.late-fire.enabled": "true"}
 
 
 def ticker(seed: int) -> list[list[tuple]]:

@@ -107,5 +107,6 @@ def test_other_aggregates_are_refused_by_name(tmp_path: Path, select: str, name:
 def test_allowed_lateness_is_refused(tmp_path: Path) -> None:
     s = _session(tmp_path, 1)
     s.execute("SET 'table.exec.emit.allow-lateness' = '1 min'")
+    s.execute("SET 'table.exec.emit.late-fire.enabled' = 'true'")
     with pytest.raises(NotSupportedError, match="allow-lateness"):
         s.sql(CHANGELOG["tumble-all"]).collect()

@@ -127,7 +127,8 @@ def test_periodic_watermarks_follow_batches_not_the_interval(tmp_path: Path) -> 
 
 
 def test_allowed_lateness_updates_a_fired_window(tmp_path: Path) -> None:
-    q = session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s"}).sql(
+    q = session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s",
+                                   "table.exec.emit.late-fire.enabled": "true"}).sql(
         "SELECT item, window_start, COUNT(*) AS n, SUM(price) AS total FROM "
         "TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
         "GROUP BY item, window_start, window_end")
@@ -147,6 +148,7 @@ def test_allowed_lateness_emits_updates_when_the_window_already_fired(tmp_path: 
     for n, (i, p, sec) in enumerate(rows):
         (tmp_path / "parts" / f"p{n:02d}").write_text(f"{i},{p},2024-01-01 00:00:{sec:02d}\n")
     s = sqlengine.connect({"table.exec.emit.allow-lateness": "5 s",
+                           "table.exec.emit.late-fire.enabled": "true",
                            "pipeline.auto-watermark-interval": "0"})
     s.execute(f"""CREATE TABLE bids (item STRING, price INT, ts TIMESTAMP(3),
         WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
@@ -423,3 +425,22 @@ def test_over_variances_in_streaming(tmp_path: Path) -> None:
     # (one value: no sample deviation)
     assert [g[3] for g in got[:2]] == [None, None]
     assert [g[3] for g in got[2:]] == pytest.approx([2 ** 0.5, 0.5 ** 0.5, 2 ** 0.5])
+
+
+def test_allowed_lateness_alone_is_refused_as_flink_ignores_it(tmp_path: Path) -> None:
+    """PyFlink 2.3 ignores 'table.exec.emit.allow-lateness' without late firing (its rows
+    equal the run without it: the late row is dropped); it updated fired windows here.
+    Refused now, naming what makes it act; a late-fire delay other than 0 is refused."""
+    sql = ("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), "
+           "INTERVAL '10' SECOND)) GROUP BY window_start, window_end")
+    with pytest.raises(sqlengine.SqlEngineError,
+                       match="takes effect only with 'table.exec.emit.late-fire.enabled'"):
+        session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s"}).sql(sql).collect()
+    with pytest.raises(sqlengine.SqlEngineError, match="other than 0 is not implemented"):
+        session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s",
+                                   "table.exec.emit.late-fire.enabled": "true",
+                                   "table.exec.emit.late-fire.delay": "1 s"}).sql(sql).collect()
+    fired = session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s",
+                                       "table.exec.emit.late-fire.enabled": "true",
+                                       "table.exec.emit.late-fire.delay": "0 s"})
+    assert fired.sql(sql).collect().num_rows == 3
