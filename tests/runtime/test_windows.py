@@ -434,7 +434,7 @@ def test_allowed_lateness_alone_is_refused_as_flink_ignores_it(tmp_path: Path) -
     sql = ("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), "
            "INTERVAL '10' SECOND)) GROUP BY window_start, window_end")
     with pytest.raises(sqlengine.SqlEngineError,
-                       match="takes effect only with 'table.exec.emit.late-fire.enabled'"):
+                       match=r"takes effect only with 'table\.exec\.emit\.late-fire\.enabled'"):
         session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s"}).sql(sql).collect()
     with pytest.raises(sqlengine.SqlEngineError, match="other than 0 is not implemented"):
         session(tmp_path, options={"table.exec.emit.allow-lateness": "5 s",
