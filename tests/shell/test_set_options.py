@@ -50,8 +50,6 @@ def test_completion_offers_exactly_the_keys_set_takes() -> None:
     ("state.backend", "state backends are not implemented yet"),
     ("table.exec.emit.early-fire.enabled", "early firing of windows is not implemented yet"),
     ("table.exec.emit.early-fire.delay", "early firing of windows is not implemented yet"),
-    ("table.exec.emit.late-fire.enabled", "late firing of windows is not implemented yet"),
-    ("table.exec.emit.late-fire.delay", "late firing of windows is not implemented yet"),
     ("table.exec.mini-batch.enabled", "mini-batch options are not implemented"),
     ("restart-strategy.failure-rate.delay", "only 'fixed-delay' is implemented"),
 ])
