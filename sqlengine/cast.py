@@ -451,10 +451,10 @@ def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
         d = d.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=_WIDE)
         return d if abs(d) < limit else None
 
-    return _per_distinct(arr, one, target)
+    return per_distinct(arr, one, target)
 
 
-def _per_distinct(arr: pa.Array, fn: Callable[[object], object], out: pa.DataType
+def per_distinct(arr: pa.Array, fn: Callable[[object], object], out: pa.DataType
                   ) -> pa.Array:
     """``fn`` of each distinct non-NULL value, spread back over ``arr``."""
     encoded = pc.dictionary_encode(arr)
@@ -511,7 +511,7 @@ def java_double_texts(arr: pa.Array) -> pa.Array:
     if pc.all(plain).as_py():
         return text
     rest = pc.invert(plain)
-    others = _per_distinct(arr.filter(rest), lambda v: java_double_text(v, single),
+    others = per_distinct(arr.filter(rest), lambda v: java_double_text(v, single),
                            pa.string())
     return pc.replace_with_mask(text, rest, others)
 
@@ -547,7 +547,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
             try:
                 as_dec = trimmed.cast(wide)
             except pa.ArrowInvalid:  # (more digits than that: cut to it, as the rounding
-                as_dec = _per_distinct(trimmed, _cut_to(wide.scale), wide)  # reads only it)
+                as_dec = per_distinct(trimmed, _cut_to(wide.scale), wide)  # reads only it)
             return _overflow_checked(arr, cast_array(as_dec, target), target, safe)
         if kind == "int":  # ('+42' is 42; '42.5' is 42: Flink drops a fraction)
             digits = pc.replace_substring_regex(trimmed, r"^\+|\.[0-9]*$", "")
@@ -698,9 +698,9 @@ def _to_string(arr: pa.Array, zone: str = "UTC") -> pa.Array:
     if pa.types.is_time(t):
         return _time_text(arr)
     if t == T.INTERVAL_DAY_TIME:
-        return _per_distinct(arr.cast(pa.int64()), _day_time_text, pa.string())
+        return per_distinct(arr.cast(pa.int64()), _day_time_text, pa.string())
     if t == T.INTERVAL_YEAR_MONTH:
-        return _per_distinct(arr, lambda v: _year_month_text(v.months), pa.string())
+        return per_distinct(arr, lambda v: _year_month_text(v.months), pa.string())
     if pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):
         return arr.cast(pa.binary()).cast(pa.string())  # (UTF-8)
     if pa.types.is_timestamp(t):
@@ -722,7 +722,7 @@ def decimal_text(arr: pa.Array) -> pa.Array:
     sci = pc.fill_null(pc.match_substring(text, "E"), False)
     if not pc.any(sci).as_py():
         return text
-    plain = _per_distinct(arr.filter(sci), lambda v: format(v, "f"), pa.string())
+    plain = per_distinct(arr.filter(sci), lambda v: format(v, "f"), pa.string())
     return pc.replace_with_mask(text, sci, plain)
 
 

@@ -387,10 +387,9 @@ def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
                  ((text_kind(col.type) in _UNQUOTED and delim not in chars and
                   quote not in chars) or all(ord(c) >= limit and c != "\\" for c in chars))
                  for col in batch.columns]
-    unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\]"
     escape = csv_quoting(options)[1]
-    if escape is not None and escape != "\\":
-        unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\{re.escape(escape)}]"
+    extra = re.escape(escape) if escape is not None and escape != "\\" else ""
+    unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\{extra}]"
     return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain,
                       unsafe, escape)
 

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import per_distinct
 from sqlengine.connectors.base import ReadStats
 from sqlengine.errors import ConnectorError
 
@@ -221,7 +222,8 @@ def jackson_decimal_texts(col: pa.Array) -> pa.Array:
     value's BigDecimal without trailing zeros, in Java's toString (1.50 -> '1.5', 0.00 ->
     '0', 100.00 -> '1E+2', 0.00000012 -> '1.2E-7'). The text of Arrow's cast is trimmed
     for most values; a whole number ending in 0 and a value below 10^-6, which Java writes
-    in E notation, are written one by one (Python's Decimal prints as Java's BigDecimal)."""
+    in E notation, are written one distinct value at a time (Python's Decimal prints as
+    Java's BigDecimal)."""
     text = pc.cast(col, pa.string())  # (Arrow's text of 10^-8 is '1.00E-8' too)
     if col.type.scale > 0:
         text = pc.if_else(pc.match_substring(text, "."),
@@ -234,6 +236,5 @@ def jackson_decimal_texts(col: pa.Array) -> pa.Array:
     if not pc.any(rest).as_py():
         return text
     wide = decimal.Context(prec=80)
-    others = pa.array([str(wide.normalize(v)) for v in col.filter(rest).to_pylist()],
-                      pa.string())
+    others = per_distinct(col.filter(rest), lambda v: str(wide.normalize(v)), pa.string())
     return pc.replace_with_mask(text, rest, others)
