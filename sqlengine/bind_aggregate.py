@@ -24,6 +24,7 @@ from sqlengine.bind_expr import Scope, coerce
 from sqlengine.bind_grouping import (
     GROUPING_ID,
     expand,
+    grand_total_per_set,
     group_id_call,
     grouping_call,
     grouping_sets,
@@ -141,6 +142,10 @@ class AggregateBinder(ClauseBinder):
                     return ColumnRef(i, key_names[i], keys[i].dtype)
             if isinstance(n, exp.Grouping | exp.GroupingId) or (
                     isinstance(n, exp.Anonymous) and str(n.this).lower() == "grouping_id"):
+                if not n.expressions:
+                    name = "GROUPING" if isinstance(n, exp.Grouping) else "GROUPING_ID"
+                    raise self.error(BindError, f"{name}() needs at least one argument, a "
+                                     "grouping expression", n)
                 positions = [key_position(a) for a in n.expressions]
                 return grouping_call(positions, len(keys), gid)
             if isinstance(n, exp.Anonymous) and str(n.this).lower() == "group_id":
@@ -203,13 +208,22 @@ class AggregateBinder(ClauseBinder):
             self.exprs.intercept = None
             self.exprs.intercept_scope = None
 
-        if not agg_keys and not aggs:
+        grand_totals = sets is not None and not keys  # (GROUPING SETS ((), ()): no key)
+        if (not agg_keys or grand_totals) and not aggs:
             # (one group of all rows with nothing to compute, SELECT 1 ... GROUP BY (): a
             # COUNT(*) nothing reads keeps its one row, which a row of no columns would lose)
             add_call(AggCall("count_star", (), T.BIGINT))
         agg_names = [f"$agg{j}" for j in range(len(aggs))]
-        plan: LogicalPlan = Aggregate(agg_input, tuple(agg_keys), tuple(key_names),
-                                      tuple(aggs), tuple(agg_names))
+        plan: LogicalPlan
+        if grand_totals:
+            # Every set is the empty one: the grand total, once per set, and a row over no
+            # rows too (as Flink's and DuckDB's), which an Aggregate keyed by $g would lose.
+            assert sets is not None
+            plan = grand_total_per_set(Aggregate(rel.plan, (), (), tuple(aggs),
+                                                 tuple(agg_names)), len(sets))
+        else:
+            plan = Aggregate(agg_input, tuple(agg_keys), tuple(key_names), tuple(aggs),
+                             tuple(agg_names))
         if having_expr is not None:
             plan = Filter(plan, coerce(having_expr, T.BOOLEAN))
         agg_scope = scope_of(plan, None)

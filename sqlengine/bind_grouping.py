@@ -102,6 +102,15 @@ def expand(plan: LogicalPlan, keys: list[Expr], key_names: list[str],
     return node, refs
 
 
+def grand_total_per_set(total: LogicalPlan, n_sets: int) -> Expand:
+    """The rows of GROUPING SETS whose sets are all ``()``: the grand total ``total`` (an
+    Aggregate without keys) once per set, as ``$g`` then its columns (the Aggregate keyed by
+    ``$g`` they stand for). The repeats' ids are those ``expand`` gives."""
+    refs = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(total.schema.fields))
+    return Expand(total, tuple((Literal(repeat, T.BIGINT), *refs) for repeat in range(n_sets)),
+                  (GROUPING_ID, *(f.name for f in total.schema.fields)))
+
+
 def group_id_call(n_keys: int, gid: Expr | None) -> Expr:
     """GROUP_ID(): which repeat of its grouping set a row's set is (0 for the first listing,
     1 for the second...), as in Calcite and Flink: the set id's bits above the keys'."""

@@ -33,6 +33,11 @@ def test_set_operations_and_grouping_sets(sql: str) -> None:
     assert _rows({"a": setops.A, "b": setops.B}, sql) == setops._duck(sql)
 
 
+@pytest.mark.parametrize(("sql", "want"), setops.EMPTY_SETS)
+def test_empty_grouping_sets_only(sql: str, want: list[tuple]) -> None:
+    assert _rows({"a": setops.A}, sql) == want
+
+
 @pytest.mark.parametrize("sql", windows.CASES)
 def test_window_functions(sql: str) -> None:
     assert _rows({"t": windows.T}, sql) == windows._duck(sql)
