@@ -98,6 +98,37 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+# (the server types whose values arrive as Arrow strings, kept as they are: a CAST of a
+# CHAR(n) to text would drop its padding, which getString keeps)
+_TEXT_TYPES = frozenset({"text", "varchar", "bpchar", "name", "citext", "json", "jsonb"})
+
+
+def select_item(name: str, t: pa.DataType, server_type: str | None, prefix: str = "") -> str:
+    """The SELECT list's item for a column declared ``t``: a STRING over a server type other
+    than a character one reads the server's text of the value, as JDBC's getString does (a
+    uuid, inet, interval or array came as its binary or Arrow form: an inet as bytes, an
+    interval as '+0-00')."""
+    col = prefix + _quote(name)
+    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and \
+            server_type is not None and server_type not in _TEXT_TYPES:
+        return f"CAST({col} AS text) AS {_quote(name)}"
+    return col
+
+
+def server_types(con: Any, table_name: str) -> dict[str, tuple[str, int]]:
+    """The server's type (name, typmod) of each column of ``table_name``; empty when the
+    catalog cannot say (a missing table is named when it is read)."""
+    with con.cursor() as cur:
+        try:
+            cur.execute(COLUMN_TYPES_SQL, parameters=(_table_ref(table_name),))
+            return {name: (typ, int(mod)) for name, typ, mod in cur.fetchall()}
+        except Exception as e:
+            del e
+            with contextlib.suppress(Exception):
+                con.rollback()
+            return {}
+
+
 def _table_ref(name: str) -> str:
     return ".".join(_quote(p) for p in name.split("."))
 
@@ -257,12 +288,15 @@ class Jdbc(Connector):
         schema = read.schema
         wanted = list(read.columns) if read.columns is not None else list(range(len(schema)))
         names = [schema.field(i).name for i in wanted]
-        base = f"SELECT {', '.join(_quote(n) for n in names) or '1'} FROM " \
-               f"{_table_ref(read.options['table-name'])}"
         fetch = int(read.options.get("scan.fetch-size", "0"))
         con = _connect(read.table, read.options)
         try:
-            pushed = self._pushed(read, con)
+            server = server_types(con, read.options["table-name"])
+            items = [select_item(n, schema.field(n).type, server.get(n, ("", 0))[0] or None)
+                     for n in names]
+            base = f"SELECT {', '.join(items) or '1'} FROM " \
+                   f"{_table_ref(read.options['table-name'])}"
+            pushed = self._pushed(read, server)
             for where in wheres:
                 clauses = [c for c in (where, pushed.sql) if c]
                 sql = base + (" WHERE " + " AND ".join(f"({c})" for c in clauses)
@@ -271,22 +305,11 @@ class Jdbc(Connector):
         finally:
             con.close()
 
-    def _pushed(self, read: SourceRead, con: Any) -> Pushed:
+    def _pushed(self, read: SourceRead, server: dict[str, tuple[str, int]]) -> Pushed:
         """The filters pushed into the SELECT: those on columns the server holds in a type
-        that compares as the declared one (read off the server's catalog)."""
-        if not read.filters:
+        that compares as the declared one (``server``: read off the server's catalog)."""
+        if not read.filters or not server:
             return Pushed("", (), ())
-        server: dict[str, tuple[str, int]] = {}
-        with con.cursor() as cur:
-            try:
-                cur.execute(COLUMN_TYPES_SQL, parameters=(
-                    _table_ref(read.options["table-name"]),))
-                server = {name: (typ, int(mod)) for name, typ, mod in cur.fetchall()}
-            except Exception as e:  # (a missing table: named when it is read)
-                del e
-                with contextlib.suppress(Exception):
-                    con.rollback()
-                return Pushed("", (), ())
         safe = columns_safe(read.schema, server)
         return push(tuple(read.filters), read.schema, _quote, lambda i: i in safe)
 

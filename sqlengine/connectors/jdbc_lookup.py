@@ -20,7 +20,7 @@ _KEYS = "sqlengine_lookup_keys"
 
 class JdbcLookup:
     def __init__(self, source: SourceSpec, schema: pa.Schema, keys: list[str]) -> None:
-        from sqlengine.connectors.jdbc import _quote, _table_ref
+        from sqlengine.connectors.jdbc import _quote
 
         self.options = dict(source.options)
         self.table = source.table
@@ -28,10 +28,9 @@ class JdbcLookup:
         self.keys = keys
         self.retries = int(self.options.get("lookup.max-retries", "3"))
         self.con: Any = None
-        cols = ", ".join(f"t.{_quote(f.name)}" for f in schema)
-        on = " AND ".join(f"t.{_quote(k)} = k.{_quote(f'k{i}')}" for i, k in enumerate(keys))
-        self.sql = f"SELECT {cols} FROM {_table_ref(self.options['table-name'])} AS t " \
-                   f"JOIN {_KEYS} AS k ON {on}"
+        self.on = " AND ".join(f"t.{_quote(k)} = k.{_quote(f'k{i}')}"
+                               for i, k in enumerate(keys))
+        self.sql = ""  # (the SELECT, once the server's column types are known)
 
     def lookup(self, keys: pa.Table) -> pa.Table:
         for attempt in range(self.retries + 1):
@@ -48,11 +47,22 @@ class JdbcLookup:
                     raise ConnectorError(msg) from None
         raise AssertionError("unreachable")
 
+    def _select(self, con: Any) -> str:
+        from sqlengine.connectors.jdbc import _table_ref, select_item, server_types
+
+        table = self.options["table-name"]
+        server = server_types(con, table)
+        cols = ", ".join(select_item(f.name, f.type, server.get(f.name, ("", 0))[0] or None,
+                                     "t.") for f in self.schema)
+        return f"SELECT {cols} FROM {_table_ref(table)} AS t JOIN {_KEYS} AS k ON {self.on}"
+
     def _query(self, keys: pa.Table) -> pa.Table:
         from sqlengine.connectors.jdbc import _connect
 
         if self.con is None:
             self.con = _connect(self.table, self.options)
+            if not self.sql:
+                self.sql = self._select(self.con)
         named = keys.rename_columns([f"k{i}" for i in range(keys.num_columns)])
         with self.con.cursor() as cur:
             cur.execute(f"DROP TABLE IF EXISTS {_KEYS}")
