@@ -155,6 +155,12 @@ class NatsReader:
             msg = (f"table {self.table!r}: JetStream stream {self.stream!r}: "
                    f"{type(e).__name__}: {e}")
             raise ConnectorError(msg) from None
+        subjects = list(info.config.subjects or ())  # (none: a mirror's, a sourcing one's)
+        if subjects and not any(subject_within(self.subject, p) for p in subjects):
+            msg = (f"table {self.table!r}: option 'subject' = {self.subject!r} is not among "
+                   f"the subjects of JetStream stream {self.stream!r}: "
+                   f"{', '.join(map(repr, subjects))}")
+            raise ConnectorError(msg)
         cursor = self.read.cursor
         resumed = cursor.resume(self.key) if cursor is not None else None
         if resumed is not None:  # (a restored job: on after the last message read)
@@ -227,9 +233,13 @@ class NatsReader:
         if self.durable is None:
             start = {"deliver_policy": DeliverPolicy.ALL} if done == 0 else {
                 "deliver_policy": DeliverPolicy.BY_START_SEQUENCE, "opt_start_seq": done + 1}
-            return io.run(io.js.pull_subscribe(
-                self.subject, stream=self.stream,
-                config=ConsumerConfig(ack_policy="none", inactive_threshold=60.0, **start)))
+            try:
+                return io.run(io.js.pull_subscribe(
+                    self.subject, stream=self.stream,
+                    config=ConsumerConfig(ack_policy="none", inactive_threshold=60.0, **start)))
+            except Exception as e:
+                raise self._fail(f"subscribing to {self.where} of stream {self.stream!r}",
+                                 e) from None
         from nats.js.errors import NotFoundError
 
         durable = self.durable
@@ -293,3 +303,19 @@ class NatsReader:
                 io.close()
         self.acked = at
         self.ends = {s: r for s, r in self.ends.items() if s > at}
+
+
+def subject_within(subject: str, pattern: str) -> bool:
+    """Whether every subject ``subject`` (a filter, with ``*`` / ``>`` wildcards) matches is
+    one ``pattern`` matches (NATS's subset rule: a stream's subject the table's filters)."""
+    have, want = subject.split("."), pattern.split(".")
+    for i, p in enumerate(want):
+        if p == ">":
+            return len(have) > i
+        if i >= len(have):
+            return False
+        if p != "*" and (p != have[i] or have[i] in ("*", ">")):
+            return False
+        if p == "*" and have[i] == ">":
+            return False
+    return len(have) == len(want)

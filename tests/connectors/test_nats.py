@@ -134,6 +134,17 @@ def test_bad_messages_and_refusals(stream: tuple[str, str]) -> None:
               f"'stream' = 'NO_SUCH_STREAM_{name}', 'scan.bounded.mode' = 'latest-offset')")
     with pytest.raises(SqlEngineError, match="NO_SUCH_STREAM"):
         s.sql("SELECT * FROM gone").collect()
+    # (a subject outside the stream's failed with the server's "consumer filter subject is
+    # not a valid subset of the interest subjects", naming no table nor option)
+    for durable in ("", ", 'durable' = 'd1'"):
+        s.execute(f"CREATE TEMPORARY TABLE elsewhere (id INT) WITH ('connector' = 'nats', "
+                  f"'subject' = 'other.{name}', 'stream' = '{name}', "
+                  f"'scan.bounded.mode' = 'latest-offset'{durable})")
+        with pytest.raises(SqlEngineError, match=rf"table 'elsewhere': option 'subject' = "
+                           rf"'other.{name}' is not among the subjects of JetStream stream "
+                           rf"'{name}': '{subject}'"):
+            s.sql("SELECT * FROM elsewhere").collect()
+        s.execute("DROP TEMPORARY TABLE elsewhere")
     with pytest.raises(SqlEngineError, match=r"updating|insert-only|update changes"):
         s2 = sqlengine.connect({"execution.runtime-mode": "streaming"})
         _table(s2, name, subject, ", 'scan.bounded.mode' = 'latest-offset'")
@@ -158,3 +169,15 @@ def test_a_server_that_is_down_is_one_error_without_tracebacks(
     with pytest.raises(SqlEngineError, match=f"cannot connect to NATS at 'nats://127.0.0.1:{port}'"):
         s.sql("SELECT * FROM t").collect()
     assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+
+
+@pytest.mark.parametrize(("subject", "pattern", "within"), [
+    ("a.b", "a.>", True), ("a.b.c", "a.>", True), ("a.*", "a.>", True), ("a.>", "a.>", True),
+    ("a", "a.>", False), (">", "a.>", False), ("b.c", "a.>", False),
+    ("a.b", "a.*", True), ("a.*", "a.*", True), ("a.>", "a.*", False), ("a.b.c", "a.*", False),
+    ("a", "a", True), ("a", "b", False), ("*", "a", False), ("x.y", ">", True),
+    ("a.b", "*.b", True), ("a.c", "*.b", False)])
+def test_a_subject_within_a_streams_subject(subject: str, pattern: str, within: bool) -> None:
+    from sqlengine.connectors.nats_source import subject_within
+
+    assert subject_within(subject, pattern) is within
