@@ -55,6 +55,7 @@ from sqlengine.runtime.operators.partials import sum_type
 from sqlengine.runtime.operators.python_aggregate import PythonAggregate, is_python
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.operators.window_functions import aggregate_frames, first_last
+from sqlengine.runtime.prefix_sums import prefix_sums
 from sqlengine.runtime.state.key_groups import owned
 from sqlengine.runtime.timers import TimerService
 
@@ -467,8 +468,7 @@ class OverAggregateOperator(Operator):
             raise NotSupportedError(msg)
         vals = pc.fill_null(arg.cast(wide), 0).to_numpy(zero_copy_only=False).copy()
         vals[~valid] = 0
-        sums = np.r_[0, np.cumsum(vals)]
-        total = sums[hi + 1] - sums[lo]
+        total = prefix_sums(vals).between(lo, hi + 1)
         if a.func == "sum":
             return pa.array(total, mask=empty).cast(a.type, safe=False)
         return _average(total, count, a.type)

@@ -28,6 +28,7 @@ from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.distinct_frames import frame_distinct, previous_equal
 from sqlengine.runtime.operators.sort import order_columns
+from sqlengine.runtime.prefix_sums import prefix_sums
 
 _OUT_CHUNK = 65536
 
@@ -381,8 +382,7 @@ def _frame_sums(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndar
     if prev is not None:
         sums = frame_distinct(prev, raw, lo, hi)
     else:
-        prefix = np.concatenate([[0], np.cumsum(raw)])
-        sums = prefix[hi + 1] - prefix[lo]
+        sums = prefix_sums(raw).between(lo, hi + 1)
     if scale is None:
         return sums
     return np.array([decimal.Decimal(int(v)).scaleb(-scale, _WIDE) for v in sums],
