@@ -296,12 +296,20 @@ def _lark_error(e: UnexpectedInput, text: str, offset: int, script: str) -> Pars
     else:
         msg = "syntax error"
     expected = sorted(getattr(e, "expected", None) or getattr(e, "allowed", None) or ())
-    readable = [_TERMINAL_NAMES.get(t, t) for t in expected if not t.startswith("__")]
+    readable = list(dict.fromkeys(_terminal_words(t) for t in expected if not t.startswith("__")))
     if readable and len(readable) <= 8:
         msg += f"; expected {', '.join(readable)}"
     if pos == 0 and not text[:1].isalpha():
         msg = f"cannot parse statement starting with {text.split()[0]!r}" if text.split() else msg
     return ParseError(msg, span=Span.from_offset(script, offset + pos), sql=script)
+
+
+def _terminal_words(terminal: str) -> str:
+    """How an error names what the grammar expected: the words of a keyword terminal
+    (IF_NOT_EXISTS: IF NOT EXISTS), not the grammar's name for it."""
+    if terminal in _TERMINAL_NAMES:
+        return _TERMINAL_NAMES[terminal]
+    return terminal.removesuffix("_KW").replace("_", " ")
 
 
 _TERMINAL_NAMES = {
@@ -311,6 +319,15 @@ _TERMINAL_NAMES = {
     "SHOW_FROM": "FROM or IN", "SHOW_NOT": "NOT", "SHOW_CREATE_KIND": "TABLE or VIEW",
     "SHOW_WHAT": "TABLES, VIEWS, [USER] FUNCTIONS, CATALOGS, DATABASES, CURRENT CATALOG, "
                  "CURRENT DATABASE, JOBS",
+    "LIKE_STRATEGY": "INCLUDING, EXCLUDING or OVERWRITING",
+    "LIKE_FEATURE": "ALL, CONSTRAINTS, PARTITIONS, GENERATED, OPTIONS, WATERMARKS or METADATA",
+    "METADATA_FROM": "FROM", "LT": "'<'", "GT": "'>'", "STAR": "'*'",
+    "WITH_TZ": "WITH [LOCAL] TIME ZONE", "WITH_OPTIONS": "WITH (", "OPERATOR": "an operator",
+    "DROP_MODE": "RESTRICT or CASCADE", "USE_CATALOG": "CATALOG", "DROP_KIND": "TABLE or VIEW",
+    "INSERT_MODE": "INTO or OVERWRITE", "SIGNED_NUMBER": "a number",
+    "DESCRIBE": "DESCRIBE", "EXPLAIN_DETAIL": "ESTIMATED_COST, CHANGELOG_MODE, "
+                                              "JSON_EXECUTION_PLAN, PLAN_ADVICE or VERBOSE",
+    "HINT": "a hint /*+ ... */",
 }
 
 

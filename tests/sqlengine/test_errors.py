@@ -40,6 +40,25 @@ def test_statement_syntax_error_has_line_col_and_caret() -> None:
     assert lines[2] == "  " + " " * 22 + "^"
 
 
+
+@pytest.mark.parametrize(("statement", "expected"), [
+    ("CREATE TABLE (a INT)", "expected IF NOT EXISTS, a name"),
+    ("INSERT t SELECT 1", "expected INTO or OVERWRITE"),
+    ("DROP TABLE", "expected IF EXISTS, a name"),
+    ("EXPLAIN", "expected ESTIMATED_COST, CHANGELOG_MODE, JSON_EXECUTION_PLAN, PLAN_ADVICE or "
+                "VERBOSE, INSERT, PLAN FOR, a query"),
+    ("ALTER TABLE t ADD", "expected CONSTRAINT, '(', a name, PRIMARY, WATERMARK"),
+    ("DROP TABLE t WHAT", None)])
+def test_what_a_syntax_error_expects_is_in_words(statement: str, expected: str | None) -> None:
+    # (the grammar's names were shown: IF_NOT_EXISTS, INSERT_MODE, EXPLAIN_DETAIL, PLAN_FOR,
+    # and "a name, a name" for the two kinds of names)
+    message = str(_err(statement, ParseError)).splitlines()[0]
+    if expected is not None:
+        assert message.endswith(expected)
+    assert not re.search(r"\b[A-Z]+_[A-Z_]+\b", message.replace("ESTIMATED_COST, CHANGELOG_MODE,"
+                         " JSON_EXECUTION_PLAN, PLAN_ADVICE", "")), message
+
+
 def test_query_syntax_error_is_located_in_the_script() -> None:
     e = _err(T + "\nSELECT a,\n  b FROM t WHERE a = = 1;", ParseError)
     assert e.span.line == 5
