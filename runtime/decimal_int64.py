@@ -154,8 +154,14 @@ def combine(op: str, left: Operand, right: Operand, out: pa.DataType,
         res = va + vb if op == "add" else va - vb
     if out.scale < scale:
         d = 10 ** (scale - out.scale)
-        res = np.where(res < 0, -((-res + d // 2) // d), (res + d // 2) // d)
-        bound = (bound + d // 2) // d
+        if d > 2 * bound:  # (every value rounds to 0; d itself may pass int64)
+            res, bound = np.zeros_like(res), 0
+        else:
+            # (res + d // 2 may pass int64 for a large d: Python integers then)
+            wide = res if bound + d // 2 <= _LIMIT else res.astype(object)
+            res = np.where(wide < 0, -((-wide + d // 2) // d), (wide + d // 2) // d)
+            res = res.astype(np.int64)
+            bound = (bound + d // 2) // d
     elif out.scale > scale:
         k = 10 ** (out.scale - scale)
         if bound * k > _LIMIT:

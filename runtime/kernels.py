@@ -99,6 +99,39 @@ def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
     return _to_decimal(q, out)
 
 
+def _exact_decimal(op: str, args: list[Array], out: pa.DataType) -> Array:
+    """``op`` ("add", "subtract" or "multiply") of two exact arrays as ``out`` in Python
+    integers, rounded HALF_UP, NULL past ``out``'s digits (as Flink's DecimalData): only
+    where even Arrow's 76 digits cannot hold the exact result (per value Python, rare)."""
+    def parts(a: Array) -> tuple[list[object], int]:
+        if isinstance(a, pa.ChunkedArray):
+            a = a.combine_chunks()
+        t = a.type if pa.types.is_decimal(a.type) else T.as_decimal(a.type)
+        a = a.cast(t) if t != a.type else a
+        ints = decimal_int64.unscaled_ints(a.fill_null(pa.scalar(decimal.Decimal(0), t)))
+        valid = a.is_valid().to_pylist()
+        return [int(v) if ok else None for v, ok in zip(ints, valid)], t.scale
+
+    (va, sa), (vb, sb) = parts(args[0]), parts(args[1])
+    scale = sa + sb if op == "multiply" else max(sa, sb)
+    limit = 10 ** out.precision
+    d = 10 ** max(scale - out.scale, 0)
+    up = 10 ** max(out.scale - scale, 0)
+    values: list[object] = []
+    for x, y in zip(va, vb):
+        if x is None or y is None:
+            values.append(None)
+            continue
+        if op == "multiply":
+            r = x * y
+        else:
+            x, y = x * 10 ** (scale - sa), y * 10 ** (scale - sb)
+            r = x + y if op == "add" else x - y
+        r = (-((-r + d // 2) // d) if r < 0 else (r + d // 2) // d) * up
+        values.append(decimal.Decimal(r).scaleb(-out.scale) if abs(r) < limit else None)
+    return pa.array(values, pa.decimal128(38, out.scale)).cast(out)
+
+
 def _to_decimal(res: Array, out: pa.DataType) -> Array:
     """Round HALF_UP to ``out``'s scale and cast; a value past ``out``'s digits is NULL, as
     Flink's decimal arithmetic gives (DecimalData.fromBigDecimal)."""
@@ -149,7 +182,10 @@ def _decimal_or(fn: Callable[..., Array], precision: Callable[[list[pa.DataType]
                 try:
                     res = fn(*fitted)
                 except pa.ArrowInvalid:
-                    res = fn(*[_wide(a) for a in fitted])
+                    try:
+                        res = fn(*[_wide(a) for a in fitted])
+                    except pa.ArrowInvalid:  # (past 76 digits: DECIMAL(38, 37) * itself)
+                        return _exact_decimal(op, args, out)
             return _to_decimal(res, out)
         a, b = args
         if lits[1] is not None and len(b):  # (a literal side as a scalar)
@@ -545,8 +581,9 @@ def _floor_ceil(fn: Callable[..., Array]) -> Kernel:
         x = args[0]
         if pa.types.is_integer(x.type):
             return x
-        if pa.types.is_decimal(x.type) and x.type.precision < 38:  # (room for a carry: 99.5)
-            x = x.cast(pa.decimal128(x.type.precision + 1, x.type.scale))
+        if pa.types.is_decimal(x.type):  # (room for a carry: 99.5, and 9.5 in (38, 37))
+            p, s = x.type.precision + 1, x.type.scale
+            x = x.cast(pa.decimal128(p, s) if p <= 38 else pa.decimal256(p, s))
         res = fn(x)
         return res.cast(out, safe=False) if res.type != out else res
 

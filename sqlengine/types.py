@@ -432,10 +432,12 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
             return DOUBLE if any(t == DOUBLE or not pa.types.is_floating(t) for t in real) \
                 else FLOAT
         if any(pa.types.is_decimal(t) for t in real):
+            # (Flink's LogicalTypeMerging: the integral digits first, then the scale that
+            # fits beside them; DECIMAL(38, 18) and DECIMAL(38, 0) meet in DECIMAL(38, 0))
             decs = [as_decimal(t) for t in real]
-            scale = max(d.scale for d in decs)
-            integral = max(d.precision - d.scale for d in decs)
-            return _bounded_decimal(integral + scale, scale)
+            integral = min(max(d.precision - d.scale for d in decs), MAX_DECIMAL_PRECISION)
+            scale = min(max(d.scale for d in decs), MAX_DECIMAL_PRECISION - integral)
+            return pa.decimal128(max(integral + scale, 1), scale)
         return max(real, key=_numeric_rank)
     if all(is_string(t) for t in real):
         return STRING
@@ -474,7 +476,16 @@ def comparison_type(types: list[pa.DataType], what: str = "compared values") -> 
     if temporal and len(temporal) < len([t for t in types if t != NULL]) and \
             all(is_temporal(t) or is_time(t) for t in temporal):
         return common_type(temporal, what)
-    return common_type(types, what)
+    common = common_type(types, what)
+    if pa.types.is_decimal(common):
+        # Compared exactly: a common DECIMAL(38, 0) of DECIMAL(38, 18) and DECIMAL(38, 0)
+        # would round 1.5 to 2 (and equal it), DECIMAL(38, 6) failed on 38 nines.
+        decs = [as_decimal(t) for t in types if t != NULL and not pa.types.is_floating(t)]
+        integral = max(d.precision - d.scale for d in decs)
+        scale = max(d.scale for d in decs)
+        if integral + scale > MAX_DECIMAL_PRECISION and scale > common.scale:
+            return pa.decimal256(integral + scale, scale)
+    return common
 
 
 def can_implicitly_cast(src: pa.DataType, dst: pa.DataType) -> bool:
