@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.key_binding import KeyPressEvent
 
+MAX_SOURCE_DEPTH = 32
+
 HELP = """Statements end with ';' and may span lines. Besides SQL:
   help                 this text
   SOURCE 'file.sql';   run the statements of a file
@@ -154,6 +156,7 @@ class Shell:
         self.pt_output = pt_output
         self.timing = self.config.timing
         self.errors = 0
+        self._sourcing = 0  # (SOURCE files being run, one inside the other)
         self.typed_ahead = ""  # typed while a query printed: the next prompt's text
         # The live web view of the session's jobs, while 'rest.port' names a port.
         self.web = WebHook(self._info)
@@ -186,6 +189,8 @@ class Shell:
             except SqlEngineError as e:
                 error = e.message
                 self._error(str(e))
+            except BrokenPipeError:  # (`| head` has read enough: click exits quietly)
+                raise
             except Exception as e:
                 error = f"unexpected {type(e).__name__}: {e}"
                 self._error(f"{error} (this is a bug in sqlengine)")
@@ -226,13 +231,23 @@ class Shell:
             return "done"
         m = re.fullmatch(r"(?is)source\s+'([^']+)'", command)
         if m:
+            from sqlengine.shell.sql_file import SqlFileError, read_sql
+
             path = Path(m.group(1)).expanduser()
-            try:
-                script = path.read_text()
-            except OSError as e:
-                self._error(f"SOURCE {str(path)!r}: {e.strerror or e}")
+            if self._sourcing >= MAX_SOURCE_DEPTH:
+                self._error(f"SOURCE {str(path)!r}: files source each other more than "
+                            f"{MAX_SOURCE_DEPTH} deep (does a file source itself?)")
                 return "done"
-            return "done" if self.run_text(script, source=str(path)) else "quit"
+            try:
+                script = read_sql(path)
+            except SqlFileError as e:
+                self._error(f"SOURCE {e}")
+                return "done"
+            self._sourcing += 1
+            try:
+                return "done" if self.run_text(script, source=str(path)) else "quit"
+            finally:
+                self._sourcing -= 1
         return None
 
     def _error(self, message: str) -> None:

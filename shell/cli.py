@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 import sqlengine
-from sqlengine.errors import SqlEngineError
+from sqlengine.errors import ExecutionError, SqlEngineError
 from sqlengine.shell.formatting import render, render_error
 from sqlengine.shell.launch import resume_collection
 
@@ -109,17 +109,14 @@ def _session(defines: tuple[str, ...]) -> sqlengine.Session:
 def _read(path: str) -> str:
     """A SQL file's text (UTF-8, a byte order mark dropped); a file that is not UTF-8 is an
     error naming the line and column of its first bad byte."""
+    from sqlengine.shell.sql_file import SqlFileError, read_sql
+
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise click.FileError(path, hint=e.strerror or str(e)) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise click.ClickException(f"{path}:{line}:{column}: not UTF-8 text (byte "
-                                   f"0x{data[e.start]:02x})") from None
+        return read_sql(path)
+    except SqlFileError as e:
+        if e.unreadable:
+            raise click.FileError(path, hint=str(e).removeprefix(f"{path}: ")) from None
+        raise click.ClickException(str(e)) from None
 
 
 @click.group(invoke_without_command=True)
@@ -209,6 +206,8 @@ def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
                     _show(result, fmt, err, writer.target(source), None)
                     web_view.end()
                     web_view.follow(session)
+                except BrokenPipeError:  # (`| head` has read enough: click exits quietly)
+                    raise
                 except (SqlEngineError, Exception) as e:
                     if not isinstance(e, SqlEngineError):
                         e = internal_error(e, source)
@@ -325,6 +324,8 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                     _show(result, fmt, err, writer.target(path), meter)
                     web_view.end()
                     web_view.follow(session)  # (a SET 'rest.port' in the file)
+                except BrokenPipeError:  # (`| head` has read enough: click exits quietly)
+                    raise
                 except (SqlEngineError, Exception) as e:
                     if meter is not None:
                         meter.clear()
@@ -444,7 +445,11 @@ class _Output:
         self.count = 0
         self.files: list[TextIO] = []
         if self.directory is not None:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise click.BadParameter(f"cannot make directory {directory!r}: "
+                                         f"{e.strerror or e}", param_hint="--output") from None
 
     def target(self, script: str) -> TextIO | Callable[[], TextIO]:
         """stdout, or a function opening the next numbered file (called per query)."""
@@ -454,8 +459,12 @@ class _Output:
 
         def open_next() -> TextIO:
             self.count += 1
-            f = open(directory / f"{Path(script).stem}-{self.count}.{self.ext}", "w",  # noqa: SIM115
-                     encoding="utf-8")
+            path = directory / f"{Path(script).stem}-{self.count}.{self.ext}"
+            try:
+                f = open(path, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError as e:
+                raise ExecutionError(f"--output: cannot write the result to {str(path)!r}: "
+                                     f"{e.strerror or e}") from None
             self.files.append(f)
             return f
 

@@ -25,6 +25,7 @@ from sqlengine.errors import (
     CheckpointError,
     ConnectorError,
     ExecutionError,
+    InterfaceError,
     NotSupportedError,
     ParseError,
     PlanError,
@@ -168,6 +169,12 @@ class Session:
         if not isinstance(script, str):
             raise ParseError(f"execute() takes the SQL text as a str, got "
                              f"{type(script).__name__}")
+        if source is not None and not isinstance(source, str):
+            # (a dict or list of parameters was taken for the source's name, and ignored)
+            raise InterfaceError(f"execute() takes the name of the script's source as its "
+                                 f"second argument, got {type(source).__name__}: query "
+                                 "parameters go to sql(query, params) or a cursor's "
+                                 "execute(query, params)")
         for offset, text in split_script(script):
             yield self.run_statement(text, offset, script, source, collect_queries)
 
@@ -226,6 +233,9 @@ class Session:
         self._check_open()
         if not isinstance(query, str):
             raise ParseError(f"sql() takes the query text as a str, got {type(query).__name__}")
+        if params is not None and not isinstance(params, dict | list | tuple):
+            raise InterfaceError(f"sql() takes its parameters as a dict (for :name) or a list "
+                                 f"or tuple (for ?), got {type(params).__name__}")
         try:
             with deep(), local_time_zone(self.options.get("table.local-time-zone")):
                 return self._sql(query, params)

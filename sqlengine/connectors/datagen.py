@@ -354,6 +354,11 @@ class Datagen(Connector):
         declared = declared_lengths(options)
         for col, t in types.items():
             _check_field(col, t, options, declared.get(col), fail)
+        for f in schema.fields:
+            key = f"fields.{f.name}.null-rate"
+            if not f.nullable and key in options and float(options[key]) > 0:
+                raise fail(key, f"option {key!r} would put NULLs in the NOT NULL column "
+                           f"{f.name!r}")
 
     def bounded(self, table: TableDef) -> bool:
         """Bounded by 'number-of-rows', or by a sequence field (it ends when the sequence

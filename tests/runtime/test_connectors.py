@@ -214,3 +214,16 @@ def test_print_sink_writes_flink_style_rows(capsys: pytest.CaptureFixture[str]) 
     """)
     lines = capsys.readouterr().out.splitlines()
     assert sorted(lines) == ["out> +I[a, 2]", "out> +I[b, 1]"]
+
+
+def test_datagen_null_rate_on_a_not_null_column_is_refused() -> None:
+    # (it was taken, and SELECT gave NULLs from the NOT NULL column)
+    s = sqlengine.connect()
+    with pytest.raises(ConnectorError, match=r"1:71: table .c.: option 'fields\.a\.null-rate' "
+                       r"would put NULLs in the NOT NULL column 'a'"):
+        s.execute("CREATE TABLE c (a INT NOT NULL, b INT) WITH ('connector' = 'datagen', "
+                  "'fields.a.null-rate' = '0.9', 'number-of-rows' = '5')")
+    s.execute("CREATE TABLE d (a INT NOT NULL, b INT) WITH ('connector' = 'datagen', "
+              "'fields.a.null-rate' = '0', 'fields.b.null-rate' = '1', 'number-of-rows' = '5')")
+    got = s.sql("SELECT COUNT(a) AS a, COUNT(b) AS b FROM d").collect().to_pylist()
+    assert got == [{"a": 5, "b": 0}]

@@ -335,3 +335,38 @@ def test_a_stopped_file_says_how_many_statements_did_not_run(tmp_path: Path) -> 
     out = CliRunner().invoke(main, ["run", str(sql), "--format", "csv"])
     assert out.exit_code == 1 and out.stdout.splitlines() == ["a", "1"]
     assert f"{sql}: the 2 statements after it did not run" in out.stderr
+
+
+def test_output_that_cannot_be_written_is_named(tmp_path: Path) -> None:
+    # (an --output file that is a directory, or a directory under a file, were reported as
+    # "unexpected IsADirectoryError ... (this is a bug in sqlengine)" or a traceback)
+    sql = tmp_path / "one.sql"
+    sql.write_text("SELECT 1 AS a;\n")
+    (tmp_path / "out" / "one-1.csv").mkdir(parents=True)
+    result = CliRunner().invoke(main, ["run", str(sql), "--format", "csv", "--output",
+                                       str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert f"--output: cannot write the result to '{tmp_path / 'out' / 'one-1.csv'}': Is a " \
+           "directory" in result.stderr
+    assert "bug in sqlengine" not in result.stderr
+    result = CliRunner().invoke(main, ["run", str(sql), "--output", str(sql / "x")])
+    assert result.exit_code == 2 and "Invalid value for --output: cannot make directory" \
+        in result.stderr
+
+
+def test_a_reader_that_stops_reading_ends_the_run_quietly(tmp_path: Path) -> None:
+    # (`sqlengine run q.sql | head -2` printed "unexpected BrokenPipeError: [Errno 32] Broken
+    # pipe (this is a bug in sqlengine)" under an unbounded query's first rows)
+    sql = tmp_path / "u.sql"
+    sql.write_text("CREATE TABLE u (a INT) WITH ('connector' = 'datagen', "
+                   "'rows-per-second' = '2000');\nSELECT a FROM u;\n")
+    for args in (["run", str(sql), "--format", "csv"], ["-f", str(sql), "--format", "csv"]):
+        proc = subprocess.Popen([sys.executable, "-m", "sqlengine.shell.cli", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stderr is not None
+        lines = [proc.stdout.readline() for _ in range(3)]
+        proc.stdout.close()  # (as head does once it has its lines)
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 1
+        assert lines[0] == "op,a\n" and lines[1].startswith("+I,")
+        assert "Traceback" not in err and "BrokenPipe" not in err and "bug" not in err

@@ -188,6 +188,24 @@ def test_piped_stdin_runs_statements_in_order() -> None:
         < out.index("[ERROR]") < out.index("table name")
 
 
+
+def test_source_of_a_bad_file_is_an_error_and_the_shell_goes_on(tmp_path: Path) -> None:
+    # (a file that is not UTF-8 ended the shell with a UnicodeDecodeError traceback, a file
+    # sourcing itself with a RecursionError one)
+    (tmp_path / "bad8.sql").write_bytes(b"SELECT \xff 1;\n")
+    (tmp_path / "self.sql").write_text("SELECT 1;\nSOURCE 'self.sql';\n")
+    script = "SOURCE 'bad8.sql';\nSOURCE 'self.sql';\nSOURCE 'nowhere.sql';\nSELECT 5 AS five;\n"
+    proc = subprocess.run([sys.executable, "-m", "sqlengine.shell.cli"], input=script,
+                          text=True, capture_output=True, cwd=tmp_path, timeout=120,
+                          check=False)
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out
+    assert "[ERROR] SOURCE bad8.sql:1:8: not UTF-8 text (byte 0xff)" in out
+    assert "[ERROR] SOURCE 'self.sql': files source each other more than 32 deep" in out
+    assert "[ERROR] SOURCE nowhere.sql: No such file or directory" in out
+    assert re.search(r"\|\s+5\s+\|", out)
+
+
 class Terminal:
     """The shell in a pseudo-terminal, as a person's terminal runs it."""
 

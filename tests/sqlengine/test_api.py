@@ -217,3 +217,18 @@ def test_a_zoned_timestamp_registers_as_timestamp_ltz() -> None:
                  "INTERVAL '1' HOUR)) GROUP BY window_start, window_end").collect().to_pylist()
     assert sorted((r["window_start"], r["n"]) for r in rows) == [
         (dt.datetime(2024, 1, 1, 1), 3), (dt.datetime(2024, 1, 1, 2), 3)]
+
+
+def test_parameters_of_the_wrong_kind_are_refused() -> None:
+    s = sqlengine.connect()
+    # (execute's second argument is the source's name: a dict of parameters there was
+    # ignored, and errors were located at "{'a': 1}:1:8")
+    with pytest.raises(sqlengine.InterfaceError, match=r"execute\(\) takes the name of the "
+                       r"script's source as its second argument, got dict"):
+        s.execute("SELECT :a AS x", {"a": 1})
+    # (a str or an int was no parameter at all: "more ? placeholders than parameters")
+    for params in ("ab", 5):
+        with pytest.raises(sqlengine.InterfaceError, match=r"sql\(\) takes its parameters as "
+                           rf"a dict .* got {type(params).__name__}"):
+            s.sql("SELECT ? AS x", params)  # type: ignore[arg-type]
+    assert s.sql("SELECT ? AS x", (5,)).collect().to_pylist() == [{"x": 5}]
