@@ -281,6 +281,39 @@ def _regexp_substr(args: list[Array], lits: list[object], out: pa.DataType) -> A
     return pc.struct_field(found, [0])
 
 
+def _instr(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """INSTR(s, sub, position [, occurrence]) as Flink's (Oracle's): the 1-based position of
+    the occurrence-th ``sub`` counted from ``position``, backwards from the end when it is
+    negative (-1: the last character); 0 when there is none or ``position`` is 0. Once per
+    distinct combination of the arguments (INSTR(s, sub) is POSITION's vectorised kernel)."""
+
+    def one(s: str | None, sub: str | None, pos: int | None, occ: int | None = 1
+            ) -> int | None:
+        if s is None or sub is None or pos is None or occ is None:
+            return None
+        if occ <= 0:
+            raise ExecutionError(f"INSTR's occurrence must be positive, got {occ}")
+        if pos == 0 or abs(pos) > len(s):
+            return 0
+        if pos > 0:
+            start = pos - 1
+            for _ in range(occ):
+                at = s.find(sub, start)
+                if at < 0:
+                    return 0
+                start = at + 1
+            return at + 1
+        end = len(s) + pos + len(sub)  # (a match may start at the position, not after it)
+        for _ in range(occ):
+            at = s.rfind(sub, 0, end)
+            if at < 0:
+                return 0
+            end = at + len(sub) - 1
+        return at + 1
+
+    return per_distinct_rows(args, one, out)
+
+
 def _regexp_instr(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """REGEXP_INSTR(s, regex): the 1-based character position of the first match, 0 when
     there is none."""
@@ -1005,6 +1038,7 @@ KERNELS: dict[str, Kernel] = {
     "ends_with": constants_or_columns(_affix(pc.ends_with), (1,)),
     "regexp_count": constants_or_columns(_regexp_count, (1,)),
     "regexp_instr": constants_or_columns(_regexp_instr, (1,)),
+    "instr": _instr,
     "regexp_substr": constants_or_columns(_regexp_substr, (1,)),
     "translate": constants_or_columns(_translate, (1, 2)),
     "overlay": _overlay,

@@ -246,10 +246,34 @@ def _convert_tz(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
                 days=d - 1, hours=h, minutes=mi, seconds=sec)
         except (ValueError, OverflowError):
             return None
-        instant = dt.datetime.fromtimestamp(_later_instant(local, src), dt.UTC)
-        return instant.astimezone(dst).strftime("%Y-%m-%d %H:%M:%S")
+        seconds = int(_later_instant(local, src))
+        # (the zone's offset at the instant, or at the last one Python has, 9999-12-31: the
+        # wall clock may pass year 9999, as Flink's '10000-01-01 05:29:59')
+        at = dt.datetime.fromtimestamp(min(seconds, _LAST_SECOND), dt.UTC)
+        offset = at.astimezone(dst).utcoffset() or dt.timedelta(0)
+        return _wall_text(seconds + int(offset.total_seconds()))
 
     return per_distinct(args[0], one, pa.string())
+
+
+_LAST_SECOND = int(dt.datetime(9999, 12, 31, tzinfo=dt.UTC).timestamp())
+
+
+def _wall_text(seconds: int) -> str:
+    """'yyyy-MM-dd HH:mm:ss' of seconds since 1970 on a proleptic Gregorian clock, past year
+    9999 too (days to a civil date: Howard Hinnant's days_from_civil, inverted)."""
+    days, rest = divmod(seconds, 86400)
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    year = yoe + era * 400 + (month <= 2)
+    h, rest = divmod(rest, 3600)
+    return f"{year:04d}-{month:02d}-{day:02d} {h:02d}:{rest // 60:02d}:{rest % 60:02d}"
 
 
 def _zone(name: str) -> dt.tzinfo:
@@ -458,11 +482,12 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
                            if n >= 4 else f"{quarter:0{n}d}")
             elif letter == "G":
                 out.append("Anno Domini" if n >= 4 else "AD")
-            elif letter == "M":
-                out.append(v.strftime(_JAVA_NAMES["MMMM" if n >= 4 else "MMM"]) if n >= 3
-                           else f"{v.month:0{n}d}")
+            elif letter == "M":  # (five letters: Java's narrow form, the first letter)
+                name = v.strftime(_JAVA_NAMES["MMMM" if n >= 4 else "MMM"])
+                out.append(name[0] if n == 5 else name if n >= 3 else f"{v.month:0{n}d}")
             elif letter == "E":
-                out.append(v.strftime(_JAVA_NAMES["EEEE" if n >= 4 else "EEE"]))
+                name = v.strftime(_JAVA_NAMES["EEEE" if n >= 4 else "EEE"])
+                out.append(name[0] if n == 5 else name)
             elif letter == "S":
                 out.append(f"{nanos:09d}"[:n].ljust(n, "0"))
             elif letter == "a":
@@ -486,13 +511,20 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
 def _us_week(v: dt.datetime) -> tuple[int, int]:
     """(week-based year, week of it) of Java's US week (WeekFields.of(Locale.US): weeks
     start on Sunday; week 1 is the one holding January 1st), which DATE_FORMAT's 'Y' and 'w'
-    give in Flink (its JVM's default locale)."""
+    give in Flink (its JVM's default locale). In day ordinals: the week of 9999-12-31 ends in
+    year 10000, that of 0001-01-01 starts before year 1 (dates there overflowed)."""
     day = v.date() if isinstance(v, dt.datetime) else v
-    sunday = day - dt.timedelta(days=(day.weekday() + 1) % 7)
-    year = (sunday + dt.timedelta(days=6)).year
-    jan1 = dt.date(year, 1, 1)
-    start = jan1 - dt.timedelta(days=(jan1.weekday() + 1) % 7)
-    return year, (sunday - start).days // 7 + 1
+
+    def since_sunday(ordinal: int) -> int:  # (ordinal 1, 0001-01-01, is a Monday)
+        return (ordinal - 1) % 7 + 1 if (ordinal - 1) % 7 != 6 else 0
+
+    last_day = dt.date.max.toordinal()
+    o = day.toordinal()
+    sunday = o - since_sunday(o)
+    year = dt.date.fromordinal(sunday + 6).year if sunday + 6 <= last_day else dt.MAXYEAR + 1
+    jan1 = dt.date(year, 1, 1).toordinal() if year <= dt.MAXYEAR else last_day + 1
+    start = jan1 - since_sunday(jan1)
+    return year, (sunday - start) // 7 + 1
 
 
 def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Array:

@@ -68,6 +68,11 @@ class Flink(Dialect):
             # failed as an unknown function LOWER_HEX)
             "LOWER": lambda args: exp.Lower(this=args[0]) if len(args) == 1 else
             exp.Anonymous(this="LOWER", expressions=args),
+            # INSTR(s, sub, position [, occurrence]): its own function (sqlglot's StrPosition
+            # is LOCATE's, which dropped the occurrence and searched forward from a negative
+            # position); INSTR(s, sub) is POSITION(sub IN s)
+            "INSTR": lambda args: exp.StrPosition(this=args[0], substr=args[1])
+            if len(args) == 2 else exp.Anonymous(this="INSTR", expressions=args),
             # LISTAGG(s [, separator]): an aggregate (sqlglot's GROUP_CONCAT node)
             "LISTAGG": lambda args: exp.GroupConcat(
                 this=args[0] if args else None,
