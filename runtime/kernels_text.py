@@ -264,6 +264,15 @@ def _regexp_count(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
     if pattern is None:
         return pa.nulls(len(args[0]), out)
     try:
+        empty = re.compile(pattern).fullmatch("") is not None
+    except re.error:
+        empty = False
+    if empty and not pc.all(pc.string_is_ascii(args[0])).as_py():
+        # (a pattern matching the empty string: Arrow steps on by a byte after an empty
+        # match, so 'ß' counted 3; Java's Matcher, as Python's, by a character: 2)
+        compiled = re.compile(pattern)
+        return per_distinct(args[0], lambda v: sum(1 for _ in compiled.finditer(v)), out)
+    try:
         return pc.count_substring_regex(args[0], pattern=pattern).cast(pa.int32())
     except pa.ArrowInvalid:
         return pa.nulls(len(args[0]), out)
@@ -398,7 +407,15 @@ def _url_encode(v: str) -> str:
     return urllib.parse.quote_plus(v, safe="*", encoding="utf-8").replace("~", "%7E")
 
 
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
 def _url_decode(v: str) -> str | None:
+    """Java's URLDecoder.decode, as Flink's URL_DECODE: NULL for a '%' not followed by two
+    hex digits (Python kept it as text: 'hello+world%2' gave 'hello world%2') or bytes that
+    are not UTF-8."""
+    if _BAD_ESCAPE.search(v):
+        return None
     try:
         return urllib.parse.unquote_plus(v, encoding="utf-8", errors="strict")
     except (UnicodeDecodeError, ValueError):
@@ -896,6 +913,11 @@ def _java_string_hash(v: str) -> int:
     return h - (1 << 32) if h >= 1 << 31 else h
 
 
+def _java_abs(h: int) -> int:
+    """Java's Math.abs of an int (of -2^31: itself)."""
+    return h if h == -(1 << 31) else abs(h)
+
+
 def _java_decimal_hash(d: decimal.Decimal, scale: int) -> int:
     """Java's BigDecimal.hashCode at ``scale``: 31 * BigInteger.hashCode(unscaled) + scale,
     the BigInteger's over its magnitude's 32-bit words (most significant first) times its
@@ -917,8 +939,8 @@ def _hash_code(args: list[Array], lits: list[object], out: pa.DataType) -> Array
     """HASH_CODE(x): Java's hashCode of the value, as Flink 2.3 gives it (NULL: NULL)."""
     a = args[0]
     t = a.type
-    if T.is_string(t):
-        return per_distinct(a, _java_string_hash, pa.int32())
+    if T.is_string(t):  # (Flink takes Math.abs of a string's: Integer.MIN_VALUE stays)
+        return per_distinct(a, lambda v: _java_abs(_java_string_hash(v)), pa.int32())
     if pa.types.is_decimal(t):  # (BigDecimal.hashCode: 31 * unscaled's hash + scale)
         return per_distinct(a, lambda d: _java_decimal_hash(d, t.scale), pa.int32())
     if pa.types.is_date(t):  # (its days since 1970, an int)

@@ -32,10 +32,18 @@ _TS = pa.timestamp("ms")
 DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss"
 
 
+_PARSE_WIDTHS = {"M": "MM", "d": "dd", "H": "HH", "h": "hh", "m": "mm", "s": "ss",
+                 "y": "yyyy", "yyy": "yyyy"}
+
+
 def _java_format(pattern: str) -> str:
+    """A Java pattern for parsing as a strptime format: a field's width does not matter in
+    parsing ('yyyy-M-d' reads '2024-3-5' and '2024-03-05'; strptime's %m, %d... take one or
+    two digits)."""
     from sqlengine.runtime.kernels import java_to_strftime
 
-    return java_to_strftime(pattern)
+    tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
+    return java_to_strftime("".join(_PARSE_WIDTHS.get(t, t) for t in tokens))
 
 
 def _strptime(s: Array, pattern: str) -> Array:

@@ -50,3 +50,34 @@ def test_date_format_and_convert_tz_at_the_calendars_ends(tmp_path: Path) -> Non
 def test_instr_refuses_a_non_positive_occurrence(tmp_path: Path) -> None:
     with pytest.raises(sqlengine.SqlEngineError, match="INSTR's occurrence must be positive"):
         _rows(tmp_path, "s STRING", ["abc"], "INSTR(s, 'b', 1, 0)")
+
+
+def test_hash_code_of_a_string_is_flinks_absolute_value(tmp_path: Path) -> None:
+    # (Java's String.hashCode of 'xyzxyzxyz' is -1562220487; Flink gives its Math.abs, and
+    # Integer.MIN_VALUE stays as it is)
+    got = _rows(tmp_path, "s STRING", ["İstanbul", "xyzxyzxyz", "polygenelubricants", "abc"],
+                "HASH_CODE(s)")
+    assert got == [(363956677,), (1562220487,), (-2147483648,), (96354,)]
+
+
+def test_regexp_count_of_an_empty_match_steps_by_characters(tmp_path: Path) -> None:
+    # (Arrow stepped on by a byte after an empty match: 'ß' gave 3, 'İstanbul' 10)
+    got = _rows(tmp_path, "s STRING", ["ß", "İstanbul", "abc", "baaac"],
+                "REGEXP_COUNT(s, ''), REGEXP_COUNT(s, 'a*')")
+    assert got == [(2, 2), (9, 9), (4, 4), (6, 4)]
+
+
+def test_url_decode_of_a_broken_escape_is_null(tmp_path: Path) -> None:
+    # (Python's unquote kept a broken escape as text: 'hello world%2')
+    got = _rows(tmp_path, "s STRING", ["hello+world%2", "a%zz", "ok%41", "%"], "URL_DECODE(s)")
+    assert got == [(None,), (None,), ("okA",), (None,)]
+
+
+def test_parsing_with_single_letter_fields(tmp_path: Path) -> None:
+    # (TO_DATE(s, 'yyyy-M-d') was refused: "unsupported DATE_FORMAT pattern letter 'M'")
+    import datetime as dt
+
+    got = _rows(tmp_path, "s STRING", ["2024-3-5", "2024-12-31"],
+                "TO_DATE(s, 'yyyy-M-d'), TO_TIMESTAMP(s, 'yyyy-M-d'), UNIX_TIMESTAMP(s, 'y-M-d')")
+    assert got == [(dt.date(2024, 3, 5), dt.datetime(2024, 3, 5), 1709596800),
+                   (dt.date(2024, 12, 31), dt.datetime(2024, 12, 31), 1735603200)]
