@@ -23,6 +23,27 @@ def _cells(batch: pa.RecordBatch) -> list[list[str]]:
     return [list(r) for r in zip(*cols)] if cols else []
 
 
+def _type_width(t: pa.DataType) -> int:
+    """The widest text of a value of ``t`` whose width is bounded (numbers, times), else 0."""
+    if pa.types.is_integer(t):
+        return len(str(-(1 << (t.bit_width - 1)))) if pa.types.is_signed_integer(t) \
+            else len(str((1 << t.bit_width) - 1))
+    if pa.types.is_decimal(t):
+        return t.precision + 2  # (a sign and a point)
+    if pa.types.is_floating(t):
+        return 24 if t == pa.float64() else 15  # (-1.7976931348623157E308)
+    if pa.types.is_boolean(t):
+        return 5
+    if pa.types.is_date(t):
+        return 10
+    if pa.types.is_timestamp(t):
+        digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[t.unit]
+        return 19 + (digits + 1 if digits else 0)
+    if pa.types.is_time(t):
+        return 12
+    return 0
+
+
 def _fit(value: str, width: int, align: str = "<") -> str:
     """``value`` cut to ``width`` terminal columns (with '...') and padded to it; wide
     characters (CJK, emoji) count twice (wcwidth)."""
@@ -49,9 +70,12 @@ def show_tableau(stream: Iterator[pa.RecordBatch], out: TextIO, with_kind: bool)
         rows = _cells(batch)
         if widths is None:
             names = batch.schema.names
-            widths = [min(_MAX_WIDTH, max([display_width(n)] +
-                                          [display_width(r[i]) for r in rows]))
-                      for i, n in enumerate(names)]
+            # (at least the widest text of the column's type, as Flink's tableau: the first
+            # batch's values set the widths, and a later, longer number was cut to '-1575...')
+            widths = [max(_type_width(f.type),
+                          min(_MAX_WIDTH, max([display_width(f.name)] +
+                                              [display_width(r[i]) for r in rows])))
+                      for i, f in enumerate(batch.schema)]
             widths = [max(w, 4) for w in widths]
             sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
             out.write(sep + "\n|" + "|".join(f" {_fit(n, w, '^')} " for n, w in

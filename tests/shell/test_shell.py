@@ -319,3 +319,20 @@ def test_table_mode_is_a_live_table(terminal: Terminal) -> None:
     assert sum(int(line.split()[1]) for line in table) == 40  # counts add up to the rows
     terminal.send("q")
     terminal.expect("Received a total of")
+
+
+def test_tableau_numbers_are_never_cut() -> None:
+    # (the first batch's values set the widths: a later BIGINT showed as '-582701871105990...')
+    import pyarrow as pa
+
+    from sqlengine.shell.results import show_tableau
+
+    first = pa.record_batch({"op": ["+I"], "a": pa.array([5], pa.int64()),
+                             "d": pa.array([1.5]), "s": ["x"]})
+    later = pa.record_batch({"op": ["+I"], "a": pa.array([-5827018711059903333], pa.int64()),
+                             "d": pa.array([-1.7976931348623157e308]), "s": ["y" * 60]})
+    out = io.StringIO()
+    assert show_tableau(iter([first, later]), out, False) == 2
+    text = out.getvalue()
+    assert "| -5827018711059903333 |" in text and "-1.7976931348623157e+308 |" in text
+    assert "y" * 60 not in text and "..." in text  # (a long string is still cut)
