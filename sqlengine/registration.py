@@ -14,12 +14,12 @@ import pyarrow as pa
 
 from sqlengine.catalog import TableDef
 from sqlengine.connectors.memory import MemoryData
-from sqlengine.errors import NotSupportedError, PlanError
+from sqlengine.errors import NotSupportedError, PlanError, SqlEngineError
 from sqlengine.options import parse_duration
 from sqlengine.parser import parse_expression
 from sqlengine.plan.nodes import Field, Schema
 from sqlengine.statements import QueryText
-from sqlengine.types import is_supported
+from sqlengine.types import is_supported, type_name
 
 
 def memory_table(name: str, data: Any, *, bounded: bool = True, rowtime: str | None = None,
@@ -53,7 +53,7 @@ def memory_table(name: str, data: Any, *, bounded: bool = True, rowtime: str | N
         i = names.index(rowtime)
         fields[i] = Field(rowtime, pa.timestamp("ms", tz=fields[i].type.tz), True, True)
         text = watermark or f"`{rowtime}`"
-        wm_def = (rowtime, parse_expression(QueryText(text, 0), text))
+        wm_def = (rowtime, _watermark(name, text, fields))
     options: tuple[tuple[str, str], ...] = (("connector", "memory"),)
     if idle_timeout is not None:
         parse_duration(idle_timeout, "idle_timeout")
@@ -142,3 +142,21 @@ def normalize_table(table: pa.Table, name: str = "") -> pa.Table:
                             f"holds a value {want.type} does not: "
                             f"{str(e).splitlines()[0]}") from None
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _watermark(name: str, text: str, fields: list[Field]) -> Any:
+    """The watermark expression ``text``, parsed and checked now as a DDL's WATERMARK is (an
+    unknown unit or an INT expression was taken, and failed or ran at the first query)."""
+    from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn
+
+    query = QueryText(text, 0)
+    try:
+        node = parse_expression(query, text)
+        scope = Scope(tuple(ScopeColumn(None, f.name, f.type) for f in fields))
+        bound = ExprBinder(query, text, None, None).bind(node, scope)
+    except SqlEngineError as e:
+        raise PlanError(f"cannot register {name!r}: watermark {text!r}: {e.message}") from None
+    if not pa.types.is_timestamp(bound.dtype):
+        raise PlanError(f"cannot register {name!r}: the watermark {text!r} must be a "
+                        f"TIMESTAMP, got {type_name(bound.dtype)}")
+    return node

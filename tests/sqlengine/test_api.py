@@ -232,3 +232,20 @@ def test_parameters_of_the_wrong_kind_are_refused() -> None:
                            rf"a dict .* got {type(params).__name__}"):
             s.sql("SELECT ? AS x", params)  # type: ignore[arg-type]
     assert s.sql("SELECT ? AS x", (5,)).collect().to_pylist() == [{"x": 5}]
+
+
+def test_a_registered_watermark_is_checked_when_registered() -> None:
+    # (an INT watermark was taken and used for windows, an unknown interval unit failed at
+    # the first query with the caret past its end; CREATE TABLE refuses both)
+    import datetime as dt
+
+    t = pa.table({"a": [1, 2], "ts": pa.array([dt.datetime(2024, 1, 1),
+                                               dt.datetime(2024, 1, 2)], pa.timestamp("ms"))})
+    s = sqlengine.connect()
+    for watermark, message in [("ts - INTERVAL 'x' FOO", "unsupported interval unit 'FOO'"),
+                               ("a", "the watermark 'a' must be a TIMESTAMP, got BIGINT"),
+                               ("nope", "unknown column 'nope'")]:
+        with pytest.raises(SqlEngineError, match=rf"cannot register 'r': .*{message}"):
+            s.register("r", t, rowtime="ts", watermark=watermark)
+    s.register("r", t, rowtime="ts", watermark="ts - INTERVAL '1' SECOND")
+    assert s.sql("SELECT COUNT(*) AS c FROM r").collect().to_pylist() == [{"c": 2}]
