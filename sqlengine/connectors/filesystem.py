@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
-from sqlengine.connectors import avro_format, orc_format, raw_format
+from sqlengine.connectors import avro_format, json_format, orc_format, raw_format
 from sqlengine.connectors.base import (
     Connector,
     Fail,
@@ -156,6 +156,9 @@ class Filesystem(Connector):
                 except re.error as e:
                     raise fail(key, f"option {key!r}: {options[key]!r} is not a regular "
                                f"expression ({e})") from None
+        why_json = json_format.options_refusal(options)
+        if why_json is not None:
+            raise fail("json.ignore-parse-errors", why_json)
         if "raw.charset" in options:
             why = raw_format.charset_refusal(options["raw.charset"])
             if why is not None:

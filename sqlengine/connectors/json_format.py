@@ -456,3 +456,15 @@ class _Number(str):
 def _value(v: object) -> str:
     return str(v) if isinstance(v, _Number) else json.dumps(v, ensure_ascii=False,
                                                            separators=(",", ":"))
+
+
+def options_refusal(options: dict[str, str]) -> str | None:
+    """Why the json options contradict each other (as Flink's JsonFormatFactory refuses
+    them), or None."""
+    def on(key: str) -> bool:
+        return options.get(key, "false").lower() == "true"
+
+    if on("json.fail-on-missing-field") and on("json.ignore-parse-errors"):
+        return ("options 'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot "
+                "both be 'true' (a missing field would fail the read and be skipped)")
+    return None

@@ -65,6 +65,11 @@ def check_format_options(options: dict[str, str], fail: Fail) -> None:
         if owner is not None and owner != fmt:
             raise fail(key, f"option {key!r} is an option of the {owner} format; this "
                        f"table's format is {fmt!r}, so it would be ignored")
+    from sqlengine.connectors.json_format import options_refusal
+
+    why_json = options_refusal(options)
+    if why_json is not None:
+        raise fail("json.ignore-parse-errors", why_json)
     if "raw.charset" in options:
         why = raw_format.charset_refusal(options["raw.charset"])
         if why is not None:

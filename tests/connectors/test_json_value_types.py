@@ -198,3 +198,16 @@ def test_a_line_holding_an_array_of_objects_is_one_row_each(tmp_path: Path) -> N
               f"'path' = '{tmp_path / 'j.json'}', 'format' = 'json')")
     assert s.sql("SELECT a, b FROM j").collect().to_pylist() == [
         {"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}]
+
+
+@pytest.mark.parametrize("connector", ["'connector' = 'filesystem', 'path' = '/tmp'",
+                                       "'connector' = 'nats', 'subject' = 'x', 'stream' = 'y'"])
+def test_fail_on_missing_field_with_ignore_parse_errors_is_refused(connector: str) -> None:
+    # (both were taken; Flink refuses them together)
+    s = sqlengine.connect()
+    with pytest.raises(sqlengine.SqlEngineError, match=r"options 'json\.fail-on-missing-field' "
+                       r"and 'json\.ignore-parse-errors' cannot both be 'true'"):
+        s.execute(f"CREATE TABLE j (a INT) WITH ({connector}, 'format' = 'json', "
+                  "'json.fail-on-missing-field' = 'true', 'json.ignore-parse-errors' = 'true')")
+    s.execute(f"CREATE TABLE k (a INT) WITH ({connector}, 'format' = 'json', "
+              "'json.fail-on-missing-field' = 'true', 'json.ignore-parse-errors' = 'false')")
