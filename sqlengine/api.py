@@ -149,6 +149,7 @@ class Session:
         (as the tests' TestStream does). An iterator may yield None for "no data yet"; with
         ``idle_timeout`` (a duration such as ``'100 ms'``) it is marked idle after that long
         without data, so it stops holding back the watermark of what it feeds."""
+        self._check_open()
         self.catalog.add_table(memory_table(name, data, bounded=bounded, rowtime=rowtime,
                                             watermark=watermark, idle_timeout=idle_timeout),
                                replace=True)
@@ -385,6 +386,8 @@ class Session:
         with ``@sqlengine.udf(...)``, or any callable with ``result_type`` (a SQL type name)
         and ``kind`` ('row', 'arrow' or 'pandas')."""
         from sqlengine import functions, functions_python
+
+        self._check_open()
 
         if not isinstance(fn, functions_python.UserFunction):
             if result_type is None:

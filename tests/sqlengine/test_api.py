@@ -176,7 +176,10 @@ def test_parameters_are_all_read_and_checked() -> None:
     with pytest.raises(SqlEngineError, match="takes its options as a dict"):
         sqlengine.connect("batch")  # type: ignore[arg-type]
     s.close()
-    for call in (lambda: s.sql("SELECT 1"), lambda: s.execute("SELECT 1")):
+    # (register and create_function were taken on a closed session)
+    for call in (lambda: s.sql("SELECT 1"), lambda: s.execute("SELECT 1"),
+                 lambda: s.register("t", pa.table({"a": [1]})),
+                 lambda: s.create_function("f", lambda x: x, "INT")):
         with pytest.raises(InterfaceError, match="the connection is closed"):
             call()
 
