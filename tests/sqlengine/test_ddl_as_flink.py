@@ -287,3 +287,14 @@ def test_show_create_of_the_other_kind_says_which_to_use() -> None:
         s.execute("SHOW CREATE VIEW t")
     with pytest.raises(SqlEngineError, match="'v': a view, use SHOW CREATE VIEW"):
         s.execute("SHOW CREATE TABLE v")
+
+
+def test_timestamp_with_local_time_zone_without_a_precision() -> None:
+    # ('TIMESTAMP WITH LOCAL TIME ZONE' was read as the start of a WITH query: "unexpected
+    # 'WITH LOCAL TIME ZONE) ...'"; with a precision it was taken)
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE d (t TIMESTAMP_LTZ(3), u TIMESTAMP WITH LOCAL TIME ZONE NOT NULL, "
+              "v TIMESTAMP WITHOUT TIME ZONE) WITH ('connector' = 'datagen')")
+    got = [(r["name"], r["type"], r["null"]) for r in s.execute("DESCRIBE d")[0].table.to_pylist()]
+    assert got == [("t", "TIMESTAMP_LTZ(3)", True), ("u", "TIMESTAMP_LTZ(6)", False),
+                   ("v", "TIMESTAMP(6)", True)]
