@@ -114,7 +114,9 @@ def _unix_timestamp(args: list[Array], lits: list[object], out: pa.DataType) -> 
     pattern = str(lits[1]) if len(args) > 1 else DEFAULT_FORMAT
     try:
         ts = from_local(parse_timestamps(args[0], pattern), zone, later=True)
-        secs = pc.floor(pc.divide(ts.cast(pa.int64()).cast(pa.float64()), 1000.0)
+        # (milliseconds / 1000 in Java's long division, toward zero: 1969-12-31 23:59:59.5
+        # is 0, as Flink's)
+        secs = pc.trunc(pc.divide(ts.cast(pa.int64()).cast(pa.float64()), 1000.0)
                         ).cast(pa.int64())
     except ExecutionError:  # (a pattern Arrow's strptime cannot take)
         ts = secs = pa.nulls(len(args[0]), pa.int64())

@@ -19,8 +19,10 @@ from sqlengine.plan.expressions import Call, Expr, Literal
 if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
 
-# The functions whose value is JSON text already (inserted as is into JSON_OBJECT/ARRAY).
-_JSON_VALUED = ("json_object", "json_array", "json_query")
+# The functions whose value is JSON text already (inserted as is into JSON_OBJECT/ARRAY):
+# Flink's JSON construction functions. JSON_QUERY's is a STRING, quoted as one (PyFlink 2.3:
+# JSON_ARRAY(JSON_QUERY(j, '$.b')) is '["[1,2]"]').
+_JSON_VALUED = ("json_object", "json_array")
 
 _RETURNING = (T.STRING, T.BOOLEAN, T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.FLOAT, T.DOUBLE,
               T.DATE, T.TIMESTAMP)

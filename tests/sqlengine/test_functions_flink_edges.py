@@ -81,3 +81,22 @@ def test_parsing_with_single_letter_fields(tmp_path: Path) -> None:
                 "TO_DATE(s, 'yyyy-M-d'), TO_TIMESTAMP(s, 'yyyy-M-d'), UNIX_TIMESTAMP(s, 'y-M-d')")
     assert got == [(dt.date(2024, 3, 5), dt.datetime(2024, 3, 5), 1709596800),
                    (dt.date(2024, 12, 31), dt.datetime(2024, 12, 31), 1735603200)]
+
+
+def test_json_query_inside_json_object_is_a_string(tmp_path: Path) -> None:
+    # (JSON_QUERY's text was inserted as JSON: {"k":{"a":1,...}})
+    (tmp_path / "j.txt").write_text('{"a":1,"b":[1,2]}\n')
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE h (j STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'j.txt'}', 'format' = 'raw')")
+    got = s.sql("SELECT JSON_OBJECT('k' VALUE JSON_QUERY(j, '$')), JSON_ARRAY(JSON_QUERY(j, "
+                "'$.b')), JSON_OBJECT('k' VALUE JSON_OBJECT('x' VALUE 1)) FROM h").collect()
+    assert [tuple(r.values()) for r in got.to_pylist()] == [
+        ('{"k":"{\\"a\\":1,\\"b\\":[1,2]}"}', '["[1,2]"]', '{"k":{"x":1}}')]
+
+
+def test_unix_timestamp_cuts_its_milliseconds_toward_zero(tmp_path: Path) -> None:
+    # (PyFlink 2.3: 0 and -1; the half second before 1970 gave -1, floored)
+    got = _rows(tmp_path, "s STRING", ["1969-12-31 23:59:59.5", "1969-12-31 23:59:58.5"],
+                "UNIX_TIMESTAMP(s, 'yyyy-MM-dd HH:mm:ss.S')")
+    assert got == [(0,), (-1,)]
