@@ -361,6 +361,12 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
                          span=Span.from_offset(script, query.offset), sql=script) from None
     if tree is None:
         raise ParseError("empty query", span=Span.from_offset(script, query.offset), sql=script)
+    if '"' in query.sql:  # (sqlglot reads an unclosed " as a name: unknown column '""')
+        at = _unclosed_quote(query.sql)
+        if at is not None and query.sql[at] == '"':
+            raise ParseError('this name\'s " is never closed (Flink quotes names with '
+                             "backticks, `name`, and strings with single quotes)",
+                             span=Span.from_offset(script, query.offset + at), sql=script)
     _table_args_in_calls_only(tree, query, script)
     _no_reserved_aliases(tree, query, script)
     _limit_all(tree, query, script)
@@ -417,6 +423,12 @@ def _readable(msg: str, highlight: str, sql: str) -> str:
         if name in _OPERATORS:
             return f"the operator {_OPERATORS[name]} is missing an operand"
         return f"{name.upper()}(...) is missing an argument"
+    # (sqlglot shows its token object: "but got <Token token_type: TokenType.WHERE, text:
+    # WHERE, line: 1, ...>"; the end of the text is its SENTINEL token)
+    m = re.match(r"(.*?)\s*<Token token_type: TokenType\.(\w+), text: (.*?), line: \d+", msg)
+    if m is not None:
+        what = "the end of the query" if m.group(2) == "SENTINEL" else repr(m.group(3))
+        return f"{m.group(1)} {what}"
     if msg.startswith("Invalid expression / Unexpected token") and '"' in sql and \
             highlight.startswith('"'):
         return (msg + ' (a name in double quotes: Flink quotes names with backticks, `name`, '

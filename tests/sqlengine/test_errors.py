@@ -41,6 +41,12 @@ def test_statement_syntax_error_has_line_col_and_caret() -> None:
 
 
 
+def test_sqlglots_token_objects_stay_out_of_messages() -> None:
+    # (it showed "but got <Token token_type: TokenType.WHERE, text: WHERE, line: 1, ...>")
+    assert "Expected table name but got 'WHERE'" in _err("SELECT FROM WHERE", ParseError).message
+    assert _err("SELECT * FROM", ParseError).message.endswith("but got the end of the query")
+
+
 @pytest.mark.parametrize(("statement", "expected"), [
     ("CREATE TABLE (a INT)", "expected IF NOT EXISTS, a name"),
     ("INSERT t SELECT 1", "expected INTO or OVERWRITE"),
@@ -251,6 +257,8 @@ def test_text_that_was_not_utf8_is_located() -> None:
     ("SELECT 1;\nSELECT 'abc", (2, 8), "this string's ' is never closed"),
     ("SELECT `abc FROM t", (1, 8), "this name's ` is never closed"),
     ("SELECT 'it''s' AS a, 'ok", (1, 22), "this string's ' is never closed"),
+    # (an unclosed " was read as a name: "unknown column '\"\"'")
+    ('SELECT 1 AS a,\n "abc', (2, 2), "this name's \" is never closed"),
 ])
 def test_an_unclosed_quote_is_located(sql: str, where: tuple[int, int], words: str) -> None:
     """It was "cannot tokenize query: Error tokenizing 'SELECT 'ab'" at the statement's
