@@ -198,6 +198,9 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
     target = data_type(to, binder, node)
     safe = isinstance(node, exp.TryCast)
     out = arg if arg.dtype == target and not safe else make_cast(arg, target, safe)
+    if not safe and isinstance(arg, Literal) and isinstance(arg.value, str) and \
+            (T.is_temporal(target) or T.is_time(target)):
+        _check_temporal_text(binder, arg.value, target, node)
     kind = to.this if isinstance(to, exp.DataType) else None
     digits = _between_units(target, to)
     if digits is not None:  # TIMESTAMP(5) is held in microseconds: cut the sixth digit
@@ -222,6 +225,22 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
                            "length must be at least 1", node)
     return Call("char_fit" if fixed else "varchar_fit", (out, Literal(length, T.INT)),
                 T.STRING)
+
+
+def _check_temporal_text(binder: ExprBinder, text: str, target: pa.DataType,
+                         node: exp.Expression) -> None:
+    """DATE '2024-13-45' (or a CAST of that text) is refused where it is written, as Flink's
+    validator refuses it; it failed when the job ran, at the statement's start."""
+    from sqlengine.cast import cast_array
+    from sqlengine.errors import SqlEngineError
+
+    try:
+        cast_array(pa.array([text]), target, safe=False)
+    except SqlEngineError as e:  # ("cannot CAST '2024-13-45' to DATE: not a valid value")
+        raise binder.error(BindError, e.message, node) from None
+    except (pa.ArrowInvalid, ValueError, OverflowError):
+        raise binder.error(BindError, f"cannot CAST {text!r} to {T.type_name(target)}: not "
+                           "a valid value", node) from None
 
 
 def _between_units(target: pa.DataType, to: exp.Expression) -> int | None:

@@ -281,3 +281,10 @@ def test_a_byte_order_mark_before_a_script_is_white_space() -> None:
     assert s.execute("\ufeffSELECT 1 AS a")[0].table.to_pylist() == [{"a": 1}]
     e = _err("\ufeffSELECT 1;\nSELECT nope")
     assert e.span is not None and (e.span.line, e.span.column) == (2, 8)
+
+
+def test_an_invalid_date_literal_is_refused_where_it_is_written() -> None:
+    # (it failed when the job ran: "... (in operator Project of vertex v1)" at 1:1)
+    e = _err("SELECT 1 AS a,\n  DATE '2024-13-45' AS d", BindError)
+    assert e.span is not None and (e.span.line, e.span.column) == (2, 8)
+    assert e.message == "cannot CAST '2024-13-45' to DATE: not a valid value"
