@@ -35,7 +35,8 @@ Ctrl-C (or Ctrl-D) cancels a running query; Ctrl-C clears the line at the prompt
 Ctrl-R searches history.
 """
 
-_META = ("help", "quit", "exit", "\\q", "\\timing", "\\t")
+_HELP = ("help", "\\h", "\\?", "\\help", ".help", "?")  # (other shells' ways to ask)
+_META = (*_HELP, "quit", "exit", "\\q", "\\timing", "\\t")
 
 
 def statement_complete(text: str) -> bool:
@@ -222,7 +223,7 @@ class Shell:
         low = command.lower()
         if low in ("quit", "exit", "\\q"):
             return "quit"
-        if low == "help":
+        if low in _HELP:
             self.out.write(HELP)
             return "done"
         if low in ("\\timing", "\\t"):

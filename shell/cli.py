@@ -427,11 +427,16 @@ class _Progress:
         self.stream.flush()
         self.shown = True
 
-    def clear(self) -> None:
+    def erase(self) -> None:
+        """The status line wiped (before rows are printed on the same terminal: they were
+        printed after it, '16 rows  5 rows/s  watermark -+I,...')."""
         if self.shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self.shown = False
+
+    def clear(self) -> None:
+        self.erase()
         self.started = time.monotonic()
         self._last = (self.started, 0)
 
@@ -495,6 +500,8 @@ def _show(result: sqlengine.api.Result, fmt: str, err: TextIO,
             for batch in q.stream():
                 import pyarrow as pa
 
+                if meter is not None:
+                    meter.erase()
                 out.write(render(pa.Table.from_batches([batch]), fmt if fmt != "table"
                                  else "csv", header))
                 out.flush()

@@ -59,6 +59,8 @@ def test_statement_complete() -> None:
     assert not statement_complete("SELECT 1 /* ; */")
     assert statement_complete("quit")
     assert statement_complete("\\timing")
+    # (other shells' ways to ask for help: they waited for a ';' at a continuation prompt)
+    assert all(statement_complete(h) for h in ("\\h", "\\?", ".help", "?"))
 
 
 INFO = CatalogInfo({"orders": ["order_id", "customer", "amount"],
