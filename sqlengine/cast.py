@@ -15,6 +15,10 @@ from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 
 # What a string must look like to cast to a type (used by TRY_CAST and to name a bad value).
+# CAST's integer text (BinaryStringData.toInt / toLong): only spaces are trimmed, a tab is
+# no integer text (PyFlink 2.3: TRY_CAST('\t42\t' AS INT) is NULL, AS DOUBLE 42.0).
+_CAST_TEXT = {"int": r"^ *[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+) *$"}
+
 VALID_TEXT = {
     "int": r"^\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*$",  # (a fraction is dropped)
     # (Java's Double.parseDouble: a type suffix f / d is allowed, 'inf' is no number)
@@ -527,7 +531,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
     if kind == "bool" and not checked:
         return _boolean_of_text(arr, safe)
     ok = pa.scalar(True) if checked else pc.fill_null(
-        pc.match_substring_regex(arr, VALID_TEXT[kind]), True)
+        pc.match_substring_regex(arr, _CAST_TEXT.get(kind, VALID_TEXT[kind])), True)
     if not (checked or pc.all(ok).as_py()):
         if not safe:
             idx = pc.index(ok, False).as_py()

@@ -100,3 +100,18 @@ def test_unix_timestamp_cuts_its_milliseconds_toward_zero(tmp_path: Path) -> Non
     got = _rows(tmp_path, "s STRING", ["1969-12-31 23:59:59.5", "1969-12-31 23:59:58.5"],
                 "UNIX_TIMESTAMP(s, 'yyyy-MM-dd HH:mm:ss.S')")
     assert got == [(0,), (-1,)]
+
+
+def test_cast_to_an_integer_trims_only_spaces(tmp_path: Path) -> None:
+    # (PyFlink 2.3: a tab is no integer text, but DOUBLE and DECIMAL trim it; it read 42)
+    from decimal import Decimal
+
+    (tmp_path / "s.txt").write_text("\t42\t\n 42 \n\t1.5\n")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE h (s STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 's.txt'}', 'format' = 'raw')")
+    got = s.sql("SELECT TRY_CAST(s AS INT), TRY_CAST(s AS BIGINT), TRY_CAST(s AS DOUBLE), "
+                "TRY_CAST(s AS DECIMAL(5, 1)), TRY_CAST(s AS SMALLINT) FROM h").collect()
+    assert [tuple(r.values()) for r in got.to_pylist()] == [
+        (None, None, 42.0, Decimal("42.0"), None), (42, 42, 42.0, Decimal("42.0"), 42),
+        (None, None, 1.5, Decimal("1.5"), None)]
