@@ -870,27 +870,38 @@ def _parse_url(args: list[Array], lits: list[object], out: pa.DataType) -> Array
             return None
         if not u.scheme or "://" not in v:
             return None
+        # java.net.URL's parts are its raw text: a '?' or '#' with nothing after it is an
+        # empty query or ref (not none), a host keeps its case and an IPv6 host its
+        # brackets, a query value is not decoded
+        before_ref, hashed, ref = v.partition("#")
+        _, asked, query = before_ref.partition("?")
+        netloc = u.netloc
+        userinfo, at, hostport = netloc.rpartition("@")
         if part == "HOST":
-            return u.hostname
+            if hostport.startswith("["):
+                return hostport[:hostport.find("]") + 1] or None
+            return hostport.split(":", 1)[0]
         if part == "PATH":
             return u.path
         if part == "QUERY":
+            if not asked:
+                return None
             if key is None:
-                return u.query or None
-            for k, val in urllib.parse.parse_qsl(u.query, keep_blank_values=True):
-                if k == key:
+                return query
+            for param in query.split("&"):
+                k, eq, val = param.partition("=")
+                if k == key and eq:
                     return val
             return None
         if part == "REF":
-            return u.fragment or None
+            return ref if hashed else None
         if part == "PROTOCOL":
             return u.scheme
         if part == "FILE":
-            return u.path + (f"?{u.query}" if u.query else "")
+            return u.path + (f"?{query}" if asked else "")
         if part == "AUTHORITY":
-            return u.netloc
-        return u.username if u.password is None or u.username is None else \
-            f"{u.username}:{u.password}"
+            return netloc
+        return userinfo if at else None
 
     return per_distinct(args[0], one, pa.string())
 

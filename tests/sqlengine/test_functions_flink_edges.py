@@ -115,3 +115,25 @@ def test_cast_to_an_integer_trims_only_spaces(tmp_path: Path) -> None:
     assert [tuple(r.values()) for r in got.to_pylist()] == [
         (None, None, 42.0, Decimal("42.0"), None), (42, 42, 42.0, Decimal("42.0"), 42),
         (None, None, 1.5, Decimal("1.5"), None)]
+
+
+def test_parse_url_gives_java_urls_raw_parts(tmp_path: Path) -> None:
+    # (PyFlink 2.3. A query value was decoded ('%41' -> 'A'), an empty query or ref after
+    # '?' / '#' was NULL, FILE dropped the '?', a host was lowercased and lost its [])
+    (tmp_path / "u.txt").write_text("http://h/p?q=%41\nhttp://h/p?\nhttp://[::1]:80/x\n"
+                                    "http://User:pw@EXAMPLE.com:8080/a/b?x=1&y=a+b&z#frag\n"
+                                    "http://h/p#\n")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (s STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'u.txt'}', 'format' = 'raw')")
+    parts = ("HOST", "QUERY", "REF", "FILE", "AUTHORITY", "USERINFO")
+    got = s.sql("SELECT " + ", ".join(f"PARSE_URL(s, '{p}')" for p in parts) +
+                ", PARSE_URL(s, 'QUERY', 'q'), PARSE_URL(s, 'QUERY', 'y'), "
+                "PARSE_URL(s, 'QUERY', 'z') FROM t").collect()
+    assert [tuple(r.values()) for r in got.to_pylist()] == [
+        ("h", "q=%41", None, "/p?q=%41", "h", None, "%41", None, None),
+        ("h", "", None, "/p?", "h", None, None, None, None),
+        ("[::1]", None, None, "/x", "[::1]:80", None, None, None, None),
+        ("EXAMPLE.com", "x=1&y=a+b&z", "frag", "/a/b?x=1&y=a+b&z", "User:pw@EXAMPLE.com:8080",
+         "User:pw", None, "a+b", None),
+        ("h", None, "", "/p", "h", None, None, None, None)]
