@@ -238,6 +238,16 @@ def _is_json(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     return pc.fill_null(per_distinct(args[0], one, pa.bool_()), False)
 
 
+def _big_decimal_text(v: float) -> str:
+    """new BigDecimal(Double.toString(v)).toString(): Python's Decimal text follows the same
+    rule (plain, or E notation when the exponent is positive or below -6); BigDecimal has no
+    -0. Infinities and NaN are JSON strings, as Jackson writes them."""
+    if not math.isfinite(v):
+        return dumps(java_double_text(v))
+    d = decimal.Decimal(java_double_text(v))
+    return str(d.copy_abs() if d.is_zero() else d)
+
+
 def json_texts(a: Array, raw: bool) -> Array:
     """Each value as JSON text ('null' for NULL) as Jackson writes it; ``raw``: the strings
     are JSON already. Arrays, maps and rows become JSON arrays and objects (a row's fields
@@ -250,9 +260,9 @@ def json_texts(a: Array, raw: bool) -> Array:
     elif pa.types.is_integer(t):
         res = a.cast(pa.string())
     elif pa.types.is_floating(t):
-        single = t == pa.float32()
-        res = per_distinct(a, lambda v: java_double_text(v, single) if math.isfinite(v)
-                           else dumps(java_double_text(v)), pa.string())
+        # (PyFlink 2.3: Java's BigDecimal text of Double.toString, 1.0E-5 as 0.000010 and
+        # 1.0E7 as 1.0E+7; a FLOAT widened to a DOUBLE first, 0.1 as 0.10000000149011612)
+        res = per_distinct(a.cast(pa.float64()), _big_decimal_text, pa.string())
     elif pa.types.is_decimal(t):
         res = per_distinct(a, lambda v: str(v), pa.string())
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
@@ -410,7 +420,7 @@ def _json_text(args: list[Array], lits: list[object], out: pa.DataType) -> Array
     t = a.type
     if pa.types.is_floating(t):
         # (as Flink's aggregates write a DOUBLE: Java's BigDecimal text of Double.toString,
-        # 1.0E+15 and 0.00010, where the scalar functions write 1.0E15 and 1.0E-4)
+        # 1.0E+15 and 0.00010, as the scalar functions do; a FLOAT by Float.toString)
         single = t == pa.float32()
         text = per_distinct(a, lambda v: str(decimal.Decimal(java_double_text(v, single)))
                             if math.isfinite(v) else dumps(java_double_text(v)), pa.string())

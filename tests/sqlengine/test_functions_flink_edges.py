@@ -137,3 +137,14 @@ def test_parse_url_gives_java_urls_raw_parts(tmp_path: Path) -> None:
         ("EXAMPLE.com", "x=1&y=a+b&z", "frag", "/a/b?x=1&y=a+b&z", "User:pw@EXAMPLE.com:8080",
          "User:pw", None, "a+b", None),
         ("h", None, "", "/p", "h", None, None, None, None)]
+
+
+def test_json_numbers_of_doubles_and_floats(tmp_path: Path) -> None:
+    # (PyFlink 2.3: BigDecimal's text of Double.toString, a FLOAT widened first; they were
+    # Double.toString's: 1.0E-5, 1.23456789E8, 1.0E7, -0.0, and Float.toString's 0.1)
+    got = _rows(tmp_path, "d DOUBLE", ["0.00001", "123456789.0", "10000000.0", "-0.0", "1.5"],
+                "JSON_OBJECT('k' VALUE d), JSON_ARRAY(d, CAST(d AS FLOAT)), JSON_STRING(d)")
+    assert got == [('{"k":0.000010}', "[0.000010,0.000009999999747378752]", "0.000010"),
+                   ('{"k":123456789}', "[123456789,123456792]", "123456789"),
+                   ('{"k":1.0E+7}', "[1.0E+7,1.0E+7]", "1.0E+7"),
+                   ('{"k":0.0}', "[0.0,0.0]", "0.0"), ('{"k":1.5}', "[1.5,1.5]", "1.5")]

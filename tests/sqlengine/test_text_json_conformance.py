@@ -93,7 +93,8 @@ CASES = [
     ("JSON_STRING(ARRAY[1, 2])", "[1,2]"), ("JSON_STRING(MAP['a', 1])", '{"a":1}'),
     ("JSON_STRING(ROW(1, 'a'))", '{"EXPR$0":1,"EXPR$1":"a"}'),
     ("JSON_STRING(ARRAY[ARRAY['x'], ARRAY[CAST(NULL AS STRING)]])", '[["x"],[null]]'),
-    ("JSON_STRING(1E20)", "1.0E20"), ("JSON_STRING(CAST(NULL AS INT))", None),
+    # (PyFlink 2.3: BigDecimal's text of the double)
+    ("JSON_STRING(1E20)", "1.0E+20"), ("JSON_STRING(CAST(NULL AS INT))", None),
     ("JSON_OBJECT('a' VALUE ARRAY[1, 2])", '{"a":[1,2]}'),
     ("JSON_ARRAY(MAP['k', TRUE], ROW(1.5E0))", '[{"k":true},{"EXPR$0":1.5}]'),
     ("JSON_VALUE('{\"a\": true}', 'lax $.b' DEFAULT FALSE ON EMPTY)", "false"),
