@@ -545,7 +545,10 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
 
     x = args[0]
     if T.is_string(x.type):
-        x = cast_array(x, _TS, safe=True)
+        # (a text is read as 'yyyy-MM-dd HH:mm:ss[.fraction]', as Flink's: a date alone is
+        # NULL there, it was read as midnight)
+        timed = pc.match_substring_regex(x, r"^\s*[0-9]+-[0-9]{1,2}-[0-9]{1,2}[ T][0-9]")
+        x = cast_array(pc.if_else(timed, x, pa.nulls(len(x), x.type)), _TS, safe=True)
     if len(lits) > 1 and lits[1] is None:
         return pa.nulls(len(x), pa.string())
     try:

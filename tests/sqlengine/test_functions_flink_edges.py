@@ -148,3 +148,10 @@ def test_json_numbers_of_doubles_and_floats(tmp_path: Path) -> None:
                    ('{"k":123456789}', "[123456789,123456792]", "123456789"),
                    ('{"k":1.0E+7}', "[1.0E+7,1.0E+7]", "1.0E+7"),
                    ('{"k":0.0}', "[0.0,0.0]", "0.0"), ('{"k":1.5}', "[1.5,1.5]", "1.5")]
+
+
+def test_date_format_of_a_text_needs_its_time(tmp_path: Path) -> None:
+    # (PyFlink 2.3: a date alone is NULL; it was read as midnight, '2024')
+    got = _rows(tmp_path, "s STRING", ["2024-03-05", "2024-03-05 10:00:00",
+                                       "2024-03-05 10:00:00.123"], "DATE_FORMAT(s, 'yyyy')")
+    assert got == [(None,), ("2024",), ("2024",)]
