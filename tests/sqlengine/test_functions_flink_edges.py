@@ -18,6 +18,16 @@ def _rows(tmp_path: Path, columns: str, lines: list[str], select: str) -> list[t
     return [tuple(r.values()) for r in s.sql(f"SELECT {select} FROM t").collect().to_pylist()]
 
 
+def _raw_rows(tmp_path: Path, lines: list[str], select: str) -> list[tuple]:
+    """The rows of ``select`` over a table of one STRING column ``s``, one line each, read
+    raw (no csv quoting nor trimming)."""
+    (tmp_path / "s.txt").write_text("".join(line + "\n" for line in lines))
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE h (s STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 's.txt'}', 'format' = 'raw')")
+    return [tuple(r.values()) for r in s.sql(f"SELECT {select} FROM h").collect().to_pylist()]
+
+
 def test_instr_with_a_position_and_an_occurrence(tmp_path: Path) -> None:
     # (INSTR was LOCATE: the occurrence ignored, a negative position searched forward:
     # INSTR('hello world', 'o', 1, 2) gave 5, INSTR('abcabc', 'bc', -1) 2)
@@ -85,13 +95,10 @@ def test_parsing_with_single_letter_fields(tmp_path: Path) -> None:
 
 def test_json_query_inside_json_object_is_a_string(tmp_path: Path) -> None:
     # (JSON_QUERY's text was inserted as JSON: {"k":{"a":1,...}})
-    (tmp_path / "j.txt").write_text('{"a":1,"b":[1,2]}\n')
-    s = sqlengine.connect({"execution.runtime-mode": "batch"})
-    s.execute(f"CREATE TABLE h (j STRING) WITH ('connector' = 'filesystem', "
-              f"'path' = '{tmp_path / 'j.txt'}', 'format' = 'raw')")
-    got = s.sql("SELECT JSON_OBJECT('k' VALUE JSON_QUERY(j, '$')), JSON_ARRAY(JSON_QUERY(j, "
-                "'$.b')), JSON_OBJECT('k' VALUE JSON_OBJECT('x' VALUE 1)) FROM h").collect()
-    assert [tuple(r.values()) for r in got.to_pylist()] == [
+    got = _raw_rows(tmp_path, ['{"a":1,"b":[1,2]}'], "JSON_OBJECT('k' VALUE JSON_QUERY(s, '$')),"
+                    " JSON_ARRAY(JSON_QUERY(s, '$.b')), JSON_OBJECT('k' VALUE JSON_OBJECT('x' "
+                    "VALUE 1))")
+    assert got == [
         ('{"k":"{\\"a\\":1,\\"b\\":[1,2]}"}', '["[1,2]"]', '{"k":{"x":1}}')]
 
 
@@ -106,13 +113,10 @@ def test_cast_to_an_integer_trims_only_spaces(tmp_path: Path) -> None:
     # (PyFlink 2.3: a tab is no integer text, but DOUBLE and DECIMAL trim it; it read 42)
     from decimal import Decimal
 
-    (tmp_path / "s.txt").write_text("\t42\t\n 42 \n\t1.5\n")
-    s = sqlengine.connect({"execution.runtime-mode": "batch"})
-    s.execute(f"CREATE TABLE h (s STRING) WITH ('connector' = 'filesystem', "
-              f"'path' = '{tmp_path / 's.txt'}', 'format' = 'raw')")
-    got = s.sql("SELECT TRY_CAST(s AS INT), TRY_CAST(s AS BIGINT), TRY_CAST(s AS DOUBLE), "
-                "TRY_CAST(s AS DECIMAL(5, 1)), TRY_CAST(s AS SMALLINT) FROM h").collect()
-    assert [tuple(r.values()) for r in got.to_pylist()] == [
+    got = _raw_rows(tmp_path, ["\t42\t", " 42 ", "\t1.5"],
+                    "TRY_CAST(s AS INT), TRY_CAST(s AS BIGINT), TRY_CAST(s AS DOUBLE), "
+                    "TRY_CAST(s AS DECIMAL(5, 1)), TRY_CAST(s AS SMALLINT)")
+    assert got == [
         (None, None, 42.0, Decimal("42.0"), None), (42, 42, 42.0, Decimal("42.0"), 42),
         (None, None, 1.5, Decimal("1.5"), None)]
 
@@ -120,17 +124,13 @@ def test_cast_to_an_integer_trims_only_spaces(tmp_path: Path) -> None:
 def test_parse_url_gives_java_urls_raw_parts(tmp_path: Path) -> None:
     # (PyFlink 2.3. A query value was decoded ('%41' -> 'A'), an empty query or ref after
     # '?' / '#' was NULL, FILE dropped the '?', a host was lowercased and lost its [])
-    (tmp_path / "u.txt").write_text("http://h/p?q=%41\nhttp://h/p?\nhttp://[::1]:80/x\n"
-                                    "http://User:pw@EXAMPLE.com:8080/a/b?x=1&y=a+b&z#frag\n"
-                                    "http://h/p#\n")
-    s = sqlengine.connect({"execution.runtime-mode": "batch"})
-    s.execute(f"CREATE TABLE t (s STRING) WITH ('connector' = 'filesystem', "
-              f"'path' = '{tmp_path / 'u.txt'}', 'format' = 'raw')")
+    lines = ["http://h/p?q=%41", "http://h/p?", "http://[::1]:80/x",
+             "http://User:pw@EXAMPLE.com:8080/a/b?x=1&y=a+b&z#frag", "http://h/p#"]
     parts = ("HOST", "QUERY", "REF", "FILE", "AUTHORITY", "USERINFO")
-    got = s.sql("SELECT " + ", ".join(f"PARSE_URL(s, '{p}')" for p in parts) +
-                ", PARSE_URL(s, 'QUERY', 'q'), PARSE_URL(s, 'QUERY', 'y'), "
-                "PARSE_URL(s, 'QUERY', 'z') FROM t").collect()
-    assert [tuple(r.values()) for r in got.to_pylist()] == [
+    got = _raw_rows(tmp_path, lines, ", ".join(f"PARSE_URL(s, '{p}')" for p in parts) +
+                    ", PARSE_URL(s, 'QUERY', 'q'), PARSE_URL(s, 'QUERY', 'y'), "
+                    "PARSE_URL(s, 'QUERY', 'z')")
+    assert got == [
         ("h", "q=%41", None, "/p?q=%41", "h", None, "%41", None, None),
         ("h", "", None, "/p?", "h", None, None, None, None),
         ("[::1]", None, None, "/x", "[::1]:80", None, None, None, None),
