@@ -472,7 +472,7 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
     tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
     for token in tokens:
         if token[0].isascii() and token[0].isalpha() and \
-                token[0] not in "yuYMdDHhkKmsSEawWFecQqG" and not token.startswith("'"):
+                token[0] not in "yuYMLdDHhkKmsSEawWFecQqG" and not token.startswith("'"):
             msg = f"unsupported DATE_FORMAT pattern letter {token!r} in {pattern!r}"
             raise ExecutionError(msg)
 
@@ -492,7 +492,8 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
                            if n >= 4 else f"{quarter:0{n}d}")
             elif letter == "G":
                 out.append("Anno Domini" if n >= 4 else "AD")
-            elif letter == "M":  # (five letters: Java's narrow form, the first letter)
+            elif letter in "ML":  # (L: stand-alone, the same words in English; five
+                # letters: Java's narrow form, the first letter)
                 name = v.strftime(_JAVA_NAMES["MMMM" if n >= 4 else "MMM"])
                 out.append(name[0] if n == 5 else name if n >= 3 else f"{v.month:0{n}d}")
             elif letter == "E":

@@ -52,6 +52,10 @@ def test_date_format_and_convert_tz_at_the_calendars_ends(tmp_path: Path) -> Non
     assert got[0] == ("Fri", "365", "1", "0", "9999-12-31", "D", "F", "10000-01-01 05:29:59")
     assert got[1][:7] == ("Mon", "1", "1", "0", "0001-1-1", "J", "M")
     assert got[2] == ("Tue", "65", "10", "10", "2024-3-5", "M", "T", "2024-03-05 15:30:00")
+    # (L, the stand-alone month, was refused as an unsupported pattern letter)
+    assert _rows(tmp_path, "ts TIMESTAMP(3)", ["2024-03-05 10:00:00"],
+                 "DATE_FORMAT(ts, 'LLL'), DATE_FORMAT(ts, 'LLLL L LL LLLLL')") == [
+        ("Mar", "March 3 03 M")]
     # (Flink gives 0001-01-01 05:30:00: Java's zone rules have no local mean time there;
     # Python's give 05:53:28, as the IANA database says)
     assert got[1][7] in ("0001-01-01 05:30:00", "0001-01-01 05:53:28")
