@@ -145,7 +145,8 @@ def _java_regex(pattern: str) -> str:
             out.append(r"(?P<Mname>[A-Za-z]+)")
         elif letter in _NUMBER_FIELDS:
             width = rf"\d{{{len(token)}}}" if len(token) >= 2 else r"\d+"
-            out.append(rf"(?P<{letter}>{'[+-]?' if letter == 'y' else ''}{width})")
+            # (SimpleDateFormat.subParse skips spaces and tabs before a field)
+            out.append(rf"[ \t]*(?P<{letter}>{'[+-]?' if letter == 'y' else ''}{width})")
         elif letter in "XZz":
             out.append(r"(?P<zone>Z|[+-]\d{2}(?::?\d{2})?|GMT|UTC)")
         elif letter == "a":

@@ -159,3 +159,13 @@ def test_date_format_of_a_text_needs_its_time(tmp_path: Path) -> None:
     got = _rows(tmp_path, "s STRING", ["2024-03-05", "2024-03-05 10:00:00",
                                        "2024-03-05 10:00:00.123"], "DATE_FORMAT(s, 'yyyy')")
     assert got == [(None,), ("2024",), ("2024",)]
+
+
+def test_parsing_skips_blanks_before_a_field(tmp_path: Path) -> None:
+    # (PyFlink 2.3, SimpleDateFormat's reading: UNIX_TIMESTAMP(' 2024-03-05 ', ...) gave
+    # Long.MIN_VALUE)
+    import datetime as dt
+
+    got = _raw_rows(tmp_path, [" 2024-03-05 ", "2024- 3-05", "\t2024-03-05"],
+                    "UNIX_TIMESTAMP(s, 'yyyy-MM-dd'), TO_DATE(s, 'yyyy-MM-dd')")
+    assert got == [(1709596800, dt.date(2024, 3, 5))] * 3
