@@ -100,7 +100,7 @@ class Flink(Dialect):
         # X'616263' as CAST('616263' AS BYTES) marked as hex (bind_scalar.cast reads it).
         PRIMARY_PARSERS = {
             **parser.Parser.PRIMARY_PARSERS,
-            TokenType.HEX_STRING: lambda self, token: _hex_literal(token.text),
+            TokenType.HEX_STRING: lambda self, token: _hex_literal(token),
         }
 
         FUNCTION_PARSERS = {
@@ -424,9 +424,11 @@ def _overlaps(parser_: parser.Parser, left: exp.Expression | None,
         expression=exp.GTE(this=later(s2, e2), expression=earlier(s1, e1))))
 
 
-def _hex_literal(text: str) -> exp.Expression:
-    node = exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("VARBINARY"))
+def _hex_literal(token: Any) -> exp.Expression:
+    node = exp.Cast(this=exp.Literal.string(token.text), to=exp.DataType.build("VARBINARY"))
     node.meta["hex"] = True
+    # (where the literal is, for its errors: X'ABC' was located at the statement's start)
+    node.meta.update(line=token.line, col=token.col, start=token.start, end=token.end)
     return node
 
 

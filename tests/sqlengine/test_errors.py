@@ -288,3 +288,10 @@ def test_an_invalid_date_literal_is_refused_where_it_is_written() -> None:
     e = _err("SELECT 1 AS a,\n  DATE '2024-13-45' AS d", BindError)
     assert e.span is not None and (e.span.line, e.span.column) == (2, 8)
     assert e.message == "cannot CAST '2024-13-45' to DATE: not a valid value"
+
+
+def test_a_malformed_binary_literal_is_located() -> None:
+    # (it was located at 1:1, the statement's start)
+    e = _err("SELECT 1, X'ABC'", BindError)
+    assert e.span is not None and (e.span.line, e.span.column) == (1, 11)
+    assert e.message == "malformed binary literal X'ABC'"
