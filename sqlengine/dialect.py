@@ -124,6 +124,17 @@ class Flink(Dialect):
                 join.meta["keyword"] = True
             return join
 
+        def _parse_placeholder(self) -> exp.Expression | None:
+            # (a ? or :name where it is written, for its errors: "no value given for
+            # parameter :b" was located at the statement's start)
+            first = self._curr
+            node = super()._parse_placeholder()
+            if isinstance(node, exp.Placeholder) and first is not None and \
+                    self._prev is not None:
+                node.meta.update(line=self._prev.line, col=self._prev.col,
+                                 start=first.start, end=self._prev.end)
+            return node
+
         def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:
             """``POSITION(needle IN haystack [FROM start])`` (Flink's, the SQL standard's
             start position), besides sqlglot's forms."""

@@ -295,3 +295,14 @@ def test_a_malformed_binary_literal_is_located() -> None:
     e = _err("SELECT 1, X'ABC'", BindError)
     assert e.span is not None and (e.span.line, e.span.column) == (1, 11)
     assert e.message == "malformed binary literal X'ABC'"
+
+
+def test_a_parameter_error_is_located_at_its_placeholder() -> None:
+    # (they were located at 1:1, the statement's start)
+    s = sqlengine.connect()
+    for sql, params, where in [("SELECT :a AS x,\n :b AS y", {"a": 1}, (2, 2)),
+                               ("SELECT ? AS x, ? AS y", [1], (1, 16))]:
+        with pytest.raises(BindError) as info:
+            s.sql(sql, params)
+        span = info.value.span
+        assert span is not None and (span.line, span.column) == where
