@@ -24,7 +24,7 @@ def spark_type(t: pa.DataType) -> str:
              pa.date32(): "DATE"}
     if t in names:
         return names[t]
-    if pa.types.is_decimal(t):
+    if pa.types.is_decimal(t) and t.precision <= 38:  # (Spark's decimals stop at 38 digits)
         return f"DECIMAL({t.precision},{t.scale})"
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return "STRING"
@@ -102,6 +102,8 @@ def to_sql(e: Expr) -> str | None:
         if pa.types.is_timestamp(src) and pa.types.is_timestamp(e.type) and \
                 T.UNIT_DIGITS[e.type.unit] < T.UNIT_DIGITS[src.unit]:
             return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)
+        if pa.types.is_decimal(e.type) and e.type.precision > 38:
+            return None  # (Spark's decimals stop at 38 digits: an exact comparison's 42)
         word = "try_cast" if e.safe else "CAST"
         return f"{word}({kids[0]} AS {spark_type(e.type)})"
     if isinstance(e, Case):
