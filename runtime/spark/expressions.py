@@ -104,6 +104,8 @@ def to_sql(e: Expr) -> str | None:
             return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)
         if pa.types.is_decimal(e.type) and e.type.precision > 38:
             return None  # (Spark's decimals stop at 38 digits: an exact comparison's 42)
+        if T.is_string(src) and pa.types.is_integer(e.type):
+            return None  # (Flink's integer text: '42.5' is 42, a tab is none; not Spark's)
         word = "try_cast" if e.safe else "CAST"
         return f"{word}({kids[0]} AS {spark_type(e.type)})"
     if isinstance(e, Case):
@@ -260,6 +262,30 @@ def _call(e: Call, k: list[str]) -> str | None:
     if name in ("lpad", "rpad"):
         # Flink: NULL for a negative width or an empty padding (Spark: '' and no padding)
         return f"IF({k[1]} < 0 OR {k[2]} = '', NULL, {name}({', '.join(k)}))"
+    if name == "date_format" and not _spark_formats(e):
+        return None
     if name in _SAME:
         return f"CAST({_SAME[name]}({', '.join(k)}) AS {out})"
     return None
+
+
+# DATE_FORMAT pattern fields Spark's formatter writes as Java's does (five letters, a
+# stand-alone 'L', week fields... it refuses or writes otherwise: our kernel's then)
+_SPARK_FIELDS = {"yyyy", "yy", "MM", "MMM", "MMMM", "dd", "HH", "hh", "mm", "ss", "SSS", "a",
+                 "EEE", "EEEE"}
+
+
+def _spark_formats(e: Call) -> bool:
+    """Whether Spark's date_format gives Flink's text for this call: a TIMESTAMP (a text is
+    read as 'yyyy-MM-dd HH:mm:ss' first, which Spark does not) and a constant pattern of
+    fields Spark writes as Java does."""
+    if not pa.types.is_timestamp(e.args[0].dtype):
+        return False
+    if len(e.args) < 2:
+        return True
+    pattern = e.args[1]
+    if not isinstance(pattern, Literal) or pattern.value is None:
+        return False
+    fields = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*", str(pattern.value))
+              if not m.group(0).startswith("'")]
+    return all(f in _SPARK_FIELDS for f in fields)
