@@ -20,8 +20,13 @@ NINES = "-" + "9" * 38
 
 @pytest.fixture
 def session(tmp_path: Path) -> sqlengine.Session:
+    return make_session(tmp_path, {})
+
+
+def make_session(tmp_path: Path, options: dict[str, str]) -> sqlengine.Session:
+    """A session with table t of the two rows (``options`` beside batch mode)."""
     (tmp_path / "d.csv").write_text(f"1.5,0,1.5,{NINES},9.5,-9.5,5\n0,0,0,1,0.5,0,7\n")
-    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s = sqlengine.connect({"execution.runtime-mode": "batch", **options})
     s.execute(f"CREATE TABLE t (b DECIMAL(38, 37), z DECIMAL(38, 37), c DECIMAL(38, 18), "
               f"n DECIMAL(38, 0), y DECIMAL(38, 37), x DECIMAL(38, 37), e DECIMAL(5, 0)) WITH "
               f"('connector' = 'filesystem', 'path' = '{tmp_path / 'd.csv'}', 'format' = 'csv')")
