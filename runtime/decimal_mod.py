@@ -9,10 +9,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import WIDE_DECIMALS
 from sqlengine.errors import ExecutionError
 
 # (80 digits: the default context's 28 cannot hold a DECIMAL(38, 30))
-_WIDE = decimal.Context(prec=80)
 
 
 def _unscaled(a: pa.Array, scale: int) -> np.ndarray | None:
@@ -34,8 +34,8 @@ def decimal_mod(a: pa.Array, b: pa.Array, out: pa.DataType) -> pa.Array:
         if any(y == 0 for y in right if y is not None):
             raise ExecutionError("division by zero in MOD")
         vals = [None if x is None or y is None else
-                _WIDE.remainder(decimal.Decimal(x), decimal.Decimal(y)).quantize(
-                    decimal.Decimal(1).scaleb(-scale), context=_WIDE)
+                WIDE_DECIMALS.remainder(decimal.Decimal(x), decimal.Decimal(y)).quantize(
+                    decimal.Decimal(1).scaleb(-scale), context=WIDE_DECIMALS)
                 for x, y in zip(left, right)]
         return pa.array(vals, out)
     valid = ~np.asarray(nulls.to_numpy(zero_copy_only=False))

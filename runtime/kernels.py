@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
-from sqlengine.cast import own_elements, round_decimal
+from sqlengine.cast import WIDE_DECIMALS, own_elements, round_decimal
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime import decimal_int64, intervals
 from sqlengine.runtime.column_arguments import constants_or_columns
@@ -128,7 +128,8 @@ def _exact_decimal(op: str, args: list[Array], out: pa.DataType) -> Array:
             x, y = x * 10 ** (scale - sa), y * 10 ** (scale - sb)
             r = x + y if op == "add" else x - y
         r = (-((-r + d // 2) // d) if r < 0 else (r + d // 2) // d) * up
-        values.append(decimal.Decimal(r).scaleb(-out.scale) if abs(r) < limit else None)
+        values.append(decimal.Decimal(r).scaleb(-out.scale, WIDE_DECIMALS)
+                      if abs(r) < limit else None)
     return pa.array(values, pa.decimal128(38, out.scale)).cast(out)
 
 

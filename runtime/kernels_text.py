@@ -264,13 +264,13 @@ def _regexp_count(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
     if pattern is None:
         return pa.nulls(len(args[0]), out)
     try:
-        empty = re.compile(pattern).fullmatch("") is not None
+        compiled: re.Pattern[str] | None = re.compile(pattern)
     except re.error:
-        empty = False
-    if empty and not pc.all(pc.string_is_ascii(args[0])).as_py():
+        compiled = None
+    if compiled is not None and compiled.fullmatch("") is not None and \
+            not pc.all(pc.string_is_ascii(args[0])).as_py():
         # (a pattern matching the empty string: Arrow steps on by a byte after an empty
         # match, so 'ß' counted 3; Java's Matcher, as Python's, by a character: 2)
-        compiled = re.compile(pattern)
         return per_distinct(args[0], lambda v: sum(1 for _ in compiled.finditer(v)), out)
     try:
         return pc.count_substring_regex(args[0], pattern=pattern).cast(pa.int32())

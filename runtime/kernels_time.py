@@ -271,20 +271,9 @@ _LAST_SECOND = int(dt.datetime(9999, 12, 31, tzinfo=dt.UTC).timestamp())
 
 
 def _wall_text(seconds: int) -> str:
-    """'yyyy-MM-dd HH:mm:ss' of seconds since 1970 on a proleptic Gregorian clock, past year
-    9999 too (days to a civil date: Howard Hinnant's days_from_civil, inverted)."""
-    days, rest = divmod(seconds, 86400)
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = mp + 3 if mp < 10 else mp - 9
-    year = yoe + era * 400 + (month <= 2)
-    h, rest = divmod(rest, 3600)
-    return f"{year:04d}-{month:02d}-{day:02d} {h:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    """'yyyy-MM-dd HH:mm:ss' of seconds since 1970, past year 9999 too (numpy's datetime64
+    reaches there; Python's datetime stops at 9999)."""
+    return str(np.datetime64(seconds, "s")).replace("T", " ")
 
 
 def _zone(name: str) -> dt.tzinfo:

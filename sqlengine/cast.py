@@ -419,7 +419,9 @@ def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     return pc.if_else(fits, wide, pa.nulls(len(wide), wide.type)).cast(target)
 
 
-_WIDE = decimal.Context(prec=80)
+# Python's decimal arithmetic in 80 digits: exact for any value of 76 digits (the default
+# context's 28 round a DECIMAL(38, s)).
+WIDE_DECIMALS = decimal.Context(prec=80)
 
 
 def _cut_to(scale: int) -> Callable[[object], decimal.Decimal | None]:
@@ -430,7 +432,7 @@ def _cut_to(scale: int) -> Callable[[object], decimal.Decimal | None]:
     def cut(v: object) -> decimal.Decimal | None:
         try:
             d = decimal.Decimal(str(v).strip())
-            return d.quantize(quantum, rounding=decimal.ROUND_DOWN, context=_WIDE)
+            return d.quantize(quantum, rounding=decimal.ROUND_DOWN, context=WIDE_DECIMALS)
         except decimal.InvalidOperation:
             return None
 
@@ -452,7 +454,7 @@ def _float_to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
         if abs(d) >= limit:
             return None
         # (a context of 80 digits: the default 28 cannot quantize to DECIMAL(38, 30))
-        d = d.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=_WIDE)
+        d = d.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=WIDE_DECIMALS)
         return d if abs(d) < limit else None
 
     return per_distinct(arr, one, target)

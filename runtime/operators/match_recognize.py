@@ -29,12 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Context, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from sqlengine.cast import WIDE_DECIMALS
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.match import UNBOUNDED, Bound, MatchSpec, Navigation
 from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
@@ -503,7 +504,7 @@ def _result(nav: Navigation, state: tuple | None) -> object:
         q = abs(total) // n
         return q if total >= 0 else -q
     if pa.types.is_decimal(t):
-        wide = Context(prec=80)  # (the default 28 digits cannot hold a DECIMAL(38, 30))
+        wide = WIDE_DECIMALS  # (the default 28 digits cannot hold a DECIMAL(38, 30))
         return wide.divide(Decimal(total), Decimal(n)).quantize(Decimal(1).scaleb(-t.scale),
                                                                 ROUND_HALF_UP, wide)
     return total / n

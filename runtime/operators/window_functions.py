@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
+from sqlengine.cast import WIDE_DECIMALS
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import AggCall, Expr, Literal
 from sqlengine.plan.nodes import SortKey, WindowCall, WindowFrame
@@ -385,11 +386,9 @@ def _frame_sums(values: pa.Array, valid: np.ndarray, lo: np.ndarray, hi: np.ndar
         sums = prefix_sums(raw).between(lo, hi + 1)
     if scale is None:
         return sums
-    return np.array([decimal.Decimal(int(v)).scaleb(-scale, _WIDE) for v in sums],
+    return np.array([decimal.Decimal(int(v)).scaleb(-scale, WIDE_DECIMALS) for v in sums],
                     dtype=object)
 
-
-_WIDE = decimal.Context(prec=80)  # (exact for any 76-digit value)
 
 
 def _extreme(values: pa.Array, valid: np.ndarray, func: str, lo: np.ndarray, hi: np.ndarray,

@@ -15,6 +15,11 @@ from sqlengine import types as T
 from sqlengine.plan.expressions import ROWTIME, Call, Case, Cast, ColumnRef, Expr, InList, Literal
 
 
+def _past_spark_digits(t: pa.DataType) -> bool:
+    """A DECIMAL of more than Spark's 38 digits (an exact comparison's, up to 76)."""
+    return pa.types.is_decimal(t) and t.precision > 38
+
+
 def spark_type(t: pa.DataType) -> str:
     """The Spark SQL name of an Arrow type (timestamps without time zone)."""
     if pa.types.is_boolean(t):
@@ -24,7 +29,7 @@ def spark_type(t: pa.DataType) -> str:
              pa.date32(): "DATE"}
     if t in names:
         return names[t]
-    if pa.types.is_decimal(t) and t.precision <= 38:  # (Spark's decimals stop at 38 digits)
+    if pa.types.is_decimal(t) and not _past_spark_digits(t):
         return f"DECIMAL({t.precision},{t.scale})"
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return "STRING"
@@ -86,9 +91,8 @@ def to_sql(e: Expr) -> str | None:
     if isinstance(e, ColumnRef):
         return f"`c{e.index}`"
     if isinstance(e, Literal):
-        if isinstance(e.value, dt.time) or (pa.types.is_decimal(e.type) and
-                                             e.type.precision > 38):
-            return None  # (no TIME in Spark; its decimals stop at 38 digits)
+        if isinstance(e.value, dt.time) or _past_spark_digits(e.type):
+            return None  # (no TIME in Spark)
         return _literal(e)
     texts = [to_sql(k) for k in e.children()]
     kids = [k for k in texts if k is not None]
@@ -105,8 +109,8 @@ def to_sql(e: Expr) -> str | None:
         if pa.types.is_timestamp(src) and pa.types.is_timestamp(e.type) and \
                 T.UNIT_DIGITS[e.type.unit] < T.UNIT_DIGITS[src.unit]:
             return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)
-        if pa.types.is_decimal(e.type) and e.type.precision > 38:
-            return None  # (Spark's decimals stop at 38 digits: an exact comparison's 42)
+        if _past_spark_digits(e.type):
+            return None  # (an exact comparison's 42 digits: our kernel's)
         if T.is_string(src) and pa.types.is_integer(e.type):
             return None  # (Flink's integer text: '42.5' is 42, a tab is none; not Spark's)
         word = "try_cast" if e.safe else "CAST"

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import WIDE_DECIMALS
 from sqlengine.connectors.base import (
     LENGTHS_OPTION,
     Clock,
@@ -205,7 +206,7 @@ class DatagenReader:
 
 def _scaled_decimal(scaled: np.ndarray, t: pa.Decimal128Type, step: int = 1) -> pa.Array:
     """DECIMALs of the unscaled values ``scaled * step``."""
-    wide = decimal.Context(prec=80)
+    wide = WIDE_DECIMALS
     q = decimal.Decimal(1).scaleb(-t.scale)
     return pa.array([decimal.Decimal(int(v) * step).scaleb(-t.scale, wide).quantize(q,
                                                                                   context=wide)

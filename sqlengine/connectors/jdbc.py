@@ -103,14 +103,15 @@ def _quote(name: str) -> str:
 _TEXT_TYPES = frozenset({"text", "varchar", "bpchar", "name", "citext", "json", "jsonb"})
 
 
-def select_item(name: str, t: pa.DataType, server_type: str | None, prefix: str = "") -> str:
-    """The SELECT list's item for a column declared ``t``: a STRING over a server type other
-    than a character one reads the server's text of the value, as JDBC's getString does (a
-    uuid, inet, interval or array came as its binary or Arrow form: an inet as bytes, an
-    interval as '+0-00')."""
+def select_item(name: str, t: pa.DataType, server: dict[str, tuple[str, int]],
+                prefix: str = "") -> str:
+    """The SELECT list's item for a column declared ``t``: a STRING over a server type
+    (``server``: server_types') other than a character one reads the server's text of the
+    value, as JDBC's getString does (a uuid, inet, interval or array came as its binary or
+    Arrow form: an inet as bytes, an interval as '+0-00')."""
     col = prefix + _quote(name)
-    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and \
-            server_type is not None and server_type not in _TEXT_TYPES:
+    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and name in server and \
+            server[name][0] not in _TEXT_TYPES:
         return f"CAST({col} AS text) AS {_quote(name)}"
     return col
 
@@ -292,8 +293,7 @@ class Jdbc(Connector):
         con = _connect(read.table, read.options)
         try:
             server = server_types(con, read.options["table-name"])
-            items = [select_item(n, schema.field(n).type, server.get(n, ("", 0))[0] or None)
-                     for n in names]
+            items = [select_item(n, schema.field(n).type, server) for n in names]
             base = f"SELECT {', '.join(items) or '1'} FROM " \
                    f"{_table_ref(read.options['table-name'])}"
             pushed = self._pushed(read, server)

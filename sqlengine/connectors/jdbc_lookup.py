@@ -52,8 +52,7 @@ class JdbcLookup:
 
         table = self.options["table-name"]
         server = server_types(con, table)
-        cols = ", ".join(select_item(f.name, f.type, server.get(f.name, ("", 0))[0] or None,
-                                     "t.") for f in self.schema)
+        cols = ", ".join(select_item(f.name, f.type, server, "t.") for f in self.schema)
         return f"SELECT {cols} FROM {_table_ref(table)} AS t JOIN {_KEYS} AS k ON {self.on}"
 
     def _query(self, keys: pa.Table) -> pa.Table:

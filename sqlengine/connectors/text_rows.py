@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.cast import per_distinct
+from sqlengine.cast import WIDE_DECIMALS, per_distinct
 from sqlengine.connectors.base import ReadStats
 from sqlengine.errors import ConnectorError
 
@@ -235,6 +235,6 @@ def jackson_decimal_texts(col: pa.Array) -> pa.Array:
     rest = pc.and_(rest, pc.invert(zero))
     if not pc.any(rest).as_py():
         return text
-    wide = decimal.Context(prec=80)
+    wide = WIDE_DECIMALS
     others = per_distinct(col.filter(rest), lambda v: str(wide.normalize(v)), pa.string())
     return pc.replace_with_mask(text, rest, others)

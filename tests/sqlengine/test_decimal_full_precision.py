@@ -63,3 +63,16 @@ def test_an_exact_comparison_where_flinks_common_type_rounds(session: sqlengine.
     got = session.sql("SELECT c = CAST(2 AS DECIMAL(38, 0)) AS a, c < CAST(2 AS DECIMAL(38, 0))"
                       " AS b FROM t").collect().to_pylist()
     assert got == [{"a": False, "b": True}, {"a": False, "b": True}]
+
+
+def test_a_product_past_76_digits_keeps_all_its_digits(tmp_path: Path) -> None:
+    # (its digits went through Python's default 28-digit context: 1.2345678901234567890123456789
+    # 012345678 squared came out 1.52415787532388367504953515600000000; the exact square is
+    # 1.5241578753238836750495351562566681942..., rounded HALF_UP to 35 digits)
+    x = "1.2345678901234567890123456789012345678"
+    (tmp_path / "x.csv").write_text(f"{x}\n-{x}\n")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE x (b DECIMAL(38, 37)) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'x.csv'}', 'format' = 'csv')")
+    got = s.sql("SELECT b * b AS v FROM x").collect().column("v").to_pylist()
+    assert [str(v) for v in got] == ["1.52415787532388367504953515625666819"] * 2
