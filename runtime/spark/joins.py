@@ -28,7 +28,8 @@ import pyarrow as pa
 from sqlengine.errors import NotSupportedError
 from sqlengine.optimizer.specs import JoinSpec
 from sqlengine.optimizer.specs_windows import IntervalJoinSpec, WindowJoinSpec
-from sqlengine.plan.expressions import Expr, remap_columns
+from sqlengine.plan.expressions import Cast, Expr, remap_columns
+from sqlengine.types import MAX_DECIMAL_PRECISION, as_decimal
 
 if TYPE_CHECKING:
     from sqlengine.runtime.spark.translate import SparkJob
@@ -56,13 +57,15 @@ def join_frames(job: SparkJob, op: Joining, left: Any, right: Any,
     how = spark_join_type(op.join_kind)
     n_left, n_right = len(left.columns), len(right.columns)
     right_names = [f"c{i}" for i in range(n_left, n_left + n_right)]
-    lkeys = [job._expr(k) for k in op.left_keys]
-    rkeys = [job._expr(_shift(k, n_left)) for k in op.right_keys]
+    pairs = [within_spark_digits(a, b) for a, b in zip(op.left_keys, op.right_keys)]
+    left_keys, right_keys = [a for a, _ in pairs], [b for _, b in pairs]
+    lkeys = [job._expr(k) for k in left_keys]
+    rkeys = [job._expr(_shift(k, n_left)) for k in right_keys]
     helpers: list[str] = []
     if any(k is None for k in lkeys + rkeys):
         # Keys Spark evaluates differently: our kernels compute them as columns lk0.., rk0..
-        left, lnames = job._prepare(left, list(op.left_keys))
-        right, rnames = job._prepare(right, list(op.right_keys))
+        left, lnames = job._prepare(left, left_keys)
+        right, rnames = job._prepare(right, right_keys)
         left = left.toDF(*left.columns[:n_left], *[f"lk{i}" for i in range(len(lnames))])
         right = right.toDF(*right_names, *[f"rk{i}" for i in range(len(rnames))])
         lkeys = [F.col(f"lk{i}") for i in range(len(lnames))]
@@ -73,7 +76,7 @@ def join_frames(job: SparkJob, op: Joining, left: Any, right: Any,
     # (a floating key: NaN meets nothing, as = says and our native joins do; Spark's = joins
     # NaN to NaN. -0.0 meets 0.0 in both.)
     conds = [(a == b) & ~F.isnan(a) if pa.types.is_floating(k.dtype) else a == b
-             for a, b, k in zip(lkeys, rkeys, op.left_keys)]
+             for a, b, k in zip(lkeys, rkeys, left_keys)]
     post: Expr | None = None
     if op.condition is not None:
         c = job._expr(op.condition)
@@ -90,6 +93,36 @@ def join_frames(job: SparkJob, op: Joining, left: Any, right: Any,
     if post is not None:
         joined = job._filter(joined, post)
     return joined
+
+
+def within_spark_digits(left: Expr, right: Expr) -> tuple[Expr, Expr]:
+    """Equality keys compared as a DECIMAL past Spark's 38 digits (the exact comparison type
+    of a DECIMAL(38, 2) and a DECIMAL(10, 4) is a DECIMAL(40, 4)), cast to one within them.
+
+    Two equal values fit both sides' integral digits, so DECIMAL(fewer integral digits +
+    scale, scale), at most 38 digits, holds every value that can meet one of the other side;
+    a value past it is NULL (TRY_CAST) and meets none, as it would have. (A plain anti join's
+    NULL key is kept as an unmatched one is; NOT IN never reaches a join key.)"""
+    t = left.dtype
+    if not (pa.types.is_decimal(t) and t.precision > MAX_DECIMAL_PRECISION):
+        return left, right
+
+    def integral(k: Expr) -> int:
+        src = k.arg.dtype if isinstance(k, Cast) else k.dtype
+        if not (pa.types.is_decimal(src) or pa.types.is_integer(src)):
+            return t.precision - t.scale
+        d = as_decimal(src)
+        return d.precision - d.scale
+
+    digits = min(integral(left), integral(right)) + t.scale
+    if digits > MAX_DECIMAL_PRECISION:
+        return left, right  # (refused by name when Spark meets the type)
+    within = pa.decimal128(max(digits, 1), t.scale)
+
+    def narrowed(k: Expr) -> Expr:
+        return Cast(k.arg if isinstance(k, Cast) else k, within, safe=True)
+
+    return narrowed(left), narrowed(right)
 
 
 def _join(left: Any, right: Any, conds: list[Any], how: str) -> Any:

@@ -130,6 +130,7 @@ def changelog_join(job: SparkStreamingJob, op: JoinSpec, left: Any, right: Any) 
     from sqlengine.runtime.native.factory import build_operator
     from sqlengine.runtime.spark import arrow_ops
     from sqlengine.runtime.spark.expressions import ddl
+    from sqlengine.runtime.spark.joins import within_spark_digits
     from sqlengine.runtime.spark.stateful import KIND, _batch, _bucketed, _frame
 
     if op.ttl:
@@ -152,8 +153,11 @@ def changelog_join(job: SparkStreamingJob, op: JoinSpec, left: Any, right: Any) 
         msg = f"{op.label()}: inputs of {widths} columns, expected {list(map(len, schemas))}"
         raise NotSupportedError(msg)
     frames = []
-    for side, (df, keys) in enumerate(((left, op.left_keys), (right, op.right_keys))):
-        prepared, names = job._prepare(df, list(keys))
+    # (rows are spread by their keys, within Spark's 38 digits: equal keys stay equal; the
+    # native operator compares the keys themselves)
+    spread = [within_spark_digits(a, b) for a, b in zip(op.left_keys, op.right_keys)]
+    for side, df in enumerate((left, right)):
+        prepared, names = job._prepare(df, [pair[side] for pair in spread])
         cols = [F.lit(side).cast("byte").alias(_SIDE),
                 *[F.col(n).alias(f"$k{i}", metadata={}) for i, n in enumerate(names)]]
         for s in (0, 1):  # (each side's columns, the other side's NULL)

@@ -88,6 +88,30 @@ def test_microsecond_timestamps_reach_our_kernels_whole(sessions, tmp_path) -> N
     assert any("'2024-01-01 01:02:03.123456'" in row for row in got[1])
 
 
+def test_joins_on_decimals_whose_exact_comparison_passes_38_digits(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A DECIMAL(38, 2) key meets a DECIMAL(10, 4) one exactly as a DECIMAL(40, 4), which
+    Spark has not: such joins were refused ("DECIMAL(40, 4) values have no Spark
+    translation"). They compare in DECIMAL(10, 4) there; 12345678.00, past it, meets none."""
+    (tmp_path / "a.csv").write_text("1,1.50\n2,2.25\n3,\n4,12345678.00\n5,-2.25\n")
+    (tmp_path / "b.csv").write_text("1.5000,x\n2.2500,y\n9.0000,z\n-2.2500,w\n,v\n")
+    queries = ["SELECT a.k, b.n FROM a JOIN b ON a.v = b.d",
+               "SELECT a.k, a.v, b.n FROM a LEFT JOIN b ON a.v = b.d",
+               "SELECT a.k, b.n FROM a FULL JOIN b ON a.v = b.d",
+               "SELECT k FROM a WHERE NOT EXISTS (SELECT * FROM b WHERE b.d = a.v)",
+               "SELECT x.k, b.n FROM (SELECT k, SUM(v) AS s FROM a GROUP BY k) x "
+               "JOIN b ON x.s = b.d"]
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE a (k INT, v DECIMAL(38, 2)) WITH ('connector' = "
+                  f"'filesystem', 'path' = '{tmp_path / 'a.csv'}', 'format' = 'csv')")
+        s.execute(f"CREATE TEMPORARY TABLE b (d DECIMAL(10, 4), n STRING) WITH ('connector' = "
+                  f"'filesystem', 'path' = '{tmp_path / 'b.csv'}', 'format' = 'csv')")
+        got.append([_norm(s.sql(q).collect().to_pylist()) for q in queries])
+    assert got[0] == got[1]
+    assert got[1][0] == _norm([{"k": 1, "n": "x"}, {"k": 2, "n": "y"}, {"k": 5, "n": "w"}])
+    assert got[1][3] == _norm([{"k": 3}, {"k": 4}])
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
@@ -137,6 +161,34 @@ def test_a_streaming_join_of_two_group_bys_on_a_string_key(tmp_path) -> None:  #
         got.append(_norm(s.sql(sql).collect().to_pylist()))
     assert got[0] == got[1] == _norm([{"k": "a", "n": 2, "bn": 1}, {"k": "b", "n": 2, "bn": 1},
                                       {"k": "c", "n": 1, "bn": 1}])
+
+
+def test_a_streaming_join_on_decimals_past_38_digits_together(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The streaming join of a SUM of DECIMAL(38, 2) with a DECIMAL(10, 4) was refused on Spark
+    (its rows spread by keys of DECIMAL(40, 4)); they spread by DECIMAL(10, 4) keys now."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    d = decimal.Decimal
+    pq.write_table(pa.table({"k": pa.array([1, 2, 4, 1], pa.int32()), "v": pa.array(
+        [d("1.50"), d("2.25"), d("12345678.00"), d("0.75")], pa.decimal128(38, 2))}),
+        tmp_path / "a.parquet")
+    pq.write_table(pa.table({"d": pa.array([d("2.25"), d("9")], pa.decimal128(10, 4)),
+                             "n": ["y", "z"]}), tmp_path / "b.parquet")
+    sql = ("SELECT x.k, b.n FROM (SELECT k, SUM(v) AS s FROM a GROUP BY k) x "
+           "JOIN b ON x.s = b.d")
+    got = []
+    for target in ("spark", "native"):
+        s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": target,
+                               "spark.master": "local[1]"})
+        s.execute(f"CREATE TABLE a (k INT, v DECIMAL(38, 2)) WITH ('connector' = 'filesystem', "
+                  f"'path' = '{tmp_path / 'a.parquet'}', 'format' = 'parquet')")
+        s.execute(f"CREATE TABLE b (d DECIMAL(10, 4), n STRING) WITH ('connector' = "
+                  f"'filesystem', 'path' = '{tmp_path / 'b.parquet'}', 'format' = 'parquet')")
+        got.append(_norm(s.sql(sql).collect().to_pylist()))
+    assert got[0] == got[1] == _norm([{"k": 1, "n": "y"}, {"k": 2, "n": "y"}])
 
 
 def test_a_global_session_window_on_a_stream_is_refused_by_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
