@@ -274,6 +274,22 @@ class SortSpec(OperatorSpec):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TemporalSortSpec(OperatorSpec):
+    """Flink's streaming ORDER BY of an insert-only input on an ascending time attribute
+    first (StreamExecTemporalSort): by a rowtime, rows wait for the watermark to pass their
+    time and leave in order; by PROCTIME(), rows leave as they come."""
+
+    type_name: ClassVar[str] = "temporal_sort"
+
+    keys: tuple[N.SortKey, ...]  # the time column's key first, then the others
+    time_index: int
+    time_kind: str  # "ROWTIME" | "PROCTIME"
+
+    def label(self) -> str:
+        return f"TemporalSort(orderBy=[{sort_keys_text(self.keys)}], {self.time_kind.lower()})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WindowFunctionsSpec(OperatorSpec):
     type_name: ClassVar[str] = "window_functions"
 

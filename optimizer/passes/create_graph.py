@@ -25,6 +25,7 @@ from sqlengine.optimizer.specs import (
     StatementSetSpec,
     TableScanSpec,
     TableSinkSpec,
+    TemporalSortSpec,
     UnionSpec,
     UnnestSpec,
     ValuesSpec,
@@ -247,6 +248,10 @@ class _Translator:
                                     tuple((k, FORWARD) for k in kids))
             case N.Sort():
                 child = self.translate(plan.input)
+                if self.streaming:
+                    streamed = self._streaming_sort(plan, child)
+                    if streamed is not None:
+                        return streamed
                 self._require_bounded(plan.input, "ORDER BY")
                 return PhysicalNode(SortSpec(
                     schema=plan.schema, keys=plan.keys, fetch=plan.fetch, offset=plan.offset,
@@ -595,6 +600,54 @@ class _Translator:
             left_width=len(plan.left.schema), emit="stream" if self.streaming else "final",
             ttl=self.ttl, right_schema=plan.right.schema, evict=evict)
         return PhysicalNode(op, inputs)
+
+    def _streaming_sort(self, plan: N.Sort, child: PhysicalNode) -> PhysicalNode | None:
+        """A streaming ORDER BY as Flink runs it, or None for the sort at the end of a
+        bounded input (an extension: Flink refuses ORDER BY other than on a time attribute).
+
+        Without a LIMIT on an insert-only input, first on an ascending time attribute: the
+        temporal sort (rows leave in order as the watermark passes them, late rows dropped).
+        With a LIMIT over an unbounded input: the Top-N of the whole input (Flink's
+        SortLimit, an updating result)."""
+        from sqlengine.optimizer.analysis import unbounded_sources
+        from sqlengine.plan.expressions import Call, ColumnRef, Literal
+
+        first = plan.keys[0].expr if plan.keys else None
+        field = plan.input.schema.fields[first.index] if isinstance(first, ColumnRef) \
+            else None
+        timed = field is not None and (field.rowtime or field.proctime) and \
+            plan.keys[0].ascending
+        if timed and plan.fetch is None and not plan.offset and not child.op.updating:
+            assert isinstance(first, ColumnRef) and field is not None
+            op = TemporalSortSpec(schema=plan.schema, keys=plan.keys, time_index=first.index,
+                                  time_kind="ROWTIME" if field.rowtime else "PROCTIME")
+            return PhysicalNode(op, ((child, Exchange(Partitioning.SINGLE)),))
+        unbounded = unbounded_sources(plan.input)
+        if not unbounded:
+            return None
+        if plan.fetch is None:
+            what = "OFFSET without FETCH / LIMIT" if plan.offset else "ORDER BY"
+            msg = (f"{what} over an unbounded input (table {unbounded[0]!r}) is not supported: "
+                   "in streaming mode ORDER BY must be on an ascending time attribute first "
+                   "(a rowtime or PROCTIME() column) of an insert-only input, or have a LIMIT "
+                   "(as in Flink)")
+            raise PlanError(msg)
+        if child.op.updating:
+            msg = (f"ORDER BY ... LIMIT over an updating unbounded input (table "
+                   f"{unbounded[0]!r}) is not supported yet")
+            raise NotSupportedError(msg)
+        # The first OFFSET + LIMIT rows by the keys, those past OFFSET kept, the number dropped.
+        rank = N.Rank(plan.input, (), plan.keys, name="$rn", limit=plan.offset + plan.fetch,
+                      output_rank=plan.offset > 0)
+        kept: N.LogicalPlan = rank
+        if plan.offset:
+            number = ColumnRef(len(plan.input.schema), "$rn", T.BIGINT)
+            kept = N.Filter(rank, Call("gt", (number, Literal(plan.offset, T.BIGINT)),
+                                       T.BOOLEAN))
+        fields = plan.input.schema.fields
+        return self.translate(N.Project(kept, tuple(ColumnRef(i, f.name, f.type)
+                                                    for i, f in enumerate(fields)),
+                                        tuple(f.name for f in fields)))
 
     def _require_bounded(self, plan: N.LogicalPlan, what: str) -> None:
         if not self.streaming:

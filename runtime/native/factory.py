@@ -33,6 +33,7 @@ from sqlengine.optimizer.specs import (
     StatementSetSpec,
     TableScanSpec,
     TableSinkSpec,
+    TemporalSortSpec,
     UnionSpec,
     UnnestSpec,
     ValuesSpec,
@@ -335,6 +336,9 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case SortSpec():
             from sqlengine.runtime.operators.sort import SortOperator
             return SortOperator(spec.keys, spec.fetch, spec.offset, schema)
+        case TemporalSortSpec():
+            from sqlengine.runtime.operators.temporal_sort import TemporalSortOperator
+            return TemporalSortOperator(spec.keys, spec.time_index, spec.time_kind, schema)
         case LimitSpec():
             from sqlengine.runtime.operators.sort import LimitOperator
             return LimitOperator(spec.fetch, spec.offset, schema, spec.input_updating)

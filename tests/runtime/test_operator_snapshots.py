@@ -516,6 +516,10 @@ CASES: dict[str, Case] = {
         "WITH RECURSIVE t(item, p) AS (SELECT item, CAST(price AS DOUBLE) FROM bids UNION "
         "SELECT item, p * 2 FROM t WHERE p BETWEEN 1 AND 1000) SELECT item, p FROM t",
         {"IterateOperator"}),
+    "temporal_sort": Case(  # (the watermark moving inside batches, late rows)
+        STREAMING, lambda: _watermarked(41, disorder=4 * S),
+        "SELECT item, price, ts FROM bids ORDER BY ts, price DESC",
+        {"TemporalSortOperator"}, late=True),
     "sort_limit_batch": Case(
         BATCH, lambda: _tables(34),
         "SELECT * FROM bids ORDER BY price DESC, ts LIMIT 6 OFFSET 2",
