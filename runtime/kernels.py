@@ -287,8 +287,10 @@ def _small_decimal_compare(op: Callable[..., np.ndarray], a: object, b: object
 
 
 def _float_equal(negated: bool) -> Kernel:
-    """= / <> that treat NaN as equal to NaN (Flink, PostgreSQL and DuckDB do); other types
-    compare as Arrow does."""
+    """= / <>: ROW, ARRAY and MAP values field by field; others as Arrow compares them. A
+    NaN equals nothing, itself included, as Flink's generated Java compares doubles (PyFlink
+    2.3: NaN = NaN is FALSE, NaN <> NaN TRUE; PostgreSQL and DuckDB differ), but a ROW's or
+    ARRAY's NaN fields equal each other (Flink compares those values whole)."""
     plain = _compare(pc.not_equal if negated else pc.equal)
 
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -304,13 +306,7 @@ def _float_equal(negated: bool) -> Kernel:
             return pc.invert(same) if negated else same
         if pa.types.is_map(a.type) or pa.types.is_map(b.type):
             raise ExecutionError("a MAP compares only with a MAP")
-        res = plain(args, lits, out)
-        if not (pa.types.is_floating(a.type) and pa.types.is_floating(b.type)):
-            return res
-        both_nan = pc.and_(pc.is_nan(a), pc.is_nan(b))
-        if not pc.any(both_nan).as_py():
-            return res
-        return pc.if_else(both_nan, not negated, res)
+        return plain(args, lits, out)
 
     return kernel
 

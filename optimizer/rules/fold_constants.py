@@ -52,6 +52,12 @@ def fold_expr(e: Expr) -> Expr:
         simplified = _simplify_logic(e)
         if simplified is not None:
             return simplified
+    if isinstance(e, Call) and e.name in _SELF_COMPARED and e.args[0] == e.args[1] and \
+            not _nested(e.args[0].dtype) and \
+            not any(isinstance(x, Call) and is_volatile(x.name) for x in e.walk()):
+        # x = x is TRUE (NULL for a NULL x), x <> x FALSE: Calcite's simplification, which
+        # Flink's answers show (a NaN compared with itself too, where NaN = NaN is FALSE)
+        return _SELF_COMPARED[e.name](e.args[0])
     if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) or not x.foldable
                                                  for x in e.walk()):
         return e
@@ -66,6 +72,25 @@ def fold_expr(e: Expr) -> Expr:
     except (SqlEngineError, OverflowError, ValueError):  # (no Python value: a year 0 date)
         return e
     return Literal(value, e.dtype)
+
+
+def _true_unless_null(x: Expr) -> Expr:
+    return Call("or", (Call("is_not_null", (x,), pa.bool_()), Literal(None, pa.bool_())),
+                pa.bool_())
+
+
+def _false_unless_null(x: Expr) -> Expr:
+    return Call("and", (Call("is_null", (x,), pa.bool_()), Literal(None, pa.bool_())),
+                pa.bool_())
+
+
+_SELF_COMPARED = {"eq": _true_unless_null, "le": _true_unless_null, "ge": _true_unless_null,
+                  "ne": _false_unless_null, "lt": _false_unless_null, "gt": _false_unless_null}
+
+
+def _nested(t: pa.DataType) -> bool:
+    return pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or \
+        pa.types.is_map(t)
 
 
 def _simplify_logic(e: Call) -> Expr | None:

@@ -152,34 +152,55 @@ def install(shipped: Shipped) -> None:
         _RECEIVED[key] = blob
 
 
-def _retime(batch: pa.RecordBatch, unit: str) -> pa.RecordBatch:
+def retime(batch: pa.RecordBatch, unit: str, units: dict[int, str] | None = None
+           ) -> pa.RecordBatch:
+    """``batch`` with its timestamps in ``unit`` (without a zone), or column i in
+    ``units[i]`` where given. (Spark hands timestamps over in microseconds and takes them
+    back so; our kernels take each column in its declared unit: a TIMESTAMP(3)'s
+    milliseconds, a TIMESTAMP(6)'s microseconds.)"""
     if not any(pa.types.is_timestamp(f.type) for f in batch.schema):
         return batch
-    cols = [c.cast(pa.timestamp(unit)) if pa.types.is_timestamp(c.type) else c
-            for c in batch.columns]
+    cols = [c.cast(pa.timestamp((units or {}).get(i, unit)))
+            if pa.types.is_timestamp(c.type) else c for i, c in enumerate(batch.columns)]
     return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
+
+
+def declared_units(exprs: list[Expr]) -> dict[int, str]:
+    """The unit of each timestamp column ``exprs`` read, as the plan declares it."""
+    from sqlengine.plan.expressions import ColumnRef
+
+    return {e.index: e.dtype.unit for x in exprs for e in x.walk()
+            if isinstance(e, ColumnRef) and pa.types.is_timestamp(e.dtype)}
+
+
+def schema_units(schema: pa.Schema) -> dict[int, str]:
+    """The declared unit of each timestamp column of ``schema``."""
+    return {i: f.type.unit for i, f in enumerate(schema) if pa.types.is_timestamp(f.type)}
 
 
 def _out(out: pa.RecordBatch, width: int) -> pa.RecordBatch:
     from sqlengine.runtime.elements import data_part
 
     data = data_part(out)
-    return _retime(pa.RecordBatch.from_arrays(data.columns, names=[f"c{i}" for i in
-                                                                   range(width)]), "us")
+    return retime(pa.RecordBatch.from_arrays(data.columns, names=[f"c{i}" for i in
+                                                                  range(width)]), "us")
 
 
 def expand(t: SparkTranslator, op: ExpandSpec, df: Any) -> Any:
     from sqlengine.runtime.operators.stateless import ExpandOperator
 
     schema = op.schema.to_arrow()
-    return t._arrow_map(df, ExpandOperator(op.projections, schema), schema)
+    return t._arrow_map(df, ExpandOperator(op.projections, schema), schema,
+                        declared_units([e for p in op.projections for e in p]))
 
 
 def replicate(t: SparkTranslator, op: ReplicateRowsSpec, df: Any) -> Any:
     from sqlengine.runtime.operators.stateless import ReplicateRowsOperator
 
     schema = op.schema.to_arrow()
-    return t._arrow_map(df, ReplicateRowsOperator(schema), schema)
+    # (its input: the count, then the output's columns)
+    units = {i + 1: unit for i, unit in schema_units(schema).items()}
+    return t._arrow_map(df, ReplicateRowsOperator(schema), schema, units)
 
 
 def window_functions(t: SparkTranslator, op: WindowFunctionsSpec, df: Any) -> Any:
@@ -199,8 +220,8 @@ def window_functions(t: SparkTranslator, op: WindowFunctionsSpec, df: Any) -> An
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         install(shipped)
         for batch in batches:
-            operator.process_batch(_retime(pa.RecordBatch.from_arrays(
-                batch.columns, names=in_schema.names), "ms"))
+            operator.process_batch(retime(pa.RecordBatch.from_arrays(
+                batch.columns, names=in_schema.names), "ms", schema_units(in_schema)))
         for out in operator.end_input():
             yield _out(out, width)
 
@@ -222,8 +243,8 @@ def session_assign(t: SparkTranslator, op: SessionAssignSpec, df: Any) -> Any:
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            operator.process_batch(_retime(pa.RecordBatch.from_arrays(
-                batch.columns, names=schema.names), "ms"))
+            operator.process_batch(retime(pa.RecordBatch.from_arrays(
+                batch.columns, names=schema.names), "ms", schema_units(schema)))
         for out in operator.end_input():
             yield _out(out, width)
 
@@ -252,14 +273,14 @@ def temporal_join(t: SparkTranslator, op: TemporalJoinSpec, inputs: list[Any]) -
         operator = TemporalJoinOperator(op.join_kind, op.left_keys, op.right_keys, op.condition,
                                         left_schema, right_schema, schema, op.left_time,
                                         op.right_time)
-        for side, table, names in ((1, rt, right_schema.names), (0, lt, left_schema.names)):
+        for side, table, declared in ((1, rt, right_schema), (0, lt, left_schema)):
             for batch in table.to_batches():
-                operator.process_batch(_retime(pa.RecordBatch.from_arrays(
-                    batch.columns, names=names), "ms"), side)
+                operator.process_batch(retime(pa.RecordBatch.from_arrays(
+                    batch.columns, names=declared.names), "ms", schema_units(declared)), side)
         outs = [*operator.end_input(0), *operator.end_input(1)]
         batches = [_out(b, width) for b in outs]
         if not batches:
-            return pa.Table.from_batches([], _retime(pa.RecordBatch.from_pylist(
+            return pa.Table.from_batches([], retime(pa.RecordBatch.from_pylist(
                 [], schema=schema), "us").rename_columns([f"c{i}" for i in range(width)])
                 .schema)
         return pa.Table.from_batches(batches)
@@ -287,6 +308,7 @@ def lateral_table(t: SparkTranslator, op: ProjectSpec, unnest: UnnestSpec, df: A
     schema = unnest.schema.to_arrow()
     project = ProjectOperator(op.exprs, mid)
     flatten = UnnestOperator(schema, unnest.ordinality, unnest.outer)
+    units = declared_units(list(op.exprs))
     out_ddl = ddl(schema)  # (refuses a row the table function makes that Spark cannot hold)
     width = len(schema)
     shipped = ship(op)
@@ -294,7 +316,7 @@ def lateral_table(t: SparkTranslator, op: ProjectSpec, unnest: UnnestSpec, df: A
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         install(shipped)
         for batch in batches:
-            for made in project.process_batch(_retime(batch, "ms")):
+            for made in project.process_batch(retime(batch, "ms", units)):
                 for out in flatten.process_batch(made):
                     yield _out(out, width)
 

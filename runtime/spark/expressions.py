@@ -106,8 +106,9 @@ def to_sql(e: Expr) -> str | None:
             return None  # Flink prints TRUE / millisecond timestamps / Java doubles
         if pa.types.is_integer(src) and pa.types.is_timestamp(e.type):
             return None  # (Spark casts no integer to a TIMESTAMP_NTZ: our kernel's epoch)
-        if pa.types.is_timestamp(src) and pa.types.is_timestamp(e.type) and \
-                T.UNIT_DIGITS[e.type.unit] < T.UNIT_DIGITS[src.unit]:
+        if pa.types.is_timestamp(e.type) and T.UNIT_DIGITS[e.type.unit] < 6 and not (
+                pa.types.is_date(src) or (pa.types.is_timestamp(src) and
+                                          T.UNIT_DIGITS[src.unit] <= T.UNIT_DIGITS[e.type.unit])):
             return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)
         if _past_spark_digits(e.type):
             return None  # (an exact comparison's 42 digits: our kernel's)
@@ -193,6 +194,13 @@ def _call(e: Call, k: list[str]) -> str | None:
             if pa.types.is_timestamp(t):
                 return text
             return f"CAST({text} AS {out})"
+        if name in ("eq", "ne", "lt", "le", "gt", "ge") and \
+                any(pa.types.is_floating(a.dtype) for a in e.args):
+            # Java's comparisons, as Flink's: a NaN is neither equal to, below nor above
+            # anything (Spark orders NaN above every number and equal to itself)
+            if name == "ne":
+                return f"({text} OR isnan({k[0]}) OR isnan({k[1]}))"
+            return f"({text} AND NOT isnan({k[0]}) AND NOT isnan({k[1]}))"
         return text
     if name == "negate":
         return f"(-{k[0]})"

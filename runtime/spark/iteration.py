@@ -256,18 +256,18 @@ class _LocalRounds:
         return True
 
     def _to_arrow(self, df: Any) -> pa.Table:
-        from sqlengine.runtime.spark.translate import _retime
+        from sqlengine.runtime.spark.arrow_ops import retime, schema_units
 
         t = df.toArrow()
-        batches = [_retime(b, "ms") for b in t.to_batches()]
+        batches = [retime(b, "ms", schema_units(self.schema)) for b in t.to_batches()]
         t = pa.Table.from_batches(batches, t.schema if not batches else batches[0].schema)
         return _cast(t, self.schema)
 
     def _to_spark(self, rows: pa.Table) -> Any:
-        from sqlengine.runtime.spark.translate import _retime
+        from sqlengine.runtime.spark.arrow_ops import retime
 
         names = [f"c{i}" for i in range(rows.num_columns)]
-        batches = [_retime(b, "us") for b in rows.rename_columns(names).combine_chunks()
+        batches = [retime(b, "us") for b in rows.rename_columns(names).combine_chunks()
                    .to_batches()]
         table = pa.Table.from_batches(batches) if batches else \
             rows.rename_columns(names)

@@ -892,8 +892,8 @@ def _python_values(op: WindowAggregateSpec | SessionAggregateSpec, df: Any) -> A
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
     from sqlengine.runtime.spark import arrow_ops
+    from sqlengine.runtime.spark.arrow_ops import retime
     from sqlengine.runtime.spark.expressions import spark_type
-    from sqlengine.runtime.spark.translate import _retime
 
     n_keys = len(op.keys)
     out = op.schema.to_arrow()
@@ -913,7 +913,7 @@ def _python_values(op: WindowAggregateSpec | SessionAggregateSpec, df: Any) -> A
         pys = {name: PythonAggregate(a) for name, (a, _) in calls.items()}
         for batch in batches:
             names = batch.schema.names
-            cols = [_retime(pa.RecordBatch.from_arrays(
+            cols = [retime(pa.RecordBatch.from_arrays(
                         [pys[n].values_of_lists(_typed_rows(c, pys[n]))], names=[n]),
                         "us").column(0) if n in pys else c
                     for n, c in zip(names, batch.columns)]

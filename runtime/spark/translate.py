@@ -60,6 +60,7 @@ from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.runtime.native.executor import JobResult
 from sqlengine.runtime.spark import arrow_ops, iteration
 from sqlengine.runtime.spark.aggregates import agg_column, agg_inputs
+from sqlengine.runtime.spark.arrow_ops import declared_units, retime
 from sqlengine.runtime.spark.expressions import ddl, spark_type, to_sql
 from sqlengine.runtime.spark.joins import Joining, join_frames
 from sqlengine.runtime.spark.session import spark_session
@@ -217,8 +218,10 @@ class SparkJob:
         sql = to_sql(e)
         return None if sql is None else F.expr(sql)
 
-    def _arrow_map(self, df: Any, operator: Any, schema: pa.Schema) -> Any:
-        """Run one of our Arrow operators over every partition (exact Flink semantics)."""
+    def _arrow_map(self, df: Any, operator: Any, schema: pa.Schema,
+                   units: dict[int, str] | None = None) -> Any:
+        """Run one of our Arrow operators over every partition (exact Flink semantics);
+        ``units``: the declared unit of each timestamp column of its input."""
         from sqlengine.runtime.elements import data_part
 
         shipped = arrow_ops.ship(operator)  # (the Python functions it calls)
@@ -226,12 +229,10 @@ class SparkJob:
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             arrow_ops.install(shipped)
             for batch in batches:
-                # Spark hands timestamps over in microseconds and takes them back so too;
-                # our kernels work in milliseconds (TIMESTAMP(3)).
-                batch = _retime(batch, "ms")
+                batch = retime(batch, "ms", units)
                 for out in operator.process_batch(batch):
                     out = data_part(out)
-                    yield _retime(pa.RecordBatch.from_arrays(
+                    yield retime(pa.RecordBatch.from_arrays(
                         out.columns, names=_names(len(schema))), "us")
 
         return df.mapInArrow(run, ddl(schema))
@@ -355,16 +356,17 @@ class SparkJob:
         schema = StructType([*df.schema.fields, *added.fields])
         operator = ProjectOperator(tuple(exprs), made)
         shipped = arrow_ops.ship(exprs)
-        units = _declared_units(exprs)
+        units = declared_units(exprs)
 
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             arrow_ops.install(shipped)
             for batch in batches:
                 # Spark hands timestamps over in microseconds (an event time: with its time
                 # zone) and takes computed ones back so; our kernels take each column in its
-                # declared unit (a TIMESTAMP(3)'s milliseconds, a TIMESTAMP(6)'s micros).
-                (out,) = operator.process_batch(_retime(batch, "ms", units))
-                computed = _retime(pa.RecordBatch.from_arrays(
+                # declared unit (a TIMESTAMP(3)'s milliseconds, a TIMESTAMP(6)'s micros);
+                # the columns they do not read stay as they are.
+                (out,) = operator.process_batch(retime(batch, "us", units))
+                computed = retime(pa.RecordBatch.from_arrays(
                     out.columns[:len(names)], names=names), "us")
                 yield pa.RecordBatch.from_arrays([*batch.columns, *computed.columns],
                                                  names=[*batch.schema.names, *names])
@@ -640,7 +642,6 @@ def _unread_untranslated(op: TableScanSpec, schema: pa.Schema) -> list[int]:
     """The columns of a type Spark has no translation of (TIME) that the query does not
     read (neither its projection nor its filters)."""
     from sqlengine.errors import NotSupportedError
-    from sqlengine.plan.expressions import ColumnRef
 
     if op.projection is None:
         return []
@@ -691,18 +692,3 @@ def spark_error_text(e: Exception) -> str:
     return text
 
 
-def _retime(batch: pa.RecordBatch, unit: str, units: dict[int, str] | None = None
-            ) -> pa.RecordBatch:
-    """``batch`` with its timestamps in ``unit`` (without a zone), or column i in
-    ``units[i]`` where given."""
-    if not any(pa.types.is_timestamp(f.type) for f in batch.schema):
-        return batch
-    cols = [c.cast(pa.timestamp((units or {}).get(i, unit)))
-            if pa.types.is_timestamp(c.type) else c for i, c in enumerate(batch.columns)]
-    return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
-
-
-def _declared_units(exprs: list[Expr]) -> dict[int, str]:
-    """The unit of each timestamp column ``exprs`` read, as the plan declares it."""
-    return {e.index: e.dtype.unit for x in exprs for e in x.walk()
-            if isinstance(e, ColumnRef) and pa.types.is_timestamp(e.dtype)}

@@ -112,6 +112,54 @@ def test_joins_on_decimals_whose_exact_comparison_passes_38_digits(sessions, tmp
     assert got[1][3] == _norm([{"k": 3}, {"k": 4}])
 
 
+def test_microsecond_timestamps_pass_through_our_operators(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Window functions, GROUPING SETS and INTERSECT / EXCEPT ALL run our operators on Spark,
+    which were handed every timestamp in milliseconds: a TIMESTAMP(6) column of the input
+    failed them ("An exception was thrown from the Python worker:", the cause, "Casting from
+    timestamp[us] to timestamp[ms] would lose data", in the worker's log only)."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "m.parquet"
+    pq.write_table(pa.table({"i": pa.array([1, 2, 2], pa.int32()), "ts6": pa.array(
+        [dt.datetime(2024, 1, 1, 0, 0, 0, 123456), dt.datetime(2024, 1, 1, 0, 0, 1, 5), None],
+        pa.timestamp("us")), "s": ["2024-01-05 10:11:12.123456", "x", None]}), path)
+    queries = ["SELECT i, ts6, SUM(i) OVER (ORDER BY i) AS s FROM m",
+               "SELECT i, LAG(ts6) OVER (ORDER BY i, ts6) AS l FROM m",
+               "SELECT i, MAX(ts6) AS t FROM m GROUP BY GROUPING SETS ((i), ())",
+               "SELECT i, ts6 FROM m INTERSECT ALL SELECT i, ts6 FROM m",
+               "SELECT i, ts6 FROM m EXCEPT ALL SELECT i, ts6 FROM m WHERE i = 1",
+               "SELECT TRY_CAST(s AS TIMESTAMP(3)) AS t, ts6 FROM m"]
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE m (i INT, ts6 TIMESTAMP(6), s STRING) WITH ("
+                  f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')")
+        got.append([_norm(s.sql(q).collect().to_pylist()) for q in queries])
+    assert got[0] == got[1]
+    assert "123456" in str(got[1][1])
+
+
+def test_nan_compares_as_java_does(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Spark orders NaN above every number and equal to itself: NaN > 1 was TRUE there, and a
+    join ON a.d < b.d met NaNs; Flink's (Java's) comparisons are all FALSE but <>."""
+    from tests.sqlengine.test_nan_equality import FLINK, QUERY, ROWS
+
+    (tmp_path / "z.csv").write_text(ROWS)
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE z (k STRING, d DOUBLE, e DOUBLE) WITH ("
+                  f"'connector' = 'filesystem', 'path' = '{tmp_path / 'z.csv'}', "
+                  "'format' = 'csv')")
+        rows = s.sql(QUERY).collect().to_pylist()
+        got.append({r.pop("k"): tuple(r.values()) for r in rows})
+        got.append(sorted(map(str, s.sql("SELECT a.k, b.k AS j FROM z a JOIN z b ON a.d < b.e"
+                                         ).collect().to_pylist())))
+    assert got[0] == got[2] == FLINK
+    assert got[1] == got[3]
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
