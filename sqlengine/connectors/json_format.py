@@ -104,7 +104,14 @@ def _lines_of(data: bytes, first_line: int) -> np.ndarray:
     return row_lines(data, False) + (first_line - 1)
 
 
+_NULL_LINE = re.compile(rb"^[ \t\r]*null[ \t\r]*$", re.MULTILINE)
+
+
 def _parse(data: bytes, read_schema: pa.Schema) -> pa.Table:
+    if _NULL_LINE.search(data):
+        # (Arrow reads a line of JSON null as a row of NULLs, and crashes the process when
+        # it is the first line; Flink's format fails on it: not an object)
+        raise pa.ArrowInvalid("a line is null, not a JSON object")
     return pajson.read_json(
         io.BytesIO(data),
         read_options=pajson.ReadOptions(use_threads=False, block_size=max(1 << 20,

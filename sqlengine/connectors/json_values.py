@@ -116,8 +116,13 @@ def _not_null(t: pa.DataType, ignore: bool) -> Callable[[object], object]:
         return array
     if pa.types.is_map(t):
         key, item = converter(t.key_type, ignore), converter(t.item_type, ignore)
-        return lambda v: [(key(k), item(x)) for k, x in v.items()] if isinstance(v, dict) \
-            else []
+
+        def entries(v: object) -> object:
+            if not isinstance(v, dict):  # (Flink: "Fail to deserialize at field")
+                raise TypeError("not an object")
+            return [(key(k), item(x)) for k, x in v.items()]
+
+        return entries
     if pa.types.is_struct(t):
         fields = [(f.name, converter(f.type, ignore)) for f in t]
 

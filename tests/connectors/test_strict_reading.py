@@ -79,3 +79,29 @@ def test_csv_converts_only_the_columns_a_query_reads(tmp_path: Path) -> None:
     assert s.sql("SELECT id, d FROM t").collect().column(0).to_pylist() == [2, 1]
     with pytest.raises(ConnectorError, match="column 'i': 'oops' is not a valid INT"):
         s.sql("SELECT id, i FROM t").collect()
+
+
+@pytest.mark.parametrize("text", ["null\n", '{"a":1,"b":"x"}\nnull\n{"a":2,"b":"y"}\n'])
+def test_a_json_null_line_is_not_a_row(tmp_path: Path, text: str) -> None:
+    """A line of JSON null was a row of NULLs (Arrow's reader), and as the first line it
+    crashed the process (a segmentation fault in pyarrow's read_json). Flink's format fails
+    on it, or skips it with 'json.ignore-parse-errors'."""
+    f = tmp_path / "t.json"
+    f.write_text(text)
+    with pytest.raises(ConnectorError, match=r"t\.json:\d: cannot parse JSON row: not a JSON "):
+        _session(f, "json", False, "a INT, b STRING").sql("SELECT * FROM t").collect()
+    got = _session(f, "json", True, "a INT, b STRING").sql("SELECT * FROM t").collect()
+    assert got.to_pylist() == [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}][:got.num_rows]
+    assert got.num_rows == text.count("{")
+
+
+def test_a_json_value_not_an_object_is_no_map(tmp_path: Path) -> None:
+    """``{"mp": 5}`` into a MAP column was an empty map, without a word; Flink's format fails
+    ("Fail to deserialize at field: mp"), or reads NULL with 'json.ignore-parse-errors'."""
+    f = tmp_path / "t.json"
+    f.write_text('{"id":1,"mp":5}\n{"id":2,"mp":{"k":3}}\n')
+    columns = "id INT, mp MAP<STRING, INT>"
+    with pytest.raises(ConnectorError, match=r"t\.json:1: .*'5' does not read as MAP"):
+        _session(f, "json", False, columns).sql("SELECT * FROM t").collect()
+    got = _session(f, "json", True, columns).sql("SELECT * FROM t").collect().to_pylist()
+    assert got == [{"id": 1, "mp": None}, {"id": 2, "mp": [("k", 3)]}]
