@@ -962,12 +962,17 @@ def _plain_parquet(source: N.SourceSpec, schema: pa.Schema) -> str | None:
     has none, however the native source emits. Otherwise (or a NULL time, which the native
     source refuses): None, and the source is read as the native runtime reads it."""
     from sqlengine.connectors.base import decode_metadata, decode_partition_keys
+    from sqlengine.connectors.filesystem_files import local_path
+    from sqlengine.errors import ConnectorError
 
     options = dict(source.options)
     if source.connector != "filesystem" or source.option("format") != "parquet" or \
             source.changelog or decode_partition_keys(options) or decode_metadata(options):
         return None
-    path = Path(source.option("path") or "")
+    try:
+        path = local_path(source.option("path") or "")
+    except ConnectorError:
+        return None  # (another URI: Spark's to read)
     if not path.is_file():
         return None
     names = [n.lower() for n in schema.names]

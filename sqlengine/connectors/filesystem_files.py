@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -39,10 +40,37 @@ from sqlengine.connectors.raw_format import raw_bytes, read_raw
 from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
 
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):")
+
+
+def local_path(path: str, table: str = "") -> Path:
+    """A table's 'path' as a local path: a ``file:`` URI (``file:///tmp/t``, ``file:/tmp/t``,
+    ``file://localhost/tmp/t``, as Flink takes them) is its path. Another scheme (``s3://``,
+    ``hdfs://``) is refused: the native runtime reads and writes local files (it wrote under
+    a directory named ``s3:`` in the working directory)."""
+    m = _SCHEME.match(path)
+    if m is None or len(m.group(1)) == 1:  # (a Windows drive letter is no scheme)
+        return Path(path)
+    if m.group(1).lower() != "file":
+        whose = f"table {table!r}: " if table else ""
+        msg = (f"{whose}path {path!r} (option 'path') is a {m.group(1)}: URI; the native "
+               "runtime reads and writes local files (a path, or a file: URI); the Spark "
+               "runtime takes other URIs")
+        raise ConnectorError(msg)
+    rest = path[m.end():]
+    if rest.startswith("//"):
+        host, _, rest = rest[2:].partition("/")
+        if host not in ("", "localhost"):
+            msg = (f"path {path!r} (option 'path') names the host {host!r}; a file: URI "
+                   "of this machine has none (file:///...)")
+            raise ConnectorError(msg)
+        rest = "/" + rest
+    return Path(unquote(rest))
+
 
 def list_files(path: str, table: str) -> list[Path]:
     """The files a filesystem table reads: the file itself, or a directory's visible files."""
-    p = Path(path)
+    p = local_path(path, table)
     if p.is_file():
         return [p]
     if p.is_dir():
@@ -271,7 +299,7 @@ def _read_partitioned(table: str, options: dict[str, str], schema: pa.Schema,
     widened with the partition columns' values."""
     keys = decode_partition_keys(options)
     fmt = options["format"]
-    parts = P.discover(Path(options["path"]), keys, P.default_name(options))
+    parts = P.discover(local_path(options["path"]), keys, P.default_name(options))
     values = P.partition_values(parts, keys, schema)
     kept, values = P.prune(parts, values, schema, keys, row_filter)
     stats.partitions_pruned += len(parts) - len(kept)
@@ -440,7 +468,7 @@ def text_bytes(fmt: str, batch: pa.RecordBatch, options: dict[str, str]) -> byte
 
 def sink_directory(table: str, options: dict[str, str]) -> Path:
     """The sink's directory (option 'path'), created if missing; a file there is refused."""
-    root = Path(options["path"])
+    root = local_path(options["path"], table)
     safety.check_file(table, root, options)
     if root.exists() and root.is_file():
         msg = (f"table {table!r}: path {str(root)!r} (option 'path') is a file; INSERT "
@@ -457,7 +485,7 @@ def sink_directory(table: str, options: dict[str, str]) -> Path:
 
 def sink_path_ok(options: dict[str, str]) -> None:
     """Fail at plan time when a sink path cannot be created or written."""
-    path = Path(options["path"])
+    path = local_path(options["path"])
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent

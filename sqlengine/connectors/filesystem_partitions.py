@@ -156,7 +156,9 @@ class PartitionedWriter(SinkWriter):
         self.keys = decode_partition_keys(options)
         self.data_schema = file_schema(schema, self.keys)
         self.default = default_name(options)
-        self.root = Path(options["path"])
+        from sqlengine.connectors.filesystem_files import local_path
+
+        self.root = local_path(options["path"], table)
         from sqlengine import safety
 
         safety.check_file(table, self.root, options)
