@@ -36,6 +36,6 @@ def test_another_scheme_is_refused_by_name(tmp_path: Path,
     s.execute("CREATE TABLE o (a INT) WITH ('connector' = 'filesystem', 'path' = "
               "'s3://bucket/t', 'format' = 'csv')")
     for sql in ("INSERT INTO o VALUES (1)", "SELECT * FROM o"):
-        with pytest.raises(ConnectorError, match="'s3://bucket/t' .* is a s3: URI"):
+        with pytest.raises(ConnectorError, match=r"'s3://bucket/t' .* is a s3: URI"):
             s.execute(sql) if sql.startswith("INSERT") else s.sql(sql).collect()
     assert os.listdir(tmp_path) == []
