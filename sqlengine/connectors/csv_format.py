@@ -74,6 +74,13 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         return row_lines(original, allow_comments, quote, escape, blanks=True) + \
             (first_line - 1)
 
+    if quote and escape is None and not allow_comments and quote.encode() in data:
+        # (Arrow reads a quoted field without its closing quote to the end of the data, and
+        # text after a closing quote into the field; Flink's reader fails on both)
+        data = _without_quote_faults(data, quote, opt_char(options, "csv.field-delimiter",
+                                                           ",") or ",",
+                                     path, first_line, ignore, stats)
+        original = data
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
     if not data.strip():  # (a block of comment lines: Arrow calls an empty input an error)
@@ -174,6 +181,68 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     yield from finish(converted, ok, lines, path, ignore, stats, "csv", detail)
     if blank_error is not None:  # (after the rows before it, whose errors come first)
         raise blank_error
+
+
+def _without_quote_faults(data: bytes, quote: str, delimiter: str, path: Path | str,
+                          first_line: int, ignore: bool, stats: ReadStats) -> bytes:
+    """``data`` without its records whose quoting is broken: a quoted field never closed
+    (the record and everything after it, as Flink's reader loses them) or with text after
+    its closing quote. An error naming the line, or with ignore-parse-errors the records
+    skipped and counted. (A quote inside an unquoted field is a character of it.)"""
+    q, d = re.escape(quote.encode()), re.escape(delimiter.encode())
+    field = rb"(?:^|(?<=" + d + rb"))" + q + rb"(?:[^" + q + rb"]|" + q + q + rb")*"
+    # (suspects, at C speed: an odd number of quotes, or a quote between two other
+    # characters, as in '"ab"cd' (or '5" screen', which is fine); the exact scan below only
+    # when there are some)
+    if not _quote_suspects(data, quote.encode()[0], delimiter.encode()[0]):
+        return data
+    faults: list[tuple[int, int, str]] = []  # (start, end of the bytes to drop, why)
+    for m in re.compile(field + rb"(" + q + rb"|\Z)", re.MULTILINE).finditer(data):
+        start = data.rfind(b"\n", 0, m.start()) + 1  # (the record's line)
+        if not m.group(1):
+            faults.append((start, len(data), "a quoted field has no closing quote"))
+            break
+        after = data[m.end():m.end() + 1]
+        if after and after not in (delimiter.encode(), b"\r", b"\n"):
+            end = data.find(b"\n", m.end())
+            faults.append((start, len(data) if end < 0 else end + 1,
+                           f"text after the closing quote of a field "
+                           f"({_first_line(data[m.start():m.end() + 10])!r})"))
+    if not faults:
+        return data
+    if not ignore:
+        line = data.count(b"\n", 0, faults[0][0]) + first_line
+        msg = (f"{path}:{line}: malformed CSV row: {faults[0][2]} (set "
+               "'csv.ignore-parse-errors' = 'true' to skip such rows)")
+        raise ConnectorError(msg)
+    kept, at = [], 0
+    for start, end, _ in faults:
+        if start < at:
+            continue
+        stats.skipped += 1
+        if len(stats.skipped_at) < 10:
+            line = data.count(b"\n", 0, start) + first_line
+            stats.skipped_at.append(f"{path}:{line}")
+        kept.append(data[at:start])
+        at = end
+    kept.append(data[at:])
+    return b"".join(kept)
+
+
+def _quote_suspects(data: bytes, quote: int, delimiter: int) -> bool:
+    """Whether ``data`` may hold a broken quote: an odd number of quotes, or a quote between
+    two other characters (numpy over the quotes' positions)."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    quotes = raw == quote
+    if int(np.count_nonzero(quotes)) % 2:
+        return True
+    edge = quotes | (raw == delimiter) | (raw == 10)
+    between = quotes[1:-1] & ~edge[:-2] & ~(edge[2:] | (raw[2:] == 13))
+    return bool(between.any())
+
+
+def _first_line(text: bytes) -> str:
+    return text.split(b"\n", 1)[0].rstrip(b"\r").decode(errors="replace")
 
 
 def _has_blank_line(data: bytes) -> bool:

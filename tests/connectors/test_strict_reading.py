@@ -105,3 +105,32 @@ def test_a_json_value_not_an_object_is_no_map(tmp_path: Path) -> None:
         _session(f, "json", False, columns).sql("SELECT * FROM t").collect()
     got = _session(f, "json", True, columns).sql("SELECT * FROM t").collect().to_pylist()
     assert got == [{"id": 1, "mp": None}, {"id": 2, "mp": [("k", 3)]}]
+
+
+@pytest.mark.parametrize(("text", "line", "why", "kept"), [
+    ('1,"abc\n2,x\n', 1, "a quoted field has no closing quote", []),
+    ('1,a\n2,"abc\n', 2, "a quoted field has no closing quote", [(1, "a")]),
+    ('1,a\n2,"ab"cd\n3,z\n', 2, "text after the closing quote", [(1, "a"), (3, "z")]),
+])
+def test_csv_broken_quotes_are_bad_rows(tmp_path: Path, text: str, line: int, why: str,
+                                        kept: list[tuple[int, str]]) -> None:
+    """A quoted field never closed swallowed the rest of the file into one value, and text
+    after a closing quote joined the field ('"ab"cd' read 'abcd'), without a word. Flink's
+    reader fails on both, or skips the record with ignore-parse-errors (PyFlink 2.3: the
+    rows kept below)."""
+    f = tmp_path / "t.csv"
+    f.write_text(text)
+    with pytest.raises(ConnectorError, match=rf"t\.csv:{line}: malformed CSV row: {why}"):
+        _session(f, "csv", False, "id INT, s STRING").sql("SELECT * FROM t").collect()
+    got = _session(f, "csv", True, "id INT, s STRING").sql("SELECT * FROM t").collect()
+    assert [(r["id"], r["s"]) for r in got.to_pylist()] == kept
+
+
+def test_csv_quotes_flink_reads(tmp_path: Path) -> None:
+    """(PyFlink 2.3 reads these so: doubled quotes, a quoted newline and delimiter, a quote
+    inside an unquoted field, an empty quoted field.)"""
+    f = tmp_path / "t.csv"
+    f.write_text('1,"a ""q"" b"\n2,"multi\nline"\n3,5" screen\n4,"x,""y"""\n5,""\n')
+    got = _session(f, "csv", False, "id INT, s STRING").sql("SELECT * FROM t").collect()
+    assert [r["s"] for r in got.to_pylist()] == ['a "q" b', "multi\nline", '5" screen',
+                                                 'x,"y"', ""]
