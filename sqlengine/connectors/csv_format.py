@@ -346,10 +346,10 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if T.is_string(f.type):
             arrays.append(col)
             continue
-        if empty_is_null:
+        kind = text_kind(f.type)
+        if empty_is_null and kind != "bytes":  # (an empty BYTES field is b'', as Flink's)
             col = pc.if_else(pc.equal(pc.utf8_trim_whitespace(col), ""),
                              pa.nulls(len(col), pa.string()), col)
-        kind = text_kind(f.type)
         if kind is None:
             arrays.append(cast_array(col, f.type))
             continue
