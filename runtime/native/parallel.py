@@ -246,10 +246,11 @@ class ParallelExecutor:
             time.sleep(0.005)
         assert coordinator.storage is not None
         done = coordinator.storage.checkpoint_dir(n)
-        if done not in coordinator.completed:  # (given up on: the job finished meanwhile)
-            raise CheckpointError("the job finished before the savepoint completed: no "
-                                  "savepoint was taken")
-        path = coordinator.savepoint(done, Path(directory))
+        with self._cp_lock:  # (a later checkpoint completing would prune this one meanwhile)
+            if done not in coordinator.completed:  # (given up on: the job finished meanwhile)
+                raise CheckpointError("the job finished before the savepoint completed: no "
+                                      "savepoint was taken")
+            path = coordinator.savepoint(done, Path(directory))
         # The sinks commit what it covers (finished ones did at their end), then all stop.
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not self.control.cancelled.is_set():
