@@ -36,7 +36,7 @@ from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
 from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.distinct_counts import DistinctCounts
-from sqlengine.runtime.operators.key_index import KeyIndex
+from sqlengine.runtime.operators.key_index import KeyIndex, python_keys
 from sqlengine.runtime.operators.list_aggregates import (
     LIST_AGGREGATES,
     keeps_nulls,
@@ -933,7 +933,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             slots = np.zeros(pairs.num_rows, dtype=np.int64)
         else:
             slots = self._slots_of(pairs, key_names)
-        values = pairs.column(f"d{j}").to_pylist()
+        values = python_keys(pairs.column(f"d{j}"))
         deltas = pairs.column(f"s{j}_sum").to_numpy(zero_copy_only=False).astype(np.int64)
         return slots, values, deltas
 

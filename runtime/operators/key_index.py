@@ -38,14 +38,46 @@ def _as_int64(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray |
 _NAN = float("nan")
 
 
-def _one_nan(column: pa.Array | pa.ChunkedArray) -> list[object]:
-    """A key column's Python values, every NaN the one object ``_NAN``: NaN equals nothing,
-    itself included, and a dict finds a key by identity first, so each batch's NaN made a
-    group of its own (streaming GROUP BY y gave (NaN, 1) four times where Arrow's grouping
-    of one batch, and DuckDB, give (NaN, 4))."""
+class NegativeZero(float):
+    """-0.0 as a dict key apart from 0.0 (which Python's == and hash take as one), as Flink
+    groups them (its keys compare as bytes) and Arrow's grouping does: a streaming GROUP BY
+    gave a group of 0.0 whose rows went to -0.0's once the two met in the dict. Still the
+    float -0.0 in arithmetic."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NegativeZero)
+
+    def __ne__(self, other: object) -> bool:
+        return not isinstance(other, NegativeZero)
+
+    def __hash__(self) -> int:
+        return 0x2D302E30  # (not 0.0's)
+
+    def __repr__(self) -> str:
+        return "-0.0"
+
+
+_NEGATIVE_ZERO = NegativeZero(-0.0)
+
+
+def python_keys(column: pa.Array | pa.ChunkedArray) -> list[object]:
+    """A key column's Python values, as Flink groups them: every NaN the one object
+    ``_NAN`` (NaN equals nothing, itself included, and a dict finds a key by identity first,
+    so each batch's NaN made a group of its own: streaming GROUP BY y gave (NaN, 1) four
+    times where Arrow's grouping of one batch, and DuckDB, give (NaN, 4)), and -0.0 apart
+    from 0.0 (NegativeZero)."""
     values = column.to_pylist()
-    if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
-        return [_NAN if v != v else v for v in values]  # (only a column holding a NaN)
+    if not pa.types.is_floating(column.type):
+        return values
+    if pc.any(pc.is_nan(column)).as_py():
+        values = [_NAN if v != v else v for v in values]  # (only a column holding a NaN)
+    numbers = column.to_numpy(zero_copy_only=False) if not isinstance(
+        column, pa.ChunkedArray) else column.combine_chunks().to_numpy(zero_copy_only=False)
+    negative = np.flatnonzero(np.signbit(numbers) & (numbers == 0))
+    for i in negative.tolist():
+        values[i] = _NEGATIVE_ZERO
     return values
 
 
@@ -83,7 +115,7 @@ class KeyIndex:
             self.deferred = None
 
     def _python_keys(self, columns: list[pa.Array]) -> list[object]:
-        lists = [_one_nan(c) for c in columns]
+        lists = [python_keys(c) for c in columns]
         return lists[0] if len(lists) == 1 else list(zip(*lists))
 
     def lookup(self, columns: list[pa.Array], rows: int = 1) -> np.ndarray:

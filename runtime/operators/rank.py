@@ -36,6 +36,7 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.key_index import python_keys
 from sqlengine.runtime.operators.sort import order_columns
 from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.windows import fire_times
@@ -103,7 +104,7 @@ def partition_ids(partition: tuple[Expr, ...], data: pa.RecordBatch,
     cols = [evaluate(p, data) for p in partition]
     local = dense_ids(cols, data.num_rows)
     uniq, first = np.unique(local, return_index=True)
-    keys = list(zip(*[c.take(pa.array(first)).to_pylist() for c in cols])) if cols \
+    keys = list(zip(*[python_keys(c.take(pa.array(first))) for c in cols])) if cols \
         else [()] * len(uniq)
     mapped = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
     lookup = np.zeros(int(uniq.max()) + 1 if len(uniq) else 0, dtype=np.int64)
