@@ -74,10 +74,13 @@ def _literal(e: Literal) -> str:
     return str(v)
 
 
-_SAME = {"upper": "upper", "lower": "lower", "initcap": "initcap", "reverse": "reverse",
+# (not INITCAP: Flink's starts a word after any character but a letter or digit, Spark's
+# after a space; not REPLACE: Flink's Java replace puts the text between the characters for
+# an empty search, Spark's leaves the string)
+_SAME = {"upper": "upper", "lower": "lower", "reverse": "reverse",
          "char_length": "char_length", "abs": "abs", "power": "power", "sqrt": "sqrt",
          "exp": "exp", "coalesce": "coalesce",
-         "nullif": "nullif", "repeat": "repeat", "concat": "concat", "replace": "replace",
+         "nullif": "nullif", "repeat": "repeat", "concat": "concat",
          "date_format": "date_format"}
 _EXTRACT = {"year": "year", "quarter": "quarter", "month": "month", "week": "weekofyear",
             "day": "dayofmonth", "doy": "dayofyear", "dow": "dayofweek", "hour": "hour",
@@ -112,8 +115,14 @@ def to_sql(e: Expr) -> str | None:
             return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)
         if _past_spark_digits(e.type):
             return None  # (an exact comparison's 42 digits: our kernel's)
-        if T.is_string(src) and pa.types.is_integer(e.type):
-            return None  # (Flink's integer text: '42.5' is 42, a tab is none; not Spark's)
+        if T.is_string(src) and (pa.types.is_integer(e.type) or pa.types.is_boolean(e.type)
+                                 or pa.types.is_floating(e.type) or pa.types.is_date(e.type)
+                                 or pa.types.is_timestamp(e.type) or
+                                 pa.types.is_decimal(e.type)):
+            # (Flink's text: '42.5' is INT 42, a tab is no number, ' yes' no BOOLEAN, '-inf'
+            # no DOUBLE, '42' the DATE 0042-01-01, '2024-01-05T10:11:12' no DATE, full-width
+            # digits no DECIMAL; Spark reads each otherwise)
+            return None
         word = "try_cast" if e.safe else "CAST"
         return f"{word}({kids[0]} AS {spark_type(e.type)})"
     if isinstance(e, Case):

@@ -160,6 +160,27 @@ def test_nan_compares_as_java_does(sessions, tmp_path) -> None:  # type: ignore[
     assert got[1] == got[3]
 
 
+def test_texts_read_as_flink_reads_them(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Spark's casts of text, INITCAP and REPLACE gave other values, without a word: ' yes'
+    was TRUE (Flink: NULL), '-inf' -Infinity (NULL), '42' no DATE (0042-01-01),
+    '2024-01-05T10:11:12' a DATE (NULL); INITCAP('héllo wörld-FOO_bar') 'Héllo
+    Wörld-foo_bar' (Flink: 'HéLlo WöRld-Foo_Bar'); REPLACE('hello', '', 'x') 'hello'
+    (Flink: 'xhxexlxlxox'). They run in our kernels there now."""
+    (tmp_path / "s.csv").write_text(" yes\n-inf\n42\n2024-01-05T10:11:12\n"
+                                    "héllo wörld-FOO_bar\nhello\n 2024-01-05 \n")
+    sql = ("SELECT s, TRY_CAST(s AS BOOLEAN) AS b, TRY_CAST(s AS DOUBLE) AS d, "
+           "TRY_CAST(s AS DATE) AS dt, TRY_CAST(s AS TIMESTAMP(6)) AS ts, "
+           "TRY_CAST(s AS DECIMAL(5, 1)) AS dec, INITCAP(s) AS i, REPLACE(s, '', 'x') AS r "
+           "FROM s")
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE s (s STRING) WITH ('connector' = 'filesystem', "
+                  f"'path' = '{tmp_path / 's.csv'}', 'format' = 'csv')")
+        got.append(_norm(s.sql(sql).collect().to_pylist()))
+    assert got[0] == got[1]
+    assert "'i': 'HéLlo WöRld-Foo_Bar'" in str(got[1]) and "'r': 'xhxexlxlxox'" in str(got[1])
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
