@@ -140,17 +140,21 @@ class WindowBinder(ClauseBinder):
             raise self.error(BindError, f"{kind.upper()} takes {lo} to {hi} arguments "
                              f"(TABLE t, DESCRIPTOR(col), ...), got {len(params)}", call)
         data, desc = params[0], params[1]
-        if not isinstance(data, TableArg):
+        if isinstance(data, exp.Subquery) and not isinstance(data.this, exp.Table):
+            # a query, as Flink takes it: TUMBLE((SELECT ... WHERE ...), DESCRIPTOR(ts), ...)
+            relations = self.binder.relations
+            rel = relations.binder.selects.order_limit(data, relations.query(data.this, ctes))
+        elif not isinstance(data, TableArg):
             raise self.error(BindError, f"the first argument of {kind.upper()} must be "
-                             "TABLE <name>", data)
-        table_node = data.this
-        tname = table_node.name
-        if tname.lower() in ctes and not table_node.args.get("db"):
+                             "TABLE <name> or a query in parentheses", data)
+        elif (table_node := data.this).name.lower() in ctes and \
+                not table_node.args.get("db"):
+            tname = table_node.name
             rel = ctes[tname.lower()]
             rel = Relation(rel.plan, requalify(rel.scope, tname))
         else:
             rel = self.binder.relations.table(".".join(p.name for p in table_node.parts),
-                                              tname, table_node)
+                                              table_node.name, table_node)
         if not (isinstance(desc, exp.Anonymous) and str(desc.this).upper() == "DESCRIPTOR"
                 and len(desc.expressions) == 1):
             raise self.error(BindError, f"the second argument of {kind.upper()} must be "
