@@ -14,6 +14,7 @@ Values are escaped in directory names as Flink (Hive) does: %XX for '/', '=', ':
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,37 @@ def data_files(directory: Path) -> list[Path]:
         p.startswith((".", "_")) for p in f.relative_to(directory).parts))
 
 
+_ISO_MINUTES = re.compile(r"(\d{4,}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d+)?)?")
+
+
+def _flink_text(value: str | None, t: pa.DataType) -> str | None:
+    """A TIMESTAMP partition value as Flink writes it (LocalDateTime's text,
+    '2024-01-01T10:00' or '2024-01-01T10:00:05.123') in CAST's form; others as they are."""
+    if value is None or not pa.types.is_timestamp(t):
+        return value
+    m = _ISO_MINUTES.fullmatch(value)
+    if m is None:
+        return value
+    return f"{m.group(1)} {m.group(2)}{m.group(3) or ':00'}"
+
+
+def _java_text(value: object) -> str:
+    """A partition value's directory text as Flink's writer makes it: Java's toString (a
+    BOOLEAN 'true', a TIMESTAMP LocalDateTime's '2024-01-01T10:00', seconds and fraction
+    only when not 0)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        text = value.strftime("%Y-%m-%dT%H:%M")
+        micros = value.microsecond
+        if value.second or micros:
+            text += f":{value.second:02d}"
+        if micros:
+            text += f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
+        return text
+    return str(value)
+
+
 def partition_values(parts: list[Partition], keys: tuple[str, ...], schema: pa.Schema
                      ) -> pa.RecordBatch:
     """One row per partition, laid out as the table's columns: the partition columns typed,
@@ -91,7 +123,7 @@ def partition_values(parts: list[Partition], keys: tuple[str, ...], schema: pa.S
             arrays.append(pa.nulls(n, f.type))
             continue
         j = keys.index(f.name)
-        text = pa.array([p.values[j] for p in parts], pa.string())
+        text = pa.array([_flink_text(p.values[j], f.type) for p in parts], pa.string())
         try:
             arrays.append(text if T.is_string(f.type) else cast_array(text, f.type))
         except ExecutionError:
@@ -174,7 +206,14 @@ class PartitionedWriter(SinkWriter):
         parts = []
         for key in self.keys:
             col = batch.column(key)
-            text = col if T.is_string(col.type) else cast_array(col, pa.string())
+            if pa.types.is_boolean(col.type) or (pa.types.is_timestamp(col.type) and
+                                                 col.type.tz is None and col.type.unit != "ns"):
+                enc = pc.dictionary_encode(col)  # (Flink's text, each distinct value once)
+                texts = [None if v is None else _java_text(v)
+                         for v in enc.dictionary.to_pylist()]
+                text = pa.array(texts, pa.string()).take(enc.indices)
+            else:
+                text = col if T.is_string(col.type) else cast_array(col, pa.string())
             blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(text), ""), True)
             text = pc.if_else(blank, self.default, text)
             enc = pc.dictionary_encode(text)  # escape each distinct value once

@@ -204,3 +204,30 @@ def test_refusals(tmp_path: Path, ddl: str, message: str) -> None:
     s = _session(tmp_path / "t", "csv", keys="k")
     with pytest.raises(SqlEngineError, match=message.replace("(", r"\(").replace("$", r"\$")):
         s.execute(ddl)
+
+
+def test_timestamp_and_boolean_directories_are_flinks(tmp_path: Path) -> None:
+    """TIMESTAMP and BOOLEAN partition values are named as Flink 2.3's writer names them (Java's
+    LocalDateTime and Boolean text: 't=2024-01-01T10%3A11', seconds and fraction only when not
+    0, 'b=true'; PyFlink 2.3 wrote the same tree from the same rows), and either engine reads
+    the other's: main wrote 't=2024-01-01 00%3A00%3A00.000' and 'b=TRUE', which Flink could not
+    read, and could not read Flink's ('not a TIMESTAMP(3)')."""
+    root = tmp_path / "t"
+    s = _session(root, "csv", columns="a INT, t TIMESTAMP(3), b BOOLEAN", keys="t, b")
+    s.execute("INSERT INTO t VALUES (1, TIMESTAMP '2024-01-01 00:00:00', TRUE), "
+              "(2, TIMESTAMP '2024-01-01 10:11:12.123', FALSE), "
+              "(3, TIMESTAMP '2024-01-01 10:11:00', TRUE)")
+    assert _files(root) == ["t=2024-01-01T00%3A00/b=true/part-0-0",
+                            "t=2024-01-01T10%3A11%3A12.123/b=false/part-0-0",
+                            "t=2024-01-01T10%3A11/b=true/part-0-0"]
+    want = [(1, dt.datetime(2024, 1, 1), True),
+            (2, dt.datetime(2024, 1, 1, 10, 11, 12, 123000), False),
+            (3, dt.datetime(2024, 1, 1, 10, 11), True)]
+    assert _rows(s, "SELECT a, t, b FROM t") == want
+    # (a directory of the form main wrote still reads)
+    old = tmp_path / "old" / "t=2024-01-01 10%3A11%3A00.000" / "b=TRUE"
+    old.mkdir(parents=True)
+    (old / "part-0-0").write_text("3\n")
+    s2 = _session(tmp_path / "old", "csv", columns="a INT, t TIMESTAMP(3), b BOOLEAN",
+                  keys="t, b")
+    assert _rows(s2, "SELECT a, t, b FROM t") == [(3, dt.datetime(2024, 1, 1, 10, 11), True)]
