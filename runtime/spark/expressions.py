@@ -172,6 +172,20 @@ def _shift(e: Call, k: list[str]) -> str | None:
     return f"({base} + INTERVAL {ms} MILLISECONDS)"
 
 
+def _wrapping(name: str, a: str, b: str, t: pa.DataType) -> str:
+    """Integer + - * as Java's, wrapping around past the type's range, as Flink's (Spark's ANSI
+    mode fails with ARITHMETIC_OVERFLOW): Spark's try_ form, and where it overflows (NULL
+    from two values) the result taken modulo 2^bits in a wider type."""
+    bits = t.bit_width
+    wide = "BIGINT" if bits < 64 else "DECIMAL(38, 0)"
+    op = {"add": "+", "subtract": "-", "multiply": "*"}[name]
+    half, whole = 2 ** (bits - 1), 2 ** bits
+    wrapped = (f"CAST(pmod(CAST({a} AS {wide}) {op} CAST({b} AS {wide}) + {half}, {whole}) "
+               f"- {half} AS {spark_type(t)})")
+    return (f"coalesce(try_{name}({a}, {b}), CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL "
+            f"ELSE {wrapped} END)")
+
+
 def _positive(e: Expr, least: int = 1) -> bool:
     """Whether ``e`` is an integer constant of at least ``least``."""
     return isinstance(e, Literal) and isinstance(e.value, int) and e.value >= least
@@ -187,7 +201,20 @@ def _call(e: Call, k: list[str]) -> str | None:
     if name == "divide":
         if pa.types.is_integer(t):
             return f"CAST(({k[0]} div {k[1]}) AS {out})"
+        if pa.types.is_floating(t):
+            # Java's: x / 0.0 is an infinity of the signs' product, 0 / 0.0 and NaN / 0.0
+            # NaN (Spark's ANSI mode fails with DIVIDE_BY_ZERO)
+            a, b = k
+            negative_zero = f"(CAST({b} AS STRING) LIKE '-%')"
+            by_zero = (f"CASE WHEN {a} IS NULL THEN NULL WHEN {a} = 0 OR isnan({a}) THEN "
+                       f"CAST('NaN' AS {out}) WHEN ({a} > 0) <> {negative_zero} THEN "
+                       f"CAST('Infinity' AS {out}) ELSE CAST('-Infinity' AS {out}) END")
+            return f"CAST(CASE WHEN {b} = 0 THEN {by_zero} ELSE {a} / {b} END AS {out})"
         return f"CAST(({k[0]} / {k[1]}) AS {out})"
+    if name in ("add", "subtract", "multiply") and pa.types.is_integer(t):
+        return _wrapping(name, k[0], k[1], t)
+    if name == "negate" and pa.types.is_integer(t):
+        return _wrapping("subtract", f"CAST(0 AS {out})", k[0], t)
     if name in ("add", "subtract") and T.is_temporal(t):
         return _shift(e, k)
     if name == "scalar_subquery_value":

@@ -181,6 +181,35 @@ def test_texts_read_as_flink_reads_them(sessions, tmp_path) -> None:  # type: ig
     assert "'i': 'HéLlo WöRld-Foo_Bar'" in str(got[1]) and "'r': 'xhxexlxlxox'" in str(got[1])
 
 
+def test_integers_wrap_and_doubles_divide_by_zero_as_java(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Integer + - * past the type's range wrap around, and a DOUBLE divided by 0 is an
+    infinity or NaN, as Flink's Java computes them; Spark's ANSI mode failed the query
+    (ARITHMETIC_OVERFLOW, DIVIDE_BY_ZERO)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "m.parquet"
+    pq.write_table(pa.table({
+        "i": pa.array([2147483647, -2147483648, 5, None], pa.int32()),
+        "l": pa.array([9223372036854775807, -9223372036854775808, 7, None], pa.int64()),
+        "s": pa.array([32767, -32768, 3, None], pa.int16()),
+        "t": pa.array([127, -128, 1, None], pa.int8()),
+        "d": pa.array([1e308, -0.0, 0.0, None]), "z": pa.array([0.0, -0.0, 0.0, 1.0])}), path)
+    queries = ["SELECT i + 1 AS a, i - 1 AS b, i * 2 AS c, -i AS n, i * i AS sq FROM m",
+               "SELECT l + 1 AS a, l - 1 AS b, l * 3 AS c, -l AS n, l * l AS sq FROM m",
+               "SELECT s + s AS a, s * s AS b, t + t AS c, t * t AS e, -t AS n FROM m",
+               "SELECT d / z AS a, z / z AS b, d / 0.0 AS c, -d / z AS e FROM m"]
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE m (i INT, l BIGINT, s SMALLINT, t TINYINT, d DOUBLE, "
+                  f"z DOUBLE) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = "
+                  "'parquet')")
+        got.append([[str(r) for r in s.sql(q).collect().to_pylist()] for q in queries])
+    assert got[0] == got[1]
+    assert got[1][0][0].startswith("{'a': -2147483648, 'b': 2147483646, 'c': -2, 'n': -2147483647")
+    assert got[1][3][0] == "{'a': inf, 'b': nan, 'c': inf, 'e': -inf}"
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
