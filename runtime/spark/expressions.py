@@ -115,6 +115,11 @@ def to_sql(e: Expr) -> str | None:
             return None  # (Spark's timestamps keep their microseconds: our kernel cuts them)
         if _past_spark_digits(e.type):
             return None  # (an exact comparison's 42 digits: our kernel's)
+        if pa.types.is_integer(e.type) and (
+                pa.types.is_floating(src) or pa.types.is_decimal(src) or
+                (pa.types.is_integer(src) and src.bit_width > e.type.bit_width)):
+            return None  # (Java's narrowing, as Flink's: 2147483647 as TINYINT is -1, 1e308
+            # as INT 2147483647, NaN 0; Spark's ANSI mode fails with CAST_OVERFLOW)
         if T.is_string(src) and (pa.types.is_integer(e.type) or pa.types.is_boolean(e.type)
                                  or pa.types.is_floating(e.type) or pa.types.is_date(e.type)
                                  or pa.types.is_timestamp(e.type) or
@@ -282,6 +287,12 @@ def _call(e: Call, k: list[str]) -> str | None:
             half, full = 1 << (bits - 1), 1 << bits
             wide = f"round(CAST({k[0]} AS BIGINT), {', '.join(k[1:]) or '0'})"
             return f"CAST(pmod({wide} + {half}, {full}) - {half} AS {out})"
+        if name in ("floor", "ceil") and pa.types.is_floating(t):
+            # (Spark's floor / ceil of a DOUBLE is a BIGINT: 1e308 and Infinity failed with
+            # ARITHMETIC_OVERFLOW; Java's Math.floor keeps them, -0.0 and NaN too)
+            a = k[0]
+            return (f"CASE WHEN isnan({a}) OR abs({a}) >= 4503599627370496 OR {a} = 0 "
+                    f"THEN {a} ELSE CAST({fn}({a}) AS {out}) END")
         return f"CAST({fn}({', '.join(k)}) AS {out})"
     if name in ("greatest", "least"):
         # Flink: NULL if any argument is NULL (Spark skips NULLs).

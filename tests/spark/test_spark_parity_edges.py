@@ -210,6 +210,38 @@ def test_integers_wrap_and_doubles_divide_by_zero_as_java(sessions, tmp_path) ->
     assert got[1][3][0] == "{'a': inf, 'b': nan, 'c': inf, 'e': -inf}"
 
 
+def test_narrowing_casts_and_floor_of_huge_doubles_as_java(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """CAST to a narrower integer wraps (BIGINT -2^63 as INT is 0), a DOUBLE past the range is
+    the type's limit and NaN 0, and FLOOR / CEIL keep 1e308, NaN and Infinity, as Java's and
+    Flink's; Spark's ANSI mode failed with CAST_OVERFLOW and ARITHMETIC_OVERFLOW."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "n.parquet"
+    pq.write_table(pa.table({
+        "i": pa.array([2147483647, -2147483648, 5, None], pa.int32()),
+        "l": pa.array([-9223372036854775808, 9223372036854775807, 7, None], pa.int64()),
+        "d": pa.array([1e308, float("nan"), -0.0, 2.5]),
+        "f": pa.array([3.4e38, float("inf"), -1.5, None], pa.float32()),
+        "m": pa.array([decimal.Decimal("9999999999999999999999999999.9999999999"),
+                       decimal.Decimal("-1.5"), None, decimal.Decimal("12.7")],
+                      pa.decimal128(38, 10))}), path)
+    queries = ["SELECT CAST(l AS INT) AS a, CAST(i AS TINYINT) AS b, CAST(d AS INT) AS c, "
+               "CAST(d AS BIGINT) AS e, CAST(m AS BIGINT) AS g, CAST(f AS INT) AS h FROM n",
+               "SELECT FLOOR(d) AS a, CEIL(d) AS b, FLOOR(f) AS c, CEIL(f) AS e FROM n"]
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE n (i INT, l BIGINT, d DOUBLE, f FLOAT, "
+                  f"m DECIMAL(38, 10)) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                  "'format' = 'parquet')")
+        got.append([[str(r) for r in s.sql(q).collect().to_pylist()] for q in queries])
+    assert got[0] == got[1]
+    assert got[1][0][0] == ("{'a': 0, 'b': -1, 'c': 2147483647, 'e': 9223372036854775807, "
+                            "'g': 4477988020393345023, 'h': 2147483647}")
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
