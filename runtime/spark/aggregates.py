@@ -49,6 +49,15 @@ def agg_column(call: AggCall, arg: str | None, flag: str | None, out: pa.DataTyp
     if call.func == "count":
         return w(F.count(value))
     if call.func == "sum":
+        if pa.types.is_decimal(out):
+            # (a DECIMAL sum past 38 digits is NULL, as Flink's; Spark's ANSI mode failed
+            # with "Overflow in sum of decimals")
+            return w(F.try_sum(value)).try_cast(t)
+        if pa.types.is_integer(out) and out.bit_width < 64:
+            # (Flink's SUM of an INT is an INT, wrapping around as Java's; Spark's sum is a
+            # BIGINT, whose cast failed with CAST_OVERFLOW)
+            half, whole = 2 ** (out.bit_width - 1), 2 ** out.bit_width
+            return (F.pmod(w(F.sum(value)) + F.lit(half), F.lit(whole)) - F.lit(half)).cast(t)
         return w(F.sum(value)).cast(t)
     if call.func == "min":
         return w(F.min(value)).cast(t)

@@ -242,6 +242,35 @@ def test_narrowing_casts_and_floor_of_huge_doubles_as_java(sessions, tmp_path) -
                             "'g': 4477988020393345023, 'h': 2147483647}")
 
 
+def test_sums_past_their_type_as_flink(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """SUM of an INT wraps around within INT and SUM of a DECIMAL(38, 10) past 38 digits is
+    NULL, as Flink's; on Spark the first failed with CAST_OVERFLOW and the second with
+    "Overflow in sum of decimals"."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "s.parquet"
+    pq.write_table(pa.table({
+        "k": ["a", "a", "b", "b"],
+        "i": pa.array([2147483647, 5, -2147483648, -1], pa.int32()),
+        "m": pa.array([decimal.Decimal("9999999999999999999999999999.9999999999"),
+                       decimal.Decimal("123.456"), decimal.Decimal("1.5"), None],
+                      pa.decimal128(38, 10))}), path)
+    queries = ["SELECT k, SUM(i) AS s, SUM(m) AS d FROM s GROUP BY k",
+               "SELECT k, SUM(i) OVER (PARTITION BY k) AS s, SUM(m) OVER (PARTITION BY k) AS d "
+               "FROM s"]
+    got = []
+    for s in sessions:
+        s.execute(f"CREATE TEMPORARY TABLE s (k STRING, i INT, m DECIMAL(38, 10)) WITH ("
+                  f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')")
+        got.append([sorted(str(r) for r in s.sql(q).collect().to_pylist()) for q in queries])
+    assert got[0] == got[1]
+    assert got[1][0] == ["{'k': 'a', 's': -2147483644, 'd': None}",
+                         "{'k': 'b', 's': 2147483647, 'd': Decimal('1.5000000000')}"]
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
