@@ -326,7 +326,8 @@ class SelectBinder(ClauseBinder):
                          keys: list[SortKey]) -> LogicalPlan:
         fetch, offset = self._limit_offset(node)
         if keys:
-            return Sort(plan, tuple(keys), fetch, offset)
+            return Sort(plan, tuple(keys), fetch, offset,
+                        outermost=node is self.binder.outermost)
         if fetch is not None or offset:
             return Limit(plan, fetch, offset)
         return plan

@@ -48,6 +48,7 @@ def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script:
         NotSupportedError: valid SQL that sqlengine does not run yet.
     """
     binder = Binder(catalog, query, script, params, positional, depth=0)
+    binder.outermost = tree
     plan = binder.query(tree, ctes={}).plan
     _refuse_nested_keys(plan)
     # (parameters no placeholder reads were ignored)
@@ -96,6 +97,8 @@ class Binder:
         self.query_text = query
         self.script = script
         self.depth = depth
+        self.outermost: exp.Expression | None = None  # (the statement's query, whose ORDER BY
+        # is its own; bind_query sets it)
         self.exprs = ExprBinder(query, script, params, positional)
         self.exprs.udfs = catalog.functions
         self.exprs.current_names = catalog.current_names()

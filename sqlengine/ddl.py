@@ -109,6 +109,12 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
                             "TIMESTAMP_LTZ, got "
                             f"{T.type_name(wm_scope.columns[idx].type)}",
                             span=Span.from_offset(script, wm.offset), sql=script)
+        if T.UNIT_DIGITS[wm_scope.columns[idx].type.unit] > 3:
+            raise BindError(f"WATERMARK FOR column {wm.column!r}: a rowtime is a TIMESTAMP or "
+                            "TIMESTAMP_LTZ of precision 0 to 3 (as Flink's), got "
+                            f"{T.type_name(wm_scope.columns[idx].type)}; declare it "
+                            "TIMESTAMP(3), or a computed column CAST(... AS TIMESTAMP(3))",
+                            span=Span.from_offset(script, wm.offset), sql=script)
         node = parse_expression(wm.expr, script)
         bound = ExprBinder(wm.expr, script, None, None).bind(node, wm_scope)
         if not pa.types.is_timestamp(bound.dtype):

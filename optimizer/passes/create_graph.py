@@ -247,6 +247,11 @@ class _Translator:
                                               inputs=len(kids)),
                                     tuple((k, FORWARD) for k in kids))
             case N.Sort():
+                if self.streaming and not plan.outermost and plan.fetch is None and \
+                        not plan.offset:
+                    # A subquery's or view's ORDER BY without a LIMIT orders nothing the
+                    # query returns: Flink drops it (a temporal sort there dropped late rows)
+                    return self.translate(plan.input)
                 child = self.translate(plan.input)
                 if self.streaming:
                     streamed = self._streaming_sort(plan, child)

@@ -446,12 +446,15 @@ class SortKey:
 
 @dataclass(frozen=True, slots=True)
 class Sort(UnaryPlan):
-    """ORDER BY (bounded input only), with an optional LIMIT/OFFSET folded in."""
+    """ORDER BY (bounded input only), with an optional LIMIT/OFFSET folded in. ``outermost``:
+    the statement's own ORDER BY, not a subquery's or a view's (which streaming mode drops
+    when it has no LIMIT, as Flink does)."""
 
     input: LogicalPlan
     keys: tuple[SortKey, ...]
     fetch: int | None = None
     offset: int = 0
+    outermost: bool = True
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
