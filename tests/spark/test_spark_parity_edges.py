@@ -31,6 +31,10 @@ QUERIES = [
 ]
 
 
+def _texts(rows: list[dict]) -> list[str]:
+    return [str(r) for r in rows]
+
+
 def _norm(rows: list[dict]) -> list[str]:
     return sorted(repr({k: "nan" if isinstance(v, float) and math.isnan(v) else v
                         for k, v in r.items()}) for r in rows)
@@ -44,6 +48,18 @@ def sessions() -> tuple[sqlengine.Session, sqlengine.Session]:
     for s in (spark, native):
         s.execute(VIEW)
     return spark, native
+
+
+def _on_both(sessions, ddl: str, queries: list[str],  # type: ignore[no-untyped-def]
+             norm=None) -> list:
+    """Each query's rows (``norm``ed: ``_norm`` by default) on Spark, asserted equal to the
+    native runtime's; ``ddl`` creates the table in both sessions."""
+    got = []
+    for s in sessions:
+        s.execute(ddl)
+        got.append([(norm or _norm)(s.sql(q).collect().to_pylist()) for q in queries])
+    assert got[0] == got[1]
+    return got[1]
 
 
 @pytest.mark.parametrize("sql", QUERIES, ids=range(len(QUERIES)))
@@ -132,13 +148,10 @@ def test_microsecond_timestamps_pass_through_our_operators(sessions, tmp_path) -
                "SELECT i, ts6 FROM m INTERSECT ALL SELECT i, ts6 FROM m",
                "SELECT i, ts6 FROM m EXCEPT ALL SELECT i, ts6 FROM m WHERE i = 1",
                "SELECT TRY_CAST(s AS TIMESTAMP(3)) AS t, ts6 FROM m"]
-    got = []
-    for s in sessions:
-        s.execute(f"CREATE TEMPORARY TABLE m (i INT, ts6 TIMESTAMP(6), s STRING) WITH ("
-                  f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')")
-        got.append([_norm(s.sql(q).collect().to_pylist()) for q in queries])
-    assert got[0] == got[1]
-    assert "123456" in str(got[1][1])
+    got = _on_both(sessions, f"CREATE TEMPORARY TABLE m (i INT, ts6 TIMESTAMP(6), s STRING) "
+                   f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = "
+                   "'parquet')", queries)
+    assert "123456" in str(got[1])
 
 
 def test_nan_compares_as_java_does(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -172,13 +185,9 @@ def test_texts_read_as_flink_reads_them(sessions, tmp_path) -> None:  # type: ig
            "TRY_CAST(s AS DATE) AS dt, TRY_CAST(s AS TIMESTAMP(6)) AS ts, "
            "TRY_CAST(s AS DECIMAL(5, 1)) AS dec, INITCAP(s) AS i, REPLACE(s, '', 'x') AS r "
            "FROM s")
-    got = []
-    for s in sessions:
-        s.execute(f"CREATE TEMPORARY TABLE s (s STRING) WITH ('connector' = 'filesystem', "
-                  f"'path' = '{tmp_path / 's.csv'}', 'format' = 'csv')")
-        got.append(_norm(s.sql(sql).collect().to_pylist()))
-    assert got[0] == got[1]
-    assert "'i': 'HéLlo WöRld-Foo_Bar'" in str(got[1]) and "'r': 'xhxexlxlxox'" in str(got[1])
+    got = _on_both(sessions, f"CREATE TEMPORARY TABLE s (s STRING) WITH ('connector' = "
+                   f"'filesystem', 'path' = '{tmp_path / 's.csv'}', 'format' = 'csv')", [sql])
+    assert "'i': 'HéLlo WöRld-Foo_Bar'" in str(got) and "'r': 'xhxexlxlxox'" in str(got)
 
 
 def test_integers_wrap_and_doubles_divide_by_zero_as_java(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -195,19 +204,15 @@ def test_integers_wrap_and_doubles_divide_by_zero_as_java(sessions, tmp_path) ->
         "s": pa.array([32767, -32768, 3, None], pa.int16()),
         "t": pa.array([127, -128, 1, None], pa.int8()),
         "d": pa.array([1e308, -0.0, 0.0, None]), "z": pa.array([0.0, -0.0, 0.0, 1.0])}), path)
-    queries = ["SELECT i + 1 AS a, i - 1 AS b, i * 2 AS c, -i AS n, i * i AS sq FROM m",
-               "SELECT l + 1 AS a, l - 1 AS b, l * 3 AS c, -l AS n, l * l AS sq FROM m",
-               "SELECT s + s AS a, s * s AS b, t + t AS c, t * t AS e, -t AS n FROM m",
-               "SELECT d / z AS a, z / z AS b, d / 0.0 AS c, -d / z AS e FROM m"]
-    got = []
-    for s in sessions:
-        s.execute(f"CREATE TEMPORARY TABLE m (i INT, l BIGINT, s SMALLINT, t TINYINT, d DOUBLE, "
-                  f"z DOUBLE) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = "
-                  "'parquet')")
-        got.append([[str(r) for r in s.sql(q).collect().to_pylist()] for q in queries])
-    assert got[0] == got[1]
-    assert got[1][0][0].startswith("{'a': -2147483648, 'b': 2147483646, 'c': -2, 'n': -2147483647")
-    assert got[1][3][0] == "{'a': inf, 'b': nan, 'c': inf, 'e': -inf}"
+    queries = ["SELECT i + 1 AS a, i - 1 AS b, i * 2 AS c, -i AS n, i * i AS sq FROM iw",
+               "SELECT l + 1 AS a, l - 1 AS b, l * 3 AS c, -l AS n, l * l AS sq FROM iw",
+               "SELECT s + s AS a, s * s AS b, t + t AS c, t * t AS e, -t AS n FROM iw",
+               "SELECT d / z AS a, z / z AS b, d / 0.0 AS c, -d / z AS e FROM iw"]
+    got = _on_both(sessions, f"CREATE TEMPORARY TABLE iw (i INT, l BIGINT, s SMALLINT, t TINYINT, "
+                   f"d DOUBLE, z DOUBLE) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                   "'format' = 'parquet')", queries, _texts)
+    assert got[0][0].startswith("{'a': -2147483648, 'b': 2147483646, 'c': -2, 'n': -2147483647")
+    assert got[3][0] == "{'a': inf, 'b': nan, 'c': inf, 'e': -inf}"
 
 
 def test_narrowing_casts_and_floor_of_huge_doubles_as_java(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -231,14 +236,10 @@ def test_narrowing_casts_and_floor_of_huge_doubles_as_java(sessions, tmp_path) -
     queries = ["SELECT CAST(l AS INT) AS a, CAST(i AS TINYINT) AS b, CAST(d AS INT) AS c, "
                "CAST(d AS BIGINT) AS e, CAST(m AS BIGINT) AS g, CAST(f AS INT) AS h FROM n",
                "SELECT FLOOR(d) AS a, CEIL(d) AS b, FLOOR(f) AS c, CEIL(f) AS e FROM n"]
-    got = []
-    for s in sessions:
-        s.execute(f"CREATE TEMPORARY TABLE n (i INT, l BIGINT, d DOUBLE, f FLOAT, "
-                  f"m DECIMAL(38, 10)) WITH ('connector' = 'filesystem', 'path' = '{path}', "
-                  "'format' = 'parquet')")
-        got.append([[str(r) for r in s.sql(q).collect().to_pylist()] for q in queries])
-    assert got[0] == got[1]
-    assert got[1][0][0] == ("{'a': 0, 'b': -1, 'c': 2147483647, 'e': 9223372036854775807, "
+    got = _on_both(sessions, f"CREATE TEMPORARY TABLE n (i INT, l BIGINT, d DOUBLE, f FLOAT, "
+                   f"m DECIMAL(38, 10)) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                   "'format' = 'parquet')", queries, _texts)
+    assert got[0][0] == ("{'a': 0, 'b': -1, 'c': 2147483647, 'e': 9223372036854775807, "
                             "'g': 4477988020393345023, 'h': 2147483647}")
 
 
@@ -258,16 +259,13 @@ def test_sums_past_their_type_as_flink(sessions, tmp_path) -> None:  # type: ign
         "m": pa.array([decimal.Decimal("9999999999999999999999999999.9999999999"),
                        decimal.Decimal("123.456"), decimal.Decimal("1.5"), None],
                       pa.decimal128(38, 10))}), path)
-    queries = ["SELECT k, SUM(i) AS s, SUM(m) AS d FROM s GROUP BY k",
+    queries = ["SELECT k, SUM(i) AS s, SUM(m) AS d FROM su GROUP BY k",
                "SELECT k, SUM(i) OVER (PARTITION BY k) AS s, SUM(m) OVER (PARTITION BY k) AS d "
-               "FROM s"]
-    got = []
-    for s in sessions:
-        s.execute(f"CREATE TEMPORARY TABLE s (k STRING, i INT, m DECIMAL(38, 10)) WITH ("
-                  f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')")
-        got.append([sorted(str(r) for r in s.sql(q).collect().to_pylist()) for q in queries])
-    assert got[0] == got[1]
-    assert got[1][0] == ["{'k': 'a', 's': -2147483644, 'd': None}",
+               "FROM su"]
+    got = _on_both(sessions, f"CREATE TEMPORARY TABLE su (k STRING, i INT, m DECIMAL(38, 10)) "
+                   f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = "
+                   "'parquet')", queries, lambda rows: sorted(map(str, rows)))
+    assert got[0] == ["{'k': 'a', 's': -2147483644, 'd': None}",
                          "{'k': 'b', 's': 2147483647, 'd': Decimal('1.5000000000')}"]
 
 
