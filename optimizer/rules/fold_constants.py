@@ -44,6 +44,13 @@ class FoldConstants(OptimizerRule):
 def fold_expr(e: Expr) -> Expr:
     """Fold ``e`` bottom-up; leaves expressions that fail to evaluate for the runtime to report."""
     kids = e.children()
+    if isinstance(e, Call) and e.name in _SELF_COMPARED and e.args[0] == e.args[1] and \
+            not _nested(e.args[0].dtype) and \
+            not any(isinstance(x, Call) and is_volatile(x.name) for x in e.walk()):
+        # x = x is TRUE (NULL for a NULL x), x <> x FALSE: Calcite's simplification, which
+        # Flink's answers show (a NaN compared with itself too, where NaN = NaN is FALSE;
+        # judged before folding: a NaN literal is not equal to itself)
+        return fold_expr(_SELF_COMPARED[e.name](e.args[0]))
     if kids:
         folded = tuple(fold_expr(k) for k in kids)
         if folded != kids:
@@ -52,12 +59,6 @@ def fold_expr(e: Expr) -> Expr:
         simplified = _simplify_logic(e)
         if simplified is not None:
             return simplified
-    if isinstance(e, Call) and e.name in _SELF_COMPARED and e.args[0] == e.args[1] and \
-            not _nested(e.args[0].dtype) and \
-            not any(isinstance(x, Call) and is_volatile(x.name) for x in e.walk()):
-        # x = x is TRUE (NULL for a NULL x), x <> x FALSE: Calcite's simplification, which
-        # Flink's answers show (a NaN compared with itself too, where NaN = NaN is FALSE)
-        return _SELF_COMPARED[e.name](e.args[0])
     if isinstance(e, Literal | ColumnRef) or any(isinstance(x, ColumnRef) or not x.foldable
                                                  for x in e.walk()):
         return e
