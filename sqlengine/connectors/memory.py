@@ -42,8 +42,8 @@ def memory_batches(name: str, data: object, schema: pa.Schema,
         raise ConnectorError(msg)
     index, parallelism = split
     if data.table is not None:
-        batches = [b for b in data.table.cast(schema).to_batches(max_chunksize=BATCH_ROWS)
-                   if b.num_rows]
+        batches = [b for b in _as_schema(data.table, schema).to_batches(
+            max_chunksize=BATCH_ROWS) if b.num_rows]
         if cursor is None:
             yield from batches[index::parallelism]
             return
@@ -66,9 +66,22 @@ def memory_batches(name: str, data: object, schema: pa.Schema,
             yield b  # a Watermark, a WatermarkStatus, or None (no data right now)
             continue
         if isinstance(b, pa.Table):
-            yield from (x for x in b.cast(schema).to_batches() if x.num_rows)
+            yield from (x for x in _as_schema(b, schema).to_batches() if x.num_rows)
         else:
-            yield pa.Table.from_batches([b]).cast(schema).to_batches()[0]
+            yield _as_schema(pa.Table.from_batches([b]), schema).to_batches()[0]
+
+
+def _as_schema(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` as the registered schema's types: a rowtime registered from microseconds or
+    nanoseconds (a pandas DataFrame's) is a TIMESTAMP(3), its values cut to milliseconds, as
+    Flink's casts cut them (Arrow's safe cast failed on them: "would lose data")."""
+    try:
+        return table.cast(schema)
+    except pa.ArrowInvalid:
+        cols = [c.cast(f.type, safe=not (pa.types.is_timestamp(c.type) and
+                                         pa.types.is_timestamp(f.type)))
+                for c, f in zip(table.columns, schema)]
+        return pa.Table.from_arrays(cols, schema=schema)
 
 
 class Memory(Connector):

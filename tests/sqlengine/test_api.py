@@ -252,3 +252,27 @@ def test_a_registered_watermark_is_checked_when_registered() -> None:
             s.register("r", t, rowtime="ts", watermark=watermark)
     s.register("r", t, rowtime="ts", watermark="ts - INTERVAL '1' SECOND")
     assert s.sql("SELECT COUNT(*) AS c FROM r").collect().to_pylist() == [{"c": 2}]
+
+
+def test_a_rowtime_registered_from_microseconds_is_cut_to_milliseconds() -> None:
+    """A rowtime is a TIMESTAMP(3): registered from a pandas DataFrame (nanoseconds) or an
+    Arrow table of microseconds, every query failed in its source with Arrow's "Casting from
+    timestamp[us] to timestamp[ms] would lose data". Its values are cut to milliseconds, as
+    Flink's casts cut them."""
+    import datetime as dt
+
+    import pandas as pd
+    import pyarrow as pa
+
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.register("t", pa.table({"a": [1, 2], "ts": pa.array(
+        [dt.datetime(2024, 1, 1, 0, 0, 0, 123456), dt.datetime(2024, 1, 1, 0, 0, 1)],
+        pa.timestamp("us"))}), rowtime="ts")
+    assert s.sql("SELECT a, ts FROM t").collect().to_pylist() == [
+        {"a": 1, "ts": dt.datetime(2024, 1, 1, 0, 0, 0, 123000)},
+        {"a": 2, "ts": dt.datetime(2024, 1, 1, 0, 0, 1)}]
+    s.register("p", pd.DataFrame({"a": [1], "ts": [pd.Timestamp("2024-01-01 00:00:00.1234567")]}),
+               rowtime="ts")
+    got = s.sql("SELECT COUNT(*) AS c, window_start FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), "
+                "INTERVAL '1' SECOND)) GROUP BY window_start, window_end").collect().to_pylist()
+    assert got == [{"c": 1, "window_start": dt.datetime(2024, 1, 1)}]
