@@ -374,11 +374,34 @@ class SparkJob:
         return df.mapInArrow(run, schema), names
 
     def _aggregate(self, op: Aggregating, df: Any, window: Any = None) -> Any:
+        grouped, names = self._aggregate_all(op, df, window)
+        signs = [c for c in grouped.columns if c.startswith("$neg")]
+        if not signs:
+            return grouped, names
+        from pyspark.sql import functions as F
+
+        for sign in signs:  # (each -0.0 group's key back to -0.0: Spark made it 0.0)
+            key = names[int(sign[4:])]
+            grouped = grouped.withColumn(key, F.when(F.col(sign), F.lit(-0.0).cast(
+                grouped.schema[key].dataType)).otherwise(F.col(key)))
+        return grouped.drop(*signs), names
+
+    def _aggregate_all(self, op: Aggregating, df: Any, window: Any = None) -> Any:
+        from pyspark.sql import functions as F
+
         keys, aggs = op.keys, op.aggs
         exprs, slots = agg_inputs(aggs, list(keys))
         df, names = self._prepare(df, exprs)
         out_types = [f.type for f in op.schema.to_arrow()]
         group = [names[i] for i in range(len(keys))]
+        # -0.0 and 0.0 are two keys, as Flink groups them (Spark normalizes -0.0 to 0.0): a
+        # floating key is grouped with whether it is -0.0 beside it
+        for i, k in enumerate(keys):
+            if pa.types.is_floating(k.dtype) and (window is None or i not in window[0]):
+                df = df.withColumn(f"$neg{i}", F.coalesce(
+                    (F.col(names[i]) == 0) & F.col(names[i]).cast("string").startswith("-"),
+                    F.lit(False)))
+                group.append(f"$neg{i}")
         if window is not None:
             group = [g for i, g in enumerate(group) if i not in window[0]] + [window[1]]
         measures = [agg_column(a, names[s] if s is not None else None,

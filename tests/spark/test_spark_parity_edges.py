@@ -269,6 +269,21 @@ def test_sums_past_their_type_as_flink(sessions, tmp_path) -> None:  # type: ign
                          "{'k': 'b', 's': 2147483647, 'd': Decimal('1.5000000000')}"]
 
 
+def test_negative_zero_is_a_group_of_its_own(sessions, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Spark normalizes -0.0 to 0.0 in GROUP BY, DISTINCT and UNION: one group (0.0, 4) where
+    Flink and the native runtime keep (-0.0, 2) and (0.0, 2)."""
+    (tmp_path / "z.csv").write_text("0.0,a\n-0.0,b\n0.0,c\n-0.0,d\n1.5,e\n,f\n")
+    queries = ["SELECT x, COUNT(*) AS c FROM nz GROUP BY x", "SELECT DISTINCT x FROM nz",
+               "SELECT x, COUNT(DISTINCT s) AS c FROM (SELECT x, s FROM nz UNION ALL "
+               "SELECT -x, s FROM nz) GROUP BY x",
+               "SELECT x FROM nz UNION SELECT x FROM nz"]
+    got = _on_both(sessions, f"CREATE TEMPORARY TABLE nz (x DOUBLE, s STRING) WITH ("
+                   f"'connector' = 'filesystem', 'path' = '{tmp_path / 'z.csv'}', 'format' = "
+                   "'csv')", queries,
+                   lambda rows: sorted(repr(tuple(r.values())) for r in rows))
+    assert got[0] == ["(-0.0, 2)", "(0.0, 2)", "(1.5, 1)", "(None, 1)"]
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
