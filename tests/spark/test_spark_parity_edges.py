@@ -284,6 +284,19 @@ def test_negative_zero_is_a_group_of_its_own(sessions, tmp_path) -> None:  # typ
     assert got[0] == ["(-0.0, 2)", "(0.0, 2)", "(1.5, 1)", "(None, 1)"]
 
 
+def _streamed_on_both(ddls: list[str], sql: str) -> list[str]:
+    """A streaming query's rows on Spark, asserted equal to the native runtime's."""
+    got = []
+    for target in ("spark", "native"):
+        s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": target,
+                               "spark.master": "local[1]"})
+        for ddl in ddls:
+            s.execute(ddl)
+        got.append(_norm(s.sql(sql).collect().to_pylist()))
+    assert got[0] == got[1]
+    return got[1]
+
+
 def test_a_streaming_global_aggregate_of_no_rows_emits_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Flink's streaming GROUP BY emits a row once one arrives (tests/test_differential.py);
     Spark's global aggregation of a stream emitted (0, NULL, NULL) for no rows. A filter
@@ -323,16 +336,10 @@ def test_a_streaming_join_of_two_group_bys_on_a_string_key(tmp_path) -> None:  #
                              "v": pa.array(range(6), pa.int64())}), path)
     sql = ("SELECT a.k, a.n, b.n AS bn FROM (SELECT k, COUNT(*) AS n FROM a GROUP BY k) a "
            "JOIN (SELECT k, COUNT(*) AS n FROM b WHERE v > 1 GROUP BY k) b ON a.k = b.k")
-    got = []
-    for target in ("spark", "native"):
-        s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": target,
-                               "spark.master": "local[1]"})
-        for t in ("a", "b"):
-            s.execute(f"CREATE TABLE {t} (k STRING, v BIGINT) WITH ('connector' = 'filesystem', "
-                      f"'path' = '{path}', 'format' = 'parquet')")
-        got.append(_norm(s.sql(sql).collect().to_pylist()))
-    assert got[0] == got[1] == _norm([{"k": "a", "n": 2, "bn": 1}, {"k": "b", "n": 2, "bn": 1},
-                                      {"k": "c", "n": 1, "bn": 1}])
+    ddls = [f"CREATE TABLE {t} (k STRING, v BIGINT) WITH ('connector' = 'filesystem', "
+            f"'path' = '{path}', 'format' = 'parquet')" for t in ("a", "b")]
+    assert _streamed_on_both(ddls, sql) == _norm([
+        {"k": "a", "n": 2, "bn": 1}, {"k": "b", "n": 2, "bn": 1}, {"k": "c", "n": 1, "bn": 1}])
 
 
 def test_a_streaming_join_on_decimals_past_38_digits_together(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -351,16 +358,12 @@ def test_a_streaming_join_on_decimals_past_38_digits_together(tmp_path) -> None:
                              "n": ["y", "z"]}), tmp_path / "b.parquet")
     sql = ("SELECT x.k, b.n FROM (SELECT k, SUM(v) AS s FROM a GROUP BY k) x "
            "JOIN b ON x.s = b.d")
-    got = []
-    for target in ("spark", "native"):
-        s = sqlengine.connect({"execution.runtime-mode": "streaming", "execution.target": target,
-                               "spark.master": "local[1]"})
-        s.execute(f"CREATE TABLE a (k INT, v DECIMAL(38, 2)) WITH ('connector' = 'filesystem', "
-                  f"'path' = '{tmp_path / 'a.parquet'}', 'format' = 'parquet')")
-        s.execute(f"CREATE TABLE b (d DECIMAL(10, 4), n STRING) WITH ('connector' = "
-                  f"'filesystem', 'path' = '{tmp_path / 'b.parquet'}', 'format' = 'parquet')")
-        got.append(_norm(s.sql(sql).collect().to_pylist()))
-    assert got[0] == got[1] == _norm([{"k": 1, "n": "y"}, {"k": 2, "n": "y"}])
+    assert _streamed_on_both([
+        f"CREATE TABLE a (k INT, v DECIMAL(38, 2)) WITH ('connector' = 'filesystem', 'path' = "
+        f"'{tmp_path / 'a.parquet'}', 'format' = 'parquet')",
+        f"CREATE TABLE b (d DECIMAL(10, 4), n STRING) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path / 'b.parquet'}', 'format' = 'parquet')"], sql) == _norm(
+        [{"k": 1, "n": "y"}, {"k": 2, "n": "y"}])
 
 
 def test_a_global_session_window_on_a_stream_is_refused_by_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
