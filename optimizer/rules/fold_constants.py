@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from sqlengine import types as T
 from sqlengine.errors import SqlEngineError
 from sqlengine.optimizer.rule import ApplyOrder, OptimizerRule, RuleContext
 from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, Literal, is_volatile
@@ -45,7 +46,7 @@ def fold_expr(e: Expr) -> Expr:
     """Fold ``e`` bottom-up; leaves expressions that fail to evaluate for the runtime to report."""
     kids = e.children()
     if isinstance(e, Call) and e.name in _SELF_COMPARED and e.args[0] == e.args[1] and \
-            not _nested(e.args[0].dtype) and \
+            not T.is_nested(e.args[0].dtype) and \
             not any(isinstance(x, Call) and is_volatile(x.name) for x in e.walk()):
         # x = x is TRUE (NULL for a NULL x), x <> x FALSE: Calcite's simplification, which
         # Flink's answers show (a NaN compared with itself too, where NaN = NaN is FALSE;
@@ -87,11 +88,6 @@ def _false_unless_null(x: Expr) -> Expr:
 
 _SELF_COMPARED = {"eq": _true_unless_null, "le": _true_unless_null, "ge": _true_unless_null,
                   "ne": _false_unless_null, "lt": _false_unless_null, "gt": _false_unless_null}
-
-
-def _nested(t: pa.DataType) -> bool:
-    return pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or \
-        pa.types.is_map(t)
 
 
 def _simplify_logic(e: Call) -> Expr | None:

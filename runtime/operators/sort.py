@@ -39,6 +39,25 @@ def order_columns(i: int, values: pa.Array, key: SortKey
     order.append((f"v{i}", "ascending" if key.ascending else "descending"))
     return cols, order
 
+def sort_order(table: pa.Table, keys: tuple[SortKey, ...],
+               first: list[tuple[str, pa.Array]] | None = None,
+               last: list[tuple[str, pa.Array]] | None = None) -> pa.Array:
+    """The stable order of ``table``'s rows by ``keys`` (ORDER BY's), after the ascending
+    columns ``first`` and before the ascending columns ``last``."""
+    batch = table.combine_chunks().to_batches()[0] if table.num_rows else \
+        pa.RecordBatch.from_pylist([], schema=table.schema)
+    columns: dict[str, pa.Array] = dict(first or [])
+    sort_keys = [(name, "ascending") for name in columns]
+    for i, k in enumerate(keys):
+        cols, order = order_columns(i, evaluate(k.expr, batch), k)
+        columns.update(cols)
+        sort_keys += order
+    for name, values in last or []:
+        columns[name] = values
+        sort_keys.append((name, "ascending"))
+    return pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
+
+
 class SortOperator(Operator):
     """Buffers its (possibly updating) input, applies the changelog, sorts at end of input.
 
@@ -80,15 +99,7 @@ class SortOperator(Operator):
 
     def _order(self, table: pa.Table) -> pa.Array:
         """The stable sort order of ``table``'s rows by the sort keys."""
-        batch = table.combine_chunks().to_batches()[0] if table.num_rows else \
-            pa.RecordBatch.from_pylist([], schema=table.schema)
-        columns: dict[str, pa.Array] = {}
-        sort_keys: list[tuple[str, str]] = []
-        for i, k in enumerate(self.keys):
-            cols, order = order_columns(i, evaluate(k.expr, batch), k)
-            columns.update(cols)
-            sort_keys += order
-        return pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
+        return sort_order(table, self.keys)
 
     def _sorted_held(self) -> pa.Table:
         """The rows held, sorted (cut to OFFSET + LIMIT rows with a LIMIT)."""

@@ -27,9 +27,8 @@ from sqlengine.runtime.elements import (
     row_watermarks,
     with_meta,
 )
-from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import Operator
-from sqlengine.runtime.operators.sort import order_columns
+from sqlengine.runtime.operators.sort import sort_order
 
 _TS = "$ts"  # the row's time in ms
 _SEQ = "$seq"  # its arrival
@@ -121,9 +120,9 @@ class TemporalSortOperator(Operator):
         rise = rise[fired]
         self.last_emitted = max(self.last_emitted, int(pc.max(out[_TS]).as_py()))
         data = out.select(list(range(len(self.schema))))
-        order = self._order(data, self.keys, first=[("r", pa.array(rise)),
-                                                    ("t", out[_TS].combine_chunks())],
-                            last=[("s", out[_SEQ].combine_chunks())])
+        order = sort_order(data, self.keys, first=[("r", pa.array(rise)),
+                                                   ("t", out[_TS].combine_chunks())],
+                           last=[("s", out[_SEQ].combine_chunks())])
         met = before[rise][order.to_numpy()]
         data = data.take(order).combine_chunks()
         batches, start = [], 0
@@ -138,28 +137,10 @@ class TemporalSortOperator(Operator):
         if len(self.keys) == 1:
             return [batch]
         table = pa.Table.from_batches([data])
-        order = self._order(table, self.keys[1:])
+        order = sort_order(table, self.keys[1:])
         out = table.take(order).combine_chunks().to_batches()[0]
         wm = row_watermarks(batch)
         return [with_meta(out, wm[order.to_numpy()] if wm is not None else None)]
-
-    @staticmethod
-    def _order(table: pa.Table, keys: tuple[SortKey, ...],
-               first: list[tuple[str, pa.Array]] | None = None,
-               last: list[tuple[str, pa.Array]] | None = None) -> pa.Array:
-        """The order of ``table``'s rows by ``first``, ``keys``, then ``last``."""
-        batch = table.combine_chunks().to_batches()[0] if table.num_rows else \
-            pa.RecordBatch.from_pylist([], schema=table.schema)
-        columns: dict[str, pa.Array] = dict(first or [])
-        sort_keys = [(name, "ascending") for name in columns]
-        for i, k in enumerate(keys):
-            cols, order = order_columns(i, evaluate(k.expr, batch), k)
-            columns.update(cols)
-            sort_keys += order
-        for name, values in last or []:
-            columns[name] = values
-            sort_keys.append((name, "ascending"))
-        return pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
 
     def state_summary(self) -> Mapping[str, object]:
         return {"waiting_rows": 0 if self.waiting is None else self.waiting.num_rows,

@@ -184,11 +184,16 @@ def _wrapping(name: str, a: str, b: str, t: pa.DataType) -> str:
     bits = t.bit_width
     wide = "BIGINT" if bits < 64 else "DECIMAL(38, 0)"
     op = {"add": "+", "subtract": "-", "multiply": "*"}[name]
-    half, whole = 2 ** (bits - 1), 2 ** bits
-    wrapped = (f"CAST(pmod(CAST({a} AS {wide}) {op} CAST({b} AS {wide}) + {half}, {whole}) "
-               f"- {half} AS {spark_type(t)})")
+    wrapped = _wrapped(f"CAST({a} AS {wide}) {op} CAST({b} AS {wide})", bits, spark_type(t))
     return (f"coalesce(try_{name}({a}, {b}), CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL "
             f"ELSE {wrapped} END)")
+
+
+def _wrapped(wide: str, bits: int, out: str) -> str:
+    """``wide`` (computed in a wider type) as a ``bits``-bit integer of Spark type ``out``,
+    wrapped around as Java's narrowing does."""
+    half, whole = 1 << (bits - 1), 1 << bits
+    return f"CAST(pmod({wide} + {half}, {whole}) - {half} AS {out})"
 
 
 def _positive(e: Expr, least: int = 1) -> bool:
@@ -284,9 +289,8 @@ def _call(e: Call, k: list[str]) -> str | None:
         if name == "round" and bits:
             # Flink's ROUND(TINYINT 125, -1) is 130 wrapped around to -126; Spark (ANSI)
             # raises on the overflow: round as BIGINT, then wrap as Java's narrowing does.
-            half, full = 1 << (bits - 1), 1 << bits
             wide = f"round(CAST({k[0]} AS BIGINT), {', '.join(k[1:]) or '0'})"
-            return f"CAST(pmod({wide} + {half}, {full}) - {half} AS {out})"
+            return _wrapped(wide, bits, out)
         if name in ("floor", "ceil") and pa.types.is_floating(t):
             # (Spark's floor / ceil of a DOUBLE is a BIGINT: 1e308 and Infinity failed with
             # ARITHMETIC_OVERFLOW; Java's Math.floor keeps them, -0.0 and NaN too)

@@ -26,7 +26,13 @@ from sqlengine.connectors.base import (
     decode_partition_keys,
 )
 from sqlengine.connectors.canal_format import nested_refusal
-from sqlengine.connectors.filesystem_files import FileWriter, list_files, read_files, sink_path_ok
+from sqlengine.connectors.filesystem_files import (
+    URI_SCHEME,
+    FileWriter,
+    list_files,
+    read_files,
+    sink_path_ok,
+)
 from sqlengine.connectors.filesystem_partitions import PartitionedWriter
 from sqlengine.connectors.json_format import TIMESTAMP_STANDARDS
 from sqlengine.connectors.parquet_format import parquet_statistics, row_groups
@@ -294,7 +300,7 @@ def spark_path(path: str) -> str:
     (as the native runtime reads and writes it): Spark resolves a relative one against the
     JVM's, fixed when Spark started, so a script run after a ``chdir`` wrote where it did not
     read. A URI (``file:``, ``hdfs://``, ``s3a://`` ...) is Spark's to resolve."""
-    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", path):
+    if URI_SCHEME.match(path):
         return path
     return os.path.abspath(path)
 

@@ -40,7 +40,7 @@ from sqlengine.connectors.raw_format import raw_bytes, read_raw
 from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
 
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):")
+URI_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):")  # (one letter: a drive)
 
 
 def local_path(path: str, table: str = "") -> Path:
@@ -48,7 +48,7 @@ def local_path(path: str, table: str = "") -> Path:
     ``file://localhost/tmp/t``, as Flink takes them) is its path. Another scheme (``s3://``,
     ``hdfs://``) is refused: the native runtime reads and writes local files (it wrote under
     a directory named ``s3:`` in the working directory)."""
-    m = _SCHEME.match(path)
+    m = URI_SCHEME.match(path)
     if m is None or len(m.group(1)) == 1:  # (a Windows drive letter is no scheme)
         return Path(path)
     if m.group(1).lower() != "file":
