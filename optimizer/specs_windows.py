@@ -137,6 +137,9 @@ class TopNSpec(OperatorSpec):
     keep: str = ""
     time_kind: str = ""
     time_index: int = -1  # the ORDER BY time column of the input
+    # Over an updating unbounded input: every live row kept, retractions taken out of them
+    # (Flink's RetractableTopNFunction).
+    retract: bool = False
 
     def label(self) -> str:
         if self.keep:

@@ -508,16 +508,21 @@ class _Translator:
                                {i for i, _ in found.values()}))
         exchange = Exchange(Partitioning.HASH, others) if others \
             else Exchange(Partitioning.SINGLE)
+        retract = False
         if child.op.updating and not numbered_at_end:
             from sqlengine.optimizer.analysis import unbounded_sources
 
-            if unbounded_sources(plan.input):
-                msg = "ROW_NUMBER over an updating unbounded input is not supported yet"
-                raise NotSupportedError(msg)
-            # Bounded: the changelog's final rows numbered at its end (as batch mode and
-            # RANK do), then the first ones kept.
-            return self._numbered_then_kept(plan, child, exchange)
+            if not unbounded_sources(plan.input):
+                # Bounded: the changelog's final rows numbered at its end (as batch mode and
+                # RANK do), then the first ones kept.
+                return self._numbered_then_kept(plan, child, exchange)
+            # Unbounded: a Top-N keeping every live row (Flink's retractable Top-N).
+            retract = True
         dedup = _deduplication(plan) if self.streaming else None
+        if retract and dedup is not None:
+            msg = ("deduplication (ROW_NUMBER = 1 ordered by a time attribute) over an "
+                   "updating input is not supported, as in Flink")
+            raise NotSupportedError(msg)
         if {"window_start", "window_end"} <= set(found) and \
                 found["window_start"][1] is found["window_end"][1] and not child.op.updating:
             window_op = WindowTopNSpec(
@@ -543,7 +548,7 @@ class _Translator:
                       partition=plan.partition, order=plan.order, limit=plan.limit, text=text,
                       emit="changelog" if self.streaming else "final",
                       output_rank=plan.output_rank, keep=keep, time_kind=time_kind,
-                      time_index=time_index)
+                      time_index=time_index, retract=retract)
         return PhysicalNode(op, ((child, exchange),))
 
     def _numbered_then_kept(self, plan: N.Rank, child: PhysicalNode,
@@ -613,7 +618,7 @@ class _Translator:
         Without a LIMIT on an insert-only input, first on an ascending time attribute: the
         temporal sort (rows leave in order as the watermark passes them, late rows dropped).
         With a LIMIT over an unbounded input: the Top-N of the whole input (Flink's
-        SortLimit, an updating result)."""
+        SortLimit, an updating result; over an updating input, a retractable one)."""
         from sqlengine.optimizer.analysis import unbounded_sources
         from sqlengine.plan.expressions import Call, ColumnRef, Literal
 
@@ -637,10 +642,6 @@ class _Translator:
                    "(a rowtime or PROCTIME() column) of an insert-only input, or have a LIMIT "
                    "(as in Flink)")
             raise PlanError(msg)
-        if child.op.updating:
-            msg = (f"ORDER BY ... LIMIT over an updating unbounded input (table "
-                   f"{unbounded[0]!r}) is not supported yet")
-            raise NotSupportedError(msg)
         # The first OFFSET + LIMIT rows by the keys, those past OFFSET kept, the number dropped.
         rank = N.Rank(plan.input, (), plan.keys, name="$rn", limit=plan.offset + plan.fetch,
                       output_rank=plan.offset > 0)

@@ -293,7 +293,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case TopNSpec():
             from sqlengine.runtime.operators.rank import TopNOperator
             return TopNOperator(spec.partition, spec.order, spec.limit, schema, spec.emit,
-                                spec.output_rank, spec.keep, spec.time_kind)
+                                spec.output_rank, spec.keep, spec.time_kind, spec.retract)
         case WindowTopNSpec():
             from sqlengine.runtime.operators.rank import WindowTopNOperator
             top = WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,

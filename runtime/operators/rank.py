@@ -3,7 +3,11 @@
 TopNOperator keeps, per partition, only the current first N rows; each batch re-ranks the
 touched partitions' kept rows together with the new ones in one vectorised sort and emits the
 difference (-D for rows that fell out, +I for rows that came in, -U/+U for rows whose number
-changed when the number is read; a Top-1 replaces its row with -U/+U). WindowTopNOperator
+changed when the number is read; a Top-1 replaces its row with -U/+U). Over an updating input
+(a GROUP BY's changelog: Flink's RetractableTopNFunction) it keeps every live row of a touched
+partition, as Flink does, since a retracted top row lets a lower one in: a retraction (-U/-D)
+takes out the earliest live equal row, one that is not held is ignored, and an update comes
+back as a new arrival (behind rows of equal keys). WindowTopNOperator
 ranks a window's rows once, when the watermark closes the window, and emits insert-only rows.
 
 Ties, as Flink 2.3 breaks them (checked with PyFlink): rows with equal ORDER BY keys rank in
@@ -21,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import cast_array
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
 from sqlengine.plan.nodes import SortKey
@@ -32,10 +37,12 @@ from sqlengine.runtime.elements import (
     Watermark,
     data_part,
     has_rowkind,
+    signs,
     with_meta,
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.key_index import python_keys
 from sqlengine.runtime.operators.sort import order_columns
 from sqlengine.runtime.timers import TimerService
@@ -153,11 +160,11 @@ class TopNOperator(Operator):
     ("LastRow": of equal times the later row) or, by processing time, the first ("FirstRow")."""
 
     name = "Rank"
-    state_fields = ("buffer", "ids", "seq", "top")
+    state_fields = ("buffer", "ids", "seq", "top", "rows")
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  limit: int | None, schema: pa.Schema, emit: str, output_rank: bool,
-                 keep: str = "", time_kind: str = "") -> None:
+                 keep: str = "", time_kind: str = "", retract: bool = False) -> None:
         self.partition = partition
         # Deduplication by processing time goes by arrival alone (Flink ignores the values).
         self.order = () if keep and time_kind == "PROCTIME" else order
@@ -168,6 +175,9 @@ class TopNOperator(Operator):
         self.output_rank = output_rank
         self.ids: dict[tuple, int] = {}
         self.top: pa.Table | None = None  # kept rows: data + $pid + $seq + $rn
+        # Over an updating input: every live row (data + $pid + $seq), the top ones too.
+        self.retract = retract
+        self.rows: pa.Table | None = None
         self.seq = 0
         self.buffer: list[pa.RecordBatch] = []
 
@@ -188,6 +198,9 @@ class TopNOperator(Operator):
         parts = [t for s, m in zip(states, maps)
                  if (t := remap_rows(s["top"], m)) is not None]  # type: ignore[arg-type]
         self.top = pa.concat_tables(parts) if parts else None
+        live = [t for s, m in zip(states, maps)
+                if (t := remap_rows(s.get("rows"), m)) is not None]  # type: ignore[arg-type]
+        self.rows = pa.concat_tables(live) if live else None
         self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
         self.buffer = []
 
@@ -205,7 +218,7 @@ class TopNOperator(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        if has_rowkind(batch):
+        if has_rowkind(batch) and not self.retract:
             msg = "Top-N over an updating input is not supported yet"
             raise NotSupportedError(msg)
         data = data_part(batch)
@@ -218,6 +231,8 @@ class TopNOperator(Operator):
         new = pa.Table.from_batches([data]).append_column(PID, pa.array(pids)).append_column(
             SEQ, pa.array(seqs))
         touched = pa.array(np.unique(pids))
+        if self.retract:
+            return self._changed(new, signs(batch), touched)
         if self.top is not None:
             hit = pc.is_in(self.top[PID], value_set=touched)
             old = self.top.filter(hit)
@@ -228,6 +243,26 @@ class TopNOperator(Operator):
             candidates = new
         ranked = self._ranked(candidates)
         self.top = ranked if rest is None else pa.concat_tables([rest, ranked])
+        return self._diff(old, ranked)
+
+    def _changed(self, new: pa.Table, sign: np.ndarray, touched: pa.Array
+                 ) -> list[pa.RecordBatch]:
+        """A batch of an updating input: the touched partitions' live rows after it, ranked
+        again, and the difference of their top rows."""
+        held = rest = None
+        if self.rows is not None:
+            hit = pc.is_in(self.rows[PID], value_set=touched)
+            held = self.rows.filter(hit).sort_by([(SEQ, "ascending")])
+            rest = self.rows.filter(pc.invert(hit))
+        live = _live_rows(held, new, sign)
+        old = top_rest = None
+        if self.top is not None:
+            hit = pc.is_in(self.top[PID], value_set=touched)
+            old, top_rest = self.top.filter(hit), self.top.filter(pc.invert(hit))
+        ranked = self._ranked(live) if live.num_rows else \
+            live.append_column(RN, pa.array([], pa.int64()))
+        self.rows = live if rest is None else pa.concat_tables([rest, live])
+        self.top = ranked if top_rest is None else pa.concat_tables([top_rest, ranked])
         return self._diff(old, ranked)
 
     def _diff(self, old: pa.Table | None, new: pa.Table) -> list[pa.RecordBatch]:
@@ -284,7 +319,40 @@ class TopNOperator(Operator):
         return [self._output(ranked.slice(i, 65536)) for i in range(0, ranked.num_rows, 65536)]
 
     def state_summary(self) -> Mapping[str, object]:
-        return {"kept_rows": 0 if self.top is None else self.top.num_rows}
+        kept = {"kept_rows": 0 if self.top is None else self.top.num_rows}
+        if self.retract:
+            kept["live_rows"] = 0 if self.rows is None else self.rows.num_rows
+        return kept
+
+
+def _live_rows(held: pa.Table | None, new: pa.Table, sign: np.ndarray) -> pa.Table:
+    """The live rows after a batch of changes: ``held`` (data + $pid + $seq, in arrival
+    order) and ``new``'s rows added (+1) or taken out (-1) in arrival order. A retraction
+    takes out the earliest live row equal to it in every column, as Flink's Top-N does; one
+    of a row not live is ignored (Flink's state holds no count below zero)."""
+    events = new if held is None else pa.concat_tables([held, new.cast(held.schema)])
+    n_held = 0 if held is None else held.num_rows
+    sign = np.concatenate([np.ones(n_held, dtype=np.int64), sign])
+    width = events.num_columns - 2
+    # (ARRAY / MAP / ROW values, which Arrow cannot hash, compare by their text)
+    cols = [c.combine_chunks() for c in events.columns[:width]]
+    cols = [cast_array(c, pa.string()) if pa.types.is_nested(c.type) else c for c in cols]
+    walk = walk_counts(dense_ids(cols, events.num_rows), sign)
+    s = sign[walk.order]
+    # Each equal row's live count, floored at zero, and whether a retraction took one out.
+    live = walk.level - np.minimum(walk.low, 0)
+    before = np.where(walk.first_of, 0, np.r_[0, live[:-1]])
+    took = (s < 0) & (before > 0)
+    # The first k added rows of an equal row are taken out, k its retractions that took one.
+    segment = walk.segment
+    taken = np.bincount(segment, weights=took, minlength=int(segment[-1]) + 1 if len(s)
+                        else 0).astype(np.int64)
+    added = s > 0
+    nth = np.cumsum(added)
+    nth = nth - np.r_[0, nth][np.flatnonzero(walk.first_of)][segment]
+    keep = np.zeros(events.num_rows, dtype=bool)
+    keep[walk.order] = added & (nth > taken[segment])
+    return events.filter(pa.array(keep))
 
 
 class WindowTopNOperator(Operator):
