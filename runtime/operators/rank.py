@@ -252,18 +252,37 @@ class TopNOperator(Operator):
         held = rest = None
         if self.rows is not None:
             hit = pc.is_in(self.rows[PID], value_set=touched)
-            held = self.rows.filter(hit).sort_by([(SEQ, "ascending")])
+            held = self.rows.filter(hit)
             rest = self.rows.filter(pc.invert(hit))
         live = _live_rows(held, new, sign)
         old = top_rest = None
         if self.top is not None:
             hit = pc.is_in(self.top[PID], value_set=touched)
             old, top_rest = self.top.filter(hit), self.top.filter(pc.invert(hit))
-        ranked = self._ranked(live) if live.num_rows else \
+        ranked = self._ranked(self._candidates(live, len(touched))) if live.num_rows else \
             live.append_column(RN, pa.array([], pa.int64()))
         self.rows = live if rest is None else pa.concat_tables([rest, live])
         self.top = ranked if top_rest is None else pa.concat_tables([top_rest, ranked])
         return self._diff(old, ranked)
+
+    def _candidates(self, live: pa.Table, partitions: int) -> pa.Table:
+        """The rows of ``live`` that can be in the top: of one partition (a Top-N of the
+        whole input), the first N by the keys and arrival, selected without a sort."""
+        if partitions != 1 or self.limit is None or live.num_rows <= 8 * self.limit:
+            return live
+        batch = live.combine_chunks().to_batches()[0]
+        data = pa.RecordBatch.from_arrays(batch.columns[: len(self.schema) - 1],
+                                          schema=pa.schema(list(self.schema)[:-1]))
+        cols: dict[str, pa.Array] = {}
+        keys: list[tuple[str, str]] = []
+        for i, k in enumerate(self.order):
+            columns, sort_order = order_columns(i, evaluate(k.expr, data), k)
+            cols.update(columns)
+            keys += sort_order
+        cols[SEQ] = batch.column(live.schema.get_field_index(SEQ))
+        keys.append((SEQ, "ascending"))
+        first = pc.select_k_unstable(pa.table(cols), k=self.limit, sort_keys=keys)
+        return live.take(first)
 
     def _diff(self, old: pa.Table | None, new: pa.Table) -> list[pa.RecordBatch]:
         parts: list[tuple[pa.Table, int]] = []
@@ -326,14 +345,28 @@ class TopNOperator(Operator):
 
 
 def _live_rows(held: pa.Table | None, new: pa.Table, sign: np.ndarray) -> pa.Table:
-    """The live rows after a batch of changes: ``held`` (data + $pid + $seq, in arrival
-    order) and ``new``'s rows added (+1) or taken out (-1) in arrival order. A retraction
-    takes out the earliest live row equal to it in every column, as Flink's Top-N does; one
-    of a row not live is ignored (Flink's state holds no count below zero)."""
+    """The live rows after a batch of changes: ``held`` (data + $pid + $seq) and ``new``'s
+    rows added (+1) or taken out (-1) in arrival order. A retraction takes out the earliest
+    live row equal to it in every column, as Flink's Top-N does; one of a row not live is
+    ignored (Flink's state holds no count below zero)."""
+    retracted = sign < 0
+    if not retracted.any():
+        return new if held is None else pa.concat_tables([held, new.cast(held.schema)])
+    width = new.num_columns - 2
+    if held is not None and held.num_rows:
+        # Only held rows whose first column has a retracted value can be taken out.
+        first = new.column(0).filter(pa.array(retracted))
+        if not pa.types.is_nested(first.type):
+            maybe = pc.fill_null(pc.is_in(held.column(0), value_set=first.combine_chunks(),
+                                          skip_nulls=False), False)
+            if not pc.all(maybe).as_py():
+                return pa.concat_tables([held.filter(pc.invert(maybe)),
+                                         _live_rows(held.filter(maybe), new, sign)])
+    if held is not None:
+        held = held.sort_by([(SEQ, "ascending")])
     events = new if held is None else pa.concat_tables([held, new.cast(held.schema)])
     n_held = 0 if held is None else held.num_rows
     sign = np.concatenate([np.ones(n_held, dtype=np.int64), sign])
-    width = events.num_columns - 2
     # (ARRAY / MAP / ROW values, which Arrow cannot hash, compare by their text)
     cols = [c.combine_chunks() for c in events.columns[:width]]
     cols = [cast_array(c, pa.string()) if pa.types.is_nested(c.type) else c for c in cols]
