@@ -238,13 +238,18 @@ class MatchRecognizeOperator(Operator):
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        before = self.watermark
         self.watermark = max(self.watermark, wm.timestamp)
-        return self._release(self.watermark)
+        return self._release(self.watermark, before)
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
-        return self._release(_MAX)
+        return self._release(_MAX, self.watermark)
 
-    def _release(self, watermark: int) -> list[pa.RecordBatch]:
+    def _release(self, watermark: int, stamp: int) -> list[pa.RecordBatch]:
+        """Run the rows up to ``watermark`` through the automata. The matches leave stamped
+        with the watermark before this one (``stamp``): as Flink's timers, they are emitted
+        before the watermark that fired them, so an operator after this one (a window by
+        MATCH_ROWTIME(), say) does not take them for late rows."""
         due = [w for w in self.waiting if w[1] <= watermark]
         if not due:
             out: list[tuple] = []
@@ -275,7 +280,6 @@ class MatchRecognizeOperator(Operator):
         cols = list(zip(*out))
         arrays = [pa.array(list(c), f.type) for c, f in zip(cols, self.schema)]
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-        stamp = min(watermark, self.watermark) if watermark != _MAX else self.watermark
         return [with_meta(batch, np.full(batch.num_rows, stamp, dtype=np.int64))]
 
     # -- the automaton ---------------------------------------------------------------------

@@ -200,3 +200,36 @@ def test_rows_of_one_time_in_the_order_by_after_it(tmp_path: Path, order: str,
                  "FIRST(A.id) AS a1, LAST(A.id) AS a2, B.id AS b ONE ROW PER MATCH AFTER MATCH "
                  "SKIP TO NEXT ROW PATTERN (A{2} B) DEFINE A AS A.x < 100) AS T").collect()
     assert sorted(tuple(r.values()) for r in rows.to_pylist()) == want
+
+
+MATCHES = ("SELECT * FROM r MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts MEASURES A.id AS aid, "
+           "MATCH_ROWTIME() AS mt ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) "
+           "DEFINE A AS A.price < 5, B AS B.price > A.price) AS T")
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT sym, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(mt), "
+     "INTERVAL '5' SECOND)) GROUP BY sym, window_start, window_end",
+     [("X", dt.datetime(2024, 1, 1, 0, 0, 0), 1), ("X", dt.datetime(2024, 1, 1, 0, 0, 5), 1)]),
+    ("SELECT aid, SUM(aid) OVER (PARTITION BY sym ORDER BY mt ROWS UNBOUNDED PRECEDING) AS s "
+     "FROM m", [(1, 1), (3, 4)]),
+])
+def test_matches_are_not_late_for_the_operator_after(tmp_path: Path, parallelism: str,
+                                                      sql: str,
+                                                      expected: list[tuple[object, ...]]) -> None:
+    """A window or an OVER by MATCH_ROWTIME() after MATCH_RECOGNIZE takes every match, as in
+    PyFlink 2.3 (these rows). The matches left stamped with the watermark that fired them,
+    so the next operator dropped them as late: no rows at parallelism 1."""
+    path = tmp_path / "r.csv"
+    path.write_text("1,X,1,2024-01-01 00:00:01\n2,X,5,2024-01-01 00:00:02\n"
+                    "3,X,2,2024-01-01 00:00:06\n4,X,8,2024-01-01 00:00:07\n"
+                    "5,X,9,2024-01-01 00:00:12\n")
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "parallelism.default": parallelism})
+    s.execute(f"CREATE TABLE r (id INT, sym STRING, price INT, ts TIMESTAMP(3), WATERMARK FOR "
+              f"ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', "
+              f"'path' = '{path}', 'format' = 'csv')")
+    s.execute(f"CREATE VIEW m AS {MATCHES}")
+    got = sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
+    assert got == expected
