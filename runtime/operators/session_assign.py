@@ -96,14 +96,17 @@ class SessionAssignOperator(Operator):
                                     ([ROWKIND] if len(cols) > len(self.schema) else []))
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        before = self.watermark
         self.watermark = max(self.watermark, wm.timestamp)
-        return self._emit(self.watermark)
+        return self._emit(self.watermark, before)
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
-        return self._emit(_END)
+        return self._emit(_END, self.watermark)
 
-    def _emit(self, watermark: int) -> list[pa.RecordBatch]:
-        stamp = watermark if watermark != _END else self.watermark
+    def _emit(self, watermark: int, stamp: int) -> list[pa.RecordBatch]:
+        """The rows of the sessions closed by ``watermark``, stamped with the watermark before
+        it (``stamp``): emitted before it, as Flink's timers, they are not late for an
+        operator by their time after this one."""
         ready: list[pa.Table] = []
         if self.closed:
             closed = pa.concat_tables(self.closed)

@@ -126,8 +126,8 @@ class TemporalJoinOperator(Operator):
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         if wm.timestamp <= self.watermark:
             return ()
-        self.watermark = wm.timestamp
-        out = self._emit(self.watermark)
+        before, self.watermark = self.watermark, wm.timestamp
+        out = self._emit(self.watermark, before)
         self._clean(self.watermark)
         return out
 
@@ -135,10 +135,13 @@ class TemporalJoinOperator(Operator):
         self.ended[input_index] = True
         if not all(self.ended):
             return ()
-        return self._emit(_END)
+        return self._emit(_END, _END)
 
     # -- joining -----------------------------------------------------------------------------
-    def _emit(self, upto: int) -> list[pa.RecordBatch]:
+    def _emit(self, upto: int, stamp: int) -> list[pa.RecordBatch]:
+        """Join the waiting rows up to ``upto``. They leave stamped with the watermark before
+        the one that fired them (``stamp``), as Flink's timers emit before forwarding it: an
+        operator by the left row's time after the join does not take them for late rows."""
         left = self.waiting
         if left.num_rows == 0:
             return []
@@ -179,7 +182,6 @@ class TemporalJoinOperator(Operator):
             joined = joined.filter(pa.array(keep))
         if joined.num_rows == 0:
             return []
-        stamp = self.watermark if upto != _END else upto
         return [with_meta(joined, np.full(joined.num_rows, stamp, dtype=np.int64))]
 
     def _versions_at(self, rows: pa.Table, times: np.ndarray, timed: np.ndarray) -> np.ndarray:
