@@ -14,6 +14,8 @@ import pyarrow as pa
 
 from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
 from sqlengine.runtime.elements import (
+    MAX_WATERMARK,
+    MIN_WATERMARK,
     ROWKIND,
     Watermark,
     data_part,
@@ -268,7 +270,10 @@ class ChainedTask:
         for i in range(start, len(self.operators)):
             if self.finished:
                 return
-            self._run(i, lambda op=self.operators[i]: op.process_watermark(wm))
+            op = self.operators[i]
+            self._run(i, lambda op=op, wm=wm: op.process_watermark(wm))
+            if op.output_delay and wm.timestamp != MAX_WATERMARK.timestamp:
+                wm = Watermark(max(MIN_WATERMARK, wm.timestamp - op.output_delay))
         self.output_watermark(wm)
 
     @property

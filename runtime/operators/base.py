@@ -70,6 +70,11 @@ class Operator:
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
         return ()
 
+    # How far behind its input's watermark the operator's output watermark is held (ms), as
+    # Flink's interval join delays it: rows it emits at a time that far behind are not late
+    # for the operators after it.
+    output_delay = 0
+
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         """Called once per input when it ends; a one-input operator flushes here."""
         return ()

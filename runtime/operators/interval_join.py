@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import (
+    MIN_WATERMARK,
     Watermark,
     data_part,
     millis,
@@ -60,6 +61,10 @@ class IntervalJoinOperator(Operator):
         self.schema = schema
         self.times = (left_time, right_time)
         self.lower, self.upper = lower, upper
+        # The output watermark is held back by the largest distance of a match, as Flink's
+        # (TimeIntervalJoin.getMaxOutputDelay): a joined or null-padded row is emitted at most
+        # that far behind the watermark, and is then not late for a window after the join.
+        self.output_delay = max(0, -lower, upper)
         self.rows: list[pa.Table | None] = [None, None]
         self.matched = np.zeros(0, dtype=bool)  # per held left row (LEFT JOIN)
         # Per held row of each side: the watermark before it when it arrived.
@@ -186,8 +191,12 @@ class IntervalJoinOperator(Operator):
         self.arrival[side] = np.concatenate([self.arrival[side], w])
         held = self.rows[side]
         self.rows[side] = new if held is None else pa.concat_tables([held, new])
-        return [with_meta(b, np.full(b.num_rows, self.watermark, dtype=np.int64))
-                for b in out]
+        stamp = self._held(self.watermark)
+        return [with_meta(b, np.full(b.num_rows, stamp, dtype=np.int64)) for b in out]
+
+    def _held(self, watermark: int) -> int:
+        """The output watermark for an input watermark (held back by ``output_delay``)."""
+        return max(MIN_WATERMARK, watermark - self.output_delay)
 
     def _kept(self, times: np.ndarray, w: np.ndarray, side: int) -> np.ndarray:
         """Rows at ``times`` arriving under watermarks ``w``: kept for later rows (Flink caches
@@ -207,6 +216,8 @@ class IntervalJoinOperator(Operator):
                                           schema=self.schema)
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        # (rows it fires leave before the held-back watermark, stamped with the one before)
+        stamp = self._held(self.watermark)
         self.timers.move_watermark(wm.timestamp)
         out: list[pa.RecordBatch] = []
         left, right = self.rows
@@ -226,7 +237,7 @@ class IntervalJoinOperator(Operator):
             if expired.any():
                 self.rows[1] = right.filter(pa.array(~expired))
                 self.arrival[1] = self.arrival[1][~expired]
-        return [with_meta(b, np.full(b.num_rows, wm.timestamp, dtype=np.int64)) for b in out]
+        return [with_meta(b, np.full(b.num_rows, stamp, dtype=np.int64)) for b in out]
 
     def state_summary(self) -> Mapping[str, object]:
         return {"left_rows": 0 if self.rows[0] is None else self.rows[0].num_rows,

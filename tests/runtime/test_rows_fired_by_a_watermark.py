@@ -58,3 +58,31 @@ def test_an_over_after_a_session_window_tvf() -> None:
                 "TABLE(SESSION(TABLE o PARTITION BY cur, DESCRIPTOR(ts), INTERVAL '2' SECOND))")
     assert [(r["id"], r["c"]) for b in got.stream() for r in b.to_pylist()] == [
         (5, 1), (6, 2), (7, 3)]
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+@pytest.mark.parametrize(("join", "expected"), [
+    # null-padded rows leave when the watermark expires their left row
+    ("LEFT JOIN", [(0, 3, 1), (5, 2, 0), (10, 1, 0), (20, 1, 0)]),
+    # a match of a right row 2 s after its left row: the left row's time is behind the
+    # watermark then
+    ("JOIN", [(0, 1, 1)]),
+])
+def test_a_window_after_an_interval_join(tmp_path: Path, parallelism: str, join: str,
+                                         expected: list[tuple[int, int, int]]) -> None:
+    """The join holds its output watermark back by its largest distance (Flink's
+    TimeIntervalJoin.getMaxOutputDelay), so its rows are not late for a window after it."""
+    orders = tmp_path / "o.csv"
+    orders.write_text("".join(f"{i},{c},2024-01-01 00:00:{s:02d}\n" for i, c, s in ORDERS))
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "parallelism.default": parallelism})
+    for name in ("o", "o2"):
+        s.execute(f"CREATE TABLE {name} (id INT, cur STRING, ts TIMESTAMP(3), WATERMARK FOR ts "
+                  f"AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', "
+                  f"'path' = '{orders}', 'format' = 'csv')")
+    s.execute(f"CREATE VIEW ij AS SELECT a.id, a.ts, b.id AS bid FROM o a {join} o2 b ON "
+              "a.cur = b.cur AND a.id < b.id AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '2' SECOND")
+    got = s.sql("SELECT window_start, COUNT(*) AS n, COUNT(bid) AS nb FROM TABLE(TUMBLE(TABLE "
+                "ij, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end")
+    rows = sorted(tuple(r.values()) for r in got.collect().to_pylist())
+    assert [(w.second, n, nb) for w, n, nb in rows] == expected
