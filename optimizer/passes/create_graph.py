@@ -531,6 +531,10 @@ class _Translator:
                 keep=dedup[0] if dedup is not None and dedup[1] == "ROWTIME" else "",
                 exchange_keys=others, zone=found["window_end"][1].zone)
             return PhysicalNode(window_op, ((child, exchange),))
+        if plan.limit is None and self.streaming and not child.op.updating:
+            over = _row_number_over_time(plan, child)
+            if over is not None:
+                return over
         if plan.limit is None and self.streaming:
             from sqlengine.optimizer.analysis import unbounded_sources
 
@@ -1094,6 +1098,28 @@ def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
     while isinstance(plan, N.Project | N.Filter):
         plan = plan.input
     return plan is tvf
+
+
+def _row_number_over_time(plan: N.Rank, child: PhysicalNode) -> PhysicalNode | None:
+    """ROW_NUMBER() OVER (PARTITION BY ... ORDER BY rowtime) without a filter on it, in
+    streaming mode: an OVER aggregate, as Flink runs it (rows numbered as the watermark passes
+    them, late rows dropped, rows of one time in arrival order), or None for another order."""
+    from sqlengine.plan.expressions import AggCall, ColumnRef
+
+    if len(plan.order) != 1 or not plan.order[0].ascending:
+        return None
+    key = plan.order[0].expr
+    if not isinstance(key, ColumnRef) or not plan.input.schema.fields[key.index].rowtime:
+        return None
+    part = ", ".join(p.sql() for p in plan.partition)
+    exchange = Exchange(Partitioning.HASH, plan.partition) if plan.partition \
+        else Exchange(Partitioning.SINGLE)
+    op = OverAggregateSpec(
+        schema=plan.schema, partition=plan.partition, time_index=key.index, frame="rows",
+        preceding=None, aggs=(AggCall("count_star", (), T.BIGINT),),
+        text=f"PARTITION BY {part} ORDER BY {key.name} ROWS BETWEEN UNBOUNDED PRECEDING AND "
+             f"CURRENT ROW, aggs=[ROW_NUMBER()]")
+    return PhysicalNode(op, ((child, exchange),))
 
 
 def _deduplication(plan: N.Rank) -> tuple[str, str, int] | None:
