@@ -28,9 +28,14 @@ from sqlengine.runtime.kernels_math import CONSTANTS
 from sqlengine.runtime.kernels_time import CLOCK, wall_clock
 
 
-def evaluate(expr: Expr, batch: pa.RecordBatch,
-             memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
+def evaluate(expr: Expr, batch: pa.RecordBatch, memo: dict[Expr, pa.Array] | None = None,
+             rows: pa.Array | np.ndarray | None = None) -> pa.Array:
     """The value of ``expr`` for every row of ``batch``, as an array of ``expr.dtype``.
+
+    ``rows``: the rows that need the value (a boolean mask; NULL counts as unset, as in a
+    filter's conjuncts after the first: a row that an earlier one drops): where evaluating
+    over every row fails, it is evaluated over these alone, NULL on the others, so that a
+    failure on a row no one needs (``a / b`` where ``b > 0`` dropped it) is not one.
 
     ``memo``: the values of subexpressions already computed over this same batch (filled as
     they are computed), so that expressions evaluated one after another share their common
@@ -41,7 +46,13 @@ def evaluate(expr: Expr, batch: pa.RecordBatch,
         ExecutionError: a runtime failure (division by zero, a bad CAST), naming the expression.
     """
     try:
-        out = _eval(expr, batch, batch.num_rows, memo)
+        if rows is None:
+            out = _eval(expr, batch, batch.num_rows, memo)
+        else:
+            try:
+                out = _eval(expr, batch, batch.num_rows, memo)
+            except _FAILURES:
+                out = _eval_on(expr, batch, batch.num_rows, _mask(rows), memo)
     except ExecutionError as e:
         msg = f"{e.message} in {expr.sql()}"
         if isinstance(e, FailedRows):  # (the rows a Python function failed on: dropped)
@@ -94,6 +105,8 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
         return wall_clock(expr.name, n, str(expr.args[0].value))  # type: ignore[attr-defined]
     if isinstance(expr, Call) and expr.name in CONSTANTS:
         return pa.array(np.full(n, CONSTANTS[expr.name]), expr.type)
+    if isinstance(expr, Call) and expr.name in _LAZY and len(expr.args) >= 2:
+        return _lazy_call(expr, batch, n, memo)
     if isinstance(expr, Call):
         args = [_eval(a, batch, n, memo) for a in expr.args]
         lits = [a.value if isinstance(a, Literal) else None for a in expr.args]
@@ -166,12 +179,103 @@ def _repeat(lit: Literal, n: int) -> pa.Array:
 
 def _case(expr: Case, batch: pa.RecordBatch, n: int,
           memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
-    conds = [pc.fill_null(_eval(c, batch, n, memo), False) for c, _ in expr.whens]
-    values = [_eval(v, batch, n, memo) for _, v in expr.whens]
-    default = _eval(expr.default, batch, n, memo) if expr.default is not None else \
-        pa.nulls(n, expr.type)
+    try:  # (every branch over every row: one kernel call each, unless one of them fails)
+        conds = [pc.fill_null(_eval(c, batch, n, memo), False) for c, _ in expr.whens]
+        values = [_eval(v, batch, n, memo) for _, v in expr.whens]
+        default = _eval(expr.default, batch, n, memo) if expr.default is not None else \
+            pa.nulls(n, expr.type)
+    except _FAILURES:  # (perhaps on rows that do not reach the failing branch)
+        return _lazy_case(expr.whens, expr.default, expr.type, batch, n, memo)
     cond_struct = pa.StructArray.from_arrays(conds, names=[f"c{i}" for i in range(len(conds))])
     return pc.case_when(cond_struct, *values, default)
+
+
+# What evaluating a subexpression raises for the rows it fails on (see evaluate).
+_FAILURES = (ExecutionError, pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
+
+# Calls whose later arguments are only evaluated for some rows (as Flink's generated code):
+# IF's branches, COALESCE's arguments after the first non-NULL one, AND's right side where
+# the left is FALSE, OR's where it is TRUE.
+_LAZY = frozenset({"if", "coalesce", "and", "or"})
+
+
+def _lazy_call(expr: Call, batch: pa.RecordBatch, n: int,
+               memo: dict[Expr, pa.Array] | None) -> pa.Array:
+    """IF / COALESCE / AND / OR: every argument over every row (one kernel call each) unless
+    one fails; then each only over the rows that reach it, so a failure on a row that does not
+    (``b > 0 AND a / b > 1`` where b = 0) is not one."""
+    first = _eval(expr.args[0], batch, n, memo)
+    try:
+        args = [first, *(_eval(a, batch, n, memo) for a in expr.args[1:])]
+    except _FAILURES:
+        args = None
+    if expr.name == "if":
+        if args is None:
+            whens = ((expr.args[0], expr.args[1]),)
+            return _lazy_case(whens, expr.args[2], expr.type, batch, n, memo, (first,))
+    elif expr.name in ("and", "or"):
+        if args is None:
+            left = np.asarray(first.to_numpy(zero_copy_only=False))  # (None for NULL)
+            reach = left != (expr.name == "or")  # (AND: not FALSE; OR: not TRUE)
+            args = [first, _eval_on(expr.args[1], batch, n, reach)]
+    elif args is None:  # (COALESCE: an argument only where those before it are NULL)
+        args = [first]
+        reach = np.asarray(first.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        for a in expr.args[1:]:
+            args.append(_eval_on(a, batch, n, reach))
+            reach &= np.asarray(args[-1].is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    out = kernel_for(expr.name)(args, [None] * len(args), expr.type)
+    return out if out.type == expr.type else out.cast(expr.type)
+
+
+def _lazy_case(whens: tuple[tuple[Expr, Expr], ...], default: Expr | None,
+               out_type: pa.DataType, batch: pa.RecordBatch, n: int,
+               memo: dict[Expr, pa.Array] | None,
+               known: tuple[pa.Array, ...] = ()) -> pa.Array:
+    """CASE evaluated as SQL defines it: each condition over the rows no condition before it
+    took, each result over the rows its condition took, the default over the rest (``known``:
+    the first conditions' values, already computed over every row)."""
+    left = np.ones(n, dtype=bool)  # (the rows no condition has taken yet)
+    takes: list[pa.Array] = []
+    values: list[pa.Array] = []
+    for i, (cond, value) in enumerate(whens):
+        c = known[i] if i < len(known) else _eval_on(cond, batch, n, left, memo)
+        took = left & np.asarray(pc.fill_null(c, False).to_numpy(zero_copy_only=False),
+                                 dtype=bool)
+        takes.append(pa.array(took))
+        values.append(_eval_on(value, batch, n, took, memo))
+        left &= ~took
+    rest = _eval_on(default, batch, n, left, memo) if default is not None else \
+        pa.nulls(n, out_type)
+    values = [v if v.type == out_type else v.cast(out_type) for v in values]
+    rest = rest if rest.type == out_type else rest.cast(out_type)
+    cond_struct = pa.StructArray.from_arrays(takes, names=[f"c{i}" for i in range(len(takes))])
+    return pc.case_when(cond_struct, *values, rest)
+
+
+def _mask(rows: pa.Array | np.ndarray) -> np.ndarray:
+    if isinstance(rows, np.ndarray):
+        return rows.astype(bool, copy=False)
+    return np.asarray(pc.fill_null(rows, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _eval_on(expr: Expr, batch: pa.RecordBatch, n: int, rows: np.ndarray,
+             memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
+    """``expr`` evaluated only over the rows where ``rows`` (a boolean mask) is set, NULL on
+    the others: the rows are taken out, evaluated, and put back in place."""
+    if rows.all():
+        return _eval(expr, batch, n, memo)
+    picked = np.flatnonzero(rows)
+    if not len(picked):
+        return pa.nulls(n, expr.dtype)
+    try:  # (no memo: its values are over the whole batch)
+        part = _eval(expr, batch.take(pa.array(picked)), len(picked), None)
+    except FailedRows as e:  # (the failed rows' positions in the whole batch)
+        e.rows = picked[np.asarray(e.rows, dtype=np.int64)]
+        raise
+    where = np.full(n, -1, dtype=np.int64)
+    where[picked] = np.arange(len(picked), dtype=np.int64)
+    return part.take(pa.array(where, mask=where < 0))
 
 
 _FEW = 4  # IN lists of up to this many literal values are tested as comparisons

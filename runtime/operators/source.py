@@ -137,7 +137,7 @@ class SourceOperator(Operator):
         keep = np.ones(batch.num_rows, dtype=bool)
         for f in self.filters:
             if f.columns() <= columns:
-                mask = pc.fill_null(evaluate(f, batch), False)
+                mask = pc.fill_null(evaluate(f, batch, rows=keep), False)
                 keep &= mask.to_numpy(zero_copy_only=False)
         return keep
 
@@ -202,7 +202,8 @@ class SourceOperator(Operator):
         memo: dict[Expr, pa.Array] | None = {} if self.carry else None
         rows = batch.num_rows
         for f in self.filters:
-            mask = pc.fill_null(evaluate(f, batch, memo), False)
+            # (a conjunct is only needed on the rows those before it keep)
+            mask = pc.fill_null(evaluate(f, batch, memo, keep), False)
             keep = mask if keep is None else pc.and_(keep, mask)
         if self.projection is not None:  # (before filtering: only the columns read are taken)
             batch = batch.select(list(self.projection))
