@@ -421,11 +421,13 @@ class SelectBinder(ClauseBinder):
                     raise self.error(BindError, f"EXCLUDE names {unknown[0]!r}, which the star "
                                      "does not select", excluded[unknown[0]])
                 continue
-            name = item.alias_or_name if isinstance(item, exp.Alias | exp.Column) else ""
-            if isinstance(item, exp.Alias):
-                name = item.alias
-            out.append((item.this if isinstance(item, exp.Alias) else item,
-                        name or f"EXPR${i}"))
+            name = item.alias if isinstance(item, exp.Alias) else ""
+            value = item.this if isinstance(item, exp.Alias) else item
+            while isinstance(value, exp.Paren):  # ((a): the column a, named a, as Calcite)
+                value = value.this
+            if not name and isinstance(value, exp.Column):
+                name = value.alias_or_name
+            out.append((value, name or f"EXPR${i}"))
         if not out:
             raise self.error(BindError, "SELECT list is empty", node)
         return out
