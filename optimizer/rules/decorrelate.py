@@ -39,6 +39,7 @@ from sqlengine.plan.expressions import (
     Literal,
     conjunction,
     conjuncts,
+    factored_conjuncts,
     remap_columns,
     substitute,
 )
@@ -403,8 +404,11 @@ def pull_up(plan: LogicalPlan, outer: LogicalPlan | None = None
     match plan:
         case Filter():
             inner, preds = pull_up(plan.input, outer)
-            corr = [c for c in conjuncts(plan.predicate) if _has_outer(c)]
-            rest = [c for c in conjuncts(plan.predicate) if not _has_outer(c)]
+            # (an equality with the enclosing row in every branch of an OR is taken out of it:
+            # (t.k = o.k AND x) OR (t.k = o.k AND y) correlates as an equality, a key)
+            parts = factored_conjuncts(plan.predicate)
+            corr = [c for c in parts if _has_outer(c)]
+            rest = [c for c in parts if not _has_outer(c)]
             return filtered(inner, rest), preds + corr
         case Project():
             if any(_has_outer(e) for e in plan.exprs):

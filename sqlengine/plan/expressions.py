@@ -313,7 +313,7 @@ def factored_conjuncts(expr: Expr) -> list[Expr]:
     equality can be a join key; TPC-H's q19 is written so)."""
     out: list[Expr] = []
     for part in conjuncts(expr):
-        branches = [conjuncts(b) for b in disjuncts(part)]
+        branches = [[_factor_key(c) for c in conjuncts(b)] for b in disjuncts(part)]
         if len(branches) < 2:
             out.append(part)
             continue
@@ -330,6 +330,16 @@ def factored_conjuncts(expr: Expr) -> list[Expr]:
             assert ored is not None
             out.append(ored)
     return out
+
+
+def _factor_key(e: Expr) -> Expr:
+    """``e``, an equality's sides in one order (``t.k = s.k`` and ``s.k = t.k`` are one factor
+    of ``(t.k = s.k AND x) OR (s.k = t.k AND y)``)."""
+    if isinstance(e, Call) and e.name in ("eq", "ne") and len(e.args) == 2:
+        a, b = e.args
+        if b.sql() < a.sql():
+            return Call(e.name, (b, a), e.type)
+    return e
 
 
 def conjunction(parts: list[Expr]) -> Expr | None:
