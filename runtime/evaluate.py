@@ -261,21 +261,31 @@ def _mask(rows: pa.Array | np.ndarray) -> np.ndarray:
 
 def _eval_on(expr: Expr, batch: pa.RecordBatch, n: int, rows: np.ndarray,
              memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
-    """``expr`` evaluated only over the rows where ``rows`` (a boolean mask) is set, NULL on
-    the others: the rows are taken out, evaluated, and put back in place."""
-    if rows.all():
+    """``expr`` evaluated only over the rows where ``rows`` (a boolean mask) is set: the rows
+    are taken out, evaluated, and put back in place; NULL on the others (a column or a
+    literal, which cannot fail, is taken whole)."""
+    if rows.all() or isinstance(expr, ColumnRef | Literal):
         return _eval(expr, batch, n, memo)
-    picked = np.flatnonzero(rows)
-    if not len(picked):
+    k = int(np.count_nonzero(rows))
+    if not k:
         return pa.nulls(n, expr.dtype)
+    selected = pa.array(rows)
+    needed = expr.columns()  # (the others stand in as NULLs: a wide row is not copied whole)
+    names = batch.schema.names
+    sub = pa.RecordBatch.from_arrays(
+        [c.filter(selected) if i in needed or names[i].startswith("$") else pa.nulls(k)
+         for i, c in enumerate(batch.columns)], names=names)
     try:  # (no memo: its values are over the whole batch)
-        part = _eval(expr, batch.take(pa.array(picked)), len(picked), None)
+        part = _eval(expr, sub, k, None)
     except FailedRows as e:  # (the failed rows' positions in the whole batch)
-        e.rows = picked[np.asarray(e.rows, dtype=np.int64)]
+        e.rows = np.flatnonzero(rows)[np.asarray(e.rows, dtype=np.int64)]
         raise
-    where = np.full(n, -1, dtype=np.int64)
-    where[picked] = np.arange(len(picked), dtype=np.int64)
-    return part.take(pa.array(where, mask=where < 0))
+    try:
+        return pc.replace_with_mask(pa.nulls(n, part.type), selected, part)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):  # (nested)
+        where = np.full(n, -1, dtype=np.int64)
+        where[rows] = np.arange(k, dtype=np.int64)
+        return part.take(pa.array(where, mask=where < 0))
 
 
 _FEW = 4  # IN lists of up to this many literal values are tested as comparisons

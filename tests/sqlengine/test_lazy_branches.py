@@ -93,3 +93,12 @@ def test_skipped_rows_of_a_branch_are_the_rows_that_reach_it() -> None:
     assert got == [(i, 100 // (i % 4) if i > 20 else 0) for i in range(1, 41)
                    if i <= 20 or i % 4]
     assert q.udf_rows_skipped == 5  # (24, 28, 32, 36, 40)
+
+
+def test_nested_values_of_a_branch(tmp_path: Path) -> None:
+    """A branch of a nested type (put back in place by its positions, not by a mask)."""
+    s = _session("batch", 1, "memory", tmp_path)
+    got = s.sql("SELECT a, CASE WHEN b > 0 THEN ARRAY[a / b] END AS r, "
+                "IF(b = 0, NULL, ROW(a / b)) AS w FROM t").collect().to_pylist()
+    assert sorted((r["a"], r["r"], r["w"] and tuple(r["w"].values())) for r in got) == \
+        [(1, None, None), (2, [2], (2,))]
