@@ -204,6 +204,8 @@ def _lazy_call(expr: Call, batch: pa.RecordBatch, n: int,
     """IF / COALESCE / AND / OR: every argument over every row (one kernel call each) unless
     one fails; then each only over the rows that reach it, so a failure on a row that does not
     (``b > 0 AND a / b > 1`` where b = 0) is not one."""
+    if expr.name in ("and", "or"):
+        return _and_or(expr, batch, n, memo)
     first = _eval(expr.args[0], batch, n, memo)
     try:
         args = [first, *(_eval(a, batch, n, memo) for a in expr.args[1:])]
@@ -213,11 +215,6 @@ def _lazy_call(expr: Call, batch: pa.RecordBatch, n: int,
         if args is None:
             whens = ((expr.args[0], expr.args[1]),)
             return _lazy_case(whens, expr.args[2], expr.type, batch, n, memo, (first,))
-    elif expr.name in ("and", "or"):
-        if args is None:
-            left = np.asarray(first.to_numpy(zero_copy_only=False))  # (None for NULL)
-            reach = left != (expr.name == "or")  # (AND: not FALSE; OR: not TRUE)
-            args = [first, _eval_on(expr.args[1], batch, n, reach)]
     elif args is None:  # (COALESCE: an argument only where those before it are NULL)
         args = [first]
         reach = np.asarray(first.is_null().to_numpy(zero_copy_only=False), dtype=bool)
@@ -226,6 +223,34 @@ def _lazy_call(expr: Call, batch: pa.RecordBatch, n: int,
             reach &= np.asarray(args[-1].is_null().to_numpy(zero_copy_only=False), dtype=bool)
     out = kernel_for(expr.name)(args, [None] * len(args), expr.type)
     return out if out.type == expr.type else out.cast(expr.type)
+
+
+def _and_or(expr: Call, batch: pa.RecordBatch, n: int,
+            memo: dict[Expr, pa.Array] | None) -> pa.Array:
+    """AND / OR: the right side only where the left one does not decide (AND: the left is not
+    FALSE; OR: not TRUE) when it fails over every row; the left side likewise after the right
+    one when the left fails (``a / b > 1 AND b > 0``: either order, as a filter's conjuncts)."""
+    first, second = expr.args
+    try:
+        left = _eval(first, batch, n, memo)
+    except _FAILURES as failure:
+        try:
+            right = _eval(second, batch, n, memo)
+        except _FAILURES:
+            raise failure from None  # (the left side's failure is the one reported)
+        args = [_eval_on(first, batch, n, _undecided(expr.name, right)), right]
+    else:
+        try:
+            args = [left, _eval(second, batch, n, memo)]
+        except _FAILURES:
+            args = [left, _eval_on(second, batch, n, _undecided(expr.name, left))]
+    return kernel_for(expr.name)(args, [None, None], expr.type)
+
+
+def _undecided(name: str, side: pa.Array) -> np.ndarray:
+    """The rows where one side of an AND (not FALSE) / an OR (not TRUE) leaves it open."""
+    values = np.asarray(side.to_numpy(zero_copy_only=False))  # (None for NULL)
+    return np.asarray(values != (name == "or"), dtype=bool)
 
 
 def _lazy_case(whens: tuple[tuple[Expr, Expr], ...], default: Expr | None,

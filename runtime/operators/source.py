@@ -201,8 +201,19 @@ class SourceOperator(Operator):
         keep = None
         memo: dict[Expr, pa.Array] | None = {} if self.carry else None
         rows = batch.num_rows
+        failed: list[Expr] = []
         for f in self.filters:
-            # (a conjunct is only needed on the rows those before it keep)
+            # (a conjunct is only needed on the rows those before it keep; one that fails on
+            # every row is tried again after the others, on the rows they keep)
+            try:
+                mask = pc.fill_null(evaluate(f, batch, memo, keep), False)
+            except ExecutionError:
+                if keep is not None or len(self.filters) == 1:
+                    raise
+                failed.append(f)
+                continue
+            keep = mask if keep is None else pc.and_(keep, mask)
+        for f in failed:  # (fails again if no other conjunct kept any row)
             mask = pc.fill_null(evaluate(f, batch, memo, keep), False)
             keep = mask if keep is None else pc.and_(keep, mask)
         if self.projection is not None:  # (before filtering: only the columns read are taken)

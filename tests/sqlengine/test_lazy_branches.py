@@ -1,5 +1,6 @@
 """A CASE branch, IF's branches, COALESCE's later arguments and the right side of AND / OR are
-only evaluated (so only fail) for the rows that reach them, as Flink's generated code does:
+only evaluated (so only fail) for the rows that reach them, as Flink's generated code does
+(and either side of AND / OR first when the other fails, as DuckDB orders a filter's parts):
 ``CASE WHEN b > 0 THEN a / b END`` failed with "division by zero" on the rows where b = 0.
 The same for a filter's conjuncts, pushed into the source one by one (``WHERE b > 0 AND
 a / b >= 1``). Checked against DuckDB (values: integer division keeps Flink's type)."""
@@ -32,6 +33,10 @@ QUERIES = [
     "SELECT a FROM t WHERE b = 0 OR a / b >= 1",
     "SELECT a, b > 0 AND a / b >= 1 AS r FROM t",
     "SELECT a FROM (SELECT * FROM t WHERE b > 0) AS s WHERE a / b >= 1",
+    # (either side of AND / OR first, as the conjuncts of a filter)
+    "SELECT a FROM t WHERE a / b >= 1 AND b > 0",
+    "SELECT a FROM (SELECT * FROM t WHERE a / b >= 1) AS s WHERE b > 0",
+    "SELECT a, (a / b >= 1 AND b > 0) AS x, (a / b >= 1 OR b = 0) AS y FROM t",
     "SELECT a, CASE WHEN b > 5 THEN CAST(CAST(a AS VARCHAR) || 'x' AS INT) ELSE 0 END AS r "
     "FROM t",
 ]
@@ -73,6 +78,8 @@ def test_branches_not_taken_do_not_fail(query: str, mode: str, parallelism: int,
 @pytest.mark.parametrize("query", [
     "SELECT CASE WHEN b >= 0 THEN a / b END FROM t",
     "SELECT a FROM t WHERE b >= 0 AND a / b >= 1",
+    "SELECT a FROM t WHERE a / b >= 1 AND b >= 0",
+    "SELECT a, a / b >= 1 AND a / (b - 1) > 0 FROM t",
     "SELECT COALESCE(CASE WHEN b > 0 THEN a END, a / b) FROM t",
     "SELECT IF(b > 0, a, a / b) FROM t",
 ])
