@@ -287,7 +287,7 @@ def _small_decimal_compare(op: Callable[..., np.ndarray], a: object, b: object
 
 
 def _float_equal(negated: bool) -> Kernel:
-    """= / <>: ROW, ARRAY and MAP values field by field; others as Arrow compares them. A
+    """= / <>: ROW, ARRAY and MAP values whole (``_same``); others as Arrow compares them. A
     NaN equals nothing, itself included, as Flink's generated Java compares doubles (PyFlink
     2.3: NaN = NaN is FALSE, NaN <> NaN TRUE; PostgreSQL and DuckDB differ), but a ROW's or
     ARRAY's NaN fields equal each other (Flink compares those values whole)."""
@@ -295,15 +295,12 @@ def _float_equal(negated: bool) -> Kernel:
 
     def kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         a, b = args
-        if pa.types.is_struct(a.type) and pa.types.is_struct(b.type):
-            same = _rows_equal(a, b, kernel if not negated else _float_equal(False))
-            return pc.invert(same) if negated else same
-        if _is_list(a.type) and _is_list(b.type):
-            same = _lists_equal(a, b, kernel if not negated else _float_equal(False))
-            return pc.invert(same) if negated else same
-        if pa.types.is_map(a.type) and pa.types.is_map(b.type):
-            same = _maps_equal(a, b, kernel if not negated else _float_equal(False))
-            return pc.invert(same) if negated else same
+        if _nested_pair(a.type, b.type):
+            a, b = _whole(a), _whole(b)
+            same = _same(a, b)
+            same = pc.invert(same) if negated else same
+            either = pc.or_(pc.is_null(a), pc.is_null(b))
+            return pc.if_else(either, pa.scalar(None, pa.bool_()), same)
         if pa.types.is_map(a.type) or pa.types.is_map(b.type):
             raise ExecutionError("a MAP compares only with a MAP")
         return plain(args, lits, out)
@@ -311,16 +308,52 @@ def _float_equal(negated: bool) -> Kernel:
     return kernel
 
 
+def _nested_pair(a: pa.DataType, b: pa.DataType) -> bool:
+    return (pa.types.is_struct(a) and pa.types.is_struct(b)) or \
+        (_is_list(a) and _is_list(b)) or (pa.types.is_map(a) and pa.types.is_map(b))
+
+
+def _whole(a: Array) -> Array:
+    return a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+
+
+def _same(a: Array, b: Array) -> Array:
+    """Whole-value equality, never NULL: two NULLs are the same, a NULL and a value are not,
+    ROW / ARRAY / MAP values are the same when every field / element / entry is (NULL the
+    same as NULL inside them), and NaN is the same as NaN. How Flink 2.3 compares ROW and
+    ARRAY values that are not constants: ``r = r`` is TRUE for a row of NULL fields, a JOIN
+    ON r1 = r2 matches rows with NULL fields (PyFlink 2.3 on json files)."""
+    a, b = _whole(a), _whole(b)
+    if pa.types.is_null(a.type) or pa.types.is_null(b.type):
+        like = b.type if pa.types.is_null(a.type) else a.type
+        a, b = a.cast(like), b.cast(like)
+    if pa.types.is_struct(a.type) and pa.types.is_struct(b.type):
+        eq = _rows_equal(a, b, _same_kernel)
+    elif _is_list(a.type) and _is_list(b.type):
+        eq = _lists_equal(a, b, _same_kernel)
+    elif pa.types.is_map(a.type) and pa.types.is_map(b.type):
+        eq = _maps_equal(a, b, _same_kernel)
+    elif pa.types.is_map(a.type) or pa.types.is_map(b.type):
+        raise ExecutionError("a MAP compares only with a MAP")
+    else:
+        eq = pc.equal(a, b)
+        if pa.types.is_floating(a.type) and pa.types.is_floating(b.type):
+            eq = pc.or_kleene(eq, pc.and_(pc.is_nan(a), pc.is_nan(b)))
+    both_null = pc.and_(pc.is_null(a), pc.is_null(b))
+    return pc.fill_null(pc.or_(both_null, pc.fill_null(eq, False)), False)
+
+
+def _same_kernel(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    return _same(args[0], args[1])
+
+
 def _rows_equal(a: Array, b: Array, equal: Kernel) -> Array:
-    """ROW = ROW: every field equal (three valued, as the fields' comparisons AND-ed; NULL
-    where either row is NULL); Arrow has no comparison of structs."""
+    """ROW = ROW: every field equal (as the fields' comparisons AND-ed; NULL where either row
+    is NULL); Arrow has no comparison of structs."""
     if a.type.num_fields != b.type.num_fields:
         msg = f"cannot compare rows of {a.type.num_fields} and {b.type.num_fields} fields"
         raise ExecutionError(msg)
-    if isinstance(a, pa.ChunkedArray):
-        a = a.combine_chunks()
-    if isinstance(b, pa.ChunkedArray):
-        b = b.combine_chunks()
+    a, b = _whole(a), _whole(b)
     out: Array | None = None
     for i in range(a.type.num_fields):
         part = equal([pc.struct_field(a, [i]), pc.struct_field(b, [i])], [None, None],

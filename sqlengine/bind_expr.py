@@ -169,6 +169,9 @@ class ExprBinder:
         if isinstance(node, exp.Binary) and isinstance(node.this, exp.Tuple) and \
                 isinstance(node.expression, exp.Tuple):  # (a, b) = (x, y): row comparison
             return bind_compare.row_compare(self, node, scope)
+        if isinstance(node, exp.EQ | exp.NEQ) and _row_constructor(node.this) and \
+                _row_constructor(node.expression):  # ROW(..) = ROW(..): field by field
+            return bind_compare.row_compare(self, node, scope)
         for cls, name in _BINARY.items():
             if type(node) is cls:
                 return self.call(name, [node.this, node.expression], scope, node)
@@ -397,6 +400,13 @@ class ExprBinder:
         bind_scalar.signature(self, name, len(arg_nodes), node)  # fails before the arguments
         args = [_null_literal(self.bind(a, scope)) for a in arg_nodes]
         return bind_scalar.apply(self, name, args, arg_nodes, node)
+
+
+def _row_constructor(node: exp.Expression) -> bool:
+    """``ROW(...)`` or ``(a, b, ...)``: Calcite compares two of them field by field (three
+    valued: ROW(1, NULL) = ROW(1, NULL) is NULL in Flink 2.3), any other ROW value whole."""
+    return isinstance(node, exp.Tuple) or (
+        isinstance(node, exp.Anonymous) and str(node.this).upper() == "ROW")
 
 
 def _null_literal(e: Expr) -> Expr:

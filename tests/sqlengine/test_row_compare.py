@@ -59,15 +59,15 @@ def test_row_comparison_refusals(s: sqlengine.Session, expr: str, message: str) 
 
 
 def test_row_values_compare_for_equality(s: sqlengine.Session) -> None:
-    """ROW-typed values (columns, not a written row) compare for = / <> field by field,
-    three valued as the standard (Flink 2.3 compares ROW columns as whole values: a NULL field
-    there is unequal to a value); they failed in Arrow ('equal' has no kernel for struct)."""
+    """ROW-typed values (columns, not a written row) compare for = / <> as whole values, as
+    Flink 2.3 compares ROW columns: a NULL field is unequal to a value (and equal to a NULL
+    field), a NULL row gives NULL; they failed in Arrow ('equal' has no kernel for struct)."""
     got = s.sql(
         "SELECT a = b AS e, a <> b AS n FROM (VALUES (ROW(1, 'x'), ROW(1, 'x'), 1), "
         "(ROW(1, 'x'), ROW(2, 'x'), 2), (ROW(1, CAST(NULL AS STRING)), ROW(1, 'x'), 3), "
         "(ROW(1, CAST(NULL AS STRING)), ROW(2, 'x'), 4), (CAST(NULL AS ROW<a INT, b STRING>),"
         " ROW(1, 'x'), 5)) AS t(a, b, i) ORDER BY i").collect().to_pylist()
-    assert [(r["e"], r["n"]) for r in got] == [(True, False), (False, True), (None, None),
+    assert [(r["e"], r["n"]) for r in got] == [(True, False), (False, True), (False, True),
                                                (False, True), (None, None)]
     assert s.sql("SELECT ROW(1.5E0, ROW(2, 3)) = ROW(1.5E0, ROW(2, 3)) AS v, "
                  "ROW(1, 2) = ROW(1.0, 2) AS w").collect().to_pylist() == [
