@@ -320,7 +320,8 @@ def _in_list(expr: InList, batch: pa.RecordBatch, n: int,
              memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
     arg = _eval(expr.arg, batch, n, memo)
     literals = [v for v in expr.values if isinstance(v, Literal)]
-    if len(literals) == len(expr.values):
+    nested = pa.types.is_nested(arg.type)  # (ROW / ARRAY / MAP: compared whole, by "eq")
+    if len(literals) == len(expr.values) and not nested:
         present = [v.value for v in literals if v.value is not None]
         has_null = len(present) != len(expr.values)
         if 0 < len(present) <= _FEW:  # (a few comparisons beat hashing the values)
@@ -337,7 +338,9 @@ def _in_list(expr: InList, batch: pa.RecordBatch, n: int,
         has_null_arr = pa.array([False] * n)
         for v in expr.values:
             other = _eval(v, batch, n, memo)
-            found = pc.or_(found, pc.fill_null(pc.equal(arg, other), False))
+            same = kernel_for("eq")([arg, other], [None, None], pa.bool_()) if nested else \
+                pc.equal(arg, other)
+            found = pc.or_(found, pc.fill_null(same, False))
             has_null_arr = pc.or_(has_null_arr, pc.is_null(other))
         has_null = None
     # SQL three-valued logic: x IN (..., NULL) is NULL when x is not found; NULL IN (...) is NULL.

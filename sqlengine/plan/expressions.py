@@ -77,6 +77,20 @@ class Literal(Expr):
     def sql(self) -> str:
         return literal_sql(self.value, self.type)
 
+    def __hash__(self) -> int:
+        # (an ARRAY's, ROW's or MAP's constant is a list / dict: hashed as frozen values, for
+        # the optimizer's sets of filters)
+        return hash((_frozen(self.value), self.type))
+
+
+def _frozen(value: object) -> object:
+    """A hashable stand-in for a literal's value (equal values give equal stand-ins)."""
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return frozenset((k, _frozen(v)) for k, v in value.items())
+    return value
+
 
 @dataclass(frozen=True, slots=True)
 class Call(Expr):
