@@ -34,6 +34,13 @@ class UnnestOperator(Operator):
         starts = np.cumsum(np.bincount(parents, minlength=batch.num_rows)) - \
             np.bincount(parents, minlength=batch.num_rows)
         ordinal = (np.arange(len(parents)) - starts[parents] + 1).astype(np.int32)
+        child = container.values
+        if pa.types.is_struct(child.type) and not pa.types.is_map(container.type) and \
+                child.null_count:
+            # (a NULL element of an ARRAY of ROWs gives no row, as Flink 2.3's UNNEST; a
+            # NULL element of another ARRAY gives a row of NULL)
+            kept = child.is_valid().to_numpy(zero_copy_only=False)[positions]
+            parents, positions, ordinal = parents[kept], positions[kept], ordinal[kept]
         present = np.ones(len(parents), dtype=bool)
         if self.outer:
             # (a row without elements once, its element columns NULL)
@@ -48,7 +55,6 @@ class UnnestOperator(Operator):
             return ()
         rows = batch.take(pa.array(parents))
         mask = None if present.all() else ~present
-        child = container.values
         elements = child.take(pa.array(positions, mask=mask)) if len(child) else \
             pa.nulls(len(parents), child.type)
         if pa.types.is_map(container.type):
