@@ -439,12 +439,16 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False, plain_decimals: bool = 
 
 def _nested(value: object, t: pa.DataType) -> str:
     """The JSON text of a value of type ``t`` (Arrow's Python form): a MAP as an object, a
-    DOUBLE / FLOAT as Java prints it ('1.0E-5', as at the top level)."""
+    DOUBLE / FLOAT as Java prints it ('1.0E-5', as at the top level; NaN and the infinities
+    as strings, '"NaN"')."""
     if value is None:
         return "null"
     if pa.types.is_floating(t):
         v = float(value)  # type: ignore[arg-type]
-        return java_double_text(v, t == pa.float32()) if math.isfinite(v) else json.dumps(v)
+        text = java_double_text(v, t == pa.float32())
+        # (NaN and the infinities as JSON strings, as at the top level and as Flink writes
+        # them: a bare NaN is no JSON)
+        return text if math.isfinite(v) else json.dumps(text)
     if pa.types.is_map(t):
         return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_nested(v, t.item_type)}"
                               for k, v in value) + "}"  # type: ignore[attr-defined]

@@ -141,3 +141,24 @@ def test_a_trailing_delimiter_is_read_without_its_empty_field(tmp_path: Path) ->
         {"i": 1, "s": "a"}, {"i": 2, "s": "b"}, {"i": 3, "s": "c"}]
     with pytest.raises(SqlEngineError, match=r"u.csv:1: .*Expected 2 columns, got 4"):
         s.sql("SELECT * FROM u").collect()
+
+
+def test_nested_nan_and_infinities_are_written_as_strings(tmp_path: Path) -> None:
+    """NaN and the infinities inside ARRAY / ROW / MAP values are json strings, as PyFlink
+    2.3 writes them ('"ad":["NaN","Infinity"]', '"rd":{"v":"-Infinity"}'; they were bare
+    tokens, no JSON, and the file did not read back). The file reads back as written."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TABLE j (d DOUBLE, f DOUBLE, ad ARRAY<DOUBLE>, rd ROW<v DOUBLE>, "
+              "md MAP<STRING, DOUBLE>) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'j'}', 'format' = 'json')")
+    s.execute("INSERT INTO j SELECT CAST('NaN' AS DOUBLE), CAST('-Infinity' AS DOUBLE), "
+              "ARRAY[CAST('NaN' AS DOUBLE), CAST('Infinity' AS DOUBLE), 1.5E0], "
+              "ROW(CAST('-Infinity' AS DOUBLE)), MAP['k', CAST('NaN' AS DOUBLE)]")
+    assert (tmp_path / "j" / "part-0-0").read_text() == (
+        '{"d":"NaN","f":"-Infinity","ad":["NaN","Infinity",1.5],"rd":{"v":"-Infinity"},'
+        '"md":{"k":"NaN"}}\n')
+    got = s.sql("SELECT CAST(d AS STRING) AS d, CAST(f AS STRING) AS f, "
+                "CAST(ad AS STRING) AS ad, CAST(rd.v AS STRING) AS v, "
+                "CAST(md['k'] AS STRING) AS m FROM j").collect().to_pylist()
+    assert got == [{"d": "NaN", "f": "-Infinity", "ad": "[NaN, Infinity, 1.5]",
+                    "v": "-Infinity", "m": "NaN"}]
