@@ -56,16 +56,17 @@ def _write_state(folder: Path, name: str, state: Any) -> dict[str, Any]:
     data = pickle.dumps(state, protocol=5)
     path = folder / f"{name}.state"
     for attempt in range(3):
-        folder.mkdir(parents=True, exist_ok=True)
         try:
+            folder.mkdir(parents=True, exist_ok=True)
             with open(path, "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
             break
-        except FileNotFoundError:
+        except (FileNotFoundError, FileExistsError):
             # (the coordinator aborted this checkpoint, past its timeout, and removed its
-            # folder between the mkdir and the open: the state is written anyway and its ack
+            # folder between the mkdir and the open, or during the mkdir, which then finds
+            # the folder there and then no folder: the state is written anyway and its ack
             # ignored; the folder goes with the next prune)
             if attempt == 2:
                 raise
