@@ -44,7 +44,7 @@ from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.key_index import python_keys
-from sqlengine.runtime.operators.sort import order_columns
+from sqlengine.runtime.operators.sort import order_columns, sort_columns
 from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.windows import fire_times
 
@@ -270,19 +270,11 @@ class TopNOperator(Operator):
         whole input), the first N by the keys and arrival, selected without a sort."""
         if partitions != 1 or self.limit is None or live.num_rows <= 8 * self.limit:
             return live
-        batch = live.combine_chunks().to_batches()[0]
-        data = pa.RecordBatch.from_arrays(batch.columns[: len(self.schema) - 1],
-                                          schema=pa.schema(list(self.schema)[:-1]))
-        cols: dict[str, pa.Array] = {}
-        keys: list[tuple[str, str]] = []
-        for i, k in enumerate(self.order):
-            columns, sort_order = order_columns(i, evaluate(k.expr, data), k)
-            cols.update(columns)
-            keys += sort_order
-        cols[SEQ] = batch.column(live.schema.get_field_index(SEQ))
-        keys.append((SEQ, "ascending"))
-        first = pc.select_k_unstable(pa.table(cols), k=self.limit, sort_keys=keys)
-        return live.take(first)
+        width = len(self.schema) - 1
+        data = pa.Table.from_arrays(live.columns[:width], schema=pa.schema(list(self.schema)[:-1]))
+        columns, keys = sort_columns(data, self.order,
+                                     last=[(SEQ, live[SEQ].combine_chunks())])
+        return live.take(pc.select_k_unstable(columns, k=self.limit, sort_keys=keys))
 
     def _diff(self, old: pa.Table | None, new: pa.Table) -> list[pa.RecordBatch]:
         parts: list[tuple[pa.Table, int]] = []

@@ -44,6 +44,16 @@ def sort_order(table: pa.Table, keys: tuple[SortKey, ...],
                last: list[tuple[str, pa.Array]] | None = None) -> pa.Array:
     """The stable order of ``table``'s rows by ``keys`` (ORDER BY's), after the ascending
     columns ``first`` and before the ascending columns ``last``."""
+    columns, sort_keys = sort_columns(table, keys, first, last)
+    return pc.sort_indices(columns, sort_keys=sort_keys)
+
+
+def sort_columns(table: pa.Table, keys: tuple[SortKey, ...],
+                 first: list[tuple[str, pa.Array]] | None = None,
+                 last: list[tuple[str, pa.Array]] | None = None
+                 ) -> tuple[pa.Table, list[tuple[str, str]]]:
+    """What :func:`sort_order` sorts by: the columns (``first``, each key's, ``last``) and
+    their sort keys, for a sort or a selection of the first rows (``select_k``)."""
     batch = table.combine_chunks().to_batches()[0] if table.num_rows else \
         pa.RecordBatch.from_pylist([], schema=table.schema)
     columns: dict[str, pa.Array] = dict(first or [])
@@ -55,7 +65,7 @@ def sort_order(table: pa.Table, keys: tuple[SortKey, ...],
     for name, values in last or []:
         columns[name] = values
         sort_keys.append((name, "ascending"))
-    return pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
+    return pa.table(columns), sort_keys
 
 
 class SortOperator(Operator):
