@@ -85,7 +85,16 @@ class SessionAssignOperator(Operator):
         data = data.filter(pa.array(keep))
         if data.num_rows:
             self.rows.append(data)
-        return ()
+        wm = row_watermarks(batch)
+        if wm is None or not len(wm):
+            return ()
+        # The sessions the watermark closed between this batch's rows leave now, each stamped
+        # with the watermark before the rise that fired it (as Flink's timers emit between
+        # records): by their own time, a session's rows can be late for an operator after this.
+        levels = np.unique(np.maximum(wm.astype(np.int64), self.watermark))
+        out = self._emit(int(levels[-1]), levels)
+        self.watermark = int(levels[-1])
+        return out
 
     def _windowed(self, rows: pa.Table, starts: np.ndarray, ends: np.ndarray) -> pa.Table:
         cols = list(rows.columns)
@@ -96,17 +105,22 @@ class SessionAssignOperator(Operator):
                                     ([ROWKIND] if len(cols) > len(self.schema) else []))
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
-        before = self.watermark
-        self.watermark = max(self.watermark, wm.timestamp)
-        return self._emit(self.watermark, before)
+        if wm.timestamp <= self.watermark:
+            return ()
+        levels = np.array([wm.timestamp], dtype=np.int64)
+        out = self._emit(wm.timestamp, levels)
+        self.watermark = wm.timestamp
+        return out
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
-        return self._emit(_END, self.watermark)
+        return self._emit(_END, np.array([_END], dtype=np.int64))
 
-    def _emit(self, watermark: int, stamp: int) -> list[pa.RecordBatch]:
-        """The rows of the sessions closed by ``watermark``, stamped with the watermark before
-        it (``stamp``): emitted before it, as Flink's timers, they are not late for an
-        operator by their time after this one."""
+    def _emit(self, watermark: int, levels: np.ndarray) -> list[pa.RecordBatch]:
+        """The rows of the sessions closed by ``watermark``, the last of the rising
+        ``levels`` (above ``self.watermark``): a session fires at the first level reaching its
+        end - 1 and its rows leave stamped with the level before that one, in firing order.
+        Emitted before the watermark that fired them, as Flink's timers, they are not late for
+        an operator by their time after this one."""
         ready: list[pa.Table] = []
         if self.closed:
             closed = pa.concat_tables(self.closed)
@@ -117,9 +131,19 @@ class SessionAssignOperator(Operator):
         out = self._close_sessions(watermark)
         if out is not None:
             ready.append(out)
-        return [with_meta(data_part(b), np.full(b.num_rows, stamp, dtype=np.int64),
-                          b.column(b.num_columns - 1) if has_rowkind(b) else None)
-                for t in ready for b in t.to_batches() if b.num_rows]
+        ready = [t for t in ready if t.num_rows]
+        if not ready:
+            return []
+        rows = pa.concat_tables(ready).combine_chunks()
+        fire = fire_times(millis(rows.column(self.start_pos + 1)).astype(np.int64), self.zone) \
+            if watermark != _END else np.full(rows.num_rows, _END, dtype=np.int64)
+        before = np.concatenate([[self.watermark], levels]).astype(np.int64)
+        stamps = before[np.searchsorted(levels, fire, "left")]
+        order = np.argsort(stamps, kind="stable")
+        rows, stamps = rows.take(pa.array(order)), stamps[order]
+        batch = rows.to_batches()[0]
+        return [with_meta(data_part(batch), stamps,
+                          batch.column(batch.num_columns - 1) if has_rowkind(batch) else None)]
 
     def _close_sessions(self, watermark: int) -> pa.Table | None:
         """The waiting rows whose session the watermark closes, with its window columns."""

@@ -60,6 +60,29 @@ def test_an_over_after_a_session_window_tvf() -> None:
         (5, 1), (6, 2), (7, 3)]
 
 
+@pytest.mark.parametrize(("partition", "expected"), [
+    ("", [(5, 1), (6, 2), (7, 3)]),
+    ("PARTITION BY cur", [(5, 1), (6, 1), (7, 2)]),
+])
+def test_an_over_after_a_session_window_tvf_in_one_batch(
+        tmp_path: Path, partition: str, expected: list[tuple[int, int]]) -> None:
+    """The whole file in one batch: the watermark rises between its rows, and a session the
+    rise closes fires there, its rows stamped with the watermark before that rise. They all
+    left at the batch's end, stamped with the watermark before the batch, so the OVER kept all
+    7 rows. Expected: PyFlink 2.3 with a watermark after every row
+    (pipeline.auto-watermark-interval 0)."""
+    orders = tmp_path / "o.csv"
+    orders.write_text("".join(f"{i},{c},2024-01-01 00:00:{s:02d}\n" for i, c, s in ORDERS))
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute(f"CREATE TABLE o (id INT, cur STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - "
+              f"INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '{orders}', "
+              "'format' = 'csv')")
+    got = s.sql(f"SELECT id, COUNT(*) OVER ({partition} ORDER BY ts ROWS UNBOUNDED PRECEDING) "
+                "AS c FROM TABLE(SESSION(TABLE o PARTITION BY cur, DESCRIPTOR(ts), "
+                "INTERVAL '2' SECOND))")
+    assert [(r["id"], r["c"]) for r in got.collect().to_pylist()] == expected
+
+
 @pytest.mark.parametrize("parallelism", ["1", "2"])
 @pytest.mark.parametrize(("join", "expected"), [
     # null-padded rows leave when the watermark expires their left row
