@@ -82,27 +82,31 @@ def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
     b = _nonzero_where_null(a, b)
     if pc.any(pc.equal(b, pa.scalar(0, b.type))).as_py():
         raise ExecutionError("division by zero")
-    a, b = _fitted(a), _fitted(b)
+    fa, fb = _fitted(a), _fitted(b)
     # Scale the dividend so Arrow's (truncating) quotient keeps one digit more than the result
     # needs; rounding HALF_UP on that digit is then exact.
-    want = out.scale + 1 + b.type.scale
-    extra = max(0, want - a.type.scale)
-    digits_a = a.type.precision - a.type.scale
-    wide = pa.decimal128(min(38, digits_a + a.type.scale + extra), a.type.scale + extra) \
-        if digits_a + a.type.scale + extra <= 38 else pa.decimal256(
-            digits_a + a.type.scale + extra, a.type.scale + extra)
-    a = a.cast(wide)
+    want = out.scale + 1 + fb.type.scale
+    extra = max(0, want - fa.type.scale)
+    digits = fa.type.precision + extra
     try:
-        q = pc.divide(a, b)
-    except pa.ArrowInvalid:
-        q = pc.divide(_wide(a), _wide(b))
+        wide = pa.decimal128(digits, fa.type.scale + extra) if digits <= 38 else \
+            pa.decimal256(digits, fa.type.scale + extra)
+        wa = fa.cast(wide)
+        try:
+            q = pc.divide(wa, fb)
+        except pa.ArrowInvalid:
+            q = pc.divide(_wide(wa), _wide(fb))
+    except (pa.ArrowInvalid, ValueError):
+        # (past Arrow's 76 digits: DECIMAL(38, 37) / DECIMAL(38, 37), say)
+        return _exact_decimal("divide", [a, b], out)
     return _to_decimal(q, out)
 
 
 def _exact_decimal(op: str, args: list[Array], out: pa.DataType) -> Array:
-    """``op`` ("add", "subtract" or "multiply") of two exact arrays as ``out`` in Python
-    integers, rounded HALF_UP, NULL past ``out``'s digits (as Flink's DecimalData): only
-    where even Arrow's 76 digits cannot hold the exact result (per value Python, rare)."""
+    """``op`` ("add", "subtract", "multiply" or "divide", by a divisor not 0) of two exact
+    arrays as ``out`` in Python integers, rounded HALF_UP, NULL past ``out``'s digits (as
+    Flink's DecimalData): only where even Arrow's 76 digits cannot hold the exact result (per
+    value Python, rare)."""
     def parts(a: Array) -> tuple[list[object], int]:
         if isinstance(a, pa.ChunkedArray):
             a = a.combine_chunks()
@@ -121,6 +125,16 @@ def _exact_decimal(op: str, args: list[Array], out: pa.DataType) -> Array:
     for x, y in zip(va, vb):
         if x is None or y is None:
             values.append(None)
+            continue
+        if op == "divide":
+            # x / 10^sa / (y / 10^sb) * 10^out.scale, rounded HALF_UP
+            shift = out.scale + sb - sa
+            num, den = (x * 10 ** shift, y) if shift >= 0 else (x, y * 10 ** -shift)
+            q, rem = divmod(abs(num), abs(den))
+            q += 2 * rem >= abs(den)
+            r = -q if (num < 0) != (den < 0) else q
+            values.append(decimal.Decimal(r).scaleb(-out.scale, WIDE_DECIMALS)
+                          if abs(r) < limit else None)
             continue
         if op == "multiply":
             r = x * y

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.cast import round_decimal
+from sqlengine.cast import fit_decimal, round_decimal
 from sqlengine.runtime.string_kernels import as_int
 
 Array = pa.Array
@@ -61,7 +61,8 @@ def _decimal(x: Array, digits: int, truncate: bool, out: pa.DataType) -> Array:
     if -digits > t.precision - t.scale:  # (coarser than its largest value: every one is 0)
         return pc.if_else(pc.is_null(x), pa.scalar(None, out), pa.scalar(0, out).cast(out))
     mode = "towards_zero" if truncate else "half_towards_infinity"
-    return round_decimal(x, digits, mode).cast(out)
+    # (a carry past ``out``'s digits, 38 nines to the tens, is NULL, as Flink's)
+    return fit_decimal(round_decimal(x, digits, mode), out)
 
 
 def _double(x: Array, digits: int, truncate: bool) -> Array:

@@ -162,7 +162,7 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
         if pa.types.is_decimal(target) and pa.types.is_decimal(src):
             if src.scale > target.scale:
                 arr = round_decimal(arr, target.scale)
-            return _fit_decimal(arr, target)
+            return fit_decimal(arr, target)
         if pa.types.is_decimal(src) and pa.types.is_floating(target):
             # Through the decimal's text: Arrow's own cast multiplies by a power of ten and is
             # off by an ulp (0.3 became 0.30000000000000004); Java's doubleValue is exact.
@@ -178,7 +178,7 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
                 values = pc.if_else(fits, ints, 0).cast(pa.decimal128(38, 0)).cast(
                     pa.decimal128(38, target.scale)).cast(target)
                 return pc.if_else(fits, values, pa.nulls(len(values), target))
-            return _fit_decimal(arr.cast(pa.decimal128(38, target.scale)), target)
+            return fit_decimal(arr.cast(pa.decimal128(38, target.scale)), target)
         if pa.types.is_boolean(src) and T.is_numeric(target):
             return arr.cast(pa.int8()).cast(target)
         if (pa.types.is_integer(src) or pa.types.is_floating(src)) and \
@@ -403,7 +403,7 @@ def round_decimal(arr: pa.Array, digits: int, mode: str = "half_towards_infinity
     return pc.round(arr.cast(wide), ndigits=digits, round_mode=mode)
 
 
-def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
+def fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     """``arr`` (a decimal with the target's scale or fewer digits) as ``target``; a value
     with too many digits is NULL, as Flink's DecimalData.fromBigDecimal gives (a CAST of a
     STRING then fails, see _overflow_checked)."""
@@ -412,8 +412,14 @@ def _fit_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     except pa.ArrowInvalid:
         pass
     # (a DECIMAL(75, s) read from text is compared as it is: 39 digits do not fit 38)
-    wide = arr if pa.types.is_decimal256(arr.type) else \
-        arr.cast(pa.decimal128(38, target.scale))
+    if pa.types.is_decimal256(arr.type):
+        wide = arr
+    else:
+        # (the source's integral digits at the target's scale: DECIMAL(10, 2) to
+        # DECIMAL(38, 37) needs 45 digits, past Arrow's 38 of decimal128)
+        digits = arr.type.precision - arr.type.scale + target.scale
+        wide = arr.cast(pa.decimal128(38, target.scale) if digits <= 38 else
+                        pa.decimal256(min(digits, 76), target.scale))
     bound = pa.scalar(decimal.Decimal(10) ** (target.precision - target.scale), wide.type)
     fits = pc.less(pc.abs(wide), bound)
     return pc.if_else(fits, wide, pa.nulls(len(wide), wide.type)).cast(target)
