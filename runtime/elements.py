@@ -109,6 +109,9 @@ def millis(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Event times (TIMESTAMP or DATE) as int64 milliseconds."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
+    per_ms = {"us": 1000, "ns": 1_000_000}.get(getattr(arr.type, "unit", ""))
+    if per_ms:  # (a TIMESTAMP(4..9): its millisecond, floored, as Flink's TimestampData)
+        return arr.cast(pa.int64()).to_numpy(zero_copy_only=False) // per_ms
     return arr.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 

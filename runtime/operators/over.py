@@ -448,7 +448,9 @@ class OverAggregateOperator(Operator):
             raise NotSupportedError(msg)
         if a.func in ("min", "max"):
             raw = arg
-            if pa.types.is_timestamp(raw.type) or pa.types.is_date(raw.type):
+            if pa.types.is_timestamp(raw.type):
+                raw = raw.cast(pa.int64())  # (in its own unit: a TIMESTAMP(9) keeps its digits)
+            elif pa.types.is_date(raw.type):
                 raw = raw.cast(pa.timestamp("ms")).cast(pa.int64())
             as_float = pa.types.is_floating(raw.type)
             fill = (np.inf if a.func == "min" else -np.inf) if as_float else \

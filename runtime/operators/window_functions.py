@@ -158,7 +158,10 @@ class _Rows:
         key = self.order[0]
         values = self.order_values[0]
         if T.is_temporal(values.type):
-            raw = values.cast(pa.timestamp("ms")).cast(pa.int64())  # offsets are milliseconds
+            # (offsets are milliseconds; a TIMESTAMP(4..9) counts by its millisecond, floored)
+            if pa.types.is_timestamp(values.type) and values.type.unit in ("us", "ns"):
+                values = pc.floor_temporal(values, unit="millisecond")
+            raw = values.cast(pa.timestamp("ms")).cast(pa.int64())
         else:
             raw = values.cast(pa.float64()) if pa.types.is_decimal(values.type) else values
         valid = np.asarray(pc.is_valid(raw).to_numpy(zero_copy_only=False))
