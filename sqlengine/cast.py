@@ -714,7 +714,14 @@ def _to_string(arr: pa.Array, zone: str = "UTC") -> pa.Array:
     if t == T.INTERVAL_YEAR_MONTH:
         return per_distinct(arr, lambda v: _year_month_text(v.months), pa.string())
     if pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):
-        return arr.cast(pa.binary()).cast(pa.string())  # (UTF-8)
+        raw = arr.cast(pa.binary())
+        try:
+            return raw.cast(pa.string())  # (UTF-8)
+        except pa.ArrowInvalid:
+            # Not UTF-8: each malformed sequence becomes U+FFFD, as Java's new String(bytes,
+            # UTF_8) in Flink gives (per value Python, only for such an array)
+            return pa.array([None if v is None else v.decode("utf-8", "replace")
+                             for v in raw.to_pylist()], pa.string())
     if pa.types.is_timestamp(t):
         return _timestamp_text(arr)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or \

@@ -71,6 +71,9 @@ CASES = [
     ("CAST('2020-01-02' AS TIMESTAMP(3))", dt.datetime(2020, 1, 2)),
     ("CAST('abc' AS BYTES)", b"abc"), ("CAST('abc' AS BINARY(5))", b"abc\x00\x00"),
     ("CAST('abcdef' AS BINARY(2))", b"ab"), ("CAST(X'616263' AS STRING)", "abc"),
+    # (bytes that are not UTF-8: each malformed sequence is U+FFFD, as PyFlink 2.3 gives)
+    ("CAST(X'0aff' AS STRING)", "\n\ufffd"), ("CAST(X'e282' AS STRING)", "\ufffd"),
+    ("CAST(X'41c3a9' AS STRING)", "A\u00e9"), ("CHAR_LENGTH(CAST(X'0aff41' AS STRING))", 3),
     ("X'00ff'", b"\x00\xff"), ("CAST('é' AS BYTES)", "é".encode()),
 ]
 
