@@ -685,7 +685,10 @@ def _if(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 def _nullif(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    same = pc.fill_null(pc.equal(args[0], args[1]), False)
+    if _nested_pair(args[0].type, args[1].type):  # (ROW / ARRAY / MAP values whole)
+        same = pc.fill_null(_same(args[0], args[1]), False)
+    else:
+        same = pc.fill_null(pc.equal(args[0], args[1]), False)
     a = args[0] if args[0].type == out else args[0].cast(out)
     return pc.if_else(same, pa.nulls(len(a), out), a)
 

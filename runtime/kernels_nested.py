@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.column_arguments import constants_or_columns
+from sqlengine.runtime.value_codes import value_codes
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -160,10 +161,7 @@ def _array_contains(args: list[Array], lits: list[object], out: pa.DataType) -> 
     if len(flat) == 0:
         res = pa.array(np.zeros(len(a), bool))
     else:
-        wanted = v.cast(flat.type).take(pa.array(parents))
-        equal = pc.fill_null(pc.equal(flat, wanted), False)
-        both_null = pc.and_(pc.is_null(flat), pc.is_null(wanted))
-        hit = pc.or_(equal, both_null).to_numpy(zero_copy_only=False)
+        hit = _equal_to(flat, v, parents)
         res = pa.array(np.bincount(parents[hit], minlength=len(a)) > 0)
     return pc.if_else(a.is_valid(), res, pa.nulls(len(a), pa.bool_())) if a.null_count \
         else res
@@ -233,14 +231,11 @@ def _map(n: int, parents: np.ndarray, keys: Array, items: Array, out: pa.DataTyp
 
 def _codes(values: Array) -> np.ndarray:
     """An integer per value, equal for equal values and -1 for NULL."""
-    if len(values) == 0:
-        return np.zeros(0, np.int64)
     try:
-        enc = pc.dictionary_encode(values)
+        return value_codes(values)
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
         msg = f"elements of type {values.type} cannot be compared"
         raise ExecutionError(msg) from None
-    return pc.fill_null(enc.indices.cast(pa.int64()), -1).to_numpy(zero_copy_only=False)
 
 
 def _keys(parents: np.ndarray, codes: np.ndarray, width: int) -> np.ndarray:
@@ -290,9 +285,17 @@ def _equal_to(flat: Array, v: Array, parents: np.ndarray) -> np.ndarray:
     if len(flat) == 0:
         return np.zeros(0, bool)
     wanted = v.cast(flat.type).take(pa.array(parents))
+    if _is_nested(flat.type):  # (whole values, Arrow's equal takes no ROW / ARRAY / MAP)
+        codes = _codes(pa.concat_arrays([flat, wanted]))
+        return codes[:len(flat)] == codes[len(flat):]
     equal = pc.fill_null(pc.equal(flat, wanted), False)
     both_null = pc.and_(pc.is_null(flat), pc.is_null(wanted))
     return pc.or_(equal, both_null).to_numpy(zero_copy_only=False)
+
+
+def _is_nested(t: pa.DataType) -> bool:
+    return pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or \
+        pa.types.is_fixed_size_list(t) or pa.types.is_map(t)
 
 
 def _array_distinct(args: list[Array], lits: list[object], out: pa.DataType) -> Array:

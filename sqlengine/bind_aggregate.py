@@ -358,6 +358,9 @@ class AggregateBinder(ClauseBinder):
                                  f"{T.type_name(t)}", node)
             out = T.sum_type(t) if func == "sum" else T.avg_type(t)
             return AggCall(func, (bound,), out, is_distinct, filt)
+        if func in ("min", "max") and T.is_nested(t):  # (Flink 2.3 has no plan for it either)
+            raise self.error(NotSupportedError, f"{func.upper()} of {T.type_name(t)} values "
+                             "is not supported: take it of a field or an element", node)
         return AggCall(func, (bound,), t, is_distinct, filt)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.cast import own_elements
 from sqlengine.optimizer.physical import Partitioning
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import data_part
@@ -86,7 +87,39 @@ def _value_hash(arr: pa.Array) -> np.ndarray:
         ints = arr.cast(pa.int64()) if not pa.types.is_temporal(t) else \
             arr.view(pa.int32() if t.bit_width == 32 else pa.int64()).cast(pa.int64())
         return pc.fill_null(ints, 0).to_numpy(zero_copy_only=False).view(np.uint64)
+    if pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or \
+            pa.types.is_fixed_size_list(t) or pa.types.is_map(t):
+        return _nested_hash(arr)
     return _bytes_hash(arr.cast(pa.string()))
+
+
+def _nested_hash(arr: pa.Array) -> np.ndarray:
+    """A hash of each ROW / ARRAY / MAP value from its fields' / elements' hashes: equal values
+    hash equal in any batch and process (a NULL inside as _NULL_HASH; a MAP's entries in any
+    order)."""
+    t = arr.type
+    if pa.types.is_struct(t):
+        return hash_rows([pc.struct_field(arr, [i]) for i in range(t.num_fields)])
+    if pa.types.is_fixed_size_list(t):
+        arr = arr.cast(pa.list_(t.value_type))
+    offsets, kids = own_elements(arr)
+    lengths = np.diff(offsets)
+    parents = np.repeat(np.arange(len(arr), dtype=np.int64), lengths)
+    if pa.types.is_map(t):
+        with np.errstate(over="ignore"):
+            entry = _mix(hash_rows([kids[0]]) * np.uint64(31) + hash_rows([kids[1]]))
+        out = np.zeros(len(arr), dtype=np.uint64)
+        np.add.at(out, parents, entry)  # (a sum: the same whatever the entries' order)
+    else:
+        element = hash_rows([kids[0]])
+        position = np.arange(len(parents), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+        longest = int(lengths.max()) if len(lengths) else 0
+        with np.errstate(over="ignore"):
+            powers = np.cumprod(np.full(max(longest, 1), _BYTE_BASE, dtype=np.uint64))
+            out = np.zeros(len(arr), dtype=np.uint64)
+            np.add.at(out, parents, element * powers[position])
+    with np.errstate(over="ignore"):
+        return out + lengths.astype(np.uint64)
 
 
 def hash_rows(columns: list[pa.Array]) -> np.ndarray:

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine import types as T
 from sqlengine.cast import cast_array
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import Expr
@@ -46,6 +47,7 @@ from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.key_index import python_keys
 from sqlengine.runtime.operators.sort import order_columns, sort_columns
 from sqlengine.runtime.timers import TimerService
+from sqlengine.runtime.value_codes import value_codes
 from sqlengine.runtime.windows import fire_times
 
 PID, SEQ, RN = "$pid", "$seq", "$rn"
@@ -58,6 +60,9 @@ def dense_ids(columns: list[pa.Array], n: int) -> np.ndarray:
         return np.zeros(n, dtype=np.int64)
     codes = []
     for col in columns:
+        if T.is_nested(col.type):  # (ROW / ARRAY / MAP: whole values; NULL code -1 -> 0)
+            codes.append(value_codes(col) + 1)
+            continue
         enc = pc.dictionary_encode(col, null_encoding="encode")
         codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
     if len(codes) == 1:

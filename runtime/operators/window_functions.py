@@ -30,6 +30,7 @@ from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.distinct_frames import frame_distinct, previous_equal
 from sqlengine.runtime.operators.sort import order_columns
 from sqlengine.runtime.prefix_sums import prefix_sums
+from sqlengine.runtime.value_codes import value_codes
 
 _OUT_CHUNK = 65536
 
@@ -74,7 +75,7 @@ def _sorted(batch: pa.RecordBatch, partition: tuple[Expr, ...], order: tuple[Sor
     cols: dict[str, pa.Array] = {}
     keys: list[tuple[str, str]] = []
     for i, p in enumerate(partition):
-        cols[f"p{i}"] = evaluate(p, batch)
+        cols[f"p{i}"] = _partition_key(evaluate(p, batch))
         keys.append((f"p{i}", "ascending"))
     for i, k in enumerate(order):
         columns, sort_order = order_columns(i, evaluate(k.expr, batch), k)
@@ -83,6 +84,12 @@ def _sorted(batch: pa.RecordBatch, partition: tuple[Expr, ...], order: tuple[Sor
     if not keys:
         return batch
     return batch.take(pc.sort_indices(pa.table(cols), sort_keys=keys))
+
+
+def _partition_key(values: pa.Array) -> pa.Array:
+    """A partition column as it is sorted and compared: a ROW / ARRAY / MAP by its whole
+    value's code (Arrow neither sorts nor compares them)."""
+    return pa.array(value_codes(values)) if T.is_nested(values.type) else values
 
 
 def _changes(arrays: list[pa.Array], n: int) -> np.ndarray:
@@ -107,7 +114,7 @@ class _Rows:
         n = batch.num_rows
         self.n = n
         self.idx = np.arange(n)
-        parts = [evaluate(p, batch) for p in partition]
+        parts = [_partition_key(evaluate(p, batch)) for p in partition]
         self.order_values = [evaluate(k.expr, batch) for k in order]
         self.order = order
         new_part = _changes(parts, n)
