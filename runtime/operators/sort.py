@@ -14,6 +14,7 @@ from sqlengine.runtime.elements import data_part, has_rowkind
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotCheckpointable, Operator
 from sqlengine.runtime.spill import SpillDirectory, read_batches, write_table
+from sqlengine.runtime.value_codes import value_ranks
 
 _OUT_CHUNK = 65536
 _RUN_CHUNK = 32768  # rows per chunk of a spilled run (one chunk per run in memory)
@@ -30,6 +31,8 @@ def order_columns(i: int, values: pa.Array, key: SortKey
     (its NULLS FIRST / LAST), then, for a floating-point key in descending order, whether it
     is NaN (Flink orders NaN above every number: first in DESC, last in ASC, where Arrow puts
     it last both ways), then the value."""
+    if _holds_array(values.type):  # (Arrow sorts no ARRAY: by its rank among the values)
+        values = value_ranks(values)
     cols = {f"n{i}": pc.is_valid(values)}
     order = [(f"n{i}", "ascending" if key.nulls_first else "descending")]
     if not key.ascending and pa.types.is_floating(values.type):
@@ -38,6 +41,12 @@ def order_columns(i: int, values: pa.Array, key: SortKey
     cols[f"v{i}"] = values
     order.append((f"v{i}", "ascending" if key.ascending else "descending"))
     return cols, order
+
+def _holds_array(t: pa.DataType) -> bool:
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return True
+    return pa.types.is_struct(t) and any(_holds_array(f.type) for f in t)
+
 
 def sort_order(table: pa.Table, keys: tuple[SortKey, ...],
                first: list[tuple[str, pa.Array]] | None = None,

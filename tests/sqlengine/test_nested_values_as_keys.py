@@ -62,3 +62,34 @@ def test_min_and_max_of_nested_values_are_refused(s: sqlengine.Session) -> None:
         with pytest.raises(NotSupportedError, match=r"(MIN|MAX) of (ARRAY|ROW)<.*> values is "
                                                     r"not supported"):
             s.sql(sql).collect()
+
+
+ARRAYS = ("SELECT * FROM (VALUES (1, ARRAY[2]), (2, ARRAY[1, 2]), (3, ARRAY[1]), "
+          "(4, ARRAY_REMOVE(ARRAY[1], 1)), (5, CAST(NULL AS ARRAY<INT>)), "
+          "(6, ARRAY[CAST(NULL AS INT)]), (7, ARRAY[1, CAST(NULL AS INT)]), (8, ARRAY[10]), "
+          "(9, ARRAY[-1, 5])) AS t(k, arr)")
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+@pytest.mark.parametrize(("order", "expected"), [
+    # element by element, a shorter array first where it starts the other, a NULL element
+    # below every value, a NULL array first (ascending)
+    ("arr", [5, 4, 6, 9, 3, 7, 2, 1, 8]),
+    ("arr DESC", [8, 1, 2, 7, 3, 9, 6, 4, 5]),
+    ("arr NULLS LAST", [4, 6, 9, 3, 7, 2, 1, 8, 5]),
+])
+def test_order_by_an_array(parallelism: str, order: str, expected: list[int]) -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch",
+                           "parallelism.default": parallelism})
+    got = s.sql(f"SELECT k FROM ({ARRAYS}) ORDER BY {order}, k").collect().to_pylist()
+    assert [r["k"] for r in got] == expected
+
+
+def test_order_by_arrays_of_strings_and_rows_holding_arrays() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    got = s.sql("SELECT k FROM (VALUES (1, ARRAY['b']), (2, ARRAY['a', 'b']), (3, ARRAY['ab']), "
+                "(4, ARRAY['a'])) AS t(k, arr) ORDER BY arr, k").collect().to_pylist()
+    assert [r["k"] for r in got] == [4, 2, 3, 1]
+    got = s.sql("SELECT k FROM (VALUES (1, ROW(1, ARRAY[2])), (2, ROW(1, ARRAY[1, 5])), "
+                "(3, ROW(0, ARRAY[9]))) AS t(k, r) ORDER BY r, k LIMIT 2").collect().to_pylist()
+    assert [r["k"] for r in got] == [3, 2]
