@@ -59,10 +59,12 @@ def _strptime(s: Array, pattern: str) -> Array:
 def parse_timestamps(s: Array, pattern: str) -> Array:
     """Strings in the Java ``pattern`` as TIMESTAMP(3) (UTC wall clock), NULL where they do
     not fit it."""
-    m = re.fullmatch(r"(.*?)([^A-Za-z'])(S{1,9})", pattern)
+    # (the fraction at the end, after a separator or right after the seconds: 'ss.SSS',
+    # 'ssSSS' as in 'yyyyMMddHHmmssSSS', its digits then as many as its letters)
+    m = re.fullmatch(r"(.*?)([^A-Za-z']|(?<=s))(S{1,9})", pattern)
     if "S" in pattern and m is None:
         msg = f"unsupported fraction-of-second pattern in {pattern!r} (only at the end, after " \
-              "a separator, as in 'yyyy-MM-dd HH:mm:ss.SSS')"
+              "a separator or the seconds, as in 'yyyy-MM-dd HH:mm:ss.SSS' or 'HHmmssSSS')"
         raise ExecutionError(msg)
     if m is None:
         return _strptime(s, pattern)
@@ -570,13 +572,17 @@ def _cast_ltz(safe: bool) -> Kernel:
     return kernel
 
 
-def _epoch_ms(x: Array, precision: int) -> Array:
-    """Seconds (precision 0) or milliseconds (3) since 1970 as whole milliseconds: a
-    fraction is cut toward zero (as Flink's (long) cast); NULL beyond years 1..9999."""
-    scale = 1000 if precision == 0 else 1
+def _epoch_ms(x: Array, precision: int, per_ms: int = 1) -> Array:
+    """10^-precision seconds since 1970 (seconds at 0, milliseconds at 3, nanoseconds at 9) as
+    whole 1 / ``per_ms`` milliseconds: a fraction is cut toward zero (as Flink's (long)
+    cast); NULL beyond years 1..9999 (1677..2262 in nanoseconds)."""
+    scale = 1000 * per_ms // 10 ** precision
+    top, low = _MAX_MS * per_ms, _MIN_MS * per_ms
+    if per_ms == 1_000_000:  # (Arrow's int64 nanoseconds)
+        top, low = 2**63 - 1, -(2**63) + 1
     if T.is_integer(x.type):
         v = x.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-        bound = _MAX_MS // scale + 1
+        bound = top // scale + 1
         inside = (v > -bound) & (v < bound)
         ms = np.where(inside, v, 0) * scale
     elif pa.types.is_decimal(x.type):
@@ -584,13 +590,13 @@ def _epoch_ms(x: Array, precision: int) -> Array:
 
         def one(d: decimal.Decimal) -> int | None:
             ms = int(d) * scale  # (whole seconds or milliseconds, toward zero, as Flink)
-            return ms if _MIN_MS <= ms <= _MAX_MS else None
+            return ms if low <= ms <= top else None
 
         return per_distinct(x, one, pa.int64())
     else:
         f = x.cast(pa.float64()).fill_null(0).to_numpy(zero_copy_only=False) * scale
         with np.errstate(invalid="ignore"):
-            inside = np.isfinite(f) & (f >= _MIN_MS) & (f <= _MAX_MS)
+            inside = np.isfinite(f) & (f >= low) & (f < float(top))
         ms = np.trunc(np.where(inside, f, 0)).astype(np.int64)
     ms = np.where(inside, ms, 0)
     mask = ~inside | (_mask(x) if x.null_count else False)
@@ -607,7 +613,9 @@ def _to_timestamp_ltz(args: list[Array], lits: list[object], out: pa.DataType) -
         if len(args) > 1 and lits[1] is None:
             return pa.nulls(n, out)
         precision = int(lits[1]) if len(args) > 1 else 3
-        return _epoch_ms(x, precision).cast(out)
+        per_ms = {"ms": 1, "us": 1000, "ns": 1_000_000}[out.unit]
+        return pa.array(_epoch_ms(x, precision, per_ms).cast(pa.int64()),
+                        pa.int64()).cast(pa.timestamp(out.unit)).cast(out)
     zone = "UTC"  # (Flink's default: not the session's)
     given = lits[1:]
     if len(given) > 1:

@@ -123,10 +123,14 @@ def _to_timestamp_ltz(types: list[pa.DataType], values: list[object]
                                                         types[1] == T.NULL)):
             raise _err("to_timestamp_ltz", types, "a number and a precision (0 or 3), or a "
                        "STRING [, a format STRING [, a time zone STRING]]")
-        if len(values) > 1 and values[1] is not None and values[1] not in (0, 3):
-            msg = (f"TO_TIMESTAMP_LTZ: the precision must be 0 (seconds) or 3 "
-                   f"(milliseconds), got {values[1]}")
-            raise BindError(msg)
+        if len(values) > 1 and values[1] is not None:
+            if not (isinstance(values[1], int) and 0 <= values[1] <= 9):
+                msg = (f"TO_TIMESTAMP_LTZ: the precision must be 0 (seconds) to 9 "
+                       f"(nanoseconds), got {values[1]}")
+                raise BindError(msg)
+            # (the number counts 10^-precision seconds; a TIMESTAMP_LTZ(3) up to
+            # milliseconds, finer ones as fine as that, as Flink 2.3)
+            out = T.ltz_type(max(3, values[1]))
         return out, [T.BIGINT if first == T.NULL else first, T.INT][:len(types)]
     if not all(T.is_string(t) or t == T.NULL for t in types):
         raise _err("to_timestamp_ltz", types, "a number and a precision (0 or 3), or a "

@@ -71,6 +71,9 @@ CASES = [
     ("TO_TIMESTAMP('2020/01/02 03:04', 'yyyy/MM/dd HH:mm')", dt.datetime(2020, 1, 2, 3, 4)),
     ("TO_TIMESTAMP('2020-01-01 10:00:00.123', 'yyyy-MM-dd HH:mm:ss.SSS')",
      dt.datetime(2020, 1, 1, 10, 0, 0, 123000)),
+    # (the fraction right after the seconds, as PyFlink 2.3 reads it; it was refused)
+    ("TO_TIMESTAMP('20240305070809123', 'yyyyMMddHHmmssSSS')",
+     dt.datetime(2024, 3, 5, 7, 8, 9, 123000)),
     ("TO_TIMESTAMP('not a time')", None),
     ("TO_DATE('2020-01-05')", dt.date(2020, 1, 5)),
     ("TO_DATE('05/01/2020', 'dd/MM/yyyy')", dt.date(2020, 1, 5)),

@@ -188,11 +188,26 @@ def test_to_timestamp_ltz_forms(s: sqlengine.Session) -> None:
     assert one(s, "SELECT TO_TIMESTAMP_LTZ('not a time') AS v") is None
     schema = s.sql("SELECT TO_TIMESTAMP_LTZ(0, 0) AS v").schema
     assert schema.field("v").type == pa.timestamp("ms", tz="UTC")
-    with pytest.raises(SqlEngineError, match="precision must be 0"):
-        s.sql("SELECT TO_TIMESTAMP_LTZ(0, 6) AS v")
+    with pytest.raises(SqlEngineError, match=r"precision must be 0 .* to 9"):
+        s.sql("SELECT TO_TIMESTAMP_LTZ(0, 10) AS v")
     with pytest.raises(SqlEngineError, match="unknown time zone"):
         s.sql("SELECT TO_TIMESTAMP_LTZ('2020-01-01 00:00:00', 'yyyy-MM-dd HH:mm:ss', "
               "'Nowhere/City') AS v")
+
+
+def test_to_timestamp_ltz_of_any_precision(s: sqlengine.Session) -> None:
+    """The number counts 10^-precision seconds, 0 to 9 (PyFlink 2.3's values; it refused
+    all but 0 and 3)."""
+    def text(sql: str) -> object:
+        return one(s, f"SELECT CAST({sql} AS STRING) AS v")
+
+    assert text("TO_TIMESTAMP_LTZ(17096224891, 1)") == "2024-03-05 07:08:09.100"
+    assert text("TO_TIMESTAMP_LTZ(1709622489123456, 6)") == "2024-03-05 07:08:09.123456"
+    assert text("TO_TIMESTAMP_LTZ(1709622489123456789, 9)") == "2024-03-05 07:08:09.123456789"
+    assert text("TO_TIMESTAMP_LTZ(-1, 6)") == "1969-12-31 23:59:59.999999"
+    assert text("TO_TIMESTAMP_LTZ(1.5e0, 6)") == "1970-01-01 00:00:00.000001"
+    # (Flink shows TIMESTAMP_LTZ(5) with 5 digits; ours with 6: the same instant)
+    assert text("TO_TIMESTAMP_LTZ(170962248912345, 5)") == "2024-03-05 07:08:09.123450"
 
 
 def test_ltz_and_timestamp_meet_in_the_session_zone(s: sqlengine.Session) -> None:
