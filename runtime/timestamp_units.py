@@ -26,7 +26,7 @@ from sqlengine.runtime import intervals
 Array = pa.Array
 
 _DAY_MS = 86_400_000
-UNIT_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": _DAY_MS,
+UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": _DAY_MS,
            "WEEK": 7 * _DAY_MS}
 UNIT_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 _TICKS_PER_MS = {"s": 0, "ms": 1, "us": 1000, "ns": 1_000_000}

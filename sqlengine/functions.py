@@ -204,6 +204,11 @@ def _timestampadd(types: list[pa.DataType],
                                                      t == T.NULL):
         raise _err("timestampadd", types[1:], "an integer and a DATE, TIME or TIMESTAMP")
     t = T.TIMESTAMP if t == T.NULL else t
+    if values[0] == "MILLISECOND":
+        if pa.types.is_date(t):  # (Flink 2.3 has no plan for it either)
+            raise _err("timestampadd", types[1:], "a TIME or TIMESTAMP for MILLISECOND")
+        if t.unit == "s":  # (a TIMESTAMP(0) / TIME(0) becomes one of milliseconds)
+            t = pa.timestamp("ms", tz=t.tz) if pa.types.is_timestamp(t) else pa.time32("ms")
     out = T.TIMESTAMP if pa.types.is_date(t) and values[0] in ("SECOND", "MINUTE", "HOUR") \
         else t
     return out, [T.STRING, T.BIGINT, t]

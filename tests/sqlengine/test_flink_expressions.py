@@ -441,6 +441,22 @@ def test_timestamp_units_outside_flinks_are_refused() -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_timestampadd_of_milliseconds(mode: str) -> None:
+    """As PyFlink 2.3 (it was refused): a TIMESTAMP(0) becomes a TIMESTAMP(3); a DATE is
+    refused, as Flink has no plan for it."""
+    got = rows(mode, "SELECT TIMESTAMPADD(MILLISECOND, 1500, TIMESTAMP '2024-02-28 "
+                     "00:00:00.000'), TIMESTAMPADD(MILLISECOND, -1, TIMESTAMP '2024-02-28 "
+                     "00:00:00'), TIMESTAMPADD(MILLISECOND, 1500, CAST(TIMESTAMP '2024-02-28 "
+                     "00:00:00' AS TIMESTAMP(0))), TIMESTAMPADD(MILLISECOND, -1, "
+                     "TIME '00:00:00.000')")
+    assert got == [(dt.datetime(2024, 2, 28, 0, 0, 1, 500000),
+                    dt.datetime(2024, 2, 27, 23, 59, 59, 999000),
+                    dt.datetime(2024, 2, 28, 0, 0, 1, 500000), dt.time(23, 59, 59, 999000))]
+    with pytest.raises(SqlEngineError, match=r"a TIME or TIMESTAMP for MILLISECOND"):
+        session(mode).sql("SELECT TIMESTAMPADD(MILLISECOND, 1, DATE '2024-02-28')").collect()
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_date_format_with_an_empty_pattern_is_empty(mode: str) -> None:
     # Java's DateTimeFormatter.ofPattern("") formats to ""; on main: an AttributeError.
     assert one(mode, "SELECT DATE_FORMAT(TIMESTAMP '2020-01-01 10:00:00', ''), "
