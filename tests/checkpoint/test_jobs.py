@@ -480,10 +480,19 @@ def _final(rows: list[tuple]) -> dict[object, tuple]:
     return out
 
 
+@pytest.fixture(scope="module")
+def rescaled_references() -> dict[str, dict[object, tuple]]:
+    """Each RESCALED query's final rows from an uninterrupted run (at parallelism 1, the
+    Nexmark rows at once), computed once for its two cases (1 -> 2 and 2 -> 1), which
+    compare with the same run."""
+    return {}
+
+
 @pytest.mark.parametrize(("before", "after"), [(1, 2), (2, 1)])
 @pytest.mark.parametrize("name", sorted(RESCALED))
-def test_group_aggregates_restore_at_another_parallelism(tmp_path: Path, name: str,
-                                                         before: int, after: int) -> None:
+def test_group_aggregates_restore_at_another_parallelism(
+        tmp_path: Path, rescaled_references: dict[str, dict[object, tuple]], name: str,
+        before: int, after: int) -> None:
     """A savepoint of a GROUP BY at one parallelism restored at another: every group the
     restored run updates carries on from its restored state (its final values are those of
     an uninterrupted run)."""
@@ -496,9 +505,12 @@ def test_group_aggregates_restore_at_another_parallelism(tmp_path: Path, name: s
     ddl = NEXMARK_DDL.format(throttle="", out=tmp_path / "o")  # (the same rows, at once)
     slow, ddl = (d.replace("'nexmark.events' = '200000'", "'nexmark.events' = '100000'")
                  for d in (slow, ddl))
-    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
-    s.execute(ddl)
-    reference = _final([tuple(r.values()) for b in s.sql(sql).stream() for r in b.to_pylist()])
+    if name not in rescaled_references:
+        s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+        s.execute(ddl)
+        rescaled_references[name] = _final([tuple(r.values()) for b in s.sql(sql).stream()
+                                            for r in b.to_pylist()])
+    reference = rescaled_references[name]
     options = {"execution.runtime-mode": "streaming",
                "execution.checkpointing.interval": "10 s",
                "execution.checkpointing.dir": str(tmp_path / "ck"),
