@@ -33,13 +33,19 @@ FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND))
 GROUP BY k, window_start, window_end"""
 
 
+# (15,000 rows read in blocks of 8 KiB: as many blocks, so as many batches and checkpoints
+# for the failpoints to count, as 30,000 rows in blocks of 16 KiB, with half the rows)
+EVENT_ROWS = 15_000
+BLOCK_BYTES = 8 << 10
+
+
 @pytest.fixture(scope="module")
 def events(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rng = random.Random(11)
     path = tmp_path_factory.mktemp("ev") / "ev.csv"
     lines = []
     t = 1_700_000_000_000
-    for i in range(30_000):
+    for i in range(EVENT_ROWS):
         t += rng.randint(0, 40)
         jitter = rng.randint(0, 1500)  # (out of order, within the watermark's 2 s mostly)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime((t - jitter) // 1000))
@@ -52,7 +58,7 @@ def events(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     import sqlengine.connectors.text_blocks as tb
 
-    monkeypatch.setattr(tb, "BLOCK_BYTES", 16 << 10)  # (many batches: many checkpoints)
+    monkeypatch.setattr(tb, "BLOCK_BYTES", BLOCK_BYTES)  # (many batches: many checkpoints)
     monkeypatch.delenv(failpoints.ENV, raising=False)
     failpoints.reset()
 
