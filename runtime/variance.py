@@ -93,4 +93,49 @@ def variance(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     return pa.array(np.where(null, 0.0, res), pa.float64(), mask=null)
 
 
-KERNELS = {"exact_square": exact_square, "variance": variance}
+def integral_part(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """A DOUBLE's nearest integer as a DECIMAL(19, 0); NULL for NaN, an infinity and beyond
+    2^50 (where exact_square would give NULL too)."""
+    x = args[0]
+    v = np.asarray(pc.fill_null(x, 0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(v) & (np.abs(v) < float(EXACT_LIMIT))
+    h = np.rint(np.where(ok, v, 0.0)).astype(np.int64)
+    mask = ~ok | (x.is_null().to_numpy(zero_copy_only=False) if x.null_count else False)
+    return pa.array(h, pa.int64(), mask=np.asarray(mask, dtype=bool)).cast(out)
+
+
+def split_variance(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """split_variance(SUM(h*h), SUM(h), COUNT(h), SUM(h*l), SUM(l), SUM(l*l), SUM(x*x),
+    SUM(x), COUNT(x); sample) of x = h + l (sqlengine/bind_reduce.py): the exact sums' part in
+    Python integers, the rest in DOUBLE; the plain DOUBLE sums where some x had no h."""
+    q_h, s_h, n_h, hl, sl, ql, q, s, n = args[:9]
+    sample = bool(lits[9])
+    res = variance([pa.nulls(len(q), q_h.type), pa.nulls(len(q), s_h.type), n_h, q, s, n],
+                   [None] * 6 + [sample], out)
+    count = np.asarray(pc.fill_null(n, 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    ok = pc.and_(pc.and_(pc.is_valid(q_h), pc.is_valid(s_h)), pc.equal(n_h, n))
+    ok = pc.and_(ok, pc.and_(pc.and_(pc.is_valid(hl), pc.is_valid(sl)), pc.is_valid(ql)))
+    rows = np.flatnonzero(np.asarray(pc.fill_null(ok, False).to_numpy(zero_copy_only=False),
+                                     dtype=bool) & (count > (1 if sample else 0)))
+    if not len(rows):
+        return res
+    values = np.array(res.fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    take = pa.array(rows)
+    qs = unscaled_ints(q_h.take(take).cast(pa.decimal128(38, 0)))
+    ss = unscaled_ints(s_h.take(take).cast(pa.decimal128(38, 0)))
+    hls, sls, qls = (np.asarray(a.take(take).to_numpy(zero_copy_only=False), dtype=np.float64)
+                     for a in (hl, sl, ql))
+    for i, r in enumerate(rows.tolist()):
+        k = int(count[r])
+        big_s = int(ss[i])
+        whole = (k * int(qs[i]) - big_s * big_s) / k  # (exact integers, one rounding)
+        cross = 2.0 * (hls[i] - big_s / k * sls[i])
+        rest = qls[i] - sls[i] * sls[i] / k
+        values[r] = max(0.0, whole + cross + rest) / (k - 1 if sample else k)
+    null = res.is_null().to_numpy(zero_copy_only=False)
+    return pa.array(np.where(null, 0.0, values), pa.float64(), mask=null)
+
+
+KERNELS = {"exact_square": exact_square, "variance": variance, "integral_part": integral_part,
+           "split_variance": split_variance}
