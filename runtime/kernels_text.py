@@ -992,9 +992,11 @@ def _checked(fn: Callable[[str], str | None], name: str) -> Kernel:
 def _expanding(case: str) -> str:
     """An RE2 class of the characters whose ``case`` ("upper" / "lower") mapping is not one
     character (ß -> SS, ﬁ -> FI, İ -> i̇: Unicode's SpecialCasing, which Java follows; all
-    below U+2000 or among the ligatures at U+FB00)."""
+    below U+2000 or among the ligatures at U+FB00), or depends on its neighbours (Σ)."""
     points = [*range(0x2000), *range(0xFB00, 0xFB20)]
     chars = [p for p in points if len(getattr(chr(p), case)()) != 1]
+    if case == "lower":  # (capital sigma: final at a word's end, Unicode's Final_Sigma, as Java)
+        chars.append(0x3A3)
     return "[" + "".join(f"\\x{{{p:x}}}" for p in chars) + "]"
 
 

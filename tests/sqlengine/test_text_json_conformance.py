@@ -213,3 +213,7 @@ def test_upper_and_lower_follow_java_special_casing(s: sqlengine.Session) -> Non
     assert [(r["u"], r["l"]) for r in rows] == [
         ("STRASSE", "straße"), ("İSTANBUL", "i̇stanbul"), ("FIX AB", "ﬁx ab"),
         ("ÀÉ", "àé"), ("J̌", "ǰ"), ("ἈΙ", "ᾀ"), (None, None), ("PLAIN", "plain")]
+    # (a capital sigma lowers to ς at a word's end, as Java's: PyFlink 2.3's 'σας', 'aς b')
+    rows = s.sql("SELECT LOWER(x) AS l FROM (VALUES ('ΣΑΣ'), ('AΣ B'), ('Σ')) AS t(x)"
+                 ).collect().to_pylist()
+    assert [r["l"] for r in rows] == ["\u03c3\u03b1\u03c2", "a\u03c2 b", "\u03c3"]
