@@ -332,8 +332,12 @@ def _json_object(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     keys = [lits[i] for i in range(2, len(args), 2)]
     if not all(isinstance(k, str) for k in keys):  # (keys computed per row: rare)
         return _objects_by_row([args[i] for i in range(2, len(args), 2)], pieces)
-    order = sorted(range(len(pieces)), key=lambda j: java_order(str(keys[j])))
-    pieces = [pieces[j] for j in order]
+    # (a key given twice: its last member, as Flink's ObjectNode.set overwrites; one left
+    # out on NULL leaves the one before)
+    last: dict[str, Array] = {}
+    for k, piece in zip(keys, pieces):
+        last[str(k)] = piece if str(k) not in last else pc.coalesce(piece, last[str(k)])
+    pieces = [last[k] for k in sorted(last, key=java_order)]
     body = join_skipping_nulls(pieces, ",") \
         if len(pieces) > 1 else pc.fill_null(pieces[0], "")
     return pc.binary_join_element_wise("{", body, "}", "")
@@ -350,9 +354,9 @@ def _objects_by_row(keys: list[Array], pieces: list[Array]) -> Array:
     texts = [p.to_pylist() for p in pieces]
     out = []
     for row in range(len(pieces[0])):
-        members = sorted(((names[j][row], texts[j][row]) for j in range(len(pieces))
-                          if texts[j][row] is not None), key=lambda m: java_order(m[0]))
-        out.append("{" + ",".join(t for _, t in members) + "}")
+        members = {names[j][row]: texts[j][row] for j in range(len(pieces))
+                   if texts[j][row] is not None}  # (a key given twice: its last member)
+        out.append("{" + ",".join(members[k] for k in sorted(members, key=java_order)) + "}")
     return pa.array(out, pa.string())
 
 
