@@ -77,12 +77,54 @@ _UNICODE = {"javaLowerCase": "Ll", "javaUpperCase": "Lu", "IsAlphabetic": "L",
             "IsPunctuation": "P"}
 
 
+# What a regex Java rejects becomes: one RE2 and Python reject too, so that each function
+# answers as Flink's does for an invalid regex (NULL, or FALSE for REGEXP).
+INVALID_REGEX = "(?P<"
+_QUANTIFIER = re.compile(r"\{\d+(,\d*)?\}")
+
+
+def _java_rejects(pattern: str) -> bool:
+    """Whether Java's Pattern rejects ``pattern`` where Python's re and RE2 read it: a '{'
+    that starts no repetition ('{', 'a{', 'a{1', 'a{,2}': Java's "Illegal repetition"; the
+    others take it for a letter), and Python's own '(?P<name>...)' groups."""
+    i, depth = 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            if pattern[i + 1:i + 2] in ("p", "P", "x") and pattern.startswith("{", i + 2):
+                close = pattern.find("}", i + 3)  # (\p{Alpha}, \x{263A})
+                i = close + 1 if close > 0 else len(pattern)
+                continue
+            i += 2
+            continue
+        if depth:
+            depth += 1 if c == "[" else -1 if c == "]" else 0
+            i += 1
+            continue
+        if c == "[":
+            depth = 1
+            i += 1
+            if pattern.startswith("^", i):
+                i += 1
+            if pattern.startswith("]", i):  # (a ']' first is a letter of the class)
+                i += 1
+            continue
+        if c == "{" and (i == 0 or _QUANTIFIER.match(pattern, i) is None):
+            return True
+        if pattern.startswith("(?P", i):
+            return True
+        i += 1
+    return False
+
+
 def java_regex(pattern: str) -> str:
     """A Java regex (Flink's REGEXP functions) in RE2's syntax: ``\\p{Alpha}``, ``\\P{Digit}``
     and Java's ``\\p{javaLowerCase}``-style classes, which RE2 rejects (the functions gave
     NULL), become RE2's POSIX or Unicode classes; ``[:alpha:]`` inside a class is Java's
     nested class of those characters, not RE2's POSIX class (``[[:alpha:]]`` matches ``:``,
-    ``a``, ``l``, ``p``, ``h`` in Flink)."""
+    ``a``, ``l``, ``p``, ``h`` in Flink). One Java rejects is ``INVALID_REGEX``."""
+    if ("{" in pattern or "(?P" in pattern) and _java_rejects(pattern):
+        return INVALID_REGEX
     if "\\p" not in pattern and "\\P" not in pattern and "[:" not in pattern:
         return pattern
     out: list[str] = []
@@ -523,7 +565,8 @@ def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> 
     try:
         found = pc.extract_regex(s, pattern=pattern)
     except pa.ArrowInvalid:
-        compiled = _python_regex(str(lits[1]))
+        compiled = None if java_regex(str(lits[1])) == INVALID_REGEX else \
+            _python_regex(str(lits[1]))
         if compiled is None or group > compiled.groups:
             return pa.nulls(len(s), pa.string())
 
@@ -537,7 +580,8 @@ def _regexp_extract(args: list[Array], lits: list[object], out: pa.DataType) -> 
     if group and pc.any(empty).as_py():
         # Arrow gives '' for a group that took no part in the match (a(x)?b on 'ab'); Java's
         # Matcher.group gives null, so Flink's NULL: those rows are read again in Python.
-        compiled = _python_regex(str(lits[1]))
+        compiled = None if java_regex(str(lits[1])) == INVALID_REGEX else \
+            _python_regex(str(lits[1]))
         if compiled is not None and group <= compiled.groups:
             def again(v: str) -> str | None:
                 m = compiled.search(v)

@@ -230,3 +230,21 @@ def test_json_object_with_a_key_given_twice(s: sqlengine.Session) -> None:
     got = s.sql("SELECT JSON_OBJECT(k VALUE 1, 'a' VALUE 2) AS o FROM (VALUES ('a'), ('b')) "
                 "AS t(k)").collect().to_pylist()
     assert [r["o"] for r in got] == ['{"a":2}', '{"a":2,"b":1}']
+
+
+def test_regexes_java_rejects_are_invalid(s: sqlengine.Session) -> None:
+    """A '{' that starts no repetition and Python's '(?P<name>...)' are errors to Java's
+    Pattern, so Flink's functions answer as for any invalid regex (NULL; FALSE for REGEXP);
+    Python's re read them (the '{' as a letter) and we answered. PyFlink 2.3's values."""
+    got = s.sql("SELECT REGEXP_REPLACE(x, '{', 'y') AS a, REGEXP_REPLACE(x, 'a{', 'y') AS b, "
+                "REGEXP_REPLACE(x, 'a{1', 'y') AS c, REGEXP_EXTRACT(x, 'a{,2}', 0) AS d, "
+                "REGEXP_REPLACE(x, '(?P<n>a)', 'y') AS e, REGEXP(x, '{') AS f, "
+                "REGEXP_COUNT(x, '{') AS g FROM (VALUES ('a{b')) AS t(x)").collect().to_pylist()
+    assert got == [{"a": None, "b": None, "c": None, "d": None, "e": None, "f": False,
+                    "g": None}]
+    # (what Java reads: repetitions, an escaped or a class's '{')
+    got = s.sql("SELECT REGEXP_REPLACE('aab', 'a{2}', 'x') AS a, REGEXP_REPLACE('aab', "
+                "'a{1,}', 'x') AS b, REGEXP_REPLACE('a{b', '\\{', 'x') AS c, "
+                "REGEXP_REPLACE('a{b', '[{]', 'x') AS d, REGEXP_REPLACE('a]{b', '[]{]', 'x') "
+                "AS e").collect().to_pylist()
+    assert got == [{"a": "xb", "b": "xb", "c": "axb", "d": "axb", "e": "axxb"}]
