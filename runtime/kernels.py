@@ -17,7 +17,14 @@ from sqlengine.errors import ExecutionError
 from sqlengine.runtime import decimal_int64, intervals
 from sqlengine.runtime.column_arguments import constants_or_columns
 from sqlengine.runtime.rounding import rounding
-from sqlengine.runtime.string_kernels import as_int, char_fit, position, substring, varchar_fit
+from sqlengine.runtime.string_kernels import (
+    NOT_LINE_END,
+    as_int,
+    char_fit,
+    position,
+    substring,
+    varchar_fit,
+)
 from sqlengine.runtime.timestamp_units import timestampadd, timestampdiff
 
 Array = pa.Array
@@ -502,7 +509,7 @@ def match_like(values: Array, pattern: str, escape: str | None) -> Array:
         if lead or tail:
             return pc.ends_with(values, text) if lead else pc.starts_with(values, text)
         return pc.equal(values, pa.scalar(text, values.type))
-    regex = "".join(".*" if k == "%" else "." if k == "_" else
+    regex = "".join(".*" if k == "%" else NOT_LINE_END if k == "_" else
                     "".join(c if c.isalnum() or ord(c) > 127 else f"\\x{{{ord(c):02x}}}"
                             for c in t) for k, t in parts)
     return pc.match_substring_regex(values, "(?s)^" + regex + "$")
@@ -541,7 +548,9 @@ def similar_to_regex(pattern: str, escape: str | None) -> str:
         elif c == "%":
             out.append(".*")
         elif c == "_":
-            out.append(".")
+            out.append(NOT_LINE_END)
+        elif c == "$":  # (no anchor in SIMILAR TO: a letter, as Flink reads it)
+            out.append("\\$")
         else:
             out.append(c)
     regex = "(?s)^(?:" + "".join(out) + ")$"

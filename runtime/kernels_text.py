@@ -25,7 +25,7 @@ from sqlengine import types as T
 from sqlengine.cast import java_double_text
 from sqlengine.errors import ExecutionError
 from sqlengine.runtime.column_arguments import constants_or_columns
-from sqlengine.runtime.string_kernels import as_int, join_skipping_nulls
+from sqlengine.runtime.string_kernels import NOT_LINE_END, as_int, join_skipping_nulls
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -117,6 +117,35 @@ def _java_rejects(pattern: str) -> bool:
     return False
 
 
+def _java_dots(pattern: str) -> str:
+    """Each '.' (not escaped, not in a class) as Java's: any character but a line terminator
+    (RE2's and Python's '.' take a carriage return too: 'a\rb' ~ 'a.b' matched)."""
+    out: list[str] = []
+    i, depth = 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if depth:
+            depth += 1 if c == "[" else -1 if c == "]" else 0
+        elif c == "[":
+            depth = 1
+            j = i + 1 + (pattern.startswith("^", i + 1))
+            if pattern.startswith("]", j):  # (a ']' first is a letter of the class)
+                out.append(pattern[i:j + 1])
+                i = j + 1
+                continue
+        elif c == ".":
+            out.append(NOT_LINE_END)
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def java_regex(pattern: str) -> str:
     """A Java regex (Flink's REGEXP functions) in RE2's syntax: ``\\p{Alpha}``, ``\\P{Digit}``
     and Java's ``\\p{javaLowerCase}``-style classes, which RE2 rejects (the functions gave
@@ -125,6 +154,8 @@ def java_regex(pattern: str) -> str:
     ``a``, ``l``, ``p``, ``h`` in Flink). One Java rejects is ``INVALID_REGEX``."""
     if ("{" in pattern or "(?P" in pattern) and _java_rejects(pattern):
         return INVALID_REGEX
+    if "." in pattern and "(?s" not in pattern:
+        pattern = _java_dots(pattern)
     if "\\p" not in pattern and "\\P" not in pattern and "[:" not in pattern:
         return pattern
     out: list[str] = []

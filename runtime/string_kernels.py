@@ -13,6 +13,11 @@ Array = pa.Array
 
 _END = 2**31 - 1
 
+# Any character but a line terminator: what '_' of LIKE and SIMILAR TO (Calcite's '.', where
+# '%' is '(?s:.*)') and a Java regex's '.' match; literal characters, which RE2 and Python's
+# re both read in a class.
+NOT_LINE_END = "[^\n\r\x85\u2028\u2029]"
+
 
 def as_int(value: object) -> int:
     """``int(value)`` for a literal argument (a number, or a string of digits)."""

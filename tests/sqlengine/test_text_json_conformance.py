@@ -248,3 +248,22 @@ def test_regexes_java_rejects_are_invalid(s: sqlengine.Session) -> None:
                 "REGEXP_REPLACE('a{b', '[{]', 'x') AS d, REGEXP_REPLACE('a]{b', '[]{]', 'x') "
                 "AS e").collect().to_pylist()
     assert got == [{"a": "xb", "b": "xb", "c": "axb", "d": "axb", "e": "axxb"}]
+
+
+def test_line_terminators_in_like_similar_to_and_regexes(s: sqlengine.Session) -> None:
+    """'_' of LIKE and SIMILAR TO and a regex's '.' match any character but a line
+    terminator (\\n, \\r, U+0085), as Flink's (Calcite's '_' is '.', its '%' '(?s:.*)'; Java's
+    '.'); '$' in SIMILAR TO is a letter. RE2 and Python took \\r and U+0085 for '.', and we
+    gave TRUE for 'a\\nc' LIKE 'a_c'. PyFlink 2.3's values."""
+    got = s.sql("SELECT a, s LIKE 'a_c' AS l1, s LIKE 'a%c' AS l2, s SIMILAR TO 'a_c' AS s1, "
+                "s SIMILAR TO 'a%c' AS s2, REGEXP(s, 'a.c') AS r1, REGEXP_REPLACE(s, '.', 'x') "
+                "AS r2, REGEXP_REPLACE(s, '[.]', 'x') AS r3 FROM (VALUES (1, 'a' || CHR(10) || "
+                "'c'), (2, 'a' || CHR(13) || 'c'), (3, 'a' || CHR(133) || 'c'), (4, 'a.c')) "
+                "AS t(a, s)").collect().to_pylist()
+    assert [tuple(r.values()) for r in got] == [
+        (1, False, True, False, True, False, "x\nx", "a\nc"),
+        (2, False, True, False, True, False, "x\rx", "a\rc"),
+        (3, False, True, False, True, False, "x\x85x", "a\x85c"),
+        (4, True, True, True, True, True, "xxx", "axc")]
+    got = s.sql("SELECT 'a$b' SIMILAR TO 'a$b' AS p, 'a' SIMILAR TO 'a$' AS q").collect()
+    assert got.to_pylist() == [{"p": True, "q": False}]
