@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime as dt
 import decimal
 import json
 import math
@@ -290,6 +291,13 @@ def json_texts(a: Array, raw: bool) -> Array:
         res = pc.if_else(pc.is_valid(a), res, pa.nulls(len(a), pa.string()))
     elif t == pa.null():
         return pa.array(["null"] * len(a), pa.string())
+    elif pa.types.is_timestamp(t):
+        # (as Flink's Jackson writes them: ISO text, the fraction's trailing zeros cut, a
+        # TIMESTAMP_LTZ as the UTC instant with a Z: 2024-01-02T03:04:05.5, ...01Z)
+        res = per_distinct(a, (lambda v: dumps(_iso_text(v))) if t.tz is None else
+                           (lambda v: dumps(_iso_text(v.astimezone(dt.UTC)
+                                                      .replace(tzinfo=None)) + "Z")),
+                           pa.string())
     else:
         res = per_distinct(cast_array(a, pa.string()), dumps, pa.string())
     return pc.fill_null(res, "null")

@@ -267,3 +267,19 @@ def test_line_terminators_in_like_similar_to_and_regexes(s: sqlengine.Session) -
         (4, True, True, True, True, True, "xxx", "axc")]
     got = s.sql("SELECT 'a$b' SIMILAR TO 'a$b' AS p, 'a' SIMILAR TO 'a$' AS q").collect()
     assert got.to_pylist() == [{"p": True, "q": False}]
+
+
+def test_json_functions_write_timestamps_as_iso_text(s: sqlengine.Session) -> None:
+    """JSON_OBJECT / JSON_ARRAY / JSON_STRING write a TIMESTAMP as Java's ISO text (the
+    fraction's trailing zeros cut) and a TIMESTAMP_LTZ as its UTC instant with a Z, as
+    PyFlink 2.3's; we wrote the SQL text ('2024-01-02 03:04:05.500')."""
+    got = s.sql("SELECT JSON_ARRAY(TIMESTAMP '2024-01-02 03:04:05', CAST(TIMESTAMP "
+                "'2024-01-02 03:04:05.1' AS TIMESTAMP(3))) AS a, JSON_STRING(TIMESTAMP "
+                "'2024-01-02 03:04:05.5') AS b, JSON_OBJECT('a' VALUE TO_TIMESTAMP_LTZ(1000, 3)) "
+                "AS c").collect().to_pylist()
+    assert got == [{"a": '["2024-01-02T03:04:05","2024-01-02T03:04:05.1"]',
+                    "b": '"2024-01-02T03:04:05.5"', "c": '{"a":"1970-01-01T00:00:01Z"}'}]
+    got = s.sql("SELECT JSON_OBJECT('a' VALUE ts) AS o FROM (VALUES (TIMESTAMP '2024-01-02 "
+                "03:04:05.500'), (TIMESTAMP '2024-01-02 00:00:00')) AS t(ts)").collect()
+    assert [r["o"] for r in got.to_pylist()] == ['{"a":"2024-01-02T03:04:05.5"}',
+                                                  '{"a":"2024-01-02T00:00:00"}']
