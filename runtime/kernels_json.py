@@ -151,7 +151,7 @@ def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
 
     def one(text: str) -> str | None:
         try:
-            items = evaluate(path, _parse(text))
+            items = _key_sorted(evaluate(path, _parse(text)))
         except PathError as e:
             return behave(error, "ERROR", str(e))
         if path_is_indefinite(path):
@@ -183,6 +183,16 @@ def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
         return [None if v is None else v if isinstance(v, str) else dumps(v) for v in value]
 
     return per_distinct(doc, elements, out)
+
+
+def _key_sorted(value: object) -> object:
+    """Objects with their members in key order, at every depth, as Flink's JSON_QUERY writes
+    them (Calcite's JsonFunctions: Jackson with ORDER_MAP_ENTRIES_BY_KEYS)."""
+    if isinstance(value, dict):
+        return {k: _key_sorted(value[k]) for k in sorted(value, key=java_order)}
+    if isinstance(value, list):
+        return [_key_sorted(v) for v in value]
+    return value
 
 
 def _json_exists(args: list[Array], lits: list[object], out: pa.DataType) -> Array:

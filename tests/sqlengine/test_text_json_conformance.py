@@ -283,3 +283,13 @@ def test_json_functions_write_timestamps_as_iso_text(s: sqlengine.Session) -> No
                 "03:04:05.500'), (TIMESTAMP '2024-01-02 00:00:00')) AS t(ts)").collect()
     assert [r["o"] for r in got.to_pylist()] == ['{"a":"2024-01-02T03:04:05.5"}',
                                                   '{"a":"2024-01-02T00:00:00"}']
+
+
+def test_json_query_writes_members_in_key_order(s: sqlengine.Session) -> None:
+    """As PyFlink 2.3 (Calcite's JsonFunctions sort a map's entries by key), at every depth;
+    we kept the document's order."""
+    got = s.sql("SELECT JSON_QUERY('{\"b\":{\"d\":1,\"c\":2},\"a\":[{\"z\":1,\"y\":2}]}', '$') "
+                "AS a, JSON_QUERY('{\"b\":2,\"a\":1}', '$' WITH WRAPPER) AS b, "
+                "JSON_QUERY('[{\"b\":2,\"a\":1}]', '$[0]') AS c").collect().to_pylist()
+    assert got == [{"a": '{"a":[{"y":2,"z":1}],"b":{"c":2,"d":1}}', "b": '[{"a":1,"b":2}]',
+                    "c": '{"a":1,"b":2}'}]
