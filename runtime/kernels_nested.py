@@ -548,20 +548,20 @@ def _str_to_map(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
 
 def _regexp_extract_all(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """REGEXP_EXTRACT_ALL(s, regex[, group]): group ``group`` (default 1, 0 the whole
-    match) of every match; NULL for a group the regex does not have (as Flink 2.3)."""
+    match) of every match; NULL for a group the regex does not have and for an invalid
+    regex (as Flink 2.3); the regex read as Java's (kernels_text.java_regex)."""
+    from sqlengine.runtime.kernels_text import java_regex, per_distinct
+
     s = args[0]
     if any(lit is None for lit in lits[1:]):
         return pa.nulls(len(s), out)
     try:
-        rx = re.compile(str(lits[1]))
-    except re.error as e:
-        msg = f"REGEXP_EXTRACT_ALL: invalid regex {lits[1]!r}: {e}"
-        raise ExecutionError(msg) from None
+        rx = re.compile(java_regex(str(lits[1])))
+    except re.error:
+        return pa.nulls(len(s), out)
     group = int(lits[2]) if len(lits) > 2 else 1  # type: ignore[call-overload]
     if group < 0 or group > rx.groups:
         return pa.nulls(len(s), out)
-
-    from sqlengine.runtime.kernels_text import per_distinct
 
     return per_distinct(s.cast(pa.string()),
                         lambda text: [m.group(group) for m in rx.finditer(text)], out)

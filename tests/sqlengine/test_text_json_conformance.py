@@ -239,9 +239,11 @@ def test_regexes_java_rejects_are_invalid(s: sqlengine.Session) -> None:
     got = s.sql("SELECT REGEXP_REPLACE(x, '{', 'y') AS a, REGEXP_REPLACE(x, 'a{', 'y') AS b, "
                 "REGEXP_REPLACE(x, 'a{1', 'y') AS c, REGEXP_EXTRACT(x, 'a{,2}', 0) AS d, "
                 "REGEXP_REPLACE(x, '(?P<n>a)', 'y') AS e, REGEXP(x, '{') AS f, "
-                "REGEXP_COUNT(x, '{') AS g FROM (VALUES ('a{b')) AS t(x)").collect().to_pylist()
+                "REGEXP_COUNT(x, '{') AS g, REGEXP_EXTRACT_ALL(x, '{') AS h, "
+                "REGEXP_EXTRACT_ALL(x, '(') AS i FROM (VALUES ('a{b')) AS t(x)"
+                ).collect().to_pylist()
     assert got == [{"a": None, "b": None, "c": None, "d": None, "e": None, "f": False,
-                    "g": None}]
+                    "g": None, "h": None, "i": None}]
     # (what Java reads: repetitions, an escaped or a class's '{')
     got = s.sql("SELECT REGEXP_REPLACE('aab', 'a{2}', 'x') AS a, REGEXP_REPLACE('aab', "
                 "'a{1,}', 'x') AS b, REGEXP_REPLACE('a{b', '\\{', 'x') AS c, "
