@@ -119,7 +119,7 @@ def _java_rejects(pattern: str) -> bool:
 
 def _java_dots(pattern: str) -> str:
     """Each '.' (not escaped, not in a class) as Java's: any character but a line terminator
-    (RE2's and Python's '.' take a carriage return too: 'a\rb' ~ 'a.b' matched)."""
+    (RE2's and Python's '.' take a carriage return too: 'a\\rb' ~ 'a.b' matched)."""
     out: list[str] = []
     i, depth = 0, 0
     while i < len(pattern):
