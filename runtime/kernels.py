@@ -935,11 +935,12 @@ def _families() -> None:
         kernels_nested,
         kernels_text,
         kernels_time,
+        key_bytes,
         variance,
     )
 
     for family in (kernels_json, kernels_math, kernels_nested, kernels_text, kernels_time,
-                   variance):
+                   variance, key_bytes):
         KERNELS.update(family.KERNELS)
 
 

@@ -49,7 +49,7 @@ def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script:
     """
     binder = Binder(catalog, query, script, params, positional, depth=0)
     binder.outermost = tree
-    plan = binder.query(tree, ctes={}).plan
+    plan = _grouped_by_key_bytes(binder.query(tree, ctes={}).plan)
     _refuse_nested_keys(plan)
     # (parameters no placeholder reads were ignored)
     if positional and binder.exprs._next_positional < len(positional):
@@ -61,10 +61,53 @@ def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script:
     return plan
 
 
+def _grouped_by_key_bytes(plan: LogicalPlan) -> LogicalPlan:
+    """GROUP BY, DISTINCT and the set operations over a ROW, ARRAY or MAP value group by the
+    value's bytes (runtime/key_bytes.py: exact, the same in every batch and process), and the
+    value is read back from them above: Arrow's hash aggregation takes no nested key."""
+    import dataclasses
+
+    import pyarrow as pa
+
+    from sqlengine import types as T
+    from sqlengine.plan.expressions import AggCall, Call, ColumnRef
+    from sqlengine.plan.nodes import Aggregate, Project
+    from sqlengine.plan.tree import Transformed, transform_up
+
+    def nested(t: pa.DataType) -> bool:
+        return T.is_nested(t) and T.groupable(t)
+
+    def counted(a: AggCall) -> AggCall:  # (COUNT(DISTINCT v): of the value's bytes)
+        if a.func == "count" and a.distinct and len(a.args) == 1 and nested(a.args[0].dtype):
+            return dataclasses.replace(a, args=(Call("key_bytes", a.args, pa.binary()),))
+        return a
+
+    def rewrite(node: LogicalPlan) -> Transformed[LogicalPlan]:
+        if not isinstance(node, Aggregate):
+            return Transformed(node, False)
+        aggs = tuple(counted(a) for a in node.aggs)
+        if not any(nested(k.dtype) for k in node.keys):
+            return Transformed(dataclasses.replace(node, aggs=aggs), True) \
+                if aggs != node.aggs else Transformed(node, False)
+        keys = tuple(Call("key_bytes", (k,), pa.binary()) if nested(k.dtype) else k
+                     for k in node.keys)
+        grouped = dataclasses.replace(node, keys=keys, aggs=aggs)
+        exprs = tuple(
+            Call("key_value", (ColumnRef(i, n, pa.binary()),), k.dtype) if nested(k.dtype)
+            else ColumnRef(i, n, k.dtype) for i, (k, n) in enumerate(zip(node.keys,
+                                                                        node.key_names)))
+        exprs += tuple(ColumnRef(len(keys) + j, n, a.type)
+                       for j, (a, n) in enumerate(zip(node.aggs, node.agg_names)))
+        return Transformed(Project(grouped, exprs, node.key_names + node.agg_names), True)
+
+    return transform_up(plan, rewrite).data
+
+
 def _refuse_nested_keys(plan: LogicalPlan) -> None:
     """GROUP BY, DISTINCT, set operations and COUNT(DISTINCT ...) over an ARRAY, MAP or ROW
-    value are refused by name (Arrow's hash aggregation has no such keys: they failed while
-    running with Arrow's 'Keys of type struct<...>')."""
+    value that ``_grouped_by_key_bytes`` left (inside a subquery, or of element types without
+    key bytes) are refused by name (Arrow's hash aggregation has no such keys: they failed
+    while running with Arrow's 'Keys of type struct<...>')."""
     from sqlengine import types as T
     from sqlengine.errors import NotSupportedError
     from sqlengine.plan.nodes import Aggregate
@@ -76,9 +119,11 @@ def _refuse_nested_keys(plan: LogicalPlan) -> None:
             continue
         for key in node.keys:
             if T.is_nested(key.dtype):
+                where = "inside a subquery" if T.groupable(key.dtype) else \
+                    "for its element types"
                 msg = (f"grouping by the {T.type_name(key.dtype)} value {key.sql()} (GROUP "
-                       "BY, DISTINCT, UNION / INTERSECT / EXCEPT) is not supported: group by "
-                       "its fields or elements")
+                       f"BY, DISTINCT, UNION / INTERSECT / EXCEPT) is not supported {where}: "
+                       "group by its fields or elements")
                 raise NotSupportedError(msg)
         for agg in node.aggs:
             if agg.distinct and any(T.is_nested(a.dtype) for a in agg.args):

@@ -394,7 +394,7 @@ INTERNAL = frozenset({
     "not", "is_true", "is_false", "is_not_true", "is_not_false", "is_null", "is_not_null",
     "negate", "like", "not_like", "similar_to", "not_similar_to", "concat_op", "char_fit",
     "varchar_fit", "fraction_fit", "json_text", "exact_square", "variance",
-    "integral_part", "split_variance",
+    "integral_part", "split_variance", "key_bytes", "key_value",
     "scalar_subquery_value", "floor_time", "ceil_time", "is_json", "array_value",
     "map_value", "row_value", "element_at", "field",
     *(f"extract_{u}" for u in EXTRACT_UNITS),

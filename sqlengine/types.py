@@ -309,6 +309,22 @@ def array_of(t: pa.DataType) -> pa.DataType:
     return pa.list_(pa.field("element", t))
 
 
+def groupable(t: pa.DataType) -> bool:
+    """Whether values of ``t`` can be grouped by (runtime/key_bytes.py has their bytes): ROW,
+    ARRAY and MAP of booleans, numbers (DECIMAL up to 38 digits), strings, binary strings and
+    times."""
+    if pa.types.is_struct(t):
+        return all(groupable(f.type) for f in t)
+    if pa.types.is_map(t):
+        return groupable(t.key_type) and groupable(t.item_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return groupable(t.value_type)
+    return (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or
+            pa.types.is_large_binary(t) or pa.types.is_boolean(t) or
+            pa.types.is_floating(t) or pa.types.is_decimal128(t) or pa.types.is_integer(t) or
+            pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_time(t))
+
+
 def is_nested(t: pa.DataType) -> bool:
     """ARRAY, MAP or ROW."""
     return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or \
