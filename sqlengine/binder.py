@@ -64,15 +64,17 @@ def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script:
 def _grouped_by_key_bytes(plan: LogicalPlan) -> LogicalPlan:
     """GROUP BY, DISTINCT and the set operations over a ROW, ARRAY or MAP value group by the
     value's bytes (runtime/key_bytes.py: exact, the same in every batch and process), and the
-    value is read back from them above: Arrow's hash aggregation takes no nested key."""
+    value is read back from them above: Arrow's hash aggregation takes no nested key. In
+    the query and in the plans of its subqueries."""
     import dataclasses
 
     import pyarrow as pa
 
     from sqlengine import types as T
-    from sqlengine.plan.expressions import AggCall, Call, ColumnRef
+    from sqlengine.plan.expressions import AggCall, Call, ColumnRef, Expr
     from sqlengine.plan.nodes import Aggregate, Project
-    from sqlengine.plan.tree import Transformed, transform_up
+    from sqlengine.plan.subquery import SubqueryExpr, has_subquery, node_expressions
+    from sqlengine.plan.tree import Transformed, map_expressions, transform_up
 
     def nested(t: pa.DataType) -> bool:
         return T.is_nested(t) and T.groupable(t)
@@ -82,13 +84,27 @@ def _grouped_by_key_bytes(plan: LogicalPlan) -> LogicalPlan:
             return dataclasses.replace(a, args=(Call("key_bytes", a.args, pa.binary()),))
         return a
 
+    def in_subqueries(e: Expr) -> Expr:
+        kids = e.children()
+        changed = tuple(in_subqueries(k) for k in kids)
+        if any(a is not b for a, b in zip(changed, kids)):
+            e = e.with_children(changed)
+        if isinstance(e, SubqueryExpr):
+            inner = _grouped_by_key_bytes(e.plan)
+            if inner is not e.plan:
+                e = dataclasses.replace(e, plan=inner)
+        return e
+
     def rewrite(node: LogicalPlan) -> Transformed[LogicalPlan]:
+        changed = False
+        if any(has_subquery(e) for e in node_expressions(node)):
+            node, changed = map_expressions(node, in_subqueries), True
         if not isinstance(node, Aggregate):
-            return Transformed(node, False)
+            return Transformed(node, changed)
         aggs = tuple(counted(a) for a in node.aggs)
         if not any(nested(k.dtype) for k in node.keys):
             return Transformed(dataclasses.replace(node, aggs=aggs), True) \
-                if aggs != node.aggs else Transformed(node, False)
+                if aggs != node.aggs else Transformed(node, changed)
         keys = tuple(Call("key_bytes", (k,), pa.binary()) if nested(k.dtype) else k
                      for k in node.keys)
         grouped = dataclasses.replace(node, keys=keys, aggs=aggs)
@@ -105,8 +121,8 @@ def _grouped_by_key_bytes(plan: LogicalPlan) -> LogicalPlan:
 
 def _refuse_nested_keys(plan: LogicalPlan) -> None:
     """GROUP BY, DISTINCT, set operations and COUNT(DISTINCT ...) over an ARRAY, MAP or ROW
-    value that ``_grouped_by_key_bytes`` left (inside a subquery, or of element types without
-    key bytes) are refused by name (Arrow's hash aggregation has no such keys: they failed
+    value that ``_grouped_by_key_bytes`` left (of element types without key bytes, an
+    INTERVAL say) are refused by name (Arrow's hash aggregation has no such keys: they failed
     while running with Arrow's 'Keys of type struct<...>')."""
     from sqlengine import types as T
     from sqlengine.errors import NotSupportedError
@@ -119,11 +135,9 @@ def _refuse_nested_keys(plan: LogicalPlan) -> None:
             continue
         for key in node.keys:
             if T.is_nested(key.dtype):
-                where = "inside a subquery" if T.groupable(key.dtype) else \
-                    "for its element types"
                 msg = (f"grouping by the {T.type_name(key.dtype)} value {key.sql()} (GROUP "
-                       f"BY, DISTINCT, UNION / INTERSECT / EXCEPT) is not supported {where}: "
-                       "group by its fields or elements")
+                       "BY, DISTINCT, UNION / INTERSECT / EXCEPT) is not supported for its "
+                       "element types: group by its fields or elements")
                 raise NotSupportedError(msg)
         for agg in node.aggs:
             if agg.distinct and any(T.is_nested(a.dtype) for a in agg.args):

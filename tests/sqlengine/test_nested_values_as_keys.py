@@ -152,3 +152,15 @@ def test_group_by_an_array_over_an_updating_input() -> None:
                 final.pop(tuple(r["a"]), None)
     # (a: 3, b: 2, c: 1)
     assert final == {(1,): 1, (2,): 1, (3,): 1}
+
+
+def test_grouped_in_subqueries(s: sqlengine.Session) -> None:
+    """In the plans of subqueries too, correlated or not (checked by hand)."""
+    assert _rows(s, "SELECT 1 FROM (VALUES (1)) AS t(k) WHERE k IN (SELECT MAX(k) FROM "
+                    "(VALUES (MAP['a', 1], 1)) AS u(m, k) GROUP BY m)") == [(1,)]
+    assert _rows(s, "SELECT k FROM v WHERE arr IN (SELECT arr FROM v GROUP BY arr HAVING "
+                    "COUNT(*) > 1)") == [(1,), (3,)]
+    assert _rows(s, "SELECT k, (SELECT COUNT(DISTINCT w.arr) FROM v AS w WHERE w.k <= v.k) "
+                    "FROM v") == [(1, 1), (2, 2), (3, 2)]
+    assert _rows(s, "SELECT k FROM v WHERE EXISTS (SELECT r FROM v AS w WHERE w.k > v.k "
+                    "GROUP BY r)") == [(1,), (2,)]
