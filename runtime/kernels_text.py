@@ -15,7 +15,7 @@ import math
 import re
 import urllib.parse
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -83,67 +83,57 @@ INVALID_REGEX = "(?P<"
 _QUANTIFIER = re.compile(r"\{\d+(,\d*)?\}")
 
 
+def _regex_tokens(pattern: str) -> Iterator[tuple[int, int, bool]]:
+    """A regex's parts as (start, end, bare) spans: an escape (``\\p{...}`` and ``\\x{...}``
+    whole), a character class (Java's nested ones whole; a ']' first is one of its letters),
+    or one bare character outside them."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            end = i + 2
+            if pattern[i + 1:i + 2] in ("p", "P", "x") and pattern.startswith("{", i + 2):
+                close = pattern.find("}", i + 3)  # (\\p{Alpha}, \\x{263A})
+                end = close + 1 if close > 0 else n
+            yield i, min(end, n), False
+            i = end
+        elif c == "[":
+            j = i + 1 + pattern.startswith("^", i + 1)
+            j += pattern.startswith("]", j)
+            depth = 1
+            while j < n and depth:
+                if pattern[j] == "\\":
+                    j += 2
+                    continue
+                depth += 1 if pattern[j] == "[" else -1 if pattern[j] == "]" else 0
+                j += 1
+            yield i, min(j, n), False
+            i = j
+        else:
+            yield i, i + 1, True
+            i += 1
+
+
 def _java_rejects(pattern: str) -> bool:
     """Whether Java's Pattern rejects ``pattern`` where Python's re and RE2 read it: a '{'
     that starts no repetition ('{', 'a{', 'a{1', 'a{,2}': Java's "Illegal repetition"; the
     others take it for a letter), and Python's own '(?P<name>...)' groups."""
-    i, depth = 0, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            if pattern[i + 1:i + 2] in ("p", "P", "x") and pattern.startswith("{", i + 2):
-                close = pattern.find("}", i + 3)  # (\p{Alpha}, \x{263A})
-                i = close + 1 if close > 0 else len(pattern)
-                continue
-            i += 2
+    for start, _, bare in _regex_tokens(pattern):
+        if not bare:
             continue
-        if depth:
-            depth += 1 if c == "[" else -1 if c == "]" else 0
-            i += 1
-            continue
-        if c == "[":
-            depth = 1
-            i += 1
-            if pattern.startswith("^", i):
-                i += 1
-            if pattern.startswith("]", i):  # (a ']' first is a letter of the class)
-                i += 1
-            continue
-        if c == "{" and (i == 0 or _QUANTIFIER.match(pattern, i) is None):
+        if pattern[start] == "{" and (start == 0 or
+                                      _QUANTIFIER.match(pattern, start) is None):
             return True
-        if pattern.startswith("(?P", i):
+        if pattern.startswith("(?P", start):
             return True
-        i += 1
     return False
 
 
 def _java_dots(pattern: str) -> str:
     """Each '.' (not escaped, not in a class) as Java's: any character but a line terminator
     (RE2's and Python's '.' take a carriage return too: 'a\\rb' ~ 'a.b' matched)."""
-    out: list[str] = []
-    i, depth = 0, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if depth:
-            depth += 1 if c == "[" else -1 if c == "]" else 0
-        elif c == "[":
-            depth = 1
-            j = i + 1 + (pattern.startswith("^", i + 1))
-            if pattern.startswith("]", j):  # (a ']' first is a letter of the class)
-                out.append(pattern[i:j + 1])
-                i = j + 1
-                continue
-        elif c == ".":
-            out.append(NOT_LINE_END)
-            i += 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+    return "".join(NOT_LINE_END if bare and pattern[start] == "." else pattern[start:end]
+                   for start, end, bare in _regex_tokens(pattern))
 
 
 def java_regex(pattern: str) -> str:
@@ -555,30 +545,19 @@ def _regexp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 def _numbered_groups(pattern: str) -> tuple[str, int]:
     """The regex with every capturing group named g1, g2, ... (Arrow's extract_regex wants
     named groups), and their number. Escapes and character classes are skipped."""
-    out, n, i, in_class = [], 0, 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
+    out: list[str] = []
+    n, skip = 0, 0  # (skip: where a group's own name, replaced, ends)
+    for start, end, bare in _regex_tokens(pattern):
+        if start < skip:
             continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
-                out.append(pattern[i:i + (2 if pattern[i + 1] == "]" else 3)])
-                i += 2 if pattern[i + 1] == "]" else 3
-                continue
-        elif c == "(":
-            named = re.match(r"\(\?P?<([A-Za-z]\w*)>", pattern[i:])
-            if named or not pattern.startswith("(?", i):
+        if bare and pattern[start] == "(":
+            named = re.match(r"\(\?P?<([A-Za-z]\w*)>", pattern[start:])
+            if named or not pattern.startswith("(?", start):
                 n += 1
                 out.append(f"(?P<g{n}>")
-                i += named.end() if named else 1
+                skip = start + (named.end() if named else 1)
                 continue
-        out.append(c)
-        i += 1
+        out.append(pattern[start:end])
     return "".join(out), n
 
 

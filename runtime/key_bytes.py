@@ -152,11 +152,6 @@ def _decode(b: bytes, pos: int, t: pa.DataType) -> tuple[object, int]:
         unscaled = int.from_bytes(b[pos:pos + 16], "little", signed=True)
         return decimal.Decimal(unscaled).scaleb(-t.scale), pos + 16
     if pa.types.is_integer(t) or pa.types.is_temporal(t):
-        raw_int = int.from_bytes(b[pos:pos + 8], "little", signed=True)
-        if pa.types.is_integer(t):
-            return raw_int, pos + 8
-        # (a temporal value from its integer, as Arrow stores it)
-        width = getattr(t, "bit_width", 64)
-        ints = pa.array([raw_int], pa.int32() if width == 32 else pa.int64())
-        return ints.view(t)[0].as_py(), pos + 8
+        # (a time as the integer Arrow stores, which pyarrow builds it from)
+        return int.from_bytes(b[pos:pos + 8], "little", signed=True), pos + 8
     raise TypeError(f"no value of {t} from key bytes")

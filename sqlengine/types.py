@@ -311,8 +311,8 @@ def array_of(t: pa.DataType) -> pa.DataType:
 
 def groupable(t: pa.DataType) -> bool:
     """Whether values of ``t`` can be grouped by (runtime/key_bytes.py has their bytes): ROW,
-    ARRAY and MAP of booleans, numbers (DECIMAL up to 38 digits), strings, binary strings and
-    times."""
+    ARRAY and MAP of booleans, numbers (DECIMAL up to 38 digits), strings, binary strings,
+    times and INTERVAL DAY TO SECOND."""
     if pa.types.is_struct(t):
         return all(groupable(f.type) for f in t)
     if pa.types.is_map(t):
@@ -322,7 +322,8 @@ def groupable(t: pa.DataType) -> bool:
     return (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or
             pa.types.is_large_binary(t) or pa.types.is_boolean(t) or
             pa.types.is_floating(t) or pa.types.is_decimal128(t) or pa.types.is_integer(t) or
-            pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_time(t))
+            pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_time(t) or
+            pa.types.is_duration(t))
 
 
 def is_nested(t: pa.DataType) -> bool:

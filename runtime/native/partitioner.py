@@ -16,11 +16,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.cast import own_elements
+from sqlengine import types as T
+from sqlengine.errors import ExecutionError
 from sqlengine.optimizer.physical import Partitioning
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import data_part
 from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.key_bytes import key_bytes
 
 MAX_PARALLELISM = 128  # Flink's default number of key groups
 _NULL_HASH = np.uint64(0x9E3779B97F4A7C15)
@@ -94,32 +96,12 @@ def _value_hash(arr: pa.Array) -> np.ndarray:
 
 
 def _nested_hash(arr: pa.Array) -> np.ndarray:
-    """A hash of each ROW / ARRAY / MAP value from its fields' / elements' hashes: equal values
-    hash equal in any batch and process (a NULL inside as _NULL_HASH; a MAP's entries in any
-    order)."""
-    t = arr.type
-    if pa.types.is_struct(t):
-        return hash_rows([pc.struct_field(arr, [i]) for i in range(t.num_fields)])
-    if pa.types.is_fixed_size_list(t):
-        arr = arr.cast(pa.list_(t.value_type))
-    offsets, kids = own_elements(arr)
-    lengths = np.diff(offsets)
-    parents = np.repeat(np.arange(len(arr), dtype=np.int64), lengths)
-    if pa.types.is_map(t):
-        with np.errstate(over="ignore"):
-            entry = _mix(hash_rows([kids[0]]) * np.uint64(31) + hash_rows([kids[1]]))
-        out = np.zeros(len(arr), dtype=np.uint64)
-        np.add.at(out, parents, entry)  # (a sum: the same whatever the entries' order)
-    else:
-        element = hash_rows([kids[0]])
-        position = np.arange(len(parents), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-        longest = int(lengths.max()) if len(lengths) else 0
-        with np.errstate(over="ignore"):
-            powers = np.cumprod(np.full(max(longest, 1), _BYTE_BASE, dtype=np.uint64))
-            out = np.zeros(len(arr), dtype=np.uint64)
-            np.add.at(out, parents, element * powers[position])
-    with np.errstate(over="ignore"):
-        return out + lengths.astype(np.uint64)
+    """A hash of each ROW / ARRAY / MAP value's key bytes (runtime/key_bytes.py, which GROUP BY
+    groups them by): equal values hash equal in any batch and process."""
+    if not T.groupable(arr.type):
+        raise ExecutionError(f"values of type {T.type_name(arr.type)} cannot be hashed to a "
+                             "subtask")
+    return _bytes_hash(key_bytes([arr], [None], pa.binary()).fill_null(b""))
 
 
 def hash_rows(columns: list[pa.Array]) -> np.ndarray:

@@ -191,5 +191,6 @@ def test_grouping_by_nested_values(sql: str, expected: list[tuple[object, ...]])
 
 def test_grouping_by_nested_values_of_types_without_key_bytes_is_refused() -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
-    with pytest.raises(NotSupportedError, match=r"grouping by the ARRAY<INTERVAL.*element types"):
-        s.sql("SELECT a, COUNT(*) FROM (VALUES (ARRAY[INTERVAL '1' DAY])) AS t(a) GROUP BY a")
+    with pytest.raises(NotSupportedError,
+                       match=r"grouping by the ARRAY<INTERVAL YEAR.*element types"):
+        s.sql("SELECT a, COUNT(*) FROM (VALUES (ARRAY[INTERVAL '1' YEAR])) AS t(a) GROUP BY a")
