@@ -5,11 +5,10 @@ failed in Arrow ('equal' has no kernel for list). Flink 2.3 gives the matching r
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import sqlengine
+from tests.json_table import json_table
 
 ROWS = """{"id":1,"a":[1,2,3],"r":{"x":2,"y":"z"},"m":{"a":1}}
 {"id":2,"a":[1],"r":{"x":1,"y":"z"},"m":{"b":1}}
@@ -18,14 +17,8 @@ ROWS = """{"id":1,"a":[1,2,3],"r":{"x":2,"y":"z"},"m":{"a":1}}
 
 @pytest.fixture(scope="module")
 def s(tmp_path_factory: pytest.TempPathFactory) -> sqlengine.Session:
-    path: Path = tmp_path_factory.mktemp("nested_filters") / "t.json"
-    path.write_text(ROWS)
-    session = sqlengine.connect({"execution.runtime-mode": "batch",
-                                 "parallelism.default": "1"})
-    session.execute("CREATE TABLE T (id INT, a ARRAY<INT>, r ROW<x INT, y STRING>, "
-                    "m MAP<STRING, INT>) WITH ('connector' = 'filesystem', "
-                    f"'path' = '{path}', 'format' = 'json')")
-    return session
+    return json_table(tmp_path_factory, "T", "id INT, a ARRAY<INT>, r ROW<x INT, y STRING>, "
+                      "m MAP<STRING, INT>", ROWS)
 
 
 @pytest.mark.parametrize(("where", "ids"), [

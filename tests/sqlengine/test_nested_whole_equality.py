@@ -6,11 +6,10 @@ PyFlink 2.3 on the same json file."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import sqlengine
+from tests.json_table import json_table
 
 ROWS = """{"id":1,"ar":[null],"r":{"x":null,"y":null},"a":[null]}
 {"id":2,"ar":[{"x":null,"y":"q"}],"r":{"x":1,"y":null},"a":[1]}
@@ -20,14 +19,8 @@ ROWS = """{"id":1,"ar":[null],"r":{"x":null,"y":null},"a":[null]}
 
 @pytest.fixture(scope="module")
 def s(tmp_path_factory: pytest.TempPathFactory) -> sqlengine.Session:
-    path: Path = tmp_path_factory.mktemp("whole") / "a.json"
-    path.write_text(ROWS)
-    session = sqlengine.connect({"execution.runtime-mode": "batch",
-                                 "parallelism.default": "1"})
-    session.execute("CREATE TABLE A (id INT, ar ARRAY<ROW<x INT, y STRING>>, "
-                    "r ROW<x INT, y STRING>, a ARRAY<INT>) WITH ('connector' = 'filesystem', "
-                    f"'path' = '{path}', 'format' = 'json')")
-    return session
+    return json_table(tmp_path_factory, "A", "id INT, ar ARRAY<ROW<x INT, y STRING>>, "
+                      "r ROW<x INT, y STRING>, a ARRAY<INT>", ROWS)
 
 
 @pytest.mark.parametrize(("expr", "flink"), [

@@ -5,11 +5,10 @@ a row. Expected values measured with PyFlink 2.3 on the same json file."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import sqlengine
+from tests.json_table import json_table
 
 ROWS = """{"id":1,"ar":[null],"a":[null]}
 {"id":2,"ar":[{"x":null,"y":"q"}],"a":[1]}
@@ -19,13 +18,8 @@ ROWS = """{"id":1,"ar":[null],"a":[null]}
 
 @pytest.fixture(scope="module")
 def s(tmp_path_factory: pytest.TempPathFactory) -> sqlengine.Session:
-    path: Path = tmp_path_factory.mktemp("unnest_null") / "a.json"
-    path.write_text(ROWS)
-    session = sqlengine.connect({"execution.runtime-mode": "batch",
-                                 "parallelism.default": "1"})
-    session.execute("CREATE TABLE A (id INT, ar ARRAY<ROW<x INT, y STRING>>, a ARRAY<INT>) "
-                    f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
-    return session
+    return json_table(tmp_path_factory, "A", "id INT, ar ARRAY<ROW<x INT, y STRING>>, "
+                      "a ARRAY<INT>", ROWS)
 
 
 def _rows(s: sqlengine.Session, sql: str) -> list[tuple]:
