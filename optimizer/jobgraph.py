@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlengine.optimizer.physical import Partitioning
 from sqlengine.optimizer.specs import OperatorSpec
@@ -50,16 +50,31 @@ class JobVertex:
 class JobGraph:
     vertices: tuple[JobVertex, ...]  # topological order
     edges: tuple[JobEdge, ...]
+    # (each vertex's in- and out-edges, found once: a union of n inputs asked per vertex)
+    _ins: dict[str, list[JobEdge]] = field(init=False, repr=False, compare=False)
+    _outs: dict[str, list[JobEdge]] = field(init=False, repr=False, compare=False)
+    _by_id: dict[str, JobVertex] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ins: dict[str, list[JobEdge]] = {}
+        outs: dict[str, list[JobEdge]] = {}
+        for e in self.edges:
+            ins.setdefault(e.target, []).append(e)
+            outs.setdefault(e.source, []).append(e)
+        for edges in ins.values():
+            edges.sort(key=lambda e: e.input_index)
+        object.__setattr__(self, "_ins", ins)
+        object.__setattr__(self, "_outs", outs)
+        object.__setattr__(self, "_by_id", {v.id: v for v in self.vertices})
 
     def vertex(self, vertex_id: str) -> JobVertex:
-        return next(v for v in self.vertices if v.id == vertex_id)
+        return self._by_id[vertex_id]
 
     def in_edges(self, vertex_id: str) -> list[JobEdge]:
-        return sorted((e for e in self.edges if e.target == vertex_id),
-                      key=lambda e: e.input_index)
+        return list(self._ins.get(vertex_id, ()))
 
     def out_edges(self, vertex_id: str) -> list[JobEdge]:
-        return [e for e in self.edges if e.source == vertex_id]
+        return list(self._outs.get(vertex_id, ()))
 
     def origin(self, vertex_id: str) -> str:
         """The vertex whose rows reach ``vertex_id`` through FORWARD edges only (subtask i

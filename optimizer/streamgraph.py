@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
@@ -32,15 +32,27 @@ class StreamEdge:
 class StreamGraph:
     nodes: tuple[StreamNode, ...]  # topological order: every node after its inputs
     edges: tuple[StreamEdge, ...]
+    # (each node's in- and out-edges, found once: a union of n inputs asked per node)
+    _ins: dict[int, list[StreamEdge]] = field(init=False, repr=False, compare=False)
+    _outs: dict[int, list[StreamEdge]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ins: dict[int, list[StreamEdge]] = {}
+        outs: dict[int, list[StreamEdge]] = {}
+        for e in self.edges:
+            ins.setdefault(e.target, []).append(e)
+            outs.setdefault(e.source, []).append(e)
+        object.__setattr__(self, "_ins", ins)
+        object.__setattr__(self, "_outs", outs)
 
     def node(self, node_id: int) -> StreamNode:
         return self.nodes[node_id - 1]
 
     def in_edges(self, node_id: int) -> list[StreamEdge]:
-        return [e for e in self.edges if e.target == node_id]
+        return list(self._ins.get(node_id, ()))
 
     def out_edges(self, node_id: int) -> list[StreamEdge]:
-        return [e for e in self.edges if e.source == node_id]
+        return list(self._outs.get(node_id, ()))
 
 
 def operator_parallelism(op: OperatorSpec, inputs: list[tuple[StreamNode, Partitioning]],

@@ -105,23 +105,36 @@ class RelationBinder(ClauseBinder):
 
     def _set_inputs(self, node: exp.SetOperation, ctes: dict[str, Relation]
                     ) -> list[LogicalPlan]:
-        """Both inputs of a set operation, cast to their common column types."""
+        """The inputs of a set operation, cast to their common column types. A chain of
+        UNION ALLs (``a UNION ALL b UNION ALL c``, which parses as a left-deep tree) is
+        taken as one n-ary union: binding and planning it node by node cost time quadratic
+        in the number of branches."""
         word = node.key.upper()
         self.binder.selects.refuse_set_clauses(node)
-        left = self.query(node.this, ctes)
-        right = self.query(node.expression, ctes)
-        lf, rf = left.plan.schema.fields, right.plan.schema.fields
-        if len(lf) != len(rf):
-            raise self.error(BindError, f"{word} inputs have {len(lf)} and {len(rf)} columns",
-                             node)
+        branches = [node.expression]
+        head: exp.Expression = node.this
+        while (isinstance(node, exp.Union) and not node.args.get("distinct")
+               and _bare_union_all(head)):
+            self.binder.selects.refuse_set_clauses(head)
+            branches.append(head.expression)
+            head = head.this
+        branches.append(head)
+        rels = [self.query(b, ctes) for b in reversed(branches)]
+        lf = rels[0].plan.schema.fields
+        for rel in rels[1:]:
+            rf = rel.plan.schema.fields
+            if len(lf) != len(rf):
+                raise self.error(BindError, f"{word} inputs have {len(lf)} and {len(rf)} "
+                                 "columns", node)
         types = []
-        for a, b in zip(lf, rf):
+        for i, a in enumerate(lf):
             try:
-                types.append(T.common_type([a.type, b.type], f"{word} column {a.name!r}"))
+                types.append(T.common_type([r.plan.schema.fields[i].type for r in rels],
+                                           f"{word} column {a.name!r}"))
             except BindError as e:
                 raise self.error(BindError, e.message, node) from None
         inputs = []
-        for rel in (left, right):
+        for rel in rels:
             input_plan = rel.plan
             if [f.type for f in input_plan.schema.fields] != types:
                 exprs = tuple(coerce(ColumnRef(i, f.name, f.type), t)
@@ -481,3 +494,12 @@ def _as_type(e: Expr, t: pa.DataType) -> Expr:
     if e.value is None or e.dtype == t:
         return Literal(e.value, t)
     return Literal(pa.array([e.value], e.dtype).cast(t)[0].as_py(), t)
+
+
+def _bare_union_all(node: exp.Expression) -> bool:
+    """A UNION ALL without clauses of its own (no ORDER BY, LIMIT, WITH): the left input of
+    a chain of UNION ALLs, which one n-ary union takes whole."""
+    return (isinstance(node, exp.Union) and not node.args.get("distinct")
+            and all(v is None or k in ("this", "expression", "distinct")
+                    for k, v in node.args.items()))
+

@@ -14,7 +14,7 @@ class MergeUnions(OptimizerRule):
 
     Example:
         >>> from tests.plans import plan_of, show
-        >>> sql = "SELECT a FROM t UNION ALL SELECT a FROM u UNION ALL SELECT a + 1 FROM t"
+        >>> sql = "SELECT a FROM t UNION ALL (SELECT a FROM u UNION ALL SELECT a + 1 FROM t)"
         >>> print(show(MergeUnions().apply(plan_of(sql), RuleContext()).data))
         Union
           Project: a

@@ -7,6 +7,7 @@ StreamInputProcessor (input_processor.py) feeds it, and a Task (task.py) runs it
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
@@ -52,6 +53,8 @@ class ChainedTask:
         self.channels = channels if channels is not None else list(range(n_inputs))
         n_channels = len(self.channels)
         self.ended: set[int] = set()  # ended channels
+        # Per input index of the head, its channels not ended yet.
+        self._open_channels = Counter(self.channels)
         self.finished = False
         # The last operator found done (-1: none) and the operators ended after it.
         self._cut = -1
@@ -62,9 +65,6 @@ class ChainedTask:
         self.idle = False
         # The task's watermark: the minimum over its active input channels, never backwards.
         self.valve = StatusWatermarkValve(n_channels)
-        # Per channel, the other channels fed by the same upstream subtask (a self-join's two
-        # inputs from one source): they carry the same watermarks, row for row.
-        self.twins: list[frozenset[int]] = [frozenset()] * n_channels
         for i, op in enumerate(operators):
             op.open(OperatorContext(vertex_id, f"{i + 1}:{names[i]}", options, self.memory,
                                     *subtask))
@@ -214,8 +214,8 @@ class ChainedTask:
 
     def set_producers(self, producers: list[object]) -> None:
         """The upstream subtask feeding each input channel (any hashable name)."""
-        self.twins = [frozenset(j for j, q in enumerate(producers) if q == p and j != i)
-                      for i, p in enumerate(producers)]
+        ids: dict[object, int] = {}
+        self.valve.twins = [ids.setdefault(p, len(ids)) for p in producers]
 
     def _merge_row_watermarks(self, batch: pa.RecordBatch, channel: int) -> pa.RecordBatch:
         # With several inputs, the watermark before a row is also bounded by the other
@@ -227,7 +227,7 @@ class ChainedTask:
             self.valve.delivered_rows(channel, int(wm[-1]))
         # (a twin channel is as far as this one: the same rows and watermarks in the same
         # order, as Flink sends a shared source's records to both inputs of a self-join)
-        bound = self.valve.others_bound(channel, self.twins[channel])
+        bound = self.valve.others_bound(channel)
         if bound is None:
             return batch
         merged = np.minimum(wm, bound)
@@ -300,7 +300,8 @@ class ChainedTask:
             return self.finished
         self.ended.add(channel)
         index = self.channels[channel]
-        if all(c in self.ended for c, i in enumerate(self.channels) if i == index):
+        self._open_channels[index] -= 1
+        if not self._open_channels[index]:
             self._run(0, lambda: self.operators[0].end_input(index))
         if self.finished or len(self.ended) < len(self.channels):
             return self.finished  # (finished: an operator got done on what the end flushed)

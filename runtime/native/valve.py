@@ -10,7 +10,7 @@ class StatusWatermarkValve:
     or idle); the output watermark is the minimum over the active channels and never goes
     backwards; idle channels do not hold it back; the output is idle when all channels are."""
 
-    __slots__ = ("channel_idle", "channel_wm", "row_wm", "watermark")
+    __slots__ = ("channel_idle", "channel_wm", "row_wm", "twins", "watermark")
 
     def __init__(self, n_channels: int) -> None:
         self.channel_wm: list[int] = [MIN_WATERMARK] * n_channels
@@ -19,6 +19,9 @@ class StatusWatermarkValve:
         self.row_wm: list[int] = [MIN_WATERMARK] * n_channels
         self.channel_idle: list[bool] = [False] * n_channels
         self.watermark: int = MIN_WATERMARK  # the output watermark
+        # Per channel, a number it shares with the channels fed by the same upstream subtask
+        # (a self-join's two inputs from one source): they keep pace, row for row.
+        self.twins: list[int] = list(range(n_channels))
 
     def input_watermark(self, channel: int, timestamp: int) -> int | None:
         """A watermark on ``channel`` (which makes it active). Returns the new output
@@ -54,15 +57,16 @@ class StatusWatermarkValve:
         if last_row_watermark > self.row_wm[channel]:
             self.row_wm[channel] = last_row_watermark
 
-    def others_bound(self, channel: int, twins: frozenset[int] = frozenset()) -> int | None:
+    def others_bound(self, channel: int) -> int | None:
         """The minimum watermark over the active channels other than ``channel`` (bounds the
         watermark before a row arriving on ``channel``), or None when there are none. A
         channel whose rows were delivered counts as far as the watermarks between them went
-        (as in Flink, where those watermarks travel between the rows). ``twins``: channels
-        left out, which keep pace with ``channel``."""
-        others = [max(w, r) for j, (w, r, idle) in enumerate(zip(
-                  self.channel_wm, self.row_wm, self.channel_idle))
-                  if j != channel and j not in twins and not idle]
+        (as in Flink, where those watermarks travel between the rows). ``channel``'s twins
+        (``channel`` among them) keep pace with it and are left out."""
+        key = self.twins[channel]
+        others = [max(w, r) for w, r, idle, g in zip(self.channel_wm, self.row_wm,
+                                                     self.channel_idle, self.twins)
+                  if g != key and not idle]
         return min(others) if others else None
 
     def _advance(self) -> int | None:
