@@ -468,12 +468,15 @@ class Session:
     def _create_table_as(self, stmt: S.CreateTableAs, script: str) -> Result:
         """CREATE TABLE ... AS query: the table is created with the query's columns, then
         the query is inserted into it; if the INSERT cannot be planned, the table is dropped
-        again (nothing half-made stays)."""
+        again (nothing half-made stays). With IF NOT EXISTS, a table there already takes the
+        query's rows, as in Flink."""
         table, queried = ddl.table_of_query(self.catalog, stmt, script)
         # (by name when the table declares columns: the query's go where the table has them)
         names = queried if stmt.table.columns or stmt.order else ()
         if self.catalog.exists(table.name) and table.if_not_exists:
-            return Result("ok", f"[INFO] Table {table.name} already exists, skipped")
+            # (as Flink: the query's rows go into the table there is, column by column)
+            return self._insert(S.Insert(table.name, (), stmt.query, False,
+                                         _name_offset(script, stmt.query.offset)), script)
         ddl.create_table(self.catalog, table, script)
         insert = S.Insert(table.name, names, stmt.query)
         try:
@@ -646,3 +649,13 @@ def _counters(result: Any) -> dict[str, int]:
         return {}
     return {k: int(getattr(result, k, 0) or 0)
             for k in ("skipped_rows", "late_records_dropped", "udf_rows_skipped")}
+
+
+def _name_offset(script: str, before: int) -> int:
+    """Where the table name of the CREATE TABLE IF NOT EXISTS ending before offset
+    ``before`` starts (0 when it cannot be found): errors of the INSERT point at it."""
+    import re
+
+    ends = [m.end() for m in re.finditer(r"(?is)\bCREATE\b.*?\bTABLE\s+IF\s+NOT\s+"
+                                         r"EXISTS\s+", script[:before])]
+    return ends[-1] if ends else 0

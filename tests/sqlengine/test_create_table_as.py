@@ -96,3 +96,23 @@ def test_ctas_schema_refused_as_flink(tmp_path: Path, schema: str, message: str)
     with pytest.raises(SqlEngineError, match=message):
         _ctas(s, tmp_path / "r", schema, "SELECT id, name FROM g")
     assert s.catalog.table("t") is None
+
+
+def test_ctas_if_not_exists_fills_the_table_there(tmp_path: Path) -> None:
+    """CREATE TABLE IF NOT EXISTS t ... AS query with t there already: the query's rows go
+    into t, column by column, and t keeps its own options (PyFlink 2.3: a table holding 9
+    held 9 and 10 after CREATE TABLE IF NOT EXISTS ... AS SELECT 10 AS z)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE c (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{tmp_path / 'c'}', 'format' = 'csv')")
+    s.execute("INSERT INTO c VALUES (1, 'x')")
+    ctas = (f"CREATE TABLE IF NOT EXISTS c WITH ('connector' = 'filesystem', 'path' = "
+            f"'{tmp_path / 'other'}', 'format' = 'json') AS ")
+    out = s.execute(ctas + "SELECT 10 AS z, 'y' AS w")
+    assert out[-1].message.endswith("Inserted 1 rows into c")
+    rows = s.sql("SELECT a, b FROM c").collect().to_pylist()
+    assert sorted(rows, key=lambda r: r["a"]) == [{"a": 1, "b": "x"}, {"a": 10, "b": "y"}]
+    assert not (tmp_path / "other").exists()
+    with pytest.raises(SqlEngineError, match=r"(?s)1:28: INSERT INTO 'c' lists 2 columns but "
+                                             r"the query returns 1.*\n {29}\^"):
+        s.execute(ctas + "SELECT 'q' AS a")
