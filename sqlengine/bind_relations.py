@@ -27,6 +27,7 @@ from sqlengine.bind_lateral import is_lateral_subquery, lateral_join
 from sqlengine.bind_sample import sampled
 from sqlengine.bind_temporal import temporal_join
 from sqlengine.bind_using import natural_columns, using_columns, using_parts
+from sqlengine.catalog import ViewDef
 from sqlengine.connectors import is_bounded
 from sqlengine.dialect import Flink
 from sqlengine.errors import BindError, NotSupportedError, PlanError
@@ -280,6 +281,12 @@ class RelationBinder(ClauseBinder):
             sub = self.binder.nested(view.query, view.script)
             tree = parse_query(view.query, view.script)
             rel = sub.query(tree, {})
+            try:
+                plan = as_created(view, rel.plan)
+            except BindError as e:
+                raise self.error(BindError, e.message, node) from None
+            if plan is not rel.plan:
+                rel = Relation(plan, scope_of(plan, None))
             return self.rename(rel, alias, list(view.columns), node)
         table = self.binder.catalog.table(name)
         if table is None:
@@ -503,3 +510,25 @@ def _bare_union_all(node: exp.Expression) -> bool:
             and all(v is None or k in ("this", "expression", "distinct")
                     for k, v in node.args.items()))
 
+
+def as_created(view: ViewDef, plan: LogicalPlan) -> LogicalPlan:
+    """A view's bound query as it was when the view was made: a star stands for the columns
+    it stood for then (Flink stores a view's query with its stars expanded), so columns a
+    table gained since are left out, by name. A column gone since is an error, as in Flink."""
+    names = plan.schema.names()
+    then = list(view.query_columns)
+    if not then or names == then:
+        return plan
+    taken: dict[str, int] = {}  # (the k-th column of a name is the k-th one of it now)
+    picks = []
+    for name in then:
+        k = taken.get(name.lower(), 0)
+        taken[name.lower()] = k + 1
+        same = [i for i, n in enumerate(names) if n.lower() == name.lower()]
+        if k >= len(same):
+            raise BindError(f"view {view.name!r}: its query no longer gives column {name!r} "
+                            "(a table it reads has changed since the view was made)")
+        picks.append(same[k])
+    fields = plan.schema.fields
+    return Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in picks),
+                   tuple(fields[i].name for i in picks))

@@ -76,6 +76,10 @@ class ViewDef:
     script: str
     columns: tuple[str, ...] = ()
     comment: str | None = None  # (COMMENT '...': shown by SHOW CREATE VIEW)
+    # The query's column names when the view was made: a star in it stays the columns it
+    # stood for then, as in Flink (which stores the query expanded), though a table it
+    # reads gains columns later.
+    query_columns: tuple[str, ...] = ()
 
 
 DEFAULT_CATALOG = "default_catalog"

@@ -246,8 +246,8 @@ def create_view(catalog: Catalog, stmt: S.CreateView, script: str) -> str:
         raise BindError(f"view {stmt.name!r} names {len(stmt.columns)} columns but its query "
                         f"returns {len(plan.schema)}")
     _unique_columns(stmt.name, list(stmt.columns) or _written_names(tree))
-    catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns, stmt.comment),
-                     temporary=stmt.temporary)
+    catalog.add_view(ViewDef(stmt.name, stmt.query, script, stmt.columns, stmt.comment,
+                             tuple(plan.schema.names())), temporary=stmt.temporary)
     return "[INFO] Execute statement succeeded."
 
 
@@ -290,9 +290,10 @@ def alter_view(catalog: Catalog, stmt: S.AlterView, script: str) -> str:
     if stmt.query is not None:
         # (validated now, as CREATE VIEW does)
         tree = parse_query(stmt.query, script)
-        bind_query(tree, catalog, stmt.query, script)
+        plan = bind_query(tree, catalog, stmt.query, script)
         _unique_columns(stmt.name, _written_names(tree))
-        new = replace(view, query=stmt.query, script=script, columns=())
+        new = replace(view, query=stmt.query, script=script, columns=(),
+                      query_columns=tuple(plan.schema.names()))
     else:
         if catalog.exists(stmt.new_name, temporary=False):
             raise BindError(f"ALTER VIEW {stmt.name!r} RENAME TO {stmt.new_name!r}: a table "
@@ -854,10 +855,11 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
         return pa.table(columns)
     view = catalog.view(stmt.name)
     if view is not None:
+        from sqlengine.bind_relations import as_created
         from sqlengine.binder import bind_query
 
-        plan = bind_query(parse_query(view.query, view.script), catalog, view.query,
-                          view.script)
+        plan = as_created(view, bind_query(parse_query(view.query, view.script), catalog,
+                                           view.query, view.script))
         names = list(view.columns) or plan.schema.names()
         fields = plan.schema.fields
         return pa.table({"name": names, "type": [T.type_name(f.type) for f in fields],
