@@ -1,6 +1,7 @@
-"""The print connector (Flink's): a sink writing each row as ``+I[1, abc, NULL]`` (the row kind
-and the values) to standard output, or to standard error with 'standard-error' = 'true',
-prefixed with '<print-identifier>> ' when given."""
+"""The print connector (Flink's): a sink writing each row as ``+I[1, abc, null]`` (the row kind
+and the values, as Java's toString writes them: java_text.py) to standard output, or to
+standard error with 'standard-error' = 'true', prefixed with '<print-identifier>> ' when
+given."""
 
 from __future__ import annotations
 
@@ -10,18 +11,15 @@ from typing import ClassVar, TextIO
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.cast import cast_array
 from sqlengine.connectors.base import Connector, OptionSpec, SinkWriter
+from sqlengine.connectors.java_text import java_strings
 
 
 def format_rows(batch: pa.RecordBatch, kinds: pa.Array | None = None) -> list[str]:
-    """Flink's print format: ``+I[1, abc, NULL]`` per row (vectorised to strings); ``kinds``
+    """Flink's print format: ``+I[1, abc, null]`` per row (vectorised to strings); ``kinds``
     the rows' kinds as short names (+I when None)."""
     n = batch.num_rows
-    cols = []
-    for col in batch.columns:
-        text = cast_array(col, pa.string()) if not pa.types.is_string(col.type) else col
-        cols.append(pc.fill_null(text, "NULL"))
+    cols = [java_strings(col) for col in batch.columns]
     prefix = kinds if kinds is not None else pa.array(["+I"] * n, pa.string())
     body = pc.binary_join_element_wise(*cols, ", ") if cols else pa.array([""] * n)
     lines = pc.binary_join_element_wise(prefix, body, "[")

@@ -65,9 +65,9 @@ MAXWELL = [
      "data": {"id": 111, "name": "scooter", "weight": 5.17}},
 ]
 MAXWELL_KINDS = [
-    "+I[111, scooter, 5.18]", "+I[112, NULL, 1.00]",
+    "+I[111, scooter, 5.18]", "+I[112, null, 1.00]",
     "-U[111, scooter, 5.18]", "+U[111, scooter, 5.17]",
-    "-U[112, NULL, 1.00]", "+U[112, pen, 1.00]",
+    "-U[112, null, 1.00]", "+U[112, pen, 1.00]",
     "+I[113, ink, 0.50]", "-D[111, scooter, 5.17]"]
 MAXWELL_FINAL = [(112, "pen", Decimal("1.00")), (113, "ink", Decimal("0.50"))]
 

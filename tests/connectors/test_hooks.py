@@ -134,12 +134,12 @@ def test_spark_reader_hook() -> None:
 
 def test_print_and_blackhole_writers() -> None:
     batch = pa.record_batch([pa.array([1, None]), pa.array(["x", "y"])], names=["a", "s"])
-    assert format_rows(batch) == ["+I[1, x]", "+I[NULL, y]"]
-    assert format_rows(batch, pa.array(["-U", "+U"])) == ["-U[1, x]", "+U[NULL, y]"]
+    assert format_rows(batch) == ["+I[1, x]", "+I[null, y]"]
+    assert format_rows(batch, pa.array(["-U", "+U"])) == ["-U[1, x]", "+U[null, y]"]
     out = io.StringIO()
     writer = PrintWriter("id", stream=out)
     writer.write(batch)
-    assert out.getvalue() == "id> +I[1, x]\nid> +I[NULL, y]\n"
+    assert out.getvalue() == "id> +I[1, x]\nid> +I[null, y]\n"
     assert writer.rows == 2
     assert connectors.get("print").open_sink("t", {}, ARROW, False).name == "Print"
     hole = connectors.get("blackhole").open_sink("t", {}, ARROW, False)
