@@ -200,6 +200,19 @@ class DatagenReader:
             ts = pa.array(ms, pa.timestamp("ms"))
             return ts.cast(t) if pa.types.is_timestamp(t) else \
                 pc.floor_temporal(ts, unit="day").cast(t)
+        if pa.types.is_time(t):  # (Flink's: the time of day now)
+            unit = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}[t.unit]
+            now = time.time_ns() * unit // 10**9 % (86400 * unit)
+            store = pa.int32() if t.bit_width == 32 else pa.int64()
+            return pa.array(np.full(n, now), store).cast(t)
+        if pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):
+            # (Flink's: 'length' random bytes, a BINARY(n) column's n)
+            length = t.byte_width if pa.types.is_fixed_size_binary(t) else spec.length
+            data = rng.integers(0, 256, size=n * length, dtype=np.uint8)
+            offsets = np.arange(0, (n + 1) * length, length, dtype=np.int32)
+            out = pa.BinaryArray.from_buffers(pa.binary(), n, [
+                None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data.tobytes())])
+            return out.cast(t)
         msg = f"table {self.table!r}: datagen cannot generate column {spec.name!r} of {t}"
         raise ConnectorError(msg)
 
@@ -305,7 +318,7 @@ def _takes(kind: str, t: pa.DataType) -> tuple[str, ...]:
         return ("kind", "start", "end", "null-rate")
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         return ("kind", "min", "max", "null-rate")
-    if pa.types.is_string(t):
+    if pa.types.is_string(t) or pa.types.is_binary(t):
         return ("kind", "length", "null-rate")
     if pa.types.is_timestamp(t) or pa.types.is_date(t):
         return ("kind", "max-past", "null-rate")
@@ -333,6 +346,15 @@ class Datagen(Connector):
         if m.group("opt") == "kind" and value not in ("random", "sequence"):
             raise fail(key, f"option {key!r} must be 'random' or 'sequence', got {value!r}")
         return True  # (the values are checked against the column's type: check_columns)
+
+    def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
+        """The types datagen makes values of (every scalar type but the intervals)."""
+        if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+                or pa.types.is_boolean(t) or pa.types.is_string(t) or pa.types.is_binary(t)
+                or pa.types.is_fixed_size_binary(t) or pa.types.is_timestamp(t)
+                or pa.types.is_date(t) or pa.types.is_time(t)):
+            return f"connector 'datagen' does not generate {type_name(t)} columns"
+        return None
 
     def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
         """A per-column option the column's kind and type do not use would be ignored:

@@ -11,7 +11,7 @@ import pytest
 
 import sqlengine
 from sqlengine.connectors.datagen import DatagenReader
-from sqlengine.errors import ConnectorError, PlanError
+from sqlengine.errors import ConnectorError, PlanError, SqlEngineError
 
 
 def session_with(tmp_path: Path, ddl: str, files: dict[str, str]) -> sqlengine.Session:
@@ -227,3 +227,27 @@ def test_datagen_null_rate_on_a_not_null_column_is_refused() -> None:
               "'fields.a.null-rate' = '0', 'fields.b.null-rate' = '1', 'number-of-rows' = '5')")
     got = s.sql("SELECT COUNT(a) AS a, COUNT(b) AS b FROM d").collect().to_pylist()
     assert got == [{"a": 5, "b": 0}]
+
+
+def test_datagen_makes_time_and_bytes_and_refuses_what_it_cannot_make() -> None:
+    """As Flink's datagen: a TIME is the time of day now, BYTES 'length' random bytes (a
+    VARBINARY(n)'s n, a BINARY(n) exactly n). A TIME column was taken by CREATE TABLE and
+    then failed the query with "cannot generate column 't' of time32[s]"."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TABLE g (t TIME, t3 TIME(3), b BYTES, bb BINARY(3), vb VARBINARY(5)) "
+              "WITH ('connector' = 'datagen', 'number-of-rows' = '50', "
+              "'fields.b.length' = '4')")
+    before = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    rows = s.sql("SELECT * FROM g").collect().to_pylist()
+    after = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    assert len(rows) == 50
+    low = (before - dt.timedelta(seconds=1)).time()
+    for r in rows:
+        if before.date() == after.date():
+            assert low <= r["t3"] <= after.time()
+            assert r["t"].microsecond == 0 and low.replace(microsecond=0) <= r["t"]
+        assert [len(r["b"]), len(r["bb"]), len(r["vb"])] == [4, 3, 5]
+    assert len({r["b"] for r in rows}) > 40
+    with pytest.raises(SqlEngineError, match=r"1:17: table 'h': column 'a': connector "
+                                             r"'datagen' does not generate ARRAY<INT> columns"):
+        s.execute("CREATE TABLE h (a ARRAY<INT>) WITH ('connector' = 'datagen')")
