@@ -322,9 +322,15 @@ class JoinOperator(SpillsToDisk, Operator):
             return table  # insert-only: no need to net anything out
         names = list(range(data.num_columns))
         cols = [data.schema.field(i).name for i in names]
-        renamed = table.rename_columns([f"c{i}" for i in names] + [M])
-        grouped = renamed.group_by([f"c{i}" for i in names], use_threads=False).aggregate(
-            [(M, "sum")])
+        # (netted per distinct row by ids, which take ROW / ARRAY / MAP values too, where
+        # Arrow's group_by takes no nested key)
+        ids = dense_ids(list(data.columns), data.num_rows)
+        distinct, first = np.unique(ids, return_index=True)
+        sums = np.bincount(ids, weights=table[M].to_numpy(),
+                           minlength=int(distinct[-1]) + 1 if len(distinct) else 0)
+        net = pa.array(sums[distinct].astype(np.int64))
+        grouped = pa.Table.from_batches([data.take(pa.array(first))]).rename_columns(
+            [f"c{i}" for i in names]).append_column(f"{M}_sum", net)
         grouped = self._without_stray_retractions(table, grouped, side)
         grouped = grouped.filter(pc.not_equal(grouped[f"{M}_sum"], 0))
         out = grouped.select([f"c{i}" for i in names] + [f"{M}_sum"])
@@ -411,18 +417,27 @@ class JoinOperator(SpillsToDisk, Operator):
         self.state[side] = table
 
     def _compact(self, table: pa.Table, side: int) -> pa.Table:
+        """The state netted per distinct row (by ids, which take ROW / ARRAY / MAP values
+        too, where Arrow's group_by takes no nested key): multiplicities summed, the other
+        bookkeeping columns at their largest; rows netted to nothing dropped."""
         width = len(self.schemas[side])
-        names = [f"c{i}" for i in range(width)]
-        extra = list(table.column_names[width:])
-        renamed = table.rename_columns(names + extra)
-        grouped = renamed.group_by(names, use_threads=False).aggregate(
-            [(M, "sum"), *((c, "max") for c in extra if c != M)])
-        grouped = grouped.filter(pc.greater(grouped[f"{M}_sum"], 0))
-        cols = [grouped[n] for n in names] + [grouped[f"{c}_{'sum' if c == M else 'max'}"]
-                                              for c in extra]
-        # (by position, in the state's order and names: a join's columns may share a name,
-        # which select() by name refused: 'Field "k" exists 2 times in schema')
-        return pa.Table.from_arrays(cols, names=table.column_names)
+        ids = dense_ids([table.column(i).combine_chunks() for i in range(width)],
+                        table.num_rows)
+        distinct, first = np.unique(ids, return_index=True)
+        size = int(distinct[-1]) + 1 if len(distinct) else 0
+        kept = table.take(pa.array(first))
+        cols = [kept.column(i) for i in range(width)]
+        for c in table.column_names[width:]:
+            values = table[c].to_numpy()
+            if c == M:
+                net = np.bincount(ids, weights=values, minlength=size).astype(np.int64)
+            else:
+                net = np.full(size, values.min() if len(values) else 0, dtype=values.dtype)
+                np.maximum.at(net, ids, values)
+            cols.append(pa.array(net[distinct], table.schema.field(c).type))
+        # (by position, in the state's order and names: a join's columns may share a name)
+        out = pa.Table.from_arrays(cols, names=table.column_names)
+        return out.filter(pc.greater(out[M], 0))
 
     # In an iteration's step (runtime/operators/iterate.py) probing rows are matched as they
     # come: a round ends when its rows have gone through, none may wait for more.
