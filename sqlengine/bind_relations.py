@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlengine import bind_recursive, connectors, hints
+from sqlengine import bind_recursive, bind_set_ops, connectors, hints
 from sqlengine import types as T
 from sqlengine.bind_common import (
     ClauseBinder,
     Relation,
-    distinct,
     requalify,
     require_boolean,
     scope_of,
@@ -27,15 +26,13 @@ from sqlengine.bind_lateral import is_lateral_subquery, lateral_join
 from sqlengine.bind_sample import sampled
 from sqlengine.bind_temporal import temporal_join
 from sqlengine.bind_using import natural_columns, using_columns, using_parts
-from sqlengine.catalog import ViewDef
+from sqlengine.bind_views import as_created
 from sqlengine.connectors import is_bounded
 from sqlengine.dialect import Flink
 from sqlengine.errors import BindError, NotSupportedError, PlanError
 from sqlengine.parser import parse_query
 from sqlengine.plan.expressions import (
-    AggCall,
     Call,
-    Case,
     ColumnRef,
     Expr,
     Literal,
@@ -45,17 +42,14 @@ from sqlengine.plan.expressions import (
 )
 from sqlengine.plan.join_keys import split_condition
 from sqlengine.plan.nodes import (
-    Aggregate,
     Field,
     Filter,
     Join,
     LogicalPlan,
     Project,
-    ReplicateRows,
     Scan,
     Schema,
     SourceSpec,
-    Union,
     Unnest,
     Values,
     unnest_fields,
@@ -94,100 +88,15 @@ class RelationBinder(ClauseBinder):
         if isinstance(node, exp.Select):
             return self.binder.selects.select(node, ctes)
         if isinstance(node, exp.Union):
-            return self.union(node, ctes)
+            return bind_set_ops.union(self, node, ctes)
         if isinstance(node, exp.Subquery):
             inner = self.query(node.this, ctes)
             return self.binder.selects.order_limit(node, inner)
         if isinstance(node, exp.Values):
             return self.values(node)
         if isinstance(node, exp.Intersect | exp.Except):
-            return self.intersect_except(node, ctes)
+            return bind_set_ops.intersect_except(self, node, ctes)
         raise self.error(NotSupportedError, f"unsupported query {node.key.upper()}", node)
-
-    def _set_inputs(self, node: exp.SetOperation, ctes: dict[str, Relation]
-                    ) -> list[LogicalPlan]:
-        """The inputs of a set operation, cast to their common column types. A chain of
-        UNION ALLs (``a UNION ALL b UNION ALL c``, which parses as a left-deep tree) is
-        taken as one n-ary union: binding and planning it node by node cost time quadratic
-        in the number of branches."""
-        word = node.key.upper()
-        self.binder.selects.refuse_set_clauses(node)
-        branches = [node.expression]
-        head: exp.Expression = node.this
-        while (isinstance(node, exp.Union) and not node.args.get("distinct")
-               and _bare_union_all(head)):
-            self.binder.selects.refuse_set_clauses(head)
-            branches.append(head.expression)
-            head = head.this
-        branches.append(head)
-        rels = [self.query(b, ctes) for b in reversed(branches)]
-        lf = rels[0].plan.schema.fields
-        for rel in rels[1:]:
-            rf = rel.plan.schema.fields
-            if len(lf) != len(rf):
-                raise self.error(BindError, f"{word} inputs have {len(lf)} and {len(rf)} "
-                                 "columns", node)
-        types = []
-        for i, a in enumerate(lf):
-            try:
-                types.append(T.common_type([r.plan.schema.fields[i].type for r in rels],
-                                           f"{word} column {a.name!r}"))
-            except BindError as e:
-                raise self.error(BindError, e.message, node) from None
-        inputs = []
-        for rel in rels:
-            input_plan = rel.plan
-            if [f.type for f in input_plan.schema.fields] != types:
-                exprs = tuple(coerce(ColumnRef(i, f.name, f.type), t)
-                              for i, (f, t) in enumerate(zip(input_plan.schema.fields, types)))
-                input_plan = Project(input_plan, exprs, tuple(f.name for f in lf))
-            inputs.append(input_plan)
-        return inputs
-
-    def union(self, node: exp.Union, ctes: dict[str, Relation]) -> Relation:
-        plan: LogicalPlan = Union(tuple(self._set_inputs(node, ctes)))
-        if node.args.get("distinct"):
-            plan = distinct(plan)
-        rel = Relation(plan, scope_of(plan, None))
-        return self.binder.selects.order_limit(node, rel)
-
-    def intersect_except(self, node: exp.Intersect | exp.Except, ctes: dict[str, Relation]
-                         ) -> Relation:
-        """INTERSECT / EXCEPT [ALL | DISTINCT] as Calcite and Flink rewrite them: both inputs
-        tagged and unioned, counted per distinct row (NULLs equal), then filtered (DISTINCT)
-        or replicated min(l, r) / max(l - r, 0) times (ALL)."""
-        inputs = self._set_inputs(node, ctes)
-        fields = inputs[0].schema.fields
-        width = len(fields)
-        names = tuple(f.name for f in fields)
-        cols = tuple(ColumnRef(i, f.name, f.type) for i, f in enumerate(fields))
-        one, zero = Literal(1, T.BIGINT), Literal(0, T.BIGINT)
-        tagged = tuple(Project(p, (*cols, one if i == 0 else zero, zero if i == 0 else one),
-                               (*names, "$l", "$r")) for i, p in enumerate(inputs))
-        union = Union(tagged)
-        tags = [ColumnRef(width + i, n, T.BIGINT) for i, n in enumerate(("$l", "$r"))]
-        counted = Aggregate(union, cols, names, tuple(AggCall("sum", (t,), T.BIGINT)
-                                                      for t in tags), ("$l", "$r"))
-        left_n, right_n = (ColumnRef(width + i, n, T.BIGINT) for i, n in
-                           enumerate(("$l", "$r")))
-        intersect = isinstance(node, exp.Intersect)
-
-        def cmp(name: str, a: Expr, b: Expr) -> Expr:
-            return Call(name, (a, b), T.BOOLEAN)
-
-        plan: LogicalPlan
-        if node.args.get("distinct", True):
-            right_ok = cmp("gt", right_n, zero) if intersect else cmp("eq", right_n, zero)
-            kept = Filter(counted, Call("and", (cmp("gt", left_n, zero), right_ok), T.BOOLEAN))
-            plan = Project(kept, cols, names)
-        else:
-            times = Call("least", (left_n, right_n), T.BIGINT) if intersect else Case(
-                ((cmp("gt", left_n, right_n), Call("subtract", (left_n, right_n), T.BIGINT)),),
-                zero, T.BIGINT)
-            counts = Project(counted, (times, *cols), ("$n", *names))
-            plan = ReplicateRows(Filter(counts, cmp("gt", ColumnRef(0, "$n", T.BIGINT), zero)))
-        rel = Relation(plan, scope_of(plan, None))
-        return self.binder.selects.order_limit(node, rel)
 
     def values(self, node: exp.Values) -> Relation:
         """VALUES rows as bound constant expressions; the optimizer folds them to literals."""
@@ -279,15 +188,15 @@ class RelationBinder(ClauseBinder):
             if self.binder.depth >= _MAX_VIEW_DEPTH:
                 raise self.error(PlanError, f"view {name!r} refers to itself", node)
             sub = self.binder.nested(view.query, view.script)
-            tree = parse_query(view.query, view.script)
-            rel = sub.query(tree, {})
             try:
-                plan = as_created(view, rel.plan)
+                plan = as_created(view, sub.query(parse_query(view.query, view.script),
+                                                  {}).plan)
             except BindError as e:
+                if e.span is not None:
+                    raise
                 raise self.error(BindError, e.message, node) from None
-            if plan is not rel.plan:
-                rel = Relation(plan, scope_of(plan, None))
-            return self.rename(rel, alias, list(view.columns), node)
+            return self.rename(Relation(plan, scope_of(plan, None)), alias,
+                               list(view.columns), node)
         table = self.binder.catalog.table(name)
         if table is None:
             names = self.binder.catalog.names()
@@ -502,33 +411,3 @@ def _as_type(e: Expr, t: pa.DataType) -> Expr:
         return Literal(e.value, t)
     return Literal(pa.array([e.value], e.dtype).cast(t)[0].as_py(), t)
 
-
-def _bare_union_all(node: exp.Expression) -> bool:
-    """A UNION ALL without clauses of its own (no ORDER BY, LIMIT, WITH): the left input of
-    a chain of UNION ALLs, which one n-ary union takes whole."""
-    return (isinstance(node, exp.Union) and not node.args.get("distinct")
-            and all(v is None or k in ("this", "expression", "distinct")
-                    for k, v in node.args.items()))
-
-
-def as_created(view: ViewDef, plan: LogicalPlan) -> LogicalPlan:
-    """A view's bound query as it was when the view was made: a star stands for the columns
-    it stood for then (Flink stores a view's query with its stars expanded), so columns a
-    table gained since are left out, by name. A column gone since is an error, as in Flink."""
-    names = plan.schema.names()
-    then = list(view.query_columns)
-    if not then or names == then:
-        return plan
-    taken: dict[str, int] = {}  # (the k-th column of a name is the k-th one of it now)
-    picks = []
-    for name in then:
-        k = taken.get(name.lower(), 0)
-        taken[name.lower()] = k + 1
-        same = [i for i, n in enumerate(names) if n.lower() == name.lower()]
-        if k >= len(same):
-            raise BindError(f"view {view.name!r}: its query no longer gives column {name!r} "
-                            "(a table it reads has changed since the view was made)")
-        picks.append(same[k])
-    fields = plan.schema.fields
-    return Project(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in picks),
-                   tuple(fields[i].name for i in picks))

@@ -855,7 +855,7 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
         return pa.table(columns)
     view = catalog.view(stmt.name)
     if view is not None:
-        from sqlengine.bind_relations import as_created
+        from sqlengine.bind_views import as_created
         from sqlengine.binder import bind_query
 
         plan = as_created(view, bind_query(parse_query(view.query, view.script), catalog,
