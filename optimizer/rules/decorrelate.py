@@ -4,7 +4,8 @@ SubQueryRemoveRule followed by its decorrelator, DuckDB's flattening of dependen
 Each subquery's plan is first decorrelated itself (subqueries nest), then its correlated
 conditions, those reading the enclosing row through ``OuterRef``, are pulled up to its top
 (``pull_up``): through filters, projections (which then also output the columns the
-conditions read), inner joins, and aggregates (an equality becomes a grouping key). What is
+conditions read), inner joins, aggregates (an equality becomes a grouping key) and UNNESTs of
+the enclosing row's values (which unnest the domain of the values they read). What is
 left is an uncorrelated plan plus conditions between it and the enclosing row, which become
 join keys (equalities) and a residual condition:
 
@@ -54,6 +55,7 @@ from sqlengine.plan.nodes import (
     Rank,
     Sort,
     Union,
+    Unnest,
 )
 from sqlengine.plan.subquery import OuterRef, SubqueryExpr, has_subquery, node_expressions
 from sqlengine.plan.tree import Transformed, filtered, walk
@@ -430,6 +432,8 @@ def pull_up(plan: LogicalPlan, outer: LogicalPlan | None = None
             return _top_n(plan, outer)
         case Union():
             return _pull_union(plan, outer)
+        case Unnest():
+            return _pull_unnest(plan, outer)
         case _:
             msg = (f"a correlated subquery through {type(plan).__name__} (LIMIT, UNION, "
                    "windows, ...) is not supported yet")
@@ -470,6 +474,60 @@ def _pull_union(plan: Union, outer: LogicalPlan | None) -> tuple[LogicalPlan, li
     preds = [Call("eq", (ColumnRef(width + j, f"$u{j}", t), o), T.BOOLEAN)
              for j, (o, t) in enumerate(zip(outer_sides, types, strict=True))]
     return union, preds
+
+
+def _pull_unnest(plan: Unnest, outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:
+    """UNNEST of the enclosing row's values (``(SELECT MAX(x) FROM UNNEST(t.arr) AS u(x))``,
+    ``LEFT JOIN LATERAL (SELECT ... FROM UNNEST(t.arr) ... WHERE ...) ON TRUE``): the
+    enclosing columns it reads are taken from their domain, the distinct values of those
+    columns in the enclosing query (keyed by the bytes of a ROW of them: a NULL is a value
+    like any other, an ARRAY a hash key), so each domain row unnests its own array; the
+    condition: the domain key equal to the enclosing row's. The subquery's own columns keep
+    their places, the key after them."""
+    source = plan.input
+    if outer is None or not isinstance(source, Project) or _correlated(source.input):
+        raise NotSupportedError("UNNEST in a correlated subquery may read the enclosing "
+                                "query's columns only in its argument")
+    cols = sorted({x.index for e in source.exprs for x in e.walk() if isinstance(x, OuterRef)})
+    fields = outer.schema.fields
+    if not all(T.groupable(fields[i].type) for i in cols):
+        bad = next(fields[i] for i in cols if not T.groupable(fields[i].type))
+        raise NotSupportedError(f"UNNEST in a correlated subquery reads the enclosing column "
+                                f"{bad.name!r} of a type it cannot be keyed by")
+    row_type = pa.struct([pa.field(f"$d{i}", fields[i].type) for i in cols])
+
+    def key_of(refs: list[Expr]) -> Expr:
+        return Call("key_bytes", (Call("row_value", tuple(refs), row_type),), pa.binary())
+
+    domain = Aggregate(outer, (key_of([ColumnRef(i, fields[i].name, fields[i].type)
+                                       for i in cols]),), ("$dk",), (), ())
+    dk = ColumnRef(0, "$dk", pa.binary())
+    row = Call("key_value", (dk,), row_type)
+    values = Project(domain, (dk, *(Call("field", (row, Literal(k, T.INT)), fields[i].type)
+                                    for k, i in enumerate(cols))),
+                     ("$dk", *(f"$d{i}" for i in cols)))
+    base = source.input
+    width = len(base.schema)
+    crossed = Join(base, values, "inner", (), ())
+    at = {i: width + 1 + k for k, i in enumerate(cols)}
+
+    def local(e: Expr) -> Expr:
+        if isinstance(e, OuterRef):
+            return ColumnRef(at[e.index], f"$d{e.index}", e.type)
+        kids = e.children()
+        return e.with_children(tuple(local(k) for k in kids)) if kids else e
+
+    # (the domain key first: UNNEST takes its input's last column)
+    fed = Project(crossed, (ColumnRef(width, "$dk", pa.binary()),
+                            *(local(e) for e in source.exprs)), ("$dk", *source.names))
+    unnested = replace(plan, input=fed)
+    out = unnested.schema.fields
+    n = len(out) - 1
+    keyed = Project(unnested, (*(ColumnRef(i, out[i].name, out[i].type)
+                                 for i in range(1, n + 1)), ColumnRef(0, "$dk", pa.binary())),
+                    (*(out[i].name for i in range(1, n + 1)), "$dk"))
+    enclosing = key_of([OuterRef(i, fields[i].name, fields[i].type) for i in cols])
+    return keyed, [Call("eq", (ColumnRef(n, "$dk", pa.binary()), enclosing), T.BOOLEAN)]
 
 
 def _top_n(plan: Sort, outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:
