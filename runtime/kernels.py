@@ -515,8 +515,14 @@ def match_like(values: Array, pattern: str, escape: str | None) -> Array:
     return pc.match_substring_regex(values, "(?s)^" + regex + "$")
 
 
+# What an escape character may stand before (Calcite's, as Flink checks a pattern): '%', '_'
+# and itself in LIKE; the regular-expression operators too in SIMILAR TO.
+_ESCAPABLE = {"LIKE": "%_", "SIMILAR TO": "[]()|^-+*_%?{}"}
+
+
 def _escaped(pattern: str, escape: str, name: str) -> list[tuple[bool, str]]:
-    """The pattern's characters, each marked as escaped (taken literally) or not."""
+    """The pattern's characters, each marked as escaped (taken literally) or not. An escape
+    before another character is an error, as in Flink ('a!b' ESCAPE '!' is not 'ab')."""
     if len(escape) != 1:
         raise ExecutionError(f"the ESCAPE of {name} must be one character, got {escape!r}")
     out: list[tuple[bool, str]] = []
@@ -527,6 +533,10 @@ def _escaped(pattern: str, escape: str, name: str) -> list[tuple[bool, str]]:
             if i + 1 == len(pattern):
                 raise ExecutionError(f"invalid escape sequence in {name} pattern {pattern!r}: "
                                      f"{escape!r} at its end")
+            if pattern[i + 1] != escape and pattern[i + 1] not in _ESCAPABLE[name]:
+                raise ExecutionError(f"invalid escape sequence in {name} pattern {pattern!r}: "
+                                     f"{escape!r} before {pattern[i + 1]!r} (it escapes "
+                                     f"{', '.join(_ESCAPABLE[name])} and itself)")
             out.append((True, pattern[i + 1]))
             i += 2
             continue
@@ -675,6 +685,8 @@ def _minmax(fn: Callable[..., Array]) -> Kernel:
         if pa.types.is_timestamp(args[0].type) and args[0].type.tz:  # (TIMESTAMP_LTZ:
             # Arrow has no kernel for zoned timestamps; the instants order as their ticks)
             res = fn(*(a.cast(pa.int64()) for a in args), skip_nulls=True).cast(args[0].type)
+        elif pa.types.is_boolean(args[0].type):  # (FALSE < TRUE; Arrow has no kernel)
+            res = fn(*(a.cast(pa.int8()) for a in args), skip_nulls=True).cast(pa.bool_())
         else:
             res = fn(*args, skip_nulls=True)
         if fn is pc.max_element_wise and pa.types.is_floating(res.type):

@@ -475,14 +475,11 @@ _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 def _url_decode(v: str) -> str | None:
     """Java's URLDecoder.decode, as Flink's URL_DECODE: NULL for a '%' not followed by two
-    hex digits (Python kept it as text: 'hello+world%2' gave 'hello world%2') or bytes that
-    are not UTF-8."""
+    hex digits (Python kept it as text: 'hello+world%2' gave 'hello world%2'); bytes that
+    are not UTF-8 are U+FFFD, a malformed sequence each ('%e2%82' is one)."""
     if _BAD_ESCAPE.search(v):
         return None
-    try:
-        return urllib.parse.unquote_plus(v, encoding="utf-8", errors="strict")
-    except (UnicodeDecodeError, ValueError):
-        return None
+    return urllib.parse.unquote_plus(v, encoding="utf-8", errors="replace")
 
 
 def _hash(algorithm: str) -> Kernel:
@@ -493,12 +490,12 @@ def _hash(algorithm: str) -> Kernel:
     return kernel
 
 
-_SHA2 = {224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512", 0: "sha256"}
+_SHA2 = {224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}
 
 
 def _sha2(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """SHA2(s, bits): bits 224, 256, 384 or 512 (0 is 256); NULL bits give NULL, another
-    length is an error (Flink: 'Unsupported algorithm.')."""
+    """SHA2(s, bits): bits 224, 256, 384 or 512; NULL bits give NULL, another length (0
+    too, which Hive takes for 256) is an error, as in Flink."""
     if lits[1] is None:
         return pa.nulls(len(args[0]), out)
     bits = as_int(lits[1])
@@ -905,12 +902,57 @@ def _printf(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 _URL_PARTS = ("HOST", "PATH", "QUERY", "REF", "PROTOCOL", "FILE", "AUTHORITY", "USERINFO")
+# The protocols java.net.URL has handlers for; another is a MalformedURLException (NULL).
+_URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto")
+_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_URL_PORT = re.compile(r"[+-]?[0-9]+")
+
+
+def java_url(v: str) -> dict[str, str | None] | None:
+    """The parts java.net.URL splits ``v`` into (its raw text: a host keeps its case and an
+    IPv6 host its brackets, a query is not decoded), or None where it refuses ``v``: an
+    unknown protocol, a port that is not a number. ``mailto:`` and ``jar:`` URLs hold a
+    file but no authority; the others take '//authority' when the text has it."""
+    m = _URL_SCHEME.match(v)
+    if m is None or m.group(1).lower() not in _URL_PROTOCOLS:
+        return None
+    protocol, rest = m.group(1).lower(), v[m.end():]
+    rest, hashed, ref = rest.partition("#")
+    parts: dict[str, str | None] = {"PROTOCOL": protocol, "HOST": "", "AUTHORITY": None,
+                                    "USERINFO": None, "QUERY": None,
+                                    "REF": ref if hashed and protocol != "mailto" else None}
+    if protocol in ("mailto", "jar"):
+        file = rest
+        path, asked, query = file.rpartition("?") if "?" in file else (file, "", "")
+    else:
+        before, asked, query = rest.partition("?")
+        if before.startswith("//"):
+            cut = before.find("/", 2)
+            authority, path = (before[2:], "") if cut < 0 else (before[2:cut], before[cut:])
+            userinfo, at, hostport = authority.rpartition("@")
+            if hostport.startswith("["):
+                close = hostport.find("]")
+                host, port = hostport[:close + 1], hostport[close + 1:]
+                if close < 0 or (port and not port.startswith(":")):
+                    return None
+                port = port[1:]
+            else:
+                host, _, port = hostport.partition(":")
+            if port and not _URL_PORT.fullmatch(port):
+                return None
+            parts.update(AUTHORITY=authority, USERINFO=userinfo if at else None, HOST=host)
+        else:
+            path = before
+        file = path + (f"?{query}" if asked else "")
+    parts.update(PATH=path, FILE=file, QUERY=query if asked else None)
+    return parts
 
 
 def _parse_url(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """PARSE_URL(url, part [, key]) as java.net.URL splits it; NULL for a bad URL or a part
-    the URL does not have."""
-    part = None if lits[1] is None else str(lits[1]).upper()
+    """PARSE_URL(url, part [, key]) as java.net.URL splits it (``java_url``); NULL for a
+    URL it refuses, a part the URL does not have, or a part name other than the eight,
+    written in capitals as Flink reads them."""
+    part = None if lits[1] is None else str(lits[1])
     if part not in _URL_PARTS or (len(lits) > 2 and lits[2] is None):
         return pa.nulls(len(args[0]), out)
     key = str(lits[2]) if len(lits) > 2 else None
@@ -918,44 +960,17 @@ def _parse_url(args: list[Array], lits: list[object], out: pa.DataType) -> Array
         return pa.nulls(len(args[0]), out)
 
     def one(v: str) -> str | None:
-        try:
-            u = urllib.parse.urlsplit(v)
-        except ValueError:
+        parts = java_url(v)
+        if parts is None:
             return None
-        if not u.scheme or "://" not in v:
-            return None
-        # java.net.URL's parts are its raw text: a '?' or '#' with nothing after it is an
-        # empty query or ref (not none), a host keeps its case and an IPv6 host its
-        # brackets, a query value is not decoded
-        before_ref, hashed, ref = v.partition("#")
-        _, asked, query = before_ref.partition("?")
-        netloc = u.netloc
-        userinfo, at, hostport = netloc.rpartition("@")
-        if part == "HOST":
-            if hostport.startswith("["):
-                return hostport[:hostport.find("]") + 1] or None
-            return hostport.split(":", 1)[0]
-        if part == "PATH":
-            return u.path
-        if part == "QUERY":
-            if not asked:
-                return None
-            if key is None:
-                return query
-            for param in query.split("&"):
-                k, eq, val = param.partition("=")
-                if k == key and eq:
-                    return val
-            return None
-        if part == "REF":
-            return ref if hashed else None
-        if part == "PROTOCOL":
-            return u.scheme
-        if part == "FILE":
-            return u.path + (f"?{query}" if asked else "")
-        if part == "AUTHORITY":
-            return netloc
-        return userinfo if at else None
+        value = parts[part]
+        if key is None or value is None:
+            return value
+        for param in value.split("&"):
+            k, eq, val = param.partition("=")
+            if k == key and eq:
+                return val
+        return None
 
     return per_distinct(args[0], one, pa.string())
 

@@ -195,7 +195,10 @@ def char_fit(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 
 def varchar_fit(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    """A string CAST to VARCHAR(n): cut to n characters."""
+    """A string CAST to VARCHAR(n): cut to n characters; bytes CAST to VARBINARY(n): cut to
+    n bytes."""
+    if pa.types.is_binary(args[0].type):
+        return pc.binary_slice(args[0], 0, as_int(lits[1]))
     return pc.utf8_slice_codeunits(args[0], 0, as_int(lits[1]))
 
 

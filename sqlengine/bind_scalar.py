@@ -212,6 +212,12 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
             raise binder.error(BindError, f"BINARY({width}): the length must be at least 1",
                                node)
         return Cast(Cast(out, pa.binary(width), safe), target)
+    if kind == exp.DataType.Type.VARBINARY and to.expressions and target == pa.binary():
+        width = _length(to.expressions[0])  # (Flink cuts to n bytes)
+        if width < 1:
+            raise binder.error(BindError, f"VARBINARY({width}): the length must be at least "
+                               "1", node)
+        return Call("varchar_fit", (out, Literal(width, T.INT)), target)
     if kind not in (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR,
                     exp.DataType.Type.VARCHAR, exp.DataType.Type.NVARCHAR):
         return out
