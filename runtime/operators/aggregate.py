@@ -118,7 +118,8 @@ class _Accumulator:
         # (Flink's MinWithRetract/MaxWithRetract): slot -> value -> count.
         self.multiset: dict[int, dict[object, int]] | None = {} if retract and \
             self.func in ("min", "max") else None
-        if retract and self.func in _RETRACTABLE_ORDERED and not call.distinct:
+        if retract and self.func in _RETRACTABLE_ORDERED and (
+                not call.distinct or self.func in _LISTS):
             self.ordered = {}
             self.by_position = False
         elif retract and self.func in _ORDERED:
@@ -213,7 +214,8 @@ class _Accumulator:
         if old.ordered is not None and self.ordered is not None:
             for o, n in mapping.items():
                 if o in old.ordered:
-                    self.ordered[n] = list(old.ordered[o])
+                    kept = old.ordered[o]
+                    self.ordered[n] = dict(kept) if isinstance(kept, dict) else list(kept)
         if old.distinct is not None and self.distinct is not None:
             for (o, v), c in old.distinct.items():
                 if o in mapping:
@@ -413,7 +415,7 @@ def decimal_from_unscaled(total: np.ndarray, dtype: pa.DataType, null: np.ndarra
 _LISTS = LIST_AGGREGATES
 _ORDERED = ("first_value", "last_value", *_LISTS)
 _RETRACTABLE_ORDERED = ("first_value", "last_value", "listagg", "array_agg", "json_arrayagg",
-                        "percentile")
+                        "json_objectagg", "percentile")
 _ARROW_AGG = {"first_value": "first", "last_value": "last", **{f: "list" for f in _LISTS}}
 
 # Batch mode: input rows aggregated at a time (or input bytes, for wide rows).
@@ -964,15 +966,30 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             np.zeros(len(rows), dtype=np.int64)
         lists = acc.ordered
         assert lists is not None
-        for slot, value, sign in zip(slots.tolist(), sub.column(f"d{j}").to_pylist(),
-                                     signs[rows].tolist()):
-            items = lists.setdefault(slot, [])
-            if sign > 0:
-                items.append(value)
-            elif value in items:
-                items.remove(value)
+        values = sub.column(f"d{j}").to_pylist()
+        if acc.call.distinct:
+            # (LISTAGG(DISTINCT x) ...: each group's distinct values with their counts, in
+            # the order they came from none to one, as Flink's distinct view feeds its
+            # function: a value retracted to none and coming again goes last)
+            for slot, value, sign in zip(slots.tolist(), values, signs[rows].tolist()):
+                seen = lists.setdefault(slot, {})
+                key = repr(value) if isinstance(value, list | dict) else value
+                if sign > 0:
+                    seen.setdefault(key, [value, 0])[1] += 1
+                elif key in seen:
+                    seen[key][1] -= 1
+                    if not seen[key][1]:
+                        del seen[key]
+        else:
+            for slot, value, sign in zip(slots.tolist(), values, signs[rows].tolist()):
+                items = lists.setdefault(slot, [])
+                if sign > 0:
+                    items.append(value)
+                elif value in items:
+                    items.remove(value)
         for slot in set(slots.tolist()):
-            items = lists.get(slot) or []
+            kept = lists.get(slot) or []
+            items = [v for v, _ in kept.values()] if isinstance(kept, dict) else kept
             acc.count[slot] = len(items)
             if not items:
                 lists.pop(slot, None)
