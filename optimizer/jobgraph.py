@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from sqlengine.optimizer.physical import Partitioning
 from sqlengine.optimizer.specs import OperatorSpec
+from sqlengine.optimizer.streamgraph import edge_index
 from sqlengine.plan.expressions import Expr
 
 
@@ -56,11 +57,7 @@ class JobGraph:
     _by_id: dict[str, JobVertex] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        ins: dict[str, list[JobEdge]] = {}
-        outs: dict[str, list[JobEdge]] = {}
-        for e in self.edges:
-            ins.setdefault(e.target, []).append(e)
-            outs.setdefault(e.source, []).append(e)
+        ins, outs = edge_index(self.edges)
         for edges in ins.values():
             edges.sort(key=lambda e: e.input_index)
         object.__setattr__(self, "_ins", ins)

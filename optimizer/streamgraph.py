@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 from sqlengine import connectors
 from sqlengine.errors import NotSupportedError
@@ -28,6 +29,25 @@ class StreamEdge:
     input_index: int = 0  # which input of the target (0 = left/first)
 
 
+class _Edge(Protocol):
+    source: Any
+    target: Any
+
+
+E = TypeVar("E", bound=_Edge)
+
+
+def edge_index(edges: tuple[E, ...]) -> tuple[dict[Any, list[E]], dict[Any, list[E]]]:
+    """Each vertex's in-edges and out-edges, in the edges' order (of a StreamGraph or a
+    JobGraph: a union of n inputs asks for them once per vertex)."""
+    ins: dict[Any, list[E]] = {}
+    outs: dict[Any, list[E]] = {}
+    for e in edges:
+        ins.setdefault(e.target, []).append(e)
+        outs.setdefault(e.source, []).append(e)
+    return ins, outs
+
+
 @dataclass(frozen=True, slots=True)
 class StreamGraph:
     nodes: tuple[StreamNode, ...]  # topological order: every node after its inputs
@@ -37,11 +57,7 @@ class StreamGraph:
     _outs: dict[int, list[StreamEdge]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        ins: dict[int, list[StreamEdge]] = {}
-        outs: dict[int, list[StreamEdge]] = {}
-        for e in self.edges:
-            ins.setdefault(e.target, []).append(e)
-            outs.setdefault(e.source, []).append(e)
+        ins, outs = edge_index(self.edges)
         object.__setattr__(self, "_ins", ins)
         object.__setattr__(self, "_outs", outs)
 
