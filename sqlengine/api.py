@@ -476,7 +476,7 @@ class Session:
         if self.catalog.exists(table.name) and table.if_not_exists:
             # (as Flink: the query's rows go into the table there is, column by column)
             return self._insert(S.Insert(table.name, (), stmt.query, False,
-                                         _name_offset(script, stmt.query.offset)), script)
+                                         stmt.table.name_offset), script)
         ddl.create_table(self.catalog, table, script)
         insert = S.Insert(table.name, names, stmt.query)
         try:
@@ -649,13 +649,3 @@ def _counters(result: Any) -> dict[str, int]:
         return {}
     return {k: int(getattr(result, k, 0) or 0)
             for k in ("skipped_rows", "late_records_dropped", "udf_rows_skipped")}
-
-
-def _name_offset(script: str, before: int) -> int:
-    """Where the table name of the CREATE TABLE IF NOT EXISTS ending before offset
-    ``before`` starts (0 when it cannot be found): errors of the INSERT point at it."""
-    import re
-
-    ends = [m.end() for m in re.finditer(r"(?is)\bCREATE\b.*?\bTABLE\s+IF\s+NOT\s+"
-                                         r"EXISTS\s+", script[:before])]
-    return ends[-1] if ends else 0

@@ -67,6 +67,7 @@ class CreateTable(Statement):
     # LIKE source: (the source table, ((strategy, feature), ...)) as written
     like: tuple[str, tuple[tuple[str, str], ...]] | None = None
     primary_key_name: str = ""  # (CONSTRAINT name PRIMARY KEY ...; '' when not named)
+    name_offset: int = 0  # (where the table's name starts in the script)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +291,8 @@ class StatementBuilder(Transformer):
         return tok
 
     def name(self, items: list[Token]) -> str:
-        return ".".join(unquote_ident(str(i)) for i in items)
+        return _Name(".".join(unquote_ident(str(i)) for i in items),
+                     self.base + items[0].start_pos)
 
     def dotted_key(self, items: list[Token]) -> str:
         return ".".join(unquote_ident(str(i)) for i in items)
@@ -408,7 +410,7 @@ class StatementBuilder(Transformer):
             elif isinstance(item, _Like):
                 like = (item[0], item[1])
         return CreateTable(
-            name=name,
+            name=str(name),
             columns=tuple(columns),
             watermark=watermark,
             primary_key=pk,
@@ -420,6 +422,7 @@ class StatementBuilder(Transformer):
             comment=comment,
             like=like,
             primary_key_name=pk_name,
+            name_offset=getattr(name, "offset", 0),
         )
 
     def like_option(self, items: list[Token]) -> tuple[str, str]:
@@ -615,6 +618,17 @@ class StatementBuilder(Transformer):
 
 class _Comment(str):
     """A column's COMMENT text."""
+
+
+class _Name(str):
+    """A (dotted) name as written; ``offset``: where it starts in the script."""
+
+    offset: int
+
+    def __new__(cls, text: str, offset: int) -> _Name:
+        name = super().__new__(cls, text)
+        name.offset = offset
+        return name
 
 
 class _KeyColumn(tuple):

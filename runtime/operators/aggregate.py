@@ -80,8 +80,10 @@ class _Accumulator:
 
     # FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG over an updating input: each group's values
     # in arrival order (slot -> list); a retraction removes the value's earliest copy, as
-    # Flink's *WithRetract functions do. (A class default: older checkpoints lack it.)
-    ordered: dict[int, list[object]] | None = None
+    # Flink's *WithRetract functions do. Their DISTINCT forms keep a dict per slot instead
+    # (value -> [value, its count], in the order the values came up from none; a list or
+    # dict value keyed by its repr). (A class default: older checkpoints lack it.)
+    ordered: dict[int, list[object] | dict[object, object]] | None = None
 
     def __init__(self, call: AggCall, retract: bool = False) -> None:
         self.call = call

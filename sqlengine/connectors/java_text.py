@@ -34,8 +34,7 @@ def java_strings(col: pa.Array) -> pa.Array:
         return pc.if_else(col.is_null(), NULL, text)
     if pa.types.is_binary(t) or pa.types.is_large_binary(t) or \
             pa.types.is_fixed_size_binary(t):
-        return pa.array([NULL if b is None else _bytes(b) for b in col.to_pylist()],
-                        pa.string())
+        return _bytes(col)
     if pa.types.is_boolean(t):
         return pc.fill_null(pc.if_else(col, "true", "false"), NULL)
     if pa.types.is_timestamp(t):
@@ -75,5 +74,17 @@ def _java_fraction(text: pa.Array, keep_seconds: bool) -> pa.Array:
     return text
 
 
-def _bytes(b: bytes) -> str:
-    return "[" + ", ".join(str(x - 256 if x > 127 else x) for x in b) + "]"
+def _bytes(col: pa.Array) -> pa.Array:
+    """BYTES as Java writes a byte array: ``[0, -1, 16]``, each byte signed. The values'
+    bytes are read as a list of INT8 each, over the array's own buffers."""
+    if pa.types.is_fixed_size_binary(col.type):
+        col = col.cast(pa.binary())
+    large = pa.types.is_large_binary(col.type)
+    _validity, offsets_buffer, data = col.buffers()
+    offsets = pa.Array.from_buffers(pa.int64() if large else pa.int32(), len(col) + 1,
+                                    [None, offsets_buffer], offset=col.offset)
+    signed = pa.Array.from_buffers(pa.int8(), 0 if data is None else data.size, [None, data])
+    lists = (pa.LargeListArray if large else pa.ListArray).from_arrays(
+        offsets, pc.cast(signed, pa.string()))
+    text = pc.binary_join_element_wise("[", pc.binary_join(lists, ", "), "]", "")
+    return pc.if_else(col.is_null(), NULL, text)
