@@ -147,14 +147,11 @@ def restore_task(chain: ChainedTask, restored: Restored, subtask: int,
     own = old[subtask] if old_parallelism == parallelism and \
         old_nodes == list(chain.nodes) else None
     if own is not None and len(own["valve"][0]) == len(valve.channel_wm):
-        valve.channel_wm = list(own["valve"][0])
-        valve.channel_idle = list(own["valve"][1])
-        valve.watermark = int(own["valve"][2])
+        valve.restore(list(own["valve"][0]), list(own["valve"][1]), int(own["valve"][2]))
         # (input channels that had ended: their end, sent again by a restored producer,
         # is not processed twice)
         chain.ended = set(own.get("ended", ()))
         return own
     low = min(int(s["valve"][2]) for s in old)
-    valve.watermark = low
-    valve.channel_wm = [low] * len(valve.channel_wm)
+    valve.restore([low] * len(valve.channel_wm), [False] * len(valve.channel_wm), low)
     return None
