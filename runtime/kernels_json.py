@@ -1,5 +1,5 @@
 """Kernels of the SQL/JSON functions (Flink's semantics, Calcite's JsonFunctions): JSON_VALUE,
-JSON_QUERY, JSON_EXISTS, IS JSON, JSON_STRING, JSON_OBJECT, JSON_ARRAY.
+JSON_QUERY, JSON_EXISTS, IS JSON, JSON_STRING, JSON_OBJECT, JSON_ARRAY, JSON(s) inside them.
 
 Documents are parsed once per distinct value of a batch (``per_distinct``); JSON text is
 written as Jackson writes it (compact, no spaces). A behaviour argument is a string constant:
@@ -15,6 +15,7 @@ import datetime as dt
 import decimal
 import json
 import math
+import re
 from collections.abc import Callable
 
 import pyarrow as pa
@@ -47,7 +48,17 @@ def dumps(value: object) -> str:
 
 
 def _plain_dumps(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    # (a control character as Jackson escapes it: \u001F, its hex digits in capitals)
+    return _LOWER_HEX.sub(_upper_hex, text) if "\\u00" in text else text
+
+
+# A \u00xx escape with a lower-case hex digit (not an escaped backslash followed by 'u')
+_LOWER_HEX = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})")
+
+
+def _upper_hex(m: re.Match[str]) -> str:
+    return f"{m.group(1)}\\u00{m.group(2).upper()}"
 
 
 def _number(text: str) -> decimal.Decimal:
@@ -329,6 +340,35 @@ def _json_string(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
     return pc.if_else(pc.is_valid(a), text, pa.nulls(len(a), pa.string()))
 
 
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_number)
+_SPACE = " \t\r\n"
+
+
+def _json_document(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """JSON(s), a value of JSON_OBJECT / JSON_ARRAY: the document s as Flink reads it with
+    Jackson and writes it again: compact, numbers as written (no -0), a key given twice its
+    last value. Jackson reads the first value of the text: what follows it is ignored, but
+    for a number or a literal run on into other characters ('1x', 'truex'). NULL, or a text
+    of white space only (no value), is NULL."""
+
+    def one(text: str) -> str | None:
+        body = text.lstrip(_SPACE)
+        if not body:
+            return None
+        try:
+            value, end = _DECODER.raw_decode(body)
+        except (ValueError, RecursionError, decimal.InvalidOperation):
+            value, end = _MISSING, 0
+        after = body[end:end + 1]
+        if value is _MISSING or (after and not isinstance(value, dict | list | str) and (
+                after not in _SPACE if not isinstance(value, bool) and value is not None
+                else after.isalnum() or after in "_$")):
+            raise ExecutionError(f"JSON(): not a JSON document: {text!r}")
+        return dumps(value)
+
+    return per_distinct(args[0], one, pa.string())
+
+
 def _json_object(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """json_object(on_null, raw flags, key1, value1, ...): '{"k":v,...}', its members in the
     order of their keys, as Flink writes them (Java's string order: UTF-16 code units)."""
@@ -474,4 +514,5 @@ KERNELS: dict[str, Kernel] = {
     "json_string": _json_string,
     "json_object": _json_object,
     "json_array": _json_array,
+    "json": _json_document,
 }

@@ -1,6 +1,6 @@
 """Bind the SQL/JSON functions (kernels in ``runtime.kernels_json``): JSON_VALUE, JSON_QUERY,
 JSON_EXISTS and JSON_ARRAY with their clauses (``dialect.JsonCall``), JSON_OBJECT, IS JSON,
-JSON_STRING."""
+JSON_STRING, and JSON(s) as a value of JSON_ARRAY / JSON_OBJECT."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
 
 # The functions whose value is JSON text already (inserted as is into JSON_OBJECT/ARRAY):
-# Flink's JSON construction functions. JSON_QUERY's is a STRING, quoted as one (PyFlink 2.3:
-# JSON_ARRAY(JSON_QUERY(j, '$.b')) is '["[1,2]"]').
-_JSON_VALUED = ("json_object", "json_array")
+# Flink's JSON construction functions and JSON(s). JSON_QUERY's is a STRING, quoted as one
+# (PyFlink 2.3: JSON_ARRAY(JSON_QUERY(j, '$.b')) is '["[1,2]"]').
+_JSON_VALUED = ("json_object", "json_array", "json")
 
 _RETURNING = (T.STRING, T.BOOLEAN, T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.FLOAT, T.DOUBLE,
               T.DATE, T.TIMESTAMP)
@@ -143,6 +143,19 @@ def is_json_valued(value: Expr) -> bool:
     return isinstance(value, Call) and value.name in _JSON_VALUED
 
 
+def _bind_value(binder: ExprBinder, node: exp.Expression, scope: Scope) -> Expr:
+    """A value of JSON_ARRAY or JSON_OBJECT; ``JSON(s)`` (allowed only there, as in Flink):
+    the document of the STRING s, inserted as JSON rather than as a string."""
+    if not (isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON"):
+        return binder.bind(node, scope)
+    if len(node.expressions) != 1:
+        raise binder.error(BindError, f"JSON takes 1 argument, got {len(node.expressions)}",
+                           node)
+    text = _text(binder, binder.bind(node.expressions[0], scope), node.expressions[0],
+                 "the argument of JSON()")
+    return Call("json", (text,), T.STRING)
+
+
 def _raw_flags(values: list[Expr]) -> str:
     return "".join("1" if is_json_valued(v) else "0" for v in values)
 
@@ -152,7 +165,7 @@ def _json_array(binder: ExprBinder, node: JsonCall, nodes: list[exp.Expression],
     for key in ("returning", "wrapper", "on_empty", "on_error"):
         if node.args.get(key) is not None:
             raise binder.error(BindError, "JSON_ARRAY takes only NULL / ABSENT ON NULL", node)
-    values = [binder.bind(n, scope) for n in nodes]
+    values = [_bind_value(binder, n, scope) for n in nodes]
     for v, n in zip(values, nodes):
         _convertible(binder, v, n, "JSON_ARRAY")
     on_null = node.args.get("on_null")
@@ -174,7 +187,7 @@ def bind_json_object(binder: ExprBinder, node: exp.JSONObject, scope: Scope) -> 
         if not isinstance(kv, exp.JSONKeyValue):
             raise binder.error(BindError, "JSON_OBJECT takes KEY k VALUE v pairs", kv)
         k = _text(binder, binder.bind(kv.this, scope), kv.this, "a JSON_OBJECT key")
-        v = binder.bind(kv.expression, scope)
+        v = _bind_value(binder, kv.expression, scope)
         _convertible(binder, v, kv.expression, "JSON_OBJECT")
         parts += [k, v]
         values.append(v)

@@ -80,6 +80,10 @@ def signature(binder: ExprBinder, name: str, n: int,
                             "ntile", "lag", "lead"):
             raise binder.error(BindError, f"{name.upper()}() is a window function: it needs "
                                "OVER (...)", node)
+        if name.lower() == "json":
+            raise binder.error(BindError, "JSON() is only supported inside JSON_ARRAY() or as "
+                               "the VALUE of JSON_OBJECT(), as in Flink: JSON_OBJECT('a' "
+                               "VALUE JSON('{\"k\": 1}'))", node)
         raise binder.error(BindError, f"unknown function {name.upper()}", node)
     if n < sig.min_args or (sig.max_args is not None and n > sig.max_args):
         want = str(sig.min_args) if sig.max_args == sig.min_args else \
