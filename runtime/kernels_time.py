@@ -29,6 +29,7 @@ from sqlengine.runtime.kernels_text import per_distinct
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
 _TS = pa.timestamp("ms")
+_LTZ = pa.timestamp("ms", tz="UTC")  # (TIMESTAMP_LTZ(3))
 DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss"
 
 
@@ -689,9 +690,10 @@ def wall_clock(name: str, n: int, zone: str) -> Array:
 
 # The clock functions, per batch of n rows.
 CLOCK: dict[str, Callable[[int], Array]] = {
-    "current_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),
+    # (CURRENT_TIMESTAMP, NOW(), CURRENT_ROW_TIMESTAMP(): TIMESTAMP_LTZ(3), the instant)
+    "current_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _LTZ),
     "localtimestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),
-    "current_row_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),
+    "current_row_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _LTZ),
     "current_time": lambda n: pa.array(np.full(n, int(time.time()) % _DAY, np.int32),
                                        pa.time32("s")),
     "current_date": lambda n: pa.array(np.full(n, int(time.time() // 86400), np.int32),

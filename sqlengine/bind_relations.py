@@ -108,7 +108,8 @@ class RelationBinder(ClauseBinder):
         width = len(rows[0])
         if any(len(r) != width for r in rows):
             raise self.error(BindError, "VALUES rows have different lengths", node)
-        types = [T.common_type([r[i].dtype for r in rows], "VALUES column") for i in range(width)]
+        types = [T.column_common_type([r[i].dtype for r in rows], "VALUES column")
+                 for i in range(width)]
         types = [T.INT if t == T.NULL else t for t in types]
         for r in rows:
             for e in r:

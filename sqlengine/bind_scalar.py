@@ -147,7 +147,7 @@ _IN_SESSION_ZONE = frozenset({
     *(f"extract_{u}" for u in ("year", "quarter", "month", "week", "day", "doy", "dow",
                                "hour", "minute", "second", "millisecond", "microsecond",
                                "nanosecond", "century", "millennium", "decade", "isodow",
-                               "isoyear")),
+                               "isoyear", "epoch")),
 })
 
 

@@ -51,8 +51,8 @@ def set_inputs(rb: RelationBinder, node: exp.SetOperation, ctes: dict[str, Relat
     types = []
     for i, a in enumerate(lf):
         try:
-            types.append(T.common_type([r.plan.schema.fields[i].type for r in rels],
-                                       f"{word} column {a.name!r}"))
+            types.append(T.column_common_type([r.plan.schema.fields[i].type for r in rels],
+                                              f"{word} column {a.name!r}"))
         except BindError as e:
             raise rb.error(BindError, e.message, node) from None
     inputs = []

@@ -222,6 +222,10 @@ def _timestampdiff(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataT
     for t in types[1:]:
         if not (T.is_temporal(t) or T.is_time(t) or t == T.NULL):
             raise _err("timestampdiff", types[1:], "DATE, TIME or TIMESTAMP arguments")
+    ltz = [T.is_ltz(t) for t in types[1:] if t != T.NULL]
+    if any(ltz) and not all(ltz):  # (as Flink: "TIMESTAMP_LTZ only supports diff between
+        # the same type")
+        raise _err("timestampdiff", types[1:], "two TIMESTAMP_LTZ arguments, or none")
     return T.INT, [T.STRING] + [T.TIMESTAMP if t == T.NULL else t for t in types[1:]]
 
 

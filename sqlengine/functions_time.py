@@ -155,16 +155,15 @@ register(Signature("from_unixtime", 1, 2, _from_unixtime))
 register(Signature("convert_tz", 3, 3, _convert_tz))
 register(Signature("floor_time", 2, 2, _floor_time("floor"), literal_args=(1,)))
 register(Signature("ceil_time", 2, 2, _floor_time("ceil"), literal_args=(1,)))
-# The clock functions whose value is the session time zone's wall clock, as Flink shows
-# them: CURRENT_TIMESTAMP / NOW() / CURRENT_ROW_TIMESTAMP() (Flink's TIMESTAMP_LTZ instants,
-# shown in the zone), LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME / LOCALTIME. Outside UTC
-# they are bound with the zone as an argument (bind_scalar.py).
-WALL_CLOCK = frozenset({"current_timestamp", "localtimestamp", "current_row_timestamp",
-                        "current_date", "current_time"})
-register(Signature("current_timestamp", 0, 0, _now(T.TIMESTAMP)))
+# The clock functions whose value is the session time zone's wall clock: LOCALTIMESTAMP,
+# CURRENT_DATE, CURRENT_TIME / LOCALTIME. Outside UTC they are bound with the zone as an
+# argument (bind_scalar.py). CURRENT_TIMESTAMP / NOW() / CURRENT_ROW_TIMESTAMP() are
+# TIMESTAMP_LTZ(3) instants, as in Flink (shown in the zone, whatever it is).
+WALL_CLOCK = frozenset({"localtimestamp", "current_date", "current_time"})
+register(Signature("current_timestamp", 0, 0, _now(T.ltz_type(3))))
 register(Signature("localtimestamp", 0, 0, _now(T.TIMESTAMP)))
 register(Signature("current_date", 0, 0, _now(T.DATE)))
-register(Signature("current_row_timestamp", 0, 0, _now(T.TIMESTAMP)))
+register(Signature("current_row_timestamp", 0, 0, _now(T.ltz_type(3))))
 register(Signature("current_time", 0, 0, _now(T.TIME)))
 register(Signature("date_format", 1, 2, _date_format))
 register(Signature("to_timestamp_ltz", 1, 3, lambda types: _to_timestamp_ltz(types, []),

@@ -481,6 +481,19 @@ def common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
     raise BindError(msg)
 
 
+def column_common_type(types: list[pa.DataType], what: str = "values") -> pa.DataType:
+    """The common type of a column of VALUES rows or of UNION / INTERSECT / EXCEPT inputs:
+    ``common_type``, but for TIMESTAMP_LTZs meeting TIMESTAMPs, which meet in a TIMESTAMP
+    here (each instant read as the session zone's wall clock), as in Flink 2.3, where CASE
+    and COALESCE give a TIMESTAMP_LTZ."""
+    real = [t for t in types if t != NULL]
+    if real and all(pa.types.is_timestamp(t) for t in real) and \
+            any(is_ltz(t) for t in real) and not all(is_ltz(t) for t in real):
+        units = ["s", "ms", "us", "ns"]
+        return pa.timestamp(max((t.unit for t in real), key=units.index))
+    return common_type(types, what)
+
+
 def comparison_type(types: list[pa.DataType], what: str = "compared values") -> pa.DataType:
     """The type values of ``types`` are compared as (=, <, BETWEEN, IN): their common type,
     except that STRING values compared with DATE, TIME or TIMESTAMP ones are read as those

@@ -27,12 +27,6 @@ KNOWN_FAILURES: dict[str, str] = {
     # --- temporal ---
     "CEIL(TIMESTAMP '2020-05-17 12:44:31.5' TO SECOND)":
         "TIMESTAMP(1), (2), (4), (5), (7), (8) are held with the next Arrow unit's precision (3, 6 or 9 digits)",  # got TIMESTAMP(3); Flink TIMESTAMP(1)
-    'CURRENT_TIMESTAMP':
-        'CURRENT_TIMESTAMP / NOW / CURRENT_ROW_TIMESTAMP stay TIMESTAMP(3): as TIMESTAMP_LTZ they would not compare with TIMESTAMP columns without a CAST',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
-    'NOW()':
-        'CURRENT_TIMESTAMP / NOW / CURRENT_ROW_TIMESTAMP stay TIMESTAMP(3): as TIMESTAMP_LTZ they would not compare with TIMESTAMP columns without a CAST',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
-    'CURRENT_ROW_TIMESTAMP()':
-        'CURRENT_TIMESTAMP / NOW / CURRENT_ROW_TIMESTAMP stay TIMESTAMP(3): as TIMESTAMP_LTZ they would not compare with TIMESTAMP columns without a CAST',  # got TIMESTAMP(3); Flink TIMESTAMP_LTZ(3)
     # --- conversion ---
     "CAST(TIMESTAMP '2020-01-02 10:11:12.5' AS STRING)":
         "TIMESTAMP(1), (2), (4), (5), (7), (8) are held with the next Arrow unit's precision (3, 6 or 9 digits)",  # got "2020-01-02 10:11:12.500"; Flink "2020-01-02 10:11:12.5"

@@ -148,8 +148,10 @@ def test_extract_date_format_floor_in_the_session_zone(s: sqlengine.Session) -> 
     assert one(s, f"SELECT EXTRACT(HOUR FROM {ltz}) AS v") == 0
     assert one(s, f"SELECT EXTRACT(HOUR FROM {ltz}) AS v", "Europe/Berlin") == 2
     assert one(s, f"SELECT EXTRACT(DAY FROM {ltz}) AS v", "America/New_York") == 30
+    # (EPOCH too reads the zone's wall clock: PyFlink 2.3 gives 1593547200 in New York)
     assert one(s, f"SELECT EXTRACT(EPOCH FROM {ltz}) AS v", "America/New_York") == \
-        1593561600
+        1593561600 - 4 * 3600
+    assert one(s, f"SELECT EXTRACT(EPOCH FROM {ltz}) AS v") == 1593561600
     assert one(s, f"SELECT DATE_FORMAT({ltz}, 'yyyy-MM-dd HH:mm') AS v",
                "America/New_York") == "2020-06-30 20:00"
     assert one(s, f"SELECT DATE_FORMAT({ltz}) AS v", "Europe/Berlin") == \
@@ -226,9 +228,22 @@ def test_ltz_and_timestamp_meet_in_the_session_zone(s: sqlengine.Session) -> Non
                ny) == "2023-11-14 17:13:20.000"
     assert one(s, f"SELECT GREATEST({ltz}, TIMESTAMP '2023-11-14 20:00:00') AS v", ny) == \
         instant(2023, 11, 15, 1)
+    # (VALUES rows and UNION inputs meet in a TIMESTAMP, the instant read as the zone's
+    # wall clock: PyFlink 2.3's TYPEOF there is TIMESTAMP(3), where COALESCE's and CASE's is
+    # TIMESTAMP_LTZ(3))
+    s.execute(f"SET 'table.local-time-zone' = '{ny}'")
     rows = s.sql("SELECT v FROM (VALUES (TO_TIMESTAMP_LTZ(0, 3)), "
                  "(TIMESTAMP '2020-01-01 00:00:00')) AS t(v)").collect()
-    assert rows.schema.field("v").type == pa.timestamp("ms", tz="UTC")
+    assert rows.schema.field("v").type == pa.timestamp("ms")
+    assert rows.column("v").to_pylist() == [dt.datetime(1969, 12, 31, 19),
+                                            dt.datetime(2020, 1, 1)]
+    assert one(s, f"SELECT CAST(v AS STRING) AS v FROM (SELECT {ltz} AS v UNION ALL SELECT "
+                  "TIMESTAMP '2020-01-01 00:00:00') WHERE v > TIMESTAMP '2023-11-14 00:00:00'",
+               ny)[:19] == "2023-11-14 17:13:20"
+    assert one(s, f"SELECT CAST(CASE WHEN {ltz} IS NULL THEN TIMESTAMP '2020-01-01 00:00:00' "
+                  f"ELSE {ltz} END AS STRING) AS v", ny)[:19] == "2023-11-14 17:13:20"
+    with pytest.raises(SqlEngineError, match="TIMESTAMP_LTZ arguments, or none"):
+        s.sql(f"SELECT TIMESTAMPDIFF(HOUR, TIMESTAMP '2023-11-14 17:13:20', {ltz}) AS v")
     with pytest.raises(SqlEngineError, match="TIMESTAMP_LTZ"):  # (Flink refuses it too)
         s.sql(f"SELECT {ltz} > DATE '2023-11-14' AS v")
 
@@ -322,9 +337,10 @@ def test_unix_time_functions_use_the_session_zone(s: sqlengine.Session) -> None:
 
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Kolkata", "UTC"])
 def test_clock_functions_read_the_session_time_zones_wall_clock(zone: str) -> None:
-    """CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, CURRENT_ROW_TIMESTAMP(), CURRENT_DATE and
-    CURRENT_TIME show the session time zone's wall clock, as PyFlink 2.3 shows them in New
-    York ('2026-11-28 09:49:59.504' at 14:49:59 UTC); they showed UTC's whatever the zone."""
+    """LOCALTIMESTAMP, CURRENT_DATE and CURRENT_TIME are the session time zone's wall clock,
+    as PyFlink 2.3 shows them in New York ('2026-11-28 09:49:59.504' at 14:49:59 UTC);
+    CURRENT_TIMESTAMP, NOW() and CURRENT_ROW_TIMESTAMP() are TIMESTAMP_LTZ(3) instants (as
+    Flink's), which the zone shows as the same wall clock."""
     import datetime as dt
     from zoneinfo import ZoneInfo
 
@@ -334,8 +350,28 @@ def test_clock_functions_read_the_session_time_zones_wall_clock(zone: str) -> No
                    "CURRENT_ROW_TIMESTAMP() AS d, CURRENT_DATE AS e, CURRENT_TIME AS f"
                    ).collect().to_pylist()
     after = dt.datetime.now(ZoneInfo(zone)).replace(tzinfo=None)
+    for key in "abd":
+        row[key] = row[key].astimezone(ZoneInfo(zone)).replace(tzinfo=None)
     for key in "abcd":  # (milliseconds: the clock read is cut to them)
         assert before - dt.timedelta(milliseconds=1) <= row[key] <= after
     assert row["e"] in (before.date(), after.date())
     assert before.replace(microsecond=0).time() <= row["f"] <= after.time() or \
         before.date() != after.date()
+
+
+def test_current_timestamp_is_the_instant_outside_utc() -> None:
+    """CURRENT_TIMESTAMP is a TIMESTAMP_LTZ(3), as Flink's: against another instant it is
+    no hours off (in Shanghai it was 8 hours off, a TIMESTAMP of the wall clock read as
+    UTC); PyFlink 2.3 answers 0 and True here, and refuses CURRENT_TIMESTAMP against a
+    TIMESTAMP in TIMESTAMPDIFF."""
+    s = sqlengine.connect({"table.local-time-zone": "Asia/Shanghai"})
+    (row,) = s.sql(
+        "SELECT TIMESTAMPDIFF(HOUR, CURRENT_TIMESTAMP, TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP() * "
+        "1000, 3)) AS h, ABS(TIMESTAMPDIFF(SECOND, TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP(), 0), "
+        "NOW())) < 5 AS near, CURRENT_TIMESTAMP > LOCALTIMESTAMP - INTERVAL '1' MINUTE AS "
+        "after, HOUR(CURRENT_TIMESTAMP) = HOUR(LOCALTIMESTAMP) AS same_hour").collect(
+    ).to_pylist()
+    assert row["h"] == 0 and row["near"] and row["after"]
+    assert row["same_hour"] or dt.datetime.now().minute == 0
+    with pytest.raises(SqlEngineError, match="TIMESTAMP_LTZ arguments, or none"):
+        s.sql("SELECT TIMESTAMPDIFF(HOUR, LOCALTIMESTAMP, CURRENT_TIMESTAMP)")
