@@ -70,9 +70,9 @@ def variance(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     qf = np.asarray(pc.fill_null(q, 0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
     sf = np.asarray(pc.fill_null(s, 0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
     safe = np.where(count > 0, count, 1).astype(np.float64)
-    spread = qf - sf * sf / safe
     div = safe - 1 if sample else safe
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (inf, NaN values)
+        spread = qf - sf * sf / safe
         res = spread / np.where(div > 0, div, 1)
     exact = np.asarray(pc.fill_null(pc.and_(pc.and_(pc.is_valid(q_exact),
                                                     pc.is_valid(s_exact)),
