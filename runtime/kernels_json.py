@@ -15,13 +15,12 @@ import datetime as dt
 import decimal
 import json
 import math
-import re
 from collections.abc import Callable
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.cast import cast_array
+from sqlengine.cast import cast_array, jackson_escapes
 from sqlengine.errors import ExecutionError
 from sqlengine.json_path import PathError, evaluate, parse_path, path_is_indefinite
 from sqlengine.runtime.kernels_text import java_double_text, per_distinct
@@ -48,17 +47,8 @@ def dumps(value: object) -> str:
 
 
 def _plain_dumps(value: object) -> str:
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    # (a control character as Jackson escapes it: \u001F, its hex digits in capitals)
-    return _LOWER_HEX.sub(_upper_hex, text) if "\\u00" in text else text
-
-
-# A \u00xx escape with a lower-case hex digit (not an escaped backslash followed by 'u')
-_LOWER_HEX = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})")
-
-
-def _upper_hex(m: re.Match[str]) -> str:
-    return f"{m.group(1)}\\u00{m.group(2).upper()}"
+    return jackson_escapes(json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+                                      allow_nan=False))
 
 
 def _number(text: str) -> decimal.Decimal:

@@ -483,6 +483,18 @@ def _shortest(v: float, single: bool) -> str:
     return repr(float(v))
 
 
+# A \u00xx escape with a lower-case hex digit (not an escaped backslash followed by 'u')
+_LOWER_HEX = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})")
+
+
+def jackson_escapes(text: str) -> str:
+    """JSON text written by Python's json module as Jackson writes it: a control character
+    escaped with capital hex digits (\u001F, Python writes \u001f)."""
+    if "\\u00" not in text:
+        return text
+    return _LOWER_HEX.sub(lambda m: f"{m.group(1)}\\u00{m.group(2).upper()}", text)
+
+
 def java_double_text(v: float, single: bool = False) -> str:
     """Java's Double.toString (Float.toString if ``single``): '1.0', '0.001', '1.0E20',
     '1.0E-5', 'NaN', 'Infinity'."""

@@ -21,6 +21,7 @@ from sqlengine import types as T
 from sqlengine.cast import (
     VALID_TEXT,
     cast_array,
+    jackson_escapes,
     java_double_text,
     java_double_texts,
     ltz_text,
@@ -434,7 +435,7 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False, plain_decimals: bool = 
     rows = zip(*fields.values()) if names else iter(())
     out = "".join("{" + ",".join(f"{k}:{_value(v)}" for k, v in zip(keys, r)) + "}\n"
                   for r in rows)
-    return out.encode("utf-8")
+    return jackson_escapes(out).encode("utf-8")
 
 
 def _nested(value: object, t: pa.DataType) -> str:
