@@ -50,13 +50,19 @@ class MatchBinder(ClauseBinder):
         time_index, then_by = self._order(node, scope)
         pattern = self._pattern(node)
         names = {v.name for v in pattern}
+        # Variables DEFINE names that the PATTERN does not use: their conditions are checked
+        # and left out, and MEASURES read them as variables no row maps to (NULL, a COUNT
+        # of 0), as Flink does.
+        unused = {d.alias_or_name for d in node.args.get("define") or []
+                  if _var(d.alias_or_name, names) is None}
+        known = names | unused
         defines: dict[str, Bound] = {}
         for d in node.args.get("define") or []:
             name = d.alias_or_name
             var = _var(name, names)
             if var is None:
-                raise self.error(BindError, f"DEFINE names {name!r}, which the PATTERN does "
-                                 "not use", d)
+                self._expr(d.this, scope, known, name)
+                continue
             if var in defines:
                 raise self.error(BindError, f"DEFINE defines {var!r} twice", d)
             bound = self._expr(d.this, scope, names, var)
@@ -74,7 +80,7 @@ class MatchBinder(ClauseBinder):
             if not isinstance(item, exp.Alias):
                 raise self.error(BindError, "a MEASURES expression needs a name (expr AS "
                                  "name)", m)
-            measures.append((item.alias, self._expr(item.this, scope, names, None)))
+            measures.append((item.alias, self._expr(item.this, scope, known, None)))
         skip, skip_var = self._skip(node, names)
         within = None
         w = node.meta.get("within")
@@ -144,7 +150,7 @@ class MatchBinder(ClauseBinder):
         return m.group(1).lower(), var
 
     def _pattern(self, node: exp.MatchRecognize) -> tuple[PatternVar, ...]:
-        text = node.args["pattern"].name
+        text = self._ungrouped(node.args["pattern"].name, node.meta.get("pattern_at"))
         base = node.meta.get("pattern_at")
         out: list[PatternVar] = []
         pos = 0
@@ -181,17 +187,36 @@ class MatchBinder(ClauseBinder):
             raise self._at(base, 0, "a PATTERN that can match no rows at all is not supported "
                            "(as in Flink)")
         for before, after in itertools.pairwise(out):
-            if after.low == 0 and before.greedy and before.low != before.high:
+            if after.low == 0 and before.greedy and before.low != before.high and \
+                    (before.low, before.high) != (0, 1):  # (B? is a plain optional)
                 raise self._at(base, text.find(after.name), f"the optional variable "
                                f"{after.name!r} cannot follow the greedy variable "
                                f"{before.name!r} (Flink: optional pattern cannot be preceded "
                                "by greedy pattern)")
         last = out[-1]
-        if last.greedy and last.low != last.high:
+        # (a trailing B? runs, as in Flink 2.3, which never takes its row: the match
+        # completes without it; see the operator's empty tail)
+        if last.greedy and last.low != last.high and (last.low, last.high) != (0, 1):
             raise self._at(base, text.rstrip().rfind(last.name), "a greedy quantifier on the "
                            "last variable of a PATTERN is not supported (as in Flink; add a "
                            "variable after it, or make it reluctant)")
         return tuple(out)
+
+    def _ungrouped(self, text: str, base: object) -> str:
+        """The PATTERN with its unquantified parentheses blanked out: ``((A B) C)`` is
+        ``A B C``, as Flink reads it. A quantified group, ``(A B)+``, stays (refused)."""
+        chars = list(text)
+        opened: list[int] = []
+        for i, ch in enumerate(text):
+            if ch == "(":
+                opened.append(i)
+            elif ch == ")" and opened:
+                start = opened.pop()
+                if re.match(r"\s*[*+?{]", text[i + 1:]) is None:
+                    chars[start] = chars[i] = " "
+            elif ch == ")":
+                raise self._at(base, i, "an unbalanced ')' in the PATTERN")
+        return "".join(chars)
 
     def _at(self, base: object, offset: int, msg: str) -> ParseError:
         script = self.binder.script
@@ -224,6 +249,11 @@ class MatchBinder(ClauseBinder):
                                          "MEASURES", n)
                     return place(Navigation("rowtime", None, 0, None, None,
                                             pa.timestamp("ms")))
+                if fname in ("TIMESTAMPADD", "TIMESTAMPDIFF") and n.expressions:
+                    # (the unit keyword is no column: TIMESTAMPDIFF(SECOND, A.ts, B.ts))
+                    unit, *rest = n.expressions
+                    n.set("expressions", [unit, *(rewrite(a) for a in rest)])
+                    return n
             if isinstance(n, exp.First | exp.Last):
                 kind = "first" if isinstance(n, exp.First) else "last"
                 offset = self._offset(n.args.get("expression"))

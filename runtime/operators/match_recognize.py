@@ -10,7 +10,9 @@ order. The automaton follows Flink's NFA compiled from the pattern, variable by 
   also move on to the next variable with the same row (PROCEED) — for a greedy quantifier only
   when the row does not satisfy the condition, for a reluctant one and for ``?`` always (both
   branches live);
-- every row may start a match; a match completes when its last variable has its rows;
+- every row may start a match; a match completes when its last variable has its rows, or
+  earlier where the variables after the current one may take no row and would not wait for
+  one (reluctant ones, a plain ``?``): A B*? matches A alone, as in Flink;
 - a completed match is emitted once no partial match that started earlier is alive (the CEP
   library's rule; one that started with the same row does not hold it back), and then AFTER
   MATCH SKIP discards partial and completed matches: PAST LAST ROW those that started at or
@@ -145,6 +147,13 @@ class MatchRecognizeOperator(Operator):
         self.width = len(input_schema)
         self.pattern = spec.pattern
         self.last_pos = len(spec.pattern) - 1
+        # Per position: whether the variables after it may all take no row without waiting
+        # for one (each reluctant, or a plain optional ``?``, which Flink never waits for at
+        # the end): a match there completes as soon as its variable has its rows, as in
+        # Flink, where A B*? matches A alone.
+        self.empty_tail = [all(v.low == 0 and (not v.greedy or (v.low, v.high) == (0, 1))
+                               for v in spec.pattern[pos + 1:])
+                           for pos in range(len(spec.pattern))]
         defines = dict(spec.defines)
         # Every navigation of every expression; aggregates get a slot in the chain's state.
         self.agg_slots: list[Navigation] = []
@@ -314,11 +323,10 @@ class MatchRecognizeOperator(Operator):
             if ok:
                 node = self._node(st, p.last, seq, var.name, row)
                 taken = _Partial(p.start, p.start_time, pos, count + 1, node)
-                if pos == self.last_pos and count + 1 >= var.low and \
-                        (not var.greedy or count + 1 == var.high):
-                    out.append((taken, True))
-                else:
-                    out.append((taken, False))
+                # (complete: the variables after this one may all take no row and would not
+                # wait for one, and this one has its rows)
+                out.append((taken, self.empty_tail[pos] and count + 1 >= var.low and
+                            (not var.greedy or count + 1 == var.high)))
             # PROCEED to the next variable with this same row (an epsilon move).
             if count < var.low or pos == self.last_pos:
                 break
