@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from sqlengine.errors import ConnectorError, NotSupportedError, SqlEngineError
-from sqlengine.options import parse_duration
+from sqlengine.options import parse_duration, parse_size
 from sqlengine.types import is_nested, type_name
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class Clock(Protocol):
 class OptionSpec:
     key: str
     # string | int | positive (>= 1) | port (0..65535) | bool | char | enum | path (not
-    # empty) | duration
+    # empty) | duration | size (a positive memory size: '128 mb')
     kind: str = "string"
     choices: tuple[str, ...] = ()
     required: bool = False
@@ -128,6 +128,12 @@ class OptionSpec:
                 parse_duration(value, self.key)
             except SqlEngineError:
                 bad = "a duration such as '10 s' or '1 min'"
+        elif self.kind == "size":
+            try:
+                if parse_size(value, self.key) < 1:
+                    bad = "a positive size such as '128 mb'"
+            except SqlEngineError:
+                bad = "a size such as '128 mb' or '1024 b'"
         elif self.kind == "path" and not value.strip():
             bad = "a path, not empty"  # (it read and wrote the working directory)
         elif self.kind == "enum" and value not in self.choices:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 import uuid
 
 import pyarrow as pa
@@ -27,6 +28,7 @@ from sqlengine.connectors.filesystem_files import (
     sink_directory,
     text_bytes,
 )
+from sqlengine.connectors.rolling_policy import RollingPolicy
 from sqlengine.errors import ConnectorError
 from sqlengine.failpoints import hit as failpoint
 
@@ -53,6 +55,8 @@ class CommittingFileWriter(SinkWriter):
         self._bulk: object | None = None  # (orc, avro: their file writer)
         self._current: tuple[str, str] | None = None  # (hidden, visible) being written
         self._stale: set[str] = set()
+        self.policy = RollingPolicy.of(options)
+        self._opened = self._written = 0.0
 
     def set_tokens(self, token: str | None, stale: str) -> None:
         if token:
@@ -80,6 +84,35 @@ class CommittingFileWriter(SinkWriter):
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         if batch.schema != self.schema:
             batch = batch.cast(self.schema)
+        now = time.monotonic()
+        if self._current is not None and \
+                self.policy.due(now - self._opened, now - self._written):
+            self._roll()
+        self._written = now
+        self.rows += batch.num_rows
+        # (a rolled file is pending: committed with the next checkpoint)
+        if self.format not in ("parquet", *BULK_FORMATS):  # (a row format: cut at rows)
+            for piece, full in self.policy.pieces(
+                    batch, 0 if self._file is None else self._file.tell(),  # type: ignore[attr-defined]
+                    lambda b: text_bytes(self.format, b, self.options)):
+                self._open(now).write(piece)  # type: ignore[attr-defined]
+                if full:
+                    self._roll()
+        else:
+            f = self._open(now)
+            if self.format == "parquet":
+                if self._parquet is None:
+                    self._parquet = pq.ParquetWriter(f, self.schema)
+                self._parquet.write_batch(batch)
+            else:
+                if self._bulk is None:
+                    self._bulk = bulk_writer(self.format, f, self.schema, self.options)
+                self._bulk.write(batch)  # type: ignore[attr-defined]
+            if f.tell() > self.policy.size:  # type: ignore[attr-defined]
+                self._roll()
+
+    def _open(self, now: float) -> object:
+        """The part file being written, begun if there is none."""
         if self._current is None:
             if self._stale:
                 self._discard_stale({self.token})
@@ -88,18 +121,8 @@ class CommittingFileWriter(SinkWriter):
             # (O_TRUNC: a leftover of a failed attempt under this name is not part of it)
             self._file = open(self.root / hidden, "wb")  # noqa: SIM115
             self._current = (hidden, visible)
-        self.rows += batch.num_rows
-        f = self._file
-        if self.format == "parquet":
-            if self._parquet is None:
-                self._parquet = pq.ParquetWriter(f, self.schema)
-            self._parquet.write_batch(batch)
-        elif self.format in BULK_FORMATS:
-            if self._bulk is None:
-                self._bulk = bulk_writer(self.format, f, self.schema, self.options)
-            self._bulk.write(batch)  # type: ignore[attr-defined]
-        else:
-            f.write(text_bytes(self.format, batch, self.options))  # type: ignore[attr-defined]
+            self._opened = now
+        return self._file
 
     def _roll(self) -> None:
         """The in-progress file is complete: synced, closed and pending."""

@@ -37,6 +37,7 @@ from sqlengine.connectors.json_format import (
 from sqlengine.connectors.parquet_format import open_parquet, read_parquet, row_groups
 from sqlengine.connectors.prefetch import prefetched
 from sqlengine.connectors.raw_format import raw_bytes, read_raw
+from sqlengine.connectors.rolling_policy import RollingPolicy
 from sqlengine.connectors.text_blocks import record_blocks
 from sqlengine.errors import ConnectorError
 
@@ -326,7 +327,8 @@ def _read_partitioned(table: str, options: dict[str, str], schema: pa.Schema,
 
 
 class FileWriter(SinkWriter):
-    """Writes one part file under the sink's directory, batch by batch."""
+    """Writes part files under the sink's directory, batch by batch: one, or as many as the
+    rolling policy (rolling_policy.py) begins; all published when every row is written."""
 
     name = "FileSink"
     guarantee = None  # (one part file renamed at the end: see filesystem_commit.py)
@@ -354,7 +356,10 @@ class FileWriter(SinkWriter):
         # The sink subtask writing (set when its operator opens): its part files are
         # ``part-<subtask>-<n>``, so parallel subtasks never claim the same names.
         self.subtask = 0
-        self.ended = False  # every row written: close() publishes the part (else drops it)
+        self.ended = False  # every row written: close() publishes the parts (else drops them)
+        self.policy = RollingPolicy.of(options)
+        self._finished: list[Path] = []  # (rolled part files, published by close())
+        self._opened = self._written = 0.0
         del table
 
     def _begin(self) -> None:
@@ -370,28 +375,68 @@ class FileWriter(SinkWriter):
                 break
             except FileExistsError:
                 n += 1
-        self.index = 0 if self.overwrite else n
+        if not self._finished:  # (the first part's name: the others follow it)
+            self.index = 0 if self.overwrite else n
         self.path = root / f".part-{self.subtask}-{n}.inprogress"
         self._file = os.fdopen(fd, "wb")
 
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         if batch.schema != self.schema:
             batch = batch.cast(self.schema)
+        now = time.monotonic()
+        if self._file is not None and self.policy.due(now - self._opened, now - self._written):
+            self._roll()
+        self.rows += batch.num_rows
+        self._written = now
+        if self.format not in ("parquet", *BULK_FORMATS):  # (a row format: cut at rows)
+            for piece, full in self.policy.pieces(
+                    batch, 0 if self._file is None else self._file.tell(),
+                    lambda b: text_bytes(self.format, b, self.options)):
+                self._open(now)
+                self._file.write(piece)
+                self._file.flush()
+                if full:
+                    self._roll()
+        else:
+            self._open(now)
+            if self.format == "parquet":
+                if self._parquet is None:
+                    self._parquet = pq.ParquetWriter(self._file, self.schema)
+                self._parquet.write_batch(batch)
+            else:
+                if self._bulk is None:
+                    self._bulk = bulk_writer(self.format, self._file, self.schema,
+                                             self.options)
+                self._bulk.write(batch)
+            if self._file.tell() > self.policy.size:
+                self._roll()
+
+    def _open(self, now: float) -> None:
         if self._file is None:
             self._begin()
-        self.rows += batch.num_rows
-        if self.format == "parquet":
-            if self._parquet is None:
-                self._parquet = pq.ParquetWriter(self._file, self.schema)
-            self._parquet.write_batch(batch)
-            return
-        if self.format in BULK_FORMATS:
-            if self._bulk is None:
-                self._bulk = bulk_writer(self.format, self._file, self.schema, self.options)
-            self._bulk.write(batch)
-            return
-        self._file.write(text_bytes(self.format, batch, self.options))
-        self._file.flush()
+            self._opened = now
+
+    def _complete(self) -> None:
+        """Finish the part file being written (its format's footer), and close it."""
+        if self.format == "parquet" and self._parquet is None:
+            # (an empty parquet file still holds its schema: 0 bytes would not be readable)
+            self._parquet = pq.ParquetWriter(self._file, self.schema)
+        if self.format in BULK_FORMATS and self._bulk is None:
+            # (an empty orc / avro file still holds its schema)
+            self._bulk = bulk_writer(self.format, self._file, self.schema, self.options)
+        if self._bulk is not None:
+            self._bulk.close()
+            self._bulk = None
+        if self._parquet is not None:
+            self._parquet.close()
+            self._parquet = None
+        self._file.close()
+        self._file = None
+
+    def _roll(self) -> None:
+        """The rolling policy closes the part file: published with the others at the end."""
+        self._complete()
+        self._finished.append(self.path)
 
     def _remove_replaced(self) -> None:
         """INSERT OVERWRITE: remove the parts written before the statement."""
@@ -411,39 +456,34 @@ class FileWriter(SinkWriter):
 
     def close(self) -> None:
         if not self.ended:
-            # A failed or cancelled job: its part stays unpublished, as Flink's in-progress
+            # A failed or cancelled job: its parts stay unpublished, as Flink's in-progress
             # files do (a visible, half-written part would be read, or break every read).
             if self._file is not None:
                 with contextlib.suppress(OSError):
                     self._file.close()
+                self._finished.append(self.path)
+            for path in self._finished:
                 with contextlib.suppress(OSError):
-                    self.path.unlink()
+                    path.unlink()
             return
-        if self._file is None:
+        if self._file is None and not self._finished:
             if self.subtask > 0:  # (a parallel subtask that got no rows writes no file)
                 self._remove_replaced()
                 return
             self._begin()  # (an empty result is an empty part file)
-        if self.format == "parquet" and self._parquet is None:
-            # (an empty parquet file still holds its schema: 0 bytes would not be readable)
-            self._parquet = pq.ParquetWriter(self._file, self.schema)
-        if self.format in BULK_FORMATS and self._bulk is None:
-            # (an empty orc / avro file still holds its schema)
-            self._bulk = bulk_writer(self.format, self._file, self.schema, self.options)
-        if self._bulk is not None:
-            self._bulk.close()
-        if self._parquet is not None:
-            self._parquet.close()
-        self._file.close()
+        if self._file is not None:
+            self._roll()
         self._remove_replaced()
         n = self.index
-        while True:  # the complete part's name: never one that exists (link, not replace)
-            try:
-                os.link(self.path, self.root / f"part-{self.subtask}-{n}")
-                break
-            except FileExistsError:
-                n += 1
-        self.path.unlink()
+        for path in self._finished:
+            while True:  # the complete part's name: never one that exists (link, not replace)
+                try:
+                    os.link(path, self.root / f"part-{self.subtask}-{n}")
+                    break
+                except FileExistsError:
+                    n += 1
+            path.unlink()
+            n += 1
 
 
 BULK_FORMATS = ("orc", "avro")
