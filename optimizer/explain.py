@@ -131,11 +131,12 @@ def plan_advice(root: PhysicalNode, options: dict[str, str]) -> list[str]:
                 f"[WARNING] {node.op.label()}: a regular join over an unbounded input keeps "
                 "every row of both sides for ever; set 'table.exec.state.ttl' if old rows may "
                 "be dropped, or use an interval or window join")
-        if streaming and unbounded and isinstance(op, GroupAggregateSpec | GlobalAggregateSpec):
+        if streaming and unbounded and not ttl and \
+                isinstance(op, GroupAggregateSpec | GlobalAggregateSpec):
             advice.append(
                 f"[WARNING] {node.op.label()}: a GROUP BY over an unbounded input keeps state "
-                "for every key for ever (state TTL covers regular joins only so far); use a "
-                "window aggregation if the keys do not stay few")
+                "for every key for ever; set 'table.exec.state.ttl' if idle keys may be "
+                "forgotten, or use a window aggregation if the keys do not stay few")
         if isinstance(op, SortSpec | LimitSpec | TopNSpec) and parallelism > 1 and any(
                 ex.partitioning is Partitioning.SINGLE for _, ex in node.inputs):
             advice.append(f"[ADVICE] {node.op.label()}: runs in one subtask (a global "

@@ -190,6 +190,7 @@ class GroupAggregateSpec(OperatorSpec):
     agg_names: tuple[str, ...]
     input_updating: bool = False
     emit: str = "final"  # "changelog" | "final"
+    ttl: int = 0  # ms a group's state outlives its last row ('table.exec.state.ttl'; 0: ever)
 
     def label(self) -> str:
         return _aggregate_label("GroupAggregate", self.keys, self.aggs)
@@ -220,6 +221,7 @@ class GlobalAggregateSpec(OperatorSpec):
     agg_names: tuple[str, ...]
     partial_schema: N.Schema
     emit: str = "final"  # "changelog" | "final"
+    ttl: int = 0  # (as GroupAggregateSpec's)
 
     def label(self) -> str:
         return _aggregate_label("GlobalAggregate", self.keys, self.aggs)

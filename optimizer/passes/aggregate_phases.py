@@ -125,7 +125,7 @@ def _two_phase(node: PhysicalNode, op: GroupAggregateSpec, parallelism: int,
     glob = GlobalAggregateSpec(
         schema=op.schema, updating=streaming, keys=keys, aggs=aggs, key_names=op.key_names,
         agg_names=op.agg_names, partial_schema=partial,
-        emit="changelog" if streaming else "final")
+        emit="changelog" if streaming else "final", ttl=op.ttl)
     return PhysicalNode(glob, ((local, Exchange(Partitioning.HASH, refs)),), node.estimate)
 
 

@@ -9,6 +9,7 @@ import pyarrow as pa
 from sqlengine import connectors
 from sqlengine import types as T
 from sqlengine.errors import NotSupportedError, PlanError
+from sqlengine.functions_python import is_python
 from sqlengine.optimizer.passes.base import PassContext
 from sqlengine.optimizer.passes.streaming_lag import streaming_lag
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode
@@ -357,10 +358,16 @@ class _Translator:
         child = self.translate(plan.input)
         exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
             else Exchange(Partitioning.SINGLE)
+        ttl = self.ttl if self.streaming else 0
+        if ttl and any(a.distinct or is_python(a.func) for a in plan.aggs):
+            raise NotSupportedError(
+                "'table.exec.state.ttl' is not implemented for a GROUP BY with a DISTINCT or "
+                "Python aggregate yet (its state would be kept for ever)")
         op = GroupAggregateSpec(
             schema=plan.schema, updating=self.streaming, keys=plan.keys, aggs=plan.aggs,
             key_names=plan.key_names, agg_names=plan.agg_names,
-            input_updating=child.op.updating, emit="changelog" if self.streaming else "final")
+            input_updating=child.op.updating, emit="changelog" if self.streaming else "final",
+            ttl=ttl)
         return PhysicalNode(op, ((child, exchange),))
 
     def _window_tvf(self, plan: N.WindowTVF) -> PhysicalNode:

@@ -212,7 +212,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case GroupAggregateSpec():
             from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
             return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit,
-                                          input_updating=spec.input_updating)
+                                          input_updating=spec.input_updating, ttl_ms=spec.ttl)
         case JoinSpec():
             left, right = _split(schema, spec.left_width)
             if spec.right_schema is not None:
@@ -242,7 +242,8 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
                 is_python(a.func) for a in spec.aggs):
             # (streaming; or batch with Python aggregates, whose accumulators it merges)
             from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
-            return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit, merge=True)
+            return GroupAggregateOperator(spec.keys, spec.aggs, schema, spec.emit, merge=True,
+                                          ttl_ms=spec.ttl)
         case GlobalAggregateSpec():
             from sqlengine.runtime.operators.two_phase import GlobalAggregateOperator
             return GlobalAggregateOperator(spec.keys, spec.aggs, spec.partial_schema.to_arrow(),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import decimal
 import itertools
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -33,7 +34,12 @@ from sqlengine.runtime.elements import (
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
-from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
+from sqlengine.runtime.operators.base import (
+    Clock,
+    NotCheckpointable,
+    NotRescalable,
+    Operator,
+)
 from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.distinct_counts import DistinctCounts
 from sqlengine.runtime.operators.key_index import KeyIndex, python_keys
@@ -246,6 +252,15 @@ class _Accumulator:
                 for k in [k for k in self.distinct if k[0] in gone]:
                     del self.distinct[k]
 
+    def clear(self, slots: np.ndarray) -> None:
+        """Forget the groups at ``slots`` altogether (their state expired): as new."""
+        self.reset(slots)
+        if self.numeric:
+            self.value[slots] = 0
+        elif self.value is not None and self.value.dtype == object and \
+                self.func not in ("sum", "avg"):
+            self.value[slots] = None
+
     def result(self, slots: np.ndarray, rows: np.ndarray) -> pa.Array:
         """The aggregate's current value at ``slots``."""
         out_type = self.call.type
@@ -433,11 +448,18 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                     "pending_rows", "rows", "slots")
 
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...], schema: pa.Schema,
-                 emit: str, merge: bool = False, input_updating: bool = False) -> None:
+                 emit: str, merge: bool = False, input_updating: bool = False,
+                 ttl_ms: int = 0, clock: Clock = time) -> None:
         # ``merge``: the global phase of a two-phase aggregation in streaming mode; the input
         # is a LocalAggregate's partial rows (k0.., then c/n/s/m columns per aggregate, see
         # runtime/operators/partials.py) of an insert-only stream, merged into the state.
-        self._args = (keys, aggs, schema, emit, merge, input_updating)
+        self._args = (keys, aggs, schema, emit, merge, input_updating, ttl_ms)
+        # 'table.exec.state.ttl' (streaming): a group no row reached for that long is
+        # forgotten, without a word, as Flink's expired state: its next row starts it again
+        # (an INSERT). ``touched``: each slot's last row, on ``clock``'s monotonic time.
+        self.ttl = ttl_ms / 1000.0
+        self.clock = clock
+        self.touched = np.zeros(0, dtype=np.float64)
         self.merge = merge
         self.input_updating = input_updating
         self.keys = keys
@@ -528,7 +550,21 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         for batch in table.to_batches():
             self._consume(batch)
 
+    def _expire(self) -> None:
+        """Forget the groups whose last row is older than the TTL."""
+        now = self.clock.monotonic()
+        n = len(self.rows)
+        if len(self.touched) < n:  # (new slots; after a restore, all: from now on)
+            self.touched = np.concatenate([self.touched, np.full(n - len(self.touched), now)])
+        stale = np.flatnonzero((self.rows > 0) & (self.touched[:n] <= now - self.ttl))
+        if len(stale):
+            self.rows[stale] = 0
+            for acc in self.accs:
+                acc.clear(stale)
+
     def _consume(self, batch: pa.RecordBatch) -> Iterable[pa.RecordBatch]:
+        if self.ttl:
+            self._expire()
         if self.directory is not None:  # (spilling)
             batch = self._divert(batch)
             if batch.num_rows == 0:
@@ -611,6 +647,11 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             grouped = table.group_by(["$all"], use_threads=False).aggregate(specs) \
                 .drop_columns(["$all"])
         slots = self._assign_slots(grouped, key_names)
+        if self.ttl:
+            if len(self.touched) < len(self.rows):
+                self.touched = np.concatenate([self.touched, np.zeros(
+                    len(self.rows) - len(self.touched))])
+            self.touched[slots] = self.clock.monotonic()
         before = self._snapshot(slots) if self.emit_changelog else None
         self._update(grouped, slots)
         row_slots: np.ndarray | None = None  # (each row's slot, if a DISTINCT needs it)

@@ -5,13 +5,20 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 import pyarrow as pa
 
 from sqlengine.runtime.elements import Watermark
 from sqlengine.runtime.memory import MemoryAccount
+
+
+class Clock(Protocol):
+    """What a state TTL reads the time from (the ``time`` module by default; a test's fake
+    clock)."""
+
+    def monotonic(self) -> float: ...
 
 
 @dataclass

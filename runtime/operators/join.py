@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -38,7 +37,12 @@ from sqlengine.runtime.elements import (
     with_rowkind,
 )
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable, Operator
+from sqlengine.runtime.operators.base import (
+    Clock,
+    NotCheckpointable,
+    NotRescalable,
+    Operator,
+)
 from sqlengine.runtime.operators.build_index import BuildIndex, CodedIndex
 from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.rank import dense_ids
@@ -64,12 +68,6 @@ PROBE_ROWS = 1 << 20
 SMALL_BUILD = 1 << 13
 PROBE_BYTES = 64 << 20  # (probing rows waiting are not counted as state: bounded here)
 MAX_PAIRS = 1 << 31
-
-
-class Clock(Protocol):
-    """What the join's state TTL reads the time from (the ``time`` module by default)."""
-
-    def monotonic(self) -> float: ...
 
 
 class JoinOperator(SpillsToDisk, Operator):

@@ -190,14 +190,34 @@ def test_plan_advice_warns_about_state_that_only_grows() -> None:
     join = "EXPLAIN PLAN_ADVICE SELECT g.v, h.w FROM g JOIN h ON g.k = h.k"
     text = s.execute(join)[-1].message.split("== Plan Advice ==")[1]
     assert "advice[1]: [WARNING] Join(inner): a regular join over an unbounded input" in text
-    s.execute("SET 'table.exec.state.ttl' = '1 h'")
-    assert "No available advice." in s.execute(join)[-1].message
-    text = s.execute("EXPLAIN PLAN_ADVICE SELECT k, COUNT(*) FROM g GROUP BY k")[-1].message
+    group_by = "EXPLAIN PLAN_ADVICE SELECT k, COUNT(*) FROM g GROUP BY k"
+    text = s.execute(group_by)[-1].message
     assert "a GROUP BY over an unbounded input keeps state" in text
     # (in two phases too: the global phase keeps the state)
     s.execute("SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'")
-    text = s.execute("EXPLAIN PLAN_ADVICE SELECT k, COUNT(*) FROM g GROUP BY k")[-1].message
+    text = s.execute(group_by)[-1].message
     assert "GlobalAggregate(keys=[k], aggs=[count(*)]): a GROUP BY over an unbounded" in text
+    # (a state TTL forgets idle rows and groups: no warning)
+    s.execute("SET 'table.exec.state.ttl' = '1 h'")
+    assert "No available advice." in s.execute(join)[-1].message
+    assert "No available advice." in s.execute(group_by)[-1].message
+
+
+@pytest.mark.parametrize("phases", ["ONE_PHASE", "TWO_PHASE"])
+def test_the_state_ttl_reaches_the_group_by_that_keeps_state(phases: str) -> None:
+    from sqlengine.optimizer.specs import GlobalAggregateSpec, GroupAggregateSpec
+    from sqlengine.query import collect_sink
+
+    s = sqlengine.connect({"parallelism.default": "2", "table.exec.state.ttl": "90 s",
+                           "table.optimizer.agg-phase-strategy": phases})
+    s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen')")
+    plan = collect_sink(s.sql("SELECT k, COUNT(*) AS n, MAX(v) AS m FROM g GROUP BY k")
+                        .logical_plan)
+    ops = [op for v in s.job_graph(plan).vertices for op in v.chain
+           if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec)]
+    assert [op.ttl for op in ops] == [90_000]
+    with pytest.raises(sqlengine.SqlEngineError, match=r"table\.exec\.state\.ttl.*DISTINCT"):
+        s.sql("SELECT k, COUNT(DISTINCT v) AS n FROM g GROUP BY k").collect()
 
 
 @pytest.mark.parametrize(("p", "mode"), [(2, "batch"), (4, "batch"), (2, "streaming")])

@@ -254,3 +254,39 @@ def test_join_of_updating_inputs_with_nested_columns() -> None:
     assert h.op.state_summary() == {"left_rows": 2, "right_rows": 1}
     assert h.process(rkinds([("a", 10)], [DELETE]), 1).take_rows() == [
         ("-D", "a", [2], one, "a", 10), ("+I", "a", [2], one, None, None)]
+
+
+def test_state_ttl_forgets_idle_groups() -> None:
+    """'table.exec.state.ttl' on a GROUP BY: a group no row reached for the TTL is forgotten
+    without a word (Flink's expired state emits nothing); its next row starts it again as an
+    INSERT, its old values gone (MAX of an expired group does not remember them); a group
+    reached within the TTL keeps its state."""
+    clock = Clock()
+    aggs = (AggCall("count_star", (), pa.int64()), AggCall("sum", (V,), pa.int64()),
+            AggCall("max", (V,), pa.int64()), AggCall("max", (K,), pa.string()))
+    out = pa.schema([("k", pa.string()), ("n", pa.int64()), ("s", pa.int64()),
+                     ("m", pa.int64()), ("mk", pa.string())])
+    h = OperatorHarness(GroupAggregateOperator((K,), aggs, out, "changelog", ttl_ms=1000,
+                                               clock=clock))
+    assert h.process(batch([("a", 9), ("b", 5)])).take_rows() == [
+        ("+I", "a", 1, 9, 9, "a"), ("+I", "b", 1, 5, 5, "b")]
+    clock.now = 0.8
+    assert h.process(batch([("b", 1)])).take_rows() == [
+        ("-U", "b", 1, 5, 5, "b"), ("+U", "b", 2, 6, 5, "b")]
+    clock.now = 1.5  # a's last row at 0.0: expired; b's at 0.8: kept
+    assert h.process(batch([("a", 2), ("b", 1)])).take_rows() == [
+        ("+I", "a", 1, 2, 2, "a"), ("-U", "b", 2, 6, 5, "b"), ("+U", "b", 3, 7, 5, "b")]
+    # (a retraction reaching an expired group is dropped, as one reaching no group)
+    clock.now = 5.0
+    assert h.process(batch([("b", 1)], [DELETE])).take_rows() == []
+    assert h.process(batch([("b", 4)])).take_rows() == [("+I", "b", 1, 4, 4, "b")]
+
+
+def test_no_ttl_keeps_groups_for_ever() -> None:
+    clock = Clock()
+    aggs = (AggCall("count_star", (), pa.int64()),)
+    out = pa.schema([("k", pa.string()), ("n", pa.int64())])
+    h = OperatorHarness(GroupAggregateOperator((K,), aggs, out, "changelog", clock=clock))
+    h.process(batch([("a", 1)])).take_rows()
+    clock.now = 1e9
+    assert h.process(batch([("a", 1)])).take_rows() == [("-U", "a", 1), ("+U", "a", 2)]

@@ -72,3 +72,11 @@ def test_a_join_of_changelogs_with_a_state_ttl_is_refused_before_spark_runs() ->
     s.register("f", _table(2, 10), rowtime="ts")
     with pytest.raises(sqlengine.SqlEngineError, match=r"table\.exec\.state\.ttl"):
         s.sql(QUERIES["full-join-of-group-bys"]).collect()
+
+
+def test_a_group_by_with_a_state_ttl_is_refused_before_spark_runs() -> None:
+    """Spark keeps an aggregation's state for ever: the TTL would be ignored."""
+    s = sqlengine.connect({**STREAMING, "table.exec.state.ttl": "1 h"})
+    s.register("e", _table(1, 10), rowtime="ts")
+    with pytest.raises(sqlengine.SqlEngineError, match=r"table\.exec\.state\.ttl.*Spark"):
+        s.sql(COUNTS).collect()
