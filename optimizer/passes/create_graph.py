@@ -121,6 +121,11 @@ class _Translator:
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         if id(plan) not in self.memo:
             node = self._translate(plan)
+            if self.ttl and self.streaming and isinstance(node.op, TopNSpec | OverAggregateSpec):
+                raise NotSupportedError(
+                    f"'table.exec.state.ttl' is not implemented for {node.op.label()} yet "
+                    "(it keeps its state for ever; regular joins and GROUP BYs forget idle "
+                    "state): unset the option for this query")
             if node.estimate is None:
                 node = replace(node, estimate=self.estimator.estimate(plan))
             self.memo[id(plan)] = node

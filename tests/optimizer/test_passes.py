@@ -362,3 +362,22 @@ def test_co_partitioned_join_inputs_are_not_shuffled_and_give_the_same_rows(
         got[name] = sorted(map(repr, (tuple(r.values()) for r in q.collect().to_pylist())))
     assert got["on"] == got["off"]
     assert len(got["on"]) == 37
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn "
+    "FROM g) WHERE rn <= 2",
+    "SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND "
+    "CURRENT ROW) AS s FROM g",
+])
+def test_a_state_ttl_on_an_operator_without_one_is_refused(sql: str) -> None:
+    """A Top-N or an OVER aggregation keeps its state for ever: with the option set they are
+    refused by name, not run as if it were not there."""
+    s = sqlengine.connect({"table.exec.state.ttl": "1 h"})
+    s.execute("CREATE TABLE g (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+              "WITH ('connector' = 'datagen', 'number-of-rows' = '10')")
+    with pytest.raises(sqlengine.SqlEngineError, match=r"table\.exec\.state\.ttl' is not "
+                                                        r"implemented for (Rank|OverAggregate)"):
+        s.sql(sql).collect()
+    s.execute("RESET 'table.exec.state.ttl'")
+    assert s.sql(sql).collect().num_rows > 0
