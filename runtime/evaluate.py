@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -66,6 +67,21 @@ def evaluate(expr: Expr, batch: pa.RecordBatch, memo: dict[Expr, pa.Array] | Non
     return out
 
 
+# The memo's key for the clock reading a batch's clock functions share: CURRENT_TIMESTAMP
+# twice in a row is one instant, as Flink reads the clock once per record.
+_NOW: Any = object()
+
+
+def _now(memo: dict[Expr, pa.Array] | None) -> float:
+    """The time of the evaluation ``memo`` belongs to (read at its first clock function)."""
+    if memo is None:
+        return time.time()
+    now = memo.get(_NOW)
+    if now is None:
+        now = memo[_NOW] = time.time()  # type: ignore[assignment]
+    return now  # type: ignore[return-value]
+
+
 def _eval(expr: Expr, batch: pa.RecordBatch, n: int,
           memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
     if memo is not None and isinstance(expr, Call | Cast):
@@ -94,15 +110,15 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
         return _current_watermark(batch, n)
     if isinstance(expr, Call) and expr.name == "proctime":
         if expr.args:  # (the session time zone's wall clock, as Flink shows PROCTIME())
-            return wall_clock("localtimestamp", n, str(expr.args[0].value))  # type: ignore[attr-defined]
-        now = int(time.time() * 1000)  # the wall clock when the batch is processed
+            return wall_clock("localtimestamp", n, str(expr.args[0].value), _now(memo))  # type: ignore[attr-defined]
+        now = int(_now(memo) * 1000)  # the wall clock when the batch is processed
         return pa.array(np.full(n, now, dtype=np.int64), pa.timestamp("ms"))
     if isinstance(expr, Call) and expr.name in _RANDOM:
         return _random(expr, batch, n, memo)
     if isinstance(expr, Call) and not expr.args and expr.name in CLOCK:
-        return CLOCK[expr.name](n)
+        return CLOCK[expr.name](n, _now(memo))
     if isinstance(expr, Call) and expr.name in WALL_CLOCK:  # (+ the session time zone)
-        return wall_clock(expr.name, n, str(expr.args[0].value))  # type: ignore[attr-defined]
+        return wall_clock(expr.name, n, str(expr.args[0].value), _now(memo))  # type: ignore[attr-defined]
     if isinstance(expr, Call) and expr.name in CONSTANTS:
         return pa.array(np.full(n, CONSTANTS[expr.name]), expr.type)
     if isinstance(expr, Call) and expr.name in _LAZY and len(expr.args) >= 2:

@@ -212,10 +212,6 @@ def _later_instant(wall: dt.datetime, zone: dt.tzinfo) -> float:
                wall.replace(tzinfo=zone, fold=1).timestamp())
 
 
-def unix_now(n: int) -> Array:
-    return pa.array(np.full(n, int(time.time()), dtype=np.int64))
-
-
 def _from_unixtime(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """FROM_UNIXTIME(seconds [, format], session zone): the session time zone's wall-clock
     time as text in the (Java) format."""
@@ -674,13 +670,14 @@ KERNELS: dict[str, Kernel] = {
 }
 
 
-def wall_clock(name: str, n: int, zone: str) -> Array:
+def wall_clock(name: str, n: int, zone: str, now: float | None = None) -> Array:
     """A clock function's value in ``zone``'s wall clock (the session time zone's), for n
     rows: the instant now, read there."""
     from sqlengine.cast import to_local
 
-    now = pa.array([int(time.time() * 1000)], pa.timestamp("ms", tz="UTC"))
-    local = int(to_local(now, zone).cast(pa.int64())[0].as_py())
+    instant = pa.array([int((time.time() if now is None else now) * 1000)],
+                       pa.timestamp("ms", tz="UTC"))
+    local = int(to_local(instant, zone).cast(pa.int64())[0].as_py())
     if name == "current_date":
         return pa.array(np.full(n, local // (_DAY * 1000), np.int32), pa.date32())
     if name == "current_time":
@@ -689,14 +686,14 @@ def wall_clock(name: str, n: int, zone: str) -> Array:
 
 
 # The clock functions, per batch of n rows.
-CLOCK: dict[str, Callable[[int], Array]] = {
+CLOCK: dict[str, Callable[[int, float], Array]] = {
     # (CURRENT_TIMESTAMP, NOW(), CURRENT_ROW_TIMESTAMP(): TIMESTAMP_LTZ(3), the instant)
-    "current_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _LTZ),
-    "localtimestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _TS),
-    "current_row_timestamp": lambda n: pa.array(np.full(n, int(time.time() * 1000)), _LTZ),
-    "current_time": lambda n: pa.array(np.full(n, int(time.time()) % _DAY, np.int32),
-                                       pa.time32("s")),
-    "current_date": lambda n: pa.array(np.full(n, int(time.time() // 86400), np.int32),
-                                       pa.date32()),
-    "unix_timestamp": unix_now,
+    "current_timestamp": lambda n, now: pa.array(np.full(n, int(now * 1000)), _LTZ),
+    "localtimestamp": lambda n, now: pa.array(np.full(n, int(now * 1000)), _TS),
+    "current_row_timestamp": lambda n, now: pa.array(np.full(n, int(now * 1000)), _LTZ),
+    "current_time": lambda n, now: pa.array(np.full(n, int(now) % _DAY, np.int32),
+                                            pa.time32("s")),
+    "current_date": lambda n, now: pa.array(np.full(n, int(now // 86400), np.int32),
+                                            pa.date32()),
+    "unix_timestamp": lambda n, now: pa.array(np.full(n, int(now), dtype=np.int64)),
 }

@@ -375,3 +375,21 @@ def test_current_timestamp_is_the_instant_outside_utc() -> None:
     assert row["same_hour"] or dt.datetime.now().minute == 0
     with pytest.raises(SqlEngineError, match="TIMESTAMP_LTZ arguments, or none"):
         s.sql("SELECT TIMESTAMPDIFF(HOUR, LOCALTIMESTAMP, CURRENT_TIMESTAMP)")
+
+
+def test_the_clock_functions_of_a_row_read_one_instant(tmp_path: Path) -> None:
+    """As Flink reads the clock once per record: two CURRENT_TIMESTAMPs of a row are one
+    instant, LOCALTIMESTAMP its wall clock (they were read one after another, the second
+    after the first's cast to the zone, 0.2 s later on a first run)."""
+    s = sqlengine.connect({"table.local-time-zone": "Asia/Shanghai"})
+    (row,) = s.sql("SELECT CURRENT_TIMESTAMP = NOW() AS a, CAST(CURRENT_TIMESTAMP AS "
+                   "TIMESTAMP(3)) = LOCALTIMESTAMP AS b, CURRENT_DATE = CAST(LOCALTIMESTAMP "
+                   "AS DATE) AS c, UNIX_TIMESTAMP() = UNIX_TIMESTAMP() AS d").collect(
+    ).to_pylist()
+    assert row == {"a": True, "b": True, "c": True, "d": True}
+    s.execute(f"CREATE TABLE o (ts TIMESTAMP(3), z TIMESTAMP_LTZ(3)) WITH ('connector' = "
+              f"'filesystem', 'path' = '{tmp_path / 'o'}', 'format' = 'csv')")
+    s.execute("INSERT INTO o SELECT CURRENT_TIMESTAMP, CURRENT_TIMESTAMP")
+    (got,) = s.sql("SELECT CAST(ts AS TIMESTAMP_LTZ(3)) = z AS same FROM o").collect(
+    ).to_pylist()
+    assert got == {"same": True}
