@@ -220,6 +220,10 @@ class RecordWriter:
                 gate.put((channel, Kind.BATCH, part), self.metrics)
                 continue
             held = self.pending[i]
+            if held.batches and not part.schema.equals(held.batches[0].schema):
+                # (batches of two inputs of a union: one carrying row watermarks or row kinds,
+                # the other not, go as they are, not combined)
+                self._flush(i)
             if not held.batches:
                 held.since = time.monotonic()
             held.batches.append(part)
