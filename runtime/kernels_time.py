@@ -78,13 +78,51 @@ def parse_timestamps(s: Array, pattern: str) -> Array:
     return pc.add(base.cast(pa.int64()), ms).cast(_TS)
 
 
+# Flink's fallback where a string does not fit TO_TIMESTAMP's format: java.sql.Timestamp's
+# 'yyyy-[m]m-[d]d hh:mm:ss[.f...]' (with a space), else java.sql.Date's 'yyyy-[m]m-[d]d'
+# (midnight), after trimming.
+_FALLBACK = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2}):(\d{1,2})"
+                       r"(?:\.(\d{1,9}))?)?")
+
+
+def _fallback_ms(text: str) -> int | None:
+    m = _FALLBACK.fullmatch(text.strip())
+    if m is None or (" " in text.strip()) != (m.group(4) is not None):
+        return None
+    y, mo, d, h, mi, sec, frac = m.groups()
+    if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31):
+        return None
+    # (java.sql's constructors roll a day past the month's end over: 04-31 is May 1st)
+    try:
+        wall = dt.datetime(int(y), int(mo), 1) + dt.timedelta(
+            days=int(d) - 1, hours=int(h or 0), minutes=int(mi or 0), seconds=int(sec or 0))
+    except (ValueError, OverflowError):
+        return None
+    ms = int(((frac or "") + "000")[:3])
+    return int((wall - dt.datetime(1970, 1, 1)).total_seconds()) * 1000 + ms
+
+
+def parse_with_fallback(s: Array, pattern: str) -> Array:
+    """TO_TIMESTAMP(s, format) / TO_TIMESTAMP_LTZ(s, format): the strings in the format, and
+    where one does not fit it, read as Flink's DateTimeUtils falls back (a timestamp or a
+    date in SQL's text: '2024-03-05' with 'yyyy-MM-dd HH:mm:ss' is midnight, '2024-03-05
+    07:08:09.123' with 'yyyy-MM-dd' keeps its time); NULL where neither reads it."""
+    parsed = parse_timestamps(s, pattern)
+    bad = pc.and_(pc.is_valid(s), pc.is_null(parsed))
+    if not pc.any(bad).as_py():
+        return parsed
+    fallback = per_distinct(s, _fallback_ms, pa.int64()).cast(_TS)
+    return pc.if_else(bad, fallback, parsed)
+
+
 def _to_timestamp(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """TO_TIMESTAMP(s [, format]): without a format as CAST(s AS TIMESTAMP(3)) reads it (a
-    date alone is midnight); NULL where it does not parse."""
+    date alone is midnight); with one, as parse_with_fallback; NULL where it does not
+    parse."""
     if len(args) > 1:
         if lits[1] is None:
             return pa.nulls(len(args[0]), out)
-        return parse_timestamps(args[0], str(lits[1]))
+        return parse_with_fallback(args[0], str(lits[1]))
     return cast_array(args[0], _TS, safe=True)
 
 
@@ -139,15 +177,20 @@ def _java_regex(pattern: str) -> str:
     """A Java date pattern as a regular expression with a group per field (SimpleDateFormat's
     reading: a field of two letters or more next to a number takes that many digits)."""
     out = []
-    for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern):
-        token = m.group(0)
+    tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
+    for i, token in enumerate(tokens):
         letter = token[0]
+        # (a field takes as many digits as its letters only when another number field
+        # follows it at once, 'HHmmss'; else all the digits there: 'ss.SSS' reads '.1234'
+        # as 1234 ms, as SimpleDateFormat does)
+        abutting = i + 1 < len(tokens) and tokens[i + 1][0] in _NUMBER_FIELDS and \
+            not (tokens[i + 1][0] == "M" and len(tokens[i + 1]) >= 3)
         if token.startswith("'"):
             out.append(re.escape(token[1:-1] or "'"))
         elif letter == "M" and len(token) >= 3:
             out.append(r"(?P<Mname>[A-Za-z]+)")
         elif letter in _NUMBER_FIELDS:
-            width = rf"\d{{{len(token)}}}" if len(token) >= 2 else r"\d+"
+            width = rf"\d{{{len(token)}}}" if len(token) >= 2 and abutting else r"\d+"
             # (SimpleDateFormat.subParse skips spaces and tabs before a field)
             out.append(rf"[ \t]*(?P<{letter}>{'[+-]?' if letter == 'y' else ''}{width})")
         elif letter in "XZz":
@@ -181,7 +224,9 @@ def _lenient_seconds(pattern: str, zone: str = "UTC") -> Callable[[str], int]:
                 _MONTHS.index(f["Mname"][:3].lower()) + 1 if "Mname" in f else 1
             year = int(f.get("y", 1970)) + (month - 1) // 12  # (month 13: next January)
             month = (month - 1) % 12 + 1
-            hour = int(f.get("H", f.get("k", 0))) % 24
+            # (an hour past the day's rolls over into the next; 'k' counts 1 to 24, 24 the
+            # day's midnight)
+            hour = int(f["H"]) if "H" in f else int(f.get("k", 0)) % 24
             if "h" in f or "K" in f:
                 hour = int(f.get("h", f.get("K", 0))) % 12 + \
                     (12 if f.get("a", "am").lower() == "pm" else 0)
@@ -535,10 +580,13 @@ def _date_format(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
 
     x = args[0]
     if T.is_string(x.type):
-        # (a text is read as 'yyyy-MM-dd HH:mm:ss[.fraction]', as Flink's: a date alone is
-        # NULL there, it was read as midnight)
-        timed = pc.match_substring_regex(x, r"^\s*[0-9]+-[0-9]{1,2}-[0-9]{1,2}[ T][0-9]")
-        x = cast_array(pc.if_else(timed, x, pa.nulls(len(x), x.type)), _TS, safe=True)
+        # (a text is read as Flink's SimpleDateFormat reads 'yyyy-MM-dd HH:mm:ss': from its
+        # start, spaces before a field skipped, what follows the seconds ignored (a fraction
+        # too), fields rolling over ('2024-02-30' is March 1st, hour 25 the next day); a
+        # date alone does not read: NULL)
+        secs = per_distinct(x, _lenient_seconds(DEFAULT_FORMAT), pa.int64())
+        secs = pc.if_else(pc.equal(secs, -(2**63)), pa.scalar(None, pa.int64()), secs)
+        x = pc.multiply(secs, 1000).cast(_TS)
     if len(lits) > 1 and lits[1] is None:
         return pa.nulls(len(x), pa.string())
     try:
@@ -622,7 +670,7 @@ def _to_timestamp_ltz(args: list[Array], lits: list[object], out: pa.DataType) -
     if given and given[0] is None:
         return pa.nulls(n, out)
     if given:
-        local = parse_timestamps(x, str(given[0]))
+        local = parse_with_fallback(x, str(given[0]))
     else:
         local = cast_array(x, _TS, safe=True)
     return from_local(local, zone).cast(out)

@@ -1,0 +1,96 @@
+"""Time text read and written as PyFlink 2.3 does (each expected value is its answer to the
+same expression, arguments built from a row's column so that Flink does not fold them):
+
+- TO_TIMESTAMP / TO_TIMESTAMP_LTZ(s, format): a string that does not fit the format is read
+  as Flink's DateTimeUtils falls back, java.sql.Timestamp's or Date's text after trimming
+  (a day past the month's end rolling over), else NULL;
+- DATE_FORMAT(STRING, format): the text read as SimpleDateFormat reads 'yyyy-MM-dd
+  HH:mm:ss' (spaces skipped, fields rolling over, the fraction and anything after the
+  seconds ignored);
+- UNIX_TIMESTAMP(s, format): 'SSS' after a separator takes all its digits as milliseconds
+  (SimpleDateFormat); it gave Long.MIN_VALUE for '.1'.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+import sqlengine
+
+
+@pytest.fixture(scope="module", params=["UTC", "America/New_York"])
+def s(request: pytest.FixtureRequest) -> sqlengine.Session:
+    s = sqlengine.connect({"table.local-time-zone": request.param})
+    s.execute("CREATE TEMPORARY VIEW g(k) AS VALUES (1)")
+    return s
+
+
+def one(s: sqlengine.Session, expr: str) -> object:
+    return s.sql(f"SELECT {expr} AS v FROM g").collect().column(0)[0].as_py()
+
+
+def text(value: str) -> str:
+    """A string built from the row (not a constant)."""
+    return f"CONCAT('{value}', SUBSTRING(CAST(k AS STRING), 9))"
+
+
+@pytest.mark.parametrize("value, pattern, expected", [
+    ("2024-03-05", "yyyy-MM-dd HH:mm:ss", dt.datetime(2024, 3, 5)),
+    ("2024-03-05 07:08:09", "yyyy-MM-dd", dt.datetime(2024, 3, 5, 7, 8, 9)),
+    ("2024-03-05 07:08:09.123", "yyyy-MM-dd HH:mm:ss", dt.datetime(2024, 3, 5, 7, 8, 9, 123000)),
+    ("2024-03-05 07:08:09.1", "yyyy-MM-dd HH:mm:ss.SSS", dt.datetime(2024, 3, 5, 7, 8, 9, 100000)),
+    ("2024-03-05 07:08:09.1234", "yyyy-MM-dd HH:mm:ss.SSS",
+     dt.datetime(2024, 3, 5, 7, 8, 9, 123000)),
+    (" 2024-3-5 ", "yyyy/MM/dd", dt.datetime(2024, 3, 5)),
+    ("2024-3-5 7:8:9", "yyyy/MM/dd", dt.datetime(2024, 3, 5, 7, 8, 9)),
+    ("2024-04-31 07:08:09", "yyyy/MM/dd", dt.datetime(2024, 5, 1, 7, 8, 9)),
+    ("2024-03-05 07:08", "yyyy/MM/dd", None),
+    ("bad", "yyyy-MM-dd", None),
+])
+def test_to_timestamp_falls_back_as_flink(s: sqlengine.Session, value: str, pattern: str,
+                                          expected: dt.datetime | None) -> None:
+    assert one(s, f"TO_TIMESTAMP({text(value)}, '{pattern}')") == expected
+
+
+def test_to_timestamp_ltz_and_to_date_fall_back_too(s: sqlengine.Session) -> None:
+    # (read in UTC, Flink's default, shown in the session's zone)
+    shown = "2024-03-05 00:00:00.000" if s.options.get("table.local-time-zone") == "UTC" \
+        else "2024-03-04 19:00:00.000"
+    assert one(s, f"CAST(TO_TIMESTAMP_LTZ({text('2024-03-05')}, 'yyyy-MM-dd HH:mm:ss') "
+                  "AS STRING)") == shown
+    assert one(s, f"TO_DATE({text('2024-03-05 07:08:09.1')}, 'yyyy-MM-dd HH:mm:ss.SSS')") == \
+        dt.date(2024, 3, 5)
+
+
+@pytest.mark.parametrize("value, pattern, expected", [
+    ("2024-03-05 07:08:09.123", "yyyy-MM-dd HH:mm:ss.SSS", "2024-03-05 07:08:09.000"),
+    ("2024-03-05 07:08:09.5", "SSS", "000"),
+    ("2024-02-30 07:08:09", "yyyy-MM-dd HH:mm:ss", "2024-03-01 07:08:09"),
+    ("2024-03-05 25:08:09", "yyyy-MM-dd HH:mm:ss", "2024-03-06 01:08:09"),
+    (" 2024-03-05 07:08:09 ", "yyyy-MM-dd", "2024-03-05"),
+    (" 2024-03-05 07:08:09 ", "EEE", "Tue"),
+    ("2024-3-5 7:8:9", "yyyy-MM-dd HH:mm:ss", "2024-03-05 07:08:09"),
+    ("2024-03-05 07:08:09xyz", "yyyy-MM-dd HH:mm:ss", "2024-03-05 07:08:09"),
+    ("2024-13-05 07:08:09", "yyyy-MM-dd HH:mm:ss", "2025-01-05 07:08:09"),
+    ("2024-03-05", "yyyy", None),
+    ("2024-03-05T07:08:09", "yyyy", None),
+    ("2024-03-05 07:08", "yyyy-MM-dd HH:mm:ss", None),
+])
+def test_date_format_of_a_string_reads_it_as_simple_date_format(
+        s: sqlengine.Session, value: str, pattern: str, expected: str | None) -> None:
+    assert one(s, f"DATE_FORMAT({text(value)}, '{pattern}')") == expected
+
+
+@pytest.mark.parametrize("value, pattern, utc", [
+    ("2024-03-05 07:08:09.1234", "yyyy-MM-dd HH:mm:ss.SSS", 1709622490),
+    ("2024-03-05 07:08:09.1", "yyyy-MM-dd HH:mm:ss.SSS", 1709622489),
+    ("2024-03-05 07:08:09.12", "yyyy-MM-dd HH:mm:ss.SS", 1709622489),
+    ("20240305070809123", "yyyyMMddHHmmssSSS", 1709622489),
+    ("2024-03-05 25:08:09", "yyyy-MM-dd HH:mm:ss", 1709687289),
+])
+def test_unix_timestamp_reads_milliseconds_as_simple_date_format(
+        s: sqlengine.Session, value: str, pattern: str, utc: int) -> None:
+    offset = 0 if s.options.get("table.local-time-zone") == "UTC" else 5 * 3600
+    assert one(s, f"UNIX_TIMESTAMP({text(value)}, '{pattern}')") == utc + offset
