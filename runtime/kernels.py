@@ -745,14 +745,38 @@ def _extract(unit: str) -> Kernel:
     return kernel
 
 
+_JAVA_TOKEN = re.compile(r"''|'(?:[^']|'')*'?|([A-Za-z])\1*|.", re.DOTALL)
+
+
+def java_pattern_tokens(pattern: str) -> list[str]:
+    """A Java DateTimeFormatter pattern as its tokens: a field's letters ('yyyy'), a literal
+    as quoted text ('o'clock' for the quoted 'o''clock', '' for a quote), or one other
+    character; the brackets of optional sections dropped (their fields printed). '#', '{'
+    and '}' are reserved: refused, as Java refuses them."""
+    tokens = []
+    for m in _JAVA_TOKEN.finditer(pattern):
+        token = m.group(0)
+        if token in ("[", "]"):
+            continue
+        if token in ("#", "{", "}"):
+            msg = f"DATE_FORMAT pattern {pattern!r}: {token!r} is a reserved character"
+            raise ExecutionError(msg)
+        if token.startswith("'") and token != "''":
+            if len(token) < 2 or not token.endswith("'"):
+                msg = f"DATE_FORMAT pattern {pattern!r}: a quoted text is not closed"
+                raise ExecutionError(msg)
+            token = "'" + token[1:-1].replace("''", "'") + "'"
+        tokens.append(token)
+    return tokens
+
+
 def java_to_strftime(pattern: str) -> str:
     """A Java DateTimeFormatter pattern ('yyyy-MM-dd HH:mm:ss') as a strftime format."""
-    import re
 
     table = {"yyyy": "%Y", "yy": "%y", "MM": "%m", "dd": "%d", "HH": "%H", "hh": "%I",
              "mm": "%M", "ss": "%S", "a": "%p", "EEE": "%a", "MMM": "%b", "DDD": "%j"}
     out = []
-    for token in (m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)):
+    for token in java_pattern_tokens(pattern):
         if token.startswith("'"):
             out.append(token[1:-1].replace("%", "%%") or "'")
         elif token in table:

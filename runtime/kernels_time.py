@@ -41,9 +41,9 @@ def _java_format(pattern: str) -> str:
     """A Java pattern for parsing as a strptime format: a field's width does not matter in
     parsing ('yyyy-M-d' reads '2024-3-5' and '2024-03-05'; strptime's %m, %d... take one or
     two digits)."""
-    from sqlengine.runtime.kernels import java_to_strftime
+    from sqlengine.runtime.kernels import java_pattern_tokens, java_to_strftime
 
-    tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
+    tokens = java_pattern_tokens(pattern)
     return java_to_strftime("".join(_PARSE_WIDTHS.get(t, t) for t in tokens))
 
 
@@ -176,8 +176,10 @@ _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 def _java_regex(pattern: str) -> str:
     """A Java date pattern as a regular expression with a group per field (SimpleDateFormat's
     reading: a field of two letters or more next to a number takes that many digits)."""
+    from sqlengine.runtime.kernels import java_pattern_tokens
+
     out = []
-    tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
+    tokens = java_pattern_tokens(pattern)
     for i, token in enumerate(tokens):
         letter = token[0]
         # (a field takes as many digits as its letters only when another number field
@@ -498,15 +500,18 @@ def _part(unit: str, x: Array) -> Array:
 
 
 _JAVA_NAMES = {"EEE": "%a", "EEEE": "%A", "MMM": "%b", "MMMM": "%B"}
+_MJD_EPOCH = dt.date(1858, 11, 17)  # (day 0 of the modified Julian days)
 
 
 def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
     """A Java DateTimeFormatter pattern as a function of one datetime (its nanoseconds in
     ``.nanos`` when it has them)."""
-    tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", pattern)]
+    from sqlengine.runtime.kernels import java_pattern_tokens
+
+    tokens = java_pattern_tokens(pattern)
     for token in tokens:
         if token[0].isascii() and token[0].isalpha() and \
-                token[0] not in "yuYMLdDHhkKmsSEawWFecQqG" and not token.startswith("'"):
+                token[0] not in "yuYMLdDHhkKmsSEawWFecQqGnNAg" and not token.startswith("'"):
             msg = f"unsupported DATE_FORMAT pattern letter {token!r} in {pattern!r}"
             raise ExecutionError(msg)
 
@@ -545,6 +550,13 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
                          "m": v.minute, "s": v.second, "w": _us_week(v)[1],
                          "W": (v.day - 1 + first) // 7 + 1, "F": (v.day - 1) % 7 + 1,
                          "e": sunday_first + 1, "c": sunday_first + 1}[letter]
+                out.append(f"{value:0{n}d}")
+            elif letter in "nNAg":  # (nano-of-second, nano- and milli-of-day, modified
+                # Julian day: at least as many digits as letters)
+                second = v.hour * 3600 + v.minute * 60 + v.second
+                value = {"n": nanos, "N": second * 1_000_000_000 + nanos,
+                         "A": second * 1000 + nanos // 1_000_000,
+                         "g": (v.date() - _MJD_EPOCH).days}[letter]
                 out.append(f"{value:0{n}d}")
             else:
                 out.append(token)

@@ -94,3 +94,23 @@ def test_unix_timestamp_reads_milliseconds_as_simple_date_format(
         s: sqlengine.Session, value: str, pattern: str, utc: int) -> None:
     offset = 0 if s.options.get("table.local-time-zone") == "UTC" else 5 * 3600
     assert one(s, f"UNIX_TIMESTAMP({text(value)}, '{pattern}')") == utc + offset
+
+
+@pytest.mark.parametrize("pattern, expected", [
+    ("'o''clock'", "o'clock"),  # (a quote doubled inside quoted text)
+    ("'a''b'", "a'b"),
+    ("[yyyy]", "2024"),  # (an optional section's fields printed, its brackets not)
+    ("n", "123456000"), ("N", "25689123456000"), ("A", "25689123"), ("g", "60374"),
+])
+def test_date_format_patterns_as_datetimeformatter(s: sqlengine.Session, pattern: str,
+                                                   expected: str) -> None:
+    ts = "TIMESTAMP '2024-03-05 07:08:09.123456' + INTERVAL '0' SECOND * k"
+    quoted = pattern.replace("'", "''")
+    assert one(s, f"DATE_FORMAT({ts}, '{quoted}')") == expected
+
+
+@pytest.mark.parametrize("pattern", ["#", "yyyy{", "'open"])
+def test_reserved_or_unclosed_patterns_fail(s: sqlengine.Session, pattern: str) -> None:
+    with pytest.raises(sqlengine.SqlEngineError, match="DATE_FORMAT pattern"):
+        one(s, f"DATE_FORMAT(TIMESTAMP '2024-03-05 07:08:09' + INTERVAL '0' SECOND * k, "
+               f"'{pattern.replace(chr(39), chr(39) * 2)}')")
