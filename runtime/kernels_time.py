@@ -709,6 +709,9 @@ def _fraction_fit(args: list[Array], lits: list[object], out: pa.DataType) -> Ar
 
 KERNELS: dict[str, Kernel] = {
     "fraction_fit": _fraction_fit,
+    # (TIME +/- a year-month interval: the time, NULL where the interval is)
+    "time_months": lambda args, lits, out: pc.if_else(pc.is_valid(args[1]), args[0],
+                                                      pa.nulls(len(args[0]), out)),
     "cast_ltz": _cast_ltz(False),
     "try_cast_ltz": _cast_ltz(True),
     "to_timestamp_ltz": _to_timestamp_ltz,

@@ -152,8 +152,9 @@ _IN_SESSION_ZONE = frozenset({
 
 
 def _time_arithmetic(name: str, args: list[Expr]) -> Expr | None:
-    """TIME +/- a day-time interval (wrapping around midnight, as Flink) and an interval
-    times an integer: calls of their own kernels; None for any other arithmetic."""
+    """TIME +/- a day-time interval (wrapping around midnight, as Flink) or a year-month
+    one (the time unchanged), and an interval times an integer: calls of their own kernels;
+    None for any other arithmetic."""
     if len(args) != 2:
         return None
     a, b = args
@@ -161,6 +162,11 @@ def _time_arithmetic(name: str, args: list[Expr]) -> Expr | None:
         return Call(f"time_{name}", (a, b), a.dtype)
     if name == "add" and a.dtype == T.INTERVAL_DAY_TIME and T.is_time(b.dtype):
         return Call("time_add", (b, a), b.dtype)
+    # (TIME +/- months: the same time of day, as Flink; NULL with a NULL interval)
+    if name in ("add", "subtract") and T.is_time(a.dtype) and b.dtype == T.INTERVAL_YEAR_MONTH:
+        return Call("time_months", (a, b), a.dtype)
+    if name == "add" and a.dtype == T.INTERVAL_YEAR_MONTH and T.is_time(b.dtype):
+        return Call("time_months", (b, a), b.dtype)
     if name == "multiply":
         for x, y in ((a, b), (b, a)):
             if T.is_interval(x.dtype) and T.is_integer(y.dtype):

@@ -32,7 +32,7 @@ VALID_TEXT = {
     # (as Flink's csv and json formats write it: '2020-12-30T12:13:14.123Z').
     "ltz": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
            r"([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?)?Z?\s*$",
-    "time": r"^\s*[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?\s*$",
+    "time": r"^\s*[0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}(\.[0-9]{1,9})?)?\s*$",
     "bytes": r"(?s)^.*$",
 }
 
@@ -688,10 +688,10 @@ def _drop_digits(s: pa.Array, keep: int) -> pa.Array:
 
 
 def _parse_time(s: pa.Array, target: pa.DataType) -> pa.Array:
-    """'H:mm[:ss[.f...]]' as TIME(p) (digits beyond p dropped); a bad hour, minute or second
-    fails."""
-    parts = pc.extract_regex(s, pattern=r"^(?P<h>[0-9]{1,2}):(?P<m>[0-9]{2})"
-                                        r"(?::(?P<s>[0-9]{2})(?:\.(?P<f>[0-9]{1,9}))?)?$")
+    """'H:m[:s[.f...]]' as TIME(p), a field of one or two digits ('1:2:3' is 01:02:03, as
+    Flink reads it; digits beyond p dropped); a bad hour, minute or second fails."""
+    parts = pc.extract_regex(s, pattern=r"^(?P<h>[0-9]{1,2}):(?P<m>[0-9]{1,2})"
+                                        r"(?::(?P<s>[0-9]{1,2})(?:\.(?P<f>[0-9]{1,9}))?)?$")
     if parts.null_count > s.null_count:
         msg = "not a time of day"
         raise pa.ArrowInvalid(msg)
