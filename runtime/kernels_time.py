@@ -102,12 +102,34 @@ def _fallback_ms(text: str) -> int | None:
     return int((wall - dt.datetime(1970, 1, 1)).total_seconds()) * 1000 + ms
 
 
+def _smart_days(s: Array, pattern: str, parsed: Array) -> Array:
+    """A day past its month's end as DateTimeFormatter's SMART resolving reads it: the
+    month's last day ('2024-04-31' with 'yyyy-MM-dd' is April 30th), where strptime rolled
+    it over into the next month."""
+    if not re.search(r"d", re.sub(r"'[^']*'", "", pattern)) or not pc.any(
+            pc.less_equal(pc.day(parsed), 3)).as_py():
+        return parsed
+    try:
+        fields = pc.extract_regex(s, pattern="^" + _java_regex(pattern))
+    except (ExecutionError, pa.ArrowInvalid):
+        return parsed
+    if "d" not in [f.name for f in fields.type]:
+        return parsed
+    day = pc.struct_field(fields, "d").cast(pa.int64())
+    got = pc.day(parsed)
+    rolled = pc.fill_null(pc.and_(pc.greater(day, 28), pc.not_equal(day, got)), False)
+    if not pc.any(rolled).as_py():
+        return parsed
+    back = pc.subtract(parsed.cast(pa.int64()), pc.multiply(got, 86_400_000)).cast(_TS)
+    return pc.if_else(rolled, back, parsed)
+
+
 def parse_with_fallback(s: Array, pattern: str) -> Array:
     """TO_TIMESTAMP(s, format) / TO_TIMESTAMP_LTZ(s, format): the strings in the format, and
     where one does not fit it, read as Flink's DateTimeUtils falls back (a timestamp or a
     date in SQL's text: '2024-03-05' with 'yyyy-MM-dd HH:mm:ss' is midnight, '2024-03-05
     07:08:09.123' with 'yyyy-MM-dd' keeps its time); NULL where neither reads it."""
-    parsed = parse_timestamps(s, pattern)
+    parsed = _smart_days(s, pattern, parse_timestamps(s, pattern))
     bad = pc.and_(pc.is_valid(s), pc.is_null(parsed))
     if not pc.any(bad).as_py():
         return parsed
@@ -131,7 +153,8 @@ def _to_date(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         if lits[1] is None:
             return pa.nulls(len(args[0]), out)
         pattern = str(lits[1])
-        days = parse_timestamps(args[0], pattern).cast(pa.date32())
+        days = _smart_days(args[0], pattern, parse_timestamps(args[0], pattern)
+                           ).cast(pa.date32())
         bad = pc.and_(pc.is_valid(args[0]), pc.is_null(days))
         if pc.any(bad).as_py():  # as SimpleDateFormat: a leading match, fields rolling over
             secs = per_distinct(args[0], _lenient_seconds(pattern), pa.int64())

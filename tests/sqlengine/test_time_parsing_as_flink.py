@@ -47,6 +47,12 @@ def text(value: str) -> str:
     ("2024-3-5 7:8:9", "yyyy/MM/dd", dt.datetime(2024, 3, 5, 7, 8, 9)),
     ("2024-04-31 07:08:09", "yyyy/MM/dd", dt.datetime(2024, 5, 1, 7, 8, 9)),
     ("2024-03-05 07:08", "yyyy/MM/dd", None),
+    # (a day past its month's end fitting the format: the month's last day, as
+    # DateTimeFormatter's SMART resolving; strptime had rolled it over)
+    ("2024-04-31", "yyyy-MM-dd", dt.datetime(2024, 4, 30)),
+    ("2024-02-30", "yyyy-MM-dd", dt.datetime(2024, 2, 29)),
+    ("2023-02-29", "yyyy-MM-dd", dt.datetime(2023, 2, 28)),
+    ("2024-04-32", "yyyy-MM-dd", None),
     ("bad", "yyyy-MM-dd", None),
 ])
 def test_to_timestamp_falls_back_as_flink(s: sqlengine.Session, value: str, pattern: str,
@@ -62,6 +68,7 @@ def test_to_timestamp_ltz_and_to_date_fall_back_too(s: sqlengine.Session) -> Non
                   "AS STRING)") == shown
     assert one(s, f"TO_DATE({text('2024-03-05 07:08:09.1')}, 'yyyy-MM-dd HH:mm:ss.SSS')") == \
         dt.date(2024, 3, 5)
+    assert one(s, f"TO_DATE({text('2024-04-31')}, 'yyyy-MM-dd')") == dt.date(2024, 4, 30)
 
 
 @pytest.mark.parametrize("value, pattern, expected", [
