@@ -291,11 +291,56 @@ def _from_unixtime(args: list[Array], lits: list[object], out: pa.DataType) -> A
         return pa.nulls(len(args[0]), out)
     pattern = str(lits[1]) if len(args) > 1 else DEFAULT_FORMAT
     secs = args[0].cast(pa.int64())
+    from sqlengine.runtime.kernels import java_pattern_tokens, kernel_for
+
+    tokens = java_pattern_tokens(pattern)
+    if any(t[0] in "zZX" for t in tokens):  # (the zone's name or offset at each instant)
+        return per_distinct(secs, _zoned_text(tokens, zone), pa.string())
     ts = to_local(pc.multiply(secs, 1000).cast(pa.timestamp("ms", tz="UTC")), zone)
-    from sqlengine.runtime.kernels import kernel_for
 
     return kernel_for("date_format")([ts, pa.nulls(len(ts), pa.string())], [None, pattern],
                                      pa.string())
+
+
+def _zoned_text(tokens: list[str], zone: str) -> Callable[[int], str]:
+    """FROM_UNIXTIME's text of one instant with zone letters, as SimpleDateFormat writes them
+    in the session zone: 'z' its short name (UTC, EST, EDT, CST), 'Z' the offset as -0500,
+    'X' / 'XX' / 'XXX' as -05 / -0500 / -05:00 (Z at UTC); the other letters as DATE_FORMAT
+    writes the zone's wall clock."""
+    tz = _zone(zone)
+    formats: dict[tuple, Callable[[dt.datetime, int], str]] = {}
+
+    def one(secs: int) -> str:
+        aware = dt.datetime.fromtimestamp(secs, tz)
+        offset = aware.utcoffset() or dt.timedelta(0)
+        minutes = int(offset.total_seconds() // 60)
+        sign = "-" if minutes < 0 else "+"
+        hh, mm = divmod(abs(minutes), 60)
+        parts = []
+        for t in tokens:
+            letter = t[0]
+            if letter == "z":
+                if len(t) >= 4:
+                    msg = f"FROM_UNIXTIME: the long zone name {t!r} is not supported"
+                    raise ExecutionError(msg)
+                text = aware.tzname() or "GMT"
+            elif letter == "Z":
+                text = f"{sign}{hh:02d}{mm:02d}"
+            elif letter == "X":
+                text = "Z" if minutes == 0 else f"{sign}{hh:02d}" + (
+                    "" if len(t) == 1 else f"{mm:02d}" if len(t) == 2 else f":{mm:02d}")
+            else:
+                parts.append(t)
+                continue
+            parts.append("'" + text.replace("'", "''") + "'")
+        key = tuple(parts)
+        if key not in formats:
+            formats[key] = _java_format_one("".join(
+                p if not p.startswith("'") or p == "''" else
+                "'" + p[1:-1].replace("'", "''") + "'" for p in parts))
+        return formats[key](aware.replace(tzinfo=None), 0)
+
+    return one
 
 
 _CONVERT_TZ_TEXT = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2}) (\d{1,2}):(\d{1,2}):(\d{1,2})")

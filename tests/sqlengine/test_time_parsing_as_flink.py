@@ -121,3 +121,21 @@ def test_reserved_or_unclosed_patterns_fail(s: sqlengine.Session, pattern: str) 
     with pytest.raises(sqlengine.SqlEngineError, match="DATE_FORMAT pattern"):
         one(s, f"DATE_FORMAT(TIMESTAMP '2024-03-05 07:08:09' + INTERVAL '0' SECOND * k, "
                f"'{pattern.replace(chr(39), chr(39) * 2)}')")
+
+
+@pytest.mark.parametrize("zone, expected", [
+    ("UTC", ("+0000", "UTC", "Z", "16:00:00 UTC", "2024-07-03 09:46 UTC Z Z", "at 16")),
+    ("America/New_York", ("-0500", "EST", "-05:00", "11:00:00 EST",
+                          "2024-07-03 05:46 EDT -04 -0400", "at 11")),
+    ("Asia/Shanghai", ("+0800", "CST", "+08:00", "00:00:00 CST",
+                       "2024-07-03 17:46 CST +08 +0800", "at 00")),
+])
+def test_from_unixtime_writes_the_sessions_zone(zone: str, expected: tuple) -> None:
+    """FROM_UNIXTIME's zone letters (they were refused): PyFlink 2.3's text in each zone."""
+    s = sqlengine.connect({"table.local-time-zone": zone})
+    s.execute("CREATE TEMPORARY VIEW g(k) AS VALUES (1)")
+    row = s.sql("SELECT FROM_UNIXTIME(1709999999 + k, 'Z'), FROM_UNIXTIME(1709999999 + k, "
+                "'z'), FROM_UNIXTIME(1709999999 + k, 'XXX'), FROM_UNIXTIME(1709999999 + k, "
+                "'HH:mm:ss z'), FROM_UNIXTIME(1719999999 + k, 'yyyy-MM-dd HH:mm z X XX'), "
+                "FROM_UNIXTIME(1709999999 + k, '''at'' HH') FROM g").collect().to_pylist()[0]
+    assert tuple(row.values()) == expected
