@@ -93,9 +93,11 @@ def fire_times(ends: np.ndarray, zone: str = "") -> np.ndarray:
 
 
 def local_marks(marks: np.ndarray | None, zone: str) -> np.ndarray | None:
-    """Watermarks (instants) as a zone's wall clock reads them, never going back (in the hour
-    the clocks pass twice the reading stays, then goes on): what sessions of that clock are
-    judged against when rows enter them (runtime/session_admission.py)."""
+    """Watermarks (instants) as the latest time of a zone's wall clock whose window end would
+    have fired by then (fire_times: the later reading of a time the clocks pass twice): the
+    zone's reading, but in the first pass of a repeated hour the time before that hour (its
+    times fire on the second pass), never going back: what sessions of that clock are judged
+    against when rows enter them (runtime/session_admission.py), as Flink's timers fire."""
     if marks is None or not zone or not len(marks):
         return marks
     from sqlengine.cast import to_local
@@ -103,7 +105,13 @@ def local_marks(marks: np.ndarray | None, zone: str) -> np.ndarray | None:
     low = np.iinfo(np.int64).min
     finite = np.maximum(marks, -(1 << 52))  # (the start of time: no local reading)
     local = to_local(pa.array(finite, pa.timestamp("ms", tz="UTC")), zone)
-    out = np.maximum.accumulate(local.cast(pa.int64()).to_numpy(zero_copy_only=False))
+    local = local.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    ahead = fire_times(local + 1, zone) - finite  # (> 0: the first pass of a repeated hour)
+    first_pass = ahead > 0
+    if first_pass.any():  # (the repeated span starts at a multiple of its length)
+        shift = np.where(first_pass, ahead, 1)
+        local = np.where(first_pass, local - local % shift - 1, local)
+    out = np.maximum.accumulate(local)
     return np.where(marks == low, low, out)
 
 

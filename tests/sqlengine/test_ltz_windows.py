@@ -237,6 +237,30 @@ def test_a_window_in_the_repeated_hour_fires_at_its_later_reading(tmp_path: Path
     st.close()
 
 
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_a_session_ending_in_the_repeated_hour_waits_for_its_later_reading(
+        tmp_path: Path, parallelism: int) -> None:
+    """New York shows 01:00-02:00 twice on 3 November 2024. Key c's rows at 01:10 EDT (05:10
+    UTC) and 01:20 EST (06:20 UTC) with a 45-minute gap make one session [01:10, 02:05): the
+    first one's session [01:10, 01:55) fires only at the later reading of 01:55 (06:55 UTC),
+    as Flink's timers: it closed at the first reading once b's row at 05:59:30 UTC moved the
+    watermark past it, and c's second row started a session of its own. PyFlink 2.3's rows
+    for the same file."""
+    at = [dt.datetime(2024, 11, 3, 5, 10, tzinfo=UTC),
+          dt.datetime(2024, 11, 3, 5, 59, 30, tzinfo=UTC),
+          dt.datetime(2024, 11, 3, 6, 20, tzinfo=UTC)]
+    st = _streaming(tmp_path, "America/New_York", at, parallelism)
+    st.execute("CREATE TEMPORARY VIEW kv AS SELECT CASE WHEN id = 1 THEN 'b' ELSE 'c' END AS k, "
+               "lts FROM e")
+    got = st.sql("SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(SESSION("
+                 "TABLE kv PARTITION BY k, DESCRIPTOR(lts), INTERVAL '45' MINUTE)) GROUP BY k, "
+                 "window_start, window_end").collect().to_pylist()
+    assert sorted(tuple(r.values()) for r in got) == [
+        ("b", dt.datetime(2024, 11, 3, 1, 59, 30), dt.datetime(2024, 11, 3, 2, 44, 30), 1),
+        ("c", dt.datetime(2024, 11, 3, 1, 10), dt.datetime(2024, 11, 3, 2, 5), 2)]
+    st.close()
+
+
 def test_floor_to_hour_keeps_the_values_own_reading_of_a_repeated_hour(
         s: sqlengine.Session) -> None:
     """01:30 UTC on 29 October 2023 is 02:30 CET, the second 02:30 of Berlin's night: its
