@@ -349,14 +349,11 @@ _CONVERT_TZ_TEXT = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2}) (\d{1,2}):(\d{1,2
 def _convert_tz(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """CONVERT_TZ(text, from_zone, to_zone): the 'yyyy-MM-dd HH:mm:ss' time in one zone as
     text in the other (a time the first zone's clocks pass twice read as standard time, as
-    Flink's SimpleDateFormat)."""
+    Flink's SimpleDateFormat); the zones named as java.util.TimeZone names them
+    (_java_time_zone)."""
     if lits[1] is None or lits[2] is None:
         return pa.nulls(len(args[0]), out)
-    try:
-        src, dst = _zone(str(lits[1])), _zone(str(lits[2]))
-    except (LookupError, ValueError):  # (zoneinfo.ZoneInfoNotFoundError is a KeyError)
-        msg = f"CONVERT_TZ: unknown time zone {lits[1]!r} or {lits[2]!r}"
-        raise ExecutionError(msg) from None
+    src, dst = _java_time_zone(str(lits[1])), _java_time_zone(str(lits[2]))
 
     def one(v: str) -> str | None:
         # (Java's SimpleDateFormat.parse reads the pattern's part and ignores what follows:
@@ -388,6 +385,44 @@ def _wall_text(seconds: int) -> str:
     """'yyyy-MM-dd HH:mm:ss' of seconds since 1970, past year 9999 too (numpy's datetime64
     reaches there; Python's datetime stops at 9999)."""
     return str(np.datetime64(seconds, "s")).replace("T", " ")
+
+
+# java.util.TimeZone's three-letter IDs (ZoneId.SHORT_IDS; EST, MST and HST fixed offsets).
+_JAVA_SHORT_IDS = {
+    "ACT": "Australia/Darwin", "AET": "Australia/Sydney",
+    "AGT": "America/Argentina/Buenos_Aires", "ART": "Africa/Cairo", "AST": "America/Anchorage",
+    "BET": "America/Sao_Paulo", "BST": "Asia/Dhaka", "CAT": "Africa/Harare",
+    "CNT": "America/St_Johns", "CST": "America/Chicago", "CTT": "Asia/Shanghai",
+    "EAT": "Africa/Addis_Ababa", "ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis",
+    "IST": "Asia/Kolkata", "JST": "Asia/Tokyo", "MIT": "Pacific/Apia", "NET": "Asia/Yerevan",
+    "NST": "Pacific/Auckland", "PLT": "Asia/Karachi", "PNT": "America/Phoenix",
+    "PRT": "America/Puerto_Rico", "PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal",
+    "VST": "Asia/Ho_Chi_Minh"}
+_JAVA_FIXED = {"EST": -5, "MST": -7, "HST": -10}
+
+
+def _java_time_zone(name: str) -> dt.tzinfo:
+    """A zone as java.util.TimeZone.getTimeZone reads its name (CONVERT_TZ's, in Flink): an
+    ID as the tz database spells it (case counts), 'GMT+8' / 'GMT-05:30', a three-letter ID;
+    any other name is GMT, without an error ('+08:00', 'UTC+8', 'utc')."""
+    m = re.fullmatch(r"GMT([+-])(\d{1,2})(?::?(\d{2}))?", name)
+    if m is not None:
+        hours, minutes = int(m.group(2)), int(m.group(3) or 0)
+        if hours <= 23 and minutes <= 59:
+            delta = dt.timedelta(hours=hours, minutes=minutes)
+            return dt.timezone(delta if m.group(1) == "+" else -delta)
+        return dt.UTC
+    if name in _JAVA_FIXED:
+        return dt.timezone(dt.timedelta(hours=_JAVA_FIXED[name]))
+    name = _JAVA_SHORT_IDS.get(name, name)
+    if name in ("UTC", "GMT"):
+        return dt.UTC
+    import zoneinfo
+
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (LookupError, ValueError, OSError):
+        return dt.UTC
 
 
 def _zone(name: str) -> dt.tzinfo:

@@ -139,3 +139,24 @@ def test_from_unixtime_writes_the_sessions_zone(zone: str, expected: tuple) -> N
                 "'HH:mm:ss z'), FROM_UNIXTIME(1719999999 + k, 'yyyy-MM-dd HH:mm z X XX'), "
                 "FROM_UNIXTIME(1709999999 + k, '''at'' HH') FROM g").collect().to_pylist()[0]
     assert tuple(row.values()) == expected
+
+
+@pytest.mark.parametrize("zones, value, expected", [
+    # (java.util.TimeZone: an unknown name is GMT, without an error)
+    (("UTC", "Bad/Zone"), "2024-03-05 07:08:09", "2024-03-05 07:08:09"),
+    (("utc", "asia/shanghai"), "2024-03-05 07:08:09", "2024-03-05 07:08:09"),
+    (("+08:00", "UTC"), "2024-03-05 07:08:09", "2024-03-05 07:08:09"),
+    (("UTC+8", "UTC"), "2024-03-05 07:08:09", "2024-03-05 07:08:09"),
+    (("GMT+24", "UTC"), "2024-07-05 07:08:09", "2024-07-05 07:08:09"),
+    # (its custom and three-letter IDs: EST a fixed -05:00, PST Los Angeles, CTT Shanghai)
+    (("GMT+8", "UTC"), "2024-03-05 07:08:09", "2024-03-04 23:08:09"),
+    (("GMT-05:30", "UTC"), "2024-03-05 07:08:09", "2024-03-05 12:38:09"),
+    (("PST", "UTC"), "2024-03-05 07:08:09", "2024-03-05 15:08:09"),
+    (("EST", "UTC"), "2024-07-05 07:08:09", "2024-07-05 12:08:09"),
+    (("CTT", "UTC"), "2024-07-05 07:08:09", "2024-07-04 23:08:09"),
+    (("Asia/Shanghai", "America/New_York"), "2024-07-05 07:08:09", "2024-07-04 19:08:09"),
+])
+def test_convert_tz_names_zones_as_java(s: sqlengine.Session, zones: tuple, value: str,
+                                        expected: str) -> None:
+    """CONVERT_TZ's zones as PyFlink 2.3 reads them (each value its answer)."""
+    assert one(s, f"CONVERT_TZ({text(value)}, '{zones[0]}', '{zones[1]}')") == expected
