@@ -603,7 +603,15 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         if safe:
             return _try_elementwise(arr, target, checked)
-        msg = f"cannot CAST STRING to {T.type_name(target)}: {e}"
+        # (Arrow's words for a number past the type's range: "Failed to parse string: 'x' as
+        # a scalar of type int64", "Integer value x not in range: ...")
+        m = re.search(r"Failed to parse string: '([^']*)'|Integer value (\S+) not in range",
+                      str(e))
+        if m is not None:
+            msg = (f"cannot CAST {m.group(1) or m.group(2)!r} to {T.type_name(target)}: out of "
+                   "its range")
+        else:
+            msg = f"cannot CAST STRING to {T.type_name(target)}: {e}"
         raise ExecutionError(msg) from None
 
 

@@ -77,3 +77,16 @@ def test_nanoseconds_out_of_their_range_are_refused(s: sqlengine.Session, sql: s
     assert s.sql("SELECT TRY_CAST('0001-01-01 00:00:00' AS TIMESTAMP(9)) AS v, "
                  "CAST('2262-04-11 23:47:16.854775807' AS TIMESTAMP(9)) AS w").collect() \
         .to_pylist()[0]["v"] is None
+
+
+@pytest.mark.parametrize("value, target", [("999999999999999999991", "BIGINT"),
+                                           ("99999999991", "INT")])
+def test_a_number_past_its_type_names_the_value(value: str, target: str) -> None:
+    """Flink fails too; the message named Arrow's parser ("Failed to parse string: ... as a
+    scalar of type int64")."""
+    s = sqlengine.connect()
+    s.execute("CREATE TEMPORARY VIEW g(k) AS VALUES (1)")
+    with pytest.raises(SqlEngineError, match=f"cannot CAST '{value}' to {target}: out of its "
+                                             "range"):
+        s.sql(f"SELECT CAST(CONCAT('{value[:-1]}', CAST(k AS STRING)) AS {target}) FROM g"
+              ).collect()

@@ -160,3 +160,4 @@ def test_convert_tz_names_zones_as_java(s: sqlengine.Session, zones: tuple, valu
                                         expected: str) -> None:
     """CONVERT_TZ's zones as PyFlink 2.3 reads them (each value its answer)."""
     assert one(s, f"CONVERT_TZ({text(value)}, '{zones[0]}', '{zones[1]}')") == expected
+
