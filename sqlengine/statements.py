@@ -621,14 +621,18 @@ class _Comment(str):
 
 
 class _Name(str):
-    """A (dotted) name as written; ``offset``: where it starts in the script."""
+    """A (dotted) name as written; ``offset``: where it starts in the script. Pickled or
+    copied, a plain ``str`` (a name reaches a Python function shipped to Spark's workers)."""
 
     offset: int
 
-    def __new__(cls, text: str, offset: int) -> _Name:
+    def __new__(cls, text: str, offset: int = 0) -> _Name:
         name = super().__new__(cls, text)
         name.offset = offset
         return name
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return (str, (str(self),))
 
 
 class _KeyColumn(tuple):
