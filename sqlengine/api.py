@@ -349,13 +349,19 @@ class Session:
                                        if stmt.source is not None else None)
         elif what == "CURRENT DATABASE":
             names = [cat.current_names()[1]]
+        elif what in ("MODULES", "FULL MODULES"):  # (the one module: the built-ins)
+            names = ["core"]
+            if what == "FULL MODULES":
+                return Result("rows", table=pa.table({
+                    "module name": pa.array(names, pa.string()),
+                    "used": pa.array([True], pa.bool_())}))
         else:
             raise NotSupportedError(f"SHOW {what} is not supported")
         if stmt.like is not None:
             names = [n for n in names if stmt.like.keeps(n)]
         column = {"TABLES": "table name", "VIEWS": "view name", "FUNCTIONS": "function name",
                   "USER FUNCTIONS": "function name", "CATALOGS": "catalog name",
-                  "DATABASES": "database name"}
+                  "DATABASES": "database name", "MODULES": "module name"}
         return Result("rows", table=pa.table({column.get(what, "name"): pa.array(names,
                                                                                    pa.string())}))
 

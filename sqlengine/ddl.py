@@ -321,7 +321,8 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
 
 
 def catalog_statement(catalog: Catalog, stmt: S.CatalogStatement) -> str:
-    """CREATE / DROP CATALOG and DATABASE, USE [CATALOG] (in-memory catalogs only)."""
+    """CREATE / DROP CATALOG and DATABASE, USE [CATALOG] (in-memory catalogs only), USE
+    MODULES core."""
     ok = "[INFO] Execute statement succeeded."
     if stmt.action == "create_catalog":
         options = dict(stmt.options)
@@ -346,6 +347,13 @@ def catalog_statement(catalog: Catalog, stmt: S.CatalogStatement) -> str:
         catalog.drop_database(stmt.name, if_exists=stmt.if_exists, cascade=stmt.cascade)
     elif stmt.action == "use_catalog":
         catalog.use_catalog(stmt.name)
+    elif stmt.action == "use_modules":
+        # (the built-in functions are the one module, 'core', as Flink's core module)
+        unknown = [m for m in stmt.name.split(",") if m != "core"]
+        if unknown:
+            raise NotSupportedError(f"USE MODULES: module {unknown[0]!r} is not loaded "
+                                    "(sqlengine has one module, 'core': its built-in "
+                                    "functions)")
     else:
         catalog.use_database(stmt.name)
     return ok

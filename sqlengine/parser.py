@@ -186,9 +186,9 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
 # error instead of a parse error at their first word (checked only for text that failed to
 # parse, so no supported form is shadowed).
 _UNSUPPORTED_STATEMENTS = [
-    (r"(SHOW\s+(FULL\s+|CURRENT\s+)?MODULES|(UN)?LOAD\s+MODULE|USE\s+MODULES)\b",
-     "modules (LOAD / UNLOAD / USE / SHOW MODULES) are not supported: the built-in functions "
-     "are always there"),
+    (r"(UN)?LOAD\s+MODULE\b",
+     "LOAD / UNLOAD MODULE are not supported: the built-in functions are the one module, "
+     "'core', always there (SHOW MODULES lists it)"),
     (r"(ADD|REMOVE)\s+JAR\b|SHOW\s+JARS\b",
      "JARs are not supported: sqlengine runs no JVM code (Python functions: CREATE FUNCTION "
      "... LANGUAGE PYTHON)"),

@@ -133,8 +133,9 @@ def _function_kind(temporary: object, system: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CatalogStatement(Statement):
-    """CREATE / DROP CATALOG / DATABASE and USE [CATALOG]: ``action`` is 'create_catalog',
-    'create_database', 'drop_catalog', 'drop_database', 'use_catalog' or 'use_database'."""
+    """CREATE / DROP CATALOG / DATABASE and USE [CATALOG | MODULES]: ``action`` is
+    'create_catalog', 'create_database', 'drop_catalog', 'drop_database', 'use_catalog',
+    'use_database' or 'use_modules' (``name``: the modules, comma-separated)."""
 
     action: str
     name: str
@@ -485,6 +486,10 @@ class StatementBuilder(Transformer):
 
     def use_catalog(self, items: list) -> CatalogStatement:
         return CatalogStatement("use_catalog", unquote_ident(str(items[1])))
+
+    def use_modules(self, items: list) -> CatalogStatement:
+        return CatalogStatement("use_modules", ",".join(unquote_ident(str(i))
+                                                        for i in items[1:]))
 
     def use_database(self, items: list) -> CatalogStatement:
         return CatalogStatement("use_database", items[0])

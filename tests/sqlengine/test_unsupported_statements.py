@@ -12,10 +12,8 @@ from sqlengine.errors import NotSupportedError, ParseError
 
 
 @pytest.mark.parametrize(("sql", "reason", "caret"), [
-    ("SHOW MODULES", "modules", "SHOW MODULES"),
-    ("SHOW FULL MODULES", "modules", "SHOW FULL MODULES"),
-    ("LOAD MODULE hive", "modules", "LOAD MODULE"),
-    ("USE MODULES core", "modules", "USE MODULES"),
+    ("LOAD MODULE hive", "LOAD / UNLOAD MODULE", "LOAD MODULE"),
+    ("UNLOAD MODULE core", "LOAD / UNLOAD MODULE", "UNLOAD MODULE"),
     ("ADD JAR '/tmp/x.jar'", "JARs", "ADD JAR"),
     ("SHOW JARS", "JARs", "SHOW JARS"),
     ("DESCRIBE DATABASE default_database", "describing catalogs", "DESCRIBE DATABASE"),
@@ -51,3 +49,15 @@ def test_refused_by_name(sql: str, reason: str, caret: str) -> None:
 def test_other_text_stays_a_parse_error(sql: str, words: str) -> None:
     with pytest.raises(ParseError, match=words):
         sqlengine.connect().execute(sql)
+
+
+def test_the_one_module_is_core() -> None:
+    """SHOW [FULL] MODULES and USE MODULES core as Flink answers them (PyFlink 2.3: ('core',)
+    and ('core', True)); another module is not loaded."""
+    s = sqlengine.connect()
+    assert s.execute("SHOW MODULES")[-1].table.to_pylist() == [{"module name": "core"}]
+    assert s.execute("SHOW FULL MODULES")[-1].table.to_pylist() == [
+        {"module name": "core", "used": True}]
+    assert s.execute("USE MODULES core")[-1].kind == "ok"
+    with pytest.raises(NotSupportedError, match="module 'hive' is not loaded"):
+        s.execute("USE MODULES core, hive")
