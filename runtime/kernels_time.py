@@ -332,12 +332,10 @@ def _zoned_text(tokens: list[str], zone: str) -> Callable[[int], str]:
             else:
                 parts.append(t)
                 continue
-            parts.append("'" + text.replace("'", "''") + "'")
+            parts.append(f"'{text}'")  # (a literal token: its text between the quotes)
         key = tuple(parts)
         if key not in formats:
-            formats[key] = _java_format_one("".join(
-                p if not p.startswith("'") or p == "''" else
-                "'" + p[1:-1].replace("'", "''") + "'" for p in parts))
+            formats[key] = _java_format_tokens(parts, "".join(tokens))
         return formats[key](aware.replace(tzinfo=None), 0)
 
     return one
@@ -611,7 +609,12 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
     ``.nanos`` when it has them)."""
     from sqlengine.runtime.kernels import java_pattern_tokens
 
-    tokens = java_pattern_tokens(pattern)
+    return _java_format_tokens(java_pattern_tokens(pattern), pattern)
+
+
+def _java_format_tokens(tokens: list[str], pattern: str) -> Callable[[dt.datetime], str]:
+    """``_java_format_one`` of a pattern's tokens (a quoted token: its literal text between
+    the quotes; ``''`` a quote)."""
     for token in tokens:
         if token[0].isascii() and token[0].isalpha() and \
                 token[0] not in "yuYMLdDHhkKmsSEawWFecQqGnNAg" and not token.startswith("'"):

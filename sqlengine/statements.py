@@ -292,8 +292,11 @@ class StatementBuilder(Transformer):
         return tok
 
     def name(self, items: list[Token]) -> str:
-        return _Name(".".join(unquote_ident(str(i)) for i in items),
-                     self.base + items[0].start_pos)
+        return ".".join(unquote_ident(str(i)) for i in items)
+
+    @v_args(meta=True)
+    def new_table_name(self, meta: Meta, items: list[str]) -> _Name:
+        return _Name(items[0], self.base + meta.start_pos)
 
     def dotted_key(self, items: list[Token]) -> str:
         return ".".join(unquote_ident(str(i)) for i in items)
@@ -375,6 +378,8 @@ class StatementBuilder(Transformer):
 
     def create_table(self, items: list) -> CreateTable:
         temporary, if_not_exists, name = items[0], items[1], items[2]
+        name_offset = getattr(name, "offset", 0)
+        name = str(name)
         columns: list[ColumnDef] = []
         watermark = None
         pk: tuple[str, ...] = ()
@@ -423,7 +428,7 @@ class StatementBuilder(Transformer):
             comment=comment,
             like=like,
             primary_key_name=pk_name,
-            name_offset=getattr(name, "offset", 0),
+            name_offset=name_offset,
         )
 
     def like_option(self, items: list[Token]) -> tuple[str, str]:
@@ -626,8 +631,8 @@ class _Comment(str):
 
 
 class _Name(str):
-    """A (dotted) name as written; ``offset``: where it starts in the script. Pickled or
-    copied, a plain ``str`` (a name reaches a Python function shipped to Spark's workers)."""
+    """CREATE TABLE's (dotted) name as written; ``offset``: where it starts in the script
+    (``create_table`` keeps the offset and hands on a plain ``str``)."""
 
     offset: int
 
@@ -635,9 +640,6 @@ class _Name(str):
         name = super().__new__(cls, text)
         name.offset = offset
         return name
-
-    def __reduce__(self) -> tuple[type, tuple[str]]:
-        return (str, (str(self),))
 
 
 class _KeyColumn(tuple):

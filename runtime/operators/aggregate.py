@@ -456,7 +456,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         self._args = (keys, aggs, schema, emit, merge, input_updating, ttl_ms)
         # 'table.exec.state.ttl' (streaming): a group no row reached for that long is
         # forgotten, without a word, as Flink's expired state: its next row starts it again
-        # (an INSERT). ``touched``: each slot's last row, on ``clock``'s monotonic time.
+        # (an INSERT). ``touched``: each slot's last row, on ``clock``'s monotonic time (in a
+        # checkpoint: its age, as a join's state rows' write times).
         self.ttl = ttl_ms / 1000.0
         self.clock = clock
         self.touched = np.zeros(0, dtype=np.float64)
@@ -489,12 +490,24 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         is not all the state, even after the spilled partitions were emitted."""
         if self.spilled_bytes or self.spilled is not None:
             raise NotCheckpointable(self.name)
-        return super().snapshot_state()
+        state = super().snapshot_state()
+        if self.ttl:  # (ages: a monotonic reading means nothing in another process)
+            state["touched"] = self.clock.monotonic() - self.touched
+        return state
+
+    def restore_state(self, state: Mapping[str, object]) -> None:
+        super().restore_state(state)
+        if self.ttl:  # (time that passed while the job was down does not count)
+            ages = state.get("touched")
+            ages = np.zeros(len(self.rows)) if ages is None else np.asarray(ages, np.float64)
+            self.touched = self.clock.monotonic() - ages
 
     def _grow(self, n: int) -> None:
         if n > len(self.rows):
             cap = max(n, 2 * len(self.rows), 64)
             self.rows = np.concatenate([self.rows, np.zeros(cap - len(self.rows), np.int64)])
+            if self.ttl:
+                self.touched = np.concatenate([self.touched, np.zeros(cap - len(self.touched))])
             for acc in self.accs:
                 acc.grow(cap)
 
@@ -553,10 +566,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
     def _expire(self) -> None:
         """Forget the groups whose last row is older than the TTL."""
         now = self.clock.monotonic()
-        n = len(self.rows)
-        if len(self.touched) < n:  # (new slots; after a restore, all: from now on)
-            self.touched = np.concatenate([self.touched, np.full(n - len(self.touched), now)])
-        stale = np.flatnonzero((self.rows > 0) & (self.touched[:n] <= now - self.ttl))
+        stale = np.flatnonzero((self.rows > 0) & (self.touched <= now - self.ttl))
         if len(stale):
             self.rows[stale] = 0
             for acc in self.accs:
@@ -648,9 +658,6 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 .drop_columns(["$all"])
         slots = self._assign_slots(grouped, key_names)
         if self.ttl:
-            if len(self.touched) < len(self.rows):
-                self.touched = np.concatenate([self.touched, np.zeros(
-                    len(self.rows) - len(self.touched))])
             self.touched[slots] = self.clock.monotonic()
         before = self._snapshot(slots) if self.emit_changelog else None
         self._update(grouped, slots)
@@ -1267,7 +1274,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         if len(states) == parallelism:
             super().restore_from(states, subtask, parallelism)
             return
-        old = GroupAggregateOperator(*self._args)
+        old = GroupAggregateOperator(*self._args, clock=self.clock)
         for state in states:
             if state["pending"]:  # (batch mode's gathered input: not in streaming state)
                 raise NotRescalable(self.name)
@@ -1288,6 +1295,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             names = [f"k{i}" for i in range(len(self.keys))]
             slots = self._assign_slots(picked.rename_columns(names), names)
             self.rows[slots] = old.rows[take]
+            if self.ttl:
+                self.touched[slots] = old.touched[take]
             for acc, before in zip(self.accs, old.accs):
                 acc.adopt(before, take, slots)
 

@@ -663,6 +663,38 @@ def test_a_join_with_ttl_keeps_its_rows_ages_across_processes() -> None:
     assert rows(again.process_batch(_kv([("a", 3)]), 1)) == []
 
 
+def test_a_group_by_with_ttl_keeps_its_groups_ages_across_processes() -> None:
+    """A group's last row is kept as its age in a checkpoint: after a restore on a clock
+    that reads something else entirely (and at another parallelism) the group expires when
+    it would have, counting the time the job was up only."""
+    aggs = (AggCall("count_star", (), pa.int64()),)
+    out = pa.schema([("k", pa.string()), ("n", pa.int64())])
+
+    def agg(clock: Clock) -> GroupAggregateOperator:
+        op = GroupAggregateOperator((K,), aggs, out, "changelog", ttl_ms=10_000, clock=clock)
+        op.open(OperatorContext())
+        return op
+
+    for parallelism in (1, 2):
+        before = Clock(5_000.0)
+        op = agg(before)
+        list(op.process_batch(_kv([("a", 1)])))
+        before.now += 4.0
+        list(op.process_batch(_kv([("b", 1)])))  # (b: 0 s old, a: 4 s)
+        state = pickle.loads(pickle.dumps(op.snapshot_state(), protocol=5))
+        after = Clock(12.0)  # (another process)
+        again = agg(after)
+        if parallelism == 1:
+            again.restore_state(state)
+        else:  # (from two old subtasks, one of them empty)
+            again.restore_from([state, agg(Clock(0.0)).snapshot_state()], 0, 1)
+        after.now += 5.0  # a 9 s old, b 5 s: both there
+        assert rows(again.process_batch(_kv([("b", 1)]))) == [("-U", "b", 1), ("+U", "b", 2)]
+        after.now += 2.0  # a 11 s old: expired, its next row an INSERT; b 2 s: there
+        assert rows(again.process_batch(_kv([("a", 1), ("b", 1)]))) == [
+            ("+I", "a", 1), ("-U", "b", 2), ("+U", "b", 3)]
+
+
 def test_operators_that_spilled_refuse_a_snapshot(tmp_path: Path) -> None:
     """Rows on disk are not in a checkpoint (spilling is batch mode's)."""
     aggs = (AggCall("count_star", (), pa.int64()),)
