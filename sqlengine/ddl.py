@@ -139,7 +139,12 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
         options[connectors.METADATA_OPTION] = connectors.encode_metadata(metadata)
     if declared and options.get("connector") == "datagen":
         options[connectors.LENGTHS_OPTION] = json.dumps(declared)
+    # (the options' checks know the partition keys: a partition time pattern names them)
+    if stmt.partitioned_by:
+        options[connectors.PARTITION_KEYS_OPTION] = connectors.encode_partition_keys(
+            tuple(stmt.partitioned_by))
     connectors.validate(stmt.name, options, schema, offsets, script)
+    options.pop(connectors.PARTITION_KEYS_OPTION, None)
     safe_options(catalog, stmt.name, options, script, offsets)
     for key in stmt.primary_key:
         if scope.resolve(key, None) is None:

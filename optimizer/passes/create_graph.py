@@ -287,6 +287,15 @@ class _Translator:
                            "GROUP BY, a join or a changelog source in streaming mode). Use "
                            "'execution.runtime-mode' = 'batch' or a window aggregation")
                     raise PlanError(msg)
+                if sink is not None:
+                    from sqlengine.optimizer.analysis import is_bounded
+
+                    why = sink.sink_refusal(
+                        dict(target.options), self.streaming,
+                        not self.streaming or is_bounded(plan.input),
+                        bool(self.options.get("execution.checkpointing.interval")))
+                    if why is not None:
+                        raise PlanError(f"table {target.table!r}: {why}")
                 return PhysicalNode(TableSinkSpec(
                     schema=plan.schema, updating=child.op.updating, table=target.table,
                     target=target, input_updating=child.op.updating),

@@ -56,7 +56,7 @@ from sqlengine.optimizer.specs_windows import (
     WindowTopNSpec,
 )
 from sqlengine.plan.expressions import Expr
-from sqlengine.runtime.elements import rows_only
+from sqlengine.runtime.elements import Watermark, rows_only
 from sqlengine.runtime.operators.base import Operator, OperatorContext
 from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
 from sqlengine.runtime.operators.source import SourceOperator
@@ -138,6 +138,9 @@ class SinkOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         return self.inner.process_batch(batch, input_index)
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        return self.inner.process_watermark(wm)
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         return self.inner.end_input(input_index)

@@ -11,7 +11,7 @@ import pyarrow as pa
 from sqlengine import connectors
 from sqlengine.connectors import SinkWriter
 from sqlengine.errors import ExecutionError, NotSupportedError
-from sqlengine.runtime.elements import ROWKIND_NAMES, data_part, has_rowkind
+from sqlengine.runtime.elements import ROWKIND_NAMES, Watermark, data_part, has_rowkind
 from sqlengine.runtime.operators.base import Operator
 
 _KIND_NAMES = np.array(ROWKIND_NAMES, dtype=object)
@@ -93,6 +93,10 @@ class ConnectorSink(Operator):
                        "value is being written into it")
                 raise ExecutionError(msg)
         self.writer.write(data, row_kind_names(batch))
+        return ()
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        self.writer.watermark(wm.timestamp)
         return ()
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:

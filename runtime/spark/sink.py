@@ -35,9 +35,11 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         yield from table.to_batches()
         return
     options = dict(target.options)
-    if target.connector == "filesystem" and PARTITION_KEYS_OPTION in options:
+    if target.connector == "filesystem" and (PARTITION_KEYS_OPTION in options or any(
+            k.startswith(("sink.rolling-policy.", "sink.partition-commit.")) for k in options)):
         # PARTITIONED BY: our writer makes Flink's k=v directories (default partition name,
-        # escaping, OVERWRITE per partition) from the collected rows.
+        # escaping, OVERWRITE per partition) from the collected rows; so it writes a table
+        # with a rolling policy or a partition commit policy (Spark's writer has neither).
         table = df.toArrow().rename_columns(names).cast(target.schema.to_arrow())
         _write(target.table, "filesystem", options, table)
         result.sink_rows[target.table] = table.num_rows

@@ -257,6 +257,10 @@ class SinkWriter:
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         self.rows += batch.num_rows
 
+    def watermark(self, timestamp: int) -> None:
+        """The sink's input watermark advanced to ``timestamp`` (ms)."""
+        return
+
     def end_input(self) -> None:
         """Every row has been written (a committing sink readies the last ones here)."""
         return
@@ -370,6 +374,13 @@ class Connector:
     def check_sink(self, options: dict[str, str]) -> None:
         """Checks an INSERT's target before planning (e.g. that a file path is writable)."""
         return
+
+    def sink_refusal(self, options: dict[str, str], streaming: bool, bounded: bool,
+                     checkpointing: bool) -> str | None:
+        """Why the table's options cannot act in a job of this kind (None: they can):
+        ``bounded``, its input ends; ``checkpointing``, it takes checkpoints."""
+        del options, streaming, bounded, checkpointing
+        return None
 
     # -- optimizer ---------------------------------------------------------------------------
     def statistics(self, source: SourceSpec, schema: Schema, data: object | None,

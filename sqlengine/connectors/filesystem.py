@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pyarrow as pa
 
 from sqlengine.connectors import avro_format, json_format, orc_format, raw_format
+from sqlengine.connectors import partition_commit as PC
 from sqlengine.connectors.base import (
     Connector,
     Fail,
@@ -102,6 +103,15 @@ class Filesystem(Connector):
         OptionSpec("sink.rolling-policy.inactivity-interval", "duration"),
         OptionSpec("sink.rolling-policy.check-interval", "duration"),
         OptionSpec("partition.default-name"),
+        OptionSpec("sink.partition-commit.policy.kind"),
+        OptionSpec("sink.partition-commit.trigger", "enum", PC.TRIGGERS),
+        OptionSpec("sink.partition-commit.delay", "duration"),
+        OptionSpec("sink.partition-commit.success-file.name"),
+        OptionSpec("sink.partition-commit.watermark-time-zone"),
+        *(OptionSpec(k) for k in PC.CLASS_KEYS),
+        OptionSpec("partition.time-extractor.kind"),
+        OptionSpec("partition.time-extractor.timestamp-pattern"),
+        OptionSpec("partition.time-extractor.timestamp-formatter"),
         OptionSpec("scan.parallelism", "positive"),
         OptionSpec("scan.watermark.idle-timeout", "duration"),
     )
@@ -173,6 +183,7 @@ class Filesystem(Connector):
             why = raw_format.charset_refusal(options["raw.charset"])
             if why is not None:
                 raise fail("raw.charset", why)
+        PC.check_options(options, decode_partition_keys(options), fail)
         if "orc.compress" in options and \
                 options["orc.compress"].upper() not in orc_format.COMPRESS_CHOICES:
             raise fail("orc.compress", "option 'orc.compress' must be one of "
@@ -273,8 +284,23 @@ class Filesystem(Connector):
 
     def parallel_sink(self, options: dict[str, str]) -> bool:
         """Each subtask writes part files of its own (``part-<subtask>-<n>``); a PARTITIONED
-        BY table is written by one subtask."""
-        return not decode_partition_keys(options)
+        BY table is written by one subtask, and so is a table with a partition commit policy
+        (its success file is written when all its parts are)."""
+        return not decode_partition_keys(options) and PC.KIND not in options
+
+    def sink_refusal(self, options: dict[str, str], streaming: bool, bounded: bool,
+                     checkpointing: bool) -> str | None:
+        if PC.KIND not in options or not streaming:
+            return None
+        if not decode_partition_keys(options):
+            return (f"option {PC.KIND!r} commits the partitions of a PARTITIONED BY table in "
+                    "streaming mode; this table has none, so it would be ignored (batch mode "
+                    "writes the table's success file)")
+        if not bounded and not checkpointing:
+            return (f"option {PC.KIND!r}: a streaming job commits partitions when its "
+                    "checkpoints complete, and this one has no checkpoints and no end, so no "
+                    "partition would ever be committed; set 'execution.checkpointing.interval'")
+        return None
 
     def open_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                   overwrite: bool) -> SinkWriter:
@@ -284,10 +310,13 @@ class Filesystem(Connector):
 
     def open_committing_sink(self, table: str, options: dict[str, str], schema: pa.Schema,
                              subtask: int) -> SinkWriter | None:
-        if decode_partition_keys(options):
-            return None  # (PartitionedWriter cannot take part in checkpoints yet)
-        from sqlengine.connectors.filesystem_commit import CommittingFileWriter
+        from sqlengine.connectors.filesystem_commit import (
+            CommittingFileWriter,
+            CommittingPartitionedWriter,
+        )
 
+        if decode_partition_keys(options):
+            return CommittingPartitionedWriter(table, options, schema, subtask)
         return CommittingFileWriter(table, options, schema, subtask)
 
     def spark_read(self, spark: Any, source: SourceSpec, schema_ddl: str) -> Any | None:

@@ -28,6 +28,8 @@ from sqlengine.connectors.filesystem_files import (
     sink_directory,
     text_bytes,
 )
+from sqlengine.connectors.filesystem_partitions import PartitionedWriter
+from sqlengine.connectors.partition_commit import PartitionCommitter
 from sqlengine.connectors.rolling_policy import RollingPolicy
 from sqlengine.errors import ConnectorError
 from sqlengine.failpoints import hit as failpoint
@@ -216,3 +218,104 @@ class CommittingFileWriter(SinkWriter):
         if self._file is not None:
             self._file.close()  # type: ignore[attr-defined]
             self._file = None
+
+
+class CommittingPartitionedWriter(PartitionedWriter):
+    """A PARTITIONED BY table's sink in a checkpointing job: a CommittingFileWriter per
+    partition directory (one name token for all), so each partition's part files are
+    committed with the checkpoints as a table's are; with a partition commit policy
+    (partition_commit.py) the partitions written up to a completed checkpoint are then
+    committed as its trigger says, and every one still pending when the input has ended."""
+
+    guarantee = "exactly-once"
+
+    def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
+                 subtask: int = 0) -> None:
+        super().__init__(table, options, schema)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.subtask = subtask
+        self.token = uuid.uuid4().hex[:12]
+        self._stale: set[str] = set()
+        self.committer = None if self.policy is None else \
+            PartitionCommitter(self.policy, self.root)
+        self.current_watermark = -(2**63)
+
+    def _new_writer(self, name: str) -> CommittingFileWriter:
+        options = {**self.options, "path": str(self.root / name)}
+        writer = CommittingFileWriter(self.table, options, self.data_schema, self.subtask)
+        writer.token = self.token
+        return writer
+
+    def set_tokens(self, token: str | None, stale: str) -> None:
+        if token:
+            self.token = token
+        self._stale = {t for t in stale.split(",") if t}
+
+    def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
+        if self._stale:  # (earlier attempts' uncommitted files: once, before writing)
+            self._discard({t for t in self._stale if t != self.token}, {})
+            self._stale = set()
+        super().write(batch, kinds)
+        if self.committer is not None:
+            self.committer.wrote(self.last_written, int(time.time() * 1000))
+
+    def watermark(self, timestamp: int) -> None:
+        self.current_watermark = max(self.current_watermark, timestamp)
+
+    def prepare_commit(self, checkpoint: int) -> None:
+        for w in self.writers.values():
+            w.prepare_commit(checkpoint)
+        if self.committer is not None:
+            self.committer.checkpoint(checkpoint, self.current_watermark)
+
+    def snapshot(self) -> object:
+        return {"token": self.token, "subtask": self.subtask, "rows": self.rows,
+                "partitions": {n: w.snapshot() for n, w in self.writers.items()},
+                "committer": None if self.committer is None else self.committer.snapshot()}
+
+    def commit(self, checkpoint: int) -> None:
+        for w in self.writers.values():
+            w.commit(checkpoint)
+        if self.committer is None:
+            return
+        now = int(time.time() * 1000)
+        self.committer.completed(checkpoint, now)
+        if self.ended and not any(w.pending for w in self.writers.values()):  # type: ignore[attr-defined]
+            self.committer.end_input()  # (the last checkpoint: every partition pending)
+
+    def close(self) -> None:
+        for w in self.writers.values():  # (no success files here: commits write them)
+            w.close()
+
+    def restore(self, states: list[object], subtask: int, parallelism: int) -> None:
+        """(One subtask writes a partitioned table, so there is one state.)"""
+        mine = [s for s in states if isinstance(s, dict)]
+        listed: dict[str, set[str]] = {}
+        for s in mine:
+            for name, sub in dict(s["partitions"]).items():
+                writer = self.writers.get(name)
+                if writer is None:
+                    writer = self.writers[name] = self._new_writer(name)
+                writer.restore([sub], 0, 1)  # (commits what the checkpoint covered)
+                listed.setdefault(name, set()).update(h for _c, h, _v in sub["pending"])
+            if s.get("committer") is not None and self.committer is not None:
+                self.committer.restore(s["committer"])  # type: ignore[arg-type]
+            self.rows += int(s["rows"])
+        if mine:
+            self.token = str(mine[0]["token"])
+            for w in self.writers.values():
+                w.token = self.token  # type: ignore[attr-defined]
+        # What was written after the checkpoint is not part of the result: the hidden part
+        # files of its token (and of earlier attempts') that it does not list.
+        self._discard({str(s["token"]) for s in mine} | self._stale, listed)
+        self._stale = set()
+
+    def _discard(self, tokens: set[str], listed: dict[str, set[str]]) -> None:
+        if not tokens:
+            return
+        for f in self.root.rglob(".part-*.inprogress"):
+            name = f.name
+            if name[6:18] in tokens and \
+                    name not in listed.get(f.parent.relative_to(self.root).as_posix(), ()):
+                with contextlib.suppress(FileNotFoundError):
+                    f.unlink()

@@ -360,6 +360,12 @@ class FileWriter(SinkWriter):
         self.policy = RollingPolicy.of(options)
         self._finished: list[Path] = []  # (rolled part files, published by close())
         self._opened = self._written = 0.0
+        # A table without PARTITIONED BY with a partition commit policy (batch mode; written
+        # by one subtask): its directory's success file once the parts are published.
+        from sqlengine.connectors.partition_commit import CommitPolicy
+
+        self.commit_policy = None if decode_partition_keys(options) else \
+            CommitPolicy.of(options, ())
         del table
 
     def _begin(self) -> None:
@@ -484,6 +490,8 @@ class FileWriter(SinkWriter):
                     n += 1
             path.unlink()
             n += 1
+        if self.commit_policy is not None:
+            self.commit_policy.commit(self.root)
 
 
 BULK_FORMATS = ("orc", "avro")

@@ -170,17 +170,19 @@ def file_schema(schema: pa.Schema, keys: tuple[str, ...]) -> pa.Schema:
 
 
 class PartitionedWriter(SinkWriter):
-    """Writes each row to its partition's directory, one part file per partition written."""
+    """Writes each row to its partition's directory, one part file per partition written (a
+    checkpointing job's: filesystem_commit.py's CommittingPartitionedWriter). With a
+    partition commit policy (partition_commit.py) each partition written gets its success
+    file once every row is written."""
 
-    guarantee = None  # (its files are not committed by checkpoints yet)
+    guarantee = None  # (a checkpointing job writes with CommittingPartitionedWriter)
 
     name = "FileSink"
 
     def __init__(self, table: str, options: dict[str, str], schema: pa.Schema,
-                 overwrite: bool) -> None:
-        from sqlengine.connectors.filesystem_files import FileWriter
+                 overwrite: bool = False) -> None:
+        from sqlengine.connectors.partition_commit import CommitPolicy
 
-        self._file_writer = FileWriter
         self.table = table
         self.options = options
         self.schema = schema
@@ -188,6 +190,7 @@ class PartitionedWriter(SinkWriter):
         self.keys = decode_partition_keys(options)
         self.data_schema = file_schema(schema, self.keys)
         self.default = default_name(options)
+        self.policy = CommitPolicy.of(options, self.keys)
         from sqlengine.connectors.filesystem_files import local_path
 
         self.root = local_path(options["path"], table)
@@ -200,6 +203,8 @@ class PartitionedWriter(SinkWriter):
             raise ConnectorError(msg)
         self.writers: dict[str, SinkWriter] = {}
         self.rows = 0
+        self.ended = False
+        self.last_written: list[str] = []  # (the partitions the last batch reached)
 
     def _directory_names(self, batch: pa.RecordBatch) -> pa.Array:
         """Per row its partition's relative directory, 'k1=v1/k2=v2'."""
@@ -222,27 +227,35 @@ class PartitionedWriter(SinkWriter):
             parts.append(pc.binary_join_element_wise(key + "=", text, ""))
         return parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "/")
 
+    def _new_writer(self, name: str) -> SinkWriter:
+        """The writer of the partition directory ``name`` (relative to the table's)."""
+        from sqlengine.connectors.filesystem_files import FileWriter
+
+        options = {**self.options, "path": str(self.root / name)}
+        return FileWriter(self.table, options, self.data_schema, self.overwrite)
+
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:
         if batch.schema != self.schema:
             batch = batch.cast(self.schema)
         self.rows += batch.num_rows
         names = self._directory_names(batch)
         data = batch.select(self.data_schema.names)
-        for name in pc.unique(names).to_pylist():
+        self.last_written = pc.unique(names).to_pylist()
+        for name in self.last_written:
             rows = data.filter(pc.equal(names, name))
             writer = self.writers.get(name)
             if writer is None:
-                options = {**self.options, "path": str(self.root / name)}
-                writer = self._file_writer(self.table, options, self.data_schema,
-                                           self.overwrite)
-                self.writers[name] = writer
+                writer = self.writers[name] = self._new_writer(name)
             writer.write(rows)
 
     def end_input(self) -> None:
+        self.ended = True
         for w in self.writers.values():
             w.end_input()
 
     def close(self) -> None:
         for w in self.writers.values():
             w.close()
-
+        if self.ended and self.policy is not None:  # (every part file is published)
+            for name in self.writers:
+                self.policy.commit(self.root / name)

@@ -80,6 +80,26 @@ def test_insert_into_a_partitioned_table(tmp_path: Path) -> None:
     assert got == [(1, "a"), (2, "b"), (3, None)]
 
 
+def test_sink_policies_are_written_as_natively(tmp_path: Path) -> None:
+    """A partition commit policy and a rolling policy act on Spark as natively (Spark's own
+    writer has neither: the rows go through ours): a success file in each partition and in
+    a plain table's directory, and a part file per row past the size."""
+    s = sqlengine.connect(SPARK)
+    policy = "'sink.partition-commit.policy.kind' = 'success-file'"
+    s.execute(f"CREATE TABLE t (v INT, k STRING) PARTITIONED BY (k) WITH ('connector' = "
+              f"'filesystem', 'path' = '{tmp_path}/t', 'format' = 'csv', {policy})")
+    s.execute(f"CREATE TABLE u (v INT, k STRING) WITH ('connector' = 'filesystem', 'path' = "
+              f"'{tmp_path}/u', 'format' = 'csv', {policy}, "
+              "'sink.partition-commit.success-file.name' = 'DONE', "
+              "'sink.rolling-policy.file-size' = '1b')")
+    for name in ("t", "u"):
+        s.execute(f"INSERT INTO {name} VALUES (1, 'a'), (2, 'b')")
+    assert sorted(str(p.relative_to(tmp_path / "t")) for p in (tmp_path / "t").rglob(
+        "_SUCCESS")) == ["k=a/_SUCCESS", "k=b/_SUCCESS"]
+    names = sorted(p.name for p in (tmp_path / "u").iterdir())
+    assert names == ["DONE", "part-0-0", "part-0-1"]
+
+
 def test_session_tvf_on_its_own() -> None:
     from tests.runtime import test_session_merge as sm
 
