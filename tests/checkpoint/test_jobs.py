@@ -144,6 +144,36 @@ def test_the_restart_strategy_restarts_from_the_last_checkpoint(
     del s
 
 
+def test_a_partitioned_sink_restarts_with_each_row_once_and_commits_its_partitions(
+        events: Path, reference: collections.Counter, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PARTITIONED BY sink takes part in checkpoints: failed while snapshotting and while
+    committing, the job restarts and each partition holds its rows once; each partition
+    written gets its success file."""
+    monkeypatch.setenv(failpoints.ENV, "snapshot@6,commit@20")
+    out = tmp_path / "out"
+    s = sqlengine.connect({
+        "execution.runtime-mode": "streaming", "execution.checkpointing.interval": "1 ms",
+        "execution.checkpointing.dir": str(tmp_path / "ck"),
+        "restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": "2",
+        "restart-strategy.fixed-delay.delay": "10 ms"})
+    s.execute(DDL.format(src=events, out=tmp_path / "unused").replace(
+        "n BIGINT, mx BIGINT)", "n BIGINT, mx BIGINT) PARTITIONED BY (k)").replace(
+        f"'path' = '{tmp_path / 'unused'}', 'format' = 'csv'",
+        f"'path' = '{out}', 'format' = 'csv', "
+        "'sink.partition-commit.policy.kind' = 'success-file'"))
+    message = s.execute(INSERT)[-1].message
+    assert message.count("the job failed and restarted from its last checkpoint") == 2
+    lines: collections.Counter[str] = collections.Counter()
+    for f in out.glob("k=*/part-*"):
+        lines.update(f"{f.parent.name[2:]},{line}" for line in f.read_text().splitlines())
+    assert lines == reference
+    assert not list(out.rglob(".part-*"))
+    partitions = sorted(d.name for d in out.iterdir())
+    assert len(partitions) == 50
+    assert sorted(f.parent.name for f in out.glob("k=*/_SUCCESS")) == partitions
+
+
 def test_an_exhausted_restart_strategy_says_so(events: Path, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The job that fails again after its last restart gave only the last failure, as if
