@@ -140,6 +140,7 @@ class TopNSpec(OperatorSpec):
     # Over an updating unbounded input: every live row kept, retractions taken out of them
     # (Flink's RetractableTopNFunction).
     retract: bool = False
+    ttl: int = 0  # ms a partition's state outlives its last write ('table.exec.state.ttl')
 
     def label(self) -> str:
         if self.keep:

@@ -121,11 +121,13 @@ class _Translator:
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         if id(plan) not in self.memo:
             node = self._translate(plan)
-            if self.ttl and self.streaming and isinstance(node.op, TopNSpec | OverAggregateSpec):
+            if self.ttl and self.streaming and (isinstance(node.op, OverAggregateSpec) or (
+                    isinstance(node.op, TopNSpec) and node.op.retract)):
                 raise NotSupportedError(
                     f"'table.exec.state.ttl' is not implemented for {node.op.label()} yet "
-                    "(it keeps its state for ever; regular joins and GROUP BYs forget idle "
-                    "state): unset the option for this query")
+                    "(it keeps its state for ever; regular joins, GROUP BYs, Top-N and "
+                    "deduplications of insert-only input forget idle state): unset the "
+                    "option for this query")
             if node.estimate is None:
                 node = replace(node, estimate=self.estimator.estimate(plan))
             self.memo[id(plan)] = node
@@ -573,7 +575,8 @@ class _Translator:
                       partition=plan.partition, order=plan.order, limit=plan.limit, text=text,
                       emit="changelog" if self.streaming else "final",
                       output_rank=plan.output_rank, keep=keep, time_kind=time_kind,
-                      time_index=time_index, retract=retract)
+                      time_index=time_index, retract=retract,
+                      ttl=self.ttl if self.streaming else 0)
         return PhysicalNode(op, ((child, exchange),))
 
     def _numbered_then_kept(self, plan: N.Rank, child: PhysicalNode,

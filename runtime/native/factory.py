@@ -293,11 +293,12 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case TopNSpec() if spec.keep == "FirstRow":
             from sqlengine.runtime.operators.deduplicate import FirstRowOperator
             return FirstRowOperator(spec.partition, schema, spec.time_index
-                                    if spec.time_kind == "ROWTIME" else None)
+                                    if spec.time_kind == "ROWTIME" else None, ttl_ms=spec.ttl)
         case TopNSpec():
             from sqlengine.runtime.operators.rank import TopNOperator
             return TopNOperator(spec.partition, spec.order, spec.limit, schema, spec.emit,
-                                spec.output_rank, spec.keep, spec.time_kind, spec.retract)
+                                spec.output_rank, spec.keep, spec.time_kind, spec.retract,
+                                ttl_ms=spec.ttl)
         case WindowTopNSpec():
             from sqlengine.runtime.operators.rank import WindowTopNOperator
             top = WindowTopNOperator(spec.partition, spec.order, spec.limit, schema,

@@ -9,10 +9,15 @@ By processing time, each key's first row is emitted as it arrives. (Keeping the 
 the changelog TopNOperator in rank.py.) Keeping the first row by event time does not depend on
 how rows are batched: a row that could still replace a waiting one cannot be late, and a
 waiting row whose time the watermark has passed can no longer be replaced.
+
+With 'table.exec.state.ttl' a key whose row was emitted longer than the TTL after its state
+was written (its first row's arrival) is forgotten (partition_ttl.py): its next row is
+emitted again, as Flink's expired deduplication state lets it through.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -21,7 +26,13 @@ import pyarrow.compute as pc
 
 from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import Clock, Operator
+from sqlengine.runtime.operators.partition_ttl import (
+    PartitionTtl,
+    compact,
+    fit,
+    worth_compacting,
+)
 from sqlengine.runtime.operators.rank import (
     PID,
     SEQ,
@@ -42,7 +53,8 @@ class FirstRowOperator(Operator):
     state_fields = ("emitted", "ids", "late_dropped", "seq", "timers", "waiting")
 
     def __init__(self, partition: tuple[Expr, ...], schema: pa.Schema,
-                 time_index: int | None) -> None:
+                 time_index: int | None, ttl_ms: int = 0, clock: Clock = time) -> None:
+        self.ttl = PartitionTtl(ttl_ms / 1000.0, clock) if ttl_ms else None
         self.partition = partition
         self.schema = schema  # input columns + the row number (always 1)
         self.time_index = time_index
@@ -73,12 +85,45 @@ class FirstRowOperator(Operator):
             n = min(len(old), len(m))
             moved = m[:n] >= 0
             self.emitted[m[:n][moved]] = old[:n][moved]
+            if self.ttl is not None and s.get("ttl") is not None:
+                self.ttl.remapped(m, s["ttl"], len(self.ids))  # type: ignore[arg-type]
             if (t := remap_rows(s["waiting"], m)) is not None:  # type: ignore[arg-type]
                 waiting.append(t)
         self.waiting = pa.concat_tables(waiting) if waiting else None
         self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
         self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
         self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
+
+    def snapshot_state(self) -> dict[str, object]:
+        state = super().snapshot_state()
+        state["ttl"] = None if self.ttl is None else self.ttl.ages()
+        return state
+
+    def restore_state(self, state: Mapping[str, object]) -> None:
+        super().restore_state(state)
+        if self.ttl is not None:
+            self.ttl.restore(state.get("ttl"))  # type: ignore[arg-type]
+
+    def _expire(self) -> None:
+        """Forget the keys whose row was emitted and whose state is older than the TTL (a
+        row still waiting for the watermark stays: its timer is not state that expires)."""
+        assert self.ttl is not None
+        old = self.ttl.expired(self.emitted)
+        if not len(old):
+            return
+        self.emitted[old] = False
+        n = len(self.ids)
+        live = fit(self.emitted, n, False)
+        if self.waiting is not None and self.waiting.num_rows:
+            live[self.waiting[PID].to_numpy()] = True
+        if worth_compacting(self.ids, int(live.sum())):
+            self.ids, mapping = compact(self.ids, live)
+            self.emitted = fit(self.emitted, n, False)[live]
+            self.ttl.written = fit(self.ttl.written, n, -np.inf)[live]
+            if self.waiting is not None:
+                self.waiting = self.waiting.set_column(
+                    self.waiting.schema.get_field_index(PID), PID,
+                    pa.array(mapping[self.waiting[PID].to_numpy()]))
 
     def _done(self, pids: np.ndarray) -> np.ndarray:
         if len(pids) and int(pids.max()) >= len(self.emitted):
@@ -92,6 +137,8 @@ class FirstRowOperator(Operator):
         data = data_part(batch)
         if data.num_rows == 0:
             return ()
+        if self.ttl is not None:
+            self._expire()
         if self.time_index is None:
             return self._first_arrivals(batch, data)
         ts = millis(data.column(self.time_index))
@@ -117,6 +164,9 @@ class FirstRowOperator(Operator):
         sorted_pids = candidates[PID].to_numpy()[order]
         first = np.r_[True, sorted_pids[1:] != sorted_pids[:-1]]
         self.waiting = candidates.take(pa.array(order[first]))
+        if self.ttl is not None:  # (a key's state is written when its waiting row changes)
+            fresh = pc.greater_equal(self.waiting[SEQ], int(seqs[0]))
+            self.ttl.touch(self.waiting.filter(fresh)[PID].to_numpy())
         return ()
 
     def _first_arrivals(self, batch: pa.RecordBatch, data: pa.RecordBatch
@@ -128,6 +178,8 @@ class FirstRowOperator(Operator):
         _, first = np.unique(pids[fresh], return_index=True)
         rows = np.sort(fresh[first])  # each new partition's first row, in arrival order
         self.emitted[pids[rows]] = True
+        if self.ttl is not None:
+            self.ttl.touch(pids[rows])
         out = self._output(pa.Table.from_batches([data.take(pa.array(rows))]))
         wm = row_watermarks(batch)
         return [with_meta(out, wm[rows] if wm is not None else None)]

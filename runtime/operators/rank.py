@@ -19,6 +19,7 @@ time is deduplicate.py's FirstRowOperator.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -42,9 +43,15 @@ from sqlengine.runtime.elements import (
     with_meta,
 )
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.base import Clock, NotRescalable, Operator
 from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.key_index import python_keys
+from sqlengine.runtime.operators.partition_ttl import (
+    PartitionTtl,
+    compact,
+    fit,
+    worth_compacting,
+)
 from sqlengine.runtime.operators.sort import order_columns, sort_columns
 from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.value_codes import value_codes
@@ -169,7 +176,11 @@ class TopNOperator(Operator):
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  limit: int | None, schema: pa.Schema, emit: str, output_rank: bool,
-                 keep: str = "", time_kind: str = "", retract: bool = False) -> None:
+                 keep: str = "", time_kind: str = "", retract: bool = False,
+                 ttl_ms: int = 0, clock: Clock = time) -> None:
+        # 'table.exec.state.ttl' (an insert-only input): a partition whose kept rows no row
+        # changed for the TTL is forgotten without a word (partition_ttl.py).
+        self.ttl = PartitionTtl(ttl_ms / 1000.0, clock) if ttl_ms else None
         self.partition = partition
         # Deduplication by processing time goes by arrival alone (Flink ignores the values).
         self.order = () if keep and time_kind == "PROCTIME" else order
@@ -208,6 +219,40 @@ class TopNOperator(Operator):
         self.rows = pa.concat_tables(live) if live else None
         self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
         self.buffer = []
+        if self.ttl is not None:
+            for s, m in zip(states, maps):
+                if s.get("ttl") is not None:
+                    self.ttl.remapped(m, s["ttl"], len(self.ids))  # type: ignore[arg-type]
+
+    def snapshot_state(self) -> dict[str, object]:
+        state = super().snapshot_state()
+        state["ttl"] = None if self.ttl is None else self.ttl.ages()
+        return state
+
+    def restore_state(self, state: Mapping[str, object]) -> None:
+        super().restore_state(state)
+        if self.ttl is not None:
+            self.ttl.restore(state.get("ttl"))  # type: ignore[arg-type]
+
+    def _expire(self) -> None:
+        """Forget the partitions whose kept rows are older than the TTL; renumber the
+        partition ids once the forgotten ones are many."""
+        assert self.ttl is not None
+        if self.top is None or not self.top.num_rows:
+            return
+        n = len(self.ids)
+        live = np.zeros(n, dtype=bool)
+        live[self.top[PID].to_numpy()] = True
+        old = self.ttl.expired(live)
+        if not len(old):
+            return
+        self.top = self.top.filter(pc.invert(pc.is_in(self.top[PID], value_set=pa.array(old))))
+        live[old] = False
+        if worth_compacting(self.ids, int(live.sum())):
+            self.ids, mapping = compact(self.ids, live)
+            self.ttl.written = fit(self.ttl.written, n, -np.inf)[live]
+            self.top = self.top.set_column(self.top.schema.get_field_index(PID), PID,
+                                           pa.array(mapping[self.top[PID].to_numpy()]))
 
     def _ranked(self, table: pa.Table) -> pa.Table:
         batch = table.combine_chunks().to_batches()[0]
@@ -230,6 +275,8 @@ class TopNOperator(Operator):
         if not self.streaming:
             self.buffer.append(data)
             return ()
+        if self.ttl is not None:
+            self._expire()
         pids = self._pids(data)
         seqs = np.arange(self.seq, self.seq + data.num_rows, dtype=np.int64)
         self.seq += data.num_rows
@@ -248,6 +295,9 @@ class TopNOperator(Operator):
             candidates = new
         ranked = self._ranked(candidates)
         self.top = ranked if rest is None else pa.concat_tables([rest, ranked])
+        if self.ttl is not None:  # (the partitions a new row entered: their state written)
+            came = pc.greater_equal(ranked[SEQ], int(seqs[0]))
+            self.ttl.touch(np.unique(ranked.filter(came)[PID].to_numpy()))
         return self._diff(old, ranked)
 
     def _changed(self, new: pa.Table, sign: np.ndarray, touched: pa.Array

@@ -1027,10 +1027,9 @@ def _check_streamable(op: OperatorSpec) -> None:
         raise NotSupportedError(msg)
     if isinstance(op, JoinSpec | WindowJoinSpec):
         _check_streamable_join(op)
-    if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec) and op.ttl:
+    if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec | TopNSpec) and op.ttl:
         msg = (f"{op.label()} with 'table.exec.state.ttl' has no Spark Structured Streaming "
-               "translation (Spark keeps an aggregation's state for ever); use the native "
-               "runtime")
+               "translation (Spark keeps its state for ever); use the native runtime")
         raise NotSupportedError(msg)
     if isinstance(op, TableScanSpec) and op.source.option(
             "scan.watermark.emit.strategy") == "on-event":

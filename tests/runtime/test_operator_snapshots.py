@@ -695,6 +695,44 @@ def test_a_group_by_with_ttl_keeps_its_groups_ages_across_processes() -> None:
             ("+I", "a", 1), ("-U", "b", 2), ("+U", "b", 3)]
 
 
+def test_top_n_and_deduplication_with_ttl_keep_their_ages_across_processes() -> None:
+    """As a GROUP BY's: a partition's last write is checkpointed as its age, kept by a
+    restore on another clock and at another parallelism."""
+    from sqlengine.runtime.operators.deduplicate import FirstRowOperator
+    from sqlengine.runtime.operators.rank import TopNOperator
+
+    out = pa.schema([*KV, ("rn", pa.int64())])
+    makers = {
+        "top": lambda c: TopNOperator((K,), (SortKey(V),), 1, out, "changelog", False,
+                                      keep="LastRow", time_kind="PROCTIME", ttl_ms=10_000,
+                                      clock=c),
+        "first": lambda c: FirstRowOperator((K,), out, None, ttl_ms=10_000, clock=c)}
+    for name, make in makers.items():
+        for parallelism in (1, 2):
+            before = Clock(5_000.0)
+            op = make(before)
+            op.open(OperatorContext())
+            list(op.process_batch(_kv([("a", 1)])))
+            before.now += 4.0
+            list(op.process_batch(_kv([("b", 1)])))  # (b: 0 s old, a: 4 s)
+            state = pickle.loads(pickle.dumps(op.snapshot_state(), protocol=5))
+            after = Clock(12.0)
+            again = make(after)
+            again.open(OperatorContext())
+            if parallelism == 1:
+                again.restore_state(state)
+            else:
+                empty = make(Clock(0.0))
+                empty.open(OperatorContext())
+                again.restore_from([state, empty.snapshot_state()], 0, 1)
+            after.now += 7.0  # a 11 s old: forgotten; b 7 s: there
+            got = rows(again.process_batch(_kv([("a", 2), ("b", 2)])))
+            if name == "top":
+                assert got == [("-U", "b", 1, 1), ("+U", "b", 2, 1), ("+I", "a", 2, 1)]
+            else:
+                assert got == [("+I", "a", 2, 1)]
+
+
 def test_operators_that_spilled_refuse_a_snapshot(tmp_path: Path) -> None:
     """Rows on disk are not in a checkpoint (spilling is batch mode's)."""
     aggs = (AggCall("count_star", (), pa.int64()),)

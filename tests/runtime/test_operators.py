@@ -290,3 +290,83 @@ def test_no_ttl_keeps_groups_for_ever() -> None:
     h.process(batch([("a", 1)])).take_rows()
     clock.now = 1e9
     assert h.process(batch([("a", 1)])).take_rows() == [("-U", "a", 1), ("+U", "a", 2)]
+
+
+def test_state_ttl_forgets_idle_top_n_partitions() -> None:
+    """'table.exec.state.ttl' on a Top-N of an insert-only input: a partition whose kept rows
+    no row changed for the TTL is forgotten without a word (a row kept out of the top is not
+    a write); its next row enters an empty top."""
+    from sqlengine.runtime.operators.rank import TopNOperator
+
+    clock = Clock()
+    out = pa.schema([("k", pa.string()), ("v", pa.int64()), ("rn", pa.int64())])
+    h = OperatorHarness(TopNOperator((K,), (SortKey(V, ascending=False, nulls_first=False),),
+                                     2, out, "changelog", True, ttl_ms=1000, clock=clock))
+    assert h.process(batch([("a", 5), ("b", 5)])).take_rows() == [
+        ("+I", "a", 5, 1), ("+I", "b", 5, 1)]
+    clock.now = 0.8
+    assert h.process(batch([("a", 1), ("b", 9)])).take_rows() == [
+        ("-U", "b", 5, 1), ("+U", "b", 5, 2), ("+I", "a", 1, 2), ("+I", "b", 9, 1)]
+    clock.now = 1.5  # a's last write at 0.8, b's at 0.8: both kept
+    assert h.process(batch([("b", 0)])).take_rows() == []  # (not into the top: no write)
+    clock.now = 1.9  # both expired (b's row at 1.5 wrote nothing)
+    assert h.process(batch([("a", 0), ("b", 0)])).take_rows() == [
+        ("+I", "a", 0, 1), ("+I", "b", 0, 1)]
+    assert h.op.state_summary() == {"kept_rows": 2}
+
+
+def test_state_ttl_lets_a_deduplicated_key_through_again() -> None:
+    """Deduplication with 'table.exec.state.ttl': keeping the first row by processing time,
+    a key's state is written by its first row only, so its first row after the TTL is
+    emitted again (Flink's ProcTimeDeduplicateKeepFirstRowFunction with an expired flag);
+    keeping the last row, every row writes it, and one after the TTL is an INSERT, not an
+    update of the forgotten row."""
+    from sqlengine.runtime.operators.deduplicate import FirstRowOperator
+    from sqlengine.runtime.operators.rank import TopNOperator
+
+    clock = Clock()
+    out = pa.schema([("k", pa.string()), ("v", pa.int64()), ("rn", pa.int64())])
+    first = OperatorHarness(FirstRowOperator((K,), out, None, ttl_ms=1000, clock=clock))
+    assert first.process(batch([("a", 1), ("a", 2)])).take_rows() == [("+I", "a", 1, 1)]
+    clock.now = 0.9
+    assert first.process(batch([("a", 3)])).take_rows() == []
+    clock.now = 1.0
+    assert first.process(batch([("a", 4), ("a", 5)])).take_rows() == [("+I", "a", 4, 1)]
+    clock.now = 0.0
+    last = OperatorHarness(TopNOperator((K,), (), 1, out, "changelog", False, keep="LastRow",
+                                        time_kind="PROCTIME", ttl_ms=1000, clock=clock))
+    assert last.process(batch([("a", 1)])).take_rows() == [("+I", "a", 1, 1)]
+    clock.now = 0.9
+    assert last.process(batch([("a", 2)])).take_rows() == [("-U", "a", 1, 1), ("+U", "a", 2, 1)]
+    clock.now = 1.8  # written at 0.9: still there
+    assert last.process(batch([("a", 3)])).take_rows() == [("-U", "a", 2, 1), ("+U", "a", 3, 1)]
+    clock.now = 2.9
+    assert last.process(batch([("a", 4)])).take_rows() == [("+I", "a", 4, 1)]
+
+
+def test_a_deduplication_by_event_time_forgets_emitted_keys_and_their_ids() -> None:
+    """Keeping the first row by event time: a key forgotten after the TTL lets its next row
+    through; forgotten keys leave the partition index too, so state stays bounded."""
+    from sqlengine.runtime.operators.deduplicate import FirstRowOperator
+
+    clock = Clock()
+    schema = pa.schema([("k", pa.string()), ("ts", pa.timestamp("ms"))])
+    out = pa.schema([*schema, ("rn", pa.int64())])
+    op = FirstRowOperator((K,), out, 1, ttl_ms=1000, clock=clock)
+    h = OperatorHarness(op)
+
+    def rows(keys: list[str], t: int) -> pa.RecordBatch:
+        return pa.RecordBatch.from_pydict({"k": keys, "ts": pa.array([t] * len(keys),
+                                                                     pa.timestamp("ms"))},
+                                          schema=schema)
+
+    keys = [f"k{i}" for i in range(3000)]
+    h.process(rows(keys, 10))
+    assert len(h.watermark(10).take_rows()) == 3000
+    clock.now = 0.5
+    h.process(rows(["k0"], 20))
+    assert h.watermark(20).take_rows() == []  # (k0 is still known)
+    clock.now = 1.2  # every key written at 0.0: forgotten
+    h.process(rows(["k0", "new"], 30))
+    assert [r[1] for r in h.watermark(30).take_rows()] == ["k0", "new"]
+    assert len(op.ids) == 2  # (the 2,999 forgotten keys left the index)
