@@ -28,6 +28,7 @@ from sqlengine.plan.expressions import Expr
 from sqlengine.runtime.elements import Watermark, data_part, millis, row_watermarks, with_meta
 from sqlengine.runtime.operators.base import Clock, Operator
 from sqlengine.runtime.operators.partition_ttl import (
+    KeepsPartitionTtl,
     PartitionTtl,
     compact,
     fit,
@@ -45,7 +46,7 @@ from sqlengine.runtime.timers import TimerService
 TS = "$ts"
 
 
-class FirstRowOperator(Operator):
+class FirstRowOperator(KeepsPartitionTtl, Operator):
     """Keeps each partition's first row: by event time (``time_index`` the rowtime column)
     when the watermark passes it, or by arrival (``time_index`` None, processing time)."""
 
@@ -93,16 +94,6 @@ class FirstRowOperator(Operator):
         self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
         self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
         self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
-
-    def snapshot_state(self) -> dict[str, object]:
-        state = super().snapshot_state()
-        state["ttl"] = None if self.ttl is None else self.ttl.ages()
-        return state
-
-    def restore_state(self, state: Mapping[str, object]) -> None:
-        super().restore_state(state)
-        if self.ttl is not None:
-            self.ttl.restore(state.get("ttl"))  # type: ignore[arg-type]
 
     def _expire(self) -> None:
         """Forget the keys whose row was emitted and whose state is older than the TTL (a

@@ -10,6 +10,7 @@ restored job keeps each one's span (the time it was down does not count)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,3 +90,20 @@ def compact(ids: dict[tuple, int], live: np.ndarray) -> tuple[dict[tuple, int], 
 def worth_compacting(ids: dict[tuple, int], live_count: int) -> bool:
     forgotten = len(ids) - live_count
     return forgotten >= max(_MIN_COMPACT, len(ids) // 2)
+
+
+class KeepsPartitionTtl:
+    """Mixed into an operator (before Operator) with a ``ttl`` (a PartitionTtl, or None): its
+    stamps go into its checkpoints as ages and come back from them."""
+
+    ttl: PartitionTtl | None
+
+    def snapshot_state(self) -> dict[str, object]:
+        state: dict[str, object] = super().snapshot_state()  # type: ignore[misc]
+        state["ttl"] = None if self.ttl is None else self.ttl.ages()
+        return state
+
+    def restore_state(self, state: Mapping[str, object]) -> None:
+        super().restore_state(state)  # type: ignore[misc]
+        if self.ttl is not None:
+            self.ttl.restore(state.get("ttl"))  # type: ignore[arg-type]

@@ -47,6 +47,7 @@ from sqlengine.runtime.operators.base import Clock, NotRescalable, Operator
 from sqlengine.runtime.operators.count_walk import walk_counts
 from sqlengine.runtime.operators.key_index import python_keys
 from sqlengine.runtime.operators.partition_ttl import (
+    KeepsPartitionTtl,
     PartitionTtl,
     compact,
     fit,
@@ -167,7 +168,7 @@ def remap_rows(table: pa.Table | None, mapping: np.ndarray) -> pa.Table | None:
     return kept.set_column(kept.schema.get_field_index(PID), PID, pa.array(pids[keep]))
 
 
-class TopNOperator(Operator):
+class TopNOperator(KeepsPartitionTtl, Operator):
     """Top-N per partition; with ``keep`` Flink's deduplication keeping the last row
     ("LastRow": of equal times the later row) or, by processing time, the first ("FirstRow")."""
 
@@ -223,16 +224,6 @@ class TopNOperator(Operator):
             for s, m in zip(states, maps):
                 if s.get("ttl") is not None:
                     self.ttl.remapped(m, s["ttl"], len(self.ids))  # type: ignore[arg-type]
-
-    def snapshot_state(self) -> dict[str, object]:
-        state = super().snapshot_state()
-        state["ttl"] = None if self.ttl is None else self.ttl.ages()
-        return state
-
-    def restore_state(self, state: Mapping[str, object]) -> None:
-        super().restore_state(state)
-        if self.ttl is not None:
-            self.ttl.restore(state.get("ttl"))  # type: ignore[arg-type]
 
     def _expire(self) -> None:
         """Forget the partitions whose kept rows are older than the TTL; renumber the
