@@ -243,6 +243,7 @@ class JoinSpec(OperatorSpec):
     right_schema: N.Schema | None = None  # (semi and anti joins do not output it)
     emit: str = "final"  # "stream" | "final"
     ttl: int = 0  # ms of state retention (0: for ever)
+    right_ttl: int | None = None  # the right side's, when a STATE_TTL hint sets its own
     build_side: int | None = None  # the side a batch join builds its hash table on
     # State rows that can no longer match (optimizer/passes/create_graph.py: _evictions):
     # (side, column of that side, offset): rows with column < watermark + offset are dropped.

@@ -214,16 +214,18 @@ class AggregateBinder(ClauseBinder):
             # COUNT(*) nothing reads keeps its one row, which a row of no columns would lose)
             add_call(AggCall("count_star", (), T.BIGINT))
         agg_names = [f"$agg{j}" for j in range(len(aggs))]
+        block = self.binder.ttl_block()  # (a STATE_TTL hint naming the FROM item)
+        ttl = None if block is None else block.for_input(rel.scope)
         plan: LogicalPlan
         if grand_totals:
             # Every set is the empty one: the grand total, once per set, and a row over no
             # rows too (as Flink's and DuckDB's), which an Aggregate keyed by $g would lose.
             assert sets is not None
             plan = grand_total_per_set(Aggregate(rel.plan, (), (), tuple(aggs),
-                                                 tuple(agg_names)), len(sets))
+                                                 tuple(agg_names), ttl), len(sets))
         else:
             plan = Aggregate(agg_input, tuple(agg_keys), tuple(key_names), tuple(aggs),
-                             tuple(agg_names))
+                             tuple(agg_names), ttl)
         if having_expr is not None:
             plan = Filter(plan, coerce(having_expr, T.BOOLEAN))
         agg_scope = scope_of(plan, None)

@@ -381,8 +381,11 @@ class RelationBinder(ClauseBinder):
             raise self.error(BindError, e.message, on_node or join) from None
         cond = conjunction(residual)
         join_kind = {"LEFT": "left", "RIGHT": "left", "FULL": "full"}.get(side, "inner")
+        block = self.binder.ttl_block()  # (a STATE_TTL hint naming either input)
+        ttls = (None, None) if block is None else \
+            (block.for_input(left.scope), block.for_input(right.scope))
         plan: LogicalPlan = Join(left.plan, right.plan, join_kind, tuple(lkeys), tuple(rkeys),
-                                 cond)
+                                 cond, ttls)
         if marked is not None:  # drop the computed ON columns again
             n_left -= marked.left_marks
             plan = drop_marks(plan, marked)

@@ -70,6 +70,20 @@ class SelectBinder(ClauseBinder):
     """A SELECT block and the ORDER BY / LIMIT around queries."""
 
     def select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
+        """A SELECT block, with the STATE_TTL hint it carries (bind_state_ttl.py)."""
+        from sqlengine import hints
+        from sqlengine.bind_state_ttl import TtlBlock
+
+        block = TtlBlock(node.meta.get(hints.TTL_KEY), self.binder.script)
+        self.binder.ttl_blocks.append(block)
+        try:
+            rel = self._select(node, ctes)
+        finally:
+            self.binder.ttl_blocks.pop()
+        block.check()
+        return rel
+
+    def _select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
         from sqlengine.bind_over import resolve_named_windows
 
         self._refuse_clauses(node)

@@ -26,6 +26,7 @@ from sqlengine.bind_expr import ExprBinder, literal
 from sqlengine.bind_over import OverBinder
 from sqlengine.bind_relations import RelationBinder
 from sqlengine.bind_select import SelectBinder
+from sqlengine.bind_state_ttl import TtlBlock
 from sqlengine.bind_subquery import SubqueryBinder
 from sqlengine.bind_udaf import mark_python_aggregates
 from sqlengine.bind_windows import WindowBinder
@@ -168,6 +169,11 @@ class Binder:
         self.windows = WindowBinder(self)
         self.subqueries = SubqueryBinder(self)
         self.exprs.subqueries = self.subqueries.bind
+        self.ttl_blocks: list[TtlBlock] = []  # (the STATE_TTL hints of the SELECTs bound)
+
+    def ttl_block(self) -> TtlBlock | None:
+        """The STATE_TTL hint of the query block being bound."""
+        return self.ttl_blocks[-1] if self.ttl_blocks else None
 
     def error(self, cls: type[SqlEngineError], msg: str, node: exp.Expression) -> SqlEngineError:
         """``cls(msg)`` with the span of ``node`` in the statement's text."""

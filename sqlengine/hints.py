@@ -2,9 +2,11 @@
 
 Flink's dynamic table options, ``t /*+ OPTIONS('key' = 'value', ...) */`` right after a table's
 name in FROM or INSERT INTO, override the table's WITH options for that one use; they are
-checked like WITH options. Every other hint (join strategy hints such as BROADCAST, LOOKUP,
-STATE_TTL, or a hint placed anywhere else) is refused at its place: a hint that would be
-ignored is a silent wrong answer, and sqlglot would otherwise keep it as a plain comment.
+checked like WITH options. ``SELECT /*+ STATE_TTL('name' = '1d', ...) */`` gives the regular
+joins and the GROUP BY of that query block a state TTL of their own for the inputs it names
+(bind_state_ttl.py). Every other hint (join strategy hints such as BROADCAST, LOOKUP, or a
+hint placed anywhere else) is refused at its place: a hint that would be ignored is a silent
+wrong answer, and sqlglot would otherwise keep it as a plain comment.
 
 A query's hints are swapped, before sqlglot parses it, for marker comments of the same length
 (so every offset stays true); the parse tree then says which node each one follows.
@@ -25,6 +27,7 @@ from sqlengine.errors import NotSupportedError, ParseError, Span
 START, END = "/*+", "*/"
 _MARKER = re.compile(r"^\s*sqeh(\d+)\s*$")
 META_KEY = "sqlengine_options"  # where a Table node carries its OPTIONS hint
+TTL_KEY = "sqlengine_state_ttl"  # where a Select node carries its STATE_TTL hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +109,11 @@ def attach(tree: exp.Expression, hints: list[_Hint], offset: int, script: str) -
             i = int(m.group(1))
             used.add(i)
             hint = hints[i]
+            if isinstance(node, exp.Select) and _name(hint.text) == "STATE_TTL":
+                node.meta[TTL_KEY] = table_options(hint.text, offset + hint.start + len(START),
+                                                    script, "STATE_TTL")
+                node.comments.remove(comment)
+                continue
             if not isinstance(node, exp.Table) or isinstance(node.this, exp.Anonymous):
                 raise _refuse(hint, offset, script)
             node.meta[META_KEY] = table_options(hint.text, offset + hint.start + len(START),
@@ -116,34 +124,43 @@ def attach(tree: exp.Expression, hints: list[_Hint], offset: int, script: str) -
             raise _refuse(hint, offset, script)
 
 
+def _name(text: str) -> str:
+    m = re.match(r"\s*([A-Za-z_]\w*)", text)
+    return m.group(1).upper() if m else ""
+
+
 def _refuse(hint: _Hint, offset: int, script: str) -> NotSupportedError:
-    name = re.match(r"\s*([A-Za-z_]\w*)", hint.text)
-    what = f"hint {name.group(1).upper()}" if name else "an empty hint"
+    name = _name(hint.text)
+    what = f"hint {name}" if name else "an empty hint"
     span = Span.from_offset(script, offset + hint.start, offset + hint.end)
-    if name and name.group(1).upper() == "OPTIONS":
+    if name == "OPTIONS":
         msg = ("an OPTIONS hint goes right after a table's name (FROM t /*+ OPTIONS(...) */, "
                "INSERT INTO t /*+ OPTIONS(...) */)")
+    elif name == "STATE_TTL":
+        msg = ("a STATE_TTL hint goes right after SELECT (SELECT /*+ STATE_TTL('t' = '1d') "
+               "*/ ...), for the joins and the GROUP BY of that query block")
     else:
-        msg = (f"{what} is not supported: the only hint is OPTIONS('key' = 'value', ...) "
-               "after a table's name (dynamic table options)")
+        msg = (f"{what} is not supported: the hints are OPTIONS('key' = 'value', ...) after a "
+               "table's name (dynamic table options) and STATE_TTL('name' = 'duration', ...) "
+               "after SELECT")
     return NotSupportedError(msg, span=span, sql=script)
 
 
 _PAIR = re.compile(r"\s*('(?:[^']|'')*')\s*=\s*('(?:[^']|'')*')\s*(,|\))")
 
 
-def table_options(text: str, start: int, script: str) -> TableOptions:
+def table_options(text: str, start: int, script: str, name: str = "OPTIONS") -> TableOptions:
     """Parse ``OPTIONS('k' = 'v', ...)`` (the text between ``/*+`` and ``*/``, which starts at
-    ``start`` in the script, just after the ``/*+``).
+    ``start`` in the script, just after the ``/*+``), or another hint ``name``'s pairs.
 
     Raises:
         ParseError: located at the part that does not read.
-        NotSupportedError: for a hint other than OPTIONS.
+        NotSupportedError: for a hint other than ``name``.
     """
     hint_start = start - len(START)
     hint_end = start + len(text) + len(END)
     m = re.match(r"\s*([A-Za-z_]\w*)\s*\(", text)
-    if m is None or m.group(1).upper() != "OPTIONS":
+    if m is None or m.group(1).upper() != name:
         raise _refuse(_Hint(0, hint_end - hint_start, text), hint_start, script)
     pos = m.end()
     pairs: list[tuple[str, str]] = []
@@ -151,17 +168,17 @@ def table_options(text: str, start: int, script: str) -> TableOptions:
     while True:
         pm = _PAIR.match(text, pos)
         if pm is None:
-            raise ParseError("OPTIONS hint: expected 'key' = 'value' pairs separated by commas "
-                             "and a closing ')'",
+            raise ParseError(f"{name} hint: expected 'key' = 'value' pairs separated by "
+                             "commas and a closing ')'",
                              span=Span.from_offset(script, start + pos, hint_end), sql=script)
         key = pm.group(1)[1:-1].replace("''", "'")
         value = pm.group(2)[1:-1].replace("''", "'")
         if key.startswith("$"):
-            raise ParseError("OPTIONS hint: option keys starting with '$' are reserved",
+            raise ParseError(f"{name} hint: keys starting with '$' are reserved",
                              span=Span.from_offset(script, start + pm.start(1),
                                                    start + pm.end(1)), sql=script)
         if key in dict(pairs):
-            raise ParseError(f"OPTIONS hint names {key!r} twice",
+            raise ParseError(f"{name} hint names {key!r} twice",
                              span=Span.from_offset(script, start + pm.start(1),
                                                    start + pm.end(1)), sql=script)
         pairs.append((key, value))
@@ -170,10 +187,10 @@ def table_options(text: str, start: int, script: str) -> TableOptions:
         if pm.group(3) == ")":
             break
     if text[pos:].strip():
-        raise ParseError("OPTIONS hint: unexpected text after ')' (one OPTIONS(...) per hint)",
+        raise ParseError(f"{name} hint: unexpected text after ')' (one {name}(...) per hint)",
                          span=Span.from_offset(script, start + pos, hint_end), sql=script)
     if not pairs:
-        raise ParseError("OPTIONS hint names no option",
+        raise ParseError(f"{name} hint names no option",
                          span=Span.from_offset(script, hint_start, hint_end), sql=script)
     return TableOptions(tuple(pairs), tuple(offsets), hint_start, hint_end)
 

@@ -70,6 +70,13 @@ class CreateGraph:
         return translator.translate(plan)
 
 
+def _hinted(plan: N.LogicalPlan) -> bool:
+    """Whether a STATE_TTL hint set a TTL on this join or GROUP BY."""
+    if isinstance(plan, N.Join):
+        return plan.state_ttl != (None, None)
+    return isinstance(plan, N.Aggregate) and plan.state_ttl is not None
+
+
 def _lateness(options: dict[str, str]) -> tuple[int, str | None]:
     """A window's allowed lateness in ms, as Flink's legacy group windows take it: only with
     'table.exec.emit.late-fire.enabled' (late rows then update the fired window as they come,
@@ -128,6 +135,12 @@ class _Translator:
                     "(it keeps its state for ever; regular joins, GROUP BYs, Top-N and "
                     "deduplications of insert-only input forget idle state): unset the "
                     "option for this query")
+            if self.streaming and _hinted(plan) and not isinstance(
+                    node.op, JoinSpec | GroupAggregateSpec):
+                raise NotSupportedError(
+                    f"the STATE_TTL hint applies to regular joins and GROUP BYs; this one runs "
+                    f"as {node.op.label()}, which keeps its state by time, so the hint would "
+                    "be ignored")
             if node.estimate is None:
                 node = replace(node, estimate=self.estimator.estimate(plan))
             self.memo[id(plan)] = node
@@ -374,11 +387,12 @@ class _Translator:
         child = self.translate(plan.input)
         exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
             else Exchange(Partitioning.SINGLE)
-        ttl = self.ttl if self.streaming else 0
+        ttl = (self.ttl if plan.state_ttl is None else plan.state_ttl) if self.streaming else 0
         if ttl and any(a.distinct or is_python(a.func) for a in plan.aggs):
             raise NotSupportedError(
-                "'table.exec.state.ttl' is not implemented for a GROUP BY with a DISTINCT or "
-                "Python aggregate yet (its state would be kept for ever)")
+                "a state TTL ('table.exec.state.ttl' or a STATE_TTL hint) is not "
+                "implemented for a GROUP BY with a DISTINCT or Python aggregate yet (its state "
+                "would be kept for ever)")
         op = GroupAggregateSpec(
             schema=plan.schema, updating=self.streaming, keys=plan.keys, aggs=plan.aggs,
             key_names=plan.key_names, agg_names=plan.agg_names,
@@ -632,11 +646,14 @@ class _Translator:
             inputs = ((left, Exchange(Partitioning.SINGLE)), (right, Exchange(Partitioning.SINGLE)))
         evict = _evictions(plan) if self.streaming and plan.kind == "inner" and \
             self.lateness == 0 and not (left.op.updating or right.op.updating) else ()
+        # (a STATE_TTL hint's TTL of a side over the option's)
+        left_ttl, right_ttl = (self.ttl if t is None else t for t in plan.state_ttl)
         op = JoinSpec(
             schema=plan.schema, updating=updating, join_kind=plan.kind,
             left_keys=plan.left_keys, right_keys=plan.right_keys, condition=plan.condition,
             left_width=len(plan.left.schema), emit="stream" if self.streaming else "final",
-            ttl=self.ttl, right_schema=plan.right.schema, evict=evict)
+            ttl=left_ttl, right_ttl=None if right_ttl == left_ttl else right_ttl,
+            right_schema=plan.right.schema, evict=evict)
         return PhysicalNode(op, inputs)
 
     def _streaming_sort(self, plan: N.Sort, child: PhysicalNode) -> PhysicalNode | None:

@@ -589,7 +589,7 @@ def _aggregate_keys(plan: Aggregate, inner: LogicalPlan, preds: list[Expr],
     nk, na = len(plan.keys), len(plan.aggs)
     names = tuple(f"$g{i}" for i in range(len(new_keys)))
     agg = Aggregate(inner, plan.keys + tuple(new_keys), plan.key_names + names, plan.aggs,
-                    plan.agg_names)
+                    plan.agg_names, plan.state_ttl)
     fields = agg.schema.fields
     order = list(range(nk)) + list(range(nk + len(new_keys), nk + len(new_keys) + na)) + \
         list(range(nk, nk + len(new_keys)))

@@ -88,8 +88,8 @@ def _prune(node: LogicalPlan, required: set[int]) -> tuple[LogicalPlan, Mapping]
             new_aggs = tuple(replace(a, args=tuple(remap_columns(x, m) for x in a.args),
                                      filter=remap_columns(a.filter, m) if a.filter is not None
                                      else None) for a in aggs)
-            new = Aggregate(child, tuple(remap_columns(k, m) for k in node.keys), node.key_names,
-                            new_aggs, tuple(node.agg_names[j] for j in keep_aggs))
+            new = replace(node, input=child, keys=tuple(remap_columns(k, m) for k in node.keys),
+                          aggs=new_aggs, agg_names=tuple(node.agg_names[j] for j in keep_aggs))
             mapping = {i: i for i in range(n_keys)}
             mapping.update({n_keys + j: n_keys + k for k, j in enumerate(keep_aggs)})
             return new, mapping

@@ -223,7 +223,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             from sqlengine.runtime.operators.join import JoinOperator
             join = JoinOperator(spec.join_kind, spec.left_keys, spec.right_keys, spec.condition,
                                 left, right, schema, spec.emit, spec.ttl, spec.updating,
-                                build_side=spec.build_side)
+                                build_side=spec.build_side, right_ttl_ms=spec.right_ttl)
             join.evict = spec.evict
             return join
         case RangeSampleSpec():

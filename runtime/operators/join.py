@@ -81,10 +81,10 @@ class JoinOperator(SpillsToDisk, Operator):
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
                  schema: pa.Schema, emit: str, ttl_ms: int = 0,
                  updating: bool | None = None, clock: Clock = time,
-                 build_side: int | None = None) -> None:
+                 build_side: int | None = None, right_ttl_ms: int | None = None) -> None:
         # (what a spilled join's partitions are joined with: the same join)
         self._args = (kind, left_keys, right_keys, condition, left_schema, right_schema,
-                      schema, emit, ttl_ms, updating, clock, build_side)
+                      schema, emit, ttl_ms, updating, clock, build_side, right_ttl_ms)
         self.kind = kind
         self.key_exprs = (left_keys, right_keys)
         self.condition = condition
@@ -96,7 +96,10 @@ class JoinOperator(SpillsToDisk, Operator):
         self.updating = updating
         # The sides whose rows may be output without a match (their match counts are kept).
         self.tracked = (kind in ("left", "full", "semi", "anti"), kind == "full")
-        self.ttl = ttl_ms / 1000.0
+        # Each side's TTL (a STATE_TTL hint may give the right side its own); ``ttl``: any.
+        self.ttls = (ttl_ms / 1000.0,
+                     (ttl_ms if right_ttl_ms is None else right_ttl_ms) / 1000.0)
+        self.ttl = max(self.ttls)
         self.clock = clock
         self.state: list[pa.Table | None] = [None, None]
         self.buffers: list[list[pa.RecordBatch]] = [[], []]  # batch mode
@@ -395,8 +398,8 @@ class JoinOperator(SpillsToDisk, Operator):
             return
         now = self.clock.monotonic()
         for side, table in enumerate(self.state):
-            if table is not None and table.num_rows:
-                self.state[side] = table.filter(pc.greater(table[T], now - self.ttl))
+            if table is not None and table.num_rows and self.ttls[side]:
+                self.state[side] = table.filter(pc.greater(table[T], now - self.ttls[side]))
 
     def _store(self, side: int, delta: pa.Table, matches: np.ndarray) -> None:
         # Each row's write time only with a TTL, its match count only on a side whose rows

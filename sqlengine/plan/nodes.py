@@ -215,6 +215,8 @@ class Aggregate(UnaryPlan):
     key_names: tuple[str, ...]
     aggs: tuple[AggCall, ...]
     agg_names: tuple[str, ...]
+    # A STATE_TTL hint's TTL (ms) over 'table.exec.state.ttl' (None: the option's)
+    state_ttl: int | None = None
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -256,6 +258,9 @@ class Join(LogicalPlan):
     left_keys: tuple[Expr, ...]
     right_keys: tuple[Expr, ...]
     condition: Expr | None = None
+    # A STATE_TTL hint's TTL (ms) of each side's state over 'table.exec.state.ttl' (None:
+    # the option's)
+    state_ttl: tuple[int | None, int | None] = (None, None)
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -193,6 +193,23 @@ def test_state_ttl_forgets_idle_rows() -> None:
     assert h.process(batch([("a", 2)]), 0).take_rows() == [("+I", "a", 2, None, None)]
 
 
+def test_each_side_keeps_its_own_ttl() -> None:
+    """A STATE_TTL hint's per-side TTLs: the left side's rows expire after 1 s, the right
+    side's ('0 s') never."""
+    clock = Clock()
+    left = pa.schema([("k", pa.string()), ("v", pa.int64())])
+    right = pa.schema([("rk", pa.string()), ("w", pa.int64())])
+    op = JoinOperator("inner", (K,), (ColumnRef(0, "rk", pa.string()),), None, left, right,
+                      pa.schema(list(left) + list(right)), "stream", 1000, clock=clock,
+                      right_ttl_ms=0)
+    h = OperatorHarness(op)
+    h.process(batch([("a", 1)]), 0)
+    h.process(rbatch([("b", 20)]), 1)
+    clock.now = 5.0
+    assert h.process(rbatch([("a", 10)]), 1).take_rows() == []  # (a's left row: expired)
+    assert h.process(batch([("b", 2)]), 0).take_rows() == [("+I", "b", 2, "b", 20)]
+
+
 def topn(limit: int, output_rank: bool, ascending: bool = False):  # type: ignore[no-untyped-def]
     from sqlengine.runtime.operators.rank import TopNOperator
 
