@@ -238,6 +238,7 @@ class TemporalJoinSpec(OperatorSpec):
     left_width: int
     left_time: int
     right_time: int  # (within the right input)
+    monotonic_versions: bool = False  # (a versioned view's rows: see N.TemporalJoin)
 
     def label(self) -> str:
         return f"TemporalJoin({self.join_kind}, FOR SYSTEM_TIME AS OF left time)"

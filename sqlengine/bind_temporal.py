@@ -66,6 +66,7 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
     tdef = None if name.lower() in ctes or catalog.view(name) is not None else \
         catalog.table(name)
     right_plan = right.plan
+    monotonic = False
     if tdef is not None and tdef.primary_key:
         primary_key = list(tdef.primary_key)
     else:
@@ -76,6 +77,7 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
                                "(each key's last row by event time: ROW_NUMBER() OVER "
                                "(PARTITION BY key ORDER BY rowtime DESC) = 1)", table)
         right_plan = view.plan
+        monotonic = True
         primary_key = [right.scope.columns[i].name for i in view.keys]
     right_time = [i for i, c in enumerate(right.scope.columns) if c.rowtime]
     if not right_time:
@@ -95,7 +97,7 @@ def temporal_join(binder: RelationBinder, left: Relation, join: exp.Join,
                            f"left side (missing {missing})", on_node)
     plan = TemporalJoin(left.plan, right_plan, "left" if side == "LEFT" else "inner",
                         tuple(lkeys), tuple(rkeys), conjunction(residual), at.index,
-                        right_time[0])
+                        right_time[0], monotonic)
     cols = (*left.scope.columns, *(replace(c, rowtime=False) for c in right.scope.columns))
     return Relation(plan, Scope(tuple(cols)))
 

@@ -258,7 +258,7 @@ class _Translator:
                     schema=plan.schema, join_kind=plan.kind, left_keys=plan.left_keys,
                     right_keys=plan.right_keys, condition=plan.condition,
                     left_width=len(plan.left.schema), left_time=plan.left_time,
-                    right_time=plan.right_time)
+                    right_time=plan.right_time, monotonic_versions=plan.monotonic_versions)
                 return PhysicalNode(op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                          (right, Exchange(Partitioning.HASH, plan.right_keys))))
             case N.Union():

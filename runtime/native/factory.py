@@ -331,7 +331,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             from sqlengine.runtime.operators.temporal_join import TemporalJoinOperator
             return TemporalJoinOperator(spec.join_kind, spec.left_keys, spec.right_keys,
                                         spec.condition, left, right, schema, spec.left_time,
-                                        spec.right_time)
+                                        spec.right_time, spec.monotonic_versions)
         case IntervalJoinSpec():
             left, right = _split(schema, spec.left_width)
             from sqlengine.runtime.operators.interval_join import IntervalJoinOperator

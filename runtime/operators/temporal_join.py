@@ -14,6 +14,10 @@ The versioned side may be a changelog (a CDC source with its PRIMARY KEY), as in
 insert or update-after is a version at its row's time, an update-before is dropped (Flink's
 DropUpdateBefore), and a delete is a version marking the key absent from its row's time (a
 left row whose version is one joins nothing).
+
+Over a versioned view (``monotonic``: each key's last row by event time, read from the rows it
+deduplicates) a row older than its key's newest so far, in arrival order, is no version: Flink's
+deduplication keeping the last row by event time drops it, so it never reaches the join.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from sqlengine.runtime.elements import (
 )
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.rank import dense_ids
 
 _SEQ = "$seq"
 _POS = "$pos"
@@ -49,7 +54,9 @@ class TemporalJoinOperator(Operator):
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
-                 schema: pa.Schema, left_time: int, right_time: int) -> None:
+                 schema: pa.Schema, left_time: int, right_time: int,
+                 monotonic: bool = False) -> None:
+        self.monotonic = monotonic
         self.kind = kind
         self.key_exprs = (left_keys, right_keys)
         self.condition = condition
@@ -113,6 +120,8 @@ class TemporalJoinOperator(Operator):
             kinds = batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False) \
                 if has_rowkind(batch) else np.zeros(batch.num_rows, dtype=np.int8)
             ok = ok & (kinds != UPDATE_BEFORE)
+            if self.monotonic and ok.any():
+                ok &= ~self._behind(data, ok)
             data = data.filter(pa.array(ok))
             self.version_deleted = np.concatenate([self._deleted(), (kinds == DELETE)[ok]])
             self.versions = pa.concat_tables([self.versions, data.cast(self.schemas[1])])
@@ -212,6 +221,41 @@ class TemporalJoinOperator(Operator):
         last = np.append(li[1:] != li[:-1], True)
         out[li[last]] = np.where(self._deleted()[ri[last]], -1, ri[last])
         return out
+
+    def _behind(self, data: pa.Table, ok: np.ndarray) -> np.ndarray:
+        """Per row of a versions batch whether its time is below the newest time its key had
+        before it (the versions kept, then the batch's earlier rows): such a row is no
+        version of a versioned view."""
+        vt = millis(data.column(self.times[1]))
+        vt = np.where(ok, np.nan_to_num(vt) if vt.dtype.kind == "f" else vt, 0).astype(np.int64)
+        keys = self._keys(data, 1)
+        names = [c for c in keys.column_names if c != _POS]
+        kept = self._keys(self.versions, 1)
+        kept = kept.append_column("$t", pa.array(
+            millis(self.versions.column(self.times[1])).astype(np.int64)))
+        # (one id per key: the kept versions' keys and the batch's, NULL keys equal)
+        both = pa.concat_tables([kept.select(names), keys.select(names)]).combine_chunks()
+        key_id = dense_ids([both[n].combine_chunks() for n in names], both.num_rows)
+        newest = np.full(int(key_id.max()) + 1, np.iinfo(np.int64).min)
+        if kept.num_rows:
+            np.maximum.at(newest, key_id[: kept.num_rows], kept["$t"].to_numpy())
+        rows = key_id[kept.num_rows:]
+        # The running newest per key, in arrival order: ranks of the times, offset per key so
+        # one cumulative maximum runs over all keys at once.
+        order = np.lexsort((np.arange(len(rows)), rows))
+        t_sorted = np.where(ok, vt, np.iinfo(np.int64).min)[order]
+        values = np.unique(np.concatenate([t_sorted, newest]))
+        rank = np.searchsorted(values, t_sorted)
+        start = np.searchsorted(values, newest)[rows[order]]
+        span = len(values) + 1
+        base = rows[order].astype(np.int64) * span
+        running = np.maximum.accumulate(base + np.maximum(rank, start)) - base
+        before = np.concatenate([[-1], running[:-1]])
+        first = np.r_[True, rows[order][1:] != rows[order][:-1]]
+        prior = np.where(first, start, np.maximum(before, start))
+        behind = np.zeros(len(rows), dtype=bool)
+        behind[order] = rank < prior
+        return behind & ok
 
     def _deleted(self) -> np.ndarray:
         """Per version whether it is a delete (all False for a state from before deletes)."""

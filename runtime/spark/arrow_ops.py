@@ -272,7 +272,7 @@ def temporal_join(t: SparkTranslator, op: TemporalJoinSpec, inputs: list[Any]) -
         install(shipped)
         operator = TemporalJoinOperator(op.join_kind, op.left_keys, op.right_keys, op.condition,
                                         left_schema, right_schema, schema, op.left_time,
-                                        op.right_time)
+                                        op.right_time, op.monotonic_versions)
         for side, table, declared in ((1, rt, right_schema), (0, lt, left_schema)):
             for batch in table.to_batches():
                 operator.process_batch(retime(pa.RecordBatch.from_arrays(

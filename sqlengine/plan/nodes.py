@@ -305,6 +305,9 @@ class TemporalJoin(LogicalPlan):
     condition: Expr | None
     left_time: int
     right_time: int
+    # The right side is a versioned view's rows (plan/versioned_view.py): a row older than
+    # its key's newest so far is no version, as the deduplication drops it.
+    monotonic_versions: bool = False
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
