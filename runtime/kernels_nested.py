@@ -440,20 +440,38 @@ def _array_join(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
 
 def _array_sort(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """ARRAY_SORT(a[, ascending[, nulls_first]]): ascending with NULLs first by default;
-    ``ascending`` alone also decides where NULLs go (Flink); NULL if a flag is NULL."""
+    ``ascending`` alone also decides where NULLs go (Flink); NULL if a flag is NULL. The flags
+    may differ from row to row (Flink evaluates them per row)."""
     a = args[0]
-    if any(lit is None for lit in lits[1:]):
-        return pa.nulls(len(a), out)
-    ascending = bool(lits[1]) if len(lits) > 1 else True
-    nulls_first = bool(lits[2]) if len(lits) > 2 else ascending
+    n = len(a)
+    asc = _flag(args[1], n, True) if len(args) > 1 else np.ones(n, dtype=bool)
+    nulls_first = _flag(args[2], n, True) if len(args) > 2 else asc
+    null = _null_rows(*args)  # (a NULL array or flag)
     parents, flat = _flat(a)
+    if null.any() and len(flat):  # (a NULL flag: its row is NULL, without elements)
+        keep = ~null[parents]
+        parents, flat = parents[keep], flat.filter(pa.array(keep))
     if len(flat):
-        order = pc.sort_indices(
-            pa.table({"p": pa.array(parents, pa.int64()), "v": flat}),
-            sort_keys=[("p", "ascending"), ("v", "ascending" if ascending else "descending",
-                                             "at_start" if nulls_first else "at_end")])
-        flat = flat.take(order)
-    return _list(len(a), parents, flat, out, _null_rows(a))
+        # Each element's place by its rank among all elements (equal values share one), run
+        # backwards in a descending row; NULLs before or after every rank.
+        rank = pc.rank(flat, sort_keys="ascending", tiebreaker="dense").to_numpy().astype(
+            np.int64)
+        top = int(rank.max()) + 1
+        up = asc[parents]
+        key = np.where(up, rank, top - rank)
+        if flat.null_count:
+            is_null = flat.is_null().to_numpy(zero_copy_only=False)
+            key = np.where(is_null, np.where(nulls_first[parents], -1, top + 1), key)
+        order = np.lexsort((key, parents))  # (stable: equal values keep their order)
+        flat = flat.take(pa.array(order))
+        parents = parents[order]
+    return _list(n, parents, flat, out, null)
+
+
+def _flag(arg: Array, n: int, default: bool) -> np.ndarray:
+    """A BOOLEAN argument per row (NULL: ``default``; the row is NULL anyway)."""
+    values = pc.fill_null(arg.cast(pa.bool_()), default)
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _map_part(part: str) -> Kernel:

@@ -338,11 +338,33 @@ def test_array_index_zero(s: sqlengine.Session) -> None:
     "SELECT ARRAY_DISTINCT(1)",
     "SELECT ARRAY_JOIN(ARRAY[1], ',')",
     "SELECT MAP_KEYS(ARRAY[1])",
-    "SELECT ARRAY_SORT(a, id > 1) FROM t",
 ])
 def test_refused(s: sqlengine.Session, sql: str) -> None:
     with pytest.raises(SqlEngineError):
         s.sql(sql).collect()
+
+
+def test_array_sort_flags_per_row() -> None:
+    """ARRAY_SORT's flags may be column values, evaluated per row (they were refused: "must
+    be a constant"); each row as PyFlink 2.3 sorts it (run here on the same SQL)."""
+    s = sqlengine.connect()
+    s.execute("CREATE TEMPORARY VIEW g AS SELECT * FROM (VALUES (1, CAST(NULL AS INT)), "
+              "(2, CAST(NULL AS INT)), (3, 1)) AS t(k, ni)")
+
+    def rows(call: str) -> list[str | None]:
+        got = s.sql(f"SELECT k, CAST({call} AS STRING) AS v FROM g").collect().to_pylist()
+        return [r["v"] for r in sorted(got, key=lambda r: r["k"])]
+
+    assert rows("ARRAY_SORT(ARRAY[k+2, k, k+1], k = 1)") == ["[1, 2, 3]", "[4, 3, 2]",
+                                                             "[5, 4, 3]"]
+    assert rows("ARRAY_SORT(ARRAY[k+2, ni, k, k+1], k <> 2, k = 3)") == [
+        "[1, 2, 3, NULL]", "[4, 3, 2, NULL]", "[1, 3, 4, 5]"]
+    assert rows("ARRAY_SORT(ARRAY[k+2, ni, k, k+1], k = 1, ni = 1)") == [
+        None, None, "[5, 4, 3, 1]"]
+    assert rows("ARRAY_SORT(ARRAY['b', CAST(ni AS STRING), 'a', 'c'], k = 2, k = 2)") == [
+        "[c, b, a, NULL]", "[NULL, a, b, c]", "[c, b, a, 1]"]
+    assert rows("ARRAY_SORT(ARRAY[1.5, CAST(k AS DOUBLE), 0.5], k > 1)") == [
+        "[1.5, 1.0, 0.5]", "[0.5, 1.5, 2.0]", "[0.5, 1.5, 3.0]"]
 
 
 def test_listed_by_show_functions(s: sqlengine.Session) -> None:
