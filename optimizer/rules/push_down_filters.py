@@ -28,6 +28,7 @@ from sqlengine.plan.nodes import (
     Rank,
     Scan,
     Union,
+    Unnest,
     WindowTVF,
 )
 from sqlengine.plan.tree import Transformed, filtered
@@ -35,7 +36,7 @@ from sqlengine.plan.tree import Transformed, filtered
 
 class PushDownFilters(OptimizerRule):
     """Push each conjunct of a Filter below projections, aggregates (grouping keys only),
-    unions and joins (the side it reads; never the null-padded side of a LEFT JOIN), and into
+    UNNESTs (the row's own columns), unions and joins (the side it reads; never the null-padded side of a LEFT JOIN), and into
     the Scan, which applies it while reading.
 
     A conjunct calling a volatile function (RAND(), a non-deterministic Python function), or
@@ -128,6 +129,16 @@ class PushDownFilters(OptimizerRule):
                 del width
                 new_rank = replace(child, input=filtered(child.input, down))
                 return Transformed.yes(filtered(new_rank, keep))
+            case Unnest():
+                # Conditions on the input's own columns (not the unnested one) go below: a
+                # row they drop is not unnested (Flink's correlate: no element of it is made).
+                width = len(child.input.schema) - 1
+                down = [p for p in parts if p.columns() and max(p.columns()) < width]
+                if not down:
+                    return Transformed.no(node)
+                keep = [p for p in parts if p not in down]
+                return Transformed.yes(filtered(replace(child, input=filtered(child.input,
+                                                                               down)), keep))
             case WindowTVF():
                 width = len(child.input.schema)
                 down = [p for p in parts if p.columns() and max(p.columns()) < width]
