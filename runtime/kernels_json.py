@@ -15,14 +15,16 @@ import datetime as dt
 import decimal
 import json
 import math
+import re
 from collections.abc import Callable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array, jackson_escapes
 from sqlengine.errors import ExecutionError
-from sqlengine.json_path import PathError, evaluate, parse_path, path_is_indefinite
+from sqlengine.json_path import Path, PathError, evaluate, parse_path, path_is_indefinite
 from sqlengine.runtime.kernels_text import java_double_text, per_distinct
 from sqlengine.runtime.string_kernels import join_skipping_nulls
 
@@ -30,6 +32,7 @@ Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
 
 _MISSING = object()
+_SPACE = " \t\r\n"
 
 
 def dumps(value: object) -> str:
@@ -59,10 +62,47 @@ def _number(text: str) -> decimal.Decimal:
 
 
 def _parse(text: str) -> object:
+    """The document's value as Flink's Jackson reads it: the first value of the text, what
+    follows it ignored ('{"a":1} x' is {"a":1}), but for a number or a literal run on into
+    other characters ('1x', 'truex')."""
+    body = text.lstrip(_SPACE)
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_number)
+        value, end = _DECODER.raw_decode(body)
     except (ValueError, RecursionError, decimal.InvalidOperation):
         raise PathError("not a JSON document") from None
+    after = body[end:end + 1]
+    if after and not isinstance(value, dict | list | str) and (
+            after not in _SPACE if not isinstance(value, bool) and value is not None
+            else after.isalnum() or after in "_$"):
+        raise PathError("not a JSON document")
+    return value
+
+
+class _NullDocument(PathError):
+    """The document is JSON's null: Flink's JSON functions take a path into it for an error,
+    in lax mode too."""
+
+
+def _document(text: str, path: Path) -> object:
+    """The parsed document for ``path``: a text that is no JSON is an error in strict mode
+    and empty in lax mode (None is returned: nothing is selected), as Flink's (Calcite's
+    lax mode takes the failure for no value); the document null is an error."""
+    try:
+        doc = _parse(text)
+    except PathError:
+        if not path.strict:
+            return _MISSING
+        raise
+    if doc is None and path.steps:
+        raise _NullDocument("a path into the JSON null")
+    return doc
+
+
+def _select(path: Path, text: str) -> list[object]:
+    """The items ``path`` selects in the document ``text`` (none: a lax path into a text that
+    is no JSON)."""
+    doc = _document(text, path)
+    return [] if doc is _MISSING else evaluate(path, doc)
 
 
 def _no_constant(name: str) -> object:
@@ -94,7 +134,7 @@ def _json_value(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
     def one(text: str) -> tuple[str, str | None]:
         """(outcome, text): outcome 'value', 'empty' or 'error'."""
         try:
-            items = evaluate(path, _parse(text))
+            items = _select(path, text)
         except PathError as e:
             return "error", str(e)
         if path_is_indefinite(path):
@@ -152,11 +192,13 @@ def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
 
     def one(text: str) -> str | None:
         try:
-            items = _key_sorted(evaluate(path, _parse(text)))
+            items = _key_sorted(_select(path, text))
         except PathError as e:
             return behave(error, "ERROR", str(e))
         if path_is_indefinite(path):
             items = [items]  # (Jayway: an indefinite path's value is the list it selects)
+        elif items == [None]:  # (a JSON null selected: NULL, with a wrapper or ON EMPTY too)
+            return None
         if not items:
             return behave(empty, "EMPTY", "no value")
         if wrapper == "UNCONDITIONAL":
@@ -165,6 +207,8 @@ def _json_query(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
             if len(items) == 1 and isinstance(items[0], list):
                 return dumps(items[0])
             return dumps(items)
+        if len(items) == 1 and not path.strict and not isinstance(items[0], dict | list):
+            return behave(empty, "EMPTY", "no value")  # (Calcite: a lax scalar is no value)
         if len(items) > 1 or not isinstance(items[0], dict | list):
             return behave(error, "ERROR", "the path selects no single object or array")
         return dumps(items[0])
@@ -212,15 +256,17 @@ def _json_exists(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
                  len(path.steps))
     prefix = dataclasses.replace(path, steps=path.steps[:first])
 
-    def exists(parsed: object) -> bool:
-        if indefinite:  # (Jayway: no error past a wildcard, an empty array at worst)
-            return bool(evaluate(prefix, parsed))
-        found = evaluate(path, parsed)  # (a strict path's structural error raises)
+    def exists(text: str) -> bool:
+        doc = _document(text, path)
+        if doc is _MISSING:
+            return False
+        # (Jayway: no error past a wildcard, an empty array at worst)
+        found = evaluate(prefix if indefinite else path, doc)
         return bool(found) and found[0] is not None
 
     def one(text: str) -> bool | None:
         try:
-            return exists(_parse(text))
+            return exists(text)
         except PathError as e:
             if error == "ERROR":
                 msg = f"JSON_EXISTS: {e} (ERROR ON ERROR)"
@@ -331,7 +377,6 @@ def _json_string(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
 
 
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_number)
-_SPACE = " \t\r\n"
 
 
 def _json_document(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -342,19 +387,12 @@ def _json_document(args: list[Array], lits: list[object], out: pa.DataType) -> A
     of white space only (no value), is NULL."""
 
     def one(text: str) -> str | None:
-        body = text.lstrip(_SPACE)
-        if not body:
+        if not text.lstrip(_SPACE):
             return None
         try:
-            value, end = _DECODER.raw_decode(body)
-        except (ValueError, RecursionError, decimal.InvalidOperation):
-            value, end = _MISSING, 0
-        after = body[end:end + 1]
-        if value is _MISSING or (after and not isinstance(value, dict | list | str) and (
-                after not in _SPACE if not isinstance(value, bool) and value is not None
-                else after.isalnum() or after in "_$")):
-            raise ExecutionError(f"JSON(): not a JSON document: {text!r}")
-        return dumps(value)
+            return dumps(_parse(text))
+        except PathError:
+            raise ExecutionError(f"JSON(): not a JSON document: {text!r}") from None
 
     return per_distinct(args[0], one, pa.string())
 
@@ -446,17 +484,25 @@ def _json_quote(args: list[Array], lits: list[object], out: pa.DataType) -> Arra
                         pa.string())
 
 
+_ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
+_ESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+            "t": "\t"}
+
+
 def _unquote_one(v: str) -> str:
+    """As Flink's JSON_UNQUOTE: a text Jackson reads as JSON (its first value) that starts and
+    ends with a quote loses them and has its escapes read ('"a"b1"' is 'a"b1'); a lone
+    surrogate is '?', as Java writes it; anything else stays as it is."""
     if len(v) < 2 or v[0] != '"' or v[-1] != '"':
         return v
     try:
-        text = json.loads(v)
-    except ValueError:
+        _parse(v)
+    except PathError:
         return v  # (not JSON: as it is)
-    if not isinstance(text, str):
-        return v
-    # (a lone surrogate escape cannot be UTF-8: the input as it is)
-    return text if not any(0xD800 <= ord(c) <= 0xDFFF for c in text) else v
+    text = _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1)) or chr(int(m.group(1)[1:], 16)),
+                       v[1:-1])
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text.replace("\ufffd", "?") if "\ufffd" not in v[1:-1] else text
 
 
 def _json_unquote(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -493,13 +539,61 @@ def _iso_text(v: object) -> str:
     return text
 
 
+def _paths_per_row(kernel: Kernel, error_at: int, default_at: int | None) -> Kernel:
+    """``kernel`` with a path that is a column's value (Flink evaluates it per row): the
+    rows of each distinct path computed with that path as a constant; a path that does not
+    read is an error of its rows (their ON ERROR behaviour, argument ``error_at``), a NULL
+    path gives NULL."""
+    def run(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        paths = args[1]
+        if lits[1] is not None or paths.null_count == len(paths):
+            return kernel(args, lits, out)
+
+        parts: list[tuple[np.ndarray, Array]] = []
+        nulls = np.flatnonzero(paths.is_null().to_numpy(zero_copy_only=False))
+        if len(nulls):
+            parts.append((nulls, pa.nulls(len(nulls), out)))
+        for p in pc.unique(paths.drop_null()).to_pylist():
+            idx = np.flatnonzero(pc.fill_null(pc.equal(paths, p), False).to_numpy(
+                zero_copy_only=False))
+            sub = [a.take(pa.array(idx)) for a in args]
+            try:
+                parse_path(p)
+            except ExecutionError as e:
+                parts.append((idx, _bad_path(e, str(lits[error_at]), sub, default_at, out)))
+                continue
+            parts.append((idx, kernel(sub, [lits[0], p, *lits[2:]], out)))
+        order = np.concatenate([i for i, _ in parts])
+        values = pa.concat_arrays([v.cast(out) for _, v in parts])
+        return values.take(pa.array(np.argsort(order, kind="stable")))
+
+    return run
+
+
+def _bad_path(e: ExecutionError, behaviour: str, args: list[Array], default_at: int | None,
+              out: pa.DataType) -> Array:
+    """The rows of a path that does not read, by the ON ERROR behaviour."""
+    n = len(args[0])
+    if behaviour == "ERROR":
+        raise ExecutionError(f"{e.message} (ERROR ON ERROR)")
+    if behaviour == "DEFAULT" and default_at is not None:
+        return cast_array(args[default_at], out)
+    fixed = {"TRUE": True, "FALSE": False, "EMPTY ARRAY": "[]", "EMPTY OBJECT": "{}"}
+    if behaviour in fixed:
+        value = fixed[behaviour]
+        if pa.types.is_list(out):
+            return pa.array([[]] * n, out) if value == "[]" else pa.nulls(n, out)
+        return pa.array([value] * n, out)
+    return pa.nulls(n, out)
+
+
 KERNELS: dict[str, Kernel] = {
     "json_text": _json_text,
     "json_quote": _json_quote,
     "json_unquote": _json_unquote,
-    "json_value": _json_value,
-    "json_query": _json_query,
-    "json_exists": _json_exists,
+    "json_value": _paths_per_row(_json_value, 4, 5),
+    "json_query": _paths_per_row(_json_query, 4, None),
+    "json_exists": _paths_per_row(_json_exists, 2, None),
     "is_json": _is_json,
     "json_string": _json_string,
     "json_object": _json_object,

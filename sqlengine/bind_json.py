@@ -36,8 +36,9 @@ def _text(binder: ExprBinder, e: Expr, node: exp.Expression, what: str) -> Expr:
 
 
 def _path(binder: ExprBinder, e: Expr, node: exp.Expression, name: str) -> Expr:
+    """The path: a constant is checked now; another STRING is read per row."""
     if not isinstance(e, Literal):
-        raise binder.error(NotSupportedError, f"the path of {name} must be a constant", node)
+        return _text(binder, e, node, f"the path of {name}")
     if e.value is not None:
         from sqlengine.errors import ExecutionError
         from sqlengine.json_path import parse_path

@@ -22,7 +22,8 @@ class PathError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    kind: str  # "member" | "members" (.*) | "index" | "all" ([*])
+    # "member" | "members" (.*) | "index" | "all" ([*]) | "deep" (..name) | "length"
+    kind: str
     names: tuple[str, ...] = ()
     indexes: tuple[int, ...] = ()
 
@@ -34,9 +35,9 @@ class Path:
 
 
 _TOKEN = re.compile(r"""\s*(?:
-    \.\s*(?P<star>\*)
-  | \.\s*(?P<name>[A-Za-z_$][\w$]*)
-  | \.\s*"(?P<quoted>(?:[^"\\]|\\.)*)"
+    \.\.(?P<deep>[^.\[\]\s*]+)
+  | \.\s*(?P<star>\*)
+  | \.\s*(?P<name>[^.\[\]\s*]+)
   | \.?\s*\[\s*(?P<brackets>[^\]]*)\]
 )""", re.VERBOSE)
 
@@ -44,6 +45,8 @@ _TOKEN = re.compile(r"""\s*(?:
 @functools.lru_cache(maxsize=256)
 def parse_path(text: str) -> Path:
     """The parsed path (an ExecutionError naming it when it is not one)."""
+    if text[:1].isspace():  # (Calcite: '<lax|strict> $...' or '$...', nothing before)
+        raise ExecutionError(f"invalid JSON path {text!r}: it starts with white space")
     s = text.strip()
     strict = True
     m = re.match(r"(?i)(lax|strict)\s+", s)
@@ -51,7 +54,9 @@ def parse_path(text: str) -> Path:
         strict = m.group(1).lower() == "strict"
         s = s[m.end():]
     if not s.startswith("$"):
-        raise ExecutionError(f"invalid JSON path {text!r}: it must start with '$'")
+        if not s or s[0] in ".[":
+            raise ExecutionError(f"invalid JSON path {text!r}: it must start with '$'")
+        s = "$." + s  # (Jayway: a path without '$' is a member of the document)
     pos, steps = 1, []
     while pos < len(s):
         if s[pos:].strip() == "":
@@ -60,12 +65,20 @@ def parse_path(text: str) -> Path:
         if t is None:
             raise ExecutionError(f"invalid JSON path {text!r} at position {pos + 1}")
         pos = t.end()
-        if t.group("star"):
+        if t.group("deep") is not None:
+            steps.append(Step("deep", (t.group("deep"),)))
+        elif t.group("star"):
             steps.append(Step("members"))
         elif t.group("name") is not None:
-            steps.append(Step("member", (t.group("name"),)))
-        elif t.group("quoted") is not None:
-            steps.append(Step("member", (t.group("quoted").replace('\\"', '"'),)))
+            name = t.group("name")
+            if "(" in name or ")" in name:
+                if name not in ("size()", "length()") or s[pos:].strip():
+                    raise ExecutionError(f"invalid JSON path {text!r}: the function {name!r} "
+                                         "is not supported (only a last .size() / .length())")
+                steps.append(Step("length"))
+                continue
+            # (as written: Jayway takes '."a"' for a member named with its quotes)
+            steps.append(Step("member", (name,)))
         else:
             steps.append(_bracket(t.group("brackets"), text))
     return Path(strict, tuple(steps))
@@ -84,24 +97,47 @@ def _bracket(inner: str, text: str) -> Step:
 
 
 def path_is_indefinite(path: Path) -> bool:
-    """Whether the path may select several items ('.*', '[*]', '[0, 1]', "['a', 'b']"):
-    Jayway, which Flink's JSON functions use, gives such a path's items as one JSON array."""
-    return any(step.kind in ("members", "all") or len(step.names) > 1 or
-               len(step.indexes) > 1 for step in path.steps)
+    """Whether the path may select several items ('.*', '[*]', '..name', '[0, 1]',
+    "['a', 'b']"): Jayway, which Flink's JSON functions use, gives such a path's items as one
+    JSON array."""
+    return any(_several(step) for step in path.steps)
+
+
+def _several(step: Step) -> bool:
+    return step.kind in ("members", "all", "deep") or len(step.names) > 1 or \
+        len(step.indexes) > 1
 
 
 def evaluate(path: Path, doc: object) -> list[object]:
-    """The items ``path`` selects in the parsed document."""
+    """The items ``path`` selects in the parsed document. Past a step that may select several
+    items, an item a later step finds nothing in is left out, in strict mode too (Jayway:
+    ``$.b[*].c`` over [{"c": 1}, {"d": 2}] is [1])."""
     items = [doc]
+    several = False
     for step in path.steps:
         out: list[object] = []
         for item in items:
-            out.extend(_step(step, item, path.strict))
+            if several and path.strict:
+                try:
+                    out.extend(_step(step, item, True))
+                except PathError:
+                    continue
+            else:
+                out.extend(_step(step, item, path.strict))
         items = out
+        several = several or _several(step)
     return items
 
 
 def _step(step: Step, item: object, strict: bool) -> list[object]:
+    if step.kind == "deep":  # (every member of that name, at any depth, parents first)
+        return _descendants(step.names[0], item)
+    if step.kind == "length":  # (Jayway's length(): of an array or an object)
+        if isinstance(item, list | dict):
+            return [len(item)]
+        if strict:
+            raise PathError("length() of a value that is neither an array nor an object")
+        return []
     if step.kind in ("member", "members"):
         if isinstance(item, list) and not strict:
             return [v for x in item for v in _step(step, x, strict)]
@@ -118,6 +154,9 @@ def _step(step: Step, item: object, strict: bool) -> list[object]:
             elif strict:
                 raise PathError(f"no member {name!r}")
         return out
+    if step.kind == "all" and strict and not isinstance(item, list):
+        # (Jayway's wildcard: an object's member values, nothing of a scalar)
+        return list(item.values()) if isinstance(item, dict) else []
     if not isinstance(item, list):
         if strict:
             raise PathError("an element of a value that is not an array")
@@ -130,4 +169,18 @@ def _step(step: Step, item: object, strict: bool) -> list[object]:
             out.append(item[i])
         elif strict:
             raise PathError(f"no element {i}")
+    return out
+
+
+def _descendants(name: str, item: object) -> list[object]:
+    out: list[object] = []
+    stack = [item]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if name in node:
+                out.append(node[name])
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
     return out
