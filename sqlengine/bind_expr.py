@@ -157,6 +157,10 @@ class ExprBinder:
             return self._column(node, scope)
         if isinstance(node, exp.Literal | exp.Boolean | exp.Null):
             return literal(node)
+        if isinstance(node, exp.UnicodeString):
+            from sqlengine.unicode_literal import unicode_text
+
+            return Literal(unicode_text(node), T.STRING)
         if isinstance(node, exp.Placeholder):
             return self._placeholder(node)
         if isinstance(node, exp.Cast | exp.TryCast):

@@ -44,12 +44,29 @@ class Flink(Dialect):
         IDENTIFIERS = ["`"]
         QUOTES = ["'"]
         HEX_STRINGS = [("X'", "'"), ("x'", "'")]  # X'616263': a BINARY literal
+        UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]  # U&'\00e9': escaped code points
         STRING_ESCAPES = ["'"]
         # SESSION is a window table function in Flink, not a keyword.
         KEYWORDS = {**{k: v for k, v in tokens.Tokenizer.KEYWORDS.items() if k != "SESSION"},
                     "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
 
     class Parser(parser.Parser):
+        def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
+            """JSON_OBJECT's ``KEY k VALUE v``: a VALUE is any expression (Calcite's), ``'b'
+            VALUE k > 2`` too (sqlglot stopped at the comparison); ``JSON_OBJECT(ABSENT ON
+            NULL)`` has no pair (ABSENT was read as a key)."""
+            if self._curr is not None and self._curr.text.upper() in ("NULL", "ABSENT") and \
+                    self._next is not None and self._next.text.upper() == "ON":
+                return None
+            self._match_text_seq("KEY")
+            key = self._parse_column()
+            self._match_set(self.JSON_KEY_VALUE_SEPARATOR_TOKENS)
+            self._match_text_seq("VALUE")
+            value = self._parse_disjunction()
+            if not key and not value:
+                return None
+            return self.expression(exp.JSONKeyValue(this=key, expression=value))
+
         # IS [NOT] NULL / TRUE / FALSE / UNKNOWN / DISTINCT FROM bind after the comparisons
         # (Calcite's precedence: a > 100 IS NOT TRUE is (a > 100) IS NOT TRUE; it was read as
         # a > (100 IS NOT TRUE) and refused)

@@ -36,8 +36,8 @@ from sqlengine.plan.tree import Transformed, filtered
 
 class PushDownFilters(OptimizerRule):
     """Push each conjunct of a Filter below projections, aggregates (grouping keys only),
-    UNNESTs (the row's own columns), unions and joins (the side it reads; never the null-padded side of a LEFT JOIN), and into
-    the Scan, which applies it while reading.
+    UNNESTs (the row's own columns), unions and joins (the side it reads; never the
+    null-padded side of a LEFT JOIN), and into the Scan, which applies it while reading.
 
     A conjunct calling a volatile function (RAND(), a non-deterministic Python function), or
     reading one through the projection below, stays where it is, as in Calcite: evaluated

@@ -199,3 +199,36 @@ def test_unsupported_path_functions_are_refused() -> None:
     with pytest.raises(sqlengine.SqlEngineError, match="the function 'min\\(\\)' is not "
                        "supported"):
         s.sql("SELECT JSON_VALUE('{\"b\":[1]}', '$.b.min()')").collect()
+
+
+# JSON_OBJECT's pairs: a VALUE of any expression, no pair with an ON NULL clause (were a
+# parse error)
+OBJECT_VIEW = ("CREATE TEMPORARY VIEW g AS SELECT * FROM (VALUES (1, 'a'), (3, CAST(NULL AS "
+               "STRING))) AS t(k, s)")
+OBJECTS = [
+    ("SELECT k, JSON_OBJECT('b' VALUE k > 2) FROM g",
+     [(1, '{"b":false}'), (3, '{"b":true}')]),
+    ('SELECT k, JSON_OBJECT(ABSENT ON NULL) FROM g',
+     [(1, '{}'), (3, '{}')]),
+    ('SELECT k, JSON_OBJECT(NULL ON NULL) FROM g',
+     [(1, '{}'), (3, '{}')]),
+    ('SELECT k, JSON_OBJECT() FROM g',
+     [(1, '{}'), (3, '{}')]),
+    ("SELECT k, JSON_OBJECT('a' VALUE s ABSENT ON NULL) FROM g",
+     [(1, '{"a":"a"}'), (3, '{}')]),
+    ("SELECT k, JSON_OBJECT(KEY 'a' VALUE s, 'b' VALUE k > 1 AND k < 5 NULL ON NULL) FROM g",
+     [(1, '{"a":"a","b":false}'), (3, '{"a":null,"b":true}')]),
+    ("SELECT k, JSON_OBJECT('a' VALUE k + 1, 'c' : s) FROM g",
+     [(1, '{"a":2,"c":"a"}'), (3, '{"a":4,"c":null}')]),
+    ("SELECT k, JSON_OBJECT('n' VALUE JSON_OBJECT('x' VALUE k = 1)) FROM g",
+     [(1, '{"n":{"x":true}}'), (3, '{"n":{"x":false}}')]),
+    ("SELECT k, JSON_OBJECT('a' VALUE s IS NULL) FROM g",
+     [(1, '{"a":false}'), (3, '{"a":true}')]),
+    ("SELECT k, JSON_OBJECT('a' VALUE CASE WHEN k > 2 THEN 'big' ELSE 'small' END) FROM g",
+     [(1, '{"a":"small"}'), (3, '{"a":"big"}')]),
+]
+
+
+@pytest.mark.parametrize(("sql", "expected"), OBJECTS)
+def test_json_object_pairs_as_flink(sql: str, expected: list[tuple]) -> None:
+    assert sorted(_rows(OBJECT_VIEW, sql), key=repr) == sorted(expected, key=repr)
