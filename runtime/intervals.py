@@ -23,12 +23,9 @@ _ONE_MS = dt.timedelta(milliseconds=1)
 def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Array:
     """``a + sign * interval`` for a DATE or TIMESTAMP array ``a``."""
     if interval.type == T.INTERVAL_YEAR_MONTH:
-        if isinstance(literal, pa.MonthDayNano):
-            months: np.ndarray | int = sign * literal.months
-        else:
-            months = np.array([0 if v is None else sign * v.months
-                               for v in interval.to_pylist()], dtype=np.int64)
-        return _with_nulls(_add_months(a, months), a, interval)
+        moved: np.ndarray | int = sign * literal.months \
+            if isinstance(literal, pa.MonthDayNano) else sign * months(interval)
+        return _with_nulls(_add_months(a, moved), a, interval)
     if isinstance(literal, dt.timedelta):  # (a literal: one number for every row)
         return _shift_by(a, sign * (literal // _ONE_MS))
     ms = pc.multiply(interval.cast(pa.int64()), sign)
@@ -96,3 +93,34 @@ def _as_arrow(values: np.ndarray, t: pa.DataType, mask: np.ndarray) -> pa.Array:
         return pa.array(values.astype("datetime64[D]"), T.DATE, mask=mask)
     ticks = values.astype(f"datetime64[{t.unit}]").astype(np.int64)
     return pa.array(ticks, pa.int64(), mask=mask).cast(t)
+
+
+_MDN = np.dtype([("m", "<i4"), ("d", "<i4"), ("n", "<i8")])
+
+
+def months(a: pa.Array) -> np.ndarray:
+    """The months of a year-month interval array (int64; 0 where NULL), read off its buffer
+    (no Python object per row)."""
+    if a.type != T.INTERVAL_YEAR_MONTH:
+        raise TypeError(a.type)
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    if len(a) == 0:
+        return np.zeros(0, dtype=np.int64)
+    values = np.frombuffer(a.buffers()[1], dtype=_MDN)[a.offset:a.offset + len(a)]
+    out = values["m"].astype(np.int64)
+    if a.null_count:
+        out[a.is_null().to_numpy(zero_copy_only=False)] = 0
+    return out
+
+
+def month_intervals(counts: np.ndarray, mask: np.ndarray | None = None) -> pa.Array:
+    """A year-month interval array of ``counts`` months (NULL where ``mask``)."""
+    values = np.zeros(len(counts), dtype=_MDN)
+    values["m"] = counts.astype(np.int32)
+    validity = None
+    if mask is not None and mask.any():
+        validity = pa.array(~mask).buffers()[1]
+    return pa.Array.from_buffers(T.INTERVAL_YEAR_MONTH, len(counts),
+                                 [validity, pa.py_buffer(values.tobytes())],
+                                 null_count=int(mask.sum()) if mask is not None else 0)

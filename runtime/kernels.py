@@ -719,7 +719,30 @@ def _char_length(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
 
 
 def _negate(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
-    return pc.negate(args[0])
+    a = args[0]
+    if pa.types.is_duration(a.type):  # (a day-time interval)
+        return pc.negate(a.cast(pa.int64())).cast(a.type)
+    return pc.negate(a)
+
+
+def _months_or(kernel: Kernel) -> Kernel:
+    """``kernel`` over year-month intervals as their months (Arrow has no kernels for its
+    interval type): INTERVAL '1' MONTH < INTERVAL '1' YEAR, one plus another, their negation;
+    a DATE or TIMESTAMP moved by one stays ``kernel``'s (runtime.intervals)."""
+    def run(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+        if T.is_temporal(out) or not any(a.type == T.INTERVAL_YEAR_MONTH for a in args):
+            return kernel(args, lits, out)
+        ints = [pa.array(intervals.months(a), mask=a.is_null().to_numpy(zero_copy_only=False)
+                         if a.null_count else None)
+                if a.type == T.INTERVAL_YEAR_MONTH else a for a in args]
+        if out != T.INTERVAL_YEAR_MONTH:
+            return kernel(ints, [None] * len(lits), out)
+        got = kernel(ints, [None] * len(lits), pa.int64())
+        mask = got.is_null().to_numpy(zero_copy_only=False) if got.null_count else None
+        return intervals.month_intervals(
+            np.asarray(got.fill_null(0).to_numpy(zero_copy_only=False)), mask)
+
+    return run
 
 
 def _unary(fn: Callable[..., Array]) -> Kernel:
@@ -899,18 +922,18 @@ def _split_index(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
 
 
 KERNELS: dict[str, Kernel] = {
-    "add": _temporal_or(_decimal_or(pc.add, _sum_precision), 1),
-    "subtract": _temporal_or(_decimal_or(pc.subtract, _sum_precision), -1),
+    "add": _months_or(_temporal_or(_decimal_or(pc.add, _sum_precision), 1)),
+    "subtract": _months_or(_temporal_or(_decimal_or(pc.subtract, _sum_precision), -1)),
     "multiply": _decimal_or(pc.multiply, _product_precision),
     "divide": _divide,
     "mod": _mod,
-    "negate": _negate,
-    "eq": _float_equal(False),
-    "ne": _float_equal(True),
-    "lt": _compare(pc.less),
-    "le": _compare(pc.less_equal),
-    "gt": _compare(pc.greater),
-    "ge": _compare(pc.greater_equal),
+    "negate": _months_or(_negate),
+    "eq": _months_or(_float_equal(False)),
+    "ne": _months_or(_float_equal(True)),
+    "lt": _months_or(_compare(pc.less)),
+    "le": _months_or(_compare(pc.less_equal)),
+    "gt": _months_or(_compare(pc.greater)),
+    "ge": _months_or(_compare(pc.greater_equal)),
     "and": _compare(pc.and_kleene),
     "or": _compare(pc.or_kleene),
     "not": _unary(pc.invert),

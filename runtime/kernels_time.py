@@ -526,11 +526,9 @@ def _interval_times(args: list[Array], lits: list[object], out: pa.DataType) -> 
     count = n.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
     mask = _mask(interval, n)
     if out == T.INTERVAL_YEAR_MONTH:
-        months = [0 if v is None else v.months for v in interval.to_pylist()]
-        values = [None if mask is not None and mask[i] else
-                  pa.MonthDayNano([int(m * c), 0, 0])
-                  for i, (m, c) in enumerate(zip(months, count))]
-        return pa.array(values, out)
+        from sqlengine.runtime.intervals import month_intervals, months
+
+        return month_intervals(months(interval) * count, mask)
     ms = interval.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
     return pa.array(ms * count, pa.int64(), mask=mask).cast(out)
 

@@ -207,6 +207,13 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
     to = node.to
     target = data_type(to, binder, node)
     safe = isinstance(node, exp.TryCast)
+    timed = [t for t in (arg.dtype, target) if T.is_temporal(t) or T.is_time(t)]
+    if len(timed) == 1 and any(T.is_numeric(t) for t in (arg.dtype, target)):
+        # (as Flink 2.3's validator: the number would be of no one unit; it was ms of a
+        # TIMESTAMP(3) but ns of a TIMESTAMP(9), s of a TIMESTAMP_LTZ, days of a DATE)
+        raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "
+                           f"{T.type_name(target)}, as Flink cannot; use UNIX_TIMESTAMP, "
+                           "TO_TIMESTAMP_LTZ(n, precision), TIMESTAMPDIFF or EXTRACT", node)
     out = arg if arg.dtype == target and not safe else make_cast(arg, target, safe)
     if not safe and isinstance(arg, Literal) and isinstance(arg.value, str) and \
             (T.is_temporal(target) or T.is_time(target)):

@@ -262,8 +262,10 @@ def _nullif(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
 
 def _negate(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     t = types[0]
+    if T.is_interval(t):  # (- INTERVAL '1' DAY, as Flink's)
+        return t, [t]
     if not (T.is_numeric(t) or t == T.NULL):
-        raise _err("negation", types, "a numeric argument")
+        raise _err("negation", types, "a numeric argument or an interval")
     t = T.INT if t == T.NULL else t
     return t, [t]
 

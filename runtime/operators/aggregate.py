@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine import types as T
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime import decimal_int64
@@ -32,6 +33,7 @@ from sqlengine.runtime.elements import (
     signs,
 )
 from sqlengine.runtime.evaluate import evaluate
+from sqlengine.runtime.intervals import month_intervals, months
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.native.partitioner import hash_rows
 from sqlengine.runtime.operators.base import (
@@ -135,7 +137,8 @@ class _Accumulator:
                                     "retractions) is not supported yet")
         self.numeric = self.multiset is None and self.func in ("min", "max") and (
             pa.types.is_integer(arg_type) or pa.types.is_floating(arg_type)
-            or pa.types.is_timestamp(arg_type) or pa.types.is_date(arg_type))
+            or pa.types.is_timestamp(arg_type) or pa.types.is_date(arg_type)
+            or pa.types.is_duration(arg_type) or arg_type == T.INTERVAL_YEAR_MONTH)
         self.np_type = np.float64 if pa.types.is_floating(arg_type) else np.int64
         if self.func in ("sum", "avg"):
             self.value = self._empty(0)
@@ -271,6 +274,8 @@ class _Accumulator:
             return pa.array(count, pa.int64())
         null = count <= 0
         if self.numeric:
+            if out_type == T.INTERVAL_YEAR_MONTH:  # (kept as months)
+                return month_intervals(self.value[slots], null)
             raw = pa.array(self.value[slots], mask=null)
             return raw.cast(out_type) if not pa.types.is_date(out_type) else \
                 raw.cast(pa.int32()).cast(out_type)
@@ -438,6 +443,15 @@ _ARROW_AGG = {"first_value": "first", "last_value": "last", **{f: "list" for f i
 # Batch mode: input rows aggregated at a time (or input bytes, for wide rows).
 CHUNK_ROWS = 1 << 18
 CHUNK_BYTES = 128 << 20
+
+
+def _interval_ticks(arg: pa.Array) -> pa.Array:
+    """An interval array as int64: a day-time interval's milliseconds, a year-month one's
+    months."""
+    if arg.type == T.INTERVAL_YEAR_MONTH:
+        return pa.array(months(arg), mask=arg.is_null().to_numpy(zero_copy_only=False)
+                        if arg.null_count else None)
+    return arg.cast(pa.int64())
 
 
 class GroupAggregateOperator(SpillsToDisk, Operator):
@@ -780,6 +794,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                     pc.if_else(valid, signed, pa.nulls(len(arg), signed.type))
                 specs.append((f"v{j}", "sum"))
             elif call.func in ("min", "max", *_ORDERED):
+                if acc.numeric and (pa.types.is_duration(arg.type) or
+                                    arg.type == T.INTERVAL_YEAR_MONTH):
+                    arg = _interval_ticks(arg)  # (Arrow's min / max have no interval kernel)
                 cols[f"v{j}"] = arg if every else \
                     pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 specs.append((f"v{j}", _ARROW_AGG.get(call.func, call.func)))
@@ -1134,6 +1151,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 changed |= np.array([a != b for a, b in zip(o.to_pylist(), n.to_pylist())],
                                     dtype=bool)
                 continue
+            if o.type == T.INTERVAL_YEAR_MONTH:  # (no Arrow kernel compares these)
+                o, n = _interval_ticks(o), _interval_ticks(n)
             same = pc.or_kleene(pc.equal(o, n), pc.and_(pc.is_null(o), pc.is_null(n)))
             changed |= ~pc.fill_null(same, False).to_numpy(zero_copy_only=False)
         upd = existed & exists & changed
