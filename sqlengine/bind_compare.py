@@ -82,10 +82,15 @@ def row_compare(binder: ExprBinder, node: exp.Binary, scope: Scope) -> Expr:
     if len(left) != len(right):
         raise binder.error(BindError, f"rows of {len(left)} and {len(right)} values cannot be "
                            "compared", node)
+    pairs = list(zip(left, right))
+    if isinstance(node, exp.NullSafeEQ | exp.NullSafeNEQ):
+        # (not distinct: every field not distinct, as Flink's; distinct: one field is)
+        same = _all([distinct(binder, exp.NullSafeEQ(this=a, expression=b), scope)
+                     for a, b in pairs])
+        return same if isinstance(node, exp.NullSafeEQ) else Call("not", (same,), T.BOOLEAN)
     if not isinstance(node, exp.EQ | exp.NEQ) and type(node) not in _ROW_ORDER:
         raise binder.error(BindError, f"rows cannot be combined with {node.key.upper()}",
                            node)
-    pairs = list(zip(left, right))
     if isinstance(node, exp.EQ | exp.NEQ):
         out = _all([binder.call("eq", [a, b], scope, node) for a, b in pairs])
         return Call("not", (out,), T.BOOLEAN) if isinstance(node, exp.NEQ) else out
