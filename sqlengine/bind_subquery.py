@@ -10,6 +10,7 @@ it into joins. IN is written as ``= ANY``, NOT IN as ``NOT (= ANY)`` and ``op AL
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -20,7 +21,7 @@ from sqlengine.bind_common import ClauseBinder, Relation
 from sqlengine.bind_expr import OuterScope, Scope, coerce
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import Call, ColumnRef, Expr
-from sqlengine.plan.nodes import LogicalPlan, Project
+from sqlengine.plan.nodes import Limit, LogicalPlan, Project, Sort
 from sqlengine.plan.subquery import SubqueryExpr
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ class SubqueryBinder(ClauseBinder):
         """A subquery expression: exp.Subquery / exp.Select (scalar), exp.Exists, exp.In with
         a query, or a comparison whose right side is exp.Any / exp.All."""
         if isinstance(node, exp.Exists):
-            out: Expr = SubqueryExpr("exists", self.plan(node.this, scope), T.BOOLEAN)
+            out: Expr = SubqueryExpr("exists", _rows_at_all(self.plan(node.this, scope)),
+                                     T.BOOLEAN)
         elif isinstance(node, exp.In):
             out = self._quantified(node.this, "eq", node.args["query"], scope, node)
         elif isinstance(node, exp.Subquery | exp.Select):
@@ -137,3 +139,16 @@ class SubqueryBinder(ClauseBinder):
             self.ctes = saved_ctes
         return rel.plan
 
+
+
+def _rows_at_all(plan: LogicalPlan) -> LogicalPlan:
+    """An EXISTS subquery's plan without what cannot change whether it has a row: a LIMIT of
+    at least one row without OFFSET, and an ORDER BY (a correlated subquery through a LIMIT
+    cannot be decorrelated; Flink answers NOT EXISTS (... LIMIT 1))."""
+    if isinstance(plan, Project):
+        inner = _rows_at_all(plan.input)
+        return plan if inner is plan.input else replace(plan, input=inner)
+    if isinstance(plan, Limit | Sort) and not plan.offset and (plan.fetch is None or
+                                                               plan.fetch >= 1):
+        return _rows_at_all(plan.input)
+    return plan

@@ -54,6 +54,12 @@ CASES = {
     "in as a value": "SELECT k, k IN (SELECT k FROM u) AS m FROM t",
     "not in as a value": "SELECT k, k NOT IN (SELECT k FROM u WHERE v > 150) AS m FROM t",
     "exists": "SELECT k FROM t WHERE EXISTS (SELECT * FROM u WHERE u.k = t.k)",
+    # (a LIMIT of at least one row and an ORDER BY cannot change whether a row exists: they
+    # go, the subquery is decorrelated; it was refused, "through Limit")
+    "not exists with a limit": "SELECT k FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE "
+                               "u.k = t.k LIMIT 1)",
+    "exists with order by and limit": "SELECT k FROM t WHERE EXISTS (SELECT v FROM u WHERE "
+                                      "u.k = t.k ORDER BY v DESC LIMIT 2)",
     "not exists": "SELECT k FROM t WHERE NOT EXISTS (SELECT * FROM u WHERE u.k = t.k)",
     "exists with a non-equi correlation": "SELECT k FROM t WHERE EXISTS "
                                           "(SELECT * FROM u WHERE u.k = t.k AND u.v > t.x * 6)",
