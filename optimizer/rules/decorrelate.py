@@ -244,9 +244,7 @@ class Decorrelate(OptimizerRule):
         keys_l, keys_r, residual = split_condition([_over_join(p, width) for p in preds],
                                                    width)
         if residual:
-            msg = ("EXISTS / IN with a correlated condition other than '=' is supported only "
-                   f"as a whole WHERE condition (found {residual[0].sql()})")
-            raise NotSupportedError(msg)
+            right, keys_l, keys_r = _domain_keys(plan, right, keys_l, keys_r, residual)
         if sub.kind == "exists":
             distinct = _distinct(right, keys_r)
             if not keys_r:  # uncorrelated: count the rows
@@ -322,6 +320,38 @@ class Decorrelate(OptimizerRule):
                      (unknown, Literal(None, T.BOOLEAN))),
                     Literal(False, T.BOOLEAN), T.BOOLEAN)
         return joined, mark
+
+
+def _domain_keys(plan: LogicalPlan, right: LogicalPlan, keys_l: list[Expr],
+                 keys_r: list[Expr], residual: list[Expr]
+                 ) -> tuple[LogicalPlan, list[Expr], list[Expr]]:
+    """A mark's correlated conditions other than '=' turned into equalities (DuckDB's
+    domain): the subquery's rows joined with the distinct values of the enclosing columns
+    they read, on those conditions; the values then equal to the enclosing columns. A
+    condition must be NULL-rejecting (a comparison), since a NULL value joins no row."""
+    bad = next((p for p in residual if not _null_rejecting(p)), None)
+    if bad is not None:
+        msg = ("EXISTS / IN with a correlated condition other than a comparison is supported "
+               f"only as a whole WHERE condition (found {bad.sql()})")
+        raise NotSupportedError(msg)
+    width, inner_width = len(plan.schema), len(right.schema)
+    fields = plan.schema.fields
+    cols = sorted({x.index for p in residual for x in p.walk()
+                   if isinstance(x, ColumnRef) and x.index < width})
+    domain = Aggregate(plan, tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in cols),
+                       tuple(f"$d{i}" for i in cols), (), ())
+    at = {i: inner_width + k for k, i in enumerate(cols)}
+
+    def local(e: Expr) -> Expr:  # (over the enclosing row ++ the subquery's -> ++ domain)
+        if isinstance(e, ColumnRef):
+            return ColumnRef(at[e.index], f"$d{e.index}", e.type) if e.index < width else \
+                ColumnRef(e.index - width, e.name, e.type)
+        kids = e.children()
+        return e.with_children(tuple(local(k) for k in kids)) if kids else e
+
+    joined = Join(right, domain, "inner", (), (), conjunction([local(p) for p in residual]))
+    return (joined, [*keys_l, *(ColumnRef(i, fields[i].name, fields[i].type) for i in cols)],
+            [*keys_r, *(ColumnRef(at[i], f"$d{i}", fields[i].type) for i in cols)])
 
 
 def _lateral(node: Join) -> LogicalPlan:

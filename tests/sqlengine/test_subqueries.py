@@ -56,6 +56,20 @@ CASES = {
     "exists": "SELECT k FROM t WHERE EXISTS (SELECT * FROM u WHERE u.k = t.k)",
     # (a LIMIT of at least one row and an ORDER BY cannot change whether a row exists: they
     # go, the subquery is decorrelated; it was refused, "through Limit")
+    # EXISTS / IN / ANY whose correlation is a comparison, as a value or under OR (were
+    # refused: "only as a whole WHERE condition"): over the domain of the enclosing values
+    "exists with a comparison as a value": "SELECT k, EXISTS (SELECT 1 FROM u WHERE u.k > "
+                                           "t.k) AS m FROM t",
+    "exists with a comparison under or": "SELECT k FROM t WHERE k IS NULL OR EXISTS (SELECT 1 "
+                                         "FROM u WHERE u.v > t.x * 10)",
+    "not exists with arithmetic as a value": "SELECT k, NOT EXISTS (SELECT 1 FROM u WHERE u.k "
+                                             ">= t.k + 1 AND u.v < t.x * 5) AS m FROM t",
+    "in with a comparison as a value": "SELECT k, k IN (SELECT k FROM u WHERE u.k <> t.k) AS m "
+                                       "FROM t",
+    "any with a comparison as a value": "SELECT k, k > ANY (SELECT k FROM u WHERE u.v < t.x * "
+                                        "10) AS m FROM t",
+    "exists in case": "SELECT k, CASE WHEN EXISTS (SELECT 1 FROM u WHERE u.k < t.k AND u.k = "
+                      "t.k - 1) THEN 'y' ELSE 'n' END AS m FROM t",
     "not exists with a limit": "SELECT k FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE "
                                "u.k = t.k LIMIT 1)",
     "exists with order by and limit": "SELECT k FROM t WHERE EXISTS (SELECT v FROM u WHERE "
@@ -253,6 +267,8 @@ def test_scalar_subquery_with_several_rows_fails() -> None:
      "reads the right side's columns may not be correlated"),
     ("SELECT * FROM t FULL JOIN u ON t.k + u.k IN (SELECT k FROM e)", "one side only"),
     ("SELECT k, (SELECT v FROM u WHERE u.v > t.x) FROM t", "'='"),
+    ("SELECT k, k IN (SELECT k FROM u WHERE u.k = t.k OR u.k IS NULL) FROM t",
+     "other than a comparison"),
     # (a condition that may be TRUE for a NULL enclosing value: the domain cannot hold it)
     ("SELECT k, (SELECT COUNT(*) FROM u WHERE u.k > t.k OR t.k IS NULL) FROM t",
      "an equality or a comparison"),
