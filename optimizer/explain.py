@@ -126,7 +126,9 @@ def plan_advice(root: PhysicalNode, options: dict[str, str]) -> list[str]:
         seen.add(id(node))
         op = node.op
         unbounded = unbounded_physical(node)
-        if streaming and unbounded and not ttl and isinstance(op, JoinSpec):
+        if streaming and unbounded and isinstance(op, JoinSpec) and not (
+                op.ttl and (op.ttl if op.right_ttl is None else op.right_ttl)):
+            # (a side without a TTL, the option's or a STATE_TTL hint's)
             advice.append(
                 f"[WARNING] {node.op.label()}: a regular join over an unbounded input keeps "
                 "every row of both sides for ever; set 'table.exec.state.ttl' if old rows may "

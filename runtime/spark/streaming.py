@@ -1027,6 +1027,11 @@ def _check_streamable(op: OperatorSpec) -> None:
         raise NotSupportedError(msg)
     if isinstance(op, JoinSpec | WindowJoinSpec):
         _check_streamable_join(op)
+    if isinstance(op, JoinSpec) and (op.ttl or op.right_ttl):  # (Spark's join: for ever)
+        msg = (f"{op.label()} with a state TTL ('table.exec.state.ttl' or a STATE_TTL hint) "
+               "has no Spark Structured Streaming translation (Spark keeps a regular join's "
+               "state for ever); use the native runtime")
+        raise NotSupportedError(msg)
     if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec | TopNSpec) and op.ttl:
         msg = (f"{op.label()} with 'table.exec.state.ttl' has no Spark Structured Streaming "
                "translation (Spark keeps its state for ever); use the native runtime")

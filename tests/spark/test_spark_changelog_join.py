@@ -74,6 +74,19 @@ def test_a_join_of_changelogs_with_a_state_ttl_is_refused_before_spark_runs() ->
         s.sql(QUERIES["full-join-of-group-bys"]).collect()
 
 
+@pytest.mark.parametrize(("options", "hint"), [
+    ({"table.exec.state.ttl": "1 h"}, ""), ({}, "/*+ STATE_TTL('f' = '1 h') */")])
+def test_an_inner_join_with_a_state_ttl_is_refused_before_spark_runs(
+        options: dict[str, str], hint: str) -> None:
+    """Spark's stream-stream inner join keeps its state for ever: the TTL (the option's or a
+    hint's) would be ignored (it was, without a word)."""
+    s = sqlengine.connect({**STREAMING, **options})
+    s.register("e", _table(1, 10), rowtime="ts")
+    s.register("f", _table(2, 10), rowtime="ts")
+    with pytest.raises(sqlengine.SqlEngineError, match=r"state TTL .* has no Spark"):
+        s.sql(f"SELECT {hint} e.k, f.k AS k2 FROM e JOIN f ON e.k = f.k").collect()
+
+
 def test_a_group_by_with_a_state_ttl_is_refused_before_spark_runs() -> None:
     """Spark keeps an aggregation's state for ever: the TTL would be ignored."""
     s = sqlengine.connect({**STREAMING, "table.exec.state.ttl": "1 h"})

@@ -119,3 +119,17 @@ def test_batch_mode_takes_the_hint_and_keeps_no_state() -> None:
     got = s.sql("SELECT /*+ STATE_TTL('o'='1h', 'l'='2h') */ o.k, v, w FROM o JOIN l ON "
                 "o.k = l.k").collect().to_pylist()
     assert got == [{"k": 1, "v": 10, "w": "x"}]
+
+
+def test_plan_advice_knows_a_hinted_join_forgets_its_rows() -> None:
+    s = sqlengine.connect()
+    for t in ("a", "b"):
+        s.execute(f"CREATE TABLE {t} (k INT, v INT) WITH ('connector' = 'datagen')")
+    plain = s.execute("EXPLAIN PLAN_ADVICE SELECT * FROM a JOIN b ON a.k = b.k")[-1].message
+    assert "keeps every row of both sides for ever" in plain
+    one = s.execute("EXPLAIN PLAN_ADVICE SELECT /*+ STATE_TTL('a' = '1 h') */ * FROM a "
+                    "JOIN b ON a.k = b.k")[-1].message
+    assert "keeps every row of both sides for ever" in one  # (b's rows are kept for ever)
+    both = s.execute("EXPLAIN PLAN_ADVICE SELECT /*+ STATE_TTL('a' = '1 h', 'b' = '2 h') */ * "
+                     "FROM a JOIN b ON a.k = b.k")[-1].message
+    assert "No available advice." in both
