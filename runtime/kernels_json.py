@@ -501,8 +501,9 @@ def _unquote_one(v: str) -> str:
         return v  # (not JSON: as it is)
     text = _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1)) or chr(int(m.group(1)[1:], 16)),
                        v[1:-1])
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text.replace("\ufffd", "?") if "\ufffd" not in v[1:-1] else text
+    # (escaped surrogate pairs joined; a lone surrogate written as '?', as Java's UTF-8)
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _json_unquote(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
