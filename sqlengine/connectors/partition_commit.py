@@ -17,7 +17,8 @@ When a partition is complete:
     'partition.time-extractor.timestamp-pattern' with '$key' replaced by each key's value,
     read as 'yyyy-M-d[ H:m:s[.f]]' or with 'partition.time-extractor.timestamp-formatter'
     (a Java DateTimeFormatter pattern; a date alone is midnight), and taken in
-    'sink.partition-commit.watermark-time-zone' (UTC).
+    'sink.partition-commit.watermark-time-zone' (UTC); these options with the other
+    trigger are refused, as they would be ignored.
   A partition written again after its commit is committed again (its success file written
   anew), as in Flink. Without checkpoints a streaming job commits at its end only, so an
   unbounded one is refused.
@@ -84,6 +85,12 @@ def check_options(options: dict[str, str], keys: tuple[str, ...], fail: Fail) ->
         if k.lower() != "success-file":
             raise fail(KIND, f"option {KIND!r}: unknown partition commit policy {k!r} "
                        "(the filesystem table's policy is 'success-file')")
+    if options.get(TRIGGER, "process-time").lower() != "partition-time":
+        for key in (ZONE, EXTRACTOR_KIND, PATTERN, FORMATTER):
+            if key in options:
+                raise fail(key, f"option {key!r} acts only with {TRIGGER!r} = "
+                           "'partition-time' (the partition's time is read for nothing else); "
+                           "it would be ignored")
     name = options.get(SUCCESS_NAME)
     if name is not None and (not name or "/" in name or name in (".", "..")):
         raise fail(SUCCESS_NAME, f"option {SUCCESS_NAME!r} must be a file name, got {name!r}")

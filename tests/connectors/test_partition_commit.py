@@ -40,6 +40,7 @@ def table(s: sqlengine.Session, name: str, path: Path, extra: str = "",
 
 
 POLICY = ", 'sink.partition-commit.policy.kind' = 'success-file'"
+PT = POLICY + ", 'sink.partition-commit.trigger' = 'partition-time'"
 
 
 @pytest.mark.parametrize("mode", ["batch", "streaming", "streaming-checkpoints"])
@@ -96,14 +97,16 @@ def test_batch_commits_a_table_without_partitions_in_its_directory(tmp_path: Pat
      "option 'sink.partition-commit.delay' acts only with a partition commit policy"),
     (POLICY + ", 'sink.partition-commit.trigger' = 'watermark'",
      "option 'sink.partition-commit.trigger' must be one of 'process-time', 'partition-time'"),
-    (POLICY + ", 'partition.time-extractor.timestamp-pattern' = '$day 00:00:00'",
+    (PT + ", 'partition.time-extractor.timestamp-pattern' = '$day 00:00:00'",
      "'$day' is not a partition key (the keys: dt, h)"),
-    (POLICY + ", 'partition.time-extractor.timestamp-formatter' = 'yyyyMMdd EEE'",
+    (PT + ", 'partition.time-extractor.timestamp-formatter' = 'yyyyMMdd EEE'",
      "the pattern letter 'E' of 'yyyyMMdd EEE' is not supported"),
-    (POLICY + ", 'partition.time-extractor.kind' = 'custom'",
+    (PT + ", 'partition.time-extractor.kind' = 'custom'",
      "option 'partition.time-extractor.kind': only 'default' is supported"),
-    (POLICY + ", 'sink.partition-commit.watermark-time-zone' = 'Mars/Base'",
+    (PT + ", 'sink.partition-commit.watermark-time-zone' = 'Mars/Base'",
      "must be a time zone"),
+    (POLICY + ", 'partition.time-extractor.timestamp-pattern' = '$dt'",
+     "acts only with 'sink.partition-commit.trigger' = 'partition-time'"),
     (POLICY + ", 'sink.partition-commit.success-file.name' = 'a/b'", "must be a file name"),
 ])
 def test_options_that_cannot_act_are_refused_naming_them(tmp_path: Path, options: str,
