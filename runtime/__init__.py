@@ -134,7 +134,36 @@ def _on_spark(options: dict[str, str]) -> bool:
     return options.get("execution.target", "native") == "spark"
 
 
+def _refuse_bitmaps(graph: JobGraph) -> None:
+    """The BITMAP type runs on the native runtime only (Spark has no such type, and its
+    Arrow conversion takes no extension type): refused, not sent."""
+    import dataclasses
+
+    from sqlengine.bitmap import contains_bitmap
+    from sqlengine.errors import NotSupportedError
+    from sqlengine.plan.expressions import AggCall, Expr
+
+    def holds(value: object, depth: int = 0) -> bool:
+        if isinstance(value, Expr):
+            return any(contains_bitmap(e.dtype) for e in value.walk())
+        if isinstance(value, AggCall):
+            return contains_bitmap(value.type) or any(holds(a) for a in value.args)
+        if isinstance(value, tuple | list) and depth < 4:
+            return any(holds(v, depth + 1) for v in value)
+        return False
+
+    for v in graph.vertices:
+        for spec in v.chain:
+            types = [f.type for f in spec.schema.fields]
+            if any(contains_bitmap(t) for t in types) or any(
+                    holds(getattr(spec, f.name)) for f in dataclasses.fields(spec)):
+                raise NotSupportedError(f"{spec.label()}: the BITMAP type and functions are "
+                                        "not supported on the Spark runtime; run the query on "
+                                        "the native runtime")
+
+
 def _spark_job(graph: JobGraph, options: dict[str, str], tables: dict[str, object]) -> Any:
+    _refuse_bitmaps(graph)  # (before PySpark is imported)
     from sqlengine.runtime.spark.streaming import SparkStreamingJob
     from sqlengine.runtime.spark.translate import SparkJob
 

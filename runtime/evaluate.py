@@ -128,11 +128,12 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
         lits = [a.value if isinstance(a, Literal) else None for a in expr.args]
         if expr.name.startswith("py:"):  # (a Python function: told the row count too)
             out = kernel_for(expr.name)(args, lits, expr.type, n)
-        else:
-            out = kernel_for(expr.name)(args, lits, expr.type)
-        if out.type != expr.type:
-            out = out.cast(expr.type)
-        return out
+            return out if out.type == expr.type else out.cast(expr.type)
+        out_type = _bare_type(expr.type)
+        out = kernel_for(expr.name)([_bare(a) for a in args], lits, out_type)
+        if out.type != out_type:
+            out = out.cast(out_type)
+        return _dressed(out, expr.type)
     if isinstance(expr, Cast):
         return cast_array(_eval(expr.arg, batch, n, memo), expr.type, expr.safe)
     if isinstance(expr, Case):
@@ -141,6 +142,22 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
         return _in_list(expr, batch, n, memo)
     msg = f"cannot evaluate {type(expr).__name__}"
     raise ExecutionError(msg)
+
+
+def _bare(a: pa.Array) -> pa.Array:
+    """An extension column (BITMAP) as its storage: kernels work on its bytes."""
+    return a.storage if isinstance(a.type, pa.ExtensionType) else a
+
+
+def _bare_type(t: pa.DataType) -> pa.DataType:
+    return t.storage_type if isinstance(t, pa.ExtensionType) else t
+
+
+def _dressed(out: pa.Array, t: pa.DataType) -> pa.Array:
+    """A kernel's result (an extension type's storage) as a column of type ``t``."""
+    if isinstance(t, pa.ExtensionType) and not isinstance(out.type, pa.ExtensionType):
+        return pa.ExtensionArray.from_storage(t, out.cast(t.storage_type))
+    return out
 
 
 _RANDOM = frozenset({"rand", "rand_integer", "uuid"})
@@ -203,7 +220,7 @@ def _case(expr: Case, batch: pa.RecordBatch, n: int,
     except _FAILURES:  # (perhaps on rows that do not reach the failing branch)
         return _lazy_case(expr.whens, expr.default, expr.type, batch, n, memo)
     cond_struct = pa.StructArray.from_arrays(conds, names=[f"c{i}" for i in range(len(conds))])
-    return pc.case_when(cond_struct, *values, default)
+    return _dressed(pc.case_when(cond_struct, *map(_bare, values), _bare(default)), expr.type)
 
 
 # What evaluating a subexpression raises for the rows it fails on (see evaluate).
@@ -237,8 +254,9 @@ def _lazy_call(expr: Call, batch: pa.RecordBatch, n: int,
         for a in expr.args[1:]:
             args.append(_eval_on(a, batch, n, reach))
             reach &= np.asarray(args[-1].is_null().to_numpy(zero_copy_only=False), dtype=bool)
-    out = kernel_for(expr.name)(args, [None] * len(args), expr.type)
-    return out if out.type == expr.type else out.cast(expr.type)
+    out_type = _bare_type(expr.type)
+    out = kernel_for(expr.name)([_bare(a) for a in args], [None] * len(args), out_type)
+    return _dressed(out if out.type == out_type else out.cast(out_type), expr.type)
 
 
 def _and_or(expr: Call, batch: pa.RecordBatch, n: int,
@@ -291,7 +309,7 @@ def _lazy_case(whens: tuple[tuple[Expr, Expr], ...], default: Expr | None,
     values = [v if v.type == out_type else v.cast(out_type) for v in values]
     rest = rest if rest.type == out_type else rest.cast(out_type)
     cond_struct = pa.StructArray.from_arrays(takes, names=[f"c{i}" for i in range(len(takes))])
-    return pc.case_when(cond_struct, *values, rest)
+    return _dressed(pc.case_when(cond_struct, *map(_bare, values), _bare(rest)), out_type)
 
 
 def _mask(rows: pa.Array | np.ndarray) -> np.ndarray:
@@ -334,7 +352,7 @@ _FEW = 4  # IN lists of up to this many literal values are tested as comparisons
 
 def _in_list(expr: InList, batch: pa.RecordBatch, n: int,
              memo: dict[Expr, pa.Array] | None = None) -> pa.Array:
-    arg = _eval(expr.arg, batch, n, memo)
+    arg = _bare(_eval(expr.arg, batch, n, memo))
     literals = [v for v in expr.values if isinstance(v, Literal)]
     nested = pa.types.is_nested(arg.type)  # (ROW / ARRAY / MAP: compared whole, by "eq")
     if len(literals) == len(expr.values) and not nested:
@@ -353,7 +371,7 @@ def _in_list(expr: InList, batch: pa.RecordBatch, n: int,
         found = pa.array([False] * n)
         has_null_arr = pa.array([False] * n)
         for v in expr.values:
-            other = _eval(v, batch, n, memo)
+            other = _bare(_eval(v, batch, n, memo))
             same = kernel_for("eq")([arg, other], [None, None], pa.bool_()) if nested else \
                 pc.equal(arg, other)
             found = pc.or_(found, pc.fill_null(same, False))

@@ -989,6 +989,7 @@ KERNELS: dict[str, Kernel] = {
 def _families() -> None:
     """The kernels of the function families that have modules of their own."""
     from sqlengine.runtime import (
+        kernels_bitmap,
         kernels_json,
         kernels_math,
         kernels_nested,
@@ -998,8 +999,8 @@ def _families() -> None:
         variance,
     )
 
-    for family in (kernels_json, kernels_math, kernels_nested, kernels_text, kernels_time,
-                   variance, key_bytes):
+    for family in (kernels_bitmap, kernels_json, kernels_math, kernels_nested, kernels_text,
+                   kernels_time, variance, key_bytes):
         KERNELS.update(family.KERNELS)
 
 

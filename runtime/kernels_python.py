@@ -19,6 +19,7 @@ from contextvars import ContextVar
 import numpy as np
 import pyarrow as pa
 
+from sqlengine.bitmap import python_values
 from sqlengine.errors import ExecutionError, FailedRows
 from sqlengine.functions_python import display_name, registered
 
@@ -74,7 +75,8 @@ def kernel(key: str) -> Kernel:
                     raise _user_error(name, e, None) from None
                 _failing_rows(function, name, args, n, e)
         try:
-            result = pa.array(values, out) if not isinstance(values, pa.Array) else values
+            result = python_values(values, out) if not isinstance(values, pa.Array) \
+                else values
             if result.type != out:
                 result = result.cast(out)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError,

@@ -9,6 +9,7 @@ from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn
+from sqlengine.bitmap import is_bitmap
 from sqlengine.errors import BindError, SqlEngineError
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Aggregate, LogicalPlan, SortKey
@@ -40,7 +41,12 @@ class ClauseBinder:
         return self.binder.error(cls, msg, node)
 
 
-def sort_key(o: exp.Ordered, ref: Expr) -> SortKey:
+def sort_key(clause: ClauseBinder, o: exp.Ordered, ref: Expr) -> SortKey:
+    """An ORDER BY key (of a query, an OVER window or a Top-N)."""
+    if is_bitmap(ref.dtype):
+        raise clause.error(BindError, "cannot ORDER BY a BITMAP: it has no order (as in "
+                           "Flink); order by BITMAP_CARDINALITY or BITMAP_TO_STRING of it",
+                           o.this)
     desc = bool(o.args.get("desc"))
     nulls_first = o.args.get("nulls_first")
     if nulls_first is None:

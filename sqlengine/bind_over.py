@@ -141,7 +141,7 @@ class OverBinder(ClauseBinder):
             partition = tuple(self.exprs.bind(p, rel.scope)
                               for p in first.args.get("partition_by") or [])
             order_node = first.args.get("order")
-            order = tuple(sort_key(o, self.exprs.bind(o.this, rel.scope))
+            order = tuple(sort_key(self, o, self.exprs.bind(o.this, rel.scope))
                           for o in (order_node.expressions if order_node else []))
             base = len(scope.columns)
             calls: list[WindowCall] = []
@@ -386,7 +386,7 @@ class OverBinder(ClauseBinder):
             raise self.error(BindError, "ROW_NUMBER() needs an ORDER BY in its OVER clause", w)
         partition = tuple(self.exprs.bind(p, rel.scope) for p in w.args.get("partition_by")
                           or [])
-        keys = tuple(sort_key(o, self.exprs.bind(o.this, rel.scope))
+        keys = tuple(sort_key(self, o, self.exprs.bind(o.this, rel.scope))
                      for o in order.expressions)
         plan = Rank(rel.plan, partition, keys, "$rank")
         idx = len(rel.scope.columns)

@@ -280,7 +280,7 @@ class SelectBinder(ClauseBinder):
                     idx = len(exprs) + len(hidden)
                     hidden.append(e)
                 ty = (exprs + hidden)[idx].dtype
-                keys.append(sort_key(o, ColumnRef(idx, hidden_name(names, idx), ty)))
+                keys.append(sort_key(self, o, ColumnRef(idx, hidden_name(names, idx), ty)))
         all_names = [hidden_name(names, i) for i in range(len(exprs) + len(hidden))]
         plan: LogicalPlan = Project(rel.plan, tuple(exprs + hidden), tuple(all_names))
         if node.args.get("distinct"):
@@ -311,7 +311,7 @@ class SelectBinder(ClauseBinder):
                                      "SELECT DISTINCT list", o) from None
                 idx = len(refs)
                 refs.append(e)
-            keys.append(sort_key(o, ColumnRef(idx, hidden_name(names, idx), refs[idx].dtype)))
+            keys.append(sort_key(self, o, ColumnRef(idx, hidden_name(names, idx), refs[idx].dtype)))
         all_names = [hidden_name(names, i) for i in range(len(refs))]
         return Project(plan, tuple(refs), tuple(all_names)), keys
 
@@ -395,7 +395,7 @@ class SelectBinder(ClauseBinder):
                                          "output columns", o)
                     idx = e.index
                 f = rel.plan.schema.fields[idx]
-                keys.append(sort_key(o, ColumnRef(idx, f.name, f.type)))
+                keys.append(sort_key(self, o, ColumnRef(idx, f.name, f.type)))
         plan = self.apply_sort_limit(node, rel.plan, keys)
         return Relation(plan, rel.scope) if plan is not rel.plan else rel
 

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.errors import BindError
-from sqlengine.functions_python import display_name, is_aggregate, registered
+from sqlengine.functions_python import builtin_key, display_name, is_aggregate, registered
 from sqlengine.plan.expressions import AggCall, Expr
 
 if TYPE_CHECKING:
@@ -43,13 +43,15 @@ class PythonAgg(exp.Expression, exp.AggFunc):
 def mark_python_aggregates(tree: exp.Expression, udfs: Mapping[str, str]) -> None:
     """Turn the calls of Python aggregate functions in ``tree`` into PythonAgg nodes (in
     place; the nodes keep their positions in the SQL text)."""
-    if not udfs:
-        return
-    for node in list(tree.find_all(exp.Anonymous)):
-        key = udfs.get(str(node.this).lower())
+    for node in list(tree.find_all(exp.Anonymous, exp.BitmapOrAgg)):
+        if isinstance(node, exp.BitmapOrAgg):  # (sqlglot knows BITMAP_OR_AGG by name)
+            name, args = "BITMAP_OR_AGG", [node.this]
+        else:
+            name, args = str(node.this), list(node.expressions)
+        key = udfs.get(name.lower()) or builtin_key(name)
         if key is None or not is_aggregate(key):
             continue
-        call = PythonAgg(this=key, expressions=list(node.expressions), name=str(node.this))
+        call = PythonAgg(this=key, expressions=args, name=name)
         call.meta.update(node.meta)
         node.replace(call)
 
@@ -69,10 +71,19 @@ def udaf_call(b: AggregateBinder, node: PythonAgg, scope: Scope, filt: Expr | No
     distinct = len(nodes) == 1 and isinstance(nodes[0], exp.Distinct)
     if distinct:
         nodes = list(nodes[0].expressions)
+    if getattr(function.fn, "argument_refusal", None) is not None and len(nodes) != 1:
+        raise b.error(BindError, f"{node.sql_name()} takes 1 argument, got {len(nodes)}", node)
     args: list[Expr] = []
     for n in nodes:
         no_aggregates(b.binder, n, "an aggregate argument")
         bound = b.bind_plain(n, scope)
+        check = getattr(function.fn, "argument_refusal", None)  # (a built-in's own check)
+        if check is not None:
+            if bound.dtype == T.NULL:
+                bound = coerce(bound, function.fn.null_type())
+            why = check(bound.dtype)
+            if why is not None:
+                raise b.error(BindError, why, n)
         if bound.dtype == T.NULL:
             bound = coerce(bound, T.STRING)
         if not T.is_supported(bound.dtype):

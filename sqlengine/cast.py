@@ -12,6 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
+from sqlengine.bitmap import is_bitmap
+from sqlengine.bitmap import texts as bitmap_texts
 from sqlengine.errors import ExecutionError
 
 # What a string must look like to cast to a type (used by TRY_CAST and to name a bad value).
@@ -138,6 +140,11 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
         return arr
     if src == pa.null():
         return pa.nulls(len(arr), target)
+    if is_bitmap(src) or is_bitmap(target):
+        if is_bitmap(src) and T.is_string(target):
+            return bitmap_texts(arr)  # ({1,2,3}, as Flink's CAST of a BITMAP)
+        msg = f"cannot CAST {T.type_name(src)} to {T.type_name(target)}"
+        raise ExecutionError(msg)
     if T.is_ltz(src) != T.is_ltz(target) and (T.is_ltz(src) or T.is_ltz(target)):
         return _ltz_cast(arr, target, safe, checked, zone)
     if T.is_string(src) and not T.is_string(target):

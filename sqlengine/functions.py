@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from sqlengine import types as T
+from sqlengine.bitmap import is_bitmap
 from sqlengine.errors import BindError
 
 # An inference returns (result type, the type each argument is cast to).
@@ -241,6 +242,8 @@ def _double(name: str, n: int = 1) -> Inference:
 
 def _common(name: str) -> Inference:
     def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+        if name != "coalesce" and any(is_bitmap(t) for t in types):
+            raise _err(name, types, "values with an order (a BITMAP has none)")
         out = T.common_type(types, f"{name.upper()} arguments")
         out = T.STRING if out == T.NULL else out
         return out, [out] * len(types)
@@ -282,8 +285,18 @@ register = _register  # (for the function families' modules)
 
 for _op in ("add", "subtract", "multiply", "divide", "mod"):
     _register(Signature(_op, 2, 2, _arith(_op)))
-for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
-    _register(Signature(_op, 2, 2, _compare))
+def _ordering(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
+    """< <= > >=: of values with an order (a BITMAP has none, as in Flink)."""
+    if any(is_bitmap(t) for t in types):
+        raise _err("comparison", types, "values with an order (a BITMAP has none: compare "
+                   "with = or <>, or compare BITMAP_CARDINALITY)")
+    return _compare(types)
+
+
+_register(Signature("eq", 2, 2, _compare))
+_register(Signature("ne", 2, 2, _compare))
+for _op in ("lt", "le", "gt", "ge"):
+    _register(Signature(_op, 2, 2, _ordering))
 _register(Signature("and", 2, 2, _boolean(2)))
 _register(Signature("or", 2, 2, _boolean(2)))
 _register(Signature("not", 1, 1, _boolean(1)))
@@ -385,6 +398,7 @@ AGGREGATES = {"count", "sum", "min", "max", "avg", "first_value", "last_value", 
 
 # The families with modules of their own register their signatures when imported.
 from sqlengine import (  # noqa: E402,F401
+    functions_bitmap,
     functions_json,
     functions_math,
     functions_nested,
@@ -420,6 +434,9 @@ def callable_names() -> list[str]:
     names |= {a.upper() for a, target in ALIASES.items() if target not in INTERNAL or
               target.startswith("extract_")}
     names |= {a.upper() for a in AGGREGATES}
+    from sqlengine.bitmap_aggregates import NAMES as BITMAP_AGGREGATES
+
+    names |= {a.upper() for a in BITMAP_AGGREGATES}
     names |= set(SYNTAX_FUNCTIONS)
     return sorted(names)
 

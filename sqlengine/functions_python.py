@@ -161,7 +161,7 @@ def udaf(obj: Any = None, *, result_type: str | pa.DataType,
 
 def is_aggregate(key: str) -> bool:
     """A registry key of a Python aggregate function."""
-    f = _REGISTRY.get(key) if key.startswith(PREFIX) else None
+    f = registered(key) if key.startswith(PREFIX) else None
     return f is not None and f.is_aggregate
 
 
@@ -179,7 +179,30 @@ def register(name: str, function: UserFunction) -> str:
 
 
 def registered(key: str) -> UserFunction | None:
-    return _REGISTRY.get(key)
+    return _REGISTRY.get(key) or (builtin(key) if key.endswith(BUILTIN) else None)
+
+
+BUILTIN = ":builtin"  # (the key's end of a built-in function on this path)
+
+
+def builtin(key: str) -> UserFunction | None:
+    """The built-in aggregates that take this path: the bitmap aggregates
+    (sqlengine/bitmap_aggregates.py), by key (``py:bitmap_or_agg:builtin``)."""
+    from sqlengine import bitmap_aggregates
+
+    f = bitmap_aggregates.FUNCTIONS.get(key)
+    if f is None:
+        return None
+    return UserFunction(f, bitmap_aggregates.result_type(f), "aggregate", True, f.name)
+
+
+def builtin_key(name: str) -> str | None:
+    """The key of a built-in aggregate on this path by its SQL name (None: none such)."""
+    if not name.lower().startswith("bitmap_"):
+        return None
+    from sqlengine import bitmap_aggregates
+
+    return bitmap_aggregates.NAMES.get(name.lower())
 
 
 def install(key: str, function: UserFunction) -> None:
@@ -195,7 +218,7 @@ def is_python(name: str) -> bool:
 
 def is_volatile(name: str) -> bool:
     """A call of a non-deterministic Python function (never folded or shared)."""
-    f = _REGISTRY.get(name) if name.startswith(PREFIX) else None
+    f = registered(name) if name.startswith(PREFIX) else None
     return f is not None and not f.deterministic
 
 

@@ -6,6 +6,7 @@ import re
 
 import pyarrow as pa
 
+from sqlengine.bitmap import BITMAP, is_bitmap
 from sqlengine.errors import BindError
 
 MAX_DECIMAL_PRECISION = 38
@@ -108,6 +109,8 @@ def parse_type(text: str) -> pa.DataType:
             msg = f"TIME({precision}) is out of range: precision 0..9"
             raise BindError(msg)
         return time_type(precision)
+    if name == "BITMAP" and not args:
+        return BITMAP
     if name in _SIMPLE:
         if args and (name not in _LENGTHS or len(args) > 1):
             msg = f"unknown type {text.strip()!r}: {name} takes no " + \
@@ -268,6 +271,8 @@ def type_name(t: pa.DataType) -> str:
     """The Flink SQL name of an Arrow type, as DESCRIBE and EXPLAIN print it."""
     if pa.types.is_boolean(t):
         return "BOOLEAN"
+    if is_bitmap(t):
+        return "BITMAP"
     names = {TINYINT: "TINYINT", SMALLINT: "SMALLINT", INT: "INT", BIGINT: "BIGINT",
              FLOAT: "FLOAT", DOUBLE: "DOUBLE", DATE: "DATE", NULL: "NULL"}
     if t in names:
@@ -576,7 +581,7 @@ def is_supported(t: pa.DataType) -> bool:
         return is_supported(t.key_type) and is_supported(t.item_type)
     if pa.types.is_struct(t):
         return all(is_supported(f.type) for f in t)
-    return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE)
+    return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE) or is_bitmap(t)
             or pa.types.is_decimal128(t) or is_string(t) or pa.types.is_binary(t)
             or t == DATE or (pa.types.is_timestamp(t) and t.tz in (None, "UTC"))
             or is_time(t))

@@ -67,6 +67,8 @@ def fold_expr(e: Expr) -> Expr:
         return e  # its value depends on when it runs
     if isinstance(e, Cast) and isinstance(e.arg, Literal) and e.arg.value is None:
         return Literal(None, e.type)
+    if isinstance(e.dtype, pa.ExtensionType):  # (a BITMAP has no literal: its arguments are)
+        return e
     from sqlengine.runtime.evaluate import evaluate
 
     try:

@@ -68,6 +68,9 @@ def _value_hash(arr: pa.Array) -> np.ndarray:
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
         t = arr.type
+    if isinstance(t, pa.ExtensionType):  # (a BITMAP: its canonical bytes)
+        arr = arr.storage
+        t = arr.type
     if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or \
             pa.types.is_large_binary(t):
         return _bytes_hash(arr)

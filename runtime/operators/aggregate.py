@@ -101,6 +101,7 @@ class _Accumulator:
         self.py = PythonAggregate(call) if is_python(call) else None
         if self.py is not None and retract:
             self.py.require("retract", "an updating input (with retractions) needs")
+            self.py.retracting = True
         self.batch_args: list[pa.Array] = []
         self.batch_keep: pa.Array | None = None
         # ARRAY_AGG, JSON_OBJECTAGG and JSON_ARRAYAGG(... NULL ON NULL) gather NULL values
@@ -1153,6 +1154,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 continue
             if o.type == T.INTERVAL_YEAR_MONTH:  # (no Arrow kernel compares these)
                 o, n = _interval_ticks(o), _interval_ticks(n)
+            if isinstance(o.type, pa.ExtensionType):  # (a BITMAP: by its canonical bytes)
+                o, n = o.storage, n.storage
             same = pc.or_kleene(pc.equal(o, n), pc.and_(pc.is_null(o), pc.is_null(n)))
             changed |= ~pc.fill_null(same, False).to_numpy(zero_copy_only=False)
         upd = existed & exists & changed

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.bitmap import storage as bitmap_storage
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.elements import (
@@ -772,7 +773,10 @@ class JoinOperator(SpillsToDisk, Operator):
 def equality_key(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """A join key column as SQL's ``=`` compares it: a floating -0.0 as 0.0 (they are equal;
     Arrow's hash join tells them apart by their bits) and NaN, equal to nothing, as NULL.
-    Flink's batch joins do the same; its streaming joins compare the bits."""
+    Flink's batch joins do the same; its streaming joins compare the bits. A BITMAP by its
+    canonical bytes."""
+    if isinstance(column.type, pa.ExtensionType):
+        return bitmap_storage(column)
     if not pa.types.is_floating(column.type):
         return column
     column = pc.add(column, pa.scalar(0.0, column.type))

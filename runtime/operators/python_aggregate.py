@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.bitmap import python_values
 from sqlengine.errors import ExecutionError, NotSupportedError
 from sqlengine.functions_python import UserFunction, display_name, registered
 from sqlengine.plan.expressions import AggCall
@@ -70,13 +71,18 @@ class PythonAggregate:
         self.out = call.type
         self.names = [f"a{i}" for i in range(len(call.args))]
         self.schema = pa.schema([pa.field(n, a.dtype) for n, a in zip(self.names, call.args)])
+        # Over an updating input: a built-in that has accumulators of its own for it (the
+        # bitmap aggregates count multiplicities there) makes those.
+        self.retracting = False
 
     # (pickled with an operator's state by its call; the function is found again by key)
-    def __getstate__(self) -> AggCall:
-        return self.call
+    def __getstate__(self) -> tuple[AggCall, bool]:
+        return self.call, self.retracting
 
-    def __setstate__(self, call: AggCall) -> None:
+    def __setstate__(self, state: AggCall | tuple[AggCall, bool]) -> None:
+        call, retracting = state if isinstance(state, tuple) else (state, False)
         self.__init__(call)  # type: ignore[misc]
+        self.retracting = retracting
 
     @property
     def label(self) -> str:
@@ -90,11 +96,15 @@ class PythonAggregate:
             raise NotSupportedError(msg)
 
     # -- accumulators -----------------------------------------------------------------------
+    def _creator(self, retracting: bool) -> Any:
+        own = getattr(self.fn, "create_retracting_accumulator", None)
+        return own if retracting and own is not None else self.fn.create_accumulator
+
     def create(self) -> Any:
         if self.kind != "aggregate":
             return Rows()
         try:
-            return self.fn.create_accumulator()
+            return self._creator(self.retracting)()
         except Exception as e:  # (the user's code)
             raise self._error(e, "create_accumulator", None) from None
 
@@ -102,6 +112,9 @@ class PythonAggregate:
                bounds: np.ndarray, signs: np.ndarray | None = None) -> None:
         """Add (retract, where ``signs`` < 0) the rows ``bounds[g]:bounds[g + 1]`` of
         ``args`` to the accumulator ``state[slots[g]]`` of each group g (created if None)."""
+        if self.kind == "aggregate" and hasattr(self.fn, "accumulate_arrays"):
+            self._accumulate_arrays(state, slots, args, bounds, signs)
+            return
         if self.kind == "aggregate":
             self._accumulate(state, slots, args, bounds, signs)
             return
@@ -122,6 +135,26 @@ class PythonAggregate:
             acc.added.append(part.filter(pc.invert(neg)))
             acc.retracted.append(part.filter(neg))
 
+    def _accumulate_arrays(self, state: np.ndarray, slots: np.ndarray,
+                           args: Sequence[pa.Array], bounds: np.ndarray,
+                           signs: np.ndarray | None) -> None:
+        """A built-in's update: each group's rows of the batch in one call (its argument's
+        slice, and the slice of ``signs``)."""
+        create, accumulate = self._creator(self.retracting), self.fn.accumulate_arrays
+        negative = signs is not None and bool((signs < 0).any())
+        try:
+            for g, slot in enumerate(slots.tolist()):
+                lo, hi = int(bounds[g]), int(bounds[g + 1])
+                if hi <= lo:
+                    continue
+                acc = state[slot]
+                if acc is None:
+                    acc = state[slot] = create()
+                accumulate(acc, args[0].slice(lo, hi - lo),
+                           signs[lo:hi] if negative else None)  # type: ignore[index]
+        except (TypeError, ValueError) as e:
+            raise ExecutionError(f"{self.name}: {e}") from None
+
     def _accumulate(self, state: np.ndarray, slots: np.ndarray, args: Sequence[pa.Array],
                     bounds: np.ndarray, signs: np.ndarray | None) -> None:
         n = int(bounds[-1]) if len(bounds) else 0
@@ -133,7 +166,7 @@ class PythonAggregate:
         values = args[0].to_pylist() if len(args) == 1 and sign is None else None
         rows = [] if values is not None else \
             list(zip(*(a.to_pylist() for a in args))) if args else [()] * n
-        create = self.fn.create_accumulator
+        create = self._creator(self.retracting)
         row: tuple = ()
         value: Any = None
         single = False  # (in the loop over ``values``: a failing row is (value,))
@@ -273,7 +306,7 @@ class PythonAggregate:
         values = [v.as_py() if isinstance(v, pa.Scalar) else
                   (v.item() if isinstance(v, np.generic) else v) for v in values]
         try:
-            return pa.array(values, self.out)
+            return python_values(values, self.out)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
             msg = f"the Python aggregate function {self.label} returned values that are " \
                   f"not {self.out}: {e}"
@@ -338,6 +371,7 @@ class PythonAggregate:
         use = keep.tolist() if keep is not None else [True] * n
         fn = self.fn
         retract = getattr(fn, "retract", None)
+        create = self._creator(retract is not None)  # (frames that slide retract rows)
         acc: Any = None
         cur_lo, cur_hi = 0, -1  # the rows in ``acc``
         row: tuple = ()
@@ -348,7 +382,7 @@ class PythonAggregate:
                 if acc is None or first[i] != first[i - 1] or a > cur_hi + 1 or \
                         a < cur_lo or (a > cur_lo and retract is None):
                     method = "create_accumulator"
-                    acc, cur_lo, cur_hi = fn.create_accumulator(), a, a - 1
+                    acc, cur_lo, cur_hi = create(), a, a - 1
                 if a > cur_lo:  # (rows that left the frame)
                     method = "retract"
                     for j in range(cur_lo, a):

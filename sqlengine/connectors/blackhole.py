@@ -14,6 +14,7 @@ class BlackholeWriter(SinkWriter):
 
 class Blackhole(Connector):
     holds_nested = True
+    holds_bitmaps = True
     name = "blackhole"
     is_sink = True
 

@@ -46,6 +46,7 @@ class PrintWriter(SinkWriter):
 
 class Print(Connector):
     holds_nested = True
+    holds_bitmaps = True
     name = "print"
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("print-identifier"),
