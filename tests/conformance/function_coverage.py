@@ -355,13 +355,11 @@ EXPECTED_MISSING: dict[str, str] = {
 }
 
 # FLINK_23_EXTRA names sqlengine does not implement (counted apart from the documented ones).
-_BITMAP = "not implemented: Flink 2.3's BITMAP type (RoaringBitmap) is not a sqlengine type"
 EXPECTED_MISSING_EXTRA: dict[str, str] = {
     "OBJECT_OF": "not implemented: STRUCTURED types (named classes) are not sqlengine types",
     "OBJECT_UPDATE": "not implemented: STRUCTURED types (named classes) are not sqlengine types",
     "PARSE_JSON": "not implemented: the VARIANT type (Flink 2.1) is not a sqlengine type",
     "TRY_PARSE_JSON": "not implemented: the VARIANT type (Flink 2.1) is not a sqlengine type",
-    **{name: _BITMAP for name in FLINK_23_EXTRA if name.startswith("BITMAP_")},
 }
 
 
