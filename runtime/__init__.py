@@ -146,8 +146,9 @@ def _refuse_bitmaps(graph: JobGraph) -> None:
     def holds(value: object, depth: int = 0) -> bool:
         if isinstance(value, Expr):
             return any(contains_bitmap(e.dtype) for e in value.walk())
-        if isinstance(value, AggCall):
-            return contains_bitmap(value.type) or any(holds(a) for a in value.args)
+        if isinstance(value, AggCall):  # (the bitmap aggregates are ``py:...:builtin``)
+            return contains_bitmap(value.type) or value.func.endswith(":builtin") or \
+                any(holds(a) for a in value.args)
         if isinstance(value, tuple | list) and depth < 4:
             return any(holds(v, depth + 1) for v in value)
         return False

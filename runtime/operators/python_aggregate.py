@@ -371,7 +371,8 @@ class PythonAggregate:
         use = keep.tolist() if keep is not None else [True] * n
         fn = self.fn
         retract = getattr(fn, "retract", None)
-        create = self._creator(retract is not None)  # (frames that slide retract rows)
+        # (frames that slide retract rows: a built-in counts multiplicities only then)
+        create = self._creator(retract is not None and bool((lo > first).any()))
         acc: Any = None
         cur_lo, cur_hi = 0, -1  # the rows in ``acc``
         row: tuple = ()

@@ -180,6 +180,8 @@ def test_spark_refuses_bitmaps_before_it_starts() -> None:
     s.execute(VIEW)
     with pytest.raises(SqlEngineError, match="not supported on the Spark runtime"):
         s.sql(f"SELECT BITMAP_CARDINALITY({X}) FROM v").collect()
+    with pytest.raises(SqlEngineError, match="not supported on the Spark runtime"):
+        s.sql("SELECT BITMAP_BUILD_CARDINALITY_AGG(a) FROM v").collect()
 
 
 def test_group_by_distinct_and_join_on_a_bitmap() -> None:
@@ -287,6 +289,11 @@ def test_window_and_over_aggregates_as_flink(tmp_path: object) -> None:
         assert sorted(over, key=str) == sorted([
             ("a", 1, "{1}"), ("a", 2, "{1,2}"), ("a", None, "{2}"), ("b", 3, "{3}"),
             ("a", 2, "{2}")], key=str)
+        running = _rows(s, "SELECT k, val, BITMAP_BUILD_CARDINALITY_AGG(val) OVER (PARTITION "
+                           "BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
+                           "FROM src")
+        assert sorted(running, key=str) == sorted([
+            ("a", 1, 1), ("a", 2, 2), ("a", None, 2), ("a", 2, 2), ("b", 3, 1)], key=str)
 
 
 def test_accumulators_survive_pickling() -> None:
@@ -348,3 +355,54 @@ def test_a_table_shows_the_text() -> None:
     described = s.execute("DESCRIBE t")[0].table.to_pylist()
     assert [(r["name"], r["type"], r["null"]) for r in described] == [
         ("b", "BITMAP", False), ("k", "INT", True)]
+
+
+def test_a_restored_job_keeps_its_bitmaps(tmp_path: object,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A windowed bitmap aggregation failed while snapshotting and restored from its last
+    checkpoint writes what an uninterrupted run writes, line for line."""
+    import collections
+    import random
+    from pathlib import Path
+
+    import sqlengine.connectors.text_blocks as tb
+    from sqlengine import failpoints
+
+    monkeypatch.setattr(tb, "BLOCK_BYTES", 4 << 10)  # (many batches: many checkpoints)
+    monkeypatch.delenv(failpoints.ENV, raising=False)
+    failpoints.reset()
+    root = Path(str(tmp_path))
+    rng = random.Random(5)
+    (root / "src").mkdir()
+    (root / "src" / "ev.csv").write_text("".join(
+        f"{rng.randint(1, 5)},{rng.randint(-3, 40)},1970-01-01 00:{i // 600:02d}:"
+        f"{i // 10 % 60:02d}.{i % 10}00\n" for i in range(4000)))
+
+    def run(out: str, checkpoints: bool) -> collections.Counter[str]:
+        s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+        if checkpoints:
+            s.set("execution.checkpointing.interval", "1 ms")
+            s.set("execution.checkpointing.dir", str(root / "ck"))
+            s.restore_from(str(root / "ck"))
+        s.execute(f"CREATE TABLE ev (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+                  f"WITH ('connector' = 'filesystem', 'path' = '{root / 'src'}', 'format' = "
+                  f"'csv'); CREATE TABLE o (k INT, ws TIMESTAMP(3), b STRING, c BIGINT, x "
+                  f"STRING) WITH ('connector' = 'filesystem', 'path' = '{root / out}', "
+                  "'format' = 'csv')")
+        s.execute("INSERT INTO o SELECT k, window_start, BITMAP_TO_STRING(BITMAP_BUILD_AGG(v)),"
+                  " BITMAP_OR_CARDINALITY_AGG(BITMAP_BUILD(ARRAY[v, v + 100])), "
+                  "BITMAP_TO_STRING(BITMAP_XOR_AGG(BITMAP_BUILD(ARRAY[v]))) FROM TABLE(TUMBLE("
+                  "TABLE ev, DESCRIPTOR(ts), INTERVAL '20' SECOND)) GROUP BY k, window_start, "
+                  "window_end")
+        lines: collections.Counter[str] = collections.Counter()
+        for f in (root / out).glob("part-*"):
+            lines.update(f.read_text().splitlines())
+        return lines
+
+    reference = run("ref", checkpoints=False)
+    assert sum(reference.values()) == 100  # (20 windows of 20 s, 5 keys)
+    monkeypatch.setenv(failpoints.ENV, "snapshot@12")
+    with pytest.raises(SqlEngineError, match="failpoint"):
+        run("out", checkpoints=True)
+    assert len(list((root / "ck").glob("*/chk-*"))) == 1
+    assert run("out", checkpoints=True) == reference
