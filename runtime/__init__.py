@@ -135,19 +135,19 @@ def _on_spark(options: dict[str, str]) -> bool:
 
 
 def _refuse_bitmaps(graph: JobGraph) -> None:
-    """The BITMAP type runs on the native runtime only (Spark has no such type, and its
+    """The BITMAP and VARIANT types run on the native runtime only (Spark has no such type, and its
     Arrow conversion takes no extension type): refused, not sent."""
     import dataclasses
 
-    from sqlengine.bitmap import contains_bitmap
     from sqlengine.errors import NotSupportedError
     from sqlengine.plan.expressions import AggCall, Expr
+    from sqlengine.types import contains_opaque
 
     def holds(value: object, depth: int = 0) -> bool:
         if isinstance(value, Expr):
-            return any(contains_bitmap(e.dtype) for e in value.walk())
+            return any(contains_opaque(e.dtype) for e in value.walk())
         if isinstance(value, AggCall):  # (the bitmap aggregates are ``py:...:builtin``)
-            return contains_bitmap(value.type) or value.func.endswith(":builtin") or \
+            return contains_opaque(value.type) or value.func.endswith(":builtin") or \
                 any(holds(a) for a in value.args)
         if isinstance(value, tuple | list) and depth < 4:
             return any(holds(v, depth + 1) for v in value)
@@ -156,11 +156,11 @@ def _refuse_bitmaps(graph: JobGraph) -> None:
     for v in graph.vertices:
         for spec in v.chain:
             types = [f.type for f in spec.schema.fields]
-            if any(contains_bitmap(t) for t in types) or any(
+            if any(contains_opaque(t) for t in types) or any(
                     holds(getattr(spec, f.name)) for f in dataclasses.fields(spec)):
-                raise NotSupportedError(f"{spec.label()}: the BITMAP type and functions are "
-                                        "not supported on the Spark runtime; run the query on "
-                                        "the native runtime")
+                raise NotSupportedError(f"{spec.label()}: the BITMAP and VARIANT types and "
+                                        "their functions are not supported on the Spark "
+                                        "runtime; run the query on the native runtime")
 
 
 def _spark_job(graph: JobGraph, options: dict[str, str], tables: dict[str, object]) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from sqlengine.bitmap import storage
 from sqlengine.cast import cast_array
 from sqlengine.runtime.elements import conformed, data_part, has_rowkind, signs
 
@@ -31,8 +32,9 @@ def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Tabl
     # Keep arrival order: number every row, and order the survivors by first appearance.
     # (ARRAY / MAP / ROW columns, which Arrow cannot group by, compare by their text.)
     order = pa.array(np.arange(data.num_rows, dtype=np.int64))
+    # (BITMAP / VARIANT columns by their storage)
     keys = {f"k{i}": cast_array(c.combine_chunks(), pa.string()) if pa.types.is_nested(c.type)
-            else c for i, c in enumerate(data.columns)}
+            else storage(c) for i, c in enumerate(data.columns)}
     keyed = pa.table({**keys, _COUNT: pa.array(sign), "$pos": order})
     grouped = keyed.group_by(list(keys), use_threads=False).aggregate(
         [(_COUNT, "sum"), ("$pos", "min")])

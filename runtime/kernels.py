@@ -995,12 +995,13 @@ def _families() -> None:
         kernels_nested,
         kernels_text,
         kernels_time,
+        kernels_variant,
         key_bytes,
         variance,
     )
 
     for family in (kernels_bitmap, kernels_json, kernels_math, kernels_nested, kernels_text,
-                   kernels_time, variance, key_bytes):
+                   kernels_time, kernels_variant, variance, key_bytes):
         KERNELS.update(family.KERNELS)
 
 

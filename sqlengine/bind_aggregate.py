@@ -360,10 +360,9 @@ class AggregateBinder(ClauseBinder):
                                  f"{T.type_name(t)}", node)
             out = T.sum_type(t) if func == "sum" else T.avg_type(t)
             return AggCall(func, (bound,), out, is_distinct, filt)
-        if func in ("min", "max") and T.is_bitmap(t):
-            raise self.error(BindError, f"{func.upper()} of a BITMAP: a BITMAP has no order "
-                             "(as in Flink); aggregate with BITMAP_OR_AGG / BITMAP_AND_AGG",
-                             node)
+        if func in ("min", "max") and T.is_opaque(t):
+            raise self.error(BindError, f"{func.upper()} of a {T.type_name(t)}: it has no "
+                             "order (as in Flink)", node)
         if func in ("min", "max") and T.is_nested(t):  # (Flink 2.3 has no plan for it either)
             raise self.error(NotSupportedError, f"{func.upper()} of {T.type_name(t)} values "
                              "is not supported: take it of a field or an element", node)

@@ -9,7 +9,6 @@ from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.bind_expr import ExprBinder, Scope, ScopeColumn
-from sqlengine.bitmap import is_bitmap
 from sqlengine.errors import BindError, SqlEngineError
 from sqlengine.plan.expressions import ColumnRef, Expr
 from sqlengine.plan.nodes import Aggregate, LogicalPlan, SortKey
@@ -43,10 +42,9 @@ class ClauseBinder:
 
 def sort_key(clause: ClauseBinder, o: exp.Ordered, ref: Expr) -> SortKey:
     """An ORDER BY key (of a query, an OVER window or a Top-N)."""
-    if is_bitmap(ref.dtype):
-        raise clause.error(BindError, "cannot ORDER BY a BITMAP: it has no order (as in "
-                           "Flink); order by BITMAP_CARDINALITY or BITMAP_TO_STRING of it",
-                           o.this)
+    if T.is_opaque(ref.dtype):
+        raise clause.error(BindError, f"cannot ORDER BY a {T.type_name(ref.dtype)}: it has no "
+                           "order (as in Flink); order by a value read from it", o.this)
     desc = bool(o.args.get("desc"))
     nulls_first = o.args.get("nulls_first")
     if nulls_first is None:

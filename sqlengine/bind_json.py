@@ -15,6 +15,7 @@ from sqlengine.dialect import JsonCall
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.functions_json import not_json_convertible
 from sqlengine.plan.expressions import Call, Expr, Literal
+from sqlengine.variant import is_variant
 
 if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
@@ -22,13 +23,15 @@ if TYPE_CHECKING:
 # The functions whose value is JSON text already (inserted as is into JSON_OBJECT/ARRAY):
 # Flink's JSON construction functions and JSON(s). JSON_QUERY's is a STRING, quoted as one
 # (PyFlink 2.3: JSON_ARRAY(JSON_QUERY(j, '$.b')) is '["[1,2]"]').
-_JSON_VALUED = ("json_object", "json_array", "json")
+_JSON_VALUED = ("json_object", "json_array", "json", "variant_text")
 
 _RETURNING = (T.STRING, T.BOOLEAN, T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.FLOAT, T.DOUBLE,
               T.DATE, T.TIMESTAMP)
 
 
 def _text(binder: ExprBinder, e: Expr, node: exp.Expression, what: str) -> Expr:
+    if is_variant(e.dtype):  # (a VARIANT's JSON text, as Flink reads one)
+        return Call("variant_text", (e,), T.STRING)
     if not (T.is_string(e.dtype) or e.dtype == T.NULL):
         raise binder.error(BindError, f"{what} must be a STRING, got {T.type_name(e.dtype)}",
                            node)
@@ -148,7 +151,10 @@ def _bind_value(binder: ExprBinder, node: exp.Expression, scope: Scope) -> Expr:
     """A value of JSON_ARRAY or JSON_OBJECT; ``JSON(s)`` (allowed only there, as in Flink):
     the document of the STRING s, inserted as JSON rather than as a string."""
     if not (isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON"):
-        return binder.bind(node, scope)
+        value = binder.bind(node, scope)
+        if is_variant(value.dtype):  # (inserted as JSON, as Flink inserts a VARIANT)
+            return Call("variant_text", (value,), T.STRING)
+        return value
     if len(node.expressions) != 1:
         raise binder.error(BindError, f"JSON takes 1 argument, got {len(node.expressions)}",
                            node)

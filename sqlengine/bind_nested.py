@@ -4,6 +4,7 @@ them: ``sqlengine.functions_nested``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -12,6 +13,7 @@ from sqlglot import exp
 from sqlengine import types as T
 from sqlengine.errors import BindError
 from sqlengine.plan.expressions import Call, Cast, ColumnRef, Expr, Literal
+from sqlengine.variant import is_variant
 
 if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
@@ -68,6 +70,8 @@ def bracket(binder: ExprBinder, node: exp.Bracket, scope: Scope) -> Expr:
     if len(node.expressions) != 1:
         raise binder.error(BindError, "an ARRAY or MAP is indexed by one value", node)
     call = binder.call("element_at", [this, node.expressions[0]], scope, node)
+    if isinstance(call, Call) and is_variant(call.args[0].dtype):
+        return dataclasses.replace(call, name="variant_get")
     if isinstance(call, Call) and (pa.types.is_list(call.args[0].dtype) or
                                    pa.types.is_large_list(call.args[0].dtype)):
         index = call.args[1]

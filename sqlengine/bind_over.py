@@ -13,6 +13,7 @@ from sqlengine import types as T
 from sqlengine.bind_common import ClauseBinder, Relation, sort_key
 from sqlengine.bind_expr import Scope, ScopeColumn, coerce
 from sqlengine.bind_reduce import is_reducible, reduce_variance
+from sqlengine.bind_udaf import PythonAgg
 from sqlengine.bind_windows import interval_ms
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, ColumnRef, Expr, Literal
@@ -107,6 +108,30 @@ class OverBinder(ClauseBinder):
     """The OVER (...) window functions of one SELECT list; afterwards the select items read
     their results as columns (through the expression binder's intercept)."""
 
+
+    def _partition(self, w: exp.Window, rel: Relation) -> tuple[Expr, ...]:
+        """An OVER window's PARTITION BY keys (a BITMAP or VARIANT refused by name)."""
+        keys = []
+        for p in w.args.get("partition_by") or []:
+            key = self.exprs.bind(p, rel.scope)
+            if T.is_opaque(key.dtype):
+                raise self.error(NotSupportedError, f"PARTITION BY a {T.type_name(key.dtype)} "
+                                 "is not supported", p)
+            keys.append(key)
+        return tuple(keys)
+
+    def _no_opaque_argument(self, w: exp.Window, call: exp.Expression, rel: Relation) -> None:
+        """A window function (LAG, FIRST_VALUE, ...) of a BITMAP or VARIANT is refused by name
+        (the bitmap aggregates over a window are not: they take the Python aggregates' path)."""
+        if isinstance(call, PythonAgg):
+            return
+        for arg in call.iter_expressions():
+            if isinstance(arg, exp.Expression) and not isinstance(arg, exp.Literal):
+                t = self.exprs.bind(arg, rel.scope).dtype
+                if T.is_opaque(t):
+                    raise self.error(NotSupportedError, f"{call.sql_name()} of a "
+                                     f"{T.type_name(t)} over a window (OVER) is not supported",
+                                     w)
     def windows(self, rel: Relation, windows: list[exp.Window]) -> Relation:
         """The forms streaming mode runs (OverAggregate, ROW_NUMBER's Rank) where they fit,
         else WindowFunctions (bounded input only; the physical pass says so)."""
@@ -138,8 +163,7 @@ class OverBinder(ClauseBinder):
         found: list[tuple[exp.Window, Expr]] = []
         for ws in groups.values():
             first = ws[0]
-            partition = tuple(self.exprs.bind(p, rel.scope)
-                              for p in first.args.get("partition_by") or [])
+            partition = self._partition(first, rel)
             order_node = first.args.get("order")
             order = tuple(sort_key(self, o, self.exprs.bind(o.this, rel.scope))
                           for o in (order_node.expressions if order_node else []))
@@ -154,6 +178,7 @@ class OverBinder(ClauseBinder):
 
             for w in ws:
                 base = w.this.this if isinstance(w.this, exp.Filter) else w.this
+                self._no_opaque_argument(w, base, rel)
                 if is_reducible(base):  # (a variance: from SUM(x * x), SUM(x), COUNT(x))
                     frame = self._frame(w.args.get("spec"), order, w)
                     found.append((w, self._variance(
@@ -328,8 +353,7 @@ class OverBinder(ClauseBinder):
                 raise self.error(NotSupportedError, f"unsupported frame start {start}", w)
             if frame == "groups":
                 frame = "range"  # (from UNBOUNDED PRECEDING to the row's peers, as RANGE)
-        partition = tuple(self.exprs.bind(p, rel.scope) for p in w.args.get("partition_by")
-                          or [])
+        partition = self._partition(w, rel)
         width = len(rel.scope.columns)
         calls: list[AggCall] = []
 
@@ -343,6 +367,11 @@ class OverBinder(ClauseBinder):
                 results.append(self._variance(x, rel, add))
                 continue
             a = self.binder.aggregates.agg_call(x.this, rel.scope)
+            opaque = [e.dtype for e in a.args if T.is_opaque(e.dtype)]
+            if opaque and not a.func.startswith("py:"):
+                raise self.error(NotSupportedError, f"{_called(a.func, x.this)} of a "
+                                 f"{T.type_name(opaque[0])} over a window (OVER) is not "
+                                 "supported", x)
             if a.distinct and a.func not in _DISTINCT_OVER:
                 raise self.error(NotSupportedError, "DISTINCT in a window aggregate: "
                                  f"{_called(a.func, x.this)}(DISTINCT ...) over a window (OVER) is "
@@ -384,8 +413,7 @@ class OverBinder(ClauseBinder):
         order = w.args.get("order")
         if order is None:
             raise self.error(BindError, "ROW_NUMBER() needs an ORDER BY in its OVER clause", w)
-        partition = tuple(self.exprs.bind(p, rel.scope) for p in w.args.get("partition_by")
-                          or [])
+        partition = self._partition(w, rel)
         keys = tuple(sort_key(self, o, self.exprs.bind(o.this, rel.scope))
                      for o in order.expressions)
         plan = Rank(rel.plan, partition, keys, "$rank")

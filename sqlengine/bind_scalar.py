@@ -16,6 +16,7 @@ from sqlengine.bitmap import contains_bitmap, is_bitmap
 from sqlengine.errors import BindError, NotSupportedError, ParseError
 from sqlengine.functions_time import WALL_CLOCK
 from sqlengine.plan.expressions import Call, Case, Cast, Expr, Literal
+from sqlengine.variant import is_variant
 
 if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
@@ -125,6 +126,8 @@ def apply(binder: ExprBinder, name: str, args: list[Expr], nodes: list[exp.Expre
     except BindError as e:
         raise binder.error(BindError, e.message, node) from None
     bound = tuple(coerce(a, t) for a, t in zip(args, want))
+    if sig.name == "json_string" and is_variant(bound[0].dtype):  # (its JSON text)
+        return Call("variant_text", bound, T.STRING)
     if sig.name in ("unix_timestamp", "from_unixtime") and bound:  # (+ the session zone)
         from sqlengine.options import session_time_zone
 
@@ -221,6 +224,12 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
         raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "
                            f"{T.type_name(target)}: a BITMAP casts only to a character "
                            "string, and nothing but NULL casts to a BITMAP (as in Flink)", node)
+    if (T.contains_variant(arg.dtype) or T.contains_variant(target)) and not (
+            arg.dtype == target or (arg.dtype == T.NULL and is_variant(target))):
+        raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "
+                           f"{T.type_name(target)}: nothing casts to or from a VARIANT but "
+                           "NULL (as in Flink 2.3); read a value with v['key'] / v[i], "
+                           "JSON_VALUE(v, path RETURNING type) or JSON_STRING(v)", node)
     out = arg if arg.dtype == target and not safe else make_cast(arg, target, safe)
     if not safe and isinstance(arg, Literal) and isinstance(arg.value, str) and \
             (T.is_temporal(target) or T.is_time(target)):

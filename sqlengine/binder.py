@@ -78,7 +78,7 @@ def _grouped_by_key_bytes(plan: LogicalPlan) -> LogicalPlan:
     from sqlengine.plan.tree import Transformed, map_expressions, transform_up
 
     def nested(t: pa.DataType) -> bool:
-        return (T.is_nested(t) and T.groupable(t)) or T.is_bitmap(t)
+        return (T.is_nested(t) and T.groupable(t)) or T.is_opaque(t)
 
     def counted(a: AggCall) -> AggCall:  # (COUNT(DISTINCT v): of the value's bytes)
         if a.func == "count" and a.distinct and len(a.args) == 1 and nested(a.args[0].dtype):

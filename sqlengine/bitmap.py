@@ -46,6 +46,9 @@ class BitmapType(pa.ExtensionType):
     def __reduce__(self) -> tuple[type, tuple[()]]:
         return BitmapType, ()
 
+    def __hash__(self) -> int:  # (plan expressions, frozen dataclasses, hash their types)
+        return hash(NAME)
+
 
 class BitmapScalar(pa.ExtensionScalar):
     """A BITMAP scalar: ``as_py()`` is a ``pyroaring.BitMap`` (None for NULL)."""
@@ -78,12 +81,13 @@ def contains_bitmap(t: pa.DataType) -> bool:
 
 
 def storage(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """A BITMAP column's bytes (other columns as they are)."""
-    if isinstance(arr, pa.ChunkedArray):
-        if is_bitmap(arr.type):
-            return pa.chunked_array([c.storage for c in arr.chunks], pa.binary())
+    """An extension column's (a BITMAP's, a VARIANT's) storage; other columns as they are."""
+    t = arr.type
+    if not isinstance(t, pa.ExtensionType):
         return arr
-    return arr.storage if is_bitmap(arr.type) else arr
+    if isinstance(arr, pa.ChunkedArray):
+        return pa.chunked_array([c.storage for c in arr.chunks], t.storage_type)
+    return arr.storage
 
 
 def wrap(arr: pa.Array) -> pa.Array:
@@ -169,3 +173,25 @@ def python_values(values: list[object], t: pa.DataType) -> pa.Array:
             msg = f"a BITMAP value is a pyroaring.BitMap, got {type(v).__name__}"
             raise TypeError(msg)
     return wrap(pa.array(out, pa.binary()))
+
+
+def storage_type(t: pa.DataType) -> pa.DataType:
+    """``t`` with each extension type (BITMAP, VARIANT), nested ones too, as its storage."""
+    if isinstance(t, pa.ExtensionType):
+        return t.storage_type
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(storage_type(t.value_type)))
+    if pa.types.is_map(t):
+        return pa.map_(t.key_field.with_type(storage_type(t.key_type)),
+                       t.item_field.with_type(storage_type(t.item_type)))
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(storage_type(f.type)) for f in t])
+    return t
+
+
+def typed_array(values: object, t: pa.DataType, mask: object = None) -> pa.Array:
+    """``pa.array(values, t, mask=mask)``, where an extension type's (nested ones too) values
+    are its storage's (kept so by the operators)."""
+    plain = storage_type(t)
+    arr = pa.array(values, plain, mask=mask)
+    return arr if plain == t else arr.cast(t)

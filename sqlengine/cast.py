@@ -140,7 +140,12 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
         return arr
     if src == pa.null():
         return pa.nulls(len(arr), target)
-    if is_bitmap(src) or is_bitmap(target):
+    if T.is_variant(src) and T.is_string(target):  # (its JSON text: printing it)
+        from sqlengine.variant import text
+
+        raw = arr.storage.to_pylist()
+        return pa.array([None if r is None else text(r) for r in raw], pa.string())
+    if T.is_opaque(src) or T.is_opaque(target):
         if is_bitmap(src) and T.is_string(target):
             return bitmap_texts(arr)  # ({1,2,3}, as Flink's CAST of a BITMAP)
         msg = f"cannot CAST {T.type_name(src)} to {T.type_name(target)}"

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from sqlengine import types as T
-from sqlengine.bitmap import is_bitmap
 from sqlengine.errors import BindError
 
 # An inference returns (result type, the type each argument is cast to).
@@ -242,8 +241,8 @@ def _double(name: str, n: int = 1) -> Inference:
 
 def _common(name: str) -> Inference:
     def infer(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
-        if name != "coalesce" and any(is_bitmap(t) for t in types):
-            raise _err(name, types, "values with an order (a BITMAP has none)")
+        if name != "coalesce" and any(T.is_opaque(t) for t in types):
+            raise _err(name, types, "values with an order (a BITMAP or VARIANT has none)")
         out = T.common_type(types, f"{name.upper()} arguments")
         out = T.STRING if out == T.NULL else out
         return out, [out] * len(types)
@@ -287,9 +286,9 @@ for _op in ("add", "subtract", "multiply", "divide", "mod"):
     _register(Signature(_op, 2, 2, _arith(_op)))
 def _ordering(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     """< <= > >=: of values with an order (a BITMAP has none, as in Flink)."""
-    if any(is_bitmap(t) for t in types):
-        raise _err("comparison", types, "values with an order (a BITMAP has none: compare "
-                   "with = or <>, or compare BITMAP_CARDINALITY)")
+    if any(T.is_opaque(t) for t in types):
+        raise _err("comparison", types, "values with an order (a BITMAP or VARIANT has none:"
+                   " compare with = or <>)")
     return _compare(types)
 
 
@@ -404,6 +403,7 @@ from sqlengine import (  # noqa: E402,F401
     functions_nested,
     functions_text,
     functions_time,
+    functions_variant,
 )
 
 # Signatures reached only through operators or their own syntax (``a = b``, ``x IS NULL``,
@@ -416,7 +416,7 @@ INTERNAL = frozenset({
     "varchar_fit", "fraction_fit", "json_text", "exact_square", "variance",
     "integral_part", "split_variance", "key_bytes", "key_value",
     "scalar_subquery_value", "floor_time", "ceil_time", "is_json", "array_value",
-    "map_value", "row_value", "element_at", "field",
+    "map_value", "row_value", "element_at", "field", "variant_get", "variant_text",
     *(f"extract_{u}" for u in EXTRACT_UNITS),
 })
 # Functions with a syntax of their own that SHOW FUNCTIONS lists besides the named ones.

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from sqlengine import types as T
 from sqlengine.functions import ALIASES, Signature, _err, register
+from sqlengine.variant import is_variant
 
 
 def _is_list(t: pa.DataType) -> bool:
@@ -49,6 +50,10 @@ def _element_at(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType
         if not (k == T.NULL or T.can_implicitly_cast(k, c.key_type) or k == c.key_type):
             raise _err("[]", types, f"a {T.type_name(c.key_type)} key of the MAP")
         return c.item_type, [c, c.key_type]
+    if is_variant(c):  # (v['key'] / v[i]: bound as variant_get by bind_nested.bracket)
+        if T.is_string(k) or T.is_integer(k) or k == T.NULL:
+            return c, [c, T.STRING if T.is_string(k) or k == T.NULL else T.BIGINT]
+        raise _err("[]", types, "a VARIANT indexed by a STRING key or an INTEGER index")
     raise _err("[]", types, "an ARRAY or a MAP")
 
 

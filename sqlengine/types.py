@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pyarrow as pa
 
 from sqlengine.bitmap import BITMAP, is_bitmap
 from sqlengine.errors import BindError
+from sqlengine.variant import VARIANT, is_variant
 
 MAX_DECIMAL_PRECISION = 38
 
@@ -111,6 +113,8 @@ def parse_type(text: str) -> pa.DataType:
         return time_type(precision)
     if name == "BITMAP" and not args:
         return BITMAP
+    if name == "VARIANT" and not args:
+        return VARIANT
     if name in _SIMPLE:
         if args and (name not in _LENGTHS or len(args) > 1):
             msg = f"unknown type {text.strip()!r}: {name} takes no " + \
@@ -273,6 +277,8 @@ def type_name(t: pa.DataType) -> str:
         return "BOOLEAN"
     if is_bitmap(t):
         return "BITMAP"
+    if is_variant(t):
+        return "VARIANT"
     names = {TINYINT: "TINYINT", SMALLINT: "SMALLINT", INT: "INT", BIGINT: "BIGINT",
              FLOAT: "FLOAT", DOUBLE: "DOUBLE", DATE: "DATE", NULL: "NULL"}
     if t in names:
@@ -581,7 +587,34 @@ def is_supported(t: pa.DataType) -> bool:
         return is_supported(t.key_type) and is_supported(t.item_type)
     if pa.types.is_struct(t):
         return all(is_supported(f.type) for f in t)
-    return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE) or is_bitmap(t)
+    return (pa.types.is_boolean(t) or t in _INTEGERS or t in (FLOAT, DOUBLE) or is_opaque(t)
             or pa.types.is_decimal128(t) or is_string(t) or pa.types.is_binary(t)
             or t == DATE or (pa.types.is_timestamp(t) and t.tz in (None, "UTC"))
             or is_time(t))
+
+
+def is_opaque(t: pa.DataType) -> bool:
+    """BITMAP or VARIANT: values compared only whole, by = / <> (an Arrow extension type over
+    bytes or text that kernels, keys and joins see as its storage), never ordered."""
+    return is_bitmap(t) or is_variant(t)
+
+
+def contains_opaque(t: pa.DataType) -> bool:
+    """Whether ``t`` is a BITMAP or a VARIANT or an ARRAY, MAP or ROW holding one."""
+    return _holds(t, is_opaque)
+
+
+def contains_variant(t: pa.DataType) -> bool:
+    return _holds(t, is_variant)
+
+
+def _holds(t: pa.DataType, leaf: Callable[[pa.DataType], bool]) -> bool:
+    if leaf(t):
+        return True
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _holds(t.value_type, leaf)
+    if pa.types.is_map(t):
+        return _holds(t.key_type, leaf) or _holds(t.item_type, leaf)
+    if pa.types.is_struct(t):
+        return any(_holds(f.type, leaf) for f in t)
+    return False

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
+from sqlengine.bitmap import storage, typed_array
 from sqlengine.errors import NotSupportedError
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime import decimal_int64
@@ -283,7 +284,7 @@ class _Accumulator:
         if self.func in _LISTS:
             return list_result(self.call, self.value[slots], null)
         if self.func in ("min", "max", "first_value", "last_value"):
-            return pa.array(self.value[slots], out_type, mask=null)
+            return typed_array(self.value[slots], out_type, mask=null)
         total = self.value[slots]
         if self.unscaled:
             sums = decimal_from_unscaled(total, sum_type(self.arg_type), null)
@@ -749,7 +750,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                         pc.if_else(keep, signed, pa.nulls(len(wide), pa.int64()))
                     specs.append((f"v{j}", "sum"))
                     continue
-            arg = evaluate(call.args[0], batch, memo)
+            arg = storage(evaluate(call.args[0], batch, memo))  # (a BITMAP's / VARIANT's)
             every = keep is None and arg.null_count == 0  # (every row counts: no masking)
             valid = pc.is_valid(arg) if keep is None else pc.and_(pc.is_valid(arg), keep)
             if acc.ordered is not None:  # (its values row by row: _update_ordered_retract)

@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlengine.bitmap import storage_type, typed_array
 from sqlengine.errors import ExecutionError
 from sqlengine.plan.expressions import AggCall, Literal
 from sqlengine.runtime.kernels_json import dumps, java_order
@@ -41,6 +42,8 @@ def row_lists(call: AggCall, arg: pa.Array, keep: pa.Array | None) -> pa.Array:
 
 def lists_result(call: AggCall, lists: pa.Array) -> pa.Array:
     """The aggregate's value per group from each group's gathered values (see row_lists)."""
+    plain = storage_type(lists.type)  # (a BITMAP's / VARIANT's values: its storage)
+    lists = lists if plain == lists.type else lists.cast(plain)
     values = np.empty(len(lists), dtype=object)
     values[:] = lists.to_pylist()
     lengths = pc.list_value_length(lists).fill_null(0).to_numpy(zero_copy_only=False)
@@ -93,8 +96,8 @@ def list_result(call: AggCall, values: np.ndarray, null: np.ndarray) -> pa.Array
         joined = [None if empty or sep is None else str(sep).join(v)  # type: ignore[arg-type]
                   for v, empty in zip(lists, null)]
         return pa.array(joined, pa.string())
-    if func == "array_agg":
-        return pa.array([None if empty else v for v, empty in zip(lists, null)], call.type)
+    if func == "array_agg":  # (a BITMAP's / VARIANT's values are its storage)
+        return typed_array([None if empty else v for v, empty in zip(lists, null)], call.type)
     if func == "percentile":
         p = call.args[1].value  # type: ignore[attr-defined]
         if pa.types.is_struct(call.args[0].dtype):  # (value, frequency) pairs

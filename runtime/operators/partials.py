@@ -279,8 +279,8 @@ def zero_of(t: pa.DataType) -> pa.Scalar:
 
 def lacks_first_last(t: pa.DataType) -> bool:
     """Whether Arrow's hash_first / hash_last take no values of type ``t`` (DECIMAL, ARRAY,
-    MAP and ROW, in pyarrow 26)."""
-    return pa.types.is_decimal(t) or T.is_nested(t)
+    MAP and ROW, in pyarrow 26; nor BITMAP and VARIANT, extension types)."""
+    return pa.types.is_decimal(t) or T.is_nested(t) or isinstance(t, pa.ExtensionType)
 
 
 def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> pa.Array:

@@ -158,15 +158,18 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
     connector.check_table(options, fail)
     connector.check_columns(options, schema, fail)
     _check_metadata(connector, table_name, options, schema, script)
-    from sqlengine.bitmap import contains_bitmap
+    from sqlengine.types import contains_opaque, contains_variant
 
     for f in schema.fields:
         why = connector.type_refusal(options, f.type)
-        if why is None and contains_bitmap(f.type) and not connector.holds_bitmaps:
-            # (as Flink 2.3: its csv, json, raw and datagen refuse a BITMAP, print and
-            # blackhole take one)
-            why = f"connector {name!r} does not support BITMAP columns (print and " \
-                "blackhole do; write BITMAP_TO_BYTES or BITMAP_TO_STRING of it instead)"
+        if why is None and contains_opaque(f.type) and not connector.holds_opaque:
+            # (as Flink 2.3: its csv, json, raw and datagen refuse a BITMAP or a VARIANT,
+            # print and blackhole take one)
+            why = f"connector {name!r} does not support " + (
+                "VARIANT columns (print and blackhole do; read a STRING column and "
+                "TRY_PARSE_JSON it, write JSON_STRING of it)" if contains_variant(f.type)
+                else "BITMAP columns (print and blackhole do; write BITMAP_TO_BYTES or "
+                "BITMAP_TO_STRING of it instead)")
         if why is not None:
             raise ConnectorError(f"table {table_name!r}: column {f.name!r}: {why}",
                                  span=_column_place(script, f.name), sql=script)

@@ -347,8 +347,8 @@ class Connector:
 
     # Whether the connector reads and writes ARRAY / MAP / ROW columns.
     holds_nested = False
-    # Whether it takes BITMAP columns (sqlengine/bitmap.py: print and blackhole, as Flink's).
-    holds_bitmaps = False
+    # Whether it takes BITMAP and VARIANT columns (print and blackhole, as Flink's).
+    holds_opaque = False
 
     def accepts_updates(self, options: dict[str, str]) -> bool:
         """Whether this table, as a sink, takes an updating result (+I/-U/+U/-D)."""

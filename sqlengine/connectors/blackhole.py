@@ -14,7 +14,7 @@ class BlackholeWriter(SinkWriter):
 
 class Blackhole(Connector):
     holds_nested = True
-    holds_bitmaps = True
+    holds_opaque = True
     name = "blackhole"
     is_sink = True
 

@@ -46,7 +46,7 @@ class PrintWriter(SinkWriter):
 
 class Print(Connector):
     holds_nested = True
-    holds_bitmaps = True
+    holds_opaque = True
     name = "print"
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("print-identifier"),

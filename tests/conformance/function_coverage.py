@@ -358,8 +358,6 @@ EXPECTED_MISSING: dict[str, str] = {
 EXPECTED_MISSING_EXTRA: dict[str, str] = {
     "OBJECT_OF": "not implemented: STRUCTURED types (named classes) are not sqlengine types",
     "OBJECT_UPDATE": "not implemented: STRUCTURED types (named classes) are not sqlengine types",
-    "PARSE_JSON": "not implemented: the VARIANT type (Flink 2.1) is not a sqlengine type",
-    "TRY_PARSE_JSON": "not implemented: the VARIANT type (Flink 2.1) is not a sqlengine type",
 }
 
 
