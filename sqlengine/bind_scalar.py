@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from sqlengine import functions
 from sqlengine import types as T
-from sqlengine.bitmap import contains_bitmap, is_bitmap
+from sqlengine.bitmap import is_bitmap
 from sqlengine.errors import BindError, NotSupportedError, ParseError
 from sqlengine.functions_time import WALL_CLOCK
 from sqlengine.plan.expressions import Call, Case, Cast, Expr, Literal
@@ -218,7 +218,7 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
         raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "
                            f"{T.type_name(target)}, as Flink cannot; use UNIX_TIMESTAMP, "
                            "TO_TIMESTAMP_LTZ(n, precision), TIMESTAMPDIFF or EXTRACT", node)
-    if (contains_bitmap(arg.dtype) or contains_bitmap(target)) and not (
+    if (T.contains_bitmap(arg.dtype) or T.contains_bitmap(target)) and not (
             (is_bitmap(arg.dtype) and (T.is_string(target) or is_bitmap(target))) or
             (arg.dtype == T.NULL and is_bitmap(target))):
         raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "

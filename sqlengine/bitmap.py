@@ -67,19 +67,6 @@ def is_bitmap(t: pa.DataType) -> bool:
     return isinstance(t, BitmapType)
 
 
-def contains_bitmap(t: pa.DataType) -> bool:
-    """Whether ``t`` is a BITMAP or an ARRAY, MAP or ROW holding one."""
-    if is_bitmap(t):
-        return True
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return contains_bitmap(t.value_type)
-    if pa.types.is_map(t):
-        return contains_bitmap(t.key_type) or contains_bitmap(t.item_type)
-    if pa.types.is_struct(t):
-        return any(contains_bitmap(f.type) for f in t)
-    return False
-
-
 def storage(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """An extension column's (a BITMAP's, a VARIANT's) storage; other columns as they are."""
     t = arr.type

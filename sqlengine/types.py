@@ -608,6 +608,10 @@ def contains_variant(t: pa.DataType) -> bool:
     return _holds(t, is_variant)
 
 
+def contains_bitmap(t: pa.DataType) -> bool:
+    return _holds(t, is_bitmap)
+
+
 def _holds(t: pa.DataType, leaf: Callable[[pa.DataType], bool]) -> bool:
     if leaf(t):
         return True
