@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from sqlengine.opaque_type import OpaqueType
+
 if TYPE_CHECKING:
     from pyroaring import BitMap
 
@@ -26,28 +28,11 @@ NAME = "sqlengine.bitmap"
 _TEXT_LIMIT = 524288  # (RoaringBitmap.toString stops past this many characters)
 
 
-class BitmapType(pa.ExtensionType):
+class BitmapType(OpaqueType):
     """BITMAP: the Roaring serialization of a set of unsigned 32-bit integers."""
 
-    def __init__(self) -> None:
-        super().__init__(pa.binary(), NAME)
-
-    def __arrow_ext_serialize__(self) -> bytes:
-        return b""
-
-    @classmethod
-    def __arrow_ext_deserialize__(cls, storage_type: pa.DataType,
-                                  serialized: bytes) -> BitmapType:
-        return cls()
-
-    def __arrow_ext_scalar_class__(self) -> type:
-        return BitmapScalar
-
-    def __reduce__(self) -> tuple[type, tuple[()]]:
-        return BitmapType, ()
-
-    def __hash__(self) -> int:  # (plan expressions, frozen dataclasses, hash their types)
-        return hash(NAME)
+    NAME = NAME
+    STORAGE = pa.binary()
 
 
 class BitmapScalar(pa.ExtensionScalar):
@@ -56,6 +41,9 @@ class BitmapScalar(pa.ExtensionScalar):
     def as_py(self, **kwargs: Any) -> BitMap | None:
         raw = self.value.as_py() if self.value is not None else None
         return None if raw is None else load(raw)
+
+
+BitmapType.SCALAR = BitmapScalar
 
 
 BITMAP = BitmapType()

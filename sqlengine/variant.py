@@ -26,32 +26,17 @@ from typing import Any
 
 import pyarrow as pa
 
+from sqlengine.opaque_type import OpaqueType
+
 NAME = "sqlengine.variant"
 _SPACE = " \t\r\n"
 
 
-class VariantType(pa.ExtensionType):
+class VariantType(OpaqueType):
     """VARIANT: its metadata and typed value as JSON text (see the module's docstring)."""
 
-    def __init__(self) -> None:
-        super().__init__(pa.string(), NAME)
-
-    def __arrow_ext_serialize__(self) -> bytes:
-        return b""
-
-    @classmethod
-    def __arrow_ext_deserialize__(cls, storage_type: pa.DataType,
-                                  serialized: bytes) -> VariantType:
-        return cls()
-
-    def __arrow_ext_scalar_class__(self) -> type:
-        return VariantScalar
-
-    def __reduce__(self) -> tuple[type, tuple[()]]:
-        return VariantType, ()
-
-    def __hash__(self) -> int:  # (plan expressions, frozen dataclasses, hash their types)
-        return hash(NAME)
+    NAME = NAME
+    STORAGE = pa.string()
 
 
 class VariantScalar(pa.ExtensionScalar):
@@ -61,6 +46,9 @@ class VariantScalar(pa.ExtensionScalar):
     def as_py(self, **kwargs: Any) -> str | None:
         raw = self.value.as_py() if self.value is not None else None
         return None if raw is None else text(raw)
+
+
+VariantType.SCALAR = VariantScalar
 
 
 VARIANT = VariantType()
