@@ -158,9 +158,10 @@ def _refuse_bitmaps(graph: JobGraph) -> None:
             types = [f.type for f in spec.schema.fields]
             if any(contains_opaque(t) for t in types) or any(
                     holds(getattr(spec, f.name)) for f in dataclasses.fields(spec)):
-                raise NotSupportedError(f"{spec.label()}: the BITMAP and VARIANT types and "
-                                        "their functions are not supported on the Spark "
-                                        "runtime; run the query on the native runtime")
+                raise NotSupportedError(f"{spec.label()}: the BITMAP and VARIANT types, "
+                                        "their functions and COLLECT are not supported on "
+                                        "the Spark runtime; run the query on the native "
+                                        "runtime")
 
 
 def _spark_job(graph: JobGraph, options: dict[str, str], tables: dict[str, object]) -> Any:

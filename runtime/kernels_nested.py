@@ -585,7 +585,27 @@ def _regexp_extract_all(args: list[Array], lits: list[object], out: pa.DataType)
                         lambda text: [m.group(group) for m in rx.finditer(text)], out)
 
 
+def _multiset_elements(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """A MULTISET's elements as an ARRAY, each repeated by its count, in the entries' order
+    (UNNEST of a multiset, as Flink's)."""
+    m = args[0]
+    if isinstance(m, pa.ChunkedArray):
+        m = m.combine_chunks()
+    offsets = np.asarray(m.offsets.to_numpy(), dtype=np.int64)
+    keys = m.keys.slice(int(offsets[0]), int(offsets[-1] - offsets[0])) if len(m) else m.keys
+    counts = np.asarray(m.items.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+                        .fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64) \
+        if len(m) else np.zeros(0, np.int64)
+    counts = np.maximum(counts, 0)  # (a count of 0 or below gives no element)
+    rel = offsets - offsets[0]
+    ends = np.r_[0, np.cumsum(counts)].astype(np.int64)[rel]
+    values = keys.take(pa.array(np.repeat(np.arange(len(keys)), counts)))
+    mask = m.is_null() if m.null_count else None
+    return pa.ListArray.from_arrays(pa.array(ends, pa.int32()), values, type=out, mask=mask)
+
+
 KERNELS: dict[str, Kernel] = {
+    "multiset_elements": _multiset_elements,
     "array_value": _array_value,
     "map_value": _map_value,
     "row_value": _row_value,

@@ -13,7 +13,6 @@ from sqlengine import types as T
 from sqlengine.bind_common import ClauseBinder, Relation, sort_key
 from sqlengine.bind_expr import Scope, ScopeColumn, coerce
 from sqlengine.bind_reduce import is_reducible, reduce_variance
-from sqlengine.bind_udaf import PythonAgg
 from sqlengine.bind_windows import interval_ms
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, ColumnRef, Expr, Literal
@@ -120,18 +119,18 @@ class OverBinder(ClauseBinder):
             keys.append(key)
         return tuple(keys)
 
-    def _no_opaque_argument(self, w: exp.Window, call: exp.Expression, rel: Relation) -> None:
+    def _no_opaque_argument(self, w: exp.Window, call: WindowCall) -> None:
         """A window function (LAG, FIRST_VALUE, ...) of a BITMAP or VARIANT is refused by name
-        (the bitmap aggregates over a window are not: they take the Python aggregates' path)."""
-        if isinstance(call, PythonAgg):
+        (the bitmap aggregates and COLLECT over a window are not: they take the Python
+        aggregates' path)."""
+        if call.agg is not None and call.agg.func.startswith("py:"):
             return
-        for arg in call.iter_expressions():
-            if isinstance(arg, exp.Expression) and not isinstance(arg, exp.Literal):
-                t = self.exprs.bind(arg, rel.scope).dtype
-                if T.is_opaque(t):
-                    raise self.error(NotSupportedError, f"{call.sql_name()} of a "
-                                     f"{T.type_name(t)} over a window (OVER) is not supported",
-                                     w)
+        for arg in call.args:
+            if T.is_opaque(arg.dtype):
+                raise self.error(NotSupportedError, f"{call.func.upper()} of a "
+                                 f"{T.type_name(arg.dtype)} over a window (OVER) is not "
+                                 "supported", w)
+
     def windows(self, rel: Relation, windows: list[exp.Window]) -> Relation:
         """The forms streaming mode runs (OverAggregate, ROW_NUMBER's Rank) where they fit,
         else WindowFunctions (bounded input only; the physical pass says so)."""
@@ -178,14 +177,15 @@ class OverBinder(ClauseBinder):
 
             for w in ws:
                 base = w.this.this if isinstance(w.this, exp.Filter) else w.this
-                self._no_opaque_argument(w, base, rel)
                 if is_reducible(base):  # (a variance: from SUM(x * x), SUM(x), COUNT(x))
                     frame = self._frame(w.args.get("spec"), order, w)
                     found.append((w, self._variance(
                         w, rel, lambda a, f=frame: add(WindowCall(a.func, a.args, a.type, f,
                                                                   a)))))
                 else:
-                    found.append((w, add(self._call(w, rel, order))))
+                    call = self._call(w, rel, order)
+                    self._no_opaque_argument(w, call)
+                    found.append((w, add(call)))
             names = tuple(f"$w{base + i}" for i in range(len(calls)))
             plan = WindowFunctions(plan, partition, order, tuple(calls), names)
             scope = Scope((*scope.columns, *(ScopeColumn(None, n, c.type)

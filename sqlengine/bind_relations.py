@@ -260,6 +260,9 @@ class RelationBinder(ClauseBinder):
                                  "several with one UNNEST each)", node)
             value, at = self.exprs.bind(args[0], left.scope), args[0]
         t = value.dtype
+        if T.is_multiset(t):  # (each element as many times as it counts, as Flink)
+            value = Call("multiset_elements", (value,), T.array_of(t.key_type))
+            t = value.dtype
         if not (pa.types.is_list(t) or pa.types.is_map(t)):
             raise self.error(BindError, f"UNNEST needs an ARRAY or a MAP, got "
                              f"{T.type_name(t)}", at)

@@ -92,4 +92,6 @@ def udaf_call(b: AggregateBinder, node: PythonAgg, scope: Scope, filt: Expr | No
         args.append(bound)
     span = b.binder.error(BindError, "", node).span
     where = f"{span.line}:{span.column}" if span is not None else None
-    return AggCall(key, tuple(args), function.result_type, distinct, filt, where)
+    result = function.fn.result_for(args[0].dtype) if hasattr(function.fn, "result_for") \
+        else function.result_type  # (COLLECT: the MULTISET of its argument's type)
+    return AggCall(key, tuple(args), result, distinct, filt, where)

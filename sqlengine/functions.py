@@ -417,6 +417,7 @@ INTERNAL = frozenset({
     "integral_part", "split_variance", "key_bytes", "key_value",
     "scalar_subquery_value", "floor_time", "ceil_time", "is_json", "array_value",
     "map_value", "row_value", "element_at", "field", "variant_get", "variant_text",
+    "multiset_elements",
     *(f"extract_{u}" for u in EXTRACT_UNITS),
 })
 # Functions with a syntax of their own that SHOW FUNCTIONS lists besides the named ones.
@@ -436,7 +437,7 @@ def callable_names() -> list[str]:
     names |= {a.upper() for a in AGGREGATES}
     from sqlengine.bitmap_aggregates import NAMES as BITMAP_AGGREGATES
 
-    names |= {a.upper() for a in BITMAP_AGGREGATES}
+    names |= {a.upper() for a in BITMAP_AGGREGATES} | {"COLLECT"}
     names |= set(SYNTAX_FUNCTIONS)
     return sorted(names)
 

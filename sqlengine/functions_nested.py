@@ -46,6 +46,9 @@ def _element_at(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType
         if not (T.is_integer(k) or k == T.NULL):
             raise _err("[]", types, "an integer index into an ARRAY")
         return c.value_type, [c, T.INT]
+    if T.is_multiset(c):
+        raise _err("[]", types, "an ARRAY or a MAP (a MULTISET has no element access, as in "
+                   "Flink; UNNEST it)")
     if pa.types.is_map(c):
         if not (k == T.NULL or T.can_implicitly_cast(k, c.key_type) or k == c.key_type):
             raise _err("[]", types, f"a {T.type_name(c.key_type)} key of the MAP")
@@ -69,7 +72,7 @@ def _field(types: list[pa.DataType], values: list[object]
 
 def _cardinality(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     t = types[0]
-    if not (_is_list(t) or pa.types.is_map(t)):
+    if not (_is_list(t) or pa.types.is_map(t)) or T.is_multiset(t):
         raise _err("cardinality", types, "an ARRAY or a MAP")
     return T.INT, [t]
 
@@ -107,6 +110,9 @@ register(Signature("cardinality", 1, 1, _cardinality))
 register(Signature("element", 1, 1, _element))
 register(Signature("array_contains", 2, 2, _array_contains))
 register(Signature("split", 2, 2, _split))
+# (UNNEST of a MULTISET: each element repeated by its count; bind_relations)
+register(Signature("multiset_elements", 1, 1,
+                   lambda types: (T.array_of(types[0].key_type), list(types))))
 
 
 # -- the collection functions (ARRAY_* / MAP_*), STR_TO_MAP and REGEXP_EXTRACT_ALL -----------
@@ -209,7 +215,7 @@ def _array_sort(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType
 
 def _map_arg(name: str, types: list[pa.DataType], pos: int = 0) -> pa.DataType:
     t = types[pos]
-    if not pa.types.is_map(t):
+    if not pa.types.is_map(t) or T.is_multiset(t):
         raise _err(name, types, "a MAP")
     return t
 

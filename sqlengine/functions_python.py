@@ -187,9 +187,13 @@ BUILTIN = ":builtin"  # (the key's end of a built-in function on this path)
 
 def builtin(key: str) -> UserFunction | None:
     """The built-in aggregates that take this path: the bitmap aggregates
-    (sqlengine/bitmap_aggregates.py), by key (``py:bitmap_or_agg:builtin``)."""
-    from sqlengine import bitmap_aggregates
+    (sqlengine/bitmap_aggregates.py) and COLLECT (collect_aggregate.py), by key
+    (``py:bitmap_or_agg:builtin``)."""
+    from sqlengine import bitmap_aggregates, collect_aggregate
 
+    if key in collect_aggregate.FUNCTIONS:  # (its result type is its argument's MULTISET)
+        return UserFunction(collect_aggregate.FUNCTIONS[key], T.STRING, "aggregate", True,
+                            "COLLECT")
     f = bitmap_aggregates.FUNCTIONS.get(key)
     if f is None:
         return None
@@ -198,6 +202,8 @@ def builtin(key: str) -> UserFunction | None:
 
 def builtin_key(name: str) -> str | None:
     """The key of a built-in aggregate on this path by its SQL name (None: none such)."""
+    if name.lower() == "collect":
+        return "py:collect:builtin"
     if not name.lower().startswith("bitmap_"):
         return None
     from sqlengine import bitmap_aggregates

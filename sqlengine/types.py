@@ -184,7 +184,7 @@ def _element(text: str) -> pa.Field:
 
 def _nested_type(text: str) -> pa.DataType | None:
     """ARRAY<T> / T ARRAY, MAP<K, V>, ROW<name T, ...> / ROW(name T, ...); None for a type
-    that is not nested. MULTISET is refused (not supported yet)."""
+    that is not nested. MULTISET<T>: see multiset_of."""
     post = _POSTFIX_RE.match(text)
     if post and not _NESTED_RE.match(text):
         kind = post.group(2).upper()
@@ -198,8 +198,12 @@ def _nested_type(text: str) -> pa.DataType | None:
         msg = f"unknown type {text.strip()!r}"
         raise BindError(msg)
     if kind == "MULTISET":
-        msg = f"{text.strip()}: MULTISET is not supported yet"
-        raise BindError(msg)
+        element = _element(body)
+        if is_nested(element.type) or is_opaque(element.type):
+            msg = (f"{text.strip()}: a MULTISET of {type_name(element.type)} values is not "
+                   "supported (of numbers, strings, booleans and times it is)")
+            raise BindError(msg)
+        return multiset_of(element.type)
     if kind == "ARRAY":
         return pa.list_(_element(body))  # (field "element", as array_of names it)
     if kind == "MAP":
@@ -303,6 +307,8 @@ def type_name(t: pa.DataType) -> str:
         return f"BINARY({t.byte_width})"
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return f"ARRAY<{_field_name(t.value_field)}>"
+    if is_multiset(t):
+        return f"MULTISET<{type_name(t.key_type)}>"
     if pa.types.is_map(t):
         return f"MAP<{type_name(t.key_type)}, {_field_name(t.item_field)}>"
     if pa.types.is_struct(t):
@@ -622,3 +628,17 @@ def _holds(t: pa.DataType, leaf: Callable[[pa.DataType], bool]) -> bool:
     if pa.types.is_struct(t):
         return any(_holds(f.type, leaf) for f in t)
     return False
+
+
+_ELEMENT, _COUNT = "element", "count"
+
+
+def multiset_of(t: pa.DataType) -> pa.DataType:
+    """Flink's MULTISET<t> (COLLECT's result): held as an Arrow map of each element to its
+    count (an INT), its fields named so (MAP's are "key" and "value"); its entries in the order
+    Flink's HashMap keeps them (see collect_aggregate)."""
+    return pa.map_(pa.field(_ELEMENT, t, nullable=False), pa.field(_COUNT, INT, nullable=False))
+
+
+def is_multiset(t: pa.DataType) -> bool:
+    return pa.types.is_map(t) and t.key_field.name == _ELEMENT and t.item_field.name == _COUNT

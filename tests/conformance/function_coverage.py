@@ -350,7 +350,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 EXPECTED_MISSING: dict[str, str] = {
     # not implemented at all
     "TYPEOF": "not implemented: sqlengine's types carry no NOT NULL and no CHAR(n), so its text could not be Flink's",
-    "COLLECT": "not implemented: it returns a MULTISET, which is not a sqlengine type",
     # some documented forms only
 }
 

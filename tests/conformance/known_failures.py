@@ -62,14 +62,6 @@ KNOWN_FAILURES: dict[str, str] = {
         'Flink 2.3 refuses JSON_VALUE ... RETURNING BIGINT / DATE (sqlengine accepts)',  # got "2020-01-02"; Flink: org.apache.flink.table.planner.codegen.CodeGenException: Unsupported type 'DATE'
     # --- value ---
     # --- aggregate ---
-    'COLLECT(s) @ T':
-        'COLLECT returns a MULTISET, a type sqlengine refuses by name',  # BindError: 1:8: unknown function COLLECT
-    'COLLECT(DISTINCT s) @ T':
-        'COLLECT returns a MULTISET, a type sqlengine refuses by name',  # BindError: 1:8: unknown function COLLECT
-    'COLLECT(s) @ Tg GROUP BY g':
-        'COLLECT returns a MULTISET, a type sqlengine refuses by name',  # BindError: 1:11: unknown function COLLECT
-    'COLLECT(s) @ E':
-        'COLLECT returns a MULTISET, a type sqlengine refuses by name',  # BindError: 1:8: unknown function COLLECT
     # --- window ---
     'LEAD(v, 1, -1) OVER (PARTITION BY g ORDER BY id) @ W':
         "Flink 2.3 quirk: LEAD/LAG with a default give a non-NULL value (the default, or -1) where the neighbouring row's value is NULL",  # got [20, 20, -1, null, 7, -1, -1]; Flink [20, 20, -1, -1, 7, -1, -1]

@@ -92,7 +92,8 @@ def canon(s: pa.Scalar) -> Any:
         return v.months if not (v.days or v.nanoseconds) else \
             v.days * 86_400_000 + v.nanoseconds // 1_000_000
     if pa.types.is_map(t):
-        return canon_map([(canon(kv["key"]), canon(kv["value"])) for kv in s.values])
+        # (by position: a MULTISET's entries are named element / count)
+        return canon_map([tuple(canon(x) for x in kv.values()) for kv in s.values])
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return [canon(x) for x in s.values]
     if pa.types.is_struct(t):
