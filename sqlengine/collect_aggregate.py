@@ -5,8 +5,9 @@ a dict of each value to its count; a retraction takes one count out, and a value
 count falls to 0 goes.
 
 The entries come in the order Flink's java.util.HashMap of its internal values keeps them
-(what CAST(m AS STRING), UNNEST and the json format show, PyFlink 2.3): by bucket, ``(h ^ (h
->>> 16)) & (capacity - 1)`` for a capacity of 16 doubled while more than 3/4 full, the
+(what CAST(m AS STRING), UNNEST and the json format show, PyFlink 2.3): by bucket, h XOR
+(h shifted right by 16 bits, unsigned), masked by capacity - 1, for a capacity of 16 doubled
+while more than 3/4 full, the
 value's hash h being Integer / Long / Boolean.hashCode, or for a string Flink's
 BinaryStringData hash (Murmur3-32, seed 42, over its UTF-8 bytes); within a bucket in the
 order the values came. Values of other types keep the order they came in.
