@@ -140,3 +140,20 @@ def test_a_multiset_column_type() -> None:
     s.execute("INSERT INTO p SELECT g, COLLECT(v) FROM s GROUP BY g")
     with pytest.raises(SqlEngineError, match="MULTISET of ARRAY<INT> values is not supported"):
         s.execute("CREATE TABLE q (m MULTISET<ARRAY<INT>>) WITH ('connector' = 'blackhole')")
+
+
+def test_json_files_hold_a_multiset_of_strings(tmp_path: Path) -> None:
+    """PyFlink 2.3's json format wrote {"g":1,"m":{"a":2,"c":1,"b":1}} and {"g":2,"m":{}} (the
+    entries in the multiset's order) and read them back; its csv format refuses one."""
+    s = _session()
+    s.execute(f"CREATE TABLE j (g INT, m MULTISET<STRING>) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 'j'}', 'format' = 'json')")
+    s.execute("INSERT INTO j SELECT g, COLLECT(v) FROM s WHERE g < 3 GROUP BY g")
+    lines = sorted(line for f in (tmp_path / "j").glob("part-*")
+                   for line in f.read_text().splitlines())
+    assert lines == ['{"g":1,"m":{"a":2,"c":1,"b":1}}', '{"g":2,"m":{}}']
+    assert sorted(_rows(s, "SELECT g, CAST(m AS STRING) FROM j")) == [
+        (1, "{a=2, c=1, b=1}"), (2, "{}")]
+    with pytest.raises(SqlEngineError, match="cannot hold MULTISET<STRING>"):
+        s.execute(f"CREATE TABLE c (m MULTISET<STRING>) WITH ('connector' = 'filesystem', "
+                  f"'path' = '{tmp_path / 'c'}', 'format' = 'csv')")
