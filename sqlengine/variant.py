@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import decimal
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -215,14 +216,8 @@ def member(raw: str, key: str) -> str | None:
     Raises:
         ValueError: the variant holds no object.
     """
-    keys, value = load(raw)
-    if not isinstance(value, dict):
-        msg = ("String key access on variant requires an object variant, but a non-object "
-               "variant was provided.")
-        raise ValueError(msg)
-    if key not in value:
-        return None
-    return _dumps([keys, value[key]])
+    return _part(raw, dict, "String key access on variant requires an object variant, but a "
+                 "non-object variant was provided.", lambda v: (key in v, key))
 
 
 def element(raw: str, index: int) -> str | None:
@@ -231,11 +226,16 @@ def element(raw: str, index: int) -> str | None:
     Raises:
         ValueError: the variant holds no array.
     """
+    return _part(raw, list, "Integer index access on variant requires an array variant, but a "
+                 "non-array variant was provided.", lambda v: (1 <= index <= len(v), index - 1))
+
+
+def _part(raw: str, kind: type, refusal: str,
+          where: Callable[[Any], tuple[bool, Any]]) -> str | None:
+    """The variant of a member / element of the ``kind`` of value ``raw`` holds (None when
+    ``where`` finds it absent), with the document's dictionary."""
     keys, value = load(raw)
-    if not isinstance(value, list):
-        msg = ("Integer index access on variant requires an array variant, but a non-array "
-               "variant was provided.")
-        raise ValueError(msg)
-    if not 1 <= index <= len(value):
-        return None
-    return _dumps([keys, value[index - 1]])
+    if not isinstance(value, kind):
+        raise ValueError(refusal)
+    present, at = where(value)
+    return _dumps([keys, value[at]]) if present else None
