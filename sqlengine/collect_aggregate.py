@@ -15,6 +15,7 @@ order the values came. Values of other types keep the order they came in.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,11 +52,13 @@ class Collect:
 
     def accumulate(self, acc: dict[Any, int], value: object) -> None:
         if value is not None:
+            value = _Double(value) if isinstance(value, float) else value
             acc[value] = acc.get(value, 0) + 1
 
     def retract(self, acc: dict[Any, int], value: object) -> None:
         if value is None:
             return
+        value = _Double(value) if isinstance(value, float) else value
         left = acc.get(value, 0) - 1
         if left > 0:
             acc[value] = left
@@ -65,10 +68,14 @@ class Collect:
     def accumulate_arrays(self, acc: dict[Any, int], arg: pa.Array,
                           signs: np.ndarray | None) -> None:
         values = arg.to_pylist()
-        if signs is None:
+        if signs is None and not pa.types.is_floating(arg.type):
             for v in values:
                 if v is not None:
                     acc[v] = acc.get(v, 0) + 1
+            return
+        if signs is None:
+            for v in values:
+                self.accumulate(acc, v)
             return
         for v, sign in zip(values, signs.tolist()):
             if sign > 0:
@@ -84,6 +91,23 @@ class Collect:
     def get_value(self, acc: dict[Any, int]) -> list[tuple[object, int]]:
         entries = [(v, n) for v, n in acc.items() if n > 0]
         return java_hash_map_order(entries)
+
+
+class _Double(float):
+    """A DOUBLE / FLOAT element, equal to another as Java's Double.equals has it: by its bits,
+    so 0.0 and -0.0 are two elements (as in Flink) and every NaN is one."""
+
+    def _bits(self) -> bytes:
+        return b"nan" if self != self else struct.pack(">d", self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Double) and self._bits() == other._bits()
+
+    def __hash__(self) -> int:
+        return hash(self._bits())
+
+    def __reduce__(self) -> tuple[type, tuple[float]]:  # (pickled accumulators keep it)
+        return _Double, (float(self),)
 
 
 def java_hash_map_order(entries: list[tuple[object, int]]) -> list[tuple[object, int]]:

@@ -203,11 +203,14 @@ def _text(value: object) -> str:
         from sqlengine.cast import java_double_text
 
         return java_double_text(float(value))
-    if isinstance(value, decimal.Decimal):
-        return format(value.normalize(), "f") if not value.is_zero() else "0"
+    if isinstance(value, decimal.Decimal):  # (stripped of trailing zeros, every digit kept)
+        return format(value.normalize(_EXACT), "f") if not value.is_zero() else "0"
     if isinstance(value, str):
         return _string(value)
     return json.dumps(value)
+
+
+_EXACT = decimal.Context(prec=80)  # (normalize() rounds to the context's precision: 28)
 
 
 def member(raw: str, key: str) -> str | None:

@@ -157,3 +157,16 @@ def test_json_files_hold_a_multiset_of_strings(tmp_path: Path) -> None:
     with pytest.raises(SqlEngineError, match="cannot hold MULTISET<STRING>"):
         s.execute(f"CREATE TABLE c (m MULTISET<STRING>) WITH ('connector' = 'filesystem', "
                   f"'path' = '{tmp_path / 'c'}', 'format' = 'csv')")
+
+
+def test_zero_and_negative_zero_are_two_elements() -> None:
+    """PyFlink 2.3: {0.0=1, -0.0=2}, or {-0.0=2, 0.0=1} with the -0.0 rows first (Java's
+    Double.equals tells them apart)."""
+    s = _session()
+    s.execute("CREATE TEMPORARY VIEW z AS SELECT * FROM (VALUES (1, '0.0'), (2, '-0.0'), "
+              "(3, '-0.0')) AS t(id, s)")
+    assert _rows(s, "SELECT CAST(COLLECT(CAST(s AS DOUBLE)) AS STRING) FROM z") == [
+        ("{0.0=1, -0.0=2}",)]
+    assert _rows(s, "SELECT CAST(COLLECT(CAST(s AS DOUBLE)) AS STRING) FROM (SELECT * FROM z "
+                    "WHERE id > 1 UNION ALL SELECT * FROM z WHERE id = 1)") == [
+        ("{-0.0=2, 0.0=1}",)]
