@@ -230,6 +230,12 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
                            f"{T.type_name(target)}: nothing casts to or from a VARIANT but "
                            "NULL (as in Flink 2.3); read a value with v['key'] / v[i], "
                            "JSON_VALUE(v, path RETURNING type) or JSON_STRING(v)", node)
+    if (T.is_multiset(arg.dtype) or T.is_multiset(target)) and not (
+            arg.dtype == target or (T.is_multiset(arg.dtype) and T.is_string(target)) or
+            (arg.dtype == T.NULL and T.is_multiset(target))):
+        raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "
+                           f"{T.type_name(target)}: a MULTISET casts only to a character "
+                           "string (as in Flink 2.3); UNNEST it for its elements", node)
     out = arg if arg.dtype == target and not safe else make_cast(arg, target, safe)
     if not safe and isinstance(arg, Literal) and isinstance(arg.value, str) and \
             (T.is_temporal(target) or T.is_time(target)):

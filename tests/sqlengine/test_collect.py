@@ -127,6 +127,8 @@ def test_multiset_values() -> None:
     ("SELECT MAP_KEYS(COLLECT(v)) FROM n", "MAP_KEYS expects a MAP"),
     ("SELECT COLLECT(ARRAY[v]) FROM n", "COLLECT of ARRAY<INT> values is not supported"),
     ("SELECT COLLECT(v, v) FROM n", "COLLECT takes 1 argument, got 2"),
+    ("SELECT CAST(COLLECT(v) AS MAP<INT, INT>) FROM n", "cannot CAST MULTISET<INT> to MAP"),
+    ("SELECT CAST(COLLECT(v) AS ARRAY<INT>) FROM n", "cannot CAST MULTISET<INT> to ARRAY"),
 ])
 def test_refused_as_in_flink(sql: str, words: str) -> None:
     with pytest.raises(SqlEngineError, match="1:") as info:
