@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.bitmap import storage
 from sqlengine.cast import cast_array
+from sqlengine.opaque_type import storage
 from sqlengine.runtime.elements import conformed, data_part, has_rowkind, signs
 
 _COUNT = "$count"

@@ -19,9 +19,9 @@ from contextvars import ContextVar
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.bitmap import python_values
 from sqlengine.errors import ExecutionError, FailedRows
 from sqlengine.functions_python import display_name, registered
+from sqlengine.opaque_type import python_values
 
 Array = pa.Array
 Kernel = Callable[..., Array]

@@ -1,6 +1,6 @@
 """Kernels of the VARIANT functions (signatures in ``sqlengine.functions_variant``). A VARIANT
 column reaches a kernel as its storage text (sqlengine/variant.py), and a VARIANT result is
-returned as such text. Each distinct value of a batch is read once."""
+returned as such text."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pyarrow as pa
 
 from sqlengine import variant as V
 from sqlengine.errors import ExecutionError
-from sqlengine.runtime.kernels_text import per_distinct
 
 Array = pa.Array
 Kernel = Callable[[list[Array], list[object], pa.DataType], Array]
@@ -23,12 +22,16 @@ def _parser(try_: bool) -> Kernel:
         texts = args[0].cast(pa.string()).to_pylist()
         flags = args[1].to_pylist() if len(args) > 1 else [False] * len(texts)
         values: list[str | None] = []
+        done: dict[tuple[str, bool], str] = {}  # (each distinct text parsed once)
         for t, dup in zip(texts, flags):
             if t is None or dup is None:
                 values.append(None)
                 continue
+            if (t, bool(dup)) in done:
+                values.append(done[t, bool(dup)])
+                continue
             try:
-                values.append(V.parse(t, bool(dup)))
+                values.append(done.setdefault((t, bool(dup)), V.parse(t, bool(dup))))
             except V.ParseError as e:
                 if try_:
                     values.append(None)
@@ -60,7 +63,7 @@ def _get(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
 
 def _text(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """A variant's JSON text as Flink prints it (JSON_STRING; its display)."""
-    return per_distinct(args[0].cast(pa.string()), V.text, pa.string())
+    return V.texts(args[0].cast(pa.string()))
 
 
 KERNELS: dict[str, Kernel] = {

@@ -13,13 +13,12 @@ does the set work; it is imported when a bitmap is first made or read.
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.opaque_type import OpaqueType
+from sqlengine.opaque_type import OpaqueType, registered, storage
 
 if TYPE_CHECKING:
     from pyroaring import BitMap
@@ -29,40 +28,31 @@ _TEXT_LIMIT = 524288  # (RoaringBitmap.toString stops past this many characters)
 
 
 class BitmapType(OpaqueType):
-    """BITMAP: the Roaring serialization of a set of unsigned 32-bit integers."""
+    """BITMAP: the Roaring serialization of a set of unsigned 32-bit integers; ``as_py()``
+    is a ``pyroaring.BitMap``."""
 
     NAME = NAME
     STORAGE = pa.binary()
 
+    @staticmethod
+    def python(raw: Any) -> Any:
+        return load(raw)
 
-class BitmapScalar(pa.ExtensionScalar):
-    """A BITMAP scalar: ``as_py()`` is a ``pyroaring.BitMap`` (None for NULL)."""
+    @staticmethod
+    def from_python(value: Any) -> Any:
+        if isinstance(value, bytes | bytearray | memoryview):
+            return dump(load(bytes(value)))
+        if isinstance(value, _roaring()):
+            return dump(value)
+        msg = f"a BITMAP value is a pyroaring.BitMap, got {type(value).__name__}"
+        raise TypeError(msg)
 
-    def as_py(self, **kwargs: Any) -> BitMap | None:
-        raw = self.value.as_py() if self.value is not None else None
-        return None if raw is None else load(raw)
 
-
-BitmapType.SCALAR = BitmapScalar
-
-
-BITMAP = BitmapType()
-with contextlib.suppress(pa.ArrowKeyError):  # (registered already: a module reloaded)
-    pa.register_extension_type(BITMAP)
+BITMAP = registered(BitmapType())
 
 
 def is_bitmap(t: pa.DataType) -> bool:
     return isinstance(t, BitmapType)
-
-
-def storage(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """An extension column's (a BITMAP's, a VARIANT's) storage; other columns as they are."""
-    t = arr.type
-    if not isinstance(t, pa.ExtensionType):
-        return arr
-    if isinstance(arr, pa.ChunkedArray):
-        return pa.chunked_array([c.storage for c in arr.chunks], t.storage_type)
-    return arr.storage
 
 
 def wrap(arr: pa.Array) -> pa.Array:
@@ -129,44 +119,3 @@ def texts(arr: pa.Array) -> pa.Array:
     """A BITMAP column as strings (``{1,2,3}``; NULL stays NULL)."""
     raw = storage(arr).to_pylist()
     return pa.array([None if r is None else text(load(r)) for r in raw], pa.string())
-
-
-def python_values(values: list[object], t: pa.DataType) -> pa.Array:
-    """Python values (a function's results) as a column of type ``t``: for a BITMAP, each
-    a ``pyroaring.BitMap`` (or a Roaring serialization), kept in its canonical bytes."""
-    if not is_bitmap(t):
-        return pa.array(values, t)
-    out: list[bytes | None] = []
-    for v in values:
-        if v is None:
-            out.append(None)
-        elif isinstance(v, bytes | bytearray | memoryview):
-            out.append(dump(load(bytes(v))))
-        elif isinstance(v, _roaring()):
-            out.append(dump(v))
-        else:
-            msg = f"a BITMAP value is a pyroaring.BitMap, got {type(v).__name__}"
-            raise TypeError(msg)
-    return wrap(pa.array(out, pa.binary()))
-
-
-def storage_type(t: pa.DataType) -> pa.DataType:
-    """``t`` with each extension type (BITMAP, VARIANT), nested ones too, as its storage."""
-    if isinstance(t, pa.ExtensionType):
-        return t.storage_type
-    if pa.types.is_list(t):
-        return pa.list_(t.value_field.with_type(storage_type(t.value_type)))
-    if pa.types.is_map(t):
-        return pa.map_(t.key_field.with_type(storage_type(t.key_type)),
-                       t.item_field.with_type(storage_type(t.item_type)))
-    if pa.types.is_struct(t):
-        return pa.struct([f.with_type(storage_type(f.type)) for f in t])
-    return t
-
-
-def typed_array(values: object, t: pa.DataType, mask: object = None) -> pa.Array:
-    """``pa.array(values, t, mask=mask)``, where an extension type's (nested ones too) values
-    are its storage's (kept so by the operators)."""
-    plain = storage_type(t)
-    arr = pa.array(values, plain, mask=mask)
-    return arr if plain == t else arr.cast(t)

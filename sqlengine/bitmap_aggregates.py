@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from sqlengine import bitmap as B
+from sqlengine.opaque_type import storage
 from sqlengine.types import BIGINT, INT
 
 KEY_PREFIX = "py:"
@@ -126,7 +127,7 @@ class BitmapAggregate:
             weights = np.ones(len(values), np.int64) if signs is None else signs[valid]
             self._add_values(acc, values, weights)
             return
-        raws = B.storage(arg).to_pylist()
+        raws = storage(arg).to_pylist()
         for i in np.flatnonzero(valid).tolist():
             self._add_bitmap(acc, B.load(raws[i]), 1 if signs is None else int(signs[i]))
 

@@ -141,10 +141,9 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
     if src == pa.null():
         return pa.nulls(len(arr), target)
     if T.is_variant(src) and T.is_string(target):  # (its JSON text: printing it)
-        from sqlengine.variant import text
+        from sqlengine.variant import texts
 
-        raw = arr.storage.to_pylist()
-        return pa.array([None if r is None else text(r) for r in raw], pa.string())
+        return texts(arr)
     if T.is_opaque(src) or T.is_opaque(target):
         if is_bitmap(src) and T.is_string(target):
             return bitmap_texts(arr)  # ({1,2,3}, as Flink's CAST of a BITMAP)

@@ -19,7 +19,6 @@ As in Flink 2.3, nothing casts to or from a VARIANT but NULL, and no file format
 
 from __future__ import annotations
 
-import contextlib
 import decimal
 import json
 from collections.abc import Callable
@@ -27,34 +26,32 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.opaque_type import OpaqueType
+from sqlengine.opaque_type import OpaqueType, registered
 
 NAME = "sqlengine.variant"
 _SPACE = " \t\r\n"
 
 
 class VariantType(OpaqueType):
-    """VARIANT: its metadata and typed value as JSON text (see the module's docstring)."""
+    """VARIANT: its metadata and typed value as JSON text (see the module's docstring);
+    ``as_py()`` is its JSON text as Flink prints it ('null' for JSON's null)."""
 
     NAME = NAME
     STORAGE = pa.string()
 
+    @staticmethod
+    def python(raw: Any) -> Any:
+        return text(raw)
 
-class VariantScalar(pa.ExtensionScalar):
-    """A VARIANT scalar: ``as_py()`` is its JSON text as Flink prints it (None for NULL;
-    'null' for a variant holding JSON's null)."""
-
-    def as_py(self, **kwargs: Any) -> str | None:
-        raw = self.value.as_py() if self.value is not None else None
-        return None if raw is None else text(raw)
-
-
-VariantType.SCALAR = VariantScalar
+    @staticmethod
+    def from_python(value: Any) -> Any:
+        if not isinstance(value, str):
+            msg = f"a VARIANT value is given as its JSON text, got {type(value).__name__}"
+            raise TypeError(msg)
+        return parse(value)
 
 
-VARIANT = VariantType()
-with contextlib.suppress(pa.ArrowKeyError):  # (registered already: a module reloaded)
-    pa.register_extension_type(VARIANT)
+VARIANT = registered(VariantType())
 
 
 def is_variant(t: pa.DataType) -> bool:
@@ -187,6 +184,14 @@ def load(raw: str) -> tuple[list[str], object]:
     """A variant's dictionary of keys and its typed value."""
     keys, value = _STORED.decode(raw)
     return keys, value
+
+
+def texts(arr: pa.Array) -> pa.Array:
+    """A VARIANT column (or its storage) as Flink prints it; each distinct value once."""
+    raws = (arr.storage if isinstance(arr.type, pa.ExtensionType) else arr).to_pylist()
+    seen: dict[str, str] = {}
+    return pa.array([None if r is None else seen.get(r) or seen.setdefault(r, text(r))
+                     for r in raws], pa.string())
 
 
 def text(raw: str) -> str:

@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
-from sqlengine.bitmap import storage, typed_array
 from sqlengine.errors import NotSupportedError
+from sqlengine.opaque_type import storage, typed_array
 from sqlengine.plan.expressions import AggCall, Expr
 from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.elements import (

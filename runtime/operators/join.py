@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.bitmap import storage as bitmap_storage
 from sqlengine.errors import ExecutionError
+from sqlengine.opaque_type import storage
 from sqlengine.plan.expressions import ColumnRef, Expr, remap_columns
 from sqlengine.runtime.elements import (
     DELETE,
@@ -776,7 +776,7 @@ def equality_key(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArr
     Flink's batch joins do the same; its streaming joins compare the bits. A BITMAP by its
     canonical bytes."""
     if isinstance(column.type, pa.ExtensionType):
-        return bitmap_storage(column)
+        return storage(column)
     if not pa.types.is_floating(column.type):
         return column
     column = pc.add(column, pa.scalar(0.0, column.type))

@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.bitmap import storage_type, typed_array
 from sqlengine.errors import ExecutionError
+from sqlengine.opaque_type import storage_type, typed_array
 from sqlengine.plan.expressions import AggCall, Literal
 from sqlengine.runtime.kernels_json import dumps, java_order
 

@@ -26,9 +26,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlengine.bitmap import python_values
 from sqlengine.errors import ExecutionError, NotSupportedError
 from sqlengine.functions_python import UserFunction, display_name, registered
+from sqlengine.opaque_type import python_values
 from sqlengine.plan.expressions import AggCall
 from sqlengine.plan.partials import ACCUMULATOR
 

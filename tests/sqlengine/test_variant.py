@@ -160,3 +160,27 @@ def test_print_sink_and_formats(capsys: pytest.CaptureFixture[str], tmp_path: ob
         with pytest.raises(SqlEngineError, match="does not support VARIANT columns"):
             s.execute(f"CREATE TABLE f_{fmt} (x VARIANT) WITH ('connector' = 'filesystem', "
                       f"'path' = '{tmp_path}', 'format' = '{fmt}')")
+
+
+def test_python_functions_take_and_give_variants() -> None:
+    """A Python function gets a VARIANT as its JSON text and gives one as JSON text."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(VIEW)
+
+    @sqlengine.udf(result_type="VARIANT")
+    def wrapped(text: str) -> str:
+        return '{"b": [1, 2.50], "a": ' + text + "}"
+
+    @sqlengine.udf(result_type="STRING")
+    def seen(v: str | None) -> str | None:
+        return v
+
+    s.create_function("wrapped", wrapped)
+    s.create_function("seen", seen)
+    assert _rows_of(s, "SELECT JSON_STRING(wrapped(CONCAT('7', e))), seen(" + pj("[1.0]") +
+                    "), wrapped('1')['b'][2] = " + pj('{"b":[1,2.50],"a":1}') +
+                    "['b'][2] FROM v") == [('{"a":7,"b":[1,2.5]}', "[1]", True)]
+
+
+def _rows_of(s: sqlengine.Session, sql: str) -> list[tuple]:
+    return [tuple(r.values()) for r in s.sql(sql).collect().to_pylist()]
