@@ -29,6 +29,7 @@ from sqlengine.connectors.text_rows import (
     java_booleans,
     line_from_message,
     message_head,
+    over_distinct,
     row_lines,
     time_text,
     to_base64,
@@ -425,6 +426,11 @@ def _ltz_text(col: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(time_text(utc, cast_array(utc, pa.string())), "Z", "")
 
 
+def _time_text(col: pa.Array) -> pa.Array:
+    """TIME / TIMESTAMP values without the fraction's trailing zeros."""
+    return time_text(col, cast_array(col, pa.string()))
+
+
 def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
     """Each row's CSV text, without its newline (None when there are no columns or no
     rows), as Flink's csv format (Jackson's CsvEncoder) writes it: a value is quoted when it
@@ -433,34 +439,51 @@ def csv_rows(batch: pa.RecordBatch, options: dict[str, str]) -> pa.Array | None:
     TIMESTAMP_LTZ in UTC ending 'Z'; BYTES as base64; a BOOLEAN as 'true'."""
     delim = opt_char(options, "csv.field-delimiter", ",") or ","
     quote = opt_char(options, "csv.quote-character", '"') or '"'
-    columns = [col if pa.types.is_string(col.type) else col.cast(pa.string())
-               if T.is_string(col.type)
-               else _ltz_text(col) if T.is_ltz(col.type)
-               else time_text(col, cast_array(col, pa.string()))
-               if pa.types.is_timestamp(col.type) or pa.types.is_time(col.type)
-               # (a BOOLEAN as Java writes it, 'true': CAST's text is 'TRUE')
-               else pc.if_else(col, "true", "false") if pa.types.is_boolean(col.type)
-               else to_base64(col) if pa.types.is_binary(col.type) or
-               pa.types.is_fixed_size_binary(col.type) or pa.types.is_large_binary(col.type)
-               # (Jackson's number of the BigDecimal without trailing zeros: '1.5', '1E+2')
-               else jackson_decimal_texts(col) if pa.types.is_decimal(col.type)
-               else cast_array(col, pa.string())
-               for col in batch.columns]
     limit = max(ord(delim), ord(quote)) + 1
+    escape = csv_quoting(options)[1]
+    kinds = [text_kind(col.type) for col in batch.columns]
     if csv_quoting(options)[0] is None:  # (quoting disabled: values as they are, as Flink)
-        plain = [True] * len(columns)
+        plain = [True] * len(kinds)
+        quoted = [False] * len(kinds)
     else:
         # (Jackson writes numbers and booleans as they are, unquoted whatever the
         # delimiter; other text is quoted by its characters)
-        plain = [(chars := _TEXT_CHARS.get(text_kind(col.type) or "")) is not None and
-                 ((text_kind(col.type) in _UNQUOTED and delim not in chars and
-                  quote not in chars) or all(ord(c) >= limit and c != "\\" for c in chars))
-                 for col in batch.columns]
-    escape = csv_quoting(options)[1]
+        plain = [(chars := _TEXT_CHARS.get(kind or "")) is not None and
+                 ((kind in _UNQUOTED and delim not in chars and quote not in chars) or
+                  all(ord(c) >= limit and c not in ("\\", escape) for c in chars))
+                 for kind in kinds]
+        # (a timestamp's text always holds a space, the least of its characters: when it is
+        # not plain, every value is quoted; unless it may hold a character a quoted value
+        # doubles, it is quoted without a look at it)
+        quoted = [not p and kind in ("timestamp", "ltz") and
+                  not {quote, escape, "\\"} & set(_TEXT_CHARS[kind])
+                  for p, kind in zip(plain, kinds)]
+    columns = [_cell_texts(col, quote if q else None) for col, q in zip(batch.columns, quoted)]
     extra = re.escape(escape) if escape is not None and escape != "\\" else ""
     unsafe = rf"[\x00-\x{{{limit - 1:x}}}\\{extra}]"
-    return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""), plain,
-                      unsafe, escape)
+    return _csv_lines(columns, delim, quote, options.get("csv.null-literal", ""),
+                      [p or q for p, q in zip(plain, quoted)], unsafe, escape)
+
+
+def _cell_texts(col: pa.Array, quote: str | None) -> pa.Array:
+    """The text of each value of ``col`` (NULL for NULL), between ``quote`` characters if
+    one is given; a time's text is made once per distinct value (window bounds repeat)."""
+    if pa.types.is_timestamp(col.type) or pa.types.is_time(col.type):
+        text = _ltz_text if T.is_ltz(col.type) else _time_text
+        if quote is None:
+            return over_distinct(col, text)
+        return over_distinct(
+            col, lambda v: pc.binary_join_element_wise(quote, text(v), quote, ""))
+    assert quote is None, col.type
+    return (col if pa.types.is_string(col.type) else col.cast(pa.string())
+            if T.is_string(col.type)
+            # (a BOOLEAN as Java writes it, 'true': CAST's text is 'TRUE')
+            else pc.if_else(col, "true", "false") if pa.types.is_boolean(col.type)
+            else to_base64(col) if pa.types.is_binary(col.type) or
+            pa.types.is_fixed_size_binary(col.type) or pa.types.is_large_binary(col.type)
+            # (Jackson's number of the BigDecimal without trailing zeros: '1.5', '1E+2')
+            else jackson_decimal_texts(col) if pa.types.is_decimal(col.type)
+            else cast_array(col, pa.string()))
 
 
 def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
@@ -507,8 +530,8 @@ def _csv_lines(columns: list[pa.Array], delim: str, quote: str, null: str,
             pc.or_(pc.match_substring(col, quote), pc.match_substring(col, "\n")))
         escaped = col if escape is None else pc.replace_substring(col, escape, escape * 2)
         escaped = pc.replace_substring(escaped, quote, quote + quote)
-        quoted = pc.binary_join_element_wise(quote, escaped, quote, "")
-        text = pc.if_else(pc.fill_null(needs, False), quoted, col)
+        text = pc.if_else(pc.fill_null(needs, False),
+                          pc.binary_join_element_wise(quote, escaped, quote, ""), col)
         cols.append(pc.fill_null(text, null))
     if not cols or len(cols[0]) == 0:
         return None

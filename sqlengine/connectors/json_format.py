@@ -36,6 +36,7 @@ from sqlengine.connectors.text_rows import (
     from_base64,
     jackson_decimal_texts,
     java_booleans,
+    over_distinct,
     row_lines,
     time_text,
     to_base64,
@@ -392,6 +393,12 @@ def plain_decimals(options: dict[str, str], fmt: str) -> bool:
     return options.get(f"{fmt}.encode.decimal-as-plain-number", "false").lower() == "true"
 
 
+def _timestamp_text(col: pa.Array, iso: bool) -> pa.Array:
+    """TIMESTAMP values without the fraction's trailing zeros, with a 'T' if ``iso``."""
+    text = trimmed_fraction(cast_array(col, pa.string()))
+    return pc.replace_substring(text, " ", "T", max_replacements=1) if iso else text
+
+
 def json_bytes(batch: pa.RecordBatch, iso: bool = False, plain_decimals: bool = False
                ) -> bytes:
     """Rows as Flink's json format writes them: compact objects, temporal values as SQL
@@ -401,15 +408,15 @@ def json_bytes(batch: pa.RecordBatch, iso: bool = False, plain_decimals: bool = 
     ('1.5', '1E+2'; ``plain_decimals``: with all its digits, '100.00')."""
     fields = {}
     for f, col in zip(batch.schema, batch.columns):
+        # (a time's text is made once per distinct value: window bounds repeat)
         if T.is_ltz(f.type):  # (UTC, ending 'Z')
-            fields[f.name] = trimmed_fraction(ltz_text(col, iso=iso)).to_pylist()
+            fields[f.name] = over_distinct(
+                col, lambda c: trimmed_fraction(ltz_text(c, iso=iso))).to_pylist()
         elif pa.types.is_timestamp(f.type):
-            text = trimmed_fraction(cast_array(col, pa.string()))
-            if iso:
-                text = pc.replace_substring(text, " ", "T", max_replacements=1)
-            fields[f.name] = text.to_pylist()
+            fields[f.name] = over_distinct(col, partial(_timestamp_text, iso=iso)).to_pylist()
         elif pa.types.is_time(f.type):  # (as a timestamp's: '01:02:03.4', '00:00:00')
-            fields[f.name] = time_text(col, cast_array(col, pa.string())).to_pylist()
+            fields[f.name] = over_distinct(
+                col, lambda c: time_text(c, cast_array(c, pa.string()))).to_pylist()
         elif T.is_temporal(f.type) or T.is_time(f.type):
             fields[f.name] = cast_array(col, pa.string()).to_pylist()
         elif pa.types.is_floating(f.type):

@@ -210,6 +210,19 @@ def time_text(col: pa.Array, text: pa.Array) -> pa.Array:
     return out
 
 
+def over_distinct(col: pa.Array, fn: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """``fn(col)`` for an element-wise array function ``fn``, computed over the distinct
+    values when they are few (a quarter of the rows or fewer: window bounds, dates) and
+    spread back over the rows; a text per value is costly to make, a take is not."""
+    if len(col) >= 64:
+        encoded = pc.dictionary_encode(col)
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()
+        if len(encoded.dictionary) * 4 <= len(col):
+            return pc.take(fn(encoded.dictionary), encoded.indices)
+    return fn(col)
+
+
 def trimmed_fraction(text: pa.Array) -> pa.Array:
     """Times' and timestamps' text without the fraction's trailing zeros (nor an empty
     fraction), as Flink's csv and json formats write them: '10:00:00.1', '10:00:00'."""

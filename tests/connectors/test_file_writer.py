@@ -81,6 +81,43 @@ def test_csv_bytes_quotes_as_flinks_csv_format() -> None:
     assert csv_bytes(batch.slice(0, 0), {}) == b""
 
 
+@pytest.mark.parametrize("options", [
+    {}, {"csv.null-literal": "N"}, {"csv.field-delimiter": "-"},
+    {"csv.field-delimiter": "\x02", "csv.quote-character": "\x01"},
+    {"csv.quote-character": ":"}, {"csv.quote-character": "'", "csv.escape-character": "2"},
+    {"csv.disable-quote-character": "true"}])
+def test_repeated_times_are_written_as_each_row_alone(options: dict[str, str]) -> None:
+    """A batch of few distinct times (window bounds) is written once per distinct value, and
+    a timestamp quoted without a look at each value: the bytes are those of the times' texts
+    (made a row at a time) written as strings, quoted by what they hold, whatever the
+    delimiter, quote and escape."""
+    from sqlengine.connectors.csv_format import _ltz_text, _time_text, csv_bytes
+
+    n = 300
+    ticks = [None if i % 7 == 3 else (i % 5) * 86_400_123 - 2_000_000 for i in range(n)]
+    batch = pa.record_batch({
+        "k": pa.array(range(n)),
+        "ts": pa.array(ticks, pa.timestamp("ms")),
+        "ltz": pa.array(ticks, pa.timestamp("ms", tz="UTC")),
+        "ts6": pa.array([None if t is None else t * 1000 + 120 for t in ticks],
+                        pa.timestamp("us")),
+        "t": pa.array([None if t is None else t % 86_400_000 for t in ticks], pa.time32("ms")),
+        "s": pa.array([f"a b{i % 3}" for i in range(n)])})
+    whole = csv_bytes(batch, options)
+    texts = pa.record_batch(
+        [col if name in ("k", "s") else pa.concat_arrays(
+            [(_ltz_text if name == "ltz" else _time_text)(col.slice(i, 1)) for i in range(n)])
+         for name, col in zip(batch.schema.names, batch.columns)], names=batch.schema.names)
+    assert whole == csv_bytes(texts, options)
+    assert len(set(whole.split(b"\n"))) == n + 1  # (the k column keeps rows apart)
+    if not options:
+        assert whole.split(b"\n")[:2] == [
+            b'0,"1969-12-31 23:26:40","1969-12-31 23:26:40Z","1969-12-31 23:26:40.00012",'
+            b'23:26:40,"a b0"',
+            b'1,"1970-01-01 23:26:40.123","1970-01-01 23:26:40.123Z",'
+            b'"1970-01-01 23:26:40.12312",23:26:40.123,"a b1"']
+
+
 def test_a_relative_path_reaches_spark_resolved_against_our_working_directory(
         tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from sqlengine.connectors.filesystem import spark_path
@@ -237,3 +274,20 @@ def test_numbers_and_escapes_as_flink(tmp_path: Path) -> None:
     plain = _written(tmp_path, "j2", ", 'json.encode.decimal-as-plain-number' = 'true'",
                      "json")
     assert plain.splitlines()[1].startswith('{"d":1.50,"e":120.0000000000,')
+
+
+@pytest.mark.parametrize("iso", [False, True])
+def test_repeated_times_in_json_are_written_as_each_row_alone(iso: bool) -> None:
+    """Times made once per distinct value (a batch of few distinct ones) are the texts each
+    row gets alone."""
+    from sqlengine.connectors.json_format import json_bytes
+
+    n = 300
+    ticks = [None if i % 7 == 3 else (i % 5) * 86_400_123 - 2_000_000 for i in range(n)]
+    batch = pa.record_batch({
+        "k": pa.array(range(n)), "ts": pa.array(ticks, pa.timestamp("ms")),
+        "ltz": pa.array(ticks, pa.timestamp("ms", tz="UTC")),
+        "t": pa.array([None if t is None else t % 86_400_000 for t in ticks], pa.time32("ms"))})
+    whole = json_bytes(batch, iso=iso)
+    assert whole == b"".join(json_bytes(batch.slice(i, 1), iso=iso) for i in range(n))
+    assert b'"ts":"1970-01-01%s23:26:40.123"' % (b"T" if iso else b" ") in whole
