@@ -300,11 +300,16 @@ class WindowFunctionsSpec(OperatorSpec):
     order: tuple[N.SortKey, ...]
     calls: tuple[N.WindowCall, ...]
     input_schema: N.Schema
+    # Partitioned by a window's bounds in streaming mode: the window_end column, each
+    # window's rows computed when the watermark passes its end (-1: at the input's end).
+    end_index: int = -1
+    zone: str = ""  # windows of this zone's wall clock fire by it (see WindowTVF.zone)
 
     def label(self) -> str:
         part = exprs_text(self.partition)
+        fire = ", per window" if self.end_index >= 0 else ""
         return (f"WindowFunctions(partition=[{part}], order=[{sort_keys_text(self.order)}], "
-                f"calls=[{', '.join(c.sql() for c in self.calls)}])")
+                f"calls=[{', '.join(c.sql() for c in self.calls)}]{fire})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

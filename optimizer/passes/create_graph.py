@@ -186,14 +186,26 @@ class _Translator:
                 over = streaming_lag(plan) if self.streaming else None
                 if over is not None:
                     return self.translate(over)
+                # Partitioned by a window's bounds: each window computed when it fires,
+                # its late rows dropped, as a window Top-N (bounded or not).
+                bounds = window_bounds(plan.partition, plan.input) if self.streaming \
+                    else None
+                if bounds is not None:
+                    self.windowed_tvfs.add(id(bounds[1]))
                 child = self.translate(plan.input)
-                self._require_bounded(plan.input, "window functions other than OVER "
-                                      "aggregates ordered by a rowtime and ROW_NUMBER Top-N")
+                if bounds is not None and child.op.updating:
+                    bounds = None
+                if bounds is None:
+                    self._require_bounded(plan.input, "window functions other than OVER "
+                                          "aggregates ordered by a rowtime, ROW_NUMBER "
+                                          "Top-N and those partitioned by a window")
                 exchange = Exchange(Partitioning.HASH, plan.partition) if plan.partition \
                     else Exchange(Partitioning.SINGLE)
                 return PhysicalNode(WindowFunctionsSpec(
                     schema=plan.schema, partition=plan.partition, order=plan.order,
-                    calls=plan.calls, input_schema=plan.input.schema),
+                    calls=plan.calls, input_schema=plan.input.schema,
+                    end_index=-1 if bounds is None else bounds[0],
+                    zone="" if bounds is None else bounds[1].zone),
                     ((child, exchange),))
             case N.Expand():
                 child = self.translate(plan.input)
@@ -528,14 +540,8 @@ class _Translator:
         from sqlengine.plan.expressions import ColumnRef
 
         text = plan.explain_label().removeprefix("Rank: ")
-        found = {}
-        for p in plan.partition:
-            if isinstance(p, ColumnRef):
-                hit = trace_window_column(plan.input, p.index)
-                if hit is not None:
-                    found[hit[1]] = (p.index, hit[0])
-        if {"window_start", "window_end"} <= set(found) and \
-                found["window_start"][1] is found["window_end"][1]:
+        found = window_columns(plan.partition, plan.input)
+        if window_bounds(plan.partition, plan.input) is not None:
             self.windowed_tvfs.add(id(found["window_end"][1]))
         child = self.translate(plan.input)
         # (an unfiltered ROW_NUMBER over bounded input is numbered at its end, below)
@@ -844,6 +850,30 @@ def _join_zone(plan: N.Join, ends: tuple[int, int]) -> str:
                "TIMESTAMP column outside UTC is not supported: their days are not the same")
         raise NotSupportedError(msg)
     return zones[0]
+
+
+def window_columns(partition: tuple[Expr, ...], plan: N.LogicalPlan
+                   ) -> dict[str, tuple[int, N.WindowTVF]]:
+    """Of the ``partition`` keys over ``plan``, those that are a window TVF's window_start /
+    window_end / window_time: by name, the column and the TVF."""
+    found = {}
+    for p in partition:
+        if isinstance(p, ColumnRef):
+            hit = trace_window_column(plan, p.index)
+            if hit is not None:
+                found[hit[1]] = (p.index, hit[0])
+    return found
+
+
+def window_bounds(partition: tuple[Expr, ...], plan: N.LogicalPlan
+                  ) -> tuple[int, N.WindowTVF] | None:
+    """The window_end column and its TVF, when the ``partition`` keys over ``plan`` hold
+    both window_start and window_end of one window TVF."""
+    found = window_columns(partition, plan)
+    if {"window_start", "window_end"} <= set(found) and \
+            found["window_start"][1] is found["window_end"][1]:
+        return found["window_end"]
+    return None
 
 
 def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str] | None:

@@ -188,6 +188,15 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return FilterOperator(spec.predicate)
         case ProjectSpec():
             return ProjectOperator(spec.exprs, schema)
+        case WindowFunctionsSpec() if spec.end_index >= 0:
+            from sqlengine.runtime.operators.window_functions import (
+                WindowedFunctionsOperator,
+            )
+            windowed = WindowedFunctionsOperator(spec.partition, spec.order, spec.calls,
+                                                 schema, spec.input_schema.to_arrow(),
+                                                 spec.end_index)
+            windowed.zone = spec.zone
+            return windowed
         case WindowFunctionsSpec():
             from sqlengine.runtime.operators.window_functions import WindowFunctionsOperator
             return WindowFunctionsOperator(spec.partition, spec.order, spec.calls, schema,

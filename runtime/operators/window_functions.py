@@ -24,13 +24,16 @@ from sqlengine.plan.expressions import AggCall, Expr, Literal
 from sqlengine.plan.nodes import SortKey, WindowCall, WindowFrame
 from sqlengine.runtime import decimal_int64
 from sqlengine.runtime.changelog import apply_changelog
+from sqlengine.runtime.elements import Watermark, data_part, with_meta
 from sqlengine.runtime.evaluate import evaluate
 from sqlengine.runtime.kernels import kernel_for
 from sqlengine.runtime.operators.base import Operator
 from sqlengine.runtime.operators.distinct_frames import frame_distinct, previous_equal
 from sqlengine.runtime.operators.sort import order_columns
 from sqlengine.runtime.prefix_sums import prefix_sums
+from sqlengine.runtime.timers import TimerService
 from sqlengine.runtime.value_codes import value_codes
+from sqlengine.runtime.windows import fire_times
 
 _OUT_CHUNK = 65536
 
@@ -57,8 +60,12 @@ class WindowFunctionsOperator(Operator):
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         table = apply_changelog(self.batches, self.input_schema)
         self.batches = []
+        return self._computed(table)
+
+    def _computed(self, table: pa.Table) -> list[pa.RecordBatch]:
+        """``table``'s rows with their window functions' values."""
         if table.num_rows == 0:
-            return ()
+            return []
         batch = _sorted(table.combine_chunks().to_batches()[0], self.partition, self.order)
         rows = _Rows(batch, self.partition, self.order)
         width = len(self.input_schema)  # (a relation without columns has a placeholder)
@@ -68,6 +75,47 @@ class WindowFunctionsOperator(Operator):
             arrays.append(out if out.type == f.type else out.cast(f.type))
         result = pa.Table.from_arrays(arrays, schema=self.schema)
         return [b for b in result.to_batches(max_chunksize=_OUT_CHUNK) if b.num_rows]
+
+
+class WindowedFunctionsOperator(WindowFunctionsOperator):
+    """Window functions partitioned by a window's bounds (streaming): a window's rows wait
+    until the watermark passes its end, then get their values and go on insert-only, as a
+    window Top-N's (the window TVF before it dropped the late rows)."""
+
+    state_fields = ("timers",)
+    zone: str = ""  # windows of this zone's wall clock (set by the factory)
+
+    def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
+                 calls: tuple[WindowCall, ...], schema: pa.Schema, input_schema: pa.Schema,
+                 end_index: int) -> None:
+        super().__init__(partition, order, calls, schema, input_schema)
+        self.end_index = end_index  # the window_end column of the input
+        self.timers = TimerService()  # each row waits for its window to fire
+
+    @property
+    def watermark(self) -> int:
+        return self.timers.watermark
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
+                      ) -> Iterable[pa.RecordBatch]:
+        data = data_part(batch)
+        ends = data.column(self.end_index).cast(pa.timestamp("ms")).cast(pa.int64())
+        self.timers.register_event_time(
+            data, fire_times(ends.to_numpy(zero_copy_only=False), self.zone))
+        return ()
+
+    def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        before, due = self.timers.advance_watermark(wm.timestamp)
+        if due is None:
+            return ()
+        return [with_meta(b, np.full(b.num_rows, before, dtype=np.int64))
+                for b in self._computed(due)]
+
+    def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
+        return ()  # (every window fired at the input's last watermark)
+
+    def state_summary(self) -> dict[str, object]:
+        return {"buffered_rows": self.timers.event_time[0].num_rows}
 
 
 def _sorted(batch: pa.RecordBatch, partition: tuple[Expr, ...], order: tuple[SortKey, ...]

@@ -433,6 +433,12 @@ CASES: dict[str, Case] = {
         f"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
         f"ORDER BY price DESC) AS rn FROM {TUMBLE.format(t='bids')}) WHERE rn <= 2",
         {"WindowTopNOperator"}),
+    "window_functions_per_window": Case(
+        STREAMING, lambda: _streams(16),
+        f"SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) "
+        f"AS r, SUM(price) OVER (PARTITION BY window_start, window_end, item ORDER BY ts) AS s "
+        f"FROM {TUMBLE.format(t='bids')}",
+        {"WindowedFunctionsOperator"}),
     "join_inner": Case(
         STREAMING, lambda: _streams(17, 18),
         "SELECT B.item, B.price, A.price AS ask FROM bids B JOIN asks A ON B.item = A.item "

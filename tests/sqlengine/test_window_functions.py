@@ -423,3 +423,73 @@ def test_double_frame_sums_over_a_rowtime_only_add_the_frames_values() -> None:
     assert len(ours) == len(want)
     for a, b in zip(ours, want):
         assert a == pytest.approx(b, rel=1e-12)
+
+
+# Rows (k, v, ts) arriving in this order; the watermark is the rows' own time, so the rows at
+# :02 and :03 arrive after :12 closed the window [:00, :10): late.
+_LATE = [(1, 10, "00:01"), (1, 20, "00:12"), (1, 99, "00:02"), (1, 5, "00:03"),
+         (2, 20, "00:13"), (1, 7, "00:13"), (2, 8, "00:25")]
+
+
+def _late_session(tmp_path: object, parallelism: int = 1) -> sqlengine.Session:
+    path = f"{tmp_path}/late.csv"
+    with open(path, "w") as f:
+        f.writelines(f"{k},{v},2024-01-01 00:{t}\n" for k, v, t in _LATE)
+    s = sqlengine.connect({"execution.runtime-mode": "streaming",
+                           "parallelism.default": str(parallelism)})
+    s.execute("CREATE TABLE t (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH "
+              f"('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+    return s
+
+
+_TUMBLE = "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_window_functions_partitioned_by_a_window_drop_its_late_rows(
+        tmp_path: object, parallelism: int) -> None:
+    """RANK / DENSE_RANK Top-N (which Flink 2.3 refuses) and any window function partitioned
+    by a window's bounds are computed when the window fires, its late rows dropped, as the
+    ROW_NUMBER window Top-N does (they were computed at the input's end, late rows kept: the
+    first window ranked 99 first)."""
+    s = _late_session(tmp_path, parallelism)
+
+    def rows(sql: str) -> list[tuple]:
+        return sorted(tuple(r.values()) for r in s.sql(sql).collect().to_pylist())
+
+    for f in ("ROW_NUMBER", "RANK", "DENSE_RANK"):
+        assert rows(f"SELECT SECOND(window_start), k, v, rk FROM (SELECT *, {f}() OVER ("
+                    "PARTITION BY window_start, window_end ORDER BY v DESC) AS rk FROM "
+                    f"{_TUMBLE}) WHERE rk <= 2") == sorted([
+            (0, 1, 10, 1), (10, 1, 20, 1), (10, 2, 20, 2 if f == "ROW_NUMBER" else 1),
+            (20, 2, 8, 1)] + ([(10, 1, 7, 2)] if f == "DENSE_RANK" else []))
+    assert rows("SELECT SECOND(window_start), k, v, SUM(v) OVER (PARTITION BY window_start, "
+                "window_end, k ORDER BY ts) AS s, LAG(v) OVER (PARTITION BY window_start, "
+                f"window_end ORDER BY ts, k) AS p, COUNT(*) OVER (PARTITION BY window_start, "
+                f"window_end) AS n FROM {_TUMBLE}") == [
+        (0, 1, 10, 10, None, 1), (10, 1, 7, 27, 20, 3), (10, 1, 20, 20, None, 3),
+        (10, 2, 20, 20, 7, 3), (20, 2, 8, 8, None, 1)]
+    # Over a window aggregate's rows: the busiest key of each window (ties share rank 1).
+    assert rows("SELECT SECOND(window_start), k, n FROM (SELECT *, RANK() OVER (PARTITION "
+                "BY window_start, window_end ORDER BY n DESC) AS rk FROM (SELECT window_start, "
+                f"window_end, k, COUNT(*) AS n FROM {_TUMBLE} GROUP BY window_start, "
+                "window_end, k)) WHERE rk = 1") == [(0, 1, 1), (10, 1, 2), (20, 2, 1)]
+    plan = s.sql(f"SELECT RANK() OVER (PARTITION BY window_start, window_end ORDER BY v) "
+                 f"FROM {_TUMBLE}").explain()
+    assert "per window" in plan
+
+
+def test_window_functions_partitioned_by_a_window_run_over_an_unbounded_source() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute("CREATE TABLE e (k INT, ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts) WITH "
+              "('connector' = 'datagen', 'rows-per-second' = '2000', 'fields.k.min' = '1', "
+              "'fields.k.max' = '3')")
+    rows = []
+    for batch in s.sql("SELECT window_start, k, DENSE_RANK() OVER (PARTITION BY window_start, "
+                       "window_end ORDER BY k) AS d FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), "
+                       "INTERVAL '1' SECOND))").stream():
+        rows += batch.to_pylist()
+        if len({r["window_start"] for r in rows}) >= 2:
+            break
+    first = [r for r in rows if r["window_start"] == rows[0]["window_start"]]
+    assert sorted({(r["k"], r["d"]) for r in first}) == [(1, 1), (2, 2), (3, 3)]
