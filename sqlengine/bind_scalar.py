@@ -233,6 +233,10 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
     if (T.is_multiset(arg.dtype) or T.is_multiset(target)) and not (
             arg.dtype == target or (T.is_multiset(arg.dtype) and T.is_string(target)) or
             (arg.dtype == T.NULL and T.is_multiset(target))):
+        if T.is_multiset(arg.dtype) and T.is_multiset(target):
+            raise binder.error(NotSupportedError, f"cannot CAST {T.type_name(arg.dtype)} to "
+                               f"{T.type_name(target)}: a cast between MULTISETs of different "
+                               "elements is not supported yet", node)
         raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "
                            f"{T.type_name(target)}: a MULTISET casts only to a character "
                            "string (as in Flink 2.3); UNNEST it for its elements", node)

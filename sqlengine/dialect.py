@@ -173,9 +173,25 @@ class Flink(Dialect):
             row = self._row_type()
             if row is not None:
                 return row
-            return super()._parse_types(check_func=check_func, schema=schema,
+            if self._curr and self._curr.text.upper() == "MULTISET" and self._next and \
+                    self._next.token_type == TokenType.LT:
+                # Flink's MULTISET<T> (types.parse_type reads the text)
+                start = self._index
+                self._advance(2)
+                element = self._parse_types()
+                if element is not None and self._match(TokenType.GT):
+                    return _multiset(element)
+                self._retreat(start)
+            kind = super()._parse_types(check_func=check_func, schema=schema,
                                         allow_identifiers=allow_identifiers,
                                         with_collation=with_collation)
+            if isinstance(kind, exp.DataType) and self._curr and \
+                    self._curr.text.upper() == "MULTISET" and self._next and \
+                    self._next.token_type in (TokenType.R_PAREN, TokenType.GT,
+                                              TokenType.COMMA):
+                self._advance()  # (Flink's postfix form: INT MULTISET)
+                return _multiset(kind)
+            return kind
 
         def _row_type(self) -> exp.Expression | None:
             if not (self._curr and self._curr.text.upper() == "ROW" and self._next and
@@ -480,3 +496,8 @@ def _table_arg(gen: generator.Generator, e: TableArg) -> str:
     if part:
         text += " PARTITION BY " + ", ".join(gen.sql(p) for p in part)
     return text
+
+
+def _multiset(element: exp.Expression) -> exp.DataType:
+    """Flink's MULTISET<element> as a type sqlglot carries by its text."""
+    return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=f"MULTISET<{element.sql()}>")

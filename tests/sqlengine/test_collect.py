@@ -136,6 +136,22 @@ def test_refused_as_in_flink(sql: str, words: str) -> None:
     assert words in str(info.value)
 
 
+def test_multiset_types_in_a_cast() -> None:
+    """MULTISET<T> and Flink's postfix T MULTISET read in a CAST (they failed to parse: "the
+    operator > is missing an operand"); PyFlink 2.3 gives the same for these."""
+    s = _session()
+    assert _rows(s, "SELECT CAST(NULL AS MULTISET<INT>) IS NULL, CAST(CAST(NULL AS STRING "
+                    "MULTISET) AS STRING), CAST(COLLECT(v) AS MULTISET<INT>) = COLLECT(v) "
+                    "FROM n") == [(True, None, True)]
+    assert _rows(s, "SELECT CAST(NULL AS ROW<a INT MULTISET, b MAP<INT, MULTISET<STRING>>>) "
+                    "IS NULL") == [(True,)]
+    assert _rows(s, "SELECT multiset FROM (VALUES (1)) AS t(multiset)") == [(1,)]
+    # Flink casts each element, and keeps one of the counts when two cast to one value
+    # (2.5 and 2.4 to INT give {2=1}): not taken.
+    with pytest.raises(SqlEngineError, match="cast between MULTISETs of different elements"):
+        _rows(s, "SELECT CAST(COLLECT(v) AS MULTISET<BIGINT>) FROM n")
+
+
 def test_a_multiset_column_type() -> None:
     s = _session()
     s.execute("CREATE TABLE p (g INT, m MULTISET<STRING>) WITH ('connector' = 'blackhole')")
