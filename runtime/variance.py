@@ -37,27 +37,40 @@ def _unscaled64(x: Array) -> np.ndarray:
 def exact_square(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     """x * x as ``out`` (a DECIMAL(38, 2s)): the 128-bit square of the unscaled value, NULL
     for NULL and for |unscaled| >= 2^50."""
-    x = args[0]
-    v = _unscaled64(x)
-    big = np.abs(v) >= EXACT_LIMIT
-    m = np.where(big, 0, np.abs(v)).astype(np.uint64)
-    # (m^2 < 2^100 does not fit 64 bits: m = a * 2^25 + b, and
-    # m^2 = a^2 * 2^50 + 2ab * 2^25 + b^2, each term below 2^64)
-    a, b = m >> np.uint64(25), m & np.uint64((1 << 25) - 1)
-    aa, ab2, bb = a * a, np.uint64(2) * a * b, b * b
-    low = bb
-    high = np.zeros(len(m), dtype=np.uint64)
-    for term, shift in ((ab2, 25), (aa, 50)):
+    return exact_product([args[0], args[0]], lits, out)
+
+
+def exact_product(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """x * y as ``out`` (a DECIMAL(38, sx + sy)): the 128-bit product of the unscaled
+    values, NULL for NULL and where either |unscaled| >= 2^50."""
+    x, y = args[0], args[1]
+    u, v = _unscaled64(x), _unscaled64(y)
+    big = (np.abs(u) >= EXACT_LIMIT) | (np.abs(v) >= EXACT_LIMIT)
+    mu = np.where(big, 0, np.abs(u)).astype(np.uint64)
+    mv = np.where(big, 0, np.abs(v)).astype(np.uint64)
+    # (mu * mv < 2^100 does not fit 64 bits: m = a * 2^25 + b for each, and
+    # mu * mv = a1 a2 * 2^50 + (a1 b2 + b1 a2) * 2^25 + b1 b2, each term below 2^64)
+    low25 = np.uint64((1 << 25) - 1)
+    a1, b1 = mu >> np.uint64(25), mu & low25
+    a2, b2 = mv >> np.uint64(25), mv & low25
+    low = b1 * b2
+    high = np.zeros(len(mu), dtype=np.uint64)
+    for term, shift in ((a1 * b2 + b1 * a2, 25), (a1 * a2, 50)):
         part_low = term << np.uint64(shift)
         part_high = term >> np.uint64(64 - shift)
         new_low = low + part_low
         carry = (new_low < low).astype(np.uint64)
         low, high = new_low, high + part_high + carry
-    words = np.empty(2 * len(m), dtype=np.uint64)
+    negative = (u < 0) != (v < 0)
+    if negative.any():  # (two's complement of the 128 bits)
+        neg_low = ~low + np.uint64(1)
+        neg_high = ~high + (neg_low == 0).astype(np.uint64)
+        low, high = np.where(negative, neg_low, low), np.where(negative, neg_high, high)
+    words = np.empty(2 * len(mu), dtype=np.uint64)
     words[0::2], words[1::2] = low, high
-    valid = pc.and_(pc.is_valid(x), pa.array(~big))
-    squares = pa.Array.from_buffers(out, len(m), [None, pa.py_buffer(words.tobytes())])
-    return pc.if_else(valid, squares, pa.nulls(len(m), out))
+    valid = pc.and_(pc.and_(pc.is_valid(x), pc.is_valid(y)), pa.array(~big))
+    products = pa.Array.from_buffers(out, len(mu), [None, pa.py_buffer(words.tobytes())])
+    return pc.if_else(valid, products, pa.nulls(len(mu), out))
 
 
 def variance(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
@@ -137,5 +150,49 @@ def split_variance(args: list[Array], lits: list[object], out: pa.DataType) -> A
     return pa.array(np.where(null, 0.0, values), pa.float64(), mask=null)
 
 
-KERNELS = {"exact_square": exact_square, "variance": variance, "integral_part": integral_part,
-           "split_variance": split_variance}
+def comoment(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """comoment(SUM(ha*hb), SUM(ha), SUM(hb), COUNT(ha*hb), SUM(ha*lb), SUM(la*hb),
+    SUM(la*lb), SUM(la), SUM(lb), SUM(a*b), SUM(a), SUM(b), COUNT(a); same) of the pairs (a,
+    b), a = ha + la with ha its nearest integer (sqlengine/bind_reduce.py): the co-moment
+    SUM(a*b) - SUM(a) * SUM(b) / n as a DOUBLE (NULL without pairs), the exact sums' part in
+    Python integers and the rest in DOUBLE, as split_variance; the plain DOUBLE sums where
+    some value had no integer part. ``same``: a and b are one value (a square: not below
+    0)."""
+    (s_hh, s_ha, s_hb, n_h, s_hl, s_lh, s_ll, s_la, s_lb, s_ab, s_a, s_b, n) = args[:13]
+    same = bool(lits[13])
+    count = np.asarray(pc.fill_null(n, 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+    def floats(a: Array) -> np.ndarray:
+        return np.asarray(pc.fill_null(a, 0.0).to_numpy(zero_copy_only=False),
+                          dtype=np.float64)
+
+    safe = np.where(count > 0, count, 1).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (inf, NaN values)
+        res = floats(s_ab) - floats(s_a) * floats(s_b) / safe
+    ok = pc.and_(pc.and_(pc.and_(pc.is_valid(s_hh), pc.is_valid(s_ha)), pc.is_valid(s_hb)),
+                 pc.equal(n_h, n))
+    for part in (s_hl, s_lh, s_ll, s_la, s_lb):
+        ok = pc.and_(ok, pc.is_valid(part))
+    rows = np.flatnonzero(np.asarray(pc.fill_null(ok, False).to_numpy(zero_copy_only=False),
+                                     dtype=bool) & (count > 0))
+    if len(rows):
+        take = pa.array(rows)
+        hh, ha, hb = (unscaled_ints(a.take(take).cast(pa.decimal128(38, 0)))
+                      for a in (s_hh, s_ha, s_hb))
+        hl, lh, ll, la, lb = (floats(a.take(take)) for a in (s_hl, s_lh, s_ll, s_la, s_lb))
+        for i, r in enumerate(rows.tolist()):
+            k = int(count[r])
+            big_a, big_b = int(ha[i]), int(hb[i])
+            whole = (k * int(hh[i]) - big_a * big_b) / k  # (exact integers, one rounding)
+            cross = (hl[i] - big_a / k * lb[i]) + (lh[i] - la[i] * (big_b / k))
+            rest = ll[i] - la[i] * lb[i] / k
+            res[r] = whole + cross + rest
+    if same:
+        res = np.where(res < 0, 0.0, res)
+    null = count <= 0
+    return pa.array(np.where(null, 0.0, res), pa.float64(), mask=null)
+
+
+KERNELS = {"exact_square": exact_square, "exact_product": exact_product, "variance": variance,
+           "integral_part": integral_part, "split_variance": split_variance,
+           "comoment": comoment}

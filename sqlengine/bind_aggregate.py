@@ -30,7 +30,13 @@ from sqlengine.bind_grouping import (
     grouping_sets,
     has_grouping_sets,
 )
-from sqlengine.bind_reduce import is_reducible, reduce_variance
+from sqlengine.bind_reduce import (
+    BIVARIATE,
+    argument_error,
+    is_bivariate,
+    is_reducible,
+    reduce_aggregate,
+)
 from sqlengine.bind_scalar import make_cast
 from sqlengine.bind_select import SelectItem, by_alias
 from sqlengine.bind_udaf import PythonAgg, udaf_call
@@ -265,15 +271,21 @@ class AggregateBinder(ClauseBinder):
         """A variance or standard deviation: an expression over simpler aggregates
         (sqlengine.bind_reduce)."""
         node, filt = self.split_filter(node, scope)
-        arg, is_distinct = self._distinct(node, node.sql_name())
-        no_aggregates(self.binder, arg, "an aggregate argument")
-        bound = self.bind_plain(arg, scope)
-        if bound.dtype == T.NULL:
-            bound = coerce(bound, T.DOUBLE)
-        if not T.is_numeric(bound.dtype):
-            raise self.error(BindError, f"{node.sql_name()} needs a numeric argument, got "
-                             f"{T.type_name(bound.dtype)}", node)
-        return reduce_variance(node, bound, is_distinct, filt, add)
+        if is_bivariate(node):
+            if isinstance(node.this, exp.Distinct):
+                raise self.error(NotSupportedError, f"{BIVARIATE[node.key]}(DISTINCT ...) is "
+                                 "not supported", node)
+            nodes, is_distinct = [node.this, node.expression], False
+        else:
+            arg, is_distinct = self._distinct(node, node.sql_name())
+            nodes = [arg]
+        for n in nodes:
+            no_aggregates(self.binder, n, "an aggregate argument")
+        bound = [self.bind_plain(n, scope) for n in nodes]
+        wrong = argument_error(node, bound)
+        if wrong is not None:
+            raise self.error(BindError, wrong, node)
+        return reduce_aggregate(node, bound, is_distinct, filt, add)
 
     def split_filter(self, node: exp.Expression, scope: Scope
                      ) -> tuple[exp.Expression, Expr | None]:
@@ -300,9 +312,8 @@ class AggregateBinder(ClauseBinder):
             return udaf_call(self, node, scope, filt)
         func = _NAMES.get(node.key.lower(), node.key.lower())
         if func not in _AGGREGATES and func != "approxdistinct":
-            shown = {"logicaland": "BOOL_AND", "logicalor": "BOOL_OR",
-                     "approxdistinct": "APPROX_COUNT_DISTINCT"}.get(
-                func, func.upper())  # (sqlglot's names for them)
+            shown = {"approxdistinct": "APPROX_COUNT_DISTINCT"}.get(
+                func, node.sql_name())  # (sqlglot's names for them)
             raise self.error(NotSupportedError, f"aggregate function {shown} is not "
                              "supported yet", node)
         if func == "json_objectagg":

@@ -12,7 +12,12 @@ from sqlglot import exp
 from sqlengine import types as T
 from sqlengine.bind_common import ClauseBinder, Relation, sort_key
 from sqlengine.bind_expr import Scope, ScopeColumn, coerce
-from sqlengine.bind_reduce import is_reducible, reduce_variance
+from sqlengine.bind_reduce import (
+    argument_error,
+    is_bivariate,
+    is_reducible,
+    reduce_aggregate,
+)
 from sqlengine.bind_windows import interval_ms
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import AggCall, ColumnRef, Expr, Literal
@@ -208,11 +213,12 @@ class OverBinder(ClauseBinder):
         if isinstance(fn.this, exp.Distinct):
             raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
                              "supported", fn)
-        arg = self.exprs.bind(fn.this, rel.scope)
-        if not (T.is_numeric(arg.dtype) or arg.dtype == T.NULL):
-            raise self.error(BindError, f"{fn.sql_name()} takes a number, got "
-                             f"{T.type_name(arg.dtype)}", fn)
-        return reduce_variance(fn, arg, False, filt, add)
+        nodes = [fn.this, fn.expression] if is_bivariate(fn) else [fn.this]
+        args = [self.exprs.bind(n, rel.scope) for n in nodes]
+        wrong = argument_error(fn, args)
+        if wrong is not None:
+            raise self.error(BindError, wrong, fn)
+        return reduce_aggregate(fn, args, False, filt, add)
 
     def _call(self, w: exp.Window, rel: Relation, order: tuple[SortKey, ...]) -> WindowCall:
         fn = w.this

@@ -105,6 +105,148 @@ def _double_variance(q: Expr, s: Expr, n: Expr, sample: bool) -> Expr:
     return value
 
 
+# The standard's two-argument statistics (SQL:2003; DuckDB and PostgreSQL have them, Flink not),
+# of the pairs whose values are both not NULL: sqlglot's key -> the function's name.
+BIVARIATE = {"corr": "CORR", "covarpop": "COVAR_POP", "covarsamp": "COVAR_SAMP",
+             "regrslope": "REGR_SLOPE", "regrintercept": "REGR_INTERCEPT",
+             "regrcount": "REGR_COUNT", "regrr2": "REGR_R2", "regravgx": "REGR_AVGX",
+             "regravgy": "REGR_AVGY", "regrsxx": "REGR_SXX", "regrsyy": "REGR_SYY",
+             "regrsxy": "REGR_SXY"}
+# BOOL_AND / EVERY and BOOL_OR (FALSE < TRUE), ANY_VALUE (a value that is not NULL: the least,
+# the same at any parallelism and on Spark; of a nested value, the first): sqlglot's key ->
+# (the aggregate computing it, the function's name).
+ALIASES = {"logicaland": ("min", "BOOL_AND"), "logicalor": ("max", "BOOL_OR"),
+           "anyvalue": ("first_value", "ANY_VALUE")}
+
+
 def is_reducible(node: exp.Expression) -> bool:
-    return isinstance(node, exp.AggFunc) and node.key in VARIANCES
+    return isinstance(node, exp.AggFunc) and (node.key in VARIANCES or node.key in BIVARIATE
+                                              or node.key in ALIASES)
+
+
+def is_bivariate(node: exp.Expression) -> bool:
+    return node.key in BIVARIATE
+
+
+def argument_error(node: exp.Expression, args: list[Expr]) -> str | None:
+    """Why the bound ``args`` do not fit the reducible aggregate ``node``, if they do not."""
+    if node.key in ALIASES:
+        name = ALIASES[node.key][1]
+        if node.key != "anyvalue" and args[0].dtype not in (T.BOOLEAN, T.NULL):
+            return f"{name} takes a BOOLEAN, got {T.type_name(args[0].dtype)}"
+        return None
+    name = BIVARIATE.get(node.key, node.sql_name())
+    for a in args:
+        if not (T.is_numeric(a.dtype) or a.dtype == T.NULL):
+            return f"{name} takes numbers, got {T.type_name(a.dtype)}"
+    return None
+
+
+def reduce_aggregate(node: exp.Expression, args: list[Expr], distinct: bool,
+                     filt: Expr | None, add: Callable[[AggCall], Expr]) -> Expr:
+    """The expression of the reducible aggregate ``node`` of the bound ``args`` (checked by
+    argument_error) over the aggregate calls it adds."""
+    if node.key in ALIASES:
+        func = ALIASES[node.key][0]
+        if func == "first_value" and (T.is_numeric(args[0].dtype) or T.is_string(
+                args[0].dtype) or T.is_temporal(args[0].dtype) or args[0].dtype == T.BOOLEAN):
+            func = "min"
+        arg = args[0] if args[0].dtype != T.NULL or func == "first_value" else \
+            Cast(args[0], T.BOOLEAN)
+        return add(AggCall(func, (arg,), arg.dtype, distinct, filt))
+    if node.key in BIVARIATE:
+        return reduce_bivariate(node.key, args[0], args[1], filt, add)
+    arg = args[0] if args[0].dtype != T.NULL else Cast(args[0], T.DOUBLE)
+    return reduce_variance(node, arg, distinct, filt, add)
+
+
+def reduce_bivariate(key: str, y: Expr, x: Expr, filt: Expr | None,
+                     add: Callable[[AggCall], Expr]) -> Expr:
+    """CORR / COVAR_* / REGR_*(y, x) over the pairs where both are not NULL (a FILTER of
+    them), from sums: the co-moments C(a, b) = SUM(a*b) - SUM(a) * SUM(b) / n, each from exact
+    integer sums of the values' integral parts and DOUBLE sums of the rest (as a DOUBLE's
+    variance, _split_variance: the plain sums cancel for values large against their
+    spread), then
+
+        COVAR_POP = C(y, x) / n            COVAR_SAMP = C(y, x) / (n - 1), NULL for n < 2
+        CORR = C(y, x) / SQRT(C(x, x) * C(y, y)), NULL where either variance is 0
+        REGR_SLOPE = C(y, x) / C(x, x)     REGR_INTERCEPT = AVG(y) - REGR_SLOPE * AVG(x)
+        REGR_R2 = CORR^2 (1 where y is constant, NULL where x is)
+        REGR_SXX / SYY / SXY = C(x, x) / C(y, y) / C(y, x), REGR_AVGX / AVGY, REGR_COUNT = n
+
+    as DuckDB and PostgreSQL define them."""
+    pair: Expr = Call("and", (Call("is_not_null", (y,), T.BOOLEAN),
+                              Call("is_not_null", (x,), T.BOOLEAN)), T.BOOLEAN)
+    if filt is not None:
+        pair = Call("and", (filt, pair), T.BOOLEAN)
+    yd = y if y.dtype == T.DOUBLE else Cast(y, T.DOUBLE)
+    xd = x if x.dtype == T.DOUBLE else Cast(x, T.DOUBLE)
+    count = add(AggCall("count", (xd,), T.BIGINT, False, pair))
+    if key == "regrcount":
+        return count
+    n = Cast(count, T.DOUBLE)
+
+    def total(e: Expr) -> Expr:
+        return add(AggCall("sum", (e,), T.DOUBLE, False, pair))
+
+    def div(a: Expr, b: Expr) -> Expr:
+        return Call("divide", (a, b), T.DOUBLE)
+
+    if key == "regravgx":
+        return div(total(xd), n)
+    if key == "regravgy":
+        return div(total(yd), n)
+    zero = Literal(0.0, T.DOUBLE)
+
+    def comoment(a: Expr, b: Expr) -> Expr:
+        dec = pa.decimal128(38, 0)
+        ha = Call("integral_part", (a,), pa.decimal128(19, 0))
+        hb = ha if b is a else Call("integral_part", (b,), pa.decimal128(19, 0))
+        la = Call("subtract", (a, Cast(ha, T.DOUBLE)), T.DOUBLE)
+        lb = la if b is a else Call("subtract", (b, Cast(hb, T.DOUBLE)), T.DOUBLE)
+        hh = Call("exact_product", (ha, hb), dec)
+        parts = [add(AggCall("sum", (hh,), dec, False, pair)),
+                 add(AggCall("sum", (ha,), dec, False, pair)),
+                 add(AggCall("sum", (hb,), dec, False, pair)),
+                 add(AggCall("count", (hh,), T.BIGINT, False, pair)),
+                 total(Call("multiply", (Cast(ha, T.DOUBLE), lb), T.DOUBLE)),
+                 total(Call("multiply", (la, Cast(hb, T.DOUBLE)), T.DOUBLE)),
+                 total(Call("multiply", (la, lb), T.DOUBLE)), total(la), total(lb),
+                 total(Call("multiply", (a, b), T.DOUBLE)), total(a), total(b), count]
+        return Call("comoment", (*parts, Literal(b is a, T.BOOLEAN)), T.DOUBLE)
+
+    def unless_zero(d: Expr, value: Expr) -> Expr:
+        return Case(((Call("ne", (d, zero), T.BOOLEAN), value),), None, T.DOUBLE)
+
+    if key == "covarpop":
+        return div(comoment(yd, xd), n)
+    if key == "covarsamp":
+        one = Literal(1.0, T.DOUBLE)
+        return Case(((Call("gt", (n, one), T.BOOLEAN),
+                      div(comoment(yd, xd), Call("subtract", (n, one), T.DOUBLE))),),
+                    None, T.DOUBLE)
+    if key == "regrsxy":
+        return comoment(yd, xd)
+    cxx = comoment(xd, xd)
+    if key == "regrsxx":
+        return cxx
+    cyy = comoment(yd, yd)
+    if key == "regrsyy":
+        return cyy
+    cxy = comoment(yd, xd)
+    slope = unless_zero(cxx, div(cxy, cxx))
+    if key == "regrslope":
+        return slope
+    if key == "regrintercept":
+        return Call("subtract", (div(total(yd), n),
+                                 Call("multiply", (slope, div(total(xd), n)), T.DOUBLE)),
+                    T.DOUBLE)
+    both = Call("multiply", (cxx, cyy), T.DOUBLE)
+    if key == "corr":
+        return unless_zero(both, div(cxy, Call("power", (both, Literal(0.5, T.DOUBLE)),
+                                                T.DOUBLE)))
+    assert key == "regrr2", key
+    return Case(((Call("eq", (cxx, zero), T.BOOLEAN), Literal(None, T.DOUBLE)),
+                 (Call("eq", (cyy, zero), T.BOOLEAN), Literal(1.0, T.DOUBLE))),
+                div(Call("multiply", (cxy, cxy), T.DOUBLE), both), T.DOUBLE)
 

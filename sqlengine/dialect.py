@@ -90,6 +90,9 @@ class Flink(Dialect):
             # position); INSTR(s, sub) is POSITION(sub IN s)
             "INSTR": lambda args: exp.StrPosition(this=args[0], substr=args[1])
             if len(args) == 2 else exp.Anonymous(this="INSTR", expressions=args),
+            # EVERY(b): the standard's name of BOOL_AND
+            "EVERY": lambda args: exp.LogicalAnd(this=args[0]) if len(args) == 1 else
+            exp.Anonymous(this="EVERY", expressions=args),
             # LISTAGG(s [, separator]): an aggregate (sqlglot's GROUP_CONCAT node)
             "LISTAGG": lambda args: exp.GroupConcat(
                 this=args[0] if args else None,

@@ -37,10 +37,9 @@ def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
     (f"SELECT x FROM {T} ORDER BY x WITH FILL", "WITH FILL"),
     # (PostgreSQL's array form; it failed as "unsupported query PAREN")
     (f"SELECT x FROM {T} WHERE x = ANY (ARRAY[1, 2])", "ARRAY_CONTAINS"),
-    # (named as written, not as sqlglot's LOGICALAND)
-    (f"SELECT BOOL_AND(x > 1) FROM {T}", "aggregate function BOOL_AND"),
-    (f"SELECT BOOL_OR(x > 1) FROM {T}", "aggregate function BOOL_OR"),
-    (f"SELECT BOOL_AND(x > 1) FROM {T}", "aggregate function BOOL_AND"),
+    # (named as written, not as sqlglot's ARGMAX)
+    (f"SELECT ARG_MAX(x, y) FROM {T}", "aggregate function ARG_MAX"),
+    (f"SELECT MEDIAN(x) FROM {T}", "aggregate function MEDIAN"),
     (f"SELECT LISTAGG(CAST(y AS STRING), '-') WITHIN GROUP (ORDER BY y) FROM {T}",
      "WITHIN GROUP"),
     (f"SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY y) FROM {T}", "WITHIN GROUP"),
