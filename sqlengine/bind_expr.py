@@ -253,9 +253,12 @@ class ExprBinder:
             args = [a for k in node.arg_types for a in _as_list(node.args.get(k))]
             return self.call(name, args, scope, node)
         if isinstance(node, exp.WithinGroup):  # (LISTAGG / PERCENTILE_CONT ... WITHIN GROUP)
-            raise self.error(NotSupportedError, "WITHIN GROUP (ORDER BY ...) is not supported: "
-                             "Flink's LISTAGG concatenates in arrival order and PERCENTILE "
-                             "takes the value and the fraction", node)
+            name = "LISTAGG" if isinstance(node.this, exp.GroupConcat) else \
+                node.this.sql_name()
+            raise self.error(NotSupportedError, f"{name} ... WITHIN GROUP "
+                             "(ORDER BY ...) is not supported (PERCENTILE_CONT(f) WITHIN GROUP "
+                             "(ORDER BY x) is, with a constant f if DESC): Flink's LISTAGG "
+                             "concatenates in arrival order", node)
         raise self.error(NotSupportedError, f"unsupported expression {node.sql()!r}", node)
 
     # -- pieces ----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Sequence
 from typing import Any
 
@@ -90,6 +91,9 @@ class Flink(Dialect):
             # position); INSTR(s, sub) is POSITION(sub IN s)
             "INSTR": lambda args: exp.StrPosition(this=args[0], substr=args[1])
             if len(args) == 2 else exp.Anonymous(this="INSTR", expressions=args),
+            # MEDIAN(x): PERCENTILE(x, 0.5)
+            "MEDIAN": lambda args: Percentile(this=args[0], expression=exp.Literal.number(
+                "0.5")) if len(args) == 1 else exp.Anonymous(this="MEDIAN", expressions=args),
             # EVERY(b): the standard's name of BOOL_AND
             "EVERY": lambda args: exp.LogicalAnd(this=args[0]) if len(args) == 1 else
             exp.Anonymous(this="EVERY", expressions=args),
@@ -167,6 +171,13 @@ class Flink(Dialect):
                                                        position=start))
             self._retreat(index)
             return super()._parse_position(haystack_first)
+
+        def _parse_window(self, this: exp.Expression | None, alias: bool = False
+                          ) -> exp.Expression | None:
+            """The standard's PERCENTILE_CONT(f) WITHIN GROUP (ORDER BY x [DESC]) as
+            Flink's PERCENTILE(x, f) (DESC: 1 - f, for a constant f)."""
+            window = super()._parse_window(this, alias)
+            return window.transform(_percentile_cont) if window is not None else None
 
         def _parse_types(self, check_func: bool = False, schema: bool = False,
                          allow_identifiers: bool = True, with_collation: bool = False
@@ -504,3 +515,17 @@ def _table_arg(gen: generator.Generator, e: TableArg) -> str:
 def _multiset(element: exp.Expression) -> exp.DataType:
     """Flink's MULTISET<element> as a type sqlglot carries by its text."""
     return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=f"MULTISET<{element.sql()}>")
+
+
+def _percentile_cont(node: exp.Expression) -> exp.Expression:
+    if not (isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileCont)
+            and isinstance(node.expression, exp.Order) and
+            len(node.expression.expressions) == 1):
+        return node
+    key = node.expression.expressions[0]
+    fraction = node.this.this
+    if key.args.get("desc"):
+        if not (isinstance(fraction, exp.Literal) and not fraction.is_string):
+            return node  # (refused by the binder, naming WITHIN GROUP)
+        fraction = exp.Literal.number(str(1 - decimal.Decimal(fraction.this)))
+    return Percentile(this=key.this, expression=fraction)

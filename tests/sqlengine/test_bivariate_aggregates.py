@@ -175,3 +175,23 @@ def test_refused_with_a_reason(sql: str, words: str) -> None:
     with pytest.raises(SqlEngineError, match="1:8") as info:
         s.sql(sql).collect()
     assert words in str(info.value)
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_percentile_cont_within_group_and_median(mode: str) -> None:
+    """The standard's PERCENTILE_CONT(f) WITHIN GROUP (ORDER BY x [DESC]) and MEDIAN(x) are
+    Flink's PERCENTILE(x, f) (were refused, naming WITHIN GROUP / MEDIAN)."""
+    t = pa.table({"g": [1, 1, 1, 2, 2, 3], "d": [1.0, 5.0, 2.0, None, 4.0, None],
+                  "i": [1, 2, 3, 4, 5, 6]})
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("t", t)
+    con = duckdb.connect()
+    con.register("t", t)
+    sql = ("SELECT g, PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY d), PERCENTILE_CONT(0.25) "
+           "WITHIN GROUP (ORDER BY d DESC), MEDIAN(i), MEDIAN(d), PERCENTILE_CONT(0.5) WITHIN "
+           "GROUP (ORDER BY i) FILTER (WHERE i > 1) FROM t GROUP BY g ORDER BY g")
+    assert [tuple(r.values()) for r in s.sql(sql).collect().to_pylist()] == \
+        con.sql(sql).fetchall() == [(1, 1.5, 3.5, 2.0, 2.0, 2.5), (2, 4.0, 4.0, 4.5, 4.0, 4.5),
+                                    (3, None, None, 6.0, None, 6.0)]
+    with pytest.raises(SqlEngineError, match=r"PERCENTILE_CONT \.\.\. WITHIN GROUP"):
+        s.sql("SELECT PERCENTILE_CONT(i / 10) WITHIN GROUP (ORDER BY d DESC) FROM t").collect()

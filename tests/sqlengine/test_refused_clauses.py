@@ -39,10 +39,11 @@ def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
     (f"SELECT x FROM {T} WHERE x = ANY (ARRAY[1, 2])", "ARRAY_CONTAINS"),
     # (named as written, not as sqlglot's ARGMAX)
     (f"SELECT ARG_MAX(x, y) FROM {T}", "aggregate function ARG_MAX"),
-    (f"SELECT MEDIAN(x) FROM {T}", "aggregate function MEDIAN"),
+    (f"SELECT MODE(x) FROM {T}", "aggregate function MODE"),
     (f"SELECT LISTAGG(CAST(y AS STRING), '-') WITHIN GROUP (ORDER BY y) FROM {T}",
-     "WITHIN GROUP"),
-    (f"SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY y) FROM {T}", "WITHIN GROUP"),
+     "LISTAGG ... WITHIN GROUP"),
+    (f"SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY y) FROM {T}",
+     "PERCENTILE_DISC ... WITHIN GROUP"),
     # (after a table: each returned the table as if not written)
     ("SELECT * FROM v PIVOT (SUM(y) FOR x IN (1 AS a, 2 AS b))", "PIVOT / UNPIVOT"),
     ("SELECT * FROM v UNPIVOT (val FOR col IN (y, z))", "PIVOT / UNPIVOT"),
