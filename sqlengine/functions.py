@@ -53,6 +53,10 @@ def _arith(name: str) -> Inference:
         if name in ("add", "subtract") and a == b and T.is_interval(a):
             return a, [a, b]
         if not (T.is_numeric(a) and T.is_numeric(b)):
+            if name in ("add", "subtract") and T.is_temporal(a) and T.is_numeric(b):
+                # (PostgreSQL's and DuckDB's date + 5, which Flink refuses too)
+                raise _err(name, types, "numeric arguments (to add days to a date, add an "
+                           "interval: d + INTERVAL '5' DAY)")
             raise _err(name, types, "numeric arguments")
         if pa.types.is_floating(a) or pa.types.is_floating(b):
             # Flink 2.3 (TYPEOF): FLOAT with an integer stays FLOAT; with a DECIMAL it is

@@ -345,9 +345,11 @@ def parse_query(query: QueryText, script: str) -> exp.Expression:
         line, col = err.get("line", 1), err.get("col", 1)
         rel = _offset_of(query.sql, line, col)
         length = len(err.get("highlight") or " ")
-        msg = _readable(str(err.get("description", "syntax error")),
-                        str(err.get("highlight") or ""), query.sql)
         start = query.offset + max(rel - length + 1, 0)
+        # (the text from the one before the highlight: a name after AS is highlighted
+        # without its opening quote)
+        before = script[max(start - 1, query.offset):start + length]
+        msg = _readable(str(err.get("description", "syntax error")), before, query.sql)
         raise ParseError(msg, span=Span.from_offset(script, start, start + length),
                          sql=script) from None
     except sqlglot.errors.TokenError as e:
@@ -430,7 +432,7 @@ def _readable(msg: str, highlight: str, sql: str) -> str:
         what = "the end of the query" if m.group(2) == "SENTINEL" else repr(m.group(3))
         return f"{m.group(1)} {what}"
     if msg.startswith("Invalid expression / Unexpected token") and '"' in sql and \
-            highlight.startswith('"'):
+            '"' in highlight:
         return (msg + ' (a name in double quotes: Flink quotes names with backticks, `name`, '
                 "and strings with single quotes)")
     return msg

@@ -214,6 +214,9 @@ def test_a_bad_task_mode_names_the_option() -> None:
     ("SELECT 1 +", r"the operator \+ is missing an operand"),
     ("SELECT a FROM t WHERE a =", "the operator = is missing an operand"),
     ('SELECT "b" FROM t', "Flink quotes names with backticks"),
+    # (TPC-DS's aliases: the hint was missing after AS, where the highlight starts inside)
+    ('SELECT a AS "order count" FROM t', "Flink quotes names with backticks"),
+    ("SELECT DATE '2000-01-01' + a FROM t", r"add an interval: d \+ INTERVAL '5' DAY"),
     ("SELECT ROW_NUMBER() FROM t", r"ROW_NUMBER\(\) is a window function: it needs OVER"),
 ])
 def test_messages_in_sqls_words(sql: str, words: str) -> None:
