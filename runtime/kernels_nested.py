@@ -604,7 +604,38 @@ def _multiset_elements(args: list[Array], lits: list[object], out: pa.DataType) 
     return pa.ListArray.from_arrays(pa.array(ends, pa.int32()), values, type=out, mask=mask)
 
 
+def _ordered_values(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """ordered_values(rows, ascending, nulls first): each list of ROW(k0, ..., v) (an ordered
+    aggregate's rows, sqlengine/bind_ordered.py) as the list of its v sorted by the keys,
+    stably (ties in arrival order), or a list of values sorted by themselves; all lists in
+    one sort, by list and then keys."""
+    from sqlengine.plan.expressions import ColumnRef
+    from sqlengine.plan.nodes import SortKey
+    from sqlengine.runtime.operators.sort import sort_order
+
+    a = args[0]
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    ascending, nulls_first = lits[1], lits[2]
+    offsets = np.asarray(a.offsets, dtype=np.int64)
+    start = int(offsets[0])
+    rows = a.values.slice(start, int(offsets[-1]) - start)
+    relative = offsets - start
+    parents = np.repeat(np.arange(len(a), dtype=np.int64), np.diff(relative))
+    if not pa.types.is_struct(rows.type):  # (DISTINCT values, ordered by themselves)
+        rows = pa.StructArray.from_arrays([rows, rows], names=["k0", "v"])
+    width = rows.type.num_fields - 1
+    keys = pa.table({f"k{i}": rows.field(i) for i in range(width)})
+    order = tuple(SortKey(ColumnRef(i, f"k{i}", keys.schema.field(i).type), bool(up),
+                          bool(first))
+                  for i, (up, first) in enumerate(zip(ascending, nulls_first)))  # type: ignore[call-overload]
+    taken = rows.field(width).take(sort_order(keys, order, first=[("p", pa.array(parents))]))
+    return pa.ListArray.from_arrays(pa.array(relative, pa.int32()), taken, type=out,
+                                    mask=a.is_null())
+
+
 KERNELS: dict[str, Kernel] = {
+    "ordered_values": _ordered_values,
     "multiset_elements": _multiset_elements,
     "array_value": _array_value,
     "map_value": _map_value,

@@ -30,6 +30,7 @@ from sqlengine.bind_grouping import (
     grouping_sets,
     has_grouping_sets,
 )
+from sqlengine.bind_ordered import ordered_aggregate, ordered_parts
 from sqlengine.bind_reduce import (
     BIVARIATE,
     argument_error,
@@ -271,6 +272,13 @@ class AggregateBinder(ClauseBinder):
         """A variance or standard deviation: an expression over simpler aggregates
         (sqlengine.bind_reduce)."""
         node, filt = self.split_filter(node, scope)
+        ordered = ordered_parts(node)
+        if ordered is not None:
+            def bind(n: exp.Expression) -> Expr:
+                no_aggregates(self.binder, n, "an aggregate argument")
+                return self.bind_plain(n, scope)
+
+            return ordered_aggregate(self, node, ordered, bind, filt, add)
         if is_bivariate(node):
             if isinstance(node.this, exp.Distinct):
                 raise self.error(NotSupportedError, f"{BIVARIATE[node.key]}(DISTINCT ...) is "

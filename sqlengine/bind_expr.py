@@ -256,9 +256,8 @@ class ExprBinder:
             name = "LISTAGG" if isinstance(node.this, exp.GroupConcat) else \
                 node.this.sql_name()
             raise self.error(NotSupportedError, f"{name} ... WITHIN GROUP "
-                             "(ORDER BY ...) is not supported (PERCENTILE_CONT(f) WITHIN GROUP "
-                             "(ORDER BY x) is, with a constant f if DESC): Flink's LISTAGG "
-                             "concatenates in arrival order", node)
+                             "(ORDER BY ...) is not supported (PERCENTILE_CONT(f), with a "
+                             "constant f if DESC, and LISTAGG are)", node)
         raise self.error(NotSupportedError, f"unsupported expression {node.sql()!r}", node)
 
     # -- pieces ----------------------------------------------------------------------------

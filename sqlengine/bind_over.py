@@ -12,6 +12,7 @@ from sqlglot import exp
 from sqlengine import types as T
 from sqlengine.bind_common import ClauseBinder, Relation, sort_key
 from sqlengine.bind_expr import Scope, ScopeColumn, coerce
+from sqlengine.bind_ordered import ordered_aggregate, ordered_parts
 from sqlengine.bind_reduce import (
     argument_error,
     is_bivariate,
@@ -210,6 +211,13 @@ class OverBinder(ClauseBinder):
         """VAR_* / STDDEV_* OVER a window, from the window aggregates ``add`` makes (as a
         GROUP BY's, see bind_reduce; Flink types it as AVG, an INT column's is an INT)."""
         fn, filt = self.binder.aggregates.split_filter(w.this, rel.scope)
+        ordered = ordered_parts(fn)
+        if ordered is not None:
+            if ordered.distinct:
+                raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
+                                 "supported", fn)
+            return ordered_aggregate(self, fn, ordered,
+                                     lambda n: self.exprs.bind(n, rel.scope), filt, add)
         if isinstance(fn.this, exp.Distinct):
             raise self.error(NotSupportedError, "DISTINCT in a window aggregate is not "
                              "supported", fn)

@@ -19,6 +19,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sqlengine import types as T
+from sqlengine.bind_ordered import ordered_parts
 from sqlengine.plan.expressions import AggCall, Call, Case, Cast, Expr, Literal
 
 # sqlglot's key -> (sample variance?, square root?)
@@ -120,6 +121,8 @@ ALIASES = {"logicaland": ("min", "BOOL_AND"), "logicalor": ("max", "BOOL_OR"),
 
 
 def is_reducible(node: exp.Expression) -> bool:
+    if ordered_parts(node) is not None:  # (sqlengine/bind_ordered.py)
+        return True
     return isinstance(node, exp.AggFunc) and (node.key in VARIANCES or node.key in BIVARIATE
                                               or node.key in ALIASES)
 

@@ -40,8 +40,6 @@ def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
     # (named as written, not as sqlglot's ARGMAX)
     (f"SELECT ARG_MAX(x, y) FROM {T}", "aggregate function ARG_MAX"),
     (f"SELECT MODE(x) FROM {T}", "aggregate function MODE"),
-    (f"SELECT LISTAGG(CAST(y AS STRING), '-') WITHIN GROUP (ORDER BY y) FROM {T}",
-     "LISTAGG ... WITHIN GROUP"),
     (f"SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY y) FROM {T}",
      "PERCENTILE_DISC ... WITHIN GROUP"),
     # (after a table: each returned the table as if not written)
