@@ -240,6 +240,8 @@ class ExprBinder:
             return bind_json.bind_json_object(self, node, scope)
         if isinstance(node, exp.Floor | exp.Ceil) and node.args.get("to") is not None:
             return bind_scalar.floor_ceil_time(self, node, scope)
+        if isinstance(node, exp.DateTrunc | exp.TimestampTrunc):
+            return bind_scalar.date_trunc(self, node, scope)
         if type(node) in _FUNCS:
             name, keys = _FUNCS[type(node)]
             return self.call(name, _args(node, keys), scope, node)

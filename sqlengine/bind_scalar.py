@@ -345,6 +345,39 @@ def floor_ceil_time(binder: ExprBinder, node: exp.Floor | exp.Ceil, scope: Scope
     return apply(binder, name, [arg, Literal(unit, T.STRING)], [node.this, to], node)
 
 
+def date_trunc(binder: ExprBinder, node: exp.DateTrunc, scope: Scope) -> Expr:
+    """PostgreSQL's, DuckDB's and Spark's DATE_TRUNC('unit', t): t rounded down to a whole
+    unit as FLOOR(t TO unit), but a week starts on Monday as in those engines (Flink's FLOOR
+    TO WEEK starts on Sunday), and a DATE gives a TIMESTAMP, as in PostgreSQL and DuckDB."""
+    from sqlengine.functions_time import TIME_FLOOR_UNITS
+
+    unit_node = node.args.get("unit")
+    if not (isinstance(unit_node, exp.Literal) and unit_node.is_string):
+        raise binder.error(BindError, "the unit of DATE_TRUNC must be a constant string, such "
+                           "as 'month'", unit_node or node)
+    written = unit_node.this.strip().upper()
+    unit = {"CENTURIES": "CENTURY", "MILLENNIA": "MILLENNIUM"}.get(written, written)
+    if unit not in TIME_FLOOR_UNITS and unit.endswith("S"):
+        unit = unit[:-1]  # (PostgreSQL takes 'months' too)
+    if unit not in TIME_FLOOR_UNITS:
+        units = ", ".join(u.lower() for u in TIME_FLOOR_UNITS)
+        raise binder.error(NotSupportedError, f"DATE_TRUNC to {unit_node.this.lower()!r} is not "
+                           f"supported; use one of {units}", node)
+    arg = binder.bind(node.this, scope)
+    if pa.types.is_date(arg.dtype) or arg.dtype == T.NULL:
+        arg = Cast(arg, T.TIMESTAMP)
+    if not pa.types.is_timestamp(arg.dtype):
+        raise binder.error(BindError, f"DATE_TRUNC takes a DATE or a TIMESTAMP, got "
+                           f"{T.type_name(arg.dtype)}", node.this)
+    nodes = [node.this, unit_node]
+    if unit != "WEEK":
+        return apply(binder, "floor_time", [arg, Literal(unit, T.STRING)], nodes, node)
+    day = Literal(dt.timedelta(days=1), pa.duration("ms"))
+    before = apply(binder, "subtract", [arg, day], nodes, node)
+    sunday = apply(binder, "floor_time", [before, Literal(unit, T.STRING)], nodes, node)
+    return apply(binder, "add", [sunday, day], nodes, node)
+
+
 def python_call(binder: ExprBinder, key: str, args: list[Expr], node: exp.Expression) -> Expr:
     """A call of a session's Python function: its arguments as they are, its declared
     result type."""
