@@ -634,8 +634,25 @@ def _ordered_values(args: list[Array], lits: list[object], out: pa.DataType) -> 
                                     mask=a.is_null())
 
 
+def _percentile_disc(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
+    """percentile_disc(sorted values, (p, q)): of each list of n values, the k-th with k =
+    ceil(n * p / q) (at least 1), exactly in integers; NULL for an empty or NULL list."""
+    a = args[0]
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    p, q = lits[1]  # type: ignore[misc]
+    offsets = np.asarray(a.offsets, dtype=np.int64)
+    n = np.diff(offsets)
+    k = np.maximum(-((-n * int(p)) // int(q)), 1)  # (ceil(n * p / q), exact)
+    valid = (n > 0) & ~np.asarray(a.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    at = np.where(valid, offsets[:-1] + k - 1, 0)
+    picked = a.values.take(pa.array(at)) if len(a.values) else pa.nulls(len(a), out)
+    return pc.if_else(pa.array(valid), picked, pa.nulls(len(a), out))
+
+
 KERNELS: dict[str, Kernel] = {
     "ordered_values": _ordered_values,
+    "percentile_disc": _percentile_disc,
     "multiset_elements": _multiset_elements,
     "array_value": _array_value,
     "map_value": _map_value,

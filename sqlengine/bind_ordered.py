@@ -1,13 +1,17 @@
 """Ordered aggregates, the standard's and PostgreSQL's / DuckDB's: ``ARRAY_AGG(x ORDER BY k
-...)``, ``LISTAGG(x [, sep]) WITHIN GROUP (ORDER BY k ...)`` and ``STRING_AGG(x, sep ORDER BY k
-...)`` (Flink's aggregate in arrival order). The group's rows (k..., x) are collected by
-ARRAY_AGG, so every aggregate operator runs them (grouped, windowed, OVER, over retractions),
-and sorted when read (runtime kernel ``ordered_values``: one sort of all groups' rows, ties in
-arrival order); LISTAGG skips NULL values and joins the rest. NULLs sort as in ORDER BY:
-first ascending, last descending, unless NULLS FIRST / LAST says."""
+...)``, ``LISTAGG(x [, sep]) WITHIN GROUP (ORDER BY k ...)``, ``STRING_AGG(x, sep ORDER BY k
+...)`` (Flink's aggregate in arrival order) and ``PERCENTILE_DISC(f) WITHIN GROUP (ORDER BY
+x)``, the first value whose position in the order reaches the fraction f of the values. The
+group's rows (k..., x) are collected by ARRAY_AGG, so every aggregate operator runs them
+(grouped, windowed, OVER, over retractions), and sorted when read (runtime kernel
+``ordered_values``: one sort of all groups' rows, ties in arrival order); LISTAGG and
+PERCENTILE_DISC skip NULL values. NULLs sort as in ORDER BY: first ascending, last
+descending, unless NULLS FIRST / LAST says."""
 
 from __future__ import annotations
 
+import decimal
+import fractions
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,8 +26,8 @@ from sqlengine.plan.expressions import AggCall, Call, Cast, ColumnRef, Expr, Lit
 
 @dataclass(frozen=True, slots=True)
 class Ordered:
-    kind: str  # "array_agg" | "listagg"
-    name: str  # as written: ARRAY_AGG, LISTAGG or STRING_AGG
+    kind: str  # "array_agg" | "listagg" | "percentile_disc"
+    name: str  # as written: ARRAY_AGG, LISTAGG, STRING_AGG or PERCENTILE_DISC
     value: exp.Expression
     separator: exp.Expression | None
     keys: tuple[exp.Ordered, ...]
@@ -31,7 +35,13 @@ class Ordered:
 
 
 def ordered_parts(node: exp.Expression) -> Ordered | None:
-    """The parts of an ordered aggregate ``node`` (under its FILTER), if it is one."""
+    """The parts of an ordered aggregate ``node`` (under its FILTER), if it is one (for
+    PERCENTILE_DISC, ``separator`` is the fraction)."""
+    if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileDisc) and \
+            isinstance(node.expression, exp.Order) and len(node.expression.expressions) == 1:
+        key = node.expression.expressions[0]
+        return Ordered("percentile_disc", "PERCENTILE_DISC", key.this, node.this.this,
+                       (key,), False)
     if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.GroupConcat) and \
             isinstance(node.expression, exp.Order):
         value, distinct = _undistinct(node.this.this)
@@ -80,7 +90,7 @@ def ordered_aggregate(clause: object, node: exp.Expression, parts: Ordered,
     row: Expr = Call("row_value", (*keys, value), row_type)
     if parts.distinct:  # (the distinct values themselves, ordered by themselves)
         row, row_type = value, value.dtype
-    if parts.kind == "listagg":  # (NULL values are left out, as LISTAGG's)
+    if parts.kind in ("listagg", "percentile_disc"):  # (NULL values are left out)
         present = Call("is_not_null", (value,), T.BOOLEAN)
         filt = present if filt is None else Call("and", (filt, present), T.BOOLEAN)
     rows = add(AggCall("array_agg", (row,), pa.list_(row_type), parts.distinct, filt))
@@ -90,6 +100,16 @@ def ordered_aggregate(clause: object, node: exp.Expression, parts: Ordered,
         pa.list_(value.dtype))
     if parts.kind == "array_agg":
         return values
+    if parts.kind == "percentile_disc":
+        fraction = bind(parts.separator) if parts.separator is not None else None
+        share = fraction.value if isinstance(fraction, Literal) else None
+        if isinstance(share, bool) or not isinstance(share, int | float | decimal.Decimal) or \
+                not 0 <= share <= 1:
+            raise error(BindError, "the fraction of PERCENTILE_DISC must be a constant number "
+                        "between 0 and 1", parts.separator or node)
+        exact = fractions.Fraction(decimal.Decimal(str(share)))
+        return Call("percentile_disc", (values, Literal(
+            (exact.numerator, exact.denominator), pa.list_(pa.int64()))), value.dtype)
     separator = bind(parts.separator) if parts.separator is not None else \
         Literal(",", T.STRING)
     if not (T.is_string(separator.dtype) or separator.dtype == T.NULL):

@@ -421,7 +421,7 @@ INTERNAL = frozenset({
     "integral_part", "split_variance", "comoment", "key_bytes", "key_value",
     "scalar_subquery_value", "floor_time", "ceil_time", "is_json", "array_value",
     "map_value", "row_value", "element_at", "field", "variant_get", "variant_text",
-    "multiset_elements", "ordered_values",
+    "multiset_elements", "ordered_values", "percentile_disc",
     *(f"extract_{u}" for u in EXTRACT_UNITS),
 })
 # Functions with a syntax of their own that SHOW FUNCTIONS lists besides the named ones.

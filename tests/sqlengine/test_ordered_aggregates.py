@@ -37,6 +37,9 @@ QUERIES = [
     "NULLS LAST) AS b FROM t GROUP BY g",
     # (ascending puts NULLs first here as in ORDER BY, Flink's way; DuckDB puts them last)
     "SELECT ARRAY_AGG(s ORDER BY x NULLS FIRST, u) AS a, COUNT(*) AS n FROM t WHERE g < 3",
+    "SELECT g, PERCENTILE_DISC(0.3) WITHIN GROUP (ORDER BY x) AS p, PERCENTILE_DISC(0.2) WITHIN "
+    "GROUP (ORDER BY s DESC) AS q, PERCENTILE_DISC(1) WITHIN GROUP (ORDER BY k) AS r, "
+    "PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY x) FILTER (WHERE g > 4) AS m FROM t GROUP BY g",
 ]
 OURS = "LISTAGG(s, '-') WITHIN GROUP (ORDER BY k NULLS LAST, u)"
 DUCK = "STRING_AGG(s, '-' ORDER BY k NULLS LAST, u)"
@@ -104,7 +107,21 @@ def test_nulls_sort_as_in_order_by() -> None:
         {"EXPR$0": ["n", "a", "b"], "EXPR$1": ["b", "a", "n"], "EXPR$2": "n,a,b"}]
 
 
+def test_percentile_disc_takes_the_exact_position() -> None:
+    """k = ceil(n * f) in integers: 0.3 of 10 values is the 3rd (in DOUBLE 0.3 * 10 is
+    3.0000000000000004, whose ceiling is 4)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", pa.table({"x": list(range(10, 0, -1))}))
+    # (0 is the first value of the order, as PostgreSQL's; DuckDB gives the last of a DESC)
+    assert s.sql("SELECT PERCENTILE_DISC(0.3) WITHIN GROUP (ORDER BY x), PERCENTILE_DISC(0.7) "
+                 "WITHIN GROUP (ORDER BY x DESC), PERCENTILE_DISC(0) WITHIN GROUP (ORDER BY x "
+                 "DESC) FROM t").collect().to_pylist() == [
+        {"EXPR$0": 3, "EXPR$1": 4, "EXPR$2": 10}]
+
+
 @pytest.mark.parametrize(("sql", "words"), [
+    ("SELECT PERCENTILE_DISC(1.5) WITHIN GROUP (ORDER BY x) FROM t",
+     "the fraction of PERCENTILE_DISC must be a constant number between 0 and 1"),
     ("SELECT ARRAY_AGG(DISTINCT x ORDER BY k) FROM t",
      "ARRAY_AGG(DISTINCT x ORDER BY ...) is supported only ordered by x itself"),
     ("SELECT LISTAGG(x) WITHIN GROUP (ORDER BY k) FROM t",

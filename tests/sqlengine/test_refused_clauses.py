@@ -40,8 +40,8 @@ def key(row: tuple[object, ...]) -> tuple[tuple[bool, str], ...]:
     # (named as written, not as sqlglot's ARGMAX)
     (f"SELECT ARG_MAX(x, y) FROM {T}", "aggregate function ARG_MAX"),
     (f"SELECT MODE(x) FROM {T}", "aggregate function MODE"),
-    (f"SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY y) FROM {T}",
-     "PERCENTILE_DISC ... WITHIN GROUP"),
+    (f"SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY y, z) FROM {T}",
+     "PERCENTILE_CONT ... WITHIN GROUP"),
     # (after a table: each returned the table as if not written)
     ("SELECT * FROM v PIVOT (SUM(y) FOR x IN (1 AS a, 2 AS b))", "PIVOT / UNPIVOT"),
     ("SELECT * FROM v UNPIVOT (val FOR col IN (y, z))", "PIVOT / UNPIVOT"),
