@@ -232,8 +232,9 @@ class OverBinder(ClauseBinder):
         fn = w.this
         if isinstance(fn, exp.IgnoreNulls | exp.RespectNulls):
             raise self.error(NotSupportedError, f"{fn.key.upper().replace('NULLS', ' NULLS')} "
-                             "in a window function is not supported (Flink's FIRST_VALUE "
-                             "and LAST_VALUE always skip NULLs)", w)
+                             "in a window function is not supported (but IGNORE NULLS in "
+                             "FIRST_VALUE and LAST_VALUE, which always skip NULLs, as Flink's)",
+                             w)
         spec = w.args.get("spec")
         kind = _RANKING.get(type(fn))
         if kind is not None:

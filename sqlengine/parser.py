@@ -441,7 +441,9 @@ def _readable(msg: str, highlight: str, sql: str) -> str:
 def _array_agg_nulls(node: exp.Expression) -> exp.Expression:
     """ARRAY_AGG(x RESPECT NULLS) is ARRAY_AGG(x); ARRAY_AGG(x IGNORE NULLS) is ARRAY_AGG(x)
     FILTER (WHERE x IS NOT NULL), ANDed with a FILTER written after it (Flink 2.3's: a group
-    of NULLs only is NULL). On other calls the clauses stay, and are refused by name."""
+    of NULLs only is NULL). FIRST_VALUE / LAST_VALUE(x IGNORE NULLS) is FIRST_VALUE /
+    LAST_VALUE(x), which skip NULLs. On other calls the clauses stay, and are refused by
+    name."""
     extra = None
     agg = node
     if isinstance(node, exp.Filter):
@@ -450,6 +452,15 @@ def _array_agg_nulls(node: exp.Expression) -> exp.Expression:
             else node.expression
     # (sqlglot puts the clause around the call, or around its argument before a FILTER)
     clause = None
+    # FIRST_VALUE / LAST_VALUE(x IGNORE NULLS): Flink's always skip NULLs
+    if isinstance(agg, exp.IgnoreNulls) and isinstance(agg.this, exp.FirstValue |
+                                                       exp.LastValue):
+        agg.replace(agg.this)
+        return node if node is not agg else agg.this
+    if isinstance(agg, exp.FirstValue | exp.LastValue) and isinstance(agg.this,
+                                                                       exp.IgnoreNulls):
+        agg.set("this", agg.this.this)
+        return node
     if isinstance(agg, exp.IgnoreNulls | exp.RespectNulls) and \
             isinstance(agg.this, exp.ArrayAgg):
         clause, agg = agg, agg.this

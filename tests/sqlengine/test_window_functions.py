@@ -107,7 +107,8 @@ def test_named_windows(mode: str) -> None:
 @pytest.mark.parametrize(("sql", "message"), [
     ("SELECT SUM(v) OVER v FROM t WINDOW w AS (ORDER BY o)", "unknown window 'v'"),
     ("SELECT SUM(v) OVER w FROM t", "no WINDOW clause defines it"),
-    ("SELECT FIRST_VALUE(v) IGNORE NULLS OVER (ORDER BY o) FROM t", "IGNORE NULLS"),
+    ("SELECT FIRST_VALUE(v) RESPECT NULLS OVER (ORDER BY o) FROM t", "RESPECT NULLS"),
+    ("SELECT LAG(v) IGNORE NULLS OVER (ORDER BY o) FROM t", "IGNORE NULLS"),
     ("SELECT SUM(v) OVER (ORDER BY o ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE "
      "CURRENT ROW) FROM t", "EXCLUDE"),
     ("SELECT RANK() OVER (PARTITION BY g) FROM t", "ORDER BY"),
@@ -493,3 +494,14 @@ def test_window_functions_partitioned_by_a_window_run_over_an_unbounded_source()
             break
     first = [r for r in rows if r["window_start"] == rows[0]["window_start"]]
     assert sorted({(r["k"], r["d"]) for r in first}) == [(1, 1), (2, 2), (3, 3)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_first_and_last_value_ignore_nulls_match_duckdb(mode: str) -> None:
+    """IGNORE NULLS (which was refused) is what Flink's FIRST_VALUE / LAST_VALUE always do."""
+    sql = ("SELECT g, o, v, FIRST_VALUE(v IGNORE NULLS) OVER (PARTITION BY g ORDER BY o NULLS "
+           "FIRST, v) AS f, LAST_VALUE(v IGNORE NULLS) OVER (PARTITION BY g ORDER BY o NULLS "
+           "FIRST, v ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS l FROM t")
+    assert _rows(mode, sql) == _duck(sql)
+    assert _rows(mode, "SELECT g, FIRST_VALUE(v IGNORE NULLS) AS f FROM t GROUP BY g") == \
+        [("a", 10), ("b", 5), (None, 7)]
