@@ -54,10 +54,11 @@ def safe_options(catalog: Catalog, table: str, options: dict[str, str], script: 
 
 def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     """Validate and register a table; returns the client message."""
-    if catalog.exists(stmt.name, stmt.temporary):
-        if stmt.if_not_exists:
-            return f"[INFO] Table {stmt.name} already exists, skipped"
+    exists = catalog.exists(stmt.name, stmt.temporary)
+    if exists and not stmt.if_not_exists:
         raise BindError(f"table or view {stmt.name!r} already exists")
+    # (IF NOT EXISTS of an existing table: the statement is checked all the same, as
+    # Flink's, and skipped at the end)
     if stmt.like is not None:
         stmt, script = _merged_like(catalog, stmt, script)
     fields: list[Field] = []
@@ -148,6 +149,9 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
     safe_options(catalog, stmt.name, options, script, offsets)
     for key in stmt.primary_key:
         if scope.resolve(key, None) is None:
+            if any(c.name.lower() == key.lower() for c in stmt.columns):
+                raise BindError(f"PRIMARY KEY column {key!r} is a computed column: a key is "
+                                "of physical columns (as in Flink)")
             raise BindError(f"PRIMARY KEY names unknown column {key!r}")
     table_options = stmt.options
     partition_keys = _partition_keys(stmt, fields, options, script)
@@ -170,6 +174,8 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
         table_options += ((connectors.LENGTHS_OPTION, options[connectors.LENGTHS_OPTION]),)
     if catalog.safe_directories is not None:
         table_options += ((safety.DIRS_OPTION, os.pathsep.join(catalog.safe_directories)),)
+    if exists:
+        return f"[INFO] Table {stmt.name} already exists, skipped"
     catalog.add_table(TableDef(stmt.name, schema, table_options, tuple(computed), watermark,
                                stmt.primary_key, partition_keys=partition_keys,
                                comments=tuple((c.name, c.comment) for c in stmt.columns
@@ -317,6 +323,10 @@ def drop(catalog: Catalog, stmt: S.Drop, script: str) -> str:
         raise BindError(f"a temporary {kind} {stmt.name!r} exists: drop it first (DROP "
                         f"TEMPORARY {stmt.kind}) before removing the permanent {kind}")
     table, view = catalog.find(stmt.name, stmt.temporary)
+    other = table if stmt.kind == "VIEW" else view
+    if other is not None and stmt.if_exists:  # (as Flink's: no such object, nothing done)
+        return (f"[INFO] No {kind} {stmt.name} to drop ({stmt.name} is a "
+                f"{'table' if other is table else 'view'}, kept)")
     if stmt.kind == "VIEW" and table is not None:
         raise BindError(f"{stmt.name!r} is a table; use DROP TABLE")
     if stmt.kind == "TABLE" and view is not None:
@@ -374,6 +384,11 @@ def _like_strategies(stmt: S.CreateTable) -> dict[str, str]:
     assert stmt.like is not None
     out = dict.fromkeys(_LIKE_FEATURES, "INCLUDING")
     out["OPTIONS"] = "OVERWRITING"
+    features = [feature for _, feature in stmt.like[1]]
+    twice = sorted({f for f in features if features.count(f) > 1})
+    if twice:  # (as Flink: the last would have won without a word)
+        raise BindError(f"LIKE: {twice[0]} is given more than once (each feature can be "
+                        "declared only once)")
     for strategy, feature in stmt.like[1]:
         if feature == "ALL":
             if strategy == "OVERWRITING":
@@ -408,23 +423,32 @@ def _merged_like(catalog: Catalog, stmt: S.CreateTable, script: str
     source = parse_statement(text)
     assert isinstance(source, S.CreateTable)
     how = _like_strategies(stmt)
-    new_physical = [c for c in stmt.columns if c.expr is None]
-    new_generated = [c for c in stmt.columns if c.expr is not None]
-    src_physical = [c for c in source.columns if c.expr is None
-                    and (c.metadata is None or how["METADATA"] != "EXCLUDING")]
-    src_generated = [c for c in source.columns if c.expr is not None] \
-        if how["GENERATED"] != "EXCLUDING" else []
-    names = {c.name.lower() for c in src_physical}
-    for c in new_physical:
-        if c.name.lower() in names:
-            raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: column "
-                            f"{c.name!r} is in both tables")
-    mine = {c.name.lower() for c in new_generated}
-    if how["GENERATED"] == "INCLUDING" and mine & {c.name.lower() for c in src_generated}:
-        dup = sorted(mine & {c.name.lower() for c in src_generated})[0]
-        raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: the computed "
-                        f"column {dup!r} is in both tables (use OVERWRITING GENERATED)")
-    src_generated = [c for c in src_generated if c.name.lower() not in mine]
+    # The source's columns in their order (its computed and metadata columns unless
+    # EXCLUDING), each of this table's computed (metadata) columns in place of the source's
+    # one of its name under OVERWRITING GENERATED (METADATA), then this table's other
+    # columns in their order: Flink's MergeTableLikeUtil.
+    kept = [c for c in source.columns
+            if (c.expr is None or how["GENERATED"] != "EXCLUDING")
+            and (c.metadata is None or how["METADATA"] != "EXCLUDING")]
+    at = {c.name.lower(): i for i, c in enumerate(kept)}
+    replaced: dict[int, S.ColumnDef] = {}
+    added: list[S.ColumnDef] = []
+    for c in stmt.columns:
+        i = at.get(c.name.lower())
+        if i is None:
+            added.append(c)
+            continue
+        old = kept[i]
+        kind = "GENERATED" if c.expr is not None and old.expr is not None else \
+            "METADATA" if c.metadata is not None and old.metadata is not None else None
+        if kind is not None and how[kind] == "OVERWRITING":
+            replaced[i] = c
+            continue
+        what = "computed column" if kind == "GENERATED" else "metadata column" \
+            if kind == "METADATA" else "column"
+        hint = f" (use OVERWRITING {kind})" if kind is not None else ""
+        raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: the {what} "
+                        f"{c.name!r} is in both tables{hint}")
     watermark = stmt.watermark
     if source.watermark is not None and how["WATERMARKS"] != "EXCLUDING":
         if watermark is not None and how["WATERMARKS"] == "INCLUDING":
@@ -463,8 +487,8 @@ def _merged_like(catalog: Catalog, stmt: S.CreateTable, script: str
     if watermark is not None and watermark is source.watermark:
         watermark = S.WatermarkDef(watermark.column, S.QueryText(
             watermark.expr.sql, watermark.expr.offset + shift), watermark.offset + shift)
-    columns = [*map(moved, src_physical), *new_physical, *map(moved, src_generated),
-               *new_generated]
+    columns = [replaced[i] if i in replaced else moved(c) for i, c in enumerate(kept)]
+    columns += added
     merged = _replace(stmt, columns=tuple(columns), watermark=watermark, primary_key=pk,
                       partitioned_by=partitions, options=tuple(options),
                       option_offsets=tuple(0 for _ in options), like=None)
@@ -750,8 +774,9 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True)
             raise BindError(f"SHOW CREATE VIEW {stmt.name!r}: {what}")
         cols = f" ({', '.join(_quote(c) for c in view.columns)})" if view.columns else ""
         comment = f"\nCOMMENT {_string(view.comment)}" if view.comment is not None else ""
-        return f"CREATE VIEW {_quote(view.name.split('.')[-1])}{cols}{comment} AS\n" \
-            f"{view.query.sql.strip()}"
+        temporary = "TEMPORARY " if catalog.is_temporary(stmt.name) else ""
+        return f"CREATE {temporary}VIEW {_quote(view.name.split('.')[-1])}{cols}{comment} " \
+            f"AS\n{view.query.sql.strip()}"
     table = catalog.table(stmt.name)
     if table is None:
         what = "a view, use SHOW CREATE VIEW" if catalog.view(stmt.name) is not None \
@@ -790,7 +815,11 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True)
         keys = ", ".join(_quote(k) for k in table.primary_key)
         lines.append(f"  CONSTRAINT {_quote(table.constraint_name)} PRIMARY KEY ({keys}) "
                      "NOT ENFORCED")
-    text = f"CREATE TABLE {_quote(table.name.split('.')[-1])} (\n" + ",\n".join(lines) + "\n)"
+    # (a temporary table's is CREATE TEMPORARY TABLE, as Flink prints it: run again, the
+    # text makes a temporary table again)
+    temporary = "TEMPORARY " if catalog.is_temporary(stmt.name) else ""
+    text = f"CREATE {temporary}TABLE {_quote(table.name.split('.')[-1])} (\n" + \
+        ",\n".join(lines) + "\n)"
     sep = " "
     if table.comment is not None:  # (on lines of their own then, as Flink prints them)
         text += f"\nCOMMENT {_string(table.comment)}"

@@ -310,7 +310,25 @@ class StatementBuilder(Transformer):
 
     @v_args(meta=True)
     def type_text(self, meta: Meta, items: list) -> str:
-        return self._span_text(meta).sql
+        words = [i for i in items if isinstance(i, _TypeWord)]
+        text = self._span_text(meta).sql
+        for w in words:
+            w.start -= meta.start_pos  # (in the type's text)
+        if not words:
+            return text
+        for i, w in enumerate(words):
+            upper = w.upper()
+            if upper in ("ARRAY", "MULTISET") or (upper == "NULL" and i == len(words) - 1):
+                continue
+            raise ParseError(f"unexpected {str(w)!r} after the type {text[:w.start].strip()} "
+                             "(INT ARRAY, STRING MULTISET, NULL or NOT NULL may follow one)")
+        if words[-1].upper() == "NULL":  # ('a INT NULL': the type is what comes before)
+            return text[:words[-1].start].rstrip()
+        return text
+
+    @v_args(meta=True)
+    def type_word(self, meta: Meta, items: list) -> _TypeWord:
+        return _TypeWord(str(items[0]), meta.start_pos)
 
     @v_args(meta=True)
     def expr_text(self, meta: Meta, items: list) -> QueryText:
@@ -624,6 +642,17 @@ class StatementBuilder(Transformer):
     def explain(self, items: list) -> Explain:
         details = tuple(i for i in items[1:-1] if isinstance(i, str))
         return Explain(details, items[-1])
+
+
+class _TypeWord(str):
+    """A word after a column's type (ARRAY, MULTISET, NULL) and where it starts."""
+
+    start: int
+
+    def __new__(cls, text: str, start: int) -> _TypeWord:
+        word = super().__new__(cls, text)
+        word.start = start
+        return word
 
 
 class _Comment(str):

@@ -26,14 +26,21 @@ def _same(s: sqlengine.Session, name: str, ddl: str) -> None:
      "CREATE TABLE a (id INT, ts TIMESTAMP(3), c AS id * 2, WATERMARK FOR ts AS ts - "
      "INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'datagen', "
      "'number-of-rows' = '5')"),
+    # (the source's columns in their order, its computed ones too, then the new ones, as
+    # PyFlink 2.3 orders them; the new physical columns came before the computed ones)
     ("CREATE TABLE b (extra STRING) WITH ('number-of-rows' = '7') LIKE src",
-     "CREATE TABLE b (id INT, ts TIMESTAMP(3), extra STRING, c AS id * 2, WATERMARK FOR ts AS "
+     "CREATE TABLE b (id INT, ts TIMESTAMP(3), c AS id * 2, extra STRING, WATERMARK FOR ts AS "
      "ts - INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
      "'datagen', 'number-of-rows' = '7')"),
     ("CREATE TABLE c (x INT) WITH ('connector' = 'blackhole') LIKE src (EXCLUDING OPTIONS "
      "EXCLUDING CONSTRAINTS)",
-     "CREATE TABLE c (id INT, ts TIMESTAMP(3), x INT, c AS id * 2, WATERMARK FOR ts AS ts - "
+     "CREATE TABLE c (id INT, ts TIMESTAMP(3), c AS id * 2, x INT, WATERMARK FOR ts AS ts - "
      "INTERVAL '5' SECOND) WITH ('connector' = 'blackhole')"),
+    # (an overwritten computed column keeps its place)
+    ("CREATE TABLE c2 (x INT, c AS id * 3) LIKE src (OVERWRITING GENERATED)",
+     "CREATE TABLE c2 (id INT, ts TIMESTAMP(3), c AS id * 3, x INT, WATERMARK FOR ts AS ts - "
+     "INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'datagen', "
+     "'number-of-rows' = '5')"),
     ("CREATE TABLE d (WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) LIKE src "
      "(OVERWRITING WATERMARKS EXCLUDING GENERATED)",
      "CREATE TABLE d (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, "
@@ -56,6 +63,10 @@ def test_like_merges_as_flink(like: str, spelled: str) -> None:
      "use OVERWRITING OPTIONS"),
     ("CREATE TABLE i LIKE nope", "an unknown table"),
     ("CREATE TABLE j LIKE src (OVERWRITING ALL)", "OVERWRITING ALL is not allowed"),
+    # (the last one won, without a word; Flink: "can be declared only once")
+    ("CREATE TABLE j2 WITH ('number-of-rows' = '9') LIKE src (OVERWRITING OPTIONS INCLUDING "
+     "OPTIONS)", "OPTIONS is given more than once"),
+    ("CREATE TABLE j3 LIKE src (EXCLUDING ALL INCLUDING ALL)", "ALL is given more than once"),
     ("CREATE TABLE k (PRIMARY KEY (id) NOT ENFORCED) LIKE src", "both tables define a primary"),
     ("CREATE TABLE m (c AS id + 1) LIKE src", "use OVERWRITING GENERATED"),
 ])

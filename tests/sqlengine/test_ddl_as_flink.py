@@ -328,3 +328,43 @@ def test_a_view_star_keeps_the_columns_it_had(tmp_path: Path) -> None:
     with pytest.raises(SqlEngineError, match=r"(?s)1:15: view 'v': its query no longer gives "
                                              r"column 'amt'.*\n {16}\^"):
         s.sql("SELECT * FROM v").collect()
+
+
+def test_ddl_findings_of_a_probe_against_pyflink() -> None:
+    """What PyFlink 2.3 does with these, which differed (a helper's DDL probe)."""
+    s = sqlengine.connect()
+    # Flink's postfix collection types and an explicit NULL (were parse errors)
+    s.execute("CREATE TABLE p (v INT ARRAY, w INT NULL, m STRING MULTISET, x INT ARRAY "
+              "ARRAY NOT NULL) WITH ('connector' = 'blackhole')")
+    described = s.execute("DESCRIBE p")[0].table.to_pylist()
+    assert [(r["name"], r["type"], r["null"]) for r in described] == [
+        ("v", "ARRAY<INT>", True), ("w", "INT", True), ("m", "MULTISET<STRING>", True),
+        ("x", "ARRAY<ARRAY<INT>>", False)]
+    with pytest.raises(SqlEngineError, match="unexpected 'FOO' after the type INT"):
+        s.execute("CREATE TABLE q (v INT FOO) WITH ('connector' = 'blackhole')")
+    # IF NOT EXISTS of an existing table still checks the statement (it was skipped unread)
+    with pytest.raises(SqlEngineError, match="unknown type 'FOO'"):
+        s.execute("CREATE TABLE IF NOT EXISTS p (a FOO)")
+    assert "already exists, skipped" in s.execute(
+        "CREATE TABLE IF NOT EXISTS p (a INT) WITH ('connector' = 'blackhole')")[0].message
+    # SHOW CREATE of a temporary table / view says TEMPORARY (run again, it made a permanent
+    # one)
+    s.execute("CREATE TEMPORARY TABLE tt (a INT) WITH ('connector' = 'blackhole')")
+    s.execute("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
+    table = s.execute("SHOW CREATE TABLE tt")[0].table.column(0)[0].as_py()
+    assert table.startswith("CREATE TEMPORARY TABLE `tt`")
+    assert s.execute("SHOW CREATE VIEW tv")[0].table.column(0)[0].as_py().startswith(
+        "CREATE TEMPORARY VIEW `tv`")
+    s.execute("DROP TEMPORARY TABLE tt")
+    s.execute(table)
+    assert s.catalog.is_temporary("tt")
+    # DROP ... IF EXISTS of the other kind does nothing, as Flink's (it failed)
+    s.execute("CREATE VIEW pv AS SELECT 1 AS x")
+    assert "pv is a view, kept" in s.execute("DROP TABLE IF EXISTS pv")[0].message
+    assert s.catalog.view("pv") is not None
+    with pytest.raises(SqlEngineError, match="'pv' is a view; use DROP VIEW"):
+        s.execute("DROP TABLE pv")
+    # A key of a computed column is named as such (it was "unknown column")
+    with pytest.raises(SqlEngineError, match="'m' is a computed column: a key is of physical"):
+        s.execute("CREATE TABLE k (a INT, m AS a + 1, PRIMARY KEY (m) NOT ENFORCED) WITH "
+                  "('connector' = 'blackhole')")
