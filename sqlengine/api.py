@@ -361,7 +361,10 @@ class Session:
             names = [n for n in names if stmt.like.keeps(n)]
         column = {"TABLES": "table name", "VIEWS": "view name", "FUNCTIONS": "function name",
                   "USER FUNCTIONS": "function name", "CATALOGS": "catalog name",
-                  "DATABASES": "database name", "MODULES": "module name"}
+                  "DATABASES": "database name", "MODULES": "module name",
+                  # (as Flink 2.3 names them)
+                  "CURRENT CATALOG": "current catalog name",
+                  "CURRENT DATABASE": "current database name"}
         return Result("rows", table=pa.table({column.get(what, "name"): pa.array(names,
                                                                                    pa.string())}))
 

@@ -870,30 +870,37 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
         types = [declared.get(f.name) or T.type_name(f.type) for f in table.schema.fields]
         nulls = [f.nullable for f in table.schema.fields]
         meta = {c: (k, v) for c, k, v in connectors.decode_metadata(dict(table.options))}
-        extras = [f"METADATA FROM '{meta[n][0]}'" + (" VIRTUAL" if meta[n][1] else "")
-                  if n in meta else "" for n in names]
+        # (as Flink's DESCRIBE: an empty cell is NULL, names in expressions are quoted, the
+        # time attributes marked *ROWTIME* / *PROCTIME*, a watermark shown by its expression)
+        extras: list[str | None] = [
+            f"METADATA FROM '{meta[n][0]}'" + (" VIRTUAL" if meta[n][1] else "")
+            if n in meta else None for n in names]
         computed_types = _computed_types(catalog, stmt.name) if table.computed else {}
         for name, node in table.computed:
             names.append(name)
-            types.append(T.type_name(computed_types[name]))
+            proctime = node.sql(dialect=Flink).upper() == "PROCTIME()"
+            types.append(T.type_name(computed_types[name]) + (" *PROCTIME*" if proctime
+                                                               else ""))
             nulls.append(True)
-            extras.append(f"AS {node.sql(dialect=Flink)}")
+            extras.append(f"AS {node.sql(dialect=Flink, identify=True)}")
         order = table.in_order(names)  # (as declared)
         names, types, nulls, extras = ([xs[i] for i in order]
                                        for xs in (names, types, nulls, extras))
         # (a PRIMARY KEY column is NOT NULL, as Flink shows it)
         nulls = [v and n not in table.primary_key for n, v in zip(names, nulls)]
-        wm = ["" for _ in names]
+        wm: list[str | None] = [None for _ in names]
         if table.watermark is not None:
-            wm[names.index(table.watermark[0])] = f"`{table.watermark[0]}` AS " \
-                f"{table.watermark[1].sql(dialect=Flink)}"
+            at = names.index(table.watermark[0])
+            wm[at] = table.watermark[1].sql(dialect=Flink, identify=True)
+            types[at] += " *ROWTIME*"
         pri = f"PRI({', '.join(table.primary_key)})"  # (as Flink prints it)
-        keys = [pri if n in table.primary_key else "" for n in names]
-        columns = {"name": names, "type": types, "null": nulls, "key": keys,
-                   "extras": extras, "watermark": wm}
+        keys = [pri if n in table.primary_key else None for n in names]
+        columns = {"name": names, "type": types, "null": nulls,
+                   "key": pa.array(keys, pa.string()), "extras": pa.array(extras, pa.string()),
+                   "watermark": pa.array(wm, pa.string())}
         if table.comments:  # (as Flink: a comment column when a column has a comment)
             comments = dict(table.comments)
-            columns["comment"] = [comments.get(n, "") for n in names]
+            columns["comment"] = pa.array([comments.get(n) for n in names], pa.string())
         return pa.table(columns)
     view = catalog.view(stmt.name)
     if view is not None:
@@ -904,9 +911,13 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
                                            view.query, view.script))
         names = list(view.columns) or plan.schema.names()
         fields = plan.schema.fields
-        return pa.table({"name": names, "type": [T.type_name(f.type) for f in fields],
-                         "null": [True] * len(fields), "key": [""] * len(fields),
-                         "extras": [""] * len(fields), "watermark": [""] * len(fields)})
+        none = pa.nulls(len(fields), pa.string())
+        return pa.table({"name": names,
+                         "type": [T.type_name(f.type) + (" *ROWTIME*" if f.rowtime else
+                                                         " *PROCTIME*" if f.proctime else "")
+                                  for f in fields],
+                         "null": [True] * len(fields), "key": none, "extras": none,
+                         "watermark": none})
     raise BindError(f"unknown table or view {stmt.name!r}", span=span, sql=script)
 
 

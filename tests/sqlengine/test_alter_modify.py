@@ -78,7 +78,7 @@ def test_primary_key_steps_as_flink() -> None:
     s.execute("ALTER TABLE s MODIFY (a INT FIRST, b STRING FIRST)")
     assert _create(s, "s") == ["`b` STRING", "`a` INT NOT NULL",
                                "CONSTRAINT `PK_a` PRIMARY KEY (`a`) NOT ENFORCED"]
-    assert s.execute("DESCRIBE s")[0].table.column("key").to_pylist() == ["", "PRI(a)"]
+    assert s.execute("DESCRIBE s")[0].table.column("key").to_pylist() == [None, "PRI(a)"]
     s.execute("ALTER TABLE s MODIFY PRIMARY KEY (b, a) NOT ENFORCED")
     assert s.execute("DESCRIBE s")[0].table.column("key").to_pylist() == ["PRI(b, a)"] * 2
     s.execute("ALTER TABLE s DROP PRIMARY KEY")
@@ -86,7 +86,7 @@ def test_primary_key_steps_as_flink() -> None:
         s.execute("ALTER TABLE s DROP PRIMARY KEY")
     describe = s.execute("DESCRIBE EXTENDED s")[0].table
     assert describe.equals(s.execute("DESCRIBE s")[0].table)
-    assert describe.column("key").to_pylist() == ["", ""]
+    assert describe.column("key").to_pylist() == [None, None]
 
 
 def test_alter_view_as_flink() -> None:

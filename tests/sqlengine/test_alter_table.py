@@ -31,7 +31,8 @@ def test_alter_table_steps() -> None:
     # (in the declared order, a computed column among the others, as Flink's; main moved
     # c to the end and put d before it)
     assert _columns(s, "t2") == [("g", "INT"), ("a", "INT"), ("h", "INT"), ("bb", "STRING"),
-                                 ("c", "INT"), ("ts", "TIMESTAMP(3)"), ("d", "DOUBLE")]
+                                 ("c", "INT"), ("ts", "TIMESTAMP(3) *ROWTIME*"),
+                                 ("d", "DOUBLE")]
     assert s.sql("SELECT * FROM t2").collect().column_names == ["g", "a", "h", "bb", "c", "ts",
                                                                  "d"]
     assert dict(s.catalog.table("t2").options) == {"connector": "datagen",

@@ -119,8 +119,9 @@ def test_computed_columns_and_watermark_are_stored() -> None:
                        'fields.a.end' = '5')""")
     assert s.sql("SELECT SUM(b) AS s FROM t").collect().to_pylist() == [{"s": 150}]
     desc = s.execute("DESCRIBE t")[0].table.to_pylist()
-    assert desc[1]["watermark"] == "`ts` AS ts - INTERVAL '5' SECOND"
-    assert desc[2]["extras"] == "AS a * 10"
+    # (as Flink's DESCRIBE: the expression, names quoted)
+    assert desc[1]["watermark"] == "`ts` - INTERVAL '5' SECOND"
+    assert desc[2]["extras"] == "AS `a` * 10"
 
 
 def test_sql_refuses_explain_rather_than_running_the_query() -> None:

@@ -89,7 +89,7 @@ def test_the_epoch_form_flink_documents(tmp_path: Path) -> None:
         want[i * 7 // 60] = want.get(i * 7 // 60, 0) + 1
     assert counts == want
     described = {r["name"]: r for r in s.execute("DESCRIBE e")[0].table.to_pylist()}
-    assert described["ts"]["watermark"] == "`ts` AS ts - INTERVAL '1' SECOND"
+    assert described["ts"]["watermark"] == "`ts` - INTERVAL '1' SECOND"
     text = s.execute("SHOW CREATE TABLE e")[0].table.column(0)[0].as_py()
     s.execute("DROP TABLE e")
     s.execute(text)  # (the DDL it shows creates the same table)

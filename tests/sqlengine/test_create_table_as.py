@@ -66,7 +66,8 @@ def test_ctas_with_a_schema_as_flink(tmp_path: Path) -> None:
     s.execute("DROP TABLE t")
     assert _ctas(s, tmp_path / "b", "(d AS id * 2, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)",
                  "SELECT id, name FROM g") == [
-        ("d", "BIGINT"), ("ts", "TIMESTAMP(3)"), ("id", "BIGINT"), ("name", "STRING")]
+        ("d", "BIGINT"), ("ts", "TIMESTAMP(3) *ROWTIME*"), ("id", "BIGINT"),
+        ("name", "STRING")]
     assert s.sql("SELECT COUNT(*) AS n, SUM(d) AS d FROM t").collect().to_pylist() == [
         {"n": 20, "d": 420}]
     s.execute("DROP TABLE t")
@@ -79,7 +80,7 @@ def test_ctas_with_a_schema_as_flink(tmp_path: Path) -> None:
     s.execute(f"CREATE TABLE k (PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
               f"'filesystem', 'path' = '{tmp_path / 'k'}', 'format' = 'csv') AS "
               "SELECT id, name FROM g")
-    assert s.execute("DESCRIBE k")[0].table.column("key").to_pylist() == ["PRI(id)", ""]
+    assert s.execute("DESCRIBE k")[0].table.column("key").to_pylist() == ["PRI(id)", None]
 
 
 @pytest.mark.parametrize(("schema", "message"), [

@@ -88,4 +88,4 @@ def test_like_metadata_columns() -> None:
     assert names == ["a"]
     rows = s.execute("DESCRIBE with_meta")[0].table.to_pylist()
     assert [(r["name"], r["extras"]) for r in rows] == [
-        ("a", ""), ("p", "METADATA FROM 'file.path' VIRTUAL")]
+        ("a", None), ("p", "METADATA FROM 'file.path' VIRTUAL")]

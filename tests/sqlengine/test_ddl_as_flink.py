@@ -259,8 +259,8 @@ def test_describe_a_sink_with_computed_columns() -> None:
     for stmt in ("DESCRIBE k", "SHOW COLUMNS FROM k"):
         rows = s.execute(stmt)[0].table.to_pylist()
         assert [(r["name"], r["type"], r["extras"]) for r in rows] == [
-            ("a", "INT", ""), ("b", "INT", "AS a + 1"),
-            ("c", "STRING", "AS UPPER(CAST(a AS STRING))")]
+            ("a", "INT", None), ("b", "INT", "AS `a` + 1"),
+            ("c", "STRING", "AS UPPER(CAST(`a` AS STRING))")]
 
 
 @pytest.mark.parametrize("sql", [
@@ -368,3 +368,29 @@ def test_ddl_findings_of_a_probe_against_pyflink() -> None:
     with pytest.raises(SqlEngineError, match="'m' is a computed column: a key is of physical"):
         s.execute("CREATE TABLE k (a INT, m AS a + 1, PRIMARY KEY (m) NOT ENFORCED) WITH "
                   "('connector' = 'blackhole')")
+
+
+def test_describe_as_pyflink() -> None:
+    """PyFlink 2.3's DESCRIBE of this table, cell for cell, but the PROCTIME() column's type
+    and nullability (ours is a TIMESTAMP(3); Flink's a TIMESTAMP_LTZ(3) NOT NULL): time
+    attributes marked, the watermark by its expression, names quoted, empty cells NULL (they
+    were '', the watermark "`ts` AS ts - ...")."""
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE t2 (id INT NOT NULL, name VARCHAR(20), amount DOUBLE, ts "
+              "TIMESTAMP(3), cost AS amount * 2, proc AS PROCTIME(), WATERMARK FOR ts AS ts - "
+              "INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
+              "'datagen')")
+    rows = [tuple(r.values()) for r in s.execute("DESCRIBE t2")[0].table.to_pylist()]
+    assert rows == [
+        ("id", "INT", False, "PRI(id)", None, None),
+        ("name", "VARCHAR(20)", True, None, None, None),
+        ("amount", "DOUBLE", True, None, None, None),
+        ("ts", "TIMESTAMP(3) *ROWTIME*", True, None, None, "`ts` - INTERVAL '5' SECOND"),
+        ("cost", "DOUBLE", True, None, "AS `amount` * 2", None),
+        ("proc", "TIMESTAMP(3) *PROCTIME*", True, None, "AS PROCTIME()", None)]
+    s.execute("CREATE VIEW v AS SELECT ts, proc, id FROM t2")
+    assert [r["type"] for r in s.execute("DESCRIBE v")[0].table.to_pylist()] == [
+        "TIMESTAMP(3) *ROWTIME*", "TIMESTAMP(3) *PROCTIME*", "INT"]
+    assert s.execute("SHOW CURRENT CATALOG")[0].table.column_names == ["current catalog name"]
+    assert s.execute("SHOW CURRENT DATABASE")[0].table.column_names == [
+        "current database name"]

@@ -91,7 +91,7 @@ def test_comments_are_kept_and_shown_as_flink_shows_them() -> None:
     assert "\nCOMMENT 'a table'\nWITH (" in text
     described = s.execute("DESCRIBE c")[0].table.to_pylist()
     assert [(r["name"], r["comment"]) for r in described] == [  # (in the declared order)
-        ("a", "the a"), ("b", "b's"), ("c", "")]
+        ("a", "the a"), ("b", "b's"), ("c", None)]
     s.execute("DROP TABLE c")
     s.execute(text)
     assert s.execute("SHOW CREATE TABLE c")[0].table.column(0)[0].as_py() == text
