@@ -59,8 +59,20 @@ def create_table(catalog: Catalog, stmt: S.CreateTable, script: str) -> str:
         raise BindError(f"table or view {stmt.name!r} already exists")
     # (IF NOT EXISTS of an existing table: the statement is checked all the same, as
     # Flink's, and skipped at the end)
-    if stmt.like is not None:
-        stmt, script = _merged_like(catalog, stmt, script)
+    if stmt.like is None:
+        return _create_table(catalog, stmt, script, exists)
+    merged, combined = _merged_like(catalog, stmt, script)
+    try:
+        return _create_table(catalog, merged, combined, exists)
+    except SqlEngineError as e:
+        if e.span is None:  # (of the merged table as a whole: at its name, as written)
+            e.sql = script
+            e.span = Span.from_offset(script, stmt.name_offset,
+                                      stmt.name_offset + len(stmt.name))
+        raise
+
+
+def _create_table(catalog: Catalog, stmt: S.CreateTable, script: str, exists: bool) -> str:
     fields: list[Field] = []
     declared: dict[str, tuple[str, int]] = {}
     seen: set[str] = set()

@@ -301,6 +301,8 @@ def _lark_error(e: UnexpectedInput, text: str, offset: int, script: str) -> Pars
         msg += f"; expected {', '.join(readable)}"
     if pos == 0 and not text[:1].isalpha():
         msg = f"cannot parse statement starting with {text.split()[0]!r}" if text.split() else msg
+    if readable == ["NOT"] and re.search(r"PRIMARY\s+KEY\b[^;]*$", text[:pos], re.I):
+        msg += " (a key is PRIMARY KEY ... NOT ENFORCED: as Flink, no key is enforced)"
     return ParseError(msg, span=Span.from_offset(script, offset + pos), sql=script)
 
 

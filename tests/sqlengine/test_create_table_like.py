@@ -89,3 +89,14 @@ def test_like_metadata_columns() -> None:
     rows = s.execute("DESCRIBE with_meta")[0].table.to_pylist()
     assert [(r["name"], r["extras"]) for r in rows] == [
         ("a", None), ("p", "METADATA FROM 'file.path' VIRTUAL")]
+
+
+def test_an_error_of_the_merged_table_points_at_its_name() -> None:
+    """(it had no place: the merged statement's text is not the user's)"""
+    s = sqlengine.connect()
+    s.execute(SOURCE)
+    with pytest.raises(SqlEngineError, match="option 'connector' is missing") as info:
+        s.execute("CREATE TABLE l17 WITH ('number-of-rows' = '3') LIKE src (EXCLUDING ALL "
+                  "INCLUDING GENERATED)")
+    assert info.value.span is not None and (info.value.span.line, info.value.span.column) == \
+        (1, 14)

@@ -364,6 +364,9 @@ def test_ddl_findings_of_a_probe_against_pyflink() -> None:
     assert s.catalog.view("pv") is not None
     with pytest.raises(SqlEngineError, match="'pv' is a view; use DROP VIEW"):
         s.execute("DROP TABLE pv")
+    with pytest.raises(SqlEngineError, match=r"expected NOT \(a key is PRIMARY KEY \.\.\. NOT "
+                       "ENFORCED"):
+        s.execute("CREATE TABLE k (a INT, PRIMARY KEY (a)) WITH ('connector' = 'blackhole')")
     # A key of a computed column is named as such (it was "unknown column")
     with pytest.raises(SqlEngineError, match="'m' is a computed column: a key is of physical"):
         s.execute("CREATE TABLE k (a INT, m AS a + 1, PRIMARY KEY (m) NOT ENFORCED) WITH "
