@@ -178,6 +178,10 @@ def parse_statement(text: str, offset: int = 0, script: str | None = None) -> St
         return StatementBuilder(text, offset).transform(tree)
     except VisitError as e:  # (a statement the grammar takes but the builder refuses)
         if isinstance(e.orig_exc, SqlEngineError):
+            at = getattr(e.orig_exc, "offset", None)
+            if at is not None and e.orig_exc.span is None:
+                e.orig_exc.span = Span.from_offset(script, at)
+                e.orig_exc.sql = script
             raise e.orig_exc from None
         raise
 

@@ -372,11 +372,14 @@ class StatementBuilder(Transformer):
         return WatermarkDef(unquote_ident(str(items[0])), items[1],
                             self.base + meta.start_pos)
 
-    def primary_key(self, items: list) -> _PrimaryKey:
+    @v_args(meta=True)
+    def primary_key(self, meta: Meta, items: list) -> _PrimaryKey:
         # With a CONSTRAINT name, the first identifier is the constraint's name.
         cols = [unquote_ident(str(i)) for i in items if i is not None]
         named = bool(items) and items[0] is not None
-        return _PrimaryKey(cols[1:] if named else cols, cols[0] if named else "")
+        key = _PrimaryKey(cols[1:] if named else cols, cols[0] if named else "")
+        key.offset = self.base + meta.start_pos
+        return key
 
     def table_element(self, items: list) -> object:
         return items[0]
@@ -410,20 +413,22 @@ class StatementBuilder(Transformer):
             if isinstance(item, _KeyColumn):
                 item, key = item
                 if pk:
-                    raise ParseError("a table has one PRIMARY KEY: the column "
-                                     f"{item.name!r} declares another")
+                    raise _placed(ParseError("a table has one PRIMARY KEY: the column "
+                                             f"{item.name!r} declares another"), item.offset)
                 pk, pk_name = tuple(key), key.name
             if isinstance(item, ColumnDef):
                 columns.append(item)
             elif isinstance(item, WatermarkDef):
                 if watermark is not None:  # (as Flink: "Multiple watermark definition")
-                    raise ParseError(f"a table has one WATERMARK: FOR {watermark.column} is "
-                                     f"one, FOR {item.column} another")
+                    raise _placed(ParseError(f"a table has one WATERMARK: FOR "
+                                             f"{watermark.column} is one, FOR {item.column} "
+                                             "another"), item.offset)
                 watermark = item
             elif isinstance(item, _PrimaryKey):
                 if pk:
-                    raise ParseError(f"a table has one PRIMARY KEY: {', '.join(pk)} is one, "
-                                     f"({', '.join(item)}) another")
+                    raise _placed(ParseError(f"a table has one PRIMARY KEY: ({', '.join(pk)}) "
+                                             f"is one, ({', '.join(item)}) another"),
+                                  item.offset)
                 pk, pk_name = tuple(item), item.name
             elif isinstance(item, _Partitioned):
                 partitioned = tuple(item)
@@ -675,10 +680,18 @@ class _KeyColumn(tuple):
     """A column declared with its own PRIMARY KEY constraint: (ColumnDef, _PrimaryKey)."""
 
 
+def _placed(error: ParseError, offset: int) -> ParseError:
+    """``error`` with where in the script it is (parse_statement makes it a place)."""
+    error.offset = offset  # type: ignore[attr-defined]
+    return error
+
+
 class _PrimaryKey(tuple):
-    """A PRIMARY KEY's columns; ``name``: its CONSTRAINT's name ('' when not named)."""
+    """A PRIMARY KEY's columns; ``name``: its CONSTRAINT's name ('' when not named);
+    ``offset``: where a table's PRIMARY KEY (...) starts in the script."""
 
     name: str
+    offset: int = 0
 
     def __new__(cls, columns: Iterable[str], name: str = "") -> _PrimaryKey:
         key = super().__new__(cls, columns)

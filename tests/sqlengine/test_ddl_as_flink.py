@@ -397,3 +397,19 @@ def test_describe_as_pyflink() -> None:
     assert s.execute("SHOW CURRENT CATALOG")[0].table.column_names == ["current catalog name"]
     assert s.execute("SHOW CURRENT DATABASE")[0].table.column_names == [
         "current database name"]
+
+
+@pytest.mark.parametrize(("ddl", "second"), [
+    ("CREATE TABLE b (a INT, PRIMARY KEY (a) NOT ENFORCED, PRIMARY KEY (a) NOT ENFORCED) WITH "
+     "('connector' = 'datagen')", ", PRIMARY KEY"),
+    ("CREATE TABLE b (a INT PRIMARY KEY NOT ENFORCED, b INT PRIMARY KEY NOT ENFORCED) WITH "
+     "('connector' = 'datagen')", ", b INT"),
+    ("CREATE TABLE b (ts TIMESTAMP(3), WATERMARK FOR ts AS ts, WATERMARK FOR ts AS ts) WITH "
+     "('connector' = 'datagen')", ", WATERMARK"),
+])
+def test_a_second_key_or_watermark_is_pointed_at(ddl: str, second: str) -> None:
+    """(the error was placed at 1:1)"""
+    with pytest.raises(SqlEngineError, match="a table has one") as info:
+        sqlengine.connect().execute(ddl)
+    assert info.value.span is not None
+    assert info.value.span.column == ddl.rindex(second) + 3  # (1-based, after ", ")
