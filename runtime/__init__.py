@@ -153,8 +153,21 @@ def _refuse_bitmaps(graph: JobGraph) -> None:
             return any(holds(v, depth + 1) for v in value)
         return False
 
+    def ordered(value: object, depth: int = 0) -> bool:
+        if isinstance(value, Expr):
+            return any(getattr(e, "name", "") in ("ordered_values", "percentile_disc")
+                       for e in value.walk())
+        if isinstance(value, tuple | list) and depth < 4:
+            return any(ordered(v, depth + 1) for v in value)
+        return False
+
     for v in graph.vertices:
         for spec in v.chain:
+            if any(ordered(getattr(spec, f.name)) for f in dataclasses.fields(spec)):
+                raise NotSupportedError(f"{spec.label()}: ordered aggregates (ARRAY_AGG / "
+                                        "STRING_AGG ... ORDER BY, LISTAGG / PERCENTILE_DISC "
+                                        "... WITHIN GROUP) are not supported on the Spark "
+                                        "runtime yet; run the query on the native runtime")
             types = [f.type for f in spec.schema.fields]
             if any(contains_opaque(t) for t in types) or any(
                     holds(getattr(spec, f.name)) for f in dataclasses.fields(spec)):

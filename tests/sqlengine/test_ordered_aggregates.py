@@ -135,3 +135,11 @@ def test_refused_with_a_reason(sql: str, words: str) -> None:
     with pytest.raises(SqlEngineError, match="1:") as info:
         s.sql(sql).collect()
     assert words in str(info.value)
+
+
+def test_refused_on_spark_before_it_starts() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch", "execution.target": "spark"})
+    s.register("t", _table(3, 10))
+    with pytest.raises(SqlEngineError, match=r"ordered aggregates .* are not supported on the "
+                       "Spark runtime yet"):
+        s.sql("SELECT g, ARRAY_AGG(x ORDER BY k) FROM t GROUP BY g").collect()
