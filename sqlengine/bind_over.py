@@ -230,11 +230,21 @@ class OverBinder(ClauseBinder):
 
     def _call(self, w: exp.Window, rel: Relation, order: tuple[SortKey, ...]) -> WindowCall:
         fn = w.this
+        ignore_nulls = False
+        if isinstance(fn, exp.IgnoreNulls | exp.RespectNulls) and isinstance(
+                fn.this, exp.Lag | exp.Lead):  # (RESPECT NULLS is LAG / LEAD's own way)
+            ignore_nulls = isinstance(fn, exp.IgnoreNulls)
+            fn = fn.this
+        elif isinstance(fn, exp.Lag | exp.Lead) and isinstance(fn.this, exp.IgnoreNulls |
+                                                                   exp.RespectNulls):
+            ignore_nulls = isinstance(fn.this, exp.IgnoreNulls)
+            fn = fn.copy()
+            fn.set("this", fn.this.this)
         if isinstance(fn, exp.IgnoreNulls | exp.RespectNulls):
             raise self.error(NotSupportedError, f"{fn.key.upper().replace('NULLS', ' NULLS')} "
-                             "in a window function is not supported (but IGNORE NULLS in "
-                             "FIRST_VALUE and LAST_VALUE, which always skip NULLs, as Flink's)",
-                             w)
+                             "in a window function is not supported (but in LAG and LEAD, and "
+                             "IGNORE NULLS in FIRST_VALUE and LAST_VALUE, which always skip "
+                             "NULLs, as Flink's)", w)
         spec = w.args.get("spec")
         kind = _RANKING.get(type(fn))
         if kind is not None:
@@ -269,7 +279,9 @@ class OverBinder(ClauseBinder):
                 default = coerce(default, value.dtype)
             except BindError as e:
                 raise self.error(BindError, e.message, default_node or fn) from None
-            return WindowCall(kind, (value, offset, default), value.dtype)
+            args = (value, offset, default) + ((Literal(True, T.BOOLEAN),) if ignore_nulls
+                                               else ())
+            return WindowCall(kind, args, value.dtype)
         frame = self._frame(spec, order, w)
         if kind is not None:  # first_value / last_value
             value = self.exprs.bind(fn.this, rel.scope)

@@ -28,6 +28,8 @@ def streaming_lag(plan: N.WindowFunctions) -> N.OverAggregate | None:
         return None
     if not any(c.func == "lag" for c in plan.calls):
         return None
+    if any(c.func in ("lag", "lead") and len(c.args) > 3 for c in plan.calls):
+        return None  # (IGNORE NULLS: over a bounded input, at its end)
     aggs: list[AggCall] = []
     for c in plan.calls:
         if c.func == "lag":

@@ -300,12 +300,26 @@ def _python(agg: AggCall, batch: pa.RecordBatch, lo: np.ndarray, hi: np.ndarray,
 
 
 def _shifted(call: WindowCall, batch: pa.RecordBatch, rows: _Rows) -> pa.Array:
-    value_e, offset_e, default_e = call.args
+    value_e, offset_e, default_e = call.args[:3]
     assert isinstance(offset_e, Literal)
     offset = int(offset_e.value)  # type: ignore[arg-type]
-    src = rows.idx - offset if call.func == "lag" else rows.idx + offset
-    inside = (src >= rows.part_start) & (src < rows.part_end)
     values = evaluate(value_e, batch)
+    if len(call.args) > 3:  # IGNORE NULLS: counted over the partition's non-NULL values
+        valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False), dtype=bool)
+        at = np.flatnonzero(valid)  # (the rank-th non-NULL value is at[rank - 1])
+        upto = np.cumsum(valid)  # (non-NULL values up to each row, itself included)
+        before_part = upto[rows.part_start] - valid[rows.part_start]
+        through_part = upto[rows.part_end - 1]
+        if call.func == "lag":
+            rank = upto - valid - offset + 1
+            inside = (rank > before_part) & (rank <= upto - valid)
+        else:
+            rank = upto + offset
+            inside = (rank <= through_part) & (rank > upto)
+        src = at[np.clip(rank - 1, 0, max(len(at) - 1, 0))] if len(at) else rows.idx
+    else:
+        src = rows.idx - offset if call.func == "lag" else rows.idx + offset
+        inside = (src >= rows.part_start) & (src < rows.part_end)
     taken = values.take(pa.array(np.clip(src, 0, rows.n - 1)))
     default = evaluate(default_e, batch)
     if default.type != taken.type:

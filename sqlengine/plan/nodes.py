@@ -657,8 +657,12 @@ class WindowCall:
     agg: AggCall | None = None
 
     def sql(self) -> str:
+        # (LAG / LEAD IGNORE NULLS: a fourth argument, TRUE)
+        shown = self.args[:3] if self.func in ("lag", "lead") else self.args
         inner = self.agg.sql() if self.agg is not None else \
-            f"{self.func.upper()}({', '.join(a.sql() for a in self.args)})"
+            f"{self.func.upper()}({', '.join(a.sql() for a in shown)})"
+        if len(shown) < len(self.args):
+            inner += " IGNORE NULLS"
         return inner + (f" {self.frame.sql()}" if self.frame is not None else "")
 
 
