@@ -13,6 +13,7 @@ DOUBLE, and the DOUBLE sums otherwise.
 from __future__ import annotations
 
 import decimal
+from fractions import Fraction
 
 import numpy as np
 import pyarrow as pa
@@ -142,10 +143,13 @@ def split_variance(args: list[Array], lits: list[object], out: pa.DataType) -> A
     for i, r in enumerate(rows.tolist()):
         k = int(count[r])
         big_s = int(ss[i])
-        whole = (k * int(qs[i]) - big_s * big_s) / k  # (exact integers, one rounding)
-        cross = 2.0 * (hls[i] - big_s / k * sls[i])
-        rest = qls[i] - sls[i] * sls[i] / k
-        values[r] = max(0.0, whole + cross + rest) / (k - 1 if sample else k)
+        # (in rationals from the sums, rounded once: the mean of the integral parts in
+        # DOUBLE cancelled, 1e9, 1e9 + 1.5, 1e9 + 3 gave 2.2499999801 for 2.25)
+        sl = Fraction(float(sls[i]))
+        whole = Fraction(k * int(qs[i]) - big_s * big_s, k)
+        cross = 2 * (Fraction(float(hls[i])) - big_s * sl / k)
+        rest = Fraction(float(qls[i])) - sl * sl / k
+        values[r] = max(0.0, float((whole + cross + rest) / (k - 1 if sample else k)))
     null = res.is_null().to_numpy(zero_copy_only=False)
     return pa.array(np.where(null, 0.0, values), pa.float64(), mask=null)
 
@@ -183,10 +187,13 @@ def comoment(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         for i, r in enumerate(rows.tolist()):
             k = int(count[r])
             big_a, big_b = int(ha[i]), int(hb[i])
-            whole = (k * int(hh[i]) - big_a * big_b) / k  # (exact integers, one rounding)
-            cross = (hl[i] - big_a / k * lb[i]) + (lh[i] - la[i] * (big_b / k))
-            rest = ll[i] - la[i] * lb[i] / k
-            res[r] = whole + cross + rest
+            # (in rationals from the sums, rounded once, as split_variance)
+            fa, fb = Fraction(float(la[i])), Fraction(float(lb[i]))
+            whole = Fraction(k * int(hh[i]) - big_a * big_b, k)
+            cross = (Fraction(float(hl[i])) - big_a * fb / k) + \
+                (Fraction(float(lh[i])) - fa * big_b / k)
+            rest = Fraction(float(ll[i])) - fa * fb / k
+            res[r] = float(whole + cross + rest)
     if same:
         res = np.where(res < 0, 0.0, res)
     null = count <= 0

@@ -195,3 +195,14 @@ def test_percentile_cont_within_group_and_median(mode: str) -> None:
                                     (3, None, None, 6.0, None, 6.0)]
     with pytest.raises(SqlEngineError, match=r"PERCENTILE_CONT \.\.\. WITHIN GROUP"):
         s.sql("SELECT PERCENTILE_CONT(i / 10) WITHIN GROUP (ORDER BY d DESC) FROM t").collect()
+
+
+def test_doubles_with_a_spread_of_fractions_are_exact() -> None:
+    """1e9, 1e9 + 1.5, 1e9 + 3 (a helper's README check): 2.25 as DuckDB's; the mean of the
+    integral parts rounded in DOUBLE cancelled to 2.2499999801317854 (and 1, 2.5, 4 gave
+    2.2500000000000004)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    for xs in ([1e9, 1e9 + 1.5, 1e9 + 3.0], [1.0, 2.5, 4.0]):
+        s.register("t", pa.table({"x": xs}))
+        assert list(s.sql("SELECT VAR_SAMP(x), COVAR_SAMP(x, x), REGR_SXX(x, x), VAR_POP(x) "
+                          "FROM t").collect().to_pylist()[0].values()) == [2.25, 2.25, 4.5, 1.5]
