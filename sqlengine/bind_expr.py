@@ -240,6 +240,10 @@ class ExprBinder:
             return bind_json.bind_json_object(self, node, scope)
         if isinstance(node, exp.Floor | exp.Ceil) and node.args.get("to") is not None:
             return bind_scalar.floor_ceil_time(self, node, scope)
+        if isinstance(node, exp.StrToDate | exp.StrToTime) and node.meta.get("cast_format"):
+            raise self.error(NotSupportedError, "CAST ... FORMAT is not supported (TO_DATE(s, "
+                             "format) and TO_TIMESTAMP(s, format) read a text by a pattern)",
+                             node)
         if isinstance(node, exp.DateTrunc | exp.TimestampTrunc):
             return bind_scalar.date_trunc(self, node, scope)
         if type(node) in _FUNCS:

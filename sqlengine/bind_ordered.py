@@ -44,8 +44,13 @@ def ordered_parts(node: exp.Expression) -> Ordered | None:
                        (key,), False)
     if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.GroupConcat) and \
             isinstance(node.expression, exp.Order):
-        value, distinct = _undistinct(node.this.this)
-        return Ordered("listagg", "LISTAGG", value, node.this.args.get("separator"),
+        inner, separator = node.this.this, node.this.args.get("separator")
+        if isinstance(inner, exp.Distinct) and len(inner.expressions) == 2 and \
+                separator is None:  # (LISTAGG(DISTINCT s, sep): sqlglot's two DISTINCT values)
+            inner, separator = exp.Distinct(expressions=[inner.expressions[0]]), \
+                inner.expressions[1]
+        value, distinct = _undistinct(inner)
+        return Ordered("listagg", "LISTAGG", value, separator,
                        tuple(node.expression.expressions), distinct)
     if isinstance(node, exp.ArrayAgg | exp.GroupConcat) and isinstance(node.this, exp.Order):
         value, distinct = _undistinct(node.this.this)

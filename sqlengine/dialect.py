@@ -172,6 +172,14 @@ class Flink(Dialect):
             self._retreat(index)
             return super()._parse_position(haystack_first)
 
+        def _parse_cast(self, strict: bool, safe: bool | None = None) -> exp.Expression:
+            """CAST(s AS DATE / TIMESTAMP FORMAT f), which sqlglot makes a STR_TO_DATE /
+            STR_TO_TIME call, marked so that the binder refuses the clause by its name."""
+            node = super()._parse_cast(strict, safe)
+            if isinstance(node, exp.StrToDate | exp.StrToTime):
+                node.meta["cast_format"] = True
+            return node
+
         def _parse_window(self, this: exp.Expression | None, alias: bool = False
                           ) -> exp.Expression | None:
             """The standard's PERCENTILE_CONT(f) WITHIN GROUP (ORDER BY x [DESC]) as

@@ -428,7 +428,16 @@ INTERNAL = frozenset({
 SYNTAX_FUNCTIONS = ("CAST", "TRY_CAST", "EXTRACT", "CASE", "TIMESTAMPADD", "TIMESTAMPDIFF",
                     "ARRAY", "MAP", "ROW",
                     "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP",
-                    "VAR_SAMP", "VARIANCE")
+                    "VAR_SAMP", "VARIANCE",
+                    # (window functions, as Flink's SHOW FUNCTIONS lists them)
+                    "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE",
+                    "LAG", "LEAD",
+                    # (the standard's and other engines', reduced or ordered: bind_reduce,
+                    # bind_ordered)
+                    "CORR", "COVAR_POP", "COVAR_SAMP", "REGR_SLOPE", "REGR_INTERCEPT",
+                    "REGR_COUNT", "REGR_R2", "REGR_AVGX", "REGR_AVGY", "REGR_SXX", "REGR_SYY",
+                    "REGR_SXY", "BOOL_AND", "BOOL_OR", "EVERY", "ANY_VALUE", "MEDIAN",
+                    "PERCENTILE_CONT", "PERCENTILE_DISC", "STRING_AGG", "DATE_TRUNC")
 # The names people call some functions by (sqlglot's spelling is kept as the signature's).
 _SHOWN_AS = {"starts_with": "STARTSWITH", "ends_with": "ENDSWITH"}
 

@@ -206,3 +206,11 @@ def test_doubles_with_a_spread_of_fractions_are_exact() -> None:
         s.register("t", pa.table({"x": xs}))
         assert list(s.sql("SELECT VAR_SAMP(x), COVAR_SAMP(x, x), REGR_SXX(x, x), VAR_POP(x) "
                           "FROM t").collect().to_pylist()[0].values()) == [2.25, 2.25, 4.5, 1.5]
+
+
+def test_show_functions_lists_them() -> None:
+    names = sqlengine.connect().execute("SHOW FUNCTIONS")[0].table.column(0).to_pylist()
+    for name in ("CORR", "REGR_SLOPE", "BOOL_AND", "EVERY", "ANY_VALUE", "MEDIAN",
+                 "PERCENTILE_CONT", "PERCENTILE_DISC", "STRING_AGG", "DATE_TRUNC", "LAG", "RANK"):
+        assert name in names
+

@@ -217,6 +217,8 @@ def test_a_bad_task_mode_names_the_option() -> None:
     # (TPC-DS's aliases: the hint was missing after AS, where the highlight starts inside)
     ('SELECT a AS "order count" FROM t', "Flink quotes names with backticks"),
     ("SELECT DATE '2000-01-01' + a FROM t", r"add an interval: d \+ INTERVAL '5' DAY"),
+    # (sqlglot makes it STR_TO_DATE: "unknown function STR_TO_DATE")
+    ("SELECT CAST(b AS DATE FORMAT 'YYYY') FROM t", r"CAST \.\.\. FORMAT is not supported"),
     ("SELECT ROW_NUMBER() FROM t", r"ROW_NUMBER\(\) is a window function: it needs OVER"),
 ])
 def test_messages_in_sqls_words(sql: str, words: str) -> None:

@@ -143,3 +143,14 @@ def test_refused_on_spark_before_it_starts() -> None:
     with pytest.raises(SqlEngineError, match=r"ordered aggregates .* are not supported on the "
                        "Spark runtime yet"):
         s.sql("SELECT g, ARRAY_AGG(x ORDER BY k) FROM t GROUP BY g").collect()
+
+
+def test_listagg_distinct_with_a_separator_within_group() -> None:
+    """(sqlglot reads LISTAGG(DISTINCT s, sep) as DISTINCT of two values: it was refused as
+    "unsupported expression")"""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", pa.table({"s": ["b", "a", "b", None, "c"]}))
+    assert s.sql("SELECT LISTAGG(DISTINCT s, ';') WITHIN GROUP (ORDER BY s DESC), "
+                 "LISTAGG(DISTINCT s) WITHIN GROUP (ORDER BY s) FROM t").collect().to_pylist() \
+        == [{"EXPR$0": "c;b;a", "EXPR$1": "a,b,c"}]
+
