@@ -31,6 +31,7 @@ from sqlengine.errors import (
     PlanError,
     Span,
     SqlEngineError,
+    named_place,
     unexpected,
 )
 from sqlengine.functions import callable_names
@@ -203,7 +204,7 @@ class Session:
                     at = offset + text.find(f"'{key}'") + 1  # (a refused option: its key)
                     e.span = Span.from_offset(script, at, at + len(key))
             if e.span is None and e.sql == script:
-                e.span = _named_place(e.message, text, offset, script) or Span.from_offset(
+                e.span = named_place(e.message, text, offset, script) or Span.from_offset(
                     script, offset, offset + len(text.split()[0]))
             if source is not None:
                 e.source = source
@@ -624,18 +625,6 @@ def _check_rule_names(value: str) -> None:
         if getattr(names[name], "mandatory", False):
             raise PlanError(f"option {key!r}: rule {name!r} cannot be disabled (what it "
                             "rewrites no runtime can run)")
-
-
-def _named_place(message: str, text: str, offset: int, script: str) -> Span | None:
-    """The place in a statement of the first name an error message quotes ('x'), when the
-    statement holds it as a word."""
-    import re
-
-    for name in re.findall(r"'([^'\s]+)'", message):
-        m = re.search(rf"(?<![\w`']){re.escape(name)}(?![\w`'])|`{re.escape(name)}`", text)
-        if m is not None:
-            return Span.from_offset(script, offset + m.start(), offset + m.end())
-    return None
 
 
 def connect(options: dict[str, str] | None = None, *, safe: bool = False,

@@ -194,3 +194,16 @@ def unexpected(error: BaseException) -> SqlEngineError:
     if type(error).__name__ == "ArrowCapacityError":
         return ExecutionError(f"a value or batch is too large for Arrow: {error}")
     return InternalError(f"unexpected {type(error).__name__}: {error}")
+
+
+def named_place(message: str, text: str, offset: int, script: str) -> Span | None:
+    """The place in a statement of the first name an error message quotes ('x'), when the
+    statement holds it as a word (``text`` starts at ``offset`` of ``script``)."""
+    import re
+
+    for name in re.findall(r"'([^'\s]+)'", message):
+        m = re.search(rf"(?<![\w`']){re.escape(name)}(?![\w`'])|`{re.escape(name)}`", text)
+        if m is not None:
+            return Span.from_offset(script, offset + m.start(), offset + m.end())
+    return None
+

@@ -11,7 +11,14 @@ import pyarrow as pa
 
 from sqlengine import runtime
 from sqlengine.binder import bind_query
-from sqlengine.errors import ExecutionError, PlanError, SqlEngineError, unexpected
+from sqlengine.errors import (
+    ExecutionError,
+    PlanError,
+    Span,
+    SqlEngineError,
+    named_place,
+    unexpected,
+)
 from sqlengine.optimizer.analysis import bounded_result, is_bounded, unbounded_sources
 from sqlengine.parser import parse_query
 from sqlengine.plan.nodes import LogicalPlan, Sink, SinkSpec
@@ -80,7 +87,15 @@ class Query:
         return self._guarded(lambda: self.session.explain_plan(self.logical_plan))
 
     def _job(self) -> runtime.JobExecution:
-        return self.session.submit(collect_sink(self.logical_plan))
+        try:
+            return self.session.submit(collect_sink(self.logical_plan))
+        except SqlEngineError as e:  # (a plan-time refusal: at the name it quotes, if any)
+            if e.span is None and e.sql is None:
+                e.sql = self.script
+                e.span = named_place(e.message, self.text.sql, self.text.offset, self.script) \
+                    or Span.from_offset(self.script, self.text.offset,
+                                        self.text.offset + len(self.text.sql.split()[0]))
+            raise
 
     def _finish(self, job: runtime.JobExecution) -> None:
         if job.result is not None:

@@ -311,3 +311,13 @@ def test_a_parameter_error_is_located_at_its_placeholder() -> None:
             s.sql(sql, params)
         span = info.value.span
         assert span is not None and (span.line, span.column) == where
+
+
+def test_a_plan_time_refusal_of_a_query_has_a_place() -> None:
+    """(sql(...).collect() gave none; execute() pointed at the quoted table already)"""
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.execute("CREATE TABLE gen (k INT, v INT) WITH ('connector' = 'datagen')")
+    with pytest.raises(SqlEngineError, match="ORDER BY over an unbounded input") as info:
+        s.sql("SELECT k, v FROM gen ORDER BY v").collect()
+    assert info.value.span is not None and (info.value.span.line, info.value.span.column) == \
+        (1, 18)
