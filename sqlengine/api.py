@@ -31,7 +31,7 @@ from sqlengine.errors import (
     PlanError,
     Span,
     SqlEngineError,
-    named_place,
+    statement_place,
     unexpected,
 )
 from sqlengine.functions import callable_names
@@ -204,8 +204,7 @@ class Session:
                     at = offset + text.find(f"'{key}'") + 1  # (a refused option: its key)
                     e.span = Span.from_offset(script, at, at + len(key))
             if e.span is None and e.sql == script:
-                e.span = named_place(e.message, text, offset, script) or Span.from_offset(
-                    script, offset, offset + len(text.split()[0]))
+                e.span = statement_place(e.message, text, offset, script)
             if source is not None:
                 e.source = source
             raise

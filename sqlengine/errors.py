@@ -196,6 +196,13 @@ def unexpected(error: BaseException) -> SqlEngineError:
     return InternalError(f"unexpected {type(error).__name__}: {error}")
 
 
+def statement_place(message: str, text: str, offset: int, script: str) -> Span:
+    """Where an error without a place of its own points in a statement: the first name its
+    message quotes, else the statement's first word."""
+    return named_place(message, text, offset, script) or Span.from_offset(
+        script, offset, offset + len((text.split() or [""])[0]))
+
+
 def named_place(message: str, text: str, offset: int, script: str) -> Span | None:
     """The place in a statement of the first name an error message quotes ('x'), when the
     statement holds it as a word (``text`` starts at ``offset`` of ``script``)."""

@@ -14,9 +14,8 @@ from sqlengine.binder import bind_query
 from sqlengine.errors import (
     ExecutionError,
     PlanError,
-    Span,
     SqlEngineError,
-    named_place,
+    statement_place,
     unexpected,
 )
 from sqlengine.optimizer.analysis import bounded_result, is_bounded, unbounded_sources
@@ -92,9 +91,8 @@ class Query:
         except SqlEngineError as e:  # (a plan-time refusal: at the name it quotes, if any)
             if e.span is None and e.sql is None:
                 e.sql = self.script
-                e.span = named_place(e.message, self.text.sql, self.text.offset, self.script) \
-                    or Span.from_offset(self.script, self.text.offset,
-                                        self.text.offset + len(self.text.sql.split()[0]))
+                e.span = statement_place(e.message, self.text.sql, self.text.offset,
+                                         self.script)
             raise
 
     def _finish(self, job: runtime.JobExecution) -> None:
