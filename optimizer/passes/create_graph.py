@@ -9,7 +9,6 @@ import pyarrow as pa
 from sqlengine import connectors
 from sqlengine import types as T
 from sqlengine.errors import NotSupportedError, PlanError
-from sqlengine.functions_python import is_python
 from sqlengine.optimizer.passes.base import PassContext
 from sqlengine.optimizer.passes.streaming_lag import streaming_lag
 from sqlengine.optimizer.physical import FORWARD, Exchange, Partitioning, PhysicalNode
@@ -128,13 +127,6 @@ class _Translator:
     def translate(self, plan: N.LogicalPlan) -> PhysicalNode:
         if id(plan) not in self.memo:
             node = self._translate(plan)
-            if self.ttl and self.streaming and (isinstance(node.op, OverAggregateSpec) or (
-                    isinstance(node.op, TopNSpec) and node.op.retract)):
-                raise NotSupportedError(
-                    f"'table.exec.state.ttl' is not implemented for {node.op.label()} yet "
-                    "(it keeps its state for ever; regular joins, GROUP BYs, Top-N and "
-                    "deduplications of insert-only input forget idle state): unset the "
-                    "option for this query")
             if self.streaming and _hinted(plan) and not isinstance(
                     node.op, JoinSpec | GroupAggregateSpec):
                 raise NotSupportedError(
@@ -256,7 +248,9 @@ class _Translator:
                 op = OverAggregateSpec(
                     schema=plan.schema, partition=plan.partition, time_index=plan.time_index,
                     frame=plan.frame, preceding=plan.preceding, aggs=plan.aggs,
-                    text=plan.explain_label().removeprefix("OverAggregate: "))
+                    text=plan.explain_label().removeprefix("OverAggregate: "),
+                    ttl=self.ttl if self.streaming and not (
+                        plan.frame == "range" and plan.preceding is not None) else 0)
                 return PhysicalNode(op, ((child, exchange),))
             case N.Join():
                 return self._join(plan)
@@ -400,11 +394,6 @@ class _Translator:
         exchange = Exchange(Partitioning.HASH, plan.keys) if plan.keys \
             else Exchange(Partitioning.SINGLE)
         ttl = (self.ttl if plan.state_ttl is None else plan.state_ttl) if self.streaming else 0
-        if ttl and any(a.distinct or is_python(a.func) for a in plan.aggs):
-            raise NotSupportedError(
-                "a state TTL ('table.exec.state.ttl' or a STATE_TTL hint) is not "
-                "implemented for a GROUP BY with a DISTINCT or Python aggregate yet (its state "
-                "would be kept for ever)")
         op = GroupAggregateSpec(
             schema=plan.schema, updating=self.streaming, keys=plan.keys, aggs=plan.aggs,
             key_names=plan.key_names, agg_names=plan.agg_names,
@@ -575,7 +564,7 @@ class _Translator:
                 exchange_keys=others, zone=found["window_end"][1].zone)
             return PhysicalNode(window_op, ((child, exchange),))
         if plan.limit is None and self.streaming and not child.op.updating:
-            over = _row_number_over_time(plan, child)
+            over = _row_number_over_time(plan, child, self.ttl if self.streaming else 0)
             if over is not None:
                 return over
         if plan.limit is None and self.streaming:
@@ -1171,7 +1160,8 @@ def _directly_over(plan: N.LogicalPlan, tvf: N.WindowTVF) -> bool:
     return plan is tvf
 
 
-def _row_number_over_time(plan: N.Rank, child: PhysicalNode) -> PhysicalNode | None:
+def _row_number_over_time(plan: N.Rank, child: PhysicalNode, ttl: int
+                          ) -> PhysicalNode | None:
     """ROW_NUMBER() OVER (PARTITION BY ... ORDER BY rowtime) without a filter on it, in
     streaming mode: an OVER aggregate, as Flink runs it (rows numbered as the watermark passes
     them, late rows dropped, rows of one time in arrival order), or None for another order."""
@@ -1189,7 +1179,7 @@ def _row_number_over_time(plan: N.Rank, child: PhysicalNode) -> PhysicalNode | N
         schema=plan.schema, partition=plan.partition, time_index=key.index, frame="rows",
         preceding=None, aggs=(AggCall("count_star", (), T.BIGINT),),
         text=f"PARTITION BY {part} ORDER BY {key.name} ROWS BETWEEN UNBOUNDED PRECEDING AND "
-             f"CURRENT ROW, aggs=[ROW_NUMBER()]")
+             f"CURRENT ROW, aggs=[ROW_NUMBER()]", ttl=ttl)
     return PhysicalNode(op, ((child, exchange),))
 
 

@@ -241,6 +241,8 @@ class _Accumulator:
 
     def reset(self, slots: np.ndarray) -> None:
         self.count[slots] = 0
+        if self.distinct_counts is not None and self.distinct_column == 0:
+            self.distinct_counts.forget(slots)  # (once per shared instance)
         if self.multiset:  # (a group cleared at 0 rows keeps no values: see _split_at_empty)
             self.value[slots] = None
             for slot in slots.tolist():
@@ -1147,8 +1149,11 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         existed, old_vals = before
         exists = self.rows[slots] > 0
         new_vals = self._values_at(slots)
-        changed = np.zeros(len(slots), dtype=bool)
-        for o, n in zip(old_vals[len(self.keys):], new_vals[len(self.keys):]):
+        # (with a state TTL a group's unchanged value is sent again, as Flink's
+        # GroupAggFunction does: the operators after it keep the row's state alive too)
+        changed = np.full(len(slots), bool(self.ttl))
+        for o, n in zip(old_vals[len(self.keys):] if not self.ttl else (),
+                        new_vals[len(self.keys):]):
             if pa.types.is_nested(o.type):  # (ARRAY_AGG: Arrow compares no lists)
                 changed |= np.array([a != b for a, b in zip(o.to_pylist(), n.to_pylist())],
                                     dtype=bool)

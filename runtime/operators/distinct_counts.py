@@ -265,6 +265,26 @@ class DistinctCounts:
             pa.array([], self.value_type)
         return slots, values.take(pa.array(ids)), counts[0] if self.columns == 1 else counts.T
 
+    def forget(self, slots: np.ndarray) -> None:
+        """Drop every pair of the groups at ``slots`` (cleared or expired): their values
+        count again from none."""
+        if not len(slots):
+            return
+        if self.dense is not None:
+            inside = slots[slots < self.slot_cap]
+            if not len(inside) or not self.id_cap:
+                return
+            view = self.dense.reshape(self.columns, self.slot_cap, self.id_cap)
+            self.live -= (view[:, inside, :] > 0).sum(axis=(1, 2))
+            view[:, inside, :] = 0
+            return
+        for level in (self.main, self.recent):
+            gone = np.isin(level.keys >> _ID_BITS, slots)
+            if gone.any():
+                self.live -= (level.counts[:, gone] > 0).sum(axis=1)
+                level.keys = level.keys[~gone]
+                level.counts = level.counts[:, ~gone]
+
     def adopt(self, old: DistinctCounts, mapping: np.ndarray) -> None:
         """Take ``old``'s pairs of the slots ``mapping`` names (old slot -> new slot, -1: not
         taken): a restore at another parallelism."""

@@ -179,8 +179,9 @@ class TopNOperator(KeepsPartitionTtl, Operator):
                  limit: int | None, schema: pa.Schema, emit: str, output_rank: bool,
                  keep: str = "", time_kind: str = "", retract: bool = False,
                  ttl_ms: int = 0, clock: Clock = time) -> None:
-        # 'table.exec.state.ttl' (an insert-only input): a partition whose kept rows no row
-        # changed for the TTL is forgotten without a word (partition_ttl.py).
+        # 'table.exec.state.ttl': a partition whose kept rows no row changed for the TTL (of
+        # an updating input: that no row reached) is forgotten without a word
+        # (partition_ttl.py).
         self.ttl = PartitionTtl(ttl_ms / 1000.0, clock) if ttl_ms else None
         self.partition = partition
         # Deduplication by processing time goes by arrival alone (Flink ignores the values).
@@ -229,21 +230,28 @@ class TopNOperator(KeepsPartitionTtl, Operator):
         """Forget the partitions whose kept rows are older than the TTL; renumber the
         partition ids once the forgotten ones are many."""
         assert self.ttl is not None
-        if self.top is None or not self.top.num_rows:
+        # (over an updating input a partition's state is all its live rows, the top ones
+        # among them)
+        kept = [t for t in (self.top, self.rows) if t is not None and t.num_rows]
+        if not kept:
             return
         n = len(self.ids)
         live = np.zeros(n, dtype=bool)
-        live[self.top[PID].to_numpy()] = True
+        for t in kept:
+            live[t[PID].to_numpy()] = True
         old = self.ttl.expired(live)
         if not len(old):
             return
-        self.top = self.top.filter(pc.invert(pc.is_in(self.top[PID], value_set=pa.array(old))))
+        gone = pa.array(old)
+        self.top, self.rows = (None if t is None else t.filter(
+            pc.invert(pc.is_in(t[PID], value_set=gone))) for t in (self.top, self.rows))
         live[old] = False
         if worth_compacting(self.ids, int(live.sum())):
             self.ids, mapping = compact(self.ids, live)
             self.ttl.written = fit(self.ttl.written, n, -np.inf)[live]
-            self.top = self.top.set_column(self.top.schema.get_field_index(PID), PID,
-                                           pa.array(mapping[self.top[PID].to_numpy()]))
+            self.top, self.rows = (None if t is None else t.set_column(
+                t.schema.get_field_index(PID), PID, pa.array(mapping[t[PID].to_numpy()]))
+                for t in (self.top, self.rows))
 
     def _ranked(self, table: pa.Table) -> pa.Table:
         batch = table.combine_chunks().to_batches()[0]
@@ -275,6 +283,8 @@ class TopNOperator(KeepsPartitionTtl, Operator):
             SEQ, pa.array(seqs))
         touched = pa.array(np.unique(pids))
         if self.retract:
+            if self.ttl is not None:  # (every row of a partition writes its state)
+                self.ttl.touch(touched.to_numpy())
             return self._changed(new, signs(batch), touched)
         if self.top is not None:
             hit = pc.is_in(self.top[PID], value_set=touched)

@@ -216,8 +216,12 @@ def test_the_state_ttl_reaches_the_group_by_that_keeps_state(phases: str) -> Non
     ops = [op for v in s.job_graph(plan).vertices for op in v.chain
            if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec)]
     assert [op.ttl for op in ops] == [90_000]
-    with pytest.raises(sqlengine.SqlEngineError, match=r"table\.exec\.state\.ttl.*DISTINCT"):
-        s.sql("SELECT k, COUNT(DISTINCT v) AS n FROM g GROUP BY k").collect()
+    # (DISTINCT aggregates too: their distinct values expire with their group)
+    plan = collect_sink(s.sql("SELECT k, COUNT(DISTINCT v) AS n FROM g GROUP BY k")
+                        .logical_plan)
+    ops = [op for v in s.job_graph(plan).vertices for op in v.chain
+           if isinstance(op, GroupAggregateSpec | GlobalAggregateSpec)]
+    assert [op.ttl for op in ops] == [90_000]
 
 
 def test_the_state_ttl_reaches_top_n_and_deduplications() -> None:
@@ -380,29 +384,15 @@ def test_co_partitioned_join_inputs_are_not_shuffled_and_give_the_same_rows(
     assert len(got["on"]) == 37
 
 
-def test_a_state_ttl_on_a_top_n_of_an_updating_input_is_refused() -> None:
-    """Its live rows are kept for ever (a Top-N or deduplication of an insert-only input
-    forgets idle partitions)."""
+def test_a_state_ttl_reaches_a_top_n_of_an_updating_input() -> None:
+    """Its live rows expire with their partition, as a Top-N of an insert-only input's."""
+    from sqlengine.optimizer.specs_windows import TopNSpec
+    from sqlengine.query import collect_sink
+
     s = sqlengine.connect({"table.exec.state.ttl": "1 h"})
     s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen')")
-    with pytest.raises(sqlengine.SqlEngineError, match=r"table\.exec\.state\.ttl' is not "
-                                                        r"implemented for Rank"):
-        s.sql("SELECT k, c FROM (SELECT k, c, ROW_NUMBER() OVER (ORDER BY c DESC) AS rn "
-              "FROM (SELECT k, COUNT(*) AS c FROM g GROUP BY k)) WHERE rn <= 2").collect()
-
-
-@pytest.mark.parametrize("sql", [
-    "SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND "
-    "CURRENT ROW) AS s FROM g",
-])
-def test_a_state_ttl_on_an_operator_without_one_is_refused(sql: str) -> None:
-    """An OVER aggregation keeps its state for ever: with the option set it is refused by
-    name, not run as if it were not there."""
-    s = sqlengine.connect({"table.exec.state.ttl": "1 h"})
-    s.execute("CREATE TABLE g (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
-              "WITH ('connector' = 'datagen', 'number-of-rows' = '10')")
-    with pytest.raises(sqlengine.SqlEngineError, match=r"table\.exec\.state\.ttl' is not "
-                                                        r"implemented for OverAggregate"):
-        s.sql(sql).collect()
-    s.execute("RESET 'table.exec.state.ttl'")
-    assert s.sql(sql).collect().num_rows > 0
+    plan = collect_sink(s.sql(
+        "SELECT k, c FROM (SELECT k, c, ROW_NUMBER() OVER (ORDER BY c DESC) AS rn "
+        "FROM (SELECT k, COUNT(*) AS c FROM g GROUP BY k)) WHERE rn <= 2").logical_plan)
+    ops = [op for v in s.job_graph(plan).vertices for op in v.chain if isinstance(op, TopNSpec)]
+    assert [(op.retract, op.ttl) for op in ops] == [(True, 3_600_000)]

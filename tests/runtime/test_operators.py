@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pyarrow as pa
+import pytest
 
 from sqlengine.plan.expressions import AggCall, ColumnRef
 from sqlengine.plan.nodes import SortKey
@@ -299,6 +300,64 @@ def test_state_ttl_forgets_idle_groups() -> None:
     assert h.process(batch([("b", 4)])).take_rows() == [("+I", "b", 1, 4, 4, "b")]
 
 
+def distinct_agg(clock: Clock, ttl_ms: int) -> GroupAggregateOperator:
+    aggs = (AggCall("count", (V,), pa.int64(), distinct=True),
+            AggCall("sum", (V,), pa.int64(), distinct=True),
+            AggCall("count_star", (), pa.int64()))
+    out = pa.schema([("k", pa.string()), ("d", pa.int64()), ("sd", pa.int64()),
+                     ("n", pa.int64())])
+    return GroupAggregateOperator((K,), aggs, out, "changelog", input_updating=True,
+                                  ttl_ms=ttl_ms, clock=clock)
+
+
+@pytest.mark.parametrize("levels", [False, True])
+def test_state_ttl_forgets_the_distinct_values_of_idle_groups(levels: bool) -> None:
+    """A GROUP BY with COUNT / SUM(DISTINCT x) and 'table.exec.state.ttl': an expired group's
+    distinct values go with it (a value it had counts again), in the dense counts and in
+    the sorted levels they turn into when groups x values grow."""
+    clock = Clock()
+    h = OperatorHarness(distinct_agg(clock, 1000))
+    if levels:
+        h.op.accs[0].distinct_counts._to_levels()
+        h.op.accs[0].distinct_counts.dense = None
+    assert h.process(batch([("a", 1), ("a", 2), ("a", 2), ("b", 7)])).take_rows() == [
+        ("+I", "a", 2, 3, 3), ("+I", "b", 1, 7, 1)]
+    clock.now = 0.8
+    assert h.process(batch([("b", 7), ("b", 8)])).take_rows() == [
+        ("-U", "b", 1, 7, 1), ("+U", "b", 2, 15, 3)]
+    clock.now = 1.5  # a expired (last row at 0.0), b kept (0.8)
+    assert h.process(batch([("a", 2), ("b", 8)])).take_rows() == [
+        ("+I", "a", 1, 2, 1), ("-U", "b", 2, 15, 3), ("+U", "b", 2, 15, 4)]
+    assert len(h.op.accs[0].distinct_counts) == 6  # (a: 2; b: 7, 8; a column each)
+    # (a's 1 from before the expiry is not counted: a new copy of it is a new value)
+    assert h.process(batch([("a", 1)])).take_rows() == [
+        ("-U", "a", 1, 2, 1), ("+U", "a", 2, 3, 2)]
+
+
+def test_a_group_emptied_by_retractions_forgets_its_distinct_values() -> None:
+    """As Flink's GroupAggFunction, a group whose row count falls to 0 is cleared whatever
+    its accumulators hold: a changelog with a retraction of a value never inserted (read
+    from its middle) leaves no count behind that would hide the value's next insert."""
+    h = OperatorHarness(distinct_agg(Clock(), 0))
+    assert h.process(batch([("a", 1)])).take_rows() == [("+I", "a", 1, 1, 1)]
+    assert h.process(batch([("a", 2)], [DELETE])).take_rows() == [("-D", "a", 1, 1, 1)]
+    assert h.process(batch([("a", 1)])).take_rows() == [("+I", "a", 1, 1, 1)]
+
+
+@pytest.mark.parametrize("ttl_ms", [0, 1000])
+def test_an_unchanged_value_is_sent_again_only_with_a_state_ttl(ttl_ms: int) -> None:
+    """As Flink's GroupAggFunction: a row that leaves its group's value as it was emits
+    nothing, unless state expires (then -U/+U of the same row, so that the operators after
+    it see the row written and keep it)."""
+    aggs = (AggCall("max", (V,), pa.int64()),)
+    out = pa.schema([("k", pa.string()), ("m", pa.int64())])
+    h = OperatorHarness(GroupAggregateOperator((K,), aggs, out, "changelog", ttl_ms=ttl_ms,
+                                               clock=Clock()))
+    assert h.process(batch([("a", 9)])).take_rows() == [("+I", "a", 9)]
+    assert h.process(batch([("a", 1)])).take_rows() == (
+        [("-U", "a", 9), ("+U", "a", 9)] if ttl_ms else [])
+
+
 def test_no_ttl_keeps_groups_for_ever() -> None:
     clock = Clock()
     aggs = (AggCall("count_star", (), pa.int64()),)
@@ -330,6 +389,29 @@ def test_state_ttl_forgets_idle_top_n_partitions() -> None:
     assert h.process(batch([("a", 0), ("b", 0)])).take_rows() == [
         ("+I", "a", 0, 1), ("+I", "b", 0, 1)]
     assert h.op.state_summary() == {"kept_rows": 2}
+
+
+def test_state_ttl_forgets_idle_partitions_of_an_updating_top_n() -> None:
+    """A Top-N of an updating input (Flink's RetractableTopNFunction) with a state TTL: a
+    partition no row reached for the TTL is forgotten, its live rows with it, without a
+    word; a retraction of a forgotten row is ignored (Flink's lenient handling of state
+    cleared by its TTL), and the partition's next row enters an empty top."""
+    from sqlengine.runtime.operators.rank import TopNOperator
+
+    clock = Clock()
+    out = pa.schema([("k", pa.string()), ("v", pa.int64()), ("rn", pa.int64())])
+    op = TopNOperator((K,), (SortKey(V, ascending=False, nulls_first=False),), 1, out,
+                      "changelog", True, retract=True, ttl_ms=1000, clock=clock)
+    h = OperatorHarness(op)
+    assert h.process(batch([("a", 5), ("a", 3), ("b", 5)])).take_rows() == [
+        ("+I", "a", 5, 1), ("+I", "b", 5, 1)]
+    clock.now = 0.8  # (a retraction writes the state too: b's is kept)
+    assert h.process(batch([("b", 5)], [UPDATE_BEFORE])).take_rows() == [("-D", "b", 5, 1)]
+    clock.now = 1.5  # a idle since 0.0: forgotten with its rows 5 and 3
+    assert h.process(batch([("a", 5)], [UPDATE_BEFORE])).take_rows() == []
+    assert op.rows is not None and "a" not in op.rows["k"].to_pylist()
+    assert h.process(batch([("a", 1), ("b", 2)])).take_rows() == [
+        ("+I", "a", 1, 1), ("+I", "b", 2, 1)]
 
 
 def test_state_ttl_lets_a_deduplicated_key_through_again() -> None:

@@ -312,3 +312,39 @@ def test_create_function_show_and_drop(tmp_path: Path, monkeypatch: pytest.Monke
         s.execute("DROP FUNCTION total")
         with pytest.raises(SqlEngineError, match="TOTAL"):
             s.sql("SELECT total(v) FROM e").collect()
+
+
+@pytest.mark.parametrize("distinct", [False, True])
+def test_a_state_ttl_forgets_the_python_accumulators_of_idle_groups(distinct: bool) -> None:
+    """'table.exec.state.ttl' on a GROUP BY of a Python aggregate (with DISTINCT too): the
+    option reaches the operator, and an expired group's accumulator (and its distinct rows)
+    starts again from create_accumulator."""
+    from sqlengine.optimizer.specs import GroupAggregateSpec
+    from sqlengine.query import collect_sink
+    from sqlengine.runtime.operators.aggregate import GroupAggregateOperator
+    from tests.harness import OperatorHarness
+    from tests.runtime.test_operators import Clock
+
+    s = _session({"table.exec.state.ttl": "90 s"})
+    arg = "DISTINCT v" if distinct else "v"
+    plan = collect_sink(s.sql(f"SELECT k, py_sum({arg}) AS t FROM e GROUP BY k").logical_plan)
+    spec, = [op for v in s.job_graph(plan).vertices for op in v.chain
+             if isinstance(op, GroupAggregateSpec)]
+    assert spec.ttl == 90_000
+    clock = Clock()
+    schema = pa.schema([("k", pa.int64()), ("t", pa.int64())])
+    h = OperatorHarness(GroupAggregateOperator(spec.keys, spec.aggs, schema, "changelog",
+                                               ttl_ms=1000, clock=clock))
+
+    def rows(*kv: tuple[int, int]) -> pa.RecordBatch:
+        return pa.RecordBatch.from_pylist(
+            [{"k": k, "v": v, "w": 1, "ts": START} for k, v in kv],
+            schema=_data().schema)
+
+    assert h.process(rows((1, 5), (2, 5))).take_rows() == [("+I", 1, 5), ("+I", 2, 5)]
+    clock.now = 0.8
+    assert h.process(rows((2, 5))).take_rows() == [
+        ("-U", 2, 5), ("+U", 2, 5 if distinct else 10)]
+    clock.now = 1.5  # group 1 idle since 0.0: forgotten; group 2 written at 0.8
+    assert h.process(rows((1, 5), (2, 3))).take_rows() == [
+        ("+I", 1, 5), ("-U", 2, 5 if distinct else 10), ("+U", 2, 8 if distinct else 13)]
