@@ -184,6 +184,9 @@ class OverAggregateSpec(OperatorSpec):
     preceding: int | None  # ms for RANGE, a row count for ROWS, None for UNBOUNDED
     aggs: tuple[AggCall, ...]
     text: str
+    # ms a key's state outlives its last row ('table.exec.state.ttl'; 0: for ever, and for a
+    # bounded RANGE frame, which frees its rows by time and takes no TTL in Flink)
+    ttl: int = 0
 
     def label(self) -> str:
         return f"OverAggregate({self.text})"

@@ -321,7 +321,7 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
         case OverAggregateSpec():
             from sqlengine.runtime.operators.over import OverAggregateOperator
             return OverAggregateOperator(spec.partition, spec.time_index, spec.frame,
-                                         spec.preceding, spec.aggs, schema)
+                                         spec.preceding, spec.aggs, schema, ttl_ms=spec.ttl)
         case WindowJoinSpec():
             left, right = _split(schema, spec.left_width)
             if spec.right_schema is not None:

@@ -22,7 +22,9 @@ timers included, are replayed (over_triggers.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -39,7 +41,7 @@ from sqlengine.runtime.elements import (
     with_meta,
 )
 from sqlengine.runtime.evaluate import evaluate
-from sqlengine.runtime.operators.base import NotRescalable, Operator
+from sqlengine.runtime.operators.base import Clock, NotRescalable, Operator
 from sqlengine.runtime.operators.over_carry import (
     carried,
     carry_parts,
@@ -96,7 +98,20 @@ class OverAggregateOperator(Operator):
                     "timers")
 
     def __init__(self, partition: tuple[Expr, ...], time_index: int, frame: str,
-                 preceding: int | None, aggs: tuple[AggCall, ...], schema: pa.Schema) -> None:
+                 preceding: int | None, aggs: tuple[AggCall, ...], schema: pa.Schema,
+                 ttl_ms: int = 0, clock: Clock = time) -> None:
+        # 'table.exec.state.ttl' (ROWS frames and UNBOUNDED PRECEDING, as Flink's cleanup
+        # timers of KeyedProcessFunctionWithCleanupState): a key no row reached and none of
+        # whose rows was emitted for the TTL, with no row waiting for the watermark, is
+        # forgotten without a word (its carried aggregates, kept rows and last emitted
+        # time); its next row starts it again. Flink clears it between the TTL and 1.5 x
+        # the TTL after its last use; keys are looked over here at most every half TTL, so
+        # within the same span. ``touched``: each key's last use on ``clock``'s monotonic
+        # time (in a checkpoint: its age).
+        self.ttl = ttl_ms / 1000.0 if not (frame == "range" and preceding is not None) else 0
+        self.clock = clock
+        self.touched: dict[tuple[object, ...], float] = {}
+        self.next_scan = -math.inf
         self.partition = partition
         self.time_index = time_index
         self.frame = frame
@@ -121,6 +136,9 @@ class OverAggregateOperator(Operator):
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
         data = data_part(batch)
+        if self.ttl:
+            self._expire()
+            self._touch(self._keys(data)[1])  # (a late row too, as Flink's processElement)
         times = millis(data.column(self.time_index))
         row_wm = row_watermarks(batch)
         late, epochs = self._late(data, times, row_wm)
@@ -130,6 +148,64 @@ class OverAggregateOperator(Operator):
             tagged = data.append_column(_EPOCH, pa.array(epochs))
             self.timers.register_event_time(tagged.filter(pa.array(on_time)), times[on_time])
         return ()
+
+    # -- 'table.exec.state.ttl' -------------------------------------------------------------
+    def _touch(self, keys: list[tuple[object, ...]]) -> None:
+        self.touched.update(dict.fromkeys(keys, self.clock.monotonic()))
+
+    def _expire(self) -> None:
+        """Forget the keys unused for the TTL that have no row waiting (looked over at most
+        every half TTL)."""
+        now = self.clock.monotonic()
+        if now < self.next_scan:
+            return
+        self.next_scan = now + self.ttl / 2
+        stale = {k for k, t in self.touched.items() if t <= now - self.ttl}
+        if not stale:
+            return
+        stale -= self._waiting_times().keys()
+        for k in stale:
+            del self.touched[k]
+            self.last_fired.pop(k, None)
+        if self.history is not None and self.history.num_rows:
+            ids, keys = self._keys(self.history.select(list(range(self.width))))
+            gone = np.array([k in stale for k in keys], dtype=bool)
+            if gone.any():
+                self.history = self.history.filter(pa.array(~gone[ids]))
+        if self.carry is not None and self.carry.num_rows:
+            cols = [self.carry.column(f"p{i}").to_pylist() for i in range(len(self.partition))]
+            keys = list(zip(*cols)) if cols else [()] * self.carry.num_rows
+            gone = np.array([k in stale for k in keys], dtype=bool)
+            if gone.any():
+                self.carry = self.carry.filter(pa.array(~gone))
+
+    def snapshot_state(self) -> dict[str, object]:
+        state = super().snapshot_state()
+        if self.ttl:  # (ages: a monotonic reading means nothing in another process)
+            now = self.clock.monotonic()
+            state["touched"] = {k: now - t for k, t in self.touched.items()}
+        return state
+
+    def restore_state(self, state: Mapping[str, object]) -> None:
+        super().restore_state(state)
+        self._restore_touched([state], lambda keys: [True] * len(keys))
+
+    def _restore_touched(self, states: list[Mapping[str, object]],
+                         mine: Callable[[list[tuple]], list[bool]]) -> None:
+        """Each key's last use from its age in the checkpoint (the time the job was down
+        does not count); a key without one (an older checkpoint) counts as used now."""
+        if not self.ttl:
+            return
+        now = self.clock.monotonic()
+        self.touched = {}
+        for s in states:
+            ages: dict[tuple, float] = s.get("touched") or {}  # type: ignore[assignment]
+            keys = list(ages)
+            for k, ok in zip(keys, mine(keys)):
+                if ok:
+                    self.touched[k] = now - ages[k]
+        for k in self.last_fired:
+            self.touched.setdefault(k, now)
 
     def _forget(self, cleared: set[object]) -> None:
         """Keys whose state Flink cleared: their history from before the clearing goes (rows
@@ -162,6 +238,11 @@ class OverAggregateOperator(Operator):
                 rows = rows.combine_chunks().to_batches()[0]
             return owned([evaluate(p, rows) for p in self.partition], subtask, parallelism)
 
+        def mine_keys(keys: list[tuple]) -> list[bool]:
+            cols = [pa.array([k[i] for k in keys], type=p.dtype)
+                    for i, p in enumerate(self.partition)]
+            return owned(cols, subtask, parallelism).tolist() if keys else []
+
         self.timers = TimerService()
         history: list[pa.Table] = []
         self.last_fired = {}
@@ -171,13 +252,10 @@ class OverAggregateOperator(Operator):
             if old is not None and old.num_rows:
                 history.append(old.filter(pa.array(mine(old))))
             fired: dict[tuple, int] = s["last_fired"]  # type: ignore[assignment]
-            if fired:
-                keys = list(fired)
-                cols = [pa.array([k[i] for k in keys], type=p.dtype)
-                        for i, p in enumerate(self.partition)]
-                for k, ok in zip(keys, owned(cols, subtask, parallelism).tolist()):
-                    if ok:
-                        self.last_fired[k] = fired[k]
+            keys = list(fired)
+            for k, ok in zip(keys, mine_keys(keys)):
+                if ok:
+                    self.last_fired[k] = fired[k]
         self.history = pa.concat_tables(history) if history else None
         carries = [c.filter(pa.array(owned([c.column(f"p{i}").combine_chunks()
                                              for i in range(len(self.partition))],
@@ -187,6 +265,7 @@ class OverAggregateOperator(Operator):
         self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
         self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
         self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
+        self._restore_touched(states, mine_keys)
 
     def _keys(self, data: pa.RecordBatch | pa.Table) -> tuple[np.ndarray, list[tuple]]:
         """Dense key ids per row, and the key (a tuple of values) of each id."""
@@ -254,6 +333,8 @@ class OverAggregateOperator(Operator):
         return self.timers.watermark
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
+        if self.ttl:
+            self._expire()
         before, ready = self.timers.advance_watermark(wm.timestamp)
         out = self._emit(before, ready)
         if self.range_triggers is not None:  # (after the rows due: their timers come first)
@@ -316,6 +397,8 @@ class OverAggregateOperator(Operator):
                       else self._aggregate(a, sorted_data, lo, hi) for a in self.aggs]
         # Each key's latest emitted time (for lateness, and for what history must keep).
         ids, keys = self._keys(sorted_data)
+        if self.ttl and is_new.any():  # (emitting a key's rows uses its state)
+            self._touch([keys[i] for i in np.unique(ids[is_new]).tolist()])
         if is_new.any():
             newest = np.full(len(keys), _MIN)
             np.maximum.at(newest, ids[is_new], times[is_new])
