@@ -84,7 +84,8 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         original = data
     if allow_comments:
         data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
-    if not data.strip():  # (a block of comment lines: Arrow calls an empty input an error)
+    if not data:  # (a block of comment lines: Arrow calls an empty input an error; a blank
+        # or all-space line is a row, of one column a NULL or its text: it was dropped)
         return
     bad_rows: list[int] = []
     # Under ignore-parse-errors a row with too few fields is kept, the missing ones NULL (as

@@ -39,6 +39,25 @@ def test_csv_bad_row_fails_with_file_and_line(tmp_path: Path) -> None:
         s.sql("SELECT * FROM t").collect()
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("\n", [(None, None)]), ("\n\n", [(None, None)] * 2), ("  \n", [("  ", None)]),
+    ("# note\n\n", [(None, None)])])
+def test_a_file_of_blank_lines_holds_rows(tmp_path: Path, text: str,
+                                          expected: list[tuple]) -> None:
+    """A one-column table's blank line is a row (NULL for an INT, '' for a STRING, read
+    back as the sink wrote them); a file holding nothing else was read as no rows (its text
+    was stripped first), losing a single NULL a sink had written, or a row of spaces."""
+    for column, kind in (("s", "STRING"), ("n", "INT")):
+        ddl = (f"CREATE TABLE t ({column} {kind}) WITH ('connector' = 'filesystem', 'path' = "
+               "'DIR/t.csv', 'format' = 'csv', 'csv.allow-comments' = 'true')")
+        s = session_with(tmp_path, ddl, {"t.csv": text})
+        got = [r[column] for r in s.sql("SELECT * FROM t").collect().to_pylist()]
+        want = [e[0] if kind == "STRING" else e[1] for e in expected]
+        if kind == "STRING":
+            want = ["" if v is None else v for v in want]
+        assert got == want, (kind, text)
+
+
 def test_csv_ignore_parse_errors_nulls_bad_fields(tmp_path: Path) -> None:
     # As Flink's csv format (PyFlink 2.3 on the same files): a value that does not read as
     # its type is NULL, a row with too few fields has the missing ones NULL, a row with too
