@@ -41,7 +41,7 @@ from sqlengine.optimizer.drawing import FORMATS, combine_svg
 from sqlengine.optimizer.explain import explain_plan
 from sqlengine.optimizer.jobgraph import JobGraph
 from sqlengine.options import check_key, check_option, local_time_zone
-from sqlengine.parser import parse_statement, split_script
+from sqlengine.parser import parse_query, parse_statement, split_script
 from sqlengine.plan.nodes import LogicalPlan
 from sqlengine.query import Query, Result, collect_sink
 from sqlengine.recursion import deep
@@ -305,6 +305,8 @@ class Session:
                 return Result("ok", ddl.create_table(self.catalog, stmt, script))
             case S.CreateTableAs():
                 return self._create_table_as(stmt, script)
+            case S.ReplaceTableAs():
+                return self._replace_table_as(stmt, script)
             case S.FunctionStatement():
                 return Result("ok", self._function_statement(stmt))
             case S.CatalogStatement():
@@ -487,7 +489,7 @@ class Session:
             return self._insert(S.Insert(table.name, (), stmt.query, False,
                                          stmt.table.name_offset), script)
         ddl.create_table(self.catalog, table, script)
-        insert = S.Insert(table.name, names, stmt.query)
+        insert = S.Insert(table.name, names, stmt.query, False, stmt.table.name_offset)
         try:
             ddl.bind_insert(self.catalog, insert, script)
         except Exception:
@@ -495,16 +497,61 @@ class Session:
             raise
         return self._insert(insert, script)
 
-    def _insert(self, stmt: S.Insert, script: str) -> Result:
+    def _replace_table_as(self, stmt: S.ReplaceTableAs, script: str) -> Result:
+        """[CREATE OR] REPLACE TABLE ... AS query, as Flink's RTAS (not atomic, its
+        default): the query is planned against the tables as they are (it may read the
+        table it replaces), then the table is dropped, created with the query's columns and
+        filled by an INSERT. As Flink's DROP TABLE, dropping leaves a filesystem table's
+        files where they are: at the same path the new rows join them. If the INSERT cannot
+        be planned, the old table is put back."""
+        from sqlengine.binder import bind_query
+
+        ctas = stmt.ctas
+        name = ctas.table.name
+        offset = ctas.table.name_offset
+        span = Span.from_offset(script, offset, offset + len(name))
+        if self.catalog.is_temporary(name):
+            raise BindError(f"{name!r} is a temporary table or view: REPLACE TABLE replaces a "
+                            "permanent table (as in Flink; DROP TEMPORARY TABLE first)",
+                            span=span, sql=script)
+        old, view = self.catalog.find(name, temporary=False)
+        if view is not None:
+            raise BindError(f"{name!r} is a view: REPLACE TABLE replaces a table", span=span,
+                            sql=script)
+        if old is None and not stmt.create:
+            raise BindError(f"the table {name!r} to be replaced does not exist (CREATE TABLE "
+                            "... AS or CREATE OR REPLACE TABLE ... AS creates it)", span=span,
+                            sql=script)
+        query = bind_query(parse_query(ctas.query, script), self.catalog, ctas.query, script)
+        table, queried = ddl.table_of_query(self.catalog, ctas, script)
+        names = queried if ctas.table.columns or ctas.order else ()
+        insert = S.Insert(table.name, names, ctas.query, False, offset)
+        if old is not None:
+            self.catalog.drop("TABLE", name, if_exists=False)
+        try:
+            ddl.create_table(self.catalog, table, script)
+            plan = ddl.bind_insert(self.catalog, insert, script, query)
+        except Exception:
+            self.catalog.drop("TABLE", name, if_exists=True)
+            if old is not None:
+                self.catalog.add_table(old)
+            raise
+        return self._insert(insert, script, plan)
+
+    def _insert(self, stmt: S.Insert, script: str, plan: LogicalPlan | None = None
+                ) -> Result:
+        """``plan``: the INSERT's, bound already."""
+        if plan is None:
+            plan = ddl.bind_insert(self.catalog, stmt, script)
         if self.background_inserts and \
                 self.options.get("table.dml-sync", "false").lower() != "true":
-            execution = self.submit(ddl.bind_insert(self.catalog, stmt, script))
+            execution = self.submit(plan)
             job = Job(execution, f"INSERT INTO {stmt.table}")
             self.jobs[job.id] = job
             return Result("ok", "[INFO] Submitting SQL update statement to the cluster...\n"
                                 "[INFO] SQL update statement has been successfully submitted "
                                 f"to the cluster:\nJob ID: {job.id}")
-        job = self.submit(ddl.bind_insert(self.catalog, stmt, script))
+        job = self.submit(plan)
         for _ in job.run():
             pass
         rows = job.result.sink_rows if job.result else {}

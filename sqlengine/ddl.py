@@ -933,8 +933,10 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
     raise BindError(f"unknown table or view {stmt.name!r}", span=span, sql=script)
 
 
-def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
-    """``INSERT INTO t [(cols)] query`` as a Sink over the query, cast to the table's types."""
+def bind_insert(catalog: Catalog, stmt: S.Insert, script: str,
+                query: LogicalPlan | None = None) -> LogicalPlan:
+    """``INSERT INTO t [(cols)] query`` as a Sink over the query, cast to the table's types
+    (``query``: the query's plan, bound already)."""
     from sqlengine.binder import bind_query
 
     span = Span.from_offset(script, stmt.table_offset, stmt.table_offset + len(stmt.table))
@@ -962,7 +964,8 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str) -> LogicalPlan:
         table = replace(table, options=options)
     if stmt.overwrite and not connector.supports_overwrite:
         raise PlanError("INSERT OVERWRITE needs a filesystem table", span=span, sql=script)
-    plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
+    plan = query if query is not None else \
+        bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
     if stmt.overwrite:
         endless = next((p.source.table for p in walk(plan)
                         if isinstance(p, Scan) and not p.source.bounded), None)

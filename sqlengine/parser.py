@@ -211,8 +211,12 @@ _UNSUPPORTED_STATEMENTS = [
     (r"(TRUNCATE\s+TABLE|DELETE\s+FROM|UPDATE)\b",
      "row-level changes (TRUNCATE / DELETE / UPDATE) are not supported: no connector here "
      "modifies rows in place; INSERT OVERWRITE replaces a filesystem table's rows"),
-    (r"(CREATE\s+OR\s+REPLACE|REPLACE)\s+TABLE\b",
-     "[CREATE OR] REPLACE TABLE ... AS is not supported: DROP TABLE, then CREATE TABLE ... AS"),
+    (r"CREATE\s+OR\s+REPLACE\s+TEMPORARY\s+TABLE\b",
+     "CREATE OR REPLACE TABLE ... AS does not replace a temporary table (as in Flink): DROP "
+     "TEMPORARY TABLE, then CREATE TEMPORARY TABLE ... AS"),
+    (r"(CREATE\s+OR\s+REPLACE|REPLACE)\s+TABLE\s+IF\s+NOT\s+EXISTS\b",
+     "[CREATE OR] REPLACE TABLE ... AS takes no IF NOT EXISTS (as in Flink): CREATE OR "
+     "REPLACE creates a table that does not exist"),
 ]
 
 

@@ -80,6 +80,15 @@ class CreateTableAs(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class ReplaceTableAs(Statement):
+    """[CREATE OR] REPLACE TABLE ... WITH (...) AS query (Flink's RTAS): the table dropped,
+    then created and filled as by CREATE TABLE ... AS."""
+
+    ctas: CreateTableAs
+    create: bool  # CREATE OR REPLACE: a table that does not exist is created
+
+
+@dataclass(frozen=True, slots=True)
 class CreateView(Statement):
     name: str
     columns: tuple[str, ...]
@@ -466,6 +475,14 @@ class StatementBuilder(Transformer):
         return CreateTableAs(self.create_table([i for i in items[:-1]
                                                 if not isinstance(i, _CtasColumns)]),
                              query, tuple(order))
+
+    def create_or(self, items: list) -> bool:
+        return True
+
+    def replace_table_as(self, items: list) -> ReplaceTableAs:
+        # (a CREATE TABLE ... AS with neither TEMPORARY nor IF NOT EXISTS)
+        return ReplaceTableAs(self.create_table_as([None, None, *items[1:]]),
+                              items[0] is not None)
 
     def ctas_columns(self, items: list) -> _CtasColumns:
         return _CtasColumns(unquote_ident(str(i)) for i in items)
