@@ -93,6 +93,8 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("table.exec.emit.late-fire.enabled", "bool", "window operators"),
     _opt("table.exec.emit.late-fire.delay", "duration", "window operators"),
     _opt("table.exec.state.ttl", "duration", "joins, aggregates, Top-N, deduplication and OVER"),
+    _opt("table.exec.sink.not-null-enforcer", "enum", "table sinks (a NULL in a NOT NULL "
+         "column)", ("ERROR", "DROP")),
     _opt("table.exec.iteration.max-rounds", "int", "recursive queries (WITH RECURSIVE)",
          minimum=1),
     _opt("table.exec.iteration.spark.local-rows", "int",

@@ -317,6 +317,10 @@ class _Translator:
                         bool(self.options.get("execution.checkpointing.interval")))
                     if why is not None:
                         raise PlanError(f"table {target.table!r}: {why}")
+                enforcer = self.options.get("table.exec.sink.not-null-enforcer", "ERROR")
+                if enforcer.upper() == "DROP":  # (read by the sink: runtime/operators/sink.py)
+                    target = replace(target, options=(*target.options,
+                                                      (connectors.NOT_NULL_ENFORCER, "DROP")))
                 return PhysicalNode(TableSinkSpec(
                     schema=plan.schema, updating=child.op.updating, table=target.table,
                     target=target, input_updating=child.op.updating),

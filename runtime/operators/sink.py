@@ -4,12 +4,14 @@ writing through the connector's SinkWriter."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sqlengine import connectors
-from sqlengine.connectors import SinkWriter
+from sqlengine.connectors import NOT_NULL_ENFORCER, SinkWriter
 from sqlengine.errors import ExecutionError, NotSupportedError
 from sqlengine.runtime.elements import ROWKIND_NAMES, Watermark, data_part, has_rowkind
 from sqlengine.runtime.operators.base import Operator
@@ -40,6 +42,9 @@ class CollectSink(Operator):
         return out
 
 
+RowsT = TypeVar("RowsT", pa.RecordBatch, pa.Table)
+
+
 def row_kind_names(batch: pa.RecordBatch) -> pa.Array | None:
     """The rows' kinds as short names (+I, -U, +U, -D), None for an insert-only batch."""
     if not has_rowkind(batch):
@@ -48,15 +53,38 @@ def row_kind_names(batch: pa.RecordBatch) -> pa.Array | None:
     return pa.array(_KIND_NAMES[kinds], pa.string())
 
 
+def not_null_error(column: str, table: str) -> ExecutionError:
+    return ExecutionError(f"column {column!r} of table {table!r} is NOT NULL, but a NULL value "
+                          "is being written into it (set 'table.exec.sink.not-null-enforcer' = "
+                          "'DROP' to drop such rows without a word, as Flink)")
+
+
+def enforce_not_null(rows: RowsT, not_null: tuple[str, ...], drop: bool, table: str) -> RowsT:
+    """Flink's 'table.exec.sink.not-null-enforcer' over rows written into ``table``: a NULL
+    in one of its ``not_null`` columns fails (ERROR) or its row is dropped (DROP)."""
+    nulls = [name for name in not_null if rows.column(name).null_count]
+    if not nulls:
+        return rows
+    if not drop:
+        raise not_null_error(nulls[0], table)
+    valid = pc.is_valid(rows.column(nulls[0]))
+    for name in nulls[1:]:
+        valid = pc.and_(valid, pc.is_valid(rows.column(name)))
+    return rows.filter(valid)
+
+
 class ConnectorSink(Operator):
     """Writes its input's data columns (and row kinds) with a connector's SinkWriter."""
 
     def __init__(self, writer: SinkWriter, table: str = "",
-                 not_null: tuple[str, ...] = ()) -> None:
+                 not_null: tuple[str, ...] = (), drop_nulls: bool = False) -> None:
         self.writer = writer
         self.name = writer.name
         self.table = table
         self.not_null = not_null  # the table's NOT NULL columns
+        # 'table.exec.sink.not-null-enforcer': a row with a NULL in one of them fails the
+        # job (ERROR, Flink's default) or is dropped without a word (DROP)
+        self.drop_nulls = drop_nulls
 
     @classmethod
     def open(cls, table: str, connector: str, options: dict[str, str],
@@ -69,7 +97,8 @@ class ConnectorSink(Operator):
             msg = f"connector {connector!r} cannot be written"
             raise NotSupportedError(msg)
         return cls(found.open_sink(table, clean, schema, overwrite), table,
-                   tuple(f.name for f in schema if not f.nullable))
+                   tuple(f.name for f in schema if not f.nullable),
+                   options.get(NOT_NULL_ENFORCER) == "DROP")
 
     @staticmethod
     def clean_options(options: dict[str, str]) -> dict[str, str]:
@@ -86,13 +115,9 @@ class ConnectorSink(Operator):
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int = 0
                       ) -> Iterable[pa.RecordBatch]:
-        data = data_part(batch)
-        for name in self.not_null:  # (Flink's table.exec.sink.not-null-enforcer = ERROR)
-            if data.column(name).null_count:
-                msg = (f"column {name!r} of table {self.table!r} is NOT NULL, but a NULL "
-                       "value is being written into it")
-                raise ExecutionError(msg)
-        self.writer.write(data, row_kind_names(batch))
+        batch = enforce_not_null(batch, self.not_null, self.drop_nulls, self.table)
+        if batch.num_rows:
+            self.writer.write(data_part(batch), row_kind_names(batch))
         return ()
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:

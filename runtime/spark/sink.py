@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.connectors.base import PARTITION_KEYS_OPTION
+from sqlengine.connectors.base import NOT_NULL_ENFORCER, PARTITION_KEYS_OPTION
 from sqlengine.connectors.filesystem import spark_path
 from sqlengine.errors import ExecutionError
 from sqlengine.optimizer.specs import OperatorSpec, TableSinkSpec
@@ -46,7 +46,7 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         return
     if target.connector == "filesystem":
         fmt = options["format"]
-        writer = df.toDF(*names).write.mode(
+        writer = _not_null_enforced(df.toDF(*names), target).write.mode(
             "overwrite" if options.get("$overwrite") == "true" else "append")
         # Flink's SQL timestamp text, which our readers (and Flink's) expect back.
         writer = writer.option("timestampNTZFormat", "yyyy-MM-dd HH:mm:ss.SSS")
@@ -77,3 +77,31 @@ def _write(table_name: str, connector: str, options: dict[str, str], table: Any)
         sink_op.end_input()
     finally:
         sink_op.close()
+
+
+def target_drops_nulls(target: N.SinkSpec) -> bool:
+    """Whether 'table.exec.sink.not-null-enforcer' = 'DROP' reached the sink."""
+    return dict(target.options).get(NOT_NULL_ENFORCER) == "DROP"
+
+
+def _not_null_enforced(df: Any, target: N.SinkSpec) -> Any:
+    """``df`` (named as the table's columns) without the rows holding a NULL in a NOT NULL
+    column ('table.exec.sink.not-null-enforcer' = 'DROP'), or checked to hold none
+    (ERROR: one Spark job, only for a table with such columns); as our own sinks do."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    from sqlengine.runtime.operators.sink import not_null_error
+
+    not_null = [f.name for f in target.schema.to_arrow() if not f.nullable]
+    if not not_null:
+        return df
+    cols = [F.col(f"`{name}`") for name in not_null]
+    if target_drops_nulls(target):
+        return df.filter(reduce(lambda a, b: a & b, (c.isNotNull() for c in cols)))
+    found = df.select([F.max(c.isNull().cast("int")) for c in cols]).first()
+    bad = [name for name, hit in zip(not_null, found or ()) if hit]
+    if bad:
+        raise not_null_error(bad[0], target.table)
+    return df

@@ -349,7 +349,12 @@ class _Output:
                        "this query's result is updating")
                 raise ExecutionError(msg)
             from sqlengine.connectors.filesystem_commit import CommittingFileWriter
+            from sqlengine.runtime.operators.sink import enforce_not_null
+            from sqlengine.runtime.spark.sink import target_drops_nulls
 
+            schema = target.schema.to_arrow()
+            table = enforce_not_null(table, tuple(f.name for f in schema if not f.nullable),
+                                     target_drops_nulls(target), target.table)
             writer = CommittingFileWriter(target.table, dict(target.options),
                                           target.schema.to_arrow())
             writer.token = f"{self.token}{batch_id:08d}"[-12:]

@@ -17,6 +17,7 @@ import pyarrow as pa
 from sqlengine.connectors.base import (
     LENGTHS_OPTION,
     METADATA_OPTION,
+    NOT_NULL_ENFORCER,
     PARTITION_KEYS_OPTION,
     PRIMARY_KEY_OPTION,
     Connector,
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from sqlengine.catalog import TableDef
     from sqlengine.plan.nodes import Schema
 
-__all__ = ["LENGTHS_OPTION", "METADATA_OPTION", "PARTITION_KEYS_OPTION", "PRIMARY_KEY_OPTION",
+__all__ = ["LENGTHS_OPTION", "METADATA_OPTION", "NOT_NULL_ENFORCER", "PARTITION_KEYS_OPTION",
+           "PRIMARY_KEY_OPTION",
            "Connector", "OptionSpec", "ReadStats", "SinkWriter", "SourceCursor", "SourceRead",
            "decode_metadata", "decode_partition_keys", "encode_metadata", "encode_partition_keys",
            "find", "get", "is_bounded", "is_sink_connector", "is_source_connector", "names",

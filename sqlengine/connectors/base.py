@@ -52,6 +52,9 @@ def decode_partition_keys(options: dict[str, str]) -> tuple[str, ...]:
 
 # The table's PRIMARY KEY columns as JSON (what an upsert sink keys on).
 PRIMARY_KEY_OPTION = "$primary-key"
+# 'table.exec.sink.not-null-enforcer' = 'DROP' reaches a sink among its table's options so
+# (the sink operator drops a row with a NULL in a NOT NULL column instead of failing).
+NOT_NULL_ENFORCER = "$not-null-enforcer"
 # METADATA columns: [(column, key, virtual)] as JSON under this engine-only option.
 METADATA_OPTION = "$metadata"
 # CHAR(n) / VARCHAR(n) columns' lengths, JSON {column: [type name, n]} (datagen's strings)
