@@ -311,10 +311,12 @@ class _Translator:
                 if sink is not None:
                     from sqlengine.optimizer.analysis import is_bounded
 
+                    # (on Spark each micro-batch commits what it wrote, as a checkpoint)
                     why = sink.sink_refusal(
                         dict(target.options), self.streaming,
                         not self.streaming or is_bounded(plan.input),
-                        bool(self.options.get("execution.checkpointing.interval")))
+                        bool(self.options.get("execution.checkpointing.interval")) or
+                        self.options.get("execution.target", "native").lower() == "spark")
                     if why is not None:
                         raise PlanError(f"table {target.table!r}: {why}")
                 enforcer = self.options.get("table.exec.sink.not-null-enforcer", "ERROR")

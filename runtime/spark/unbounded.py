@@ -322,11 +322,19 @@ class _Output:
         options = dict(target.options)
         if target.connector == "filesystem":
             from sqlengine.connectors.base import PARTITION_KEYS_OPTION
+            from sqlengine.options import parse_duration
 
-            if PARTITION_KEYS_OPTION in options:
-                msg = (f"table {target.table!r}: a PARTITIONED BY filesystem table as the sink "
-                       "of an unbounded query on Spark Structured Streaming (its partitions "
-                       "are not written exactly once yet); use the native runtime")
+            delay = "sink.partition-commit.delay"
+            if PARTITION_KEYS_OPTION in options and \
+                    options.get("sink.partition-commit.policy.kind") and not (
+                    options.get("sink.partition-commit.trigger", "process-time")
+                    == "process-time" and parse_duration(options.get(delay, "0"), delay) == 0):
+                # (each micro-batch commits the partitions it wrote; a delay or a watermark
+                # trigger would need the partitions pending across micro-batches)
+                msg = (f"table {target.table!r}: a partition commit policy with a delay or the "
+                       "'partition-time' trigger on Spark Structured Streaming (each "
+                       "micro-batch commits the partitions it wrote: 'process-time' with no "
+                       "delay only); use the native runtime")
                 raise NotSupportedError(msg)
             # (the part files' token: kept in the checkpoint location, so that a restarted
             # query's micro-batches write the names they wrote before)
@@ -348,15 +356,23 @@ class _Output:
                 msg = (f"table {target.table!r}: the filesystem sink takes insert-only rows; "
                        "this query's result is updating")
                 raise ExecutionError(msg)
-            from sqlengine.connectors.filesystem_commit import CommittingFileWriter
+            from sqlengine.connectors.base import PARTITION_KEYS_OPTION
+            from sqlengine.connectors.filesystem_commit import (
+                CommittingFileWriter,
+                CommittingPartitionedWriter,
+            )
             from sqlengine.runtime.operators.sink import enforce_not_null
             from sqlengine.runtime.spark.sink import target_drops_nulls
 
             schema = target.schema.to_arrow()
             table = enforce_not_null(table, tuple(f.name for f in schema if not f.nullable),
                                      target_drops_nulls(target), target.table)
-            writer = CommittingFileWriter(target.table, dict(target.options),
-                                          target.schema.to_arrow())
+            options = dict(target.options)
+            # (a PARTITIONED BY table: a part file per partition the micro-batch reaches,
+            # named by the batch as a plain table's, so a micro-batch run again after a
+            # restart writes the same names; the partitions it wrote are then committed)
+            writer = (CommittingPartitionedWriter if PARTITION_KEYS_OPTION in options
+                      else CommittingFileWriter)(target.table, options, schema)
             writer.token = f"{self.token}{batch_id:08d}"[-12:]
             try:
                 for b in table.to_batches():
