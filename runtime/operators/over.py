@@ -224,13 +224,13 @@ class OverAggregateOperator(Operator):
 
     def restore_from(self, states: list[Mapping[str, object]], subtask: int,
                      parallelism: int) -> None:
-        """At another parallelism (ROWS frames and unbounded RANGE) each subtask takes, from
-        every old subtask, the waiting rows, the history and the emitted times of the
-        partitions it now owns."""
+        """At another parallelism each subtask takes, from every old subtask, the waiting
+        rows, the history, the emitted times (and a bounded RANGE frame's replayed timers) of
+        the partitions it now owns."""
         if len(states) == parallelism:
             super().restore_from(states, subtask, parallelism)
             return
-        if self.range_triggers is not None or not self.partition:
+        if not self.partition:
             raise NotRescalable(self.name)
 
         def mine(rows: pa.RecordBatch | pa.Table) -> np.ndarray:
@@ -266,6 +266,9 @@ class OverAggregateOperator(Operator):
         self.seq = max(int(s["seq"]) for s in states)  # type: ignore[call-overload]
         self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
         self._restore_touched(states, mine_keys)
+        if self.range_triggers is not None:
+            self.range_triggers = RangeTriggers.merged(
+                [s["range_triggers"] for s in states], mine_keys)  # type: ignore[misc]
 
     def _keys(self, data: pa.RecordBatch | pa.Table) -> tuple[np.ndarray, list[tuple]]:
         """Dense key ids per row, and the key (a tuple of values) of each id."""

@@ -17,6 +17,7 @@ PRECEDING use it (ROWS frames and UNBOUNDED ones have simpler rules, vectorised)
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,6 +90,28 @@ class RangeTriggers:
                 state.cleanup = ts + int(p * 1.5) + 1
                 self._register(key, state.cleanup)
         return late, epochs
+
+    @classmethod
+    def merged(cls, parts: list[RangeTriggers], mine: Callable[[list], list[bool]]
+               ) -> RangeTriggers:
+        """A rescaled restore: the keys ``mine`` keeps (their state, epochs and timers) from
+        every old subtask's triggers; the watermark is their lowest (each key's timers only
+        ever fire at or after it, in time order, as before)."""
+        out = cls(parts[0].preceding)
+        timers: list[tuple[int, int, object]] = []
+        for part in parts:
+            keys = list({*part.keys, *part.epochs, *(k for _, _, k in part.timers)})
+            own = {k for k, ok in zip(keys, mine(keys)) if ok}
+            out.keys.update((k, v) for k, v in part.keys.items() if k in own)
+            out.epochs.update((k, v) for k, v in part.epochs.items() if k in own)
+            timers += [t for t in part.timers if t[2] in own]
+            out.cleared |= part.cleared & own
+        timers.sort(key=lambda t: (t[0], t[1]))
+        out.timers = [(time, seq, key) for seq, (time, _, key) in enumerate(timers)]
+        out.registered = {(key, time) for time, _, key in out.timers}
+        out.seq = len(out.timers)
+        out.watermark = min(p.watermark for p in parts)
+        return out
 
     def take_cleared(self) -> set[object]:
         out, self.cleared = self.cleared, set()

@@ -23,7 +23,7 @@ from sqlengine.runtime.elements import (
     with_meta,
     with_rowkind,
 )
-from sqlengine.runtime.operators.base import Operator
+from sqlengine.runtime.operators.base import NotRescalable, Operator
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.session_admission import admit
 from sqlengine.runtime.windows import fire_times, local_marks, sessions, window_times
@@ -166,6 +166,28 @@ class SessionAssignOperator(Operator):
         out = ordered.filter(pa.array(closed))
         done = sid[closed]
         return self._windowed(out, starts[done], ends[done])
+
+    def restore_from(self, states: list[Mapping[str, object]], subtask: int,
+                     parallelism: int) -> None:
+        """At another parallelism each subtask takes, from every old subtask, the waiting
+        rows (and the closed sessions' rows not out yet) of the PARTITION BY keys it now
+        owns; the watermark is the old subtasks' lowest."""
+        if len(states) == parallelism:
+            super().restore_from(states, subtask, parallelism)
+            return
+        if not self.partition:  # (one subtask reads every row: no other parallelism)
+            raise NotRescalable(self.name)
+        from sqlengine.runtime.state.key_groups import owned
+
+        def mine(rows: pa.RecordBatch | pa.Table) -> pa.RecordBatch | pa.Table:
+            keys = [rows.column(i) for i in self.partition]
+            keys = [k.combine_chunks() if isinstance(k, pa.ChunkedArray) else k for k in keys]
+            return rows.filter(pa.array(owned(keys, subtask, parallelism)))
+
+        self.rows = [b for s in states for b in map(mine, s["rows"]) if b.num_rows]  # type: ignore[attr-defined]
+        self.closed = [t for s in states for t in map(mine, s["closed"]) if t.num_rows]  # type: ignore[attr-defined]
+        self.watermark = min(int(s["watermark"]) for s in states)  # type: ignore[call-overload]
+        self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
 
     def state_summary(self) -> Mapping[str, object]:
         return {"waiting_rows": sum(b.num_rows for b in self.rows) +

@@ -476,6 +476,14 @@ RESCALED = {
                        "CHAR_LENGTH(LISTAGG(CAST(MOD(auction, 10) AS STRING), '')) AS n "
                        "FROM (SELECT MOD(n, 5) AS m, auction FROM (SELECT auction, COUNT(*) "
                        "AS n FROM bid GROUP BY auction)) GROUP BY m",
+    # (a bounded RANGE frame's replayed timers move with their keys; it was refused)
+    "over_range": "SELECT auction, SUM(s) AS s, COUNT(*) AS n FROM (SELECT auction, SUM(price) "
+                  "OVER (PARTITION BY auction ORDER BY dateTime RANGE BETWEEN INTERVAL '2' "
+                  "SECOND PRECEDING AND CURRENT ROW) AS s FROM bid) GROUP BY auction",
+    # (the SESSION TVF on its own: its waiting rows move with their keys; it was refused)
+    "session_alone": "SELECT bidder, COUNT(*) AS n, MAX(window_end) AS e FROM TABLE(SESSION("
+                     "TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), INTERVAL '1' "
+                     "SECOND)) GROUP BY bidder",
     "over_unbounded": "SELECT auction, SUM(s) AS s, SUM(l) AS l, COUNT(*) AS n FROM (SELECT "
                       "auction, SUM(price) OVER w AS s, LAG(price) OVER w AS l FROM bid WINDOW "
                       "w AS (PARTITION BY auction ORDER BY dateTime)) GROUP BY auction",
