@@ -24,10 +24,15 @@ class LookupJoinSpec(OperatorSpec):
     key_columns: tuple[int, ...]
     condition: Expr | None
     left_width: int
+    # (fixed delay ms, attempts): a LOOKUP hint's retry of the keys the table does not hold
+    retry: tuple[int, int] | None = None
 
     def label(self) -> str:
         names = self.table_schema.names()
         on = ", ".join(f"{k.sql()} = {names[i]}" for k, i in zip(self.left_keys,
                                                               self.key_columns))
         cache = dict(self.source.options).get("lookup.cache", "NONE").upper()
-        return f"LookupJoin({self.join_kind}, {self.source.table}, on=[{on}], cache={cache})"
+        retry = "" if self.retry is None else \
+            f", retry=lookup_miss(fixed_delay={self.retry[0]} ms, max={self.retry[1]})"
+        return (f"LookupJoin({self.join_kind}, {self.source.table}, on=[{on}], "
+                f"cache={cache}{retry})")

@@ -70,17 +70,23 @@ class SelectBinder(ClauseBinder):
     """A SELECT block and the ORDER BY / LIMIT around queries."""
 
     def select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:
-        """A SELECT block, with the STATE_TTL hint it carries (bind_state_ttl.py)."""
+        """A SELECT block, with the STATE_TTL and LOOKUP hints it carries
+        (bind_state_ttl.py, bind_lookup_hint.py)."""
         from sqlengine import hints
+        from sqlengine.bind_lookup_hint import LookupBlock
         from sqlengine.bind_state_ttl import TtlBlock
 
         block = TtlBlock(node.meta.get(hints.TTL_KEY), self.binder.script)
+        lookups = LookupBlock(node.meta.get(hints.LOOKUP_KEY, []), self.binder.script)
         self.binder.ttl_blocks.append(block)
+        self.binder.lookup_blocks.append(lookups)
         try:
             rel = self._select(node, ctes)
         finally:
             self.binder.ttl_blocks.pop()
+            self.binder.lookup_blocks.pop()
         block.check()
+        lookups.check()
         return rel
 
     def _select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:

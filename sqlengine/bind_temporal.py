@@ -166,8 +166,10 @@ def lookup_join(binder: RelationBinder, left: Relation, right: Relation, join: e
     if not keys:
         raise binder.error(BindError, f"a lookup join's ON condition must equate a column of "
                            f"{name!r} with the left side (the lookup key)", on_node)
+    lookups = binder.binder.lookup_blocks  # (a LOOKUP hint naming the table: its retries)
+    retry = lookups[-1].retry_for(name) if lookups else None
     plan = LookupJoin(left.plan, scan.source, scan.table_schema, kind, tuple(keys),
-                      tuple(columns), conjunction(residual))
+                      tuple(columns), conjunction(residual), retry)
     cols = (*left.scope.columns, *(replace(c, rowtime=False, proctime=False)
                                    for c in right.scope.columns))
     return Relation(plan, Scope(tuple(cols)))

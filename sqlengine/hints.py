@@ -4,8 +4,9 @@ Flink's dynamic table options, ``t /*+ OPTIONS('key' = 'value', ...) */`` right 
 name in FROM or INSERT INTO, override the table's WITH options for that one use; they are
 checked like WITH options. ``SELECT /*+ STATE_TTL('name' = '1d', ...) */`` gives the regular
 joins and the GROUP BY of that query block a state TTL of their own for the inputs it names
-(bind_state_ttl.py). Every other hint (join strategy hints such as BROADCAST, LOOKUP, or a
-hint placed anywhere else) is refused at its place: a hint that would be ignored is a silent
+(bind_state_ttl.py), and ``LOOKUP('table' = 'dim', ...)`` there its lookup joins' options
+(bind_lookup_hint.py). Every other hint (join strategy hints such as BROADCAST, or a hint
+placed anywhere else) is refused at its place: a hint that would be ignored is a silent
 wrong answer, and sqlglot would otherwise keep it as a plain comment.
 
 A query's hints are swapped, before sqlglot parses it, for marker comments of the same length
@@ -28,6 +29,10 @@ START, END = "/*+", "*/"
 _MARKER = re.compile(r"^\s*sqeh(\d+)\s*$")
 META_KEY = "sqlengine_options"  # where a Table node carries its OPTIONS hint
 TTL_KEY = "sqlengine_state_ttl"  # where a Select node carries its STATE_TTL hint
+LOOKUP_KEY = "sqlengine_lookup"  # where a Select node carries its LOOKUP hints (a list)
+_BLOCK_HINTS = ("STATE_TTL", "LOOKUP")  # (the hints of a query block, after SELECT)
+_HINT_HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
+_HINT_GAP = re.compile(r"\s*(,)?\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +114,8 @@ def attach(tree: exp.Expression, hints: list[_Hint], offset: int, script: str) -
             i = int(m.group(1))
             used.add(i)
             hint = hints[i]
-            if isinstance(node, exp.Select) and _name(hint.text) == "STATE_TTL":
-                node.meta[TTL_KEY] = table_options(hint.text, offset + hint.start + len(START),
-                                                    script, "STATE_TTL")
+            if isinstance(node, exp.Select) and _name(hint.text) in _BLOCK_HINTS:
+                _block_hints(node, hint, offset, script)
                 node.comments.remove(comment)
                 continue
             if not isinstance(node, exp.Table) or isinstance(node.this, exp.Anonymous):
@@ -122,6 +126,54 @@ def attach(tree: exp.Expression, hints: list[_Hint], offset: int, script: str) -
     for i, hint in enumerate(hints):
         if i not in used:
             raise _refuse(hint, offset, script)
+
+
+def _block_hints(node: exp.Select, hint: _Hint, offset: int, script: str) -> None:
+    """A query block's hint comment: ``STATE_TTL(...)`` and ``LOOKUP(...)`` hints, separated
+    by commas, as Flink reads them (one STATE_TTL; LOOKUP hints in order: the first naming a
+    table is its)."""
+    start = offset + hint.start + len(START)
+    for name, text, at in _split_hints(hint.text, start, script):
+        if name not in _BLOCK_HINTS:
+            raise _refuse(_Hint(at - offset - len(START), at - offset + len(text) + len(END),
+                                text), offset, script)
+        parsed = table_options(text, at, script, name)
+        if name == "LOOKUP":
+            node.meta.setdefault(LOOKUP_KEY, []).append(parsed)
+        elif TTL_KEY in node.meta:
+            raise ParseError("a query block takes one STATE_TTL hint (name every input in it)",
+                             span=Span.from_offset(script, at, at + len(text)), sql=script)
+        else:
+            node.meta[TTL_KEY] = parsed
+
+
+def _split_hints(text: str, start: int, script: str) -> list[tuple[str, str, int]]:
+    """The hints of one comment's text (which starts at ``start`` in the script): each
+    ``NAME(...)`` (quotes respected) with its name and where it starts."""
+    out: list[tuple[str, str, int]] = []
+    pos = 0
+    while True:
+        m = _HINT_HEAD.match(text, pos)
+        if m is None:
+            raise ParseError("a hint: expected NAME(...) hints separated by commas",
+                             span=Span.from_offset(script, start + pos, start + len(text)),
+                             sql=script)
+        i, quoted = m.end(), False
+        while i < len(text) and (quoted or text[i] != ")"):
+            if text[i] == "'":
+                quoted = not quoted
+            i += 1
+        end = min(i + 1, len(text))
+        out.append((m.group(1).upper(), text[m.start(1):end], start + m.start(1)))
+        rest = _HINT_GAP.match(text, end)
+        assert rest is not None
+        if rest.end() == len(text):
+            return out
+        if rest.group(1) is None:
+            raise ParseError("a hint: expected a comma between two hints",
+                             span=Span.from_offset(script, start + end, start + len(text)),
+                             sql=script)
+        pos = rest.end()
 
 
 def _name(text: str) -> str:
@@ -139,10 +191,13 @@ def _refuse(hint: _Hint, offset: int, script: str) -> NotSupportedError:
     elif name == "STATE_TTL":
         msg = ("a STATE_TTL hint goes right after SELECT (SELECT /*+ STATE_TTL('t' = '1d') "
                "*/ ...), for the joins and the GROUP BY of that query block")
+    elif name == "LOOKUP":
+        msg = ("a LOOKUP hint goes right after SELECT (SELECT /*+ LOOKUP('table' = 'dim', "
+               "...) */ ...), for the lookup joins of that query block")
     else:
         msg = (f"{what} is not supported: the hints are OPTIONS('key' = 'value', ...) after a "
-               "table's name (dynamic table options) and STATE_TTL('name' = 'duration', ...) "
-               "after SELECT")
+               "table's name (dynamic table options), and STATE_TTL('name' = 'duration', ...) "
+               "and LOOKUP('table' = 'name', ...) after SELECT")
     return NotSupportedError(msg, span=span, sql=script)
 
 

@@ -335,7 +335,8 @@ class _Translator:
                     schema=plan.schema, updating=child.op.updating, join_kind=plan.kind,
                     source=plan.source, table_schema=plan.table_schema,
                     left_keys=plan.left_keys, key_columns=plan.key_columns,
-                    condition=plan.condition, left_width=len(plan.left.schema)),
+                    condition=plan.condition, left_width=len(plan.left.schema),
+                    retry=plan.retry),
                     ((child, FORWARD),))
             case WorkingTable():
                 return PhysicalNode(IterationSourceSpec(schema=plan.schema, name=plan.name,

@@ -147,6 +147,7 @@ class LookupJoinOperator(Operator):
         self.cache = _cache(options)
         self.function = None
         self.lookups = 0  # keys asked of the table (a metric)
+        self.retries = 0  # keys asked again after a miss (a LOOKUP hint's retry; a metric)
 
     def open(self, ctx: object) -> None:
         super().open(ctx)  # type: ignore[arg-type]
@@ -164,6 +165,8 @@ class LookupJoinOperator(Operator):
 
     def extra_metrics(self) -> dict[str, int]:
         out = {"lookups": self.lookups}
+        if self.spec.retry is not None:
+            out["lookup_retries"] = self.retries
         if self.cache is not None:
             out.update(cache_hits=self.cache.hits, cache_misses=self.cache.misses)
         return out
@@ -236,18 +239,39 @@ class LookupJoinOperator(Operator):
         if distinct.num_rows == 0:
             return self.table_schema.empty_table()
         if self.cache is None:
-            return self._ask(distinct)
+            return self._ask_retrying(distinct)
         cols = [c.to_pylist() for c in distinct.columns]
         keys = cols[0] if len(cols) == 1 else list(zip(*cols))
         held = Held()
         missing = self.cache.find(keys, held)
         if missing:
             asked = distinct.take(pa.array(missing, pa.int64()))
-            found = self._ask(asked)
+            found = self._ask_retrying(asked)
             ordered, starts, counts = _by_key(found, asked, self.key_names)
             self.cache.put([keys[i] for i in missing], ordered, starts, counts, held)
         return gather(self.cache.tables, held) if len(held) else \
             self.table_schema.empty_table()
+
+    def _ask_retrying(self, keys: pa.Table) -> pa.Table:
+        """The table's rows for ``keys``; with a LOOKUP hint's retry, the keys it does not
+        hold are asked again after the fixed delay, up to its attempts (the task waits, as
+        Flink's synchronous retry does; all of a batch's missing keys at once)."""
+        found = self._ask(keys)
+        if self.spec.retry is None:
+            return found
+        delay, attempts = self.spec.retry
+        for _ in range(attempts):
+            held = found.select(self.key_names)
+            missing = keys.join(held, keys=self.key_names, join_type="left anti",
+                                use_threads=False) if found.num_rows else keys
+            if not missing.num_rows:
+                break
+            time.sleep(delay / 1000)
+            self.retries += missing.num_rows
+            more = self._ask(missing)
+            if more.num_rows:
+                found = pa.concat_tables([found, more])
+        return found
 
     def _ask(self, keys: pa.Table) -> pa.Table:
         assert self.function is not None

@@ -26,6 +26,8 @@ class LookupJoin(LogicalPlan):
     left_keys: tuple[Expr, ...]
     key_columns: tuple[int, ...]
     condition: Expr | None
+    # A LOOKUP hint's retry of keys the table does not hold: (fixed delay ms, attempts)
+    retry: tuple[int, int] | None = None
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -49,4 +51,6 @@ class LookupJoin(LogicalPlan):
         text = f"LookupJoin: {self.kind}, table={self.source.table}, on=[{on}]"
         if self.condition is not None:
             text += f", filter={self.condition.sql()}"
+        if self.retry is not None:
+            text += f", retry=lookup_miss(fixed_delay={self.retry[0]} ms, max={self.retry[1]})"
         return text
