@@ -50,7 +50,8 @@ def test_a_plain_comment_and_a_string_are_not_hints(s: sqlengine.Session) -> Non
      NotSupportedError, "WITH query", 45),
     ("SELECT /*+ BROADCAST(g) */ * FROM g", NotSupportedError, "hint BROADCAST is not "
      "supported", 8),
-    ("SELECT * FROM g /*+ LOOKUP('table' = 'g') */", NotSupportedError, "hint LOOKUP", 17),
+    ("SELECT * FROM g /*+ LOOKUP('table' = 'g') */", NotSupportedError, "a LOOKUP hint goes "
+     "right after SELECT", 17),
     ("SELECT * FROM g WHERE a /*+ OPTIONS('seed' = '1') */ > 1", NotSupportedError,
      "goes right after a table's name", 25),
     ("SELECT * FROM g /*+ OPTIONS('seed' = '1' */", ParseError, "a closing", 29),
