@@ -438,7 +438,8 @@ class _Translator:
             time_index=plan.time_index, size=plan.size, slide=plan.slide, offset=plan.offset,
             lateness=self.lateness,
             proctime=plan.proctime, text=plan.explain_label().removeprefix("WindowTVF: "),
-            drop_late=id(plan) in self.windowed_tvfs, sliced=id(plan) in self.sliced_tvfs,
+            drop_late=self.streaming and id(plan) in self.windowed_tvfs,
+            sliced=id(plan) in self.sliced_tvfs,
             zone=plan.zone)
         assign = PhysicalNode(op, ((child, FORWARD),))
         if not alone:

@@ -59,6 +59,9 @@ class ChainedTask:
         # The last operator found done (-1: none) and the operators ended after it.
         self._cut = -1
         self._ops_ended: set[int] = set()
+        # Per operator that holds its rows until its input ends (Operator.holds_until_end):
+        # the last watermark that reached it, let go after its rows (see _end_operator).
+        self._held: dict[int, Watermark] = {}
         self.output: Output = lambda b: None
         self.output_watermark: Callable[[Watermark], None] = lambda wm: None
         self.output_status: Callable[[bool], None] = lambda idle: None
@@ -184,7 +187,7 @@ class ChainedTask:
             if j <= self._cut or j in self._ops_ended:
                 continue  # (a later operator got done while the ends flowed)
             self._ops_ended.add(j)
-            self._run(j, lambda op=self.operators[j]: op.end_input(0))
+            self._end_operator(j)
         self.finished = True
 
     def finish_if_done(self) -> bool:
@@ -272,9 +275,23 @@ class ChainedTask:
                 return
             op = self.operators[i]
             self._run(i, lambda op=op, wm=wm: op.process_watermark(wm))
+            if op.holds_until_end:  # (its rows come at its end: the watermark after them)
+                self._held[i] = wm
+                return
             if op.output_delay and wm.timestamp != MAX_WATERMARK.timestamp:
                 wm = Watermark(max(MIN_WATERMARK, wm.timestamp - op.output_delay))
         self.output_watermark(wm)
+
+    def _end_operator(self, i: int, input_index: int = 0) -> None:
+        """Operator ``i``'s input ``input_index`` ended: its rows flow on, then the watermark
+        it held (if its whole input has ended: it may still hold rows of another)."""
+        op = self.operators[i]
+        self._run(i, lambda: op.end_input(input_index))
+        held = self._held.get(i)
+        if held is not None and not self.finished and (
+                i > 0 or not self._open_channels or not any(self._open_channels.values())):
+            del self._held[i]
+            self._emit_watermark(held, i + 1)
 
     @property
     def has_timers(self) -> bool:
@@ -302,13 +319,13 @@ class ChainedTask:
         index = self.channels[channel]
         self._open_channels[index] -= 1
         if not self._open_channels[index]:
-            self._run(0, lambda: self.operators[0].end_input(index))
+            self._end_operator(0, index)
         if self.finished or len(self.ended) < len(self.channels):
             return self.finished  # (finished: an operator got done on what the end flushed)
         for i in range(1, len(self.operators)):
             if self.finished:
                 return True
-            self._run(i, lambda op=self.operators[i]: op.end_input(0))
+            self._end_operator(i)
         self.finished = True
         return True
 

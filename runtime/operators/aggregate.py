@@ -556,6 +556,10 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             return ()
         return self._consume(batch)
 
+    @property
+    def holds_until_end(self) -> bool:
+        return not self.emit_changelog
+
     def _chunked(self) -> bool:
         return not (self.emit_changelog or self.merge or self.input_updating) and \
             self.directory is None

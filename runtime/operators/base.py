@@ -82,6 +82,14 @@ class Operator:
     # for the operators after it.
     output_delay = 0
 
+    @property
+    def holds_until_end(self) -> bool:
+        """Whether the operator emits its rows when its input ends (a batch join, GROUP BY,
+        sort, Top-N): the watermarks reaching it wait there and leave after those rows
+        (runtime/native/chain.py), so an operator after it (a window in batch mode) does not
+        take them for rows behind the watermark."""
+        return False
+
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
         """Called once per input when it ends; a one-input operator flushes here."""
         return ()

@@ -78,6 +78,10 @@ class JoinOperator(SpillsToDisk, Operator):
     state_fields = ("buffers", "built", "built_keys", "ended", "held", "matched", "pending",
                     "state")
 
+    @property
+    def holds_until_end(self) -> bool:
+        return not self.streaming
+
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
                  schema: pa.Schema, emit: str, ttl_ms: int = 0,

@@ -126,6 +126,8 @@ class RangeAssignOperator(Operator):
     name = "RangeAssign"
     state_fields = ("boundaries", "ready", "waiting")
 
+    holds_until_end = True  # (see Operator.holds_until_end)
+
     def __init__(self, keys: tuple[SortKey, ...], schema: pa.Schema) -> None:
         self.keys = keys
         self.schema = schema
@@ -183,6 +185,8 @@ class OrderedConcatOperator(Operator):
 
     name = "OrderedConcat"
     state_fields = ("ended", "held", "next")
+
+    holds_until_end = True  # (see Operator.holds_until_end)
 
     def __init__(self, width: int) -> None:
         self.width = width

@@ -175,6 +175,10 @@ class TopNOperator(KeepsPartitionTtl, Operator):
     name = "Rank"
     state_fields = ("buffer", "ids", "seq", "top", "rows")
 
+    @property
+    def holds_until_end(self) -> bool:
+        return not self.streaming
+
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  limit: int | None, schema: pa.Schema, emit: str, output_rank: bool,
                  keep: str = "", time_kind: str = "", retract: bool = False,

@@ -89,6 +89,8 @@ class SortOperator(Operator):
     name = "Sort"
     state_fields = ("batches", "held", "updating")
 
+    holds_until_end = True  # (see Operator.holds_until_end)
+
     def snapshot_state(self) -> dict[str, object]:
         if self.runs or self.spilled_bytes:  # (sorted runs on disk: not in a checkpoint)
             raise NotCheckpointable(self.name)
@@ -240,6 +242,10 @@ class LimitOperator(Operator):
 
     name = "Limit"
     state_fields = ("batches", "done", "seen")
+
+    @property
+    def holds_until_end(self) -> bool:
+        return self.input_updating or bool(self.batches)
 
     def __init__(self, fetch: int | None, offset: int, schema: pa.Schema,
                  input_updating: bool) -> None:

@@ -92,6 +92,8 @@ class GlobalAggregateOperator(SpillsToDisk, Operator):
     name = "GlobalAggregate"
     state_fields = ("held", "pending")
 
+    holds_until_end = True  # (see Operator.holds_until_end)
+
     def __init__(self, keys: tuple[Expr, ...], aggs: tuple[AggCall, ...],
                  partial_schema: pa.Schema, schema: pa.Schema) -> None:
         self._args = (keys, aggs, partial_schema, schema)

@@ -42,6 +42,8 @@ class WindowFunctionsOperator(Operator):
     name = "WindowFunctions"
     state_fields = ("batches",)
 
+    holds_until_end = True  # (see Operator.holds_until_end)
+
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  calls: tuple[WindowCall, ...], schema: pa.Schema, input_schema: pa.Schema
                  ) -> None:
@@ -84,6 +86,8 @@ class WindowedFunctionsOperator(WindowFunctionsOperator):
 
     state_fields = ("timers",)
     zone: str = ""  # windows of this zone's wall clock (set by the factory)
+
+    holds_until_end = False  # (it fires each window at the watermark)
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
                  calls: tuple[WindowCall, ...], schema: pa.Schema, input_schema: pa.Schema,
