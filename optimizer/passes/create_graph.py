@@ -874,7 +874,7 @@ def window_bounds(partition: tuple[Expr, ...], plan: N.LogicalPlan
 
 
 def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str] | None:
-    """Follow column ``idx`` down through projections and filters to a window TVF's
+    """Follow column ``idx`` down through projections, filters and UNNESTs to a window TVF's
     window_start / window_end / window_time, if that is where it comes from."""
     from sqlengine.plan.expressions import ColumnRef
 
@@ -887,6 +887,11 @@ def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str
             return trace_window_column(plan.input, e.index) if isinstance(e, ColumnRef) \
                 else None
         case N.Filter():
+            return trace_window_column(plan.input, idx)
+        case N.Unnest() if idx < len(plan.input.schema) - 1:
+            # (CROSS JOIN UNNEST: the input's other columns pass through, each row once per
+            # element, so a window column stays one, as through Flink's correlate: an
+            # aggregate or Top-N over it is windowed and drops late rows)
             return trace_window_column(plan.input, idx)
         case N.Expand():
             # A grouping-set Expand keeps a window column when every set holds it.
