@@ -43,7 +43,7 @@ from sqlengine.bind_select import SelectItem, by_alias
 from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
 from sqlengine.dialect import Flink
-from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.errors import BindError, NotSupportedError, SqlEngineError
 from sqlengine.plan.expressions import AggCall, Call, Case, Cast, ColumnRef, Expr, Literal
 from sqlengine.plan.nodes import Aggregate, Filter, LogicalPlan, Project, SortKey
 from sqlengine.plan.subquery import OuterRef
@@ -126,6 +126,23 @@ class AggregateBinder(ClauseBinder):
             j = len(aggs) - 1
             return ColumnRef(n_keys + j, f"$agg{j}", call.type)
 
+        expression_keys = any(not isinstance(k, ColumnRef) for k in keys)
+        opaque = (exp.AggFunc, exp.Window, exp.Subquery, exp.Select, exp.Exists, exp.Column,
+                  exp.Literal, exp.Star)
+
+        def same_key(n: exp.Expression) -> int | None:
+            """The grouped expression ``n`` equals once bound, though written otherwise (a
+            column qualified or not, parentheses), as the standard and Flink match them."""
+            if not expression_keys or isinstance(n, opaque) or any(
+                    isinstance(x, opaque[:5]) for x in n.walk()):
+                return None
+            try:
+                e = self.bind_plain(n, rel.scope)
+            except SqlEngineError:
+                return None
+            return next((i for i, k in enumerate(keys)
+                         if not isinstance(k, ColumnRef) and e == k), None)
+
         def intercept(n: exp.Expression) -> Expr | None:
             aux = group_window_aux(n)
             if aux is not None and window_aux:
@@ -147,6 +164,9 @@ class AggregateBinder(ClauseBinder):
             for i, g in enumerate(group_nodes):
                 if not isinstance(g, int) and n == g:
                     return ColumnRef(i, key_names[i], keys[i].dtype)
+            same = same_key(n)
+            if same is not None:
+                return ColumnRef(same, key_names[same], keys[same].dtype)
             if isinstance(n, exp.Grouping | exp.GroupingId) or (
                     isinstance(n, exp.Anonymous) and str(n.this).lower() == "grouping_id"):
                 if not n.expressions:
