@@ -245,6 +245,8 @@ class JoinSpec(OperatorSpec):
     ttl: int = 0  # ms of state retention (0: for ever)
     right_ttl: int | None = None  # the right side's, when a STATE_TTL hint sets its own
     build_side: int | None = None  # the side a batch join builds its hash table on
+    # A join hint's (BROADCAST | SHUFFLE_HASH, the side it names): batch mode's strategy
+    hint: tuple[str, int] | None = None
     # State rows that can no longer match (optimizer/passes/create_graph.py: _evictions):
     # (side, column of that side, offset): rows with column < watermark + offset are dropped.
     evict: tuple[tuple[int, int, int], ...] = ()
@@ -255,7 +257,9 @@ class JoinSpec(OperatorSpec):
         evict = "".join(
             f", {('left', 'right')[s]} rows dropped at {self._column(s, c)} < watermark "
             f"{'+' if o >= 0 else '-'} {abs(o)} ms" for s, c, o in self.evict)
-        return f"Join({self.join_kind}{side}{evict})"
+        hint = "" if self.hint is None else \
+            f", hint={self.hint[0]}({('left', 'right')[self.hint[1]]})"
+        return f"Join({self.join_kind}{side}{hint}{evict})"
 
     def _column(self, side: int, column: int) -> str:
         return self.schema.fields[column + (self.left_width if side else 0)].name

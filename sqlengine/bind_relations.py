@@ -387,8 +387,11 @@ class RelationBinder(ClauseBinder):
         block = self.binder.ttl_block()  # (a STATE_TTL hint naming either input)
         ttls = (None, None) if block is None else \
             (block.for_input(left.scope), block.for_input(right.scope))
+        hinted = self.binder.join_hint_blocks  # (a join hint naming either input)
+        strategy = hinted[-1].for_join(left.scope, right.scope, join_kind, bool(lkeys)) \
+            if hinted else None
         plan: LogicalPlan = Join(left.plan, right.plan, join_kind, tuple(lkeys), tuple(rkeys),
-                                 cond, ttls)
+                                 cond, ttls, strategy)
         if marked is not None:  # drop the computed ON columns again
             n_left -= marked.left_marks
             plan = drop_marks(plan, marked)

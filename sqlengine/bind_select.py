@@ -73,20 +73,25 @@ class SelectBinder(ClauseBinder):
         """A SELECT block, with the STATE_TTL and LOOKUP hints it carries
         (bind_state_ttl.py, bind_lookup_hint.py)."""
         from sqlengine import hints
+        from sqlengine.bind_join_hint import JoinHintBlock
         from sqlengine.bind_lookup_hint import LookupBlock
         from sqlengine.bind_state_ttl import TtlBlock
 
         block = TtlBlock(node.meta.get(hints.TTL_KEY), self.binder.script)
         lookups = LookupBlock(node.meta.get(hints.LOOKUP_KEY, []), self.binder.script)
+        joins = JoinHintBlock(node.meta.get(hints.JOIN_KEY, []), self.binder.script)
         self.binder.ttl_blocks.append(block)
         self.binder.lookup_blocks.append(lookups)
+        self.binder.join_hint_blocks.append(joins)
         try:
             rel = self._select(node, ctes)
         finally:
             self.binder.ttl_blocks.pop()
             self.binder.lookup_blocks.pop()
+            self.binder.join_hint_blocks.pop()
         block.check()
         lookups.check()
+        joins.check()
         return rel
 
     def _select(self, node: exp.Select, ctes: dict[str, Relation]) -> Relation:

@@ -23,6 +23,7 @@ from sqlglot import exp
 from sqlengine.bind_aggregate import AggregateBinder
 from sqlengine.bind_common import Relation
 from sqlengine.bind_expr import ExprBinder, literal
+from sqlengine.bind_join_hint import JoinHintBlock
 from sqlengine.bind_lookup_hint import LookupBlock
 from sqlengine.bind_over import OverBinder
 from sqlengine.bind_relations import RelationBinder
@@ -172,6 +173,7 @@ class Binder:
         self.exprs.subqueries = self.subqueries.bind
         self.ttl_blocks: list[TtlBlock] = []  # (the STATE_TTL hints of the SELECTs bound)
         self.lookup_blocks: list[LookupBlock] = []  # (their LOOKUP hints)
+        self.join_hint_blocks: list[JoinHintBlock] = []  # (their join hints)
 
     def ttl_block(self) -> TtlBlock | None:
         """The STATE_TTL hint of the query block being bound."""

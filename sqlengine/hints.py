@@ -30,7 +30,10 @@ _MARKER = re.compile(r"^\s*sqeh(\d+)\s*$")
 META_KEY = "sqlengine_options"  # where a Table node carries its OPTIONS hint
 TTL_KEY = "sqlengine_state_ttl"  # where a Select node carries its STATE_TTL hint
 LOOKUP_KEY = "sqlengine_lookup"  # where a Select node carries its LOOKUP hints (a list)
-_BLOCK_HINTS = ("STATE_TTL", "LOOKUP")  # (the hints of a query block, after SELECT)
+JOIN_KEY = "sqlengine_join_hints"  # where a Select node carries its join hints (a list)
+JOIN_STRATEGIES = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
+# (the hints of a query block, after SELECT)
+_BLOCK_HINTS = ("STATE_TTL", "LOOKUP", *JOIN_STRATEGIES)
 _HINT_HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 _HINT_GAP = re.compile(r"\s*(,)?\s*")
 
@@ -44,6 +47,15 @@ class TableOptions:
     key_offsets: tuple[tuple[str, int], ...]
     start: int
     end: int
+
+
+@dataclass(frozen=True, slots=True)
+class JoinHint:
+    """A join strategy hint, ``BROADCAST(t1, t2)``: its strategy and the tables it names,
+    each with where its name starts in the script."""
+
+    strategy: str
+    tables: tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +149,9 @@ def _block_hints(node: exp.Select, hint: _Hint, offset: int, script: str) -> Non
         if name not in _BLOCK_HINTS:
             raise _refuse(_Hint(at - offset - len(START), at - offset + len(text) + len(END),
                                 text), offset, script)
+        if name in JOIN_STRATEGIES:
+            node.meta.setdefault(JOIN_KEY, []).append(_join_hint(name, text, at, script))
+            continue
         parsed = table_options(text, at, script, name)
         if name == "LOOKUP":
             node.meta.setdefault(LOOKUP_KEY, []).append(parsed)
@@ -145,6 +160,34 @@ def _block_hints(node: exp.Select, hint: _Hint, offset: int, script: str) -> Non
                              span=Span.from_offset(script, at, at + len(text)), sql=script)
         else:
             node.meta[TTL_KEY] = parsed
+
+
+_TABLE_NAME = re.compile(r"\s*(`(?:[^`]|``)+`|'(?:[^']|'')+'|[A-Za-z_][\w$]*)\s*(,|\))")
+
+
+def _join_hint(name: str, text: str, start: int, script: str) -> JoinHint:
+    """``NAME(t1, t2, ...)`` (``text`` starts at ``start`` in the script): the tables, as
+    simple identifiers, backquoted or string literals."""
+    pos = text.index("(") + 1
+    tables: list[tuple[str, int]] = []
+    while True:
+        m = _TABLE_NAME.match(text, pos)
+        if m is None:
+            raise ParseError(f"{name} hint: expected the names of tables, separated by commas "
+                             "and closed by ')'",
+                             span=Span.from_offset(script, start + pos, start + len(text)),
+                             sql=script)
+        raw = m.group(1)
+        table = raw[1:-1].replace(raw[0] * 2, raw[0]) if raw[0] in "`'" else raw
+        tables.append((table, start + m.start(1)))
+        pos = m.end()
+        if m.group(2) == ")":
+            break
+    if text[pos:].strip():
+        raise ParseError(f"{name} hint: unexpected text after ')'",
+                         span=Span.from_offset(script, start + pos, start + len(text)),
+                         sql=script)
+    return JoinHint(name, tuple(tables))
 
 
 def _split_hints(text: str, start: int, script: str) -> list[tuple[str, str, int]]:
@@ -194,10 +237,14 @@ def _refuse(hint: _Hint, offset: int, script: str) -> NotSupportedError:
     elif name == "LOOKUP":
         msg = ("a LOOKUP hint goes right after SELECT (SELECT /*+ LOOKUP('table' = 'dim', "
                "...) */ ...), for the lookup joins of that query block")
+    elif name in JOIN_STRATEGIES:
+        msg = (f"a {name} hint goes right after SELECT (SELECT /*+ {name}(t) */ ...), for the "
+               "joins of that query block")
     else:
         msg = (f"{what} is not supported: the hints are OPTIONS('key' = 'value', ...) after a "
-               "table's name (dynamic table options), and STATE_TTL('name' = 'duration', ...) "
-               "and LOOKUP('table' = 'name', ...) after SELECT")
+               "table's name (dynamic table options), and STATE_TTL('name' = 'duration', ...), "
+               "LOOKUP('table' = 'name', ...) and the join hints BROADCAST, SHUFFLE_HASH, "
+               "SHUFFLE_MERGE and NEST_LOOP (t, ...) after SELECT")
     return NotSupportedError(msg, span=span, sql=script)
 
 

@@ -651,12 +651,19 @@ class _Translator:
             self.lateness == 0 and not (left.op.updating or right.op.updating) else ()
         # (a STATE_TTL hint's TTL of a side over the option's)
         left_ttl, right_ttl = (self.ttl if t is None else t for t in plan.state_ttl)
+        hint = plan.strategy if not self.streaming else None  # (streaming: as Flink, none)
+        if hint is not None and hint[0] in ("SHUFFLE_MERGE", "NEST_LOOP"):
+            what = "a sort-merge join" if hint[0] == "SHUFFLE_MERGE" else "a nested-loop join"
+            msg = (f"the '{hint[0]}' hint asks for {what}, which is not implemented: joins here "
+                   "are hash joins (SHUFFLE_HASH(t) builds on t, BROADCAST(t) sends t to "
+                   "every subtask)")
+            raise NotSupportedError(msg)
         op = JoinSpec(
             schema=plan.schema, updating=updating, join_kind=plan.kind,
             left_keys=plan.left_keys, right_keys=plan.right_keys, condition=plan.condition,
             left_width=len(plan.left.schema), emit="stream" if self.streaming else "final",
             ttl=left_ttl, right_ttl=None if right_ttl == left_ttl else right_ttl,
-            right_schema=plan.right.schema, evict=evict)
+            right_schema=plan.right.schema, evict=evict, hint=hint)
         return PhysicalNode(op, inputs)
 
     def _streaming_sort(self, plan: N.Sort, child: PhysicalNode) -> PhysicalNode | None:

@@ -41,14 +41,23 @@ class JoinStrategy(PhysicalPass):
                                                    for _, ex in node.inputs):
                 return node
             inputs = node.inputs
+            hinted = op.hint is not None and not ctx.streaming
             # (inputs already partitioned on the key need no exchange at all: see
             # interesting_properties)
-            if not ctx.streaming and ctx.parallelism > 1 and threshold >= 0 and \
+            if hinted and op.hint is not None:  # (a BROADCAST / SHUFFLE_HASH hint's side)
+                strategy, side = op.hint
+                if strategy == "BROADCAST" and ctx.parallelism > 1 and \
+                        not co_partitioned(node):
+                    pair = [(inputs[1 - side][0], FORWARD),
+                            (inputs[side][0], Exchange(Partitioning.BROADCAST))]
+                    inputs = tuple(pair) if side == 1 else tuple(reversed(pair))
+                    ctx.note(self.name, f"{op.label()}: {_shape(inputs)} (the BROADCAST hint)")
+            elif not ctx.streaming and ctx.parallelism > 1 and threshold >= 0 and \
                     not co_partitioned(node):
                 inputs = self._cheapest(node, op, threshold, ctx)
             if ctx.streaming:
                 return node if inputs is node.inputs else replace(node, inputs=inputs)
-            build = _build_side(inputs)
+            build = op.hint[1] if hinted and op.hint is not None else _build_side(inputs)
             if build == op.build_side and inputs is node.inputs:
                 return node
             new_op = op if build == op.build_side else replace(op, build_side=build)

@@ -96,7 +96,7 @@ def by_cost(options: dict[str, str]) -> bool:
 def _rewrite(node: LogicalPlan, estimator: Estimator | None, notes: list[str]
              ) -> Transformed[LogicalPlan]:
     """The plan with each maximal inner-join tree reordered (its inputs first)."""
-    if not (isinstance(node, Join) and node.kind == "inner"):
+    if not _reorderable(node):
         kids = node.children()
         results = [_rewrite(k, estimator, notes) for k in kids]
         if any(r.changed for r in results):
@@ -275,9 +275,16 @@ def _eq(a: int, b: int, positions: dict[int, int], fields: tuple[Field, ...]) ->
                        ColumnRef(pb, fields[pb].name, fields[pb].type)), T.BOOLEAN)
 
 
+def _reorderable(node: LogicalPlan) -> bool:
+    """An inner join whose inputs may move: not one a hint names a side or state TTL of
+    (those stay as written, with their inputs, as the hint gave them)."""
+    return isinstance(node, Join) and node.kind == "inner" and node.strategy is None and \
+        node.state_ttl == (None, None)
+
+
 def _flatten(node: LogicalPlan, offset: int, inputs: list[_Input], conds: list[Expr]) -> None:
     """Inputs of an inner-join tree (in column order) and its conditions over the row."""
-    if not (isinstance(node, Join) and node.kind == "inner"):
+    if not _reorderable(node):
         inputs.append(_Input(node, offset))
         return
     n_left = len(node.left.schema)

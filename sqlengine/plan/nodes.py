@@ -261,6 +261,9 @@ class Join(LogicalPlan):
     # A STATE_TTL hint's TTL (ms) of each side's state over 'table.exec.state.ttl' (None:
     # the option's)
     state_ttl: tuple[int | None, int | None] = (None, None)
+    # A join hint's (strategy, side it names): BROADCAST / SHUFFLE_HASH / SHUFFLE_MERGE /
+    # NEST_LOOP (sqlengine/bind_join_hint.py)
+    strategy: tuple[str, int] | None = None
     schema: Schema = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -286,6 +289,8 @@ class Join(LogicalPlan):
         text = f"Join: {self.kind}, on=[{on}]"
         if self.condition is not None:
             text += f", filter={self.condition.sql()}"
+        if self.strategy is not None:
+            text += f", hint={self.strategy[0]}({('left', 'right')[self.strategy[1]]})"
         return text
 
 

@@ -91,7 +91,7 @@ def test_each_input_named_takes_its_ttl_as_flinks(session: sqlengine.Session, sq
     (f"SELECT /*+ STATE_TTL() */ * FROM {J}", "STATE_TTL hint: expected 'key' = 'value'"),
     # (Flink accepts it and does nothing: no join or GROUP BY takes it)
     ("SELECT /*+ STATE_TTL('o'='1d') */ * FROM orders o", "`o` in `STATE_TTL`"),
-    (f"SELECT /*+ BROADCAST(o) */ * FROM {J}", "hint BROADCAST is not supported"),
+    (f"SELECT /*+ MERGE_JOIN(o) */ * FROM {J}", "hint MERGE_JOIN is not supported"),
     ("SELECT * FROM orders o /*+ STATE_TTL('o'='1d') */", "a STATE_TTL hint goes right after "
      "SELECT"),
 ])
