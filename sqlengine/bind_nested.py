@@ -26,10 +26,15 @@ def field_path(binder: ExprBinder, node: exp.Column, scope: Scope) -> Expr | Non
     if len(parts) < 2:
         return None
     qualifiers = scope.qualifiers()
+    # (an enclosing query's table alias: ``d.k`` in a subquery is its column k, before a
+    # column d of the subquery's own tables, as Flink (Calcite) resolves it)
+    outer = {q for o in binder.outer for q in (o.grouped or o.scope).qualifiers()} | \
+        {q for o in binder.outer for q in o.scope.qualifiers()}
     starts = []
     if len(parts) >= 3 and parts[0].lower() in qualifiers:
         starts.append((parts[0], parts[1], parts[2:]))
-    if parts[0].lower() not in qualifiers:
+    if parts[0].lower() not in qualifiers and (len(parts) >= 3 or
+                                               parts[0].lower() not in outer):
         starts.append((None, parts[0], parts[1:]))
     for qualifier, column, fields in starts:
         try:
