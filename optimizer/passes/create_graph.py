@@ -1126,7 +1126,7 @@ def _sliceable(plan: N.Aggregate, tvf: N.WindowTVF, window_pos: set[int],
             if not all(isinstance(e, ColumnRef) for e in node.exprs):
                 return False
         elif isinstance(node, N.Filter):
-            if reads_window(node.input, [node.condition]):
+            if reads_window(node.input, [node.predicate]):
                 return False
         else:
             return False
