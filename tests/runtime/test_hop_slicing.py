@@ -210,7 +210,8 @@ def test_a_filter_under_a_sliced_hop_with_the_optimizer_off(mode: str) -> None:
     import pyarrow as pa
 
     t = pa.table({"s": ["apple", "fig", None, "pear"],
-                  "ts": pa.array([dt.datetime(2024, 1, 1, 10, 0, 20 * i) for i in range(4)],
+                  "ts": pa.array([dt.datetime(2024, 1, 1, 10, 0) + dt.timedelta(seconds=20 * i)
+                                  for i in range(4)],
                                  pa.timestamp("ms"))})
     sql = ("SELECT window_start, COUNT(*) AS c FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), "
            "INTERVAL '30' SECOND, INTERVAL '1' MINUTE)) WHERE s LIKE '%a%' "
