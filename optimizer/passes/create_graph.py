@@ -426,6 +426,15 @@ class _Translator:
                    "runtime, or with 'table.local-time-zone' = 'UTC'")
             raise NotSupportedError(msg)
         child = self.translate(plan.input)
+        if self.streaming and not plan.proctime and \
+                self._from_regular_join(plan.input, plan.time_index):
+            # (as Flink: a regular join emits a row whenever its match comes, so its time
+            # columns are no time attributes; windows over them would drop rows by timing)
+            msg = (f"column {column.name!r} is not a time attribute: it comes out of a "
+                   "regular join, whose rows come whenever their match does (as in Flink, "
+                   "which makes it a plain TIMESTAMP there); window the join's inputs, use an "
+                   "interval or window join, or run in batch mode")
+            raise PlanError(msg)
         if child.op.updating and self.options.get("execution.target") == "spark":
             msg = ("window table functions over an updating input (a changelog source or "
                    "an aggregate's result) are not supported on Spark: they run on the "
@@ -453,6 +462,29 @@ class _Translator:
                                     start_pos=len(plan.input.schema), gap=plan.size,
                                     zone=plan.zone)
         return PhysicalNode(session, ((assign, exchange),))
+
+    def _from_regular_join(self, plan: N.LogicalPlan, idx: int) -> bool:
+        """Whether column ``idx`` of ``plan`` (translated already) comes, through projections,
+        filters and UNNESTs, out of a join that runs as a regular join (not an interval or
+        temporal one, which keep their inputs' time attributes)."""
+        from sqlengine.plan.expressions import ColumnRef
+
+        while True:
+            match plan:
+                case N.Project():
+                    e = plan.exprs[idx]
+                    if not isinstance(e, ColumnRef):
+                        return False
+                    idx, plan = e.index, plan.input
+                case N.Filter():
+                    plan = plan.input
+                case N.Unnest() if idx < len(plan.input.schema) - 1:
+                    plan = plan.input
+                case N.Join():
+                    node = self.memo.get(id(plan))
+                    return node is not None and isinstance(node.op, JoinSpec)
+                case _:
+                    return False
 
     def _window_aggregate(self, plan: N.Aggregate) -> PhysicalNode | None:
         from sqlengine.plan.expressions import ColumnRef
