@@ -127,14 +127,16 @@ class AggregateBinder(ClauseBinder):
             return ColumnRef(n_keys + j, f"$agg{j}", call.type)
 
         expression_keys = any(not isinstance(k, ColumnRef) for k in keys)
-        opaque = (exp.AggFunc, exp.Window, exp.Subquery, exp.Select, exp.Exists, exp.Column,
-                  exp.Literal, exp.Star)
+        # (nodes never bound on their own: their contents are another scope's or an
+        # aggregate's; and leaves, which the other paths match)
+        nested = (exp.AggFunc, exp.Window, exp.Subquery, exp.Select, exp.Exists)
+        leaves = (exp.Column, exp.Literal, exp.Star)
 
         def same_key(n: exp.Expression) -> int | None:
             """The grouped expression ``n`` equals once bound, though written otherwise (a
             column qualified or not, parentheses), as the standard and Flink match them."""
-            if not expression_keys or isinstance(n, opaque) or any(
-                    isinstance(x, opaque[:5]) for x in n.walk()):
+            if not expression_keys or isinstance(n, nested + leaves) or any(
+                    isinstance(x, nested) for x in n.walk()):
                 return None
             try:
                 e = self.bind_plain(n, rel.scope)

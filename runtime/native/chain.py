@@ -289,7 +289,7 @@ class ChainedTask:
         self._run(i, lambda: op.end_input(input_index))
         held = self._held.get(i)
         if held is not None and not self.finished and (
-                i > 0 or not self._open_channels or not any(self._open_channels.values())):
+                i > 0 or not any(self._open_channels.values())):
             del self._held[i]
             self._emit_watermark(held, i + 1)
 

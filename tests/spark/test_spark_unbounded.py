@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.dataset as ds
@@ -119,23 +120,32 @@ def _rows_in(path: Path) -> list[int]:
     return ds.dataset(str(path), format="parquet").to_table().column("id").to_pylist()
 
 
+def _restarted_run(checkpoint: Path, sink_ddl: str, insert: str,
+                   written: Callable[[], int], seen: int) -> None:
+    """One run of ``insert`` from the checkpoint location, cancelled once it has written
+    more than ``seen`` rows (or after 300 s)."""
+    s = sqlengine.connect({"execution.runtime-mode": "streaming", **SPARK,
+                           "execution.checkpoint-location": str(checkpoint)})
+    s.execute("CREATE TABLE person (id BIGINT, name STRING) WITH ('connector' = "
+              "'nexmark', 'nexmark.table' = 'person', 'rows-per-second' = '20000')")
+    s.execute(sink_ddl)
+    job = s.start(insert)
+    deadline = time.monotonic() + 300
+    while written() <= seen and time.monotonic() < deadline and not job.done:
+        time.sleep(0.5)
+    job.cancel()
+    assert job.error is None
+
+
 def test_a_filesystem_sink_is_written_exactly_once_across_restarts(tmp_path: Path) -> None:
     out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
     out.mkdir()
     seen = 0
     for run in range(3):
-        s = sqlengine.connect({"execution.runtime-mode": "streaming", **SPARK,
-                               "execution.checkpoint-location": str(checkpoint)})
-        s.execute("CREATE TABLE person (id BIGINT, name STRING) WITH ('connector' = "
-                  "'nexmark', 'nexmark.table' = 'person', 'rows-per-second' = '20000')")
-        s.execute(f"CREATE TABLE sink (id BIGINT, name STRING) WITH ('connector' = "
-                  f"'filesystem', 'path' = '{out}', 'format' = 'parquet')")
-        job = s.start("INSERT INTO sink SELECT id, name FROM person")
-        deadline = time.monotonic() + 300
-        while len(_rows_in(out)) <= seen and time.monotonic() < deadline and not job.done:
-            time.sleep(0.5)
-        job.cancel()
-        assert job.error is None
+        _restarted_run(checkpoint, f"CREATE TABLE sink (id BIGINT, name STRING) WITH ("
+                       f"'connector' = 'filesystem', 'path' = '{out}', 'format' = 'parquet')",
+                       "INSERT INTO sink SELECT id, name FROM person",
+                       lambda: len(_rows_in(out)), seen)
         ids = _rows_in(out)
         assert len(ids) > seen, f"run {run} wrote nothing"
         seen = len(ids)
@@ -179,20 +189,11 @@ def test_a_partitioned_filesystem_sink_is_written_exactly_once(tmp_path: Path) -
     out.mkdir()
     seen = 0
     for run in range(2):
-        s = sqlengine.connect({"execution.runtime-mode": "streaming", **SPARK,
-                               "execution.checkpoint-location": str(checkpoint)})
-        s.execute("CREATE TABLE person (id BIGINT, name STRING) WITH ('connector' = "
-                  "'nexmark', 'nexmark.table' = 'person', 'rows-per-second' = '20000')")
-        s.execute(f"CREATE TABLE sink (id BIGINT, d STRING) PARTITIONED BY (d) WITH ("
-                  f"'connector' = 'filesystem', 'path' = '{out}', 'format' = 'parquet', "
-                  "'sink.partition-commit.policy.kind' = 'success-file')")
-        job = s.start("INSERT INTO sink SELECT id, CAST(MOD(id, 3) AS STRING) FROM person")
-        deadline = time.monotonic() + 300
-        while len(_partitioned_rows(out)) <= seen and time.monotonic() < deadline and \
-                not job.done:
-            time.sleep(0.5)
-        job.cancel()
-        assert job.error is None
+        _restarted_run(checkpoint, f"CREATE TABLE sink (id BIGINT, d STRING) PARTITIONED BY "
+                       f"(d) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = "
+                       "'parquet', 'sink.partition-commit.policy.kind' = 'success-file')",
+                       "INSERT INTO sink SELECT id, CAST(MOD(id, 3) AS STRING) FROM person",
+                       lambda: len(_partitioned_rows(out)), seen)
         rows = _partitioned_rows(out)
         assert len(rows) > seen, f"run {run} wrote nothing"
         seen = len(rows)
