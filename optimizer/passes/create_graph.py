@@ -226,6 +226,7 @@ class _Translator:
                 return self._rank(plan)
             case N.MatchRecognize():
                 child = self.translate(plan.input)
+                self._refuse_join_time(plan.input, plan.spec.time_index, "MATCH_RECOGNIZE")
                 if child.op.updating:
                     msg = "MATCH_RECOGNIZE needs an insert-only input (as in Flink)"
                     raise NotSupportedError(msg)
@@ -240,6 +241,8 @@ class _Translator:
                 return PhysicalNode(mr, ((child, exchange),))
             case N.OverAggregate():
                 child = self.translate(plan.input)
+                if plan.time_index >= 0:
+                    self._refuse_join_time(plan.input, plan.time_index, "an OVER aggregate")
                 if child.op.updating:
                     msg = "OVER aggregates need an insert-only input"
                     raise NotSupportedError(msg)
@@ -256,6 +259,9 @@ class _Translator:
                 return self._join(plan)
             case N.TemporalJoin():
                 left, right = self.translate(plan.left), self.translate(plan.right)
+                if plan.right_time >= 0:
+                    self._refuse_join_time(plan.left, plan.left_time,
+                                           "an event-time temporal join")
                 if left.op.updating:
                     msg = ("a temporal join needs an insert-only probe side (its versioned "
                            "table may be a changelog); the left input here is updating")
@@ -426,15 +432,8 @@ class _Translator:
                    "runtime, or with 'table.local-time-zone' = 'UTC'")
             raise NotSupportedError(msg)
         child = self.translate(plan.input)
-        if self.streaming and not plan.proctime and \
-                self._from_regular_join(plan.input, plan.time_index):
-            # (as Flink: a regular join emits a row whenever its match comes, so its time
-            # columns are no time attributes; windows over them would drop rows by timing)
-            msg = (f"column {column.name!r} is not a time attribute: it comes out of a "
-                   "regular join, whose rows come whenever their match does (as in Flink, "
-                   "which makes it a plain TIMESTAMP there); window the join's inputs, use an "
-                   "interval or window join, or run in batch mode")
-            raise PlanError(msg)
+        if not plan.proctime:
+            self._refuse_join_time(plan.input, plan.time_index, "windows")
         if child.op.updating and self.options.get("execution.target") == "spark":
             msg = ("window table functions over an updating input (a changelog source or "
                    "an aggregate's result) are not supported on Spark: they run on the "
@@ -462,6 +461,24 @@ class _Translator:
                                     start_pos=len(plan.input.schema), gap=plan.size,
                                     zone=plan.zone)
         return PhysicalNode(session, ((assign, exchange),))
+
+    def _join_time(self, plan: N.LogicalPlan, idx: int) -> bool:
+        """Whether column ``idx`` of ``plan`` (translated already) is a rowtime column that,
+        in streaming mode, comes out of a regular join: as in Flink, no time attribute any
+        more (a regular join emits a row whenever its match comes, so event-time operators
+        over it would drop rows as late by timing)."""
+        return self.streaming and plan.schema.fields[idx].rowtime and \
+            self._from_regular_join(plan, idx)
+
+    def _refuse_join_time(self, plan: N.LogicalPlan, idx: int, what: str) -> None:
+        """Refuses ``what`` (an event-time operator) over a regular join's time column."""
+        if self._join_time(plan, idx):
+            name = plan.schema.fields[idx].name
+            msg = (f"column {name!r} is not a time attribute: it comes out of a regular join, "
+                   "whose rows come whenever their match does (as in Flink, which makes it a "
+                   f"plain TIMESTAMP there), so {what} cannot run on its event time; use the "
+                   "join's inputs' time, an interval or window join, or batch mode")
+            raise PlanError(msg)
 
     def _from_regular_join(self, plan: N.LogicalPlan, idx: int) -> bool:
         """Whether column ``idx`` of ``plan`` (translated already) comes, through projections,
@@ -591,6 +608,9 @@ class _Translator:
             # Unbounded: a Top-N keeping every live row (Flink's retractable Top-N).
             retract = True
         dedup = _deduplication(plan) if self.streaming else None
+        if dedup is not None and dedup[1] == "ROWTIME" and \
+                self._join_time(plan.input, dedup[2]):
+            dedup = None  # (as Flink: a Top-N on a plain TIMESTAMP, see _join_time)
         if retract and dedup is not None:
             msg = ("deduplication (ROW_NUMBER = 1 ordered by a time attribute) over an "
                    "updating input is not supported, as in Flink")
@@ -603,7 +623,9 @@ class _Translator:
                 keep=dedup[0] if dedup is not None and dedup[1] == "ROWTIME" else "",
                 exchange_keys=others, zone=found["window_end"][1].zone)
             return PhysicalNode(window_op, ((child, exchange),))
-        if plan.limit is None and self.streaming and not child.op.updating:
+        if plan.limit is None and self.streaming and not child.op.updating and not (
+                len(plan.order) == 1 and isinstance(plan.order[0].expr, ColumnRef) and
+                self._join_time(plan.input, plan.order[0].expr.index)):
             over = _row_number_over_time(plan, child, self.ttl if self.streaming else 0)
             if over is not None:
                 return over
@@ -661,6 +683,9 @@ class _Translator:
             return PhysicalNode(window_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
         bounds = interval_bounds(plan) if timed else None
+        if bounds is not None and (self._join_time(plan.left, bounds[0]) or
+                                   self._join_time(plan.right, bounds[1])):
+            bounds = None  # (as Flink: a regular join then, see _join_time)
         if bounds is not None and not (left.op.updating or right.op.updating):
             lt, rt, lower, upper, residual = bounds
             interval_op = IntervalJoinSpec(
@@ -713,7 +738,7 @@ class _Translator:
         field = plan.input.schema.fields[first.index] if isinstance(first, ColumnRef) \
             else None
         timed = field is not None and (field.rowtime or field.proctime) and \
-            plan.keys[0].ascending
+            plan.keys[0].ascending and not self._join_time(plan.input, first.index)
         if timed and plan.fetch is None and not plan.offset and not child.op.updating:
             assert isinstance(first, ColumnRef) and field is not None
             op = TemporalSortSpec(schema=plan.schema, keys=plan.keys, time_index=first.index,

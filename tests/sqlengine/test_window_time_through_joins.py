@@ -3,7 +3,12 @@ refused, as Flink refuses it (a regular join's time columns are plain TIMESTAMPs
 join emits a row whenever its match comes, so the window dropped rows as late depending on
 how the inputs interleaved (no rows at parallelism 1, the row at 2, found by a
 self-consistency probe). Batch mode windows it (no row is late there), and an interval
-join keeps its inputs' time attributes, as in Flink."""
+join keeps its inputs' time attributes, as in Flink.
+
+The other event-time operators over such a column, as Flink plans them: OVER aggregates,
+MATCH_RECOGNIZE, legacy group windows and event-time temporal joins are refused; ROW_NUMBER
+= 1 ordered by it is a Top-N (not a deduplication on event time) and a time-bounded join
+condition on it a regular join's condition (not an interval join)."""
 
 from __future__ import annotations
 
@@ -49,3 +54,52 @@ def test_streaming_refuses_a_window_over_a_regular_join(parallelism: int) -> Non
 def test_other_windows_over_joins_run(mode: str, join: str) -> None:
     got = session(mode).sql(WINDOW.format(join=join)).collect().to_pylist()
     assert got == [{"window_start": T, "c": 1}]
+
+
+JOINED = "SELECT o.id, o.ts FROM orders o JOIN pay p ON o.id = p.oid"
+REFUSED = {
+    "an OVER aggregate": f"SELECT id, COUNT(*) OVER (PARTITION BY id ORDER BY ts) FROM ({JOINED})",
+    "MATCH_RECOGNIZE": f"SELECT * FROM ({JOINED}) MATCH_RECOGNIZE (PARTITION BY id ORDER BY ts "
+                       "MEASURES A.id AS a ONE ROW PER MATCH PATTERN (A) DEFINE A AS A.id > 0)",
+    "windows": f"SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE), COUNT(*) FROM ({JOINED}) "
+               "GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)",
+}
+
+
+@pytest.mark.parametrize("what", sorted(REFUSED))
+def test_streaming_refuses_event_time_operators_over_a_regular_join(what: str) -> None:
+    with pytest.raises(SqlEngineError, match=f"column 'ts' is not a time attribute: it comes "
+                                             f"out of a regular join.*so {what} cannot run"):
+        session("streaming").sql(REFUSED[what]).collect()
+
+
+def test_streaming_refuses_an_event_time_temporal_join_over_a_regular_join() -> None:
+    s = session("streaming")
+    s.execute("CREATE TEMPORARY VIEW rates AS SELECT oid, ts FROM (SELECT *, ROW_NUMBER() "
+              "OVER (PARTITION BY oid ORDER BY ts DESC) AS rn FROM pay) WHERE rn = 1")
+    with pytest.raises(SqlEngineError, match="so an event-time temporal join cannot run"):
+        s.sql(f"SELECT * FROM ({JOINED}) x JOIN rates FOR SYSTEM_TIME AS OF x.ts AS r "
+              "ON x.id = r.oid").collect()
+
+
+def test_over_aggregate_over_a_regular_join_runs_in_batch_mode() -> None:
+    got = session("batch").sql(REFUSED["an OVER aggregate"]).collect()
+    assert got.to_pylist() == [{"id": 1, "EXPR$1": 1}]
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_first_row_over_a_regular_join_is_a_top_n(parallelism: int) -> None:
+    q = (f"SELECT id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts) AS rn "
+         f"FROM ({JOINED})) WHERE rn = 1")
+    s = session("streaming", parallelism)
+    assert "Deduplicate" not in s.sql(q).explain()
+    assert s.sql(q).collect().to_pylist() == [{"id": 1}]
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_time_bounds_over_a_regular_join_are_a_regular_join_condition(parallelism: int) -> None:
+    q = (f"SELECT x.id, p.oid FROM ({JOINED}) x JOIN pay p ON x.id = p.oid "
+         "AND p.ts BETWEEN x.ts AND x.ts + INTERVAL '3' MINUTE")
+    s = session("streaming", parallelism)
+    assert "IntervalJoin" not in s.sql(q).explain()
+    assert s.sql(q).collect().to_pylist() == [{"id": 1, "oid": 1}]
