@@ -140,10 +140,13 @@ class WindowBinder(ClauseBinder):
             raise self.error(BindError, f"{kind.upper()} takes {lo} to {hi} arguments "
                              f"(TABLE t, DESCRIPTOR(col), ...), got {len(params)}", call)
         data, desc = params[0], params[1]
-        if isinstance(data, exp.Subquery) and not isinstance(data.this, exp.Table):
+        query = data.this if isinstance(data, TableArg) and \
+            isinstance(data.this, exp.Subquery) else data
+        if isinstance(query, exp.Subquery) and not isinstance(query.this, exp.Table):
             # a query, as Flink takes it: TUMBLE((SELECT ... WHERE ...), DESCRIPTOR(ts), ...)
             relations = self.binder.relations
-            rel = relations.binder.selects.order_limit(data, relations.query(data.this, ctes))
+            rel = relations.binder.selects.order_limit(query,
+                                                       relations.query(query.this, ctes))
         elif not isinstance(data, TableArg):
             raise self.error(BindError, f"the first argument of {kind.upper()} must be "
                              "TABLE <name> or a query in parentheses", data)

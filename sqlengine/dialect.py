@@ -12,7 +12,8 @@ from sqlglot.tokens import TokenType
 
 
 class TableArg(exp.Expression):
-    """``TABLE t [PARTITION BY c, ...]`` as the first argument of a window table function."""
+    """``TABLE t [PARTITION BY c, ...]`` (or ``(query) PARTITION BY ...``) as the first
+    argument of a window table function."""
 
     arg_types = {"this": True, "partition_by": False}
 
@@ -438,16 +439,25 @@ class Flink(Dialect):
             ):
                 self._advance()
                 table = self._parse_table_parts()
-                partition: Sequence[exp.Expr | None] | None = None
-                if self._match(TokenType.PARTITION_BY):
-                    # One column, or several in parentheses: PARTITION BY (a, b).
-                    if self._match(TokenType.L_PAREN):
-                        partition = self._parse_csv(self._parse_column)
-                        self._match_r_paren()
-                    else:
-                        partition = [self._parse_column()]
-                return self.expression(TableArg(this=table, partition_by=partition))
-            return super()._parse_unary()
+                return self.expression(TableArg(this=table,
+                                                partition_by=self._parse_table_partition()))
+            unary = super()._parse_unary()
+            if isinstance(unary, exp.Subquery) and self._curr is not None and \
+                    self._curr.token_type == TokenType.PARTITION_BY:
+                # ``(query) PARTITION BY k``: a query as a table argument (Calcite's grammar)
+                return self.expression(TableArg(this=unary,
+                                                partition_by=self._parse_table_partition()))
+            return unary
+
+        def _parse_table_partition(self) -> Sequence[exp.Expr | None] | None:
+            """A table argument's ``PARTITION BY c`` or ``PARTITION BY (a, b)``, if there."""
+            if not self._match(TokenType.PARTITION_BY):
+                return None
+            if self._match(TokenType.L_PAREN):
+                partition = self._parse_csv(self._parse_column)
+                self._match_r_paren()
+                return partition
+            return [self._parse_column()]
 
     class Generator(generator.Generator):
         # Flink's names of the types (SHOW CREATE TABLE prints computed columns through
@@ -513,7 +523,8 @@ def _temporal_literal(this: exp.Expression, to: exp.DataType) -> exp.Expression:
 
 
 def _table_arg(gen: generator.Generator, e: TableArg) -> str:
-    text = f"TABLE {gen.sql(e, 'this')}"
+    text = gen.sql(e, 'this') if isinstance(e.this, exp.Subquery) else \
+        f"TABLE {gen.sql(e, 'this')}"
     part = e.args.get("partition_by")
     if part:
         text += " PARTITION BY " + ", ".join(gen.sql(p) for p in part)

@@ -78,6 +78,26 @@ def test_session_tvf_on_its_own_per_key() -> None:
                                       (6, _t(3), _t(9))]
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("partition", ["k", "(k)"])
+def test_session_over_a_query_partitioned_by_a_key(mode: str, partition: str) -> None:
+    # ``(query) PARTITION BY k`` (Calcite's table argument) was a parse error: only
+    # ``TABLE t PARTITION BY k`` parsed. Without the v = 2 row (08:07), a's first session ends
+    # at 08:07, not 08:09; the other rows are as with TABLE e.
+    call = (f"TABLE(SESSION((SELECT * FROM e WHERE v <> 2) PARTITION BY {partition}, "
+            "DESCRIPTOR(ts), INTERVAL '2' MINUTES))")
+    rows = [r[:3] for r in _tvf_rows(mode, call)]
+    late = [] if mode == "streaming" else [(6, _t(3), _t(7))]
+    assert rows == [(1, _t(3) if late else _t(5), _t(7)), (3, _t(9), _t(11)),
+                    (4, _t(15), _t(17)), (5, _t(16), _t(18)), *late]
+
+
+def test_a_query_partitioned_by_a_key_only_for_session() -> None:
+    with pytest.raises(sqlengine.SqlEngineError, match="PARTITION BY is only for SESSION"):
+        _tvf_rows("streaming", "TABLE(TUMBLE((SELECT * FROM e) PARTITION BY k, "
+                               "DESCRIPTOR(ts), INTERVAL '2' MINUTES))")
+
+
 def test_session_tvf_without_partition() -> None:
     rows = _tvf_rows("streaming", "SESSION(TABLE e, DESCRIPTOR(ts), INTERVAL '2' MINUTES)")
     assert [r[:3] for r in rows] == [(1, _t(5), _t(11)), (2, _t(5), _t(11)),
