@@ -559,8 +559,8 @@ def similar_to_regex(pattern: str, escape: str | None) -> str:
             out.append(".*")
         elif c == "_":
             out.append(NOT_LINE_END)
-        elif c == "$":  # (no anchor in SIMILAR TO: a letter, as Flink reads it)
-            out.append("\\$")
+        elif c in "$\\":  # (no anchor, no regex escape in SIMILAR TO: letters, as Flink's)
+            out.append(re.escape(c))
         else:
             out.append(c)
     regex = "(?s)^(?:" + "".join(out) + ")$"

@@ -296,10 +296,38 @@ def _from_unixtime(args: list[Array], lits: list[object], out: pa.DataType) -> A
     tokens = java_pattern_tokens(pattern)
     if any(t[0] in "zZX" for t in tokens):  # (the zone's name or offset at each instant)
         return per_distinct(secs, _zoned_text(tokens, zone), pa.string())
-    ts = to_local(pc.multiply(secs, 1000).cast(pa.timestamp("ms", tz="UTC")), zone)
-
-    return kernel_for("date_format")([ts, pa.nulls(len(ts), pa.string())], [None, pattern],
+    beyond = pc.greater(secs, _LAST_SECOND)
+    near = pc.if_else(beyond, 0, secs) if pc.any(beyond).as_py() else secs
+    ts = to_local(pc.multiply(near, 1000).cast(pa.timestamp("ms", tz="UTC")), zone)
+    text = kernel_for("date_format")([ts, pa.nulls(len(ts), pa.string())], [None, pattern],
                                      pa.string())
+    if near is secs:
+        return text
+    # Past year 9999 (seconds given in milliseconds, say): the year as many digits as it
+    # takes, as Java's SimpleDateFormat writes it (strftime's years wrapped around)
+    far = per_distinct(pc.if_else(beyond, secs, None), _far_text(tokens, pattern, zone),
+                       pa.string())
+    return pc.if_else(beyond, far, text)
+
+
+# The last second of year 9999 (UTC) and the seconds of 400 Gregorian years: the calendar
+# repeats itself every 400 years, weekdays too (146,097 days, 20,871 weeks).
+_LAST_SECOND = 253_402_300_799
+_CYCLE_SECONDS = 146_097 * 86_400
+
+
+def _far_text(tokens: list[str], pattern: str, zone: str) -> Callable[[int], str]:
+    """FROM_UNIXTIME's text of an instant past year 9999: formatted as the same instant a
+    whole number of 400-year cycles earlier, its year written that many years later."""
+    fmt = _java_format_tokens(tokens, pattern)
+    tz = _zone(zone)
+
+    def one(secs: int) -> str:
+        cycles = (secs - _LAST_SECOND) // _CYCLE_SECONDS + 1
+        v = dt.datetime.fromtimestamp(secs - cycles * _CYCLE_SECONDS, tz).replace(tzinfo=None)
+        return fmt(v, 0, 400 * cycles)
+
+    return one
 
 
 def _zoned_text(tokens: list[str], zone: str) -> Callable[[int], str]:
@@ -308,10 +336,13 @@ def _zoned_text(tokens: list[str], zone: str) -> Callable[[int], str]:
     'X' / 'XX' / 'XXX' as -05 / -0500 / -05:00 (Z at UTC); the other letters as DATE_FORMAT
     writes the zone's wall clock."""
     tz = _zone(zone)
-    formats: dict[tuple, Callable[[dt.datetime, int], str]] = {}
+    formats: dict[tuple, Callable[..., str]] = {}
 
     def one(secs: int) -> str:
-        aware = dt.datetime.fromtimestamp(secs, tz)
+        # (past year 9999 whole 400-year cycles earlier, the year written as many later: the
+        # calendar repeats itself, see _far_text)
+        cycles = (secs - _LAST_SECOND) // _CYCLE_SECONDS + 1 if secs > _LAST_SECOND else 0
+        aware = dt.datetime.fromtimestamp(secs - cycles * _CYCLE_SECONDS, tz)
         offset = aware.utcoffset() or dt.timedelta(0)
         minutes = int(offset.total_seconds() // 60)
         sign = "-" if minutes < 0 else "+"
@@ -336,7 +367,7 @@ def _zoned_text(tokens: list[str], zone: str) -> Callable[[int], str]:
         key = tuple(parts)
         if key not in formats:
             formats[key] = _java_format_tokens(parts, "".join(tokens))
-        return formats[key](aware.replace(tzinfo=None), 0)
+        return formats[key](aware.replace(tzinfo=None), 0, 400 * cycles)
 
     return one
 
@@ -602,7 +633,7 @@ _JAVA_NAMES = {"EEE": "%a", "EEEE": "%A", "MMM": "%b", "MMMM": "%B"}
 _MJD_EPOCH = dt.date(1858, 11, 17)  # (day 0 of the modified Julian days)
 
 
-def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
+def _java_format_one(pattern: str) -> Callable[..., str]:
     """A Java DateTimeFormatter pattern as a function of one datetime (its nanoseconds in
     ``.nanos`` when it has them)."""
     from sqlengine.runtime.kernels import java_pattern_tokens
@@ -610,7 +641,7 @@ def _java_format_one(pattern: str) -> Callable[[dt.datetime], str]:
     return _java_format_tokens(java_pattern_tokens(pattern), pattern)
 
 
-def _java_format_tokens(tokens: list[str], pattern: str) -> Callable[[dt.datetime], str]:
+def _java_format_tokens(tokens: list[str], pattern: str) -> Callable[..., str]:
     """``_java_format_one`` of a pattern's tokens (a quoted token: its literal text between
     the quotes; ``''`` a quote)."""
     for token in tokens:
@@ -619,14 +650,15 @@ def _java_format_tokens(tokens: list[str], pattern: str) -> Callable[[dt.datetim
             msg = f"unsupported DATE_FORMAT pattern letter {token!r} in {pattern!r}"
             raise ExecutionError(msg)
 
-    def one(v: dt.datetime, nanos: int) -> str:
+    def one(v: dt.datetime, nanos: int, years: int = 0) -> str:
+        # (``years``: whole 400-year cycles to add to v's year, which has the same calendar)
         out = []
         for token in tokens:
             letter, n = token[0], len(token)
             if token.startswith("'"):
                 out.append(token[1:-1] or "'")
             elif letter in "yuY":  # (Y: the year of the US week, w, holding the day)
-                year = _us_week(v)[0] if letter == "Y" else v.year
+                year = (_us_week(v)[0] if letter == "Y" else v.year) + years
                 out.append(f"{year % 100:02d}" if n == 2 else f"{year:0{n}d}")
             elif letter in "Qq":
                 quarter = (v.month - 1) // 3 + 1
@@ -660,7 +692,7 @@ def _java_format_tokens(tokens: list[str], pattern: str) -> Callable[[dt.datetim
                 second = v.hour * 3600 + v.minute * 60 + v.second
                 value = {"n": nanos, "N": second * 1_000_000_000 + nanos,
                          "A": second * 1000 + nanos // 1_000_000,
-                         "g": (v.date() - _MJD_EPOCH).days}[letter]
+                         "g": (v.date() - _MJD_EPOCH).days + years // 400 * 146_097}[letter]
                 out.append(f"{value:0{n}d}")
             else:
                 out.append(token)

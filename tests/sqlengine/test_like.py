@@ -75,6 +75,24 @@ def test_similar_to(predicate: str, expected: list[bool | None]) -> None:
     assert got.column("p").to_pylist() == expected
 
 
+@pytest.mark.parametrize(("pattern", "expected"), [
+    # Without ESCAPE a backslash is an ordinary character, as in Flink (PyFlink 2.3: '\\d+'
+    # does not match '123', '1\\23' matches nothing); it once escaped the next character in
+    # the regular expression, and '1\\23' failed the query ("invalid group reference").
+    ("%\\%%", [False, False, False, False, False, False, None, True, True, True, True]),
+    ("a\\b", [False, False, False, False, False, False, None, True, False, False, False]),
+    ("\\%", [False, False, False, False, False, False, None, False, False, True, False]),
+    ("\\d+", [False] * 6 + [None] + [False] * 4),
+    ("1\\23", [False] * 6 + [None] + [False] * 4),
+])
+def test_similar_to_takes_a_backslash_for_itself(pattern: str, expected: list) -> None:
+    table = pa.table({"i": list(range(len(ROWS))), "x": pa.array(ROWS, pa.string())})
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", table)
+    got = s.sql(f"SELECT i, x SIMILAR TO '{pattern}' AS p FROM t").collect().sort_by("i")
+    assert got.column("p").to_pylist() == expected
+
+
 def test_bad_escape_is_an_error_naming_it() -> None:
     s = sqlengine.connect({"execution.runtime-mode": "batch"})
     with pytest.raises(sqlengine.SqlEngineError, match="escape"):

@@ -141,6 +141,26 @@ def test_from_unixtime_writes_the_sessions_zone(zone: str, expected: tuple) -> N
     assert tuple(row.values()) == expected
 
 
+@pytest.mark.parametrize("zone, seconds, pattern, expected", [
+    # PyFlink 2.3 (UTC): seconds given in milliseconds, and Long.MAX_VALUE / 1000; ours were
+    # '-24445-11-25 05:02:03' and '2404-04-06 2576980377607:12:55' (strftime's years wrap)
+    ("UTC", 1234567890123, None, "41091-11-25 05:02:03"),
+    ("UTC", 9223372036854775, None, "292278994-08-17 07:12:55"),
+    ("UTC", 253402300800, None, "10000-01-01 00:00:00"),
+    ("UTC", 253402300799, None, "9999-12-31 23:59:59"),
+    # (the calendar repeats every 400 years: 41091-11-25 is a Wednesday, day 329)
+    ("America/New_York", 1234567890123, "yyyy-MM-dd HH:mm EEE D Z z",
+     "41091-11-25 00:02 Wed 329 -0500 EST"),
+])
+def test_from_unixtime_past_year_9999(zone: str, seconds: int, pattern: str | None,
+                                      expected: str) -> None:
+    s = sqlengine.connect({"table.local-time-zone": zone})
+    s.execute("CREATE TEMPORARY VIEW g(k) AS VALUES (0), (1)")
+    call = f"FROM_UNIXTIME({seconds} + k * 0" + (f", '{pattern}')" if pattern else ")")
+    rows = s.sql(f"SELECT k, {call} AS t FROM g").collect().to_pylist()
+    assert sorted((r["k"], r["t"]) for r in rows) == [(0, expected), (1, expected)]
+
+
 @pytest.mark.parametrize("zones, value, expected", [
     # (java.util.TimeZone: an unknown name is GMT, without an error)
     (("UTC", "Bad/Zone"), "2024-03-05 07:08:09", "2024-03-05 07:08:09"),
