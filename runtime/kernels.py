@@ -660,6 +660,8 @@ def _sign(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
         res = pc.subtract(pc.greater(x, zero).cast(pa.int8()), pc.less(x, zero).cast(pa.int8()))
         return res.cast(pa.decimal128(38, out.scale)).cast(out, safe=False)
     res = pc.sign(x)
+    if pa.types.is_floating(x.type):  # (Java's Math.signum: a zero keeps its sign, -0.0)
+        res = pc.if_else(pc.equal(x, 0), x, res)
     return res.cast(out, safe=False) if res.type != out else res
 
 

@@ -82,8 +82,8 @@ def test_session_tvf_on_its_own_per_key() -> None:
 @pytest.mark.parametrize("partition", ["k", "(k)"])
 def test_session_over_a_query_partitioned_by_a_key(mode: str, partition: str) -> None:
     # ``(query) PARTITION BY k`` (Calcite's table argument) was a parse error: only
-    # ``TABLE t PARTITION BY k`` parsed. Without the v = 2 row (08:07), a's first session ends
-    # at 08:07, not 08:09; the other rows are as with TABLE e.
+    # ``TABLE t PARTITION BY k`` parsed; PyFlink 2.3 takes it (streaming). Without the v = 2
+    # row (08:07), a's first session ends at 08:07, not 08:09; the others are as with TABLE e.
     call = (f"TABLE(SESSION((SELECT * FROM e WHERE v <> 2) PARTITION BY {partition}, "
             "DESCRIPTOR(ts), INTERVAL '2' MINUTES))")
     rows = [r[:3] for r in _tvf_rows(mode, call)]

@@ -6,6 +6,7 @@ CURRENT_CATALOG / CURRENT_DATABASE."""
 from __future__ import annotations
 
 import decimal
+import math
 
 import duckdb
 import pyarrow as pa
@@ -106,3 +107,14 @@ def test_unhex_as_flink() -> None:
                   "HEX(UNHEX('0AFF')) AS g")
     assert row == {"a": b"ABC", "b": b"\x00#", "c": None, "d": b"", "e": None, "f": None,
                    "g": "0AFF"}
+
+
+def test_sign_of_a_double_keeps_a_zeros_sign() -> None:
+    # Java's Math.signum, as PyFlink 2.3: SIGN(-v * 0.0E0) is -0.0 ('-0.0' as text); NaN
+    # stays NaN. Arrow's sign gave 0.0.
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", pa.table({"i": [0, 1, 2, 3, 4], "x": [-0.0, 0.0, -2.5, 3.0, float("nan")]}))
+    rows = s.sql("SELECT i, SIGN(x) AS s, CAST(SIGN(x) AS STRING) AS t FROM t").collect()
+    got = sorted(rows.to_pylist(), key=lambda r: r["i"])
+    assert [r["t"] for r in got] == ["-0.0", "0.0", "-1.0", "1.0", "NaN"]
+    assert [math.copysign(1, r["s"]) for r in got[:2]] == [-1.0, 1.0]
