@@ -11,6 +11,7 @@ from sqlengine import bind_scalar
 from sqlengine import types as T
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import Call, Expr
+from sqlengine.plan.join_keys import not_distinct
 
 if TYPE_CHECKING:
     from sqlengine.bind_expr import ExprBinder, Scope
@@ -44,9 +45,12 @@ def distinct(binder: ExprBinder, node: exp.NullSafeEQ | exp.NullSafeNEQ, scope: 
     a, b = binder.bind(node.this, scope), binder.bind(node.expression, scope)
     nodes = [node.this, node.expression]
     eq = bind_scalar.apply(binder, "eq", [a, b], nodes, node)
-    both_null = Call("and", (Call("is_null", (a,), T.BOOLEAN),
-                             Call("is_null", (b,), T.BOOLEAN)), T.BOOLEAN)
-    same = Call("coalesce", (eq, both_null), T.BOOLEAN)
+    if isinstance(eq, Call) and eq.name == "eq" and len(eq.args) == 2:
+        same = not_distinct(*eq.args)  # (the operands cast to their common type, as eq's)
+    else:
+        both_null = Call("and", (Call("is_null", (a,), T.BOOLEAN),
+                                 Call("is_null", (b,), T.BOOLEAN)), T.BOOLEAN)
+        same = Call("coalesce", (eq, both_null), T.BOOLEAN)
     return same if isinstance(node, exp.NullSafeEQ) else Call("not", (same,), T.BOOLEAN)
 
 

@@ -44,7 +44,7 @@ from sqlengine.plan.expressions import (
     remap_columns,
     substitute,
 )
-from sqlengine.plan.join_keys import split_condition
+from sqlengine.plan.join_keys import not_distinct, null_safe_pair, split_condition
 from sqlengine.plan.nodes import (
     Aggregate,
     Filter,
@@ -566,12 +566,13 @@ def _top_n(plan: Sort, outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Exp
     keys ORDER BY ...), Flink's Top-N); a comparison with the enclosing row partitions by
     the domain of the enclosing columns it reads (see _with_domain)."""
     inner, preds = pull_up(plan.input, outer)
-    others = [p for p in preds if _inner_outer_equality(p) is None]
+    # (IS NOT DISTINCT FROM partitions as =: PARTITION BY puts NULLs together)
+    others = [p for p in preds if _inner_outer_equality(p, null_safe=True) is None]
     if others:
         inner, preds = _with_domain(inner, preds, others, outer)
     keys: list[Expr] = []
     for p in preds:
-        split = _inner_outer_equality(p)
+        split = _inner_outer_equality(p, null_safe=True)
         assert split is not None
         if split[0] not in keys:
             keys.append(split[0])
@@ -604,18 +605,20 @@ def _aggregate_keys(plan: Aggregate, inner: LogicalPlan, preds: list[Expr],
     the domain, the distinct values of the enclosing columns they read (Calcite's and
     DuckDB's way): each domain value's rows are aggregated apart, and the value is a key
     equal to the enclosing column."""
-    others = [p for p in preds if _inner_outer_equality(p) is None]
+    # (IS NOT DISTINCT FROM groups as =: GROUP BY puts NULLs together; the key then meets
+    # the enclosing value as IS NOT DISTINCT FROM again)
+    others = [p for p in preds if _inner_outer_equality(p, null_safe=True) is None]
     if others:
         inner, preds = _with_domain(inner, preds, others, outer)
     new_keys: list[Expr] = []
-    pairs: list[tuple[int, Expr]] = []  # (position among new keys, outer side)
+    pairs: list[tuple[int, Expr, bool]] = []  # (position among new keys, outer side, safe)
     for p in preds:
-        split = _inner_outer_equality(p)
+        split = _inner_outer_equality(p, null_safe=True)
         assert split is not None
         inner_side, outer_side = split
         if inner_side not in new_keys:
             new_keys.append(inner_side)
-        pairs.append((new_keys.index(inner_side), outer_side))
+        pairs.append((new_keys.index(inner_side), outer_side, null_safe_pair(p) is not None))
     nk, na = len(plan.keys), len(plan.aggs)
     names = tuple(f"$g{i}" for i in range(len(new_keys)))
     agg = Aggregate(inner, plan.keys + tuple(new_keys), plan.key_names + names, plan.aggs,
@@ -626,10 +629,11 @@ def _aggregate_keys(plan: Aggregate, inner: LogicalPlan, preds: list[Expr],
     proj = Project(agg, tuple(ColumnRef(i, fields[i].name, fields[i].type) for i in order),
                    tuple(fields[i].name for i in order))
     out = []
-    for k, outer_side in pairs:
+    for k, outer_side, safe in pairs:
         f = proj.schema.fields[nk + na + k]
-        out.append(Call("eq", (ColumnRef(nk + na + k, f.name, f.type), outer_side),
-                        T.BOOLEAN))
+        key = ColumnRef(nk + na + k, f.name, f.type)
+        out.append(not_distinct(key, outer_side) if safe else
+                   Call("eq", (key, outer_side), T.BOOLEAN))
     return proj, out
 
 
@@ -651,13 +655,13 @@ def _with_domain(inner: LogicalPlan, preds: list[Expr], others: list[Expr],
                  outer: LogicalPlan | None) -> tuple[LogicalPlan, list[Expr]]:
     """``inner`` joined with the distinct values of the enclosing columns ``others`` read,
     on ``others``; the conditions: the equalities in ``preds`` and each domain column equal
-    to its enclosing column."""
-    bad = next((p for p in others if not _null_rejecting(p)), None)
-    if outer is None or bad is not None:
-        p = bad if bad is not None else others[0]
-        msg = ("a correlated condition below an aggregate must be an equality or a "
-               f"comparison (= <> < <= > >=) with the enclosing query (found {p.sql()})")
+    to its enclosing column (IS NOT DISTINCT FROM it when a condition may hold for a NULL
+    enclosing value: an OR, IS DISTINCT FROM, COALESCE, ...)."""
+    if outer is None:
+        msg = ("a correlated condition below an aggregate must be an equality with the "
+               f"enclosing query here (found {others[0].sql()})")
         raise NotSupportedError(msg)
+    null_safe = not all(_null_rejecting(p) for p in others)
     cols = sorted({x.index for p in others for x in p.walk() if isinstance(x, OuterRef)})
     fields = outer.schema.fields
     domain = Aggregate(outer, tuple(ColumnRef(i, fields[i].name, fields[i].type)
@@ -674,9 +678,11 @@ def _with_domain(inner: LogicalPlan, preds: list[Expr], others: list[Expr],
 
     joined = Join(inner, domain, "inner", (), (), conjunction([local(p) for p in others]))
     keep = [p for p in preds if not any(p is o for o in others)]
-    keep += [Call("eq", (ColumnRef(at[i], f"$d{i}", fields[i].type),
-                         OuterRef(i, fields[i].name, fields[i].type)), T.BOOLEAN)
-             for i in cols]
+    for i in cols:
+        value = ColumnRef(at[i], f"$d{i}", fields[i].type)
+        enclosing = OuterRef(i, fields[i].name, fields[i].type)
+        keep.append(not_distinct(value, enclosing) if null_safe else
+                    Call("eq", (value, enclosing), T.BOOLEAN))
     return joined, keep
 
 
@@ -727,10 +733,17 @@ def _over_join(p: Expr, width: int) -> Expr:
     return p.with_children(tuple(_over_join(k, width) for k in kids))
 
 
-def _inner_outer_equality(p: Expr) -> tuple[Expr, Expr] | None:
-    if not (isinstance(p, Call) and p.name == "eq"):
+def _inner_outer_equality(p: Expr, null_safe: bool = False) -> tuple[Expr, Expr] | None:
+    """``inner = outer`` (also ``inner IS NOT DISTINCT FROM outer`` when ``null_safe``) with
+    one side reading only the subquery's columns, the other only the enclosing row's ->
+    (inner side, outer side)."""
+    safe = null_safe_pair(p) if null_safe else None
+    if safe is not None:
+        a, b = safe
+    elif isinstance(p, Call) and p.name == "eq":
+        a, b = p.args
+    else:
         return None
-    a, b = p.args
     for inner, outer in ((a, b), (b, a)):
         if inner.columns() and not _has_outer(inner) and _has_outer(outer) \
                 and not outer.columns():
