@@ -90,9 +90,12 @@ class Decorrelate(OptimizerRule):
                 return Transformed.yes(self._filter(node, ctx))
             case Project():
                 return Transformed.yes(self._project(node, ctx))
+            case Aggregate():
+                return Transformed.yes(self._aggregate(node, ctx))
             case _:
                 msg = (f"subqueries are not supported in {type(node).__name__} expressions "
-                       "yet (only in WHERE, HAVING and the SELECT list)")
+                       "yet (only in WHERE, HAVING, GROUP BY, aggregate arguments and the "
+                       "SELECT list)")
                 raise NotSupportedError(msg)
 
     # -- the nodes holding subqueries ------------------------------------------------------
@@ -120,6 +123,28 @@ class Decorrelate(OptimizerRule):
             plan, value = self._values(plan, e, ctx)
             exprs.append(value)
         return Project(plan, tuple(exprs), node.names)
+
+    def _aggregate(self, node: Aggregate, ctx: RuleContext) -> LogicalPlan:
+        """Subqueries in GROUP BY keys, aggregate arguments and FILTERs: computed by a
+        projection below the aggregate (as Calcite's SqlToRelConverter computes aggregate
+        arguments), which the aggregate then reads."""
+        fields = node.input.schema.fields
+        exprs: list[Expr] = [ColumnRef(i, f.name, f.type) for i, f in enumerate(fields)]
+        names = [f.name for f in fields]
+
+        def column(e: Expr) -> Expr:
+            if not has_subquery(e):
+                return e
+            exprs.append(e)
+            names.append(f"$s{len(exprs) - 1}")
+            return ColumnRef(len(exprs) - 1, names[-1], e.dtype)
+
+        keys = tuple(column(k) for k in node.keys)
+        aggs = tuple(replace(a, args=tuple(column(x) for x in a.args),
+                             filter=None if a.filter is None else column(a.filter))
+                     for a in node.aggs)
+        below = self._project(Project(node.input, tuple(exprs), tuple(names)), ctx)
+        return replace(node, input=below, keys=keys, aggs=aggs)
 
     # -- forms -----------------------------------------------------------------------------
     def _as_semi_anti(self, plan: LogicalPlan, part: Expr, ctx: RuleContext
