@@ -49,7 +49,8 @@ def by_alias(node: exp.Expression, names: list[str],
              items: list[exp.Expression]) -> exp.Expression:
     """An ORDER BY expression with each bare name of one SELECT alias replaced by that item's
     expression: in ``SELECT id AS x FROM t ORDER BY x * -1`` the alias wins over t's own x, as
-    in Flink (Calcite) and the SQL standard. Names inside a subquery stay as they are."""
+    in Flink (Calcite) and the SQL standard. Names inside a subquery or an OVER window (its
+    arguments and its PARTITION BY / ORDER BY, which read the input) stay as they are."""
     lowered = [n.lower() for n in names]
     if not items or not any(isinstance(c, exp.Column) and not c.table and
                             c.name.lower() in lowered for c in node.walk()):
@@ -57,7 +58,8 @@ def by_alias(node: exp.Expression, names: list[str],
     out = node.copy()
     for col in list(out.find_all(exp.Column)):
         name = col.name.lower()
-        if col.table or lowered.count(name) != 1 or col.find_ancestor(exp.Select) is not None:
+        if col.table or lowered.count(name) != 1 or \
+                col.find_ancestor(exp.Select, exp.Window) is not None:
             continue
         replacement = exp.Paren(this=items[lowered.index(name)].copy())
         if col is out:
@@ -139,6 +141,10 @@ class SelectBinder(ClauseBinder):
         has_aggs = any(has_aggregate(e) for e, _ in items) or (
             having is not None and has_aggregate(having.this))
         windows = [n for e, _ in items for n in e.walk() if isinstance(n, exp.Window)]
+        if order is not None and group is None and not has_aggs:
+            # (ORDER BY ROW_NUMBER() OVER (...): computed with the select list's windows)
+            windows += [n for o in order.expressions for n in o.walk()
+                        if isinstance(n, exp.Window)]
         if windows:
             if group is not None or has_aggs:
                 # Windows over grouped rows: group in a subquery, then the windows over it.
