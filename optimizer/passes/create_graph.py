@@ -507,9 +507,13 @@ class _Translator:
         from sqlengine.plan.expressions import ColumnRef
 
         found: dict[str, tuple[int, N.WindowTVF]] = {}
+        unioned = False  # (the window columns come through a UNION ALL of TVFs)
         for pos, k in enumerate(plan.keys):
             if isinstance(k, ColumnRef):
                 hit = trace_window_column(plan.input, k.index)
+                if hit is None and self.options.get("execution.target") != "spark":
+                    hit = union_window_column(plan.input, k.index)
+                    unioned = unioned or hit is not None
                 if hit is not None and hit[1] in ("window_start", "window_end"):
                     found.setdefault(hit[1], (pos, hit[0]))
         if set(found) != {"window_start", "window_end"} or \
@@ -522,7 +526,10 @@ class _Translator:
                    "of the slide (a HOP on its own, or under a window join or Top-N, may "
                    "have any)")
             raise PlanError(msg)
-        self.windowed_tvfs.add(id(tvf))
+        if not unioned:
+            # (under a union each TVF keeps its rows, and the aggregate drops the late ones
+            # by its own watermark, the union's inputs' least, as Flink's window aggregate)
+            self.windowed_tvfs.add(id(tvf))
         window_pos = {found["window_start"][0], found["window_end"][0]}
         # (a window_time key is its window's too: the same for all the window's rows once
         # a session is merged, so neither a shuffle key nor a session's key)
@@ -550,7 +557,8 @@ class _Translator:
             # too must give its rows their windows)
             # (slices of a zone's wall clock would not be of one length in instants)
             sliced = self.lateness == 0 and self.options.get("execution.target") != "spark" \
-                and not tvf.zone and _sliceable(plan, tvf, window_pos, self.consumers)
+                and not tvf.zone and not unioned and \
+                _sliceable(plan, tvf, window_pos, self.consumers)
             if sliced:
                 self.sliced_tvfs.add(id(tvf))
             child = self.translate(plan.input)
@@ -979,6 +987,36 @@ def trace_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str
             return hit if {"window_start", "window_end"} <= names else None
         case _:
             return None
+
+
+def union_window_column(plan: N.LogicalPlan, idx: int) -> tuple[N.WindowTVF, str] | None:
+    """Column ``idx`` of ``plan`` followed through projections and filters to a UNION ALL
+    whose every input gives that window column (window_start, window_end or window_time) of
+    a TUMBLE, HOP or CUMULATE window TVF of one window (kind, size, slide, offset, time
+    zone, event time): the first input's (TVF, column). Flink keeps window properties
+    through such a union (FlinkRelMdWindowProperties), so an aggregate over it is a window
+    aggregate."""
+    match plan:
+        case N.Project():
+            e = plan.exprs[idx]
+            return union_window_column(plan.input, e.index) if isinstance(e, ColumnRef) \
+                else None
+        case N.Filter():
+            return union_window_column(plan.input, idx)
+        case N.Union():
+            hits = [trace_window_column(i, idx) or union_window_column(i, idx)
+                    for i in plan.inputs]
+            first = hits[0]
+            if first is None or first[0].kind == "session" or first[0].proctime:
+                return None
+
+            def window(t: N.WindowTVF) -> tuple:
+                return t.kind, t.size, t.slide, t.offset, t.zone, t.proctime
+
+            if all(h is not None and h[1] == first[1] and window(h[0]) == window(first[0])
+                   for h in hits):
+                return first
+    return None
 
 
 def _time_term(e: Expr, fields: tuple[N.Field, ...]) -> tuple[int, int] | None:
