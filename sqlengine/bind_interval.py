@@ -71,6 +71,16 @@ def interval_literal(node: exp.Interval, binder: ExprBinder) -> Literal:
         raise binder.error(BindError, msg, node) from None
     if first in _INTERVAL_MONTHS:
         months = sign * int(sum(a * _INTERVAL_MONTHS[f] for a, f in zip(amounts, fields)))
+        if abs(months) > _MAX_MONTHS:
+            raise binder.error(BindError, f"interval value {text!r} {' TO '.join(fields)} is "
+                               "out of range (at most 178956970 years)", node)
         return Literal(pa.MonthDayNano([months, 0, 0]), T.INTERVAL_YEAR_MONTH)
     ms = sign * int(sum(a * _INTERVAL_MS[f] for a, f in zip(amounts, fields)))
+    if abs(ms) > _MAX_MS:  # (Flink's widest day-time interval: DAY(9), 999,999,999 days)
+        raise binder.error(BindError, f"interval value {text!r} {' TO '.join(fields)} is out "
+                           "of range (at most 999999999 days)", node)
     return Literal(dt.timedelta(milliseconds=ms), T.INTERVAL_DAY_TIME)
+
+
+_MAX_MS = 999_999_999 * 86_400_000 + 86_399_999
+_MAX_MONTHS = 2**31 - 1

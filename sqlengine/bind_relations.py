@@ -119,7 +119,10 @@ class RelationBinder(ClauseBinder):
         alias = node.args.get("alias")
         if alias is not None and alias.columns:
             names = [c.name for c in alias.columns]
-        schema = Schema(tuple(Field(n, t) for n, t in zip(names, types)))
+            if len(names) != width:  # (zip cut the longer list without a word)
+                raise self.error(BindError, f"{len(names)} column names given for {width} "
+                                 "columns", alias)
+        schema = Schema(tuple(Field(n, t) for n, t in zip(names, types, strict=True)))
         values_rows = tuple(tuple(_as_type(e, t) for e, t in zip(r, types)) for r in rows)
         plan = Values(values_rows, schema)
         return Relation(plan, scope_of(plan, alias.name if alias is not None else None))

@@ -53,6 +53,26 @@ class Flink(Dialect):
                     "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
 
     class Parser(parser.Parser):
+        def _parse_csv(self, parse_method: Any, sep: TokenType = TokenType.COMMA) -> list:
+            """A separated list whose every item is there: ``f(1,,2)``, ``(VALUES (1,,2))``,
+            ``SELECT 1, FROM t`` are errors at the separator, as in Flink (sqlglot dropped
+            the empty item without a word, so later values moved left)."""
+            item = parse_method()
+            items = [item] if item is not None else []
+            while self._match(sep):
+                separator = self._prev
+                if item is None:
+                    self.raise_error(f"unexpected {separator.text!r}: an item is missing "
+                                     "before it", separator)
+                if isinstance(item, exp.Expr):
+                    self._add_comments(item)
+                item = parse_method()
+                if item is None:
+                    self.raise_error(f"unexpected {separator.text!r}: an item is missing "
+                                     "after it", separator)
+                items.append(item)
+            return items
+
         def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
             """JSON_OBJECT's ``KEY k VALUE v``: a VALUE is any expression (Calcite's), ``'b'
             VALUE k > 2`` too (sqlglot stopped at the comparison); ``JSON_OBJECT(ABSENT ON

@@ -321,3 +321,36 @@ def test_a_plan_time_refusal_of_a_query_has_a_place() -> None:
         s.sql("SELECT k, v FROM gen ORDER BY v").collect()
     assert info.value.span is not None and (info.value.span.line, info.value.span.column) == \
         (1, 18)
+
+
+@pytest.mark.parametrize(("sql", "column", "where"), [
+    # (sqlglot dropped the empty item without a word: the values after it moved left, so
+    # VALUES (1,,2) AS v(a,b,c) gave a=1, b=2 and SUBSTRING('abcdef',,3) ran as ('abcdef', 3))
+    ("SELECT * FROM (VALUES (1,,2)) AS v(a,b,c)", 25, "after"),
+    ("SELECT SUBSTRING('abcdef',,3) AS s", 26, "after"),
+    ("SELECT ROUND(2.567,,1)", 19, "after"),
+    ("SELECT COUNT(,) FROM t", 14, "before"),
+    ("SELECT ARRAY[1,,2]", 15, "after"),
+    ("SELECT 1, FROM t", 9, "after"),
+    ("SELECT ,1", 8, "before"),
+    ("SELECT a FROM t WHERE a IN (1,)", 30, "after"),
+    ("SELECT a FROM t GROUP BY a,", 27, "after"),
+    ("INSERT INTO s VALUES (3,,)", 24, "after"),
+])
+def test_an_empty_item_of_a_list_is_an_error(sql: str, column: int, where: str) -> None:
+    e = _err(T + "CREATE TABLE s (a INT, b INT, c INT) WITH ('connector' = 'blackhole');\n"
+             + sql, ParseError)
+    assert (e.span.line, e.span.column) == (4, column)
+    assert e.message == f"unexpected ',': an item is missing {where} it"
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    ("SELECT * FROM (VALUES (1, 2, 3)) AS v(a)", "1 column names given for 3 columns"),
+    ("SELECT * FROM (VALUES (1, 2)) AS v(a, b, c)", "3 column names given for 2 columns"),
+    ("SELECT INTERVAL '99999999999' DAY", "out of range (at most 999999999 days)"),
+    ("SELECT INTERVAL '99999999999' HOUR", "out of range (at most 999999999 days)"),
+    ("SELECT INTERVAL '9999999999' YEAR", "out of range (at most 178956970 years)"),
+])
+def test_values_aliases_and_interval_ranges(sql: str, message: str) -> None:
+    # (the aliases were cut or dropped without a word; the interval was an internal error)
+    assert message in str(_err(sql, BindError))
