@@ -139,13 +139,14 @@ def _create_table(catalog: Catalog, stmt: S.CreateTable, script: str, exists: bo
         watermark = (wm.column, node)
     schema = Schema(tuple(fields))
     options = dict(stmt.options)
-    offsets = dict(zip((k for k, _ in stmt.options), stmt.option_offsets))
+    # (an offset of 0: no place in the text, an option a LIKE took from its source)
+    offsets = {k: o for (k, _), o in zip(stmt.options, stmt.option_offsets) if o}
     duplicate_options(stmt.name, stmt.options, stmt.option_offsets, script)
     for key in options:
         if key.startswith("$"):
             raise ConnectorError(f"table {stmt.name!r}: option keys starting with '$' are "
-                                 "reserved", span=Span.from_offset(script, offsets[key]),
-                                 sql=script)
+                                 "reserved", span=Span.from_offset(script, offsets[key])
+                                 if key in offsets else None, sql=script)
     metadata = tuple((c.name, c.metadata, c.virtual) for c in stmt.columns
                      if c.metadata is not None)
     if metadata:
@@ -170,8 +171,8 @@ def _create_table(catalog: Catalog, stmt: S.CreateTable, script: str, exists: bo
     if "partition.default-name" in options and not partition_keys:
         raise ConnectorError("option 'partition.default-name' takes effect only on a table with "
                              "PARTITIONED BY; here it would be ignored",
-                             span=Span.from_offset(script, offsets["partition.default-name"]),
-                             sql=script)
+                             span=Span.from_offset(script, offsets["partition.default-name"])
+                             if "partition.default-name" in offsets else None, sql=script)
     if stmt.primary_key:
         table_options += ((connectors.PRIMARY_KEY_OPTION, json.dumps(list(stmt.primary_key))),)
     if metadata:
@@ -488,6 +489,8 @@ def _merged_like(catalog: Catalog, stmt: S.CreateTable, script: str
                 raise BindError(f"CREATE TABLE {stmt.name!r} LIKE {source_name!r}: option "
                                 f"{both[0]!r} is in both tables (use OVERWRITING OPTIONS)")
         options = [(k, given.pop(k, v)) for k, v in source.options] + list(given.items())
+    # (this statement's own options keep their places; the source's have none: 0)
+    own = {k: o for (k, _), o in zip(stmt.options, stmt.option_offsets)}
     # (one text holds both: the source's parts are re-read from SHOW CREATE TABLE's)
     shift = len(script) + 1
     combined = script + "\n" + text
@@ -503,7 +506,7 @@ def _merged_like(catalog: Catalog, stmt: S.CreateTable, script: str
     columns += added
     merged = _replace(stmt, columns=tuple(columns), watermark=watermark, primary_key=pk,
                       partitioned_by=partitions, options=tuple(options),
-                      option_offsets=tuple(0 for _ in options), like=None)
+                      option_offsets=tuple(own.get(k, 0) for k, _ in options), like=None)
     return merged, combined
 
 

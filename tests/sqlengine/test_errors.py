@@ -354,3 +354,16 @@ def test_an_empty_item_of_a_list_is_an_error(sql: str, column: int, where: str) 
 def test_values_aliases_and_interval_ranges(sql: str, message: str) -> None:
     # (the aliases were cut or dropped without a word; the interval was an internal error)
     assert message in str(_err(sql, BindError))
+
+
+@pytest.mark.parametrize(("options", "column", "message"), [
+    ("'number-of-rowz' = '3'", 22, "unsupported option 'number-of-rowz'"),
+    ("'number-of-rows' = '-3'", 22, "'number-of-rows' must be a non-negative integer"),
+])
+def test_an_option_of_create_table_like_is_located_in_its_statement(
+        options: str, column: int, message: str) -> None:
+    # (it was shown at 1:1, the LIKE's source table's statement, which had succeeded)
+    e = _err("CREATE TABLE s (a INT) WITH ('connector' = 'datagen');\nSELECT 1;\n"
+             f"CREATE TABLE t WITH ({options}) LIKE s", ConnectorError)
+    assert (e.span.line, e.span.column) == (3, column)
+    assert message in e.message
