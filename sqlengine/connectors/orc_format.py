@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.connectors.parquet_format import conform_columns
+from sqlengine.connectors.parquet_format import conform_columns, file_columns
 from sqlengine.connectors.text_rows import BATCH_ROWS
 from sqlengine.errors import ConnectorError
 from sqlengine.types import type_name
@@ -46,23 +46,25 @@ def read_orc(path: Path, schema: pa.Schema, columns: list[int] | None,
     """The rows of ``path`` (of one stripe), with the table's ``schema``: the ``columns`` read
     (all by default), the others NULL."""
     of = opened if opened is not None else open_orc(path)
-    present = set(of.schema.names)
     wanted = [schema.field(i).name for i in (columns if columns is not None
                                               else range(len(schema)))]
-    missing = [n for n in wanted if n not in present]
+    named = file_columns(of.schema.names, wanted)
+    missing = [n for n in wanted if n not in named]
     if missing:
         msg = f"{path}: orc file has no column {missing[0]!r}"
         raise ConnectorError(msg)
     if of.nstripes == 0:
         return
     # (ORC decodes a selection of columns by name; an empty one would read them all)
-    names = wanted or [of.schema.names[0]]
+    names = [named[n] for n in wanted] or [of.schema.names[0]]
     for s in ([stripe] if stripe is not None else range(of.nstripes)):
         try:
             table = pa.Table.from_batches([of.read_stripe(s, columns=names)])
         except (pa.ArrowInvalid, OSError) as e:
             msg = f"{path}: stripe {s}: cannot read: {e}"
             raise ConnectorError(msg) from None
+        if wanted:
+            table = table.rename_columns(wanted)
         for batch in table.to_batches(max_chunksize=BATCH_ROWS):
             yield conform_columns(batch, schema, wanted, path)
 

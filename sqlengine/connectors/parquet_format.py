@@ -112,16 +112,21 @@ def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
     6 million)."""
     opened = opened if opened is not None else OpenParquet(path)
     pf = opened.file
-    present = set(pf.schema_arrow.names)
     wanted = [schema.field(i).name for i in (columns if columns is not None
                                               else range(len(schema)))]
     # (a column the file lacks is NULL, as Flink's parquet reader fills it)
-    wanted = [n for n in wanted if n in present]
+    named = file_columns(pf.schema_arrow.names, wanted)
+    wanted = [n for n in wanted if n in named]
     groups = None if row_group is None or pf.metadata.num_row_groups == 0 else [row_group]
-    dictionary = _dictionary_columns(pf, wanted, row_group, schema)
+    dictionary = _dictionary_columns(pf, [n for n in wanted if named[n] == n], row_group,
+                                     schema)
+    renamed = any(named[n] != n for n in wanted)
     # Arrow decodes the columns on its thread pool (half the time on two cores).
     for batch in opened.reading(dictionary).iter_batches(
-            batch_size=BATCH_ROWS, columns=wanted, row_groups=groups, use_threads=True):
+            batch_size=BATCH_ROWS, columns=[named[n] for n in wanted], row_groups=groups,
+            use_threads=True):
+        if renamed:
+            batch = batch.rename_columns(wanted)
         if dictionary:
             if prune is not None:
                 batch = _pruned(batch, schema, dictionary, prune)
@@ -131,6 +136,23 @@ def read_parquet(path: Path, schema: pa.Schema, columns: list[int] | None,
                 [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
                  for c in batch.columns], names=batch.schema.names)
         yield conform_columns(batch, schema, wanted, path)
+
+
+def file_columns(present: list[str], wanted: list[str]) -> dict[str, str]:
+    """The file's column of each ``wanted`` table column it has: of the same name, else the
+    one column of that name in another case (names are case-insensitive here: a file's
+    ``ID`` is the table's ``id``, which read as NULLs without a word)."""
+    exact = set(present)
+    folded: dict[str, list[str]] = {}
+    for name in present:
+        folded.setdefault(name.lower(), []).append(name)
+    out = {}
+    for name in wanted:
+        if name in exact:
+            out[name] = name
+        elif len(folded.get(name.lower(), [])) == 1:
+            out[name] = folded[name.lower()][0]
+    return out
 
 
 def _pruned(batch: pa.RecordBatch, schema: pa.Schema, dictionary: tuple[str, ...],
@@ -229,8 +251,10 @@ def _file_statistics(path: str, size: int, mtime_ns: int, schema: pa.Schema,
     rows = float(meta.num_rows)
     byte_size = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
     names = pf.schema_arrow.names
-    sample_names = [f.name for f in schema if f.name in names
-                    and (read is None or f.name in read) and _narrow(meta, names.index(f.name))]
+    named = file_columns(names, schema.names)
+    sample_names = [named[f.name] for f in schema if f.name in named
+                    and (read is None or f.name in read)
+                    and _narrow(meta, names.index(named[f.name]))]
     sample = None
     if meta.num_row_groups and sample_names:
         try:
@@ -240,13 +264,13 @@ def _file_statistics(path: str, size: int, mtime_ns: int, schema: pa.Schema,
             return None
     columns = []
     for f in schema:
-        if f.name not in names:
+        if f.name not in named:
             columns.append(ColumnStats())
             continue
-        j = names.index(f.name)
+        j = names.index(named[f.name])
         lo, hi, nulls = _min_max_nulls(meta, j, f.type)
-        ndv = estimate_ndv(sample.column(f.name), rows) \
-            if sample is not None and f.name in sample_names else None
+        ndv = estimate_ndv(sample.column(named[f.name]), rows) \
+            if sample is not None and named[f.name] in sample_names else None
         columns.append(ColumnStats(ndv or None, lo, hi, nulls / max(rows, 1.0)))
     return Estimate(max(rows, 1.0), max(byte_size / max(rows, 1.0), 1.0), tuple(columns))
 
