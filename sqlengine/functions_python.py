@@ -178,6 +178,20 @@ def register(name: str, function: UserFunction) -> str:
     return key
 
 
+def user_packages() -> frozenset[str]:
+    """The top-level packages (or ``__main__``) of the registered Python functions: where a
+    Python aggregate's accumulator classes may come from when a checkpoint is read back."""
+    with _LOCK:
+        functions = list(_REGISTRY.values())
+    found = set()
+    for f in functions:
+        module = getattr(f.fn, "__module__", None) or \
+            getattr(type(f.fn), "__module__", None)
+        if module:
+            found.add(module.split(".")[0])
+    return frozenset(found - {"builtins"})
+
+
 def registered(key: str) -> UserFunction | None:
     return _REGISTRY.get(key) or (builtin(key) if key.endswith(BUILTIN) else None)
 

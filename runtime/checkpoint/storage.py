@@ -11,6 +11,7 @@ buffers) of what the subtask's operators snapshot.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -181,11 +182,51 @@ class Checkpoint:
                                   f"{entry['file']!r} is corrupt (its size or checksum is not "
                                   "what the checkpoint's metadata recorded)")
         try:
-            return pickle.loads(data)
+            return _StateUnpickler(io.BytesIO(data)).load()
+        except _ForeignClass as e:
+            raise CheckpointError(f"checkpoint {str(self.path)!r}: state file "
+                                  f"{entry['file']!r} holds {e}, which no operator's state "
+                                  "holds: it was not written by sqlengine") from None
         except Exception as e:
             raise CheckpointError(f"checkpoint {str(self.path)!r}: state file "
                                   f"{entry['file']!r} cannot be read back: "
                                   f"{type(e).__name__}: {e}") from None
+
+
+class _ForeignClass(Exception):
+    """A pickled state file names a class that operators' state does not hold."""
+
+
+# What operators' state holds (Arrow data, numpy arrays, plain Python, the engine's own
+# classes, and a Python aggregate's accumulators, of its function's package): a state file
+# naming anything else (os.system, say, in a forged file whose checksum was made to match)
+# is refused before anything is called.
+_STATE_MODULES = frozenset({
+    "numpy", "numpy.core.multiarray", "numpy._core.multiarray", "numpy.core.numeric",
+    "numpy._core.numeric", "pyarrow", "pyarrow.lib", "collections", "datetime", "decimal",
+    "zoneinfo", "array", "fractions"})
+_ONLY = {"builtins": frozenset({
+    "bool", "bytearray", "bytes", "complex", "dict", "float", "frozenset", "int", "list",
+    "object", "range", "set", "slice", "str", "tuple", "NotImplemented", "Ellipsis"}),
+    "functools": frozenset({"partial"}), "copyreg": frozenset({"_reconstructor"}),
+    "_codecs": frozenset({"encode"})}
+
+
+class _StateUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if module in _ONLY:
+            allowed = name in _ONLY[module]
+        else:
+            top = module.split(".")[0]
+            allowed = module in _STATE_MODULES or top == "sqlengine"
+            if not allowed:
+                # (a Python aggregate's accumulator: of a registered function's package)
+                from sqlengine.functions_python import user_packages
+
+                allowed = top in user_packages()
+        if not allowed:
+            raise _ForeignClass(f"{module}.{name}")
+        return super().find_class(module, name)
 
 
 def load_checkpoint(path: Path) -> Checkpoint:

@@ -3,10 +3,15 @@ retention; the options' checks; the barrier aligner."""
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import json
+import pickle
 import time
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -58,6 +63,47 @@ def test_a_truncated_or_altered_state_file_is_an_error_naming_it(tmp_path: Path)
     state.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
     with pytest.raises(CheckpointError, match="corrupt"):
         load_checkpoint(path).state("v1-0")
+
+
+class _Forged:
+    """Pickles as a call of os.system (what a forged state file could hold)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_forged_state_file_calls_nothing(tmp_path: Path) -> None:
+    # A state file whose checksum the forger made match the metadata's ran os.system on
+    # restore (state files are pickles); classes outside the state's own are refused now.
+    storage = CheckpointStorage(tmp_path / "ck")
+    path = _complete(storage, 1)
+    marker = tmp_path / "pwned"
+    data = pickle.dumps({"rows": _Forged(marker)})
+    (path / "v1-0.state").write_bytes(data)
+    meta = json.loads((path / METADATA).read_text())
+    meta["subtasks"]["v1-0"].update(size=len(data), crc32=zlib.crc32(data))
+    (path / METADATA).write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match=r"'v1-0\.state' holds (posix|os)\.system, "
+                                              "which no operator's state holds"):
+        load_checkpoint(path).state("v1-0")
+    assert not marker.exists()
+
+
+def test_state_of_numpy_decimals_and_times_reads_back(tmp_path: Path) -> None:
+    storage = CheckpointStorage(tmp_path)
+    value = {"a": np.arange(3), "d": decimal.Decimal("1.5"), "t": dt.datetime(2024, 1, 1),
+             "s": {1, 2}, "b": b"x", "n": None, "f": frozenset({"x"})}
+    entry = storage.write_state(1, "v1-0", value)
+    path = storage.complete(1, {"fingerprint": "f", "subtasks": {"v1-0": entry},
+                                "layout": {"v1": {"parallelism": 1, "operators": ["A"]}}})
+    got = load_checkpoint(path).state("v1-0")
+    assert got["a"].tolist() == [0, 1, 2] and {k: v for k, v in got.items() if k != "a"} == \
+        {k: v for k, v in value.items() if k != "a"}
 
 
 def test_corrupt_metadata_is_an_error_not_skipped(tmp_path: Path) -> None:
