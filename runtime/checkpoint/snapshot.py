@@ -125,6 +125,17 @@ def restore_task(chain: ChainedTask, restored: Restored, subtask: int,
     """Set back each operator's state from what the old subtasks wrote; returns the task's
     own old state when the job ran this chain at this parallelism (else None: its watermark
     starts at the lowest old one)."""
+    try:
+        return _restore_task(chain, restored, subtask, parallelism)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        # (a state file of another shape: one not written by this engine's tasks)
+        raise CheckpointError(f"checkpoint {restored.where!r}: the state of vertex "
+                              f"{chain.vertex_id} is not a task's state "
+                              f"({type(e).__name__}: {e})") from None
+
+
+def _restore_task(chain: ChainedTask, restored: Restored, subtask: int,
+                  parallelism: int) -> dict[str, Any] | None:
     where = restored.where
     for node, op in zip(chain.nodes, chain.operators):
         failpoint("restore")

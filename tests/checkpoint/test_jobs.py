@@ -132,6 +132,32 @@ def test_a_restored_run_of_a_finished_job_writes_nothing_again(
     assert _lines(out) == reference
 
 
+@pytest.mark.parametrize("forged", [5, {"operators": 5}, {"x": [1]}])
+def test_a_state_file_of_another_shape_is_an_error_naming_the_checkpoint(
+        events: Path, tmp_path: Path, forged: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (a file of the right checksum holding other values: "unexpected TypeError: 'int'
+    # object is not subscriptable (this is a bug in sqlengine)")
+    import pickle
+    import zlib
+
+    out, ck = tmp_path / "out", tmp_path / "ck"
+    monkeypatch.setenv(failpoints.ENV, "snapshot@12")  # (a job stopped halfway)
+    with pytest.raises(SqlEngineError, match="failpoint"):
+        _run(events, out, ck)
+    monkeypatch.delenv(failpoints.ENV)
+    failpoints.reset()
+    path = next(ck.glob("*/chk-*"))
+    meta = json.loads((path / "_metadata").read_text())
+    name, entry = next(iter(meta["subtasks"].items()))
+    data = pickle.dumps(forged)
+    (path / entry["file"]).write_bytes(data)
+    entry.update(size=len(data), crc32=zlib.crc32(data))
+    (path / "_metadata").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match=f"checkpoint '{path}': the state of vertex "
+                                              f"{name.split('-')[0]} is not a task's state"):
+        _run(events, tmp_path / "out2", ck, restore=True)
+
+
 def test_the_restart_strategy_restarts_from_the_last_checkpoint(
         events: Path, reference: collections.Counter, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
