@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sqlengine.errors import ConnectorError
+
 BLOCK_BYTES = 8 << 20
 
 
@@ -58,6 +60,17 @@ class _Parity:
 def record_blocks(path: Path | str, quote: str | None = None, escape: str | None = None,
                   split: tuple[int, int] = (0, 1), block_bytes: int | None = None,
                   start: tuple[int, int] | None = None) -> Iterator[tuple[bytes, int, int]]:
+    """``_record_blocks``; a file that cannot be read is an error naming it (an I/O error
+    came without its path)."""
+    try:
+        yield from _record_blocks(path, quote, escape, split, block_bytes, start)
+    except OSError as e:
+        raise ConnectorError(f"{path}: cannot read the file: {e.strerror or e}") from None
+
+
+def _record_blocks(path: Path | str, quote: str | None, escape: str | None,
+                   split: tuple[int, int], block_bytes: int | None,
+                   start: tuple[int, int] | None) -> Iterator[tuple[bytes, int, int]]:
     """(bytes of whole records, line number of the first, file offset of the first) for the
     records of ``path`` that start in byte range ``split`` (see the module's docstring); blocks
     of about ``block_bytes`` (BLOCK_BYTES by default), longer when one record is. ``start`` =

@@ -136,3 +136,15 @@ def test_a_fifo_as_path_is_named_as_such(tmp_path: Path) -> None:
               "'format' = 'csv')")
     with pytest.raises(ConnectorError, match="is neither a file nor a directory"):
         s.sql("SELECT * FROM t").collect()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_an_io_error_names_the_file(fmt: str) -> None:
+    """Reading /proc/self/mem from its start fails with EIO: the error came as 'OSError:
+    [Errno 5] Input/output error (in operator Source ...)' without the path."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute("CREATE TABLE t (a STRING) WITH ('connector' = 'filesystem', "
+              f"'path' = '/proc/self/mem', 'format' = '{fmt}')")
+    with pytest.raises(ConnectorError, match="/proc/self/mem: cannot read the file: "
+                                             "Input/output error"):
+        s.sql("SELECT * FROM t").collect()
