@@ -126,6 +126,10 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
 
     name = options.get("connector")
     if name is None:
+        other = next((k for k in options if k.lower() == "connector"), None)
+        if other is not None:  # (option keys are case-sensitive, as Flink's)
+            raise fail(other, f"option 'connector' is missing: keys are case-sensitive, "
+                       f"{other!r} is not 'connector'")
         raise fail("connector", "option 'connector' is missing (one of: "
                    f"{', '.join(names())})")
     connector = _named(name)
@@ -146,8 +150,9 @@ def validate(table_name: str, options: dict[str, str], schema: Schema,
         if opt is None:
             import difflib
 
-            near = difflib.get_close_matches(key, list(spec), n=1, cutoff=0.75)
-            if near:
+            near = [k for k in spec if k.lower() == key.lower()] or \
+                difflib.get_close_matches(key, list(spec), n=1, cutoff=0.75)
+            if near:  # (keys are case-sensitive, as Flink's)
                 raise fail(key, f"unsupported option {key!r} for connector {name!r}; did you "
                            f"mean {near[0]!r}?")
             known = ", ".join(sorted(spec)) or "none"

@@ -367,3 +367,15 @@ def test_an_option_of_create_table_like_is_located_in_its_statement(
              f"CREATE TABLE t WITH ({options}) LIKE s", ConnectorError)
     assert (e.span.line, e.span.column) == (3, column)
     assert message in e.message
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    # (option keys are case-sensitive, as Flink's; the message said only that 'connector'
+    # was missing, and 'PATH' was not matched to 'path')
+    ("'Connector' = 'datagen'", "option 'connector' is missing: keys are case-sensitive, "
+                                "'Connector' is not 'connector'"),
+    ("'connector' = 'filesystem', 'PATH' = '/tmp', 'format' = 'csv'",
+     "unsupported option 'PATH' for connector 'filesystem'; did you mean 'path'?"),
+])
+def test_an_option_key_in_another_case_is_named(options: str, message: str) -> None:
+    assert message in _err(f"CREATE TABLE k (a INT) WITH ({options})", ConnectorError).message
