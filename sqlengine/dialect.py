@@ -153,10 +153,18 @@ class Flink(Dialect):
             **{name: (lambda self, name=name: self._parse_json_call(name))
                for name in ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_ARRAY")},
             "JSON_ARRAYAGG": lambda self: self._parse_json_arrayagg(),
-            "PERCENTILE": lambda self: self.expression(Percentile(
-                **dict(zip(("this", "expression", "frequency"),
-                           self._parse_csv(self._parse_assignment))))),
+            "PERCENTILE": lambda self: self._parse_percentile(),
         }
+
+        def _parse_percentile(self) -> exp.Expression:
+            # PERCENTILE([DISTINCT] value, percentage [, frequency]); DISTINCT marks the
+            # value as for the other aggregates (it was "missing an argument")
+            distinct = self._match(TokenType.DISTINCT)
+            args = self._parse_csv(self._parse_assignment)
+            if distinct and args:
+                args[0] = self.expression(exp.Distinct(expressions=[args[0]]))
+            return self.expression(Percentile(**dict(zip(("this", "expression", "frequency"),
+                                                         args))))
 
         def _parse_join(self, skip_join_token: bool = False, parse_bracket: bool = False,
                         alias_tokens: Any = None) -> exp.Join | None:

@@ -199,6 +199,25 @@ def test_percentile_with_a_frequency(mode: str) -> None:
         assert sorted(got, key=repr) == sorted(want, key=repr), sql
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_percentile_of_distinct_values_matches_duckdb(mode: str) -> None:
+    """PERCENTILE(DISTINCT x, p): each value counted once (a parse error before: "PERCENTILE
+    is missing an argument"; with an ARRAY of percentages it was refused as a nested
+    distinct value)."""
+    t = pa.table({"g": ["a"] * 5 + ["b"] * 3, "i": pa.array([1, 1, 1, 2, 5, 3, 3, None],
+                                                           pa.int32())})
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("t", t)
+    con = duckdb.connect()
+    con.register("t", t)
+    got = s.sql("SELECT g, PERCENTILE(DISTINCT i, 0.5) AS p, PERCENTILE(i, 0.5) AS q, "
+                "PERCENTILE(DISTINCT i, ARRAY[0.25, 0.75]) AS ps FROM t GROUP BY g")
+    want = con.sql("SELECT g, quantile_cont(DISTINCT i, 0.5), quantile_cont(i, 0.5), "
+                   "quantile_cont(DISTINCT i, [0.25, 0.75]) FROM t GROUP BY g ORDER BY g")
+    assert sorted(tuple(r.values()) for r in got.collect().to_pylist()) == \
+        [(g, p, q, [float(x) for x in ps]) for g, p, q, ps in want.fetchall()]
+
+
 def test_percentile_refuses_a_percentage_outside_0_1() -> None:
     with pytest.raises(SqlEngineError, match="between 0 and 1"):
         _ours("batch", "SELECT PERCENTILE(i, 1.5) FROM t")
