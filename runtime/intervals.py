@@ -15,9 +15,34 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine import types as T
+from sqlengine.errors import ExecutionError
 
 _DAY_MS = 86_400_000
 _ONE_MS = dt.timedelta(milliseconds=1)
+_INT32 = 2 ** 31
+_TICKS_PER_DAY = {"s": 86_400, "ms": _DAY_MS, "us": _DAY_MS * 1000, "ns": _DAY_MS * 1_000_000}
+
+
+def out_of_range(t: pa.DataType) -> ExecutionError:
+    """The error of a DATE or TIMESTAMP moved past what its type holds (it wrapped around
+    to another date without a word)."""
+    span = "about 5.8 million years either side of 1970" if pa.types.is_date(t) else \
+        {"s": "about 292 billion years either side of 1970",
+         "ms": "about 292 million years either side of 1970",
+         "us": "about 292,000 years either side of 1970",
+         "ns": "1677-09-21 to 2262-04-11"}[t.unit]
+    return ExecutionError(f"a {T.type_name(t)} moved out of its range ({span})")
+
+
+def check_days(days: np.ndarray, mask: np.ndarray | None, t: pa.DataType) -> None:
+    """Raise ``out_of_range`` when a day number (int64 days since the epoch, where not
+    masked) does not fit ``t``: a DATE's int32 days, or a TIMESTAMP's int64 ticks."""
+    limit = _INT32 if pa.types.is_date(t) else (2 ** 63) // _TICKS_PER_DAY[t.unit] - 1
+    bad = (days >= limit) | (days < -limit)
+    if mask is not None:
+        bad &= ~mask
+    if bad.any():
+        raise out_of_range(t)
 
 
 def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Array:
@@ -28,25 +53,32 @@ def shift(a: pa.Array, interval: pa.Array, literal: object, sign: int) -> pa.Arr
         return _with_nulls(_add_months(a, moved), a, interval)
     if isinstance(literal, dt.timedelta):  # (a literal: one number for every row)
         return _shift_by(a, sign * (literal // _ONE_MS))
-    ms = pc.multiply(interval.cast(pa.int64()), sign)
-    if pa.types.is_date(a.type):
-        days = pc.divide(ms, _DAY_MS)  # integer division truncates toward zero
-        return pc.add(a.cast(pa.int32()), days.cast(pa.int32())).cast(T.DATE)
-    unit_ms = {"s": 1 / 1000, "ms": 1, "us": 1000, "ns": 1_000_000}[a.type.unit]
-    delta = pc.multiply(ms, int(unit_ms)) if unit_ms >= 1 else pc.divide(ms, 1000)
-    return pc.add(a.cast(pa.int64()), delta).cast(a.type)
+    try:
+        ms = pc.multiply(interval.cast(pa.int64()), sign)
+        if pa.types.is_date(a.type):
+            days = pc.divide(ms, _DAY_MS)  # integer division truncates toward zero
+            return pc.add_checked(a.cast(pa.int32()), days.cast(pa.int32())).cast(T.DATE)
+        unit_ms = {"s": 1 / 1000, "ms": 1, "us": 1000, "ns": 1_000_000}[a.type.unit]
+        delta = pc.multiply_checked(ms, int(unit_ms)) if unit_ms >= 1 else \
+            pc.divide(ms, 1000)
+        return pc.add_checked(a.cast(pa.int64()), delta).cast(a.type)
+    except (pa.ArrowInvalid, OverflowError):
+        raise out_of_range(a.type) from None
 
 
 def _shift_by(a: pa.Array, ms: int) -> pa.Array:
     """``a`` moved by ``ms`` milliseconds (a DATE by its whole days, truncated toward zero;
     a TIMESTAMP(0) by its whole seconds, likewise), as ``shift`` does per row."""
-    if pa.types.is_date(a.type):
-        days = _truncated(ms, _DAY_MS)
-        return pc.add(a.cast(pa.int32()), pa.scalar(days, pa.int32())).cast(T.DATE)
-    unit = a.type.unit
-    ticks = _truncated(ms, 1000) if unit == "s" else \
-        ms * {"ms": 1, "us": 1000, "ns": 1_000_000}[unit]
-    return pc.add(a.cast(pa.int64()), pa.scalar(ticks, pa.int64())).cast(a.type)
+    try:
+        if pa.types.is_date(a.type):
+            days = _truncated(ms, _DAY_MS)
+            return pc.add_checked(a.cast(pa.int32()), pa.scalar(days, pa.int32())).cast(T.DATE)
+        unit = a.type.unit
+        ticks = _truncated(ms, 1000) if unit == "s" else \
+            ms * {"ms": 1, "us": 1000, "ns": 1_000_000}[unit]
+        return pc.add_checked(a.cast(pa.int64()), pa.scalar(ticks, pa.int64())).cast(a.type)
+    except (pa.ArrowInvalid, OverflowError):
+        raise out_of_range(a.type) from None
 
 
 def _truncated(n: int, d: int) -> int:
@@ -55,22 +87,31 @@ def _truncated(n: int, d: int) -> int:
     return q if n >= 0 else -q
 
 
-def add_months(a: pa.Array, months: np.ndarray | int) -> pa.Array:
-    """A DATE or TIMESTAMP array moved by ``months`` (per row or one for all); NULL stays."""
-    mask = pc.is_null(a).to_numpy(zero_copy_only=False)
-    return _as_arrow(_add_months(a, months), a.type, mask)
+def add_months(a: pa.Array, months: np.ndarray | int,
+               mask: np.ndarray | None = None) -> pa.Array:
+    """A DATE or TIMESTAMP array moved by ``months`` (per row or one for all); NULL stays,
+    and so do the rows of ``mask`` (not checked for their range)."""
+    if mask is None:
+        mask = pc.is_null(a).to_numpy(zero_copy_only=False)
+    return _as_arrow(_add_months(a, months, mask), a.type, mask)
 
 
-def _add_months(a: pa.Array, months: np.ndarray | int) -> np.ndarray:
+def _add_months(a: pa.Array, months: np.ndarray | int,
+                mask: np.ndarray | None = None) -> np.ndarray:
+    """The moved values; an error when one (not masked) leaves the type's range."""
     if pa.types.is_date(a.type):
         days = a.cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False)
-        return month_shift(days.astype("datetime64[D]"), months)
+        moved = month_shift(days.astype("datetime64[D]"), months)
+        check_days(moved.astype(np.int64), mask, a.type)
+        return moved
     unit = a.type.unit
     ticks = a.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
     stamps = ticks.astype(f"datetime64[{unit}]")
     day = stamps.astype("datetime64[D]")
     time_of_day = stamps - day
-    return (month_shift(day, months).astype(f"datetime64[{unit}]") + time_of_day)
+    moved = month_shift(day, months)
+    check_days(moved.astype(np.int64), mask, a.type)
+    return moved.astype(f"datetime64[{unit}]") + time_of_day
 
 
 def month_shift(day: np.ndarray, months: np.ndarray | int) -> np.ndarray:

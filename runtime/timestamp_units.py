@@ -45,23 +45,28 @@ def timestampadd(args: list[Array], lits: list[object], out: pa.DataType) -> Arr
         moved = np.mod(ticks + count * step, day)
         return pa.array(moved, pa.int64(), mask=mask).cast(
             pa.int32() if pa.types.is_time32(t.type) else pa.int64()).cast(t.type)
+    if np.abs(count).max(initial=0) >= 2 ** 31:  # (an INT in Flink; the steps below fit)
+        raise intervals.out_of_range(out)
     if unit in UNIT_MONTHS:
-        moved = intervals.add_months(t, count * UNIT_MONTHS[unit])
+        moved = intervals.add_months(t, count * UNIT_MONTHS[unit], mask)
         return pc.if_else(pa.array(mask), pa.scalar(None, out), moved)
     if pa.types.is_date(out):
         days = t.cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
         days = days + count * (UNIT_MS[unit] // _DAY_MS)
+        intervals.check_days(days, mask, out)
         return pa.array(days.astype("datetime64[D]"), T.DATE, mask=mask)
     ms = _epoch_ms(t)
-    if out.unit == "ms" or pa.types.is_date(t.type):
-        ticks = ms + count * UNIT_MS[unit]
-        return pa.array(ticks, pa.int64(), mask=mask).cast(pa.timestamp("ms")).cast(out)
-    raw = t.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-    if out.unit == "s":
-        ticks = raw + count * (UNIT_MS[unit] // 1000)
-    else:
-        ticks = raw + count * UNIT_MS[unit] * _TICKS_PER_MS[out.unit]
-    return pa.array(ticks, pa.int64(), mask=mask).cast(out)
+    try:
+        if out.unit == "ms" or pa.types.is_date(t.type):
+            ticks = ms + count * UNIT_MS[unit]
+            return pa.array(ticks, pa.int64(), mask=mask).cast(pa.timestamp("ms")).cast(out)
+        raw = pa.array(t.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
+        step = UNIT_MS[unit] // 1000 if out.unit == "s" else \
+            UNIT_MS[unit] * _TICKS_PER_MS[out.unit]
+        ticks = pc.add_checked(raw, pc.multiply_checked(pa.array(count), step))
+        return pa.array(ticks.to_numpy(), pa.int64(), mask=mask).cast(out)
+    except (pa.ArrowInvalid, OverflowError):
+        raise intervals.out_of_range(out) from None
 
 
 def timestampdiff(args: list[Array], lits: list[object], out: pa.DataType) -> Array:

@@ -456,6 +456,40 @@ def test_timestampadd_of_milliseconds(mode: str) -> None:
         session(mode).sql("SELECT TIMESTAMPADD(MILLISECOND, 1, DATE '2024-02-28')").collect()
 
 
+@pytest.mark.parametrize("expr", [
+    "TIMESTAMPADD(YEAR, 2147483647, DATE '2020-01-01')",
+    "TIMESTAMPADD(DAY, x, DATE '2020-01-01')",
+    "TIMESTAMPADD(MONTH, -x, d)",
+    "TIMESTAMPADD(WEEK, x, CAST(TIMESTAMP '2020-01-01 00:00:00' AS TIMESTAMP(9)))",
+    "TIMESTAMPADD(YEAR, 1000, CAST(TIMESTAMP '2020-01-01 00:00:00' AS TIMESTAMP(9)))",
+    "TIMESTAMPADD(MINUTE, x, CAST(TIMESTAMP '2020-01-01 00:00:00' AS TIMESTAMP(9)))",
+    "CAST(TIMESTAMP '2020-01-01 00:00:00' AS TIMESTAMP(9)) + INTERVAL '300' YEAR",
+    "CAST(TIMESTAMP '2020-01-01 00:00:00' AS TIMESTAMP(9)) - INTERVAL '999999' DAY",
+    "d + INTERVAL '178956970' YEAR",
+])
+def test_date_and_timestamp_arithmetic_out_of_range_is_an_error(expr: str) -> None:
+    """A DATE or TIMESTAMP moved past what its type holds is an error naming the type: it
+    wrapped around to another date without a word (TIMESTAMPADD(YEAR, 2147483647, DATE
+    '2020-01-01') gave a date 4.4 million years before Christ)."""
+    sql = f"SELECT {expr} FROM (VALUES (2147483647, DATE '2020-01-01')) AS v(x, d)"
+    with pytest.raises(SqlEngineError, match=r"a (DATE|TIMESTAMP\(9\)) moved out of its range"):
+        session("batch").sql(sql).collect()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_date_arithmetic_near_its_range_and_nulls(mode: str) -> None:
+    """Far moves that fit keep their value, and a NULL row is not checked."""
+    got = session(mode).sql(
+        "SELECT TIMESTAMPDIFF(DAY, DATE '1970-01-01', TIMESTAMPADD(YEAR, x, "
+        "DATE '1970-01-01')) AS y, TIMESTAMPDIFF(DAY, DATE '1970-01-01', TIMESTAMPADD(DAY, x, "
+        "DATE '1970-01-01')) AS dd FROM (VALUES (1000000), (CAST(NULL AS INT)), (-1000000)) "
+        "AS v(x)")
+    # (1,000,000 Gregorian years = 365,242,500 days)
+    assert sorted(map(repr, got.collect().to_pylist())) == sorted(map(repr, [
+        {"y": 365242500, "dd": 1000000}, {"y": None, "dd": None},
+        {"y": -365242500, "dd": -1000000}]))
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_date_format_with_an_empty_pattern_is_empty(mode: str) -> None:
     # Java's DateTimeFormatter.ofPattern("") formats to ""; on main: an AttributeError.
