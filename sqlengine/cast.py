@@ -759,7 +759,7 @@ def _to_string(arr: pa.Array, zone: str = "UTC") -> pa.Array:
             pa.types.is_struct(t):
         return _nested_text(arr, zone)
     if pa.types.is_date(t):
-        return _few_distinct(arr, lambda a: pc.strftime(a, format="%Y-%m-%d"))
+        return _few_distinct(arr, date_text)
     if pa.types.is_decimal(t):
         return decimal_text(arr)
     return arr.cast(pa.string())
@@ -819,6 +819,35 @@ def _nested_text(arr: pa.Array, zone: str = "UTC") -> pa.Array:
         if arr.null_count else out
 
 
+# The days of -9999-01-01 and 9999-12-31, between which Arrow's strftime writes a date's year
+# (it wraps around past year 32767), and the days of 400 Gregorian years, after which the
+# calendar repeats itself (146,097 days); 2000-01-01 starts such a cycle.
+_FIRST_DAY, _LAST_DAY = -4_371_587, 2_932_896
+_CYCLE_DAYS, _CYCLE_START = 146_097, 10_957
+
+
+def date_text(arr: pa.Array) -> pa.Array:
+    """'YYYY-MM-DD' of DATE values, the year in full: '12345-01-01', '-0044-03-15' (the
+    astronomical year, 0 for 1 BC, as ISO 8601 writes it and Arrow's strftime within 32,767
+    years). Beyond years ±9,999 the same day a whole number of 400-year cycles from 2000 is
+    written and the cycles' years added to its year (a DATE reaches ±5.8 million years)."""
+    days = arr.cast(pa.int32())
+    low, high = pc.min_max(days).values()
+    if low.as_py() is None or (low.as_py() >= _FIRST_DAY and high.as_py() <= _LAST_DAY):
+        return pc.strftime(arr.cast(pa.date32()), format="%Y-%m-%d")
+    raw = days.fill_null(_CYCLE_START).to_numpy().astype(np.int64)
+    cycles = (raw - _CYCLE_START) // _CYCLE_DAYS
+    near = pa.array(raw - cycles * _CYCLE_DAYS, pa.int32()).cast(pa.date32())
+    text = pc.strftime(near, format="%Y-%m-%d")  # (years 2000 to 2399)
+    years = pc.cast(pc.utf8_slice_codeunits(text, 0, 4), pa.int64()).to_numpy() + 400 * cycles
+    digits = pc.utf8_lpad(pa.array(np.abs(years)).cast(pa.string()), width=4, padding="0")
+    sign = pc.if_else(pa.array(years < 0), "-", "")
+    out = pc.binary_join_element_wise(sign, digits, pc.utf8_slice_codeunits(text, 4), "")
+    if days.null_count:
+        out = pc.if_else(pc.is_valid(days), out, pa.nulls(len(days), pa.string()))
+    return out
+
+
 # Arrow's text of a timestamp is Flink's ('YYYY-MM-DD HH:MM:SS' and the unit's digits) for
 # years 1 to 9999: the first and the last instant of that range, in seconds.
 _FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
@@ -842,7 +871,7 @@ def _timestamp_text(arr: pa.Array) -> pa.Array:
     seconds, frac = np.divmod(raw, per_second)
     days, of_day = np.divmod(seconds, 86_400)
     encoded = pc.dictionary_encode(pa.array(days.astype(np.int32), pa.int32()))
-    day_text = pc.strftime(encoded.dictionary.cast(pa.date32()), format="%Y-%m-%d")
+    day_text = date_text(encoded.dictionary.cast(pa.date32()))
     parts = [pc.take(day_text, encoded.indices)]
     hms = (of_day // 3600, of_day // 60 % 60, of_day % 60)
     for v in hms:

@@ -237,3 +237,35 @@ def test_describe_time_precision(s: sqlengine.Session, tmp_path: Path) -> None:
               "'format' = 'csv')")
     types = [r["type"] for r in s.execute("DESCRIBE tp")[0].table.to_pylist()]
     assert types == ["TIME(3)", "TIME(6)", "TIME(0)", "TIMESTAMP(0)"]
+
+
+# Days from 1970 across DATE's whole range: years 1 to 9999, 0 and BC, 10,000 to 32,767 (where
+# Arrow's strftime still writes them), beyond (where it wrapped around: 2,739,927 as -12585).
+_FAR_DAYS = [0, -719_163, -755_762, -4_371_587, -4_371_588, 2_932_896, 2_932_897, 11_000_000,
+             -11_000_000, 12_000_000, 18_262 + 999_999_999, 18_262 - 999_999_999,
+             2_147_483_647, -2_147_483_648]
+
+
+def test_far_date_text_against_numpy(s: sqlengine.Session) -> None:
+    """CAST(DATE AS STRING), and so the shell's and the sinks' text, writes the year in full
+    (astronomical years, as numpy's datetime64 writes them, zero-padded to 4 digits)."""
+    import numpy as np
+
+    from sqlengine.cast import cast_array
+
+    dates = pa.array([*_FAR_DAYS, None], pa.int32()).cast(pa.date32())
+    ours = cast_array(dates, pa.string()).to_pylist()
+    expected = []
+    for d in _FAR_DAYS:
+        text = str(np.datetime64(d, "D"))
+        sign, body = ("-", text[1:]) if text.startswith("-") else ("", text)
+        year, month_day = body.split("-", 1)
+        expected.append(f"{sign}{year.zfill(4)}-{month_day}")
+    assert ours == [*expected, None]
+    # Through SQL: a date moved far by an interval, and a TIMESTAMP(3) past year 32,767
+    assert one(s, "CAST(DATE '2020-01-01' + INTERVAL '999999999' DAY AS STRING)")[0] == \
+        "2739927-01-03"
+    assert one(s, "CAST(DATE '2020-01-01' - INTERVAL '999999999' DAY AS STRING)")[0] == \
+        "-2735888-12-30"
+    assert one(s, "CAST(TIMESTAMP '2020-01-01 10:11:12.5' + INTERVAL '99999999' DAY "
+                  "AS STRING)")[0] == "275810-09-13 10:11:12.500"
