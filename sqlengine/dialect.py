@@ -73,6 +73,36 @@ class Flink(Dialect):
                 items.append(item)
             return items
 
+        def _parse_in(self, this: exp.Expr | None, alias: bool = False) -> exp.In:
+            """``x IN ()`` is an error, as in Flink and DuckDB (sqlglot read an empty list,
+            which matched no row without a word)."""
+            if self._curr is not None and self._next is not None and \
+                    self._curr.token_type == TokenType.L_PAREN and \
+                    self._next.token_type == TokenType.R_PAREN:
+                self.raise_error("IN () is empty: it needs at least one value", self._next)
+            return super()._parse_in(this, alias)
+
+        def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:
+            """A GROUP BY with nothing after it is an error (sqlglot read an empty GROUP BY,
+            reported later as a column 'not in GROUP BY')."""
+            group = super()._parse_group(skip_group_by_token)
+            if group is not None and not any(group.args.values()):
+                self.raise_error("GROUP BY is missing its expressions", self._prev)
+            return group
+
+        def _parse_named_window(self) -> exp.Expr | None:
+            """``WINDOW w AS (...)``: the name, AS and the parenthesised definition are all
+            needed (sqlglot read ``WINDOW w`` and ``WINDOW w AS`` as an empty window)."""
+            name = self._parse_id_var()
+            if name is None:
+                self.raise_error("WINDOW is missing a window's name")
+            if self._curr is None or self._next is None or \
+                    self._curr.token_type != TokenType.ALIAS or \
+                    self._next.token_type != TokenType.L_PAREN:
+                self.raise_error(f"WINDOW {name.name} is missing its definition: AS "
+                                 "(PARTITION BY ... ORDER BY ...)", self._prev)
+            return self._parse_window(name, alias=True)
+
         def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
             """JSON_OBJECT's ``KEY k VALUE v``: a VALUE is any expression (Calcite's), ``'b'
             VALUE k > 2`` too (sqlglot stopped at the comparison); ``JSON_OBJECT(ABSENT ON

@@ -427,6 +427,14 @@ _OPERATORS = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Mod": "%", "EQ": 
               "Or": "OR", "DPipe": "||", "Like": "LIKE", "Is": "IS", "In": "IN"}
 
 
+_CLAUSES = {"Where": "WHERE is missing its condition", "Having": "HAVING is missing its "
+            "condition", "Qualify": "QUALIFY is missing its condition", "Order": "ORDER BY is "
+            "missing its expressions", "Limit": "LIMIT is missing its count", "Offset": "OFFSET "
+            "is missing its count", "Fetch": "FETCH is missing its count", "Between": "BETWEEN "
+            "is missing a bound (x BETWEEN low AND high)", "Window": "WINDOW is missing a "
+            "window's name"}
+
+
 def _readable(msg: str, highlight: str, sql: str) -> str:
     """sqlglot's message in SQL's words (its class names and argument keys left out)."""
     m = re.match(r"Required keyword: '(\w+)' missing for <class '[\w.]*?\.(\w+)'>", msg)
@@ -434,6 +442,8 @@ def _readable(msg: str, highlight: str, sql: str) -> str:
         name = m.group(2)
         if name in _OPERATORS:
             return f"the operator {_OPERATORS[name]} is missing an operand"
+        if name in _CLAUSES:
+            return _CLAUSES[name]
         return f"{name.upper()}(...) is missing an argument"
     # (sqlglot shows its token object: "but got <Token token_type: TokenType.WHERE, text:
     # WHERE, line: 1, ...>"; the end of the text is its SENTINEL token)

@@ -379,3 +379,38 @@ def test_an_option_of_create_table_like_is_located_in_its_statement(
 ])
 def test_an_option_key_in_another_case_is_named(options: str, message: str) -> None:
     assert message in _err(f"CREATE TABLE k (a INT) WITH ({options})", ConnectorError).message
+
+
+@pytest.mark.parametrize(("sql", "column", "message"), [
+    # (sqlglot read these without a word: IN () matched no row, WINDOW w / WINDOW w AS was
+    # an empty window, and an empty GROUP BY was reported as a column not in GROUP BY)
+    ("SELECT a FROM t WHERE a IN ()", 29, "IN () is empty: it needs at least one value"),
+    ("SELECT a FROM t WHERE a NOT IN ( )", 34, "IN () is empty: it needs at least one value"),
+    ("SELECT a FROM t WINDOW w AS", 24, "WINDOW w is missing its definition: AS (PARTITION BY "
+     "... ORDER BY ...)"),
+    ("SELECT a FROM t WINDOW w", 24, "WINDOW w is missing its definition: AS (PARTITION BY "
+     "... ORDER BY ...)"),
+    ("SELECT a FROM t GROUP BY", 17, "GROUP BY is missing its expressions"),
+    # (sqlglot's class names: 'ORDER(...) is missing an argument')
+    ("SELECT a FROM t WHERE", 17, "WHERE is missing its condition"),
+    ("SELECT a FROM t HAVING", 17, "HAVING is missing its condition"),
+    ("SELECT a FROM t ORDER BY", 17, "ORDER BY is missing its expressions"),
+    ("SELECT a FROM t LIMIT", 17, "LIMIT is missing its count"),
+    ("SELECT a FROM t LIMIT 1 OFFSET", 25, "OFFSET is missing its count"),
+    ("SELECT a FROM t WHERE a BETWEEN 1 AND", 35, "BETWEEN is missing a bound (x BETWEEN low "
+     "AND high)"),
+])
+def test_an_incomplete_clause_is_an_error_naming_it(sql: str, column: int,
+                                                     message: str) -> None:
+    e = _err(T + sql, ParseError)
+    assert (e.span.line, e.span.column) == (3, column)
+    assert e.message == message
+
+
+def test_a_named_window_still_reads() -> None:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    rows = s.sql("SELECT a, SUM(a) OVER w AS s FROM (VALUES (1), (2)) AS v(a) "
+                 "WINDOW w AS (ORDER BY a)").collect().to_pylist()
+    assert rows == [{"a": 1, "s": 1}, {"a": 2, "s": 3}]
+    assert s.sql("SELECT a FROM (VALUES (1)) AS v(a) WHERE a IN (1) WINDOW w AS ()") \
+        .collect().to_pylist() == [{"a": 1}]
