@@ -453,5 +453,13 @@ def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> L
         return Literal(value, T.timestamp_type(precision))
     if isinstance(value, dt.date):
         return Literal(value, T.DATE)
+    if isinstance(value, dt.time):
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            raise binder.error(BindError, f"cannot bind the time {value} with a time zone: "
+                               "TIME has none", node)
+        digits = 0 if not value.microsecond else 3 if value.microsecond % 1000 == 0 else 6
+        return Literal(value.replace(tzinfo=None), T.time_type(digits))
+    if isinstance(value, bytes | bytearray | memoryview):
+        return Literal(bytes(value), pa.binary())
     raise binder.error(BindError, f"cannot bind a parameter of type {type(value).__name__}",
                        node)

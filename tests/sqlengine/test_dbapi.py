@@ -4,6 +4,7 @@ SQL; the module globals, type objects, errors and closed objects behave as PEP 2
 
 from __future__ import annotations
 
+import datetime as dt
 import warnings
 from decimal import Decimal
 
@@ -86,3 +87,24 @@ def test_pep_249_surface() -> None:
             con.rollback()
     with pytest.raises(sqlengine.InterfaceError):
         con.cursor()
+
+
+@pytest.mark.parametrize("value", [
+    b"\x00\x01\xff", bytearray(b"ab"), memoryview(b"xyz"),
+    dt.time(1, 2, 3), dt.time(23, 59, 59, 500000),
+    dt.time(0, 0, 0, 123456),
+], ids=["bytes", "bytearray", "memoryview", "time", "time_ms", "time_us"])
+def test_bytes_and_time_parameters_as_duckdb(value: object) -> None:
+    """A BYTES or TIME parameter binds (they were 'cannot bind a parameter of type bytes'),
+    as DuckDB's DB-API binds them: the same value back, and the same comparisons."""
+    ours, theirs = _engines()
+    cur = ours.cursor()
+    cur.execute("SELECT ? AS v, ? = ? AS same", [value, value, value])
+    expected = theirs.execute("SELECT ? AS v, ? = ? AS same", [value, value, value]).fetchall()
+    assert cur.fetchall() == expected
+
+
+def test_a_time_parameter_with_a_zone_is_refused() -> None:
+    cur = sqlengine.connect({"execution.runtime-mode": "batch"}).cursor()
+    with pytest.raises(sqlengine.Error, match="time 01:02:00\\+00:00 with a time zone"):
+        cur.execute("SELECT ? AS x", [dt.time(1, 2, tzinfo=dt.UTC)])
