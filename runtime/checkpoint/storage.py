@@ -199,34 +199,73 @@ class _ForeignClass(Exception):
 
 # What operators' state holds (Arrow data, numpy arrays, plain Python, the engine's own
 # classes, and a Python aggregate's accumulators, of its function's package): a state file
-# naming anything else (os.system, say, in a forged file whose checksum was made to match)
-# is refused before anything is called.
-_STATE_MODULES = frozenset({
-    "numpy", "numpy.core.multiarray", "numpy._core.multiarray", "numpy.core.numeric",
-    "numpy._core.numeric", "pyarrow", "pyarrow.lib", "collections", "datetime", "decimal",
-    "zoneinfo", "array", "fractions"})
+# naming anything else (os.system, say, in a forged file whose checksum was made to match) is
+# refused before anything is called. Of the engine's and the libraries' modules only data
+# classes and the functions that pickles of Arrow and numpy data call are taken: a function
+# such as sqlengine.api.connect, pyarrow's output_stream or a numpy.memmap (which write files)
+# is refused too.
+_CLASS_MODULES = frozenset({"collections", "datetime", "decimal", "zoneinfo", "array",
+                            "fractions"})
 _ONLY = {"builtins": frozenset({
     "bool", "bytearray", "bytes", "complex", "dict", "float", "frozenset", "int", "list",
     "object", "range", "set", "slice", "str", "tuple", "NotImplemented", "Ellipsis"}),
     "functools": frozenset({"partial"}), "copyreg": frozenset({"_reconstructor"}),
-    "_codecs": frozenset({"encode"})}
+    "_codecs": frozenset({"encode"}),
+    "array": frozenset({"_array_reconstructor"})}
+# (the reconstructors of pickled Arrow data, and its types' factories)
+_ARROW_FUNCTIONS = frozenset({
+    "_restore_array", "_reconstruct_table", "_reconstruct_record_batch", "chunked_array",
+    "schema", "field", "py_buffer", "type_for_alias", "scalar", "array", "table",
+    "record_batch", "null", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "float16", "float32", "float64", "decimal32", "decimal64",
+    "decimal128", "decimal256", "string", "utf8", "large_string", "large_utf8", "string_view",
+    "binary", "large_binary", "binary_view", "fixed_size_binary", "date32", "date64",
+    "time32", "time64", "timestamp", "duration", "month_day_nano_interval", "list_",
+    "large_list", "list_view", "large_list_view", "map_", "struct", "dictionary", "union",
+    "sparse_union", "dense_union", "run_end_encoded"})
+_NUMPY_FUNCTIONS = frozenset({"_reconstruct", "scalar", "_frombuffer"})
+
+
+def _allowed(module: str, name: str, obj: object) -> bool:
+    """Whether ``obj`` (``module.name``) is what a state file of sqlengine's may call."""
+    top = module.split(".")[0]
+    if top == "pyarrow":
+        import pyarrow as pa
+
+        data = (pa.DataType, pa.Field, pa.Schema, pa.Array, pa.ChunkedArray, pa.Scalar,
+                pa.Table, pa.RecordBatch, pa.Buffer)
+        return name in _ARROW_FUNCTIONS or (isinstance(obj, type) and issubclass(obj, data))
+    if top == "numpy":
+        import numpy as np
+
+        return name in _NUMPY_FUNCTIONS or obj is np.ndarray or obj is np.dtype or \
+            (isinstance(obj, type) and issubclass(obj, np.generic | np.dtype))
+    if top == "sqlengine" or module in _CLASS_MODULES:
+        return isinstance(obj, type)
+    # (a Python aggregate's accumulator: of a registered function's package)
+    from sqlengine.functions_python import user_packages
+
+    return top in user_packages()
 
 
 class _StateUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        if module in _ONLY:
-            allowed = name in _ONLY[module]
-        else:
-            top = module.split(".")[0]
-            allowed = module in _STATE_MODULES or top == "sqlengine"
-            if not allowed:
-                # (a Python aggregate's accumulator: of a registered function's package)
-                from sqlengine.functions_python import user_packages
+        if name in _ONLY.get(module, ()):
+            return super().find_class(module, name)
+        top = module.split(".")[0]
+        if top not in ("pyarrow", "numpy", "sqlengine") and module not in _CLASS_MODULES:
+            from sqlengine.functions_python import user_packages
 
-                allowed = top in user_packages()
-        if not allowed:
+            # (checked before the module is imported: importing runs its code)
+            if module in _ONLY or top not in user_packages():
+                raise _ForeignClass(f"{module}.{name}")
+        try:
+            obj = super().find_class(module, name)
+        except (ImportError, AttributeError):
+            raise _ForeignClass(f"{module}.{name}") from None
+        if not _allowed(module, name, obj):
             raise _ForeignClass(f"{module}.{name}")
-        return super().find_class(module, name)
+        return obj
 
 
 def load_checkpoint(path: Path) -> Checkpoint:

@@ -94,6 +94,48 @@ def test_a_forged_state_file_calls_nothing(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+class _Call:
+    """Pickles as a call of ``fn(*args)``."""
+
+    def __init__(self, fn: object, *args: object) -> None:
+        self.fn, self.args = fn, args
+
+    def __reduce__(self) -> tuple:
+        return self.fn, self.args
+
+
+def _forge(path: Path, value: object) -> None:
+    data = pickle.dumps(value, protocol=5)
+    (path / "v1-0.state").write_bytes(data)
+    meta = json.loads((path / METADATA).read_text())
+    meta["subtasks"]["v1-0"].update(size=len(data), crc32=zlib.crc32(data))
+    (path / METADATA).write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("kind", ["connect", "output_stream", "memmap", "method"])
+def test_a_forged_state_file_calls_no_function_of_the_allowed_modules(tmp_path: Path,
+                                                                      kind: str) -> None:
+    """Of sqlengine, pyarrow and numpy, whose data classes state holds, a function that
+    writes files (or runs SQL) is refused: they were allowed by module, so a forged file
+    could truncate a file with pyarrow's output_stream or run any SQL statement."""
+    import sqlengine
+    from sqlengine.api import Session
+
+    storage = CheckpointStorage(tmp_path / "ck")
+    path = _complete(storage, 1)
+    marker = tmp_path / "written"
+    value = {
+        "connect": _Call(sqlengine.connect),
+        "output_stream": _Call(pa.output_stream, str(marker)),
+        "memmap": _Call(np.memmap, str(marker), np.uint8, "w+", 0, (4,)),
+        "method": _Call(Session.execute, None, f"INSERT INTO x VALUES ('{marker}')"),
+    }[kind]
+    _forge(path, {"rows": value})
+    with pytest.raises(CheckpointError, match="which no operator's state holds"):
+        load_checkpoint(path).state("v1-0")
+    assert not marker.exists()
+
+
 def test_state_of_numpy_decimals_and_times_reads_back(tmp_path: Path) -> None:
     storage = CheckpointStorage(tmp_path)
     value = {"a": np.arange(3), "d": decimal.Decimal("1.5"), "t": dt.datetime(2024, 1, 1),
