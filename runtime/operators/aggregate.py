@@ -1048,7 +1048,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             # function: a value retracted to none and coming again goes last)
             for slot, value, sign in zip(slots.tolist(), values, signs[rows].tolist()):
                 seen = lists.setdefault(slot, {})
-                key = repr(value) if isinstance(value, list | dict) else value
+                key = repr(value) if isinstance(value, list | dict) else _same_nan(value, seen)
                 if sign > 0:
                     seen.setdefault(key, [value, 0])[1] += 1
                 elif key in seen:
@@ -1060,8 +1060,10 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 items = lists.setdefault(slot, [])
                 if sign > 0:
                     items.append(value)
-                elif value in items:
-                    items.remove(value)
+                else:
+                    value = _same_nan(value, items)
+                    if value in items:
+                        items.remove(value)
         for slot in set(slots.tolist()):
             kept = lists.get(slot) or []
             items = [v for v, _ in kept.values()] if isinstance(kept, dict) else kept
@@ -1086,13 +1088,14 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
         slots, values, deltas = found
         multiset = acc.multiset
         assert multiset is not None
-        better = (lambda x, y: x < y) if acc.func == "min" else (lambda x, y: x > y)
+        better = _java_less if acc.func == "min" else (lambda x, y: _java_less(y, x))
         stale: set[int] = set()
         # One step per distinct (group, value) pair of the batch, not per row.
         for slot, value, delta in zip(slots.tolist(), values, deltas.tolist()):
             if delta == 0:
                 continue
             group = multiset.setdefault(slot, {})
+            value = _same_nan(value, group)
             n = group.get(value, 0) + delta
             if n > 0:
                 group[value] = n
@@ -1102,12 +1105,12 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
             current = acc.value[slot]
             if n > 0 and (current is None or better(value, current)):
                 acc.value[slot] = value
-            elif n <= 0 and current == value:
+            elif n <= 0 and (current is value or current == value):
                 stale.add(slot)
         pick = min if acc.func == "min" else max
         for slot in stale:
             group = multiset.get(slot)
-            acc.value[slot] = pick(group) if group else None
+            acc.value[slot] = pick(group, key=_java_order) if group else None
             if not group:
                 multiset.pop(slot, None)
 
@@ -1334,3 +1337,26 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
 
     def state_summary(self) -> Mapping[str, object]:
         return {"groups": int((self.rows[: len(self.slots)] > 0).sum())}
+
+
+def _is_nan(v: object) -> bool:
+    return isinstance(v, float) and v != v
+
+
+def _same_nan(value: object, found: Iterable[object]) -> object:
+    """``value``, or when it is a NaN the NaN already among ``found`` (a group's values):
+    NaN equals no value in Python, so a retracted NaN was never found and stayed (Flink
+    compares with Java's Double.equals, under which NaN equals NaN)."""
+    if not _is_nan(value):
+        return value
+    return next((v for v in found if _is_nan(v)), value)
+
+
+def _java_order(v: object) -> tuple[int, object]:
+    """A MIN/MAX value's sort key in Java's Double.compareTo order, which Flink's MIN/MAX
+    with retraction use: NaN above every number (Python's < puts it nowhere)."""
+    return (1, 0.0) if _is_nan(v) else (0, v)
+
+
+def _java_less(x: object, y: object) -> bool:
+    return not _is_nan(x) and (_is_nan(y) or x < y)  # type: ignore[operator]
