@@ -181,15 +181,20 @@ class Session:
             yield self.run_statement(text, offset, script, source, collect_queries)
 
     def run_statement(self, text: str, offset: int, script: str, source: str | None = None,
-                      collect_queries: bool = True) -> Result:
+                      collect_queries: bool = True,
+                      params: dict[str, object] | list[object] | None = None) -> Result:
         """Run one statement of ``script`` (starting at ``offset``); errors are located in
-        the script (and named by ``source``, a file name)."""
+        the script (and named by ``source``, a file name). ``params`` fill the ``:name`` or
+        ``?`` placeholders of a query or an INSERT (a cursor's parameters)."""
         stmt: S.Statement | None = None
         try:
             try:
                 with deep(), local_time_zone(self.options.get("table.local-time-zone")):
                     stmt = parse_statement(text, offset, script)
-                    result = self._run(stmt, script, collect_queries)
+                    if params is not None and not isinstance(stmt, S.QueryStmt | S.Insert):
+                        raise NotSupportedError("parameters apply to queries and INSERT "
+                                                "statements only")
+                    result = self._run(stmt, script, collect_queries, params)
             except (KeyboardInterrupt, GeneratorExit):
                 raise
             except Exception as e:  # no raw exception reaches a user
@@ -262,16 +267,27 @@ class Session:
         positional = list(params) if isinstance(params, list | tuple) else None
         return Query(self, stmt.query, query, named, positional)
 
-    def _run(self, stmt: S.Statement, script: str, collect_queries: bool) -> Result:
+    def _run(self, stmt: S.Statement, script: str, collect_queries: bool,
+             params: dict[str, object] | list[object] | None = None) -> Result:
+        named = params if isinstance(params, dict) else None
+        positional = list(params) if isinstance(params, list | tuple) else None
         match stmt:
             case S.QueryStmt():
-                q = Query(self, stmt.query, script)
+                q = Query(self, stmt.query, script, named, positional)
                 if collect_queries:
                     table = q.collect()
                     return Result("rows", table=table, query=q, skipped_rows=q.skipped_rows)
                 return Result("rows", query=q)
             case S.Explain():
                 return Result("explain", self.explain_statement(stmt, script))
+            case S.Insert() if params is not None:
+                from sqlengine.binder import bind_query
+                from sqlengine.parser import parse_query
+
+                query = bind_query(parse_query(stmt.query, script), self.catalog, stmt.query,
+                                   script, named, positional)
+                return self._insert(stmt, script, ddl.bind_insert(self.catalog, stmt, script,
+                                                                  query))
             case S.Insert():
                 return self._insert(stmt, script)
             case S.Set(key=None):

@@ -346,10 +346,15 @@ class ExprBinder:
             value = self.params[name]
             self.used_params.add(name)
         else:
-            if self._next_positional >= len(self.positional):
+            # (its place in the text, numbered by binder.number_placeholders: the binder
+            # reaches the WHERE before the select list)
+            at = node.meta.get("position")
+            if at is None:
+                at = self._next_positional
+                self._next_positional += 1
+            if at >= len(self.positional):
                 raise self.error(BindError, "more ? placeholders than parameters", node)
-            value = self.positional[self._next_positional]
-            self._next_positional += 1
+            value = self.positional[at]
         return bind_scalar.python_literal(value, self, node)
 
     def _not(self, node: exp.Not, scope: Scope) -> Expr:

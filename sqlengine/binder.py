@@ -52,16 +52,30 @@ def bind_query(tree: exp.Expression, catalog: Catalog, query: QueryText, script:
     """
     binder = Binder(catalog, query, script, params, positional, depth=0)
     binder.outermost = tree
+    placeholders = number_placeholders(tree)
     plan = _grouped_by_key_bytes(binder.query(tree, ctes={}).plan)
     _refuse_nested_keys(plan)
     # (parameters no placeholder reads were ignored)
-    if positional and binder.exprs._next_positional < len(positional):
-        raise BindError(f"{len(positional)} parameters given for "
-                        f"{binder.exprs._next_positional} ? placeholders")
+    if positional and placeholders < len(positional):
+        raise BindError(f"{len(positional)} parameters given for {placeholders} ? "
+                        "placeholders")
     unused = sorted(set(params or {}) - binder.exprs.used_params)
     if unused:
         raise BindError(f"parameter :{unused[0]} is given but the query has no :{unused[0]}")
     return plan
+
+
+def number_placeholders(tree: exp.Expression) -> int:
+    """Number the ``?`` placeholders of ``tree`` in the order of the text (their values'
+    places among the parameters); the count. The binder reaches the clauses in its own
+    order (FROM, WHERE, then the select list): counted as it went, ``SELECT a + ? FROM t
+    WHERE a = ?`` took its values swapped, without a word."""
+    found = [(n.meta.get("start", 1 << 62), i, n)
+             for i, n in enumerate(tree.walk(bfs=False))
+             if isinstance(n, exp.Placeholder) and not n.this]
+    for k, (_, _, node) in enumerate(sorted(found, key=lambda x: (x[0], x[1]))):
+        node.meta["position"] = k
+    return len(found)
 
 
 def _grouped_by_key_bytes(plan: LogicalPlan) -> LogicalPlan:

@@ -111,14 +111,13 @@ class Cursor:
 
         self._rows, self._at, self.description, self.rowcount, self.table = (
             None, 0, None, -1, None)
+        params = _parameters(parameters)
         parts = split_script(operation)
         for i, (offset, text) in enumerate(parts):
             last = i == len(parts) - 1
             stmt = parse_statement(text, offset, operation)
             if isinstance(stmt, QueryStmt):
-                params = dict(parameters) if isinstance(parameters, Mapping) else \
-                    (list(parameters) if parameters is not None else None)
-                query = self._session.sql(text, params)  # type: ignore[arg-type]
+                query = self._session.sql(text, params)
                 if not query.is_bounded:
                     raise NotSupportedError("a cursor collects a query's rows: this query "
                                             "reads an unbounded source (use Session.sql(...)"
@@ -127,9 +126,7 @@ class Cursor:
                 if last:
                     self._result(table)
                 continue
-            if parameters:
-                raise NotSupportedError("parameters apply to queries only")
-            result = self._session.run_statement(text, offset, operation)
+            result = self._session.run_statement(text, offset, operation, params=params)
             if last:
                 if result.table is not None:
                     self._result(result.table)
@@ -217,3 +214,16 @@ class Cursor:
 __all__ = ["BINARY", "DATETIME", "NUMBER", "ROWID", "STRING", "Binary", "Cursor", "Date",
            "DateFromTicks", "Time", "TimeFromTicks", "Timestamp", "TimestampFromTicks",
            "apilevel", "decimal", "paramstyle", "threadsafety"]
+
+
+def _parameters(parameters: object) -> dict[str, object] | list[object] | None:
+    """A cursor's parameters as the session takes them: a mapping for ``:name``, a sequence
+    (not a string: its characters were taken for values) for ``?``."""
+    if parameters is None:
+        return None
+    if isinstance(parameters, Mapping):
+        return dict(parameters)
+    if isinstance(parameters, Sequence) and not isinstance(parameters, str | bytes | bytearray):
+        return list(parameters)
+    raise InterfaceError(f"parameters are a sequence (for ?) or a mapping (for :name), got "
+                         f"{type(parameters).__name__}")

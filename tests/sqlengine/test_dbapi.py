@@ -108,3 +108,66 @@ def test_a_time_parameter_with_a_zone_is_refused() -> None:
     cur = sqlengine.connect({"execution.runtime-mode": "batch"}).cursor()
     with pytest.raises(sqlengine.Error, match="time 01:02:00\\+00:00 with a time zone"):
         cur.execute("SELECT ? AS x", [dt.time(1, 2, tzinfo=dt.UTC)])
+
+
+def test_insert_with_parameters_as_duckdb(tmp_path: object) -> None:
+    """INSERT takes parameters as a query does (it was 'parameters apply to queries only'):
+    execute and executemany, ? and :name, into a table read back as DuckDB holds it."""
+    duckdb = pytest.importorskip("duckdb")
+    ours = sqlengine.connect({"execution.runtime-mode": "batch"})
+    cur = ours.cursor()
+    cur.execute(f"CREATE TABLE t (id INT, name STRING, d DATE, p DECIMAL(10, 2)) WITH "
+                f"('connector' = 'filesystem', 'path' = '{tmp_path}/t', 'format' = 'json')")
+    theirs = duckdb.connect()
+    theirs.execute("CREATE TABLE t (id INT, name VARCHAR, d DATE, p DECIMAL(10, 2))")
+    steps: list[tuple[str, object, bool]] = [
+        ("INSERT INTO t VALUES (?, ?, ?, ?)",
+         (1, "it's", dt.date(2020, 1, 2), Decimal("1.50")), False),
+        ("INSERT INTO t VALUES (:id, :n, NULL, NULL)", [{"id": 2, "n": "b"},
+                                                       {"id": 3, "n": None}], True),
+        ("INSERT INTO t SELECT id + ?, name, d, p FROM t WHERE id = ?", [10, 1], False),
+    ]
+    for sql, params, many in steps:
+        (cur.executemany if many else cur.execute)(sql, params)  # type: ignore[operator]
+        dsql = sql.replace(":id", "$id").replace(":n", "$n")
+        (theirs.executemany if many else theirs.execute)(dsql, params)
+    assert cur.rowcount == 1  # (the rows the last INSERT wrote)
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert cur.fetchall() == theirs.execute("SELECT * FROM t ORDER BY id").fetchall()
+
+
+@pytest.mark.parametrize(("sql", "params", "error", "match"), [
+    ("SELECT ? AS x", 5, sqlengine.InterfaceError, "a sequence .* or a mapping .*, got int"),
+    ("SELECT ? AS x", "ab", sqlengine.InterfaceError, "got str"),
+    ("SELECT ? AS x", {1}, sqlengine.InterfaceError, "got set"),
+    ("CREATE VIEW v AS SELECT 1 AS x", [1], sqlengine.NotSupportedError,
+     "parameters apply to queries and INSERT statements only"),
+])
+def test_parameters_of_another_kind_are_refused(sql: str, params: object,
+                                                error: type[Exception], match: str) -> None:
+    # (an int failed with a raw TypeError, a string bound its characters, a set its
+    # members in any order)
+    cur = sqlengine.connect({"execution.runtime-mode": "batch"}).cursor()
+    with pytest.raises(error, match=match):
+        cur.execute(sql, params)
+
+
+@pytest.mark.parametrize(("sql", "params"), [
+    ("SELECT id + ? AS x FROM t WHERE id = ?", [100, 7]),
+    ("SELECT ? AS tag, id FROM t WHERE id < ? ORDER BY id LIMIT ?", ["s", 20, 3]),
+    ("SELECT name, COUNT(*) + ? AS c FROM t GROUP BY name HAVING COUNT(*) > ? ORDER BY name",
+     [1000, 28]),
+    ("WITH w AS (SELECT id FROM t WHERE id < ?) SELECT id * ? AS y FROM w "
+     "WHERE id IN (SELECT id FROM t WHERE id > ?) ORDER BY y", [10, 3, 6]),
+    ("SELECT CASE WHEN id > ? THEN ? ELSE ? END AS c, id FROM t WHERE id BETWEEN ? AND ? "
+     "ORDER BY id", [3, "big", "small", 2, 5]),
+])
+def test_positional_parameters_in_the_order_of_the_text(sql: str, params: list) -> None:
+    """Each ? takes the parameter of its place in the text (they were taken in the binder's
+    order, the WHERE's before the select list's: SELECT id + ? ... WHERE id = ? with
+    [100, 7] read id = 100 and gave no row, without a word), as DuckDB's DB-API."""
+    ours, theirs = _engines()
+    cur = ours.cursor()
+    cur.execute(sql, params)
+    expected = theirs.execute(sql, params).fetchall()
+    assert expected and cur.fetchall() == expected
