@@ -847,6 +847,28 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True)
     return text
 
 
+def _typed_nulls(plan: LogicalPlan, wanted: dict[int, pa.DataType]) -> LogicalPlan:
+    """INSERT ... VALUES: a VALUES column of NULLs only takes its target column's type, as
+    Flink types an INSERT's VALUES by the table (VALUES alone makes it INT, which a DATE or
+    BYTES column refused: INSERT INTO t VALUES (1, NULL) failed)."""
+    from sqlengine.plan.expressions import Literal
+    from sqlengine.plan.nodes import Values
+
+    if not isinstance(plan, Values):
+        return plan
+    nulls = [i for i in wanted if all(isinstance(r[i], Literal) and r[i].value is None
+                                      for r in plan.rows)]
+    if not nulls:
+        return plan
+    fields = list(plan.schema.fields)
+    rows = [list(r) for r in plan.rows]
+    for i in nulls:
+        fields[i] = replace(fields[i], type=wanted[i])
+        for r in rows:
+            r[i] = Literal(None, wanted[i])
+    return Values(tuple(tuple(r) for r in rows), Schema(tuple(fields)))
+
+
 def _fit_length(e: Expr, length: tuple[str, int] | None) -> Expr:
     """A value written to a VARCHAR(n) column cut to n characters, to a CHAR(n) one padded or
     cut to n, as Flink's INSERT casts it ('abcde' into VARCHAR(2) is 'ab')."""
@@ -1005,6 +1027,7 @@ def bind_insert(catalog: Catalog, stmt: S.Insert, script: str,
             raise BindError(f"INSERT INTO {stmt.table!r}: column {name!r} is listed twice",
                             span=span, sql=script)
         source_of[by_name[name.lower()]] = pos
+    plan = _typed_nulls(plan, {pos: target[i].type for i, pos in source_of.items()})
     exprs: list[Expr] = []
     declared = {c: T.declared_length(text) for c, text in table.declared}
     for i, f in enumerate(target):

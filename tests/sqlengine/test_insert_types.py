@@ -71,3 +71,30 @@ def test_nested_values_are_stored_element_by_element(tmp_path: Path) -> None:
     assert s.sql("SELECT * FROM n").collect().to_pylist() == [{"a": [1, 2], "r": {"x": 1.5}}]
     with pytest.raises(BindError, match="ARRAY<BIGINT>, but the query gives ARRAY<DOUBLE>"):
         s.execute("INSERT INTO n SELECT ARRAY[1.5e0], ROW(1.5)")
+
+
+def test_a_values_column_of_nulls_takes_the_target_type(tmp_path: Path) -> None:
+    """INSERT INTO t VALUES (1, NULL): a VALUES column of NULLs only is typed by its target
+    column, as the SQL standard, DuckDB and PostgreSQL read it (it was INT, so a DATE, BYTES
+    or ARRAY column refused it: "column 'd' is DATE, but the query gives INT"; Flink 2.3
+    refuses an untyped NULL in VALUES altogether, "Illegal use of 'NULL'")."""
+    duckdb = pytest.importorskip("duckdb")
+    columns = ("id INT, name STRING, d DATE, p DECIMAL(10, 2), b BYTES, ts TIMESTAMP(3), "
+               "a ARRAY<INT>")
+    inserts = ["INSERT INTO t (id, d) VALUES (1, NULL)",
+               "INSERT INTO t VALUES (3, NULL, NULL, NULL, NULL, NULL, NULL), "
+               "(4, 'x', NULL, 1.5, NULL, NULL, NULL)",
+               "INSERT INTO t (d, id, b) VALUES (NULL, 5, NULL)"]
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t ({columns}) WITH ('connector' = 'filesystem', "
+              f"'path' = '{tmp_path / 't'}', 'format' = 'json')")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INT, name VARCHAR, d DATE, p DECIMAL(10, 2), b BLOB, "
+                "ts TIMESTAMP, a INT[])")
+    for sql in inserts:
+        s.execute(sql)
+        con.execute(sql)
+    ours = [tuple(r.values()) for r in s.sql("SELECT * FROM t ORDER BY id").collect()
+            .to_pylist()]
+    assert ours == con.execute("SELECT * FROM t ORDER BY id").fetchall()
+    assert len(ours) == 4
