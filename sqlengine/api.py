@@ -263,14 +263,12 @@ class Session:
         if not isinstance(stmt, S.QueryStmt):
             raise ParseError("sql() takes a query; use execute() for other statements",
                              span=Span.from_offset(query, offset), sql=query)
-        named = params if isinstance(params, dict) else None
-        positional = list(params) if isinstance(params, list | tuple) else None
+        named, positional = _split_params(params)
         return Query(self, stmt.query, query, named, positional)
 
     def _run(self, stmt: S.Statement, script: str, collect_queries: bool,
              params: dict[str, object] | list[object] | None = None) -> Result:
-        named = params if isinstance(params, dict) else None
-        positional = list(params) if isinstance(params, list | tuple) else None
+        named, positional = _split_params(params)
         match stmt:
             case S.QueryStmt():
                 q = Query(self, stmt.query, script, named, positional)
@@ -709,3 +707,11 @@ def _counters(result: Any) -> dict[str, int]:
         return {}
     return {k: int(getattr(result, k, 0) or 0)
             for k in ("skipped_rows", "late_records_dropped", "udf_rows_skipped")}
+
+
+def _split_params(params: dict[str, object] | list[object] | None
+                  ) -> tuple[dict[str, object] | None, list[object] | None]:
+    """Parameters as the binder takes them: by name (a dict, for ``:name``) or by place (a
+    list or tuple, for ``?``)."""
+    named = params if isinstance(params, dict) else None
+    return named, list(params) if isinstance(params, list | tuple) else None

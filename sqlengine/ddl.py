@@ -849,8 +849,8 @@ def show_create(catalog: Catalog, stmt: S.ShowCreate, key_not_null: bool = True)
 
 def _typed_nulls(plan: LogicalPlan, wanted: dict[int, pa.DataType]) -> LogicalPlan:
     """INSERT ... VALUES: a VALUES column of NULLs only takes its target column's type, as
-    Flink types an INSERT's VALUES by the table (VALUES alone makes it INT, which a DATE or
-    BYTES column refused: INSERT INTO t VALUES (1, NULL) failed)."""
+    the SQL standard, DuckDB and PostgreSQL type it (VALUES alone makes it INT, which a DATE
+    or BYTES column refused; Flink 2.3 refuses an untyped NULL in VALUES altogether)."""
     from sqlengine.plan.expressions import Literal
     from sqlengine.plan.nodes import Values
 

@@ -242,10 +242,7 @@ def _allowed(module: str, name: str, obj: object) -> bool:
             (isinstance(obj, type) and issubclass(obj, np.generic | np.dtype))
     if top == "sqlengine" or module in _CLASS_MODULES:
         return isinstance(obj, type)
-    # (a Python aggregate's accumulator: of a registered function's package)
-    from sqlengine.functions_python import user_packages
-
-    return top in user_packages()
+    return True  # (a registered Python function's package, checked before its import)
 
 
 class _StateUnpickler(pickle.Unpickler):
