@@ -291,6 +291,7 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
     statements = 0
     web_view = _web_view(err, web, web_port)
     writer = _Output(output, fmt)
+    opened: list[sqlengine.Session] = []
     if restore is not None and not Path(restore).is_dir():
         # (a first run may name the directory its checkpoints will go to; a typo is said)
         kind = "is not a directory" if Path(restore).exists() else "does not exist"
@@ -302,6 +303,7 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
         for path in files:
             script = _read(path)
             session = _session(defines)
+            opened.append(session)
             if target is not None:
                 session.set("execution.target", target)
             if restore is not None:
@@ -312,6 +314,7 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
             except SqlEngineError as e:
                 raise click.BadParameter(e.message, param_hint="-D") from None
             parts = list(_split(split_script, script))
+            started: dict[str, tuple[int, str]] = {}  # (a background job's statement)
             for done, (offset, text) in enumerate(parts, 1):
                 statements += 1
                 try:
@@ -320,6 +323,8 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                     web_view.begin(text)
                     result = session.run_statement(text, offset, script, path,
                                                    collect_queries=False)
+                    started.update({job: (offset, text) for job in session.jobs
+                                    if job not in started})
                     resume_collection()
                     _show(result, fmt, err, writer.target(path), meter)
                     web_view.end()
@@ -342,7 +347,12 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                             err.write(f"{path}: the {rest} statement{'s' if rest > 1 else ''} "
                                       "after it did not run (--continue-on-error runs them)\n")
                         break
+            failures += _await_jobs(session, path, script, started, err)
     except KeyboardInterrupt:
+        for session in opened:  # (background INSERTs stop with the command)
+            for job in list(session.jobs.values()):
+                if not job.done:
+                    job.cancel()
         err.write("cancelled\n")
         sys.exit(130)
     finally:
@@ -355,6 +365,28 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
         err.write(f"{len(files)} files, {len(stopped)} stopped by an error: "
                   f"{', '.join(failures)}\n")
     sys.exit(1 if failures else 0)
+
+
+def _await_jobs(session: sqlengine.Session, path: str, script: str,
+                started: dict[str, tuple[int, str]], err: TextIO) -> list[str]:
+    """The INSERTs a file started in the background ('table.dml-sync' = 'false': Flink's
+    client submits them and goes on) run to their end before the command returns, as a
+    job outlives Flink's client in its cluster; each one's end is said on stderr. Returns
+    the failed ones (the exit status is then 1)."""
+    failed = []
+    for job in list(session.jobs.values()):
+        try:
+            job.wait()
+        except SqlEngineError as e:
+            _locate(e, path, script, *started.get(job.id, (0, "")))
+            err.write(f"{path}: the background job {job.id} ({job.name}) failed:\n"
+                      f"{render_error(e)}\n")
+            failed.append(f"{path}:job {job.id}")
+            continue
+        rows = ", ".join(f"{n} row{'' if n == 1 else 's'} into {t}"
+                         for t, n in job.rows.items()) or "no rows"
+        err.write(f"[INFO] Job {job.id} ({job.name}) {job.status.lower()}: inserted {rows}\n")
+    return failed
 
 
 def _split(split: Callable[[str], list[tuple[int, str]]], script: str

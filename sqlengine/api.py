@@ -475,8 +475,7 @@ class Session:
         plan = StatementSet(tuple(ddl.bind_insert(self.catalog, i, script)
                                   for i in stmt.inserts))
         tables = ", ".join(i.table for i in stmt.inserts)
-        if self.background_inserts and \
-                self.options.get("table.dml-sync", "false").lower() != "true":
+        if self._in_background():
             job = Job(self.submit(plan), f"STATEMENT SET ({tables})")
             self.jobs[job.id] = job
             return Result("ok", "[INFO] Submitting SQL update statement to the cluster...\n"
@@ -552,13 +551,22 @@ class Session:
             raise
         return self._insert(insert, script, plan)
 
+    def _in_background(self) -> bool:
+        """Whether an INSERT starts in the background as a Job (SHOW JOBS, STOP JOB) rather
+        than run to its end: 'table.dml-sync' = 'false' asks for it (as Flink's client
+        submits a job and goes on), and so does the shell unless 'table.dml-sync' is 'true';
+        the API and ``sqlengine run`` otherwise run an INSERT to its end."""
+        sync = self.options.get("table.dml-sync")
+        if sync is not None:
+            return sync.lower() != "true"
+        return self.background_inserts
+
     def _insert(self, stmt: S.Insert, script: str, plan: LogicalPlan | None = None
                 ) -> Result:
         """``plan``: the INSERT's, bound already."""
         if plan is None:
             plan = ddl.bind_insert(self.catalog, stmt, script)
-        if self.background_inserts and \
-                self.options.get("table.dml-sync", "false").lower() != "true":
+        if self._in_background():
             execution = self.submit(plan)
             job = Job(execution, f"INSERT INTO {stmt.table}")
             self.jobs[job.id] = job

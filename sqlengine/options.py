@@ -127,7 +127,7 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("execution.checkpointing.num-retained", "int", "checkpoint storage", minimum=1),
     _opt("execution.state-recovery.path", "text", "restore (a checkpoint or savepoint)"),
     _opt("execution.checkpointing.savepoint-dir", "text", "STOP JOB ... WITH SAVEPOINT"),
-    _opt("table.dml-sync", "bool", "the shell (INSERT in the background or not)"),
+    _opt("table.dml-sync", "bool", "INSERT in the background (a job) or to its end"),
     _opt("restart-strategy.type", "enum", "job restarts", ("none", "disable", "off",
                                                            "fixed-delay"), lower=True),
     _opt("restart-strategy.fixed-delay.attempts", "int", "job restarts", minimum=1),
