@@ -92,8 +92,8 @@ class RelationBinder(ClauseBinder):
         if isinstance(node, exp.Subquery):
             inner = self.query(node.this, ctes)
             return self.binder.selects.order_limit(node, inner)
-        if isinstance(node, exp.Values):
-            return self.values(node)
+        if isinstance(node, exp.Values):  # (with its ORDER BY / LIMIT / OFFSET)
+            return self.binder.selects.order_limit(node, self.values(node), "VALUES")
         if isinstance(node, exp.Intersect | exp.Except):
             return bind_set_ops.intersect_except(self, node, ctes)
         raise self.error(NotSupportedError, f"unsupported query {node.key.upper()}", node)
@@ -149,11 +149,16 @@ class RelationBinder(ClauseBinder):
             name = ".".join(p.name for p in node.parts)
             alias = node.alias or node.name
             key = node.name.lower()
+            # ``t AS x (c1, c2, ...)`` names every column anew (they were kept, without a word)
+            given = node.args["alias"].columns if node.args.get("alias") is not None else None
             if not node.args.get("db") and key in ctes:
                 no_hint(node, "a WITH query", self.binder.script)
                 rel = ctes[key]
+                if given:
+                    return self.rename(rel, alias, [c.name for c in given], node)
                 return Relation(rel.plan, requalify(rel.scope, alias))
-            return self.table(name, alias, node)
+            rel = self.table(name, alias, node)
+            return self.rename(rel, alias, [c.name for c in given], node) if given else rel
         if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Table | exp.Subquery):
             return self._parenthesised(node, ctes)
         if isinstance(node, exp.Subquery):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import decimal
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from sqlglot import exp, generator, parser, tokens
@@ -72,6 +72,25 @@ class Flink(Dialect):
                                      "after it", separator)
                 items.append(item)
             return items
+
+        def _parse_table_alias(self, alias_tokens: Collection[TokenType] | None = None
+                               ) -> exp.TableAlias | None:
+            """An alias's column list holds names only, as in Flink: sqlglot read ``t SAMPLE
+            (2)`` as table t named SAMPLE with a column named 2 (its rows all kept, without a
+            word), a string or a number as a name, and ``x (a INT)`` with the type dropped."""
+            start = self._index
+            alias = super()._parse_table_alias(alias_tokens)
+            if alias is None or not alias.columns:
+                return alias
+            for token in self._tokens[start:self._index]:
+                if token.token_type in (TokenType.NUMBER, TokenType.STRING):
+                    self.raise_error(f"a column alias must be a name, not {token.text!r}",
+                                     token)
+            for column in alias.columns:
+                if not isinstance(column, exp.Identifier):
+                    self.raise_error(f"a column alias is a name only, not "
+                                     f"{column.sql(dialect=Flink)!r}", self._prev)
+            return alias
 
         def _parse_in(self, this: exp.Expr | None, alias: bool = False) -> exp.In:
             """``x IN ()`` is an error, as in Flink and DuckDB (sqlglot read an empty list,
