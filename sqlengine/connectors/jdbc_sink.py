@@ -1,6 +1,7 @@
 """The jdbc connector's sink: append (COPY through ADBC's bulk ingest) or, when the table has a
 PRIMARY KEY, upsert (each flush's last change per key applied: +I / +U as ``INSERT ... ON
-CONFLICT (key) DO UPDATE``, -D as ``DELETE``; -U rows are superseded by their +U).
+CONFLICT (key) DO UPDATE``, -D and -U as ``DELETE``, as Flink's JDBC sink: a -U's +U comes
+later and wins).
 
 Buffering (Flink's options): rows are buffered and written together when
 'sink.buffer-flush.max-rows' rows are held (0: no row bound), when
@@ -180,22 +181,23 @@ class JdbcWriter(SinkWriter):
         from sqlengine.connectors.jdbc import _quote
 
         n = batch.num_rows
-        kind = np.asarray(kinds.to_pylist() if kinds is not None else ["+I"] * n, dtype=object)
-        keep = kind != "-U"  # (a -U is followed by its +U, or stands for nothing upsert-wise)
-        rows = np.flatnonzero(keep)
-        if not len(rows):
+        if not n:
             return
-        table = pa.Table.from_batches([batch]).take(pa.array(rows))
-        kind = kind[rows]
-        # The last change per key wins.
+        kind = np.asarray(kinds.to_pylist() if kinds is not None else ["+I"] * n, dtype=object)
+        table = pa.Table.from_batches([batch])
+        # The last change per key wins. A -U deletes its key's row, as Flink's JDBC sink
+        # reads it: its +U, when one comes, is later and wins; without one (a HAVING or a
+        # WHERE dropped it, or the key itself changed: the sink's key is not the query's
+        # unique key, a changelog's update of the key) the old row must go.
         keys = table.select(list(self.key))
         order = pa.table({**{c: keys.column(c) for c in self.key},
-                          "$i": pa.array(np.arange(len(rows)))})
+                          "$i": pa.array(np.arange(n))})
         last = order.group_by(list(self.key), use_threads=False).aggregate([("$i", "max")])
         chosen = np.sort(last.column("$i_max").to_numpy())
         table, kind = table.take(pa.array(chosen)), kind[chosen]
-        deletes = table.filter(pa.array(kind == "-D"))
-        upserts = table.filter(pa.array(kind != "-D"))
+        gone = (kind == "-D") | (kind == "-U")
+        deletes = table.filter(pa.array(gone))
+        upserts = table.filter(pa.array(~gone))
         stage = "sqlengine_stage"
         cols = ", ".join(_quote(c) for c in table.column_names)
         with self.con.cursor() as cur:

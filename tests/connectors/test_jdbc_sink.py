@@ -160,3 +160,32 @@ def test_sql_options(pg: Any, target: Any) -> None:  # noqa: F811
         with pytest.raises(SqlEngineError, match=message):
             s.execute(f"CREATE TABLE x (a INT) WITH ('connector' = 'jdbc', 'url' = '{URL}', "
                       f"'table-name' = 't', {option})")
+
+
+@pytest.mark.parametrize(("sql", "key", "want"), [
+    # HAVING drops the +U of 'a' (MAX 20) but not its -U: the row must go.
+    ("SELECT k, MAX(v) FROM src GROUP BY k HAVING MAX(v) < 10", "k", [("b", 5)]),
+    # WHERE after the GROUP BY, the same.
+    ("SELECT k, m FROM (SELECT k, MAX(v) AS m FROM src GROUP BY k) WHERE m < 10", "k",
+     [("b", 5)]),
+    # The sink's key (k, m) is not the query's unique key (k): each -U deletes its old row.
+    ("SELECT k, SUM(v) FROM src GROUP BY k", "k, m", [("a", 21), ("b", 5)]),
+])
+def test_a_minus_u_deletes_its_row_as_flinks_sink(pg: Any, target: Any, sql: str,  # noqa: F811
+                                                  key: str, want: list) -> None:
+    """A -U is a delete to the upsert sink, as in Flink's (JdbcOutputFormat's reduced
+    buffer); it was dropped as always followed by its +U, so the rows above stayed stale."""
+    table = target["kv"]
+    _sql(pg, f"DROP TABLE {table}", f"CREATE TABLE {table} (k TEXT, m INT, PRIMARY KEY ({key}))")
+
+    def batches():  # type: ignore[no-untyped-def]  # (one batch each: a -U, then its +U)
+        for k, v in [("a", 1), ("b", 5), ("a", 20)]:
+            yield pa.record_batch({"k": pa.array([k]), "v": pa.array([v], pa.int32())})
+
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    s.register("src", batches())
+    s.execute(f"CREATE TABLE out (k STRING, m INT, PRIMARY KEY ({key}) NOT ENFORCED) WITH "
+              f"('connector' = 'jdbc', 'url' = '{URL}', 'table-name' = '{table}', "
+              "'username' = 'root')")
+    s.execute(f"INSERT INTO out {sql}")
+    assert sorted(_sql(pg, f"SELECT k, m FROM {table}")) == want
