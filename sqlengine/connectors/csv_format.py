@@ -128,6 +128,9 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
                 delimiter=delimiter,
                 quote_char=quote or False,
                 escape_char=escape or False,
+                # (a quoted value may hold line breaks: without this Arrow cuts its blocks at
+                # a line break inside one, and the rows after it fail or come out wrong)
+                newlines_in_values=bool(quote) and quote.encode() in data,
                 # (an empty line is a record of one empty field, as Flink reads it: the
                 # value '' of a one-column table (it was skipped, losing the rows a sink
                 # wrote for '' and NULL), a short row of several: an error, or under

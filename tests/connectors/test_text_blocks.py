@@ -107,6 +107,32 @@ def test_csv_in_small_blocks_and_ranges_matches_duckdb(tmp_path: Path, monkeypat
     assert [tuple(r.values()) for r in got] == want
 
 
+@pytest.mark.parametrize(("parallelism", "ignore"), [(1, "false"), (3, "true")])
+def test_quoted_line_breaks_past_arrows_1_mb_blocks_match_duckdb(tmp_path: Path,
+                                                                 parallelism: int,
+                                                                 ignore: str) -> None:
+    """Arrow's csv reader cuts its input in 1 MB blocks at line breaks unless told that
+    values may hold them: a valid file failed ('parser got out of sync') or, with
+    ignore-parse-errors, gained an invented row of NULLs."""
+    rng = random.Random(7)
+    f = tmp_path / "t.csv"
+    # (every other line break inside a quoted value: Arrow's blocks end inside one)
+    rows = [f'{i},"line one\nline {"two" * rng.randint(0, 3)} {i}"\n' for i in range(120_000)]
+    f.write_text("".join(rows))
+    assert f.stat().st_size > 3 << 20
+    q = ("SELECT COUNT(*) AS n, COUNT(id) AS k, SUM(CAST(id AS BIGINT)) AS s, "
+         "COUNT(DISTINCT v) AS d, "
+         "MAX(LENGTH(v)) AS l FROM t")
+    s = _session(f, "csv", parallelism, "id INT, v STRING")
+    s.execute(f"ALTER TABLE t SET ('csv.ignore-parse-errors' = '{ignore}')")
+    got = s.sql(q).collect().to_pylist()
+    want = duckdb.sql(
+        q.replace("FROM t", f"FROM read_csv('{f}', header = false, columns = "
+                  "{'id': 'INTEGER', 'v': 'VARCHAR'}, quote = '\"', escape = '\"')")
+    ).fetchall()
+    assert [tuple(r.values()) for r in got] == want
+
+
 @pytest.mark.parametrize("parallelism", [1, 2])
 def test_blank_lines_in_later_blocks_are_rows_as_flinks(tmp_path: Path, monkeypatch,
                                                         parallelism: int) -> None:
