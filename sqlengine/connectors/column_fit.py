@@ -19,6 +19,9 @@ def fit_column(col: pa.Array, target: pa.DataType, place: object, name: str,
     and the value (a CAST would wrap or cut it), as is a value no CAST takes."""
     if col.type == target:
         return col
+    col = nested_by_name(col, target)
+    if col.type == target:
+        return col
     fitted = _check_fits(col, target, place, name, source) \
         if _narrows(col.type, target) else None
     if fitted is not None:
@@ -28,6 +31,46 @@ def fit_column(col: pa.Array, target: pa.DataType, place: object, name: str,
     except ExecutionError as e:
         msg = f"{place}: column {name!r}: {e.message}"
         raise ConnectorError(msg) from None
+
+
+def nested_by_name(col: pa.Array, target: pa.DataType) -> pa.Array:
+    """A file's ROW fields (at any depth: in an ARRAY, a MAP, a ROW) matched to the declared
+    ROW's by name, as its top-level columns are (exactly, else ignoring case): a field the
+    file lacks is NULL, one the table does not declare is left out. A ROW with no field
+    name in common is left as it is (then cast by position). It was always by position, so
+    a file whose struct held the fields in another order swapped their values silently."""
+    t = col.type
+    if isinstance(col, pa.ChunkedArray):
+        chunks = [nested_by_name(c, target) for c in col.chunks]
+        return pa.chunked_array(chunks) if chunks else col
+    if pa.types.is_struct(t) and pa.types.is_struct(target):
+        names = [t.field(i).name for i in range(t.num_fields)]
+        lower = {n.lower(): i for i, n in reversed(list(enumerate(names)))}
+        wanted = [target.field(i) for i in range(target.num_fields)]
+        found = [names.index(f.name) if f.name in names else lower.get(f.name.lower())
+                 for f in wanted]
+        if all(i is None for i in found):
+            return col
+        flat = col.flatten()  # (the children of its rows, its offset applied)
+        children = [nested_by_name(flat[i], f.type) if i is not None else
+                    pa.nulls(len(col), f.type) for i, f in zip(found, wanted)]
+        fields = [pa.field(f.name, c.type) for f, c in zip(wanted, children)]
+        return pa.StructArray.from_arrays(children, fields=fields, mask=col.is_null()) \
+            if len(col) else pa.array([], pa.struct(fields))
+    if (pa.types.is_list(t) or pa.types.is_large_list(t)) and (
+            pa.types.is_list(target) or pa.types.is_large_list(target)):
+        values = nested_by_name(col.values, target.value_type)
+        if values is col.values:
+            return col
+        kind = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
+        return kind.from_arrays(col.offsets, values, mask=col.is_null())
+    if pa.types.is_map(t) and pa.types.is_map(target):
+        keys = nested_by_name(col.keys, target.key_type)
+        items = nested_by_name(col.items, target.item_type)
+        if keys is col.keys and items is col.items:
+            return col
+        return pa.MapArray.from_arrays(col.offsets, keys, items, mask=col.is_null())
+    return col
 
 
 def _narrows(src: pa.DataType, target: pa.DataType) -> bool:
