@@ -78,6 +78,12 @@ class JdbcWriter(SinkWriter):
         self.attempts = 0  # flushes tried, retries included (for tests and metrics)
         self._connect = lambda: _connect(table, options)
         self.con: Any = self._connect()
+        # Whether an append goes straight into the table by binary COPY: only when each
+        # column's type is the server column's own (COPY sends Arrow's binary form as it is,
+        # so a DATE into an int column wrote -10947, an INT into a date 2000-01-11); else
+        # through a staging table and INSERT ... SELECT, the server casting each column as
+        # an INSERT does (or refusing it, naming both types). (None: not asked yet.)
+        self._direct: bool | None = None
         self._lock = threading.Lock()
         self._failed: BaseException | None = None  # (a background flush's error)
         self._stop = threading.Event()
@@ -150,7 +156,7 @@ class JdbcWriter(SinkWriter):
                 if self.con is None:
                     self.con = self._connect()
                 if not self.key:
-                    self._ingest(pa.Table.from_batches([batch]), self.target, "append")
+                    self._append(pa.Table.from_batches([batch]))
                 else:
                     self._upsert(batch, kinds)
                 self.con.commit()
@@ -173,9 +179,22 @@ class JdbcWriter(SinkWriter):
                 self.con = None
             time.sleep(BACKOFF * (attempt + 1))
 
-    def _ingest(self, table: pa.Table, target: str, mode: str) -> None:
+    def _append(self, table: pa.Table) -> None:
+        from sqlengine.connectors.jdbc import _quote
+
+        if self._direct is None:
+            self._direct = "." not in self.options["table-name"] and \
+                _copy_fits(self.con, self.options["table-name"], self.schema)
         with self.con.cursor() as cur:
-            cur.adbc_ingest(target.strip('"'), table, mode=mode)
+            if self._direct:
+                cur.adbc_ingest(self.target.strip('"'), table, mode="append")
+                return
+            stage = "sqlengine_stage"
+            cols = ", ".join(_quote(c) for c in table.column_names)
+            cur.execute(f"DROP TABLE IF EXISTS {stage}")
+            cur.adbc_ingest(stage, table, mode="create", temporary=True)
+            cur.execute(f"INSERT INTO {self.target} ({cols}) SELECT {cols} FROM {stage}")
+            cur.execute(f"DROP TABLE IF EXISTS {stage}")
 
     def _upsert(self, batch: pa.RecordBatch, kinds: pa.Array | None) -> None:
         from sqlengine.connectors.jdbc import _quote
@@ -234,3 +253,28 @@ class JdbcWriter(SinkWriter):
                 with contextlib.suppress(Exception):
                     self.con.close()
                 self.con = None
+
+
+# The server types whose binary COPY form is the Arrow type's own (what ADBC's bulk ingest
+# sends for a column of that Arrow type).
+_COPY_TYPES: dict[str, Any] = {
+    "int2": pa.types.is_int16, "int4": pa.types.is_int32, "int8": pa.types.is_int64,
+    "float4": pa.types.is_float32, "float8": pa.types.is_float64,
+    "bool": pa.types.is_boolean,
+    "text": pa.types.is_string, "varchar": pa.types.is_string, "bpchar": pa.types.is_string,
+    "bytea": pa.types.is_binary, "date": pa.types.is_date32,
+    "timestamp": lambda t: pa.types.is_timestamp(t) and t.tz is None,
+    "timestamptz": pa.types.is_timestamp,
+    "time": pa.types.is_time, "numeric": pa.types.is_decimal,
+}
+
+
+def _copy_fits(con: Any, name: str, schema: pa.Schema) -> bool:
+    """Whether every column of ``schema`` has the Arrow type of its server column's binary
+    COPY form (a column the server lacks, or of another type: no)."""
+    from sqlengine.connectors.jdbc import server_types
+
+    server = server_types(con, name)
+    con.commit()
+    return all(f.name in server and _COPY_TYPES.get(server[f.name][0], lambda _t: False)(
+        f.type) for f in schema)

@@ -189,3 +189,50 @@ def test_a_minus_u_deletes_its_row_as_flinks_sink(pg: Any, target: Any, sql: str
               "'username' = 'root')")
     s.execute(f"INSERT INTO out {sql}")
     assert sorted(_sql(pg, f"SELECT k, m FROM {table}")) == want
+
+
+@pytest.mark.parametrize(("server", "declared", "value", "want"), [
+    ("bigint", "INT", "42", "42"),
+    ("int", "BIGINT", "42", "42"),
+    ("double precision", "FLOAT", "CAST(0.5 AS FLOAT)", "0.5"),
+    ("date", "TIMESTAMP(3)", "TIMESTAMP '2020-01-01 10:00:00'", "2020-01-01"),
+    ("timestamp", "DATE", "DATE '2020-01-01'", "2020-01-01 00:00:00"),
+    ("text", "INT", "42", "42"),
+    ("int", "DATE", "DATE '1970-01-11'", "is of type integer but expression is of type date"),
+    ("date", "INT", "10", "is of type date but expression is of type integer"),
+    ("bigint", "TIMESTAMP(6)", "TIMESTAMP '1970-01-01 00:00:01'",
+     "is of type bigint but expression is of type timestamp"),
+])
+def test_an_append_casts_as_an_insert_does(pg: Any, target: Any, server: str,  # noqa: F811
+                                           declared: str, value: str, want: str) -> None:
+    """A column declared another type than the server's goes through INSERT ... SELECT (the
+    server's assignment casts, or its error naming both types): binary COPY sent the Arrow
+    form as it was, so a DATE into an int column wrote -10947, an INT into a date 2000-01-11,
+    and an INT into a bigint failed ('insufficient data left in message')."""
+    table = target["log"]
+    _sql(pg, f"DROP TABLE {table}", f"CREATE TABLE {table} (id INT, x {server})")
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE out (id INT, x {declared}) WITH ('connector' = 'jdbc', "
+              f"'url' = '{URL}', 'table-name' = '{table}', 'username' = 'root')")
+    if want[0].isdigit():
+        s.execute(f"INSERT INTO out SELECT 1, {value}")
+        assert _sql(pg, f"SELECT id, x::text FROM {table}") == [(1, want)]
+    else:
+        with pytest.raises(ConnectorError, match=want):
+            s.execute(f"INSERT INTO out SELECT 1, {value}")
+        assert _count(pg, table) == 0
+
+
+def test_an_append_into_a_schema_qualified_table(pg: Any, target: Any) -> None:  # noqa: F811
+    _sql(pg, "CREATE SCHEMA IF NOT EXISTS sink_schema",
+         f"CREATE TABLE sink_schema.{target['log']} (id INT, name TEXT)")
+    try:
+        s = sqlengine.connect({"execution.runtime-mode": "batch"})
+        s.execute(f"CREATE TABLE out (id INT, name STRING) WITH ('connector' = 'jdbc', "
+                  f"'url' = '{URL}', 'table-name' = 'sink_schema.{target['log']}', "
+                  "'username' = 'root')")
+        s.execute("INSERT INTO out VALUES (1, 'a'), (2, 'b')")
+        assert sorted(_sql(pg, f"SELECT * FROM sink_schema.{target['log']}")) == [
+            (1, "a"), (2, "b")]
+    finally:
+        _sql(pg, f"DROP TABLE sink_schema.{target['log']}")
