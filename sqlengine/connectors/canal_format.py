@@ -1,7 +1,8 @@
 """The canal-json format (read): Canal's messages, one JSON object per line, as a changelog
 (as Flink's CanalJsonDeserializationSchema). ``type`` INSERT gives +I of each row of
-``data``; DELETE -D of each; UPDATE, per row i, -U of ``old[i]`` with the fields it leaves
-null taken from ``data[i]`` (Canal lists only the changed fields' old values), then +U of
+``data``; DELETE -D of each; UPDATE, per row i, -U of ``old[i]`` with the fields it does not
+list taken from ``data[i]`` (Canal lists only the changed fields' old values, a null one
+too), then +U of
 ``data[i]``; CREATE (a DDL message) is skipped; any other type is an error (or skipped with
 'canal-json.ignore-parse-errors'). 'canal-json.database.include' / 'table.include' keep only
 the messages whose ``database`` / ``table`` fully match the regular expression.
@@ -88,8 +89,9 @@ def read_canal(path: Path | str, options: dict[str, str], schema: pa.Schema,
                              "\"old\"")
         out: list[tuple[int, Row]] = []
         for after, before in zip(data, old):
-            merged = {n: before.get(n) if before.get(n) is not None else after.get(n)
-                      for n in names}
+            # (a field "old" lists, with null too, was changed from that value: only an
+            # absent one is taken from "data", as Flink's findValue(name) == null tests)
+            merged = {n: before[n] if n in before else after.get(n) for n in names}
             out += [(UPDATE_BEFORE, merged), (UPDATE_AFTER, after)]
         return out
 

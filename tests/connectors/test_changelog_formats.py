@@ -120,7 +120,8 @@ def test_final_table_streaming_and_batch(tmp_path: Path, fmt: str) -> None:
 
 
 def _canal_events(n: int, seed: int) -> list[dict]:
-    """Random Canal messages of one to three rows each, over a few keys."""
+    """Random Canal messages of one to three rows each, over a few keys (a name may be
+    null: "old" then lists it as null, which is the old value, not an unchanged field)."""
     rng = random.Random(seed)
     live: dict[int, dict] = {}
     out: list[dict] = []
@@ -129,7 +130,7 @@ def _canal_events(n: int, seed: int) -> list[dict]:
         fresh = [k for k in keys if k not in live]
         known = [k for k in keys if k in live]
         if fresh:
-            rows = [{"id": str(k), "name": rng.choice("abc"),
+            rows = [{"id": str(k), "name": rng.choice(["a", "b", "c", None]),
                      "weight": str(Decimal(rng.randint(1, 999)) / 100)} for k in fresh]
             out.append({"data": rows, "old": None, "type": "INSERT", "database": "db",
                         "table": "products"})
@@ -146,7 +147,7 @@ def _canal_events(n: int, seed: int) -> list[dict]:
             changed = {}
             for col in rng.sample(["name", "weight"], rng.randint(1, 2)):
                 changed[col] = row[col]
-                row[col] = rng.choice("abc") if col == "name" else \
+                row[col] = rng.choice(["a", "b", "c", None]) if col == "name" else \
                     str(Decimal(rng.randint(1, 999)) / 100)
             data.append(row)
             old.append(changed)
