@@ -28,7 +28,12 @@ from sqlengine.cast import (
     text_kind,
 )
 from sqlengine.connectors.base import ReadStats
-from sqlengine.connectors.json_values import STRICT_TEXT, JsonValueError, converter
+from sqlengine.connectors.json_values import (
+    STRICT_TEXT,
+    JsonValueError,
+    converter,
+    json_decoder,
+)
 from sqlengine.connectors.text_rows import (
     BadValue,
     bad_values,
@@ -220,7 +225,7 @@ def _with_text_values(chunk: list[tuple[int, bytes]], read_schema: pa.Schema,
     if _TYPE_CONFLICT.search(str(error)) is None:
         return None
     try:
-        decode = json.JSONDecoder(parse_float=Decimal).decode
+        decode = json_decoder().decode
         objs = [decode(raw.decode("utf-8")) for _, raw in chunk]
         if not all(isinstance(o, dict) for o in objs):
             return None
@@ -238,7 +243,7 @@ def _why(raw: bytes, e: Exception, schema: pa.Schema | None = None) -> str:
     """What is wrong with one line, in words a user can act on: the first value its column
     does not take (with ``schema``), else the parser's words."""
     try:
-        obj = json.JSONDecoder(parse_float=Decimal).decode(raw.decode("utf-8"))
+        obj = json_decoder().decode(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as bad:
         return str(bad)
     if not isinstance(obj, dict):
@@ -271,7 +276,7 @@ def _json_rows(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bo
     lines: list[int] = []
     names = read_schema.names
     converters = [(f.name, converter(f.type, ignore)) for f in read_schema]
-    decode = json.JSONDecoder(parse_float=Decimal).decode
+    decode = json_decoder().decode
     for no, raw in enumerate(data.decode("utf-8", errors="replace").split("\n"),
                              start=first_line):
         if not raw.strip():

@@ -50,13 +50,43 @@ class JsonValueError(ValueError):
     """A JSON value its column's type does not take."""
 
 
+class JsonFloat(Decimal):
+    """A JSON number with a fraction or exponent, read exactly, with its text as written
+    (a STRING column takes the text: Flink's json parser gives '1e2', not '1E+2')."""
+
+    text: str
+
+    def __new__(cls, text: str) -> JsonFloat:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+class JsonInt(int):
+    """A whole JSON number with its text as written ('-0' stays '-0' for a STRING)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> JsonInt:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+def json_decoder() -> json.JSONDecoder:
+    """A decoder of JSON text whose numbers keep their text (JsonFloat, JsonInt)."""
+    return json.JSONDecoder(parse_float=JsonFloat, parse_int=JsonInt)
+
+
 def as_text(v: object) -> str:
-    """Jackson's asText(): a string's value, a number's or boolean's text; '' for an object
-    or array."""
+    """Jackson's asText(): a string's value, a number's or boolean's text (as written, when
+    read by json_decoder); '' for an object or array."""
     if isinstance(v, str):
         return v
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, JsonFloat | JsonInt):
+        return v.text
     if isinstance(v, Decimal | int | float):
         return str(v)
     return ""
