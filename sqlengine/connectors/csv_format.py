@@ -18,6 +18,7 @@ import pyarrow.csv as pacsv
 from sqlengine import types as T
 from sqlengine.cast import VALID_TEXT, cast_array, plain_cast, text_kind
 from sqlengine.connectors.base import ReadStats, java_unescape
+from sqlengine.connectors.csv_quotes import QuoteScan
 from sqlengine.connectors.text_rows import (
     JAVA_TEXT,
     BadValue,
@@ -68,22 +69,21 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     data = valid_utf8(path, data, ignore, stats, first_line, "csv", emptied)
     allow_comments = options.get("csv.allow-comments", "false").lower() == "true"
     quote, escape = csv_quoting(options)
+    delimiter = opt_char(options, "csv.field-delimiter", ",") or ","
     original = data
 
     def record_lines() -> np.ndarray:
         """Each record's line (computed only for an error or a skipped row)."""
-        return row_lines(original, allow_comments, quote, escape, blanks=True) + \
-            (first_line - 1)
+        return row_lines(original, allow_comments, quote, escape, blanks=True,
+                         delimiter=delimiter) + (first_line - 1)
 
     if quote and escape is None and not allow_comments and quote.encode() in data:
         # (Arrow reads a quoted field without its closing quote to the end of the data, and
         # text after a closing quote into the field; Flink's reader fails on both)
-        data = _without_quote_faults(data, quote, opt_char(options, "csv.field-delimiter",
-                                                           ",") or ",",
-                                     path, first_line, ignore, stats)
+        data = _without_quote_faults(data, quote, delimiter, path, first_line, ignore, stats)
         original = data
-    if allow_comments:
-        data = b"\n".join(ln for ln in data.split(b"\n") if not ln.startswith(b"#"))
+    if allow_comments and b"#" in data:
+        data = _without_comments(data, quote, escape, delimiter)
     if not data:  # (a block of comment lines: Arrow calls an empty input an error; a blank
         # or all-space line is a row, of one column a NULL or its text: it was dropped)
         return
@@ -108,7 +108,6 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
         return "skip"
 
     names = [f.name for f in schema]
-    delimiter = opt_char(options, "csv.field-delimiter", ",") or ","
 
     def parse(threads: bool, data: bytes = data, handler: Any = on_invalid) -> pa.Table:
         try:
@@ -178,8 +177,8 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
     blank_error: ConnectorError | None = None
     if table.num_rows and _has_blank_line(data):
         table, lines, blank_error = _blank_rows(table, lines, blank_lines(
-            original, allow_comments, quote, escape) + (first_line - 1), emptied, path, ignore,
-                                                len(names))
+            original, allow_comments, quote, escape, delimiter) + (first_line - 1), emptied,
+            path, ignore, len(names))
     null_literal = options.get("csv.null-literal")
     converted, ok, detail = _convert_strings(table, schema, null_literal, empty_is_null=True,
                                              columns=columns, ignore=ignore)
@@ -230,6 +229,24 @@ def _without_quote_faults(data: bytes, quote: str, delimiter: str, path: Path | 
             stats.skipped_at.append(f"{path}:{line}")
         kept.append(data[at:start])
         at = end
+    kept.append(data[at:])
+    return b"".join(kept)
+
+
+def _without_comments(data: bytes, quote: str | None, escape: str | None,
+                      delimiter: str) -> bytes:
+    """``data`` without its comment lines ('csv.allow-comments'): a line starting with '#'
+    outside a quoted value (one inside a multi-line quoted value is a line of the value: it
+    was dropped from the value)."""
+    scan = QuoteScan(quote, escape, delimiter, comments=True)
+    scan.record_ends(data)
+    if not scan.comment_lines:
+        return data
+    kept, at = [], 0
+    for start in scan.comment_lines:
+        stop = data.find(b"\n", start)
+        kept.append(data[at:start])
+        at = len(data) if stop < 0 else stop + 1
     kept.append(data[at:])
     return b"".join(kept)
 

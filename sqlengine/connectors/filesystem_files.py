@@ -27,7 +27,7 @@ from sqlengine.connectors.base import (
     SourceCursor,
     decode_partition_keys,
 )
-from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, read_csv
+from sqlengine.connectors.csv_format import csv_bytes, csv_quoting, opt_char, read_csv
 from sqlengine.connectors.json_format import (
     iso_timestamps,
     json_bytes,
@@ -227,7 +227,11 @@ def _read_text(fmt: str, f: Path, options: dict[str, str], schema: pa.Schema,
     quote, escape = csv_quoting(options) if fmt == "csv" else (None, None)
     at = (start[0], start[1]) if start is not None else None
     skip = start[2] if start is not None else 0
-    blocks = record_blocks(f, quote, escape, share, start=at)
+    csv = fmt == "csv"
+    blocks = record_blocks(
+        f, quote, escape, share, start=at,
+        delimiter=(opt_char(options, "csv.field-delimiter", ",") or ",") if csv else ",",
+        comments=csv and options.get("csv.allow-comments", "false").lower() == "true")
     if cursor is None:  # (parsed a block ahead on a thread: Arrow's parser frees the GIL)
         yield from prefetched(batch for data, first_line, _ in blocks
                               for batch in _parse(fmt, f, options, schema, stats, data,

@@ -1,8 +1,8 @@
 """A text file (csv, json lines) read as blocks of whole records, in bounded memory.
 
 A block ends at a line break that ends a record: with a quote character, a line break inside a
-quoted field does not (quote parity is carried from the start of the file, quotes preceded by
-the escape character not counted, as ``text_rows.row_lines`` numbers records). Each block comes
+quoted field does not (the quote state is carried from the start of the file: csv_quotes.py,
+as ``text_rows.row_lines`` numbers records). Each block comes
 with the line number of its first line, so errors still name ``file:line``.
 
 With ``split=(i, n)`` a file is read as the i-th of n byte ranges: a subtask reads the records
@@ -19,56 +19,26 @@ from pathlib import Path
 
 import numpy as np
 
+from sqlengine.connectors.csv_quotes import QuoteScan
 from sqlengine.errors import ConnectorError
 
 BLOCK_BYTES = 8 << 20
 
 
-class _Parity:
-    """Quote parity and line count of the bytes seen so far."""
-
-    def __init__(self, quote: str | None, escape: str | None) -> None:
-        self.quote = ord(quote) if quote else None
-        self.escape = ord(escape) if escape else None
-        self.inside = False
-        self.last = -1  # the previous byte (an escape before a chunk's first quote)
-
-    def record_ends(self, chunk: bytes) -> np.ndarray:
-        """Offsets in ``chunk`` of the line breaks that end a record; advances the state."""
-        raw = np.frombuffer(chunk, dtype=np.uint8)
-        if not len(raw):
-            return np.empty(0, dtype=np.int64)
-        newlines = np.flatnonzero(raw == 10)
-        if self.quote is None or self.quote not in raw:
-            ends = newlines if not self.inside else np.empty(0, dtype=np.int64)
-        else:
-            quotes = np.flatnonzero(raw == self.quote)
-            if self.escape is not None:
-                before = raw[quotes - 1] if len(quotes) else raw[:0]
-                if len(quotes) and quotes[0] == 0:
-                    before = before.copy()
-                    before[0] = self.last if self.last >= 0 else 0
-                quotes = quotes[before != self.escape]
-            # A line break is inside a field when an odd number of quotes precede it.
-            odd = (np.searchsorted(quotes, newlines) + int(self.inside)) & 1
-            ends = newlines[odd == 0]
-            self.inside = bool((len(quotes) + int(self.inside)) & 1)
-        self.last = int(raw[-1])
-        return ends
-
-
 def record_blocks(path: Path | str, quote: str | None = None, escape: str | None = None,
                   split: tuple[int, int] = (0, 1), block_bytes: int | None = None,
-                  start: tuple[int, int] | None = None) -> Iterator[tuple[bytes, int, int]]:
+                  start: tuple[int, int] | None = None, delimiter: str = ",",
+                  comments: bool = False) -> Iterator[tuple[bytes, int, int]]:
     """``_record_blocks``; a file that cannot be read is an error naming it (an I/O error
     came without its path)."""
     try:
-        yield from _record_blocks(path, quote, escape, split, block_bytes, start)
+        scan = QuoteScan(quote, escape, delimiter, comments)
+        yield from _record_blocks(path, scan, split, block_bytes, start)
     except OSError as e:
         raise ConnectorError(f"{path}: cannot read the file: {e.strerror or e}") from None
 
 
-def _record_blocks(path: Path | str, quote: str | None, escape: str | None,
+def _record_blocks(path: Path | str, parity: QuoteScan,
                    split: tuple[int, int], block_bytes: int | None,
                    start: tuple[int, int] | None) -> Iterator[tuple[bytes, int, int]]:
     """(bytes of whole records, line number of the first, file offset of the first) for the
@@ -82,7 +52,6 @@ def _record_blocks(path: Path | str, quote: str | None, escape: str | None,
     hi = size * (index + 1) // count
     if lo >= hi and count > 1:
         return
-    parity = _Parity(quote, escape)
     line = 1
     with open(path, "rb") as f:
         pos = 0

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from sqlengine.cast import WIDE_DECIMALS, per_distinct
 from sqlengine.connectors.base import ReadStats
+from sqlengine.connectors.csv_quotes import QuoteScan
 from sqlengine.errors import ConnectorError
 
 BATCH_ROWS = 65536
@@ -40,36 +41,34 @@ def without_double_suffix(text: pa.Array) -> pa.Array:
 
 
 def row_lines(data: bytes, allow_comments: bool, quote: str | None = None,
-              escape: str | None = None, blanks: bool = False) -> np.ndarray:
+              escape: str | None = None, blanks: bool = False,
+              delimiter: str = ",") -> np.ndarray:
     """1-based line number where each record starts (comment lines skipped, and blank ones
     unless ``blanks``); with a ``quote`` character, a line break inside a quoted field does
-    not start a record."""
-    lines, blank, comment = _record_lines(data, allow_comments, quote, escape)
+    not start a record (csv_quotes.py)."""
+    lines, blank, comment = _record_lines(data, allow_comments, quote, escape, delimiter)
     return lines[~comment & (blanks | ~blank)]
 
 
 def blank_lines(data: bytes, allow_comments: bool, quote: str | None = None,
-                escape: str | None = None) -> np.ndarray:
+                escape: str | None = None, delimiter: str = ",") -> np.ndarray:
     """The 1-based numbers of the blank lines that would start a record (not inside a
     quoted field)."""
-    lines, blank, comment = _record_lines(data, allow_comments, quote, escape)
+    lines, blank, comment = _record_lines(data, allow_comments, quote, escape, delimiter)
     return lines[blank & ~comment]
 
 
 def _record_lines(data: bytes, allow_comments: bool, quote: str | None,
-                  escape: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  escape: str | None, delimiter: str = ","
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per line that may start a record: its number, whether it is blank, whether it is a
     comment."""
     raw = np.frombuffer(data, dtype=np.uint8)
     breaks = np.nonzero(raw == 10)[0]
     line_of = None
     if quote is not None and len(raw) and ord(quote) in raw:
-        quotes = raw == ord(quote)
-        if escape is not None:
-            quotes[1:] &= raw[:-1] != ord(escape)
-        inside = (np.cumsum(quotes) % 2 == 1)
         line_of = np.concatenate([[0], breaks + 1])  # every physical line's start
-        breaks = breaks[~inside[breaks]]
+        breaks = QuoteScan(quote, escape, delimiter, allow_comments).record_ends(data)
     starts = np.concatenate([[0], breaks + 1])
     starts = starts[starts < len(raw)] if len(raw) else starts[:0]
     ends = np.append(starts[1:] - 1, len(raw) - int(len(raw) > 0 and raw[-1] == 10))
