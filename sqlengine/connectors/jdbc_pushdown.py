@@ -104,6 +104,8 @@ def _text(value: object, family: str) -> str | None:
     if family == "string" and isinstance(value, str):
         return value if "\x00" not in value else None  # (PostgreSQL text holds no NUL)
     if family == "timestamp" and isinstance(value, dt.datetime):
+        if getattr(value, "nanosecond", 0):  # (PostgreSQL keeps microseconds: it would
+            return None  # round the literal, and compare with another value)
         return value.isoformat(sep=" ")
     if family == "date" and isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return value.isoformat()

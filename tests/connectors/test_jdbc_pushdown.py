@@ -223,3 +223,19 @@ def test_fetch_size_reads_through_a_cursor(table: str, monkeypatch: pytest.Monke
     assert max(sizes) == 97 and sum(sizes) == plain.num_rows and len(sizes) > 5
     with pytest.raises(SqlEngineError, match=r"'scan\.fetch-size' must be a non-negative"):
         _session(table, ", 'scan.fetch-size' = '-1'")
+
+
+def test_a_literal_finer_than_a_microsecond_is_not_pushed(table: str) -> None:
+    """PostgreSQL keeps microseconds: a TIMESTAMP(9) literal was sent rounded, so
+    ``ts < TIMESTAMP '... 00:00:00.0000001'`` lost the row at 00:00:00 (the same rows held in
+    memory, unpushed, are the reference)."""
+    s = _session(table)
+    s.register("m", s.sql("SELECT * FROM t").collect())
+    at = s.sql("SELECT ts FROM t WHERE ts IS NOT NULL ORDER BY ts LIMIT 1").collect()
+    first = at.column("ts")[0].as_py().isoformat(sep=" ", timespec="microseconds")
+    for where in [f"ts < TIMESTAMP '{first}001'", f"ts <> TIMESTAMP '{first}001'",
+                  f"ts NOT IN (TIMESTAMP '{first}999')", f"ts <= TIMESTAMP '{first}999'",
+                  "dt < TIMESTAMP '2020-01-01 00:00:00.000000001'"]:
+        got = s.sql(f"SELECT i, ts FROM t WHERE {where}").collect().to_pylist()
+        want = s.sql(f"SELECT i, ts FROM m WHERE {where}").collect().to_pylist()
+        assert _rows(got) == _rows(want) and want, where
