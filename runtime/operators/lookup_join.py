@@ -176,12 +176,14 @@ class LookupJoinOperator(Operator):
         data = data_part(batch)
         if data.num_rows == 0:
             return ()
-        keys = [evaluate(k, data) for k in self.spec.left_keys]
+        keys = [_float_key(evaluate(k, data)) for k in self.spec.left_keys]
         probe = pa.table(keys, names=self.key_names)
         valid = np.ones(data.num_rows, dtype=bool)
         for k in keys:
             if k.null_count:
                 valid &= k.is_valid().to_numpy(zero_copy_only=False)
+            if pa.types.is_floating(k.type):  # (NaN equals nothing, as in a regular join)
+                valid &= ~pc.fill_null(pc.is_nan(k), False).to_numpy(zero_copy_only=False)
         distinct = probe.filter(pa.array(valid)).group_by(self.key_names, use_threads=False) \
             .aggregate([]) if valid.any() else probe.slice(0, 0)
         rows = self._rows_for(distinct)
@@ -229,7 +231,9 @@ class LookupJoinOperator(Operator):
             return none, none
         lk = probe.append_column("$l", pa.array(np.arange(probe.num_rows))) \
             .filter(pa.array(valid))
-        rk = rows.select(self.key_names).append_column("$r", pa.array(np.arange(rows.num_rows)))
+        rk = pa.table([_float_key(c.combine_chunks()) for c in
+                       rows.select(self.key_names).columns], names=self.key_names) \
+            .append_column("$r", pa.array(np.arange(rows.num_rows)))
         joined = lk.join(rk, keys=self.key_names, join_type="inner", use_threads=False)
         return (joined["$l"].to_numpy().astype(np.int64),
                 joined["$r"].to_numpy().astype(np.int64))
@@ -287,6 +291,16 @@ class LookupJoinOperator(Operator):
         return rows.cast(self.table_schema) if rows.schema != self.table_schema else rows
 
 
+def _float_key(values: pa.Array) -> pa.Array:
+    """A floating key with -0.0 as 0.0 (equal, as SQL compares them; Arrow's hash join and
+    its distinct keys tell them apart, so a -0.0 row met no 0.0 row and a 0.0 key was asked,
+    and joined, twice); other keys as they are. (NaN keys are left out by the caller: the
+    server, PostgreSQL, would say NaN = NaN.)"""
+    if not pa.types.is_floating(values.type):
+        return values
+    return pc.add(values, pa.scalar(0.0, values.type))  # (-0.0 + 0.0 is 0.0)
+
+
 def _by_key(found: pa.Table, asked: pa.Table, names: list[str]
             ) -> tuple[pa.Table, np.ndarray, np.ndarray]:
     """``found`` ordered so each asked key's rows are together, with each asked key's first
@@ -295,7 +309,8 @@ def _by_key(found: pa.Table, asked: pa.Table, names: list[str]
     if found.num_rows == 0:
         return found, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     ak = asked.append_column("$a", pa.array(np.arange(n)))
-    fk = found.select(names).append_column("$f", pa.array(np.arange(found.num_rows)))
+    fk = pa.table([_float_key(c.combine_chunks()) for c in found.select(names).columns],
+                  names=names).append_column("$f", pa.array(np.arange(found.num_rows)))
     pairs = ak.join(fk, keys=names, join_type="inner", use_threads=False)
     a = pairs["$a"].to_numpy().astype(np.int64)
     f = pairs["$f"].to_numpy().astype(np.int64)

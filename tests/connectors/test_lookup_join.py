@@ -204,3 +204,35 @@ def test_lookup_hints_share_a_comment_with_state_ttl(pg, dim) -> None:  # type: 
     with pytest.raises(SqlEngineError, match="cannot match the name of input tables or views: "
                                              "`o` in `BROADCAST`"):
         s.sql(sql.replace("STATE_TTL('o' = '1 h')", "BROADCAST(o)")).collect()
+
+
+@pytest.mark.parametrize("cache", ["", ", 'lookup.cache' = 'PARTIAL', "
+                                       "'lookup.partial-cache.max-rows' = '100'"])
+@pytest.mark.parametrize("kind", ["JOIN", "LEFT JOIN"])
+def test_double_keys_meet_as_a_regular_join_has_them(pg, cache: str, kind: str  # type: ignore[no-untyped-def]  # noqa: F811
+                                                     ) -> None:
+    """-0.0 meets 0.0 and NaN meets nothing, as in a regular join (PostgreSQL says NaN =
+    NaN): a 0.0 probe row was joined twice, a -0.0 one not at all, a NaN one with NaN."""
+    name = f"fdim_{uuid.uuid4().hex[:8]}"
+    _sql(pg, f"CREATE TABLE {name} (f FLOAT8, name TEXT)",
+         f"INSERT INTO {name} VALUES (0.0, 'zero'), ('NaN', 'nan'), (1.5, 'one'), "
+         "('-0.0', 'minus zero')")
+    try:
+        probe = pa.table({"id": pa.array(range(6), pa.int32()),
+                          "f": [0.0, -0.0, float("nan"), 1.5, None, 2.0]})
+        s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+        s.register("p", probe)
+        s.execute(f"CREATE TABLE dim (f DOUBLE, name STRING) WITH ('connector' = 'jdbc', "
+                  f"'url' = '{URL}', 'table-name' = '{name}', 'username' = 'root'{cache})")
+        s.execute("CREATE VIEW o AS SELECT *, PROCTIME() AS pt FROM p")
+        got = s.sql(f"SELECT o.id, d.name FROM o {kind} dim FOR SYSTEM_TIME AS OF o.pt AS d "
+                    "ON o.f = d.f").collect().to_pylist()
+        s.register("dim_rows", s.sql("SELECT * FROM dim").collect())
+        want = s.sql(f"SELECT p.id, d.name FROM p {kind} dim_rows AS d ON p.f = d.f"
+                     ).collect().to_pylist()
+        key = lambda r: (r["id"], r["name"] or "")  # noqa: E731
+        assert sorted(got, key=key) == sorted(want, key=key)
+        assert sorted((r["id"], r["name"]) for r in want if r["name"]) == [
+            (0, "minus zero"), (0, "zero"), (1, "minus zero"), (1, "zero"), (3, "one")]
+    finally:
+        _sql(pg, f"DROP TABLE IF EXISTS {name}")
