@@ -116,13 +116,28 @@ def _instant(millis: int) -> dt.datetime:
 
 
 def predicate(column_sql: str, t: pa.DataType, start: int, end: int) -> str:
-    """The WHERE clause of the split [start, end] of a column of type ``t``."""
+    """The WHERE clause of the split [start, end] of a column of type ``t``. On a DATE or
+    TIMESTAMP column a range past years 1 to 9999 reads what it holds of them: a side
+    beyond them is left open (so a range from before year 1 reads a server's BC values), a
+    range wholly beyond them reads nothing (clamped to the limits, ranges overlapped there,
+    so rows of year 1 or 9999 were read twice, and the last millisecond of 9999 was cut
+    off)."""
     if pa.types.is_date(t):
-        first, last = _day(start), _day(end)
-        return f"{column_sql} BETWEEN '{first.isoformat()}' AND '{last.isoformat()}'"
+        lo, hi = _DAYS
+        days = _day
+        if end < lo or start > hi:
+            return "FALSE"
+        parts = ([f"{column_sql} >= '{days(start).isoformat()}'"] if start >= lo else []) + \
+            ([f"{column_sql} <= '{days(end).isoformat()}'"] if end <= hi else [])
+        return " AND ".join(parts) or f"{column_sql} IS NOT NULL"
     if pa.types.is_timestamp(t):
+        lo, hi = _MILLIS
+        if end < lo or start > hi:
+            return "FALSE"
         # (a literal with +00: UTC for a timestamptz column; a timestamp column ignores it)
-        first, after = _instant(start), _instant(end + 1)
-        return (f"{column_sql} >= '{first.isoformat(sep=' ')}+00' AND "
-                f"{column_sql} < '{after.isoformat(sep=' ')}+00'")
+        parts = ([f"{column_sql} >= '{_instant(start).isoformat(sep=' ')}+00'"]
+                 if start >= lo else []) + \
+            ([f"{column_sql} < '{_instant(end + 1).isoformat(sep=' ')}+00'"]
+             if end < hi else [])
+        return " AND ".join(parts) or f"{column_sql} IS NOT NULL"
     return f"{column_sql} BETWEEN {start} AND {end}"

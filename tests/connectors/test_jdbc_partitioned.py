@@ -215,3 +215,32 @@ def test_refused_naming_the_key(options: str, key: str, message: str) -> None:
     assert key in str(e.value) and message in str(e.value)
     if "missing" in message:
         assert "partitioned scans need all or none of" in str(e.value)
+
+
+@pytest.mark.parametrize("parallelism", [1, 3])
+def test_bounds_past_years_1_to_9999_read_each_row_once(pg: Any, parallelism: int  # noqa: F811
+                                                        ) -> None:
+    """Ranges past what a DATE / TIMESTAMP holds were clamped to its limits, so they
+    overlapped there (rows of year 1 and 9999 read twice) and the last range stopped a
+    millisecond short of 9999-12-31 23:59:59.999 (rows from there lost)."""
+    name = f"edge_{uuid.uuid4().hex[:8]}"
+    _sql(pg, f"CREATE TABLE {name} (id INT, d DATE, ts TIMESTAMP)",
+         f"INSERT INTO {name} VALUES (1, '0001-01-01', '0001-01-01 00:00:00'), "
+         "(2, '2020-01-01', '2020-01-01 00:00:00'), "
+         "(3, '9999-12-31', '9999-12-31 23:59:59.999'), "
+         "(4, '9999-12-30', '9999-12-31 23:59:59.9995'), (5, NULL, NULL)")
+    try:
+        for column, lower, upper, num in [("d", -10_000_000, 10_000_000, 3),
+                                          ("d", -10_000_000, 10_000_000, 7),
+                                          ("ts", 0, 253402300799999, 2),
+                                          ("ts", -(2**63), 2**63 - 1, 5)]:
+            s = sqlengine.connect({"execution.runtime-mode": "batch",
+                                   "parallelism.default": str(parallelism)})
+            s.execute(f"CREATE TABLE t (id INT, d DATE, ts TIMESTAMP(6)) WITH ('connector' = "
+                      f"'jdbc', 'url' = '{URL}', 'table-name' = '{name}', 'username' = "
+                      f"'root', {_options(column, num, lower, upper)})")
+            ids = sorted(r["id"] for r in s.sql("SELECT id FROM t").collect().to_pylist())
+            want = [1, 2, 3, 4] if lower < 0 else [2, 3, 4]
+            assert ids == want, (column, lower, upper, num)
+    finally:
+        _sql(pg, f"DROP TABLE IF EXISTS {name}")
