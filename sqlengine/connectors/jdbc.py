@@ -110,10 +110,30 @@ def select_item(name: str, t: pa.DataType, server: dict[str, tuple[str, int]],
     value, as JDBC's getString does (a uuid, inet, interval or array came as its binary or
     Arrow form: an inet as bytes, an interval as '+0-00')."""
     col = prefix + _quote(name)
-    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and name in server and \
-            server[name][0] not in _TEXT_TYPES:
+    typ = server[name][0] if name in server else None
+    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and typ is not None and \
+            typ not in _TEXT_TYPES:
         return f"CAST({col} AS text) AS {_quote(name)}"
+    if typ == "money":  # (its binary form is in cents: 12.34 came as 1234)
+        return f"CAST({col} AS numeric) AS {_quote(name)}"
+    if typ == "oid":  # (unsigned: 4000000000 came as -294967296)
+        return f"CAST({col} AS bigint) AS {_quote(name)}"
+    if typ in _BOUNDLESS:
+        # 'infinity' / '-infinity' (and a time of 24:00) have no value of the declared
+        # type: they came as garbage ('infinity' as a date 5.8 million years BC); now they
+        # fail the read, the server naming the value and the column (its text with this
+        # note appended does not read as the type again).
+        kind, test = _BOUNDLESS[typ]
+        note = f" in column {name}: {type_name(t)} holds no such value"
+        return (f"CASE WHEN {test.format(col)} OR {col} IS NULL THEN {col} ELSE "
+                f"CAST(CAST({col} AS text) || '{note.replace(chr(39), chr(39) * 2)}' AS "
+                f"{kind}) END AS {_quote(name)}")
     return col
+
+
+_BOUNDLESS = {"date": ("date", "isfinite({})"), "timestamp": ("timestamp", "isfinite({})"),
+              "timestamptz": ("timestamptz", "isfinite({})"),
+              "time": ("time", "{} < '24:00:00'")}
 
 
 def server_types(con: Any, table_name: str) -> dict[str, tuple[str, int]]:

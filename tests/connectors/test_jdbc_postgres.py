@@ -190,3 +190,35 @@ def test_a_string_column_reads_the_servers_text(pg) -> None:  # type: ignore[no-
         assert got == [{"u": want["u"], "iv": want["iv"]}]
     finally:
         _sql(pg, f"DROP TABLE IF EXISTS {name}")
+
+
+def test_money_oid_and_unbounded_times(pg) -> None:  # type: ignore[no-untyped-def]
+    """money came as its cents (12.34 as 1234.00) and an oid past INT as a negative number;
+    'infinity' dates and timestamps and a time of 24:00 came as garbage (a date 5.8 million
+    years BC, midnight): now money and oid read as PostgreSQL shows them, and the unbounded
+    values fail the read naming the value and the column."""
+    name = f"odd_{uuid.uuid4().hex[:8]}"
+    _sql(pg, f"CREATE TABLE {name} (id INT, m MONEY, o OID, d DATE, ts TIMESTAMP, "
+             "tz TIMESTAMPTZ, t TIME)",
+         f"INSERT INTO {name} VALUES (1, 12.34, 4000000000, '2020-01-01', "
+         "'2020-01-01 10:00:00', '2020-01-01 10:00:00+00', '23:59:59.999999'), "
+         "(2, -0.5, 7, 'infinity', '-infinity', 'infinity', '24:00:00'), "
+         "(3, NULL, NULL, NULL, NULL, NULL, NULL)")
+    try:
+        s = sqlengine.connect({"execution.runtime-mode": "batch"})
+        s.execute(f"CREATE TABLE t (id INT, m DECIMAL(10, 2), o BIGINT, d DATE, "
+                  f"ts TIMESTAMP(6), tz TIMESTAMP_LTZ(6), t TIME(6)) WITH ('connector' = "
+                  f"'jdbc', 'url' = '{URL}', 'table-name' = '{name}', 'username' = 'root')")
+        assert s.sql("SELECT id, m, o FROM t ORDER BY id").collect().to_pylist() == [
+            {"id": 1, "m": Decimal("12.34"), "o": 4000000000},
+            {"id": 2, "m": Decimal("-0.50"), "o": 7}, {"id": 3, "m": None, "o": None}]
+        got = s.sql("SELECT d, ts, t FROM t WHERE id <> 2 ORDER BY id").collect().to_pylist()
+        assert got == [{"d": dt.date(2020, 1, 1), "ts": dt.datetime(2020, 1, 1, 10),
+                        "t": dt.time(23, 59, 59, 999999)}, {"d": None, "ts": None, "t": None}]
+        for column, value in [("d", "infinity"), ("ts", "-infinity"), ("tz", "infinity"),
+                              ("t", "24:00:00")]:
+            with pytest.raises(SqlEngineError) as info:
+                s.sql(f"SELECT {column} FROM t").collect()
+            assert f'"{value} in column {column}:' in str(info.value), column
+    finally:
+        _sql(pg, f"DROP TABLE IF EXISTS {name}")
