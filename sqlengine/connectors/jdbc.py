@@ -103,7 +103,7 @@ def _quote(name: str) -> str:
 _TEXT_TYPES = frozenset({"text", "varchar", "bpchar", "name", "citext", "json", "jsonb"})
 
 
-def select_item(name: str, t: pa.DataType, server: dict[str, tuple[str, int]],
+def select_item(name: str, t: pa.DataType, server: dict[str, tuple[str, int, bool]],
                 prefix: str = "") -> str:
     """The SELECT list's item for a column declared ``t``: a STRING over a server type
     (``server``: server_types') other than a character one reads the server's text of the
@@ -136,13 +136,15 @@ _BOUNDLESS = {"date": ("date", "isfinite({})"), "timestamp": ("timestamp", "isfi
               "time": ("time", "{} < '24:00:00'")}
 
 
-def server_types(con: Any, table_name: str) -> dict[str, tuple[str, int]]:
-    """The server's type (name, typmod) of each column of ``table_name``; empty when the
-    catalog cannot say (a missing table is named when it is read)."""
+def server_types(con: Any, table_name: str) -> dict[str, tuple[str, int, bool]]:
+    """The server's type (name, typmod) of each column of ``table_name``, and whether its
+    collation is deterministic (equal strings are equal bytes); empty when the catalog
+    cannot say (a missing table is named when it is read)."""
     with con.cursor() as cur:
         try:
             cur.execute(COLUMN_TYPES_SQL, parameters=(_table_ref(table_name),))
-            return {name: (typ, int(mod)) for name, typ, mod in cur.fetchall()}
+            return {name: (typ, int(mod), bool(fixed))
+                    for name, typ, mod, fixed in cur.fetchall()}
         except Exception as e:
             del e
             with contextlib.suppress(Exception):
@@ -325,7 +327,7 @@ class Jdbc(Connector):
         finally:
             con.close()
 
-    def _pushed(self, read: SourceRead, server: dict[str, tuple[str, int]]) -> Pushed:
+    def _pushed(self, read: SourceRead, server: dict[str, tuple[str, int, bool]]) -> Pushed:
         """The filters pushed into the SELECT: those on columns the server holds in a type
         that compares as the declared one (``server``: read off the server's catalog)."""
         if not read.filters or not server:

@@ -251,12 +251,14 @@ def push(filters: tuple[Expr, ...], schema: pa.Schema, quote: Callable[[str], st
 # -- the server's column types ------------------------------------------------------------------
 
 COLUMN_TYPES_SQL = (
-    "SELECT a.attname, t.typname, a.atttypmod FROM pg_catalog.pg_attribute a "
+    "SELECT a.attname, t.typname, a.atttypmod, COALESCE(c.collisdeterministic, true) "
+    "FROM pg_catalog.pg_attribute a "
     "JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
+    "LEFT JOIN pg_catalog.pg_collation c ON c.oid = a.attcollation "
     "WHERE a.attrelid = $1::text::regclass AND a.attnum > 0 AND NOT a.attisdropped")
 
 
-def columns_safe(schema: pa.Schema, server: dict[str, tuple[str, int]]) -> set[int]:
+def columns_safe(schema: pa.Schema, server: dict[str, tuple[str, int, bool]]) -> set[int]:
     """The columns (positions of ``schema``) whose server type (name, typmod) has the declared
     type's values and comparisons, so that a filter on them can be pushed."""
     safe: set[int] = set()
@@ -264,7 +266,7 @@ def columns_safe(schema: pa.Schema, server: dict[str, tuple[str, int]]) -> set[i
         found = server.get(f.name)
         if found is None:
             continue
-        typ, mod = found
+        typ, mod, deterministic = found
         family = _family(f.type)
         ok = False
         if family == "int":
@@ -274,7 +276,9 @@ def columns_safe(schema: pa.Schema, server: dict[str, tuple[str, int]]) -> set[i
             ok = typ in ("int2", "int4", "int8") or \
                 (typ == "numeric" and scale is not None and scale <= f.type.scale)
         elif family == "string":
-            ok = typ in ("text", "varchar")
+            # (a nondeterministic collation, an ICU one ignoring case say, has 'abc' = 'ABC':
+            # a pushed <> or NOT IN dropped rows the engine keeps)
+            ok = typ in ("text", "varchar") and deterministic
         elif family == "bool":
             ok = typ == "bool"
         elif family == "date":

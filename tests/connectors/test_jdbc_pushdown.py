@@ -239,3 +239,25 @@ def test_a_literal_finer_than_a_microsecond_is_not_pushed(table: str) -> None:
         got = s.sql(f"SELECT i, ts FROM t WHERE {where}").collect().to_pylist()
         want = s.sql(f"SELECT i, ts FROM m WHERE {where}").collect().to_pylist()
         assert _rows(got) == _rows(want) and want, where
+
+
+def test_a_nondeterministic_collation_is_filtered_by_the_engine(pg: Any) -> None:  # noqa: F811
+    """Under a case-insensitive ICU collation PostgreSQL has 'abc' = 'ABC': a pushed <> or
+    NOT IN dropped the rows the engine keeps (the same rows in memory are the reference)."""
+    name, collation = f"coll_{uuid.uuid4().hex[:8]}", f"ci_{uuid.uuid4().hex[:8]}"
+    _sql(pg, f"CREATE COLLATION {collation} (provider = icu, locale = 'und-u-ks-level2', "
+             "deterministic = false)",
+         f"CREATE TABLE {name} (id INT, s TEXT COLLATE {collation})",
+         f"INSERT INTO {name} VALUES (1, 'abc'), (2, 'ABC'), (3, 'x'), (4, NULL)")
+    try:
+        s = sqlengine.connect({"execution.runtime-mode": "batch"})
+        s.execute(f"CREATE TABLE t (id INT, s STRING) WITH ('connector' = 'jdbc', 'url' = "
+                  f"'{URL}', 'table-name' = '{name}', 'username' = 'root')")
+        s.register("m", s.sql("SELECT * FROM t").collect())
+        for where in ["s <> 'abc'", "s NOT IN ('abc', 'x')", "s = 'ABC'", "s IN ('abc')",
+                      "s < 'b'"]:
+            got = s.sql(f"SELECT id FROM t WHERE {where}").collect().to_pylist()
+            want = s.sql(f"SELECT id FROM m WHERE {where}").collect().to_pylist()
+            assert _rows(got) == _rows(want) and want, where
+    finally:
+        _sql(pg, f"DROP TABLE IF EXISTS {name}", f"DROP COLLATION IF EXISTS {collation}")
