@@ -91,8 +91,9 @@ def _decode(path: Path | str, lines: list[bytes], column: pa.Array, name: str,
 
 def raw_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
     """The batch's values, one per line; a NULL (Flink's raw format writes no bytes for it, so
-    the filesystem sink cannot write it) or a value holding a line break (it would read back
-    as two values) is refused naming the column."""
+    the filesystem sink cannot write it), a value holding a line break (it would read back
+    as two values) or ending in a carriage return (it would read back without it) is refused
+    naming the column."""
     col = batch.column(0)
     name = batch.schema.field(0).name
     values = col.to_pylist()
@@ -113,5 +114,9 @@ def raw_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
         if b"\n" in v:
             msg = (f"column {name!r}: the value {v!r} holds a line break, which the raw "
                    "format would read back as two values")
+            raise ConnectorError(msg)
+        if v.endswith(b"\r"):  # (read back, "...\r\n" loses its "\r": a changed value)
+            msg = (f"column {name!r}: the value {v!r} ends in a carriage return, which the "
+                   "raw format would read back without it (a line's \"\\r\\n\" ends it)")
             raise ConnectorError(msg)
     return b"".join(v + b"\n" for v in encoded)

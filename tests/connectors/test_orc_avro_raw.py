@@ -362,6 +362,11 @@ def test_raw_write_refusals(tmp_path: Path) -> None:
         s.execute("INSERT INTO t VALUES ('a'), (CAST(NULL AS STRING))")
     with pytest.raises(SqlEngineError, match="holds a line break"):
         s.execute("INSERT INTO t VALUES ('two' || CHR(10) || 'lines')")
+    # (it read back without its "\r", a line's "\r\n" ending it; one inside is kept)
+    with pytest.raises(SqlEngineError, match="ends in a carriage return"):
+        s.execute("INSERT INTO t VALUES ('a' || CHR(13) || 'b'), ('c' || CHR(13))")
+    s.execute("INSERT INTO t VALUES ('a' || CHR(13) || 'b')")
+    assert s.sql("SELECT msg FROM t").collect().to_pylist() == [{"msg": "a\rb"}]
 
 
 # -- refusals at CREATE TABLE --------------------------------------------------------------------
