@@ -60,7 +60,11 @@ def _json_read_type(t: pa.DataType) -> pa.DataType:
         return pa.string()
     if pa.types.is_decimal(t):
         whole = t.precision - t.scale
-        return pa.decimal128(38, max(t.scale, min(18, 38 - whole)))
+        if 38 - whole >= 18:
+            return pa.decimal128(38, max(t.scale, 18))
+        # (a wide DECIMAL(38, 2) read as decimal128(38, 2) refused 1.005, "requires scale
+        # 3", where Flink rounds it to 1.01)
+        return pa.decimal256(75, max(t.scale, min(18, 75 - whole)))  # (a carry digit left)
     return t
 
 

@@ -5,6 +5,7 @@ column a string holding one; a string that holds none names its line, value and 
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import json
 import re
 from decimal import Decimal
@@ -246,3 +247,18 @@ def test_control_characters_are_written_as_jacksons_escapes(tmp_path: Path) -> N
     # (read back as they were)
     got = {r["a"] for r in s.sql("SELECT a FROM o").collect().to_pylist()}
     assert got == {"\x1fx\né/", "\\u001f\x02"}
+
+
+def test_a_wide_decimal_rounds_its_extra_digits(tmp_path: Path) -> None:
+    """DECIMAL(38, 2) refused 1.005 ('requires scale 3': it was read as decimal128(38, 2))
+    where Flink rounds it HALF_UP, as a narrower DECIMAL's values were."""
+    texts = ["1.005", "-1.005", '"2.675"', "123456789012345678901234567890123456.784", "7"]
+    path = tmp_path / "d.json"
+    path.write_text("".join(f'{{"k":{i},"d":{t}}}\n' for i, t in enumerate(texts)))
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (k INT, d DECIMAL(38, 2)) WITH ('connector' = 'filesystem', "
+              f"'path' = '{path}', 'format' = 'json')")
+    got = [r["d"] for r in s.sql("SELECT k, d FROM t ORDER BY k").collect().to_pylist()]
+    context = decimal.Context(prec=80, rounding=decimal.ROUND_HALF_UP)
+    assert got == [Decimal(t.strip('"')).quantize(Decimal("0.01"), context=context)
+                   for t in texts]
