@@ -192,7 +192,8 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
 
 
 # (a value of another JSON type; or a number Arrow does not read as its integer column, 1.5
-# or 1e2, which Flink's format cuts to its whole part)
+# or 1e2, which Flink's format cuts to its whole part; or one past a DOUBLE's range, 1e400,
+# which Flink's reads as Infinity)
 def _array_lines(numbered: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
     """A line holding a JSON array of objects as one line per object (Flink's json format
     reads each element of a top-level array as a row); any other line as it is."""
@@ -214,6 +215,7 @@ def _array_lines(numbered: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
 # (and a key given twice in an object: Flink's reader, Jackson's, keeps its last value)
 _TYPE_CONFLICT = re.compile(r"Column\(/[^)]*\) changed from \w+ to \w+|"
                             r"Failed to convert JSON to u?int\d+|"
+                            r"Number too big to be stored in double|"
                             r"Column\(/[^)]*\) was specified twice")
 
 

@@ -262,3 +262,15 @@ def test_a_wide_decimal_rounds_its_extra_digits(tmp_path: Path) -> None:
     context = decimal.Context(prec=80, rounding=decimal.ROUND_HALF_UP)
     assert got == [Decimal(t.strip('"')).quantize(Decimal("0.01"), context=context)
                    for t in texts]
+
+
+def test_a_number_past_a_doubles_range_is_infinite(tmp_path: Path) -> None:
+    """1e400 failed the read ('Number too big to be stored in double'); Flink's json
+    format reads it as Infinity (Jackson's getDoubleValue), as Python's float() does."""
+    path = tmp_path / "x.json"
+    path.write_text('{"k":1,"x":1e400}\n{"k":2,"x":-1e400}\n{"k":3,"x":1.5}\n')
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE t (k INT, x DOUBLE) WITH ('connector' = 'filesystem', "
+              f"'path' = '{path}', 'format' = 'json')")
+    got = [r["x"] for r in s.sql("SELECT k, x FROM t ORDER BY k").collect().to_pylist()]
+    assert got == [float("1e400"), float("-1e400"), 1.5]
