@@ -232,7 +232,7 @@ class Session:
             raise
         except Exception as e:  # no raw exception reaches a user
             raise unexpected(e) from e
-        return Job(execution, f"INSERT INTO {stmt.table}")
+        return Job(execution, self._job_name(f"INSERT INTO {stmt.table}"))
 
     def sql(self, query: str, params: dict[str, object] | list[object] | None = None) -> Query:
         """A query (bound now, run on collect/stream); ``params`` fill ``:name`` or ``?``."""
@@ -476,7 +476,7 @@ class Session:
                                   for i in stmt.inserts))
         tables = ", ".join(i.table for i in stmt.inserts)
         if self._in_background():
-            job = Job(self.submit(plan), f"STATEMENT SET ({tables})")
+            job = Job(self.submit(plan), self._job_name(f"STATEMENT SET ({tables})"))
             self.jobs[job.id] = job
             return Result("ok", "[INFO] Submitting SQL update statement to the cluster...\n"
                                 "[INFO] SQL update statement has been successfully submitted "
@@ -551,6 +551,11 @@ class Session:
             raise
         return self._insert(insert, script, plan)
 
+    def _job_name(self, default: str) -> str:
+        """A job's name: 'pipeline.name' when set (as Flink names its job), else what the
+        statement runs."""
+        return self.options.get("pipeline.name") or default
+
     def _in_background(self) -> bool:
         """Whether an INSERT starts in the background as a Job (SHOW JOBS, STOP JOB) rather
         than run to its end: 'table.dml-sync' = 'false' asks for it (as Flink's client
@@ -568,7 +573,7 @@ class Session:
             plan = ddl.bind_insert(self.catalog, stmt, script)
         if self._in_background():
             execution = self.submit(plan)
-            job = Job(execution, f"INSERT INTO {stmt.table}")
+            job = Job(execution, self._job_name(f"INSERT INTO {stmt.table}"))
             self.jobs[job.id] = job
             return Result("ok", "[INFO] Submitting SQL update statement to the cluster...\n"
                                 "[INFO] SQL update statement has been successfully submitted "

@@ -78,6 +78,7 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("sql-client.execution.result-mode", "enum", "shell",
          ("table", "changelog", "tableau"), lower=True),
     _opt("parallelism.default", "int", "planner (subtasks per operator)", minimum=1),
+    _opt("pipeline.name", "text", "the job's name (SHOW JOBS, the web view, run's messages)"),
     _opt("pipeline.operator-chaining", "bool", "JobGraph chaining"),
     _opt("pipeline.auto-watermark-interval", "duration", "source driver"),
     _opt("table.optimizer.enabled", "bool", "optimizer rules and physical passes"),

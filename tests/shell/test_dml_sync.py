@@ -94,3 +94,22 @@ print(s.execute("INSERT INTO snk SELECT a FROM few")[0].message, len(s.jobs))
     assert lines[3].split()[0] == "CANCELED"
     # 'true' runs it to its end again, in the session that set 'false' before.
     assert lines[4] == "[INFO] Inserted 7 rows into snk 1"
+
+
+def test_pipeline_name_names_the_job(tmp_path: Path) -> None:
+    """'pipeline.name' (Flink's job name) names the background job in SHOW JOBS and in run's
+    message (it was refused as an unknown option)."""
+    script = _script(tmp_path, (
+        "SET 'pipeline.name' = 'nightly load';\n"
+        "CREATE TABLE o (a INT) WITH ('connector' = 'blackhole');\n"
+        "INSERT INTO o SELECT a FROM src;\n"
+        "SHOW JOBS;\n"
+        "RESET 'pipeline.name';\n"
+        "INSERT INTO o SELECT a FROM src;\n"
+        "SHOW JOBS;\n"))
+    result = CliRunner().invoke(main, ["run", str(script), "--format", "csv"])
+    assert result.exit_code == 0, result.stderr
+    names = [line.split(",")[1] for line in result.stdout.splitlines() if "," in line
+             and not line.startswith("job id")]
+    assert names == ["nightly load", "nightly load", "INSERT INTO o"]
+    assert "(nightly load) finished: inserted 20000 rows into o" in result.stderr
