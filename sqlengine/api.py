@@ -109,6 +109,9 @@ class Session:
     def set(self, key: str, value: str) -> None:
         """``SET 'key' = 'value'``: the key must be one the engine implements (any other is
         refused, naming it, rather than ignored) and the value of its kind."""
+        if key == "table.sql-dialect" and str(value).strip().lower() == "hive":
+            raise PlanError("option 'table.sql-dialect': the Hive dialect is not supported "
+                            "(statements are read in Flink's 'default' dialect)")
         value = check_option(key, value)
         allowed = self.catalog.safe_directories
         if allowed is not None and key in safety.DIRECTORY_OPTIONS:

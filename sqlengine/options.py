@@ -78,6 +78,8 @@ SESSION_OPTIONS: dict[str, SessionOption] = {o.key: o for o in (
     _opt("sql-client.execution.result-mode", "enum", "shell",
          ("table", "changelog", "tableau"), lower=True),
     _opt("parallelism.default", "int", "planner (subtasks per operator)", minimum=1),
+    _opt("table.sql-dialect", "enum", "the parser (Flink's default dialect only; 'hive' is "
+         "refused)", ("default",), lower=True),
     _opt("pipeline.name", "text", "the job's name (SHOW JOBS, the web view, run's messages)"),
     _opt("pipeline.operator-chaining", "bool", "JobGraph chaining"),
     _opt("pipeline.auto-watermark-interval", "duration", "source driver"),

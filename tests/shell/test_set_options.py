@@ -92,10 +92,14 @@ def test_values_are_checked_when_set() -> None:
         "execution.exchange.batch-rows": ("0", "-1", "an integer of at least 0"),
         "table.exec.range-sort.enabled": ("false", "no", "'true' or 'false'"),
         "io.tmp.dirs": ("/tmp", "/a,/b", "takes one directory"),
+        "table.sql-dialect": ("default", "hive", "the Hive dialect is not supported"),
+        "pipeline.name": ("nightly load", None, None),
     }
     for key, (good, bad, message) in cases.items():
         s.set(key, good)
         assert s.options[key] == good
+        if bad is None:
+            continue
         with pytest.raises(PlanError, match=re.escape(key) + ".*" + re.escape(message)):
             s.set(key, bad)
 
