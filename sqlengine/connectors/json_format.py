@@ -89,6 +89,11 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
         if table.num_rows == 0 and data.strip():
             raise pa.ArrowInvalid("no rows")
         lines: np.ndarray | Callable[[], np.ndarray] = partial(_lines_of, data, first_line)
+        if not _whole_lines(data, table.num_rows):
+            # (a line holding two objects, or an array of them, or an object spread over
+            # lines: Arrow's reader takes any JSON text; Flink's format reads one object a
+            # line (an array's objects each): the lines are read one by one, naming a bad one)
+            raise pa.ArrowInvalid("not one JSON object a line")
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         if fail_missing or has_map:
             # Error path (or ignore-parse-errors): parse line by line to name the bad line.
@@ -113,6 +118,34 @@ def iso_timestamps(options: dict[str, str], fmt: str) -> bool:
 
 def _lines_of(data: bytes, first_line: int) -> np.ndarray:
     return row_lines(data, False) + (first_line - 1)
+
+
+def _whole_lines(data: bytes, rows: int) -> bool:
+    """Whether ``data``'s non-blank lines are ``rows`` in number and each starts and ends as
+    an object (or an array of them) does (numpy over the lines' first and last bytes; the
+    few lines with a blank at either end looked at one by one)."""
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    raw = np.frombuffer(data, dtype=np.uint8)
+    breaks = np.flatnonzero(raw == 10)
+    starts = np.empty(len(breaks), dtype=np.int64)
+    starts[0], starts[1:] = 0, breaks[:-1] + 1
+    empty = starts == breaks
+    last = raw[np.maximum(breaks - 1, 0)]
+    crlf = (last == 13) & (breaks - starts > 1)
+    if crlf.any():
+        last = np.where(crlf, raw[np.maximum(breaks - 2, 0)], last)
+    first = raw[np.minimum(starts, len(raw) - 1)]
+    whole = ((first == 123) | (first == 91)) & ((last == 125) | (last == 93))  # ({ [ } ])
+    count = int(whole.sum())
+    for i in np.flatnonzero(~whole & ~empty).tolist():  # (blanks around, or bad)
+        text = data[starts[i]:breaks[i]].strip()
+        if not text:
+            continue
+        if text[:1] not in (b"{", b"[") or text[-1:] not in (b"}", b"]"):
+            return False
+        count += 1
+    return count == rows
 
 
 _NULL_LINE = re.compile(rb"^[ \t\r]*null[ \t\r]*$", re.MULTILINE)
@@ -142,6 +175,10 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
         numbered = _array_lines(numbered)
     tables: list[pa.Table] = []
     lines: list[int] = []
+    # (a line that is no whole object, part of one spread over lines, is bad even where a
+    # line of two objects makes the block's count of rows come out right)
+    partial_lines = {no for no, raw in numbered
+                     if not (raw.strip()[:1] in (b"{", b"[") and raw.strip()[-1:] in (b"}", b"]"))}
 
     def bad(no: int, raw: bytes, e: Exception) -> None:
         if ignore:
@@ -157,7 +194,8 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
         while chunk:
             try:
                 table = _parse(b"\n".join(raw for _, raw in chunk), read_schema)
-                if table.num_rows != len(chunk):
+                if table.num_rows != len(chunk) or \
+                        (partial_lines and any(no in partial_lines for no, _ in chunk)):
                     raise pa.ArrowInvalid("a line is not one JSON object")
             except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
                 table = _with_text_values(chunk, read_schema, e, lenient=ignore)
