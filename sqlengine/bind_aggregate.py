@@ -367,7 +367,7 @@ class AggregateBinder(ClauseBinder):
         t = bound.dtype
         if func == "count":
             return AggCall("count", (bound,), T.BIGINT, is_distinct, filt)
-        if func in ("first_value", "last_value", "json_arrayagg") and is_distinct:
+        if func == "json_arrayagg" and is_distinct:
             raise self.error(NotSupportedError, f"{func.upper()}(DISTINCT ...) is not "
                              "supported yet", node)
         if func == "percentile":

@@ -123,6 +123,8 @@ ALIASES = {"logicaland": ("min", "BOOL_AND"), "logicalor": ("max", "BOOL_OR"),
 def is_reducible(node: exp.Expression) -> bool:
     if ordered_parts(node) is not None:  # (sqlengine/bind_ordered.py)
         return True
+    if isinstance(node, exp.FirstValue | exp.LastValue):  # (DISTINCT: distinct_first_last)
+        return isinstance(node.this, exp.Distinct)
     return isinstance(node, exp.AggFunc) and (node.key in VARIANCES or node.key in BIVARIATE
                                               or node.key in ALIASES)
 
@@ -133,6 +135,8 @@ def is_bivariate(node: exp.Expression) -> bool:
 
 def argument_error(node: exp.Expression, args: list[Expr]) -> str | None:
     """Why the bound ``args`` do not fit the reducible aggregate ``node``, if they do not."""
+    if isinstance(node, exp.FirstValue | exp.LastValue):
+        return None
     if node.key in ALIASES:
         name = ALIASES[node.key][1]
         if node.key != "anyvalue" and args[0].dtype not in (T.BOOLEAN, T.NULL):
@@ -159,8 +163,26 @@ def reduce_aggregate(node: exp.Expression, args: list[Expr], distinct: bool,
         return add(AggCall(func, (arg,), arg.dtype, distinct, filt))
     if node.key in BIVARIATE:
         return reduce_bivariate(node.key, args[0], args[1], filt, add)
+    if isinstance(node, exp.FirstValue | exp.LastValue):
+        return distinct_first_last(isinstance(node, exp.FirstValue), args[0], filt, add)
     arg = args[0] if args[0].dtype != T.NULL else Cast(args[0], T.DOUBLE)
     return reduce_variance(node, arg, distinct, filt, add)
+
+
+def distinct_first_last(first: bool, x: Expr, filt: Expr | None,
+                        add: Callable[[AggCall], Expr]) -> Expr:
+    """FIRST_VALUE / LAST_VALUE(DISTINCT x): the first / last of the group's distinct non-NULL
+    values in the order they came (from none, as Flink's distinct view feeds its function:
+    a value retracted to none and coming again goes last), i.e. an end of ARRAY_AGG(DISTINCT
+    x) FILTER (WHERE x IS NOT NULL), which every aggregate operator runs, retractions too."""
+    t = T.STRING if x.dtype == T.NULL else x.dtype
+    arg = x if x.dtype == t else Cast(x, t)
+    present = Call("is_not_null", (arg,), T.BOOLEAN)
+    keep = present if filt is None else Call("and", (filt, present), T.BOOLEAN)
+    values = add(AggCall("array_agg", (arg,), T.array_of(t), True, keep))
+    index: Expr = Literal(1, T.INT) if first else \
+        Call("cardinality", (values,), T.INT)
+    return Call("element_at", (values, index), t)
 
 
 def reduce_bivariate(key: str, y: Expr, x: Expr, filt: Expr | None,
