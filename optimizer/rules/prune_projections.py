@@ -19,6 +19,7 @@ from sqlengine.plan.nodes import (
     Sink,
     Sort,
     Union,
+    Unnest,
     WindowTVF,
 )
 from sqlengine.plan.tree import Transformed
@@ -168,6 +169,19 @@ def _prune(node: LogicalPlan, required: set[int]) -> tuple[LogicalPlan, Mapping]
                           partition_keys=tuple(m[k] for k in node.partition_keys))
             mapping = dict(m)
             mapping.update({width + j: len(child.schema) + j for j in range(3)})
+            return new, mapping
+        case Unnest():
+            # The other columns above needs, and the container (kept last: pruning keeps the
+            # columns' order); every element column stays. (Unpruned, a column carried
+            # beside the array, the array itself when selected from the table, was copied
+            # once per element: memory growing with the square of a row's elements.)
+            width = len(node.input.schema)
+            child, m = _prune(node.input, {i for i in required if i < width - 1} |
+                              {width - 1})
+            new = replace(node, input=child)
+            made = len(node.schema) - (width - 1)
+            mapping = {i: m[i] for i in range(width - 1) if i in m}
+            mapping.update({width - 1 + j: len(child.schema) - 1 + j for j in range(made)})
             return new, mapping
         case Sink():
             child, m = _prune(node.input, set(range(len(node.input.schema))))

@@ -53,7 +53,10 @@ class UnnestOperator(Operator):
                 present = np.concatenate([present, np.zeros(len(empty), bool)])[order]
         if not len(parents):
             return ()
-        rows = batch.take(pa.array(parents))
+        # (the other columns only: taking the container too copied its whole list once per
+        # element, memory growing with the square of a row's elements)
+        keep = [i for i in range(batch.num_columns) if i != n_data - 1]
+        rows = batch.select(keep).take(pa.array(parents))
         mask = None if present.all() else ~present
         elements = child.take(pa.array(positions, mask=mask)) if len(child) else \
             pa.nulls(len(parents), child.type)
@@ -68,6 +71,6 @@ class UnnestOperator(Operator):
         data = [*rows.columns[:n_data - 1], *made]
         arrays = [a.cast(f.type) if a.type != f.type else a
                   for a, f in zip(data, self.schema)]
-        meta_arrays = rows.columns[n_data:]
+        meta_arrays = rows.columns[n_data - 1:]
         names = list(self.schema.names) + [name for name, _ in metas]
         return (pa.RecordBatch.from_arrays([*arrays, *meta_arrays], names=names),)
