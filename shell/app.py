@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import sqlengine
 from sqlengine.errors import SqlEngineError
+from sqlengine.options import local_time_zone
 from sqlengine.shell.config import ShellConfig, load_config
 from sqlengine.shell.formatting import render_table
 from sqlengine.shell.results import show_changelog, show_table, show_tableau
@@ -257,6 +258,10 @@ class Shell:
         self.out.flush()
 
     def _show(self, result: sqlengine.api.Result) -> None:
+        with local_time_zone(self.session.options):  # (TIMESTAMP_LTZ values shown in it)
+            self._show_result(result)
+
+    def _show_result(self, result: sqlengine.api.Result) -> None:
         started = time.monotonic()
         if result.kind == "rows" and result.query is not None:
             self._query(result.query, started)

@@ -12,6 +12,7 @@ import click
 
 import sqlengine
 from sqlengine.errors import ExecutionError, SqlEngineError
+from sqlengine.options import local_time_zone
 from sqlengine.shell.formatting import render, render_error
 from sqlengine.shell.launch import resume_collection
 
@@ -158,7 +159,10 @@ def main(ctx: click.Context, safe: bool, allowed: tuple[str, ...], command: str 
                                    f"({ctx.invoked_subcommand!r} was given)")
         return
     if not (command or script_files or init_files):
-        ctx.invoke(shell)
+        if fmt != "table":  # (the shell shows results by 'sql-client.execution.result-mode')
+            raise click.UsageError("--format is for -c and -f (the shell shows results by "
+                                   "'sql-client.execution.result-mode')")
+        ctx.invoke(shell, defines=defines, config_path=None)  # (its -D were dropped)
         return
     session = _session(defines)
     scripts = [(f, _read(f)) for f in init_files]
@@ -203,7 +207,8 @@ def _run_in_session(session: sqlengine.Session, scripts: list[tuple[str, str]],
                     result = session.run_statement(text, offset, script, source,
                                                    collect_queries=False)
                     resume_collection()
-                    _show(result, fmt, err, writer.target(source), None)
+                    with local_time_zone(session.options):  # (LTZ values shown in it)
+                        _show(result, fmt, err, writer.target(source), None)
                     web_view.end()
                     web_view.follow(session)
                 except BrokenPipeError:  # (`| head` has read enough: click exits quietly)
@@ -301,7 +306,13 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                    err=True)
     try:
         for path in files:
-            script = _read(path)
+            try:
+                script = _read(path)
+            except click.ClickException as e:  # (a missing or unreadable file: the other
+                err.write(f"Error: {e.format_message()}\n")  # files still run, as documented)
+                failures.append(path)
+                stopped.append(path)
+                continue
             session = _session(defines)
             opened.append(session)
             if target is not None:
@@ -326,7 +337,8 @@ def run(files: tuple[str, ...], fmt: str, defines: tuple[str, ...], output: str 
                     started.update({job: (offset, text) for job in session.jobs
                                     if job not in started})
                     resume_collection()
-                    _show(result, fmt, err, writer.target(path), meter)
+                    with local_time_zone(session.options):  # (LTZ values shown in it)
+                        _show(result, fmt, err, writer.target(path), meter)
                     web_view.end()
                     web_view.follow(session)  # (a SET 'rest.port' in the file)
                 except BrokenPipeError:  # (`| head` has read enough: click exits quietly)
@@ -596,6 +608,8 @@ def explain(file: str, defines: tuple[str, ...], fmt: str) -> None:
             from sqlengine.api import combine_svg
 
             sys.stdout.write(combine_svg(drawings) + "\n")
+    except BrokenPipeError:  # (`| head` has read enough: quietly, as run)
+        raise
     except Exception as e:
         if not isinstance(e, SqlEngineError):
             e = internal_error(e, file)

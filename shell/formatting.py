@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import datetime as dt
+import decimal
 import json
 
 import pyarrow as pa
@@ -15,16 +18,24 @@ from sqlengine.errors import SqlEngineError
 
 def _text(col: pa.Array, null: str) -> list[str]:
     col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_timestamp(col.type) and col.type.tz is not None:
+        # A TIMESTAMP_LTZ in the session time zone, as Flink's client shows one (it was
+        # shown in UTC whatever 'table.local-time-zone' said; the caller binds the zone)
+        from sqlengine.cast import to_local
+        from sqlengine.options import session_time_zone
+
+        col = to_local(col, session_time_zone())
+    if pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type) or \
+            pa.types.is_fixed_size_binary(col.type):
+        # (BYTES as Flink's client shows them, x'deadbeef'; they were decoded as text, the
+        # bytes of no character shown as replacement marks, breaking the columns)
+        return [null if v is None else f"x'{v.hex()}'" for v in col.to_pylist()]
     if not T.is_string(col.type):
-        if pa.types.is_floating(col.type):
-            values = [None if v is None else _float(v) for v in col.to_pylist()]
-            return [null if v is None else v for v in values]
+        # (a DOUBLE / FLOAT as CAST(x AS STRING) writes it, Java's Double.toString, as
+        # Flink's client shows it: 1.0E-300, NaN, Infinity, a FLOAT's 0.1 as 0.1; they came
+        # as Python's 1e-300, nan, inf and 0.10000000149011612)
         col = cast_array(col, pa.string())
     return pc.fill_null(col, null).to_pylist()
-
-
-def _float(v: float) -> str:
-    return repr(v)
 
 
 def display_width(text: str) -> int:
@@ -77,17 +88,54 @@ def render_csv(table: pa.Table, header: bool = True, null: str = "") -> str:
 
 
 def render_json(table: pa.Table) -> str:
-    """One JSON object per row."""
+    """One JSON object per row: numbers, booleans and strings as JSON's; a DECIMAL, a time, a
+    date, an interval as the text SQL shows (a DECIMAL's digits kept); BYTES as base64 (as
+    Flink's json format writes them); NaN and the infinities as strings (JSON has no such
+    number, as Flink's json format writes them); ARRAY / ROW as arrays / objects, a MAP as
+    an array of [key, value] pairs. (A TIME, INTERVAL, BYTES or a nested DECIMAL failed with
+    an internal error, and NaN was written bare, which no JSON reader takes.)"""
     cols = []
     for f, col in zip(table.schema, table.columns):
-        if T.is_temporal(f.type) or pa.types.is_decimal(f.type):
+        t = f.type
+        if pa.types.is_integer(t) or pa.types.is_boolean(t) or T.is_string(t) or \
+                pa.types.is_null(t):
+            cols.append(col.to_pylist())
+        elif pa.types.is_floating(t):  # (the number CAST's text gives: a FLOAT's 0.1 as 0.1)
+            texts = _text(col, "\0")
+            cols.append([None if v == "\0" else _json_value(float(v)) for v in texts])
+        elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_struct(t) or \
+                pa.types.is_map(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t) \
+                or pa.types.is_fixed_size_binary(t):
+            cols.append([_json_value(v) for v in col.to_pylist()])
+        else:
             cols.append(_text(col, "\0"))
             cols[-1] = [None if v == "\0" else v for v in cols[-1]]
-        else:
-            cols.append(col.to_pylist())
     names = table.column_names
     return "".join(json.dumps(dict(zip(names, row)), ensure_ascii=False) + "\n"
                    for row in zip(*cols)) if names else ""
+
+
+def _json_value(v: object) -> object:
+    """A Python value of a result (to_pylist's) as JSON takes it (see render_json)."""
+    if v is None or isinstance(v, bool | int | str):
+        return v
+    if isinstance(v, float):
+        if v != v:
+            return "NaN"
+        if v in (float("inf"), float("-inf")):
+            return "Infinity" if v > 0 else "-Infinity"
+        return v
+    if isinstance(v, bytes):
+        return base64.b64encode(v).decode("ascii")
+    if isinstance(v, dict):
+        return {k: _json_value(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_json_value(x) for x in v]
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")
+    if isinstance(v, dt.datetime):
+        return v.isoformat(sep=" ")
+    return str(v)  # (a date, a time, an interval's timedelta)
 
 
 def render(table: pa.Table, fmt: str, header: bool = True) -> str:

@@ -1,0 +1,91 @@
+"""What ``sqlengine run`` prints, value by value, in each --format: a TIMESTAMP_LTZ in the session
+time zone (it was shown in UTC), DOUBLE / FLOAT as Flink's client (Java's text: NaN,
+Infinity, 1.0E-300, a FLOAT's 0.1; they came as Python's nan, inf, 1e-300,
+0.10000000149011612), BYTES as x'..' (they were decoded as text), JSON that a JSON reader
+takes (TIME, INTERVAL, BYTES and nested DECIMALs failed with an internal error; NaN was
+bare). And the command line's doors: -D without -c / -f reaches the shell, a missing file in
+a multi-file run leaves the others running."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sqlengine.shell.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SQL = """SET 'table.local-time-zone' = 'Asia/Tokyo';
+SELECT TO_TIMESTAMP_LTZ(0, 3) AS ltz, CAST('NaN' AS DOUBLE) AS n,
+       CAST('-Infinity' AS DOUBLE) AS ni, 1e-300 AS small, CAST(0.1 AS FLOAT) AS f,
+       X'DEADBEEF' AS b, TIME '12:34:56' AS t, INTERVAL '2' DAY AS i,
+       ARRAY[CAST(1.5 AS DECIMAL(4, 2))] AS ad, CAST(1.50 AS DECIMAL(5, 2)) AS d;
+"""
+
+
+def _run(tmp_path: Path, fmt: str) -> str:
+    path = tmp_path / "v.sql"
+    path.write_text(SQL)
+    result = CliRunner().invoke(main, ["run", str(path), "--format", fmt])
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_table(tmp_path: Path) -> None:
+    out = _run(tmp_path, "table")
+    cells = [c.strip() for c in out.splitlines()[3].strip("|").split("|")]
+    assert cells == ["1970-01-01 09:00:00.000", "NaN", "-Infinity", "1.0E-300", "0.1",
+                     "x'deadbeef'", "12:34:56", "+2 00:00:00.000", "[1.50]", "1.50"]
+
+
+def test_csv(tmp_path: Path) -> None:
+    lines = _run(tmp_path, "csv").splitlines()
+    assert lines[1] == ("1970-01-01 09:00:00.000,NaN,-Infinity,1.0E-300,0.1,x'deadbeef',"
+                        "12:34:56,+2 00:00:00.000,[1.50],1.50")
+
+
+def test_json_is_json(tmp_path: Path) -> None:
+    def no_constants(name: str) -> float:
+        raise AssertionError(f"bare {name} is no JSON")
+
+    row = json.loads(_run(tmp_path, "json").splitlines()[0], parse_constant=no_constants)
+    assert row == {"ltz": "1970-01-01 09:00:00.000", "n": "NaN", "ni": "-Infinity",
+                   "small": 1e-300, "f": 0.1, "b": "3q2+7w==", "t": "12:34:56",
+                   "i": "+2 00:00:00.000", "ad": ["1.50"], "d": "1.50"}
+
+
+def test_d_options_reach_the_piped_shell() -> None:
+    """-D without -c / -f was dropped without a word (an unknown key too)."""
+    def piped(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "sqlengine.shell.cli", *args],
+                              input="SET;\n", cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, check=False)
+
+    bad = piped("-D", "bogus.key=2")
+    assert bad.returncode == 2 and "unknown option 'bogus.key'" in bad.stderr
+    good = piped("-D", "parallelism.default=2")
+    assert good.returncode == 0
+    assert any(line.replace(" ", "") == "|parallelism.default|2|"
+               for line in good.stdout.splitlines())
+    fmt = piped("--format", "csv")
+    assert fmt.returncode == 2 and "--format is for -c and -f" in fmt.stderr
+
+
+@pytest.mark.parametrize("bad", ["missing.sql", "latin1.sql"])
+def test_a_file_that_cannot_be_read_leaves_the_others_running(tmp_path: Path,
+                                                             bad: str) -> None:
+    a, b = tmp_path / "a.sql", tmp_path / "b.sql"
+    a.write_text("SELECT 1 AS one;\n")
+    b.write_text("SELECT 2 AS two;\n")
+    if bad == "latin1.sql":
+        (tmp_path / bad).write_bytes("SELECT 'é';\n".encode("latin-1"))
+    result = CliRunner().invoke(main, ["run", str(a), str(tmp_path / bad), str(b),
+                                       "--format", "csv"])
+    assert result.exit_code == 1
+    assert result.stdout == "one\n1\ntwo\n2\n"
+    assert "Error: " in result.stderr and bad in result.stderr
