@@ -52,7 +52,12 @@ from sqlengine.runtime.operators.list_aggregates import (
     list_result,
 )
 from sqlengine.runtime.operators.partials import lacks_first_last, sum_type, zero_of
-from sqlengine.runtime.operators.python_aggregate import PythonAggregate, group_bounds, is_python
+from sqlengine.runtime.operators.python_aggregate import (
+    PythonAggregate,
+    group_bounds,
+    is_python,
+    row_key,
+)
 from sqlengine.runtime.operators.rank import dense_ids
 from sqlengine.runtime.spill import (
     MAX_LEVEL,
@@ -968,7 +973,8 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 keep.to_numpy(zero_copy_only=False)[flat]
             group_of = np.repeat(np.arange(len(slots)), np.diff(bounds))
             if acc.distinct is not None:  # (a row counts when its first copy comes or goes)
-                rows = list(zip(*(a.take(pa.array(flat)).to_pylist() for a in args)))
+                rows = [row_key(r) for r in
+                        zip(*(a.take(pa.array(flat)).to_pylist() for a in args))]
                 seen = acc.distinct
                 slot_of = slots[group_of].tolist()
                 for i, (row, s) in enumerate(zip(rows, sign.tolist())):

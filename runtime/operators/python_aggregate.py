@@ -424,11 +424,28 @@ class PythonAggregate:
         return ExecutionError(msg)
 
 
+_NAN = ("NaN",)  # (one key for every NaN: NaN equals nothing in Python, not even itself)
+
+
+def row_key(value: object) -> object:
+    """A hashable key of a row or value by which equal ones are equal: every NaN the same (a
+    retracted NaN row found no equal to take out, and each NaN counted as another DISTINCT
+    value), lists and maps as tuples."""
+    if isinstance(value, float):
+        return _NAN if value != value else value
+    if isinstance(value, tuple | list):
+        return tuple(row_key(v) for v in value)
+    if isinstance(value, dict):
+        return ("$map", tuple((row_key(k), row_key(v)) for k, v in value.items()))
+    return value
+
+
 def _without(table: pa.Table, gone: pa.Table) -> pa.Table:
     """``table`` without one row per row of ``gone`` (a retraction takes out an equal row)."""
-    left = Counter(zip(*(c.to_pylist() for c in gone.columns)))
+    left = Counter(row_key(r) for r in zip(*(c.to_pylist() for c in gone.columns)))
     keep = []
     for row in zip(*(c.to_pylist() for c in table.columns)):
+        row = row_key(row)
         if left.get(row, 0) > 0:
             left[row] -= 1
             keep.append(False)
@@ -440,7 +457,7 @@ def _without(table: pa.Table, gone: pa.Table) -> pa.Table:
 def _distinct_rows(args: list[pa.Array], bounds: np.ndarray
                    ) -> tuple[list[pa.Array], np.ndarray]:
     """Each group's distinct rows (the first of equal ones), with the new group bounds."""
-    rows = list(zip(*(a.to_pylist() for a in args)))
+    rows = [row_key(r) for r in zip(*(a.to_pylist() for a in args))]
     keep = np.zeros(len(rows), dtype=bool)
     for g in range(len(bounds) - 1):
         seen: set[tuple] = set()
