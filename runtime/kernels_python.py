@@ -157,6 +157,8 @@ def _table_rows(function: object, name: str, args: list[Array], n: int,
     Unnest after it makes them rows)."""
     fields = [f.name for f in out.value_type]
     single = len(fields) == 1
+    # (a single ARRAY column takes a yielded list as its value, not as a row of values)
+    list_value = single and pa.types.is_list(out.value_type[0].type)
     fn = function.fn  # type: ignore[attr-defined]
     values = []
     inputs = zip(*(a.to_pylist() for a in args)) if args else (() for _ in range(n))
@@ -164,12 +166,31 @@ def _table_rows(function: object, name: str, args: list[Array], n: int,
     for i, row in enumerate(inputs):
         try:
             made = fn(*row)
-            rows = [] if made is None else [
-                dict(zip(fields, (r,) if single and not isinstance(r, tuple | list) else r))
-                for r in made]
         except Exception as e:  # (the user's code)
             failed.add(i, e, row)
-            rows = []
+            values.append([])
+            continue
+        if made is None:
+            values.append([])
+            continue
+        if isinstance(made, str | bytes) or not hasattr(made, "__iter__"):
+            made = [made]  # (one value returned, not rows: one row, as PyFlink takes it;
+            # a string was iterated as rows of its characters)
+        rows = []
+        for r in made:
+            if single and (not isinstance(r, tuple | list) or (list_value and
+                                                               isinstance(r, list))):
+                r = (r,)
+            elif not isinstance(r, tuple | list) or len(r) != len(fields):
+                # (a row of too few values was padded with NULLs, of too many cut, and a
+                # string's characters taken as its values, without a word)
+                shown = (f"{len(r)} value{'' if len(r) == 1 else 's'}"
+                         if isinstance(r, tuple | list) else repr(r))
+                msg = (f"the table function {name} made a row of {shown} for its "
+                       f"{len(fields)} columns ({', '.join(fields)})"
+                       f"{f' on the row {row!r}' if row else ''}")
+                raise ExecutionError(msg)
+            rows.append(dict(zip(fields, r)))
         values.append(rows)
     failed.check()
     try:
