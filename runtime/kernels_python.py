@@ -12,6 +12,7 @@ and evaluates the rest again."""
 from __future__ import annotations
 
 import contextlib
+import datetime
 import traceback
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -19,6 +20,7 @@ from contextvars import ContextVar
 import numpy as np
 import pyarrow as pa
 
+from sqlengine import types as T
 from sqlengine.errors import ExecutionError, FailedRows
 from sqlengine.functions_python import display_name, registered
 from sqlengine.opaque_type import python_values
@@ -75,10 +77,19 @@ def kernel(key: str) -> Kernel:
                     raise _user_error(name, e, None) from None
                 _failing_rows(function, name, args, n, e)
         try:
+            if function.kind == "row" and _nested(out):
+                values = [_fit_nested(v, out, name) for v in values]
+            elif function.kind == "row" and pa.types.is_timestamp(out) and out.tz is None:
+                # (an aware datetime for a TIMESTAMP keeps its wall clock, as PyFlink takes
+                # it; it was moved to UTC, 12:00+02:00 becoming 10:00)
+                values = [v.replace(tzinfo=None) if isinstance(v, datetime.datetime) and
+                          v.tzinfo is not None else v for v in values]
             result = python_values(values, out) if not isinstance(values, pa.Array) \
                 else values
             if result.type != out:
-                result = result.cast(out)
+                result = _same_fields(result, out, name)
+                if result.type != out:
+                    result = result.cast(out)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError,
                 OverflowError) as e:
             msg = f"the Python function {name} returned values that are not {out}: {e}"
@@ -90,6 +101,76 @@ def kernel(key: str) -> Kernel:
         return result
 
     return call
+
+
+def _nested(t: pa.DataType) -> bool:
+    """Whether ``t`` holds a ROW or a MAP (whose Python values _fit_nested checks)."""
+    if pa.types.is_struct(t) or pa.types.is_map(t):
+        return True
+    return (pa.types.is_list(t) or pa.types.is_large_list(t)) and _nested(t.value_type)
+
+
+def _fit_nested(v: object, t: pa.DataType, name: str) -> object:
+    """A function's Python value for a ROW / MAP type, checked: a dict for a ROW names each of
+    its fields (in any case; a key in another case gave NULL, a missing one NULL, an unknown
+    one was dropped, all without a word); a MAP holds each key once (a list of pairs could
+    hold one twice)."""
+    if v is None:
+        return None
+    if pa.types.is_struct(t):
+        fields = [t.field(i) for i in range(t.num_fields)]
+        if isinstance(v, dict):
+            by_lower = {str(k).lower(): k for k in v}
+            unknown = [k for k in v if str(k).lower() not in {f.name.lower() for f in fields}]
+            missing = [f.name for f in fields if f.name.lower() not in by_lower]
+            if unknown or missing or len(by_lower) != len(v):
+                what = (f"no field {unknown[0]!r}" if unknown else
+                        f"a key for each field, {missing[0]!r} is missing" if missing else
+                        "each field once")
+                raise ValueError(f"the Python function {name} returned {v!r} for a "
+                                 f"{T.type_name(t)}, which has {what}")
+            return {f.name: _fit_nested(v[by_lower[f.name.lower()]], f.type, name)
+                    for f in fields}
+        if isinstance(v, tuple | list) and len(v) == len(fields):
+            return tuple(_fit_nested(x, f.type, name) for x, f in zip(v, fields))
+        return v
+    if pa.types.is_map(t):
+        pairs = list(v.items()) if isinstance(v, dict) else v
+        if not isinstance(pairs, list):
+            return v
+        fitted, seen = [], set()
+        for p in pairs:
+            if not (isinstance(p, tuple | list) and len(p) == 2):
+                return v  # (Arrow names what is wrong with it)
+            if repr(p[0]) in seen:
+                raise ValueError(f"the Python function {name} returned a MAP holding the "
+                                 f"key {p[0]!r} twice")
+            seen.add(repr(p[0]))
+            fitted.append((_fit_nested(p[0], t.key_type, name),
+                           _fit_nested(p[1], t.item_type, name)))
+        return fitted
+    if (pa.types.is_list(t) or pa.types.is_large_list(t)) and isinstance(v, list | tuple):
+        return [_fit_nested(x, t.value_type, name) for x in v]
+    return v
+
+
+def _same_fields(result: pa.Array, want: pa.DataType, name: str) -> pa.Array:
+    """A vectorised function's ROW result names the declared fields, in any case (a cast by
+    name gave all NULL fields for other names, without a word); named as declared."""
+    got = result.type
+    if not (pa.types.is_struct(got) and pa.types.is_struct(want)):
+        return result
+    have = [got.field(i).name for i in range(got.num_fields)]
+    need = [want.field(i).name for i in range(want.num_fields)]
+    if [h.lower() for h in have] != [n.lower() for n in need]:
+        raise ValueError(f"the Python function {name} returned a ROW of fields {have}, not "
+                         f"the declared {need}")
+    if have == need:
+        return result
+    children = result.flatten()
+    return pa.StructArray.from_arrays(
+        children, fields=[pa.field(n, c.type) for n, c in zip(need, children)],
+        mask=result.is_null())
 
 
 def _vectorised(function: object, args: list[Array]) -> object:

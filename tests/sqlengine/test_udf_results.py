@@ -1,0 +1,66 @@
+"""A Python function's results for a ROW, a MAP or a TIMESTAMP: a dict for a ROW names each
+field (in any case; a key in another case or a missing key gave NULL, an unknown key was
+dropped, without a word); a vectorised ROW result names the declared fields (other names
+gave all-NULL fields); a MAP holds a key once (a list of pairs held one twice); an aware
+datetime for a TIMESTAMP keeps its wall clock, as PyFlink 2.3 takes it (it moved to UTC)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+import pytest
+
+import sqlengine
+from sqlengine.errors import SqlEngineError
+
+
+def _value(result_type: str, fn: object, kind: str = "row", expr: str = "f(x)") -> object:
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", pa.table({"x": pa.array([1], pa.int32())}))
+    s.create_function("f", sqlengine.udf(fn, result_type=result_type, kind=kind, name="f"))
+    return s.sql(f"SELECT {expr} AS r FROM t").collect().column(0).to_pylist()[0]
+
+
+def test_a_dict_for_a_row_matches_names_in_any_case() -> None:
+    assert _value("ROW<a INT, b STRING>", lambda x: {"A": 1, "b": "x"}) == {"a": 1, "b": "x"}
+    assert _value("ROW<a INT, b STRING>", lambda x: (2, "y")) == {"a": 2, "b": "y"}
+    assert _value("ARRAY<ROW<a INT>>", lambda x: [{"A": 3}, None]) == [{"a": 3}, None]
+
+
+@pytest.mark.parametrize(("result", "words"), [
+    ({"a": 1, "bb": "x"}, "which has no field 'bb'"),
+    ({"a": 1}, "'b' is missing"),
+    ({"a": 1, "A": 2, "b": "x"}, "each field once"),
+])
+def test_a_dict_for_a_row_of_other_keys_is_named(result: dict, words: str) -> None:
+    with pytest.raises(SqlEngineError, match=words):
+        _value("ROW<a INT, b STRING>", lambda x: result)
+
+
+def test_a_vectorised_row_names_the_declared_fields() -> None:
+    def named(names: list[str]):  # type: ignore[no-untyped-def]
+        return lambda x: pa.StructArray.from_arrays(
+            [pa.array([1] * len(x), pa.int32()), pa.array(["z"] * len(x))], names=names)
+
+    assert _value("ROW<a INT, b STRING>", named(["A", "B"]), kind="arrow") == \
+        {"a": 1, "b": "z"}
+    with pytest.raises(SqlEngineError, match=r"a ROW of fields \['x', 'y'\], not the "
+                                             r"declared \['a', 'b'\]"):
+        _value("ROW<a INT, b STRING>", named(["x", "y"]), kind="arrow")
+
+
+def test_a_map_holds_a_key_once() -> None:
+    assert _value("MAP<STRING, INT>", lambda x: [("a", 1), ("b", 2)],
+                  expr="CARDINALITY(f(x))") == 2
+    with pytest.raises(SqlEngineError, match="a MAP holding the key 'a' twice"):
+        _value("MAP<STRING, INT>", lambda x: [("a", 1), ("a", 2)])
+
+
+def test_an_aware_datetime_keeps_its_wall_clock() -> None:
+    plus2 = dt.timezone(dt.timedelta(hours=2))
+    assert _value("TIMESTAMP(3)", lambda x: dt.datetime(2024, 1, 1, 12, tzinfo=plus2)) == \
+        dt.datetime(2024, 1, 1, 12)
+    # (a TIMESTAMP_LTZ is an instant: the offset counts)
+    assert _value("TIMESTAMP_LTZ(3)", lambda x: dt.datetime(2024, 1, 1, 12, tzinfo=plus2),
+                  expr="CAST(f(x) AS STRING)") == "2024-01-01 10:00:00.000"
