@@ -65,14 +65,15 @@ def kernel(key: str) -> Kernel:
             for i, row in enumerate(inputs):
                 try:
                     values.append(fn(*row))
-                except Exception as e:  # (the user's code: any exception is theirs)
+                except (Exception, SystemExit) as e:  # (the user's code: any is theirs;
+                    # sys.exit() in it escaped as a raw SystemExit)
                     failed.add(i, e, row)
                     values.append(None)
             failed.check()
         else:
             try:
                 values = _vectorised(function, args)
-            except Exception as e:
+            except (Exception, SystemExit) as e:
                 if not skip:
                     raise _user_error(name, e, None) from None
                 _failing_rows(function, name, args, n, e)
@@ -177,7 +178,13 @@ def _vectorised(function: object, args: list[Array]) -> object:
     fn = function.fn  # type: ignore[attr-defined]
     if function.kind == "arrow":  # type: ignore[attr-defined]
         return fn(*args)
-    return fn(*(a.to_pandas() for a in args))
+    out = fn(*(a.to_pandas() for a in args))
+    if type(out).__name__ == "DataFrame":  # (a ROW's fields as its columns, as PyFlink
+        # takes it; it failed with an internal KeyError)
+        table = pa.Table.from_pandas(out, preserve_index=False)
+        return pa.StructArray.from_arrays([c.combine_chunks() for c in table.columns],
+                                          names=table.column_names)
+    return out
 
 
 def _failing_rows(function: object, name: str, args: list[Array], n: int,
@@ -192,7 +199,7 @@ def _failing_rows(function: object, name: str, args: list[Array], n: int,
         part = [a.slice(start, length) for a in args]
         try:
             _vectorised(function, part)
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             if length == 1:
                 failed.add(start, e, tuple(a[0].as_py() for a in part))
                 return
@@ -247,7 +254,7 @@ def _table_rows(function: object, name: str, args: list[Array], n: int,
     for i, row in enumerate(inputs):
         try:
             made = fn(*row)
-        except Exception as e:  # (the user's code)
+        except (Exception, SystemExit) as e:  # (the user's code)
             failed.add(i, e, row)
             values.append([])
             continue
@@ -286,5 +293,9 @@ def _user_error(name: str, e: Exception, row: tuple | None) -> ExecutionError:
     frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
     trace = "".join(traceback.format_list(frames)).rstrip()
     sample = f" on the row ({', '.join(repr(v) for v in row)})" if row is not None else ""
-    msg = f"the Python function {name} failed{sample}: {type(e).__name__}: {e}\n{trace}"
+    try:
+        text = str(e)
+    except Exception:  # (an exception whose __str__ fails gave an internal error)
+        text = "(its message cannot be shown: its __str__ fails)"
+    msg = f"the Python function {name} failed{sample}: {type(e).__name__}: {text}\n{trace}"
     return ExecutionError(msg)

@@ -64,3 +64,45 @@ def test_an_aware_datetime_keeps_its_wall_clock() -> None:
     # (a TIMESTAMP_LTZ is an instant: the offset counts)
     assert _value("TIMESTAMP_LTZ(3)", lambda x: dt.datetime(2024, 1, 1, 12, tzinfo=plus2),
                   expr="CAST(f(x) AS STRING)") == "2024-01-01 10:00:00.000"
+
+
+def test_a_pandas_dataframe_is_a_row() -> None:
+    """As PyFlink takes it (it failed with an internal KeyError)."""
+    import pandas as pd
+
+    got = _value("ROW<a BIGINT, b STRING>",
+                 lambda x: pd.DataFrame({"a": x, "b": x.astype(str)}), kind="pandas")
+    assert got == {"a": 1, "b": "1"}
+
+
+class _BadStr(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+def _raises_bad_str(x: int) -> int:
+    raise _BadStr
+
+
+def _exits(x: int) -> int:
+    import sys
+
+    sys.exit(3)
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+@pytest.mark.parametrize(("fn", "words"), [
+    (_raises_bad_str, "_BadStr: (its message cannot be shown"),
+    (_exits, "SystemExit: 3"),
+])
+def test_a_failure_names_the_function_and_row(fn: object, words: str,
+                                              parallelism: str) -> None:
+    """An exception whose __str__ fails gave an internal error; sys.exit() in a function
+    escaped collect() as a raw SystemExit (at parallelism 2: no function named)."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch",
+                           "parallelism.default": parallelism})
+    s.register("t", pa.table({"x": pa.array([1, 2], pa.int32())}))
+    s.create_function("f", sqlengine.udf(fn, result_type="INT", name="f"))
+    with pytest.raises(SqlEngineError) as e:
+        s.sql("SELECT f(x) AS r FROM t").collect()
+    assert "the Python function F failed on the row" in str(e.value) and words in str(e.value)
