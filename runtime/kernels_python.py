@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from sqlengine import types as T
 from sqlengine.errors import ExecutionError, FailedRows
-from sqlengine.functions_python import display_name, registered
+from sqlengine.functions_python import display_name, python_arguments, registered
 from sqlengine.opaque_type import python_values
 
 Array = pa.Array
@@ -60,7 +60,8 @@ def kernel(key: str) -> Kernel:
         if function.kind == "row":
             values = []
             fn = function.fn
-            inputs = zip(*(a.to_pylist() for a in args)) if args else (() for _ in range(n))
+            inputs = zip(*(python_arguments(a) for a in args)) if args else \
+                (() for _ in range(n))
             failed = _Failures(name, skip)
             for i, row in enumerate(inputs):
                 try:
@@ -249,7 +250,8 @@ def _table_rows(function: object, name: str, args: list[Array], n: int,
     list_value = single and pa.types.is_list(out.value_type[0].type)
     fn = function.fn  # type: ignore[attr-defined]
     values = []
-    inputs = zip(*(a.to_pylist() for a in args)) if args else (() for _ in range(n))
+    inputs = zip(*(python_arguments(a) for a in args)) if args else \
+                (() for _ in range(n))
     failed = _Failures(name, skip)
     for i, row in enumerate(inputs):
         try:

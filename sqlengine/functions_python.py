@@ -294,3 +294,40 @@ def refuse_language(language: str | None, name: str) -> None:
         msg = (f"CREATE FUNCTION {name} LANGUAGE {language.upper()}: only Python functions "
                "run here (LANGUAGE PYTHON)")
         raise NotSupportedError(msg)
+
+
+def python_arguments(values: pa.Array | pa.ChunkedArray) -> list[object]:
+    """A column's values as a Python function receives them: to_pylist's, a MAP as a dict,
+    at any depth, as PyFlink passes one (Arrow gives a list of (key, value) pairs, in which
+    ``'a' in m`` was False); a MAP whose keys cannot be dict keys stays a list of pairs."""
+    out = values.to_pylist()
+    if not _holds_map(values.type):
+        return out
+    return [_with_dicts(v, values.type) for v in out]
+
+
+def _holds_map(t: pa.DataType) -> bool:
+    if pa.types.is_map(t):
+        return True
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _holds_map(t.value_type)
+    if pa.types.is_struct(t):
+        return any(_holds_map(t.field(i).type) for i in range(t.num_fields))
+    return False
+
+
+def _with_dicts(v: object, t: pa.DataType) -> object:
+    if v is None:
+        return None
+    if pa.types.is_map(t):
+        pairs = [(_with_dicts(k, t.key_type), _with_dicts(x, t.item_type)) for k, x in v]
+        try:
+            return dict(pairs)
+        except TypeError:  # (unhashable keys: an ARRAY or a MAP)
+            return pairs
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return [_with_dicts(x, t.value_type) for x in v]
+    if pa.types.is_struct(t):
+        return {t.field(i).name: _with_dicts(v[t.field(i).name], t.field(i).type)
+                for i in range(t.num_fields)}
+    return v

@@ -27,7 +27,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.errors import ExecutionError, NotSupportedError
-from sqlengine.functions_python import UserFunction, display_name, registered
+from sqlengine.functions_python import (
+    UserFunction,
+    display_name,
+    python_arguments,
+    registered,
+)
 from sqlengine.opaque_type import python_values
 from sqlengine.plan.expressions import AggCall
 from sqlengine.plan.partials import ACCUMULATOR
@@ -163,9 +168,9 @@ class PythonAggregate:
         sign = signs.tolist() if signs is not None and bool((signs < 0).any()) else None
         # One argument, no retractions: its values passed as they are (a call with *row
         # costs about twice as much as the call itself)
-        values = args[0].to_pylist() if len(args) == 1 and sign is None else None
+        values = python_arguments(args[0]) if len(args) == 1 and sign is None else None
         rows = [] if values is not None else \
-            list(zip(*(a.to_pylist() for a in args))) if args else [()] * n
+            list(zip(*(python_arguments(a) for a in args))) if args else [()] * n
         create = self._creator(self.retracting)
         row: tuple = ()
         value: Any = None
@@ -367,7 +372,7 @@ class PythonAggregate:
                     rows = rows.filter(pa.array(keep[lo[i]:hi[i] + 1]))
                 out[i] = self.call_vectorised(rows.select(self.names))
             return self._array(out)
-        rows = list(zip(*(a.to_pylist() for a in args))) if args else [()] * n
+        rows = list(zip(*(python_arguments(a) for a in args))) if args else [()] * n
         use = keep.tolist() if keep is not None else [True] * n
         fn = self.fn
         retract = getattr(fn, "retract", None)

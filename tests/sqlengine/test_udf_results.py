@@ -106,3 +106,39 @@ def test_a_failure_names_the_function_and_row(fn: object, words: str,
     with pytest.raises(SqlEngineError) as e:
         s.sql("SELECT f(x) AS r FROM t").collect()
     assert "the Python function F failed on the row" in str(e.value) and words in str(e.value)
+
+
+class _Keys:
+    def create_accumulator(self) -> list[str]:
+        return []
+
+    def accumulate(self, acc: list[str], m: dict) -> None:
+        acc.extend(sorted(m))
+
+    def get_value(self, acc: list[str]) -> str:
+        return ",".join(acc)
+
+
+def test_a_map_argument_is_a_dict() -> None:
+    """As PyFlink passes one (it came as a list of (key, value) pairs: 'a' in m was False);
+    also nested, and to table and aggregate functions. A MAP whose keys cannot be dict keys
+    stays a list of pairs."""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.register("t", pa.table({"x": pa.array([1], pa.int32())}))
+    s.create_function("has_a", sqlengine.udf(lambda m: "a" in m, result_type="BOOLEAN",
+                                             name="has_a"))
+    s.create_function("first_k", sqlengine.udf(lambda ms: ms[0]["k"], result_type="INT",
+                                             name="first_k"))
+    s.create_function("kinds", sqlengine.udf(lambda m: type(m).__name__,
+                                             result_type="STRING", name="kinds"))
+    s.create_function("pairs", sqlengine.udtf(lambda m: sorted(m.items()),
+                                              result_types=["STRING", "INT"], name="pairs"))
+    s.create_function("keys", sqlengine.udaf(_Keys, result_type="STRING", name="keys"))
+    got = s.sql("SELECT has_a(MAP['a', 1]) AS h, first_k(ARRAY[MAP['k', 7]]) AS i, "
+                "kinds(MAP[ARRAY[1], 2]) AS k FROM t").collect().to_pylist()
+    assert got == [{"h": True, "i": 7, "k": "list"}]
+    rows = s.sql("SELECT k, v FROM t, LATERAL TABLE(pairs(MAP['b', 2, 'a', 1])) AS p(k, v)"
+                 ).collect().to_pylist()
+    assert rows == [{"k": "a", "v": 1}, {"k": "b", "v": 2}]
+    assert s.sql("SELECT keys(MAP['b', x, 'a', x]) AS ks FROM t").collect().to_pylist() == \
+        [{"ks": "a,b"}]
