@@ -39,7 +39,7 @@ def highlight(text: str, span: Span) -> str:
     before, marked = line[:start], line[start:start + width]
     # in terminal columns: a wide character (CJK, emoji) takes two; a tab stays a tab, so
     # that the caret lands under what it marks
-    pad = "".join("\t" if ch == "\t" else " " * _columns(ch) for ch in before)
+    pad = "\t".join(" " * _columns(part) for part in before.split("\t"))
     return f"  {line}\n  {pad}{'^' * max(1, _columns(marked))}"
 
 
@@ -47,9 +47,13 @@ _WIDE = 160  # characters of a line shown at most
 
 
 def _columns(text: str) -> int:
-    from wcwidth import wcwidth
+    """Terminal columns of ``text``: an emoji sequence (a skin tone, a flag, a ZWJ family)
+    as one picture (counting its characters apart put the caret 2 to 4 columns right), a
+    control character as one."""
+    from wcwidth import wcswidth, wcwidth
 
-    return sum(w if (w := wcwidth(ch)) >= 0 else 1 for ch in text)
+    whole = wcswidth(text)
+    return whole if whole >= 0 else sum(w if (w := wcwidth(ch)) >= 0 else 1 for ch in text)
 
 
 class Warning(Exception):

@@ -249,6 +249,17 @@ def test_the_caret_of_a_tabbed_or_very_long_line_lands_on_the_place() -> None:
     assert shown[caret.index("^"):caret.index("^") + 4] == "nope"
 
 
+def test_the_caret_after_emoji_sequences_lands_on_the_place() -> None:
+    from sqlengine.errors import Span, highlight
+
+    # (a skin tone, a flag and a ZWJ family each show as one picture two columns wide: counted
+    # character by character they put the caret 2 to 6 columns right)
+    line = "SELECT '\U0001f44d\U0001f3fd\U0001f1eb\U0001f1f7\U0001f468\u200d\U0001f469', nope;"
+    at = line.index("nope")
+    caret = highlight(line, Span(1, at + 1, at, at + 4)).splitlines()[1]
+    assert caret == "  " + " " * (len("SELECT '',  ") - 1 + 3 * 2) + "^^^^"
+
+
 def test_text_that_was_not_utf8_is_located() -> None:
     """Bytes of a stream that is not UTF-8 (the shell reading a Latin-1 pipe) reach a
     statement as surrogate escapes: they failed inside the job with Python's
