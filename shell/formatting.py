@@ -79,12 +79,14 @@ def render_table(table: pa.Table, null: str = "NULL") -> str:
 
 
 def render_csv(table: pa.Table, header: bool = True, null: str = "") -> str:
-    """CSV with a header row; NULL is an empty field; quotes only where needed."""
+    """CSV with a header row; NULL is an empty field, an empty string ""; quotes only where
+    needed."""
     cols = [pa.array(_text(table.column(i), "\0"), pa.string()) for i in
             range(table.num_columns)]
     cols = [pc.if_else(pc.equal(c, "\0"), pa.nulls(len(c), pa.string()), c) for c in cols]
     head = csv_text([pa.array([n]) for n in table.column_names]) if header else ""
-    return head + csv_text(cols, null=null)
+    # ('' as "": it was an empty field, as a NULL is, and a row of one NULL a blank line)
+    return head + csv_text(cols, null=null, quote_empty=True)
 
 
 def render_json(table: pa.Table) -> str:

@@ -527,9 +527,11 @@ def csv_bytes(batch: pa.RecordBatch, options: dict[str, str]) -> bytes:
 
 
 def csv_text(columns: list[pa.Array], delim: str = ",", quote: str = '"',
-             null: str = "") -> str:
-    """CSV lines from string columns, quoting only the values that need it."""
-    lines = _csv_lines(columns, delim, quote, null, [False] * len(columns))
+             null: str = "", quote_empty: bool = False) -> str:
+    """CSV lines from string columns, quoting only the values that need it (and with
+    ``quote_empty`` an empty string, as "", so that it reads back apart from a NULL)."""
+    unsafe = f"[{re.escape(delim)}{re.escape(quote)}\n]|^$" if quote_empty else None
+    lines = _csv_lines(columns, delim, quote, null, [False] * len(columns), unsafe)
     if lines is None:
         return ""
     return "\n".join(lines.to_pylist()) + "\n"

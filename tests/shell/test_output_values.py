@@ -89,3 +89,21 @@ def test_a_file_that_cannot_be_read_leaves_the_others_running(tmp_path: Path,
     assert result.exit_code == 1
     assert result.stdout == "one\n1\ntwo\n2\n"
     assert "Error: " in result.stderr and bad in result.stderr
+
+
+def test_csv_tells_an_empty_string_from_null(tmp_path: Path) -> None:
+    """'' is written "" and NULL as an empty field, as PostgreSQL's CSV has them (both were an
+    empty field, and a row of one NULL or '' a blank line); DuckDB reads them apart."""
+    import duckdb
+
+    path = tmp_path / "e.sql"
+    path.write_text("SELECT * FROM (VALUES ('a', 1), ('', 2), (CAST(NULL AS STRING), 3), "
+                    "('x,y', 4)) AS v(s, n);\n")
+    result = CliRunner().invoke(main, ["run", str(path), "--format", "csv"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == 's,n\na,1\n"",2\n,3\n"x,y",4\n'
+    out = tmp_path / "out.csv"
+    out.write_text(result.stdout)
+    got = duckdb.sql(f"SELECT * FROM read_csv('{out}', header = true, columns = "
+                     "{'s': 'VARCHAR', 'n': 'INT'}, allow_quoted_nulls = false)").fetchall()
+    assert got == [("a", 1), ("", 2), (None, 3), ("x,y", 4)]
