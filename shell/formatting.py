@@ -85,8 +85,9 @@ def render_csv(table: pa.Table, header: bool = True, null: str = "") -> str:
             range(table.num_columns)]
     cols = [pc.if_else(pc.equal(c, "\0"), pa.nulls(len(c), pa.string()), c) for c in cols]
     head = csv_text([pa.array([n]) for n in table.column_names]) if header else ""
-    # ('' as "": it was an empty field, as a NULL is, and a row of one NULL a blank line)
-    return head + csv_text(cols, null=null, quote_empty=True)
+    # ('' as "" when a NULL is an empty field: they were alike, and a row of one NULL a
+    # blank line)
+    return head + csv_text(cols, null=null, quote_empty=null == "")
 
 
 def render_json(table: pa.Table) -> str:
