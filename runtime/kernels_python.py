@@ -123,7 +123,8 @@ def _fit_nested(v: object, t: pa.DataType, name: str) -> object:
         fields = [t.field(i) for i in range(t.num_fields)]
         if isinstance(v, dict):
             by_lower = {str(k).lower(): k for k in v}
-            unknown = [k for k in v if str(k).lower() not in {f.name.lower() for f in fields}]
+            names = {f.name.lower() for f in fields}
+            unknown = [k for k in v if str(k).lower() not in names]
             missing = [f.name for f in fields if f.name.lower() not in by_lower]
             if unknown or missing or len(by_lower) != len(v):
                 what = (f"no field {unknown[0]!r}" if unknown else

@@ -231,9 +231,7 @@ class LookupJoinOperator(Operator):
             return none, none
         lk = probe.append_column("$l", pa.array(np.arange(probe.num_rows))) \
             .filter(pa.array(valid))
-        rk = pa.table([_float_key(c.combine_chunks()) for c in
-                       rows.select(self.key_names).columns], names=self.key_names) \
-            .append_column("$r", pa.array(np.arange(rows.num_rows)))
+        rk = _keys(rows, self.key_names).append_column("$r", pa.array(np.arange(rows.num_rows)))
         joined = lk.join(rk, keys=self.key_names, join_type="inner", use_threads=False)
         return (joined["$l"].to_numpy().astype(np.int64),
                 joined["$r"].to_numpy().astype(np.int64))
@@ -301,6 +299,12 @@ def _float_key(values: pa.Array) -> pa.Array:
     return pc.add(values, pa.scalar(0.0, values.type))  # (-0.0 + 0.0 is 0.0)
 
 
+def _keys(rows: pa.Table, names: list[str]) -> pa.Table:
+    """The looked-up rows' key columns as the probe side's are matched (_float_key)."""
+    return pa.table([_float_key(c.combine_chunks()) for c in rows.select(names).columns],
+                    names=names)
+
+
 def _by_key(found: pa.Table, asked: pa.Table, names: list[str]
             ) -> tuple[pa.Table, np.ndarray, np.ndarray]:
     """``found`` ordered so each asked key's rows are together, with each asked key's first
@@ -309,8 +313,7 @@ def _by_key(found: pa.Table, asked: pa.Table, names: list[str]
     if found.num_rows == 0:
         return found, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     ak = asked.append_column("$a", pa.array(np.arange(n)))
-    fk = pa.table([_float_key(c.combine_chunks()) for c in found.select(names).columns],
-                  names=names).append_column("$f", pa.array(np.arange(found.num_rows)))
+    fk = _keys(found, names).append_column("$f", pa.array(np.arange(found.num_rows)))
     pairs = ak.join(fk, keys=names, join_type="inner", use_threads=False)
     a = pairs["$a"].to_numpy().astype(np.int64)
     f = pairs["$f"].to_numpy().astype(np.int64)
