@@ -6,6 +6,7 @@ import base64
 import datetime as dt
 import decimal
 import json
+import re
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -48,6 +49,31 @@ def display_width(text: str) -> int:
     return width if width >= 0 else len(text)  # (a control character: counted as one)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group()
+    return _ESCAPES.get(ch) or f"\\x{ord(ch):02x}"
+
+
+def visible(text: str) -> str:
+    """``text`` on one line of a terminal: a control character (a newline, a tab, ESC) as its
+    escape, \\n, \\t, \\x1b. (They were written raw: a newline broke a table's row in two, a
+    tab moved the columns, ESC reached the terminal.)"""
+    return text if text.isprintable() else _CONTROL.sub(_escape, text)
+
+
+def cell_lines(text: str) -> list[str]:
+    """``text`` as the lines of a table cell, as psql shows a value with newlines: one line
+    per line of the value, tabs expanded, other control characters escaped."""
+    if text.isprintable():
+        return [text]
+    return [visible(line.expandtabs(8)) for line in
+            text.replace("\r\n", "\n").split("\n")]
+
+
 def _pad(text: str, width: int, align: str) -> str:
     gap = max(width - display_width(text), 0)
     if align == ">":
@@ -57,22 +83,32 @@ def _pad(text: str, width: int, align: str) -> str:
     return text + " " * gap
 
 
-def render_table(table: pa.Table, null: str = "NULL") -> str:
+NULL_TEXT = "<NULL>"
+"""A NULL in a table, as Flink's SQL client shows one (it was NULL, as the string 'NULL' is
+shown; a NULL inside an ARRAY, MAP or ROW stays NULL there, as in Flink's client)."""
+
+
+def render_table(table: pa.Table, null: str = NULL_TEXT) -> str:
     """An ASCII table with a header, as Flink's SQL client (tableau mode) prints one; columns
     are as wide as their widest value on a terminal (wide characters count twice)."""
-    names = table.column_names
-    cols = [_text(table.column(i), null) for i in range(table.num_columns)]
-    widths = [max([display_width(n)] + [display_width(v) for v in c])
+    names = [visible(n) for n in table.column_names]
+    cols = [[cell_lines(v) for v in _text(table.column(i), null)]
+            for i in range(table.num_columns)]
+    widths = [max([display_width(n)] + [display_width(x) for v in c for x in v])
               for n, c in zip(names, cols)]
     numeric = [T.is_numeric(f.type) for f in table.schema]
     sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
     lines = [sep, "|" + "|".join(f" {_pad(n, w, '^')} " for n, w in zip(names, widths)) + "|",
              sep]
     for r in range(table.num_rows):
-        cells = []
-        for c, w, num in zip(cols, widths, numeric):
-            cells.append(f" {_pad(c[r], w, '>' if num else '<')} ")
-        lines.append("|" + "|".join(cells) + "|")
+        # (a value with newlines takes as many lines as it has, the row's other cells blank
+        # below their first line)
+        for k in range(max((len(c[r]) for c in cols), default=1)):
+            cells = []
+            for c, w, num in zip(cols, widths, numeric):
+                part = c[r][k] if k < len(c[r]) else ""
+                cells.append(f" {_pad(part, w, '>' if num else '<')} ")
+            lines.append("|" + "|".join(cells) + "|")
     if table.num_rows:
         lines.append(sep)
     return "\n".join(lines) + "\n"

@@ -13,13 +13,14 @@ import pyarrow as pa
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
-from sqlengine.shell.formatting import _pad, _text, display_width
+from sqlengine.shell.formatting import NULL_TEXT, _pad, _text, display_width, visible
 
 _MAX_WIDTH = 40
 
 
 def _cells(batch: pa.RecordBatch) -> list[list[str]]:
-    cols = [_text(batch.column(i), "NULL") for i in range(batch.num_columns)]
+    cols = [[visible(v) for v in _text(batch.column(i), NULL_TEXT)]
+            for i in range(batch.num_columns)]
     return [list(r) for r in zip(*cols)] if cols else []
 
 
@@ -69,7 +70,7 @@ def show_tableau(stream: Iterator[pa.RecordBatch], out: TextIO, with_kind: bool)
             batch = batch.drop_columns(["op"])
         rows = _cells(batch)
         if widths is None:
-            names = batch.schema.names
+            names = [visible(n) for n in batch.schema.names]
             # (at least the widest text of the column's type, as Flink's tableau: the first
             # batch's values set the widths, and a later, longer number was cut to '-1575...')
             widths = [max(_type_width(f.type),
@@ -116,7 +117,7 @@ class LiveResult:
         cells = _cells(batch)
         with self.lock:
             if not self.names:
-                self.names = batch.schema.names[1:]
+                self.names = [visible(n) for n in batch.schema.names[1:]]
             for r in cells:
                 kind, key = r[0], tuple(r[1:])
                 if kind == "+I":

@@ -107,3 +107,52 @@ def test_csv_tells_an_empty_string_from_null(tmp_path: Path) -> None:
     got = duckdb.sql(f"SELECT * FROM read_csv('{out}', header = true, columns = "
                      "{'s': 'VARCHAR', 'n': 'INT'}, allow_quoted_nulls = false)").fetchall()
     assert got == [("a", 1), ("", 2), (None, 3), ("x,y", 4)]
+
+
+def test_table_tells_null_from_the_string_null(tmp_path: Path) -> None:
+    """A NULL is <NULL>, as Flink's client shows one; the string 'NULL' stays NULL (both were
+    NULL). Inside an ARRAY a NULL stays NULL, as in Flink's client."""
+    path = tmp_path / "n.sql"
+    path.write_text("SELECT CAST(NULL AS STRING) AS a, 'NULL' AS b, CAST(NULL AS INT) AS c, "
+                    "ARRAY[CAST(NULL AS INT), 1] AS d;\n")
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.stderr
+    cells = [c.strip() for c in result.stdout.splitlines()[3].strip("|").split("|")]
+    assert cells == ["<NULL>", "NULL", "<NULL>", "[NULL, 1]"]
+
+
+def test_table_keeps_control_characters_in_their_cell(tmp_path: Path) -> None:
+    """A value with newlines takes a line of the table per line (as psql shows it), a tab is
+    expanded, ESC is escaped: the table's columns stay lined up. (They were written raw: a
+    newline broke the row, ESC reached the terminal.)"""
+    path = tmp_path / "c.sql"
+    path.write_text("SELECT 'x' || CHR(10) || 'yy' AS a, 'p' || CHR(9) || 'q' AS b, "
+                    "'e' || CHR(27) || '[31m' AS c, 7 AS n;\n")
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[3:6] == ["| x  | p       q | e\\x1b[31m | 7 |",
+                          "| yy |           |           |   |",
+                          "+----+-----------+-----------+---+"]
+    assert "\x1b" not in result.stdout and "\t" not in result.stdout
+    assert len({len(line) for line in lines[:6]}) == 1
+
+
+def test_streaming_tableau_escapes_control_characters() -> None:
+    """Rows as they come stay one line each: a newline or ESC is escaped."""
+    import io
+
+    import pyarrow as pa
+
+    from sqlengine.shell.results import show_changelog, show_tableau
+
+    batch = pa.record_batch({"op": ["+I", "+I"], "s": ["a\nb", None],
+                             "t": ["\x1b[2J", "NULL"]})
+    out = io.StringIO()
+    assert show_tableau(iter([batch]), out, False) == 2
+    rows = out.getvalue().splitlines()[3:5]
+    assert [[c.strip() for c in r.strip("|").split("|")] for r in rows] == \
+        [["a\\nb", "\\x1b[2J"], ["<NULL>", "NULL"]]
+    out = io.StringIO()
+    show_changelog(iter([batch]), out)
+    assert out.getvalue() == "+I[a\\nb, \\x1b[2J]\n+I[<NULL>, NULL]\n"

@@ -350,7 +350,7 @@ def test_a_table_shows_the_text() -> None:
     s = _session()
     table = s.sql("SELECT BITMAP_BUILD(ARRAY[a, neg]) AS b, CAST(NULL AS BITMAP) AS z FROM v"
                   ).collect()
-    assert "| {1,4294967295} | NULL |" in render_table(table)
+    assert "| {1,4294967295} | <NULL> |" in render_table(table)
     s.execute("CREATE TABLE t (b BITMAP NOT NULL, k INT) WITH ('connector' = 'blackhole')")
     described = s.execute("DESCRIBE t")[0].table.to_pylist()
     assert [(r["name"], r["type"], r["null"]) for r in described] == [
