@@ -266,7 +266,7 @@ class Shell:
         if result.kind == "rows" and result.query is not None:
             self._query(result.query, started)
         elif result.kind == "rows" and result.table is not None:
-            self.out.write(render_table(result.table))
+            self.out.write(render_table(result.table, ""))  # (DESCRIBE, SHOW: as Flink's)
             n = result.table.num_rows
             self.out.write(f"{n} row{'s' if n != 1 else ''} in set\n")
         elif result.kind == "explain":

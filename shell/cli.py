@@ -559,7 +559,7 @@ def _show(result: sqlengine.api.Result, fmt: str, err: TextIO,
                       "on\n")
     elif result.kind == "rows" and result.table is not None:
         out = target() if callable(target) else target
-        out.write(render(result.table, fmt))
+        out.write(render(result.table, fmt, statement=True))
     elif result.kind == "explain":
         sys.stdout.write(result.message + "\n")
     else:

@@ -177,12 +177,14 @@ def _json_value(v: object) -> object:
     return str(v)  # (a date, a time, an interval's timedelta)
 
 
-def render(table: pa.Table, fmt: str, header: bool = True) -> str:
+def render(table: pa.Table, fmt: str, header: bool = True, statement: bool = False) -> str:
+    """``statement``: the result of a statement (DESCRIBE, SHOW), whose table shows a NULL as
+    an empty cell, as Flink's client prints one."""
     if fmt == "csv":
         return render_csv(table, header)
     if fmt == "json":
         return render_json(table)
-    return render_table(table)
+    return render_table(table, "" if statement else NULL_TEXT)
 
 
 def render_error(e: SqlEngineError) -> str:

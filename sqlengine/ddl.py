@@ -918,7 +918,7 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
             proctime = node.sql(dialect=Flink).upper() == "PROCTIME()"
             types.append(T.type_name(computed_types[name]) + (" *PROCTIME*" if proctime
                                                                else ""))
-            nulls.append(True)
+            nulls.append(not proctime)  # (PROCTIME() is never NULL, as Flink shows it)
             extras.append(f"AS {node.sql(dialect=Flink, identify=True)}")
         order = table.in_order(names)  # (as declared)
         names, types, nulls, extras = ([xs[i] for i in order]
@@ -953,7 +953,8 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
                          "type": [T.type_name(f.type) + (" *ROWTIME*" if f.rowtime else
                                                          " *PROCTIME*" if f.proctime else "")
                                   for f in fields],
-                         "null": [True] * len(fields), "key": none, "extras": none,
+                         "null": [not f.proctime for f in fields], "key": none,
+                         "extras": none,
                          "watermark": none})
     raise BindError(f"unknown table or view {stmt.name!r}", span=span, sql=script)
 

@@ -156,3 +156,19 @@ def test_streaming_tableau_escapes_control_characters() -> None:
     out = io.StringIO()
     show_changelog(iter([batch]), out)
     assert out.getvalue() == "+I[a\\nb, \\x1b[2J]\n+I[<NULL>, NULL]\n"
+
+
+def test_describe_shows_an_empty_cell_blank(tmp_path: Path) -> None:
+    """A statement's table (DESCRIBE, SHOW) shows NULL as a blank cell, as Flink's client
+    prints it (PyFlink 2.3's DESCRIBE of this table, but the type of PROCTIME(), Flink's
+    TIMESTAMP_LTZ(3)); a query's NULL is <NULL>."""
+    path = tmp_path / "d.sql"
+    path.write_text("CREATE TABLE s (a INT NOT NULL, b STRING, pt AS PROCTIME(), PRIMARY KEY (a)"
+                    " NOT ENFORCED) WITH ('connector' = 'datagen');\nDESCRIBE s;\n")
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.stderr
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in result.stdout.splitlines()[3:6]]
+    assert rows == [["a", "INT", "FALSE", "PRI(a)", "", ""],
+                    ["b", "STRING", "TRUE", "", "", ""],
+                    ["pt", "TIMESTAMP(3) *PROCTIME*", "FALSE", "", "AS PROCTIME()", ""]]

@@ -375,7 +375,7 @@ def test_ddl_findings_of_a_probe_against_pyflink() -> None:
 
 def test_describe_as_pyflink() -> None:
     """PyFlink 2.3's DESCRIBE of this table, cell for cell, but the PROCTIME() column's type
-    and nullability (ours is a TIMESTAMP(3); Flink's a TIMESTAMP_LTZ(3) NOT NULL): time
+    (ours is a TIMESTAMP(3); Flink's a TIMESTAMP_LTZ(3); both NOT NULL, ours was NULL): time
     attributes marked, the watermark by its expression, names quoted, empty cells NULL (they
     were '', the watermark "`ts` AS ts - ...")."""
     s = sqlengine.connect()
@@ -390,10 +390,10 @@ def test_describe_as_pyflink() -> None:
         ("amount", "DOUBLE", True, None, None, None),
         ("ts", "TIMESTAMP(3) *ROWTIME*", True, None, None, "`ts` - INTERVAL '5' SECOND"),
         ("cost", "DOUBLE", True, None, "AS `amount` * 2", None),
-        ("proc", "TIMESTAMP(3) *PROCTIME*", True, None, "AS PROCTIME()", None)]
+        ("proc", "TIMESTAMP(3) *PROCTIME*", False, None, "AS PROCTIME()", None)]
     s.execute("CREATE VIEW v AS SELECT ts, proc, id FROM t2")
-    assert [r["type"] for r in s.execute("DESCRIBE v")[0].table.to_pylist()] == [
-        "TIMESTAMP(3) *ROWTIME*", "TIMESTAMP(3) *PROCTIME*", "INT"]
+    assert [(r["type"], r["null"]) for r in s.execute("DESCRIBE v")[0].table.to_pylist()] == [
+        ("TIMESTAMP(3) *ROWTIME*", True), ("TIMESTAMP(3) *PROCTIME*", False), ("INT", True)]
     assert s.execute("SHOW CURRENT CATALOG")[0].table.column_names == ["current catalog name"]
     assert s.execute("SHOW CURRENT DATABASE")[0].table.column_names == [
         "current database name"]
