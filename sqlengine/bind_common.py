@@ -77,16 +77,17 @@ def requalify(scope: Scope, alias: str) -> Scope:
 
 
 def unique_names(names: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
+    """``names`` made unique as Calcite's validator makes them (Flink's column names): a name
+    taken already gets the first of 0, 1, 2, ... that makes it new (a, a0, a1; they were a,
+    a1, a2, so a view's ``a0`` was not found)."""
+    used: set[str] = set()
     out = []
     for n in names:
-        key = n.lower()
-        if key in seen:
-            seen[key] += 1
-            out.append(f"{n}{seen[key] - 1}")
-        else:
-            seen[key] = 1
-            out.append(n)
+        name, attempt = n, 0
+        while name.lower() in used:
+            name, attempt = f"{n}{attempt}", attempt + 1
+        used.add(name.lower())
+        out.append(name)
     return out
 
 
