@@ -13,8 +13,9 @@ from sqlglot import exp
 from sqlengine import functions
 from sqlengine import types as T
 from sqlengine.bitmap import is_bitmap
-from sqlengine.errors import BindError, NotSupportedError, ParseError
+from sqlengine.errors import BindError, NotSupportedError, ParseError, Span
 from sqlengine.functions_time import WALL_CLOCK
+from sqlengine.parser import node_span
 from sqlengine.plan.expressions import Call, Case, Cast, Expr, Literal
 from sqlengine.variant import is_variant
 
@@ -63,7 +64,28 @@ def data_type(node: exp.DataType, binder: ExprBinder, at: exp.Expression) -> pa.
     try:
         return T.parse_type(text)
     except BindError as e:
-        raise binder.error(BindError, e.message, at) from None
+        raise BindError(e.message, span=_type_span(binder, text, at), sql=binder.script) \
+            from None
+
+
+def _type_span(binder: ExprBinder, text: str, at: exp.Expression) -> Span:
+    """Where the type ``text`` stands in ``at`` (CAST(x AS t), RETURNING t): its first word
+    after the last AS or RETURNING before it (the caret was on ``at``'s first token, x)."""
+    import re
+
+    span = node_span(at, binder.query, binder.script)
+    word = re.match(r"\w+", text)
+    if word is None:
+        return span
+    found = None
+    pattern = re.compile(rf"\b(?:AS|RETURNING)\s+({re.escape(word.group())})\b", re.I)
+    for m in pattern.finditer(binder.script, span.start):
+        found = m
+        break
+    if found is None:
+        return span
+    return Span.from_offset(binder.script, found.start(1),
+                            found.start(1) + len(found.group(1)))
 
 
 def signature(binder: ExprBinder, name: str, n: int,

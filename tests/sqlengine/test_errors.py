@@ -142,6 +142,19 @@ def test_bad_type_name() -> None:
     assert e.span.column == 17
 
 
+@pytest.mark.parametrize(("sql", "word"), [
+    ("SELECT CAST(1 AS INTEGR)", "INTEGR"),
+    ("SELECT TRY_CAST(1 as  integr)", "integr"),
+    ("SELECT CAST(CAST(1 AS INT) AS DECIMAL(50, 2))", "DECIMAL"),
+    ("SELECT JSON_VALUE('{}', '$.a' RETURNING INTEGR)", "INTEGR"),
+])
+def test_a_bad_type_in_an_expression_is_pointed_at(sql: str, word: str) -> None:
+    """The caret stands on the type (it stood on the CAST's first argument)."""
+    e = _err(sql, BindError)
+    assert e.span.column == sql.rindex(word) + 1
+    assert e.span.end - e.span.start == len(word)
+
+
 def test_window_tvf_needs_a_time_attribute() -> None:
     e = _err("CREATE TABLE t (a INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen'); "
              "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' MINUTES))",
