@@ -431,7 +431,7 @@ class Session:
         elif result_type is not None:
             raise BindError(f"create_function {name!r}: the function declares its result "
                             "type already")
-        if functions.lookup(name) is not None or name.lower() in functions.AGGREGATES:
+        if functions.is_own_name(name):
             raise BindError(f"create_function {name!r}: a built-in function has that name")
         if name.lower() in self.catalog.functions and not replace:
             raise BindError(f"function {name!r} already exists")

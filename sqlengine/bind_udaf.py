@@ -40,9 +40,35 @@ class PythonAgg(exp.Expression, exp.AggFunc):
         return self.name.upper()
 
 
-def mark_python_aggregates(tree: exp.Expression, udfs: Mapping[str, str]) -> None:
+def _calls_as_written(tree: exp.Expression, udfs: Mapping[str, str], sql: str) -> None:
+    """A call of a session function whose name sqlglot reads as a function of its own (FIRST,
+    LAST, MODE, AGG) as the anonymous call it is, by its name in the SQL text. (Such a call
+    was bound as sqlglot's function and refused as not supported.)"""
+    for node in list(tree.find_all(exp.Func)):
+        if isinstance(node, exp.Anonymous | PythonAgg):
+            continue
+        start, end = node.meta.get("start"), node.meta.get("end")
+        if not isinstance(start, int) or not isinstance(end, int):
+            continue
+        name = sql[start:end + 1].strip("`")
+        if name.lower() not in udfs or not sql[end + 1:].lstrip().startswith("("):
+            continue
+        args: list[exp.Expression] = []
+        for key in node.arg_types:
+            value = node.args.get(key)
+            args.extend(value if isinstance(value, list) else [] if value is None else [value])
+        call = exp.Anonymous(this=name, expressions=args)
+        call.meta.update(node.meta)
+        node.replace(call)
+
+
+def mark_python_aggregates(tree: exp.Expression, udfs: Mapping[str, str],
+                           sql: str | None = None) -> None:
     """Turn the calls of Python aggregate functions in ``tree`` into PythonAgg nodes (in
-    place; the nodes keep their positions in the SQL text)."""
+    place; the nodes keep their positions in the SQL text); ``sql``: the text the nodes'
+    positions are in, to find the session's functions sqlglot reads as its own."""
+    if sql is not None and udfs:
+        _calls_as_written(tree, udfs, sql)
     for node in list(tree.find_all(exp.Anonymous, exp.BitmapOrAgg)):
         if isinstance(node, exp.BitmapOrAgg):  # (sqlglot knows BITMAP_OR_AGG by name)
             name, args = "BITMAP_OR_AGG", [node.this]

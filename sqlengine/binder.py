@@ -201,7 +201,7 @@ class Binder:
 
     def query(self, node: exp.Expression, ctes: dict[str, Relation]) -> Relation:
         """A query (SELECT, UNION, VALUES, a parenthesised query) with its WITH clause."""
-        mark_python_aggregates(node, self.catalog.functions)
+        mark_python_aggregates(node, self.catalog.functions, self.query_text.sql)
         return self.relations.query(node, ctes)
 
     def nested(self, query: QueryText, script: str) -> Binder:

@@ -455,6 +455,24 @@ def callable_names() -> list[str]:
     return sorted(names)
 
 
+# Names of the engine's own that SHOW FUNCTIONS does not list (as Flink's does not): the
+# window table functions, the group windows and their auxiliaries, the grouping functions.
+_OTHER_OWN_NAMES = frozenset({
+    "APPROX_COUNT_DISTINCT", "GROUPING", "GROUPING_ID", "GROUP_ID", "TUMBLE", "HOP",
+    "SESSION", "CUMULATE", "UNNEST", "FIRST_VALUE", "LAST_VALUE", "NTH_VALUE",
+    *(f"{w}_{part}" for w in ("TUMBLE", "HOP", "SESSION")
+      for part in ("START", "END", "ROWTIME", "PROCTIME")),
+})
+
+
+def is_own_name(name: str) -> bool:
+    """``name`` calls one of the engine's functions (a session function may not take it: a
+    call would reach the built-in one, or the built-in one no longer be reached)."""
+    upper = name.upper()
+    return lookup(name) is not None or upper in _OTHER_OWN_NAMES or \
+        upper in callable_names()
+
+
 def lookup(name: str) -> Signature | None:
     """The signature of a scalar function by (case-insensitive) name or alias."""
     key = name.lower()
