@@ -39,11 +39,12 @@ from sqlengine.errors import (  # noqa: E402
 if TYPE_CHECKING:
     from sqlengine.api import Session, connect
     from sqlengine.functions_python import udaf, udf, udtf
+    from sqlengine.python_row import Row
     from sqlengine.query import Query
 
 _DOOR = {"connect": "sqlengine.api", "Session": "sqlengine.api", "Query": "sqlengine.query",
          "udf": "sqlengine.functions_python", "udtf": "sqlengine.functions_python",
-         "udaf": "sqlengine.functions_python"}
+         "udaf": "sqlengine.functions_python", "Row": "sqlengine.python_row"}
 
 
 # PEP 249's module globals and exceptions (the cursor lives in sqlengine/dbapi.py).
@@ -89,6 +90,7 @@ __all__ = [
     "ParseError",
     "PlanError",
     "Query",
+    "Row",
     "Session",
     "SqlEngineError",
     "connect",

@@ -298,21 +298,21 @@ def refuse_language(language: str | None, name: str) -> None:
 
 def python_arguments(values: pa.Array | pa.ChunkedArray) -> list[object]:
     """A column's values as a Python function receives them: to_pylist's, a MAP as a dict,
-    at any depth, as PyFlink passes one (Arrow gives a list of (key, value) pairs, in which
-    ``'a' in m`` was False); a MAP whose keys cannot be dict keys stays a list of pairs."""
+    a ROW as a Row (sqlengine.Row), at any depth, as PyFlink passes them (Arrow gives a MAP
+    as a list of (key, value) pairs, in which ``'a' in m`` was False, and a ROW as a dict, on
+    which ``r[0]`` and ``r.name`` failed); a MAP whose keys cannot be dict keys stays a list
+    of pairs."""
     out = values.to_pylist()
-    if not _holds_map(values.type):
+    if not _holds_map_or_row(values.type):
         return out
     return [_with_dicts(v, values.type) for v in out]
 
 
-def _holds_map(t: pa.DataType) -> bool:
-    if pa.types.is_map(t):
+def _holds_map_or_row(t: pa.DataType) -> bool:
+    if pa.types.is_map(t) or pa.types.is_struct(t):
         return True
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return _holds_map(t.value_type)
-    if pa.types.is_struct(t):
-        return any(_holds_map(t.field(i).type) for i in range(t.num_fields))
+        return _holds_map_or_row(t.value_type)
     return False
 
 
@@ -328,6 +328,9 @@ def _with_dicts(v: object, t: pa.DataType) -> object:
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return [_with_dicts(x, t.value_type) for x in v]
     if pa.types.is_struct(t):
-        return {t.field(i).name: _with_dicts(v[t.field(i).name], t.field(i).type)
-                for i in range(t.num_fields)}
+        from sqlengine.python_row import of
+
+        return of(tuple(t.field(i).name for i in range(t.num_fields)),
+                  tuple(_with_dicts(v[t.field(i).name], t.field(i).type)
+                        for i in range(t.num_fields)))
     return v

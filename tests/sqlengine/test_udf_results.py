@@ -142,3 +142,37 @@ def test_a_map_argument_is_a_dict() -> None:
     assert rows == [{"k": "a", "v": 1}, {"k": "b", "v": 2}]
     assert s.sql("SELECT keys(MAP['b', x, 'a', x]) AS ks FROM t").collect().to_pylist() == \
         [{"ks": "a,b"}]
+
+
+def test_a_row_argument_is_a_row_as_pyflink_passes_it() -> None:
+    """A ROW argument answers by position, by name and as an attribute, and unpacks to its
+    values, as PyFlink's Row (it was a dict: r[0] and r.a failed, ``a, b = r`` gave the
+    names); nested ROWs too; a function may return a Row."""
+    import pickle
+
+    from sqlengine import Row
+
+    s = sqlengine.connect()
+
+    def text(r: Row) -> str:
+        a, b, _, _ = r
+        return f"{r[0]}|{r['b']}|{r.a}|{a}|{b}|{r.as_dict()}|{r.nest.k}|{r.arr[0].z}"
+
+    s.create_function("text_of", text, result_type="STRING")
+    s.create_function("twice", lambda r: Row(x=r.a * 2, y=r.b.upper()),
+                      result_type="ROW<x INT, y STRING>")
+    s.create_function("plain", lambda r: Row(r.a, "z"), result_type="ROW<x INT, y STRING>")
+    arg = ("CAST(ROW(a, b, ROW(a), ARRAY[ROW(a + 1)]) AS ROW<a INT, b STRING, nest ROW<k INT>,"
+           " arr ARRAY<ROW<z INT>>>)")
+    rows = s.sql(f"SELECT text_of({arg}) AS s, twice({arg}) AS t, plain({arg}) AS p "
+                 "FROM (VALUES (1, 'x'), (2, 'y')) AS v(a, b)").collect().to_pylist()
+    assert rows == [
+        {"s": "1|x|1|1|x|{'a': 1, 'b': 'x', 'nest': Row(k=1), 'arr': [Row(z=2)]}|1|2",
+         "t": {"x": 2, "y": "X"}, "p": {"x": 1, "y": "z"}},
+        {"s": "2|y|2|2|y|{'a': 2, 'b': 'y', 'nest': Row(k=2), 'arr': [Row(z=3)]}|2|3",
+         "t": {"x": 4, "y": "Y"}, "p": {"x": 2, "y": "z"}}]
+    r = Row(a=1, b=Row(c=2))
+    assert pickle.loads(pickle.dumps(r)) == r and r.as_dict(recursive=True) == \
+        {"a": 1, "b": {"c": 2}}
+    with pytest.raises(AttributeError, match="no field 'c'"):
+        _ = r.c
