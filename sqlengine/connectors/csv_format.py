@@ -22,8 +22,10 @@ from sqlengine.connectors.csv_quotes import QuoteScan
 from sqlengine.connectors.text_rows import (
     JAVA_TEXT,
     BadValue,
+    at_line,
     bad_values,
     blank_lines,
+    earlier_error,
     finish,
     from_base64,
     jackson_decimal_texts,
@@ -55,15 +57,26 @@ def csv_quoting(options: dict[str, str]) -> tuple[str | None, str | None]:
 
 
 def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
-              stats: ReadStats, data: bytes | None = None,
-              first_line: int = 1, columns: list[int] | None = None
-              ) -> Iterator[pa.RecordBatch]:
+             stats: ReadStats, data: bytes | None = None,
+             first_line: int = 1, columns: list[int] | None = None
+             ) -> Iterator[pa.RecordBatch]:
     """CSV rows of a file (or of ``data``, lines from ``first_line`` of the stream ``path``
     names: errors say path:line either way). With ``columns``, only those are converted (as
     Flink's csv format decodes only the projected fields: a value in another column is not
-    read, so not checked); the others come as NULL."""
+    read, so not checked); the others come as NULL. The first bad line is the one named."""
     if data is None:
         data = Path(path).read_bytes()
+    try:
+        yield from _read_csv(path, options, schema, stats, data, first_line, columns)
+    except ConnectorError as e:  # (a malformed row: a line before it may hold a bad value)
+        earlier_error(e, data, first_line, lambda head: list(
+            _read_csv(path, options, schema, ReadStats(), head, first_line, columns)))
+        raise
+
+
+def _read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
+              stats: ReadStats, data: bytes, first_line: int, columns: list[int] | None
+              ) -> Iterator[pa.RecordBatch]:
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
     emptied: list[int] = []  # (lines of invalid UTF-8 skipped: not blank lines)
     data = valid_utf8(path, data, ignore, stats, first_line, "csv", emptied)
@@ -165,6 +178,7 @@ def read_csv(path: Path | str, options: dict[str, str], schema: pa.Schema,
             lines = record_lines()
             line = int(lines[row - 1]) if 0 < row <= len(lines) else row + first_line - 1
             msg = f"{path}:{line}: malformed CSV row: {message_head(str(e))}"
+            raise at_line(ConnectorError(msg), line) from None
         raise ConnectorError(msg) from None
     lines: Callable[[], np.ndarray] = record_lines
     if bad_rows:
@@ -218,7 +232,7 @@ def _without_quote_faults(data: bytes, quote: str, delimiter: str, path: Path | 
         line = data.count(b"\n", 0, faults[0][0]) + first_line
         msg = (f"{path}:{line}: malformed CSV row: {faults[0][2]} (set "
                "'csv.ignore-parse-errors' = 'true' to skip such rows)")
-        raise ConnectorError(msg)
+        raise at_line(ConnectorError(msg), line)
     kept, at = [], 0
     for start, end, _ in faults:
         if start < at:

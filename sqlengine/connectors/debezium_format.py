@@ -26,7 +26,7 @@ from sqlengine.connectors.json_format import (
     _json_read_type,
     iso_timestamps,
 )
-from sqlengine.connectors.text_rows import finish, valid_utf8
+from sqlengine.connectors.text_rows import earlier_error, finish, valid_utf8
 from sqlengine.errors import ConnectorError
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
@@ -46,7 +46,13 @@ def read_debezium(path: Path | str, options: dict[str, str], schema: pa.Schema,
     read_schema = pa.schema([("payload", event)]) if wrapped else pa.schema(list(event))
     # (tombstones: a line holding only null)
     data = b"\n".join(b"" if line.strip() == b"null" else line for line in data.split(b"\n"))
-    table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line, _OPTION)
+    try:
+        table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line,
+                                    _OPTION)
+    except ConnectorError as e:
+        earlier_error(e, data, first_line, lambda head: list(
+            read_debezium(path, options, schema, ReadStats(), head, first_line)))
+        raise
     if wrapped:
         payload = table.column("payload").combine_chunks()
         before, after, op = (pc.struct_field(payload, [i]) for i in range(3))

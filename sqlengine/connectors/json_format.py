@@ -36,7 +36,9 @@ from sqlengine.connectors.json_values import (
 )
 from sqlengine.connectors.text_rows import (
     BadValue,
+    at_line,
     bad_values,
+    earlier_error,
     finish,
     from_base64,
     jackson_decimal_texts,
@@ -95,12 +97,17 @@ def read_json(path: Path | str, options: dict[str, str], schema: pa.Schema,
             # line (an array's objects each): the lines are read one by one, naming a bad one)
             raise pa.ArrowInvalid("not one JSON object a line")
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        if fail_missing or has_map:
-            # Error path (or ignore-parse-errors): parse line by line to name the bad line.
-            table, lines = _json_lines(path, data, read_schema, ignore, fail_missing, stats,
-                                       first_line)
-        else:
-            table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line)
+        try:
+            if fail_missing or has_map:
+                # Error path (or ignore-parse-errors): parse line by line to name the bad line.
+                table, lines = _json_lines(path, data, read_schema, ignore, fail_missing,
+                                           stats, first_line)
+            else:
+                table, lines = _json_blocks(path, data, read_schema, ignore, stats, first_line)
+        except ConnectorError as e:
+            earlier_error(e, data, first_line, lambda head: list(
+                read_json(path, options, schema, ReadStats(), head, first_line)))
+            raise
     converted, ok, detail = _convert_text_types(table, schema, ignore,
                                                 iso_timestamps(options, "json"))
     yield from finish(converted, ok, lines, path, ignore, stats, "json", detail)
@@ -188,7 +195,7 @@ def _json_blocks(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: 
             return
         msg = (f"{path}:{no}: cannot parse JSON row: {_why(raw, e, read_schema)}; set "
                f"'{option}' = 'true' to skip such rows")
-        raise ConnectorError(msg) from None
+        raise at_line(ConnectorError(msg), no) from None
 
     def take(chunk: list[tuple[int, bytes]]) -> None:
         while chunk:
@@ -351,7 +358,7 @@ def _json_rows(path: Path | str, data: bytes, read_schema: pa.Schema, ignore: bo
                 continue
             msg = (f"{path}:{no}: cannot parse JSON row: {e}; set 'json.ignore-parse-errors'"
                    " = 'true' to skip such rows")
-            raise ConnectorError(msg) from None
+            raise at_line(ConnectorError(msg), no) from None
         rows.extend(line_rows)
         lines.extend([no] * len(line_rows))
     return pa.Table.from_pylist(rows, schema=read_schema), np.array(lines, dtype=np.int64)

@@ -250,3 +250,20 @@ def jackson_decimal_texts(col: pa.Array) -> pa.Array:
     wide = WIDE_DECIMALS
     others = per_distinct(col.filter(rest), lambda v: str(wide.normalize(v)), pa.string())
     return pc.replace_with_mask(text, rest, others)
+
+
+def at_line(e: ConnectorError, line: int) -> ConnectorError:
+    """``e``, which names ``line`` as one that cannot be parsed (for earlier_error)."""
+    e.line = line  # type: ignore[attr-defined]
+    return e
+
+
+def earlier_error(e: ConnectorError, data: bytes, first_line: int,
+                  read: Callable[[bytes], object]) -> None:
+    """Raise the error of a line before the one ``e`` names (a line that is no JSON or CSV
+    row), if one is bad in a way found after parsing (a value its column cannot hold, an unknown
+    operation): the first bad line is the one named. (The later line was named: the lines
+    are parsed before their values are checked.) ``read`` reads lines as the format does."""
+    line = getattr(e, "line", None)
+    if isinstance(line, int) and line > first_line:
+        read(b"\n".join(data.split(b"\n")[:line - first_line]))
