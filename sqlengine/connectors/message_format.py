@@ -235,7 +235,11 @@ def _csv(msgs: Messages, options: dict[str, str], schema: pa.Schema, stats: Read
     from sqlengine.connectors.csv_format import csv_quoting
 
     quote, escape = (c.encode() if c else None for c in csv_quoting(options))
+    comments = options.get("csv.allow-comments", "false").lower() == "true"
     for i, raw in enumerate(msgs.data):
+        if comments and all(line.startswith(b"#") or not line.strip()
+                            for line in raw.split(b"\n")) and raw.strip():
+            continue  # (a comment: no row, as Flink's format reads none from it; it was bad)
         if not raw.strip():
             flush()
             _bad(msgs, i, "empty message (no row)", "csv", ignore, stats)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sqlengine.plan.nodes import Schema
 
 FORMATS = ("json", "csv", "raw")
+_MAX_EXPIRY = 2**32 - 1
 _NOT_IMPLEMENTED = {
     "scan.bounded.mode": "an MQTT topic has no end to read to (end the query with LIMIT)",
     "scan.startup.mode": "a subscription receives what is published after it (and what the "
@@ -78,6 +79,21 @@ class Mqtt(Connector):
         if "session-expiry" in options and "client-id" not in options:
             raise fail("session-expiry", "option 'session-expiry' is only read with "
                        "'client-id' (a persistent session): it would be ignored")
+        if options.get("client-id") == "":
+            raise fail("client-id", "option 'client-id' is empty: the broker would draw an "
+                       "id for each connection (no persistent session); leave it out, or "
+                       "name the session")
+        if "session-expiry" in options and \
+                not 0 <= int(options["session-expiry"]) <= _MAX_EXPIRY:
+            raise fail("session-expiry", "option 'session-expiry' is seconds, 0 to "
+                       f"{_MAX_EXPIRY} (MQTT's four bytes); got {options['session-expiry']!r}")
+        if "password" in options and "username" not in options:
+            raise fail("password", "option 'password' is only sent with 'username': it "
+                       "would be ignored")
+        if "json.encode.decimal-as-plain-number" in options:
+            raise fail("json.encode.decimal-as-plain-number", "option "
+                       "'json.encode.decimal-as-plain-number' is an option of writing, and "
+                       "the mqtt connector is a source only: it would be ignored")
 
     def check_columns(self, options: dict[str, str], schema: Schema, fail: Fail) -> None:
         if options.get("format") == "raw" and len(schema.fields) != 1:

@@ -44,8 +44,8 @@ def parse_servers(text: str) -> tuple[str, int]:
                "are not implemented")
         raise ValueError(msg)
     host, _, port = rest.rstrip("/").rpartition(":")
-    if not host or not port.isdigit():
-        msg = f"option 'servers' must be tcp://host:port, got {text!r}"
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        msg = f"option 'servers' must be tcp://host:port (port 1 to 65535), got {text!r}"
         raise ValueError(msg)
     return host, int(port)
 
@@ -83,7 +83,7 @@ class MqttReader:
         host, port = parse_servers(servers)
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                              protocol=mqtt.MQTTv5, manual_ack=True)
-        if self.options.get("username"):
+        if "username" in self.options:  # (an empty one too: MQTT sends it)
             client.username_pw_set(self.options["username"], self.options.get("password"))
         client.on_message = self._on_message
         connected = threading.Event()

@@ -60,6 +60,8 @@ _NOT_IMPLEMENTED = {
     "json.map-null-key.mode": "json maps are not supported",
     "raw.endianness": "the raw format reads STRING and BYTES only",
 }
+_MAX_SEQUENCE = 2**64 - 1  # (JetStream's sequences are unsigned 64-bit)
+_MAX_MILLIS = 253_402_300_799_999
 # NATS's rules for a consumer's name (no whitespace, '.', '*', '>', path separators).
 _DURABLE = re.compile(r"[^\s.*>/\\]+")
 
@@ -99,9 +101,14 @@ class Nats(Connector):
                            f"(here {mode!r}): it would be ignored")
             if mode == needs and key not in options:
                 raise fail(STARTUP, f"'{STARTUP}' = '{needs}' needs option {key!r}")
-        if OFFSET in options and int(options[OFFSET]) < 1:
-            raise fail(OFFSET, f"option {OFFSET!r} is a stream sequence, from 1; got "
-                       f"{options[OFFSET]!r}")
+        if OFFSET in options and not 1 <= int(options[OFFSET]) <= _MAX_SEQUENCE:
+            raise fail(OFFSET, f"option {OFFSET!r} is a stream sequence, 1 to "
+                       f"{_MAX_SEQUENCE}; got {options[OFFSET]!r}")
+        if TIMESTAMP in options and not 0 <= int(options[TIMESTAMP]) <= _MAX_MILLIS:
+            # (one past year 9999 failed in the reader with Python's "year ... is out of
+            # range", naming no option)
+            raise fail(TIMESTAMP, f"option {TIMESTAMP!r} is milliseconds since 1970-01-01 "
+                       f"UTC, 0 to {_MAX_MILLIS} (9999-12-31); got {options[TIMESTAMP]!r}")
         durable = options.get("durable")
         if durable is not None and _DURABLE.fullmatch(durable) is None:
             raise fail("durable", f"option 'durable' must be a JetStream consumer name (no "
@@ -125,6 +132,13 @@ class Nats(Connector):
         return options.get("format") == "debezium-json"
 
     def check_sink(self, options: dict[str, str]) -> None:
+        subject = options.get("subject", "")
+        if any(token in ("*", ">") for token in subject.split(".")):
+            # (a wildcard filters what a reader takes; a message published to 'a.*' was
+            # stored under that very subject, which no reader of a.b receives)
+            msg = (f"option 'subject' = {subject!r} holds a wildcard: a nats sink publishes "
+                   "to one subject")
+            raise ConnectorError(msg)
         fmt = options.get("format", "json")
         if fmt not in SINK_FORMATS:
             msg = (f"writing the {fmt} format to nats is not supported (it is read as a "

@@ -37,9 +37,11 @@ class NatsIO:
         try:
             self.nc = self.run(nats.connect(self.servers, connect_timeout=5, error_cb=keep,
                                             max_reconnect_attempts=2, allow_reconnect=False))
-        except Exception as e:  # (the client's errors: no server, refused)
+        except Exception as e:  # (the client's errors: no server, refused, timed out)
             self.loop.close()
-            msg = f"table {table!r}: cannot connect to NATS at {self.servers!r}: {e}"
+            why = str(e) or ("timed out" if isinstance(e, TimeoutError) else
+                             type(e).__name__)
+            msg = f"table {table!r}: cannot connect to NATS at {self.servers!r}: {why}"
             raise ConnectorError(msg) from None
         self.js = self.nc.jetstream()
 
@@ -51,3 +53,35 @@ class NatsIO:
             self.run(self.nc.close())
         finally:
             self.loop.close()
+
+
+def stream_info(io: NatsIO, stream: str, subject: str) -> Any:
+    """JetStream stream ``stream``'s info, checked to take ``subject`` (a sink's messages or a
+    source's filter); an error names the table, the stream and the subject."""
+    try:
+        info = io.run(io.js.stream_info(stream))
+    except Exception as e:
+        msg = f"table {io.table!r}: JetStream stream {stream!r}: {type(e).__name__}: {e}"
+        raise ConnectorError(msg) from None
+    subjects = list(info.config.subjects or ())  # (none: a mirror's, a sourcing one's)
+    if subjects and not any(subject_within(subject, p) for p in subjects):
+        msg = (f"table {io.table!r}: option 'subject' = {subject!r} is not among the "
+               f"subjects of JetStream stream {stream!r}: {', '.join(map(repr, subjects))}")
+        raise ConnectorError(msg)
+    return info
+
+
+def subject_within(subject: str, pattern: str) -> bool:
+    """Whether every subject ``subject`` (a filter, with ``*`` / ``>`` wildcards) matches is
+    one ``pattern`` matches (NATS's subset rule: a stream's subject the table's filters)."""
+    have, want = subject.split("."), pattern.split(".")
+    for i, p in enumerate(want):
+        if p == ">":
+            return len(have) > i
+        if i >= len(have):
+            return False
+        if p != "*" and (p != have[i] or have[i] in ("*", ">")):
+            return False
+        if p == "*" and have[i] == ">":
+            return False
+    return len(have) == len(want)

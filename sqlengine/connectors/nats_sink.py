@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 
 from sqlengine.connectors.base import SinkWriter
 from sqlengine.connectors.message_format import encode
-from sqlengine.connectors.nats_client import NatsIO
+from sqlengine.connectors.nats_client import NatsIO, stream_info
 from sqlengine.errors import ConnectorError
 
 MSG_ID = "Nats-Msg-Id"
@@ -115,7 +115,17 @@ class NatsWriter(SinkWriter):
     @property
     def io(self) -> NatsIO:
         if self._io is None:
-            self._io = NatsIO(self.table, self.options)
+            io = NatsIO(self.table, self.options)
+            if self.stream is not None:
+                # (the stream and that it takes the subject, before publishing: a publish
+                # to a stream that does not exist, or expects another, was never
+                # acknowledged, and failed after 60 s naming neither)
+                try:
+                    stream_info(io, self.stream, self.subject)
+                except ConnectorError:
+                    io.close()
+                    raise
+            self._io = io
         return self._io
 
     def write(self, batch: pa.RecordBatch, kinds: pa.Array | None = None) -> None:

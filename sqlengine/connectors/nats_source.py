@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from sqlengine.connectors.base import SourceRead
 from sqlengine.connectors.message_format import Messages, decode
-from sqlengine.connectors.nats_client import NatsIO
+from sqlengine.connectors.nats_client import NatsIO, stream_info
 from sqlengine.errors import ConnectorError
 
 _FETCH = 1000  # messages per fetch
@@ -149,18 +149,7 @@ class NatsReader:
 
     # -- reading -----------------------------------------------------------------------------
     def _batches(self, io: NatsIO) -> Iterator[pa.RecordBatch | None]:
-        try:
-            info = io.run(io.js.stream_info(self.stream))
-        except Exception as e:
-            msg = (f"table {self.table!r}: JetStream stream {self.stream!r}: "
-                   f"{type(e).__name__}: {e}")
-            raise ConnectorError(msg) from None
-        subjects = list(info.config.subjects or ())  # (none: a mirror's, a sourcing one's)
-        if subjects and not any(subject_within(self.subject, p) for p in subjects):
-            msg = (f"table {self.table!r}: option 'subject' = {self.subject!r} is not among "
-                   f"the subjects of JetStream stream {self.stream!r}: "
-                   f"{', '.join(map(repr, subjects))}")
-            raise ConnectorError(msg)
+        info = stream_info(io, self.stream, self.subject)
         cursor = self.read.cursor
         resumed = cursor.resume(self.key) if cursor is not None else None
         if resumed is not None:  # (a restored job: on after the last message read)
@@ -303,19 +292,3 @@ class NatsReader:
                 io.close()
         self.acked = at
         self.ends = {s: r for s, r in self.ends.items() if s > at}
-
-
-def subject_within(subject: str, pattern: str) -> bool:
-    """Whether every subject ``subject`` (a filter, with ``*`` / ``>`` wildcards) matches is
-    one ``pattern`` matches (NATS's subset rule: a stream's subject the table's filters)."""
-    have, want = subject.split("."), pattern.split(".")
-    for i, p in enumerate(want):
-        if p == ">":
-            return len(have) > i
-        if i >= len(have):
-            return False
-        if p != "*" and (p != have[i] or have[i] in ("*", ">")):
-            return False
-        if p == "*" and have[i] == ">":
-            return False
-    return len(have) == len(want)

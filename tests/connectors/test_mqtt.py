@@ -252,3 +252,20 @@ def test_a_scheme_or_topic_it_cannot_honour_is_refused_at_create(option: str, va
                   f"{text})")
     s.execute("CREATE TABLE ok (v STRING) WITH ('connector' = 'mqtt', 'format' = 'raw', "
               "'servers' = 'mqtt://127.0.0.1:1883', 'topic' = 'a/+/#')")
+
+
+@pytest.mark.parametrize(("extra", "option"), [
+    (", 'password' = 'secret'", "password"),
+    (", 'client-id' = '', 'session-expiry' = '600'", "client-id"),
+    (", 'client-id' = 'c', 'session-expiry' = '99999999999'", "session-expiry"),
+    (", 'servers' = 'tcp://127.0.0.1:99999'", "servers"),
+    (", 'json.encode.decimal-as-plain-number' = 'true'", "json.encode.decimal-as-plain-number"),
+])
+def test_options_that_would_not_act_are_refused_at_create(extra: str, option: str) -> None:
+    """A password without a username was not sent; an empty client-id gave no persistent
+    session; a session expiry past MQTT's four bytes and a port past 65535 failed only at
+    connect; a write option of a source-only connector did nothing. Found by a probe."""
+    s = sqlengine.connect()
+    with pytest.raises(SqlEngineError, match=re.escape(f"option {option!r}")):
+        s.execute(f"CREATE TABLE m (v STRING) WITH ('connector' = 'mqtt', 'topic' = 'a'"
+                  f"{extra})")

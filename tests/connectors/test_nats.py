@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -178,6 +179,57 @@ def test_a_server_that_is_down_is_one_error_without_tracebacks(
     ("a", "a", True), ("a", "b", False), ("*", "a", False), ("x.y", ">", True),
     ("a.b", "*.b", True), ("a.c", "*.b", False)])
 def test_a_subject_within_a_streams_subject(subject: str, pattern: str, within: bool) -> None:
-    from sqlengine.connectors.nats_source import subject_within
+    from sqlengine.connectors.nats_client import subject_within
 
     assert subject_within(subject, pattern) is within
+
+
+def test_a_sink_checks_its_stream_and_subject_before_publishing(stream: tuple[str, str]
+                                                                ) -> None:
+    """A 'stream' that does not exist, or does not take the subject, is named at once (the
+    publish was never acknowledged: a 60 s wait, naming neither); a wildcard subject is
+    refused (a message was stored under the subject 'x.*' itself). Found by a probe."""
+    name, subject = stream
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE nostream (a INT) WITH ('connector' = 'nats', 'subject' = "
+              f"'{subject}', 'stream' = '{name}_none')")
+    started = time.monotonic()
+    with pytest.raises(SqlEngineError, match=f"JetStream stream '{name}_none'"):
+        s.execute("INSERT INTO nostream VALUES (1)")
+    assert time.monotonic() - started < 30  # (was 60 s; the answer comes at once)
+    s.execute(f"CREATE TABLE other (a INT) WITH ('connector' = 'nats', 'subject' = "
+              f"'{subject}x', 'stream' = '{name}')")
+    with pytest.raises(SqlEngineError, match=f"'{subject}x' is not among the subjects"):
+        s.execute("INSERT INTO other VALUES (1)")
+    for wild in (f"{subject}.*", f"{subject}.>", "*"):
+        s.execute(f"CREATE TABLE w (a INT) WITH ('connector' = 'nats', 'subject' = '{wild}')")
+        with pytest.raises(SqlEngineError, match="holds a wildcard"):
+            s.execute("INSERT INTO w VALUES (1)")
+        s.execute("DROP TABLE w")
+
+
+def test_comment_messages_are_skipped_with_allow_comments(stream: tuple[str, str]) -> None:
+    """'csv.allow-comments': a message of '#' lines is no row (it was a bad message: 'a csv
+    message must hold one row, this one holds 0')."""
+    name, subject = stream
+    _publish(subject, [b"1,a", b"# a comment", b"#two\n#lines", b"2,b"])
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE c (id INT, s STRING) WITH ('connector' = 'nats', 'subject' = "
+              f"'{subject}', 'stream' = '{name}', 'format' = 'csv', "
+              "'csv.allow-comments' = 'true', 'scan.bounded.mode' = 'latest-offset')")
+    q = s.sql("SELECT id, s FROM c")
+    assert q.collect().to_pylist() == [{"id": 1, "s": "a"}, {"id": 2, "s": "b"}]
+    assert q.skipped_rows == 0
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("scan.startup.timestamp-millis", "99999999999999999"),
+    ("scan.startup.specific-offset", "99999999999999999999999")])
+def test_positions_out_of_range_are_refused_at_create(option: str, value: str) -> None:
+    """(A timestamp past year 9999 failed in the reader with Python's 'year ... is out of
+    range'; a sequence past 2^64 - 1 with the server's 'invalid JSON'.)"""
+    mode = "timestamp" if "timestamp" in option else "sequence"
+    s = sqlengine.connect()
+    with pytest.raises(SqlEngineError, match=re.escape(f"option {option!r}")):
+        s.execute(f"CREATE TABLE t (a INT) WITH ('connector' = 'nats', 'subject' = 'x', "
+                  f"'stream' = 'y', 'scan.startup.mode' = '{mode}', '{option}' = '{value}')")

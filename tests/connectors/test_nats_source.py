@@ -139,7 +139,7 @@ def test_startup_by_timestamp_and_by_sequence(stream: tuple[str, str, str]) -> N
                                                "'sequence' .here 'earliest'.: it would be "
                                                "ignored"),
     (", 'scan.startup.mode' = 'sequence', 'scan.startup.specific-offset' = '0'",
-     "a stream sequence, from 1"),
+     "a stream sequence, 1 to"),
     (", 'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp-millis' = 'noon'",
      "'scan.startup.timestamp-millis' must be an integer"),
     (", 'csv.field-delimiter' = ';'", "an option of the csv format; this table's format is "
