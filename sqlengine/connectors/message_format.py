@@ -71,7 +71,7 @@ def check_format_options(options: dict[str, str], fail: Fail) -> None:
     if why_json is not None:
         raise fail("json.ignore-parse-errors", why_json)
     if "raw.charset" in options:
-        why = raw_format.charset_refusal(options["raw.charset"])
+        why = raw_format.charset_refusal(options["raw.charset"], lines=False)
         if why is not None:
             raise fail("raw.charset", why)
 

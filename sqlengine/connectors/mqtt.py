@@ -102,7 +102,7 @@ class Mqtt(Connector):
 
     def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
         if options.get("format", "json") == "raw":
-            return raw_format.type_refusal(t)
+            return raw_format.type_refusal(t, lines=False)
         if is_nested(t):
             return f"the mqtt connector does not read {type_name(t)} columns yet"
         return None

@@ -123,7 +123,7 @@ class Nats(Connector):
     def type_refusal(self, options: dict[str, str], t: pa.DataType) -> str | None:
         fmt = options.get("format", "json")
         if fmt == "raw":
-            return raw_format.type_refusal(t)
+            return raw_format.type_refusal(t, lines=False)
         if is_nested(t):
             return f"the nats connector does not read or write {type_name(t)} columns yet"
         return None

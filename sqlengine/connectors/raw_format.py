@@ -26,12 +26,15 @@ def charset(options: dict[str, str]) -> str:
     return options.get("raw.charset", "UTF-8")
 
 
-def charset_refusal(name: str) -> str | None:
-    """Why 'raw.charset' = ``name`` cannot be used (None: it can)."""
+def charset_refusal(name: str, lines: bool = True) -> str | None:
+    """Why 'raw.charset' = ``name`` cannot be used (None: it can); ``lines``: the values are
+    a file's lines (a message of NATS or MQTT is one value: any charset reads it)."""
     try:
         codecs.lookup(name)
     except LookupError:
         return f"option 'raw.charset': unknown charset {name!r}"
+    if not lines:
+        return None
     try:
         newline = "\n".encode(name)
     except UnicodeError:
@@ -43,9 +46,14 @@ def charset_refusal(name: str) -> str | None:
     return None
 
 
-def type_refusal(t: pa.DataType) -> str | None:
+def type_refusal(t: pa.DataType, lines: bool = True) -> str | None:
+    """Why a raw column cannot be of type ``t`` (None: it can); ``lines``: as for
+    charset_refusal."""
     if pa.types.is_string(t) or pa.types.is_binary(t):
         return None
+    if not lines:
+        return (f"the raw format reads and writes STRING or BYTES, not {type_name(t)} (a "
+                "number's bytes, 'raw.endianness', are not implemented)")
     return (f"the raw format holds one STRING or BYTES value per line, not {type_name(t)} "
             "(a number's bytes may hold a line break)")
 

@@ -233,3 +233,19 @@ def test_positions_out_of_range_are_refused_at_create(option: str, value: str) -
     with pytest.raises(SqlEngineError, match=re.escape(f"option {option!r}")):
         s.execute(f"CREATE TABLE t (a INT) WITH ('connector' = 'nats', 'subject' = 'x', "
                   f"'stream' = 'y', 'scan.startup.mode' = '{mode}', '{option}' = '{value}')")
+
+
+def test_raw_messages_in_a_charset_without_a_one_byte_line_break(stream: tuple[str, str]
+                                                                 ) -> None:
+    """A message is one value: 'raw.charset' = 'UTF-16LE' reads and writes it (it was refused
+    for a file's reason: 'a file's lines cannot be told apart')."""
+    name, subject = stream
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    s.execute(f"CREATE TABLE r (v STRING) WITH ('connector' = 'nats', 'subject' = "
+              f"'{subject}', 'stream' = '{name}', 'format' = 'raw', 'raw.charset' = "
+              "'UTF-16LE', 'scan.bounded.mode' = 'latest-offset')")
+    s.execute("INSERT INTO r VALUES ('héllo'), ('a\nb')")
+    assert s.sql("SELECT v FROM r").collect().column(0).to_pylist() == ["héllo", "a\nb"]
+    with pytest.raises(SqlEngineError, match=r"not INT .*'raw\.endianness'"):
+        s.execute(f"CREATE TABLE n (v INT) WITH ('connector' = 'nats', 'subject' = "
+                  f"'{subject}', 'format' = 'raw')")
