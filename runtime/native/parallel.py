@@ -52,6 +52,7 @@ from sqlengine.runtime.native.executor import (
     watermark_lag,
 )
 from sqlengine.runtime.native.factory import build_chain
+from sqlengine.runtime.native.fork_imports import forget_imports_of_other_threads
 from sqlengine.runtime.native.network import (
     BlockingWriter,
     Cancelled,
@@ -436,6 +437,7 @@ class ParallelExecutor:
 
     def _worker_main(self, slot: int) -> None:
         # Returning lets multiprocessing flush this process's queues before it exits.
+        forget_imports_of_other_threads()  # (before any import: one may be held for ever)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
         allocator.tune()  # (the process is ours, also under an embedding application)
         self.control.report = self._report_failure
