@@ -40,7 +40,7 @@ class ReduceAggregateInputs(OptimizerRule):
         >>> plan = plan_of("SELECT * FROM t JOIN (SELECT a, COUNT(*) AS n FROM u GROUP BY a) "
         ...                "AS g ON t.a = g.a", sized_catalog())
         >>> print(show(ReduceAggregateInputs().apply(plan, ctx).data))
-        Project: a, b, c, d, a AS a1, n
+        Project: a, b, c, d, a AS a0, n
           Join: inner, on=[a = a]
             Scan: t
             Project: a, $agg0 AS n

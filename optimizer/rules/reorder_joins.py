@@ -66,7 +66,7 @@ class ReorderJoins(OptimizerRule):
         ...     "SELECT * FROM t, t AS t2, u WHERE t.a = u.a AND t2.a = u.a"),
         ...     RuleContext()).data
         >>> print(show(ReorderJoins().apply(plan, RuleContext()).data))
-        Project: a, b, c, d, a AS a1, b AS b1, c AS c1, d AS d1, a AS a2, e
+        Project: a, b, c, d, a AS a0, b AS b0, c AS c0, d AS d0, a AS a1, e
           Project: a, b, c, d, a, b, c, d, a, e
             Join: inner, on=[a = a]
               Join: inner, on=[a = a]
