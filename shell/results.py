@@ -67,7 +67,7 @@ def show_tableau(stream: Iterator[pa.RecordBatch], out: TextIO, with_kind: bool)
     sep = ""
     for batch in stream:
         if not with_kind:
-            batch = batch.drop_columns(["op"])
+            batch = batch.drop_columns([batch.schema.names[0]])  # (the kinds: op, or op0)
         rows = _cells(batch)
         if widths is None:
             names = [visible(n) for n in batch.schema.names]

@@ -177,7 +177,9 @@ class Query:
 
     def stream(self) -> Iterator[pa.RecordBatch]:
         """Yield batches as they are produced, each with a leading ``op`` column holding the
-        row kind (+I, -U, +U, -D). Closing the iterator cancels the query."""
+        row kind (+I, -U, +U, -D); where the result has a column named op, the kinds' column
+        is the first of op0, op1, ... it has not (two columns named op lost one of them in
+        ``to_pydict()``). Closing the iterator cancels the query."""
         job = self._guarded(self._job)
         self._run = job
         kinds = pa.array(ROWKIND_NAMES)
@@ -190,7 +192,8 @@ class Query:
                     op = pa.array(["+I"] * batch.num_rows)
                 data = data_part(batch)
                 yield pa.RecordBatch.from_arrays([op, *data.columns],
-                                                 names=["op", *data.schema.names])
+                                                 names=[kind_name(data.schema.names),
+                                                        *data.schema.names])
         finally:
             runner.close()  # (closing cancels the job)
             self._finish(job)
@@ -198,3 +201,12 @@ class Query:
     def metrics(self) -> dict[str, dict[str, int]]:
         """Records in/out per operator of the last run (``vertex.operator`` keys)."""
         return dict(self._metrics)
+
+
+def kind_name(names: list[str]) -> str:
+    """The name of stream()'s row kind column beside the result's columns ``names``."""
+    taken = {n.lower() for n in names}
+    name, attempt = "op", 0
+    while name in taken:
+        name, attempt = f"op{attempt}", attempt + 1
+    return name

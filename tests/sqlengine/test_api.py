@@ -277,3 +277,22 @@ def test_a_rowtime_registered_from_microseconds_is_cut_to_milliseconds() -> None
     got = s.sql("SELECT COUNT(*) AS c, window_start FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), "
                 "INTERVAL '1' SECOND)) GROUP BY window_start, window_end").collect().to_pylist()
     assert got == [{"c": 1, "window_start": dt.datetime(2024, 1, 1)}]
+
+
+def test_stream_kinds_beside_a_column_named_op() -> None:
+    """A result column named op keeps its name; the kinds' column is op0 (two columns named
+    op: to_pydict() kept one, the kinds were lost without a word; found by a probe)."""
+    s = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    q = s.sql("SELECT op, COUNT(*) AS c FROM (VALUES ('buy'), ('buy'), ('sell')) AS t(op) "
+              "GROUP BY op")
+    rows: dict[str, int] = {}
+    for batch in q.stream():
+        assert batch.schema.names == ["op0", "op", "c"]
+        for kind, op, c in zip(*batch.to_pydict().values()):
+            if kind in ("+I", "+U"):
+                rows[op] = c
+            else:
+                rows.pop(op)
+    assert rows == {"buy": 2, "sell": 1}
+    plain = s.sql("SELECT 1 AS x")
+    assert next(iter(plain.stream())).schema.names == ["op", "x"]
