@@ -152,7 +152,9 @@ class Session:
         column itself), or from the Watermark elements an iterator yields between its batches
         (as the tests' TestStream does). An iterator may yield None for "no data yet"; with
         ``idle_timeout`` (a duration such as ``'100 ms'``) it is marked idle after that long
-        without data, so it stops holding back the watermark of what it feeds."""
+        without data, so it stops holding back the watermark of what it feeds. The rowtime
+        column is a TIMESTAMP(3), as an event-time attribute is in Flink: finer values (a
+        pandas DataFrame's nanoseconds) are cut to the millisecond."""
         self._check_open()
         self.catalog.add_table(memory_table(name, data, bounded=bounded, rowtime=rowtime,
                                             watermark=watermark, idle_timeout=idle_timeout),

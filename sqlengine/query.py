@@ -172,8 +172,19 @@ class Query:
         return self._guarded(lambda: self._run.stop_with_savepoint(savepoint))  # type: ignore[union-attr]
 
     def to_pandas(self) -> Any:
-        """``collect()`` as a pandas DataFrame."""
-        return self.collect().to_pandas()
+        """``collect()`` as a pandas DataFrame; an integer column holding a NULL is of pandas'
+        nullable integer type (Int64 ...), as DuckDB gives one (it was float64, which rounds a
+        BIGINT past 2**53)."""
+        table = self.collect()
+        frame = table.to_pandas()
+        for i, f in enumerate(table.schema):
+            if pa.types.is_integer(f.type) and table.column(i).null_count:
+                import pandas as pd
+
+                nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(),
+                            pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype()}
+                frame.isetitem(i, table.column(i).to_pandas(types_mapper=nullable.get))
+        return frame
 
     def stream(self) -> Iterator[pa.RecordBatch]:
         """Yield batches as they are produced, each with a leading ``op`` column holding the

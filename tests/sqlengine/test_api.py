@@ -296,3 +296,19 @@ def test_stream_kinds_beside_a_column_named_op() -> None:
     assert rows == {"buy": 2, "sell": 1}
     plain = s.sql("SELECT 1 AS x")
     assert next(iter(plain.stream())).schema.names == ["op", "x"]
+
+
+def test_to_pandas_keeps_a_bigint_beside_a_null() -> None:
+    """An integer column with a NULL is pandas' Int64, as DuckDB gives it (it was float64:
+    9007199254740993 came back as 9007199254740992.0; found by a probe)."""
+    s = sqlengine.connect()
+    sql = ("SELECT x, y FROM (VALUES (CAST(9007199254740993 AS BIGINT), 1), "
+           "(CAST(NULL AS BIGINT), 2)) AS t(x, y)")
+    frame = s.sql(sql).to_pandas()
+    assert str(frame["x"].dtype) == "Int64" and frame["x"][0] == 9007199254740993
+    assert frame["x"].isna().tolist() == [False, True]
+    assert frame["y"].dtype == "int32"  # (no NULL: numpy's type, as before)
+    import duckdb
+
+    expected = duckdb.sql(sql).df()
+    assert str(expected["x"].dtype) == "Int64"
