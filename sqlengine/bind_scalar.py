@@ -457,6 +457,9 @@ def python_literal(value: object, binder: ExprBinder, node: exp.Expression) -> L
     if isinstance(value, float):
         return Literal(value, T.DOUBLE)
     if isinstance(value, decimal.Decimal):
+        if value.is_finite() and value.as_tuple().exponent > 0:  # type: ignore[operator]
+            # (1E+5: its digits written out, 100000; its DECIMAL(1, 0) failed at run time)
+            value = decimal.Decimal(int(value))
         t = value.as_tuple()
         if not value.is_finite() or max(len(t.digits), -int(t.exponent)) > 38:
             raise binder.error(BindError, f"the parameter {value} does not fit a DECIMAL "

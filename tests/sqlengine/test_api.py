@@ -312,3 +312,20 @@ def test_to_pandas_keeps_a_bigint_beside_a_null() -> None:
 
     expected = duckdb.sql(sql).df()
     assert str(expected["x"].dtype) == "Int64"
+
+
+@pytest.mark.parametrize(("value", "want", "type_"), [
+    ("1E+5", "100000", pa.decimal128(6, 0)), ("2.5E+3", "2500", pa.decimal128(4, 0)),
+    ("-1E+37", "-1" + "0" * 37, pa.decimal128(38, 0))])
+def test_a_decimal_parameter_with_an_exponent(value: str, want: str, type_: pa.DataType
+                                              ) -> None:
+    """Decimal('1E+5') is 100000, a DECIMAL(6, 0) (it was typed DECIMAL(1, 0) and failed at
+    run time; found by a probe); past 38 digits it is refused where it stands."""
+    import decimal
+
+    s = sqlengine.connect()
+    got = s.sql("SELECT ? AS v", [decimal.Decimal(value)]).collect()
+    assert got.schema.field(0).type == type_ and got.column(0)[0].as_py() == \
+        decimal.Decimal(want)
+    with pytest.raises(BindError, match="does not fit a DECIMAL"):
+        s.sql("SELECT ? AS v", [decimal.Decimal("1E+40")])
