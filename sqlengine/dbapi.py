@@ -118,7 +118,7 @@ class Cursor:
             stmt = parse_statement(text, offset, operation)
             if isinstance(stmt, QueryStmt):
                 query = self._session.sql(text, params)
-                if not query.is_bounded:
+                if not query.has_bounded_result:  # (LIMIT over an unbounded source ends)
                     raise NotSupportedError("a cursor collects a query's rows: this query "
                                             "reads an unbounded source (use Session.sql(...)"
                                             ".stream())")

@@ -81,6 +81,12 @@ class Query:
         """Whether the query ends by itself (every source it reads is bounded)."""
         return self._guarded(lambda: is_bounded(self.logical_plan))
 
+    @property
+    def has_bounded_result(self) -> bool:
+        """Whether collect() can return the result: every source is bounded, or a LIMIT
+        ends the query."""
+        return self._guarded(lambda: bounded_result(self.logical_plan))
+
     def explain(self) -> str:
         """The plans, as EXPLAIN prints them."""
         return self._guarded(lambda: self.session.explain_plan(self.logical_plan))

@@ -5,6 +5,8 @@ beside a parallelism-1 one in another thread hung so; found by a probe of the Py
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -39,10 +41,14 @@ def test_a_worker_imports_what_another_thread_was_importing(tmp_path: Path) -> N
     (tmp_path / "slow_module.py").write_text("import time\ntime.sleep(3)\nADD = 10\n")
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     try:
-        proc = subprocess.run([sys.executable, str(script), str(tmp_path)],
-                              capture_output=True, text=True, timeout=120)  # (about 5 s)
+        out, err = proc.communicate(timeout=120)  # (about 5 s)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # (the job's workers too)
+        proc.communicate()
         raise AssertionError("the job hung in its worker's import") from None
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[2019000]"  # (sum(range(2000)) + 2000 * 10)
+    assert proc.returncode == 0, err
+    assert out.strip() == "[2019000]"  # (sum(range(2000)) + 2000 * 10)

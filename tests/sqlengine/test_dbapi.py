@@ -171,3 +171,16 @@ def test_positional_parameters_in_the_order_of_the_text(sql: str, params: list) 
     cur.execute(sql, params)
     expected = theirs.execute(sql, params).fetchall()
     assert expected and cur.fetchall() == expected
+
+
+def test_a_limit_over_an_unbounded_source() -> None:
+    """A LIMIT ends a query over an unbounded source: the cursor fetches its rows, as
+    collect() returns them (it was refused; found by a probe); without a LIMIT it is
+    refused."""
+    con = sqlengine.connect({"execution.runtime-mode": "streaming"})
+    con.execute("CREATE TABLE g (a INT) WITH ('connector' = 'datagen')")  # (unbounded)
+    cur = con.cursor()
+    cur.execute("SELECT a FROM g LIMIT 3")
+    assert len(cur.fetchall()) == 3
+    with pytest.raises(sqlengine.NotSupportedError, match="unbounded"):
+        cur.execute("SELECT a FROM g")
