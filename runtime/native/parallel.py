@@ -34,7 +34,7 @@ import pyarrow as pa
 from sqlengine import allocator, errors
 from sqlengine.errors import CheckpointError, ExecutionError, PlanError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobGraph
-from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec
+from sqlengine.optimizer.specs import OrderedConcatSpec, TableScanSpec, TableSinkSpec
 from sqlengine.runtime.memory import account_for
 from sqlengine.runtime.native.barriers import FINAL, TaskCheckpoints
 from sqlengine.runtime.native.chain import ChainedTask
@@ -162,8 +162,13 @@ class ParallelExecutor:
         shared = self._ctx if self._ctx is not None else mp
         self.cp_trigger = shared.Value("q", 0)
         self.cp_completed = shared.Value("q", 0)
+        # The last subtasks, and those whose chains hold a table's sink (a statement set's
+        # sinks go on to its last vertex): the final checkpoint waits for all of them, and
+        # the job's end for the sinks' commits.
         self.sink_subtasks = {f"{s.vertex_id}-{s.subtask}" for s in self.subtasks
-                              if not self.graph.out_edges(s.vertex_id)}
+                              if not self.graph.out_edges(s.vertex_id) or any(
+                                  isinstance(spec, TableSinkSpec)
+                                  for spec in self.graph.vertex(s.vertex_id).chain)}
         self._cp_lock = threading.RLock()
         self._stopping = False
         self._restored: Any = None
@@ -481,6 +486,7 @@ class ParallelExecutor:
                         self.on_progress(*self.progress())
                     continue
                 yield decode_batch(batch) if isinstance(batch, bytes) else batch
+            self._await_commits()
         finally:
             if not self._all_done():
                 for t in self._local_tasks:
@@ -490,6 +496,22 @@ class ParallelExecutor:
             self._stop()
         if self.control.failure is not None:
             raise _root_cause(*self.control.failure)
+
+    def _await_commits(self) -> None:
+        """After the last subtasks ended at the final checkpoint: the sinks before them (a
+        statement set's) commit it, and the job ends when they have (it cancelled them)."""
+        coordinator = self.coordinator
+        if coordinator is None:
+            return
+        deadline = time.monotonic() + _JOIN_TIMEOUT
+        while time.monotonic() < deadline and not self.control.cancelled.is_set():
+            with self._cp_lock:
+                self._read_reports()
+            if self.cp_completed.value < FINAL or all(
+                    self.committed.get(s, 0) >= FINAL for s in self.sink_subtasks):
+                return
+            self._check_workers()
+            time.sleep(0.005)
 
     def _start(self) -> None:
         if any(e.blocking for e in self.graph.edges):

@@ -29,7 +29,7 @@ from sqlengine.runtime.native.network import (
     RecordWriter,
 )
 from sqlengine.runtime.native.source_driver import SourceDriver
-from sqlengine.runtime.operators.sink import CollectSink
+from sqlengine.runtime.operators.sink import CollectSink, ConnectorSink
 from sqlengine.runtime.operators.source import SourceOperator
 
 
@@ -60,6 +60,10 @@ class Task:
         self.collect = next((inner for op in chain.operators
                              if isinstance(inner := getattr(op, "inner", op), CollectSink)),
                             None)
+        # (a connector's sink in the chain: it commits at the final checkpoint, also where
+        # the chain goes on, to a statement set's last vertex)
+        self.holds_sink = any(isinstance(getattr(op, "inner", op), ConnectorSink)
+                              for op in chain.operators)
         self.latency: dict[str, float] = {}  # per source vertex: last marker's latency, ms
         # (board, index): where this task posts its rows read and watermark for progress.
         self.progress: tuple[Any, int] | None = None
@@ -94,7 +98,8 @@ class Task:
             cp.notified = cp.completed.value
             for op in self.chain.operators:
                 op.notify_checkpoint_complete(cp.notified)
-            if not self.writers:  # (a sink: a stop with savepoint waits for its commit)
+            if not self.writers or self.holds_sink:  # (a stop with savepoint, and the
+                # job's end, wait for a sink's commit)
                 cp.ack("committed", cp.notified, self.state_name, {})
 
     def _post_progress(self) -> None:
@@ -138,6 +143,13 @@ class Task:
                 self._final_checkpoint()
             self._broadcast(Kind.END, None)
             self._await_final_checkpoint(head)
+            if self.checkpoints is not None and self.writers and self.holds_sink and \
+                    self.restored_finished is None:
+                # A sink whose chain goes on (to a statement set's last vertex) commits at
+                # the final checkpoint, which completes once the tasks after it have finished
+                # too: so after its end went down. (It returned without committing: a
+                # statement set at parallelism 2 left its files in progress, rows lost.)
+                self._await_final(self.checkpoints)
             self.state = TaskState.FINISHED
         except Cancelled:
             self.state = TaskState.CANCELED
@@ -194,6 +206,9 @@ class Task:
         cp.ack("finished", FINAL, name, cp.storage.write_finished(name, state))
         if self.writers or self.restored_finished is not None:
             return
+        self._await_final(cp)
+
+    def _await_final(self, cp: TaskCheckpoints) -> None:
         while cp.completed.value < FINAL:
             if self.control.cancelled.is_set():
                 raise Cancelled
