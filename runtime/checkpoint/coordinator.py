@@ -211,5 +211,15 @@ def _mismatch(checkpoint: Checkpoint, graph: JobGraph) -> str:
         hint = (" (or the same query planned otherwise: at parallelism 1 an aggregation runs "
                 "in one phase, above it in two unless 'table.optimizer.agg-phase-strategy' = "
                 "'ONE_PHASE')")
+    if old == new:
+        from sqlengine.runtime.checkpoint.snapshot import row_types
+
+        then = [t for v in layout.values() for t in v.get("types", [])]
+        now = [row_types(spec) for v in graph.vertices for spec in v.chain]
+        changed = next((f" (rows of {a} then, {b} now)" for a, b in zip(then, now) if a != b),
+                       "")
+        return (f"checkpoint {str(checkpoint.path)!r} was taken of the same query over "
+                f"columns of other types{changed}: a table's column changed its type, so its "
+                "state cannot be restored")
     return (f"checkpoint {str(checkpoint.path)!r} was taken of a different query{hint}: its "
             f"state layout ({shape}) does not match this job's, so it cannot be restored")

@@ -11,6 +11,7 @@ from typing import Any
 from sqlengine.errors import CheckpointError
 from sqlengine.failpoints import hit as failpoint
 from sqlengine.optimizer.jobgraph import JobGraph
+from sqlengine.optimizer.specs import OperatorSpec
 from sqlengine.runtime.checkpoint.storage import Checkpoint
 from sqlengine.runtime.native.chain import ChainedTask
 from sqlengine.runtime.operators.base import NotCheckpointable, NotRescalable
@@ -27,24 +28,32 @@ def _nodes(v: Any) -> list[int]:
 def job_layout(graph: JobGraph) -> dict[str, Any]:
     """What a checkpoint's state must fit: each vertex's operators (and its parallelism)."""
     return {v.id: {"parallelism": v.parallelism, "nodes": _nodes(v),
-                   "operators": [spec.label() for spec in v.chain]}
+                   "operators": [spec.label() for spec in v.chain],
+                   "types": [row_types(spec) for spec in v.chain]}
             for v in graph.vertices}
 
 
 def fingerprint(graph: JobGraph) -> str:
-    """The job's state layout as a short hash: its operators and how they connect (neither
-    the parallelism nor the chaining: a job may be restored at another parallelism)."""
+    """The job's state layout as a short hash: its operators, the types of their rows, and
+    how they connect (neither the parallelism nor the chaining: a job may be restored at
+    another parallelism). (Without the types, a job whose table changed a column's type was
+    restored, and failed at its first rows with Arrow's 'Schema ... was different'.)"""
     labels: dict[int, str] = {}
     links: set[tuple[int, int, int]] = set()
     for v in graph.vertices:
         nodes = _nodes(v)
-        labels.update(zip(nodes, (spec.label() for spec in v.chain)))
+        labels.update(zip(nodes, (f"{spec.label()} [{row_types(spec)}]" for spec in v.chain)))
         links.update((a, b, 0) for a, b in itertools.pairwise(nodes))
     for e in graph.edges:
         links.add((_nodes(graph.vertex(e.source))[-1], _nodes(graph.vertex(e.target))[0],
                    e.input_index))
     text = json.dumps([sorted(labels.items()), sorted(links)], default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def row_types(spec: OperatorSpec) -> str:
+    """The types of an operator's output rows, as a fingerprint and a mismatch name them."""
+    return ", ".join(str(f.type) for f in spec.schema.fields)
 
 
 def check_checkpointable(chain: ChainedTask) -> None:
