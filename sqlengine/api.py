@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -61,6 +62,8 @@ class Session:
         self.on_progress: Any = None
         # Called with each job's runtime execution as it is submitted (the web view).
         self.on_submit: list[Callable[[runtime.JobExecution], None]] = []
+        self._executions: weakref.WeakSet[runtime.JobExecution] = weakref.WeakSet()
+        self._streams: weakref.WeakSet[Iterator[pa.RecordBatch]] = weakref.WeakSet()
         # INSERTs start in the background (the shell, as Flink's SQL client; unless
         # 'table.dml-sync' is 'true'), listed by SHOW JOBS, stopped by STOP JOB.
         self.background_inserts = False
@@ -88,10 +91,19 @@ class Session:
         raise NotSupportedError("sqlengine has no transactions: nothing can be rolled back")
 
     def close(self) -> None:
-        """Close the connection: background jobs are cancelled, cursors stop working."""
+        """Close the connection: background jobs and the queries still running (a
+        ``stream()`` being read) are cancelled, cursors stop working."""
         for job in list(getattr(self, "jobs", {}).values()):
             with contextlib.suppress(Exception):
                 job.cancel()
+        for stream in list(getattr(self, "_streams", ())):
+            # (a stream() left open ran on, its worker processes with it; closing it stops
+            # them, unless another thread is reading it: then its job is cancelled)
+            with contextlib.suppress(Exception):
+                stream.close()
+        for execution in list(getattr(self, "_executions", ())):
+            with contextlib.suppress(Exception):
+                execution.cancel()
         self.closed = True
 
     def _check_open(self) -> None:
@@ -681,6 +693,7 @@ class Session:
         it runs when the execution's ``run()`` is iterated."""
         execution = runtime.execute(self.job_graph(plan), self.options,
                                     self.memory_tables(), self.on_progress)
+        self._executions.add(execution)  # (close() cancels what still runs)
         for listener in self.on_submit:
             listener(execution)
         return execution

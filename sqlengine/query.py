@@ -196,7 +196,14 @@ class Query:
         """Yield batches as they are produced, each with a leading ``op`` column holding the
         row kind (+I, -U, +U, -D); where the result has a column named op, the kinds' column
         is the first of op0, op1, ... it has not (two columns named op lost one of them in
-        ``to_pydict()``). Closing the iterator cancels the query."""
+        ``to_pydict()``). Closing the iterator, or the session, cancels the query."""
+        stream = self._stream()
+        streams = getattr(self.session, "_streams", None)
+        if streams is not None:
+            streams.add(stream)  # (closing the session closes it)
+        return stream
+
+    def _stream(self) -> Generator[pa.RecordBatch, None, None]:
         job = self._guarded(self._job)
         self._run = job
         kinds = pa.array(ROWKIND_NAMES)

@@ -329,3 +329,26 @@ def test_a_decimal_parameter_with_an_exponent(value: str, want: str, type_: pa.D
         decimal.Decimal(want)
     with pytest.raises(BindError, match="does not fit a DECIMAL"):
         s.sql("SELECT ? AS v", [decimal.Decimal("1E+40")])
+
+
+def test_closing_the_session_stops_its_streams() -> None:
+    """A stream() still open when its session closes is closed with it: no more rows, no
+    worker process left (the workers ran on, the query yielded rows after the close; found
+    by a probe)."""
+    import multiprocessing
+    import time
+
+    with sqlengine.connect({"parallelism.default": "2"}) as s:
+        s.execute("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', "
+                  "'rows-per-second' = '100')")
+        it = s.sql("SELECT k, v FROM g").stream()
+        next(it)
+        assert multiprocessing.active_children()
+    rows, deadline = 0, time.monotonic() + 5
+    for batch in it:  # (ended at once; it went on for ever)
+        rows += batch.num_rows
+        if time.monotonic() > deadline:
+            break
+    assert rows == 0
+    it.close()
+    assert multiprocessing.active_children() == []
