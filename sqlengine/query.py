@@ -20,7 +20,8 @@ from sqlengine.errors import (
 )
 from sqlengine.optimizer.analysis import bounded_result, is_bounded, unbounded_sources
 from sqlengine.parser import parse_query
-from sqlengine.plan.nodes import LogicalPlan, Sink, SinkSpec
+from sqlengine.plan.nodes import LogicalPlan, Scan, Sink, SinkSpec
+from sqlengine.plan.tree import walk
 from sqlengine.recursion import deep
 from sqlengine.runtime.changelog import apply_changelog
 from sqlengine.runtime.elements import ROWKIND, ROWKIND_NAMES, data_part, has_rowkind
@@ -66,6 +67,11 @@ class Query:
         self.script = script
         tree = parse_query(text, script)
         self.logical_plan = bind_query(tree, session.catalog, text, script, params, positional)
+        # The tables the query was planned on: one dropped, created or registered again since
+        # is refused at run time (the plan read the new data as the old columns: an internal
+        # IndexError, or Arrow's errors)
+        self._tables = {n.source.table: session.catalog.table(n.source.table)
+                        for n in walk(self.logical_plan) if isinstance(n, Scan)}
         self.skipped_rows = 0
         self.late_records_dropped = 0
         self.udf_rows_skipped = 0  # (rows a Python function failed on: 'skip' mode)
@@ -92,6 +98,11 @@ class Query:
         return self._guarded(lambda: self.session.explain_plan(self.logical_plan))
 
     def _job(self) -> runtime.JobExecution:
+        for name, table in self._tables.items():
+            if self.session.catalog.table(name) is not table:
+                raise PlanError(f"table {name!r} was dropped, created or registered again "
+                                "after this query was planned: plan the query again "
+                                "(Session.sql)")
         try:
             return self.session.submit(collect_sink(self.logical_plan))
         except SqlEngineError as e:  # (a plan-time refusal: at the name it quotes, if any)

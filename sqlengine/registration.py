@@ -68,7 +68,8 @@ def _memory_data(name: str, data: Any) -> MemoryData:
             hasattr(data, "columns"):
         try:
             data = pa.Table.from_pandas(data, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
+                ValueError) as e:  # (ValueError: pandas' duplicate column names)
             raise PlanError(f"cannot register {name!r}: the DataFrame does not convert to "
                             f"Arrow: {str(e).splitlines()[0]}") from None
     if isinstance(data, pa.Table):

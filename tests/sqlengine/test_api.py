@@ -352,3 +352,24 @@ def test_closing_the_session_stops_its_streams() -> None:
     assert rows == 0
     it.close()
     assert multiprocessing.active_children() == []
+
+
+def test_a_query_over_a_table_registered_again_is_refused() -> None:
+    """A query planned before its table was registered again (or dropped and created again)
+    is refused by name at run time (it read the new data as the old columns: an internal
+    IndexError, Arrow's errors; found by a probe); planned again, it reads the new table."""
+    s = sqlengine.connect()
+    s.register("t", pa.table({"a": [1], "b": [2]}))
+    q = s.sql("SELECT a, b FROM t")
+    assert q.collect().to_pylist() == [{"a": 1, "b": 2}]
+    s.register("t", pa.table({"a": [3]}))
+    with pytest.raises(sqlengine.PlanError, match="'t' was dropped, created or registered"):
+        q.collect()
+    assert s.sql("SELECT a FROM t").collect().to_pylist() == [{"a": 3}]
+    s.execute("CREATE TABLE d (a INT, b INT) WITH ('connector' = 'datagen', "
+              "'number-of-rows' = '1')")
+    q2 = s.sql("SELECT a, b FROM d")
+    s.execute("DROP TABLE d")
+    s.execute("CREATE TABLE d (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
+    with pytest.raises(sqlengine.PlanError, match="'d' was dropped"):
+        q2.collect()
