@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.cast import WIDE_DECIMALS
-from sqlengine.errors import ExecutionError
+from sqlengine.errors import DataValueError
 
 # (80 digits: the default context's 28 cannot hold a DECIMAL(38, 30))
 
@@ -32,7 +32,7 @@ def decimal_mod(a: pa.Array, b: pa.Array, out: pa.DataType) -> pa.Array:
     if ua is None or ub is None:
         left, right = a.to_pylist(), b.to_pylist()
         if any(y == 0 for y in right if y is not None):
-            raise ExecutionError("division by zero in MOD")
+            raise DataValueError("division by zero in MOD")
         vals = [None if x is None or y is None else
                 WIDE_DECIMALS.remainder(decimal.Decimal(x), decimal.Decimal(y)).quantize(
                     decimal.Decimal(1).scaleb(-scale), context=WIDE_DECIMALS)
@@ -40,7 +40,7 @@ def decimal_mod(a: pa.Array, b: pa.Array, out: pa.DataType) -> pa.Array:
         return pa.array(vals, out)
     valid = ~np.asarray(nulls.to_numpy(zero_copy_only=False))
     if np.any((ub == 0) & valid):
-        raise ExecutionError("division by zero in MOD")
+        raise DataValueError("division by zero in MOD")
     rem = np.fmod(ua, np.where(ub == 0, 1, ub))  # C's fmod: the dividend's sign, as Java
     data = np.empty(2 * len(rem), dtype=np.int64)
     data[0::2] = rem

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlengine.cast import cast_array
-from sqlengine.errors import ExecutionError, FailedRows
+from sqlengine.errors import DataValueError, ExecutionError, FailedRows
 from sqlengine.functions_time import WALL_CLOCK
 from sqlengine.plan.expressions import (
     ROWTIME,
@@ -60,7 +60,8 @@ def evaluate(expr: Expr, batch: pa.RecordBatch, memo: dict[Expr, pa.Array] | Non
             e.message = msg
             e.args = (msg,)
             raise
-        raise ExecutionError(msg) from None
+        raise (DataValueError if isinstance(e, DataValueError) else ExecutionError)(msg) \
+            from None
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
         msg = f"cannot evaluate {expr.sql()}: {e}"
         raise ExecutionError(msg) from None

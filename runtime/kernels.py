@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from sqlengine import types as T
 from sqlengine.cast import WIDE_DECIMALS, own_elements, round_decimal
-from sqlengine.errors import ExecutionError
+from sqlengine.errors import DataValueError, ExecutionError
 from sqlengine.runtime import decimal_int64, intervals
 from sqlengine.runtime.column_arguments import constants_or_columns
 from sqlengine.runtime.rounding import rounding
@@ -46,7 +46,7 @@ def _divide(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     if pa.types.is_integer(out):
         b = _nonzero_where_null(a, b)
         if pc.any(pc.equal(b, 0)).as_py():
-            raise ExecutionError("division by zero")
+            raise DataValueError("division by zero")
         return _int_quotient(a, b)
     if pa.types.is_decimal(out):
         return _decimal_divide(a, b, out)
@@ -88,7 +88,7 @@ def _wide(a: Array) -> Array:
 def _decimal_divide(a: Array, b: Array, out: pa.DataType) -> Array:
     b = _nonzero_where_null(a, b)
     if pc.any(pc.equal(b, pa.scalar(0, b.type))).as_py():
-        raise ExecutionError("division by zero")
+        raise DataValueError("division by zero")
     fa, fb = _fitted(a), _fitted(b)
     # Scale the dividend so Arrow's (truncating) quotient keeps one digit more than the result
     # needs; rounding HALF_UP on that digit is then exact.
@@ -249,7 +249,7 @@ def _mod(args: list[Array], lits: list[object], out: pa.DataType) -> Array:
     if pa.types.is_integer(out):
         b = _nonzero_where_null(a, b)
         if pc.any(pc.equal(b, 0)).as_py():
-            raise ExecutionError("division by zero in MOD")
+            raise DataValueError("division by zero in MOD")
         rest = pc.subtract(a, pc.multiply(_int_quotient(a, b), b))
         return rest if rest.type == out else rest.cast(out)  # (|rest| < |b|: it fits)
     if pa.types.is_decimal(out):

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 from sqlengine import types as T
 from sqlengine.bitmap import is_bitmap
 from sqlengine.bitmap import texts as bitmap_texts
-from sqlengine.errors import ExecutionError
+from sqlengine.errors import DataValueError, ExecutionError
 
 # What a string must look like to cast to a type (used by TRY_CAST and to name a bad value).
 # CAST's integer text (BinaryStringData.toInt / toLong): only spaces are trimmed, a tab is
@@ -203,7 +203,7 @@ def cast_array(arr: pa.Array, target: pa.DataType, safe: bool = False,
             return _try_elementwise(arr, target)
         bad = _first_bad(arr, target)
         msg = f"cannot CAST {bad} from {T.type_name(src)} to {T.type_name(target)}: {e}"
-        raise ExecutionError(msg) from None
+        raise DataValueError(msg) from None
 
 
 _DAY = 86_400
@@ -284,7 +284,7 @@ def _ltz_cast(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool,
                     idx = pc.index(ok, False).as_py()
                     msg = (f"cannot CAST {arr[idx].as_py()!r} to {T.type_name(target)}: not "
                            "a valid value")
-                    raise ExecutionError(msg)
+                    raise DataValueError(msg)
                 arr = pc.if_else(ok, arr, pa.nulls(len(arr), arr.type))
         utc = pc.fill_null(pc.match_substring_regex(arr, r"Z\s*$"), False)
         text = pc.replace_substring_regex(arr, r"Z(\s*)$", r"\1")
@@ -399,7 +399,7 @@ def _overflow_checked(arr: pa.Array, out: pa.Array, target: pa.DataType,
     lost = pc.and_(pc.is_valid(arr), pc.is_null(out))
     value = arr[pc.index(lost, True).as_py()].as_py()
     msg = f"cannot CAST {value!r} to {T.type_name(target)}: out of its range"
-    raise ExecutionError(msg)
+    raise DataValueError(msg)
 
 
 def round_decimal(arr: pa.Array, digits: int, mode: str = "half_towards_infinity"
@@ -567,7 +567,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
         if not safe:
             idx = pc.index(ok, False).as_py()
             msg = f"cannot CAST {arr[idx].as_py()!r} to {T.type_name(target)}: not a valid value"
-            raise ExecutionError(msg)
+            raise DataValueError(msg)
         arr = pc.if_else(ok, arr, pa.nulls(len(arr), arr.type))
     trimmed = pc.utf8_trim_whitespace(arr)
     try:
@@ -623,7 +623,7 @@ def _from_string(arr: pa.Array, target: pa.DataType, safe: bool, checked: bool =
                    "its range")
         else:
             msg = f"cannot CAST STRING to {T.type_name(target)}: {e}"
-        raise ExecutionError(msg) from None
+        raise DataValueError(msg) from None
 
 
 def plain_cast(col: pa.Array, t: pa.DataType, date_alone: bool = False) -> pa.Array | None:
@@ -664,7 +664,7 @@ def _boolean_of_text(arr: pa.Array, safe: bool) -> pa.Array:
     if not safe and pc.any(bad).as_py():
         value = arr[pc.index(bad, True).as_py()].as_py()
         msg = f"cannot CAST {value!r} to BOOLEAN: not a valid value"
-        raise ExecutionError(msg)
+        raise DataValueError(msg)
     return pc.if_else(known, truthy, pa.scalar(None, pa.bool_()))
 
 
@@ -688,7 +688,7 @@ def _datetime_of_text(arr: pa.Array, target: pa.DataType, safe: bool) -> pa.Arra
             parse_timestamps(arr.slice(int(np.argmax(bad)), 1), "us")[1][0]) \
             else "not a valid value"
         msg = f"cannot CAST {value!r} to {T.type_name(target)}: {why}"
-        raise ExecutionError(msg)
+        raise DataValueError(msg)
     out = pa.array(values.astype(store.to_pandas_dtype()), store, mask=~ok)
     return out.cast(pa.date32()).cast(target) if pa.types.is_date(target) else out.cast(target)
 

@@ -154,6 +154,11 @@ class ExecutionError(SqlEngineError, OperationalError):
     """A failure while a query runs."""
 
 
+class DataValueError(ExecutionError, DataError):
+    """A value a query computes has no result: a division by zero, a CAST of a value its
+    type cannot hold (PEP 249's DataError)."""
+
+
 class FailedRows(ExecutionError):
     """A Python function failed on some rows of the batch being evaluated, and the operator
     evaluating it drops such rows ('python.udf.on-error' = 'skip'): ``rows`` are their
@@ -175,6 +180,10 @@ class OperatorError(ExecutionError):
         super().__init__(f"{message} (in operator {step_id} of vertex {vertex_id})")
         self.vertex_id = vertex_id
         self.step_id = step_id
+
+
+class OperatorDataError(OperatorError, DataError):
+    """An OperatorError whose cause is a value (DataValueError): PEP 249's DataError."""
 
 
 class InternalError(SqlEngineError):

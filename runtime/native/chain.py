@@ -13,7 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from sqlengine.errors import ConnectorError, ExecutionError, OperatorError, SqlEngineError
+from sqlengine.errors import (
+    ConnectorError,
+    DataValueError,
+    ExecutionError,
+    OperatorDataError,
+    OperatorError,
+    SqlEngineError,
+)
 from sqlengine.runtime.elements import (
     MAX_WATERMARK,
     MIN_WATERMARK,
@@ -80,7 +87,8 @@ class ChainedTask:
             message = f"{type(e).__name__}: {e}"
         else:
             message = f"{type(e).__name__}: {e}"
-        return OperatorError(self.vertex_id, step, message)
+        cls = OperatorDataError if isinstance(e, DataValueError) else OperatorError
+        return cls(self.vertex_id, step, message)
 
     def _outputs(self, i: int, fn: Callable[[], Iterable[pa.RecordBatch]]
                  ) -> Iterator[pa.RecordBatch]:

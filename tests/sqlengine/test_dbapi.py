@@ -184,3 +184,17 @@ def test_a_limit_over_an_unbounded_source() -> None:
     assert len(cur.fetchall()) == 3
     with pytest.raises(sqlengine.NotSupportedError, match="unbounded"):
         cur.execute("SELECT a FROM g")
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+@pytest.mark.parametrize("expr", ["1 / x", "MOD(1, x)", "CAST(CAST(x AS STRING) || 'a' AS INT)"])
+def test_a_value_without_a_result_is_a_data_error(parallelism: str, expr: str) -> None:
+    """Division by zero and a CAST of a value its type cannot hold are PEP 249's DataError
+    (they were OperationalError; found by a probe), naming the expression."""
+    import pyarrow as pa
+
+    con = sqlengine.connect({"parallelism.default": parallelism})
+    con.register("t", pa.table({"k": [i % 7 for i in range(2000)], "x": [0] * 2000}))
+    with pytest.raises(sqlengine.DataError) as e:
+        con.cursor().execute(f"SELECT k, SUM({expr}) FROM t GROUP BY k")
+    assert isinstance(e.value, sqlengine.SqlEngineError) and " in " in e.value.message
