@@ -438,3 +438,11 @@ def test_a_named_window_still_reads() -> None:
     assert rows == [{"a": 1, "s": 1}, {"a": 2, "s": 3}]
     assert s.sql("SELECT a FROM (VALUES (1)) AS v(a) WHERE a IN (1) WINDOW w AS ()") \
         .collect().to_pylist() == [{"a": 1}]
+
+
+@pytest.mark.parametrize("sql", ["SELECT 'a' ? 'b'", "SELECT x ? 'k' FROM (VALUES ('a')) AS t(x)"])
+def test_another_dialects_operator_is_named_as_written(sql: str) -> None:
+    """PostgreSQL's JSONB operators: refused quoting the SQL (they were 'unknown function
+    J_S_O_N_B_CONTAINS_TOP_KEY', after sqlglot's class; found by a probe)."""
+    e = _err(sql)
+    assert "is not Flink SQL" in e.message and "J_S_O_N" not in e.message
