@@ -237,8 +237,9 @@ def test_a_corrupt_checkpoint_is_an_error_naming_it(events: Path, tmp_path: Path
         in info.value.message
 
 
-def test_a_checkpoint_of_another_query_is_refused(events: Path, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def _restoring_a_failed_run(events: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                            ) -> sqlengine.Session:
+    """A session restoring from the checkpoints of a run that failed at its 8th snapshot."""
     ck = tmp_path / "ck"
     monkeypatch.setenv(failpoints.ENV, "snapshot@8")
     with pytest.raises(SqlEngineError):
@@ -248,6 +249,12 @@ def test_a_checkpoint_of_another_query_is_refused(events: Path, tmp_path: Path,
                            "execution.checkpointing.interval": "1 s",
                            "execution.checkpointing.dir": str(ck)})
     s.restore_from(str(ck))
+    return s
+
+
+def test_a_checkpoint_of_another_query_is_refused(events: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _restoring_a_failed_run(events, tmp_path, monkeypatch)
     s.execute(DDL.format(src=events, out=tmp_path / "out2"))
     with pytest.raises(CheckpointError, match="taken of a different query: its state layout"):
         s.execute("INSERT INTO out_t SELECT k, ts, ts, v, v FROM ev")
@@ -660,15 +667,7 @@ def test_a_checkpoint_of_columns_of_other_types_is_refused(events: Path, tmp_pat
     """The same query over a table whose column changed its type (k BIGINT -> INT): the
     restore is refused naming the checkpoint and the types. (It was restored, and failed at
     the first rows with Arrow's 'Schema at index 1 was different'; found by a probe.)"""
-    ck = tmp_path / "ck"
-    monkeypatch.setenv(failpoints.ENV, "snapshot@8")
-    with pytest.raises(SqlEngineError):
-        _run(events, tmp_path / "out", ck)
-    monkeypatch.delenv(failpoints.ENV)
-    s = sqlengine.connect({"execution.runtime-mode": "streaming",
-                           "execution.checkpointing.interval": "1 s",
-                           "execution.checkpointing.dir": str(ck)})
-    s.restore_from(str(ck))
+    s = _restoring_a_failed_run(events, tmp_path, monkeypatch)
     s.execute(DDL.replace("(k BIGINT, v BIGINT", "(k INT, v BIGINT").format(
         src=events, out=tmp_path / "out2"))
     with pytest.raises(CheckpointError, match=r"taken of the same query over columns of "
