@@ -257,11 +257,7 @@ class ExprBinder:
         if isinstance(node, exp.Func):
             name = node.sql_name().lower()
             args = [a for k in node.arg_types for a in _as_list(node.args.get(k))]
-            if isinstance(node, exp.Binary) and bind_scalar.functions.lookup(name) is None:
-                # (an operator of another dialect, PostgreSQL's JSONB ?: it was named by
-                # sqlglot's class, 'unknown function J_S_O_N_B_CONTAINS_TOP_KEY')
-                raise self.error(NotSupportedError, f"the operator of {node.sql()!r} is not "
-                                 "Flink SQL", node)
+            bind_scalar.no_foreign_operator(self, node, name)
             return self.call(name, args, scope, node)
         if isinstance(node, exp.WithinGroup):  # (LISTAGG / PERCENTILE_CONT ... WITHIN GROUP)
             name = "LISTAGG" if isinstance(node.this, exp.GroupConcat) else \

@@ -88,6 +88,14 @@ def _type_span(binder: ExprBinder, text: str, at: exp.Expression) -> Span:
                             found.start(1) + len(found.group(1)))
 
 
+def no_foreign_operator(binder: ExprBinder, node: exp.Func, name: str) -> None:
+    """Refuse an operator of another dialect (PostgreSQL's JSONB ?), quoting the SQL: it was
+    named by sqlglot's class, 'unknown function J_S_O_N_B_CONTAINS_TOP_KEY'."""
+    if isinstance(node, exp.Binary) and functions.lookup(name) is None:
+        raise binder.error(NotSupportedError, f"the operator of {node.sql()!r} is not Flink "
+                           "SQL", node)
+
+
 def signature(binder: ExprBinder, name: str, n: int,
               node: exp.Expression) -> functions.Signature:
     """The signature of scalar function ``name`` called with ``n`` arguments.
