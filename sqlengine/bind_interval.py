@@ -63,7 +63,10 @@ def interval_literal(node: exp.Interval, binder: ExprBinder) -> Literal:
         if len(parts) != len(fields):
             raise decimal.InvalidOperation
         amounts = [decimal.Decimal(p) for p in parts]
-        if any(a < 0 for a in amounts) or any(a != int(a) for a in amounts[:-1]):
+        # (a fraction only of seconds, as in Flink: '1.5' HOUR was taken as 90 minutes,
+        # where Flink refuses it and PostgreSQL / DuckDB read 1 hour)
+        whole = amounts if fields[-1] != "SECOND" else amounts[:-1]
+        if any(a < 0 for a in amounts) or any(a != int(a) for a in whole):
             raise decimal.InvalidOperation
     except decimal.InvalidOperation:
         want = " ".join(fields)

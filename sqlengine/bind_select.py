@@ -345,6 +345,10 @@ class SelectBinder(ClauseBinder):
                                  "list", node)
             return pos - 1
         if isinstance(node, exp.Column) and not node.table:
+            named = sum((i.meta.get("item_name") or "").lower() == node.name.lower() for i in items)
+            if named > 1:  # (as in Flink; the first was taken without a word)
+                raise self.error(BindError, f"ORDER BY {node.name}: column {node.name!r} is "
+                                 f"ambiguous ({named} select items are named so)", node)
             hits = [i for i, n in enumerate(names) if n.lower() == node.name.lower()]
             if len(hits) == 1:
                 return hits[0]
@@ -458,6 +462,7 @@ class SelectBinder(ClauseBinder):
                 value = value.this
             if not name and isinstance(value, exp.Column):
                 name = value.alias_or_name
+            value.meta["item_name"] = name  # (for ORDER BY: two items of one name)
             out.append((value, name or f"EXPR${i}"))
         if not out:
             raise self.error(BindError, "SELECT list is empty", node)

@@ -49,10 +49,31 @@ class Flink(Dialect):
         UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]  # U&'\00e9': escaped code points
         STRING_ESCAPES = ["'"]
         # SESSION is a window table function in Flink, not a keyword.
-        KEYWORDS = {**{k: v for k, v in tokens.Tokenizer.KEYWORDS.items() if k != "SESSION"},
+        # (and type names of other engines whose meaning is not one: PostgreSQL's INT8 is
+        # 8 bytes, sqlglot's 8 bits, CAST(300 AS INT8) gave 44; Oracle's NUMBER keeps any
+        # scale, sqlglot's a DECIMAL(10, 0): names Flink does not have, now unknown types)
+        KEYWORDS = {**{k: v for k, v in tokens.Tokenizer.KEYWORDS.items()
+                       if k not in ("SESSION", "INT8", "NUMBER", "FIXED", "HUGEINT",
+                                    "UHUGEINT")},
                     "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
 
     class Parser(parser.Parser):
+        def _parse_interval(self, require_interval: bool = True,
+                            parse_function_unit: bool = True) -> exp.Expr | None:
+            """Flink's INTERVAL literal: the unit after the string, ``INTERVAL '3' DAY``.
+            (sqlglot read a unit inside the string, PostgreSQL's ``INTERVAL '3 days
+            4:05:06'``, as its first part: '3' DAY, the rest dropped without a word.)"""
+            start = self._index
+            interval = super()._parse_interval(require_interval, parse_function_unit)
+            if isinstance(interval, exp.Interval) and interval.args.get("unit") is not None:
+                taken = self._tokens[start:self._index]
+                values = [t for t in taken if t.token_type == TokenType.STRING]
+                if values and taken[-1] is values[-1]:  # (no unit after the string)
+                    self.raise_error(f"INTERVAL {values[-1].text!r} needs its unit after the "
+                                     "string, as INTERVAL '3' DAY or INTERVAL '1 02:00:00' "
+                                     "DAY TO SECOND", values[-1])
+            return interval
+
         def _parse_csv(self, parse_method: Any, sep: TokenType = TokenType.COMMA) -> list:
             """A separated list whose every item is there: ``f(1,,2)``, ``(VALUES (1,,2))``,
             ``SELECT 1, FROM t`` are errors at the separator, as in Flink (sqlglot dropped
