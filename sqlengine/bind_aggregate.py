@@ -69,7 +69,8 @@ class AggregateBinder(ClauseBinder):
                        if not (isinstance(g, exp.Tuple) and not g.expressions)]
         sets: list[tuple[int, ...]] | None = None
         if has_grouping_sets(group_exprs):
-            group_exprs, sets = grouping_sets(group_exprs)
+            group_exprs, sets = grouping_sets(  # (GROUP BY DISTINCT: 'all' is False)
+                group_exprs, distinct=group is not None and group.args.get("all") is False)
             if not group_exprs and sets == [()]:
                 sets = None  # (GROUPING SETS (()): the grand total, a row over no rows too)
         for g in group_exprs:

@@ -34,10 +34,12 @@ def _members(node: exp.Expression) -> list[exp.Expression]:
     return [node]
 
 
-def grouping_sets(group_exprs: list[exp.Expression]
+def grouping_sets(group_exprs: list[exp.Expression], distinct: bool = False
                   ) -> tuple[list[exp.Expression], list[tuple[int, ...]]]:
     """The distinct key expressions (first appearance order) and each grouping set as the
-    positions of its keys; the sets of several items combine as a cross product."""
+    positions of its keys; the sets of several items combine as a cross product. With
+    ``distinct`` (GROUP BY DISTINCT) a set met again is dropped, as in Flink and PostgreSQL
+    (it was taken, every row of it repeated)."""
     keys: list[exp.Expression] = []
 
     def index(e: exp.Expression) -> int:
@@ -67,10 +69,11 @@ def grouping_sets(group_exprs: list[exp.Expression]
         return [(index(g),)]
 
     per_item = [sets_of(g) for g in group_exprs]
-    sets = []
+    sets: list[tuple[int, ...]] = []
     for combo in itertools.product(*per_item):
-        members = sorted(set(itertools.chain.from_iterable(combo)))
-        sets.append(tuple(members))
+        members = tuple(sorted(set(itertools.chain.from_iterable(combo))))
+        if not distinct or members not in sets:
+            sets.append(members)
     return keys, sets
 
 

@@ -213,10 +213,10 @@ class SelectBinder(ClauseBinder):
         """``GROUP BY ALL`` (DuckDB's, Spark's): grouped by every SELECT item that holds no
         aggregate (none: one group of all rows)."""
         group = node.args.get("group")
-        if group is None or not group.args.get("all"):
-            return node
+        if group is None or not group.args.get("all") or group.expressions:
+            return node  # (GROUP BY ALL a: the standard's quantifier, GROUP BY a, as Calcite)
         items = node.expressions
-        if group.expressions or any(
+        if any(
                 isinstance(i, exp.Star) or (isinstance(i, exp.Column) and
                                             isinstance(i.this, exp.Star))
                 or any(isinstance(n, exp.Window) for n in i.walk()) for i in items):
