@@ -27,8 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 
+from sqlengine import types as T
 from sqlengine.errors import ExecutionError
 from sqlengine.optimizer.specs_iteration import IterateSpec
 from sqlengine.runtime.elements import conformed, data_part, has_rowkind, signs
@@ -71,13 +73,32 @@ def check_rounds(spec: IterateSpec, rounds: int) -> None:
 
 def new_rows(seen: KeyIndex | None, rows: pa.Table) -> pa.Table:
     """UNION: the rows of ``rows`` that ``seen`` (every row found so far) lacks, each once,
-    now added to it; None (UNION ALL): all of them."""
+    now added to it; None (UNION ALL): all of them. An ARRAY, MAP or ROW column is compared
+    by its key bytes, as GROUP BY compares one (Arrow's grouping takes no list: a UNION
+    recursion with an ARRAY column failed with 'Keys of type list')."""
     if seen is None or rows.num_rows == 0:
         return rows
-    rows = rows.group_by(rows.column_names, use_threads=False).aggregate([])
+    keys = [_flat(c.combine_chunks()) for c in rows.columns]
+    if not any(T.is_nested(c.type) for c in rows.columns):
+        rows = rows.group_by(rows.column_names, use_threads=False).aggregate([])
+        keys = [c.combine_chunks() for c in rows.columns]
     before = len(seen)
-    slots = seen.assign([c.combine_chunks() for c in rows.columns])
-    return rows.filter(pa.array(slots >= before))
+    slots = seen.assign(keys)
+    fresh = slots >= before
+    if int(fresh.sum()) != len(set(slots[fresh].tolist())):  # (a row twice in the batch)
+        firsts = np.unique(slots, return_index=True)[1]
+        fresh = np.zeros(len(slots), bool)
+        fresh[firsts[slots[firsts] >= before]] = True
+    return rows.filter(pa.array(fresh))
+
+
+def _flat(column: pa.Array) -> pa.Array:
+    """A column as UNION's key: a nested value as its key bytes (what GROUP BY groups by)."""
+    if not T.is_nested(column.type):
+        return column
+    from sqlengine.runtime.key_bytes import key_bytes
+
+    return key_bytes([column], [None], pa.binary())
 
 
 class IterationSourceOperator(Operator):
@@ -109,7 +130,8 @@ class IterateOperator(Operator):
         self.rounds = 0  # rounds run (a metric)
         self.rows_derived = 0  # rows the step produced, new or not (a metric)
         self.rows_fed = 0  # rows the step was fed: each round's new rows, new step rows
-        self.seen: KeyIndex | None = KeyIndex([f.type for f in schema]) \
+        self.seen: KeyIndex | None = KeyIndex(
+            [pa.binary() if T.is_nested(f.type) else f.type for f in schema]) \
             if spec.distinct else None
         self.step: _StepJob | None = None  # (streaming: the step's job, kept running)
         # Partitioned: the static side's rows (batch), the inputs ended, the broker to the
