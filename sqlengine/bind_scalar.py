@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import re
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -71,21 +72,11 @@ def data_type(node: exp.DataType, binder: ExprBinder, at: exp.Expression) -> pa.
 def _type_span(binder: ExprBinder, text: str, at: exp.Expression) -> Span:
     """Where the type ``text`` stands in ``at`` (CAST(x AS t), RETURNING t): its first word
     after the last AS or RETURNING before it (the caret was on ``at``'s first token, x)."""
-    import re
-
     span = node_span(at, binder.query, binder.script)
     word = re.match(r"\w+", text)
-    if word is None:
-        return span
-    found = None
-    pattern = re.compile(rf"\b(?:AS|RETURNING)\s+({re.escape(word.group())})\b", re.I)
-    for m in pattern.finditer(binder.script, span.start):
-        found = m
-        break
-    if found is None:
-        return span
-    return Span.from_offset(binder.script, found.start(1),
-                            found.start(1) + len(found.group(1)))
+    found = word and re.compile(rf"\b(?:AS|RETURNING)\s+({re.escape(word.group())})\b",
+                                re.I).search(binder.script, span.start)
+    return Span.from_offset(binder.script, found.start(1), found.end(1)) if found else span
 
 
 def no_foreign_operator(binder: ExprBinder, node: exp.Func, name: str) -> None:

@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from sqlengine import types as T
 from sqlengine.errors import BindError, NotSupportedError
+from sqlengine.python_row import of as row_of
 
 PREFIX = "py:"
 KINDS = ("row", "arrow", "pandas", "table")
@@ -328,9 +329,7 @@ def _with_dicts(v: object, t: pa.DataType) -> object:
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return [_with_dicts(x, t.value_type) for x in v]
     if pa.types.is_struct(t):
-        from sqlengine.python_row import of
-
-        return of(tuple(t.field(i).name for i in range(t.num_fields)),
+        return row_of(tuple(t.field(i).name for i in range(t.num_fields)),
                   tuple(_with_dicts(v[t.field(i).name], t.field(i).type)
                         for i in range(t.num_fields)))
     return v

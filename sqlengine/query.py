@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pyarrow as pa
 
 from sqlengine import runtime
+from sqlengine.bind_common import unique_names
 from sqlengine.binder import bind_query
 from sqlengine.errors import (
     ExecutionError,
@@ -192,14 +193,14 @@ class Query:
         """``collect()`` as a pandas DataFrame; an integer column holding a NULL is of pandas'
         nullable integer type (Int64 ...), as DuckDB gives one (it was float64, which rounds a
         BIGINT past 2**53)."""
+        import pandas as pd
+
         table = self.collect()
         frame = table.to_pandas()
+        nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(),
+                    pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype()}
         for i, f in enumerate(table.schema):
-            if pa.types.is_integer(f.type) and table.column(i).null_count:
-                import pandas as pd
-
-                nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(),
-                            pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype()}
+            if f.type in nullable and table.column(i).null_count:
                 frame.isetitem(i, table.column(i).to_pandas(types_mapper=nullable.get))
         return frame
 
@@ -209,9 +210,7 @@ class Query:
         is the first of op0, op1, ... it has not (two columns named op lost one of them in
         ``to_pydict()``). Closing the iterator, or the session, cancels the query."""
         stream = self._stream()
-        streams = getattr(self.session, "_streams", None)
-        if streams is not None:
-            streams.add(stream)  # (closing the session closes it)
+        self.session._streams.add(stream)  # (closing the session closes it)
         return stream
 
     def _stream(self) -> Generator[pa.RecordBatch, None, None]:
@@ -226,9 +225,10 @@ class Query:
                 else:
                     op = pa.array(["+I"] * batch.num_rows)
                 data = data_part(batch)
+                names = data.schema.names  # (the kinds' name made unique after them)
                 yield pa.RecordBatch.from_arrays([op, *data.columns],
-                                                 names=[kind_name(data.schema.names),
-                                                        *data.schema.names])
+                                                 names=[unique_names([*names, "op"])[-1],
+                                                        *names])
         finally:
             runner.close()  # (closing cancels the job)
             self._finish(job)
@@ -237,11 +237,3 @@ class Query:
         """Records in/out per operator of the last run (``vertex.operator`` keys)."""
         return dict(self._metrics)
 
-
-def kind_name(names: list[str]) -> str:
-    """The name of stream()'s row kind column beside the result's columns ``names``."""
-    taken = {n.lower() for n in names}
-    name, attempt = "op", 0
-    while name in taken:
-        name, attempt = f"op{attempt}", attempt + 1
-    return name

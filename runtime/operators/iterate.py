@@ -78,17 +78,16 @@ def new_rows(seen: KeyIndex | None, rows: pa.Table) -> pa.Table:
     recursion with an ARRAY column failed with 'Keys of type list')."""
     if seen is None or rows.num_rows == 0:
         return rows
-    keys = [_flat(c.combine_chunks()) for c in rows.columns]
-    if not any(T.is_nested(c.type) for c in rows.columns):
+    nested = any(T.is_nested(c.type) for c in rows.columns)
+    if not nested:
         rows = rows.group_by(rows.column_names, use_threads=False).aggregate([])
-        keys = [c.combine_chunks() for c in rows.columns]
     before = len(seen)
-    slots = seen.assign(keys)
-    fresh = slots >= before
-    if int(fresh.sum()) != len(set(slots[fresh].tolist())):  # (a row twice in the batch)
-        firsts = np.unique(slots, return_index=True)[1]
-        fresh = np.zeros(len(slots), bool)
-        fresh[firsts[slots[firsts] >= before]] = True
+    slots = seen.assign([_flat(c.combine_chunks()) for c in rows.columns])
+    if not nested:
+        return rows.filter(pa.array(slots >= before))
+    firsts = np.unique(slots, return_index=True)[1]  # (not grouped: each new key's first row)
+    fresh = np.zeros(len(slots), bool)
+    fresh[firsts[slots[firsts] >= before]] = True
     return rows.filter(pa.array(fresh))
 
 
