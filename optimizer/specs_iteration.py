@@ -39,6 +39,11 @@ class IterateSpec(OperatorSpec):
     partition: tuple[int, ...] = ()
     static_keys: tuple[str, ...] = ()  # (the static side's join keys, for EXPLAIN)
     single_reason: str = ""
+    # One task: a LIMIT straight above (through projections) reads at most this
+    # many rows, so the loop ends once it has found them (any such rows are the LIMIT's
+    # answer): ``WITH RECURSIVE t ... SELECT * FROM t LIMIT 5`` ends, as in PostgreSQL and
+    # DuckDB, though the recursion alone never would. None: it runs to its fixpoint.
+    enough_rows: int | None = None
 
     def label(self) -> str:
         kind = "UNION" if self.distinct else "UNION ALL"
@@ -49,6 +54,8 @@ class IterateSpec(OperatorSpec):
                     f"[{', '.join(self.static_keys)}]"
         elif self.single_reason:
             text += ", in one task"
+        if self.enough_rows is not None:
+            text += f", ends at {self.enough_rows} rows found (the LIMIT above)"
         return text + ")"
 
 

@@ -112,6 +112,8 @@ class _Translator:
         self.memo: dict[int, PhysicalNode] = {}  # (a logical DAG stays a DAG)
         self.options = options
         self.consumers: dict[int, int] = {}  # (node id -> how many nodes read it)
+        # (Iterate node id -> the rows a LIMIT straight above it reads: see _enough_rows)
+        self.enough_rows: dict[int, int] = {}
 
     def count_consumers(self, root: N.LogicalPlan) -> None:
         seen: set[int] = set()
@@ -296,6 +298,7 @@ class _Translator:
                     input_updating=child.op.updating),
                     ((child, Exchange(Partitioning.SINGLE)),))
             case N.Limit():
+                self._enough_rows(plan)
                 child = self.translate(plan.input)
                 if child.op.updating:
                     self._require_bounded(plan.input, "LIMIT over an updating result")
@@ -355,6 +358,18 @@ class _Translator:
                 msg = f"no physical operator for {type(plan).__name__}"
                 raise NotSupportedError(msg)
 
+    def _enough_rows(self, plan: N.Limit) -> None:
+        """A LIMIT over a recursive query through projections only (no filter, no other
+        reader of either): the loop may end once it has found OFFSET + LIMIT rows (in
+        streaming mode too: the LIMIT takes the first rows to arrive)."""
+        if plan.fetch is None:
+            return
+        node = plan.input
+        while isinstance(node, N.Project) and self.consumers.get(id(node), 1) == 1:
+            node = node.input
+        if isinstance(node, Iterate) and self.consumers.get(id(node), 1) == 1:
+            self.enough_rows[id(node)] = plan.fetch + plan.offset
+
     def _iterate(self, plan: Iterate) -> PhysicalNode:
         """A recursive query. At parallelism > 1, when the step is an equi-join of the
         recursive table with a static side, the iteration is partitioned: its base rows are
@@ -399,7 +414,8 @@ class _Translator:
             inputs += [(self.translate(scan), Exchange(Partitioning.SINGLE)) for scan in scans]
         op = IterateSpec(schema=plan.schema, name=plan.name, distinct=plan.distinct,
                          step=step, max_rounds=rounds, streaming=self.streaming,
-                         single_reason=found or "")
+                         single_reason=found or "",
+                         enough_rows=self.enough_rows.get(id(plan)))
         return PhysicalNode(op, tuple(inputs))
 
     def _aggregate(self, plan: N.Aggregate) -> PhysicalNode:

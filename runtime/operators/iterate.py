@@ -118,7 +118,7 @@ class IterateOperator(Operator):
     name = "Iterate"
     # (the rounds run at once when the base ends, within one step of the task: a checkpoint
     # sees the base rows gathered so far, never a half-run iteration)
-    state_fields = ("base", "seen", "rounds", "rows_derived", "rows_fed")
+    state_fields = ("base", "seen", "rounds", "rows_derived", "rows_fed", "found_rows")
 
     def __init__(self, spec: IterateSpec, schema: pa.Schema,
                  tables: dict[str, object]) -> None:
@@ -129,6 +129,7 @@ class IterateOperator(Operator):
         self.rounds = 0  # rounds run (a metric)
         self.rows_derived = 0  # rows the step produced, new or not (a metric)
         self.rows_fed = 0  # rows the step was fed: each round's new rows, new step rows
+        self.found_rows = 0  # (streaming: rows found so far, for spec.enough_rows)
         self.seen: KeyIndex | None = KeyIndex(
             [pa.binary() if T.is_nested(f.type) else f.type for f in schema]) \
             if spec.distinct else None
@@ -185,6 +186,8 @@ class IterateOperator(Operator):
         if self.step is None:
             self.step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables,
                                  streaming=True)
+        if self.spec.enough_rows is not None and self.found_rows >= self.spec.enough_rows:
+            return []  # (the LIMIT above has read all it reads)
         if input_index == 0:
             working = self._new(pa.Table.from_batches([conformed(batch, self.schema)]))
         else:
@@ -194,7 +197,9 @@ class IterateOperator(Operator):
             working = self._new(out)
         found = [working]
         rounds = 0
-        while working.num_rows:
+        enough = self.spec.enough_rows
+        self.found_rows += working.num_rows
+        while working.num_rows and (enough is None or self.found_rows < enough):
             rounds += 1
             self.rounds += 1
             if rounds > self.spec.max_rounds:
@@ -203,6 +208,7 @@ class IterateOperator(Operator):
             out = self.step.round(working)
             self.rows_derived += out.num_rows
             working = self._new(out)
+            self.found_rows += working.num_rows
             found.append(working)
         table = pa.concat_tables(found).combine_chunks()
         return table.to_batches() if table.num_rows else []
@@ -227,8 +233,9 @@ class IterateOperator(Operator):
             return
         found = _Gathered(working)  # (emitted in batches of OUT_ROWS, not per round)
         step = _StepJob(self.spec, getattr(self, "ctx", None), self.tables)
+        enough, total = self.spec.enough_rows, working.num_rows
         try:
-            while working.num_rows:
+            while working.num_rows and (enough is None or total < enough):
                 self.rounds += 1
                 if self.rounds > self.spec.max_rounds:
                     self._fail_rounds()
@@ -236,6 +243,7 @@ class IterateOperator(Operator):
                 out = step.round(working)
                 self.rows_derived += out.num_rows
                 working = self._new(out)
+                total += working.num_rows
                 yield from found.add(working)
         finally:
             step.close()

@@ -304,6 +304,10 @@ class _LocalRounds:
             if not rows.num_rows or rows.num_rows > self.limit:
                 break
             new.append(rows)
+            if spec.enough_rows is not None and \
+                    found.rows + sum(t.num_rows for t in new) >= spec.enough_rows:
+                rows = rows.slice(0, 0)  # (enough rows for the LIMIT above: as a fixpoint)
+                break
         total = sum(t.num_rows for t in new)
         part = (_counted(self._to_spark(pa.concat_tables(new)))[0], total) if total \
             else None
@@ -352,6 +356,8 @@ class _Iteration:
         if not n:
             return working
         self._add(working, n)
+        if self._enough():
+            return self._found()
         step = _Step(self.job, spec)
         local = _LocalRounds.of(self.job, spec, fields)
         rounds = 0
@@ -361,7 +367,7 @@ class _Iteration:
                     found, rounds, after = local.run(working, self, rounds)
                     if found is not None:
                         self._add(*found, seen=True)
-                    if after is None:  # (the fixpoint, reached on the driver)
+                    if after is None or self._enough():  # (the fixpoint, on the driver)
                         break
                     working, n = after  # (more rows than the driver takes: Spark's rounds)
                     self._add(working, n, seen=True)
@@ -375,6 +381,8 @@ class _Iteration:
                 if not n:
                     break
                 self._add(working, n)
+                if self._enough():
+                    break
         finally:
             step.close()
             if local is not None:
@@ -383,6 +391,10 @@ class _Iteration:
             "rounds": rounds, "local_rounds": local.rounds if local is not None else 0,
             "rows_found": self.rows}  # (Spark's rounds do not count the rows they feed)
         return self._found()
+
+    def _enough(self) -> bool:
+        """Whether the rows found are all a LIMIT above reads (IterateSpec.enough_rows)."""
+        return self.spec.enough_rows is not None and self.rows >= self.spec.enough_rows
 
     def _found(self) -> Any:
         return reduce(lambda a, b: a.unionByName(b), [df for _, df in self.parts])

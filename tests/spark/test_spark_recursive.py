@@ -71,6 +71,16 @@ def test_a_query_without_a_fixpoint_fails_naming_the_round_limit() -> None:
               "SELECT n FROM t").collect()
 
 
+@pytest.mark.parametrize("options", [SPARK, DRIVER], ids=["spark rounds", "driver rounds"])
+def test_a_limit_ends_a_recursion_without_a_fixpoint(options: dict[str, str]) -> None:
+    """As natively (and in PostgreSQL and DuckDB): the loop ends with the rows found."""
+    s = _session(options)
+    s.execute("SET 'table.exec.iteration.max-rounds' = '12'")
+    got = s.sql("WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t) "
+                "SELECT n FROM t LIMIT 4").collect()
+    assert sorted(got.column("n").to_pylist()) == [1, 2, 3, 4]
+
+
 def test_the_round_limit_counts_the_last_round() -> None:
     """As natively: the round that finds nothing counts (counting to 10: ten rounds)."""
     s = _session(SPARK)

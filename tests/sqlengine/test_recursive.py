@@ -207,6 +207,43 @@ def test_a_query_without_a_fixpoint_fails_naming_the_round_limit() -> None:
               "SELECT n FROM t").collect()
 
 
+ENDLESS = "WITH RECURSIVE t(n) AS (VALUES (1) {union} SELECT n + 1 FROM t) "
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("parallelism", [1, 2])
+@pytest.mark.parametrize(("union", "tail"), [
+    ("UNION ALL", "SELECT n FROM t LIMIT 5"),
+    ("UNION", "SELECT n * 2 AS m, 'x' AS s FROM t LIMIT 3 OFFSET 4"),
+    ("UNION ALL", "SELECT * FROM (SELECT n + 1 AS m FROM t) LIMIT 7"),
+])
+def test_a_limit_ends_a_recursion_without_a_fixpoint(mode: str, parallelism: int,
+                                                     union: str, tail: str) -> None:
+    """A LIMIT over the recursive table, through projections only, ends a loop that alone
+    would never end, as in PostgreSQL and DuckDB (it ran to the round limit and failed)."""
+    sql = ENDLESS.format(union=union) + tail
+    s = _session(mode, parallelism)
+    s.execute("SET 'table.exec.iteration.max-rounds' = '50'")
+    q = s.sql(sql)
+    got = sorted(tuple(r.values()) for r in q.collect().to_pylist())
+    assert got == _duck(sql)
+    assert "rows found (the LIMIT above)" in q.explain()
+
+
+@pytest.mark.parametrize("tail", [
+    "SELECT n FROM t WHERE n > 3 LIMIT 5",  # (a filter: the rows found may not reach it)
+    "SELECT a.n FROM t AS a JOIN t AS b ON a.n = b.n LIMIT 5",  # (t read twice)
+    "SELECT n FROM t ORDER BY n LIMIT 5",  # (ORDER BY reads every row)
+])
+def test_a_limit_the_loop_cannot_end_at_leaves_the_round_limit(tail: str) -> None:
+    s = _session("batch", 1)
+    s.execute("SET 'table.exec.iteration.max-rounds' = '50'")
+    q = s.sql(ENDLESS.format(union="UNION ALL") + tail)
+    assert "rows found" not in q.explain()
+    with pytest.raises(SqlEngineError, match=r"table\.exec\.iteration\.max-rounds"):
+        q.collect()
+
+
 @pytest.mark.parametrize(("sql", "message"), [
     ("WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT a.n + b.n FROM t AS a, t AS b) "
      "SELECT * FROM t", "linear recursion"),
