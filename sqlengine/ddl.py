@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import pyarrow as pa
@@ -723,11 +724,13 @@ def table_of_query(catalog: Catalog, stmt: S.CreateTableAs, script: str
     from dataclasses import replace as _replace
 
     from sqlengine.binder import bind_query
+    from sqlengine.plan.nullability import not_null
 
     plan = bind_query(parse_query(stmt.query, script), catalog, stmt.query, script)
-    queried = {f.name.lower(): S.ColumnDef(f.name, T.type_name(f.type), True,
+    # (a column no row can leave NULL is NOT NULL, as in Flink's CTAS)
+    queried = {f.name.lower(): S.ColumnDef(f.name, T.type_name(f.type), not kept,
                                            offset=stmt.query.offset)
-               for f in plan.schema.fields}
+               for f, kept in zip(plan.schema.fields, not_null(plan, _primary_key(catalog)))}
     where = f"CREATE TABLE {stmt.table.name!r} ... AS"
     names = tuple(f.name for f in plan.schema.fields)
     if stmt.order:
@@ -754,6 +757,15 @@ def table_of_query(catalog: Catalog, stmt: S.CreateTableAs, script: str
     columns = [c for c in stmt.table.columns if c.name.lower() not in queried]
     columns += [declared.get(k, q) for k, q in queried.items()]
     return _replace(stmt.table, columns=tuple(columns)), names
+
+
+def _primary_key(catalog: Catalog) -> Callable[[str], tuple[str, ...]]:
+    """A table's PRIMARY KEY columns by its name (none for a table gone or unknown)."""
+    def keys(name: str) -> tuple[str, ...]:
+        table = catalog.table(name)
+        return tuple(table.primary_key) if table is not None else ()
+
+    return keys
 
 
 def _quote(name: str) -> str:
@@ -946,6 +958,8 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
 
         plan = as_created(view, bind_query(parse_query(view.query, view.script), catalog,
                                            view.query, view.script))
+        from sqlengine.plan.nullability import not_null
+
         names = list(view.columns) or plan.schema.names()
         fields = plan.schema.fields
         none = pa.nulls(len(fields), pa.string())
@@ -953,7 +967,8 @@ def describe(catalog: Catalog, stmt: S.Describe, script: str) -> pa.Table:
                          "type": [T.type_name(f.type) + (" *ROWTIME*" if f.rowtime else
                                                          " *PROCTIME*" if f.proctime else "")
                                   for f in fields],
-                         "null": [not f.proctime for f in fields], "key": none,
+                         "null": [not (f.proctime or kept) for f, kept in
+                                  zip(fields, not_null(plan, _primary_key(catalog)))], "key": none,
                          "extras": none,
                          "watermark": none})
     raise BindError(f"unknown table or view {stmt.name!r}", span=span, sql=script)

@@ -393,10 +393,49 @@ def test_describe_as_pyflink() -> None:
         ("proc", "TIMESTAMP(3) *PROCTIME*", False, None, "AS PROCTIME()", None)]
     s.execute("CREATE VIEW v AS SELECT ts, proc, id FROM t2")
     assert [(r["type"], r["null"]) for r in s.execute("DESCRIBE v")[0].table.to_pylist()] == [
-        ("TIMESTAMP(3) *ROWTIME*", True), ("TIMESTAMP(3) *PROCTIME*", False), ("INT", True)]
+        ("TIMESTAMP(3) *ROWTIME*", True), ("TIMESTAMP(3) *PROCTIME*", False), ("INT", False)]
     assert s.execute("SHOW CURRENT CATALOG")[0].table.column_names == ["current catalog name"]
     assert s.execute("SHOW CURRENT DATABASE")[0].table.column_names == [
         "current database name"]
+
+
+# Views and what PyFlink 2.3's DESCRIBE shows NOT NULL of each column, in order (ours showed
+# every view column nullable and made every CREATE TABLE ... AS column nullable).
+NOT_NULL_VIEWS = {
+    "SELECT a, b, a + 1 AS c, 1 AS `one`, CAST(a AS STRING) AS d, k, COALESCE(b, 'x') AS e, "
+    "b IS NULL AS f, a / 2 AS g, CASE WHEN a > 1 THEN 1 ELSE 2 END AS h, CASE WHEN a > 1 THEN "
+    "1 END AS i, TRY_CAST(b AS INT) AS j, UPPER(b) AS l, UPPER(CAST(a AS STRING)) AS m, "
+    "a IN (1, 2) AS n2, 'xy' AS o FROM s": "TFTTTTTTTTFFFTTT",
+    "SELECT a, COUNT(*) AS n, SUM(a) AS t, MIN(a) AS mi, COUNT(b) AS cb FROM s GROUP BY a":
+        "TTTTT",
+    "SELECT COUNT(*) AS n, SUM(a) AS t FROM s": "TF",
+    "SELECT s1.a, s2.a AS a2 FROM s s1 LEFT JOIN s s2 ON s1.k = s2.k": "TF",
+    "SELECT a FROM s UNION ALL SELECT 5": "T",
+    "SELECT a FROM s UNION ALL SELECT CAST(NULL AS INT)": "F",
+    "SELECT * FROM (VALUES (1, 'a'), (2, CAST(NULL AS STRING))) AS T(p, q)": "TF",
+    "SELECT a, b FROM s WHERE b IS NOT NULL": "TF",
+    "SELECT a, k, COUNT(*) AS n FROM s GROUP BY GROUPING SETS ((a), (a, k))": "TFT",
+    "SELECT ABS(a) AS x1, CHAR_LENGTH(CAST(a AS STRING)) AS x2, -a AS x3, a % 2 AS x4, "
+    "NOT (a > 1) AS x5, a = 1 AND a > 0 AS x6 FROM s": "TTTTTT",
+    "SELECT a, AVG(a) AS av, SUM(a) FILTER (WHERE a > 1) AS sf, MAX(a) AS mx, FIRST_VALUE(a) "
+    "AS fv, COUNT(DISTINCT a) AS cd, SUM(DISTINCT a) AS sdd FROM s GROUP BY a": "TTFTTTT",
+    "SELECT a, b FROM s UNION SELECT a, 'z' FROM s": "TF",
+    "SELECT a, ROW_NUMBER() OVER (PARTITION BY a ORDER BY k) AS rn FROM s": "TT",
+}
+
+
+@pytest.mark.parametrize("query", NOT_NULL_VIEWS)
+def test_a_view_keeps_not_null_as_flink(query: str) -> None:
+    """A column no row can leave NULL is NOT NULL in DESCRIBE of a view and in the table a
+    CREATE TABLE ... AS makes, as PyFlink 2.3 shows them (a key column is NOT NULL too)."""
+    s = sqlengine.connect()
+    s.execute("CREATE TABLE s (a INT NOT NULL, b STRING, k BIGINT, PRIMARY KEY (k) NOT "
+              "ENFORCED) WITH ('connector' = 'datagen', 'number-of-rows' = '3')")
+    s.execute(f"CREATE VIEW v AS {query}")
+    want = [c == "F" for c in NOT_NULL_VIEWS[query]]
+    assert [r["null"] for r in s.execute("DESCRIBE v")[0].table.to_pylist()] == want
+    s.execute(f"CREATE TABLE c WITH ('connector' = 'blackhole') AS {query}")
+    assert [r["null"] for r in s.execute("DESCRIBE c")[0].table.to_pylist()] == want
 
 
 @pytest.mark.parametrize(("ddl", "second"), [
