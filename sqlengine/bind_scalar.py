@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlengine import functions
 from sqlengine import types as T
 from sqlengine.bitmap import is_bitmap
+from sqlengine.cast_rules import refusal
 from sqlengine.errors import BindError, NotSupportedError, ParseError, Span
 from sqlengine.functions_time import WALL_CLOCK
 from sqlengine.parser import node_span
@@ -261,6 +262,10 @@ def cast(binder: ExprBinder, node: exp.Cast, scope: Scope) -> Expr:
         raise binder.error(BindError, f"cannot CAST {T.type_name(arg.dtype)} to "
                            f"{T.type_name(target)}: a MULTISET casts only to a character "
                            "string (as in Flink 2.3); UNNEST it for its elements", node)
+    why = refusal(arg.dtype, target)
+    if why:  # (the caret on the type)
+        raise BindError(f"cannot CAST {T.type_name(arg.dtype)} to {T.type_name(target)}: "
+                        f"{why}", span=_type_span(binder, to.sql(), node.this), sql=binder.script)
     out = arg if arg.dtype == target and not safe else make_cast(arg, target, safe)
     if not safe and isinstance(arg, Literal) and isinstance(arg.value, str) and \
             (T.is_temporal(target) or T.is_time(target)):

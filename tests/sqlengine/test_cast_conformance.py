@@ -195,3 +195,45 @@ def test_to_date_as_flink(s: sqlengine.Session) -> None:
         (d(2024, 3, 6), d(2024, 3, 6), None), (None, d(2024, 3, 6), None),
         (None, None, d(2024, 3, 6)), (None, d(2025, 1, 1), None), (d(2024, 1, 1), None, None),
         (None, None, None)]
+
+
+# What PyFlink 2.3's validator refuses ("Cast function cannot convert value of type ... to
+# type ..."), each refused here when bound, whatever the rows: they failed only on a row
+# that reached them, with Arrow's words, or gave a value (CAST(INTERVAL '2' DAY AS BIGINT)
+# gave 172800000; CAST(x'01' AS INT) read the byte as text).
+REFUSED_CASTS = [
+    ("CAST(b AS DATE) FROM (VALUES (TRUE)) AS t(b) WHERE b = FALSE", "BOOLEAN to DATE"),
+    ("CAST(DATE '2024-01-01' AS BOOLEAN)", "DATE to BOOLEAN"),
+    ("CAST(ARRAY[1] AS INT)", "ARRAY<INT> to INT"),
+    ("CAST(INTERVAL '2' YEAR AS INT)", "INTERVAL YEAR TO MONTH to INT"),
+    ("CAST(INTERVAL '2' DAY AS BIGINT)", "to BIGINT"),
+    ("CAST(X'01' AS INT)", "BYTES to INT"),
+    ("CAST(1 AS BINARY(4))", "INT to BYTES"),
+    ("CAST(DATE '2024-01-01' AS TIME)", "DATE to TIME"),
+    ("CAST(ROW(1, 'a') AS ROW<x BIGINT>)", "a ROW of 2 fields does not cast to one of 1"),
+    ("CAST(TRUE AS TIMESTAMP(3))", "BOOLEAN to TIMESTAMP"),
+    ("CAST(ARRAY[DATE '2024-01-01'] AS ARRAY<BOOLEAN>)", "a BOOLEAN only from"),
+    ("CAST(MAP['a', 1] AS ARRAY<INT>)", "a MAP casts only to a MAP"),
+]
+
+
+@pytest.mark.parametrize(("expr", "message"), REFUSED_CASTS)
+def test_a_cast_flink_refuses_is_refused_when_bound(s: sqlengine.Session, expr: str,
+                                                   message: str) -> None:
+    from sqlengine.errors import BindError
+
+    for word in ("CAST", "TRY_CAST"):
+        with pytest.raises(BindError, match=f"cannot CAST .*{message}"):
+            s.sql(f"SELECT {word}{expr[4:]}")
+
+
+@pytest.mark.parametrize(("expr", "value"), [  # (what PyFlink 2.3 gives of these)
+    ("CAST(TRUE AS INT)", 1), ("CAST(1.5 AS BOOLEAN)", True),
+    ("CAST(TRUE AS DECIMAL(3, 1))", Decimal("1.0")), ("CAST('abc' AS BYTES)", b"abc"),
+    ("CAST(TIME '10:00:00' AS TIMESTAMP(3))", dt.datetime(1970, 1, 1, 10)),
+    ("CAST(ARRAY[1, 2] AS ARRAY<STRING>)", ["1", "2"]),
+    ("CAST(MAP['a', 1] AS STRING)", "{a=1}"),
+    ("CAST(INTERVAL '2' YEAR AS STRING)", "+2-00"),
+])
+def test_a_cast_flink_allows_is_not(s: sqlengine.Session, expr: str, value: object) -> None:
+    assert one(s, expr) == value
