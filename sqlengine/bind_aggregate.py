@@ -362,6 +362,10 @@ class AggregateBinder(ClauseBinder):
             node.set("separator", separator.copy())
         arg, is_distinct = self._distinct(node, func)
         if func == "count" and (arg is None or isinstance(arg, exp.Star)):
+            if is_distinct:  # (it counted every row, the DISTINCT ignored)
+                raise self.error(BindError, "COUNT(DISTINCT *) is not SQL (nor Flink's): "
+                                 "count distinct rows with SELECT COUNT(*) FROM (SELECT "
+                                 "DISTINCT ...), or name the columns", node)
             return AggCall("count_star", (), T.BIGINT, False, filt)
         no_aggregates(self.binder, arg, "an aggregate argument")
         bound = self.bind_plain(arg, scope)

@@ -213,7 +213,9 @@ class ExprBinder:
             raise self.error(BindError, f"aggregate function {node.sql_name()} is not allowed "
                              "here", node)
         if isinstance(node, exp.Window):
-            raise self.error(NotSupportedError, "OVER windows are not supported yet", node)
+            raise self.error(BindError, "a window function (OVER) is not allowed here, only "
+                             "in the SELECT list and ORDER BY: compute it in a subquery's "
+                             "SELECT list and use its column", node)
         if isinstance(node, exp.Extract):
             unit = node.this.name.lower()
             unit = {"dayofweek": "dow", "dayofyear": "doy", "epoch": "epoch"}.get(unit, unit)

@@ -146,10 +146,10 @@ class SelectBinder(ClauseBinder):
             windows += [n for o in order.expressions for n in o.walk()
                         if isinstance(n, exp.Window)]
         if windows:
-            if group is not None or has_aggs:
-                # Windows over grouped rows: group in a subquery, then the windows over it.
-                from sqlengine.bind_windows_over_groups import split
+            if group is not None or has_aggs:  # (grouped in a subquery, the windows over it)
+                from sqlengine.bind_windows_over_groups import refuse_nested, split
 
+                refuse_nested(self, windows)
                 return self.binder.relations.query(split(node, items), ctes)
             rel = self.binder.over.windows(rel, windows)
         if group is not None or has_aggs:

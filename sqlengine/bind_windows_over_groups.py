@@ -13,9 +13,15 @@ become inner columns, and expressions equal to one (or bare columns naming one) 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlglot import exp
 
 from sqlengine.bind_grouping import grouping_sets, has_grouping_sets
+from sqlengine.errors import BindError
+
+if TYPE_CHECKING:
+    from sqlengine.bind_select import SelectBinder
 
 
 def _column(name: str) -> exp.Column:
@@ -25,6 +31,17 @@ def _column(name: str) -> exp.Column:
 def _heads(node: exp.Expression) -> set[int]:
     """ids of the aggregate calls that are window functions themselves (OVER's head)."""
     return {id(w.this) for w in node.find_all(exp.Window) if isinstance(w.this, exp.AggFunc)}
+
+
+def refuse_nested(select: SelectBinder, windows: list[exp.Window]) -> None:
+    """A window function inside an aggregate's argument is an error (split would nest it in
+    a subquery again and again)."""
+    for w in windows:
+        outer = w.find_ancestor(exp.AggFunc)
+        if outer is not None and not isinstance(outer.parent, exp.Window):
+            raise select.error(BindError, "a window function (OVER) cannot be an aggregate's "
+                               "argument: compute it in a subquery, then aggregate its "
+                               "column", w)
 
 
 def split(node: exp.Select, items: list[tuple[exp.Expression, str]]) -> exp.Select:
