@@ -140,8 +140,25 @@ def _sorted(batch: pa.RecordBatch, partition: tuple[Expr, ...], order: tuple[Sor
 
 def _partition_key(values: pa.Array) -> pa.Array:
     """A partition column as it is sorted and compared: a ROW / ARRAY / MAP by its whole
-    value's code (Arrow neither sorts nor compares them)."""
-    return pa.array(value_codes(values)) if T.is_nested(values.type) else values
+    value's code (Arrow neither sorts nor compares them); a FLOAT / DOUBLE by its bits, every
+    NaN as one, so that partitions are GROUP BY's groups (NaNs were a partition each, as NaN
+    <> NaN, and -0.0 shared 0.0's, where GROUP BY keeps them apart)."""
+    if T.is_nested(values.type):
+        return pa.array(value_codes(values))
+    if pa.types.is_floating(values.type):
+        return _float_bits(values)
+    return values
+
+
+def _float_bits(values: pa.Array) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    ints = np.int32 if values.type == pa.float32() else np.int64
+    floats = np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False))
+    bits = floats.view(ints).copy()
+    bits[np.isnan(floats)] = np.array([np.nan], floats.dtype).view(ints)[0]
+    valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False))
+    return pa.array(bits, mask=~valid)
 
 
 def _changes(arrays: list[pa.Array], n: int) -> np.ndarray:
@@ -153,8 +170,12 @@ def _changes(arrays: list[pa.Array], n: int) -> np.ndarray:
     for a in arrays:
         valid = np.asarray(pc.is_valid(a).to_numpy(zero_copy_only=False))
         prev, cur = a.slice(0, n - 1), a.slice(1)
-        differ = pc.fill_null(pc.not_equal(cur, prev), False).to_numpy(zero_copy_only=False)
-        out[1:] |= np.asarray(differ) | (valid[1:] != valid[:-1])
+        differ = pc.fill_null(pc.not_equal(cur, prev), False)
+        if pa.types.is_floating(a.type):  # (NaNs are peers, as they sort together)
+            both = pc.fill_null(pc.and_(pc.is_nan(cur), pc.is_nan(prev)), False)
+            differ = pc.and_(differ, pc.invert(both))
+        out[1:] |= np.asarray(differ.to_numpy(zero_copy_only=False)) | \
+            (valid[1:] != valid[:-1])
     return out
 
 

@@ -554,3 +554,28 @@ def test_lag_and_lead_ignore_nulls_match_duckdb(mode: str) -> None:
                  "(1, 5), (2, CAST(NULL AS INT)), (3, 7)) AS v(o, x)").collect().to_pylist() == [
         {"o": 1, "a": -1}, {"o": 2, "a": 5}, {"o": 3, "a": 5}]
 
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nan_is_one_partition_and_nans_are_peers(mode: str) -> None:
+    """PARTITION BY groups as GROUP BY does: every NaN one partition (each NaN was a partition
+    of its own, as NaN <> NaN), -0.0 apart from 0.0 (GROUP BY's rule; they were one); NaNs
+    are peers in ORDER BY, as they sort together (RANK gave them 4 and 5). DuckDB's answers,
+    but for -0.0, which DuckDB puts with 0.0."""
+    nan, zero = float("nan"), -0.0
+    data = pa.table({"x": pa.array([nan, nan, nan, zero, 0.0, 1.0, None, None], pa.float64()),
+                     "i": pa.array(range(8), pa.int64())})
+    s = sqlengine.connect({"execution.runtime-mode": mode})
+    s.register("f", data)
+    con = duckdb.connect()
+    con.register("f", data)
+    got = s.sql("SELECT i, COUNT(*) OVER (PARTITION BY x) AS n, RANK() OVER (ORDER BY x) AS r "
+                "FROM f").collect().to_pylist()
+    by_i = {r["i"]: (r["n"], r["r"]) for r in got}
+    grouped = {repr(r["x"]): r["n"] for r in s.sql(
+        "SELECT x, COUNT(*) AS n FROM f GROUP BY x").collect().to_pylist()}
+    assert [by_i[i][0] for i in range(8)] == [grouped[repr(v)] for v in
+                                             data.column("x").to_pylist()]
+    assert [by_i[i][0] for i in range(8)] == [3, 3, 3, 1, 1, 1, 2, 2]
+    duck = dict(con.sql("SELECT i, RANK() OVER (ORDER BY x NULLS FIRST) FROM f").fetchall())
+    assert {i: r for i, (_, r) in by_i.items()} == duck
