@@ -83,6 +83,10 @@ class ChainedTask:
         step = f"{self.names[i]}"
         if isinstance(e, SqlEngineError):
             message = e.message
+        elif isinstance(e, pa.ArrowCapacityError):  # (Arrow's words: "Result might not fit")
+            message = ("a result holds more than 2 GiB of text or bytes in one batch of "
+                       "rows, beyond what a column holds (Arrow's limit); make the values "
+                       "smaller (REPEAT, LPAD, LISTAGG ...)")
         elif isinstance(e, pa.ArrowException):
             message = f"{type(e).__name__}: {e}"
         else:

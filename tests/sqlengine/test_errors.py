@@ -455,3 +455,13 @@ def test_another_dialects_operator_is_named_as_written(sql: str) -> None:
     J_S_O_N_B_CONTAINS_TOP_KEY', after sqlglot's class; found by a probe)."""
     e = _err(sql)
     assert "is not Flink SQL" in e.message and "J_S_O_N" not in e.message
+
+
+def test_a_result_beyond_arrows_column_limit_is_named() -> None:
+    """(it was Arrow's "ArrowCapacityError: Result might not fit in requested binary/string
+    array. If possible, convert to a large binary/string.")"""
+    s = sqlengine.connect({"execution.runtime-mode": "batch"})
+    with pytest.raises(SqlEngineError, match=r"more than 2 GiB of text or bytes in one batch"
+                                             r".*\(in operator Project") as e:
+        s.sql("SELECT REPEAT(s, 1000000000) FROM (VALUES ('ab'), ('cd')) AS t(s)").collect()
+    assert "convert to a large" not in str(e.value)
