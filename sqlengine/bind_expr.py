@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from sqlengine import bind_compare, bind_json, bind_nested, bind_scalar, functions
 from sqlengine import types as T
+from sqlengine.bind_correlation import Equality, reach_through
 from sqlengine.bind_interval import interval_literal
 from sqlengine.bind_scalar import coerce
 from sqlengine.dialect import JsonCall
@@ -67,6 +68,7 @@ class OuterScope:
     scope: Scope
     intercept: Callable[[exp.Expression], Expr | None] | None = None
     grouped: Scope | None = None
+    equals: tuple[Equality, ...] = ()  # (its WHERE's equalities: bind_correlation.py)
 
 
 _BINARY = {
@@ -149,9 +151,7 @@ class ExprBinder:
             raise
 
     def _bind(self, node: exp.Expression, scope: Scope) -> Expr:
-        if isinstance(node, exp.Paren):
-            return self.bind(node.this, scope)
-        if isinstance(node, exp.Alias):
+        if isinstance(node, exp.Paren | exp.Alias):
             return self.bind(node.this, scope)
         if isinstance(node, exp.Column):
             return self._column(node, scope)
@@ -309,10 +309,8 @@ class ExprBinder:
                 raise self.error(BindError, e.message, node) from None
             if idx is None:
                 continue
-            if depth > 0:
-                raise self.error(NotSupportedError, f"column {node.sql()!r} belongs to a query "
-                                 "more than one level out; correlated references reach only "
-                                 "the enclosing query", node)
+            if depth > 0:  # (through an equality of the query between, or refused)
+                return reach_through(self, node, len(self.outer) - 1 - depth, idx)
             if outer.intercept is not None:
                 return self._outer_grouped(node, outer)
             col = outer.scope.columns[idx]

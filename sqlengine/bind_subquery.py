@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.bind_common import ClauseBinder, Relation
+from sqlengine.bind_correlation import outer_equalities
 from sqlengine.bind_expr import OuterScope, Scope, coerce
 from sqlengine.errors import BindError, NotSupportedError
 from sqlengine.plan.expressions import Call, ColumnRef, Expr
@@ -126,8 +127,9 @@ class SubqueryBinder(ClauseBinder):
             inner = outer_node = query
         exprs = self.exprs
         saved_intercept, exprs.intercept = exprs.intercept, None
+        equals = outer_equalities(exprs, outer_node, scope) if saved_intercept is None else ()
         exprs.outer.append(OuterScope(scope, saved_intercept, exprs.intercept_scope
-                                      if saved_intercept is not None else None))
+                                      if saved_intercept is not None else None, equals))
         saved_ctes = self.ctes
         try:
             rel = self.binder.query(inner, self.ctes)
