@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlengine import bind_compare, bind_json, bind_nested, bind_scalar, functions
+from sqlengine import bind_compare, bind_foreign, bind_json, bind_nested, bind_scalar, functions
 from sqlengine import types as T
 from sqlengine.bind_correlation import Equality, reach_through
 from sqlengine.bind_interval import interval_literal
@@ -259,7 +259,7 @@ class ExprBinder:
         if isinstance(node, exp.Func):
             name = node.sql_name().lower()
             args = [a for k in node.arg_types for a in _as_list(node.args.get(k))]
-            bind_scalar.no_foreign_operator(self, node, name)
+            bind_foreign.no_foreign_operator(self, node, name)
             return self.call(name, args, scope, node)
         if isinstance(node, exp.WithinGroup):  # (LISTAGG / PERCENTILE_CONT ... WITHIN GROUP)
             name = "LISTAGG" if isinstance(node.this, exp.GroupConcat) else \
@@ -267,7 +267,7 @@ class ExprBinder:
             raise self.error(NotSupportedError, f"{name} ... WITHIN GROUP "
                              "(ORDER BY ...) is not supported (PERCENTILE_CONT(f), with a "
                              "constant f if DESC, and LISTAGG are)", node)
-        raise self.error(NotSupportedError, f"unsupported expression {node.sql()!r}", node)
+        raise bind_foreign.unsupported(self, node)
 
     # -- pieces ----------------------------------------------------------------------------
     def _column(self, node: exp.Column, scope: Scope) -> Expr:

@@ -17,7 +17,7 @@ from sqlengine.bitmap import is_bitmap
 from sqlengine.cast_rules import refusal
 from sqlengine.errors import BindError, NotSupportedError, ParseError, Span
 from sqlengine.functions_time import WALL_CLOCK
-from sqlengine.parser import node_span
+from sqlengine.parser import node_span, written_call_name
 from sqlengine.plan.expressions import Call, Case, Cast, Expr, Literal
 from sqlengine.variant import is_variant
 
@@ -80,14 +80,6 @@ def _type_span(binder: ExprBinder, text: str, at: exp.Expression) -> Span:
     return Span.from_offset(binder.script, found.start(1), found.end(1)) if found else span
 
 
-def no_foreign_operator(binder: ExprBinder, node: exp.Func, name: str) -> None:
-    """Refuse an operator of another dialect (PostgreSQL's JSONB ?), quoting the SQL: it was
-    named by sqlglot's class, 'unknown function J_S_O_N_B_CONTAINS_TOP_KEY'."""
-    if isinstance(node, exp.Binary) and functions.lookup(name) is None:
-        raise binder.error(NotSupportedError, f"the operator of {node.sql()!r} is not Flink "
-                           "SQL", node)
-
-
 def signature(binder: ExprBinder, name: str, n: int,
               node: exp.Expression) -> functions.Signature:
     """The signature of scalar function ``name`` called with ``n`` arguments.
@@ -108,7 +100,8 @@ def signature(binder: ExprBinder, name: str, n: int,
             raise binder.error(BindError, "JSON() is only supported inside JSON_ARRAY() or as "
                                "the VALUE of JSON_OBJECT(), as in Flink: JSON_OBJECT('a' "
                                "VALUE JSON('{\"k\": 1}'))", node)
-        raise binder.error(BindError, f"unknown function {name.upper()}", node)
+        written = written_call_name(node, binder.query, binder.script) or name.upper()
+        raise binder.error(BindError, f"unknown function {written}", node)
     if n < sig.min_args or (sig.max_args is not None and n > sig.max_args):
         want = str(sig.min_args) if sig.max_args == sig.min_args else \
             f"{sig.min_args} to {sig.max_args if sig.max_args is not None else 'any'}"

@@ -554,6 +554,16 @@ def _offset_of(text: str, line: int, col: int) -> int:
     return sum(len(x) + 1 for x in lines[: line - 1]) + max(col - 1, 0)
 
 
+def written_call_name(node: exp.Expression, query: QueryText, script: str) -> str | None:
+    """A function call's name as the SQL spells it, upper case (sqlglot's class names were
+    shown: DECODE_CASE for DECODE, WEEK_OF_YEAR for WEEKOFYEAR): the word before the call's
+    parenthesis, at or just before the node's first positioned token."""
+    span = node_span(node, query, script)
+    found = re.match(r"(\w+)\s*\(", script[span.start:]) or \
+        re.search(r"(\w+)\s*\(\s*$", script[max(0, span.start - 200):span.start])
+    return found.group(1).upper() if found else None
+
+
 def node_span(node: exp.Expression, query: QueryText, script: str) -> Span:
     """The script span of a sqlglot node (its first positioned token), for error messages."""
     for n in node.walk():

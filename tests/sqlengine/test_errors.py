@@ -465,3 +465,15 @@ def test_a_result_beyond_arrows_column_limit_is_named() -> None:
                                              r".*\(in operator Project") as e:
         s.sql("SELECT REPEAT(s, 1000000000) FROM (VALUES ('ab'), ('cd')) AS t(s)").collect()
     assert "convert to a large" not in str(e.value)
+
+
+@pytest.mark.parametrize(("sql", "words"), [
+    # (sqlglot's names were shown: DECODE_CASE, WEEK_OF_YEAR; DIV as CAST(7 / 2 AS BIGINT))
+    ("SELECT DECODE(1, 1, 'x', 'y')", r"^1:15: unknown function DECODE$"),
+    ("SELECT WEEKOFYEAR(DATE '2024-01-01')", r"^1:8: unknown function WEEKOFYEAR$"),
+    ("SELECT upper(getdate())", r"^1:14: unknown function GETDATE$"),
+    ("SELECT 7 DIV 2", r"^1:8: the operator DIV is not Flink SQL: / of two integers divides"),
+])
+def test_foreign_spellings_are_named_as_written(sql: str, words: str) -> None:
+    e = _err(sql)
+    assert re.search(words, str(e).splitlines()[0]), str(e)
