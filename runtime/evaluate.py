@@ -108,7 +108,7 @@ def _eval_one(expr: Expr, batch: pa.RecordBatch, n: int,
     if isinstance(expr, Call) and expr.name == ROWTIME:  # (a rowtime mark: its value)
         return _eval(expr.args[0], batch, n, memo)
     if isinstance(expr, Call) and expr.name == "current_watermark":
-        return _current_watermark(batch, n)
+        return _current_watermark(batch, n, expr.type)
     if isinstance(expr, Call) and expr.name == "proctime":
         if expr.args:  # (the session time zone's wall clock, as Flink shows PROCTIME())
             return wall_clock("localtimestamp", n, str(expr.args[0].value), _now(memo))  # type: ignore[attr-defined]
@@ -388,9 +388,9 @@ def _in_list(expr: InList, batch: pa.RecordBatch, n: int,
     return pc.if_else(unknown, pa.nulls(n, pa.bool_()), result)
 
 
-def _current_watermark(batch: pa.RecordBatch, n: int) -> pa.Array:
+def _current_watermark(batch: pa.RecordBatch, n: int, out: pa.DataType) -> pa.Array:
     # The watermark before each row (NULL until there is one), from the $wm meta column.
     wm = row_watermarks(batch)
     if wm is None:
-        return pa.nulls(n, pa.timestamp("ms"))
-    return pa.array(wm, pa.timestamp("ms"), mask=wm == MIN_WATERMARK)
+        return pa.nulls(n, out)
+    return pa.array(wm, out, mask=wm == MIN_WATERMARK)

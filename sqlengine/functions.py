@@ -348,7 +348,9 @@ _register(Signature("nullif", 2, 2, _nullif))
 def _current_watermark(types: list[pa.DataType]) -> tuple[pa.DataType, list[pa.DataType]]:
     if not pa.types.is_timestamp(types[0]):
         raise _err("current_watermark", types, "a rowtime column")
-    return T.TIMESTAMP, list(types)
+    # (a TIMESTAMP_LTZ rowtime's is a TIMESTAMP_LTZ(3), as Flink's: it was a TIMESTAMP(3) of
+    # the UTC wall clock, which compared with the rowtime in the session time zone)
+    return pa.timestamp("ms", types[0].tz), list(types)
 
 
 _register(Signature("current_watermark", 1, 1, _current_watermark))

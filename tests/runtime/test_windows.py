@@ -444,3 +444,22 @@ def test_allowed_lateness_alone_is_refused_as_flink_ignores_it(tmp_path: Path) -
                                        "table.exec.emit.late-fire.enabled": "true",
                                        "table.exec.emit.late-fire.delay": "0 s"})
     assert fired.sql(sql).collect().num_rows == 3
+
+
+def test_current_watermark_of_an_ltz_rowtime_is_an_ltz(tmp_path: Path) -> None:
+    """PyFlink 2.3's answers (a probe in Los Angeles): the watermark of a TIMESTAMP_LTZ rowtime
+    is a TIMESTAMP_LTZ(3), shown in the session zone; the late-row filter keeps every row
+    here. It was a TIMESTAMP(3) of the UTC wall clock: 15:29:59 compared with the rowtime's
+    07:29:59 dropped rows 2 and 3, and TIMESTAMPDIFF against the rowtime was refused."""
+    (tmp_path / "cw.csv").write_text("1,1704123000000\n2,1704126600000\n3,1704153599999\n")
+    s = sqlengine.connect({"table.local-time-zone": "America/Los_Angeles"})
+    s.execute(f"CREATE TABLE ev (id INT, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK "
+              f"FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' "
+              f"= '{tmp_path / 'cw.csv'}', 'format' = 'csv', 'scan.watermark.emit.strategy' "
+              "= 'on-event')")
+    got = s.sql("SELECT id, CAST(CURRENT_WATERMARK(ts) AS STRING) AS wm, TIMESTAMPDIFF(SECOND, "
+                "CURRENT_WATERMARK(ts), ts) AS d FROM ev WHERE CURRENT_WATERMARK(ts) IS NULL OR "
+                "ts > CURRENT_WATERMARK(ts)").collect().to_pylist()
+    assert [tuple(r.values()) for r in got] == [
+        (1, None, None), (2, "2024-01-01 07:29:59.000", 3601),
+        (3, "2024-01-01 08:29:59.000", 27000)]
