@@ -39,8 +39,10 @@ def coerce(e: Expr, target: pa.DataType) -> Expr:
 
 def zoned(src: pa.DataType, target: pa.DataType) -> bool:
     """Whether a cast from ``src`` to ``target`` reads the session time zone (to or from a
-    TIMESTAMP_LTZ, not both)."""
-    return src != T.NULL and T.is_ltz(src) != T.is_ltz(target)
+    TIMESTAMP_LTZ, not both; or of an ARRAY, MAP or ROW holding one: its text was the UTC
+    wall clock)."""
+    return src != T.NULL and (T.is_ltz(src) != T.is_ltz(target) or (
+        T.is_nested(src) and src != target and (T.contains_ltz(src) or T.contains_ltz(target))))
 
 
 def make_cast(e: Expr, target: pa.DataType, safe: bool = False) -> Expr:

@@ -610,6 +610,11 @@ def contains_opaque(t: pa.DataType) -> bool:
     return _holds(t, is_opaque)
 
 
+def contains_ltz(t: pa.DataType) -> bool:
+    """Whether ``t`` is a TIMESTAMP_LTZ or an ARRAY, MAP or ROW holding one."""
+    return _holds(t, is_ltz)
+
+
 def contains_variant(t: pa.DataType) -> bool:
     return _holds(t, is_variant)
 

@@ -393,3 +393,21 @@ def test_the_clock_functions_of_a_row_read_one_instant(tmp_path: Path) -> None:
     (got,) = s.sql("SELECT CAST(ts AS TIMESTAMP_LTZ(3)) = z AS same FROM o").collect(
     ).to_pylist()
     assert got == {"same": True}
+
+
+@pytest.mark.parametrize("zone", ["Asia/Shanghai", "America/Los_Angeles"])
+def test_a_nested_ltz_casts_to_text_in_the_session_zone(s: sqlengine.Session, zone: str
+                                                       ) -> None:
+    """PyFlink 2.3 writes an ARRAY's, ROW's and MAP's TIMESTAMP_LTZ in the session zone, as a
+    plain one (a probe in Shanghai: 1970-01-01 08:00:00.000 everywhere); they were written in
+    UTC."""
+    local = dt.datetime.fromtimestamp(0, zoneinfo.ZoneInfo(zone)).strftime(
+        "%Y-%m-%d %H:%M:%S.000")
+    s.execute(f"SET 'table.local-time-zone' = '{zone}'")
+    got = s.sql("SELECT CAST(ARRAY[TO_TIMESTAMP_LTZ(0, 3)] AS ARRAY<STRING>) AS a, "
+                "CAST(ROW(TO_TIMESTAMP_LTZ(0, 3), 1) AS STRING) AS r, "
+                "CAST(ROW(TO_TIMESTAMP_LTZ(0, 3)) AS ROW<t STRING>) AS f, "
+                "CAST(MAP['k', TO_TIMESTAMP_LTZ(0, 3)] AS MAP<STRING, STRING>) AS m"
+                ).collect().to_pylist()[0]
+    assert got == {"a": [local], "r": f"({local}, 1)", "f": {"t": local},
+                   "m": [("k", local)]}
