@@ -360,6 +360,10 @@ CSV_TEXT = {
     "time": r"^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$",
     "timestamp": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}"
                  r"(\.[0-9]{1,9})?\s*$",
+    # (a UTC time ending 'Z', as Flink's csv format reads and writes a TIMESTAMP_LTZ; one
+    # without it was read as UTC without a word, where Flink fails)
+    "ltz": r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}"
+           r"(\.[0-9]{1,9})?)?Z\s*$",
 }
 
 
@@ -426,7 +430,8 @@ def _convert_strings(table: pa.Table, schema: pa.Schema, null_literal: str | Non
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             if first is None or i < first[0]:
-                first = (i, f.name, col[i].as_py(), T.type_name(f.type))
+                first = (i, f.name, col[i].as_py(), T.type_name(f.type) + (
+                    " (UTC text ending 'Z')" if kind == "ltz" else ""))
         arrays.append(bad_values(casted, bad, ok, ignore))
     keep = pa.array(ok)
     out = [col.filter(keep) if not ok.all() else col for col in arrays]
