@@ -222,11 +222,14 @@ class WindowBinder(ClauseBinder):
 
     def _shift_zone(self, column: ScopeColumn, kind: str, node: exp.Expression) -> str:
         """The session time zone when windows over ``column`` are aligned to its wall clock
-        (a TIMESTAMP_LTZ column outside UTC, as Flink's windows are), else ''."""
-        zone = session_time_zone()
-        if not (is_ltz(column.type) or column.proctime) or \
-                arrow_zone(zone) in ("UTC", "+00:00", "-00:00"):
+        (a TIMESTAMP_LTZ or PROCTIME() column, as Flink's windows are), else ''. A
+        TIMESTAMP_LTZ's in UTC too: window_time is then a TIMESTAMP_LTZ, as in Flink (it was a
+        TIMESTAMP); PROCTIME() is a TIMESTAMP here, its window_time too."""
+        if not (is_ltz(column.type) or column.proctime):
             return ""
+        zone = session_time_zone()
+        if arrow_zone(zone) in ("UTC", "+00:00", "-00:00"):
+            return "" if column.proctime else "UTC"
         return zone
 
     def group_window(self, rel: Relation, group_nodes: list[GroupItem],

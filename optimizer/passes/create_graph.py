@@ -445,7 +445,8 @@ class _Translator:
         if plan.zone and self.options.get("execution.target") == "spark":
             msg = (f"windows over the TIMESTAMP_LTZ column {column.name!r} in session time zone "
                    f"{plan.zone!r} are not supported on Spark yet: they run on the native "
-                   "runtime, or with 'table.local-time-zone' = 'UTC'")
+                   "runtime" + ("" if plan.zone == "UTC" or not plan.proctime else
+                                ", or with 'table.local-time-zone' = 'UTC'"))
             raise NotSupportedError(msg)
         child = self.translate(plan.input)
         if not plan.proctime:

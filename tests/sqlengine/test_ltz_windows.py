@@ -125,12 +125,19 @@ def test_group_windows_and_the_tvf_agree(s: sqlengine.Session) -> None:
     assert got == _expected("Asia/Shanghai", dt.timedelta(days=1))
 
 
-def test_utc_keeps_timestamp_windows(s: sqlengine.Session) -> None:
+def test_utc_windows_keep_an_ltz_window_time(s: sqlengine.Session) -> None:
+    """In UTC too window_time over a TIMESTAMP_LTZ is a TIMESTAMP_LTZ(3), as PyFlink 2.3's
+    (it was a TIMESTAMP(3), and TIMESTAMPDIFF against the rowtime was refused)."""
     got = _windows(s, "UTC", "TUMBLE(TABLE ev, DESCRIPTOR(lts), INTERVAL '1' DAY)")
     assert got == _expected("UTC", dt.timedelta(days=1))
-    q = s.sql("SELECT window_time FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(lts), "
-              "INTERVAL '1' DAY))")
-    assert q.schema.field("window_time").type == pa.timestamp("ms")
+    q = s.sql("SELECT window_start, window_time, TIMESTAMPDIFF(SECOND, lts, window_time) AS d "
+              "FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(lts), INTERVAL '1' DAY))")
+    assert q.schema.field("window_time").type == pa.timestamp("ms", tz="UTC")
+    assert q.schema.field("window_start").type == pa.timestamp("ms")
+    for r in q.collect().to_pylist():
+        assert r["window_time"] == r["window_start"].replace(tzinfo=dt.UTC) + \
+            dt.timedelta(days=1, milliseconds=-1)
+        assert 0 <= r["d"] < 86400
 
 
 # (PyFlink 2.3's sessions of a 45-minute gap over these instants, streaming mode: the rows'
