@@ -3,7 +3,6 @@ group window auxiliaries (TUMBLE_START ...) and hidden ORDER BY expressions."""
 
 from __future__ import annotations
 
-import datetime as dt
 import decimal
 from collections.abc import Callable
 
@@ -38,7 +37,6 @@ from sqlengine.bind_reduce import (
     is_reducible,
     reduce_aggregate,
 )
-from sqlengine.bind_scalar import make_cast
 from sqlengine.bind_select import SelectItem, by_alias
 from sqlengine.bind_udaf import PythonAgg, udaf_call
 from sqlengine.bind_windows import GroupItem, group_window_aux, group_window_kind
@@ -156,14 +154,8 @@ class AggregateBinder(ClauseBinder):
                     raise self.error(BindError, f"{n.sql(dialect=Flink)} does not match the "
                                      f"group window {window.sql(dialect=Flink)} of GROUP BY",
                                      n)
-                pos = window_aux[aux]
-                ref = ColumnRef(pos, key_names[pos], keys[pos].dtype)
-                if aux == "rowtime":  # TUMBLE_ROWTIME: the window's last millisecond
-                    one_ms = Literal(dt.timedelta(milliseconds=1), pa.duration("ms"))
-                    last = Call("subtract", (ref, one_ms), ref.dtype)
-                    # (of a zone's wall clock: its instant, see WindowTVF.zone)
-                    return make_cast(last, T.ltz_type(3)) if "zoned" in window_aux else last
-                return ref
+                pos = window_aux[aux]  # (TUMBLE_ROWTIME: window_time, end - 1 ms)
+                return ColumnRef(pos, key_names[pos], keys[pos].dtype)
             for i, g in enumerate(group_nodes):
                 if not isinstance(g, int) and n == g:
                     return ColumnRef(i, key_names[i], keys[i].dtype)

@@ -284,9 +284,11 @@ class WindowBinder(ClauseBinder):
                        ScopeColumn(None, end.name, end.type),
                        ScopeColumn(None, time.name, time.type, True)))
         pos = group_nodes.index(g)
-        new_nodes: list[GroupItem] = [*group_nodes[:pos], width, width + 1,
+        # (grouped by window_time too: TUMBLE_ROWTIME is that key, a time attribute for a
+        # window after it, as in Flink; it was end - 1 ms, a plain TIMESTAMP)
+        new_nodes: list[GroupItem] = [*group_nodes[:pos], width, width + 1, width + 2,
                                       *group_nodes[pos + 1:]]
-        aux = {"start": pos, "end": pos + 1, "rowtime": pos + 1}
+        aux = {"start": pos, "end": pos + 1, "rowtime": pos + 2}
         if zone:
             aux["zoned"] = 1
         return Relation(tvf, scope), new_nodes, aux

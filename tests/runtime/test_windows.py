@@ -216,6 +216,24 @@ def test_tumble_rowtime_is_the_last_millisecond(tmp_path: Path) -> None:
     assert sorted(got) == [(9, 999000, 3), (19, 999000, 1), (29, 999000, 1)]
 
 
+def test_tumble_rowtime_is_a_time_attribute_for_a_window_after_it(tmp_path: Path) -> None:
+    """As in Flink 2.3 (DESCRIBE: TIMESTAMP(3) *ROWTIME*), a legacy group window's
+    TUMBLE_ROWTIME windows again, by a cascaded group window or a window TVF (both were
+    refused: "column 'wr' is not a time attribute")."""
+    s = session(tmp_path)
+    s.execute("CREATE TEMPORARY VIEW g AS SELECT TUMBLE_ROWTIME(ts, INTERVAL '10' SECOND) AS "
+              "wr, COUNT(*) AS c FROM bids GROUP BY TUMBLE(ts, INTERVAL '10' SECOND)")
+    assert s.execute("DESCRIBE g")[0].table.column("type").to_pylist()[0] == \
+        "TIMESTAMP(3) *ROWTIME*"
+    legacy = s.sql("SELECT TUMBLE_START(wr, INTERVAL '20' SECOND) AS w, SUM(c) AS c FROM g "
+                   "GROUP BY TUMBLE(wr, INTERVAL '20' SECOND)")
+    tvf = s.sql("SELECT window_start AS w, SUM(c) AS c FROM TABLE(TUMBLE(TABLE g, "
+                "DESCRIPTOR(wr), INTERVAL '20' SECOND)) GROUP BY window_start, window_end")
+    want = [(0, 4), (20, 1)]  # (windows of 10 s: 3, 1, 1 rows; of 20 s: 0-19 and 20-39)
+    for q in (legacy, tvf):
+        assert sorted((r["w"].second, r["c"]) for r in q.collect().to_pylist()) == want
+
+
 def _orders_and_shipments(tmp_path: Path, ships: str) -> sqlengine.Session:
     (tmp_path / "o.csv").write_text("o1,2024-01-01 00:00:01\no2,2024-01-01 00:00:05\n"
                                     "o3,2024-01-01 00:00:20\n")
