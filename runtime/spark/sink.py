@@ -35,24 +35,24 @@ def write_frame(df: Any, target: N.SinkSpec, result: JobResult) -> Iterator[pa.R
         yield from table.to_batches()
         return
     options = dict(target.options)
+    fmt = options.get("format", "")
     if target.connector == "filesystem" and (PARTITION_KEYS_OPTION in options or any(
-            k.startswith(("sink.rolling-policy.", "sink.partition-commit.")) for k in options)):
+            k.startswith(("sink.rolling-policy.", "sink.partition-commit.", f"{fmt}."))
+            for k in options) or fmt not in ("parquet", "orc")):
         # PARTITIONED BY: our writer makes Flink's k=v directories (default partition name,
         # escaping, OVERWRITE per partition) from the collected rows; so it writes a table
-        # with a rolling policy or a partition commit policy (Spark's writer has neither).
-        table = df.toArrow().rename_columns(names).cast(target.schema.to_arrow())
+        # with a rolling policy or a partition commit policy (Spark's writer has neither),
+        # a text format (Spark's csv / json writer kept none of 'csv.null-literal', the
+        # quote character or the json timestamp standard: a NULL became '', a file the
+        # table could not read back) and any format option (Spark's writer knows none).
+        table = _not_null_enforced(df.toDF(*names), target).toArrow().rename_columns(
+            names).cast(target.schema.to_arrow())
         _write(target.table, "filesystem", options, table)
         result.sink_rows[target.table] = table.num_rows
         return
-    if target.connector == "filesystem":
-        fmt = options["format"]
+    if target.connector == "filesystem":  # (parquet or orc, without options of its own)
         writer = _not_null_enforced(df.toDF(*names), target).write.mode(
             "overwrite" if options.get("$overwrite") == "true" else "append")
-        # Flink's SQL timestamp text, which our readers (and Flink's) expect back.
-        writer = writer.option("timestampNTZFormat", "yyyy-MM-dd HH:mm:ss.SSS")
-        if fmt == "csv":
-            writer = writer.option("header", "false").option(
-                "sep", options.get("csv.field-delimiter", ","))
         writer.format(fmt).save(spark_path(options["path"]))
         result.sink_rows[target.table] = -1
         return
