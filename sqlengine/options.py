@@ -166,6 +166,21 @@ _NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
 )
 
 
+# The 'spark.*' keys the Spark runtime sets itself (runtime/spark/session.py), which would
+# change the answers: why each is fixed.
+_SPARK_FIXED = {
+    "spark.sql.ansi.enabled": "a division by zero or a bad CAST is an error, as in Flink",
+    "spark.sql.session.timeZone": "UTC; the session time zone is 'table.local-time-zone'",
+    "spark.sql.timestampType": "TIMESTAMP_NTZ, Flink's TIMESTAMP",
+    "spark.sql.caseSensitive": "names are matched as the binder matched them",
+    "spark.sql.storeAssignmentPolicy": "values are cast as Flink casts them",
+    "spark.sql.execution.arrow.pyspark.enabled": "rows move as Arrow batches",
+    "spark.sql.legacy.": "Spark's legacy behaviours are not Flink's",
+    "spark.pyspark.python": "the workers run this interpreter",
+    "spark.pyspark.driver.python": "the driver is this interpreter",
+}
+
+
 def check_key(key: str) -> SessionOption | None:
     """The option ``key`` names (None for a 'spark.*' key, handed to Spark as it is).
 
@@ -175,6 +190,11 @@ def check_key(key: str) -> SessionOption | None:
     if key in SESSION_OPTIONS:
         return SESSION_OPTIONS[key]
     if key.startswith("spark.") and len(key) > len("spark."):
+        why = next((why for k, why in _SPARK_FIXED.items() if key == k or (
+            k.endswith(".") and key.startswith(k))), None)
+        if why:  # ('spark.sql.ansi.enabled' = 'false' was handed on: x / 0 gave NULL)
+            raise PlanError(f"option {key!r} is not handed to Spark: the Spark runtime sets "
+                            f"it to give Flink's answers ({why})")
         return None
     for prefix, why in _NOT_IMPLEMENTED:
         if key.startswith(prefix):
@@ -227,6 +247,8 @@ def check_option(key: str, value: str) -> str:
         parse_size(value, key)
     if key == LOCAL_TIME_ZONE_KEY:
         check_time_zone(value, key)
+        if key == LOCAL_TIME_ZONE_KEY:
+            _session_zone_as_flink(value)
     if key == "io.tmp.dirs" and "," in value:
         raise PlanError(f"option {key!r} takes one directory (spill files go there), got "
                         f"{value!r}")
@@ -265,6 +287,26 @@ def check_time_zone(value: str, key: str = "table.local-time-zone") -> str:
         raise PlanError(f"option {key!r} must be a time zone such as 'UTC', 'Europe/Berlin' "
                         f"or 'GMT+08:00', got {value!r}") from None
     return text
+
+
+# Java's short zone ids, which java.util.TimeZone reads otherwise than ZoneId (Flink refuses
+# them as a session time zone).
+_SHORT_IDS = frozenset({
+    "ACT", "AET", "AGT", "ART", "AST", "BET", "BST", "CAT", "CNT", "CST", "CTT", "EAT", "ECT",
+    "IET", "IST", "JST", "MIT", "NET", "NST", "PLT", "PNT", "PRT", "PST", "SST", "VST", "EST",
+    "MST", "HST"})
+
+
+def _session_zone_as_flink(value: str) -> None:
+    """'table.local-time-zone' as Flink validates it: a TZDB name, 'UTC', 'GMT' or an offset
+    'GMT+08:00' ('+08:00', 'UTC+8', 'Z' and 'EST' were taken; Flink 2.3 refuses them,
+    "Invalid time zone", as java.util.TimeZone reads them otherwise than ZoneId)."""
+    text = value.strip()
+    if text.upper() in _SHORT_IDS or text.upper() == "Z" or (
+            re.match(r"(?i)(UTC|UT)?[+-]", text) and not text.upper().startswith("GMT")):
+        raise PlanError(f"option {LOCAL_TIME_ZONE_KEY!r} must be a time zone name such as "
+                        "'America/Los_Angeles' (with its daylight saving time), a fixed offset "
+                        f"'GMT+08:00' or 'UTC', as in Flink; got {value!r}")
 
 
 def session_time_zone() -> str:

@@ -87,7 +87,7 @@ def working_frame(job: SparkJob, op: IterationSourceSpec) -> Any:
 
 def iterate(job: SparkJob, op: IterateSpec, base: Any) -> Any:
     """The rows of the recursive query ``op`` whose base rows are ``base``."""
-    from sqlengine.runtime.spark.translate import spark_error_text
+    from sqlengine.runtime.spark.translate import spark_failure
 
     if job.streaming or op.streaming:  # (Structured Streaming runs streaming_iterate)
         raise InternalError(f"{op.label()} reached the batch loop in a streaming job")
@@ -98,7 +98,7 @@ def iterate(job: SparkJob, op: IterateSpec, base: Any) -> Any:
     except SqlEngineError:
         raise
     except Exception as e:  # a failure while Spark ran a round
-        raise ExecutionError(f"{op.label()} on Spark: {spark_error_text(e)}") from None
+        raise spark_failure(f"{op.label()} on Spark: ", e) from None
 
 
 def _explained(job: SparkJob, op: IterateSpec, base: Any) -> Any:
@@ -429,7 +429,7 @@ def streaming_iterate(job: Any, op: IterateSpec, inputs: list[Any]) -> Any:
     from pyspark.sql.types import StructType
 
     from sqlengine.runtime.spark.expressions import ddl
-    from sqlengine.runtime.spark.translate import WM, spark_error_text
+    from sqlengine.runtime.spark.translate import WM, spark_failure
 
     _check_linear(op)
     inputs = [x.drop(WM) if WM in x.columns else x for x in inputs]
@@ -470,13 +470,13 @@ def streaming_iterate(job: Any, op: IterateSpec, inputs: list[Any]) -> Any:
                  .foreachBatch(each).start())
         query.awaitTermination()
     except Exception as e:
-        raise ExecutionError(f"{op.label()} on Spark: {spark_error_text(e)}") from None
+        raise spark_failure(f"{op.label()} on Spark: ", e) from None
     finally:
         maintained.close()
     if failed:
         if isinstance(failed[0], SqlEngineError):
             raise failed[0]
-        raise ExecutionError(f"{op.label()} on Spark: {spark_error_text(failed[0])}")
+        raise spark_failure(f"{op.label()} on Spark: ", failed[0])
     job.result.metrics[f"Iterate({op.name})"] = maintained.metrics()
     return job.spark.readStream.schema(ddl(op.schema.to_arrow())).parquet(str(folder))
 

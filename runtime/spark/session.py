@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -29,6 +30,7 @@ def spark_session(options: dict[str, str]) -> Any:
     conf.setdefault("spark.sql.session.timeZone", "UTC")
     conf.setdefault("spark.sql.execution.arrow.pyspark.enabled", "true")
     conf.setdefault("spark.sql.timestampType", "TIMESTAMP_NTZ")
+    conf.setdefault("spark.sql.ansi.enabled", "true")  # (errors of a value, as in Flink)
     # Python workers run this interpreter, so they import sqlengine and pyarrow as we do.
     conf.setdefault("spark.pyspark.python", sys.executable)
     conf.setdefault("spark.pyspark.driver.python", sys.executable)
@@ -51,7 +53,10 @@ def spark_session(options: dict[str, str]) -> Any:
     except Exception as e:
         msg = f"Spark did not start ({conf['spark.master']}): {str(e).splitlines()[0]}"
         raise ExecutionError(msg) from None
-    _SESSION.sparkContext.setLogLevel("ERROR")
+    # (OFF: a failing job logged its Java stack traces, tens of KB, beside our message; and
+    # PySpark's logger of a failed query's context, each a JSON line with a stack trace)
+    _SESSION.sparkContext.setLogLevel("OFF")
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL + 1)
     _CONF = conf
     return _SESSION
 

@@ -18,7 +18,7 @@ from typing import Any, TypeAlias
 import pyarrow as pa
 
 from sqlengine import connectors
-from sqlengine.errors import ExecutionError, NotSupportedError, SqlEngineError
+from sqlengine.errors import DataValueError, ExecutionError, NotSupportedError, SqlEngineError
 from sqlengine.optimizer.jobgraph import JobEdge, JobGraph, JobVertex
 from sqlengine.optimizer.specs import (
     ExpandSpec,
@@ -646,7 +646,7 @@ def _reporting(run: Callable[[SparkJob], Iterator[pa.RecordBatch]]
         except SqlEngineError:
             raise
         except Exception as e:  # a failure while Spark ran the job
-            raise ExecutionError(f"on Spark: {spark_error_text(e)}") from None
+            raise spark_failure("on Spark: ", e) from None
 
     return reporting
 
@@ -696,7 +696,16 @@ def _untranslated_unread(op: TableScanSpec, table: pa.Table) -> pa.Table:
     return table
 
 
-def spark_error_text(e: Exception) -> str:
+def spark_failure(prefix: str, e: BaseException) -> ExecutionError:
+    """Spark's failure ``e`` as our error (its text: spark_error_text, after ``prefix``); a
+    value's failure (division by zero, a CAST) is PEP 249's DataError, as natively (it was
+    an ExecutionError)."""
+    text = spark_error_text(e)
+    cls = DataValueError if _DATA_ERROR.match(text) else ExecutionError
+    return cls(prefix + text)
+
+
+def spark_error_text(e: BaseException) -> str:
     """The first line of a Spark error, without the class and state of an error the query
     raised itself (raise_error: a scalar subquery's second row); an error of ours that a
     Spark Python worker raised (a Python function's failure), as we raise it natively."""
@@ -712,6 +721,16 @@ def spark_error_text(e: Exception) -> str:
             text = causes[-1].split(" SQLSTATE: ")[0].strip()
     if text.startswith("[USER_RAISED_EXCEPTION] "):
         text = text.removeprefix("[USER_RAISED_EXCEPTION] ").split(" SQLSTATE: ")[0]
-    return text
+    # (Spark's advice names its own functions and options, which Flink SQL has not: "Use
+    # `try_divide` to tolerate divisor being 0", 'set "spark.sql.ansi.enabled" to "false"')
+    return re.split(r" Use `try_| If necessary set | SQLSTATE: ", text)[0].strip()
+
+
+
+# Spark's errors of a value (what the native runtime raises as a DataValueError).
+_DATA_ERROR = re.compile(r"\[(DIVIDE_BY_ZERO|REMAINDER_BY_ZERO|INTERVAL_DIVIDED_BY_ZERO|"
+                         r"CAST_INVALID_INPUT|CAST_OVERFLOW|NUMERIC_VALUE_OUT_OF_RANGE|"
+                         r"ARITHMETIC_OVERFLOW|DATETIME_OVERFLOW|BINARY_ARITHMETIC_OVERFLOW)|"
+                         r"cannot CAST |division by zero")
 
 

@@ -213,7 +213,7 @@ def run_unbounded(job: Any, df: Any, target: Any) -> Iterator[pa.RecordBatch]:
     """Runs the streaming query ``df`` until its sources end (or for ever), yielding each
     micro-batch's rows (see the module's text)."""
     from sqlengine.runtime.spark.streaming import KIND, streaming_conf
-    from sqlengine.runtime.spark.translate import spark_error_text
+    from sqlengine.runtime.spark.translate import spark_failure
 
     check_unbounded_query(job)
     limit = job.at_end[0].fetch if job.at_end else None
@@ -287,8 +287,7 @@ def run_unbounded(job: Any, df: Any, target: Any) -> Iterator[pa.RecordBatch]:
                 break
         failure = query.exception()
         if failure is not None:
-            raise ExecutionError(f"the Spark streaming query failed: "
-                                 f"{spark_error_text(failure)}")
+            raise spark_failure("the Spark streaming query failed: ", failure)
         out.close()
     finally:
         for p in pumps:

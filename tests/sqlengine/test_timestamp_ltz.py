@@ -419,3 +419,15 @@ def test_a_nested_ltz_casts_to_text_in_the_session_zone(s: sqlengine.Session, zo
                 ).collect().to_pylist()[0]
     assert got == {"a": [local], "r": f"({local}, 1)", "f": {"t": local},
                    "m": [("k", local)]}
+
+
+@pytest.mark.parametrize("zone", ["+08:00", "UTC+8", "EST", "Z", "MST"])
+def test_a_session_zone_flink_refuses_is_refused(zone: str) -> None:
+    """PyFlink 2.3 refuses these as 'table.local-time-zone' ("Invalid time zone": Java's
+    TimeZone reads them otherwise than ZoneId); they were taken. GMT offsets, TZDB names and
+    UTC stay."""
+    with pytest.raises(SqlEngineError, match=r"must be a time zone name .* 'GMT\+08:00' or "
+                                             r"'UTC', as in Flink; got"):
+        sqlengine.connect().execute(f"SET 'table.local-time-zone' = '{zone}'")
+    for ok in ("GMT+08:00", "GMT-8", "Etc/GMT-8", "UTC", "GMT", "America/Los_Angeles"):
+        sqlengine.connect().execute(f"SET 'table.local-time-zone' = '{ok}'")

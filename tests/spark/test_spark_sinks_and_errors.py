@@ -2,7 +2,8 @@
 runtime writes, through the same writer, with the table's format options (Spark's own writer
 kept none of them: 'csv.null-literal' lost, a NULL read back as ''; 'csv.quote-character' and
 the json timestamp standard lost, files the table could not read back; raw and avro failed
-with Py4J's and Spark's words). Found by a probe of the Spark runtime."""
+with Py4J's and Spark's words); a value's failure on Spark is a DataError in our words.
+Found by a probe of the Spark runtime."""
 
 from __future__ import annotations
 
@@ -52,3 +53,19 @@ def test_a_text_format_sink_writes_the_native_files(tmp_path: Path, fmt: str, co
                      sorted(map(repr, back.sql("SELECT * FROM o").collect().to_pylist()))))
     assert read[1] == read[0]
     assert read[0][1]
+
+
+def test_a_value_s_failure_on_spark_is_a_data_error_in_our_words() -> None:
+    """Division by zero on Spark: PEP 249's DataError, as natively (it was an ExecutionError
+    carrying Spark's advice, "Use `try_divide` ... set spark.sql.ansi.enabled to false"); and
+    that key, which would make it NULL, is refused by name."""
+    import pyarrow as pa
+
+    from sqlengine.errors import DataError, PlanError
+
+    s = sqlengine.connect(SPARK)
+    s.register("t", pa.table({"a": [1, 2], "b": [3, 4]}))
+    with pytest.raises(DataError, match=r"on Spark: \[DIVIDE_BY_ZERO\] Division by zero\.$"):
+        s.sql("SELECT a / (b - b) AS x FROM t").collect()
+    with pytest.raises(PlanError, match=r"'spark\.sql\.ansi\.enabled' is not handed to Spark"):
+        s.execute("SET 'spark.sql.ansi.enabled' = 'false'")
