@@ -128,7 +128,12 @@ def to_sql(e: Expr) -> str | None:
             # no DOUBLE, '42' the DATE 0042-01-01, '2024-01-05T10:11:12' no DATE, full-width
             # digits no DECIMAL; Spark reads each otherwise)
             return None
-        word = "try_cast" if e.safe else "CAST"
+        if pa.types.is_decimal(e.type) and pa.types.is_floating(src):
+            return None  # (a double's digits as Flink reads them: our kernel)
+        # (a number past a DECIMAL's digits is NULL, as in Flink: Spark's ANSI CAST failed,
+        # NUMERIC_VALUE_OUT_OF_RANGE; its try_cast gives the NULL)
+        word = "try_cast" if e.safe or (pa.types.is_decimal(e.type) and (
+            pa.types.is_integer(src) or pa.types.is_decimal(src))) else "CAST"
         return f"{word}({kids[0]} AS {spark_type(e.type)})"
     if isinstance(e, Case):
         parts = " ".join(f"WHEN {kids[2 * i]} THEN {kids[2 * i + 1]}"

@@ -69,3 +69,20 @@ def test_a_value_s_failure_on_spark_is_a_data_error_in_our_words() -> None:
         s.sql("SELECT a / (b - b) AS x FROM t").collect()
     with pytest.raises(PlanError, match=r"'spark\.sql\.ansi\.enabled' is not handed to Spark"):
         s.execute("SET 'spark.sql.ansi.enabled' = 'false'")
+
+
+def test_a_number_past_a_decimal_s_digits_is_null_on_spark_too() -> None:
+    """As natively and in Flink (Spark's ANSI CAST failed: NUMERIC_VALUE_OUT_OF_RANGE)."""
+    import pyarrow as pa
+
+    data = pa.table({"l": pa.array([2**63 - 1, 1, -(2**63), -1], pa.int64()),
+                     "d": pa.array([1e30, 2.5, -1e30, -0.125])})
+    sql = ("SELECT CAST(l AS DECIMAL(5, 0)) AS a, CAST(CAST(l AS DECIMAL(20, 0)) / 3 AS "
+           "DECIMAL(4, 2)) AS b, CAST(d AS DECIMAL(10, 2)) AS c FROM t")
+    got = []
+    for options in ({"execution.runtime-mode": "batch"}, SPARK):
+        s = sqlengine.connect(options)
+        s.register("t", data)
+        got.append(sorted(map(repr, s.sql(sql).collect().to_pylist())))
+    assert got[1] == got[0]
+    assert "'a': None" in got[0][0]
