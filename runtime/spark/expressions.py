@@ -314,6 +314,8 @@ def _call(e: Call, k: list[str]) -> str | None:
         if unit not in _EXTRACT:
             return None
         return f"CAST({_EXTRACT[unit]}({k[0]}) AS BIGINT)"
+    if name in ("regexp_extract", "regexp") and _bad_pattern(e.args[1]):
+        return None  # (Flink: NULL / FALSE, our kernel's; Spark failed, INVALID_PARAMETER_VALUE)
     if name == "regexp_extract":
         group = k[2] if len(k) > 2 else "0"  # (Flink's default: the whole match)
         return f"nullif(regexp_extract({k[0]}, {k[1]}, {group}), '')"
@@ -364,3 +366,15 @@ def _spark_formats(e: Call) -> bool:
     fields = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*", str(pattern.value))
               if not m.group(0).startswith("'")]
     return all(f in _SPARK_FIELDS for f in fields)
+
+
+def _bad_pattern(pattern: Expr) -> bool:
+    """Whether a constant regular expression does not compile (an invalid one fails a Spark
+    job; Flink's functions give NULL or FALSE, as our kernels)."""
+    if not isinstance(pattern, Literal) or not isinstance(pattern.value, str):
+        return False
+    try:
+        re.compile(pattern.value)
+    except re.error:
+        return True
+    return False

@@ -86,3 +86,17 @@ def test_a_number_past_a_decimal_s_digits_is_null_on_spark_too() -> None:
         got.append(sorted(map(repr, s.sql(sql).collect().to_pylist())))
     assert got[1] == got[0]
     assert "'a': None" in got[0][0]
+
+
+def test_an_invalid_regular_expression_gives_flinks_null_on_spark_too() -> None:
+    """REGEXP_EXTRACT gives NULL and REGEXP FALSE for a pattern that does not compile, as
+    natively and in Flink (Spark's job failed: INVALID_PARAMETER_VALUE.PATTERN)."""
+    import pyarrow as pa
+
+    sql = "SELECT REGEXP_EXTRACT(k, '(', 1) AS x, REGEXP(k, '(') AS y FROM t"
+    got = []
+    for options in ({"execution.runtime-mode": "batch"}, SPARK):
+        s = sqlengine.connect(options)
+        s.register("t", pa.table({"k": ["a", "(b"]}))
+        got.append(s.sql(sql).collect().to_pylist())
+    assert got[1] == got[0] == [{"x": None, "y": False}, {"x": None, "y": False}]
