@@ -12,8 +12,10 @@ from sqlengine.runtime.elements import conformed, data_part, has_rowkind, signs
 _COUNT = "$count"
 
 
-def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
-    """The multiset of rows left after every -U/-D cancels an earlier equal +I/+U row.
+def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema,
+                    loose: tuple[int, ...] = ()) -> pa.Table:
+    """The multiset of rows left after every -U/-D cancels an earlier equal +I/+U row (equal
+    but in the ``loose`` columns, PROCTIME() values, which a row keeps from its first copy).
 
     Insert-only input is returned as is (in arrival order). Vectorised: one group-by over all
     columns summing the row signs, then each surviving row repeated by its count.
@@ -34,7 +36,9 @@ def apply_changelog(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Tabl
     order = pa.array(np.arange(data.num_rows, dtype=np.int64))
     # (BITMAP / VARIANT columns by their storage)
     keys = {f"k{i}": cast_array(c.combine_chunks(), pa.string()) if pa.types.is_nested(c.type)
-            else storage(c) for i, c in enumerate(data.columns)}
+            else storage(c) for i, c in enumerate(data.columns) if i not in loose}
+    if not keys:
+        keys = {"k": pa.array(np.zeros(data.num_rows, dtype=np.int8))}
     keyed = pa.table({**keys, _COUNT: pa.array(sign), "$pos": order})
     grouped = keyed.group_by(list(keys), use_threads=False).aggregate(
         [(_COUNT, "sum"), ("$pos", "min")])

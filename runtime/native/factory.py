@@ -199,8 +199,9 @@ def build_operator(spec: OperatorSpec, tables: dict[str, object]) -> Operator:
             return windowed
         case WindowFunctionsSpec():
             from sqlengine.runtime.operators.window_functions import WindowFunctionsOperator
-            return WindowFunctionsOperator(spec.partition, spec.order, spec.calls, schema,
-                                           spec.input_schema.to_arrow())
+            return WindowFunctionsOperator(
+                spec.partition, spec.order, spec.calls, schema, spec.input_schema.to_arrow(),
+                loose=tuple(i for i, f in enumerate(spec.input_schema.fields) if f.proctime))
         case ExpandSpec():
             return ExpandOperator(spec.projections, schema)
         case ReplicateRowsSpec():

@@ -45,9 +45,13 @@ class WindowFunctionsOperator(Operator):
     holds_until_end = True  # (see Operator.holds_until_end)
 
     def __init__(self, partition: tuple[Expr, ...], order: tuple[SortKey, ...],
-                 calls: tuple[WindowCall, ...], schema: pa.Schema, input_schema: pa.Schema
-                 ) -> None:
+                 calls: tuple[WindowCall, ...], schema: pa.Schema, input_schema: pa.Schema,
+                 loose: tuple[int, ...] = ()) -> None:
         self.partition = partition
+        # (PROCTIME() columns: a retraction carries another time than the row it retracts,
+        # which it meets by the other columns; the deleted rows of a changelog source were
+        # kept, their retractions meeting nothing)
+        self.loose = loose
         self.order = order
         self.calls = calls
         self.schema = schema
@@ -60,7 +64,7 @@ class WindowFunctionsOperator(Operator):
         return ()
 
     def end_input(self, input_index: int = 0) -> Iterable[pa.RecordBatch]:
-        table = apply_changelog(self.batches, self.input_schema)
+        table = apply_changelog(self.batches, self.input_schema, self.loose)
         self.batches = []
         return self._computed(table)
 
