@@ -346,6 +346,16 @@ def _arrow_ordered(t: pa.DataType) -> bool:
         or pa.types.is_large_binary(t) or pa.types.is_decimal(t)
 
 
+def _nan_flag(cols: dict[str, pa.Array], specs: list[tuple[str, str]], j: int, func: str,
+              values: pa.Array) -> None:
+    """MAX of a FLOAT / DOUBLE: a column telling the groups that hold a NaN, which is MAX's
+    answer there, NaN above every number as Flink's MaxWithRetract, DuckDB and PostgreSQL
+    order it (Arrow's max skips NaN: it gave the largest other value)."""
+    if func == "max" and pa.types.is_floating(values.type):
+        cols[f"x{j}"] = pc.fill_null(pc.cast(pc.is_nan(values), pa.int8()), 0)
+        specs.append((f"x{j}", "max"))
+
+
 def _merge_extreme(values: np.ndarray, func: str, part: pa.Array, slots: np.ndarray,
                    has_old: np.ndarray) -> None:
     """Fold a chunk's MIN or MAX per group (``part``, NULL for a group with no value) into
@@ -813,6 +823,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 cols[f"v{j}"] = arg if every else \
                     pc.if_else(valid, arg, pa.nulls(len(arg), arg.type))
                 specs.append((f"v{j}", _ARROW_AGG.get(call.func, call.func)))
+                _nan_flag(cols, specs, j, call.func, cols[f"v{j}"])
         return pa.table(cols), specs
 
     def _partial_inputs(self, batch: pa.RecordBatch, key_names: list[str]
@@ -849,6 +860,7 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 cols[f"n{j}"] = pc.cast(pc.is_valid(value), pa.int64())
                 cols[f"v{j}"] = value
                 specs += [(f"n{j}", "sum"), (f"v{j}", call.func)]
+                _nan_flag(cols, specs, j, call.func, value)
         return pa.table(cols), specs
 
     def _assign_slots(self, grouped: pa.Table, key_names: list[str]) -> np.ndarray:
@@ -897,6 +909,9 @@ class GroupAggregateOperator(SpillsToDisk, Operator):
                 better = new < old if call.func == "min" else new > old
                 take = has_new & (~has_old | better)
                 old[take] = new[take]
+                if f"x{j}_max" in grouped.column_names:  # (a NaN among them: MAX is NaN)
+                    old[grouped.column(f"x{j}_max").to_numpy(zero_copy_only=False) > 0] = \
+                        np.nan
                 acc.value[slots] = old
             elif call.func in _ORDERED:
                 self._update_ordered(acc, call.func, grouped.column(

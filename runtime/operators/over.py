@@ -539,12 +539,14 @@ class OverAggregateOperator(Operator):
             elif pa.types.is_date(raw.type):
                 raw = raw.cast(pa.timestamp("ms")).cast(pa.int64())
             as_float = pa.types.is_floating(raw.type)
-            fill = (np.inf if a.func == "min" else -np.inf) if as_float else \
+            # (NaN above every number, as GROUP BY's MIN / MAX: MIN skips it, fmin, but for
+            # a frame of NaNs; MAX is NaN where one is, maximum)
+            fill = (np.nan if a.func == "min" else -np.inf) if as_float else \
                 (np.iinfo(np.int64).max if a.func == "min" else _MIN)
             vals = pc.fill_null(raw.cast(pa.float64() if as_float else pa.int64()),
                                 0).to_numpy(zero_copy_only=False).copy()
             vals[~valid] = fill
-            fn = np.minimum if a.func == "min" else np.maximum
+            fn = (np.fmin if as_float else np.minimum) if a.func == "min" else np.maximum
             res = _range_query(_sparse_table(vals, fn), fn, lo, hi)
             out = pa.array(res, mask=empty)
             if pa.types.is_date(a.type):

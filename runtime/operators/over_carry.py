@@ -157,7 +157,11 @@ def combine(part: AggCall, old: pa.Array, new: pa.Array) -> pa.Array:
     if part.func == "min":
         return pc.min_element_wise(old, new, skip_nulls=True)
     if part.func == "max":
-        return pc.max_element_wise(old, new, skip_nulls=True)
+        top = pc.max_element_wise(old, new, skip_nulls=True)
+        if pa.types.is_floating(top.type):  # (a NaN is above every number; Arrow skips it)
+            nan = pc.or_(pc.fill_null(pc.is_nan(old), False), pc.fill_null(pc.is_nan(new), False))
+            top = pc.if_else(nan, pa.scalar(float("nan"), top.type), top)
+        return top
     if part.func == "first_value":
         return pc.coalesce(old, new)
     return pc.coalesce(new, old)  # last_value

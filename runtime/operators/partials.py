@@ -145,6 +145,14 @@ class Partials:
             table = table.append_column("$pos", pa.array(np.arange(table.num_rows,
                                                                    dtype=np.int64)))
             specs.append(("$pos", "list"))
+        # MAX of a FLOAT / DOUBLE is NaN where a NaN is among its values, NaN above every
+        # number (Arrow's max skips NaN: it gave the largest other value)
+        nans = [c for c, op in self.specs if op == "max" and c[0] == "m" and
+                pa.types.is_floating(table.schema.field(c).type)]
+        for c in nans:
+            table = table.append_column(f"$nan{c}", pc.fill_null(pc.cast(pc.is_nan(table[c]),
+                                                                          pa.int8()), 0))
+            specs.append((f"$nan{c}", "max"))
         grouped = table.group_by(self.key_names, use_threads=False).aggregate(specs)
         names = [f"{c}_{op}" for c, op in self.specs]
         out = grouped.select([*self.key_names, *names]).rename_columns(
@@ -161,6 +169,10 @@ class Partials:
         for c, values in by_position.items():
             out = out.set_column(out.schema.get_field_index(c), c,
                                  values.take(out[c].combine_chunks()))
+        for c in nans:
+            out = out.set_column(out.schema.get_field_index(c), c, pc.if_else(
+                pc.greater(grouped[f"$nan{c}_max"], 0), pa.scalar(float("nan"), out[c].type),
+                out[c]))
         for name in [*(f"u{j}" for j in self.python), *(f"l{j}" for j in self.lists)]:
             column = table[name]
             out = out.append_column(name, merge_lists(column, grouped["$pos_list"],
