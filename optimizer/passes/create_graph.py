@@ -692,7 +692,7 @@ class _Translator:
                             ((numbered, FORWARD),))
 
     def _join(self, plan: N.Join) -> PhysicalNode:
-        timed = self.streaming and plan.kind in ("inner", "left") and bool(plan.left_keys)
+        timed = self.streaming and plan.kind in ("inner", "left", "full")
         # (a window join: every kind, as Flink's window joins, IN / EXISTS as semi and anti)
         windows = window_join_ends(plan) if self.streaming and plan.left_keys else None
         # (a window join judges lateness itself, by its own watermark, the minimum of both
@@ -718,6 +718,9 @@ class _Translator:
                 right_keys=plan.right_keys, condition=residual,
                 left_width=len(plan.left.schema), left_time=lt, right_time=rt, lower=lower,
                 upper=upper)
+            if not plan.left_keys:  # (no equality key: every pair in range, in one subtask)
+                return PhysicalNode(interval_op, ((left, Exchange(Partitioning.SINGLE)),
+                                                  (right, Exchange(Partitioning.SINGLE))))
             return PhysicalNode(interval_op, ((left, Exchange(Partitioning.HASH, plan.left_keys)),
                                      (right, Exchange(Partitioning.HASH, plan.right_keys))))
         # A streaming join retracts when a later row changes what it emitted: the null-padded

@@ -48,7 +48,8 @@ _POS = "$pos"
 
 class IntervalJoinOperator(Operator):
     name = "IntervalJoin"
-    state_fields = ("arrival", "late_arrivals", "late_dropped", "matched", "rows", "timers")
+    state_fields = ("arrival", "late_arrivals", "late_dropped", "matched", "matched_right",
+                    "rows", "timers")
 
     def __init__(self, kind: str, left_keys: tuple[Expr, ...], right_keys: tuple[Expr, ...],
                  condition: Expr | None, left_schema: pa.Schema, right_schema: pa.Schema,
@@ -66,7 +67,8 @@ class IntervalJoinOperator(Operator):
         # that far behind the watermark, and is then not late for a window after the join.
         self.output_delay = max(0, -lower, upper)
         self.rows: list[pa.Table | None] = [None, None]
-        self.matched = np.zeros(0, dtype=bool)  # per held left row (LEFT JOIN)
+        self.matched = np.zeros(0, dtype=bool)  # per held left row (LEFT / FULL JOIN)
+        self.matched_right = np.zeros(0, dtype=bool)  # per held right row (FULL JOIN)
         # Per held row of each side: the watermark before it when it arrived.
         self.arrival: list[np.ndarray] = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         # Each kept row's cleanup timer: left t - lower, right t + upper (kept with the rows).
@@ -88,6 +90,7 @@ class IntervalJoinOperator(Operator):
         if not self.key_exprs[0]:
             raise NotRescalable(self.name)
         matched: list[np.ndarray] = []
+        matched_right: list[np.ndarray] = []
         for side in (0, 1):
             parts: list[pa.Table] = []
             arrivals: list[np.ndarray] = []
@@ -103,10 +106,15 @@ class IntervalJoinOperator(Operator):
                 flags = np.asarray(s["matched"])
                 if side == 0 and len(flags) == len(mask):  # (kept for a LEFT JOIN only)
                     matched.append(flags[mask])
+                right_flags = np.asarray(s.get("matched_right", ()))  # type: ignore[attr-defined]
+                if side == 1 and len(right_flags) == len(mask):  # (a FULL JOIN's)
+                    matched_right.append(right_flags[mask])
             self.rows[side] = pa.concat_tables(parts) if parts else None
             self.arrival[side] = np.concatenate(arrivals) if arrivals else \
                 np.zeros(0, np.int64)
         self.matched = np.concatenate(matched) if matched else np.zeros(0, dtype=bool)
+        self.matched_right = np.concatenate(matched_right) if matched_right else \
+            np.zeros(0, dtype=bool)
         self.timers.watermark = min(s["timers"].watermark for s in states)  # type: ignore[attr-defined]
         self.late_dropped = sum(int(s["late_dropped"]) for s in states) if subtask == 0 else 0  # type: ignore[call-overload]
         self.late_arrivals = sum(int(s.get("late_arrivals", 0)) for s in states) \
@@ -117,6 +125,8 @@ class IntervalJoinOperator(Operator):
             data.combine_chunks().to_batches()[0]
         cols = {f"k{i}": equality_key(evaluate(k, batch))
                 for i, k in enumerate(self.key_exprs[side])}
+        if not cols:  # (no equality key: every pair of rows in range, one subtask)
+            cols["k0"] = pa.array(np.zeros(batch.num_rows, dtype=np.int8))
         cols[_POS] = pa.array(np.arange(batch.num_rows, dtype=np.int64))
         return pa.table(cols)
 
@@ -177,6 +187,8 @@ class IntervalJoinOperator(Operator):
                 if side == 0:
                     left_rows, right_rows = new.take(pa.array(li)), other.take(pa.array(ri))
                     joined[li] = True
+                    if len(self.matched_right) == other.num_rows:
+                        self.matched_right[ri] = True
                 else:
                     left_rows, right_rows = other.take(pa.array(li)), new.take(pa.array(ri))
                     self.matched[li] = True
@@ -188,6 +200,8 @@ class IntervalJoinOperator(Operator):
         # Every row is held (one that was not kept only until the next watermark expires it).
         if side == 0:
             self.matched = np.concatenate([self.matched, joined])
+        else:
+            self.matched_right = np.concatenate([self.matched_right, joined])
         self.arrival[side] = np.concatenate([self.arrival[side], w])
         held = self.rows[side]
         self.rows[side] = new if held is None else pa.concat_tables([held, new])
@@ -210,9 +224,11 @@ class IntervalJoinOperator(Operator):
     def _times(self, rows: pa.Table, side: int) -> np.ndarray:
         return millis(rows.column(self.times[side]).combine_chunks())
 
-    def _padded(self, rows: pa.Table) -> pa.RecordBatch:
-        nulls = [pa.nulls(rows.num_rows, f.type) for f in self.schemas[1]]
-        return pa.RecordBatch.from_arrays([*[c.combine_chunks() for c in rows.columns], *nulls],
+    def _padded(self, rows: pa.Table, side: int = 0) -> pa.RecordBatch:
+        """Unmatched rows of ``side`` with NULLs for the other side's columns."""
+        nulls = [pa.nulls(rows.num_rows, f.type) for f in self.schemas[1 - side]]
+        own = [c.combine_chunks() for c in rows.columns]
+        return pa.RecordBatch.from_arrays([*own, *nulls] if side == 0 else [*nulls, *own],
                                           schema=self.schema)
 
     def process_watermark(self, wm: Watermark) -> Iterable[pa.RecordBatch]:
@@ -225,7 +241,7 @@ class IntervalJoinOperator(Operator):
         if left is not None and left.num_rows:
             expired = self.timers.fired(self._times(left, 0) - self.lower + 1)
             if expired.any():
-                if self.kind == "left":
+                if self.kind in ("left", "full"):
                     lonely = expired & ~self.matched
                     if lonely.any():
                         out.append(self._padded(left.filter(pa.array(lonely))))
@@ -235,7 +251,12 @@ class IntervalJoinOperator(Operator):
         if right is not None and right.num_rows:
             expired = self.timers.fired(self._times(right, 1) + self.upper + 1)
             if expired.any():
+                if self.kind == "full":  # (its unmatched right rows, as Flink's)
+                    lonely = expired & ~self.matched_right
+                    if lonely.any():
+                        out.append(self._padded(right.filter(pa.array(lonely)), 1))
                 self.rows[1] = right.filter(pa.array(~expired))
+                self.matched_right = self.matched_right[~expired]
                 self.arrival[1] = self.arrival[1][~expired]
         return [with_meta(b, np.full(b.num_rows, stamp, dtype=np.int64)) for b in out]
 
