@@ -386,7 +386,10 @@ class FileWriter(SinkWriter):
             except FileExistsError:
                 n += 1
         if not self._finished:  # (the first part's name: the others follow it)
-            self.index = 0 if self.overwrite else n
+            # (after the old parts' names, OVERWRITE's too: another subtask removes the old
+            # parts by name, and one published under an old part's name could go with them,
+            # every row of a parallel INSERT OVERWRITE lost at times)
+            self.index = n
         self.path = root / f".part-{self.subtask}-{n}.inprogress"
         self._file = os.fdopen(fd, "wb")
 
