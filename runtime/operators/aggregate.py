@@ -51,7 +51,12 @@ from sqlengine.runtime.operators.list_aggregates import (
     keeps_nulls,
     list_result,
 )
-from sqlengine.runtime.operators.partials import lacks_first_last, sum_type, zero_of
+from sqlengine.runtime.operators.partials import (
+    lacks_first_last,
+    nan_marks,
+    sum_type,
+    zero_of,
+)
 from sqlengine.runtime.operators.python_aggregate import (
     PythonAggregate,
     group_bounds,
@@ -352,7 +357,7 @@ def _nan_flag(cols: dict[str, pa.Array], specs: list[tuple[str, str]], j: int, f
     answer there, NaN above every number as Flink's MaxWithRetract, DuckDB and PostgreSQL
     order it (Arrow's max skips NaN: it gave the largest other value)."""
     if func == "max" and pa.types.is_floating(values.type):
-        cols[f"x{j}"] = pc.fill_null(pc.cast(pc.is_nan(values), pa.int8()), 0)
+        cols[f"x{j}"] = nan_marks(values)
         specs.append((f"x{j}", "max"))
 
 

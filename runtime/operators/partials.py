@@ -150,8 +150,7 @@ class Partials:
         nans = [c for c, op in self.specs if op == "max" and c[0] == "m" and
                 pa.types.is_floating(table.schema.field(c).type)]
         for c in nans:
-            table = table.append_column(f"$nan{c}", pc.fill_null(pc.cast(pc.is_nan(table[c]),
-                                                                          pa.int8()), 0))
+            table = table.append_column(f"$nan{c}", nan_marks(table[c]))
             specs.append((f"$nan{c}", "max"))
         grouped = table.group_by(self.key_names, use_threads=False).aggregate(specs)
         names = [f"{c}_{op}" for c, op in self.specs]
@@ -318,3 +317,9 @@ def _sum_or_avg(func: str, total: pa.Array, count: pa.Array, t: pa.DataType) -> 
     else:
         res = pc.divide(total.cast(pa.float64()), safe_count.cast(pa.float64()))
     return pc.if_else(empty, pa.nulls(len(res), res.type), res).cast(t, safe=False)
+
+
+def nan_marks(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """1 where a value is NaN, else 0 (NULL too): folded by "max" per group, whether MAX of a
+    FLOAT / DOUBLE is NaN there (NaN above every number; Arrow's max skips it)."""
+    return pc.fill_null(pc.cast(pc.is_nan(values), pa.int8()), 0)

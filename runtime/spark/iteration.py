@@ -295,6 +295,7 @@ class _LocalRounds:
             seen = self.seen
         rows = self._to_arrow(working)
         new: list[pa.Table] = []  # (the rounds' rows, found on the driver)
+        total = 0  # (their rows)
         while True:
             rounds += 1
             self.rounds += 1
@@ -304,11 +305,10 @@ class _LocalRounds:
             if not rows.num_rows or rows.num_rows > self.limit:
                 break
             new.append(rows)
-            if spec.enough_rows is not None and \
-                    found.rows + sum(t.num_rows for t in new) >= spec.enough_rows:
+            total += rows.num_rows
+            if spec.enough_rows is not None and found.rows + total >= spec.enough_rows:
                 rows = rows.slice(0, 0)  # (enough rows for the LIMIT above: as a fixpoint)
                 break
-        total = sum(t.num_rows for t in new)
         part = (_counted(self._to_spark(pa.concat_tables(new)))[0], total) if total \
             else None
         if not rows.num_rows:
